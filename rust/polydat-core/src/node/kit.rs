@@ -1,0 +1,383 @@
+//! Typed evaluation kits. A node's rule is one Rust closure over typed values;
+//! a kit wraps it so that every engine form (P1 over `Value`s, P2 over 64-bit
+//! slots) is derived from that one closure and cannot drift from it.
+
+use super::{Args, NodeError, NodeEval};
+use crate::types::PortType;
+use crate::value::Value;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+/// A scalar carried in one 64-bit slot (SPEC §4 slot encoding).
+pub trait Scalar: Copy + Send + Sync + 'static {
+    /// The port type of this Rust type.
+    const TYPE: PortType;
+    /// Unpacks a value of this type (`None` for any other variant).
+    fn from_value(v: &Value) -> Option<Self>;
+    /// Packs into a value.
+    fn into_value(self) -> Value;
+    /// Encodes into a slot: f64 as bits, narrow ints extended, bool 0/1.
+    fn to_slot(self) -> u64;
+    /// Decodes from a slot.
+    fn from_slot(s: u64) -> Self;
+}
+
+macro_rules! scalar {
+    ($t:ty, $pt:ident, $var:ident, |$a:ident| $to:expr, |$s:ident| $from:expr) => {
+        impl Scalar for $t {
+            const TYPE: PortType = PortType::$pt;
+            #[inline]
+            fn from_value(v: &Value) -> Option<Self> {
+                match v {
+                    Value::$var(x) => Some(*x),
+                    _ => None,
+                }
+            }
+            #[inline]
+            fn into_value(self) -> Value {
+                Value::$var(self)
+            }
+            #[inline]
+            fn to_slot(self) -> u64 {
+                let $a = self;
+                $to
+            }
+            #[inline]
+            fn from_slot($s: u64) -> Self {
+                $from
+            }
+        }
+    };
+}
+
+scalar!(u64, U64, U64, |a| a, |s| s);
+scalar!(i64, I64, I64, |a| a as u64, |s| s as i64);
+scalar!(u32, U32, U32, |a| a as u64, |s| s as u32);
+scalar!(i32, I32, I32, |a| a as i64 as u64, |s| s as i32);
+scalar!(f64, F64, F64, |a| a.to_bits(), |s| f64::from_bits(s));
+scalar!(f32, F32, F32, |a| a.to_bits() as u64, |s| f32::from_bits(s as u32));
+scalar!(bool, Bool, Bool, |a| a as u64, |s| s != 0);
+
+/// Decodes a slot of port type `ty` into a value (scalars only).
+pub fn slot_to_value(ty: PortType, s: u64) -> Value {
+    match ty {
+        PortType::U64 => Value::U64(s),
+        PortType::I64 => Value::I64(s as i64),
+        PortType::U32 => Value::U32(s as u32),
+        PortType::I32 => Value::I32(s as i32),
+        PortType::F64 => Value::F64(f64::from_bits(s)),
+        PortType::F32 => Value::F32(f32::from_bits(s as u32)),
+        PortType::Bool => Value::Bool(s != 0),
+        PortType::Str | PortType::Bytes | PortType::Json => Value::None,
+    }
+}
+
+/// Encodes a scalar value into its slot; `None` for Ref types and `None`.
+pub fn value_to_slot(v: &Value) -> Option<u64> {
+    Some(match v {
+        Value::U64(x) => x.to_slot(),
+        Value::I64(x) => x.to_slot(),
+        Value::U32(x) => x.to_slot(),
+        Value::I32(x) => x.to_slot(),
+        Value::F64(x) => x.to_slot(),
+        Value::F32(x) => x.to_slot(),
+        Value::Bool(x) => x.to_slot(),
+        _ => return None,
+    })
+}
+
+/// A result type a kit can write into a `Value` output.
+pub trait Out: Send + Sync + 'static {
+    /// The port type produced.
+    const TYPE: PortType;
+    /// Packs into a value.
+    fn into_out(self) -> Value;
+}
+
+impl<T: Scalar> Out for T {
+    const TYPE: PortType = T::TYPE;
+    #[inline]
+    fn into_out(self) -> Value {
+        self.into_value()
+    }
+}
+
+impl Out for String {
+    const TYPE: PortType = PortType::Str;
+    fn into_out(self) -> Value {
+        Value::Str(Arc::from(self))
+    }
+}
+
+impl Out for Vec<u8> {
+    const TYPE: PortType = PortType::Bytes;
+    fn into_out(self) -> Value {
+        Value::Bytes(Arc::from(self))
+    }
+}
+
+/// The P2 form of a node: inputs and outputs as 64-bit slots.
+pub trait SlotEval: Send + Sync {
+    /// Evaluates over slot values.
+    fn eval_slots(&self, ins: &[u64], outs: &mut [u64]) -> Result<(), NodeError>;
+}
+
+#[inline]
+fn arg<A: Scalar>(args: &Args<'_>, i: usize) -> Result<A, NodeError> {
+    A::from_value(args.get(i)).ok_or_else(|| wrong_type(args.get(i), A::TYPE))
+}
+
+#[inline]
+fn str_arg<'a>(args: &Args<'a>, i: usize) -> Result<&'a str, NodeError> {
+    args.get(i).as_str().ok_or_else(|| wrong_type(args.get(i), PortType::Str))
+}
+
+#[cold]
+fn wrong_type(v: &Value, want: PortType) -> NodeError {
+    NodeError(format!("internal: expected {want}, got {v}"))
+}
+
+macro_rules! scalar_kits {
+    ($map:ident, $try_map:ident, $map_fn:ident, $try_fn:ident, $n:literal, $($A:ident $i:tt),+) => {
+        /// Infallible all-scalar kit.
+        pub struct $map<$($A,)+ R, F> { f: F, _t: PhantomData<fn($($A),+) -> R> }
+        /// Fallible all-scalar kit: the closure returns the failure message.
+        pub struct $try_map<$($A,)+ R, F> { f: F, _t: PhantomData<fn($($A),+) -> R> }
+
+        /// Wraps an infallible scalar rule as a node.
+        pub fn $map_fn<$($A: Scalar,)+ R: Scalar>(f: impl Fn($($A),+) -> R + Send + Sync + 'static) -> Box<dyn NodeEval> {
+            Box::new($map { f, _t: PhantomData })
+        }
+
+        /// Wraps a fallible scalar rule as a node.
+        pub fn $try_fn<$($A: Scalar,)+ R: Scalar>(f: impl Fn($($A),+) -> Result<R, String> + Send + Sync + 'static) -> Box<dyn NodeEval> {
+            Box::new($try_map { f, _t: PhantomData })
+        }
+
+        impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> R + Send + Sync> NodeEval for $map<$($A,)+ R, F> {
+            #[inline]
+            fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+                outs[0] = (self.f)($(arg::<$A>(args, $i)?),+).into_value();
+                Ok(())
+            }
+            fn slot_form(&self) -> Option<&dyn SlotEval> { Some(self) }
+        }
+        impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> R + Send + Sync> SlotEval for $map<$($A,)+ R, F> {
+            #[inline]
+            fn eval_slots(&self, ins: &[u64], outs: &mut [u64]) -> Result<(), NodeError> {
+                outs[0] = (self.f)($($A::from_slot(ins[$i])),+).to_slot();
+                Ok(())
+            }
+        }
+        impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> Result<R, String> + Send + Sync> NodeEval for $try_map<$($A,)+ R, F> {
+            #[inline]
+            fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+                outs[0] = (self.f)($(arg::<$A>(args, $i)?),+).map_err(NodeError)?.into_value();
+                Ok(())
+            }
+            fn slot_form(&self) -> Option<&dyn SlotEval> { Some(self) }
+        }
+        impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> Result<R, String> + Send + Sync> SlotEval for $try_map<$($A,)+ R, F> {
+            #[inline]
+            fn eval_slots(&self, ins: &[u64], outs: &mut [u64]) -> Result<(), NodeError> {
+                outs[0] = (self.f)($($A::from_slot(ins[$i])),+).map_err(NodeError)?.to_slot();
+                Ok(())
+            }
+        }
+    };
+}
+
+scalar_kits!(Map1, TryMap1, map1, try_map1, 1, A 0);
+scalar_kits!(Map2, TryMap2, map2, try_map2, 2, A 0, B 1);
+scalar_kits!(Map3, TryMap3, map3, try_map3, 3, A 0, B 1, C 2);
+
+/// Kit for a zero-input scalar producer (constants, clocks, counters).
+pub struct Source<R, F> {
+    f: F,
+    _t: PhantomData<fn() -> R>,
+}
+
+/// Wraps a zero-input rule as a node.
+pub fn source<R: Scalar>(f: impl Fn() -> R + Send + Sync + 'static) -> Box<dyn NodeEval> {
+    Box::new(Source { f, _t: PhantomData })
+}
+
+impl<R: Scalar, F: Fn() -> R + Send + Sync> NodeEval for Source<R, F> {
+    fn eval(&self, _args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        outs[0] = (self.f)().into_value();
+        Ok(())
+    }
+    fn slot_form(&self) -> Option<&dyn SlotEval> {
+        Some(self)
+    }
+}
+
+impl<R: Scalar, F: Fn() -> R + Send + Sync> SlotEval for Source<R, F> {
+    fn eval_slots(&self, _ins: &[u64], outs: &mut [u64]) -> Result<(), NodeError> {
+        outs[0] = (self.f)().to_slot();
+        Ok(())
+    }
+}
+
+/// Kit for a scalar-input rule with a by-reference result (string, bytes).
+pub struct ScalarToRef<A, R, F> {
+    f: F,
+    _t: PhantomData<fn(A) -> R>,
+}
+
+/// Wraps `fn(scalar) -> String/Vec<u8>` as a node.
+pub fn to_ref<A: Scalar, R: Out>(f: impl Fn(A) -> R + Send + Sync + 'static) -> Box<dyn NodeEval> {
+    Box::new(ScalarToRef { f, _t: PhantomData })
+}
+
+impl<A: Scalar, R: Out, F: Fn(A) -> R + Send + Sync> NodeEval for ScalarToRef<A, R, F> {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        outs[0] = (self.f)(arg::<A>(args, 0)?).into_out();
+        Ok(())
+    }
+}
+
+/// Kit for a rule over one string input.
+pub struct StrMap<R, F> {
+    f: F,
+    _t: PhantomData<fn() -> R>,
+}
+
+/// Wraps `fn(&str) -> Result<R, String>` as a node (R a scalar or String).
+pub fn str_map<R: Out>(f: impl Fn(&str) -> Result<R, String> + Send + Sync + 'static) -> Box<dyn NodeEval> {
+    Box::new(StrMap { f, _t: PhantomData })
+}
+
+impl<R: Out, F: Fn(&str) -> Result<R, String> + Send + Sync> NodeEval for StrMap<R, F> {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        outs[0] = (self.f)(str_arg(args, 0)?).map_err(NodeError)?.into_out();
+        Ok(())
+    }
+}
+
+/// Kit for a rule over two string inputs.
+pub struct StrMap2<R, F> {
+    f: F,
+    _t: PhantomData<fn() -> R>,
+}
+
+/// Wraps `fn(&str, &str) -> R` as a node (R a scalar or String).
+pub fn str_map2<R: Out>(f: impl Fn(&str, &str) -> R + Send + Sync + 'static) -> Box<dyn NodeEval> {
+    Box::new(StrMap2 { f, _t: PhantomData })
+}
+
+impl<R: Out, F: Fn(&str, &str) -> R + Send + Sync> NodeEval for StrMap2<R, F> {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        outs[0] = (self.f)(str_arg(args, 0)?, str_arg(args, 1)?).into_out();
+        Ok(())
+    }
+}
+
+/// Kit for a node with a hand-written rule over whole `Value`s (variadic,
+/// polymorphic or None-accepting nodes).
+pub struct ValueFn<F> {
+    f: F,
+}
+
+/// Wraps `fn(&Args, &mut [Value])` as a node.
+pub fn value_fn(
+    f: impl Fn(&Args<'_>, &mut [Value]) -> Result<(), NodeError> + Send + Sync + 'static,
+) -> Box<dyn NodeEval> {
+    Box::new(ValueFn { f })
+}
+
+impl<F: Fn(&Args<'_>, &mut [Value]) -> Result<(), NodeError> + Send + Sync> NodeEval for ValueFn<F> {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        (self.f)(args, outs)
+    }
+}
+
+/// Kit for variadic all-u64 folds (`sum`, `product`, `min`, `max`).
+pub struct FoldU64<F> {
+    init: u64,
+    f: F,
+}
+
+/// Wraps a u64 fold with its identity as a node.
+pub fn fold_u64(init: u64, f: impl Fn(u64, u64) -> u64 + Send + Sync + 'static) -> Box<dyn NodeEval> {
+    Box::new(FoldU64 { init, f })
+}
+
+impl<F: Fn(u64, u64) -> u64 + Send + Sync> NodeEval for FoldU64<F> {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        let mut acc = self.init;
+        for i in 0..args.len() {
+            acc = (self.f)(acc, arg::<u64>(args, i)?);
+        }
+        outs[0] = Value::U64(acc);
+        Ok(())
+    }
+    fn slot_form(&self) -> Option<&dyn SlotEval> {
+        Some(self)
+    }
+}
+
+impl<F: Fn(u64, u64) -> u64 + Send + Sync> SlotEval for FoldU64<F> {
+    fn eval_slots(&self, ins: &[u64], outs: &mut [u64]) -> Result<(), NodeError> {
+        outs[0] = ins.iter().fold(self.init, |a, &b| (self.f)(a, b));
+        Ok(())
+    }
+}
+
+/// Kit for a u64 input with several u64 outputs (`mixed_radix`, `date_components`).
+pub struct SplitU64<F> {
+    f: F,
+}
+
+/// Wraps `fn(u64, &mut [u64])` (writing every output) as a node.
+pub fn split_u64(f: impl Fn(u64, &mut [u64]) + Send + Sync + 'static) -> Box<dyn NodeEval> {
+    Box::new(SplitU64 { f })
+}
+
+impl<F: Fn(u64, &mut [u64]) + Send + Sync> NodeEval for SplitU64<F> {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        let mut tmp = [0u64; 16];
+        let n = outs.len().min(16);
+        (self.f)(arg::<u64>(args, 0)?, &mut tmp[..n]);
+        for (o, v) in outs.iter_mut().zip(tmp) {
+            *o = Value::U64(v);
+        }
+        Ok(())
+    }
+    fn slot_form(&self) -> Option<&dyn SlotEval> {
+        Some(self)
+    }
+}
+
+impl<F: Fn(u64, &mut [u64]) + Send + Sync> SlotEval for SplitU64<F> {
+    fn eval_slots(&self, ins: &[u64], outs: &mut [u64]) -> Result<(), NodeError> {
+        (self.f)(ins[0], outs);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slot_encoding_round_trips() {
+        assert_eq!(i32::from_slot((-5i32).to_slot()), -5);
+        assert_eq!((-5i32).to_slot(), (-5i64) as u64, "narrow signed ints are sign-extended");
+        assert_eq!(f64::from_slot((-0.0f64).to_slot()).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(true.to_slot(), 1);
+        assert!(matches!(slot_to_value(PortType::F32, 1.5f32.to_slot()), Value::F32(x) if x == 1.5));
+    }
+
+    #[test]
+    fn map_forms_agree() {
+        let node = map2(|a: u64, b: u64| a.wrapping_add(b));
+        let vals = [Value::U64(u64::MAX), Value::U64(2)];
+        let mut out = [Value::None];
+        node.eval(&Args::new(&vals, &[0, 1]), &mut out).unwrap();
+        let mut slot = [0u64];
+        node.slot_form().unwrap().eval_slots(&[u64::MAX, 2], &mut slot).unwrap();
+        assert!(out[0].same(&Value::U64(1)));
+        assert_eq!(slot[0], 1);
+    }
+}

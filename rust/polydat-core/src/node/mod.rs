@@ -1,0 +1,301 @@
+//! The node model: what a node declares (metadata, parameters, outputs, purity)
+//! and how it evaluates. Every library node is one [`NodeDef`] in its own family
+//! file under `nodes/`; its evaluation forms are built from the typed kits in
+//! [`kit`], so one Rust closure is the single copy of the node's rule.
+
+pub mod kit;
+
+use crate::types::PortType;
+use crate::value::Value;
+
+/// Whether a node's value is a function of its inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purity {
+    /// Same inputs, same outputs: cacheable, foldable, fusable.
+    Pure,
+    /// Re-evaluated on every read that reaches it; never folded or cached.
+    Nondeterministic,
+    /// Pure value, but with an observable effect; pinned against dead-code elimination.
+    SideChannel,
+}
+
+impl Purity {
+    /// Lower-case name used in the catalog.
+    pub fn name(self) -> &'static str {
+        match self {
+            Purity::Pure => "pure",
+            Purity::Nondeterministic => "nondeterministic",
+            Purity::SideChannel => "side_channel",
+        }
+    }
+}
+
+/// Whether a parameter is a wire (a value per cycle) or a construction constant
+/// (a literal fixed when the node is built).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    Wire,
+    Const,
+}
+
+/// A parameter's declared type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    /// Exactly this port type (adapters may widen into it).
+    Is(PortType),
+    /// Value-polymorphic: any port type is accepted as is.
+    Any,
+}
+
+/// A literal default for a constant parameter.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Lit {
+    U64(u64),
+    F64(f64),
+    Str(&'static str),
+}
+
+impl Lit {
+    /// The literal as a runtime value.
+    pub fn to_value(self) -> Value {
+        match self {
+            Lit::U64(v) => Value::U64(v),
+            Lit::F64(v) => Value::F64(v),
+            Lit::Str(s) => Value::str(s),
+        }
+    }
+}
+
+/// One declared parameter of a node.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub kind: ParamKind,
+    pub ty: Ty,
+    pub default: Option<Lit>,
+    /// Only the last parameter may be variadic: it takes zero or more arguments.
+    pub variadic: bool,
+}
+
+/// A wire parameter of exactly type `ty`.
+pub const fn wire(name: &'static str, ty: PortType) -> ParamSpec {
+    ParamSpec { name, kind: ParamKind::Wire, ty: Ty::Is(ty), default: None, variadic: false }
+}
+
+/// A wire parameter of any type.
+pub const fn wire_any(name: &'static str) -> ParamSpec {
+    ParamSpec { name, kind: ParamKind::Wire, ty: Ty::Any, default: None, variadic: false }
+}
+
+/// A construction-constant parameter.
+pub const fn konst(name: &'static str, ty: PortType) -> ParamSpec {
+    ParamSpec { name, kind: ParamKind::Const, ty: Ty::Is(ty), default: None, variadic: false }
+}
+
+/// A construction-constant parameter with a default.
+pub const fn konst_or(name: &'static str, ty: PortType, default: Lit) -> ParamSpec {
+    ParamSpec { name, kind: ParamKind::Const, ty: Ty::Is(ty), default: Some(default), variadic: false }
+}
+
+/// Marks a parameter variadic.
+pub const fn many(p: ParamSpec) -> ParamSpec {
+    ParamSpec { variadic: true, ..p }
+}
+
+/// How a node's outputs are typed.
+#[derive(Clone, Copy, Debug)]
+pub enum Outputs {
+    /// One output named `out`.
+    One(PortType),
+    /// Several named outputs.
+    Named(&'static [(&'static str, PortType)]),
+    /// One output typed like wire argument `i` (value-polymorphic nodes).
+    SameAsWire(usize),
+    /// One output per variadic constant argument (`mixed_radix`), named `d0, d1, ...`.
+    PerVariadicConst(PortType),
+    /// One output typed like constant argument `i` (the literal node).
+    ConstType(usize),
+}
+
+/// A node failure: the original message, before attribution.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeError(pub String);
+
+impl NodeError {
+    /// A failure with this message.
+    pub fn new(msg: impl Into<String>) -> NodeError {
+        NodeError(msg.into())
+    }
+}
+
+impl From<String> for NodeError {
+    fn from(s: String) -> Self {
+        NodeError(s)
+    }
+}
+
+/// The wire arguments of one evaluation: a view of the engine's value buffer
+/// through the node's input indices (no copying).
+pub struct Args<'a> {
+    values: &'a [Value],
+    index: &'a [u32],
+}
+
+impl<'a> Args<'a> {
+    /// A view of `values` through `index`.
+    pub fn new(values: &'a [Value], index: &'a [u32]) -> Args<'a> {
+        Args { values, index }
+    }
+
+    /// Number of wire arguments.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// True when the node has no wire arguments.
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// The `i`th wire argument.
+    #[inline]
+    pub fn get(&self, i: usize) -> &'a Value {
+        &self.values[self.index[i] as usize]
+    }
+
+    /// All wire arguments, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &'a Value> + '_ {
+        self.index.iter().map(move |&i| &self.values[i as usize])
+    }
+}
+
+/// A built node instance: its constants are baked in.
+pub trait NodeEval: Send + Sync {
+    /// The P1 form: read `args`, write every element of `outs`.
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError>;
+
+    /// The P2 form over 64-bit slots, for nodes whose every wire is a scalar.
+    fn slot_form(&self) -> Option<&dyn kit::SlotEval> {
+        None
+    }
+}
+
+/// What a node's `build` function receives: the constants (in parameter order,
+/// variadic constants last, defaults filled in) and the resolved wire types.
+pub struct BuildCtx<'a> {
+    pub consts: &'a [Value],
+    pub wire_types: &'a [PortType],
+}
+
+impl BuildCtx<'_> {
+    /// Constant `i` as u64.
+    pub fn u64(&self, i: usize) -> u64 {
+        match &self.consts[i] {
+            Value::U64(v) => *v,
+            Value::F64(v) => *v as u64,
+            _ => 0,
+        }
+    }
+
+    /// Constant `i` as f64.
+    pub fn f64(&self, i: usize) -> f64 {
+        match &self.consts[i] {
+            Value::F64(v) => *v,
+            Value::U64(v) => *v as f64,
+            _ => 0.0,
+        }
+    }
+
+    /// Constant `i` as a string.
+    pub fn str(&self, i: usize) -> &str {
+        self.consts[i].as_str().unwrap_or("")
+    }
+
+    /// Constants from index `i` on (the variadic tail).
+    pub fn tail(&self, i: usize) -> &[Value] {
+        self.consts.get(i..).unwrap_or(&[])
+    }
+}
+
+/// Builds a node instance from its constants; errors are construction errors.
+pub type BuildFn = fn(&BuildCtx<'_>) -> Result<Box<dyn NodeEval>, String>;
+
+/// The one definition of a library node.
+#[derive(Clone, Copy)]
+pub struct NodeDef {
+    pub name: &'static str,
+    /// Other names that resolve to this node.
+    pub aliases: &'static [&'static str],
+    /// Family (hash, arithmetic, string, ...), for the catalog.
+    pub category: &'static str,
+    /// One line of documentation.
+    pub doc: &'static str,
+    pub params: &'static [ParamSpec],
+    pub outputs: Outputs,
+    pub purity: Purity,
+    /// True when the node is evaluated even with `None` inputs.
+    pub accepts_none: bool,
+    pub build: BuildFn,
+}
+
+fn unbuildable(_: &BuildCtx<'_>) -> Result<Box<dyn NodeEval>, String> {
+    Err("node has no evaluation".into())
+}
+
+impl NodeDef {
+    /// Field defaults for `..NodeDef::BASE` in node definitions.
+    pub const BASE: NodeDef = NodeDef {
+        name: "",
+        aliases: &[],
+        category: "",
+        doc: "",
+        params: &[],
+        outputs: Outputs::One(PortType::U64),
+        purity: Purity::Pure,
+        accepts_none: false,
+        build: unbuildable,
+    };
+
+    /// The wire parameters, in order.
+    pub fn wire_params(&self) -> impl Iterator<Item = &ParamSpec> {
+        self.params.iter().filter(|p| p.kind == ParamKind::Wire)
+    }
+
+    /// The constant parameters, in order.
+    pub fn const_params(&self) -> impl Iterator<Item = &ParamSpec> {
+        self.params.iter().filter(|p| p.kind == ParamKind::Const)
+    }
+
+    /// A human-readable signature, e.g. `mod(x: u64, K: const u64) -> u64`.
+    pub fn signature(&self) -> String {
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|p| {
+                let ty = match p.ty {
+                    Ty::Is(t) => t.keyword().to_string(),
+                    Ty::Any => "any".to_string(),
+                };
+                let konst = if p.kind == ParamKind::Const { "const " } else { "" };
+                let dots = if p.variadic { "..." } else { "" };
+                let default = match p.default {
+                    Some(Lit::U64(v)) => format!(" = {v}"),
+                    Some(Lit::F64(v)) => format!(" = {v:?}"),
+                    Some(Lit::Str(s)) => format!(" = {s:?}"),
+                    None => String::new(),
+                };
+                format!("{}{dots}: {konst}{ty}{default}", p.name)
+            })
+            .collect();
+        let outs = match self.outputs {
+            Outputs::One(t) => t.keyword().to_string(),
+            Outputs::Named(list) => {
+                let v: Vec<String> = list.iter().map(|(n, t)| format!("{n}: {t}")).collect();
+                format!("({})", v.join(", "))
+            }
+            Outputs::SameAsWire(_) | Outputs::ConstType(_) => "any".to_string(),
+            Outputs::PerVariadicConst(t) => format!("({t}...)"),
+        };
+        format!("{}({}) -> {}", self.name, params.join(", "), outs)
+    }
+}

@@ -1,0 +1,217 @@
+//! Conversions: the literal node, explicit numeric conversions, and the
+//! automatic (class A) widening adapters the compiler inserts on typed wires.
+
+use crate::node::kit::{map1, to_ref, value_to_slot, SlotEval};
+use crate::node::{wire, Args, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec, Ty};
+use crate::types::PortType::{self, Bool, Bytes, F32, F64, I32, I64, Str, U32, U64};
+use crate::value::Value;
+
+/// A literal in a wire position: an anonymous constant node.
+struct Literal {
+    value: Value,
+    slot: Option<u64>,
+}
+
+impl NodeEval for Literal {
+    fn eval(&self, _args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        outs[0] = self.value.clone();
+        Ok(())
+    }
+    fn slot_form(&self) -> Option<&dyn SlotEval> {
+        self.slot.is_some().then_some(self as &dyn SlotEval)
+    }
+}
+
+impl SlotEval for Literal {
+    fn eval_slots(&self, _ins: &[u64], outs: &mut [u64]) -> Result<(), NodeError> {
+        outs[0] = self.slot.unwrap_or(0);
+        Ok(())
+    }
+}
+
+/// Name of the literal node.
+pub const LITERAL_OP: &str = "__lit";
+
+pub const LITERAL: NodeDef = NodeDef {
+    name: LITERAL_OP,
+    category: "convert",
+    doc: "A constant value (compiler-synthesized for literals in wire positions).",
+    params: &[ParamSpec { name: "value", kind: ParamKind::Const, ty: Ty::Any, default: None, variadic: false }],
+    outputs: Outputs::ConstType(0),
+    build: |c| {
+        let value = c.consts[0].clone();
+        Ok(Box::new(Literal { slot: value_to_slot(&value), value }))
+    },
+    ..NodeDef::BASE
+};
+
+pub const TO_F64: NodeDef = NodeDef {
+    name: "to_f64",
+    category: "convert",
+    doc: "x as f64 (rounds to nearest above 2^53).",
+    params: &[wire("x", U64)],
+    outputs: Outputs::One(F64),
+    build: |_| Ok(map1(|x: u64| x as f64)),
+    ..NodeDef::BASE
+};
+
+pub const F64_TO_U64: NodeDef = NodeDef {
+    name: "f64_to_u64",
+    category: "convert",
+    doc: "Truncates toward zero; saturating, NaN gives 0.",
+    params: &[wire("x", F64)],
+    build: |_| Ok(map1(|x: f64| x as u64)),
+    ..NodeDef::BASE
+};
+
+pub const ROUND_TO_U64: NodeDef = NodeDef {
+    name: "round_to_u64",
+    category: "convert",
+    doc: "Rounds half away from zero; saturating, NaN gives 0.",
+    params: &[wire("x", F64)],
+    build: |_| Ok(map1(|x: f64| x.round() as u64)),
+    ..NodeDef::BASE
+};
+
+pub const FLOOR_TO_U64: NodeDef = NodeDef {
+    name: "floor_to_u64",
+    category: "convert",
+    doc: "Floor, then saturating conversion; NaN gives 0.",
+    params: &[wire("x", F64)],
+    build: |_| Ok(map1(|x: f64| x.floor() as u64)),
+    ..NodeDef::BASE
+};
+
+pub const CEIL_TO_U64: NodeDef = NodeDef {
+    name: "ceil_to_u64",
+    category: "convert",
+    doc: "Ceiling, then saturating conversion; NaN gives 0.",
+    params: &[wire("x", F64)],
+    build: |_| Ok(map1(|x: f64| x.ceil() as u64)),
+    ..NodeDef::BASE
+};
+
+/// Declares a one-wire adapter node `__<from>_to_<to>`.
+macro_rules! adapter {
+    ($id:ident, $name:literal, $from:ident : $ft:ty => $to:ident, $kit:ident, $f:expr) => {
+        pub const $id: NodeDef = NodeDef {
+            name: $name,
+            category: "adapter",
+            doc: concat!("Lossless adapter ", stringify!($from), " -> ", stringify!($to), "."),
+            params: &[wire("x", $from)],
+            outputs: Outputs::One($to),
+            build: |_| Ok($kit($f as fn($ft) -> _)),
+            ..NodeDef::BASE
+        };
+    };
+}
+
+adapter!(U64_TO_F64, "__u64_to_f64", U64: u64 => F64, map1, |x| x as f64);
+adapter!(I64_TO_F64, "__i64_to_f64", I64: i64 => F64, map1, |x| x as f64);
+adapter!(U32_TO_F64, "__u32_to_f64", U32: u32 => F64, map1, |x| x as f64);
+adapter!(I32_TO_F64, "__i32_to_f64", I32: i32 => F64, map1, |x| x as f64);
+adapter!(F32_TO_F64, "__f32_to_f64", F32: f32 => F64, map1, |x| x as f64);
+adapter!(U32_TO_U64, "__u32_to_u64", U32: u32 => U64, map1, |x| x as u64);
+adapter!(U32_TO_I64, "__u32_to_i64", U32: u32 => I64, map1, |x| x as i64);
+adapter!(I32_TO_I64, "__i32_to_i64", I32: i32 => I64, map1, |x| x as i64);
+adapter!(BOOL_TO_U64, "__bool_to_u64", Bool: bool => U64, map1, |x| x as u64);
+adapter!(BOOL_TO_F64, "__bool_to_f64", Bool: bool => F64, map1, |x| if x { 1.0 } else { 0.0 });
+adapter!(U64_TO_BOOL, "__u64_to_bool", U64: u64 => Bool, map1, |x| x != 0);
+adapter!(U64_TO_STR, "__u64_to_str", U64: u64 => Str, to_ref, |x| x.to_string());
+adapter!(I64_TO_STR, "__i64_to_str", I64: i64 => Str, to_ref, |x| x.to_string());
+adapter!(U32_TO_STR, "__u32_to_str", U32: u32 => Str, to_ref, |x| x.to_string());
+adapter!(I32_TO_STR, "__i32_to_str", I32: i32 => Str, to_ref, |x| x.to_string());
+adapter!(F64_TO_STR, "__f64_to_str", F64: f64 => Str, to_ref, |x| x.to_string());
+adapter!(F32_TO_STR, "__f32_to_str", F32: f32 => Str, to_ref, |x| x.to_string());
+adapter!(BOOL_TO_STR, "__bool_to_str", Bool: bool => Str, to_ref, |x| x.to_string());
+adapter!(U64_TO_BYTES, "__u64_to_bytes", U64: u64 => Bytes, to_ref, |x| x.to_le_bytes().to_vec());
+
+/// The class-A catalog: the adapter node that losslessly converts `from` into
+/// `to` on a wire, if there is one.
+pub fn auto_adapter(from: PortType, to: PortType) -> Option<&'static NodeDef> {
+    Some(match (from, to) {
+        (U64, F64) => &U64_TO_F64,
+        (I64, F64) => &I64_TO_F64,
+        (U32, F64) => &U32_TO_F64,
+        (I32, F64) => &I32_TO_F64,
+        (F32, F64) => &F32_TO_F64,
+        (U32, U64) => &U32_TO_U64,
+        (U32, I64) => &U32_TO_I64,
+        (I32, I64) => &I32_TO_I64,
+        (Bool, U64) => &BOOL_TO_U64,
+        (Bool, F64) => &BOOL_TO_F64,
+        (U64, Bool) => &U64_TO_BOOL,
+        (U64, Str) => &U64_TO_STR,
+        (I64, Str) => &I64_TO_STR,
+        (U32, Str) => &U32_TO_STR,
+        (I32, Str) => &I32_TO_STR,
+        (F64, Str) => &F64_TO_STR,
+        (F32, Str) => &F32_TO_STR,
+        (Bool, Str) => &BOOL_TO_STR,
+        (U64, Bytes) => &U64_TO_BYTES,
+        _ => return None,
+    })
+}
+
+/// The conversion family (explicit nodes and adapters).
+pub const NODES: &[NodeDef] = &[
+    LITERAL,
+    TO_F64,
+    F64_TO_U64,
+    ROUND_TO_U64,
+    FLOOR_TO_U64,
+    CEIL_TO_U64,
+    U64_TO_F64,
+    I64_TO_F64,
+    U32_TO_F64,
+    I32_TO_F64,
+    F32_TO_F64,
+    U32_TO_U64,
+    U32_TO_I64,
+    I32_TO_I64,
+    BOOL_TO_U64,
+    BOOL_TO_F64,
+    U64_TO_BOOL,
+    U64_TO_STR,
+    I64_TO_STR,
+    U32_TO_STR,
+    I32_TO_STR,
+    F64_TO_STR,
+    F32_TO_STR,
+    BOOL_TO_STR,
+    U64_TO_BYTES,
+];
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nodes::testing::eval1;
+
+    #[test]
+    fn narrowing_conversions_saturate() {
+        let f = |d: &NodeDef, x: f64| eval1(d, &[], &[Value::F64(x)]).as_u64().unwrap();
+        assert_eq!(f(&F64_TO_U64, -3.7), 0);
+        assert_eq!(f(&F64_TO_U64, 3.7), 3);
+        assert_eq!(f(&F64_TO_U64, f64::NAN), 0);
+        assert_eq!(f(&F64_TO_U64, f64::INFINITY), u64::MAX);
+        assert_eq!(f(&ROUND_TO_U64, 2.5), 3);
+        assert_eq!(f(&ROUND_TO_U64, 1e30), u64::MAX);
+        assert_eq!(f(&FLOOR_TO_U64, 2.9), 2);
+        assert_eq!(f(&CEIL_TO_U64, 2.1), 3);
+    }
+
+    #[test]
+    fn adapters_are_lossless_and_total() {
+        assert!(eval1(&U64_TO_F64, &[], &[Value::U64(u64::MAX)]).same(&Value::F64(18446744073709551615.0)));
+        assert!(eval1(&F64_TO_STR, &[], &[Value::F64(1.0)]).as_str() == Some("1"));
+        assert!(eval1(&I32_TO_I64, &[], &[Value::I32(-1)]).same(&Value::I64(-1)));
+        assert!(auto_adapter(F64, U64).is_none(), "narrowing is never automatic");
+    }
+
+    #[test]
+    fn literal_has_scalar_slot_form() {
+        let v = eval1(&LITERAL, &[Value::F64(-0.0)], &[]);
+        assert!(v.same(&Value::F64(-0.0)));
+    }
+}

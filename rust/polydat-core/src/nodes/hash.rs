@@ -1,0 +1,114 @@
+//! Hash family: SplitMix64 `hash`, `xxhash3`, and the fused hash shortcuts.
+
+use crate::node::kit::map1;
+use crate::node::{konst, wire, NodeDef, Outputs};
+use crate::types::PortType::{F64, U64};
+
+/// The SplitMix64 finalizer: the first output of a SplitMix64 generator seeded with `x`.
+#[inline]
+pub fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// xxh3_64 of the 8 little-endian bytes of `x` (seed 0).
+#[inline]
+pub fn xxh3_u64(x: u64) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(&x.to_le_bytes())
+}
+
+/// `x as f64 / u64::MAX as f64`, the unit-interval projection used by hash shortcuts.
+#[inline]
+pub fn unit_f64(x: u64) -> f64 {
+    x as f64 / u64::MAX as f64
+}
+
+pub const HASH: NodeDef = NodeDef {
+    name: "hash",
+    aliases: &["splitmix64", "scatter"],
+    category: "hash",
+    doc: "SplitMix64 finalizer of x (no seed).",
+    params: &[wire("x", U64)],
+    build: |_| Ok(map1(splitmix64)),
+    ..NodeDef::BASE
+};
+
+pub const XXHASH3: NodeDef = NodeDef {
+    name: "xxhash3",
+    aliases: &["xxh3"],
+    category: "hash",
+    doc: "xxh3_64 of the 8 little-endian bytes of x.",
+    params: &[wire("x", U64)],
+    build: |_| Ok(map1(xxh3_u64)),
+    ..NodeDef::BASE
+};
+
+pub const HASH_RANGE: NodeDef = NodeDef {
+    name: "hash_range",
+    category: "hash",
+    doc: "hash(x) % max, or 0 when max is 0.",
+    params: &[wire("x", U64), konst("max", U64)],
+    build: |c| {
+        let max = c.u64(0);
+        Ok(if max == 0 { map1(|_: u64| 0u64) } else { map1(move |x: u64| splitmix64(x) % max) })
+    },
+    ..NodeDef::BASE
+};
+
+pub const HASH_INTERVAL: NodeDef = NodeDef {
+    name: "hash_interval",
+    category: "hash",
+    doc: "min + (hash(x) / u64::MAX) * (max - min).",
+    params: &[wire("x", U64), konst("min", F64), konst("max", F64)],
+    outputs: Outputs::One(F64),
+    build: |c| {
+        let (lo, hi) = (c.f64(0), c.f64(1));
+        Ok(map1(move |x: u64| lo + unit_f64(splitmix64(x)) * (hi - lo)))
+    },
+    ..NodeDef::BASE
+};
+
+/// The hash family.
+pub const NODES: &[NodeDef] = &[HASH, XXHASH3, HASH_RANGE, HASH_INTERVAL];
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nodes::testing::eval1;
+    use crate::value::Value;
+
+    #[test]
+    fn splitmix_reference_values() {
+        assert_eq!(splitmix64(0), 0xe220a8397b1dcdaf);
+        assert_eq!(splitmix64(42), 13679457532755275413);
+        let readme = [(607535, 47), (822465, 1), (348110, 14), (139053, 45), (603978, 10)];
+        for (c, (uid, bucket)) in readme.iter().enumerate() {
+            let h = splitmix64(c as u64);
+            assert_eq!((h % 1_000_000, h % 64), (*uid, *bucket));
+        }
+        assert_eq!(splitmix64(u64::MAX), splitmix64(u64::MAX.wrapping_add(0)));
+    }
+
+    #[test]
+    fn hash_range_zero_max_is_zero() {
+        assert!(eval1(&HASH_RANGE, &[Value::U64(0)], &[Value::U64(5)]).same(&Value::U64(0)));
+        let v = eval1(&HASH_RANGE, &[Value::U64(1000)], &[Value::U64(0)]);
+        assert!(v.same(&Value::U64(splitmix64(0) % 1000)));
+    }
+
+    #[test]
+    fn hash_interval_maps_into_range() {
+        let v = eval1(&HASH_INTERVAL, &[Value::F64(10.0), Value::F64(20.0)], &[Value::U64(0)]);
+        let expect = 10.0 + unit_f64(splitmix64(0)) * 10.0;
+        assert!(v.same(&Value::F64(expect)));
+    }
+
+    #[test]
+    fn xxhash3_matches_crate() {
+        let v = eval1(&XXHASH3, &[], &[Value::U64(7)]);
+        assert!(v.same(&Value::U64(xxhash_rust::xxh3::xxh3_64(&7u64.to_le_bytes()))));
+    }
+}

@@ -1,0 +1,144 @@
+//! The node library and its catalog. Each family file defines its nodes as
+//! `NodeDef` constants and lists them in its `NODES`; the catalog below is the
+//! only other place a node is named.
+
+pub mod convert;
+pub mod hash;
+
+use crate::node::NodeDef;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// Every family of the library, in catalog order.
+const FAMILIES: &[&[NodeDef]] = &[hash::NODES, convert::NODES];
+
+fn index() -> &'static (Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>) {
+    static INDEX: OnceLock<(Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>)> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let all: Vec<&'static NodeDef> = FAMILIES.iter().flat_map(|f| f.iter()).collect();
+        let mut by_name = HashMap::new();
+        for def in &all {
+            for name in std::iter::once(&def.name).chain(def.aliases) {
+                let prior = by_name.insert(*name, *def);
+                assert!(prior.is_none(), "node name `{name}` registered twice");
+            }
+        }
+        (all, by_name)
+    })
+}
+
+/// Every node of the library (aliases not repeated).
+pub fn catalog() -> &'static [&'static NodeDef] {
+    &index().0
+}
+
+/// The node registered under `name` (or one of its aliases).
+pub fn lookup(name: &str) -> Option<&'static NodeDef> {
+    index().1.get(name).copied()
+}
+
+/// Edit distance between two names (for "did you mean" hints).
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb { prev } else { 1 + prev.min(cur).min(row[j]) };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// The closest public node name to `name`, if one is reasonably close.
+pub fn suggest(name: &str) -> Option<&'static str> {
+    let limit = ((name.len() + 2) / 3).clamp(1, 3);
+    index()
+        .1
+        .keys()
+        .filter(|n| !n.starts_with("__"))
+        .map(|n| (edit_distance(name, n), *n))
+        .filter(|(d, _)| *d <= limit)
+        .min()
+        .map(|(_, n)| n)
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Helpers for node unit tests: build a node from constants and evaluate it.
+    use crate::node::{Args, BuildCtx, NodeDef, NodeError, Outputs, ParamKind};
+    use crate::types::PortType;
+    use crate::value::Value;
+
+    fn output_count(def: &NodeDef, consts: &[Value]) -> usize {
+        match def.outputs {
+            Outputs::Named(list) => list.len(),
+            Outputs::PerVariadicConst(_) => {
+                let fixed = def.const_params().filter(|p| !p.variadic).count();
+                consts.len().saturating_sub(fixed)
+            }
+            _ => 1,
+        }
+    }
+
+    /// Builds `def` with `consts` (missing trailing defaults filled) and evaluates it on `wires`.
+    pub fn eval(def: &NodeDef, consts: &[Value], wires: &[Value]) -> Result<Vec<Value>, NodeError> {
+        let mut all = consts.to_vec();
+        let const_params: Vec<_> = def.params.iter().filter(|p| p.kind == ParamKind::Const).collect();
+        for p in const_params.iter().skip(all.len()) {
+            if let Some(d) = p.default {
+                all.push(d.to_value());
+            }
+        }
+        let types: Vec<PortType> = wires.iter().map(|v| v.port_type().unwrap_or(PortType::U64)).collect();
+        let node = (def.build)(&BuildCtx { consts: &all, wire_types: &types }).map_err(NodeError)?;
+        let index: Vec<u32> = (0..wires.len() as u32).collect();
+        let mut outs = vec![Value::None; output_count(def, &all)];
+        node.eval(&Args::new(wires, &index), &mut outs)?;
+        Ok(outs)
+    }
+
+    /// Like [`eval`] for single-output nodes that must succeed.
+    pub fn eval1(def: &NodeDef, consts: &[Value], wires: &[Value]) -> Value {
+        eval(def, consts, wires).unwrap_or_else(|e| panic!("{} failed: {}", def.name, e.0)).remove(0)
+    }
+
+    /// The failure message of an evaluation that must fail.
+    pub fn eval_err(def: &NodeDef, consts: &[Value], wires: &[Value]) -> String {
+        match eval(def, consts, wires) {
+            Ok(v) => panic!("{} should fail, gave {:?}", def.name, v),
+            Err(e) => e.0,
+        }
+    }
+
+    /// The construction error of a build that must fail.
+    pub fn build_err(def: &NodeDef, consts: &[Value], wire_types: &[PortType]) -> String {
+        match (def.build)(&BuildCtx { consts, wire_types }) {
+            Ok(_) => panic!("{} should refuse these constants", def.name),
+            Err(e) => e,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalog_names_are_unique_and_resolvable() {
+        for def in catalog() {
+            assert!(std::ptr::eq(lookup(def.name).unwrap(), *def));
+            assert!(!def.doc.is_empty(), "{} has no doc line", def.name);
+        }
+        assert_eq!(lookup("splitmix64").unwrap().name, "hash");
+    }
+
+    #[test]
+    fn suggestions_find_near_misses() {
+        assert_eq!(suggest("hsah"), Some("hash"));
+        assert_eq!(suggest("completely_unrelated_name"), None);
+    }
+}

@@ -1,0 +1,103 @@
+//! Port types: the static type of every wire, input and output.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The static type of a wire. Scalars travel in one 64-bit slot on the compiled
+/// engines; `Str`, `Bytes` and `Json` travel as (ptr, len) Ref slot pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PortType {
+    U64,
+    I64,
+    U32,
+    I32,
+    F64,
+    F32,
+    Bool,
+    Str,
+    Bytes,
+    Json,
+}
+
+impl PortType {
+    /// Every port type, in declaration order.
+    pub const ALL: [PortType; 10] = [
+        PortType::U64,
+        PortType::I64,
+        PortType::U32,
+        PortType::I32,
+        PortType::F64,
+        PortType::F32,
+        PortType::Bool,
+        PortType::Str,
+        PortType::Bytes,
+        PortType::Json,
+    ];
+
+    /// The DSL keyword naming this type (`u64`, `str`, ...).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            PortType::U64 => "u64",
+            PortType::I64 => "i64",
+            PortType::U32 => "u32",
+            PortType::I32 => "i32",
+            PortType::F64 => "f64",
+            PortType::F32 => "f32",
+            PortType::Bool => "bool",
+            PortType::Str => "str",
+            PortType::Bytes => "bytes",
+            PortType::Json => "json",
+        }
+    }
+
+    /// Parses a DSL type keyword; `Str`/`String`/`Json` spellings are accepted.
+    pub fn from_keyword(word: &str) -> Option<PortType> {
+        Some(match word {
+            "u64" => PortType::U64,
+            "i64" => PortType::I64,
+            "u32" => PortType::U32,
+            "i32" => PortType::I32,
+            "f64" => PortType::F64,
+            "f32" => PortType::F32,
+            "bool" => PortType::Bool,
+            "str" | "Str" | "String" => PortType::Str,
+            "bytes" => PortType::Bytes,
+            "json" | "Json" => PortType::Json,
+            _ => return None,
+        })
+    }
+
+    /// True for types carried by reference (Ref slot pairs on compiled engines).
+    pub fn is_ref(self) -> bool {
+        matches!(self, PortType::Str | PortType::Bytes | PortType::Json)
+    }
+
+    /// True for the numeric scalar types.
+    pub fn is_numeric(self) -> bool {
+        matches!(
+            self,
+            PortType::U64 | PortType::I64 | PortType::U32 | PortType::I32 | PortType::F64 | PortType::F32
+        )
+    }
+}
+
+impl fmt::Display for PortType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.keyword())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keywords_round_trip() {
+        for t in PortType::ALL {
+            assert_eq!(PortType::from_keyword(t.keyword()), Some(t));
+        }
+        assert_eq!(PortType::from_keyword("String"), Some(PortType::Str));
+        assert_eq!(PortType::from_keyword("u128"), None);
+    }
+}

@@ -1,0 +1,159 @@
+//! Runtime values of the P1 interpreter and the host boundary.
+
+use crate::types::PortType;
+use std::fmt;
+use std::sync::Arc;
+
+/// One value on a wire. `None` is the absent value: it is not a port type, and a
+/// node fed `None` yields `None` unless it declares that it accepts it.
+#[derive(Clone, Debug, Default)]
+pub enum Value {
+    #[default]
+    None,
+    U64(u64),
+    I64(i64),
+    U32(u32),
+    I32(i32),
+    F64(f64),
+    F32(f32),
+    Bool(bool),
+    Str(Arc<str>),
+    Bytes(Arc<[u8]>),
+    Json(Arc<str>),
+}
+
+impl Value {
+    /// The port type carried, or `None` for the absent value.
+    pub fn port_type(&self) -> Option<PortType> {
+        Some(match self {
+            Value::None => return None,
+            Value::U64(_) => PortType::U64,
+            Value::I64(_) => PortType::I64,
+            Value::U32(_) => PortType::U32,
+            Value::I32(_) => PortType::I32,
+            Value::F64(_) => PortType::F64,
+            Value::F32(_) => PortType::F32,
+            Value::Bool(_) => PortType::Bool,
+            Value::Str(_) => PortType::Str,
+            Value::Bytes(_) => PortType::Bytes,
+            Value::Json(_) => PortType::Json,
+        })
+    }
+
+    /// True for the absent value.
+    pub fn is_none(&self) -> bool {
+        matches!(self, Value::None)
+    }
+
+    /// A string value from anything string-like.
+    pub fn str(s: impl Into<Arc<str>>) -> Value {
+        Value::Str(s.into())
+    }
+
+    /// The u64 payload, if this is a `U64`.
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            Value::U64(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// The f64 payload, if this is an `F64`.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::F64(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// The string payload, if this is a `Str` (or `Json` text).
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) | Value::Json(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Bit-exact equality: f64 compared by bits (so -0.0 != 0.0 and NaN == NaN).
+    pub fn same(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::F64(a), Value::F64(b)) => a.to_bits() == b.to_bits(),
+            (Value::F32(a), Value::F32(b)) => a.to_bits() == b.to_bits(),
+            (Value::None, Value::None) => true,
+            (Value::U64(a), Value::U64(b)) => a == b,
+            (Value::I64(a), Value::I64(b)) => a == b,
+            (Value::U32(a), Value::U32(b)) => a == b,
+            (Value::I32(a), Value::I32(b)) => a == b,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Str(a), Value::Str(b)) | (Value::Json(a), Value::Json(b)) => a == b,
+            (Value::Bytes(a), Value::Bytes(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// The display text used when a value is rendered into a string
+    /// (`str_concat`, interpolation, CSV output): u64 decimal, f64 as Rust prints it.
+    pub fn display_text(&self) -> String {
+        match self {
+            Value::None => String::new(),
+            Value::U64(v) => v.to_string(),
+            Value::I64(v) => v.to_string(),
+            Value::U32(v) => v.to_string(),
+            Value::I32(v) => v.to_string(),
+            Value::F64(v) => v.to_string(),
+            Value::F32(v) => v.to_string(),
+            Value::Bool(v) => v.to_string(),
+            Value::Str(s) | Value::Json(s) => s.to_string(),
+            Value::Bytes(b) => b.iter().map(|x| format!("{x:02x}")).collect(),
+        }
+    }
+}
+
+/// The attribution form used in error messages: `U64(5)`, `F64(1.5)`,
+/// `Str("abc")` (truncated at 40 characters), `None`.
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::None => f.write_str("None"),
+            Value::U64(v) => write!(f, "U64({v})"),
+            Value::I64(v) => write!(f, "I64({v})"),
+            Value::U32(v) => write!(f, "U32({v})"),
+            Value::I32(v) => write!(f, "I32({v})"),
+            Value::F64(v) => write!(f, "F64({v:?})"),
+            Value::F32(v) => write!(f, "F32({v:?})"),
+            Value::Bool(v) => write!(f, "Bool({v})"),
+            Value::Str(s) => {
+                let shown: String = s.chars().take(40).collect();
+                if shown.len() < s.len() {
+                    write!(f, "Str({shown:?}…)")
+                } else {
+                    write!(f, "Str({shown:?})")
+                }
+            }
+            Value::Bytes(b) => write!(f, "Bytes(len={})", b.len()),
+            Value::Json(_) => f.write_str("Json"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_is_bit_exact() {
+        assert!(!Value::F64(0.0).same(&Value::F64(-0.0)));
+        assert!(Value::F64(f64::NAN).same(&Value::F64(f64::NAN)));
+        assert!(!Value::U64(1).same(&Value::I64(1)));
+        assert!(Value::None.same(&Value::None));
+    }
+
+    #[test]
+    fn attribution_form() {
+        assert_eq!(Value::U64(20).to_string(), "U64(20)");
+        assert_eq!(Value::F64(1.0).to_string(), "F64(1.0)");
+        assert_eq!(Value::str("abc").to_string(), "Str(\"abc\")");
+        let long = "x".repeat(50);
+        assert!(Value::str(long).to_string().ends_with("…)"));
+    }
+}

@@ -1,0 +1,1 @@
+//! PyO3 binding (placeholder while the core lands).
