@@ -6,6 +6,7 @@
 //! [`compile`] (resolve, adapters, fusion, DCE, sort, hoist, fold, select) →
 //! [`program::Program`] (immutable, shared) → an engine kernel ([`engine`]).
 
+pub mod ir;
 pub mod node;
 pub mod nodes;
 pub mod types;

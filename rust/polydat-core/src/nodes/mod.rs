@@ -142,3 +142,55 @@ mod tests {
         assert_eq!(suggest("completely_unrelated_name"), None);
     }
 }
+
+/// The catalog as JSON, for the frontend (name resolution, desugaring, hints)
+/// and for `polydat nodes`.
+pub fn catalog_json() -> String {
+    use crate::node::{Lit, Outputs, ParamKind, Ty};
+    use serde_json::{json, Value as J};
+    let nodes: Vec<J> = catalog()
+        .iter()
+        .map(|d| {
+            let params: Vec<J> = d
+                .params
+                .iter()
+                .map(|p| {
+                    json!({
+                        "name": p.name,
+                        "kind": if p.kind == ParamKind::Wire { "wire" } else { "const" },
+                        "type": match p.ty { Ty::Is(t) => t.keyword(), Ty::Any => "any" },
+                        "default": match p.default {
+                            None => J::Null,
+                            Some(Lit::U64(v)) => json!({"u64": v}),
+                            Some(Lit::F64(v)) => json!({"f64": v.to_bits()}),
+                            Some(Lit::Str(s)) => json!({"str": s}),
+                        },
+                        "variadic": p.variadic,
+                    })
+                })
+                .collect();
+            let outputs = match d.outputs {
+                Outputs::One(t) => json!({"kind": "fixed", "ports": [["out", t.keyword()]]}),
+                Outputs::Named(list) => json!({
+                    "kind": "fixed",
+                    "ports": list.iter().map(|(n, t)| json!([n, t.keyword()])).collect::<Vec<_>>(),
+                }),
+                Outputs::SameAsWire(i) => json!({"kind": "same_as_wire", "index": i}),
+                Outputs::PerVariadicConst(t) => json!({"kind": "per_variadic_const", "type": t.keyword()}),
+                Outputs::ConstType(i) => json!({"kind": "const_type", "index": i}),
+            };
+            json!({
+                "name": d.name,
+                "aliases": d.aliases,
+                "category": d.category,
+                "doc": d.doc,
+                "signature": d.signature(),
+                "purity": d.purity.name(),
+                "accepts_none": d.accepts_none,
+                "params": params,
+                "outputs": outputs,
+            })
+        })
+        .collect();
+    serde_json::to_string(&nodes).expect("catalog serialises")
+}

@@ -1,0 +1,159 @@
+//! The graph IR the frontend hands to the compiler: nodes with their op,
+//! arguments (wires and constants, in parameter order) and source spans;
+//! declared inputs; named outputs. It is plain data, serialised as JSON by the
+//! Python binder. Resolution and type checking happen in `compile`.
+
+use crate::types::PortType;
+use crate::value::Value;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// A source position (1-based line and column).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Span {
+    pub line: u32,
+    pub col: u32,
+}
+
+/// The whole program graph.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct GraphIr {
+    pub inputs: Vec<InputIr>,
+    pub nodes: Vec<NodeIr>,
+    pub outputs: Vec<OutputIr>,
+}
+
+/// How an input slot is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputKind {
+    /// Written as a group by `set_inputs` (the leading prefix of inputs).
+    Coordinate,
+    /// Written by name with `set`; persists across cycles.
+    Extern,
+}
+
+/// One declared or inferred input.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct InputIr {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: PortType,
+    pub kind: InputKind,
+    #[serde(default)]
+    pub default: Option<ConstIr>,
+    #[serde(default)]
+    pub span: Span,
+}
+
+/// One node: `op` names a library node (or a compiler intrinsic such as `__cast`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct NodeIr {
+    pub op: String,
+    pub args: Vec<ArgIr>,
+    #[serde(default)]
+    pub span: Span,
+}
+
+/// An argument, in parameter order.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArgIr {
+    Wire(WireIr),
+    Const(ConstIr),
+}
+
+/// Where a wire comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WireIr {
+    /// Input slot `i`.
+    Input(usize),
+    /// Output `port` of node `node`.
+    Node { node: usize, port: usize },
+}
+
+/// A binding modifier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Modifier {
+    Const,
+    Shared,
+    Volatile,
+}
+
+/// A named output (every binding is one).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct OutputIr {
+    pub name: String,
+    pub wire: WireIr,
+    #[serde(default)]
+    pub modifiers: Vec<Modifier>,
+    #[serde(default)]
+    pub span: Span,
+}
+
+/// A literal. `f64` travels as its IEEE bits so NaN, infinities and -0.0 survive JSON.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConstIr {
+    U64(u64),
+    I64(i64),
+    F64(u64),
+    Bool(bool),
+    Str(String),
+}
+
+impl ConstIr {
+    /// The literal as a runtime value.
+    pub fn to_value(&self) -> Value {
+        match self {
+            ConstIr::U64(v) => Value::U64(*v),
+            ConstIr::I64(v) => Value::I64(*v),
+            ConstIr::F64(bits) => Value::F64(f64::from_bits(*bits)),
+            ConstIr::Bool(b) => Value::Bool(*b),
+            ConstIr::Str(s) => Value::Str(Arc::from(s.as_str())),
+        }
+    }
+}
+
+impl GraphIr {
+    /// Parses the JSON form.
+    pub fn from_json(text: &str) -> Result<GraphIr, String> {
+        serde_json::from_str(text).map_err(|e| format!("malformed graph IR: {e}"))
+    }
+
+    /// The JSON form.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("IR serialises")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_shape_is_stable() {
+        let text = r#"{
+          "inputs": [{"name": "cycle", "type": "u64", "kind": "coordinate", "span": {"line": 1, "col": 7}}],
+          "nodes": [
+            {"op": "hash", "args": [{"wire": {"input": 0}}], "span": {"line": 2, "col": 11}},
+            {"op": "mod", "args": [{"wire": {"node": {"node": 0, "port": 0}}}, {"const": {"u64": 1000}}]}
+          ],
+          "outputs": [{"name": "id", "wire": {"node": {"node": 1, "port": 0}}, "modifiers": ["volatile"]}]
+        }"#;
+        let ir = GraphIr::from_json(text).unwrap();
+        assert_eq!(ir.nodes.len(), 2);
+        assert_eq!(ir.outputs[0].modifiers, vec![Modifier::Volatile]);
+        assert!(matches!(ir.nodes[1].args[1], ArgIr::Const(ConstIr::U64(1000))));
+        let again = GraphIr::from_json(&ir.to_json()).unwrap();
+        assert_eq!(again.nodes[1].span, Span::default());
+    }
+
+    #[test]
+    fn f64_bits_survive() {
+        let c = ConstIr::F64((-0.0f64).to_bits());
+        assert!(c.to_value().same(&Value::F64(-0.0)));
+    }
+}
