@@ -109,6 +109,14 @@ impl Out for String {
     }
 }
 
+/// A shared string: lets a rule hand out a prebuilt string without copying it.
+impl Out for Arc<str> {
+    const TYPE: PortType = PortType::Str;
+    fn into_out(self) -> Value {
+        Value::Str(self)
+    }
+}
+
 impl Out for Vec<u8> {
     const TYPE: PortType = PortType::Bytes;
     fn into_out(self) -> Value {
@@ -269,6 +277,30 @@ pub fn str_map2<R: Out>(f: impl Fn(&str, &str) -> R + Send + Sync + 'static) -> 
 impl<R: Out, F: Fn(&str, &str) -> R + Send + Sync> NodeEval for StrMap2<R, F> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
         outs[0] = (self.f)(str_arg(args, 0)?, str_arg(args, 1)?).into_out();
+        Ok(())
+    }
+}
+
+/// Kit for a node that forwards one of its wire inputs unchanged, chosen by a
+/// rule over scalar wire 0 (`select_str`): the rule returns the index of the
+/// wire to pass on. The chosen value is shared, never copied.
+pub struct PickWire<A, F> {
+    f: F,
+    _t: PhantomData<fn(A) -> usize>,
+}
+
+/// Wraps `fn(scalar) -> wire index` as a node.
+pub fn pick_wire<A: Scalar>(f: impl Fn(A) -> usize + Send + Sync + 'static) -> Box<dyn NodeEval> {
+    Box::new(PickWire { f, _t: PhantomData })
+}
+
+impl<A: Scalar, F: Fn(A) -> usize + Send + Sync> NodeEval for PickWire<A, F> {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        let i = (self.f)(arg::<A>(args, 0)?);
+        if i >= args.len() {
+            return Err(NodeError(format!("internal: picked wire {i} of {}", args.len())));
+        }
+        outs[0] = args.get(i).clone();
         Ok(())
     }
 }

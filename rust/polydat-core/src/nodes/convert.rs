@@ -1,7 +1,7 @@
 //! Conversions: the literal node, explicit numeric conversions, and the
 //! automatic (class A) widening adapters the compiler inserts on typed wires.
 
-use crate::node::kit::{map1, to_ref, value_to_slot, SlotEval};
+use crate::node::kit::{map1, str_map, to_ref, value_to_slot, SlotEval};
 use crate::node::{wire, Args, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec, Ty};
 use crate::types::PortType::{self, Bool, Bytes, F32, F64, I32, I64, Str, U32, U64};
 use crate::value::Value;
@@ -91,6 +91,49 @@ pub const CEIL_TO_U64: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+pub const STR_TO_U64: NodeDef = NodeDef {
+    name: "str_to_u64",
+    category: "convert",
+    doc: "The whole number the trimmed string spells, or 0 when it spells none.",
+    params: &[wire("s", Str)],
+    build: |_| Ok(str_map(|s| Ok(s.trim().parse::<u64>().unwrap_or(0)))),
+    ..NodeDef::BASE
+};
+
+/// Name of the strict string-to-u64 cast node.
+pub const STR_TO_U64_CAST_OP: &str = "__str_to_u64";
+/// Name of the strict string-to-f64 cast node.
+pub const STR_TO_F64_CAST_OP: &str = "__str_to_f64";
+
+pub const STR_TO_U64_CAST: NodeDef = NodeDef {
+    name: STR_TO_U64_CAST_OP,
+    category: "adapter",
+    doc: "Cast str -> u64: trims and parses; a malformed value fails the evaluation.",
+    params: &[wire("s", Str)],
+    build: |_| {
+        Ok(str_map(|s| {
+            s.trim()
+                .parse::<u64>()
+                .map_err(|e| format!("{STR_TO_U64_CAST_OP}: cannot read {s:?} as a whole number: {e}"))
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+pub const STR_TO_F64_CAST: NodeDef = NodeDef {
+    name: STR_TO_F64_CAST_OP,
+    category: "adapter",
+    doc: "Cast str -> f64: trims and parses; a malformed value fails the evaluation.",
+    params: &[wire("s", Str)],
+    outputs: Outputs::One(F64),
+    build: |_| {
+        Ok(str_map(|s| {
+            s.trim().parse::<f64>().map_err(|e| format!("{STR_TO_F64_CAST_OP}: cannot read {s:?} as a number: {e}"))
+        }))
+    },
+    ..NodeDef::BASE
+};
+
 /// Declares a one-wire adapter node `__<from>_to_<to>`.
 macro_rules! adapter {
     ($id:ident, $name:literal, $from:ident : $ft:ty => $to:ident, $kit:ident, $f:expr) => {
@@ -153,6 +196,17 @@ pub fn auto_adapter(from: PortType, to: PortType) -> Option<&'static NodeDef> {
     })
 }
 
+/// The node an explicit `x as T` cast uses to turn `from` into `to`: a lossless
+/// adapter when there is one, else a strict string parser. Float-to-integer
+/// narrowing has none on purpose (it needs `f64_to_u64`, `round_to_u64`, ...).
+pub fn cast_node(from: PortType, to: PortType) -> Option<&'static NodeDef> {
+    auto_adapter(from, to).or(match (from, to) {
+        (Str, U64) => Some(&STR_TO_U64_CAST),
+        (Str, F64) => Some(&STR_TO_F64_CAST),
+        _ => None,
+    })
+}
+
 /// The conversion family (explicit nodes and adapters).
 pub const NODES: &[NodeDef] = &[
     LITERAL,
@@ -161,6 +215,9 @@ pub const NODES: &[NodeDef] = &[
     ROUND_TO_U64,
     FLOOR_TO_U64,
     CEIL_TO_U64,
+    STR_TO_U64,
+    STR_TO_U64_CAST,
+    STR_TO_F64_CAST,
     U64_TO_F64,
     I64_TO_F64,
     U32_TO_F64,
@@ -186,7 +243,7 @@ pub const NODES: &[NodeDef] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nodes::testing::eval1;
+    use crate::nodes::testing::{eval1, eval_err};
 
     #[test]
     fn narrowing_conversions_saturate() {
@@ -213,5 +270,47 @@ mod tests {
     fn literal_has_scalar_slot_form() {
         let v = eval1(&LITERAL, &[Value::F64(-0.0)], &[]);
         assert!(v.same(&Value::F64(-0.0)));
+    }
+
+    #[test]
+    fn lenient_string_parse() {
+        let f = |s: &str| eval1(&STR_TO_U64, &[], &[Value::str(s)]).as_u64().unwrap();
+        assert_eq!(f(" 4242 "), 4242);
+        assert_eq!(f("4242x"), 0);
+        assert_eq!(f(""), 0);
+        assert_eq!(f("-1"), 0);
+        assert_eq!(f("18446744073709551615"), u64::MAX);
+        assert_eq!(f("18446744073709551616"), 0);
+    }
+
+    #[test]
+    fn strict_string_casts() {
+        let v = eval1(&STR_TO_U64_CAST, &[], &[Value::str("\t17\n")]);
+        assert!(v.same(&Value::U64(17)));
+        assert_eq!(
+            eval_err(&STR_TO_U64_CAST, &[], &[Value::str("12x")]),
+            "__str_to_u64: cannot read \"12x\" as a whole number: invalid digit found in string"
+        );
+        assert_eq!(
+            eval_err(&STR_TO_U64_CAST, &[], &[Value::str("")]),
+            "__str_to_u64: cannot read \"\" as a whole number: cannot parse integer from empty string"
+        );
+        let v = eval1(&STR_TO_F64_CAST, &[], &[Value::str(" -0.0 ")]);
+        assert!(v.same(&Value::F64(-0.0)));
+        let v = eval1(&STR_TO_F64_CAST, &[], &[Value::str("inf")]);
+        assert!(v.same(&Value::F64(f64::INFINITY)));
+        assert_eq!(
+            eval_err(&STR_TO_F64_CAST, &[], &[Value::str("one")]),
+            "__str_to_f64: cannot read \"one\" as a number: invalid float literal"
+        );
+    }
+
+    #[test]
+    fn explicit_casts() {
+        assert_eq!(cast_node(U64, F64).unwrap().name, "__u64_to_f64");
+        assert_eq!(cast_node(Str, U64).unwrap().name, "__str_to_u64");
+        assert_eq!(cast_node(Str, F64).unwrap().name, "__str_to_f64");
+        assert!(cast_node(F64, U64).is_none(), "f64 as u64 is a compile error");
+        assert!(cast_node(Str, Bool).is_none());
     }
 }

@@ -2,15 +2,20 @@
 //! `NodeDef` constants and lists them in its `NODES`; the catalog below is the
 //! only other place a node is named.
 
+pub mod arith;
+pub mod bitwise;
+pub mod compare;
 pub mod convert;
 pub mod hash;
+pub mod lerp;
+pub mod math;
 
 use crate::node::NodeDef;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Every family of the library, in catalog order.
-const FAMILIES: &[&[NodeDef]] = &[hash::NODES, convert::NODES];
+const FAMILIES: &[&[NodeDef]] = &[hash::NODES, convert::NODES, arith::NODES, bitwise::NODES, compare::NODES, lerp::NODES, math::NODES];
 
 fn index() -> &'static (Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>) {
     static INDEX: OnceLock<(Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>)> = OnceLock::new();
@@ -55,7 +60,7 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 
 /// The closest public node name to `name`, if one is reasonably close.
 pub fn suggest(name: &str) -> Option<&'static str> {
-    let limit = ((name.len() + 2) / 3).clamp(1, 3);
+    let limit = name.len().div_ceil(3).clamp(1, 3);
     index()
         .1
         .keys()

@@ -1,0 +1,336 @@
+//! Arithmetic family: u64 operations with a constant operand (`add`, `mod`, ...),
+//! two-wire forms (wrapping, zero-safe, checked), clamping, variadic folds,
+//! Morton interleaving and mixed-radix decomposition.
+
+use crate::node::kit::{fold_u64, map1, map2, split_u64, try_map1, try_map2};
+use crate::node::{konst, many, wire, NodeDef, Outputs};
+use crate::types::PortType::U64;
+
+/// Rust's own words for an integer division by zero.
+pub const DIV_ZERO: &str = "attempt to divide by zero";
+/// Rust's own words for an integer remainder by zero.
+pub const REM_ZERO: &str = "attempt to calculate the remainder with a divisor of zero";
+
+/// Most outputs a `mixed_radix` node may have (the split kit's output buffer).
+pub const MAX_RADIXES: usize = 16;
+
+pub const ADD: NodeDef = NodeDef {
+    name: "add",
+    category: "arithmetic",
+    doc: "x + K, wrapping on overflow.",
+    params: &[wire("x", U64), konst("K", U64)],
+    build: |c| {
+        let k = c.u64(0);
+        Ok(map1(move |x: u64| x.wrapping_add(k)))
+    },
+    ..NodeDef::BASE
+};
+
+pub const MUL: NodeDef = NodeDef {
+    name: "mul",
+    category: "arithmetic",
+    doc: "x * K, wrapping on overflow.",
+    params: &[wire("x", U64), konst("K", U64)],
+    build: |c| {
+        let k = c.u64(0);
+        Ok(map1(move |x: u64| x.wrapping_mul(k)))
+    },
+    ..NodeDef::BASE
+};
+
+pub const DIV: NodeDef = NodeDef {
+    name: "div",
+    category: "arithmetic",
+    doc: "x / K (truncating); K = 0 fails every evaluation.",
+    params: &[wire("x", U64), konst("K", U64)],
+    build: |c| {
+        let k = c.u64(0);
+        Ok(if k == 0 { try_map1(|_: u64| Err::<u64, _>(DIV_ZERO.to_string())) } else { map1(move |x: u64| x / k) })
+    },
+    ..NodeDef::BASE
+};
+
+pub const MOD: NodeDef = NodeDef {
+    name: "mod",
+    category: "arithmetic",
+    doc: "x % K; K = 0 fails every evaluation.",
+    params: &[wire("x", U64), konst("K", U64)],
+    build: |c| {
+        let k = c.u64(0);
+        Ok(if k == 0 { try_map1(|_: u64| Err::<u64, _>(REM_ZERO.to_string())) } else { map1(move |x: u64| x % k) })
+    },
+    ..NodeDef::BASE
+};
+
+pub const DIV_WIRE: NodeDef = NodeDef {
+    name: "div_wire",
+    category: "arithmetic",
+    doc: "x / d with d a wire; a zero divisor fails the evaluation.",
+    params: &[wire("x", U64), wire("d", U64)],
+    build: |_| Ok(try_map2(|x: u64, d: u64| x.checked_div(d).ok_or_else(|| DIV_ZERO.to_string()))),
+    ..NodeDef::BASE
+};
+
+pub const MOD_WIRE: NodeDef = NodeDef {
+    name: "mod_wire",
+    category: "arithmetic",
+    doc: "x % d with d a wire; a zero divisor fails the evaluation.",
+    params: &[wire("x", U64), wire("d", U64)],
+    build: |_| Ok(try_map2(|x: u64, d: u64| x.checked_rem(d).ok_or_else(|| REM_ZERO.to_string()))),
+    ..NodeDef::BASE
+};
+
+/// Declares a total two-wire u64 operation.
+macro_rules! binop {
+    ($id:ident, $name:literal, $doc:literal, |$a:ident, $b:ident| $body:expr) => {
+        pub const $id: NodeDef = NodeDef {
+            name: $name,
+            category: "arithmetic",
+            doc: $doc,
+            params: &[wire("a", U64), wire("b", U64)],
+            build: |_| Ok(map2(|$a: u64, $b: u64| -> u64 { $body })),
+            ..NodeDef::BASE
+        };
+    };
+}
+
+binop!(U64_ADD, "u64_add", "a + b, wrapping.", |a, b| a.wrapping_add(b));
+binop!(U64_SUB, "u64_sub", "a - b, wrapping.", |a, b| a.wrapping_sub(b));
+binop!(U64_MUL, "u64_mul", "a * b, wrapping.", |a, b| a.wrapping_mul(b));
+binop!(U64_DIV, "u64_div", "a / b, or 0 when b is 0.", |a, b| a.checked_div(b).unwrap_or(0));
+binop!(U64_MOD, "u64_mod", "a % b, or 0 when b is 0.", |a, b| a.checked_rem(b).unwrap_or(0));
+binop!(CHECKED_ADD, "checked_add", "a + b, or 0 on overflow.", |a, b| a.checked_add(b).unwrap_or(0));
+binop!(CHECKED_MUL, "checked_mul", "a * b, or 0 on overflow.", |a, b| a.checked_mul(b).unwrap_or(0));
+binop!(CHECKED_SUB, "checked_sub", "a - b, saturating at 0.", |a, b| a.saturating_sub(b));
+binop!(INTERLEAVE, "interleave", "Morton code of the low 32 bits: a bit i to bit 2i, b bit i to bit 2i+1.", |a, b| morton(a, b));
+
+/// Spreads the low 32 bits of `v` onto the even bit positions.
+#[inline]
+fn spread_bits(v: u64) -> u64 {
+    let mut v = v & 0xffff_ffff;
+    v = (v | (v << 16)) & 0x0000_ffff_0000_ffff;
+    v = (v | (v << 8)) & 0x00ff_00ff_00ff_00ff;
+    v = (v | (v << 4)) & 0x0f0f_0f0f_0f0f_0f0f;
+    v = (v | (v << 2)) & 0x3333_3333_3333_3333;
+    (v | (v << 1)) & 0x5555_5555_5555_5555
+}
+
+/// Interleaves the low halves of `a` (even bits) and `b` (odd bits).
+#[inline]
+pub fn morton(a: u64, b: u64) -> u64 {
+    spread_bits(a) | (spread_bits(b) << 1)
+}
+
+pub const CLAMP: NodeDef = NodeDef {
+    name: "clamp",
+    category: "arithmetic",
+    doc: "x limited to [min, max] (saturates at the bounds).",
+    params: &[wire("x", U64), konst("min", U64), konst("max", U64)],
+    build: |c| {
+        let (lo, hi) = (c.u64(0), c.u64(1));
+        if lo > hi {
+            return Err(format!("clamp: min ({lo}) is greater than max ({hi})"));
+        }
+        Ok(map1(move |x: u64| x.clamp(lo, hi)))
+    },
+    ..NodeDef::BASE
+};
+
+/// Declares a variadic u64 fold.
+macro_rules! fold {
+    ($id:ident, $name:literal, $doc:literal, $init:expr, |$a:ident, $b:ident| $body:expr) => {
+        pub const $id: NodeDef = NodeDef {
+            name: $name,
+            category: "arithmetic",
+            doc: $doc,
+            params: &[many(wire("x", U64))],
+            build: |_| Ok(fold_u64($init, |$a: u64, $b: u64| -> u64 { $body })),
+            ..NodeDef::BASE
+        };
+    };
+}
+
+fold!(SUM, "sum", "Wrapping sum of all inputs (0 for none).", 0, |a, b| a.wrapping_add(b));
+fold!(PRODUCT, "product", "Wrapping product of all inputs (1 for none).", 1, |a, b| a.wrapping_mul(b));
+fold!(MIN, "min", "Smallest input (u64::MAX for none).", u64::MAX, |a, b| a.min(b));
+fold!(MAX, "max", "Largest input (0 for none).", 0, |a, b| a.max(b));
+
+pub const MIXED_RADIX: NodeDef = NodeDef {
+    name: "mixed_radix",
+    category: "arithmetic",
+    doc: "Digits of x in the given radixes, d0 fastest; a final radix 0 takes what is left.",
+    params: &[wire("x", U64), many(konst("radixes", U64))],
+    outputs: Outputs::PerVariadicConst(U64),
+    build: |c| {
+        let radixes: Vec<u64> = (0..c.consts.len()).map(|i| c.u64(i)).collect();
+        if radixes.is_empty() {
+            return Err("mixed_radix: needs at least one radix".into());
+        }
+        if radixes.len() > MAX_RADIXES {
+            return Err(format!("mixed_radix: at most {MAX_RADIXES} radixes, got {}", radixes.len()));
+        }
+        if let Some(i) = radixes[..radixes.len() - 1].iter().position(|&r| r == 0) {
+            return Err(format!("mixed_radix: radix {i} is 0; only the last radix may be 0"));
+        }
+        Ok(split_u64(move |x: u64, digits: &mut [u64]| {
+            let mut rem = x;
+            for (d, &r) in digits.iter_mut().zip(&radixes) {
+                if r == 0 {
+                    *d = rem;
+                    rem = 0;
+                } else {
+                    *d = rem % r;
+                    rem /= r;
+                }
+            }
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+/// The arithmetic family.
+pub const NODES: &[NodeDef] = &[
+    ADD,
+    MUL,
+    DIV,
+    MOD,
+    DIV_WIRE,
+    MOD_WIRE,
+    U64_ADD,
+    U64_SUB,
+    U64_MUL,
+    U64_DIV,
+    U64_MOD,
+    CHECKED_ADD,
+    CHECKED_SUB,
+    CHECKED_MUL,
+    CLAMP,
+    SUM,
+    PRODUCT,
+    MIN,
+    MAX,
+    INTERLEAVE,
+    MIXED_RADIX,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nodes::testing::{build_err, eval, eval1, eval_err};
+    use crate::value::Value;
+
+    const M: u64 = u64::MAX;
+
+    fn u(v: u64) -> Value {
+        Value::U64(v)
+    }
+
+    fn k1(def: &NodeDef, k: u64, x: u64) -> u64 {
+        eval1(def, &[u(k)], &[u(x)]).as_u64().unwrap()
+    }
+
+    fn w2(def: &NodeDef, a: u64, b: u64) -> u64 {
+        eval1(def, &[], &[u(a), u(b)]).as_u64().unwrap()
+    }
+
+    #[test]
+    fn const_operand_ops() {
+        assert_eq!(k1(&ADD, 1, M), 0);
+        assert_eq!(k1(&ADD, 0, 7), 7);
+        assert_eq!(k1(&MUL, 2, M), M - 1);
+        assert_eq!(k1(&MUL, 0, M), 0);
+        assert_eq!(k1(&DIV, 100, 4_201_337), 42_013);
+        assert_eq!(k1(&DIV, 1, M), M);
+        assert_eq!(k1(&MOD, 100, 542), 42);
+        assert_eq!(k1(&MOD, M, M), 0);
+    }
+
+    #[test]
+    fn zero_constant_divisor_builds_but_fails_each_evaluation() {
+        assert_eq!(eval_err(&DIV, &[u(0)], &[u(5)]), DIV_ZERO);
+        assert_eq!(eval_err(&MOD, &[u(0)], &[u(0)]), REM_ZERO);
+        assert_eq!(REM_ZERO, "attempt to calculate the remainder with a divisor of zero");
+    }
+
+    #[test]
+    fn wire_divisors() {
+        assert_eq!(w2(&DIV_WIRE, 10, 3), 3);
+        assert_eq!(w2(&MOD_WIRE, 10, 3), 1);
+        assert_eq!(eval_err(&DIV_WIRE, &[], &[u(10), u(0)]), DIV_ZERO);
+        assert_eq!(eval_err(&MOD_WIRE, &[], &[u(10), u(0)]), REM_ZERO);
+        assert_eq!(w2(&U64_DIV, 10, 0), 0);
+        assert_eq!(w2(&U64_MOD, 10, 0), 0);
+        assert_eq!(w2(&U64_DIV, M, 2), M / 2);
+        assert_eq!(w2(&U64_MOD, M, 10), 5);
+    }
+
+    #[test]
+    fn wrapping_and_checked_ops() {
+        assert_eq!(w2(&U64_ADD, M, 2), 1);
+        assert_eq!(w2(&U64_SUB, 0, 1), M);
+        assert_eq!(w2(&U64_MUL, M, M), 1);
+        assert_eq!(w2(&CHECKED_ADD, M, 1), 0);
+        assert_eq!(w2(&CHECKED_ADD, M - 1, 1), M);
+        assert_eq!(w2(&CHECKED_MUL, 1 << 32, 1 << 32), 0);
+        assert_eq!(w2(&CHECKED_MUL, 3, 5), 15);
+        assert_eq!(w2(&CHECKED_SUB, 0, 1), 0);
+        assert_eq!(w2(&CHECKED_SUB, 5, 3), 2);
+    }
+
+    #[test]
+    fn clamp_saturates_and_refuses_inverted_bounds() {
+        let c = |x| eval1(&CLAMP, &[u(10), u(20)], &[u(x)]).as_u64().unwrap();
+        assert_eq!((c(0), c(15), c(M)), (10, 15, 20));
+        assert!(build_err(&CLAMP, &[u(2), u(1)], &[U64]).contains("greater than max"));
+        assert_eq!(eval1(&CLAMP, &[u(7), u(7)], &[u(M)]).as_u64(), Some(7));
+    }
+
+    #[test]
+    fn folds_have_identities() {
+        let f = |d: &NodeDef, xs: &[u64]| {
+            let ws: Vec<Value> = xs.iter().map(|&x| u(x)).collect();
+            eval1(d, &[], &ws).as_u64().unwrap()
+        };
+        assert_eq!((f(&SUM, &[]), f(&PRODUCT, &[]), f(&MIN, &[]), f(&MAX, &[])), (0, 1, M, 0));
+        assert_eq!(f(&SUM, &[10, 20, 30]), 60);
+        assert_eq!(f(&SUM, &[M, 1]), 0);
+        assert_eq!(f(&PRODUCT, &[2, 3, 7]), 42);
+        assert_eq!(f(&PRODUCT, &[M, M]), 1);
+        assert_eq!(f(&MIN, &[5, 0, 9]), 0);
+        assert_eq!(f(&MAX, &[5, M, 9]), M);
+    }
+
+    #[test]
+    fn interleave_is_morton_of_low_halves() {
+        assert_eq!(w2(&INTERLEAVE, 0b101, 0b010), 0b01_10_01);
+        assert_eq!(w2(&INTERLEAVE, M, 0), 0x5555_5555_5555_5555);
+        assert_eq!(w2(&INTERLEAVE, 0, M), 0xaaaa_aaaa_aaaa_aaaa);
+        assert_eq!(w2(&INTERLEAVE, 1 << 32, 1 << 40), 0, "high halves are ignored");
+        for (a, b) in [(0x1234_5678u64, 0x9abc_def0u64), (1 << 31, 3)] {
+            let mut want = 0u64;
+            for i in 0..32 {
+                want |= ((a >> i) & 1) << (2 * i) | ((b >> i) & 1) << (2 * i + 1);
+            }
+            assert_eq!(morton(a, b), want);
+        }
+    }
+
+    #[test]
+    fn mixed_radix_digits() {
+        let out = eval(&MIXED_RADIX, &[u(100), u(1000), u(0)], &[u(4_201_337)]).unwrap();
+        let digits: Vec<u64> = out.iter().map(|v| v.as_u64().unwrap()).collect();
+        assert_eq!(digits, [37, 13, 42]);
+        let out = eval(&MIXED_RADIX, &[u(10), u(10)], &[u(M)]).unwrap();
+        assert!(out[0].same(&u(5)) && out[1].same(&u(1)), "a nonzero last radix drops the rest");
+        let out = eval(&MIXED_RADIX, &[u(0)], &[u(M)]).unwrap();
+        assert!(out[0].same(&u(M)));
+    }
+
+    #[test]
+    fn mixed_radix_refusals() {
+        assert!(build_err(&MIXED_RADIX, &[u(10), u(0), u(5)], &[U64]).contains("radix 1 is 0"));
+        assert!(build_err(&MIXED_RADIX, &[], &[U64]).contains("at least one"));
+        let many: Vec<Value> = (0..17).map(|_| u(2)).collect();
+        assert!(build_err(&MIXED_RADIX, &many, &[U64]).contains("at most 16"));
+    }
+}

@@ -1,0 +1,142 @@
+//! Comparison family: u64, f64 and string comparisons answering 0 or 1, and
+//! the eager `select_*` choosers.
+
+use crate::node::kit::{map2, map3, pick_wire, str_map2};
+use crate::node::{wire, NodeDef, Outputs};
+use crate::types::PortType::{F64, Str, U64};
+
+/// Declares a two-wire comparison over `$t` answering 1 when it holds.
+macro_rules! cmp {
+    ($id:ident, $name:literal, $ty:ident : $t:ty, $doc:literal, |$a:ident, $b:ident| $body:expr) => {
+        pub const $id: NodeDef = NodeDef {
+            name: $name,
+            category: "compare",
+            doc: $doc,
+            params: &[wire("a", $ty), wire("b", $ty)],
+            build: |_| Ok(map2(|$a: $t, $b: $t| u64::from($body))),
+            ..NodeDef::BASE
+        };
+    };
+}
+
+cmp!(U64_EQ, "u64_eq", U64: u64, "1 if a == b, else 0.", |a, b| a == b);
+cmp!(U64_NE, "u64_ne", U64: u64, "1 if a != b, else 0.", |a, b| a != b);
+cmp!(U64_LT, "u64_lt", U64: u64, "1 if a < b, else 0.", |a, b| a < b);
+cmp!(U64_GT, "u64_gt", U64: u64, "1 if a > b, else 0.", |a, b| a > b);
+cmp!(U64_LE, "u64_le", U64: u64, "1 if a <= b, else 0.", |a, b| a <= b);
+cmp!(U64_GE, "u64_ge", U64: u64, "1 if a >= b, else 0.", |a, b| a >= b);
+cmp!(F64_EQ, "f64_eq", F64: f64, "1 if a == b under IEEE rules (NaN equals nothing), else 0.", |a, b| a == b);
+cmp!(F64_NE, "f64_ne", F64: f64, "1 if a != b under IEEE rules (NaN differs from everything), else 0.", |a, b| a != b);
+cmp!(F64_LT, "f64_lt", F64: f64, "1 if a < b (false for NaN), else 0.", |a, b| a < b);
+cmp!(F64_GT, "f64_gt", F64: f64, "1 if a > b (false for NaN), else 0.", |a, b| a > b);
+cmp!(F64_LE, "f64_le", F64: f64, "1 if a <= b (false for NaN), else 0.", |a, b| a <= b);
+cmp!(F64_GE, "f64_ge", F64: f64, "1 if a >= b (false for NaN), else 0.", |a, b| a >= b);
+
+pub const STR_EQ: NodeDef = NodeDef {
+    name: "str_eq",
+    category: "compare",
+    doc: "1 if the two strings are identical, else 0.",
+    params: &[wire("a", Str), wire("b", Str)],
+    build: |_| Ok(str_map2(|a: &str, b: &str| (a == b) as u64)),
+    ..NodeDef::BASE
+};
+
+pub const STR_NE: NodeDef = NodeDef {
+    name: "str_ne",
+    category: "compare",
+    doc: "1 if the two strings differ, else 0.",
+    params: &[wire("a", Str), wire("b", Str)],
+    build: |_| Ok(str_map2(|a: &str, b: &str| (a != b) as u64)),
+    ..NodeDef::BASE
+};
+
+pub const SELECT_U64: NodeDef = NodeDef {
+    name: "select_u64",
+    category: "compare",
+    doc: "a if cond is nonzero, else b (both are evaluated).",
+    params: &[wire("cond", U64), wire("a", U64), wire("b", U64)],
+    build: |_| Ok(map3(|c: u64, a: u64, b: u64| if c != 0 { a } else { b })),
+    ..NodeDef::BASE
+};
+
+pub const SELECT_F64: NodeDef = NodeDef {
+    name: "select_f64",
+    category: "compare",
+    doc: "a if cond is nonzero, else b (both are evaluated).",
+    params: &[wire("cond", U64), wire("a", F64), wire("b", F64)],
+    outputs: Outputs::One(F64),
+    build: |_| Ok(map3(|c: u64, a: f64, b: f64| if c != 0 { a } else { b })),
+    ..NodeDef::BASE
+};
+
+pub const SELECT_STR: NodeDef = NodeDef {
+    name: "select_str",
+    category: "compare",
+    doc: "a if cond is nonzero, else b (both are evaluated; the string is shared, not copied).",
+    params: &[wire("cond", U64), wire("a", Str), wire("b", Str)],
+    outputs: Outputs::One(Str),
+    build: |_| Ok(pick_wire(|c: u64| if c != 0 { 1 } else { 2 })),
+    ..NodeDef::BASE
+};
+
+/// The comparison family.
+pub const NODES: &[NodeDef] = &[
+    U64_EQ, U64_NE, U64_LT, U64_GT, U64_LE, U64_GE, F64_EQ, F64_NE, F64_LT, F64_GT, F64_LE, F64_GE, STR_EQ,
+    STR_NE, SELECT_U64, SELECT_F64, SELECT_STR,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nodes::testing::eval1;
+    use crate::value::Value;
+
+    fn b(def: &NodeDef, a: Value, b: Value) -> u64 {
+        eval1(def, &[], &[a, b]).as_u64().unwrap()
+    }
+
+    #[test]
+    fn u64_comparisons() {
+        let (z, m) = (Value::U64(0), Value::U64(u64::MAX));
+        let row = |x: &Value, y: &Value| {
+            [&U64_EQ, &U64_NE, &U64_LT, &U64_GT, &U64_LE, &U64_GE].map(|d| b(d, x.clone(), y.clone()))
+        };
+        assert_eq!(row(&z, &m), [0, 1, 1, 0, 1, 0]);
+        assert_eq!(row(&m, &z), [0, 1, 0, 1, 0, 1]);
+        assert_eq!(row(&m, &m), [1, 0, 0, 0, 1, 1]);
+    }
+
+    #[test]
+    fn f64_comparisons_follow_ieee() {
+        let row = |x: f64, y: f64| {
+            [&F64_EQ, &F64_NE, &F64_LT, &F64_GT, &F64_LE, &F64_GE].map(|d| b(d, Value::F64(x), Value::F64(y)))
+        };
+        assert_eq!(row(f64::NAN, f64::NAN), [0, 1, 0, 0, 0, 0]);
+        assert_eq!(row(f64::NAN, 1.0), [0, 1, 0, 0, 0, 0]);
+        assert_eq!(row(0.0, -0.0), [1, 0, 0, 0, 1, 1]);
+        assert_eq!(row(f64::NEG_INFINITY, f64::INFINITY), [0, 1, 1, 0, 1, 0]);
+        assert_eq!(row(1.5, 1.5), [1, 0, 0, 0, 1, 1]);
+    }
+
+    #[test]
+    fn string_comparisons() {
+        assert_eq!(b(&STR_EQ, Value::str("é"), Value::str("é")), 1);
+        assert_eq!(b(&STR_EQ, Value::str(""), Value::str(" ")), 0);
+        assert_eq!(b(&STR_NE, Value::str("a"), Value::str("A")), 1);
+        assert_eq!(b(&STR_NE, Value::str(""), Value::str("")), 0);
+    }
+
+    #[test]
+    fn selects_take_a_on_nonzero() {
+        let s = |c: u64| eval1(&SELECT_U64, &[], &[Value::U64(c), Value::U64(1), Value::U64(2)]);
+        assert!(s(0).same(&Value::U64(2)) && s(1).same(&Value::U64(1)) && s(u64::MAX).same(&Value::U64(1)));
+        let f = eval1(&SELECT_F64, &[], &[Value::U64(0), Value::F64(1.0), Value::F64(-0.0)]);
+        assert!(f.same(&Value::F64(-0.0)));
+        let f = eval1(&SELECT_F64, &[], &[Value::U64(7), Value::F64(f64::NAN), Value::F64(0.0)]);
+        assert!(f.same(&Value::F64(f64::NAN)));
+        let t = eval1(&SELECT_STR, &[], &[Value::U64(2), Value::str("yes"), Value::str("no")]);
+        assert_eq!(t.as_str(), Some("yes"));
+        let t = eval1(&SELECT_STR, &[], &[Value::U64(0), Value::str("yes"), Value::str("no")]);
+        assert_eq!(t.as_str(), Some("no"));
+    }
+}

@@ -1,0 +1,185 @@
+//! Interpolation family: the u64-to-unit projection, f64 clamping, linear
+//! interpolation and its inverse, range remapping and quantization.
+
+use crate::node::kit::map1;
+use crate::node::{konst_or, wire, Lit, NodeDef, Outputs};
+use crate::nodes::hash::unit_f64;
+use crate::types::PortType::{F64, U64};
+
+pub const UNIT_INTERVAL: NodeDef = NodeDef {
+    name: "unit_interval",
+    category: "lerp",
+    doc: "x / u64::MAX as f64 (0 gives 0.0; values near u64::MAX give exactly 1.0).",
+    params: &[wire("x", U64)],
+    outputs: Outputs::One(F64),
+    build: |_| Ok(map1(unit_f64)),
+    ..NodeDef::BASE
+};
+
+pub const CLAMP_F64: NodeDef = NodeDef {
+    name: "clamp_f64",
+    category: "lerp",
+    doc: "f64::clamp of x to [min, max] (NaN stays NaN).",
+    params: &[
+        wire("x", F64),
+        konst_or("min", F64, Lit::F64(f64::MIN)),
+        konst_or("max", F64, Lit::F64(f64::MAX)),
+    ],
+    outputs: Outputs::One(F64),
+    build: |c| {
+        let (lo, hi) = (c.f64(0), c.f64(1));
+        // f64::clamp panics on these; refuse them while building instead.
+        if lo.is_nan() || hi.is_nan() || lo > hi {
+            return Err(format!("clamp_f64: bounds must satisfy min <= max, got [{lo:?}, {hi:?}]"));
+        }
+        Ok(map1(move |x: f64| x.clamp(lo, hi)))
+    },
+    ..NodeDef::BASE
+};
+
+pub const LERP: NodeDef = NodeDef {
+    name: "lerp",
+    category: "lerp",
+    doc: "a + t * (b - a), unclamped.",
+    params: &[wire("t", F64), konst_or("a", F64, Lit::F64(0.0)), konst_or("b", F64, Lit::F64(1.0))],
+    outputs: Outputs::One(F64),
+    build: |c| {
+        let (a, b) = (c.f64(0), c.f64(1));
+        Ok(map1(move |t: f64| a + t * (b - a)))
+    },
+    ..NodeDef::BASE
+};
+
+pub const SCALE_RANGE: NodeDef = NodeDef {
+    name: "scale_range",
+    category: "lerp",
+    doc: "min + (x / u64::MAX) * (max - min): a u64 mapped onto [min, max].",
+    params: &[wire("x", U64), konst_or("min", F64, Lit::F64(0.0)), konst_or("max", F64, Lit::F64(1.0))],
+    outputs: Outputs::One(F64),
+    build: |c| {
+        let (lo, hi) = (c.f64(0), c.f64(1));
+        Ok(map1(move |x: u64| lo + unit_f64(x) * (hi - lo)))
+    },
+    ..NodeDef::BASE
+};
+
+pub const INV_LERP: NodeDef = NodeDef {
+    name: "inv_lerp",
+    category: "lerp",
+    doc: "(x - a) / (b - a) clamped to [0, 1].",
+    params: &[wire("x", F64), konst_or("a", F64, Lit::F64(0.0)), konst_or("b", F64, Lit::F64(1.0))],
+    outputs: Outputs::One(F64),
+    build: |c| {
+        let (a, b) = (c.f64(0), c.f64(1));
+        Ok(map1(move |x: f64| ((x - a) / (b - a)).clamp(0.0, 1.0)))
+    },
+    ..NodeDef::BASE
+};
+
+pub const REMAP: NodeDef = NodeDef {
+    name: "remap",
+    category: "lerp",
+    doc: "x mapped linearly from [in_min, in_max] onto [out_min, out_max], unclamped.",
+    params: &[
+        wire("x", F64),
+        konst_or("in_min", F64, Lit::F64(0.0)),
+        konst_or("in_max", F64, Lit::F64(1.0)),
+        konst_or("out_min", F64, Lit::F64(0.0)),
+        konst_or("out_max", F64, Lit::F64(1.0)),
+    ],
+    outputs: Outputs::One(F64),
+    build: |c| {
+        let (i0, i1, o0, o1) = (c.f64(0), c.f64(1), c.f64(2), c.f64(3));
+        Ok(map1(move |x: f64| o0 + (x - i0) / (i1 - i0) * (o1 - o0)))
+    },
+    ..NodeDef::BASE
+};
+
+pub const QUANTIZE: NodeDef = NodeDef {
+    name: "quantize",
+    category: "lerp",
+    doc: "x snapped to the nearest multiple of step (halves away from zero).",
+    params: &[wire("x", F64), konst_or("step", F64, Lit::F64(1.0))],
+    outputs: Outputs::One(F64),
+    build: |c| {
+        let step = c.f64(0);
+        Ok(map1(move |x: f64| (x / step).round() * step))
+    },
+    ..NodeDef::BASE
+};
+
+/// The interpolation family.
+pub const NODES: &[NodeDef] = &[UNIT_INTERVAL, CLAMP_F64, LERP, SCALE_RANGE, INV_LERP, REMAP, QUANTIZE];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nodes::testing::{build_err, eval1};
+    use crate::value::Value;
+
+    fn f(def: &NodeDef, consts: &[f64], x: f64) -> f64 {
+        let consts: Vec<Value> = consts.iter().map(|&c| Value::F64(c)).collect();
+        eval1(def, &consts, &[Value::F64(x)]).as_f64().unwrap()
+    }
+
+    fn fu(def: &NodeDef, consts: &[f64], x: u64) -> f64 {
+        let consts: Vec<Value> = consts.iter().map(|&c| Value::F64(c)).collect();
+        eval1(def, &consts, &[Value::U64(x)]).as_f64().unwrap()
+    }
+
+    #[test]
+    fn unit_interval_edges() {
+        assert_eq!(fu(&UNIT_INTERVAL, &[], 0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(fu(&UNIT_INTERVAL, &[], u64::MAX), 1.0);
+        assert_eq!(fu(&UNIT_INTERVAL, &[], u64::MAX - 1000), 1.0, "rounds to exactly 1.0 near the top");
+        assert_eq!(fu(&UNIT_INTERVAL, &[], 1 << 63), 0.5);
+    }
+
+    #[test]
+    fn clamp_f64_keeps_std_semantics() {
+        assert_eq!(f(&CLAMP_F64, &[0.0, 1.0], 2.0), 1.0);
+        assert_eq!(f(&CLAMP_F64, &[0.0, 1.0], f64::NEG_INFINITY), 0.0);
+        assert!(f(&CLAMP_F64, &[0.0, 1.0], f64::NAN).is_nan());
+        assert_eq!(f(&CLAMP_F64, &[0.0, 1.0], -0.0).to_bits(), (-0.0f64).to_bits(), "-0.0 is within [0, 1]");
+        assert_eq!(f(&CLAMP_F64, &[], f64::INFINITY), f64::MAX, "defaults are the finite extremes");
+        assert_eq!(f(&CLAMP_F64, &[], -1e308), -1e308);
+        assert!(build_err(&CLAMP_F64, &[Value::F64(2.0), Value::F64(1.0)], &[F64]).contains("min <= max"));
+        assert!(build_err(&CLAMP_F64, &[Value::F64(f64::NAN), Value::F64(1.0)], &[F64]).contains("NaN"));
+    }
+
+    #[test]
+    fn lerp_and_scale_range() {
+        assert_eq!(f(&LERP, &[], 0.25), 0.25);
+        assert_eq!(f(&LERP, &[10.0, 20.0], 0.0), 10.0);
+        assert_eq!(f(&LERP, &[10.0, 20.0], 1.0), 20.0);
+        assert_eq!(f(&LERP, &[10.0, 20.0], 2.0), 30.0, "extrapolates");
+        assert!(f(&LERP, &[0.0, 1.0], f64::NAN).is_nan());
+        assert_eq!(fu(&SCALE_RANGE, &[10.0, 20.0], 0), 10.0);
+        assert_eq!(fu(&SCALE_RANGE, &[10.0, 20.0], u64::MAX), 20.0);
+        assert_eq!(fu(&SCALE_RANGE, &[], 1 << 63), 0.5);
+    }
+
+    #[test]
+    fn inv_lerp_clamps_and_remap_does_not() {
+        assert_eq!(f(&INV_LERP, &[10.0, 20.0], 15.0), 0.5);
+        assert_eq!(f(&INV_LERP, &[10.0, 20.0], -50.0), 0.0);
+        assert_eq!(f(&INV_LERP, &[10.0, 20.0], f64::INFINITY), 1.0);
+        assert_eq!(f(&INV_LERP, &[20.0, 10.0], 12.0), 0.8, "reversed ranges work");
+        assert!(f(&INV_LERP, &[5.0, 5.0], 5.0).is_nan(), "0/0 stays NaN through clamp");
+        assert_eq!(f(&INV_LERP, &[5.0, 5.0], 6.0), 1.0);
+        assert_eq!(f(&REMAP, &[32.0, 212.0, 0.0, 100.0], 212.0), 100.0);
+        assert_eq!(f(&REMAP, &[32.0, 212.0, 0.0, 100.0], 32.0), 0.0);
+        assert_eq!(f(&REMAP, &[0.0, 1.0, 0.0, 10.0], 2.0), 20.0);
+        assert_eq!(f(&REMAP, &[], 0.75), 0.75);
+    }
+
+    #[test]
+    fn quantize_rounds_to_step() {
+        assert_eq!(f(&QUANTIZE, &[10.0], 15.0), 20.0);
+        assert_eq!(f(&QUANTIZE, &[10.0], -15.0), -20.0);
+        assert_eq!(f(&QUANTIZE, &[10.0], 14.9), 10.0);
+        assert_eq!(f(&QUANTIZE, &[], 2.5), 3.0);
+        assert_eq!(f(&QUANTIZE, &[0.25], 1.3), 1.25);
+        assert!(f(&QUANTIZE, &[0.0], 1.0).is_nan(), "a zero step is not refused: inf * 0");
+    }
+}

@@ -1,0 +1,129 @@
+//! Math family: f64 elementary functions and f64 arithmetic (IEEE, except that
+//! division and remainder by zero give 0.0).
+
+use crate::node::kit::{map1, map2};
+use crate::node::{wire, NodeDef, Outputs};
+use crate::types::PortType::F64;
+
+/// Declares a one-wire f64 function.
+macro_rules! unary {
+    ($id:ident, $name:literal, $doc:literal, |$x:ident| $body:expr) => {
+        pub const $id: NodeDef = NodeDef {
+            name: $name,
+            category: "math",
+            doc: $doc,
+            params: &[wire("x", F64)],
+            outputs: Outputs::One(F64),
+            build: |_| Ok(map1(|$x: f64| -> f64 { $body })),
+            ..NodeDef::BASE
+        };
+    };
+}
+
+/// Declares a two-wire f64 function.
+macro_rules! binary {
+    ($id:ident, $name:literal, $pa:literal, $pb:literal, $doc:literal, |$a:ident, $b:ident| $body:expr) => {
+        pub const $id: NodeDef = NodeDef {
+            name: $name,
+            category: "math",
+            doc: $doc,
+            params: &[wire($pa, F64), wire($pb, F64)],
+            outputs: Outputs::One(F64),
+            build: |_| Ok(map2(|$a: f64, $b: f64| -> f64 { $body })),
+            ..NodeDef::BASE
+        };
+    };
+}
+
+unary!(SIN, "sin", "Sine of x (radians).", |x| x.sin());
+unary!(COS, "cos", "Cosine of x (radians).", |x| x.cos());
+unary!(TAN, "tan", "Tangent of x (radians).", |x| x.tan());
+unary!(SQRT, "sqrt", "Square root of x (NaN below zero; sqrt(-0.0) is -0.0).", |x| x.sqrt());
+unary!(EXP, "exp", "e raised to x.", |x| x.exp());
+unary!(LN, "ln", "Natural logarithm of x (-inf at 0, NaN below zero).", |x| x.ln());
+unary!(ABS_F64, "abs_f64", "Absolute value of x (clears the sign bit).", |x| x.abs());
+
+binary!(POW, "pow", "base", "e", "base raised to the power e (powf).", |base, e| base.powf(e));
+binary!(F64_ADD, "f64_add", "a", "b", "a + b (IEEE).", |a, b| a + b);
+binary!(F64_SUB, "f64_sub", "a", "b", "a - b (IEEE).", |a, b| a - b);
+binary!(F64_MUL, "f64_mul", "a", "b", "a * b (IEEE).", |a, b| a * b);
+binary!(F64_DIV, "f64_div", "a", "b", "a / b, or 0.0 when b is zero.", |a, b| if b == 0.0 { 0.0 } else { a / b });
+binary!(F64_MOD, "f64_mod", "a", "b", "a % b (sign of a), or 0.0 when b is zero.", |a, b| if b == 0.0 {
+    0.0
+} else {
+    a % b
+});
+
+/// The math family.
+pub const NODES: &[NodeDef] =
+    &[SIN, COS, TAN, SQRT, EXP, LN, ABS_F64, POW, F64_ADD, F64_SUB, F64_MUL, F64_DIV, F64_MOD];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nodes::testing::eval1;
+    use crate::value::Value;
+
+    fn f1(def: &NodeDef, x: f64) -> f64 {
+        eval1(def, &[], &[Value::F64(x)]).as_f64().unwrap()
+    }
+
+    fn f2(def: &NodeDef, a: f64, b: f64) -> f64 {
+        eval1(def, &[], &[Value::F64(a), Value::F64(b)]).as_f64().unwrap()
+    }
+
+    fn bits(x: f64) -> u64 {
+        x.to_bits()
+    }
+
+    #[test]
+    fn elementary_functions() {
+        assert_eq!(bits(f1(&SIN, -0.0)), bits(-0.0));
+        assert_eq!(f1(&COS, 0.0), 1.0);
+        assert!(f1(&SIN, f64::INFINITY).is_nan());
+        assert_eq!(f1(&TAN, 0.0), 0.0);
+        assert_eq!(bits(f1(&SQRT, -0.0)), bits(-0.0));
+        assert!(f1(&SQRT, -1.0).is_nan());
+        assert_eq!(f1(&SQRT, f64::INFINITY), f64::INFINITY);
+        assert_eq!(f1(&EXP, 0.0), 1.0);
+        assert_eq!(f1(&EXP, f64::NEG_INFINITY), 0.0);
+        assert_eq!(f1(&LN, 0.0), f64::NEG_INFINITY);
+        assert_eq!(f1(&LN, 1.0), 0.0);
+        assert!(f1(&LN, -1.0).is_nan());
+        assert_eq!(bits(f1(&ABS_F64, -0.0)), bits(0.0));
+        assert_eq!(f1(&ABS_F64, f64::NEG_INFINITY), f64::INFINITY);
+    }
+
+    #[test]
+    fn pow_follows_powf() {
+        assert_eq!(f2(&POW, 2.0, 10.0), 1024.0);
+        assert_eq!(f2(&POW, f64::NAN, 0.0), 1.0);
+        assert_eq!(f2(&POW, 0.0, -1.0), f64::INFINITY);
+        assert!(f2(&POW, -8.0, 1.0 / 3.0).is_nan());
+    }
+
+    #[test]
+    fn ieee_arithmetic() {
+        assert_eq!(f2(&F64_ADD, 0.1, 0.2), 0.1 + 0.2);
+        assert_eq!(bits(f2(&F64_ADD, -0.0, -0.0)), bits(-0.0));
+        assert!(f2(&F64_ADD, f64::INFINITY, f64::NEG_INFINITY).is_nan());
+        assert_eq!(bits(f2(&F64_SUB, 0.0, 0.0)), bits(0.0));
+        assert_eq!(f2(&F64_MUL, f64::MAX, 2.0), f64::INFINITY);
+        assert!(f2(&F64_MUL, 0.0, f64::INFINITY).is_nan());
+    }
+
+    #[test]
+    fn division_by_zero_gives_zero() {
+        assert_eq!(f2(&F64_DIV, 1.0, 4.0), 0.25);
+        assert_eq!(bits(f2(&F64_DIV, 1.0, 0.0)), bits(0.0));
+        assert_eq!(bits(f2(&F64_DIV, 1.0, -0.0)), bits(0.0));
+        assert_eq!(bits(f2(&F64_DIV, f64::NAN, 0.0)), bits(0.0));
+        assert!(f2(&F64_DIV, f64::NAN, 1.0).is_nan());
+        assert_eq!(f2(&F64_DIV, 1.0, f64::INFINITY), 0.0);
+        assert_eq!(f2(&F64_MOD, 7.5, 2.0), 1.5);
+        assert_eq!(f2(&F64_MOD, -7.5, 2.0), -1.5, "remainder takes the sign of the dividend");
+        assert_eq!(bits(f2(&F64_MOD, 7.5, 0.0)), bits(0.0));
+        assert!(f2(&F64_MOD, f64::INFINITY, 2.0).is_nan());
+        assert!(f2(&F64_MOD, 1.0, f64::NAN).is_nan());
+    }
+}
