@@ -3,14 +3,21 @@
 //! binding over this crate.
 //!
 //! Data flows one way: [`ir`] (graph received from the frontend) →
-//! [`compile`] (resolve, adapters, fusion, DCE, sort, hoist, fold, select) →
-//! [`program::Program`] (immutable, shared) → an engine kernel ([`engine`]).
+//! [`compile`] (resolve, adapters, DCE, sort, emit) → [`program::Program`]
+//! (immutable, shared) → an engine kernel ([`engine`]).
 
+pub mod compile;
+pub mod engine;
+pub mod error;
 pub mod ir;
 pub mod node;
 pub mod nodes;
+pub mod program;
+pub mod provenance;
 pub mod types;
 pub mod value;
 
+pub use error::{BuildError, CompileError, EvalError, Refused, WriteError};
+pub use program::Program;
 pub use types::PortType;
 pub use value::Value;

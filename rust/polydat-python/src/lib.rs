@@ -1,1 +1,322 @@
-//! PyO3 binding (placeholder while the core lands).
+//! `polydat._core`: the PyO3 binding. It converts Python values to core values
+//! and back, forwards calls to `polydat-core`, and releases the GIL around
+//! long-running work. It holds no logic of its own.
+
+use numpy::{IntoPyArray, PyArray1};
+use polydat_core::compile::{compile, CompileOptions};
+use polydat_core::engine::column::Column;
+use polydat_core::engine::{self, EngineKind, GenerateError, Kernel as CoreKernel, RowPlan};
+use polydat_core::ir::GraphIr;
+use polydat_core::{CompileError, EvalError, Program as CoreProgram, Refused, Value, WriteError};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString};
+use std::sync::Arc;
+
+/// Instantiates an exception class of `polydat.errors`.
+fn py_error<'py, A>(py: Python<'py>, class: &str, args: A) -> PyErr
+where
+    A: pyo3::call::PyCallArgs<'py>,
+{
+    let made = py
+        .import("polydat.errors")
+        .and_then(|m| m.getattr(class))
+        .and_then(|c| c.call1(args));
+    match made {
+        Ok(obj) => PyErr::from_value(obj),
+        Err(e) => e,
+    }
+}
+
+fn compile_error(py: Python<'_>, e: &CompileError) -> PyErr {
+    let (line, col) = e.span.map(|s| (s.line, s.col)).unwrap_or((0, 0));
+    let diagnostic = py
+        .import("polydat.errors")
+        .and_then(|m| m.getattr("Diagnostic"))
+        .and_then(|d| d.call1((e.message.as_str(), line, col, e.hint.clone())));
+    match diagnostic {
+        Ok(d) => py_error(py, "CompileError", (d,)),
+        Err(err) => err,
+    }
+}
+
+fn eval_error(py: Python<'_>, e: &EvalError) -> PyErr {
+    py_error(py, "EvalError", (e.message.as_str(), e.node.as_str(), e.outputs.clone(), e.inputs.clone()))
+}
+
+fn write_error(py: Python<'_>, e: &WriteError) -> PyErr {
+    py_error(py, "WriteError", (e.to_string(), e.kind(), e.slot()))
+}
+
+fn refused(py: Python<'_>, e: &Refused) -> PyErr {
+    py_error(py, "RefusedError", (e.to_string(), e.engine.as_str()))
+}
+
+/// Converts a Python value to a core value.
+fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if obj.is_none() {
+        Ok(Value::None)
+    } else if obj.is_instance_of::<PyBool>() {
+        Ok(Value::Bool(obj.extract()?))
+    } else if obj.is_instance_of::<PyInt>() {
+        if let Ok(v) = obj.extract::<u64>() {
+            Ok(Value::U64(v))
+        } else if let Ok(v) = obj.extract::<i64>() {
+            Ok(Value::I64(v))
+        } else {
+            Err(PyValueError::new_err(format!("integer {obj} does not fit in 64 bits")))
+        }
+    } else if obj.is_instance_of::<PyFloat>() {
+        Ok(Value::F64(obj.extract()?))
+    } else if obj.is_instance_of::<PyString>() {
+        Ok(Value::str(obj.extract::<String>()?))
+    } else if obj.is_instance_of::<PyBytes>() {
+        Ok(Value::Bytes(Arc::from(obj.extract::<Vec<u8>>()?)))
+    } else if let Ok(v) = obj.call_method0("__index__") {
+        to_value(&v)
+    } else if let Ok(v) = obj.call_method0("__float__") {
+        to_value(&v)
+    } else {
+        Err(PyValueError::new_err(format!("cannot pass a {} to polydat", obj.get_type().name()?)))
+    }
+}
+
+/// Converts a core value to a Python value.
+fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObject> {
+    Ok(match v {
+        Value::None => py.None(),
+        Value::U64(x) => x.into_pyobject(py)?.into_any().unbind(),
+        Value::I64(x) => x.into_pyobject(py)?.into_any().unbind(),
+        Value::U32(x) => x.into_pyobject(py)?.into_any().unbind(),
+        Value::I32(x) => x.into_pyobject(py)?.into_any().unbind(),
+        Value::F64(x) => x.into_pyobject(py)?.into_any().unbind(),
+        Value::F32(x) => (*x as f64).into_pyobject(py)?.into_any().unbind(),
+        Value::Bool(x) => PyBool::new(py, *x).to_owned().into_any().unbind(),
+        Value::Str(s) | Value::Json(s) => PyString::new(py, s).into_any().unbind(),
+        Value::Bytes(b) => PyBytes::new(py, b).into_any().unbind(),
+    })
+}
+
+fn column_to_py(py: Python<'_>, column: Column) -> PyResult<PyObject> {
+    Ok(match column {
+        Column::U64(v) => v.into_pyarray(py).into_any().unbind(),
+        Column::I64(v) => v.into_pyarray(py).into_any().unbind(),
+        Column::U32(v) => v.into_pyarray(py).into_any().unbind(),
+        Column::I32(v) => v.into_pyarray(py).into_any().unbind(),
+        Column::F64(v) => v.into_pyarray(py).into_any().unbind(),
+        Column::F32(v) => v.into_pyarray(py).into_any().unbind(),
+        Column::Bool(v) => v.into_pyarray(py).into_any().unbind(),
+        Column::Values(v) => {
+            let objects: Vec<PyObject> = v.iter().map(|x| to_py(py, x)).collect::<PyResult<_>>()?;
+            PyArray1::from_vec(py, objects).into_any().unbind()
+        }
+    })
+}
+
+/// The node catalog as JSON text.
+#[pyfunction]
+fn catalog_json() -> String {
+    polydat_core::nodes::catalog_json()
+}
+
+/// A compiled, immutable program (thread-safe).
+#[pyclass(frozen, module = "polydat._core")]
+struct Program {
+    inner: Arc<CoreProgram>,
+    kind: EngineKind,
+}
+
+#[pymethods]
+impl Program {
+    /// Compiles graph IR (JSON text) for `engine`.
+    #[staticmethod]
+    #[pyo3(signature = (ir_json, *, engine="auto", provenance="auto", strict=false, outputs=None))]
+    fn compile(
+        py: Python<'_>,
+        ir_json: &str,
+        engine: &str,
+        provenance: &str,
+        strict: bool,
+        outputs: Option<Vec<String>>,
+    ) -> PyResult<Program> {
+        let kind = EngineKind::parse(engine).map_err(|e| refused(py, &e))?;
+        if provenance != "auto" {
+            let e = Refused {
+                engine: format!("{}/{provenance}", kind.name()),
+                reason: format!("provenance mode '{provenance}' applies only to the compiled engines"),
+            };
+            return Err(refused(py, &e));
+        }
+        let ir = GraphIr::from_json(ir_json).map_err(PyValueError::new_err)?;
+        let options = CompileOptions { strict, outputs };
+        let program = py.allow_threads(|| compile(&ir, &options)).map_err(|e| compile_error(py, &e))?;
+        Ok(Program { inner: Arc::new(program), kind })
+    }
+
+    /// What runs, e.g. `p1`.
+    #[getter]
+    fn engine(&self) -> &'static str {
+        self.kind.name()
+    }
+
+    /// Inputs as (name, type, kind), coordinates first.
+    #[getter]
+    fn inputs(&self) -> Vec<(String, String, String)> {
+        self.inner
+            .inputs
+            .iter()
+            .map(|i| (i.name.clone(), i.ty.to_string(), format!("{:?}", i.kind).to_lowercase()))
+            .collect()
+    }
+
+    /// Outputs as (name, type), in declaration order.
+    #[getter]
+    fn outputs(&self) -> Vec<(String, String)> {
+        self.inner.outputs.iter().map(|o| (o.name.clone(), o.ty.to_string())).collect()
+    }
+
+    /// Compile events as (kind, message, line, col).
+    #[getter]
+    fn events(&self) -> Vec<(String, String, u32, u32)> {
+        self.inner
+            .events
+            .iter()
+            .map(|e| {
+                let (l, c) = e.span.map(|s| (s.line, s.col)).unwrap_or((0, 0));
+                (e.kind.name().to_string(), e.message.clone(), l, c)
+            })
+            .collect()
+    }
+
+    /// Node counts and compile time.
+    #[getter]
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("nodes_resolved", self.inner.stats.nodes_resolved)?;
+        d.set_item("nodes_final", self.inner.stats.nodes_final)?;
+        d.set_item("compile_micros", self.inner.stats.compile_micros)?;
+        Ok(d)
+    }
+
+    /// A new kernel (one mutable state) over this program.
+    fn kernel(&self) -> Kernel {
+        Kernel { inner: engine::new_kernel(&self.inner, self.kind) }
+    }
+
+    /// Runs cycles `start..stop` (by `step`) writing `coordinate`, with `fixed`
+    /// inputs written once per kernel; returns {output: numpy array}.
+    #[pyo3(signature = (coordinate, start, stop, step, outputs, fixed, threads=1))]
+    #[allow(clippy::too_many_arguments)]
+    fn generate<'py>(
+        &self,
+        py: Python<'py>,
+        coordinate: &str,
+        start: u64,
+        stop: u64,
+        step: u64,
+        outputs: Vec<String>,
+        fixed: Vec<(String, Bound<'py, PyAny>)>,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let program = &self.inner;
+        let unknown_input = |name: &str| WriteError::UnknownInput { name: name.into(), known: program.input_names() };
+        let coordinate = program.input(coordinate).ok_or_else(|| write_error(py, &unknown_input(coordinate)))?;
+        let mut fixed_values = Vec::new();
+        for (name, value) in &fixed {
+            let i = program.input(name).ok_or_else(|| write_error(py, &unknown_input(name)))?;
+            fixed_values.push((i, to_value(value)?));
+        }
+        let mut out_index = Vec::new();
+        for name in &outputs {
+            let o = program.output(name).ok_or_else(|| {
+                let known: Vec<&str> = program.outputs.iter().map(|o| o.name.as_str()).collect();
+                PyValueError::new_err(format!("no output named '{name}'; outputs are: {}", known.join(", ")))
+            })?;
+            out_index.push(o);
+        }
+        let plan = RowPlan { coordinate, start, stop, step, fixed: fixed_values };
+        let kind = self.kind;
+        let result = py.allow_threads(|| engine::generate(program, kind, &plan, &out_index, threads));
+        let columns = result.map_err(|e| match e {
+            GenerateError::Write(w) => write_error(py, &w),
+            GenerateError::Eval(ev) => eval_error(py, &ev),
+            GenerateError::Panicked => PyValueError::new_err(e.to_string()),
+        })?;
+        let d = PyDict::new(py);
+        for (name, column) in outputs.iter().zip(columns) {
+            d.set_item(name, column_to_py(py, column)?)?;
+        }
+        Ok(d)
+    }
+}
+
+/// One mutable state over a program; use from one thread at a time.
+#[pyclass(module = "polydat._core")]
+struct Kernel {
+    inner: Box<dyn CoreKernel>,
+}
+
+#[pymethods]
+impl Kernel {
+    /// Writes coordinates: positional values, then keyword names.
+    #[pyo3(signature = (values, named))]
+    fn set_inputs(&mut self, py: Python<'_>, values: Vec<Bound<'_, PyAny>>, named: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<()> {
+        let values: Vec<Value> = values.iter().map(to_value).collect::<PyResult<_>>()?;
+        engine::set_coordinates(self.inner.as_mut(), values).map_err(|e| write_error(py, &e))?;
+        for (name, v) in named {
+            engine::set_named(self.inner.as_mut(), &name, to_value(&v)?, true).map_err(|e| write_error(py, &e))?;
+        }
+        Ok(())
+    }
+
+    /// Writes an extern by name (type-checked).
+    fn set(&mut self, py: Python<'_>, name: &str, value: Bound<'_, PyAny>) -> PyResult<()> {
+        engine::set_named(self.inner.as_mut(), name, to_value(&value)?, false).map_err(|e| write_error(py, &e))
+    }
+
+    /// Reads one output (or an input by name).
+    fn pull(&mut self, py: Python<'_>, name: &str) -> PyResult<PyObject> {
+        let program = self.inner.program().clone();
+        if let Some(o) = program.output(name) {
+            let v = self.inner.pull(o).map_err(|e| eval_error(py, &e))?;
+            return to_py(py, &v);
+        }
+        if let Some(i) = program.input(name) {
+            return to_py(py, &self.inner.input_value(i));
+        }
+        let known: Vec<&str> = program.outputs.iter().map(|o| o.name.as_str()).collect();
+        Err(PyValueError::new_err(format!("no output named '{name}'; outputs are: {}", known.join(", "))))
+    }
+
+    /// Reads every output as one read: {name: value}.
+    fn eval<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let values = self.inner.eval().map_err(|e| eval_error(py, &e))?;
+        let d = PyDict::new(py);
+        for (o, v) in self.inner.program().outputs.iter().zip(&values) {
+            d.set_item(&o.name, to_py(py, v)?)?;
+        }
+        Ok(d)
+    }
+
+    /// Makes every step stale; inputs are kept.
+    fn invalidate_all(&mut self) {
+        self.inner.invalidate_all();
+    }
+
+    /// Current values of every input: {name: value}.
+    fn input_values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (i, def) in self.inner.program().inputs.iter().enumerate() {
+            d.set_item(&def.name, to_py(py, &self.inner.input_value(i))?)?;
+        }
+        Ok(d)
+    }
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(catalog_json, m)?)?;
+    m.add_class::<Program>()?;
+    m.add_class::<Kernel>()?;
+    Ok(())
+}

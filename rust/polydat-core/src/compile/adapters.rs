@@ -1,0 +1,112 @@
+//! Adapter insertion: a wire whose producer type differs from its consumer's
+//! parameter type gets a lossless class-A adapter node (logged as
+//! `TypeAdapterInserted`), or the compile fails naming both types. Under the
+//! `strict` option even lossless coercions are refused.
+
+use super::events::{CompileEvent, EventKind};
+use super::graph::{Graph, GraphNode, Wire};
+use crate::error::CompileError;
+use crate::ir::Span;
+use crate::node::BuildCtx;
+use crate::nodes::convert::auto_adapter;
+use crate::types::PortType;
+use std::sync::Arc;
+
+/// Makes `wire` deliver `to`: returns it unchanged when the types match,
+/// otherwise the output of a newly inserted adapter node. `what` describes the
+/// consumer for messages ("parameter `x` of `sin`").
+pub fn coerce(
+    graph: &mut Graph,
+    wire: Wire,
+    to: PortType,
+    strict: bool,
+    span: Span,
+    what: &str,
+    events: &mut Vec<CompileEvent>,
+) -> Result<Wire, CompileError> {
+    let from = graph.wire_type(wire);
+    if from == to {
+        return Ok(wire);
+    }
+    let Some(def) = auto_adapter(from, to) else {
+        return Err(CompileError::at(span, format!("type mismatch: {what} expects {to}, but the wire carries {from}"))
+            .hint(mismatch_hint(from, to)));
+    };
+    if strict {
+        return Err(CompileError::at(
+            span,
+            format!("strict mode: {what} expects {to}, but the wire carries {from} (implicit {from} -> {to} refused)"),
+        )
+        .hint(format!("convert explicitly, e.g. `... as {to}`")));
+    }
+    let eval = (def.build)(&BuildCtx { consts: &[], wire_types: &[from] })
+        .map_err(|e| CompileError::at(span, format!("cannot build adapter {}: {e}", def.name)))?;
+    graph.nodes.push(GraphNode {
+        def,
+        consts: Vec::new(),
+        wires: vec![wire],
+        in_types: vec![from],
+        out_types: vec![to],
+        eval: Arc::from(eval),
+        span,
+        volatile: false,
+    });
+    events.push(CompileEvent::new(
+        EventKind::TypeAdapterInserted,
+        Some(span),
+        format!("{from} -> {to} via {} for {what}", def.name),
+    ));
+    Ok(Wire::Node(graph.nodes.len() as u32 - 1, 0))
+}
+
+fn mismatch_hint(from: PortType, to: PortType) -> String {
+    match (from, to) {
+        (PortType::F64, PortType::U64) => {
+            "narrowing needs an explicit node: f64_to_u64, round_to_u64, floor_to_u64 or ceil_to_u64".into()
+        }
+        (PortType::Str, _) => format!("parse explicitly with `... as {to}`"),
+        _ => format!("no lossless adapter from {from} to {to}; convert explicitly"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::graph::GraphInput;
+    use crate::ir::InputKind;
+    use crate::value::Value;
+
+    fn graph_with(ty: PortType) -> Graph {
+        Graph {
+            inputs: vec![GraphInput {
+                name: "x".into(),
+                ty,
+                kind: InputKind::Coordinate,
+                default: Value::None,
+                span: Span::default(),
+            }],
+            ..Graph::default()
+        }
+    }
+
+    #[test]
+    fn widening_inserts_an_adapter_and_logs_it() {
+        let mut g = graph_with(PortType::U64);
+        let mut ev = Vec::new();
+        let w = coerce(&mut g, Wire::Input(0), PortType::F64, false, Span::default(), "x", &mut ev).unwrap();
+        assert_eq!(w, Wire::Node(0, 0));
+        assert_eq!(g.nodes[0].def.name, "__u64_to_f64");
+        assert_eq!(ev[0].kind, EventKind::TypeAdapterInserted);
+    }
+
+    #[test]
+    fn narrowing_and_strict_are_refused() {
+        let mut g = graph_with(PortType::F64);
+        let err = coerce(&mut g, Wire::Input(0), PortType::U64, false, Span { line: 3, col: 4 }, "x", &mut vec![])
+            .unwrap_err();
+        assert!(err.message.contains("expects u64") && err.message.contains("f64"));
+        assert!(err.hint.unwrap().contains("round_to_u64"));
+        let mut g = graph_with(PortType::U64);
+        assert!(coerce(&mut g, Wire::Input(0), PortType::F64, true, Span::default(), "x", &mut vec![]).is_err());
+    }
+}

@@ -1,0 +1,79 @@
+//! Emit: lays the sorted graph out as an immutable [`Program`] — one value slot
+//! per input and per node output, steps in evaluation order, provenance masks
+//! and volatility propagated downstream.
+
+use super::events::CompileEvent;
+use super::graph::{Graph, Wire};
+use crate::node::Purity;
+use crate::program::{CompileStats, InputDef, OutputDef, Program, Step};
+use crate::provenance::ProvMask;
+
+/// Builds the program from a sorted, resolved graph.
+pub fn emit(graph: Graph, events: Vec<CompileEvent>, stats: CompileStats) -> Program {
+    let n_inputs = graph.inputs.len();
+    let mut out_start = Vec::with_capacity(graph.nodes.len());
+    let mut next = n_inputs as u32;
+    for node in &graph.nodes {
+        out_start.push(next);
+        next += node.out_types.len() as u32;
+    }
+    let slot_of = |w: Wire| match w {
+        Wire::Input(i) => i,
+        Wire::Node(n, p) => out_start[n as usize] + p,
+    };
+    let mut provenance: Vec<ProvMask> = Vec::with_capacity(graph.nodes.len());
+    let mut volatile: Vec<bool> = Vec::with_capacity(graph.nodes.len());
+    for node in &graph.nodes {
+        let mut mask = ProvMask::empty(n_inputs);
+        let mut vol = node.is_nondeterministic();
+        for w in &node.wires {
+            match *w {
+                Wire::Input(i) => mask.set(i as usize),
+                Wire::Node(p, _) => {
+                    mask.union_with(&provenance[p as usize]);
+                    vol |= volatile[p as usize];
+                }
+            }
+        }
+        provenance.push(mask);
+        volatile.push(vol);
+    }
+    let steps: Vec<Step> = graph
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, node)| Step {
+            def: node.def,
+            eval: node.eval.clone(),
+            consts: node.consts.clone(),
+            ins: node.wires.iter().map(|w| slot_of(*w)).collect(),
+            in_types: node.in_types.clone().into_boxed_slice(),
+            out_types: node.out_types.clone().into_boxed_slice(),
+            out_start: out_start[i],
+            accepts_none: node.def.accepts_none,
+            volatile: volatile[i] || node.def.purity == Purity::Nondeterministic,
+            span: node.span,
+            feeds: graph.output_names_of(i),
+        })
+        .collect();
+    let inputs = graph
+        .inputs
+        .iter()
+        .map(|i| InputDef { name: i.name.clone(), ty: i.ty, kind: i.kind, default: i.default.clone() })
+        .collect();
+    let outputs = graph
+        .outputs
+        .iter()
+        .map(|o| OutputDef {
+            name: o.name.clone(),
+            ty: o.ty,
+            slot: slot_of(o.wire),
+            step: match o.wire {
+                Wire::Node(n, _) => Some(n),
+                Wire::Input(_) => None,
+            },
+            modifiers: o.modifiers.clone(),
+        })
+        .collect();
+    Program::new(inputs, steps, outputs, next as usize, provenance, events, stats)
+}

@@ -1,0 +1,59 @@
+//! Compile events: what the passes did, for `Program.events` and `explain`.
+
+use crate::ir::Span;
+use std::fmt;
+
+/// The kind of a compile event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// A lossless adapter node was inserted on a wire.
+    TypeAdapterInserted,
+    /// A Node Fusion pattern rewrote a subgraph.
+    FusionApplied,
+    /// A polyfill rewrote a node into supported nodes.
+    PolyfillApplied,
+    /// A compile-constant node was evaluated at build and replaced by its value.
+    ConstantFolded,
+    /// Dead-code elimination dropped nodes no requested output needs.
+    DeadCodeEliminated,
+    /// An extern has no default: the host must set it.
+    ExternWithoutDefault,
+}
+
+impl EventKind {
+    /// The event's name as shown to users.
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::TypeAdapterInserted => "TypeAdapterInserted",
+            EventKind::FusionApplied => "FusionApplied",
+            EventKind::PolyfillApplied => "PolyfillApplied",
+            EventKind::ConstantFolded => "ConstantFolded",
+            EventKind::DeadCodeEliminated => "DeadCodeEliminated",
+            EventKind::ExternWithoutDefault => "ExternWithoutDefault",
+        }
+    }
+}
+
+/// One compile event.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompileEvent {
+    pub kind: EventKind,
+    pub message: String,
+    pub span: Option<Span>,
+}
+
+impl CompileEvent {
+    /// An event of `kind` at `span`.
+    pub fn new(kind: EventKind, span: Option<Span>, message: impl Into<String>) -> CompileEvent {
+        CompileEvent { kind, message: message.into(), span }
+    }
+}
+
+impl fmt::Display for CompileEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.span {
+            Some(s) if s.line > 0 => write!(f, "{}:{}: {}: {}", s.line, s.col, self.kind.name(), self.message),
+            _ => write!(f, "{}: {}", self.kind.name(), self.message),
+        }
+    }
+}

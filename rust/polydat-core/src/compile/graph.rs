@@ -1,0 +1,149 @@
+//! The typed graph the compiler passes work on: resolved nodes with their
+//! built evaluators, typed wires, inputs and named outputs.
+
+use crate::ir::{InputKind, Modifier, Span};
+use crate::node::{NodeDef, NodeEval, Purity};
+use crate::types::PortType;
+use crate::value::Value;
+use std::sync::Arc;
+
+/// Where a wire's value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Wire {
+    /// Input slot `i`.
+    Input(u32),
+    /// Output `port` of node `node`.
+    Node(u32, u32),
+}
+
+/// A program input.
+#[derive(Clone, Debug)]
+pub struct GraphInput {
+    pub name: String,
+    pub ty: PortType,
+    pub kind: InputKind,
+    /// The value before any write (`None` for an extern without default).
+    pub default: Value,
+    pub span: Span,
+}
+
+/// A resolved node.
+#[derive(Clone)]
+pub struct GraphNode {
+    pub def: &'static NodeDef,
+    pub consts: Vec<Value>,
+    pub wires: Vec<Wire>,
+    pub in_types: Vec<PortType>,
+    pub out_types: Vec<PortType>,
+    pub eval: Arc<dyn NodeEval>,
+    pub span: Span,
+    /// Marked `volatile` by a binding modifier: never current.
+    pub volatile: bool,
+}
+
+impl GraphNode {
+    /// True when the node must be re-evaluated on every read that reaches it.
+    pub fn is_nondeterministic(&self) -> bool {
+        self.volatile || self.def.purity == Purity::Nondeterministic
+    }
+}
+
+/// A named output.
+#[derive(Clone, Debug)]
+pub struct GraphOutput {
+    pub name: String,
+    pub wire: Wire,
+    pub ty: PortType,
+    pub modifiers: Vec<Modifier>,
+    pub span: Span,
+}
+
+impl GraphOutput {
+    /// True when the binding carries modifier `m`.
+    pub fn has(&self, m: Modifier) -> bool {
+        self.modifiers.contains(&m)
+    }
+}
+
+/// The typed program graph.
+#[derive(Clone, Default)]
+pub struct Graph {
+    pub inputs: Vec<GraphInput>,
+    pub nodes: Vec<GraphNode>,
+    pub outputs: Vec<GraphOutput>,
+}
+
+impl Graph {
+    /// The type carried by `wire`.
+    pub fn wire_type(&self, wire: Wire) -> PortType {
+        match wire {
+            Wire::Input(i) => self.inputs[i as usize].ty,
+            Wire::Node(n, p) => self.nodes[n as usize].out_types[p as usize],
+        }
+    }
+
+    /// The nodes each node reads from (its producers), deduplicated.
+    pub fn producers(&self, node: usize) -> impl Iterator<Item = usize> + '_ {
+        let mut seen: Vec<usize> = Vec::new();
+        self.nodes[node].wires.iter().filter_map(move |w| match w {
+            Wire::Node(n, _) if !seen.contains(&(*n as usize)) => {
+                seen.push(*n as usize);
+                Some(*n as usize)
+            }
+            _ => None,
+        })
+    }
+
+    /// For every node, the nodes that read it.
+    pub fn consumers(&self) -> Vec<Vec<u32>> {
+        let mut out = vec![Vec::new(); self.nodes.len()];
+        for (i, n) in self.nodes.iter().enumerate() {
+            for w in &n.wires {
+                if let Wire::Node(p, _) = w {
+                    let list: &mut Vec<u32> = &mut out[*p as usize];
+                    if list.last() != Some(&(i as u32)) {
+                        list.push(i as u32);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Keeps the nodes for which `keep` is true, in `order` (a permutation or
+    /// subset of node indices), rewriting every wire. Wires into dropped nodes
+    /// must not remain.
+    pub fn reorder(&mut self, order: &[usize]) {
+        let mut new_index = vec![u32::MAX; self.nodes.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_index[old] = new as u32;
+        }
+        let remap = |w: Wire| match w {
+            Wire::Node(n, p) => {
+                let m = new_index[n as usize];
+                debug_assert!(m != u32::MAX, "wire into a dropped node");
+                Wire::Node(m, p)
+            }
+            w => w,
+        };
+        let mut nodes = Vec::with_capacity(order.len());
+        for &old in order {
+            let mut n = self.nodes[old].clone();
+            n.wires.iter_mut().for_each(|w| *w = remap(*w));
+            nodes.push(n);
+        }
+        self.nodes = nodes;
+        for o in &mut self.outputs {
+            o.wire = remap(o.wire);
+        }
+    }
+
+    /// The names of the outputs bound to each port of node `node`.
+    pub fn output_names_of(&self, node: usize) -> Vec<String> {
+        self.outputs
+            .iter()
+            .filter(|o| matches!(o.wire, Wire::Node(n, _) if n as usize == node))
+            .map(|o| o.name.clone())
+            .collect()
+    }
+}

@@ -1,0 +1,395 @@
+//! Resolution: turns the frontend's IR into the typed [`Graph`]. Looks up every
+//! op in the catalog, matches arguments to parameters (filling constant
+//! defaults), types constants, coerces wires through the adapter pass, builds
+//! each node's evaluator and types its outputs. Every error carries the span
+//! of the node that caused it.
+
+use super::adapters::coerce;
+use super::events::{CompileEvent, EventKind};
+use super::graph::{Graph, GraphInput, GraphNode, GraphOutput, Wire};
+use crate::error::CompileError;
+use crate::ir::{ArgIr, ConstIr, GraphIr, InputKind, Modifier, NodeIr, Span, WireIr};
+use crate::node::{BuildCtx, NodeDef, Outputs, ParamKind, ParamSpec, Ty};
+use crate::nodes::{self, convert};
+use crate::types::PortType;
+use crate::value::Value;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// The op name of an explicit `expr as T` cast in the IR.
+pub const CAST_OP: &str = "__cast";
+
+/// Resolves `ir` into a typed graph. `strict` refuses implicit coercions.
+pub fn resolve(ir: &GraphIr, strict: bool, events: &mut Vec<CompileEvent>) -> Result<Graph, CompileError> {
+    let mut graph = Graph { inputs: resolve_inputs(ir, events)?, ..Graph::default() };
+    let order = ir_order(ir)?;
+    let mut ports: Vec<Vec<Wire>> = vec![Vec::new(); ir.nodes.len()];
+    for idx in order {
+        let node = &ir.nodes[idx];
+        ports[idx] = if node.op == CAST_OP {
+            vec![resolve_cast(&mut graph, node, &ports, strict, events)?]
+        } else {
+            resolve_node(&mut graph, node, &ports, strict, events)?
+        };
+    }
+    let mut seen = HashSet::new();
+    for out in &ir.outputs {
+        if !seen.insert(out.name.as_str()) {
+            return Err(CompileError::at(out.span, format!("'{}' is bound twice", out.name)));
+        }
+        let wire = wire_of(&graph, out.wire, &ports, out.span)?;
+        if out.modifiers.contains(&Modifier::Volatile) {
+            if let Wire::Node(n, _) = wire {
+                graph.nodes[n as usize].volatile = true;
+            }
+        }
+        graph.outputs.push(GraphOutput {
+            name: out.name.clone(),
+            wire,
+            ty: graph.wire_type(wire),
+            modifiers: out.modifiers.clone(),
+            span: out.span,
+        });
+    }
+    Ok(graph)
+}
+
+fn resolve_inputs(ir: &GraphIr, events: &mut Vec<CompileEvent>) -> Result<Vec<GraphInput>, CompileError> {
+    let mut seen = HashSet::new();
+    let mut inputs = Vec::with_capacity(ir.inputs.len());
+    let mut externs_started = false;
+    for input in &ir.inputs {
+        if !seen.insert(input.name.as_str()) {
+            return Err(CompileError::at(input.span, format!("input '{}' is declared twice", input.name)));
+        }
+        match input.kind {
+            InputKind::Extern => externs_started = true,
+            InputKind::Coordinate if externs_started => {
+                return Err(CompileError::at(input.span, "coordinates must come before externs"));
+            }
+            InputKind::Coordinate => {}
+        }
+        let default = match (&input.default, input.kind) {
+            (Some(c), _) => const_as(c, input.ty).map_err(|got| {
+                CompileError::at(input.span, format!("default of '{}' is {got}, but it is declared {}", input.name, input.ty))
+            })?,
+            (None, InputKind::Coordinate) => zero_of(input.ty),
+            (None, InputKind::Extern) => {
+                events.push(CompileEvent::new(
+                    EventKind::ExternWithoutDefault,
+                    Some(input.span),
+                    format!("extern '{}' ({}) has no default: it reads None until set", input.name, input.ty),
+                ));
+                Value::None
+            }
+        };
+        inputs.push(GraphInput { name: input.name.clone(), ty: input.ty, kind: input.kind, default, span: input.span });
+    }
+    Ok(inputs)
+}
+
+/// The zero value of a type (the initial value of a coordinate).
+pub fn zero_of(ty: PortType) -> Value {
+    match ty {
+        PortType::U64 => Value::U64(0),
+        PortType::I64 => Value::I64(0),
+        PortType::U32 => Value::U32(0),
+        PortType::I32 => Value::I32(0),
+        PortType::F64 => Value::F64(0.0),
+        PortType::F32 => Value::F32(0.0),
+        PortType::Bool => Value::Bool(false),
+        PortType::Str => Value::str(""),
+        PortType::Bytes => Value::Bytes(Arc::from(&[][..])),
+        PortType::Json => Value::Json(Arc::from("null")),
+    }
+}
+
+/// Converts a literal to `ty` without loss, or says what it is.
+fn const_as(c: &ConstIr, ty: PortType) -> Result<Value, String> {
+    let v = c.to_value();
+    let out = match (c, ty) {
+        (_, t) if v.port_type() == Some(t) => v,
+        (ConstIr::U64(x), PortType::F64) => Value::F64(*x as f64),
+        (ConstIr::I64(x), PortType::F64) => Value::F64(*x as f64),
+        (ConstIr::U64(x), PortType::I64) if *x <= i64::MAX as u64 => Value::I64(*x as i64),
+        (ConstIr::I64(x), PortType::U64) if *x >= 0 => Value::U64(*x as u64),
+        (ConstIr::U64(x), PortType::U32) if *x <= u32::MAX as u64 => Value::U32(*x as u32),
+        (ConstIr::U64(x), PortType::I32) if *x <= i32::MAX as u64 => Value::I32(*x as i32),
+        (ConstIr::I64(x), PortType::I32) if i32::try_from(*x).is_ok() => Value::I32(*x as i32),
+        (ConstIr::U64(x), PortType::F32) if *x < (1 << 24) => Value::F32(*x as f32),
+        (ConstIr::F64(b), PortType::F32) if (f64::from_bits(*b) as f32) as f64 == f64::from_bits(*b) => {
+            Value::F32(f64::from_bits(*b) as f32)
+        }
+        (ConstIr::U64(x @ (0 | 1)), PortType::Bool) => Value::Bool(*x == 1),
+        _ => return Err(describe_const(c)),
+    };
+    Ok(out)
+}
+
+fn describe_const(c: &ConstIr) -> String {
+    match c {
+        ConstIr::U64(v) => format!("the integer {v}"),
+        ConstIr::I64(v) => format!("the integer {v}"),
+        ConstIr::F64(b) => format!("the float {:?}", f64::from_bits(*b)),
+        ConstIr::Bool(b) => format!("the bool {b}"),
+        ConstIr::Str(s) => format!("the string {s:?}"),
+    }
+}
+
+/// Orders IR nodes so that producers come first; a cycle is an error naming its nodes.
+fn ir_order(ir: &GraphIr) -> Result<Vec<usize>, CompileError> {
+    let n = ir.nodes.len();
+    let mut indegree = vec![0usize; n];
+    let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, node) in ir.nodes.iter().enumerate() {
+        for arg in &node.args {
+            if let ArgIr::Wire(WireIr::Node { node: p, .. }) = arg {
+                if *p >= n {
+                    return Err(CompileError::at(node.span, format!("wire refers to missing node #{p}")));
+                }
+                indegree[i] += 1;
+                consumers[*p].push(i);
+            }
+        }
+    }
+    let mut ready: Vec<usize> = (0..n).rev().filter(|&i| indegree[i] == 0).collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(i) = ready.pop() {
+        order.push(i);
+        for &c in consumers[i].iter().rev() {
+            indegree[c] -= 1;
+            if indegree[c] == 0 {
+                ready.push(c);
+            }
+        }
+    }
+    if order.len() < n {
+        let stuck: Vec<usize> = (0..n).filter(|&i| indegree[i] > 0).collect();
+        let names: Vec<String> = stuck
+            .iter()
+            .map(|&i| format!("`{}` at {}:{}", ir.nodes[i].op, ir.nodes[i].span.line, ir.nodes[i].span.col))
+            .collect();
+        return Err(CompileError::at(ir.nodes[stuck[0]].span, format!("cycle detected among nodes {}", names.join(", "))));
+    }
+    Ok(order)
+}
+
+fn wire_of(graph: &Graph, w: WireIr, ports: &[Vec<Wire>], span: Span) -> Result<Wire, CompileError> {
+    match w {
+        WireIr::Input(i) if i < graph.inputs.len() => Ok(Wire::Input(i as u32)),
+        WireIr::Input(i) => Err(CompileError::at(span, format!("wire refers to missing input #{i}"))),
+        WireIr::Node { node, port } => ports
+            .get(node)
+            .and_then(|p| p.get(port))
+            .copied()
+            .ok_or_else(|| CompileError::at(span, format!("node #{node} has no output port {port}"))),
+    }
+}
+
+/// One argument after matching: a wire for a wire parameter, a value for a constant.
+enum Bound {
+    Wire(Wire, PortType),
+    Const(Value),
+}
+
+fn resolve_node(
+    graph: &mut Graph,
+    node: &NodeIr,
+    ports: &[Vec<Wire>],
+    strict: bool,
+    events: &mut Vec<CompileEvent>,
+) -> Result<Vec<Wire>, CompileError> {
+    let def = nodes::lookup(&node.op).ok_or_else(|| {
+        let err = CompileError::at(node.span, format!("unknown node '{}'", node.op));
+        match nodes::suggest(&node.op) {
+            Some(s) => err.hint(format!("did you mean '{s}'?")),
+            None => err,
+        }
+    })?;
+    let bound = match_args(graph, def, node, ports)?;
+    let mut wires = Vec::new();
+    let mut in_types = Vec::new();
+    let mut consts = Vec::new();
+    for (param, arg) in bound {
+        match arg {
+            Bound::Const(v) => consts.push(v),
+            Bound::Wire(w, ty) => {
+                let what = format!("parameter `{}` of `{}`", param.name, def.name);
+                let w = coerce(graph, w, ty, strict, node.span, &what, events)?;
+                wires.push(w);
+                in_types.push(ty);
+            }
+        }
+    }
+    let eval = (def.build)(&BuildCtx { consts: &consts, wire_types: &in_types })
+        .map_err(|e| CompileError::at(node.span, format!("invalid arguments for `{}`: {e}", def.name)))?;
+    let out_types = output_types(def, &consts, &in_types);
+    let index = graph.nodes.len() as u32;
+    let n_out = out_types.len();
+    graph.nodes.push(GraphNode {
+        def,
+        consts,
+        wires,
+        in_types,
+        out_types,
+        eval: Arc::from(eval),
+        span: node.span,
+        volatile: false,
+    });
+    Ok((0..n_out as u32).map(|p| Wire::Node(index, p)).collect())
+}
+
+/// Pairs each argument with its parameter; fills constant defaults; types constants.
+fn match_args(
+    graph: &mut Graph,
+    def: &'static NodeDef,
+    node: &NodeIr,
+    ports: &[Vec<Wire>],
+) -> Result<Vec<(&'static ParamSpec, Bound)>, CompileError> {
+    let fixed = def.params.iter().filter(|p| !p.variadic).count();
+    let variadic = def.params.iter().find(|p| p.variadic);
+    if variadic.is_none() && node.args.len() > def.params.len() {
+        return Err(CompileError::at(
+            node.span,
+            format!("`{}` takes {} argument(s), got {}", def.name, def.params.len(), node.args.len()),
+        )
+        .hint(format!("signature: {}", def.signature())));
+    }
+    let mut out = Vec::new();
+    for (i, arg) in node.args.iter().enumerate() {
+        let param = if i < fixed { &def.params[i] } else { variadic.expect("checked above") };
+        let bound = match (param.kind, arg) {
+            (ParamKind::Const, ArgIr::Const(c)) => Bound::Const(typed_const(def, param, c, node.span)?),
+            (ParamKind::Const, ArgIr::Wire(_)) => {
+                let mut err = CompileError::at(
+                    node.span,
+                    format!("parameter `{}` of `{}` must be a literal", param.name, def.name),
+                );
+                if matches!(def.name, "mod" | "div") {
+                    err = err.hint(format!("use `{}_wire` to take the divisor from a wire", def.name));
+                }
+                return Err(err);
+            }
+            (ParamKind::Wire, ArgIr::Wire(w)) => {
+                let w = wire_of(graph, *w, ports, node.span)?;
+                Bound::Wire(w, param_type(param, graph.wire_type(w)))
+            }
+            (ParamKind::Wire, ArgIr::Const(c)) => {
+                let w = literal_node(graph, c.to_value(), node.span)?;
+                Bound::Wire(w, param_type(param, graph.wire_type(w)))
+            }
+        };
+        out.push((param, bound));
+    }
+    for param in def.params.iter().take(fixed).skip(node.args.len()) {
+        match (param.kind, param.default) {
+            (ParamKind::Const, Some(d)) => out.push((param, Bound::Const(d.to_value()))),
+            _ => {
+                return Err(CompileError::at(node.span, format!("`{}` needs argument `{}`", def.name, param.name))
+                    .hint(format!("signature: {}", def.signature())))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn param_type(param: &ParamSpec, actual: PortType) -> PortType {
+    match param.ty {
+        Ty::Is(t) => t,
+        Ty::Any => actual,
+    }
+}
+
+fn typed_const(def: &NodeDef, param: &ParamSpec, c: &ConstIr, span: Span) -> Result<Value, CompileError> {
+    match param.ty {
+        Ty::Any => Ok(c.to_value()),
+        Ty::Is(t) => const_as(c, t).map_err(|got| {
+            CompileError::at(span, format!("parameter `{}` of `{}` expects a {t} literal, got {got}", param.name, def.name))
+        }),
+    }
+}
+
+/// Adds an anonymous constant node for a literal in a wire position.
+fn literal_node(graph: &mut Graph, value: Value, span: Span) -> Result<Wire, CompileError> {
+    let def = &convert::LITERAL;
+    let ty = value.port_type().ok_or_else(|| CompileError::at(span, "a literal cannot be None"))?;
+    let eval = (def.build)(&BuildCtx { consts: std::slice::from_ref(&value), wire_types: &[] })
+        .map_err(|e| CompileError::at(span, e))?;
+    graph.nodes.push(GraphNode {
+        def,
+        consts: vec![value],
+        wires: Vec::new(),
+        in_types: Vec::new(),
+        out_types: vec![ty],
+        eval: Arc::from(eval),
+        span,
+        volatile: false,
+    });
+    Ok(Wire::Node(graph.nodes.len() as u32 - 1, 0))
+}
+
+/// Output types of a node from its declaration, constants and wire types.
+pub fn output_types(def: &NodeDef, consts: &[Value], in_types: &[PortType]) -> Vec<PortType> {
+    match def.outputs {
+        Outputs::One(t) => vec![t],
+        Outputs::Named(list) => list.iter().map(|(_, t)| *t).collect(),
+        Outputs::SameAsWire(i) => vec![in_types.get(i).copied().unwrap_or(PortType::U64)],
+        Outputs::PerVariadicConst(t) => {
+            let fixed = def.const_params().filter(|p| !p.variadic).count();
+            vec![t; consts.len().saturating_sub(fixed)]
+        }
+        Outputs::ConstType(i) => vec![consts.get(i).and_then(Value::port_type).unwrap_or(PortType::U64)],
+    }
+}
+
+/// Resolves `expr as T`: same type passes through; a lossless adapter or an
+/// explicit parse node converts; anything else (e.g. `f64 as u64`) is an error.
+fn resolve_cast(
+    graph: &mut Graph,
+    node: &NodeIr,
+    ports: &[Vec<Wire>],
+    strict: bool,
+    events: &mut Vec<CompileEvent>,
+) -> Result<Wire, CompileError> {
+    let (wire, target) = match node.args.as_slice() {
+        [ArgIr::Wire(w), ArgIr::Const(ConstIr::Str(t))] => (wire_of(graph, *w, ports, node.span)?, t),
+        _ => return Err(CompileError::at(node.span, "malformed cast: expected a wire and a type name")),
+    };
+    let to = PortType::from_keyword(target)
+        .ok_or_else(|| CompileError::at(node.span, format!("unknown type '{target}'")))?;
+    let from = graph.wire_type(wire);
+    if from == to {
+        return Ok(wire);
+    }
+    if convert::auto_adapter(from, to).is_some() {
+        // An explicit cast is the user's request: allowed even in strict mode.
+        let _ = strict;
+        return coerce(graph, wire, to, false, node.span, &format!("cast to {to}"), events);
+    }
+    let parse_name = format!("__{}_to_{}", from.keyword(), to.keyword());
+    match nodes::lookup(&parse_name) {
+        Some(def) if from == PortType::Str => {
+            let eval = (def.build)(&BuildCtx { consts: &[], wire_types: &[from] })
+                .map_err(|e| CompileError::at(node.span, e))?;
+            graph.nodes.push(GraphNode {
+                def,
+                consts: Vec::new(),
+                wires: vec![wire],
+                in_types: vec![from],
+                out_types: vec![to],
+                eval: Arc::from(eval),
+                span: node.span,
+                volatile: false,
+            });
+            Ok(Wire::Node(graph.nodes.len() as u32 - 1, 0))
+        }
+        _ => {
+            let hint = if from == PortType::F64 && to == PortType::U64 {
+                "choose the rounding: f64_to_u64, round_to_u64, floor_to_u64 or ceil_to_u64".to_string()
+            } else {
+                format!("no conversion from {from} to {to} exists")
+            };
+            Err(CompileError::at(node.span, format!("cannot cast {from} to {to}")).hint(hint))
+        }
+    }
+}

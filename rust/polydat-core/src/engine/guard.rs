@@ -1,0 +1,51 @@
+//! Panic containment for node evaluation: a node that panics becomes an
+//! ordinary error, the panic message is kept, and nothing is printed.
+
+use std::cell::Cell;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Once;
+
+thread_local! {
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+fn install_quiet_hook() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Runs `f`, turning a panic into `Err(message)` without printing it.
+pub fn guarded<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+    install_quiet_hook();
+    let was = QUIET.with(|q| q.replace(true));
+    let result = panic::catch_unwind(AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(was));
+    result.map_err(|payload| {
+        if let Some(s) = payload.downcast_ref::<&str>() {
+            s.to_string()
+        } else if let Some(s) = payload.downcast_ref::<String>() {
+            s.clone()
+        } else {
+            "panic in a node".to_string()
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panics_become_messages() {
+        assert_eq!(guarded(|| 5), Ok(5));
+        let r: Result<(), String> = guarded(|| panic!("boom {}", 7));
+        assert_eq!(r, Err("boom 7".to_string()));
+    }
+}

@@ -1,0 +1,228 @@
+//! Engines: one module per engine, each a kernel type over the shared
+//! [`Program`]. A kernel is one mutable state used by one thread at a time;
+//! [`Kernel`] is the engine-neutral surface the host drives, and [`generate`]
+//! runs the row loop (optionally on several threads, one kernel each).
+
+pub mod column;
+pub mod guard;
+pub mod p1;
+
+use crate::error::{EvalError, Refused, WriteError};
+use crate::ir::InputKind;
+use crate::program::Program;
+use crate::types::PortType;
+use crate::value::Value;
+use column::Column;
+use std::sync::Arc;
+
+/// The engines a program can be run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineKind {
+    /// The interpreter: the semantic oracle.
+    P1,
+}
+
+impl EngineKind {
+    /// Parses an engine request (`auto`, `p1`, `p2`, `p3`, `mixed`).
+    pub fn parse(name: &str) -> Result<EngineKind, Refused> {
+        match name {
+            "p1" | "auto" => Ok(EngineKind::P1),
+            "p2" | "p3" | "mixed" => Err(Refused {
+                engine: name.to_string(),
+                reason: "this engine is not available in this build yet".to_string(),
+            }),
+            other => Err(Refused {
+                engine: other.to_string(),
+                reason: "unknown engine; choose auto, p1, p2, p3 or mixed".to_string(),
+            }),
+        }
+    }
+
+    /// The name reported as `prog.engine`.
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::P1 => "p1",
+        }
+    }
+}
+
+/// A new kernel of `kind` over `program`.
+pub fn new_kernel(program: &Arc<Program>, kind: EngineKind) -> Box<dyn Kernel> {
+    match kind {
+        EngineKind::P1 => Box::new(p1::P1Kernel::new(program.clone())),
+    }
+}
+
+/// The engine-neutral kernel surface.
+pub trait Kernel: Send + Sync {
+    /// The program this kernel runs.
+    fn program(&self) -> &Arc<Program>;
+    /// Writes input `input` (coordinate or extern); the value is adapted to the slot type.
+    fn write(&mut self, input: usize, value: Value) -> Result<(), WriteError>;
+    /// Fast path: writes a u64 into a u64-typed input.
+    fn write_u64(&mut self, input: usize, value: u64);
+    /// Reads output `out`, evaluating what is stale in its cone.
+    fn pull(&mut self, out: usize) -> Result<Value, EvalError>;
+    /// Reads output `out` and appends it to `column`.
+    fn pull_into(&mut self, out: usize, column: &mut Column) -> Result<(), EvalError>;
+    /// Reads every output, as one read.
+    fn eval(&mut self) -> Result<Vec<Value>, EvalError>;
+    /// The current value of input `input`.
+    fn input_value(&self, input: usize) -> Value;
+    /// Makes every step stale; inputs are kept.
+    fn invalidate_all(&mut self);
+}
+
+/// Converts a host value to the type of a slot: exact matches, `None`, and
+/// lossless conversions (non-negative ints into u64, ints into f64) are accepted.
+pub fn adapt_boundary(slot: &str, ty: PortType, value: Value) -> Result<Value, WriteError> {
+    let mismatch = |v: &Value| WriteError::TypeMismatch {
+        slot: slot.to_string(),
+        expected: ty,
+        got: match v.port_type() {
+            Some(t) => format!("{t} value {}", v.display_text()),
+            None => "None".into(),
+        },
+    };
+    Ok(match (ty, value) {
+        (_, Value::None) => Value::None,
+        (t, v) if v.port_type() == Some(t) => v,
+        (PortType::U64, Value::I64(x)) if x >= 0 => Value::U64(x as u64),
+        (PortType::I64, Value::U64(x)) if x <= i64::MAX as u64 => Value::I64(x as i64),
+        (PortType::U32, Value::U64(x)) if x <= u32::MAX as u64 => Value::U32(x as u32),
+        (PortType::I32, Value::U64(x)) if x <= i32::MAX as u64 => Value::I32(x as i32),
+        (PortType::I32, Value::I64(x)) if i32::try_from(x).is_ok() => Value::I32(x as i32),
+        (PortType::F64, Value::U64(x)) => Value::F64(x as f64),
+        (PortType::F64, Value::I64(x)) => Value::F64(x as f64),
+        (PortType::F32, Value::F64(x)) if (x as f32) as f64 == x || x.is_nan() => Value::F32(x as f32),
+        (PortType::Bool, Value::U64(x @ (0 | 1))) => Value::Bool(x == 1),
+        (_, v) => return Err(mismatch(&v)),
+    })
+}
+
+/// Writes coordinates positionally (`set_inputs(5, 7)`).
+pub fn set_coordinates(kernel: &mut dyn Kernel, values: Vec<Value>) -> Result<(), WriteError> {
+    let count = kernel.program().coord_count;
+    if values.len() > count {
+        return Err(WriteError::TooManyCoordinates { given: values.len(), count });
+    }
+    for (i, v) in values.into_iter().enumerate() {
+        kernel.write(i, v)?;
+    }
+    Ok(())
+}
+
+/// Writes an input by name: coordinates by keyword (`set_inputs(cycle=5)`)
+/// when `coordinates` is true, externs otherwise (`set("region", ...)`).
+pub fn set_named(kernel: &mut dyn Kernel, name: &str, value: Value, coordinates: bool) -> Result<(), WriteError> {
+    let program = kernel.program().clone();
+    let Some(i) = program.input(name) else {
+        return Err(WriteError::UnknownInput { name: name.to_string(), known: program.input_names() });
+    };
+    if !coordinates && program.inputs[i].kind == InputKind::Coordinate {
+        return Err(WriteError::CoordinateSlot { slot: name.to_string() });
+    }
+    kernel.write(i, value)
+}
+
+/// What `generate` iterates: the coordinate written per row and its values.
+#[derive(Clone, Debug)]
+pub struct RowPlan {
+    /// The coordinate that takes the row's cycle value.
+    pub coordinate: usize,
+    pub start: u64,
+    pub stop: u64,
+    pub step: u64,
+    /// Inputs written once per kernel before the loop.
+    pub fixed: Vec<(usize, Value)>,
+}
+
+impl RowPlan {
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        if self.stop <= self.start || self.step == 0 {
+            0
+        } else {
+            ((self.stop - self.start - 1) / self.step + 1) as usize
+        }
+    }
+}
+
+/// Runs `plan` and returns one column per requested output. With `threads > 1`
+/// the rows are split into contiguous chunks, one kernel per thread; the
+/// columns are identical to a single-threaded run.
+pub fn generate(
+    program: &Arc<Program>,
+    kind: EngineKind,
+    plan: &RowPlan,
+    outputs: &[usize],
+    threads: usize,
+) -> Result<Vec<Column>, GenerateError> {
+    let rows = plan.rows();
+    let threads = threads.clamp(1, rows.max(1));
+    let chunk = rows.div_ceil(threads).max(1);
+    let run_chunk = |first: usize, count: usize| -> Result<Vec<Column>, GenerateError> {
+        let mut kernel = new_kernel(program, kind);
+        for (i, v) in &plan.fixed {
+            kernel.write(*i, v.clone()).map_err(GenerateError::Write)?;
+        }
+        let mut columns: Vec<Column> =
+            outputs.iter().map(|&o| Column::for_type(program.outputs[o].ty, count)).collect();
+        let u64_coordinate = program.inputs[plan.coordinate].ty == PortType::U64;
+        let mut cycle = plan.start + first as u64 * plan.step;
+        for _ in 0..count {
+            if u64_coordinate {
+                kernel.write_u64(plan.coordinate, cycle);
+            } else {
+                kernel.write(plan.coordinate, Value::U64(cycle)).map_err(GenerateError::Write)?;
+            }
+            for (col, &o) in columns.iter_mut().zip(outputs) {
+                kernel.pull_into(o, col).map_err(GenerateError::Eval)?;
+            }
+            cycle = cycle.wrapping_add(plan.step);
+        }
+        Ok(columns)
+    };
+    if threads == 1 {
+        return run_chunk(0, rows);
+    }
+    let parts: Vec<Result<Vec<Column>, GenerateError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let first = t * chunk;
+                let count = chunk.min(rows.saturating_sub(first));
+                let run = &run_chunk;
+                scope.spawn(move || run(first, count))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(GenerateError::Panicked))).collect()
+    });
+    let mut merged: Option<Vec<Column>> = None;
+    for part in parts {
+        let part = part?;
+        match &mut merged {
+            None => merged = Some(part),
+            Some(cols) => cols.iter_mut().zip(part).for_each(|(a, b)| a.extend(b)),
+        }
+    }
+    Ok(merged.unwrap_or_default())
+}
+
+/// Why `generate` stopped.
+#[derive(Clone, Debug)]
+pub enum GenerateError {
+    Write(WriteError),
+    Eval(EvalError),
+    /// A worker thread died (never expected: node panics are contained).
+    Panicked,
+}
+
+impl std::fmt::Display for GenerateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GenerateError::Write(e) => e.fmt(f),
+            GenerateError::Eval(e) => e.fmt(f),
+            GenerateError::Panicked => f.write_str("a generate worker thread panicked"),
+        }
+    }
+}

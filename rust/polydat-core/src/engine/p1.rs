@@ -1,0 +1,156 @@
+//! P1, the interpreter and semantic oracle. Values live in one `Vec<Value>`
+//! laid out by the program (inputs, then each step's outputs); a write marks
+//! stale exactly the steps whose provenance holds the written input; a pull
+//! runs only the stale steps of the output's cone, in the precomputed
+//! evaluation order, each at most once. No hashing or allocation per pull.
+
+use super::column::Column;
+use super::guard::guarded;
+use super::{adapt_boundary, Kernel};
+use crate::error::{EvalError, WriteError};
+use crate::node::{Args, NodeError};
+use crate::program::Program;
+use crate::value::Value;
+use std::sync::Arc;
+
+/// The mutable state of one P1 kernel.
+struct State {
+    values: Vec<Value>,
+    /// Per step: its outputs are current.
+    clean: Vec<bool>,
+    /// The step running now (for attributing a panic).
+    current: usize,
+}
+
+/// A P1 kernel: the shared program plus one state.
+pub struct P1Kernel {
+    program: Arc<Program>,
+    state: State,
+}
+
+impl P1Kernel {
+    /// A fresh kernel: inputs at their defaults, every step stale.
+    pub fn new(program: Arc<Program>) -> P1Kernel {
+        let mut values = vec![Value::None; program.slot_count];
+        for (slot, input) in values.iter_mut().zip(&program.inputs) {
+            *slot = input.default.clone();
+        }
+        let clean = vec![false; program.steps.len()];
+        P1Kernel { program, state: State { values, clean, current: usize::MAX } }
+    }
+
+    /// Pulls output `out` and returns a reference to its value slot.
+    fn pull_ref(&mut self, out: usize) -> Result<&Value, EvalError> {
+        let program = &*self.program;
+        let def = &program.outputs[out];
+        self.state.rearm_volatile(program);
+        if let Some(step) = def.step {
+            if !self.state.clean[step as usize] {
+                let context = &def.name;
+                self.state.run_steps(program, program.cone(out), context)?;
+            }
+        }
+        Ok(&self.state.values[def.slot as usize])
+    }
+}
+
+impl State {
+    /// Volatile steps are never current: each read starts with them stale.
+    #[inline]
+    fn rearm_volatile(&mut self, program: &Program) {
+        for &s in program.volatile_steps.iter() {
+            self.clean[s as usize] = false;
+        }
+    }
+
+    /// Runs the stale steps among `steps` (ascending), each once; a node panic is contained.
+    fn run_steps(&mut self, program: &Program, steps: &[u32], context: &str) -> Result<(), EvalError> {
+        match guarded(|| self.run_steps_unguarded(program, steps)) {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err((step, e))) => Err(self.attribute(program, step, &e.0, context)),
+            Err(panic) => Err(self.attribute(program, self.current, &panic, context)),
+        }
+    }
+
+    #[inline]
+    fn run_steps_unguarded(&mut self, program: &Program, steps: &[u32]) -> Result<(), (usize, NodeError)> {
+        for &s in steps {
+            let s = s as usize;
+            if self.clean[s] {
+                continue;
+            }
+            self.current = s;
+            let step = &program.steps[s];
+            let (before, after) = self.values.split_at_mut(step.out_start as usize);
+            let outs = &mut after[..step.out_types.len()];
+            if !step.accepts_none && step.ins.iter().any(|&i| before[i as usize].is_none()) {
+                outs.iter_mut().for_each(|o| *o = Value::None);
+            } else {
+                step.eval.eval(&Args::new(before, &step.ins), outs).map_err(|e| (s, e))?;
+            }
+            self.clean[s] = !step.volatile;
+        }
+        Ok(())
+    }
+
+    /// The attributed error for a failure of step `s`.
+    fn attribute(&self, program: &Program, s: usize, original: &str, context: &str) -> EvalError {
+        let Some(step) = program.steps.get(s) else {
+            return EvalError::attributed(original, "?", &[], Vec::new(), context);
+        };
+        let inputs = step.ins.iter().map(|&i| self.values[i as usize].to_string()).collect();
+        EvalError::attributed(original, step.def.name, &step.feeds, inputs, &format!("`{context}`"))
+    }
+
+    fn mark_dependents(&mut self, program: &Program, input: usize) {
+        for &s in program.input_dependents[input].iter() {
+            self.clean[s as usize] = false;
+        }
+    }
+}
+
+impl Kernel for P1Kernel {
+    fn program(&self) -> &Arc<Program> {
+        &self.program
+    }
+
+    fn write(&mut self, input: usize, value: Value) -> Result<(), WriteError> {
+        let def = &self.program.inputs[input];
+        let value = adapt_boundary(&def.name, def.ty, value)?;
+        self.state.values[input] = value;
+        self.state.mark_dependents(&self.program, input);
+        Ok(())
+    }
+
+    #[inline]
+    fn write_u64(&mut self, input: usize, value: u64) {
+        self.state.values[input] = Value::U64(value);
+        self.state.mark_dependents(&self.program, input);
+    }
+
+    fn pull(&mut self, out: usize) -> Result<Value, EvalError> {
+        self.pull_ref(out).cloned()
+    }
+
+    #[inline]
+    fn pull_into(&mut self, out: usize, column: &mut Column) -> Result<(), EvalError> {
+        column.push(self.pull_ref(out)?);
+        Ok(())
+    }
+
+    fn eval(&mut self) -> Result<Vec<Value>, EvalError> {
+        let program = self.program.clone();
+        self.state.rearm_volatile(&program);
+        let all: Vec<u32> = (0..program.steps.len() as u32).collect();
+        self.state.run_steps(&program, &all, "every output")?;
+        Ok(program.outputs.iter().map(|o| self.state.values[o.slot as usize].clone()).collect())
+    }
+
+    fn input_value(&self, input: usize) -> Value {
+        self.state.values[input].clone()
+    }
+
+    fn invalidate_all(&mut self) {
+        self.state.clean.iter_mut().for_each(|c| *c = false);
+    }
+}

@@ -1,0 +1,203 @@
+//! The error types of the core, one per phase: build ([`CompileError`],
+//! [`Refused`]), host writes ([`WriteError`]) and evaluation ([`EvalError`]).
+
+use crate::ir::Span;
+use crate::types::PortType;
+use std::fmt;
+
+/// The program cannot be compiled; points at the source span that caused it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompileError {
+    pub message: String,
+    pub span: Option<Span>,
+    pub hint: Option<String>,
+}
+
+impl CompileError {
+    /// An error at `span`.
+    pub fn at(span: Span, message: impl Into<String>) -> CompileError {
+        CompileError { message: message.into(), span: Some(span), hint: None }
+    }
+
+    /// An error with no source position.
+    pub fn bare(message: impl Into<String>) -> CompileError {
+        CompileError { message: message.into(), span: None, hint: None }
+    }
+
+    /// Adds a hint (`= hint: ...`).
+    pub fn hint(mut self, hint: impl Into<String>) -> CompileError {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+impl fmt::Display for CompileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(s) = self.span {
+            write!(f, "{}:{}:error: {}", s.line, s.col, self.message)?;
+        } else {
+            write!(f, "error: {}", self.message)?;
+        }
+        if let Some(h) = &self.hint {
+            write!(f, "\n  = hint: {h}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+/// A node failed while evaluating. `message` is the enriched, engine-independent
+/// text: the original failure, the node, the outputs it feeds, its inputs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalError {
+    pub message: String,
+    pub original: String,
+    pub node: String,
+    pub outputs: Vec<String>,
+    pub inputs: Vec<String>,
+}
+
+impl EvalError {
+    /// Builds the attributed error for a failure of `node` feeding `outputs`,
+    /// with its decoded `inputs`, while evaluating `context`.
+    pub fn attributed(original: &str, node: &str, outputs: &[String], inputs: Vec<String>, context: &str) -> EvalError {
+        let feeds = match outputs.len() {
+            0 => "no declared output".to_string(),
+            1 => format!("output {}", outputs[0]),
+            _ => format!("outputs {}", outputs.join(", ")),
+        };
+        let shown: Vec<String> = inputs.iter().enumerate().map(|(i, v)| format!("[{i}]={v}")).collect();
+        let message = format!(
+            "{original}\n  ↳ in node `{node}` ({feeds}) while evaluating {context}\n  ↳ inputs: [{}]",
+            shown.join(", ")
+        );
+        EvalError { message, original: original.to_string(), node: node.to_string(), outputs: outputs.to_vec(), inputs }
+    }
+}
+
+impl fmt::Display for EvalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for EvalError {}
+
+/// A host write was refused.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WriteError {
+    /// No input has this name; `known` lists every input, coordinates first.
+    UnknownInput { name: String, known: Vec<String> },
+    /// The value does not fit the slot's type.
+    TypeMismatch { slot: String, expected: PortType, got: String },
+    /// Coordinates are written with `set_inputs`, not by name.
+    CoordinateSlot { slot: String },
+    /// Too many coordinate values for the program.
+    TooManyCoordinates { given: usize, count: usize },
+}
+
+impl WriteError {
+    /// A short machine-readable name of the variant.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            WriteError::UnknownInput { .. } => "unknown_input",
+            WriteError::TypeMismatch { .. } => "type_mismatch",
+            WriteError::CoordinateSlot { .. } => "coordinate_slot",
+            WriteError::TooManyCoordinates { .. } => "too_many_coordinates",
+        }
+    }
+
+    /// The slot named by the error, if any.
+    pub fn slot(&self) -> &str {
+        match self {
+            WriteError::UnknownInput { name, .. } => name,
+            WriteError::TypeMismatch { slot, .. } | WriteError::CoordinateSlot { slot } => slot,
+            WriteError::TooManyCoordinates { .. } => "",
+        }
+    }
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WriteError::UnknownInput { name, known } => {
+                write!(f, "no input named '{name}'; inputs are: {}", known.join(", "))
+            }
+            WriteError::TypeMismatch { slot, expected, got } => {
+                write!(f, "input '{slot}' is {expected}, cannot write {got}")
+            }
+            WriteError::CoordinateSlot { slot } => {
+                write!(f, "'{slot}' is a coordinate: write it with set_inputs, not by name")
+            }
+            WriteError::TooManyCoordinates { given, count } => {
+                write!(f, "{given} coordinate values given, but the program has {count} coordinates")
+            }
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+/// An engine or mode cannot run a program; never silently substituted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refused {
+    pub engine: String,
+    pub reason: String,
+}
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "engine '{}' refused: {}", self.engine, self.reason)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// Any error of the build phase.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BuildError {
+    Compile(CompileError),
+    Refused(Refused),
+}
+
+impl From<CompileError> for BuildError {
+    fn from(e: CompileError) -> Self {
+        BuildError::Compile(e)
+    }
+}
+
+impl From<Refused> for BuildError {
+    fn from(e: Refused) -> Self {
+        BuildError::Refused(e)
+    }
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Compile(e) => e.fmt(f),
+            BuildError::Refused(e) => e.fmt(f),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attribution_format() {
+        let e = EvalError::attributed(
+            "in_range: value 20 outside [0, 5]",
+            "in_range",
+            &["checked".to_string()],
+            vec!["U64(20)".to_string()],
+            "`checked`",
+        );
+        assert_eq!(
+            e.message,
+            "in_range: value 20 outside [0, 5]\n  ↳ in node `in_range` (output checked) while evaluating `checked`\n  ↳ inputs: [[0]=U64(20)]"
+        );
+    }
+}

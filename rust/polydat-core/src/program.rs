@@ -1,0 +1,183 @@
+//! The immutable compiled program, shared by every kernel (on every thread):
+//! steps in evaluation order over one value-slot layout, provenance, output
+//! map, and what the compiler did (events, statistics).
+
+use crate::compile::events::CompileEvent;
+use crate::ir::{InputKind, Modifier, Span};
+use crate::node::{NodeDef, NodeEval};
+use crate::provenance::ProvMask;
+use crate::types::PortType;
+use crate::value::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+/// A program input slot.
+#[derive(Clone, Debug)]
+pub struct InputDef {
+    pub name: String,
+    pub ty: PortType,
+    pub kind: InputKind,
+    pub default: Value,
+}
+
+/// A named output: the value slot it reads and the step producing it
+/// (`None` when the output passes an input through).
+#[derive(Clone, Debug)]
+pub struct OutputDef {
+    pub name: String,
+    pub ty: PortType,
+    pub slot: u32,
+    pub step: Option<u32>,
+    pub modifiers: Vec<Modifier>,
+}
+
+/// One evaluation step (a node) of the program.
+pub struct Step {
+    pub def: &'static NodeDef,
+    pub eval: Arc<dyn NodeEval>,
+    pub consts: Vec<Value>,
+    /// Value slots read, in wire order.
+    pub ins: Box<[u32]>,
+    pub in_types: Box<[PortType]>,
+    pub out_types: Box<[PortType]>,
+    /// First value slot written; outputs are consecutive.
+    pub out_start: u32,
+    pub accepts_none: bool,
+    /// Never current: nondeterministic, volatile, or downstream of either.
+    pub volatile: bool,
+    pub span: Span,
+    /// Names of the outputs this step's ports are bound to (for attribution).
+    pub feeds: Vec<String>,
+}
+
+impl Step {
+    /// Number of output ports.
+    pub fn out_count(&self) -> usize {
+        self.out_types.len()
+    }
+}
+
+/// Node counts and timings recorded by the compiler.
+#[derive(Clone, Debug, Default)]
+pub struct CompileStats {
+    pub nodes_resolved: usize,
+    pub nodes_final: usize,
+    pub compile_micros: u128,
+}
+
+/// The compiled program.
+pub struct Program {
+    pub inputs: Vec<InputDef>,
+    /// Coordinates are the leading inputs.
+    pub coord_count: usize,
+    pub steps: Vec<Step>,
+    pub outputs: Vec<OutputDef>,
+    /// Total value slots: inputs first, then every step's outputs.
+    pub slot_count: usize,
+    /// Per step: the inputs it transitively reads.
+    pub provenance: Vec<ProvMask>,
+    /// Per input: the steps whose provenance contains it, ascending.
+    pub input_dependents: Vec<Box<[u32]>>,
+    /// Steps that are never current, ascending.
+    pub volatile_steps: Box<[u32]>,
+    pub events: Vec<CompileEvent>,
+    pub stats: CompileStats,
+    input_index: HashMap<String, u32>,
+    output_index: HashMap<String, u32>,
+    cones: Box<[OnceLock<Box<[u32]>>]>,
+}
+
+impl Program {
+    /// Assembles a program; `emit` is the only caller.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        inputs: Vec<InputDef>,
+        steps: Vec<Step>,
+        outputs: Vec<OutputDef>,
+        slot_count: usize,
+        provenance: Vec<ProvMask>,
+        events: Vec<CompileEvent>,
+        stats: CompileStats,
+    ) -> Program {
+        let coord_count = inputs.iter().take_while(|i| i.kind == InputKind::Coordinate).count();
+        let mut input_dependents: Vec<Vec<u32>> = vec![Vec::new(); inputs.len()];
+        for (s, mask) in provenance.iter().enumerate() {
+            for i in mask.iter_ones() {
+                input_dependents[i].push(s as u32);
+            }
+        }
+        let volatile_steps = (0..steps.len() as u32).filter(|&s| steps[s as usize].volatile).collect();
+        let input_index = inputs.iter().enumerate().map(|(i, d)| (d.name.clone(), i as u32)).collect();
+        let output_index = outputs.iter().enumerate().map(|(i, d)| (d.name.clone(), i as u32)).collect();
+        let cones = (0..outputs.len()).map(|_| OnceLock::new()).collect();
+        Program {
+            inputs,
+            coord_count,
+            steps,
+            outputs,
+            slot_count,
+            provenance,
+            input_dependents: input_dependents.into_iter().map(Vec::into_boxed_slice).collect(),
+            volatile_steps,
+            events,
+            stats,
+            input_index,
+            output_index,
+            cones,
+        }
+    }
+
+    /// Index of the input named `name`.
+    pub fn input(&self, name: &str) -> Option<usize> {
+        self.input_index.get(name).map(|&i| i as usize)
+    }
+
+    /// Index of the output named `name`.
+    pub fn output(&self, name: &str) -> Option<usize> {
+        self.output_index.get(name).map(|&i| i as usize)
+    }
+
+    /// Input names, coordinates first.
+    pub fn input_names(&self) -> Vec<String> {
+        self.inputs.iter().map(|i| i.name.clone()).collect()
+    }
+
+    /// The steps output `out` needs, in evaluation order (computed once, on first use).
+    pub fn cone(&self, out: usize) -> &[u32] {
+        self.cones[out].get_or_init(|| match self.outputs[out].step {
+            None => Box::new([]),
+            Some(root) => self.cone_of_step(root as usize).into_boxed_slice(),
+        })
+    }
+
+    /// The steps step `root` transitively reads, itself included, ascending.
+    pub fn cone_of_step(&self, root: usize) -> Vec<u32> {
+        let mut mark = vec![false; root + 1];
+        mark[root] = true;
+        for s in (0..=root).rev() {
+            if !mark[s] {
+                continue;
+            }
+            for &slot in self.steps[s].ins.iter() {
+                if let Some(p) = self.step_of_slot(slot) {
+                    mark[p] = true;
+                }
+            }
+        }
+        (0..=root as u32).filter(|&s| mark[s as usize]).collect()
+    }
+
+    /// The step that writes value slot `slot` (`None` for input slots).
+    pub fn step_of_slot(&self, slot: u32) -> Option<usize> {
+        if (slot as usize) < self.inputs.len() {
+            return None;
+        }
+        let i = self.steps.partition_point(|s| s.out_start <= slot);
+        Some(i - 1)
+    }
+
+    /// True if no step is nondeterministic.
+    pub fn is_deterministic(&self) -> bool {
+        self.volatile_steps.is_empty()
+    }
+}
