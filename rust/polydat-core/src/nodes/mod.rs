@@ -6,6 +6,7 @@ pub mod arith;
 pub mod bitwise;
 pub mod compare;
 pub mod convert;
+pub mod diagnostic;
 pub mod hash;
 pub mod lerp;
 pub mod math;
@@ -15,7 +16,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Every family of the library, in catalog order.
-const FAMILIES: &[&[NodeDef]] = &[hash::NODES, convert::NODES, arith::NODES, bitwise::NODES, compare::NODES, lerp::NODES, math::NODES];
+const FAMILIES: &[&[NodeDef]] = &[hash::NODES, convert::NODES, diagnostic::NODES, arith::NODES, bitwise::NODES, compare::NODES, lerp::NODES, math::NODES];
 
 fn index() -> &'static (Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>) {
     static INDEX: OnceLock<(Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>)> = OnceLock::new();
