@@ -3,20 +3,43 @@
 //! only other place a node is named.
 
 pub mod arith;
+pub mod assert;
 pub mod bitwise;
 pub mod compare;
+pub mod context;
 pub mod convert;
+pub mod datetime;
 pub mod diagnostic;
+pub mod dist;
+pub mod format;
 pub mod hash;
 pub mod lerp;
 pub mod math;
+pub mod probability;
+pub mod string;
 
 use crate::node::NodeDef;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Every family of the library, in catalog order.
-const FAMILIES: &[&[NodeDef]] = &[hash::NODES, convert::NODES, diagnostic::NODES, arith::NODES, bitwise::NODES, compare::NODES, lerp::NODES, math::NODES];
+const FAMILIES: &[&[NodeDef]] = &[
+    hash::NODES,
+    convert::NODES,
+    diagnostic::NODES,
+    arith::NODES,
+    bitwise::NODES,
+    compare::NODES,
+    lerp::NODES,
+    math::NODES,
+    probability::NODES,
+    string::NODES,
+    format::NODES,
+    dist::NODES,
+    assert::NODES,
+    context::NODES,
+    datetime::NODES,
+];
 
 fn index() -> &'static (Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>) {
     static INDEX: OnceLock<(Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>)> = OnceLock::new();

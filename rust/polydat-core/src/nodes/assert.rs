@@ -1,0 +1,173 @@
+//! Assertion family: nodes that pass their value through unchanged and fail
+//! the evaluation, with upstream's message text, when a check does not hold.
+
+use crate::node::kit::{try_map1, value_fn};
+use crate::node::{konst, konst_or, many, wire, wire_any, Lit, NodeDef, NodeError, Outputs};
+use crate::types::PortType::{Str, U64};
+use crate::value::Value;
+
+pub const IS_POSITIVE: NodeDef = NodeDef {
+    name: "is_positive",
+    category: "assert",
+    doc: "Passes x through; fails when x is 0.",
+    params: &[wire("x", U64), konst_or("name", Str, Lit::Str("value"))],
+    build: |c| {
+        let msg = format!("is_positive({}): value must be > 0, got 0", c.str(0));
+        Ok(try_map1(move |x: u64| if x > 0 { Ok(x) } else { Err(msg.clone()) }))
+    },
+    ..NodeDef::BASE
+};
+
+pub const IN_RANGE: NodeDef = NodeDef {
+    name: "in_range",
+    category: "assert",
+    doc: "Passes x through; fails when x is outside [lo, hi] (inclusive).",
+    params: &[wire("x", U64), konst_or("lo", U64, Lit::U64(0)), konst_or("hi", U64, Lit::U64(u64::MAX))],
+    build: |c| {
+        let (lo, hi) = (c.u64(0), c.u64(1));
+        if lo > hi {
+            return Err(format!("in_range: lo ({lo}) is greater than hi ({hi})"));
+        }
+        Ok(try_map1(move |x: u64| {
+            if (lo..=hi).contains(&x) {
+                Ok(x)
+            } else {
+                Err(format!("in_range: value {x} outside [{lo}, {hi}]"))
+            }
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+pub const IS_ONE_OF: NodeDef = NodeDef {
+    name: "is_one_of",
+    category: "assert",
+    doc: "Passes x through; fails when x is not one of the allowed values.",
+    params: &[wire("x", U64), many(konst("allowed", U64))],
+    build: |c| {
+        let allowed: Vec<u64> = (0..c.tail(0).len()).map(|i| c.u64(i)).collect();
+        if allowed.is_empty() {
+            return Err("is_one_of: the allowed set is empty".into());
+        }
+        let shown = allowed.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+        Ok(try_map1(move |x: u64| {
+            if allowed.contains(&x) {
+                Ok(x)
+            } else {
+                Err(format!("is_one_of: value {x} not in allowed set [{shown}]"))
+            }
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+pub const REQUIRED: NodeDef = NodeDef {
+    name: "required",
+    category: "assert",
+    doc: "Passes x through; fails when x is absent (None).",
+    params: &[wire_any("x"), konst_or("name", Str, Lit::Str("value"))],
+    outputs: Outputs::SameAsWire(0),
+    accepts_none: true,
+    build: |c| {
+        let msg = format!("required({}): value was not defined", c.str(0));
+        Ok(value_fn(move |args, outs| match args.get(0) {
+            Value::None => Err(NodeError(msg.clone())),
+            v => {
+                outs[0] = v.clone();
+                Ok(())
+            }
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+pub const DEFAULT_OR: NodeDef = NodeDef {
+    name: "default_or",
+    category: "assert",
+    doc: "x, or fallback when x is absent (None); both must have the same type.",
+    params: &[wire_any("x"), wire_any("fallback")],
+    outputs: Outputs::SameAsWire(0),
+    accepts_none: true,
+    build: |c| {
+        if let [a, b] = c.wire_types {
+            if a != b {
+                return Err(format!("default_or: value is {a} but fallback is {b}; they must have the same type"));
+            }
+        }
+        Ok(value_fn(|args, outs| {
+            let v = args.get(0);
+            outs[0] = if v.is_none() { args.get(1).clone() } else { v.clone() };
+            Ok(())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+/// The assertion family.
+pub const NODES: &[NodeDef] = &[IS_POSITIVE, IN_RANGE, IS_ONE_OF, REQUIRED, DEFAULT_OR];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nodes::testing::{build_err, eval1, eval_err};
+    use crate::types::PortType::F64;
+
+    fn u(v: u64) -> Value {
+        Value::U64(v)
+    }
+
+    #[test]
+    fn is_positive_messages() {
+        assert!(eval1(&IS_POSITIVE, &[], &[u(u64::MAX)]).same(&u(u64::MAX)));
+        assert_eq!(eval_err(&IS_POSITIVE, &[], &[u(0)]), "is_positive(value): value must be > 0, got 0");
+        assert_eq!(
+            eval_err(&IS_POSITIVE, &[Value::str("batch")], &[u(0)]),
+            "is_positive(batch): value must be > 0, got 0"
+        );
+    }
+
+    #[test]
+    fn in_range_is_inclusive() {
+        let r = [u(10), u(20)];
+        assert!(eval1(&IN_RANGE, &r, &[u(10)]).same(&u(10)));
+        assert!(eval1(&IN_RANGE, &r, &[u(20)]).same(&u(20)));
+        assert_eq!(eval_err(&IN_RANGE, &r, &[u(21)]), "in_range: value 21 outside [10, 20]");
+        assert_eq!(eval_err(&IN_RANGE, &r, &[u(0)]), "in_range: value 0 outside [10, 20]");
+        assert!(eval1(&IN_RANGE, &[], &[u(u64::MAX)]).same(&u(u64::MAX)), "defaults admit everything");
+        assert!(build_err(&IN_RANGE, &[u(5), u(4)], &[U64]).contains("greater"));
+    }
+
+    #[test]
+    fn is_one_of_lists_the_set() {
+        let set = [u(1), u(2), u(u64::MAX)];
+        assert!(eval1(&IS_ONE_OF, &set, &[u(u64::MAX)]).same(&u(u64::MAX)));
+        assert_eq!(
+            eval_err(&IS_ONE_OF, &set, &[u(0)]),
+            "is_one_of: value 0 not in allowed set [1, 2, 18446744073709551615]"
+        );
+        assert_eq!(eval_err(&IS_ONE_OF, &[u(7)], &[u(8)]), "is_one_of: value 8 not in allowed set [7]");
+        assert!(build_err(&IS_ONE_OF, &[], &[U64]).contains("empty"));
+    }
+
+    #[test]
+    fn required_rejects_only_none() {
+        assert_eq!(eval_err(&REQUIRED, &[], &[Value::None]), "required(value): value was not defined");
+        assert_eq!(
+            eval_err(&REQUIRED, &[Value::str("user_id")], &[Value::None]),
+            "required(user_id): value was not defined"
+        );
+        assert!(eval1(&REQUIRED, &[], &[u(0)]).same(&u(0)));
+        assert_eq!(eval1(&REQUIRED, &[], &[Value::str("")]).as_str(), Some(""));
+        assert!(eval1(&REQUIRED, &[], &[Value::F64(f64::NAN)]).same(&Value::F64(f64::NAN)));
+    }
+
+    #[test]
+    fn default_or_coalesces() {
+        assert!(eval1(&DEFAULT_OR, &[], &[Value::None, u(7)]).same(&u(7)));
+        assert!(eval1(&DEFAULT_OR, &[], &[u(0), u(7)]).same(&u(0)));
+        assert!(eval1(&DEFAULT_OR, &[], &[Value::None, Value::None]).same(&Value::None));
+        let s = eval1(&DEFAULT_OR, &[], &[Value::str("a"), Value::str("b")]);
+        assert_eq!(s.as_str(), Some("a"));
+        assert!(build_err(&DEFAULT_OR, &[], &[U64, F64]).contains("same type"));
+    }
+}

@@ -1,0 +1,302 @@
+//! String family: concatenation, case mapping, English number words, hashed
+//! UUIDs and mixed-radix character combinations.
+
+use crate::node::kit::{str_map, to_ref, value_fn};
+use crate::node::{konst, many, wire, wire_any, NodeDef, Outputs};
+use crate::nodes::hash::xxh3_u64;
+use crate::types::PortType::{Str, U64};
+use crate::value::Value;
+use std::fmt::Write;
+
+pub const STR_CONCAT: NodeDef = NodeDef {
+    name: "str_concat",
+    category: "string",
+    doc: "The display text of every input, joined with nothing between.",
+    params: &[many(wire_any("parts"))],
+    outputs: Outputs::One(Str),
+    build: |_| {
+        Ok(value_fn(|args, outs| {
+            let mut s = String::new();
+            for v in args.iter() {
+                match v {
+                    Value::Str(t) => s.push_str(t),
+                    other => s.push_str(&other.display_text()),
+                }
+            }
+            outs[0] = Value::str(s);
+            Ok(())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+pub const STR_UPPER: NodeDef = NodeDef {
+    name: "str_upper",
+    category: "string",
+    doc: "The string in upper case (full Unicode mapping).",
+    params: &[wire("s", Str)],
+    outputs: Outputs::One(Str),
+    build: |_| Ok(str_map(|s| Ok(s.to_uppercase()))),
+    ..NodeDef::BASE
+};
+
+pub const STR_LOWER: NodeDef = NodeDef {
+    name: "str_lower",
+    category: "string",
+    doc: "The string in lower case (full Unicode mapping).",
+    params: &[wire("s", Str)],
+    outputs: Outputs::One(Str),
+    build: |_| Ok(str_map(|s| Ok(s.to_lowercase()))),
+    ..NodeDef::BASE
+};
+
+const SMALL: [&str; 20] = [
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+];
+const TENS: [&str; 10] = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"];
+const SCALES: [&str; 7] = ["", "thousand", "million", "billion", "trillion", "quadrillion", "quintillion"];
+
+/// Appends the words for `n` in 1..=999 ("one hundred twenty-three").
+fn push_group(out: &mut String, n: u64) {
+    let (hundreds, rest) = (n / 100, n % 100);
+    let mut parts: Vec<String> = Vec::with_capacity(2);
+    if hundreds > 0 {
+        parts.push(format!("{} hundred", SMALL[hundreds as usize]));
+    }
+    if rest >= 20 {
+        let (t, o) = (rest / 10, rest % 10);
+        parts.push(if o > 0 { format!("{}-{}", TENS[t as usize], SMALL[o as usize]) } else { TENS[t as usize].into() });
+    } else if rest > 0 {
+        parts.push(SMALL[rest as usize].into());
+    }
+    out.push_str(&parts.join(" "));
+}
+
+/// `n` spelled out in English: groups of three digits with scale words,
+/// hyphenated tens, no "and" ("one thousand two hundred thirty-four").
+pub fn number_words(n: u64) -> String {
+    if n == 0 {
+        return SMALL[0].into();
+    }
+    let mut groups = Vec::with_capacity(7);
+    let mut rest = n;
+    while rest > 0 {
+        groups.push(rest % 1000);
+        rest /= 1000;
+    }
+    let mut out = String::new();
+    for (scale, &g) in groups.iter().enumerate().rev().filter(|(_, g)| **g > 0) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        push_group(&mut out, g);
+        if scale > 0 {
+            out.push(' ');
+            out.push_str(SCALES[scale]);
+        }
+    }
+    out
+}
+
+pub const NUMBER_TO_WORDS: NodeDef = NodeDef {
+    name: "number_to_words",
+    category: "string",
+    doc: "x spelled out in English words (\"forty-two\", \"one thousand\").",
+    params: &[wire("x", U64)],
+    outputs: Outputs::One(Str),
+    build: |_| Ok(to_ref(number_words)),
+    ..NodeDef::BASE
+};
+
+/// A version-4, RFC 4122 variant UUID whose 128 bits come from xxh3 of `x`
+/// and xxh3 of that hash (both little-endian).
+pub fn uuid_from(x: u64) -> String {
+    let h1 = xxh3_u64(x);
+    let h2 = xxh3_u64(h1);
+    let mut b = [0u8; 16];
+    b[..8].copy_from_slice(&h1.to_le_bytes());
+    b[8..].copy_from_slice(&h2.to_le_bytes());
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let mut s = String::with_capacity(36);
+    for (i, byte) in b.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            s.push('-');
+        }
+        let _ = write!(s, "{byte:02x}");
+    }
+    s
+}
+
+pub const HASHED_UUID: NodeDef = NodeDef {
+    name: "hashed_uuid",
+    category: "string",
+    doc: "A deterministic version-4 UUID string built from two chained xxh3 hashes of x.",
+    params: &[wire("x", U64)],
+    outputs: Outputs::One(Str),
+    build: |_| Ok(to_ref(uuid_from)),
+    ..NodeDef::BASE
+};
+
+/// One position of a `combinations` pattern.
+enum Piece {
+    Literal(String),
+    Choice(Vec<char>),
+}
+
+/// Expands a charset spec: `a-z` ranges and single characters, in order.
+fn expand_charset(spec: &str) -> Result<Vec<char>, String> {
+    let cs: Vec<char> = spec.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < cs.len() {
+        if i + 2 < cs.len() && cs[i + 1] == '-' {
+            let (lo, hi) = (cs[i], cs[i + 2]);
+            if lo > hi {
+                return Err(format!("combinations: range {lo}-{hi} in {spec:?} runs backwards"));
+            }
+            out.extend(lo..=hi);
+            i += 3;
+        } else {
+            out.push(cs[i]);
+            i += 1;
+        }
+    }
+    Ok(out)
+}
+
+/// Parses a `;`-separated pattern; a lone character that is not a range is a literal.
+fn parse_pattern(pattern: &str) -> Result<Vec<Piece>, String> {
+    pattern
+        .split(';')
+        .map(|spec| {
+            let chars = expand_charset(spec)?;
+            Ok(if chars.len() <= 1 && !spec.contains('-') {
+                Piece::Literal(spec.to_string())
+            } else {
+                Piece::Choice(chars)
+            })
+        })
+        .collect()
+}
+
+pub const COMBINATIONS: NodeDef = NodeDef {
+    name: "combinations",
+    category: "string",
+    doc: "x as mixed-radix digits over the pattern's `;`-separated charsets (first position fastest).",
+    params: &[wire("x", U64), konst("pattern", Str)],
+    outputs: Outputs::One(Str),
+    build: |c| {
+        let pieces = parse_pattern(c.str(0))?;
+        // Product of the charset sizes; None when it exceeds u64 (then x never wraps).
+        let modulus = pieces.iter().try_fold(1u64, |m, p| match p {
+            Piece::Choice(cs) => m.checked_mul(cs.len() as u64),
+            Piece::Literal(_) => Some(m),
+        });
+        Ok(to_ref(move |x: u64| {
+            let mut rem = modulus.map_or(x, |m| x % m);
+            let mut s = String::new();
+            for p in &pieces {
+                match p {
+                    Piece::Literal(t) => s.push_str(t),
+                    Piece::Choice(cs) => {
+                        let r = cs.len() as u64;
+                        s.push(cs[(rem % r) as usize]);
+                        rem /= r;
+                    }
+                }
+            }
+            s
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+/// The string family.
+pub const NODES: &[NodeDef] = &[STR_CONCAT, STR_UPPER, STR_LOWER, NUMBER_TO_WORDS, HASHED_UUID, COMBINATIONS];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nodes::testing::{build_err, eval1};
+
+    fn s1(def: &NodeDef, consts: &[Value], x: Value) -> String {
+        eval1(def, consts, &[x]).as_str().unwrap().to_string()
+    }
+
+    #[test]
+    fn concat_renders_display_text() {
+        let parts = [Value::str("id-"), Value::U64(42), Value::str(":"), Value::F64(1.0), Value::Bool(true)];
+        assert_eq!(eval1(&STR_CONCAT, &[], &parts).as_str(), Some("id-42:1true"));
+        assert_eq!(eval1(&STR_CONCAT, &[], &[]).as_str(), Some(""));
+        let parts = [Value::F64(f64::NAN), Value::F64(-0.0), Value::U64(u64::MAX)];
+        assert_eq!(eval1(&STR_CONCAT, &[], &parts).as_str(), Some("NaN-018446744073709551615"));
+    }
+
+    #[test]
+    fn case_mapping_is_unicode() {
+        assert_eq!(s1(&STR_UPPER, &[], Value::str("straße ñ")), "STRASSE Ñ");
+        assert_eq!(s1(&STR_LOWER, &[], Value::str("ΑΒΓ Mixed")), "αβγ mixed");
+        assert_eq!(s1(&STR_UPPER, &[], Value::str("")), "");
+    }
+
+    #[test]
+    fn english_words() {
+        let w = |x: u64| s1(&NUMBER_TO_WORDS, &[], Value::U64(x));
+        assert_eq!(w(0), "zero");
+        assert_eq!(w(1), "one");
+        assert_eq!(w(19), "nineteen");
+        assert_eq!(w(20), "twenty");
+        assert_eq!(w(42), "forty-two");
+        assert_eq!(w(100), "one hundred");
+        assert_eq!(w(123), "one hundred twenty-three");
+        assert_eq!(w(1000), "one thousand");
+        assert_eq!(w(1_000_001), "one million one");
+        assert_eq!(w(2_000_019_000), "two billion nineteen thousand");
+        assert_eq!(
+            w(u64::MAX),
+            "eighteen quintillion four hundred forty-six quadrillion seven hundred forty-four trillion \
+             seventy-three billion seven hundred nine million five hundred fifty-one thousand six hundred fifteen"
+        );
+    }
+
+    #[test]
+    fn uuid_layout_and_bits() {
+        for x in [0, 1, u64::MAX] {
+            let u = s1(&HASHED_UUID, &[], Value::U64(x));
+            assert_eq!(u.len(), 36);
+            let dashes: Vec<usize> = u.match_indices('-').map(|(i, _)| i).collect();
+            assert_eq!(dashes, [8, 13, 18, 23]);
+            assert_eq!(&u[14..15], "4", "version 4");
+            assert!("89ab".contains(&u[19..20]), "RFC 4122 variant");
+            assert!(u.chars().all(|c| c == '-' || c.is_ascii_digit() || ('a'..='f').contains(&c)));
+        }
+        let h1 = xxh3_u64(7).to_le_bytes();
+        let u = uuid_from(7);
+        assert_eq!(&u[..8], format!("{:02x}{:02x}{:02x}{:02x}", h1[0], h1[1], h1[2], h1[3]));
+        assert_ne!(uuid_from(0), uuid_from(1));
+    }
+
+    #[test]
+    fn combinations_first_position_fastest() {
+        let pat = [Value::str("A-C;-;0-1")];
+        let c = |x: u64| s1(&COMBINATIONS, &pat, Value::U64(x));
+        assert_eq!([c(0), c(1), c(2), c(3), c(5), c(6)], ["A-0", "B-0", "C-0", "A-1", "C-1", "A-0"]);
+        assert_eq!(c(u64::MAX), c(u64::MAX % 6));
+        let hex = [Value::str("0-9a-f;0-9a-f")];
+        assert_eq!(s1(&COMBINATIONS, &hex, Value::U64(0xf0)), "0f");
+        assert_eq!(s1(&COMBINATIONS, &hex, Value::U64(255)), "ff");
+        let lit = [Value::str("x;ab;;Q")];
+        assert_eq!(s1(&COMBINATIONS, &lit, Value::U64(1)), "xbQ", "single chars and empty specs are literal");
+    }
+
+    #[test]
+    fn combinations_huge_patterns_do_not_wrap_early() {
+        let pat = vec!["0-9"; 20].join(";");
+        let s = s1(&COMBINATIONS, &[Value::str(pat)], Value::U64(u64::MAX));
+        let digits: String = s.chars().rev().collect();
+        assert_eq!(digits, format!("{:020}", u64::MAX));
+        assert!(build_err(&COMBINATIONS, &[Value::str("z-a")], &[U64]).contains("backwards"));
+    }
+}
