@@ -47,15 +47,28 @@ impl fmt::Display for CompileError {
 
 impl std::error::Error for CompileError {}
 
-/// A node failed while evaluating. `message` is the enriched, engine-independent
-/// text: the original failure, the node, the outputs it feeds, its inputs.
+/// The details of an evaluation failure.
 #[derive(Clone, Debug, PartialEq)]
-pub struct EvalError {
+pub struct EvalDetail {
+    /// The enriched, engine-independent text: the original failure, the node,
+    /// the outputs it feeds, its inputs.
     pub message: String,
     pub original: String,
     pub node: String,
     pub outputs: Vec<String>,
     pub inputs: Vec<String>,
+}
+
+/// A node failed while evaluating. Boxed so that the success path of every
+/// pull moves one pointer-sized error slot, not the whole record.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalError(Box<EvalDetail>);
+
+impl std::ops::Deref for EvalError {
+    type Target = EvalDetail;
+    fn deref(&self) -> &EvalDetail {
+        &self.0
+    }
 }
 
 impl EvalError {
@@ -72,7 +85,13 @@ impl EvalError {
             "{original}\n  ↳ in node `{node}` ({feeds}) while evaluating {context}\n  ↳ inputs: [{}]",
             shown.join(", ")
         );
-        EvalError { message, original: original.to_string(), node: node.to_string(), outputs: outputs.to_vec(), inputs }
+        EvalError(Box::new(EvalDetail {
+            message,
+            original: original.to_string(),
+            node: node.to_string(),
+            outputs: outputs.to_vec(),
+            inputs,
+        }))
     }
 }
 

@@ -107,9 +107,18 @@ pub fn set_coordinates(kernel: &mut dyn Kernel, values: Vec<Value>) -> Result<()
         return Err(WriteError::TooManyCoordinates { given: values.len(), count });
     }
     for (i, v) in values.into_iter().enumerate() {
-        kernel.write(i, v)?;
+        write_coordinate(kernel, i, v)?;
     }
     Ok(())
+}
+
+/// Writes coordinate `i`, refusing `None` (coordinates always hold a value).
+fn write_coordinate(kernel: &mut dyn Kernel, i: usize, value: Value) -> Result<(), WriteError> {
+    if value.is_none() {
+        let def = &kernel.program().inputs[i];
+        return Err(WriteError::TypeMismatch { slot: def.name.clone(), expected: def.ty, got: "None".into() });
+    }
+    kernel.write(i, value)
 }
 
 /// Writes an input by name: coordinates by keyword (`set_inputs(cycle=5)`)
@@ -119,10 +128,11 @@ pub fn set_named(kernel: &mut dyn Kernel, name: &str, value: Value, coordinates:
     let Some(i) = program.input(name) else {
         return Err(WriteError::UnknownInput { name: name.to_string(), known: program.input_names() });
     };
-    if !coordinates && program.inputs[i].kind == InputKind::Coordinate {
-        return Err(WriteError::CoordinateSlot { slot: name.to_string() });
+    match program.inputs[i].kind {
+        InputKind::Coordinate if !coordinates => Err(WriteError::CoordinateSlot { slot: name.to_string() }),
+        InputKind::Coordinate => write_coordinate(kernel, i, value),
+        InputKind::Extern => kernel.write(i, value),
     }
-    kernel.write(i, value)
 }
 
 /// What `generate` iterates: the coordinate written per row and its values.
@@ -164,7 +174,11 @@ pub fn generate(
     let run_chunk = |first: usize, count: usize| -> Result<Vec<Column>, GenerateError> {
         let mut kernel = new_kernel(program, kind);
         for (i, v) in &plan.fixed {
-            kernel.write(*i, v.clone()).map_err(GenerateError::Write)?;
+            match program.inputs[*i].kind {
+                InputKind::Coordinate => write_coordinate(kernel.as_mut(), *i, v.clone()),
+                InputKind::Extern => kernel.write(*i, v.clone()),
+            }
+            .map_err(GenerateError::Write)?;
         }
         let mut columns: Vec<Column> =
             outputs.iter().map(|&o| Column::for_type(program.outputs[o].ty, count)).collect();

@@ -20,6 +20,8 @@ struct State {
     clean: Vec<bool>,
     /// The step running now (for attributing a panic).
     current: usize,
+    /// Per step: an input can be `None` (its provenance holds an extern).
+    none_possible: Box<[bool]>,
 }
 
 /// A P1 kernel: the shared program plus one state.
@@ -36,7 +38,14 @@ impl P1Kernel {
             *slot = input.default.clone();
         }
         let clean = vec![false; program.steps.len()];
-        P1Kernel { program, state: State { values, clean, current: usize::MAX } }
+        let mut externs = crate::provenance::ProvMask::empty(program.inputs.len());
+        for (i, input) in program.inputs.iter().enumerate() {
+            if input.kind == crate::ir::InputKind::Extern {
+                externs.set(i);
+            }
+        }
+        let none_possible = program.provenance.iter().map(|p| p.intersects(&externs)).collect();
+        P1Kernel { program, state: State { values, clean, current: usize::MAX, none_possible } }
     }
 
     /// Pulls output `out` and returns a reference to its value slot.
@@ -83,7 +92,7 @@ impl State {
             let step = &program.steps[s];
             let (before, after) = self.values.split_at_mut(step.out_start as usize);
             let outs = &mut after[..step.out_types.len()];
-            if !step.accepts_none && step.ins.iter().any(|&i| before[i as usize].is_none()) {
+            if self.none_possible[s] && !step.accepts_none && step.ins.iter().any(|&i| before[i as usize].is_none()) {
                 outs.iter_mut().for_each(|o| *o = Value::None);
             } else {
                 step.eval.eval(&Args::new(before, &step.ins), outs).map_err(|e| (s, e))?;
@@ -124,7 +133,10 @@ impl Kernel for P1Kernel {
 
     #[inline]
     fn write_u64(&mut self, input: usize, value: u64) {
-        self.state.values[input] = Value::U64(value);
+        match &mut self.state.values[input] {
+            Value::U64(slot) => *slot = value,
+            other => *other = Value::U64(value),
+        }
         self.state.mark_dependents(&self.program, input);
     }
 

@@ -5,6 +5,7 @@
 use crate::node::kit::{fold_u64, map1, map2, split_u64, try_map1, try_map2};
 use crate::node::{konst, many, wire, NodeDef, Outputs};
 use crate::types::PortType::U64;
+use strength_reduce::StrengthReducedU64;
 
 /// Rust's own words for an integer division by zero.
 pub const DIV_ZERO: &str = "attempt to divide by zero";
@@ -45,7 +46,13 @@ pub const DIV: NodeDef = NodeDef {
     params: &[wire("x", U64), konst("K", U64)],
     build: |c| {
         let k = c.u64(0);
-        Ok(if k == 0 { try_map1(|_: u64| Err::<u64, _>(DIV_ZERO.to_string())) } else { map1(move |x: u64| x / k) })
+        Ok(if k == 0 {
+            try_map1(|_: u64| Err::<u64, _>(DIV_ZERO.to_string()))
+        } else {
+            // Division by an invariant: multiply-and-shift instead of a hardware divide.
+            let k = StrengthReducedU64::new(k);
+            map1(move |x: u64| x / k)
+        })
     },
     ..NodeDef::BASE
 };
@@ -57,7 +64,13 @@ pub const MOD: NodeDef = NodeDef {
     params: &[wire("x", U64), konst("K", U64)],
     build: |c| {
         let k = c.u64(0);
-        Ok(if k == 0 { try_map1(|_: u64| Err::<u64, _>(REM_ZERO.to_string())) } else { map1(move |x: u64| x % k) })
+        Ok(if k == 0 {
+            try_map1(|_: u64| Err::<u64, _>(REM_ZERO.to_string()))
+        } else {
+            // Division by an invariant: multiply-and-shift instead of a hardware divide.
+            let k = StrengthReducedU64::new(k);
+            map1(move |x: u64| x % k)
+        })
     },
     ..NodeDef::BASE
 };
