@@ -1,0 +1,287 @@
+"""The abstract syntax tree of a Polydat program.
+
+Every node carries the :class:`Span` (1-based line and column) of the token
+that best identifies it: a call's function name, an operator's token, a
+binding's (first) target name. Nodes are immutable dataclasses; the parser
+builds them and the binder reads them. Trees may be arbitrarily deep (a chain
+of 5000 ``+`` is a left-nested tree 5000 levels deep), so code walking them must
+be iterative (see :func:`iter_subexpressions`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Union
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Span:
+    """A 1-based source position."""
+
+    line: int
+    col: int
+
+    def to_ir(self) -> dict[str, int]:
+        """The IR (JSON) form ``{"line": l, "col": c}``."""
+        return {"line": self.line, "col": self.col}
+
+    def __str__(self) -> str:
+        return f"{self.line}:{self.col}"
+
+
+# ----------------------------------------------------------------------------
+# Expressions
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    """A reference to a binding, input, extern or module parameter."""
+
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class IntLit:
+    """An integer literal (always a u64; SI-suffixed integral values included)."""
+
+    value: int
+    text: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class FloatLit:
+    """A floating-point literal (an f64)."""
+
+    value: float
+    text: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class StrLit:
+    """A string literal with no interpolation (its escapes already decoded)."""
+
+    value: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayLit:
+    """``[e, ...]``: a string-valued literal list (binding position only)."""
+
+    elements: tuple[Expr, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Arg:
+    """One call argument, positional (``name is None``) or named (``name: value``)."""
+
+    value: Expr
+    name: str | None = None
+    name_span: Span | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """``func(args...)``. ``interpolated`` marks the printf a string desugared to."""
+
+    func: str
+    args: tuple[Arg, ...]
+    span: Span
+    interpolated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BinOp:
+    """``left op right``; ``span`` is the operator token's."""
+
+    op: str
+    left: Expr
+    right: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class UnaryOp:
+    """Prefix ``-`` or ``!``; ``span`` is the operator token's."""
+
+    op: str
+    operand: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Cast:
+    """``operand as type_name``; ``span`` is the ``as`` keyword's."""
+
+    operand: Expr
+    type_name: str
+    type_span: Span
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class IfExpr:
+    """``if(cond, then, else)`` or the block form (desugared to the same node)."""
+
+    cond: Expr
+    then: Expr
+    otherwise: Expr
+    span: Span
+    block_form: bool = False
+
+
+Expr = Union[Name, IntLit, FloatLit, StrLit, ArrayLit, Call, BinOp, UnaryOp, Cast, IfExpr]
+
+
+def children(expr: Expr) -> tuple[Expr, ...]:
+    """The direct subexpressions of ``expr``, left to right."""
+    if isinstance(expr, BinOp):
+        return (expr.left, expr.right)
+    if isinstance(expr, Call):
+        return tuple(arg.value for arg in expr.args)
+    if isinstance(expr, UnaryOp):
+        return (expr.operand,)
+    if isinstance(expr, Cast):
+        return (expr.operand,)
+    if isinstance(expr, IfExpr):
+        return (expr.cond, expr.then, expr.otherwise)
+    if isinstance(expr, ArrayLit):
+        return expr.elements
+    return ()
+
+
+def iter_subexpressions(expr: Expr) -> Iterator[Expr]:
+    """Every node of the tree rooted at ``expr`` in source (pre-)order, iteratively."""
+    stack: list[Expr] = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        kids = children(node)
+        if kids:
+            stack.extend(reversed(kids))
+
+
+def iter_names(expr: Expr) -> Iterator[Name]:
+    """Every :class:`Name` read in ``expr``, left to right.
+
+    Names inside an array literal are not reads: an array renders its elements
+    as text (``[load, verify]`` is the string ``"load, verify"``).
+    """
+    stack: list[Expr] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Name):
+            yield node
+        elif not isinstance(node, ArrayLit):
+            kids = children(node)
+            if kids:
+                stack.extend(reversed(kids))
+
+
+def expr_span(expr: Expr) -> Span:
+    """The span of the leftmost token of ``expr`` (where a reader's eye starts)."""
+    node = expr
+    while True:
+        if isinstance(node, BinOp):
+            node = node.left
+        elif isinstance(node, Cast):
+            node = node.operand
+        else:
+            return node.span
+
+
+# ----------------------------------------------------------------------------
+# Statements
+
+
+@dataclass(frozen=True, slots=True)
+class InputDecl:
+    """``input name[: type]`` (the tuple form yields one of these per name)."""
+
+    name: str
+    type_name: str | None
+    span: Span
+    type_span: Span | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExternDecl:
+    """``extern name: type [= default]``."""
+
+    name: str
+    type_name: str
+    type_span: Span
+    default: Expr | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One name bound by a binding (``_`` in a tuple discards that output)."""
+
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """``[modifiers] name[: type] := value`` or ``[modifiers] (a, b) := value``."""
+
+    targets: tuple[Target, ...]
+    value: Expr
+    span: Span
+    modifiers: tuple[str, ...] = ()
+    type_name: str | None = None
+    type_span: Span | None = None
+    tuple_form: bool = False
+    doc: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A module parameter or output: ``name[: type]``."""
+
+    name: str
+    type_name: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleDef:
+    """``name(params) -> (outputs) := { body }``."""
+
+    name: str
+    params: tuple[Param, ...]
+    outputs: tuple[Param, ...]
+    body: tuple[Binding, ...]
+    span: Span
+    doc: str | None = None
+
+
+Statement = Union[InputDecl, ExternDecl, Binding, ModuleDef]
+
+
+@dataclass(frozen=True)
+class Program:
+    """A parsed source file."""
+
+    statements: tuple[Statement, ...]
+    source: str
+    path: str | None = None
+    bindings: tuple[Binding, ...] = field(default=(), repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.bindings:
+            object.__setattr__(
+                self, "bindings", tuple(s for s in self.statements if isinstance(s, Binding))
+            )
+
+    @property
+    def modules(self) -> tuple[ModuleDef, ...]:
+        """The module definitions of this file, in source order."""
+        return tuple(s for s in self.statements if isinstance(s, ModuleDef))

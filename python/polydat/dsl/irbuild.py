@@ -1,0 +1,82 @@
+"""Building the graph IR (the JSON form of ``polydat-core``'s ``GraphIr``).
+
+Shapes (see ``rust/polydat-core/src/ir.rs``)::
+
+    inputs:  [{"name", "type", "kind": "coordinate"|"extern", "default": ConstIr|null, "span"}]
+    nodes:   [{"op", "args": [{"wire": Wire} | {"const": ConstIr}], "span"}]
+    outputs: [{"name", "wire": Wire, "modifiers": [...], "span"}]
+    Wire     = {"input": i} | {"node": {"node": n, "port": p}}
+    ConstIr  = {"u64": n} | {"i64": n} | {"f64": ieee_bits} | {"bool": b} | {"str": s}
+
+Nodes are appended in dependency order: a node's wire arguments only name
+inputs and earlier nodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .ast import Span
+
+Wire = dict[str, Any]
+ArgIr = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Port:
+    """A typed wire: one output of a node, or an input slot.
+
+    ``coordinate`` is the index of a coordinate input this value depends on
+    (the first one found), or None: it is how ``const`` bindings are checked.
+    """
+
+    wire: Wire
+    type: str
+    coordinate: int | None = None
+
+    def arg(self) -> ArgIr:
+        """This port as an IR wire argument."""
+        return {"wire": self.wire}
+
+
+def input_wire(index: int) -> Wire:
+    """The wire reading input slot ``index``."""
+    return {"input": index}
+
+
+def node_wire(node: int, port: int) -> Wire:
+    """The wire reading output ``port`` of node ``node``."""
+    return {"node": {"node": node, "port": port}}
+
+
+def const_arg(const: dict[str, Any]) -> ArgIr:
+    """A constant IR argument."""
+    return {"const": const}
+
+
+class GraphBuilder:
+    """Accumulates inputs, nodes and outputs of one program."""
+
+    def __init__(self) -> None:
+        self.inputs: list[dict[str, Any]] = []
+        self.nodes: list[dict[str, Any]] = []
+        self.outputs: list[dict[str, Any]] = []
+
+    def add_input(self, name: str, type_: str, kind: str, span: Span, default: dict[str, Any] | None = None) -> int:
+        """Declare an input slot; returns its index."""
+        self.inputs.append({"name": name, "type": type_, "kind": kind, "default": default, "span": span.to_ir()})
+        return len(self.inputs) - 1
+
+    def add_node(self, op: str, args: list[ArgIr], span: Span) -> int:
+        """Append a node; returns its index."""
+        self.nodes.append({"op": op, "args": args, "span": span.to_ir()})
+        return len(self.nodes) - 1
+
+    def add_output(self, name: str, wire: Wire, modifiers: tuple[str, ...], span: Span) -> None:
+        """Declare a named output."""
+        self.outputs.append({"name": name, "wire": wire, "modifiers": list(modifiers), "span": span.to_ir()})
+
+    def to_json(self) -> dict[str, Any]:
+        """The IR as a JSON-serialisable dict."""
+        return {"inputs": self.inputs, "nodes": self.nodes, "outputs": self.outputs}

@@ -1,0 +1,712 @@
+"""Parser: tokens to :mod:`polydat.dsl.ast`.
+
+Statements are parsed by recursive descent in a loop (no recursion per
+statement). Expressions use operator-precedence parsing driven by an explicit
+stack of frames: each open ``(``, call, array, or ``if`` block pushes a frame
+holding its own operand and operator stacks. Nothing recurses on the Python
+stack per nesting level or per operator, so arbitrarily long chains and deep
+nesting parse without ``RecursionError``.
+
+Precedence, loosest to tightest (all left-associative except ``**``)::
+
+    ||  &&  == !=  < > <= >=  |  ^  &  << >>  + -  * / %  **  unary - !  postfix as T
+
+A call's ``(`` must follow its name on the same line, unless the parenthesised
+text that follows cannot be a destructuring target list (``(a, b) :=``): that
+is how ``x := y`` followed by ``(a, b) := f(x)`` on the next line stays two
+statements in a newline-insensitive language.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import ast
+from .ast import Span
+from .diagnostics import SourceFile
+from ..errors import CompileError
+from .interpolation import Placeholder, scan_segments
+from .lexer import HARD_KEYWORDS, Lexer, Token, TokenKind, describe_token
+
+#: Binary operator → precedence (higher binds tighter).
+BINARY_PRECEDENCE: dict[str, int] = {
+    "||": 1,
+    "&&": 2,
+    "==": 3,
+    "!=": 3,
+    "<": 4,
+    ">": 4,
+    "<=": 4,
+    ">=": 4,
+    "|": 5,
+    "^": 6,
+    "&": 7,
+    "<<": 8,
+    ">>": 8,
+    "+": 9,
+    "-": 9,
+    "*": 10,
+    "/": 10,
+    "%": 10,
+    "**": 11,
+}
+RIGHT_ASSOCIATIVE = frozenset({"**"})
+UNARY_PRECEDENCE = 12
+MODIFIERS = ("const", "shared", "volatile")
+#: Words that can never be a name in expression position.
+_NON_NAME_KEYWORDS = HARD_KEYWORDS - {"input", "cursor", "over"}
+NOT_SUPPORTED = "is not supported yet"
+#: Interpolations nest (a string inside ``{...}`` inside a string); beyond this
+#: depth the literal is left untouched.
+_MAX_INTERPOLATION_DEPTH = 16
+
+
+@dataclass(slots=True)
+class _Pending:
+    """An operator waiting on the operator stack."""
+
+    op: str
+    precedence: int
+    span: Span
+    unary: bool
+
+
+@dataclass(slots=True)
+class _Frame:
+    """One open construct of an expression being parsed."""
+
+    kind: str  # top | paren | call | array | if_cond | if_then | if_else
+    open_token: Token | None = None
+    operands: list[ast.Expr] = field(default_factory=list)
+    operators: list[_Pending] = field(default_factory=list)
+    # call / array state
+    name: str = ""
+    name_span: Span | None = None
+    items: list[ast.Arg] = field(default_factory=list)
+    arg_name: str | None = None
+    arg_name_span: Span | None = None
+    # if-block state: the `if` span, (cond, then) pairs of the else-if chain
+    branches: list[tuple[ast.Expr, ast.Expr, Span]] = field(default_factory=list)
+    cond: ast.Expr | None = None
+    if_span: Span | None = None
+
+    def push_operator(self, pending: _Pending) -> None:
+        """Reduce what binds at least as tightly, then push ``pending``."""
+        operators = self.operators
+        if not pending.unary:
+            right = pending.op in RIGHT_ASSOCIATIVE
+            while operators:
+                top = operators[-1]
+                if top.precedence > pending.precedence or (top.precedence == pending.precedence and not right):
+                    self._apply(operators.pop())
+                else:
+                    break
+        operators.append(pending)
+
+    def finish(self) -> ast.Expr:
+        """Reduce every pending operator; the single remaining operand."""
+        while self.operators:
+            self._apply(self.operators.pop())
+        result = self.operands.pop()
+        assert not self.operands
+        return result
+
+    def _apply(self, pending: _Pending) -> None:
+        if pending.unary:
+            operand = self.operands.pop()
+            self.operands.append(ast.UnaryOp(pending.op, operand, pending.span))
+        else:
+            right = self.operands.pop()
+            left = self.operands.pop()
+            self.operands.append(ast.BinOp(pending.op, left, right, pending.span))
+
+
+class Parser:
+    """Parses one source file (or an interpolated fragment of one)."""
+
+    def __init__(self, file: SourceFile, tokens: list[Token], interpolation_depth: int = 0):
+        self.file = file
+        self.tokens = tokens
+        self.pos = 0
+        self.depth = interpolation_depth
+
+    # -- token access --------------------------------------------------------
+
+    def peek(self, ahead: int = 0) -> Token:
+        """The token ``ahead`` positions from the current one (EOF past the end)."""
+        index = min(self.pos + ahead, len(self.tokens) - 1)
+        return self.tokens[index]
+
+    def advance(self) -> Token:
+        """Consume and return the current token."""
+        token = self.tokens[self.pos]
+        if self.pos < len(self.tokens) - 1:
+            self.pos += 1
+        return token
+
+    def error(self, message: str, span: Span, hint: str | None = None) -> Exception:
+        """A CompileError at ``span`` in this file."""
+        return self.file.error(message, span, hint)
+
+    def expected(self, what: str, token: Token | None = None, hint: str | None = None) -> Exception:
+        """``expected WHAT but found TOKEN`` at the token."""
+        token = token or self.peek()
+        return self.error(f"expected {what} but found {describe_token(token)}", token.span, hint)
+
+    def expect_op(self, op: str, hint: str | None = None) -> Token:
+        """Consume the punctuation ``op`` or fail."""
+        token = self.peek()
+        if not token.is_op(op):
+            raise self.expected(f"'{op}'", token, hint)
+        return self.advance()
+
+    def expect_name(self, what: str, soft_ok: bool = True) -> Token:
+        """Consume an identifier usable as a name (not a hard keyword)."""
+        token = self.peek()
+        if token.kind is not TokenKind.IDENT or (
+            token.text in HARD_KEYWORDS and not (soft_ok and token.text in ("input", "cursor", "over"))
+        ):
+            raise self.expected(what, token)
+        return self.advance()
+
+    # -- program -------------------------------------------------------------
+
+    def parse_program(self) -> list[ast.Statement]:
+        """Every statement up to end of input."""
+        statements: list[ast.Statement] = []
+        while self.peek().kind is not TokenKind.EOF:
+            statements.extend(self.statement(in_module=None))
+        return statements
+
+    def statement(self, in_module: str | None) -> list[ast.Statement]:
+        """One statement (an ``input (a, b)`` tuple yields several declarations)."""
+        token = self.peek()
+        if token.kind is TokenKind.IDENT:
+            word = token.text
+            nxt = self.peek(1)
+            if word == "input" and not nxt.is_op(":="):
+                self._not_in_module(in_module, token, "an input declaration")
+                return list(self._input_decl())
+            if word == "extern":
+                self._not_in_module(in_module, token, "an extern declaration")
+                return [self._extern_decl()]
+            if word in MODIFIERS:
+                return [self._binding_with_modifiers()]
+            if word in ("pragma", "for", "tile") or (word == "cursor" and not nxt.is_op(":=")):
+                raise self.error(
+                    f"'{word}' {NOT_SUPPORTED}", token.span, _UNSUPPORTED_HINTS.get(word)
+                )
+            if word in HARD_KEYWORDS and word not in ("input", "cursor", "over"):
+                raise self.expected("a statement", token)
+            if nxt.is_op(":="):
+                return [self._binding(token, (), None)]
+            if nxt.is_op(":"):
+                return [self._annotated_without_shared(token)]
+            if nxt.is_op("(") and self._is_module_def():
+                if in_module is not None:
+                    raise self.error(
+                        f"module definitions cannot be nested (inside module '{in_module}')",
+                        token.span,
+                        "define the module at the top level of the file",
+                    )
+                return [self._module_def()]
+            if nxt.is_op("="):
+                raise self.expected("':='", nxt, "bindings use ':=' (only extern defaults use '=')")
+            return [self._bare_expression()]
+        if token.is_op("(") and self._looks_like_targets(self.pos):
+            return [self._tuple_binding((), token)]
+        if token.kind in (TokenKind.INT, TokenKind.FLOAT, TokenKind.STRING) or token.is_op("(", "-", "!", "["):
+            return [self._bare_expression()]
+        if in_module is not None:
+            raise self.expected(f"a statement or '}}' closing module '{in_module}'", token)
+        raise self.expected("a statement", token)
+
+    def _not_in_module(self, in_module: str | None, token: Token, what: str) -> None:
+        if in_module is not None:
+            raise self.error(
+                f"{what} is not allowed inside module '{in_module}'",
+                token.span,
+                "a module's inputs are its parameters",
+            )
+
+    def _bare_expression(self) -> ast.Statement:
+        start = self.peek()
+        expr = self.expression()
+        if isinstance(expr, ast.Name):
+            raise self.expected(f"':=' after '{expr.name}'", hint="a binding is written `name := expression`")
+        raise self.error(
+            "a bare expression is not a statement", start.span, "bind it to a name: `name := ...`"
+        )
+
+    # -- declarations --------------------------------------------------------
+
+    def _type_name(self, what: str) -> Token:
+        token = self.peek()
+        if token.kind is not TokenKind.IDENT:
+            raise self.expected(what, token)
+        return self.advance()
+
+    def _input_decl(self) -> list[ast.InputDecl]:
+        self.advance()  # input
+        if self.peek().is_op("("):
+            open_token = self.advance()
+            if self.peek().is_op(")"):
+                raise self.error("'input ()' declares no inputs", open_token.span, "write `input (a: u64, b: u64)`")
+            decls = [self._one_input()]
+            while self.peek().is_op(","):
+                self.advance()
+                if self.peek().is_op(")"):
+                    break
+                decls.append(self._one_input())
+            self.expect_op(")")
+            return decls
+        return [self._one_input()]
+
+    def _one_input(self) -> ast.InputDecl:
+        name = self.expect_name("an input name")
+        if self.peek().is_op(":"):
+            self.advance()
+            type_token = self._type_name("a type after ':'")
+            return ast.InputDecl(name.text, type_token.text, name.span, type_token.span)
+        return ast.InputDecl(name.text, None, name.span)
+
+    def _extern_decl(self) -> ast.ExternDecl:
+        self.advance()  # extern
+        name = self.expect_name("an extern name")
+        if not self.peek().is_op(":"):
+            raise self.expected("':' and a type", hint=f"externs are typed: `extern {name.text}: u64 = 0`")
+        self.advance()
+        type_token = self._type_name("a type after ':'")
+        default = None
+        if self.peek().is_op("="):
+            self.advance()
+            default = self.expression()
+        elif self.peek().is_op(":="):
+            raise self.expected("'='", hint=f"an extern default is written `extern {name.text}: {type_token.text} = value`")
+        return ast.ExternDecl(name.text, type_token.text, type_token.span, default, name.span)
+
+    # -- bindings ------------------------------------------------------------
+
+    def _binding_with_modifiers(self) -> ast.Binding:
+        first = self.peek()
+        modifiers: list[str] = []
+        while self.peek().is_word(*MODIFIERS):
+            token = self.advance()
+            word = token.text
+            if word in modifiers:
+                raise self.error(f"duplicate modifier '{word}'", token.span, "write each modifier once")
+            if {word} | set(modifiers) >= {"const", "volatile"}:
+                raise self.error(
+                    "'const' and 'volatile' cannot be combined",
+                    token.span,
+                    "a const is computed once; a volatile is recomputed on every read",
+                )
+            if {word} | set(modifiers) >= {"const", "shared"}:
+                raise self.error(
+                    "'shared' and 'const' cannot be combined",
+                    token.span,
+                    "a shared cell may be written at run time; a const never changes",
+                )
+            modifiers.append(word)
+        order = tuple(m for m in MODIFIERS if m in modifiers)
+        token = self.peek()
+        if token.is_op("("):
+            if not self._looks_like_targets(self.pos):
+                raise self.expected("a list of names to bind", self.peek(1))
+            return self._tuple_binding(order, first)
+        name = self.expect_name("a binding name after the modifiers")
+        type_name = type_span = None
+        if self.peek().is_op(":"):
+            colon = self.advance()
+            type_token = self._type_name("a type after ':'")
+            if "shared" not in order:
+                raise self._annotation_error(name, type_token, colon)
+            type_name, type_span = type_token.text, type_token.span
+        return self._binding(name, order, first, type_name, type_span)
+
+    def _annotation_error(self, name: Token, type_token: Token, colon: Token) -> Exception:
+        return self.error(
+            f"a type annotation ('{name.text}: {type_token.text}') is only allowed on a 'shared' binding",
+            colon.span,
+            f"for a typed, host-written value declare `extern {name.text}: {type_token.text} = ...`",
+        )
+
+    def _annotated_without_shared(self, name: Token) -> ast.Binding:
+        self.advance()  # name
+        colon = self.advance()
+        type_token = self._type_name("a type after ':'")
+        raise self._annotation_error(name, type_token, colon)
+
+    def _binding(self, name: Token, modifiers: tuple[str, ...], first: Token | None,
+                 type_name: str | None = None, type_span: Span | None = None) -> ast.Binding:
+        if self.peek() is name:
+            self.advance()
+        self.expect_op(":=", "a binding is written `name := expression`")
+        value = self.expression()
+        doc = (first or name).doc
+        return ast.Binding(
+            (ast.Target(name.text, name.span),), value, name.span, modifiers, type_name, type_span, False, doc
+        )
+
+    def _looks_like_targets(self, pos: int) -> bool:
+        """Whether tokens at ``pos`` read ``( name, ... ) :=``."""
+        tokens = self.tokens
+        i = pos + 1
+        if i >= len(tokens) or tokens[i].kind is not TokenKind.IDENT:
+            return False
+        while True:
+            if i >= len(tokens) or tokens[i].kind is not TokenKind.IDENT:
+                return False
+            i += 1
+            if i < len(tokens) and tokens[i].is_op(","):
+                i += 1
+                continue
+            break
+        return i + 1 < len(tokens) and tokens[i].is_op(")") and tokens[i + 1].is_op(":=")
+
+    def _tuple_binding(self, modifiers: tuple[str, ...], first: Token) -> ast.Binding:
+        self.expect_op("(")
+        targets = [self.expect_name("a name to bind")]
+        while self.peek().is_op(","):
+            self.advance()
+            targets.append(self.expect_name("a name to bind"))
+        self.expect_op(")")
+        self.expect_op(":=")
+        value = self.expression()
+        return ast.Binding(
+            tuple(ast.Target(t.text, t.span) for t in targets),
+            value,
+            targets[0].span,
+            modifiers,
+            None,
+            None,
+            True,
+            first.doc,
+        )
+
+    # -- modules -------------------------------------------------------------
+
+    def _is_module_def(self) -> bool:
+        """Whether ``name ( ... ) ->`` starts here (scans to the matching ')')."""
+        tokens = self.tokens
+        depth = 0
+        i = self.pos + 1
+        while i < len(tokens):
+            token = tokens[i]
+            if token.kind is TokenKind.EOF:
+                return False
+            if token.is_op("("):
+                depth += 1
+            elif token.is_op(")"):
+                depth -= 1
+                if depth == 0:
+                    return i + 1 < len(tokens) and tokens[i + 1].is_op("->")
+            i += 1
+        return False
+
+    def _module_def(self) -> ast.ModuleDef:
+        name = self.advance()
+        self.expect_op("(")
+        params = self._param_list(")", "a parameter name")
+        self.expect_op("->")
+        if self.peek().is_op("("):
+            self.advance()
+            outputs = self._param_list(")", "an output name")
+        else:
+            outputs = [self._param("an output name")]
+        if not outputs:
+            raise self.error(f"module '{name.text}' declares no outputs", name.span, "a module returns at least one value")
+        self.expect_op(":=", f"a module is written `{name.text}(p: u64) -> (o: u64) := {{ ... }}`")
+        self.expect_op("{", "a module body is a block of bindings in braces")
+        body: list[ast.Binding] = []
+        while not self.peek().is_op("}"):
+            if self.peek().kind is TokenKind.EOF:
+                raise self.expected(f"'}}' closing module '{name.text}'")
+            for statement in self.statement(in_module=name.text):
+                assert isinstance(statement, ast.Binding)
+                body.append(statement)
+        self.advance()
+        return ast.ModuleDef(name.text, tuple(params), tuple(outputs), tuple(body), name.span, name.doc)
+
+    def _param_list(self, closer: str, what: str) -> list[ast.Param]:
+        params: list[ast.Param] = []
+        if self.peek().is_op(closer):
+            self.advance()
+            return params
+        params.append(self._param(what))
+        while self.peek().is_op(","):
+            self.advance()
+            if self.peek().is_op(closer):
+                break
+            params.append(self._param(what))
+        self.expect_op(closer)
+        return params
+
+    def _param(self, what: str) -> ast.Param:
+        name = self.expect_name(what)
+        if self.peek().is_op(":"):
+            self.advance()
+            type_token = self._type_name("a type after ':'")
+            return ast.Param(name.text, type_token.text, name.span)
+        return ast.Param(name.text, None, name.span)
+
+    # -- expressions ---------------------------------------------------------
+
+    def expression(self) -> ast.Expr:
+        """One expression, parsed with an explicit frame stack (no recursion)."""
+        stack: list[_Frame] = [_Frame("top")]
+        want_operand = True
+        while True:
+            frame = stack[-1]
+            token = self.peek()
+            if want_operand:
+                want_operand = self._operand(stack, token)
+                continue
+            # Expecting an operator, a postfix cast, or the end of this operand list.
+            if token.kind is TokenKind.OP and token.text in BINARY_PRECEDENCE:
+                self.advance()
+                frame.push_operator(_Pending(token.text, BINARY_PRECEDENCE[token.text], token.span, False))
+                want_operand = True
+                continue
+            if token.is_word("as"):
+                self._postfix_cast(frame)
+                continue
+            result = frame.finish()
+            if frame.kind == "top":
+                return result
+            want_operand = self._close(stack, frame, result, token)
+
+    def _operand(self, stack: list[_Frame], token: Token) -> bool:
+        """Handle a token where an operand must start; returns whether an operand is still wanted."""
+        frame = stack[-1]
+        kind = token.kind
+        if kind is TokenKind.INT:
+            self.advance()
+            frame.operands.append(ast.IntLit(int(token.value), token.text, token.span))  # type: ignore[arg-type]
+            return False
+        if kind is TokenKind.FLOAT:
+            self.advance()
+            frame.operands.append(ast.FloatLit(float(token.value), token.text, token.span))  # type: ignore[arg-type]
+            return False
+        if kind is TokenKind.STRING:
+            self.advance()
+            frame.operands.append(self._string(token))
+            return False
+        if kind is TokenKind.OP:
+            if token.text in ("-", "!"):
+                self.advance()
+                frame.push_operator(_Pending(token.text, UNARY_PRECEDENCE, token.span, True))
+                return True
+            if token.text == "(":
+                self.advance()
+                stack.append(_Frame("paren", open_token=token))
+                return True
+            if token.text == "[":
+                self.advance()
+                if self.peek().is_op("]"):
+                    self.advance()
+                    frame.operands.append(ast.ArrayLit((), token.span))
+                    return False
+                stack.append(_Frame("array", open_token=token))
+                return True
+            raise self.expected("an expression", token)
+        if kind is TokenKind.IDENT:
+            return self._word_operand(stack, token)
+        raise self.expected("an expression", token)
+
+    def _word_operand(self, stack: list[_Frame], token: Token) -> bool:
+        frame = stack[-1]
+        word = token.text
+        if word in _NON_NAME_KEYWORDS:
+            if word in ("for", "pragma", "tile"):
+                raise self.error(f"'{word}' {NOT_SUPPORTED}", token.span, _UNSUPPORTED_HINTS.get(word))
+            raise self.expected("an expression", token)
+        self.advance()
+        nxt = self.peek()
+        if word == "if" and not nxt.is_op("("):
+            stack.append(_Frame("if_cond", if_span=token.span))
+            return True
+        if nxt.is_op("(") and (nxt.span.line == token.span.line or not self._looks_like_targets(self.pos)):
+            self.advance()
+            if self.peek().is_op(")"):
+                self.advance()
+                frame.operands.append(ast.Call(word, (), token.span))
+                return False
+            call = _Frame("call", open_token=nxt, name=word, name_span=token.span)
+            stack.append(call)
+            self._start_argument(call)
+            return True
+        if nxt.is_op(".") and nxt.offset == token.offset + len(word):
+            raise self.error(
+                f"field access ('{word}.') {NOT_SUPPORTED}",
+                nxt.span,
+                "field access reads cursor fields; cursors are not supported yet",
+            )
+        frame.operands.append(ast.Name(word, token.span))
+        return False
+
+    def _start_argument(self, frame: _Frame) -> None:
+        """At the start of a call argument: consume ``name:`` if it is a named one."""
+        token = self.peek()
+        if token.kind is TokenKind.IDENT and self.peek(1).is_op(":") and token.text not in _NON_NAME_KEYWORDS:
+            self.advance()
+            self.advance()
+            frame.arg_name, frame.arg_name_span = token.text, token.span
+        else:
+            frame.arg_name, frame.arg_name_span = None, None
+
+    def _postfix_cast(self, frame: _Frame) -> None:
+        as_token = self.advance()
+        type_token = self.peek()
+        if type_token.kind is not TokenKind.IDENT:
+            raise self.expected("a type name after 'as'", type_token)
+        self.advance()
+        operand = frame.operands.pop()
+        frame.operands.append(ast.Cast(operand, type_token.text, type_token.span, as_token.span))
+
+    def _close(self, stack: list[_Frame], frame: _Frame, result: ast.Expr, token: Token) -> bool:
+        """An operand list of ``frame`` ended at ``token``; returns whether an operand is wanted next."""
+        kind = frame.kind
+        if kind == "paren":
+            if not token.is_op(")"):
+                raise self._unclosed(frame, "')'", token)
+            self.advance()
+            stack.pop()
+            stack[-1].operands.append(result)
+            return False
+        if kind in ("call", "array"):
+            closer = ")" if kind == "call" else "]"
+            frame.items.append(ast.Arg(result, frame.arg_name, frame.arg_name_span))
+            if token.is_op(","):
+                self.advance()
+                if not self.peek().is_op(closer):
+                    if kind == "call":
+                        self._start_argument(frame)
+                    return True
+                token = self.peek()
+            if not token.is_op(closer):
+                raise self._unclosed(frame, f"',' or '{closer}'", token)
+            self.advance()
+            stack.pop()
+            if kind == "array":
+                stack[-1].operands.append(ast.ArrayLit(tuple(a.value for a in frame.items), frame.open_token.span))  # type: ignore[union-attr]
+                return False
+            return self._finish_call(stack, frame)
+        if kind == "if_cond":
+            if not token.is_op("{"):
+                raise self.expected(
+                    "'{' after the if condition", token, "the block form is `if c { a } else { b }`"
+                )
+            self.advance()
+            frame.cond = result
+            frame.kind = "if_then"
+            return True
+        if kind == "if_then":
+            if not token.is_op("}"):
+                raise self.expected("'}' closing the if branch", token)
+            self.advance()
+            assert frame.cond is not None and frame.if_span is not None
+            frame.branches.append((frame.cond, result, frame.if_span))
+            else_token = self.peek()
+            if not else_token.is_word("else"):
+                raise self.expected(
+                    "'else'", else_token, "an if expression always yields a value, so 'else' is required"
+                )
+            self.advance()
+            after = self.peek()
+            if after.is_word("if"):
+                self.advance()
+                frame.kind = "if_cond"
+                frame.if_span = after.span
+                return True
+            if after.is_op("{"):
+                self.advance()
+                frame.kind = "if_else"
+                return True
+            raise self.expected("'{' or 'if' after 'else'", after)
+        if kind == "if_else":
+            if not token.is_op("}"):
+                raise self.expected("'}' closing the else branch", token)
+            self.advance()
+            stack.pop()
+            value = result
+            for cond, then, span in reversed(frame.branches):
+                value = ast.IfExpr(cond, then, value, span, block_form=True)
+            stack[-1].operands.append(value)
+            return False
+        raise AssertionError(f"unknown frame kind {kind}")
+
+    def _finish_call(self, stack: list[_Frame], frame: _Frame) -> bool:
+        args = tuple(frame.items)
+        span = frame.name_span
+        assert span is not None
+        if frame.name == "if":
+            if len(args) == 1 and args[0].name is None and self.peek().is_op("{"):
+                # `if (cond) { a } else { b }`: the parenthesised condition of a block if.
+                self.advance()
+                stack.append(_Frame("if_then", cond=args[0].value, if_span=span))
+                return True
+            if len(args) == 3 and all(a.name is None for a in args):
+                stack[-1].operands.append(ast.IfExpr(args[0].value, args[1].value, args[2].value, span))
+                return False
+        stack[-1].operands.append(ast.Call(frame.name, args, span))
+        return False
+
+    def _unclosed(self, frame: _Frame, what: str, token: Token) -> Exception:
+        opened = frame.open_token
+        hint = f"the '{opened.text}' opened at {opened.span} is not closed" if opened else None
+        return self.expected(what, token, hint)
+
+    # -- strings -------------------------------------------------------------
+
+    def _string(self, token: Token) -> ast.Expr:
+        """A string literal, desugared to ``printf`` when it interpolates ``{expr}``."""
+        text = str(token.value)
+        if "{" not in text or self.depth >= _MAX_INTERPOLATION_DEPTH:
+            return ast.StrLit(text, token.span)
+        segments = scan_segments(text)
+        if segments is None or not any(isinstance(s, Placeholder) for s in segments):
+            return ast.StrLit(text, token.span)
+        offsets = token.char_offsets or ()
+        pieces: list[str] = []
+        args: list[ast.Arg] = [ast.Arg(ast.StrLit("", token.span))]
+        for segment in segments:
+            if isinstance(segment, str):
+                pieces.append(segment)
+                continue
+            expr = self._placeholder(text, offsets, segment)
+            if expr is None:
+                return ast.StrLit(text, token.span)
+            pieces.append("{}")
+            args.append(ast.Arg(expr))
+        args[0] = ast.Arg(ast.StrLit("".join(pieces), token.span))
+        return ast.Call("printf", tuple(args), token.span, interpolated=True)
+
+    def _placeholder(self, text: str, offsets: tuple[int, ...], hole: Placeholder) -> ast.Expr | None:
+        body = text[hole.start:hole.end]
+        if not body.strip():
+            return None
+        try:
+            tokens = Lexer(self.file, body, offsets[hole.start:hole.end]).tokenize()
+            sub = Parser(self.file, tokens, self.depth + 1)
+            expr = sub.expression()
+            if sub.peek().kind is not TokenKind.EOF:
+                return None
+            return expr
+        except CompileError:
+            return None
+
+
+_UNSUPPORTED_HINTS = {
+    "for": "for traversals arrive with the scope-chain work",
+    "pragma": "pragmas arrive with the scope-chain work",
+    "cursor": "cursors over datasets are not implemented in this release",
+    "tile": "tiles (templates) are not implemented in this release; use string interpolation",
+}
+
+
+def parse_file(file: SourceFile) -> ast.Program:
+    """Parse a whole source file into a :class:`~polydat.dsl.ast.Program`."""
+    tokens = Lexer(file).tokenize()
+    statements = Parser(file, tokens).parse_program()
+    return ast.Program(tuple(statements), file.text, file.path)

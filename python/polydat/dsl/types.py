@@ -1,0 +1,199 @@
+"""Port-type keywords, literal values and their conversion to IR constants.
+
+The keyword set mirrors the Rust core's ``PortType::from_keyword``; upstream
+keywords this implementation does not carry (``u8``, ``u128``, ``vec_f32``...)
+are recognised only to give a precise "not supported" message.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass
+from typing import Any, Literal, Union
+
+U64_MAX = (1 << 64) - 1
+I64_MIN = -(1 << 63)
+I64_MAX = (1 << 63) - 1
+U32_MAX = (1 << 32) - 1
+I32_MIN = -(1 << 31)
+I32_MAX = (1 << 31) - 1
+
+#: Spellings accepted in source, mapped to the canonical keyword.
+TYPE_KEYWORDS: dict[str, str] = {
+    "u64": "u64",
+    "i64": "i64",
+    "u32": "u32",
+    "i32": "i32",
+    "f64": "f64",
+    "f32": "f32",
+    "bool": "bool",
+    "str": "str",
+    "Str": "str",
+    "String": "str",
+    "bytes": "bytes",
+    "json": "json",
+    "Json": "json",
+}
+
+#: Upstream keywords this implementation does not support.
+UNSUPPORTED_TYPE_KEYWORDS: frozenset[str] = frozenset(
+    "u8 i8 u16 i16 f16 u128 i128 reg128 reg_i8x16 reg_i16x8 reg_i32x4 reg_i64x2 reg_f16x8 "
+    "reg_f32x4 reg_f64x2 ext Ext handle vec_f32 vec_i32 vec_f64 vec_i64 vec_f16 vec_i16 vec_i8".split()
+)
+
+INTEGER_TYPES = frozenset({"u64", "i64", "u32", "i32"})
+FLOAT_TYPES = frozenset({"f64", "f32"})
+
+#: Lossless conversions applied implicitly (class A adapters) where the frontend
+#: itself must reconcile two types: module parameters/outputs and ``shared x: T``.
+IMPLICIT_WIDENINGS: dict[str, frozenset[str]] = {
+    "u32": frozenset({"u64", "i64", "f64", "str", "bool", "bytes", "json"}),
+    "i32": frozenset({"i64", "f64", "str", "bool", "bytes", "json"}),
+    "u64": frozenset({"f64", "str", "bool", "bytes", "json"}),
+    "i64": frozenset({"f64", "str", "bool", "bytes", "json"}),
+    "f32": frozenset({"f64", "str", "bool", "bytes"}),
+    "f64": frozenset({"str", "bool", "bytes"}),
+    "bool": frozenset({"u64", "i64", "u32", "i32", "f64", "f32", "str", "bytes", "json"}),
+    "json": frozenset({"str"}),
+}
+
+
+def canonical_type(word: str) -> str | None:
+    """The canonical keyword for a type spelling, or None if it is not a type we carry."""
+    return TYPE_KEYWORDS.get(word)
+
+
+def implicitly_converts(source: str, target: str) -> bool:
+    """Whether a ``source`` value may flow into a ``target`` slot without an explicit cast."""
+    if source == target or "any" in (source, target):
+        return True
+    return target in IMPLICIT_WIDENINGS.get(source, frozenset())
+
+
+def f64_bits(value: float) -> int:
+    """The IEEE-754 bit pattern of ``value`` as an unsigned 64-bit int."""
+    return struct.unpack("<Q", struct.pack("<d", value))[0]
+
+
+def bits_f64(bits: int) -> float:
+    """The float whose IEEE-754 bit pattern is ``bits``."""
+    return struct.unpack("<d", struct.pack("<Q", bits))[0]
+
+
+LiteralKind = Literal["int", "float", "str", "bool"]
+
+
+@dataclass(frozen=True, slots=True)
+class LiteralValue:
+    """A compile-time literal: an int (possibly negative), float, string or bool."""
+
+    kind: LiteralKind
+    value: Union[int, float, str, bool]
+
+    def describe(self) -> str:
+        """How the literal reads in a message (``integer literal 5``...)."""
+        if self.kind == "str":
+            text = str(self.value)
+            shown = text if len(text) <= 24 else text[:21] + "..."
+            return f'string literal "{shown}"'
+        if self.kind == "float":
+            return f"float literal {rust_f64_display(float(self.value))}"
+        if self.kind == "bool":
+            return f"bool literal {str(self.value).lower()}"
+        return f"integer literal {self.value}"
+
+    def with_kind_for(self, target: str) -> LiteralValue:
+        """This literal re-expressed for a ``target`` typed slot (int into f64 becomes a float)."""
+        if target in FLOAT_TYPES and self.kind == "int":
+            return LiteralValue("float", float(self.value))
+        return self
+
+
+ConstIr = dict[str, Any]
+
+
+class LiteralTypeError(ValueError):
+    """A literal does not fit the slot type it is given to."""
+
+
+def literal_to_const(literal: LiteralValue, target: str) -> ConstIr:
+    """The IR constant for ``literal`` in a slot of type ``target`` ("any" = natural type).
+
+    Raises :class:`LiteralTypeError` with a readable reason when the literal
+    cannot be represented (a float in a u64 slot, a negative value in an
+    unsigned slot, a number in a string slot, ...).
+    """
+    kind, value = literal.kind, literal.value
+    if target == "any":
+        if kind == "int":
+            assert isinstance(value, int)
+            if value < 0:
+                if value < I64_MIN:
+                    raise LiteralTypeError(f"{value} does not fit in i64")
+                return {"i64": value}
+            return {"u64": value}
+        if kind == "float":
+            return {"f64": f64_bits(float(value))}
+        if kind == "bool":
+            return {"bool": bool(value)}
+        return {"str": str(value)}
+    if target in ("u64", "u32"):
+        limit = U64_MAX if target == "u64" else U32_MAX
+        if kind == "int" and isinstance(value, int) and 0 <= value <= limit:
+            return {"u64": value}
+        if kind == "int" and isinstance(value, int) and value < 0:
+            raise LiteralTypeError(f"negative value {value} does not fit in {target}")
+        if kind == "int":
+            raise LiteralTypeError(f"{value} does not fit in {target}")
+        if kind == "bool":
+            return {"u64": int(bool(value))}
+        raise LiteralTypeError(f"a {literal.describe()} cannot fill a {target} slot")
+    if target in ("i64", "i32"):
+        low, high = (I64_MIN, I64_MAX) if target == "i64" else (I32_MIN, I32_MAX)
+        if kind == "int" and isinstance(value, int):
+            if low <= value <= high:
+                return {"i64": value}
+            raise LiteralTypeError(f"{value} does not fit in {target}")
+        if kind == "bool":
+            return {"i64": int(bool(value))}
+        raise LiteralTypeError(f"a {literal.describe()} cannot fill a {target} slot")
+    if target in FLOAT_TYPES:
+        if kind in ("int", "float"):
+            return {"f64": f64_bits(float(value))}
+        raise LiteralTypeError(f"a {literal.describe()} cannot fill a {target} slot")
+    if target == "bool":
+        if kind == "bool":
+            return {"bool": bool(value)}
+        if kind == "int" and value in (0, 1):
+            return {"bool": bool(value)}
+        raise LiteralTypeError(f"a {literal.describe()} cannot fill a bool slot (use 0, 1, true or false)")
+    if target in ("str", "json", "bytes"):
+        if kind == "str":
+            return {"str": str(value)}
+        raise LiteralTypeError(f"a {literal.describe()} cannot fill a {target} slot (write it as a string)")
+    raise LiteralTypeError(f"a {literal.describe()} cannot fill a {target} slot")
+
+
+def const_type(const: ConstIr) -> str:
+    """The port type of an IR constant."""
+    (key,) = const.keys()
+    return {"u64": "u64", "i64": "i64", "f64": "f64", "bool": "bool", "str": "str"}[key]
+
+
+def rust_f64_display(value: float) -> str:
+    """``value`` formatted like Rust's ``Display`` for f64 (no exponent; ``1`` for 1.0)."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    text = repr(value)
+    if "e" in text or "E" in text:
+        from decimal import Decimal
+
+        text = format(Decimal(text), "f")
+    if text.endswith(".0"):
+        text = text[:-2]
+    if text == "-0":
+        return "-0"
+    return text
