@@ -339,7 +339,7 @@ class Binder:
             return literal_to_const(literal, type_)
         except LiteralTypeError as exc:
             raise file.error(
-                f"extern '{decl.name}' is declared {type_} but its default is a {literal.describe()}",
+                f"extern '{decl.name}' is declared {type_} but its default is {literal.describe()}",
                 ast.expr_span(default),
                 str(exc),
             ) from None
@@ -536,7 +536,7 @@ class Binder:
                 const = literal_to_const(literal, type_)
             except LiteralTypeError as exc:
                 raise file.error(
-                    f"'{target.name}' is declared {type_} but its value is a {literal.describe()}",
+                    f"'{target.name}' is declared {type_} but its value is {literal.describe()}",
                     ast.expr_span(binding.value),
                     str(exc),
                 ) from None
@@ -1021,7 +1021,7 @@ class Binder:
             return literal_to_const(literal, param.type)
         except LiteralTypeError as exc:
             raise scope.file.error(
-                f"parameter '{param.name}' of '{call.func}' expects a {param.type} literal, got a {literal.describe()}",
+                f"parameter '{param.name}' of '{call.func}' expects a {param.type} literal, got {literal.describe()}",
                 span,
                 str(exc),
             ) from None
@@ -1103,7 +1103,7 @@ class Binder:
                     literal_to_const(entry.literal, type_)
                 except LiteralTypeError as exc:
                     raise caller.file.error(
-                        f"argument '{param.name}' of {what} expects {type_}, got a {entry.literal.describe()}",
+                        f"argument '{param.name}' of {what} expects {type_}, got {entry.literal.describe()}",
                         span,
                         str(exc),
                     ) from None

@@ -68,25 +68,28 @@ class SourceFile:
 
 
 def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance between two names."""
+    """Edit distance between two names (insert, delete, substitute, or swap two neighbours)."""
     if a == b:
         return 0
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            cost = 0 if ca == cb else 1
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost))
-        previous = current
-    return previous[-1]
+    rows = [list(range(len(b) + 1))]
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            row[j] = min(rows[i - 1][j] + 1, row[j - 1] + 1, rows[i - 1][j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], rows[i - 2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
 
 
 def suggest_name(name: str, candidates: list[str] | tuple[str, ...] | set[str]) -> str | None:
     """The candidate closest to ``name`` if it is reasonably close, else None.
 
     The tolerance grows with the name's length (1 edit for short names, up to
-    3 for long ones), matching the Rust core's suggestion rule; ties are broken
-    alphabetically so the answer is deterministic.
+    3 for long ones), like the Rust core's suggestion rule; a swap of two
+    neighbouring letters counts as one edit. Ties are broken alphabetically so
+    the answer is deterministic.
     """
     limit = max(1, min(3, (len(name) + 2) // 3))
     best: tuple[int, str] | None = None

@@ -92,16 +92,16 @@ class LiteralValue:
     value: Union[int, float, str, bool]
 
     def describe(self) -> str:
-        """How the literal reads in a message (``integer literal 5``...)."""
+        """How the literal reads in a message, with its article (``an integer literal 5``)."""
         if self.kind == "str":
             text = str(self.value)
             shown = text if len(text) <= 24 else text[:21] + "..."
-            return f'string literal "{shown}"'
+            return f'a string literal "{shown}"'
         if self.kind == "float":
-            return f"float literal {rust_f64_display(float(self.value))}"
+            return f"a float literal {rust_f64_display(float(self.value))}"
         if self.kind == "bool":
-            return f"bool literal {str(self.value).lower()}"
-        return f"integer literal {self.value}"
+            return f"a bool literal {str(self.value).lower()}"
+        return f"an integer literal {self.value}"
 
     def with_kind_for(self, target: str) -> LiteralValue:
         """This literal re-expressed for a ``target`` typed slot (int into f64 becomes a float)."""
@@ -120,9 +120,9 @@ class LiteralTypeError(ValueError):
 def literal_to_const(literal: LiteralValue, target: str) -> ConstIr:
     """The IR constant for ``literal`` in a slot of type ``target`` ("any" = natural type).
 
-    Raises :class:`LiteralTypeError` with a readable reason when the literal
-    cannot be represented (a float in a u64 slot, a negative value in an
-    unsigned slot, a number in a string slot, ...).
+    Raises :class:`LiteralTypeError` whose text suggests a fix when the
+    literal cannot be represented (a float in a u64 slot, a negative value in
+    an unsigned slot, a number in a string slot, ...).
     """
     kind, value = literal.kind, literal.value
     if target == "any":
@@ -138,41 +138,37 @@ def literal_to_const(literal: LiteralValue, target: str) -> ConstIr:
         if kind == "bool":
             return {"bool": bool(value)}
         return {"str": str(value)}
-    if target in ("u64", "u32"):
-        limit = U64_MAX if target == "u64" else U32_MAX
-        if kind == "int" and isinstance(value, int) and 0 <= value <= limit:
-            return {"u64": value}
-        if kind == "int" and isinstance(value, int) and value < 0:
-            raise LiteralTypeError(f"negative value {value} does not fit in {target}")
-        if kind == "int":
-            raise LiteralTypeError(f"{value} does not fit in {target}")
-        if kind == "bool":
-            return {"u64": int(bool(value))}
-        raise LiteralTypeError(f"a {literal.describe()} cannot fill a {target} slot")
-    if target in ("i64", "i32"):
-        low, high = (I64_MIN, I64_MAX) if target == "i64" else (I32_MIN, I32_MAX)
-        if kind == "int" and isinstance(value, int):
-            if low <= value <= high:
-                return {"i64": value}
-            raise LiteralTypeError(f"{value} does not fit in {target}")
-        if kind == "bool":
-            return {"i64": int(bool(value))}
-        raise LiteralTypeError(f"a {literal.describe()} cannot fill a {target} slot")
+    if kind == "bool" and target != "bool":
+        if target in INTEGER_TYPES:
+            return {"u64" if target.startswith("u") else "i64": int(bool(value))}
+        raise LiteralTypeError(f"a {target} slot needs a {target} value")
+    if target in ("u64", "u32", "i64", "i32"):
+        if kind == "float":
+            raise LiteralTypeError(f"a {target} constant needs an integer literal")
+        if kind == "str":
+            raise LiteralTypeError("write the number without quotes")
+        assert isinstance(value, int)
+        low, high = {
+            "u64": (0, U64_MAX), "u32": (0, U32_MAX), "i64": (I64_MIN, I64_MAX), "i32": (I32_MIN, I32_MAX)
+        }[target]
+        if low <= value <= high:
+            return {"u64" if target.startswith("u") else "i64": value}
+        if value < 0 and low == 0:
+            raise LiteralTypeError(f"{target} is unsigned; negative values do not fit")
+        raise LiteralTypeError(f"{value} is outside the range of {target} ({low} to {high})")
     if target in FLOAT_TYPES:
         if kind in ("int", "float"):
             return {"f64": f64_bits(float(value))}
-        raise LiteralTypeError(f"a {literal.describe()} cannot fill a {target} slot")
+        raise LiteralTypeError("write the number without quotes")
     if target == "bool":
-        if kind == "bool":
+        if kind == "bool" or (kind == "int" and value in (0, 1)):
             return {"bool": bool(value)}
-        if kind == "int" and value in (0, 1):
-            return {"bool": bool(value)}
-        raise LiteralTypeError(f"a {literal.describe()} cannot fill a bool slot (use 0, 1, true or false)")
+        raise LiteralTypeError("a bool constant is written true, false, 1 or 0")
     if target in ("str", "json", "bytes"):
         if kind == "str":
             return {"str": str(value)}
-        raise LiteralTypeError(f"a {literal.describe()} cannot fill a {target} slot (write it as a string)")
-    raise LiteralTypeError(f"a {literal.describe()} cannot fill a {target} slot")
+        raise LiteralTypeError(f'write it as a string, e.g. "{literal.value}"')
+    raise LiteralTypeError(f"a {target} slot cannot take a literal")
 
 
 def const_type(const: ConstIr) -> str:
