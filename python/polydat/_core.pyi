@@ -1,0 +1,55 @@
+"""Type stubs for the Rust extension ``polydat._core`` (a thin PyO3 binding)."""
+
+from typing import Any
+
+import numpy as np
+
+def catalog_json() -> str:
+    """The node catalog as JSON text."""
+
+class Program:
+    """A compiled, immutable program (thread-safe)."""
+
+    @staticmethod
+    def compile(
+        ir_json: str,
+        *,
+        engine: str = "auto",
+        provenance: str = "auto",
+        strict: bool = False,
+        outputs: list[str] | None = None,
+    ) -> Program: ...
+    @property
+    def engine(self) -> str: ...
+    @property
+    def inputs(self) -> list[tuple[str, str, str]]:
+        """(name, type, kind) per input, coordinates first."""
+    @property
+    def outputs(self) -> list[tuple[str, str]]:
+        """(name, type) per output."""
+    @property
+    def events(self) -> list[tuple[str, str, int, int]]:
+        """(kind, message, line, col) per compile event."""
+    @property
+    def stats(self) -> dict[str, int]: ...
+    def kernel(self) -> Kernel: ...
+    def generate(
+        self,
+        coordinate: str,
+        start: int,
+        stop: int,
+        step: int,
+        outputs: list[str],
+        fixed: list[tuple[str, Any]],
+        threads: int = 1,
+    ) -> dict[str, np.ndarray]: ...
+
+class Kernel:
+    """One mutable state over a program; use from one thread at a time."""
+
+    def set_inputs(self, values: list[Any], named: list[tuple[str, Any]]) -> None: ...
+    def set(self, name: str, value: Any) -> None: ...
+    def pull(self, name: str) -> Any: ...
+    def eval(self) -> dict[str, Any]: ...
+    def invalidate_all(self) -> None: ...
+    def input_values(self) -> dict[str, Any]: ...
