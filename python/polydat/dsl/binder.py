@@ -111,6 +111,8 @@ class Scope:
     prefix: str = ""
     module: str | None = None
     literal_ports: dict[str, Port] = field(default_factory=dict)
+    #: Every value name of this scope (bound or not yet lowered), for diagnostics.
+    names: set[str] = field(default_factory=set)
 
 
 @dataclass(slots=True)
@@ -396,6 +398,7 @@ class Binder:
                 if check_names:
                     self._check_new_name(target, bound, bindings, scope)
                 bound.setdefault(target.name, index)
+        scope.names.update(bound, scope.env)
         produced: dict[int, list[tuple[str, Port, tuple[str, ...], Span]]] = {}
         for index in self._dependency_order(bindings, bound, scope.file):
             produced[index] = self._bind_one(bindings[index], scope)
@@ -878,7 +881,7 @@ class Binder:
 
     def _unknown_callee(self, call: ast.Call, scope: Scope) -> Exception:
         name = call.func
-        if name in scope.env:
+        if name in scope.env or name in scope.names:
             return scope.file.error(
                 f"'{name}' is a value, not a node or module; it cannot be called", call.span
             )
@@ -887,7 +890,7 @@ class Binder:
                 "string interpolation needs the 'printf' node, which this build's catalog does not provide",
                 call.span,
             )
-        extra = [*scope.modules, *(n for n in scope.env if not n.startswith("__"))]
+        extra = [*scope.modules, *(n for n in scope.names | set(scope.env) if not n.startswith("__"))]
         guess = self.catalog.suggest(name, extra)
         if guess is not None:
             hint = f"did you mean '{guess}'?"

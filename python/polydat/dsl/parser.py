@@ -213,7 +213,10 @@ class Parser:
             if nxt.is_op("="):
                 raise self.expected("':='", nxt, "bindings use ':=' (only extern defaults use '=')")
             return [self._bare_expression()]
-        if token.is_op("(") and self._looks_like_targets(self.pos):
+        if token.is_op("(") and (
+            self._looks_like_targets(self.pos)
+            or (self.peek(1).kind is TokenKind.IDENT and self.peek(2).is_op(","))
+        ):
             return [self._tuple_binding((), token)]
         if token.kind in (TokenKind.INT, TokenKind.FLOAT, TokenKind.STRING) or token.is_op("(", "-", "!", "["):
             return [self._bare_expression()]
