@@ -81,6 +81,11 @@ class Program:
         """Node counts before/after the passes and compile time (µs)."""
         return dict(self._core.stats)
 
+    def explain_data(self) -> dict[str, Any]:
+        """What :meth:`explain` renders, as data: passes, lifecycle of every
+        step and binding, events, engine choice and the resolved graph."""
+        return json.loads(self._core.explain_json())
+
     def explain(self) -> str:
         """A human-readable account of what the compiler did."""
         from .explain import explain
@@ -161,6 +166,12 @@ class Kernel:
         """Makes every step stale (inputs are kept)."""
         self._core.invalidate_all()
 
+    def init(self) -> None:
+        """Re-runs scope init: every ``const`` is captured again from the
+        current inputs (at the next read). A kernel runs scope init on its own
+        at its first read, so call this only to re-capture after writes."""
+        self._core.init()
+
     def input_values(self) -> dict[str, PyValue]:
         """The current value of every input."""
         return dict(self._core.input_values())
@@ -176,13 +187,16 @@ def compile(
     library_path: Iterable[str | os.PathLike[str]] = (),
     strict: bool = False,
     outputs: Sequence[str] | None = None,
+    fusion: bool = True,
 ) -> Program:
     """Compiles DSL ``source`` into a :class:`Program`.
 
     ``path`` names the source file (for diagnostics and for finding module
     files beside it); ``library_path`` lists more module directories;
     ``strict`` refuses implicit coercions; ``outputs`` keeps only those outputs
-    (dead code is dropped). Raises :class:`CompileError` or :class:`RefusedError`.
+    (dead code is dropped); ``fusion=False`` turns Node Fusion off (for
+    equivalence checks and debugging). Raises :class:`CompileError` or
+    :class:`RefusedError`.
     """
     from . import dsl
 
@@ -209,6 +223,7 @@ def compile(
             provenance=provenance,
             strict=strict,
             outputs=list(outputs) if outputs is not None else None,
+            fusion=fusion,
         )
     except CompileError as err:
         raise _with_source(err, source, spath) from None

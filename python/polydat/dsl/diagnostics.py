@@ -53,12 +53,16 @@ class SourceFile:
     def diagnostic(self, message: str, span: Span | None, hint: str | None = None) -> Diagnostic:
         """A diagnostic at ``span`` quoting this file's line."""
         line, col = (span.line, span.col) if span is not None else (0, 0)
+        source_line = self.line_text(line) if line else None
+        if source_line is not None:
+            # A position past a trailing '\r' (which is not quoted) stays under the line.
+            col = min(col, len(source_line) + 1)
         return Diagnostic(
             message=message,
             line=line,
             col=col,
             hint=hint,
-            source_line=self.line_text(line) if line else None,
+            source_line=source_line,
             path=self.path,
         )
 

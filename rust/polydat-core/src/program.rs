@@ -3,6 +3,8 @@
 //! map, and what the compiler did (events, statistics).
 
 use crate::compile::events::CompileEvent;
+use crate::compile::explain::ExplainData;
+use crate::compile::hoist::Lifecycle;
 use crate::ir::{InputKind, Modifier, Span};
 use crate::node::{NodeDef, NodeEval};
 use crate::provenance::ProvMask;
@@ -45,6 +47,11 @@ pub struct Step {
     pub accepts_none: bool,
     /// Never current: nondeterministic, volatile, or downstream of either.
     pub volatile: bool,
+    /// When the step's value is computed (hoisting).
+    pub lifecycle: Lifecycle,
+    /// The step of a `const` binding: captured once at scope init, and a
+    /// boundary for provenance and volatility (writes upstream never dirty it).
+    pub capture: bool,
     pub span: Span,
     /// Names of the outputs this step's ports are bound to (for attribution).
     pub feeds: Vec<String>,
@@ -63,6 +70,14 @@ pub struct CompileStats {
     pub nodes_resolved: usize,
     pub nodes_final: usize,
     pub compile_micros: u128,
+    /// Node Fusion rewrites applied.
+    pub fusions: usize,
+    /// Nodes expanded by polyfills.
+    pub polyfills: usize,
+    /// Constant nodes replaced by literals.
+    pub folded: usize,
+    /// Adapter nodes inserted on wires.
+    pub adapters: usize,
 }
 
 /// The compiled program.
@@ -80,11 +95,20 @@ pub struct Program {
     pub input_dependents: Vec<Box<[u32]>>,
     /// Steps that are never current, ascending.
     pub volatile_steps: Box<[u32]>,
+    /// The scope-init path, ascending: every step that is not `Dynamic`, plus
+    /// what `const` captures read. Run once per kernel, before any per-cycle work.
+    pub scope_init_steps: Box<[u32]>,
+    /// Per step: some wire it reads can be `None` (an extern is upstream,
+    /// through captures too).
+    pub may_read_none: Box<[bool]>,
     pub events: Vec<CompileEvent>,
     pub stats: CompileStats,
+    /// What `explain` shows beyond steps and events.
+    pub explain: ExplainData,
     input_index: HashMap<String, u32>,
     output_index: HashMap<String, u32>,
     cones: Box<[OnceLock<Box<[u32]>>]>,
+    cycle_cones: Box<[OnceLock<Box<[u32]>>]>,
 }
 
 impl Program {
@@ -98,6 +122,7 @@ impl Program {
         provenance: Vec<ProvMask>,
         events: Vec<CompileEvent>,
         stats: CompileStats,
+        explain: ExplainData,
     ) -> Program {
         let coord_count = inputs.iter().take_while(|i| i.kind == InputKind::Coordinate).count();
         let mut input_dependents: Vec<Vec<u32>> = vec![Vec::new(); inputs.len()];
@@ -110,6 +135,32 @@ impl Program {
         let input_index = inputs.iter().enumerate().map(|(i, d)| (d.name.clone(), i as u32)).collect();
         let output_index = outputs.iter().enumerate().map(|(i, d)| (d.name.clone(), i as u32)).collect();
         let cones = (0..outputs.len()).map(|_| OnceLock::new()).collect();
+        let cycle_cones = (0..outputs.len()).map(|_| OnceLock::new()).collect();
+        let step_of = |slot: u32| -> Option<usize> {
+            if (slot as usize) < inputs.len() {
+                return None;
+            }
+            Some(steps.partition_point(|s| s.out_start <= slot) - 1)
+        };
+        let mut on_init_path = vec![false; steps.len()];
+        for s in (0..steps.len()).rev() {
+            on_init_path[s] |= steps[s].lifecycle != Lifecycle::Dynamic;
+            if on_init_path[s] {
+                for &slot in steps[s].ins.iter() {
+                    if let Some(p) = step_of(slot) {
+                        on_init_path[p] = true;
+                    }
+                }
+            }
+        }
+        let scope_init_steps = (0..steps.len() as u32).filter(|&s| on_init_path[s as usize]).collect();
+        let mut may_read_none = vec![false; steps.len()];
+        for s in 0..steps.len() {
+            may_read_none[s] = steps[s].ins.iter().any(|&slot| match step_of(slot) {
+                None => inputs[slot as usize].kind == InputKind::Extern,
+                Some(p) => may_read_none[p],
+            });
+        }
         Program {
             inputs,
             coord_count,
@@ -119,11 +170,15 @@ impl Program {
             provenance,
             input_dependents: input_dependents.into_iter().map(Vec::into_boxed_slice).collect(),
             volatile_steps,
+            scope_init_steps,
+            may_read_none: may_read_none.into_boxed_slice(),
             events,
             stats,
+            explain,
             input_index,
             output_index,
             cones,
+            cycle_cones,
         }
     }
 
@@ -147,6 +202,31 @@ impl Program {
         self.cones[out].get_or_init(|| match self.outputs[out].step {
             None => Box::new([]),
             Some(root) => self.cone_of_step(root as usize).into_boxed_slice(),
+        })
+    }
+
+    /// The per-cycle part of output `out`'s cone, in evaluation order: its
+    /// `Dynamic` steps reachable without crossing a scope-init step. Valid once
+    /// the scope-init path has run (scope-init steps are then current forever).
+    pub fn cycle_cone(&self, out: usize) -> &[u32] {
+        self.cycle_cones[out].get_or_init(|| match self.outputs[out].step {
+            None => Box::new([]),
+            Some(root) => {
+                let root = root as usize;
+                let mut mark = vec![false; root + 1];
+                mark[root] = self.steps[root].lifecycle == Lifecycle::Dynamic;
+                for s in (0..=root).rev() {
+                    if !mark[s] {
+                        continue;
+                    }
+                    for &slot in self.steps[s].ins.iter() {
+                        if let Some(p) = self.step_of_slot(slot) {
+                            mark[p] |= self.steps[p].lifecycle == Lifecycle::Dynamic;
+                        }
+                    }
+                }
+                (0..=root as u32).filter(|&s| mark[s as usize]).collect()
+            }
         })
     }
 

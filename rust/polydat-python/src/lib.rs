@@ -130,7 +130,7 @@ struct Program {
 impl Program {
     /// Compiles graph IR (JSON text) for `engine`.
     #[staticmethod]
-    #[pyo3(signature = (ir_json, *, engine="auto", provenance="auto", strict=false, outputs=None))]
+    #[pyo3(signature = (ir_json, *, engine="auto", provenance="auto", strict=false, outputs=None, fusion=true))]
     fn compile(
         py: Python<'_>,
         ir_json: &str,
@@ -138,6 +138,7 @@ impl Program {
         provenance: &str,
         strict: bool,
         outputs: Option<Vec<String>>,
+        fusion: bool,
     ) -> PyResult<Program> {
         let kind = EngineKind::parse(engine).map_err(|e| refused(py, &e))?;
         if provenance != "auto" {
@@ -148,7 +149,14 @@ impl Program {
             return Err(refused(py, &e));
         }
         let ir = GraphIr::from_json(ir_json).map_err(PyValueError::new_err)?;
-        let options = CompileOptions { strict, outputs };
+        let options = CompileOptions {
+            strict,
+            outputs,
+            fusion,
+            engine: engine.to_string(),
+            provenance: provenance.to_string(),
+            ..CompileOptions::default()
+        };
         let program = py.allow_threads(|| compile(&ir, &options)).map_err(|e| compile_error(py, &e))?;
         Ok(Program { inner: Arc::new(program), kind })
     }
@@ -195,7 +203,18 @@ impl Program {
         d.set_item("nodes_resolved", self.inner.stats.nodes_resolved)?;
         d.set_item("nodes_final", self.inner.stats.nodes_final)?;
         d.set_item("compile_micros", self.inner.stats.compile_micros)?;
+        d.set_item("fusions", self.inner.stats.fusions)?;
+        d.set_item("polyfills", self.inner.stats.polyfills)?;
+        d.set_item("folded", self.inner.stats.folded)?;
+        d.set_item("adapters", self.inner.stats.adapters)?;
+        d.set_item("scope_init_steps", self.inner.scope_init_steps.len())?;
         Ok(d)
+    }
+
+    /// Everything `explain` shows, as JSON text: passes, lifecycle of every
+    /// step and binding, events, engine choice, the resolved graph.
+    fn explain_json(&self) -> String {
+        polydat_core::compile::explain::explain_json(&self.inner, Some(self.kind.name()))
     }
 
     /// A new kernel (one mutable state) over this program.
@@ -303,6 +322,12 @@ impl Kernel {
         self.inner.invalidate_all();
     }
 
+    /// Re-runs scope init: every `const` is captured again from the current
+    /// inputs (at the next read).
+    fn init(&mut self) {
+        self.inner.invalidate_all();
+    }
+
     /// Current values of every input: {name: value}.
     fn input_values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
@@ -313,9 +338,23 @@ impl Kernel {
     }
 }
 
+/// How many times `__probe` nodes keyed `key` have evaluated (for tests).
+#[pyfunction]
+fn probe_count(key: &str) -> u64 {
+    polydat_core::nodes::diagnostic::probe_count(key)
+}
+
+/// Resets the `__probe` evaluation count of `key`.
+#[pyfunction]
+fn probe_reset(key: &str) {
+    polydat_core::nodes::diagnostic::probe_reset(key)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalog_json, m)?)?;
+    m.add_function(wrap_pyfunction!(probe_count, m)?)?;
+    m.add_function(wrap_pyfunction!(probe_reset, m)?)?;
     m.add_class::<Program>()?;
     m.add_class::<Kernel>()?;
     Ok(())

@@ -4,6 +4,7 @@
 //! `strict` option even lossless coercions are refused.
 
 use super::events::{CompileEvent, EventKind};
+use super::hoist::Lifecycle;
 use super::graph::{Graph, GraphNode, Wire};
 use crate::error::CompileError;
 use crate::ir::Span;
@@ -50,6 +51,8 @@ pub fn coerce(
         eval: Arc::from(eval),
         span,
         volatile: false,
+        capture: false,
+        lifecycle: Lifecycle::Dynamic,
     });
     events.push(CompileEvent::new(
         EventKind::TypeAdapterInserted,

@@ -6,18 +6,43 @@ use super::graph::{Graph, Wire};
 use crate::error::CompileError;
 use crate::node::Purity;
 
-/// Restricts `graph` to `requested` outputs (all when `None`) and the nodes they reach.
-pub fn eliminate(graph: &mut Graph, requested: Option<&[String]>, events: &mut Vec<CompileEvent>) -> Result<(), CompileError> {
-    if let Some(names) = requested {
-        for name in names {
-            if !graph.outputs.iter().any(|o| &o.name == name) {
-                let known: Vec<&str> = graph.outputs.iter().map(|o| o.name.as_str()).collect();
-                return Err(CompileError::bare(format!("no output named '{name}'"))
-                    .hint(format!("outputs are: {}", known.join(", "))));
-            }
+/// Keeps only the `requested` outputs (all when `None`); an unknown name is an
+/// error listing the outputs. Runs before Node Fusion, so a node that only an
+/// unrequested binding named may be fused away.
+pub fn restrict_outputs(graph: &mut Graph, requested: Option<&[String]>) -> Result<(), CompileError> {
+    let Some(names) = requested else {
+        return Ok(());
+    };
+    for name in names {
+        if !graph.outputs.iter().any(|o| &o.name == name) {
+            let known: Vec<&str> = graph.outputs.iter().map(|o| o.name.as_str()).collect();
+            return Err(CompileError::bare(format!("no output named '{name}'"))
+                .hint(format!("outputs are: {}", known.join(", "))));
         }
-        graph.outputs.retain(|o| names.contains(&o.name));
     }
+    graph.outputs.retain(|o| names.contains(&o.name));
+    Ok(())
+}
+
+/// Drops every node that no output reaches (side-channel nodes are pinned),
+/// keeping the order of the rest. Returns how many nodes were dropped.
+pub fn eliminate(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> usize {
+    let live = live_nodes(graph);
+    let dropped = live.iter().filter(|l| !**l).count();
+    if dropped > 0 {
+        let order: Vec<usize> = (0..graph.nodes.len()).filter(|&i| live[i]).collect();
+        graph.reorder(&order);
+        events.push(CompileEvent::new(
+            EventKind::DeadCodeEliminated,
+            None,
+            format!("{dropped} node(s) not needed by any requested output"),
+        ));
+    }
+    dropped
+}
+
+/// Per node: some output or side-channel node needs it.
+pub fn live_nodes(graph: &Graph) -> Vec<bool> {
     let mut live = vec![false; graph.nodes.len()];
     let mut stack: Vec<usize> = graph
         .outputs
@@ -34,15 +59,41 @@ pub fn eliminate(graph: &mut Graph, requested: Option<&[String]>, events: &mut V
         }
         stack.extend(graph.producers(n).filter(|&p| !live[p]));
     }
-    let dropped = live.iter().filter(|l| !**l).count();
-    if dropped > 0 {
-        let order: Vec<usize> = (0..graph.nodes.len()).filter(|&i| live[i]).collect();
-        graph.reorder(&order);
-        events.push(CompileEvent::new(
-            EventKind::DeadCodeEliminated,
-            None,
-            format!("{dropped} node(s) not needed by any requested output"),
-        ));
+    live
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::{resolve, sketch};
+
+    fn graph(src: &str) -> Graph {
+        resolve::resolve(&sketch::parse(src).unwrap(), false, &mut Vec::new()).unwrap()
     }
-    Ok(())
+
+    #[test]
+    fn unrequested_outputs_and_their_nodes_go() {
+        let mut g = graph("input x: u64\na := hash(x)\nb := mod(hash(a), 7)\nc := add(x, 1)");
+        restrict_outputs(&mut g, Some(&["b".to_string()])).unwrap();
+        let mut ev = Vec::new();
+        assert_eq!(eliminate(&mut g, &mut ev), 1);
+        assert_eq!(g.outputs.len(), 1);
+        assert_eq!(g.nodes.iter().map(|n| n.def.name).collect::<Vec<_>>(), ["hash", "hash", "mod"]);
+        assert_eq!(ev[0].kind, EventKind::DeadCodeEliminated);
+    }
+
+    #[test]
+    fn unknown_output_lists_the_known_ones() {
+        let mut g = graph("input x: u64\na := hash(x)");
+        let err = restrict_outputs(&mut g, Some(&["zz".to_string()])).unwrap_err();
+        assert!(err.message.contains("'zz'") && err.hint.unwrap().contains("a"));
+    }
+
+    #[test]
+    fn nothing_dead_means_no_event() {
+        let mut g = graph("input x: u64\na := hash(x)");
+        let mut ev = Vec::new();
+        assert_eq!(eliminate(&mut g, &mut ev), 0);
+        assert!(ev.is_empty());
+    }
 }

@@ -1,15 +1,18 @@
 //! Emit: lays the sorted graph out as an immutable [`Program`] — one value slot
-//! per input and per node output, steps in evaluation order, provenance masks
-//! and volatility propagated downstream.
+//! per input and per node output, steps in evaluation order with their
+//! lifecycle, provenance masks and volatility propagated downstream. A `const`
+//! capture is a boundary for both: it reads its upstream once at scope init,
+//! so writes upstream never dirty it and volatility does not cross it.
 
 use super::events::CompileEvent;
+use super::explain::ExplainData;
 use super::graph::{Graph, Wire};
 use crate::node::Purity;
 use crate::program::{CompileStats, InputDef, OutputDef, Program, Step};
 use crate::provenance::ProvMask;
 
 /// Builds the program from a sorted, resolved graph.
-pub fn emit(graph: Graph, events: Vec<CompileEvent>, stats: CompileStats) -> Program {
+pub fn emit(graph: Graph, events: Vec<CompileEvent>, stats: CompileStats, explain: ExplainData) -> Program {
     let n_inputs = graph.inputs.len();
     let mut out_start = Vec::with_capacity(graph.nodes.len());
     let mut next = n_inputs as u32;
@@ -25,6 +28,11 @@ pub fn emit(graph: Graph, events: Vec<CompileEvent>, stats: CompileStats) -> Pro
     let mut volatile: Vec<bool> = Vec::with_capacity(graph.nodes.len());
     for node in &graph.nodes {
         let mut mask = ProvMask::empty(n_inputs);
+        if node.capture {
+            provenance.push(mask);
+            volatile.push(false);
+            continue;
+        }
         let mut vol = node.is_nondeterministic();
         for w in &node.wires {
             match *w {
@@ -51,7 +59,9 @@ pub fn emit(graph: Graph, events: Vec<CompileEvent>, stats: CompileStats) -> Pro
             out_types: node.out_types.clone().into_boxed_slice(),
             out_start: out_start[i],
             accepts_none: node.def.accepts_none,
-            volatile: volatile[i] || node.def.purity == Purity::Nondeterministic,
+            volatile: volatile[i] || (node.def.purity == Purity::Nondeterministic && !node.capture),
+            lifecycle: node.lifecycle,
+            capture: node.capture,
             span: node.span,
             feeds: graph.output_names_of(i),
         })
@@ -75,5 +85,5 @@ pub fn emit(graph: Graph, events: Vec<CompileEvent>, stats: CompileStats) -> Pro
             modifiers: o.modifiers.clone(),
         })
         .collect();
-    Program::new(inputs, steps, outputs, next as usize, provenance, events, stats)
+    Program::new(inputs, steps, outputs, next as usize, provenance, events, stats, explain)
 }

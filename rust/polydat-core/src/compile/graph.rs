@@ -1,8 +1,9 @@
 //! The typed graph the compiler passes work on: resolved nodes with their
 //! built evaluators, typed wires, inputs and named outputs.
 
+use super::hoist::Lifecycle;
 use crate::ir::{InputKind, Modifier, Span};
-use crate::node::{NodeDef, NodeEval, Purity};
+use crate::node::{BuildCtx, NodeDef, NodeEval, Purity};
 use crate::types::PortType;
 use crate::value::Value;
 use std::sync::Arc;
@@ -39,9 +40,40 @@ pub struct GraphNode {
     pub span: Span,
     /// Marked `volatile` by a binding modifier: never current.
     pub volatile: bool,
+    /// The node of a `const` binding: its value is captured once at scope
+    /// init from the inputs as they are then, and never recomputed.
+    pub capture: bool,
+    /// Lifecycle class, assigned by the hoisting pass (`Dynamic` before it).
+    pub lifecycle: Lifecycle,
 }
 
 impl GraphNode {
+    /// Builds a node of `def` from its constants and typed wires: constructs
+    /// the evaluator and types the outputs. Errors are the node's own
+    /// construction messages.
+    pub fn build(
+        def: &'static NodeDef,
+        consts: Vec<Value>,
+        wires: Vec<Wire>,
+        in_types: Vec<PortType>,
+        span: Span,
+    ) -> Result<GraphNode, String> {
+        let eval = (def.build)(&BuildCtx { consts: &consts, wire_types: &in_types })?;
+        let out_types = super::resolve::output_types(def, &consts, &in_types);
+        Ok(GraphNode {
+            def,
+            consts,
+            wires,
+            in_types,
+            out_types,
+            eval: Arc::from(eval),
+            span,
+            volatile: false,
+            capture: false,
+            lifecycle: Lifecycle::Dynamic,
+        })
+    }
+
     /// True when the node must be re-evaluated on every read that reaches it.
     pub fn is_nondeterministic(&self) -> bool {
         self.volatile || self.def.purity == Purity::Nondeterministic

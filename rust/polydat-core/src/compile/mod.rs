@@ -1,41 +1,177 @@
 //! The graph compiler: one module per pass, run in a fixed order by
-//! [`compile`]: resolve (with adapter insertion) → dead-code elimination →
-//! topological sort → emit.
+//! [`compile`] (seeds graph_compiler.md §2, §6):
+//!
+//! 1. [`resolve`] — IR → typed graph; [`adapters`] inserted on wires (`strict` refuses them);
+//! 2. [`dce::restrict_outputs`] — keep only the requested outputs;
+//! 3. [`polyfill`] — expand nodes the target engine cannot run;
+//! 4. [`fusion`] — Node Fusion to a fixpoint (unless disabled);
+//! 5. [`dce`] — drop nodes no output needs (side channels pinned);
+//! 6. [`toposort`] — evaluation order, cycle detection;
+//! 7. [`hoist`] — lifecycle class of every node; `const` captures;
+//! 8. [`fold`] — compile constants evaluated and replaced by literals;
+//! 9. engine selection — [`select_engine`], the hook the engine layer fills in;
+//! 10. [`emit`] — the immutable [`Program`].
 
 pub mod adapters;
 pub mod dce;
 pub mod emit;
 pub mod events;
+pub mod explain;
+pub mod fold;
+pub mod fusion;
 pub mod graph;
+pub mod hoist;
+pub mod polyfill;
 pub mod resolve;
+pub mod sketch;
 pub mod toposort;
 
 use crate::error::CompileError;
 use crate::ir::GraphIr;
+use crate::node::NodeDef;
 use crate::program::{CompileStats, Program};
+use events::EventKind;
+use explain::{EngineChoice, ExplainData, GraphSnapshot, PassRecord};
+use graph::Graph;
 use std::time::Instant;
 
 /// Options of one compilation.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct CompileOptions {
     /// Refuse implicit (lossless) coercions on wires.
     pub strict: bool,
     /// Keep only these outputs (and the nodes they need); all when `None`.
     pub outputs: Option<Vec<String>>,
+    /// Run Node Fusion (on by default; off for equivalence tests and debugging).
+    pub fusion: bool,
+    /// The target engine's capability: the nodes it can run. `None`: every
+    /// node (P1). Fusion never produces an unsupported node, and polyfills
+    /// expand unsupported nodes that have one.
+    pub engine_supports: Option<fn(&NodeDef) -> bool>,
+    /// The engine the caller asked for (recorded for `explain`).
+    pub engine: String,
+    /// The provenance mode the caller asked for (recorded for `explain`).
+    pub provenance: String,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            strict: false,
+            outputs: None,
+            fusion: true,
+            engine_supports: None,
+            engine: "auto".to_string(),
+            provenance: "auto".to_string(),
+        }
+    }
 }
 
 /// Compiles a graph IR into an immutable program.
 pub fn compile(ir: &GraphIr, options: &CompileOptions) -> Result<Program, CompileError> {
     let started = Instant::now();
     let mut events = Vec::new();
+    let mut trace = PassTrace::new();
     let mut graph = resolve::resolve(ir, options.strict, &mut events)?;
     let nodes_resolved = graph.nodes.len();
-    dce::eliminate(&mut graph, options.outputs.as_deref(), &mut events)?;
+    let adapters = events.iter().filter(|e| e.kind == EventKind::TypeAdapterInserted).count();
+    trace.record("resolve", &graph, format!("{adapters} adapter(s)"));
+    let resolved = GraphSnapshot::of(&graph);
+
+    dce::restrict_outputs(&mut graph, options.outputs.as_deref())?;
+    let supports = options.engine_supports.unwrap_or(|_| true);
+    let polyfills = polyfill::apply(&mut graph, supports, &mut events);
+    trace.record("polyfill", &graph, format!("{polyfills} node(s) expanded"));
+    let fused = if options.fusion {
+        let s = fusion::fuse(&mut graph, supports, &mut events);
+        trace.record("fusion", &graph, format!("{} rewrite(s) in {} iteration(s)", s.applied, s.iterations));
+        s.applied
+    } else {
+        trace.record("fusion", &graph, "disabled".into());
+        0
+    };
+    let dropped = dce::eliminate(&mut graph, &mut events);
+    trace.record("dce", &graph, format!("{dropped} node(s) dropped"));
     toposort::sort(&mut graph)?;
+    trace.record("toposort", &graph, String::new());
+    let classes = hoist::hoist(&mut graph)?;
+    trace.record(
+        "hoist",
+        &graph,
+        format!(
+            "{} compile-const, {} scope-init, {} dynamic; {} const capture(s)",
+            classes.compile_const, classes.scope_init, classes.dynamic, classes.captures
+        ),
+    );
+    let folded = fold::fold(&mut graph, &mut events)?;
+    trace.record(
+        "fold",
+        &graph,
+        format!("{} evaluated, {} replaced by literals, {} dropped", folded.evaluated, folded.replaced, folded.dropped),
+    );
+    let engine = select_engine(&graph, options);
+    trace.record("select", &graph, engine.chosen.clone());
+
     let stats = CompileStats {
         nodes_resolved,
         nodes_final: graph.nodes.len(),
         compile_micros: started.elapsed().as_micros(),
+        fusions: fused,
+        polyfills,
+        folded: folded.replaced,
+        adapters,
     };
-    Ok(emit::emit(graph, events, stats))
+    let explain = ExplainData {
+        passes: trace.passes,
+        engine,
+        resolved,
+        fusion: options.fusion,
+        strict: options.strict,
+        requested_outputs: options.outputs.clone(),
+    };
+    Ok(emit::emit(graph, events, stats, explain))
+}
+
+/// Engine selection (seeds §2; engines.md "Automatic Selection Heuristic").
+///
+/// The hook the engine layer fills in: it sees the final, classified graph
+/// and records its choice, its reason and the heuristic's inputs for
+/// `explain`. Until then it records the request and what the graph looks
+/// like; the binding reports the engine that actually runs.
+pub fn select_engine(graph: &Graph, options: &CompileOptions) -> EngineChoice {
+    use hoist::Lifecycle;
+    let count = |l: Lifecycle| graph.nodes.iter().filter(|n| n.lifecycle == l).count();
+    EngineChoice {
+        requested: options.engine.clone(),
+        chosen: if options.engine == "auto" { "p1".into() } else { options.engine.clone() },
+        provenance: options.provenance.clone(),
+        reason: "engine selection heuristic not wired in yet: P1 runs unless an engine is requested".into(),
+        heuristic_inputs: vec![
+            ("nodes".into(), graph.nodes.len().to_string()),
+            ("dynamic_nodes".into(), count(Lifecycle::Dynamic).to_string()),
+            ("scope_init_nodes".into(), count(Lifecycle::ScopeInit).to_string()),
+            ("inputs".into(), graph.inputs.len().to_string()),
+            ("outputs".into(), graph.outputs.len().to_string()),
+        ],
+        native_segments: Vec::new(),
+    }
+}
+
+/// Node counts and durations per pass, for `explain`.
+struct PassTrace {
+    passes: Vec<PassRecord>,
+    last: Instant,
+}
+
+impl PassTrace {
+    fn new() -> PassTrace {
+        PassTrace { passes: Vec::new(), last: Instant::now() }
+    }
+
+    fn record(&mut self, pass: &'static str, graph: &Graph, note: String) {
+        let now = Instant::now();
+        let micros = now.duration_since(self.last).as_micros() as u64;
+        self.last = now;
+        self.passes.push(PassRecord { pass, nodes: graph.nodes.len(), micros, note });
+    }
 }

@@ -6,6 +6,7 @@
 
 use super::adapters::coerce;
 use super::events::{CompileEvent, EventKind};
+use super::hoist::Lifecycle;
 use super::graph::{Graph, GraphInput, GraphNode, GraphOutput, Wire};
 use crate::error::CompileError;
 use crate::ir::{ArgIr, ConstIr, GraphIr, InputKind, Modifier, NodeIr, Span, WireIr};
@@ -235,6 +236,8 @@ fn resolve_node(
         eval: Arc::from(eval),
         span: node.span,
         volatile: false,
+        capture: false,
+        lifecycle: Lifecycle::Dynamic,
     });
     Ok((0..n_out as u32).map(|p| Wire::Node(index, p)).collect())
 }
@@ -324,6 +327,8 @@ fn literal_node(graph: &mut Graph, value: Value, span: Span) -> Result<Wire, Com
         eval: Arc::from(eval),
         span,
         volatile: false,
+        capture: false,
+        lifecycle: Lifecycle::Dynamic,
     });
     Ok(Wire::Node(graph.nodes.len() as u32 - 1, 0))
 }
@@ -380,6 +385,8 @@ fn resolve_cast(
                 eval: Arc::from(eval),
                 span: node.span,
                 volatile: false,
+                capture: false,
+                lifecycle: Lifecycle::Dynamic,
             });
             Ok(Wire::Node(graph.nodes.len() as u32 - 1, 0))
         }

@@ -3,6 +3,11 @@
 //! stale exactly the steps whose provenance holds the written input; a pull
 //! runs only the stale steps of the output's cone, in the precomputed
 //! evaluation order, each at most once. No hashing or allocation per pull.
+//!
+//! Hoisting: the program's scope-init path (constants, `const` captures and
+//! what they read) runs once, at the kernel's first read — after the host has
+//! written its externs — and is never dirtied by later writes; per-cycle pulls
+//! walk only the `Dynamic` part of a cone. [`P1Kernel::init`] re-runs it.
 
 use super::column::Column;
 use super::guard::guarded;
@@ -22,6 +27,8 @@ struct State {
     current: usize,
     /// Per step: an input can be `None` (its provenance holds an extern).
     none_possible: Box<[bool]>,
+    /// The scope-init path has run (since creation or the last `invalidate_all`).
+    scope_ready: bool,
 }
 
 /// A P1 kernel: the shared program plus one state.
@@ -38,25 +45,30 @@ impl P1Kernel {
             *slot = input.default.clone();
         }
         let clean = vec![false; program.steps.len()];
-        let mut externs = crate::provenance::ProvMask::empty(program.inputs.len());
-        for (i, input) in program.inputs.iter().enumerate() {
-            if input.kind == crate::ir::InputKind::Extern {
-                externs.set(i);
-            }
-        }
-        let none_possible = program.provenance.iter().map(|p| p.intersects(&externs)).collect();
-        P1Kernel { program, state: State { values, clean, current: usize::MAX, none_possible } }
+        let none_possible = program.may_read_none.clone();
+        P1Kernel { program, state: State { values, clean, current: usize::MAX, none_possible, scope_ready: false } }
+    }
+
+    /// Runs the scope-init path now, from the inputs as they are: every
+    /// `const` is captured again and everything downstream becomes stale.
+    pub fn init(&mut self) -> Result<(), EvalError> {
+        self.invalidate_all();
+        let program = self.program.clone();
+        self.state.run_scope_init(&program, "scope init")
     }
 
     /// Pulls output `out` and returns a reference to its value slot.
     fn pull_ref(&mut self, out: usize) -> Result<&Value, EvalError> {
         let program = &*self.program;
         let def = &program.outputs[out];
+        if !self.state.scope_ready {
+            self.state.run_scope_init(program, &def.name)?;
+        }
         self.state.rearm_volatile(program);
         if let Some(step) = def.step {
             if !self.state.clean[step as usize] {
                 let context = &def.name;
-                self.state.run_steps(program, program.cone(out), context)?;
+                self.state.run_steps(program, program.cycle_cone(out), context)?;
             }
         }
         Ok(&self.state.values[def.slot as usize])
@@ -64,6 +76,14 @@ impl P1Kernel {
 }
 
 impl State {
+    /// Runs the scope-init path (its stale steps) once; `context` names the read that triggered it.
+    #[cold]
+    fn run_scope_init(&mut self, program: &Program, context: &str) -> Result<(), EvalError> {
+        self.run_steps(program, &program.scope_init_steps, context)?;
+        self.scope_ready = true;
+        Ok(())
+    }
+
     /// Volatile steps are never current: each read starts with them stale.
     #[inline]
     fn rearm_volatile(&mut self, program: &Program) {
@@ -152,6 +172,9 @@ impl Kernel for P1Kernel {
 
     fn eval(&mut self) -> Result<Vec<Value>, EvalError> {
         let program = self.program.clone();
+        if !self.state.scope_ready {
+            self.state.run_scope_init(&program, "every output")?;
+        }
         self.state.rearm_volatile(&program);
         let all: Vec<u32> = (0..program.steps.len() as u32).collect();
         self.state.run_steps(&program, &all, "every output")?;
@@ -162,7 +185,10 @@ impl Kernel for P1Kernel {
         self.state.values[input].clone()
     }
 
+    /// Every step becomes stale, and the scope-init path runs again at the
+    /// next read (so `const` captures are taken again from the current inputs).
     fn invalidate_all(&mut self) {
         self.state.clean.iter_mut().for_each(|c| *c = false);
+        self.state.scope_ready = false;
     }
 }

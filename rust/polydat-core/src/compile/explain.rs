@@ -1,0 +1,200 @@
+//! What `explain` shows, recorded while compiling: node counts after each
+//! pass, a snapshot of the resolved graph (for `explain --dot`), the engine
+//! choice with the inputs of its heuristic, and the options used. The compile
+//! events and the lifecycle of every step live in the [`Program`] itself;
+//! [`explain_json`] renders all of it as one JSON document.
+
+use super::graph::{Graph, Wire};
+use super::hoist::Lifecycle;
+use crate::node::Purity;
+use crate::program::Program;
+use serde::Serialize;
+use serde_json::{json, Value as Json};
+
+/// One pass of the pipeline: the node count after it and its duration.
+#[derive(Clone, Debug, Serialize)]
+pub struct PassRecord {
+    pub pass: &'static str,
+    pub nodes: usize,
+    pub micros: u64,
+    /// What the pass did, in a few words (e.g. "3 rewrites in 2 iterations").
+    pub note: String,
+}
+
+/// The engine and provenance mode chosen for a program, and why.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct EngineChoice {
+    /// What the caller asked for (`auto`, `p1`, ...).
+    pub requested: String,
+    /// What the compiler chose (the binding reports what actually runs).
+    pub chosen: String,
+    pub provenance: String,
+    /// One sentence: why this engine.
+    pub reason: String,
+    /// The heuristic's inputs as (name, value), e.g. ("dynamic_nodes", "12").
+    pub heuristic_inputs: Vec<(String, String)>,
+    /// Native segments of a mixed engine, as step ranges (empty for P1).
+    pub native_segments: Vec<(u32, u32)>,
+}
+
+/// A node of the resolved-graph snapshot.
+#[derive(Clone, Debug, Serialize)]
+pub struct SnapshotNode {
+    pub op: String,
+    /// Constants as display text.
+    pub consts: Vec<String>,
+    /// Wires as `"in:<input index>"` or `"node:<node index>:<port>"`.
+    pub wires: Vec<String>,
+    pub line: u32,
+    pub col: u32,
+    /// Bindings (outputs) naming this node.
+    pub bindings: Vec<String>,
+}
+
+/// The graph as resolution left it (adapters inserted, before fusion).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct GraphSnapshot {
+    /// Inputs as (name, type, kind).
+    pub inputs: Vec<(String, String, String)>,
+    pub nodes: Vec<SnapshotNode>,
+}
+
+impl GraphSnapshot {
+    /// Records `graph`.
+    pub fn of(graph: &Graph) -> GraphSnapshot {
+        let inputs = graph
+            .inputs
+            .iter()
+            .map(|i| (i.name.clone(), i.ty.to_string(), format!("{:?}", i.kind).to_lowercase()))
+            .collect();
+        let nodes = graph
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| SnapshotNode {
+                op: n.def.name.to_string(),
+                consts: n.consts.iter().map(|c| c.to_string()).collect(),
+                wires: n
+                    .wires
+                    .iter()
+                    .map(|w| match w {
+                        Wire::Input(i) => format!("in:{i}"),
+                        Wire::Node(n, p) => format!("node:{n}:{p}"),
+                    })
+                    .collect(),
+                line: n.span.line,
+                col: n.span.col,
+                bindings: graph.output_names_of(i),
+            })
+            .collect();
+        GraphSnapshot { inputs, nodes }
+    }
+}
+
+/// Everything `explain` needs beyond the program's steps and events.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ExplainData {
+    pub passes: Vec<PassRecord>,
+    pub engine: EngineChoice,
+    pub resolved: GraphSnapshot,
+    pub fusion: bool,
+    pub strict: bool,
+    /// The outputs requested with `outputs=[...]` (`None`: all).
+    pub requested_outputs: Option<Vec<String>>,
+}
+
+/// The whole explain document of `program` as JSON text. `engine_running`
+/// overrides the recorded choice with what the host actually runs.
+pub fn explain_json(program: &Program, engine_running: Option<&str>) -> String {
+    let mut engine = program.explain.engine.clone();
+    if let Some(running) = engine_running {
+        engine.chosen = running.to_string();
+    }
+    let steps: Vec<Json> = program
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let ins: Vec<Json> = s
+                .ins
+                .iter()
+                .map(|&slot| match program.step_of_slot(slot) {
+                    None => json!({"input": slot}),
+                    Some(p) => json!({"step": p, "port": slot - program.steps[p].out_start}),
+                })
+                .collect();
+            json!({
+                "index": i,
+                "op": s.def.name,
+                "consts": s.consts.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+                "ins": ins,
+                "out_types": s.out_types.iter().map(|t| t.keyword()).collect::<Vec<_>>(),
+                "lifecycle": s.lifecycle.name(),
+                "capture": s.capture,
+                "volatile": s.volatile,
+                "side_channel": s.def.purity == Purity::SideChannel,
+                "line": s.span.line,
+                "col": s.span.col,
+                "bindings": s.feeds,
+            })
+        })
+        .collect();
+    let bindings: Vec<Json> = program
+        .outputs
+        .iter()
+        .map(|o| {
+            let lifecycle = match o.step {
+                Some(s) => program.steps[s as usize].lifecycle,
+                None => Lifecycle::Dynamic,
+            };
+            json!({
+                "name": o.name,
+                "type": o.ty.keyword(),
+                "lifecycle": lifecycle.name(),
+                "modifiers": o.modifiers,
+                "step": o.step,
+            })
+        })
+        .collect();
+    let events: Vec<Json> = program
+        .events
+        .iter()
+        .map(|e| {
+            let (line, col) = e.span.map(|s| (s.line, s.col)).unwrap_or((0, 0));
+            json!({"kind": e.kind.name(), "message": e.message, "line": line, "col": col})
+        })
+        .collect();
+    let count = |l: Lifecycle| program.steps.iter().filter(|s| s.lifecycle == l).count();
+    let doc = json!({
+        "engine": engine,
+        "options": {
+            "fusion": program.explain.fusion,
+            "strict": program.explain.strict,
+            "outputs": program.explain.requested_outputs,
+        },
+        "stats": {
+            "nodes_resolved": program.stats.nodes_resolved,
+            "nodes_final": program.stats.nodes_final,
+            "compile_micros": program.stats.compile_micros as u64,
+            "fusions": program.stats.fusions,
+            "polyfills": program.stats.polyfills,
+            "folded": program.stats.folded,
+            "adapters": program.stats.adapters,
+        },
+        "passes": program.explain.passes,
+        "lifecycle_counts": {
+            "compile_const": count(Lifecycle::CompileConst),
+            "scope_init": count(Lifecycle::ScopeInit),
+            "dynamic": count(Lifecycle::Dynamic),
+        },
+        "scope_init_steps": program.scope_init_steps,
+        "inputs": program.inputs.iter().map(|i| json!({
+            "name": i.name, "type": i.ty.keyword(), "kind": format!("{:?}", i.kind).to_lowercase(),
+        })).collect::<Vec<_>>(),
+        "bindings": bindings,
+        "steps": steps,
+        "events": events,
+        "resolved": program.explain.resolved,
+    });
+    doc.to_string()
+}

@@ -1,0 +1,633 @@
+//! Node Fusion (seeds §5, axioms NF1–NF4): a registry of subgraph patterns,
+//! each rewritten into one node computing the same values bit for bit.
+//!
+//! The pass iterates to a fixpoint. Within an iteration the rules are tried in
+//! a fixed order — priority (lower first), then name — and each rule scans the
+//! nodes by index, so the result never depends on hashing or timing. A rewrite
+//! replaces the pattern's root *in place* (same index, same output types), so
+//! outputs and readers of the root are untouched; the pattern's interior nodes
+//! are only consumed when the root is their single reader, no binding names
+//! them, and they are pure — otherwise the rule does not fire. Interior nodes
+//! left without readers are dropped later by dead-code elimination.
+//!
+//! Every rule carries witness programs (sketch text over a u64 coordinate `x`
+//! with an output `out`); the equivalence test compiles each with fusion on
+//! and off and compares the outputs over the corner inputs (NF2).
+
+use super::events::{CompileEvent, EventKind};
+use super::graph::{Graph, GraphNode, Wire};
+use crate::node::{NodeDef, Purity, Ty};
+use crate::nodes::convert::LITERAL_OP;
+use crate::nodes::{arith, hash, lerp};
+use crate::value::Value;
+
+/// Most sweeps over the rule list before the pass stops (NF4's limit).
+pub const ITERATION_LIMIT: usize = 16;
+
+/// What a matcher found: the pattern's holes and the nodes it consumes.
+#[derive(Clone, Debug, Default)]
+pub struct Match {
+    /// Nodes inside the pattern other than the root; the root must be their only reader.
+    pub interior: Vec<usize>,
+    /// Wires feeding the pattern, in the order the rule's replacement expects.
+    pub wires: Vec<Wire>,
+    /// Constants captured from the pattern.
+    pub consts: Vec<Value>,
+}
+
+/// The fused node that replaces a pattern's root.
+#[derive(Clone)]
+pub struct Replacement {
+    pub def: &'static NodeDef,
+    pub wires: Vec<Wire>,
+    pub consts: Vec<Value>,
+}
+
+/// One entry of the fusion catalog.
+pub struct FusionRule {
+    /// Stable name, shown in `FusionApplied` events.
+    pub name: &'static str,
+    /// Lower runs first within an iteration.
+    pub priority: u32,
+    /// One line: the rewrite and its side conditions.
+    pub doc: &'static str,
+    /// Op of the pattern's root node (a cheap pre-filter for the matcher).
+    pub root: &'static str,
+    /// Recognises the pattern rooted at node `n`.
+    pub matcher: fn(&Graph, usize) -> Option<Match>,
+    /// Builds the fused node from the match.
+    pub replacement: fn(&Match) -> Replacement,
+    /// Sketch programs exercising the pattern, for the equivalence test.
+    pub witnesses: &'static [&'static str],
+}
+
+/// What one run of the pass did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FusionSummary {
+    pub applied: usize,
+    /// Sweeps run, the last of which changed nothing (unless the limit was hit).
+    pub iterations: usize,
+    pub hit_limit: bool,
+}
+
+/// The catalog, in declaration order (see [`rules_in_order`] for run order).
+pub static CATALOG: &[FusionRule] = &[
+    FusionRule {
+        name: "hash_mod_to_hash_range",
+        priority: 10,
+        doc: "mod(hash(x), K) -> hash_range(x, K), K != 0 (mod by 0 fails; hash_range(x, 0) is 0)",
+        root: "mod",
+        matcher: |g, n| {
+            let k = const_u64(g, n, 0).filter(|&k| k != 0)?;
+            let h = producer(g, g.nodes[n].wires[0], "hash")?;
+            Some(Match { interior: vec![h], wires: vec![g.nodes[h].wires[0]], consts: vec![Value::U64(k)] })
+        },
+        replacement: |m| same_holes(&hash::HASH_RANGE, m),
+        witnesses: &[
+            "out := mod(hash(x), 1000)",
+            "out := mod(hash(x), 1)",
+            "out := mod(hash(x), 18446744073709551615)",
+            "out := u64_mod(hash(x), 64)",
+        ],
+    },
+    FusionRule {
+        name: "hash_unit_lerp_to_hash_interval",
+        priority: 20,
+        doc: "lerp(unit_interval(hash(x)), a, b) -> hash_interval(x, a, b)",
+        root: "lerp",
+        matcher: |g, n| {
+            let u = producer(g, g.nodes[n].wires[0], "unit_interval")?;
+            let h = producer(g, g.nodes[u].wires[0], "hash")?;
+            let consts = g.nodes[n].consts.clone();
+            Some(Match { interior: vec![u, h], wires: vec![g.nodes[h].wires[0]], consts })
+        },
+        replacement: |m| same_holes(&hash::HASH_INTERVAL, m),
+        witnesses: &[
+            "out := lerp(unit_interval(hash(x)), -2.5, 1e10)",
+            "out := lerp(unit_interval(hash(x)), 0, 1)",
+            "out := lerp(unit_interval(hash(x)), 5.5, -5.5)",
+        ],
+    },
+    FusionRule {
+        name: "hash_scale_range_to_hash_interval",
+        priority: 25,
+        doc: "scale_range(hash(x), a, b) -> hash_interval(x, a, b) (same formula)",
+        root: "scale_range",
+        matcher: |g, n| {
+            let h = producer(g, g.nodes[n].wires[0], "hash")?;
+            let consts = g.nodes[n].consts.clone();
+            Some(Match { interior: vec![h], wires: vec![g.nodes[h].wires[0]], consts })
+        },
+        replacement: |m| same_holes(&hash::HASH_INTERVAL, m),
+        witnesses: &["out := scale_range(hash(x), -1, 1)", "out := scale_range(hash(x), 1e-300, 1e300)"],
+    },
+    FusionRule {
+        name: "unit_lerp_to_scale_range",
+        priority: 30,
+        doc: "lerp(unit_interval(x), a, b) -> scale_range(x, a, b)",
+        root: "lerp",
+        matcher: |g, n| {
+            let u = producer(g, g.nodes[n].wires[0], "unit_interval")?;
+            let consts = g.nodes[n].consts.clone();
+            Some(Match { interior: vec![u], wires: vec![g.nodes[u].wires[0]], consts })
+        },
+        replacement: |m| same_holes(&lerp::SCALE_RANGE, m),
+        witnesses: &["out := lerp(unit_interval(x), 10, 20)", "out := lerp(unit_interval(x), -1e300, 1e300)"],
+    },
+    FusionRule {
+        name: "u64_add_literal_to_add",
+        priority: 1,
+        doc: "u64_add(x, literal K) or u64_add(literal K, x) -> add(x, K)",
+        root: "u64_add",
+        matcher: |g, n| literal_operand(g, n, true),
+        replacement: |m| same_holes(&arith::ADD, m),
+        witnesses: &["out := u64_add(x, 5)", "out := u64_add(18446744073709551615, x)"],
+    },
+    FusionRule {
+        name: "u64_sub_literal_to_add",
+        priority: 2,
+        doc: "u64_sub(x, literal K) -> add(x, 2^64 - K) (both wrap)",
+        root: "u64_sub",
+        matcher: |g, n| literal_operand(g, n, false),
+        replacement: |m| Replacement {
+            def: &arith::ADD,
+            wires: m.wires.clone(),
+            consts: vec![Value::U64(u64_of(&m.consts[0]).wrapping_neg())],
+        },
+        witnesses: &["out := u64_sub(x, 7)", "out := u64_sub(x, 0)", "out := u64_sub(x, 18446744073709551615)"],
+    },
+    FusionRule {
+        name: "u64_mul_literal_to_mul",
+        priority: 3,
+        doc: "u64_mul(x, literal K) or u64_mul(literal K, x) -> mul(x, K)",
+        root: "u64_mul",
+        matcher: |g, n| literal_operand(g, n, true),
+        replacement: |m| same_holes(&arith::MUL, m),
+        witnesses: &["out := u64_mul(x, 3)", "out := u64_mul(0, x)"],
+    },
+    FusionRule {
+        name: "u64_mod_literal_to_mod",
+        priority: 4,
+        doc: "u64_mod(x, literal K) -> mod(x, K), K != 0 (u64_mod by 0 is 0; mod by 0 fails)",
+        root: "u64_mod",
+        matcher: |g, n| literal_operand(g, n, false).filter(|m| u64_of(&m.consts[0]) != 0),
+        replacement: |m| same_holes(&arith::MOD, m),
+        witnesses: &["out := u64_mod(x, 10)", "out := u64_mod(x, 4294967296)"],
+    },
+    FusionRule {
+        name: "u64_div_literal_to_div",
+        priority: 5,
+        doc: "u64_div(x, literal K) -> div(x, K), K != 0 (u64_div by 0 is 0; div by 0 fails)",
+        root: "u64_div",
+        matcher: |g, n| literal_operand(g, n, false).filter(|m| u64_of(&m.consts[0]) != 0),
+        replacement: |m| same_holes(&arith::DIV, m),
+        witnesses: &["out := u64_div(x, 7)", "out := u64_div(x, 1)"],
+    },
+    FusionRule {
+        name: "add_chain",
+        priority: 40,
+        doc: "add(add(x, A), B) -> add(x, A + B) (wrapping addition is associative)",
+        root: "add",
+        matcher: |g, n| chain(g, n, "add"),
+        replacement: |m| Replacement {
+            def: &arith::ADD,
+            wires: m.wires.clone(),
+            consts: vec![Value::U64(u64_of(&m.consts[0]).wrapping_add(u64_of(&m.consts[1])))],
+        },
+        witnesses: &["out := add(add(x, 5), 18446744073709551615)", "out := u64_add(u64_add(u64_add(x, 1), 2), 3)"],
+    },
+    FusionRule {
+        name: "mul_chain",
+        priority: 41,
+        doc: "mul(mul(x, A), B) -> mul(x, A * B) (wrapping multiplication is associative)",
+        root: "mul",
+        matcher: |g, n| chain(g, n, "mul"),
+        replacement: |m| Replacement {
+            def: &arith::MUL,
+            wires: m.wires.clone(),
+            consts: vec![Value::U64(u64_of(&m.consts[0]).wrapping_mul(u64_of(&m.consts[1])))],
+        },
+        witnesses: &["out := mul(mul(x, 3), 12345678901234567)", "out := u64_mul(u64_mul(x, 4294967296), 4294967296)"],
+    },
+    FusionRule {
+        name: "mod_of_mod",
+        priority: 42,
+        doc: "mod(mod(x, A), B) -> mod(x, B) when B divides A (A, B != 0)",
+        root: "mod",
+        matcher: |g, n| {
+            let m = chain(g, n, "mod")?;
+            let (a, b) = (u64_of(&m.consts[0]), u64_of(&m.consts[1]));
+            (a != 0 && b != 0 && a % b == 0).then_some(m)
+        },
+        replacement: |m| Replacement { def: &arith::MOD, wires: m.wires.clone(), consts: vec![m.consts[1].clone()] },
+        witnesses: &["out := mod(mod(x, 1000), 10)", "out := mod(mod(x, 18446744073709551615), 5)"],
+    },
+];
+
+/// The catalog in run order: priority, then name.
+pub fn rules_in_order() -> Vec<&'static FusionRule> {
+    let mut rules: Vec<&'static FusionRule> = CATALOG.iter().collect();
+    rules.sort_by_key(|r| (r.priority, r.name));
+    rules
+}
+
+/// Runs the catalog over `graph` to a fixpoint. Rules whose fused node the
+/// target engine does not support (`supports`) are skipped.
+pub fn fuse(graph: &mut Graph, supports: fn(&NodeDef) -> bool, events: &mut Vec<CompileEvent>) -> FusionSummary {
+    let rules = rules_in_order();
+    let mut readers = Readers::of(graph);
+    let mut summary = FusionSummary::default();
+    while summary.iterations < ITERATION_LIMIT {
+        summary.iterations += 1;
+        let mut changed = false;
+        for rule in &rules {
+            for n in 0..graph.nodes.len() {
+                if graph.nodes[n].def.name != rule.root || readers.dead[n] {
+                    continue;
+                }
+                if try_rule(graph, rule, n, supports, &mut readers, events) {
+                    changed = true;
+                    summary.applied += 1;
+                }
+            }
+        }
+        if !changed {
+            return summary;
+        }
+    }
+    summary.hit_limit = true;
+    events.push(CompileEvent::new(
+        EventKind::FusionApplied,
+        None,
+        format!("fusion stopped after {ITERATION_LIMIT} iterations (limit); the graph may admit more rewrites"),
+    ));
+    summary
+}
+
+/// Applies `rule` at node `n` if it matches and every side condition holds.
+fn try_rule(
+    graph: &mut Graph,
+    rule: &FusionRule,
+    n: usize,
+    supports: fn(&NodeDef) -> bool,
+    readers: &mut Readers,
+    events: &mut Vec<CompileEvent>,
+) -> bool {
+    let root = &graph.nodes[n];
+    if root.def.purity != Purity::Pure {
+        return false;
+    }
+    let Some(m) = (rule.matcher)(graph, n) else {
+        return false;
+    };
+    if !m.interior.iter().all(|&i| readers.swallowable(graph, i)) {
+        return false;
+    }
+    let rep = (rule.replacement)(&m);
+    if !supports(rep.def) {
+        return false;
+    }
+    let in_types: Vec<_> = rep.wires.iter().map(|w| graph.wire_type(*w)).collect();
+    // NF1: the fused node takes the wires as they are and yields the root's types.
+    let typed = rep.def.wire_params().zip(&in_types).all(|(p, t)| match p.ty {
+        Ty::Is(want) => want == *t,
+        Ty::Any => true,
+    });
+    if !typed || rep.def.wire_params().count() != in_types.len() {
+        return false;
+    }
+    let Ok(mut fused) = GraphNode::build(rep.def, rep.consts, rep.wires, in_types, root.span) else {
+        return false;
+    };
+    if fused.out_types != root.out_types {
+        return false;
+    }
+    fused.volatile = root.volatile;
+    let before = render(graph, n, &m.interior);
+    let old = std::mem::replace(&mut graph.nodes[n], fused);
+    let after = render(graph, n, &[]);
+    readers.rewired(graph, &old.wires, n);
+    events.push(CompileEvent::new(EventKind::FusionApplied, Some(old.span), format!("{}: {before} -> {after}", rule.name)));
+    true
+}
+
+/// Live reader counts, kept current as rewrites happen.
+struct Readers {
+    /// Per node: wires of live nodes reading it.
+    count: Vec<u32>,
+    /// Per node: a binding names it, or it is a side channel.
+    pinned: Vec<bool>,
+    /// Per node: nothing live reads it.
+    dead: Vec<bool>,
+}
+
+impl Readers {
+    fn of(graph: &Graph) -> Readers {
+        let live = super::dce::live_nodes(graph);
+        let mut count = vec![0u32; graph.nodes.len()];
+        for (i, node) in graph.nodes.iter().enumerate() {
+            if live[i] {
+                for w in &node.wires {
+                    if let Wire::Node(p, _) = w {
+                        count[*p as usize] += 1;
+                    }
+                }
+            }
+        }
+        let mut pinned: Vec<bool> = graph.nodes.iter().map(|n| n.def.purity == Purity::SideChannel).collect();
+        for o in &graph.outputs {
+            if let Wire::Node(n, _) = o.wire {
+                pinned[n as usize] = true;
+            }
+        }
+        Readers { count, pinned, dead: live.into_iter().map(|l| !l).collect() }
+    }
+
+    /// True when node `i` may disappear into a pattern: exactly one reader,
+    /// no binding, pure, not volatile, one output.
+    fn swallowable(&self, graph: &Graph, i: usize) -> bool {
+        let node = &graph.nodes[i];
+        self.count[i] == 1
+            && !self.pinned[i]
+            && node.def.purity == Purity::Pure
+            && !node.volatile
+            && node.out_types.len() == 1
+    }
+
+    /// Node `n` now reads its new wires instead of `old`; producers left
+    /// without readers die, and so on upstream.
+    fn rewired(&mut self, graph: &Graph, old: &[Wire], n: usize) {
+        for w in &graph.nodes[n].wires {
+            if let Wire::Node(p, _) = w {
+                self.count[*p as usize] += 1;
+            }
+        }
+        let mut released: Vec<usize> =
+            old.iter().filter_map(|w| if let Wire::Node(p, _) = w { Some(*p as usize) } else { None }).collect();
+        while let Some(p) = released.pop() {
+            self.count[p] -= 1;
+            if self.count[p] == 0 && !self.pinned[p] && !self.dead[p] {
+                self.dead[p] = true;
+                released.extend(graph.nodes[p].wires.iter().filter_map(|w| match w {
+                    Wire::Node(q, _) => Some(*q as usize),
+                    Wire::Input(_) => None,
+                }));
+            }
+        }
+    }
+}
+
+/// Node index behind `wire` when it is port 0 of a node named `op`.
+fn producer(graph: &Graph, wire: Wire, op: &str) -> Option<usize> {
+    match wire {
+        Wire::Node(p, 0) if graph.nodes[p as usize].def.name == op => Some(p as usize),
+        _ => None,
+    }
+}
+
+/// Constant `i` of node `n` as u64.
+fn const_u64(graph: &Graph, n: usize, i: usize) -> Option<u64> {
+    graph.nodes[n].consts.get(i)?.as_u64()
+}
+
+fn u64_of(v: &Value) -> u64 {
+    v.as_u64().unwrap_or(0)
+}
+
+/// The u64 literal behind `wire`, if it comes from a literal node.
+fn literal_u64(graph: &Graph, wire: Wire) -> Option<u64> {
+    let p = producer(graph, wire, LITERAL_OP)?;
+    graph.nodes[p].consts.first()?.as_u64()
+}
+
+/// A two-wire u64 op with a literal operand: the other wire and the literal.
+/// The literal node is not consumed (literals are free to share).
+fn literal_operand(graph: &Graph, n: usize, commutative: bool) -> Option<Match> {
+    let w = &graph.nodes[n].wires;
+    let (x, k) = match (literal_u64(graph, w[0]), literal_u64(graph, w[1])) {
+        (_, Some(k)) => (w[0], k),
+        (Some(k), None) if commutative => (w[1], k),
+        _ => return None,
+    };
+    Some(Match { interior: Vec::new(), wires: vec![x], consts: vec![Value::U64(k)] })
+}
+
+/// `op(op(x, A), B)` for a const-operand op: holes `[x]`, `[A, B]`.
+fn chain(graph: &Graph, n: usize, op: &str) -> Option<Match> {
+    let outer = const_u64(graph, n, 0)?;
+    let inner = producer(graph, graph.nodes[n].wires[0], op)?;
+    let a = const_u64(graph, inner, 0)?;
+    Some(Match {
+        interior: vec![inner],
+        wires: vec![graph.nodes[inner].wires[0]],
+        consts: vec![Value::U64(a), Value::U64(outer)],
+    })
+}
+
+fn same_holes(def: &'static NodeDef, m: &Match) -> Replacement {
+    Replacement { def, wires: m.wires.clone(), consts: m.consts.clone() }
+}
+
+/// `op(args)` with interior nodes expanded, for event messages.
+fn render(graph: &Graph, n: usize, interior: &[usize]) -> String {
+    let node = &graph.nodes[n];
+    let mut parts: Vec<String> = node
+        .wires
+        .iter()
+        .map(|w| match *w {
+            Wire::Input(i) => graph.inputs[i as usize].name.clone(),
+            Wire::Node(p, _) if interior.contains(&(p as usize)) => render(graph, p as usize, interior),
+            Wire::Node(p, port) => wire_label(graph, p as usize, port),
+        })
+        .collect();
+    parts.extend(node.consts.iter().map(const_text));
+    format!("{}({})", node.def.name, parts.join(", "))
+}
+
+/// A short label for a wire from node `p`: its binding name, its literal, or its op.
+fn wire_label(graph: &Graph, p: usize, port: u32) -> String {
+    let node = &graph.nodes[p];
+    if let Some(o) = graph.outputs.iter().find(|o| o.wire == Wire::Node(p as u32, port)) {
+        return o.name.clone();
+    }
+    if node.def.name == LITERAL_OP {
+        return node.consts.first().map(const_text).unwrap_or_default();
+    }
+    format!("{}(..)", node.def.name)
+}
+
+fn const_text(v: &Value) -> String {
+    match v {
+        Value::Str(s) => format!("{s:?}"),
+        Value::F64(f) => format!("{f:?}"),
+        other => other.display_text(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::{compile, sketch, CompileOptions};
+    use crate::engine::{new_kernel, EngineKind};
+    use crate::program::Program;
+    use std::sync::Arc;
+
+    /// The corner inputs of the equivalence harness, plus a spread of hashed values.
+    pub(crate) fn corner_u64() -> Vec<u64> {
+        let mut v = vec![
+            0,
+            1,
+            2,
+            3,
+            (1 << 32) - 1,
+            1 << 32,
+            (1 << 32) + 1,
+            (1 << 53) - 1,
+            1 << 53,
+            (1 << 53) + 1,
+            (1 << 63) - 1,
+            1 << 63,
+            (1 << 63) + 1,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
+        v.extend((0..200u64).map(hash::splitmix64));
+        v
+    }
+
+    fn build(src: &str, fusion: bool) -> Arc<Program> {
+        let ir = sketch::parse(&format!("input x: u64\n{src}")).unwrap();
+        Arc::new(compile(&ir, &CompileOptions { fusion, ..CompileOptions::default() }).unwrap())
+    }
+
+    fn outputs_over_corners(p: &Arc<Program>) -> Vec<Result<String, String>> {
+        let mut k = new_kernel(p, EngineKind::P1);
+        let o = p.output("out").unwrap();
+        corner_u64()
+            .into_iter()
+            .map(|x| {
+                k.write_u64(0, x);
+                k.pull(o).map(|v| format!("{v:?}|{}", bits(&v))).map_err(|e| e.original.clone())
+            })
+            .collect()
+    }
+
+    fn bits(v: &Value) -> u64 {
+        match v {
+            Value::F64(f) => f.to_bits(),
+            Value::U64(u) => *u,
+            _ => 0,
+        }
+    }
+
+    fn fired(p: &Program) -> Vec<String> {
+        p.events
+            .iter()
+            .filter(|e| e.kind == EventKind::FusionApplied)
+            .map(|e| e.message.split(':').next().unwrap().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn every_rule_is_equivalent_on_its_witnesses() {
+        for rule in CATALOG {
+            assert!(!rule.witnesses.is_empty(), "{} has no witness", rule.name);
+            for w in rule.witnesses {
+                let fused = build(w, true);
+                let plain = build(w, false);
+                assert!(fired(&fused).iter().any(|r| r == rule.name), "{} did not fire on `{w}`: {:?}", rule.name, fused.events);
+                assert!(fired(&plain).is_empty());
+                assert!(fused.steps.len() < plain.steps.len(), "{}: fusion did not shrink `{w}`", rule.name);
+                assert_eq!(outputs_over_corners(&fused), outputs_over_corners(&plain), "{} on `{w}`", rule.name);
+            }
+        }
+    }
+
+    #[test]
+    fn order_is_priority_then_name() {
+        let order: Vec<(u32, &str)> = rules_in_order().iter().map(|r| (r.priority, r.name)).collect();
+        let mut sorted = order.clone();
+        sorted.sort();
+        assert_eq!(order, sorted);
+        let names: std::collections::HashSet<&str> = CATALOG.iter().map(|r| r.name).collect();
+        assert_eq!(names.len(), CATALOG.len(), "rule names are unique");
+    }
+
+    #[test]
+    fn hash_interval_wins_over_scale_range() {
+        let p = build("out := lerp(unit_interval(hash(x)), 1, 2)", true);
+        assert_eq!(fired(&p), ["hash_unit_lerp_to_hash_interval"]);
+        assert_eq!(p.steps.len(), 1);
+        assert_eq!(p.steps[0].def.name, "hash_interval");
+    }
+
+    #[test]
+    fn rewrites_compose_to_a_fixpoint() {
+        // u64_mod(hash(x), 100) -> mod(hash(x), 100) -> hash_range(x, 100)
+        let p = build("out := u64_mod(hash(x), 100)", true);
+        assert_eq!(fired(&p), ["u64_mod_literal_to_mod", "hash_mod_to_hash_range"]);
+        assert_eq!(p.steps.iter().map(|s| s.def.name).collect::<Vec<_>>(), ["hash_range"]);
+        let p = build("out := u64_add(u64_sub(u64_add(x, 10), 3), 4)", true);
+        assert_eq!(p.steps.iter().map(|s| s.def.name).collect::<Vec<_>>(), ["add"]);
+        assert_eq!(p.steps[0].consts[0].as_u64(), Some(11));
+    }
+
+    #[test]
+    fn a_second_pass_is_a_no_op() {
+        let ir = sketch::parse("input x: u64\nout := lerp(unit_interval(u64_mod(hash(u64_add(x, 1)), 9)), 0, 5)").unwrap();
+        let mut g = crate::compile::resolve::resolve(&ir, false, &mut Vec::new()).unwrap();
+        let mut ev = Vec::new();
+        let first = fuse(&mut g, |_| true, &mut ev);
+        assert!(first.applied >= 3 && !first.hit_limit);
+        let second = fuse(&mut g, |_| true, &mut ev);
+        assert_eq!(second.applied, 0);
+        assert_eq!(second.iterations, 1);
+    }
+
+    #[test]
+    fn bound_or_shared_interior_nodes_are_not_swallowed() {
+        // `h` is a binding: the output reads it, so hash must survive.
+        let p = build("h := hash(x)\nout := mod(h, 10)", true);
+        assert!(fired(&p).is_empty());
+        // Only `out` is requested, so `h` pins nothing: it fuses...
+        let only_out = CompileOptions { outputs: Some(vec!["out".into()]), ..CompileOptions::default() };
+        let ir = sketch::parse("input x: u64\nh := hash(x)\nout := mod(h, 10)").unwrap();
+        let p = compile(&ir, &only_out).unwrap();
+        assert_eq!(fired(&p), ["hash_mod_to_hash_range"], "an unrequested binding does not pin");
+        // ...unless the hash has a second reader: swallowing it would compute it twice.
+        let ir = sketch::parse("input x: u64\nh := hash(x)\nout := u64_xor(mod(h, 10), h)").unwrap();
+        let p = compile(&ir, &only_out).unwrap();
+        assert!(fired(&p).is_empty(), "{:?}", p.events);
+    }
+
+    #[test]
+    fn failure_semantics_are_kept() {
+        // mod by 0 fails every evaluation; hash_range(x, 0) would be 0.
+        let p = build("out := mod(hash(x), 0)", true);
+        assert!(fired(&p).is_empty());
+        // u64_mod by 0 is 0; mod by 0 would fail.
+        let p = build("out := u64_mod(x, 0)", true);
+        assert!(fired(&p).is_empty());
+        // mod(mod(x, 0), 5): the inner failure must stay.
+        let p = build("out := mod(mod(x, 0), 5)", true);
+        assert!(fired(&p).is_empty());
+        let p = build("out := mod(mod(x, 10), 4)", true);
+        assert!(fired(&p).is_empty(), "4 does not divide 10");
+    }
+
+    #[test]
+    fn unsupported_targets_are_not_produced() {
+        let ir = sketch::parse("input x: u64\nout := mod(hash(x), 10)").unwrap();
+        let mut g = crate::compile::resolve::resolve(&ir, false, &mut Vec::new()).unwrap();
+        let s = fuse(&mut g, |d| d.name != "hash_range", &mut Vec::new());
+        assert_eq!(s.applied, 0);
+    }
+
+    #[test]
+    fn events_name_the_rule_and_the_span() {
+        let p = build("out := mod(hash(x), 1000)", true);
+        let e = p.events.iter().find(|e| e.kind == EventKind::FusionApplied).unwrap();
+        assert_eq!(e.message, "hash_mod_to_hash_range: mod(hash(x), 1000) -> hash_range(x, 1000)");
+        assert_eq!(e.span.unwrap().line, 2);
+    }
+}

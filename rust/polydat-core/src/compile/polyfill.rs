@@ -1,0 +1,218 @@
+//! Polyfills (seeds §5.3): a registry of rewrites that expand a node the
+//! target engine cannot run into an equivalent small subgraph of nodes it can.
+//!
+//! The engine's capability is a predicate over node definitions
+//! ([`super::CompileOptions::engine_supports`]); P1 runs every node, so no
+//! polyfill fires for it. An expansion is a list of parts, each reading the
+//! original node's wires or earlier parts; the last part replaces the node in
+//! place (same index, same output types) and the others are appended — the
+//! topological sort that follows puts them in order. Node Fusion never
+//! produces a node the engine does not support, so the two cannot ping-pong.
+//! Each polyfill is the decomposition of a fused node, so its equivalence
+//! test is the fusion catalog's witnesses, run backwards.
+
+use super::events::{CompileEvent, EventKind};
+use super::graph::{Graph, GraphNode, Wire};
+use crate::node::NodeDef;
+use crate::nodes::{arith, hash, lerp};
+use crate::types::PortType;
+use crate::value::Value;
+
+/// Where a part of an expansion reads a wire from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Wire `i` of the node being expanded.
+    Wire(usize),
+    /// Output 0 of part `j` of the expansion (an earlier part).
+    Part(usize),
+}
+
+/// One node of an expansion.
+#[derive(Clone)]
+pub struct Part {
+    pub def: &'static NodeDef,
+    pub consts: Vec<Value>,
+    pub wires: Vec<Source>,
+}
+
+/// One entry of the polyfill registry.
+pub struct Polyfill {
+    /// Stable name, shown in `PolyfillApplied` events.
+    pub name: &'static str,
+    /// One line: the expansion.
+    pub doc: &'static str,
+    /// The node this polyfill replaces.
+    pub op: &'static str,
+    /// The expansion of a node of `op` (its constants as input); the last part replaces it.
+    pub expand: fn(&[Value]) -> Vec<Part>,
+}
+
+/// The registry.
+pub static REGISTRY: &[Polyfill] = &[
+    Polyfill {
+        name: "hash_range_as_mod_hash",
+        doc: "hash_range(x, K) -> mod(hash(x), K); K = 0 -> mul(x, 0) (0, and None stays None)",
+        op: "hash_range",
+        expand: |c| match c[0].as_u64() {
+            Some(0) => vec![part(&arith::MUL, vec![Value::U64(0)], &[Source::Wire(0)])],
+            _ => vec![
+                part(&hash::HASH, vec![], &[Source::Wire(0)]),
+                part(&arith::MOD, c.to_vec(), &[Source::Part(0)]),
+            ],
+        },
+    },
+    Polyfill {
+        name: "hash_interval_as_lerp",
+        doc: "hash_interval(x, a, b) -> lerp(unit_interval(hash(x)), a, b)",
+        op: "hash_interval",
+        expand: |c| {
+            vec![
+                part(&hash::HASH, vec![], &[Source::Wire(0)]),
+                part(&lerp::UNIT_INTERVAL, vec![], &[Source::Part(0)]),
+                part(&lerp::LERP, c.to_vec(), &[Source::Part(1)]),
+            ]
+        },
+    },
+    Polyfill {
+        name: "scale_range_as_lerp",
+        doc: "scale_range(x, a, b) -> lerp(unit_interval(x), a, b)",
+        op: "scale_range",
+        expand: |c| {
+            vec![
+                part(&lerp::UNIT_INTERVAL, vec![], &[Source::Wire(0)]),
+                part(&lerp::LERP, c.to_vec(), &[Source::Part(0)]),
+            ]
+        },
+    },
+];
+
+fn part(def: &'static NodeDef, consts: Vec<Value>, wires: &[Source]) -> Part {
+    Part { def, consts, wires: wires.to_vec() }
+}
+
+/// Expands every node the engine does not support and that has a polyfill
+/// whose parts it does support. Returns the number of nodes expanded.
+pub fn apply(graph: &mut Graph, supports: fn(&NodeDef) -> bool, events: &mut Vec<CompileEvent>) -> usize {
+    let mut applied = 0;
+    for n in 0..graph.nodes.len() {
+        let def = graph.nodes[n].def;
+        if supports(def) {
+            continue;
+        }
+        let Some(fill) = REGISTRY.iter().find(|p| p.op == def.name) else {
+            continue;
+        };
+        let parts = (fill.expand)(&graph.nodes[n].consts);
+        if !parts.iter().all(|p| supports(p.def)) {
+            continue;
+        }
+        if expand_node(graph, n, parts).is_some() {
+            applied += 1;
+            events.push(CompileEvent::new(
+                EventKind::PolyfillApplied,
+                Some(graph.nodes[n].span),
+                format!("{}: {} is not supported by the engine; expanded as {}", fill.name, def.name, fill.doc),
+            ));
+        }
+    }
+    applied
+}
+
+/// Builds the parts of an expansion of node `n`; `None` (graph untouched) if
+/// a part does not build or the result's types differ from the node's.
+fn expand_node(graph: &mut Graph, n: usize, parts: Vec<Part>) -> Option<()> {
+    let original = &graph.nodes[n];
+    let span = original.span;
+    let first_new = graph.nodes.len();
+    let mut built: Vec<GraphNode> = Vec::with_capacity(parts.len());
+    let last = parts.len() - 1;
+    for (j, p) in parts.into_iter().enumerate() {
+        let wires: Vec<Wire> = p
+            .wires
+            .iter()
+            .map(|s| match *s {
+                Source::Wire(i) => original.wires[i],
+                // The last part takes the node's place; earlier parts are appended in order.
+                Source::Part(k) => Wire::Node((first_new + k) as u32, 0),
+            })
+            .collect();
+        let in_types: Vec<PortType> = p
+            .wires
+            .iter()
+            .map(|s| match *s {
+                Source::Wire(i) => original.in_types[i],
+                Source::Part(k) => built[k].out_types[0],
+            })
+            .collect();
+        let node = GraphNode::build(p.def, p.consts, wires, in_types, span).ok()?;
+        if j == last && node.out_types != original.out_types {
+            return None;
+        }
+        built.push(node);
+    }
+    let mut replacement = built.pop()?;
+    replacement.volatile = original.volatile;
+    graph.nodes.extend(built);
+    graph.nodes[n] = replacement;
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::fusion::CATALOG;
+    use crate::compile::{compile, sketch, CompileOptions};
+    use crate::engine::{new_kernel, EngineKind};
+    use crate::program::Program;
+
+    fn no_fused_nodes(def: &NodeDef) -> bool {
+        !REGISTRY.iter().any(|p| p.op == def.name)
+    }
+
+    fn run(p: Program, xs: &[u64]) -> Vec<String> {
+        let p = std::sync::Arc::new(p);
+        let mut k = new_kernel(&p, EngineKind::P1);
+        let o = p.output("out").unwrap();
+        xs.iter()
+            .map(|&x| {
+                k.write_u64(0, x);
+                format!("{:?}", k.pull(o).map(|v| (format!("{v:?}"), v.as_f64().map(f64::to_bits))))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn expansions_compute_what_the_fused_nodes_compute() {
+        let xs: Vec<u64> = [0, 1, 1 << 32, (1 << 53) + 1, 1 << 63, u64::MAX].into_iter().chain(0..64).collect();
+        for src in [
+            "out := hash_range(x, 1000)",
+            "out := hash_range(x, 0)",
+            "out := hash_interval(x, -3.5, 7.25)",
+            "out := scale_range(x, 10, 20)",
+        ] {
+            let ir = sketch::parse(&format!("input x: u64\n{src}")).unwrap();
+            let native = compile(&ir, &CompileOptions::default()).unwrap();
+            let opts = CompileOptions { engine_supports: Some(no_fused_nodes), ..CompileOptions::default() };
+            let filled = compile(&ir, &opts).unwrap();
+            assert!(filled.events.iter().any(|e| e.kind == EventKind::PolyfillApplied), "{src}");
+            assert!(filled.steps.iter().all(|s| no_fused_nodes(s.def)), "{src}");
+            assert_eq!(run(native, &xs), run(filled, &xs), "{src}");
+        }
+    }
+
+    #[test]
+    fn every_polyfill_target_has_a_fusion_rule_back() {
+        for p in REGISTRY {
+            let back = CATALOG.iter().any(|r| r.doc.contains(&format!("-> {}(", p.op)));
+            assert!(back, "{} has no fusion rule producing {}", p.name, p.op);
+        }
+    }
+
+    #[test]
+    fn supported_nodes_are_left_alone() {
+        let ir = sketch::parse("input x: u64\nout := hash_range(x, 10)").unwrap();
+        let mut g = crate::compile::resolve::resolve(&ir, false, &mut Vec::new()).unwrap();
+        assert_eq!(apply(&mut g, |_| true, &mut Vec::new()), 0);
+        assert_eq!(g.nodes.len(), 1);
+    }
+}
