@@ -16,6 +16,9 @@ pub trait Scalar: Copy + Send + Sync + 'static {
     fn from_value(v: &Value) -> Option<Self>;
     /// Packs into a value.
     fn into_value(self) -> Value;
+    /// Stores into an output value: in place when it already holds this type
+    /// (the steady state), which avoids rebuilding and copying the whole enum.
+    fn store(self, out: &mut Value);
     /// Encodes into a slot: f64 as bits, narrow ints extended, bool 0/1.
     fn to_slot(self) -> u64;
     /// Decodes from a slot.
@@ -36,6 +39,13 @@ macro_rules! scalar {
             #[inline]
             fn into_value(self) -> Value {
                 Value::$var(self)
+            }
+            #[inline]
+            fn store(self, out: &mut Value) {
+                match out {
+                    Value::$var(x) => *x = self,
+                    other => *other = Value::$var(self),
+                }
             }
             #[inline]
             fn to_slot(self) -> u64 {
@@ -165,7 +175,7 @@ macro_rules! scalar_kits {
         impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> R + Send + Sync> NodeEval for $map<$($A,)+ R, F> {
             #[inline]
             fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-                outs[0] = (self.f)($(arg::<$A>(args, $i)?),+).into_value();
+                (self.f)($(arg::<$A>(args, $i)?),+).store(&mut outs[0]);
                 Ok(())
             }
             fn slot_form(&self) -> Option<&dyn SlotEval> { Some(self) }
@@ -180,7 +190,7 @@ macro_rules! scalar_kits {
         impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> Result<R, String> + Send + Sync> NodeEval for $try_map<$($A,)+ R, F> {
             #[inline]
             fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-                outs[0] = (self.f)($(arg::<$A>(args, $i)?),+).map_err(NodeError)?.into_value();
+                (self.f)($(arg::<$A>(args, $i)?),+).map_err(NodeError)?.store(&mut outs[0]);
                 Ok(())
             }
             fn slot_form(&self) -> Option<&dyn SlotEval> { Some(self) }
@@ -212,7 +222,7 @@ pub fn source<R: Scalar>(f: impl Fn() -> R + Send + Sync + 'static) -> Box<dyn N
 
 impl<R: Scalar, F: Fn() -> R + Send + Sync> NodeEval for Source<R, F> {
     fn eval(&self, _args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-        outs[0] = (self.f)().into_value();
+        (self.f)().store(&mut outs[0]);
         Ok(())
     }
     fn slot_form(&self) -> Option<&dyn SlotEval> {
@@ -341,7 +351,7 @@ impl<F: Fn(u64, u64) -> u64 + Send + Sync> NodeEval for FoldU64<F> {
         for i in 0..args.len() {
             acc = (self.f)(acc, arg::<u64>(args, i)?);
         }
-        outs[0] = Value::U64(acc);
+        acc.store(&mut outs[0]);
         Ok(())
     }
     fn slot_form(&self) -> Option<&dyn SlotEval> {
@@ -372,7 +382,7 @@ impl<F: Fn(u64, &mut [u64]) + Send + Sync> NodeEval for SplitU64<F> {
         let n = outs.len().min(16);
         (self.f)(arg::<u64>(args, 0)?, &mut tmp[..n]);
         for (o, v) in outs.iter_mut().zip(tmp) {
-            *o = Value::U64(v);
+            v.store(o);
         }
         Ok(())
     }
