@@ -6,6 +6,9 @@
 pub mod column;
 pub mod guard;
 pub mod p1;
+pub mod p2;
+
+pub use p2::Provenance;
 
 use crate::error::{EvalError, Refused, WriteError};
 use crate::ir::InputKind;
@@ -15,34 +18,104 @@ use crate::value::Value;
 use column::Column;
 use std::sync::Arc;
 
-/// The engines a program can be run on.
+/// The engines a program can be run on, with the mode actually chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EngineKind {
     /// The interpreter: the semantic oracle.
     P1,
+    /// Closures over one flat u64 buffer, in one of the four provenance modes.
+    P2(Provenance),
+}
+
+/// Every engine a program can run on, by the name `prog.engine` reports:
+/// what an equivalence matrix iterates.
+pub const ENGINE_NAMES: [&str; 5] = ["p1", "p2/raw", "p2/push", "p2/pull", "p2/pushpull"];
+
+/// An engine request before the program is known: the P2 mode may be left to
+/// the automatic selection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Request {
+    P1,
+    P2(Option<Provenance>),
 }
 
 impl EngineKind {
-    /// Parses an engine request (`auto`, `p1`, `p2`, `p3`, `mixed`).
+    /// Parses a resolved engine name as `name()` reports it (`p1`, `p2/raw`,
+    /// `p2/push`, `p2/pull`, `p2/pushpull`); `auto` is `p1`.
     pub fn parse(name: &str) -> Result<EngineKind, Refused> {
         match name {
             "p1" | "auto" => Ok(EngineKind::P1),
-            "p2" | "p3" | "mixed" => Err(Refused {
+            "p2" => Err(Refused {
                 engine: name.to_string(),
-                reason: "this engine is not available in this build yet".to_string(),
+                reason: "p2 needs a provenance mode (p2/raw, p2/push, p2/pull, p2/pushpull) or a program to choose one for (EngineKind::select)".to_string(),
             }),
-            other => Err(Refused {
-                engine: other.to_string(),
-                reason: "unknown engine; choose auto, p1, p2, p3 or mixed".to_string(),
-            }),
+            _ => match request(name, "auto")? {
+                Request::P2(Some(p)) => Ok(EngineKind::P2(p)),
+                _ => unreachable!("only p2/<mode> names reach here"),
+            },
         }
     }
 
-    /// The name reported as `prog.engine`.
+    /// Checks an (engine, provenance) request without compiling anything, so
+    /// a bad name fails before the compiler runs.
+    pub fn check(engine: &str, provenance: &str) -> Result<(), Refused> {
+        request(engine, provenance).map(|_| ())
+    }
+
+    /// Resolves an (engine, provenance) request for `program`. `engine` is
+    /// `auto`, `p1`, `p2` or a resolved `p2/<mode>` name; `provenance` is
+    /// `auto`, `raw`, `push`, `pull` or `pushpull`. `p2` with provenance
+    /// `auto` applies the selection heuristic ([`p2::analyze`]); `auto` runs
+    /// P1, or P2 when a provenance mode is asked for; `p1` refuses any
+    /// provenance but `auto`; `p3` and `mixed` are refused (not built yet).
+    pub fn select(engine: &str, provenance: &str, program: &Program) -> Result<EngineKind, Refused> {
+        Ok(match request(engine, provenance)? {
+            Request::P1 => EngineKind::P1,
+            Request::P2(Some(p)) => EngineKind::P2(p),
+            Request::P2(None) => EngineKind::P2(p2::analyze(program).choice),
+        })
+    }
+
+    /// The name reported as `prog.engine` (one of [`ENGINE_NAMES`]).
     pub fn name(self) -> &'static str {
         match self {
             EngineKind::P1 => "p1",
+            EngineKind::P2(Provenance::Raw) => "p2/raw",
+            EngineKind::P2(Provenance::Push) => "p2/push",
+            EngineKind::P2(Provenance::Pull) => "p2/pull",
+            EngineKind::P2(Provenance::PushPull) => "p2/pushpull",
         }
+    }
+}
+
+fn request(engine: &str, provenance: &str) -> Result<Request, Refused> {
+    let refuse = |engine: &str, reason: String| Refused { engine: engine.to_string(), reason };
+    let mode = match provenance {
+        "auto" => None,
+        other => Some(Provenance::parse(other).ok_or_else(|| {
+            refuse(engine, format!("unknown provenance '{other}'; choose auto, raw, push, pull or pushpull"))
+        })?),
+    };
+    match (engine, mode) {
+        ("p1", None) => Ok(Request::P1),
+        ("p1", Some(m)) => Err(refuse(
+            &format!("p1/{}", m.name()),
+            format!(
+                "provenance mode '{}' applies only to the compiled engines; p1 always invalidates exactly and pulls lazily (use engine='p2')",
+                m.name()
+            ),
+        )),
+        ("auto", None) => Ok(Request::P1),
+        ("auto" | "p2", m) => Ok(Request::P2(m)),
+        ("p3" | "mixed", _) => Err(refuse(engine, "this engine is not available in this build yet".to_string())),
+        (name, m) => match name.strip_prefix("p2/").and_then(Provenance::parse) {
+            Some(p) if m.is_none() || m == Some(p) => Ok(Request::P2(Some(p))),
+            Some(p) => Err(refuse(
+                name,
+                format!("engine '{name}' names mode '{}' but provenance '{provenance}' was asked for", p.name()),
+            )),
+            None => Err(refuse(name, "unknown engine; choose auto, p1, p2 (or p2/<mode>), p3 or mixed".to_string())),
+        },
     }
 }
 
@@ -50,6 +123,7 @@ impl EngineKind {
 pub fn new_kernel(program: &Arc<Program>, kind: EngineKind) -> Box<dyn Kernel> {
     match kind {
         EngineKind::P1 => Box::new(p1::P1Kernel::new(program.clone())),
+        EngineKind::P2(mode) => p2::new_kernel(program, mode),
     }
 }
 

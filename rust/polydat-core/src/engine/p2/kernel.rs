@@ -1,0 +1,215 @@
+//! The P2 kernel, generic over its mode: `P2Kernel<Raw>`, `P2Kernel<Push>`,
+//! `P2Kernel<Pull>` and `P2Kernel<PushPull>` are four separately compiled
+//! types; the mode's bookkeeping is inlined into each one's loop.
+
+use super::modes::Mode;
+use super::plan::{Color, Plan};
+use super::slots::{RefSlotRefused, Slots};
+use crate::engine::column::Column;
+use crate::engine::guard::guarded;
+use crate::engine::{adapt_boundary, Kernel};
+use crate::error::{EvalError, WriteError};
+use crate::node::NodeError;
+use crate::program::Program;
+use crate::types::PortType;
+use crate::value::Value;
+use std::sync::Arc;
+
+/// A P2 kernel: a shared plan, one flat buffer state, and the mode's bookkeeping.
+pub struct P2Kernel<M: Mode> {
+    plan: Arc<Plan>,
+    slots: Slots,
+    mode: M,
+    /// The step running now (for attributing a panic).
+    current: usize,
+}
+
+impl<M: Mode> P2Kernel<M> {
+    /// A fresh kernel over `program` (builds the plan).
+    pub fn new(program: &Arc<Program>) -> Self {
+        Self::with_plan(Arc::new(Plan::new(program.clone())))
+    }
+
+    /// A fresh kernel over an existing plan (kernels of one program can share it).
+    pub fn with_plan(plan: Arc<Plan>) -> Self {
+        let slots = Slots::new(&plan);
+        let mode = M::new(&plan);
+        P2Kernel { plan, slots, mode, current: usize::MAX }
+    }
+
+    /// The shared plan.
+    pub fn plan(&self) -> &Arc<Plan> {
+        &self.plan
+    }
+
+    /// A copy of this state (inputs, current values, currency); its Ref pairs
+    /// name its own scratch, so the two kernels never share bytes.
+    pub fn fork(&self) -> Self {
+        P2Kernel { plan: self.plan.clone(), slots: self.slots.fork(&self.plan.layout), mode: self.mode.fork(), current: usize::MAX }
+    }
+
+    /// True when every Ref pair names its own scratch entry (axiom S9).
+    pub fn pairs_are_own(&self) -> bool {
+        self.slots.pairs_are_own(&self.plan.layout)
+    }
+
+    /// Pulls output `out` and returns its value slot.
+    #[inline]
+    fn pull_slot(&mut self, out: usize) -> Result<usize, EvalError> {
+        let plan = &*self.plan;
+        let def = &plan.program.outputs[out];
+        if def.step.is_some() && !self.mode.output_current(plan, out) {
+            self.mode.begin_read(plan);
+            run(plan, &mut self.slots, &mut self.mode, &mut self.current, &plan.cones[out], &def.name)?;
+            self.mode.output_done(plan, out);
+        }
+        Ok(def.slot as usize)
+    }
+
+    /// Pulls output `out` as a raw word: `Ok(None)` for a `None` value; a Ref
+    /// (`str`/`bytes`/`json`) output is refused (axiom S2), never read as a pointer.
+    pub fn pull_u64(&mut self, out: usize) -> Result<Option<u64>, SlotReadError> {
+        let slot = self.pull_slot(out).map_err(SlotReadError::Eval)?;
+        let name = &self.plan.program.outputs[out].name;
+        self.slots.read_u64(&self.plan.layout, slot, name).map_err(SlotReadError::Refused)
+    }
+}
+
+/// Runs the stale steps among `steps` (ascending); node panics are contained
+/// and every failure is attributed as P1 attributes it.
+fn run<M: Mode>(
+    plan: &Plan,
+    slots: &mut Slots,
+    mode: &mut M,
+    current: &mut usize,
+    steps: &[u32],
+    context: &str,
+) -> Result<(), EvalError> {
+    let outcome = guarded(|| run_steps(plan, &mut *slots, &mut *mode, steps, &mut *current));
+    #[cfg(debug_assertions)]
+    assert!(slots.pairs_are_own(&plan.layout), "S9: a Ref pair names a foreign scratch entry");
+    match outcome {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err((s, e))) => Err(attribute(plan, slots, s, &e.0, context)),
+        Err(panic) => Err(attribute(plan, slots, *current, &panic, context)),
+    }
+}
+
+/// The attributed error for a failure of step `s` (the same words as P1).
+fn attribute(plan: &Plan, slots: &Slots, s: usize, original: &str, context: &str) -> EvalError {
+    let Some(step) = plan.program.steps.get(s) else {
+        return EvalError::attributed(original, "?", &[], Vec::new(), context);
+    };
+    let inputs = slots.shown_inputs(&plan.layout, &plan.steps[s]);
+    EvalError::attributed(original, step.def.name, &step.feeds, inputs, &format!("`{context}`"))
+}
+
+/// The eval loop: one pass over `steps`, each stale step run once.
+#[inline]
+fn run_steps<M: Mode>(
+    plan: &Plan,
+    slots: &mut Slots,
+    mode: &mut M,
+    steps: &[u32],
+    current: &mut usize,
+) -> Result<(), (usize, NodeError)> {
+    for &s in steps {
+        let s = s as usize;
+        if !mode.stale(s) {
+            continue;
+        }
+        *current = s;
+        slots.run_step(&plan.layout, &plan.steps[s]).map_err(|e| (s, e))?;
+        mode.ran(plan, s);
+    }
+    Ok(())
+}
+
+/// Why a raw slot read failed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SlotReadError {
+    /// The output is a Ref slot.
+    Refused(RefSlotRefused),
+    /// Evaluating the output failed.
+    Eval(EvalError),
+}
+
+impl std::fmt::Display for SlotReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SlotReadError::Refused(e) => e.fmt(f),
+            SlotReadError::Eval(e) => e.fmt(f),
+        }
+    }
+}
+
+impl<M: Mode> Clone for P2Kernel<M> {
+    fn clone(&self) -> Self {
+        self.fork()
+    }
+}
+
+impl<M: Mode> Kernel for P2Kernel<M> {
+    fn program(&self) -> &Arc<Program> {
+        &self.plan.program
+    }
+
+    fn write(&mut self, input: usize, value: Value) -> Result<(), WriteError> {
+        let plan = &*self.plan;
+        let def = &plan.program.inputs[input];
+        let value = adapt_boundary(&def.name, def.ty, value)?;
+        if M::COMPARES && self.slots.holds(&plan.layout, input, &value) {
+            return Ok(());
+        }
+        self.slots.encode(&plan.layout, input, &value);
+        self.mode.wrote(plan, input);
+        Ok(())
+    }
+
+    #[inline]
+    fn write_u64(&mut self, input: usize, value: u64) {
+        let plan = &*self.plan;
+        if plan.layout.ty[input] != PortType::U64 || plan.layout.color(input) != Color::Imm1 {
+            // Not a u64 slot: take the checked path, so a Ref pair is never
+            // overwritten by a raw word. This entry point has no error channel:
+            // a value the slot's type refuses is dropped (use `write` to see why).
+            let _ = self.write(input, Value::U64(value));
+            return;
+        }
+        if M::COMPARES && self.slots.holds_u64(&plan.layout, input, value) {
+            return;
+        }
+        self.slots.store_u64(&plan.layout, input, value);
+        self.mode.wrote(plan, input);
+    }
+
+    fn pull(&mut self, out: usize) -> Result<Value, EvalError> {
+        let slot = self.pull_slot(out)?;
+        Ok(self.slots.decode(&self.plan.layout, slot))
+    }
+
+    #[inline]
+    fn pull_into(&mut self, out: usize, column: &mut Column) -> Result<(), EvalError> {
+        let slot = self.pull_slot(out)?;
+        column.push(&self.slots.decode(&self.plan.layout, slot));
+        Ok(())
+    }
+
+    fn eval(&mut self) -> Result<Vec<Value>, EvalError> {
+        let plan = &*self.plan;
+        self.mode.begin_read(plan);
+        run(plan, &mut self.slots, &mut self.mode, &mut self.current, &plan.all_steps, "every output")?;
+        for o in 0..plan.program.outputs.len() {
+            self.mode.output_done(plan, o);
+        }
+        Ok(plan.program.outputs.iter().map(|o| self.slots.decode(&plan.layout, o.slot as usize)).collect())
+    }
+
+    fn input_value(&self, input: usize) -> Value {
+        self.slots.decode(&self.plan.layout, input)
+    }
+
+    fn invalidate_all(&mut self) {
+        self.mode.invalidate_all();
+    }
+}

@@ -1,0 +1,55 @@
+//! P2: the program compiled to step closures over one flat `u64` buffer.
+//!
+//! * [`plan`]: the slot layout (scalar `Imm1` words, `Ref2` `(ptr, len)`
+//!   pairs), one closure per scalar step, the generic slot kit for every
+//!   other node, and the invalidation data — shared by every kernel of a
+//!   program.
+//! * [`refslot`]: the scratch behind Ref slots (the only `unsafe` code).
+//! * [`slots`]: a state's buffer, `None` mask and scratch; running one step.
+//! * [`modes`]: the four currency strategies, Raw / Push / Pull / PushPull.
+//! * [`kernel`]: [`P2Kernel<M>`], generic over the mode, so each mode is its
+//!   own monomorphic kernel type with no strategy test in its loop.
+//! * [`select`]: the automatic choice of mode from graph analysis.
+//!
+//! P2 is held to P1 bit for bit: the same values (f64 by bits, strings by
+//! content), the same `None` propagation, the same failure messages.
+
+pub mod kernel;
+pub mod modes;
+pub mod plan;
+pub mod refslot;
+pub mod select;
+pub mod slots;
+
+pub use kernel::{P2Kernel, SlotReadError};
+pub use modes::{Mode, Provenance};
+pub use select::{analyze, Analysis};
+
+use crate::engine::Kernel;
+use crate::program::Program;
+use plan::Plan;
+use std::sync::Arc;
+
+/// The Raw kernel type: no provenance.
+pub type RawKernel = P2Kernel<modes::Raw>;
+/// The Push kernel type: push-side invalidation.
+pub type PushKernel = P2Kernel<modes::Push>;
+/// The Pull kernel type: pull-side cone guard.
+pub type PullKernel = P2Kernel<modes::Pull>;
+/// The PushPull kernel type: both.
+pub type PushPullKernel = P2Kernel<modes::PushPull>;
+
+/// A new P2 kernel of mode `mode` over `program`.
+pub fn new_kernel(program: &Arc<Program>, mode: Provenance) -> Box<dyn Kernel> {
+    with_plan(Arc::new(Plan::new(program.clone())), mode)
+}
+
+/// A new P2 kernel of mode `mode` over a prebuilt plan.
+pub fn with_plan(plan: Arc<Plan>, mode: Provenance) -> Box<dyn Kernel> {
+    match mode {
+        Provenance::Raw => Box::new(RawKernel::with_plan(plan)),
+        Provenance::Push => Box::new(PushKernel::with_plan(plan)),
+        Provenance::Pull => Box::new(PullKernel::with_plan(plan)),
+        Provenance::PushPull => Box::new(PushPullKernel::with_plan(plan)),
+    }
+}

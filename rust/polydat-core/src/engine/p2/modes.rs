@@ -1,0 +1,430 @@
+//! The currency bookkeeping of the four P2 kernel types (seeds: engines.md,
+//! "Provenance Optimization"). Each mode is its own type holding exactly the
+//! fields it needs; the kernel is generic over the mode, so every kernel type
+//! is compiled separately and its hot loop carries no test of the strategy.
+//!
+//! | mode      | write (coordinate)                    | read                                   |
+//! |-----------|---------------------------------------|----------------------------------------|
+//! | Raw       | plain copy; starts a new round        | runs every step of the cone not yet run this round |
+//! | Push      | compare; dirty the input's dependents | runs the dirty steps of the cone       |
+//! | Pull      | compare; record changed mask / stamp  | cone guard, then as Raw                |
+//! | PushPull  | Push + Pull                           | cone guard, then as Push               |
+//!
+//! Extern writes dirty exactly their dependents in every mode, and
+//! side-channel steps run once per change of their provenance in every mode.
+//! Volatile steps are re-armed at the start of every read.
+
+use super::plan::Plan;
+use crate::provenance::ProvMask;
+
+/// The four P2 provenance modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Provenance {
+    Raw,
+    Push,
+    Pull,
+    PushPull,
+}
+
+impl Provenance {
+    /// Every mode, in reporting order.
+    pub const ALL: [Provenance; 4] = [Provenance::Raw, Provenance::Push, Provenance::Pull, Provenance::PushPull];
+
+    /// The mode's name (`raw`, `push`, `pull`, `pushpull`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Provenance::Raw => "raw",
+            Provenance::Push => "push",
+            Provenance::Pull => "pull",
+            Provenance::PushPull => "pushpull",
+        }
+    }
+
+    /// Parses a mode name (not `auto`).
+    pub fn parse(name: &str) -> Option<Provenance> {
+        Provenance::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+/// The currency bookkeeping of one kernel type.
+pub trait Mode: Send + Sync + Sized + 'static {
+    /// Which mode this is.
+    const PROVENANCE: Provenance;
+    /// Writes compare the new value with the old and ignore an equal one.
+    const COMPARES: bool;
+    /// Fresh bookkeeping: nothing current.
+    fn new(plan: &Plan) -> Self;
+    /// A deep copy (the state of a forked kernel).
+    fn fork(&self) -> Self;
+    /// Input `input` was written (and, when `COMPARES`, changed).
+    fn wrote(&mut self, plan: &Plan, input: usize);
+    /// A read starts: later writes belong to a new round; volatile steps re-arm.
+    fn begin_read(&mut self, plan: &Plan);
+    /// The cone guard: output `out` is current without entering the eval loop.
+    fn output_current(&mut self, plan: &Plan, out: usize) -> bool;
+    /// Output `out` was computed by a successful read.
+    fn output_done(&mut self, plan: &Plan, out: usize);
+    /// Step `s` must run in this read.
+    fn stale(&self, s: usize) -> bool;
+    /// Step `s` ran (or yielded `None`) successfully.
+    fn ran(&mut self, plan: &Plan, s: usize);
+    /// Nothing is current any more.
+    fn invalidate_all(&mut self);
+}
+
+/// Round stamps (Raw, Pull): a step is current when it ran in the current
+/// round; the first coordinate write after a read starts a new round. A
+/// side-channel step is stamped "forever" and dirtied only through its
+/// provenance; an extern write dirties exactly its dependents.
+#[derive(Clone, Debug)]
+pub struct Rounds {
+    round: u64,
+    sealed: bool,
+    stamp: Vec<u64>,
+}
+
+impl Rounds {
+    fn new(plan: &Plan) -> Rounds {
+        Rounds { round: 1, sealed: false, stamp: vec![0; plan.steps.len()] }
+    }
+
+    #[inline]
+    fn wrote(&mut self, plan: &Plan, input: usize) {
+        if input < plan.program.coord_count {
+            if self.sealed {
+                self.round += 1;
+                self.sealed = false;
+            }
+            for &s in plan.side_deps[input].iter() {
+                self.stamp[s as usize] = 0;
+            }
+        } else {
+            for &s in plan.program.input_dependents[input].iter() {
+                self.stamp[s as usize] = 0;
+            }
+        }
+    }
+
+    #[inline]
+    fn begin_read(&mut self, plan: &Plan) {
+        self.sealed = true;
+        for &s in plan.program.volatile_steps.iter() {
+            self.stamp[s as usize] = 0;
+        }
+    }
+
+    #[inline]
+    fn stale(&self, s: usize) -> bool {
+        self.stamp[s] < self.round
+    }
+
+    #[inline]
+    fn ran(&mut self, plan: &Plan, s: usize) {
+        self.stamp[s] = if plan.steps[s].side { u64::MAX } else { self.round };
+    }
+
+    fn invalidate_all(&mut self) {
+        self.stamp.iter_mut().for_each(|s| *s = 0);
+    }
+}
+
+/// Per-step clean flags (Push, PushPull): a changed input dirties exactly the
+/// steps whose provenance holds it.
+#[derive(Clone, Debug)]
+pub struct Clean {
+    clean: Vec<bool>,
+}
+
+impl Clean {
+    fn new(plan: &Plan) -> Clean {
+        Clean { clean: vec![false; plan.steps.len()] }
+    }
+
+    #[inline]
+    fn wrote(&mut self, plan: &Plan, input: usize) {
+        for &s in plan.program.input_dependents[input].iter() {
+            self.clean[s as usize] = false;
+        }
+    }
+
+    #[inline]
+    fn begin_read(&mut self, plan: &Plan) {
+        for &s in plan.program.volatile_steps.iter() {
+            self.clean[s as usize] = false;
+        }
+    }
+
+    #[inline]
+    fn stale(&self, s: usize) -> bool {
+        !self.clean[s]
+    }
+
+    #[inline]
+    fn ran(&mut self, _plan: &Plan, s: usize) {
+        self.clean[s] = true;
+    }
+
+    fn invalidate_all(&mut self) {
+        self.clean.iter_mut().for_each(|c| *c = false);
+    }
+}
+
+/// The pull-side cone guard (Pull, PushPull). Writes between two reads form
+/// a *batch*; `changed` holds the inputs changed in the current batch and
+/// `changed_at[i]` the batch of input `i`'s last change. `valid[o]` is the
+/// batch at whose end output `o` was last known current (0: never).
+///
+/// A pull of `o` skips the eval loop when `valid[o]` is the current batch,
+/// or the previous one and `out_prov[o] ∩ changed = ∅` (one AND per mask
+/// word), or — after a longer gap — no input of `o` changed since
+/// `valid[o]`. Masks are multi-word, so any number of inputs is exact.
+#[derive(Clone, Debug)]
+pub struct Guard {
+    batch: u64,
+    sealed: bool,
+    changed: ProvMask,
+    changed_at: Vec<u64>,
+    valid: Vec<u64>,
+}
+
+impl Guard {
+    fn new(plan: &Plan) -> Guard {
+        let n = plan.program.inputs.len();
+        Guard {
+            batch: 1,
+            sealed: false,
+            changed: ProvMask::empty(n),
+            changed_at: vec![0; n],
+            valid: vec![0; plan.program.outputs.len()],
+        }
+    }
+
+    #[inline]
+    fn wrote(&mut self, input: usize) {
+        if self.sealed {
+            self.batch += 1;
+            self.changed.clear_all();
+            self.sealed = false;
+        }
+        self.changed.set(input);
+        self.changed_at[input] = self.batch;
+    }
+
+    #[inline]
+    fn seal(&mut self) {
+        self.sealed = true;
+    }
+
+    #[inline]
+    fn current(&mut self, plan: &Plan, out: usize) -> bool {
+        self.sealed = true;
+        let v = self.valid[out];
+        if v == self.batch {
+            return true;
+        }
+        if v == 0 {
+            return false;
+        }
+        let prov = &plan.out_prov[out];
+        let clean = if v + 1 == self.batch {
+            !prov.intersects(&self.changed)
+        } else {
+            prov.iter_ones().all(|i| self.changed_at[i] <= v)
+        };
+        if clean {
+            self.valid[out] = self.batch;
+        }
+        clean
+    }
+
+    #[inline]
+    fn done(&mut self, plan: &Plan, out: usize) {
+        if !plan.out_volatile[out] {
+            self.valid[out] = self.batch;
+        }
+    }
+
+    fn invalidate_all(&mut self) {
+        self.valid.iter_mut().for_each(|v| *v = 0);
+    }
+}
+
+/// No provenance: every coordinate write makes every step stale.
+#[derive(Clone, Debug)]
+pub struct Raw {
+    rounds: Rounds,
+}
+
+/// Push-side invalidation only.
+#[derive(Clone, Debug)]
+pub struct Push {
+    clean: Clean,
+}
+
+/// Pull-side cone guard only.
+#[derive(Clone, Debug)]
+pub struct Pull {
+    rounds: Rounds,
+    guard: Guard,
+}
+
+/// Both.
+#[derive(Clone, Debug)]
+pub struct PushPull {
+    clean: Clean,
+    guard: Guard,
+}
+
+impl Mode for Raw {
+    const PROVENANCE: Provenance = Provenance::Raw;
+    const COMPARES: bool = false;
+    fn new(plan: &Plan) -> Self {
+        Raw { rounds: Rounds::new(plan) }
+    }
+    fn fork(&self) -> Self {
+        self.clone()
+    }
+    #[inline]
+    fn wrote(&mut self, plan: &Plan, input: usize) {
+        self.rounds.wrote(plan, input);
+    }
+    #[inline]
+    fn begin_read(&mut self, plan: &Plan) {
+        self.rounds.begin_read(plan);
+    }
+    #[inline]
+    fn output_current(&mut self, _plan: &Plan, _out: usize) -> bool {
+        false
+    }
+    #[inline]
+    fn output_done(&mut self, _plan: &Plan, _out: usize) {}
+    #[inline]
+    fn stale(&self, s: usize) -> bool {
+        self.rounds.stale(s)
+    }
+    #[inline]
+    fn ran(&mut self, plan: &Plan, s: usize) {
+        self.rounds.ran(plan, s);
+    }
+    fn invalidate_all(&mut self) {
+        self.rounds.invalidate_all();
+    }
+}
+
+impl Mode for Push {
+    const PROVENANCE: Provenance = Provenance::Push;
+    const COMPARES: bool = true;
+    fn new(plan: &Plan) -> Self {
+        Push { clean: Clean::new(plan) }
+    }
+    fn fork(&self) -> Self {
+        self.clone()
+    }
+    #[inline]
+    fn wrote(&mut self, plan: &Plan, input: usize) {
+        self.clean.wrote(plan, input);
+    }
+    #[inline]
+    fn begin_read(&mut self, plan: &Plan) {
+        self.clean.begin_read(plan);
+    }
+    #[inline]
+    fn output_current(&mut self, _plan: &Plan, _out: usize) -> bool {
+        false
+    }
+    #[inline]
+    fn output_done(&mut self, _plan: &Plan, _out: usize) {}
+    #[inline]
+    fn stale(&self, s: usize) -> bool {
+        self.clean.stale(s)
+    }
+    #[inline]
+    fn ran(&mut self, plan: &Plan, s: usize) {
+        self.clean.ran(plan, s);
+    }
+    fn invalidate_all(&mut self) {
+        self.clean.invalidate_all();
+    }
+}
+
+impl Mode for Pull {
+    const PROVENANCE: Provenance = Provenance::Pull;
+    const COMPARES: bool = true;
+    fn new(plan: &Plan) -> Self {
+        Pull { rounds: Rounds::new(plan), guard: Guard::new(plan) }
+    }
+    fn fork(&self) -> Self {
+        self.clone()
+    }
+    #[inline]
+    fn wrote(&mut self, plan: &Plan, input: usize) {
+        self.rounds.wrote(plan, input);
+        self.guard.wrote(input);
+    }
+    #[inline]
+    fn begin_read(&mut self, plan: &Plan) {
+        self.rounds.begin_read(plan);
+        self.guard.seal();
+    }
+    #[inline]
+    fn output_current(&mut self, plan: &Plan, out: usize) -> bool {
+        self.guard.current(plan, out)
+    }
+    #[inline]
+    fn output_done(&mut self, plan: &Plan, out: usize) {
+        self.guard.done(plan, out);
+    }
+    #[inline]
+    fn stale(&self, s: usize) -> bool {
+        self.rounds.stale(s)
+    }
+    #[inline]
+    fn ran(&mut self, plan: &Plan, s: usize) {
+        self.rounds.ran(plan, s);
+    }
+    fn invalidate_all(&mut self) {
+        self.rounds.invalidate_all();
+        self.guard.invalidate_all();
+    }
+}
+
+impl Mode for PushPull {
+    const PROVENANCE: Provenance = Provenance::PushPull;
+    const COMPARES: bool = true;
+    fn new(plan: &Plan) -> Self {
+        PushPull { clean: Clean::new(plan), guard: Guard::new(plan) }
+    }
+    fn fork(&self) -> Self {
+        self.clone()
+    }
+    #[inline]
+    fn wrote(&mut self, plan: &Plan, input: usize) {
+        self.clean.wrote(plan, input);
+        self.guard.wrote(input);
+    }
+    #[inline]
+    fn begin_read(&mut self, plan: &Plan) {
+        self.clean.begin_read(plan);
+        self.guard.seal();
+    }
+    #[inline]
+    fn output_current(&mut self, plan: &Plan, out: usize) -> bool {
+        self.guard.current(plan, out)
+    }
+    #[inline]
+    fn output_done(&mut self, plan: &Plan, out: usize) {
+        self.guard.done(plan, out);
+    }
+    #[inline]
+    fn stale(&self, s: usize) -> bool {
+        self.clean.stale(s)
+    }
+    #[inline]
+    fn ran(&mut self, plan: &Plan, s: usize) {
+        self.clean.ran(plan, s);
+    }
+    fn invalidate_all(&mut self) {
+        self.clean.invalidate_all();
+        self.guard.invalidate_all();
+    }
+}

@@ -1,0 +1,246 @@
+//! The P2 plan: what every P2 kernel of one program shares (immutable).
+//!
+//! * **Slot layout.** One flat `u64` buffer. Each program value slot (inputs
+//!   first, then each step's outputs, in the program's order) gets a static
+//!   colour: `Imm1`, one word holding a scalar in the SPEC §4 encoding (f64 as
+//!   bits, narrow ints extended, bool 0/1), or `Ref2`, two words holding a
+//!   `(ptr, len)` pair into the slot's own scratch entry. A step's scalar
+//!   outputs are consecutive words, so a step writes them in place.
+//! * **Step closures.** Every step whose node has a slot form and whose wires
+//!   are all scalars compiles to one closure that gathers its input words into
+//!   a small stack array, calls the node's slot form, and writes its output
+//!   words directly. Every other node (strings, polymorphic or None-accepting
+//!   nodes) runs through the generic *slot kit*: decode the input slots to
+//!   `Value`s, call the node's P1 `eval`, encode the outputs back.
+//! * **Invalidation data.** Per-output cones and provenance masks, per-input
+//!   side-channel dependents, volatility.
+
+use crate::node::{NodeError, NodeEval, Purity};
+use crate::program::Program;
+use crate::provenance::ProvMask;
+use crate::types::PortType;
+use std::sync::Arc;
+
+/// Sentinel: the slot has no scratch entry (it is `Imm1`).
+pub const NO_ENTRY: u32 = u32::MAX;
+
+/// The static colour of a value slot (slot-state axiom S1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Color {
+    /// One word, a scalar.
+    Imm1,
+    /// Two words, a `(ptr, len)` pair into the slot's scratch entry.
+    Ref2,
+}
+
+/// Where every program value slot lives in the P2 buffer.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// Per value slot: its port type.
+    pub ty: Box<[PortType]>,
+    /// Per value slot: its first buffer word.
+    pub off: Box<[u32]>,
+    /// Per value slot: its scratch entry, or [`NO_ENTRY`].
+    pub entry: Box<[u32]>,
+    /// Per scratch entry: `(first buffer word, entry)` of its Ref slot.
+    pub refs: Box<[(u32, u32)]>,
+    /// Buffer length in words.
+    pub words: usize,
+}
+
+impl Layout {
+    /// Lays out every value slot of `program`.
+    pub fn new(program: &Program) -> Layout {
+        let mut ty: Vec<PortType> = program.inputs.iter().map(|i| i.ty).collect();
+        for step in &program.steps {
+            debug_assert_eq!(step.out_start as usize, ty.len(), "steps own consecutive value slots");
+            ty.extend(step.out_types.iter().copied());
+        }
+        debug_assert_eq!(ty.len(), program.slot_count);
+        let (mut off, mut entry, mut refs) = (Vec::new(), Vec::new(), Vec::new());
+        let mut words = 0u32;
+        for t in &ty {
+            off.push(words);
+            if t.is_ref() {
+                entry.push(refs.len() as u32);
+                refs.push((words, refs.len() as u32));
+                words += 2;
+            } else {
+                entry.push(NO_ENTRY);
+                words += 1;
+            }
+        }
+        Layout {
+            ty: ty.into(),
+            off: off.into(),
+            entry: entry.into(),
+            refs: refs.into(),
+            words: words as usize,
+        }
+    }
+
+    /// The colour of value slot `slot`.
+    #[inline]
+    pub fn color(&self, slot: usize) -> Color {
+        if self.entry[slot] == NO_ENTRY {
+            Color::Imm1
+        } else {
+            Color::Ref2
+        }
+    }
+}
+
+/// A compiled scalar step: reads its input words from the buffer and writes
+/// its output words; the second argument is a per-state gather area for
+/// steps with more inputs than fit the stack array.
+pub type SlotFn = Box<dyn Fn(&mut [u64], &mut Vec<u64>) -> Result<(), NodeError> + Send + Sync>;
+
+/// How a step runs.
+pub enum Exec {
+    /// A closure over buffer words (every wire a scalar, node has a slot form).
+    Slots(SlotFn),
+    /// The generic slot kit: decode inputs to `Value`s, call the P1 form, encode.
+    Kit {
+        node: Arc<dyn NodeEval>,
+        /// `0..inputs`, the argument index the P1 form reads through.
+        iota: Box<[u32]>,
+    },
+}
+
+/// One step of the plan.
+pub struct StepPlan {
+    pub exec: Exec,
+    /// Value slots read, in wire order.
+    pub ins: Box<[u32]>,
+    /// First value slot written and the number of outputs.
+    pub out_start: u32,
+    pub out_count: u32,
+    /// A `None` input makes every output `None` without running the node.
+    pub propagates_none: bool,
+    /// Side-channel node: runs once per change of its provenance in every mode.
+    pub side: bool,
+}
+
+/// Everything the kernels of one program share.
+pub struct Plan {
+    pub program: Arc<Program>,
+    pub layout: Layout,
+    pub steps: Box<[StepPlan]>,
+    /// Every step, in evaluation order.
+    pub all_steps: Box<[u32]>,
+    /// Per output: the steps of its cone, in evaluation order.
+    pub cones: Box<[Box<[u32]>]>,
+    /// Per output: the inputs its value depends on.
+    pub out_prov: Box<[ProvMask]>,
+    /// Per output: never current (volatile cone) — the pull guard never skips it.
+    pub out_volatile: Box<[bool]>,
+    /// Per input: side-channel steps whose provenance holds it.
+    pub side_deps: Box<[Box<[u32]>]>,
+    /// Number of slot-kit steps (for `explain`-style reporting).
+    pub kit_steps: usize,
+}
+
+impl Plan {
+    /// Compiles `program` to a P2 plan.
+    pub fn new(program: Arc<Program>) -> Plan {
+        let layout = Layout::new(&program);
+        let mut kit_steps = 0;
+        let steps: Box<[StepPlan]> = program
+            .steps
+            .iter()
+            .map(|step| {
+                let scalar_wires = step.ins.iter().all(|&i| !layout.ty[i as usize].is_ref())
+                    && step.out_types.iter().all(|t| !t.is_ref());
+                let exec = match step.eval.slot_form() {
+                    Some(_) if scalar_wires && !step.accepts_none => {
+                        let ins: Vec<usize> = step.ins.iter().map(|&i| layout.off[i as usize] as usize).collect();
+                        let out = layout.off[step.out_start as usize] as usize;
+                        Exec::Slots(slot_closure(step.eval.clone(), ins, out, step.out_count()))
+                    }
+                    _ => {
+                        kit_steps += 1;
+                        Exec::Kit { node: step.eval.clone(), iota: (0..step.ins.len() as u32).collect() }
+                    }
+                };
+                StepPlan {
+                    exec,
+                    ins: step.ins.clone(),
+                    out_start: step.out_start,
+                    out_count: step.out_count() as u32,
+                    propagates_none: !step.accepts_none && !step.ins.is_empty(),
+                    side: step.def.purity == Purity::SideChannel,
+                }
+            })
+            .collect();
+        let n_inputs = program.inputs.len();
+        let cones = (0..program.outputs.len()).map(|o| program.cone(o).into()).collect();
+        let out_prov = program
+            .outputs
+            .iter()
+            .map(|o| match o.step {
+                Some(s) => program.provenance[s as usize].clone(),
+                None => {
+                    let mut m = ProvMask::empty(n_inputs);
+                    if (o.slot as usize) < n_inputs {
+                        m.set(o.slot as usize);
+                    }
+                    m
+                }
+            })
+            .collect();
+        let out_volatile = program.outputs.iter().map(|o| o.step.is_some_and(|s| program.steps[s as usize].volatile)).collect();
+        let side_deps = program
+            .input_dependents
+            .iter()
+            .map(|deps| deps.iter().copied().filter(|&s| steps[s as usize].side).collect())
+            .collect();
+        Plan {
+            all_steps: (0..program.steps.len() as u32).collect(),
+            layout,
+            steps,
+            cones,
+            out_prov,
+            out_volatile,
+            side_deps,
+            kit_steps,
+            program,
+        }
+    }
+}
+
+/// The closure of a scalar step: inputs gathered from their words into a
+/// stack array (or the state's gather area past 4 inputs), outputs written in
+/// place. No allocation per run.
+fn slot_closure(node: Arc<dyn NodeEval>, ins: Vec<usize>, out: usize, n: usize) -> SlotFn {
+    // `slot_form` was checked when the plan was built; the node is immutable.
+    fn form(node: &Arc<dyn NodeEval>) -> &dyn crate::node::kit::SlotEval {
+        match node.slot_form() {
+            Some(f) => f,
+            None => unreachable!("slot form checked at plan time"),
+        }
+    }
+    match *ins.as_slice() {
+        [] => Box::new(move |buf, _| form(&node).eval_slots(&[], &mut buf[out..out + n])),
+        [a] => Box::new(move |buf, _| {
+            let x = [buf[a]];
+            form(&node).eval_slots(&x, &mut buf[out..out + n])
+        }),
+        [a, b] => Box::new(move |buf, _| {
+            let x = [buf[a], buf[b]];
+            form(&node).eval_slots(&x, &mut buf[out..out + n])
+        }),
+        [a, b, c] => Box::new(move |buf, _| {
+            let x = [buf[a], buf[b], buf[c]];
+            form(&node).eval_slots(&x, &mut buf[out..out + n])
+        }),
+        [a, b, c, d] => Box::new(move |buf, _| {
+            let x = [buf[a], buf[b], buf[c], buf[d]];
+            form(&node).eval_slots(&x, &mut buf[out..out + n])
+        }),
+        _ => Box::new(move |buf, gather| {
+            gather.clear();
+            gather.extend(ins.iter().map(|&i| buf[i]));
+            form(&node).eval_slots(gather, &mut buf[out..out + n])
+        }),
+    }
+}

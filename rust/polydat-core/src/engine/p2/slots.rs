@@ -1,0 +1,237 @@
+//! The value half of a P2 kernel state: the flat `u64` buffer, the per-slot
+//! `None` mask, the Ref-slot scratch, and the reusable areas of the slot kit.
+//! Encoding and decoding between `Value`s and slots, and running one step,
+//! live here; *when* a step runs is the business of the mode (`modes.rs`).
+
+use super::plan::{Color, Exec, Layout, Plan, StepPlan};
+use super::refslot::Scratch;
+use crate::node::kit::{slot_to_value, value_to_slot};
+use crate::node::{Args, NodeError};
+use crate::types::PortType;
+use crate::value::Value;
+use std::fmt;
+use std::sync::Arc;
+
+/// A raw `u64` read of a slot that holds a `(ptr, len)` pair (axiom S2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefSlotRefused {
+    pub slot: String,
+    pub ty: PortType,
+}
+
+impl fmt::Display for RefSlotRefused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "'{}' is a {} Ref slot ((ptr, len) pair): raw u64 reads refuse it; read it as a value",
+            self.slot, self.ty
+        )
+    }
+}
+
+impl std::error::Error for RefSlotRefused {}
+
+/// Buffer, None mask, scratch.
+pub struct Slots {
+    pub buf: Vec<u64>,
+    /// Per value slot: holds `None`.
+    none: Vec<bool>,
+    /// Number of value slots holding `None` (0 lets steps skip the None check).
+    none_live: usize,
+    scratch: Scratch,
+    gather: Vec<u64>,
+    kit_in: Vec<Value>,
+    kit_out: Vec<Value>,
+}
+
+impl Slots {
+    /// A state with every input at its default and every other slot empty.
+    pub fn new(plan: &Plan) -> Slots {
+        let layout = &plan.layout;
+        let mut s = Slots {
+            buf: vec![0; layout.words],
+            none: vec![false; layout.ty.len()],
+            none_live: 0,
+            scratch: Scratch::new(layout.refs.len()),
+            gather: Vec::new(),
+            kit_in: Vec::new(),
+            kit_out: Vec::new(),
+        };
+        s.scratch.repoint(&mut s.buf, &layout.refs);
+        for (i, input) in plan.program.inputs.iter().enumerate() {
+            s.encode(layout, i, &input.default);
+        }
+        s
+    }
+
+    /// A deep copy whose pairs name its own scratch (never the donor's).
+    pub fn fork(&self, layout: &Layout) -> Slots {
+        let mut s = Slots {
+            buf: self.buf.clone(),
+            none: self.none.clone(),
+            none_live: self.none_live,
+            scratch: self.scratch.clone(),
+            gather: Vec::new(),
+            kit_in: Vec::new(),
+            kit_out: Vec::new(),
+        };
+        s.scratch.repoint(&mut s.buf, &layout.refs);
+        s
+    }
+
+    /// True when every Ref pair names its own scratch entry (axiom S9).
+    pub fn pairs_are_own(&self, layout: &Layout) -> bool {
+        self.scratch.verify(&self.buf, &layout.refs)
+    }
+
+    /// True when value slot `slot` holds `None`.
+    #[inline]
+    pub fn is_none(&self, slot: usize) -> bool {
+        self.none[slot]
+    }
+
+    #[inline]
+    fn set_none(&mut self, slot: usize, none: bool) {
+        if self.none[slot] != none {
+            self.none[slot] = none;
+            if none {
+                self.none_live += 1;
+            } else {
+                self.none_live -= 1;
+            }
+        }
+    }
+
+    /// Stores `v` (already of the slot's type, or `None`) into value slot `slot`.
+    pub fn encode(&mut self, layout: &Layout, slot: usize, v: &Value) {
+        let off = layout.off[slot] as usize;
+        match layout.color(slot) {
+            Color::Imm1 => {
+                self.buf[off] = value_to_slot(v).unwrap_or(0);
+                self.set_none(slot, value_to_slot(v).is_none());
+            }
+            Color::Ref2 => {
+                let e = layout.entry[slot] as usize;
+                let bytes: &[u8] = match v {
+                    Value::Str(s) | Value::Json(s) => s.as_bytes(),
+                    Value::Bytes(b) => b,
+                    _ => &[],
+                };
+                self.scratch.publish(&mut self.buf, off, e, bytes);
+                self.set_none(slot, !matches!(v, Value::Str(_) | Value::Json(_) | Value::Bytes(_)));
+            }
+        }
+    }
+
+    /// Stores a u64 into a scalar value slot (the caller checked the colour).
+    #[inline]
+    pub fn store_u64(&mut self, layout: &Layout, slot: usize, v: u64) {
+        self.buf[layout.off[slot] as usize] = v;
+        if self.none_live != 0 {
+            self.set_none(slot, false);
+        }
+    }
+
+    /// True when value slot `slot` holds exactly `v` (bit-exact; strings by content).
+    pub fn holds(&self, layout: &Layout, slot: usize, v: &Value) -> bool {
+        if v.is_none() || self.none[slot] {
+            return v.is_none() && self.none[slot];
+        }
+        let off = layout.off[slot] as usize;
+        match layout.color(slot) {
+            Color::Imm1 => value_to_slot(v) == Some(self.buf[off]),
+            Color::Ref2 => {
+                let held = self.scratch.view(&self.buf, off, layout.entry[slot] as usize);
+                match v {
+                    Value::Str(s) | Value::Json(s) => held == s.as_bytes(),
+                    Value::Bytes(b) => held == &b[..],
+                    _ => false,
+                }
+            }
+        }
+    }
+
+    /// True when scalar slot `slot` holds `v` and is not `None`.
+    #[inline]
+    pub fn holds_u64(&self, layout: &Layout, slot: usize, v: u64) -> bool {
+        self.buf[layout.off[slot] as usize] == v && !self.none[slot]
+    }
+
+    /// The value in slot `slot`, as an owned copy (a Ref slot's bytes are copied out).
+    pub fn decode(&self, layout: &Layout, slot: usize) -> Value {
+        if self.none[slot] {
+            return Value::None;
+        }
+        let off = layout.off[slot] as usize;
+        let ty = layout.ty[slot];
+        match layout.color(slot) {
+            Color::Imm1 => slot_to_value(ty, self.buf[off]),
+            Color::Ref2 => {
+                let bytes = self.scratch.view(&self.buf, off, layout.entry[slot] as usize);
+                let text = || -> Arc<str> {
+                    match std::str::from_utf8(bytes) {
+                        Ok(s) => Arc::from(s),
+                        Err(_) => Arc::from(String::from_utf8_lossy(bytes).as_ref()),
+                    }
+                };
+                match ty {
+                    PortType::Json => Value::Json(text()),
+                    PortType::Bytes => Value::Bytes(Arc::from(bytes)),
+                    _ => Value::Str(text()),
+                }
+            }
+        }
+    }
+
+    /// The raw word of scalar slot `slot`; refuses Ref slots (an error, never a pointer).
+    pub fn read_u64(&self, layout: &Layout, slot: usize, name: &str) -> Result<Option<u64>, RefSlotRefused> {
+        match layout.color(slot) {
+            Color::Ref2 => Err(RefSlotRefused { slot: name.to_string(), ty: layout.ty[slot] }),
+            Color::Imm1 => Ok((!self.none[slot]).then(|| self.buf[layout.off[slot] as usize])),
+        }
+    }
+
+    /// Runs one step: `None` propagation, then the closure or the slot kit.
+    #[inline]
+    pub fn run_step(&mut self, layout: &Layout, step: &StepPlan) -> Result<(), NodeError> {
+        let outs = step.out_start as usize..(step.out_start + step.out_count) as usize;
+        if self.none_live != 0 {
+            if step.propagates_none && step.ins.iter().any(|&i| self.none[i as usize]) {
+                for o in outs {
+                    self.encode(layout, o, &Value::None);
+                }
+                return Ok(());
+            }
+            if let Exec::Slots(_) = step.exec {
+                for o in outs.clone() {
+                    self.set_none(o, false);
+                }
+            }
+        }
+        match &step.exec {
+            Exec::Slots(f) => f(&mut self.buf, &mut self.gather),
+            Exec::Kit { node, iota } => {
+                let mut ins = std::mem::take(&mut self.kit_in);
+                ins.clear();
+                ins.extend(step.ins.iter().map(|&i| self.decode(layout, i as usize)));
+                let mut outv = std::mem::take(&mut self.kit_out);
+                outv.clear();
+                outv.resize(outs.len(), Value::None);
+                let result = node.eval(&Args::new(&ins, iota), &mut outv);
+                if result.is_ok() {
+                    for (o, v) in outs.zip(&outv) {
+                        self.encode(layout, o, v);
+                    }
+                }
+                self.kit_in = ins;
+                self.kit_out = outv;
+                result
+            }
+        }
+    }
+
+    /// The attribution form of step `step`'s inputs (`U64(5)`, `Str("a")`, `None`).
+    pub fn shown_inputs(&self, layout: &Layout, step: &StepPlan) -> Vec<String> {
+        step.ins.iter().map(|&i| self.decode(layout, i as usize).to_string()).collect()
+    }
+}

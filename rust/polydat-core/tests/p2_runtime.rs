@@ -1,0 +1,418 @@
+//! P2 runtime behaviour beyond value equivalence: what each provenance mode
+//! re-runs (observed with `__probe` counts), volatility, forks and Ref-slot
+//! ownership, raw-read refusal, engine naming and the automatic selection,
+//! `generate` on P2, and every library node running on P2.
+
+mod common;
+
+use common::{Rng, A, G};
+use polydat_core::compile::{compile, CompileOptions};
+use polydat_core::engine::p2::{self, Provenance, PullKernel, PushPullKernel, RawKernel, SlotReadError};
+use polydat_core::engine::{generate, new_kernel, EngineKind, Kernel, RowPlan, ENGINE_NAMES};
+use polydat_core::ir::GraphIr;
+use polydat_core::node::{Outputs, ParamKind, Purity, Ty};
+use polydat_core::nodes::diagnostic::{probe_count, probe_reset};
+use polydat_core::types::PortType;
+use polydat_core::{Program, Value};
+use std::sync::Arc;
+
+const MODES: [Provenance; 4] = Provenance::ALL;
+
+/// `a := probe(k)`, `b := a + cycle`, `o1 := probe(x)`, `o2 := probe(x)`,
+/// `e1 := probe(u64_add(cycle, ek))` with coordinates cycle, x and externs k, ek.
+fn probes(prefix: &str) -> Arc<Program> {
+    let mut g = G::new();
+    let cycle = g.coord("cycle", "u64");
+    let x = g.coord("x", "u64");
+    let k = g.ext("k", "u64", Some(A::U(3)));
+    let ek = g.ext("ek", "u64", Some(A::U(1)));
+    let a = g.bind("a", "__probe", &[k, A::S(leak(format!("{prefix}a")))]);
+    g.bind("b", "u64_add", &[a, cycle]);
+    g.bind("o1", "__probe", &[x, A::S(leak(format!("{prefix}o1")))]);
+    g.bind("o2", "__probe", &[x, A::S(leak(format!("{prefix}o2")))]);
+    let sum = g.node("u64_add", &[cycle, ek]);
+    g.bind("e1", "__probe", &[sum, A::S(leak(format!("{prefix}e1")))]);
+    for key in ["a", "o1", "o2", "e1"] {
+        probe_reset(&format!("{prefix}{key}"));
+    }
+    g.build()
+}
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+fn count(prefix: &str, key: &str) -> u64 {
+    probe_count(&format!("{prefix}{key}"))
+}
+
+#[test]
+fn every_mode_memoizes_and_extern_writes_dirty_exactly_their_dependents() {
+    for mode in MODES {
+        let prefix = format!("rt.memo.{}.", mode.name());
+        let p = probes(&prefix);
+        let mut k = new_kernel(&p, EngineKind::P2(mode));
+        let (b, o1, e1) = (p.output("b").unwrap(), p.output("o1").unwrap(), p.output("e1").unwrap());
+        k.write_u64(0, 1);
+        k.pull(b).unwrap();
+        k.pull(o1).unwrap();
+        k.pull(e1).unwrap();
+        for _ in 0..5 {
+            k.pull(b).unwrap();
+            k.pull(o1).unwrap();
+            k.pull(e1).unwrap();
+        }
+        assert_eq!((count(&prefix, "a"), count(&prefix, "o1"), count(&prefix, "e1")), (1, 1, 1), "{mode:?}: no write, no re-run");
+        // Extern k feeds only `a`: writing it re-runs a (on the next pull of b) and nothing else.
+        k.write(2, Value::U64(10)).unwrap();
+        assert!(k.pull(b).unwrap().same(&Value::U64(11)));
+        k.pull(o1).unwrap();
+        k.pull(e1).unwrap();
+        assert_eq!((count(&prefix, "a"), count(&prefix, "o1"), count(&prefix, "e1")), (2, 1, 1), "{mode:?}: extern write");
+        // Extern ek feeds only e1.
+        k.write(3, Value::U64(2)).unwrap();
+        k.pull(b).unwrap();
+        k.pull(e1).unwrap();
+        assert_eq!((count(&prefix, "a"), count(&prefix, "e1")), (2, 2), "{mode:?}: second extern write");
+        // invalidate_all: everything re-runs once.
+        k.invalidate_all();
+        k.pull(b).unwrap();
+        k.pull(b).unwrap();
+        assert_eq!(count(&prefix, "a"), 3, "{mode:?}: invalidate_all");
+    }
+}
+
+#[test]
+fn coordinate_writes_follow_each_mode() {
+    for mode in MODES {
+        let prefix = format!("rt.coord.{}.", mode.name());
+        let p = probes(&prefix);
+        let mut k = new_kernel(&p, EngineKind::P2(mode));
+        let (b, o1, o2) = (p.output("b").unwrap(), p.output("o1").unwrap(), p.output("o2").unwrap());
+        k.write_u64(1, 9);
+        k.pull(o1).unwrap();
+        assert_eq!((count(&prefix, "o1"), count(&prefix, "o2")), (1, 0), "{mode:?}: o2 is in no pulled cone");
+        k.pull(o2).unwrap();
+        assert_eq!(count(&prefix, "o2"), 1);
+        for c in 0..3 {
+            k.write_u64(0, c);
+            assert!(k.pull(b).unwrap().same(&Value::U64(3 + c)));
+            k.pull(o1).unwrap();
+        }
+        // `a` reads no coordinate; o1 reads x only. Raw re-runs every step of a
+        // pulled cone after any coordinate write; Pull skips a clean cone
+        // (o1) but re-runs all of a dirty one (b's, holding a); push modes
+        // re-run only the dependents of the changed input.
+        let expect = match mode {
+            Provenance::Raw => (3, 4),
+            Provenance::Pull => (3, 1),
+            Provenance::Push | Provenance::PushPull => (1, 1),
+        };
+        assert_eq!((count(&prefix, "a"), count(&prefix, "o1")), expect, "{mode:?}: writes outside the cones");
+        // Rewriting an equal value is not a change (except on Raw, which does not compare).
+        k.write_u64(1, 9);
+        k.pull(o1).unwrap();
+        let expect = if mode == Provenance::Raw { 5 } else { 1 };
+        assert_eq!(count(&prefix, "o1"), expect, "{mode:?}: equal rewrite");
+    }
+}
+
+#[test]
+fn volatile_steps_are_never_current() {
+    for mode in MODES {
+        let prefix = format!("rt.vol.{}.", mode.name());
+        let mut g = G::new();
+        let cycle = g.coord("cycle", "u64");
+        let k = g.ext("k", "u64", Some(A::U(3)));
+        let stable = g.bind("stable", "__probe", &[k, A::S(leak(format!("{prefix}stable")))]);
+        let c = g.bind("c", "counter", &[A::U(100)]);
+        let w = g.bind("w", "u64_add", &[stable, c]);
+        g.bind("x", "u64_sub", &[w, c]);
+        g.bind("plain", "hash", &[cycle]);
+        probe_reset(&format!("{prefix}stable"));
+        let p = g.build();
+        let mut kern = new_kernel(&p, EngineKind::P2(mode));
+        let (wo, xo) = (p.output("w").unwrap(), p.output("x").unwrap());
+        let first = kern.pull(wo).unwrap().as_u64().unwrap();
+        let second = kern.pull(wo).unwrap().as_u64().unwrap();
+        assert_eq!(second, first + 1, "{mode:?}: a volatile step runs on every read");
+        assert!(kern.pull(xo).unwrap().same(&Value::U64(3)), "{mode:?}: one value per read for every consumer");
+        assert_eq!(count(&prefix, "stable"), 1, "{mode:?}: steps upstream of the volatile one stay cached");
+        let all = kern.eval().unwrap();
+        assert!(all[p.output("x").unwrap()].same(&Value::U64(3)));
+    }
+}
+
+fn string_program() -> Arc<Program> {
+    let mut g = G::new();
+    let cycle = g.coord("cycle", "u64");
+    let name = g.ext("name", "str", Some(A::S("ada")));
+    let digits = g.node("__u64_to_str", &[cycle]);
+    g.bind("label", "str_concat", &[name, digits]);
+    g.bind("upper", "str_upper", &[name]);
+    g.bind("n", "hash", &[cycle]);
+    g.build()
+}
+
+#[test]
+fn forks_own_their_scratch() {
+    let p = string_program();
+    let label = p.output("label").unwrap();
+    let mut a = PullKernel::new(&p);
+    a.write_u64(0, 7);
+    assert!(a.pull(label).unwrap().same(&Value::str("ada7")));
+    let mut b = a.fork();
+    assert!(b.pairs_are_own() && a.pairs_are_own(), "a fork re-points every pair at its own scratch");
+    // The fork starts current: same value without re-running, from its own bytes.
+    assert!(b.pull(label).unwrap().same(&Value::str("ada7")));
+    b.write(1, Value::str("grace")).unwrap();
+    assert!(b.pull(label).unwrap().same(&Value::str("grace7")));
+    assert!(a.pull(label).unwrap().same(&Value::str("ada7")), "the donor is untouched by its fork");
+    a.write_u64(0, 12345);
+    assert!(a.pull(label).unwrap().same(&Value::str("ada12345")));
+    assert!(b.pull(label).unwrap().same(&Value::str("grace7")), "the fork is untouched by its donor");
+    drop(a);
+    assert!(b.pull(label).unwrap().same(&Value::str("grace7")), "a fork outlives its donor");
+    let mut c = b.clone();
+    c.write_u64(0, 1);
+    assert!(c.pull(label).unwrap().same(&Value::str("grace1")) && c.pairs_are_own());
+}
+
+#[test]
+fn raw_reads_refuse_ref_slots() {
+    let p = string_program();
+    let mut k = RawKernel::new(&p);
+    k.write_u64(0, 3);
+    match k.pull_u64(p.output("label").unwrap()) {
+        Err(SlotReadError::Refused(e)) => {
+            assert_eq!(e.ty, PortType::Str);
+            assert!(e.to_string().contains("'label' is a str Ref slot"), "{e}");
+        }
+        other => panic!("a raw read of a str output must be refused, got {other:?}"),
+    }
+    assert_eq!(k.pull_u64(p.output("n").unwrap()), Ok(Some(polydat_core::nodes::hash::splitmix64(3))));
+    // A u64 fast-path write aimed at a str input never lands in the pair.
+    k.write_u64(1, 99);
+    assert!(k.pairs_are_own());
+    assert!(k.pull(p.output("upper").unwrap()).unwrap().same(&Value::str("ADA")));
+}
+
+#[test]
+fn a_held_string_survives_later_writes() {
+    let p = string_program();
+    let mut k = PushPullKernel::new(&p);
+    k.write_u64(0, 1);
+    let held = k.pull(p.output("label").unwrap()).unwrap();
+    for c in 2..50 {
+        k.write_u64(0, c);
+        k.eval().unwrap();
+    }
+    assert!(held.same(&Value::str("ada1")), "reads are owned copies");
+}
+
+#[test]
+fn engine_names_parse_and_select() {
+    assert_eq!(ENGINE_NAMES, ["p1", "p2/raw", "p2/push", "p2/pull", "p2/pushpull"]);
+    for name in ENGINE_NAMES {
+        assert_eq!(EngineKind::parse(name).unwrap().name(), name);
+    }
+    let p = string_program();
+    let sel = |e: &str, pr: &str| EngineKind::select(e, pr, &p).map(|k| k.name());
+    assert_eq!(sel("p2", "pull"), Ok("p2/pull"));
+    assert_eq!(sel("p2", "push"), Ok("p2/push"), "push is available when asked for");
+    assert_eq!(sel("p2/raw", "auto"), Ok("p2/raw"));
+    assert_eq!(sel("p2/raw", "raw"), Ok("p2/raw"));
+    assert!(sel("p2/raw", "pull").is_err());
+    assert_eq!(sel("auto", "auto"), Ok("p1"));
+    assert_eq!(sel("auto", "pushpull"), Ok("p2/pushpull"));
+    assert_eq!(sel("p1", "auto"), Ok("p1"));
+    let refused = EngineKind::select("p1", "pull", &p).unwrap_err();
+    assert_eq!(refused.engine, "p1/pull");
+    assert!(EngineKind::select("p2", "sideways", &p).is_err());
+    assert!(EngineKind::select("p3", "auto", &p).is_err());
+    assert!(EngineKind::check("p9", "auto").is_err());
+    // auto: `upper` reads only an extern (stable), so this small graph is not Raw.
+    assert_eq!(sel("p2", "auto"), Ok("p2/pull"));
+    let tiny = forest(1, 0, 4);
+    assert_eq!(EngineKind::select("p2", "auto", &tiny).unwrap().name(), "p2/raw", "tiny and all dirty");
+}
+
+/// `roots` independent chains of `depth` steps, one per coordinate, plus
+/// `stable` chains over externs.
+fn forest(roots: usize, stable: usize, depth: usize) -> Arc<Program> {
+    let mut g = G::new();
+    let coords: Vec<A> = (0..roots).map(|i| g.coord(&format!("c{i}"), "u64")).collect();
+    let params: Vec<A> = (0..stable).map(|i| g.ext(&format!("p{i}"), "u64", Some(A::U(i as u64)))).collect();
+    for (r, &src) in coords.iter().chain(&params).enumerate() {
+        let mut x = src;
+        for d in 0..depth {
+            // (hash and add: `mod(hash(x), K)` would fuse into one node.)
+            x = if d % 2 == 0 { g.node("hash", &[x]) } else { g.node("add", &[x, A::U(1_000_003)]) };
+        }
+        g.out(&format!("out{r}"), x);
+    }
+    g.build()
+}
+
+#[test]
+fn automatic_selection_follows_the_heuristic() {
+    // One chain: the output cone is everything, nothing stable, 40 nodes: Pull.
+    let a = p2::analyze(&forest(1, 0, 40));
+    assert_eq!((a.total_nodes, a.max_output_cone, a.stable_nodes), (40, 40, 0));
+    assert_eq!(a.choice, Provenance::Pull);
+    // Four independent roots: cone ratio 0.25 → Pull.
+    let a = p2::analyze(&forest(4, 0, 20));
+    assert!((a.output_cone_ratio - 0.25).abs() < 1e-9);
+    assert_eq!(a.choice, Provenance::Pull);
+    // A big cone with stable parts: PushPull.
+    let mut g = G::new();
+    let cycle = g.coord("cycle", "u64");
+    let k = g.ext("k", "u64", Some(A::U(1)));
+    let mut s = k;
+    for _ in 0..20 {
+        s = g.node("hash", &[s]);
+    }
+    let mut x = g.node("u64_add", &[cycle, s]);
+    for _ in 0..10 {
+        x = g.node("hash", &[x]);
+    }
+    g.out("out", x);
+    let a = p2::analyze(&g.build());
+    assert_eq!((a.total_nodes, a.stable_nodes, a.max_output_cone), (31, 20, 31));
+    assert_eq!(a.choice, Provenance::PushPull);
+    // Tiny with a stable part: not Raw (half the nodes are stable: PushPull).
+    assert_eq!(p2::analyze(&forest(1, 1, 4)).choice, Provenance::PushPull);
+    // Push is never chosen.
+    for (r, s, d) in [(1, 0, 3), (3, 3, 10), (1, 5, 30), (6, 0, 30)] {
+        assert_ne!(p2::analyze(&forest(r, s, d)).choice, Provenance::Push);
+    }
+}
+
+#[test]
+fn generate_on_p2_matches_p1_on_any_thread_count() {
+    let p = string_program();
+    let plan = RowPlan { coordinate: 0, start: 5, stop: 20_000, step: 7, fixed: vec![(1, Value::str("zed"))] };
+    let outs: Vec<usize> = (0..p.outputs.len()).collect();
+    let want = generate(&p, EngineKind::P1, &plan, &outs, 1).unwrap();
+    for mode in MODES {
+        for threads in [1, 3] {
+            let got = generate(&p, EngineKind::P2(mode), &plan, &outs, threads).unwrap();
+            for (a, b) in want.iter().zip(&got) {
+                assert_eq!(a.len(), b.len());
+                assert!(a.to_values().iter().zip(b.to_values()).all(|(x, y)| x.same(&y)), "{mode:?} x{threads}");
+            }
+        }
+    }
+}
+
+/// Builds a one-node program for catalog entry `def` with wires fed by inputs.
+fn one_node_program(def: &polydat_core::node::NodeDef) -> Option<(Arc<Program>, Vec<PortType>)> {
+    let mut inputs = Vec::new();
+    let mut args = Vec::new();
+    let mut types = Vec::new();
+    for p in def.params {
+        let reps = if p.variadic { 2 } else { 1 };
+        for _ in 0..reps {
+            match p.kind {
+                ParamKind::Wire => {
+                    let ty = match p.ty {
+                        Ty::Is(t) => t,
+                        Ty::Any => PortType::U64,
+                    };
+                    let i = inputs.len();
+                    let kind = if i == 0 && ty == PortType::U64 { "coordinate" } else { "extern" };
+                    inputs.push(format!(r#"{{"name": "w{i}", "type": "{}", "kind": "{kind}"}}"#, ty.keyword()));
+                    args.push(format!(r#"{{"wire": {{"input": {i}}}}}"#));
+                    types.push(ty);
+                }
+                ParamKind::Const => {
+                    let c = match (p.default, p.ty) {
+                        (Some(_), _) if !p.variadic => continue,
+                        (_, Ty::Is(PortType::F64)) => r#"{"f64": 4602678819172646912}"#.to_string(),
+                        (_, Ty::Is(PortType::Str)) => {
+                            let n = def.wire_params().count().max(1);
+                            format!(r#"{{"str": "v{}"}}"#, "{}".repeat(if def.name == "printf" { n + 1 } else { 1 }))
+                        }
+                        _ => r#"{"u64": 7}"#.to_string(),
+                    };
+                    args.push(format!(r#"{{"const": {c}}}"#));
+                }
+            }
+        }
+    }
+    let outs = match def.outputs {
+        Outputs::Named(list) => list.len(),
+        Outputs::PerVariadicConst(_) => 2,
+        _ => 1,
+    };
+    let outputs: Vec<String> =
+        (0..outs).map(|o| format!(r#"{{"name": "o{o}", "wire": {{"node": {{"node": 0, "port": {o}}}}}}}"#)).collect();
+    let json = format!(
+        r#"{{"inputs": [{}], "nodes": [{{"op": "{}", "args": [{}]}}], "outputs": [{}]}}"#,
+        inputs.join(","),
+        def.name,
+        args.join(","),
+        outputs.join(",")
+    );
+    let ir = GraphIr::from_json(&json).ok()?;
+    Some((Arc::new(compile(&ir, &CompileOptions::default()).ok()?), types))
+}
+
+fn value_of(ty: PortType, rng: &mut Rng) -> Value {
+    let x = rng.next();
+    match ty {
+        PortType::U64 => Value::U64([0, 1, 7, 1000, u64::MAX, x][(x % 6) as usize]),
+        PortType::I64 => Value::I64(x as i64 >> (x % 60)),
+        PortType::U32 => Value::U32(x as u32),
+        PortType::I32 => Value::I32(x as i32),
+        PortType::F64 => Value::F64([0.0, -0.0, 0.5, 1.0, f64::NAN, -3.25, 1e9][(x % 7) as usize]),
+        PortType::F32 => Value::F32([0.0f32, 0.5, -2.5][(x % 3) as usize]),
+        PortType::Bool => Value::Bool(x & 1 == 0),
+        PortType::Str => Value::str(["", "12", "abc", "héllo {}", "4000000000"][(x % 5) as usize]),
+        PortType::Bytes => Value::Bytes(vec![1u8, 2, 3][..(x % 4) as usize].into()),
+        PortType::Json => Value::Json("[1, 2]".into()),
+    }
+}
+
+#[test]
+fn every_library_node_runs_on_p2() {
+    let mut ran = Vec::new();
+    let mut skipped = Vec::new();
+    for def in polydat_core::nodes::catalog() {
+        let Some((_, types)) = one_node_program(def) else {
+            skipped.push(def.name);
+            continue;
+        };
+        // Separate programs per engine so per-instance node state (counters) is not shared.
+        let build = || one_node_program(def).unwrap().0;
+        let clock = def.name == "current_epoch_millis";
+        let mut oracle = new_kernel(&build(), EngineKind::P1);
+        let mut kernels: Vec<Box<dyn Kernel>> = MODES.iter().map(|&m| new_kernel(&build(), EngineKind::P2(m))).collect();
+        let mut rng = Rng(def.name.len() as u64);
+        for _ in 0..40 {
+            for (i, &ty) in types.iter().enumerate() {
+                let v = value_of(ty, &mut rng);
+                let want = oracle.write(i, v.clone()).map_err(|e| e.to_string());
+                for k in kernels.iter_mut() {
+                    assert_eq!(k.write(i, v.clone()).map_err(|e| e.to_string()), want);
+                }
+            }
+            let want = oracle.eval().map_err(|e| e.message.clone());
+            for (k, mode) in kernels.iter_mut().zip(MODES) {
+                let got = k.eval().map_err(|e| e.message.clone());
+                match (&want, &got) {
+                    (Ok(a), Ok(b)) if clock => assert_eq!(a.len(), b.len()),
+                    (Ok(a), Ok(b)) => assert!(
+                        a.iter().zip(b).all(|(x, y)| x.same(y)),
+                        "{} on {mode:?}: {a:?} vs {b:?}",
+                        def.name
+                    ),
+                    _ => assert_eq!(got.err(), want.clone().err(), "{} on {mode:?}", def.name),
+                }
+            }
+        }
+        assert!(def.purity != Purity::Nondeterministic || new_kernel(&build(), EngineKind::P2(Provenance::Pull)).eval().is_ok());
+        ran.push(def.name);
+    }
+    assert!(ran.len() >= polydat_core::nodes::catalog().len() * 9 / 10, "ran {} nodes, skipped {skipped:?}", ran.len());
+}
