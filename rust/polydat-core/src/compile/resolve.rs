@@ -165,12 +165,31 @@ fn ir_order(ir: &GraphIr) -> Result<Vec<usize>, CompileError> {
         }
     }
     if order.len() < n {
-        let stuck: Vec<usize> = (0..n).filter(|&i| indegree[i] > 0).collect();
-        let names: Vec<String> = stuck
+        let stuck: Vec<bool> = (0..n).map(|i| indegree[i] > 0).collect();
+        let producers = |i: usize| {
+            ir.nodes[i]
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    ArgIr::Wire(WireIr::Node { node, .. }) => Some(*node),
+                    _ => None,
+                })
+                .collect()
+        };
+        let cycle = super::toposort::find_cycle(&stuck, producers);
+        let bound_as = |i: usize| {
+            ir.outputs
+                .iter()
+                .find(|o| matches!(o.wire, WireIr::Node { node, .. } if node == i))
+                .map(|o| format!(" ('{}')", o.name))
+                .unwrap_or_default()
+        };
+        let names: Vec<String> = cycle
             .iter()
-            .map(|&i| format!("`{}` at {}:{}", ir.nodes[i].op, ir.nodes[i].span.line, ir.nodes[i].span.col))
+            .map(|&i| format!("`{}`{} at {}:{}", ir.nodes[i].op, bound_as(i), ir.nodes[i].span.line, ir.nodes[i].span.col))
             .collect();
-        return Err(CompileError::at(ir.nodes[stuck[0]].span, format!("cycle detected among nodes {}", names.join(", "))));
+        return Err(CompileError::at(ir.nodes[cycle[0]].span, format!("cycle detected: {}", names.join(" -> ")))
+            .hint("a value cannot depend on itself; break the loop with an input or an extern"));
     }
     Ok(order)
 }

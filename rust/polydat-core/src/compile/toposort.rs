@@ -23,21 +23,63 @@ pub fn sort(graph: &mut Graph) -> Result<(), CompileError> {
         }
     }
     if order.len() < n {
-        let on_cycle: Vec<usize> = (0..n).filter(|&i| indegree[i] > 0).collect();
-        let names: Vec<String> = on_cycle
+        let stuck: Vec<bool> = (0..n).map(|i| indegree[i] > 0).collect();
+        let cycle = find_cycle(&stuck, |i| graph.producers(i).collect());
+        let names: Vec<String> = cycle
             .iter()
             .map(|&i| {
                 let node = &graph.nodes[i];
                 format!("`{}` at {}:{}", node.def.name, node.span.line, node.span.col)
             })
             .collect();
-        return Err(CompileError::at(
-            graph.nodes[on_cycle[0]].span,
-            format!("cycle detected among nodes {}", names.join(", ")),
-        ));
+        return Err(CompileError::at(graph.nodes[cycle[0]].span, format!("cycle detected: {}", names.join(" -> "))));
     }
     if order.iter().enumerate().any(|(pos, &i)| pos != i) {
         graph.reorder(&order);
     }
     Ok(())
+}
+
+/// One cycle among the `stuck` nodes (those Kahn's algorithm could not
+/// order, each of which has a stuck producer), listed so that each node reads
+/// the one before it and the last is read by the first.
+pub fn find_cycle(stuck: &[bool], producers: impl Fn(usize) -> Vec<usize>) -> Vec<usize> {
+    let start = stuck.iter().position(|&s| s).expect("a stuck node exists");
+    let mut seen_at = vec![usize::MAX; stuck.len()];
+    let mut path = Vec::new();
+    let mut at = start;
+    while seen_at[at] == usize::MAX {
+        seen_at[at] = path.len();
+        path.push(at);
+        at = producers(at).into_iter().find(|&p| stuck[p]).expect("a stuck node has a stuck producer");
+    }
+    let mut cycle = path.split_off(seen_at[at]);
+    cycle.reverse();
+    cycle
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_cycle_not_its_downstream() {
+        // 0 <- 1 <- 2 <- 0 is the cycle; 3 reads 2 and is stuck too.
+        let producers = |i: usize| match i {
+            0 => vec![2],
+            1 => vec![0],
+            2 => vec![1],
+            3 => vec![2],
+            _ => vec![],
+        };
+        let cycle = find_cycle(&[true, true, true, true], producers);
+        assert_eq!(cycle.len(), 3);
+        for w in 0..3 {
+            // each node reads the one before it (cyclically)
+            let (prev, node) = (cycle[(w + 2) % 3], cycle[w]);
+            assert!(producers(node).contains(&prev));
+        }
+        let cycle = find_cycle(&[false, false, false, true, true], |i| if i == 3 { vec![4] } else { vec![3] });
+        assert_eq!(cycle.len(), 2);
+    }
 }
