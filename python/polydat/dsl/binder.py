@@ -23,104 +23,22 @@ What it does, in order:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import ast
 from .ast import Span
-from .catalog import Catalog, NodeSpec, ParamSpec
-from .diagnostics import SourceFile, suggest_name
-from .irbuild import GraphBuilder, Port, const_arg, input_wire, node_wire
-from .modules import ModuleLoader, ResolvedModule, directory_of, module_table
-from .types import (
-    FLOAT_TYPES,
-    INTEGER_TYPES,
-    TYPE_KEYWORDS,
-    UNSUPPORTED_TYPE_KEYWORDS,
-    LiteralTypeError,
-    LiteralValue,
-    canonical_type,
-    const_type,
-    f64_bits,
-    implicitly_converts,
-    literal_to_const,
-    rust_f64_display,
-)
+from .calls import CallLowering
+from .catalog import Catalog
+from .diagnostics import SourceFile
+from .irbuild import GraphBuilder, Port, input_wire
+from .lowering import LITERAL_OP, LiteralEntry, Plan, Scope, Value, literal_of, render_array
+from .modules import ModuleLoader, directory_of, module_table
+from .operators import OperatorLowering
+from .types import LiteralTypeError, LiteralValue, f64_bits, literal_to_const
 
-CAST_OP = "__cast"
-LITERAL_OP = "__lit"
-_ARITHMETIC = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod"}
-_BITWISE = {"&": "u64_and", "|": "u64_or", "^": "u64_xor", "<<": "u64_shl", ">>": "u64_shr"}
-_COMPARISON = {"==": "eq", "!=": "ne", "<": "lt", ">": "gt", "<=": "le", ">=": "ge"}
-_NUMERIC = frozenset({"u64", "f64"})
-_ROUNDING_HINT = (
-    "choose how to round: f64_to_u64(x) truncates, or use round_to_u64(x), floor_to_u64(x) or ceil_to_u64(x)"
-)
-_SUPPORTED_TYPES = "u64 i64 u32 i32 f64 f32 bool str bytes json"
-
-
-# ----------------------------------------------------------------------------
-# Values
-
-
-@dataclass(frozen=True, slots=True)
-class LiteralEntry:
-    """A module parameter bound to a literal argument (usable in constant positions)."""
-
-    literal: LiteralValue
-    span: Span
-
-
-EnvEntry = Port | LiteralEntry
-
-
-@dataclass(frozen=True, slots=True)
-class Value:
-    """The result of lowering an expression: zero or more typed ports."""
-
-    ports: tuple[Port, ...]
-    span: Span
-    producer: str
-
-    def single(self, binder: Binder, scope: Scope, use: str) -> Port:
-        """The only port, or a CompileError explaining why there is not exactly one."""
-        if len(self.ports) == 1:
-            return self.ports[0]
-        if not self.ports:
-            raise scope.file.error(f"{self.producer} produces no value and cannot be {use}", self.span)
-        count = len(self.ports)
-        names = ", ".join(f"v{i}" for i in range(count))
-        raise scope.file.error(
-            f"{self.producer} has {count} outputs and cannot be {use}",
-            self.span,
-            f"bind its outputs with a tuple: ({names}) := ...",
-        )
-
-
-@dataclass(eq=False)
-class Scope:
-    """Where names resolve while lowering: the top level or one inlined module call."""
-
-    file: SourceFile
-    env: dict[str, EnvEntry]
-    modules: dict[str, ast.ModuleDef]
-    search_dir: str | None
-    origins: dict[str, str] = field(default_factory=dict)
-    span_override: Span | None = None
-    prefix: str = ""
-    module: str | None = None
-    literal_ports: dict[str, Port] = field(default_factory=dict)
-    #: Every value name of this scope (bound or not yet lowered), for diagnostics.
-    names: set[str] = field(default_factory=set)
-
-
-@dataclass(slots=True)
-class _Plan:
-    """How to lower one expression node: its child expressions, then a combiner."""
-
-    children: Sequence[ast.Expr]
-    finish: Callable[[list[Value]], Value]
+__all__ = ["Binder", "BoundProgram", "LiteralEntry", "Scope", "Value", "literal_of", "render_array", "LITERAL_OP"]
 
 
 @dataclass(frozen=True)
@@ -164,67 +82,8 @@ class BoundProgram:
         return json.dumps(self.ir, separators=(",", ":"))
 
 
-# ----------------------------------------------------------------------------
-# Literal helpers
-
-
-def literal_of(expr: ast.Expr, env: Mapping[str, EnvEntry] | None = None) -> LiteralValue | None:
-    """The compile-time literal ``expr`` denotes, if it is one.
-
-    Literals are numbers, non-interpolated strings, a negated number
-    (``-1.5``), and, inside a module, a parameter bound to a literal argument.
-    """
-    if isinstance(expr, ast.IntLit):
-        return LiteralValue("int", expr.value)
-    if isinstance(expr, ast.FloatLit):
-        return LiteralValue("float", expr.value)
-    if isinstance(expr, ast.StrLit):
-        return LiteralValue("str", expr.value)
-    if isinstance(expr, ast.UnaryOp) and expr.op == "-":
-        inner = expr.operand
-        if isinstance(inner, ast.IntLit):
-            return LiteralValue("int", -inner.value)
-        if isinstance(inner, ast.FloatLit):
-            return LiteralValue("float", -inner.value)
-    if isinstance(expr, ast.Name) and env is not None:
-        entry = env.get(expr.name)
-        if isinstance(entry, LiteralEntry):
-            return entry.literal
-    return None
-
-
-def render_array(elements: Iterable[ast.Expr]) -> str:
-    """The text an array literal binds to (upstream's rendering: ``[25, 50]`` is ``25, 50``)."""
-
-    def element(expr: ast.Expr) -> str:
-        prefix = ""
-        while isinstance(expr, ast.UnaryOp) and expr.op == "-":
-            prefix += "-"
-            expr = expr.operand
-        if isinstance(expr, ast.IntLit):
-            return prefix + str(expr.value)
-        if isinstance(expr, ast.FloatLit):
-            value = expr.value
-            text = f"{value:.1f}" if value.is_integer() else rust_f64_display(value)
-            return prefix + text
-        if isinstance(expr, ast.StrLit):
-            return prefix + expr.value
-        if isinstance(expr, ast.Name):
-            return prefix + expr.name
-        return prefix + "?"
-
-    return ", ".join(element(e) for e in elements)
-
-
-# ----------------------------------------------------------------------------
-# The binder
-
-
-class Binder:
+class Binder(OperatorLowering, CallLowering):
     """Binds one program (and the modules it calls) against a catalog."""
-
-    #: Module calls may nest this deep (each level costs Python stack frames).
-    MAX_MODULE_DEPTH = 40
 
     def __init__(
         self,
@@ -243,8 +102,6 @@ class Binder:
         self.internal_wires: dict[str, dict[str, Any]] = {}
         self._module_count = 0
         self._active_modules: list[tuple[str | None, str]] = []
-
-    # -- entry point ---------------------------------------------------------
 
     def bind(self, program: ast.Program) -> BoundProgram:
         """Bind ``program``; raises CompileError on the first problem found."""
@@ -281,8 +138,6 @@ class Binder:
             internal_wires=dict(self.internal_wires),
             docs=dict(self.docs),
         )
-
-    # -- declarations --------------------------------------------------------
 
     def _declarations(
         self, program: ast.Program, scope: Scope
@@ -372,19 +227,6 @@ class Binder:
                     coordinates.append((ref.name, "u64", ref.span))
                     scope.origins[ref.name] = "an input"
         externs.extend(inferred_externs)
-
-    def _type(self, word: str, span: Span, file: SourceFile) -> str:
-        """The canonical type keyword for ``word`` or a CompileError."""
-        canonical = canonical_type(word)
-        if canonical is not None:
-            return canonical
-        if word in UNSUPPORTED_TYPE_KEYWORDS:
-            raise file.error(f"type '{word}' is not supported yet", span, f"supported types: {_SUPPORTED_TYPES}")
-        guess = suggest_name(word, list(TYPE_KEYWORDS))
-        hint = f"did you mean '{guess}'?" if guess else f"types are: {_SUPPORTED_TYPES}"
-        raise file.error(f"unknown type '{word}'", span, hint)
-
-    # -- bindings ------------------------------------------------------------
 
     def _bind_bindings(
         self, bindings: Sequence[ast.Binding], scope: Scope, check_names: bool
@@ -505,7 +347,7 @@ class Binder:
                     )
                 ports = list(zip(targets, value.ports))
             else:
-                ports = [(binding.targets[0], value.single(self, scope, f"bound to '{binding.targets[0].name}'"))]
+                ports = [(binding.targets[0], value.single(scope, f"bound to '{binding.targets[0].name}'"))]
         produced = []
         for target, port in ports:
             if binding.tuple_form and target.name == "_":
@@ -545,15 +387,13 @@ class Binder:
                 ) from None
             return self._literal_port(const, ast.expr_span(binding.value), scope)
         value = self._lower(binding.value, scope)
-        port = value.single(self, scope, f"bound to '{target.name}'")
+        port = value.single(scope, f"bound to '{target.name}'")
         return self._coerce(port, type_, value.span, f"'{target.name}' is declared {type_}", scope)
-
-    # -- expression lowering -------------------------------------------------
 
     def _lower(self, root: ast.Expr, scope: Scope) -> Value:
         """Lower ``root`` to IR nodes (children first) with an explicit work stack."""
         results: list[Value] = []
-        work: list[tuple[ast.Expr, _Plan | None]] = [(root, None)]
+        work: list[tuple[ast.Expr, Plan | None]] = [(root, None)]
         while work:
             expr, plan = work.pop()
             if plan is None:
@@ -571,17 +411,17 @@ class Binder:
             results.append(plan.finish(args))
         return results[0]
 
-    def _plan(self, expr: ast.Expr, scope: Scope, is_root: bool) -> _Plan:
+    def _plan(self, expr: ast.Expr, scope: Scope, is_root: bool) -> Plan:
         if isinstance(expr, ast.UnaryOp) and expr.op == "-" and isinstance(expr.operand, (ast.IntLit, ast.FloatLit)):
             # A negated number is an f64 constant (upstream folds it the same way).
             negative = {"f64": f64_bits(-float(expr.operand.value))}
-            return _Plan((), lambda _: self._literal_value(negative, expr.span, scope))
+            return Plan((), lambda _: self._literal_value(negative, expr.span, scope))
         literal = literal_of(expr)
         if literal is not None:
             const = literal_to_const(literal, "any")
-            return _Plan((), lambda _: self._literal_value(const, expr.span, scope))
+            return Plan((), lambda _: self._literal_value(const, expr.span, scope))
         if isinstance(expr, ast.Name):
-            return _Plan((), lambda _: self._name_value(expr, scope))
+            return Plan((), lambda _: self._name_value(expr, scope))
         if isinstance(expr, ast.ArrayLit):
             if not is_root:
                 raise scope.file.error(
@@ -590,569 +430,21 @@ class Binder:
                     "bind it first (`values := [1, 2, 3]`) and convert it where needed (str_to_vec_i32, ...)",
                 )
             text = render_array(expr.elements)
-            return _Plan((), lambda _: self._literal_value({"str": text}, expr.span, scope))
+            return Plan((), lambda _: self._literal_value({"str": text}, expr.span, scope))
         if isinstance(expr, ast.BinOp):
             if expr.op == "+":
                 return self._plan_sum(expr, scope)
-            return _Plan((expr.left, expr.right), lambda v: self._binary(expr, v[0], v[1], scope))
+            return Plan((expr.left, expr.right), lambda v: self._binary(expr, v[0], v[1], scope))
         if isinstance(expr, ast.UnaryOp):
-            return _Plan((expr.operand,), lambda v: self._unary(expr, v[0], scope))
+            return Plan((expr.operand,), lambda v: self._unary(expr, v[0], scope))
         if isinstance(expr, ast.Cast):
-            return _Plan((expr.operand,), lambda v: self._cast(expr, v[0], scope))
+            return Plan((expr.operand,), lambda v: self._cast(expr, v[0], scope))
         if isinstance(expr, ast.IfExpr):
-            return _Plan((expr.cond, expr.then, expr.otherwise), lambda v: self._select(expr, v, scope))
+            return Plan((expr.cond, expr.then, expr.otherwise), lambda v: self._select(expr, v, scope))
         if isinstance(expr, ast.Call):
             return self._plan_call(expr, scope)
         raise AssertionError(f"unhandled expression {expr!r}")
 
-    # -- leaves --------------------------------------------------------------
-
-    def _span(self, span: Span, scope: Scope) -> Span:
-        return scope.span_override or span
-
-    def _literal_port(self, const: dict[str, Any], span: Span, scope: Scope) -> Port:
-        index = self.graph.add_node(LITERAL_OP, [const_arg(const)], self._span(span, scope))
-        return Port(node_wire(index, 0), const_type(const), None)
-
-    def _literal_value(self, const: dict[str, Any], span: Span, scope: Scope) -> Value:
-        return Value((self._literal_port(const, span, scope),), span, "a literal")
-
-    def _name_value(self, expr: ast.Name, scope: Scope) -> Value:
-        entry = scope.env.get(expr.name)
-        if entry is None:
-            if scope.module is not None:
-                raise scope.file.error(
-                    f"'{expr.name}' is not a parameter or binding of module '{scope.module}'",
-                    expr.span,
-                    f"a module only sees its parameters; pass '{expr.name}' in as an argument",
-                )
-            raise scope.file.error(f"'{expr.name}' is not defined", expr.span)  # pragma: no cover
-        if isinstance(entry, LiteralEntry):
-            port = scope.literal_ports.get(expr.name)
-            if port is None:
-                const = literal_to_const(entry.literal, "any")
-                port = self._literal_port(const, expr.span, scope)
-                scope.literal_ports[expr.name] = port
-            return Value((port,), expr.span, f"'{expr.name}'")
-        return Value((entry,), expr.span, f"'{expr.name}'")
-
-    # -- nodes ---------------------------------------------------------------
-
-    def _emit(self, op: str, args: list[dict[str, Any]], types: Sequence[str], span: Span,
-              scope: Scope, inputs: Iterable[Port], producer: str) -> Value:
-        coordinate = next((p.coordinate for p in inputs if p.coordinate is not None), None)
-        index = self.graph.add_node(op, args, self._span(span, scope))
-        ports = tuple(Port(node_wire(index, i), t, coordinate) for i, t in enumerate(types))
-        return Value(ports, span, producer)
-
-    def _emit_library(self, name: str, ports: Sequence[Port], span: Span, scope: Scope, purpose: str) -> Value:
-        """Emit catalog node ``name`` over wire ``ports`` (used by operator desugaring)."""
-        spec = self.catalog.lookup(name)
-        if spec is None:
-            raise scope.file.error(
-                f"{purpose} needs node '{name}', which this build's catalog does not provide",
-                span,
-            )
-        wire_types = [p.type for p in ports]
-        types = self._output_types(spec, wire_types, [], 0)
-        return self._emit(spec.name, [p.arg() for p in ports], types, span, scope, ports, f"'{spec.name}'")
-
-    def _output_types(self, spec: NodeSpec, wire_types: Sequence[str], consts: Sequence[dict[str, Any]],
-                      variadic_consts: int) -> list[str]:
-        outputs = spec.outputs
-        if outputs.kind == "fixed":
-            return [t for _, t in outputs.ports]
-        if outputs.kind == "same_as_wire":
-            return [wire_types[outputs.index] if outputs.index < len(wire_types) else "any"]
-        if outputs.kind == "per_variadic_const":
-            return [outputs.type] * variadic_consts
-        if outputs.kind == "const_type":
-            return [const_type(consts[outputs.index]) if outputs.index < len(consts) else "any"]
-        return ["any"]
-
-    # -- operators -----------------------------------------------------------
-
-    def _plan_sum(self, expr: ast.BinOp, scope: Scope) -> _Plan:
-        """A ``+`` spine: all leaves lowered first, then either one str_concat or a fold of adds."""
-        postfix: list[ast.BinOp | None] = []  # None marks "next leaf", a BinOp marks "add the top two"
-        leaves: list[ast.Expr] = []
-        stack: list[tuple[ast.Expr, bool]] = [(expr, False)]
-        while stack:
-            node, expanded = stack.pop()
-            if isinstance(node, ast.BinOp) and node.op == "+":
-                if expanded:
-                    postfix.append(node)
-                else:
-                    stack.append((node, True))
-                    stack.append((node.right, False))
-                    stack.append((node.left, False))
-            else:
-                postfix.append(None)
-                leaves.append(node)
-        return _Plan(leaves, lambda values: self._finish_sum(expr, postfix, values, scope))
-
-    def _finish_sum(self, top: ast.BinOp, postfix: list[ast.BinOp | None], values: list[Value],
-                    scope: Scope) -> Value:
-        ports = [v.single(self, scope, "an operand of '+'") for v in values]
-        if any(p.type == "str" for p in ports):
-            # Upstream flattens the whole `+` spine into one concatenation.
-            return self._emit_library("str_concat", ports, top.span, scope, "string '+'")
-        stack: list[Port] = []
-        leaf = iter(ports)
-        for op in postfix:
-            if op is None:
-                stack.append(next(leaf))
-            else:
-                right = stack.pop()
-                left = stack.pop()
-                stack.append(self._arithmetic(op, left, right, scope).ports[0])
-        return Value((stack[0],), top.span, "'+'")
-
-    def _arithmetic(self, expr: ast.BinOp, left: Port, right: Port, scope: Scope) -> Value:
-        op = expr.op
-        lt, rt = left.type, right.type
-        if lt in _NUMERIC and rt in _NUMERIC:
-            family = "u64" if lt == rt == "u64" else "f64"
-            return self._emit_library(f"{family}_{_ARITHMETIC[op]}", [left, right], expr.span, scope, f"operator '{op}'")
-        raise self._operand_error(expr, lt, rt, scope)
-
-    def _operand_error(self, expr: ast.BinOp, lt: str, rt: str, scope: Scope) -> Exception:
-        op = expr.op
-        if "any" in (lt, rt):
-            return scope.file.error(
-                f"operator '{op}' cannot be applied to a value of unknown type",
-                expr.span,
-                "cast the operand first, e.g. `x as u64`",
-            )
-        if "str" in (lt, rt):
-            hint = "'+' concatenates strings; other arithmetic needs numbers (convert with `as u64` / `as f64`)"
-        else:
-            hint = "operators work on u64 and f64 values; convert first, e.g. `x as f64`"
-        return scope.file.error(f"operator '{op}' is not defined for {lt} and {rt}", expr.span, hint)
-
-    def _binary(self, expr: ast.BinOp, a: Value, b: Value, scope: Scope) -> Value:
-        op = expr.op
-        left = a.single(self, scope, f"an operand of '{op}'")
-        right = b.single(self, scope, f"an operand of '{op}'")
-        lt, rt = left.type, right.type
-        if op in _ARITHMETIC:
-            return self._arithmetic(expr, left, right, scope)
-        if op == "**":
-            if lt in _NUMERIC and rt in _NUMERIC:
-                return self._emit_library("pow", [left, right], expr.span, scope, "operator '**'")
-            raise self._operand_error(expr, lt, rt, scope)
-        if op in _BITWISE:
-            if lt == rt == "u64":
-                return self._emit_library(_BITWISE[op], [left, right], expr.span, scope, f"operator '{op}'")
-            if "f64" in (lt, rt):
-                raise scope.file.error(
-                    f"bitwise operator '{op}' needs u64 operands, got {lt} and {rt}",
-                    expr.span,
-                    "an f64 is never reinterpreted as bits; " + _ROUNDING_HINT,
-                )
-            raise self._operand_error(expr, lt, rt, scope)
-        if op in _COMPARISON:
-            return self._compare(expr, left, right, scope)
-        if op in ("&&", "||"):
-            truth_left = self._truthiness(expr, left, scope)
-            truth_right = self._truthiness(expr, right, scope)
-            node = "u64_and" if op == "&&" else "u64_or"
-            return self._emit_library(node, [truth_left, truth_right], expr.span, scope, f"operator '{op}'")
-        raise AssertionError(f"unknown operator {op}")
-
-    def _compare(self, expr: ast.BinOp, left: Port, right: Port, scope: Scope) -> Value:
-        op = expr.op
-        lt, rt = left.type, right.type
-        suffix = _COMPARISON[op]
-        if "str" in (lt, rt):
-            if op not in ("==", "!="):
-                raise scope.file.error(
-                    f"ordering comparison '{op}' is not defined for strings",
-                    expr.span,
-                    "only == and != compare strings",
-                )
-            return self._emit_library(f"str_{suffix}", [left, right], expr.span, scope, f"operator '{op}'")
-        if lt in _NUMERIC and rt in _NUMERIC:
-            family = "u64" if lt == rt == "u64" else "f64"
-            return self._emit_library(f"{family}_{suffix}", [left, right], expr.span, scope, f"operator '{op}'")
-        raise self._operand_error(expr, lt, rt, scope)
-
-    def _truthiness(self, expr: ast.BinOp, port: Port, scope: Scope) -> Port:
-        """``x != 0`` for one side of ``&&``/``||``."""
-        if port.type not in _NUMERIC:
-            raise scope.file.error(
-                f"logical operator '{expr.op}' needs numeric operands, got {port.type}",
-                expr.span,
-                "compare explicitly first, e.g. `s != \"\"`",
-            )
-        zero = self._literal_port({"u64": 0}, expr.span, scope)
-        family = "u64" if port.type == "u64" else "f64"
-        return self._emit_library(f"{family}_ne", [port, zero], expr.span, scope, f"operator '{expr.op}'").ports[0]
-
-    def _unary(self, expr: ast.UnaryOp, value: Value, scope: Scope) -> Value:
-        port = value.single(self, scope, f"the operand of '{expr.op}'")
-        if expr.op == "-":
-            if port.type not in _NUMERIC:
-                raise scope.file.error(
-                    f"unary '-' is not defined for {port.type}", expr.span, "negation needs a u64 or f64 value"
-                )
-            zero = self._literal_port({"f64": 0}, expr.span, scope)
-            return self._emit_library("f64_sub", [zero, port], expr.span, scope, "unary '-'")
-        if port.type == "u64":
-            return self._emit_library("u64_not", [port], expr.span, scope, "operator '!'")
-        hint = _ROUNDING_HINT if port.type in FLOAT_TYPES else "'!' is a bitwise not over u64"
-        raise scope.file.error(f"operator '!' needs a u64 operand, got {port.type}", expr.span, hint)
-
-    def _cast(self, expr: ast.Cast, value: Value, scope: Scope) -> Value:
-        port = value.single(self, scope, "cast")
-        target = self._type(expr.type_name, expr.type_span, scope.file)
-        if port.type == target:
-            return Value((port,), expr.span, value.producer)
-        if port.type in FLOAT_TYPES and target in INTEGER_TYPES:
-            raise scope.file.error(
-                f"cannot cast {port.type} to {target} with 'as'", expr.span, _ROUNDING_HINT
-            )
-        return self._emit(
-            CAST_OP, [port.arg(), const_arg({"str": target})], [target], expr.span, scope, [port], f"'as {target}'"
-        )
-
-    def _coerce(self, port: Port, target: str, span: Span, what: str, scope: Scope) -> Port:
-        """``port`` as a ``target`` value: unchanged, implicitly widened, or an error."""
-        if target == "any" or port.type == target:
-            return port
-        if port.type == "any" or implicitly_converts(port.type, target):
-            return self._emit(
-                CAST_OP, [port.arg(), const_arg({"str": target})], [target], span, scope, [port], f"'{target}'"
-            ).ports[0]
-        hint = _ROUNDING_HINT if port.type in FLOAT_TYPES and target in INTEGER_TYPES else (
-            f"convert it explicitly, e.g. `... as {target}`"
-        )
-        raise scope.file.error(f"{what} but the value is {port.type}", span, hint)
-
-    def _select(self, expr: ast.IfExpr, values: list[Value], scope: Scope) -> Value:
-        cond = values[0].single(self, scope, "an if condition")
-        a = values[1].single(self, scope, "an if branch")
-        b = values[2].single(self, scope, "an if branch")
-        types = {a.type, b.type}
-        if "str" in types:
-            node = "select_str"
-        elif types <= _NUMERIC and "f64" in types:
-            node = "select_f64"
-        elif types == {"u64"}:
-            node = "select_u64"
-        elif a.type == b.type and a.type != "any" and self.catalog.lookup("select") is not None:
-            node = "select"
-        else:
-            raise scope.file.error(
-                f"if branches have incompatible types {a.type} and {b.type}",
-                expr.span,
-                "both branches must be numbers (u64/f64) or one a string; convert a branch with `as`",
-            )
-        return self._emit_library(node, [cond, a, b], expr.span, scope, "'if'")
-
-    # -- calls ---------------------------------------------------------------
-
-    def _plan_call(self, call: ast.Call, scope: Scope) -> _Plan:
-        name = call.func
-        if name == "if":
-            raise scope.file.error(
-                f"'if' takes exactly three positional arguments, got {len(call.args)}",
-                call.span,
-                "write `if(cond, then, else)` or `if cond { then } else { else }`",
-            )
-        for arg in call.args:
-            if isinstance(arg.value, ast.ArrayLit):
-                raise scope.file.error(
-                    "an array literal cannot be passed as an argument",
-                    arg.value.span,
-                    "bind it to a name first: `values := [1, 2, 3]`",
-                )
-        definition = scope.modules.get(name)
-        if definition is not None:
-            module = ResolvedModule(definition, scope.file, scope.modules, scope.search_dir)
-            return self._plan_module_call(call, module, scope)
-        spec = self.catalog.lookup(name)
-        if spec is not None:
-            return self._plan_node_call(call, spec, scope)
-        found = self.loader.find(name, scope.search_dir)
-        if found is not None:
-            return self._plan_module_call(call, found, scope)
-        raise self._unknown_callee(call, scope)
-
-    def _unknown_callee(self, call: ast.Call, scope: Scope) -> Exception:
-        name = call.func
-        if name in scope.env or name in scope.names:
-            return scope.file.error(
-                f"'{name}' is a value, not a node or module; it cannot be called", call.span
-            )
-        if call.interpolated:
-            return scope.file.error(
-                "string interpolation needs the 'printf' node, which this build's catalog does not provide",
-                call.span,
-            )
-        extra = [*scope.modules, *(n for n in scope.names | set(scope.env) if not n.startswith("__"))]
-        guess = self.catalog.suggest(name, extra)
-        if guess is not None:
-            hint = f"did you mean '{guess}'?"
-        else:
-            hint = "`polydat nodes` lists the library; modules are found as <name>.polydat beside the source or on the library path"
-        return scope.file.error(f"unknown node '{name}'", call.span, hint)
-
-    def _match_arguments(self, call: ast.Call, names: Sequence[str], variadic_last: bool, what: str,
-                         signature: str, scope: Scope) -> tuple[dict[int, ast.Arg], list[ast.Arg]]:
-        """Assign call arguments to parameter positions (positional in order, or by name)."""
-        assigned: dict[int, ast.Arg] = {}
-        extra: list[ast.Arg] = []
-        variadic_index = len(names) - 1 if variadic_last else None
-        cursor = 0
-        for arg in call.args:
-            if arg.name is not None:
-                if arg.name not in names:
-                    guess = suggest_name(arg.name, list(names))
-                    hint = f"did you mean '{guess}'?" if guess else f"signature: {signature}"
-                    raise scope.file.error(
-                        f"{what} has no parameter named '{arg.name}'", arg.name_span or call.span, hint
-                    )
-                index = names.index(arg.name)
-                if index == variadic_index:
-                    extra.append(arg)
-                    continue
-                if index in assigned:
-                    raise scope.file.error(
-                        f"parameter '{arg.name}' of {what} is given twice", arg.name_span or call.span
-                    )
-                assigned[index] = arg
-                continue
-            while cursor in assigned and cursor != variadic_index:
-                cursor += 1
-            if cursor == variadic_index:
-                extra.append(arg)
-                continue
-            if cursor >= len(names):
-                count = len(names)
-                given = len(call.args)
-                raise scope.file.error(
-                    f"{what} takes {count} argument{'s' if count != 1 else ''} but {given} were given",
-                    ast.expr_span(arg.value),
-                    f"signature: {signature}",
-                )
-            assigned[cursor] = arg
-            cursor += 1
-        return assigned, extra
-
-    def _plan_node_call(self, call: ast.Call, spec: NodeSpec, scope: Scope) -> _Plan:
-        what = f"'{call.func}'"
-        params = spec.params
-        variadic_last = bool(params) and params[-1].variadic
-        assigned, extra = self._match_arguments(
-            call, [p.name for p in params], variadic_last, what, spec.signature, scope
-        )
-        last_given = max([*assigned, *([len(params) - 1] if extra else [])], default=-1)
-        # Each IR argument: ("const", ConstIr) or ("wire", child position).
-        layout: list[tuple[str, Any]] = []
-        children: list[ast.Expr] = []
-        variadic_consts = 0
-        for index, param in enumerate(params):
-            if param.variadic:
-                for arg in extra:
-                    if param.is_const:
-                        layout.append(("const", self._const_argument(arg, param, spec, call, scope)))
-                        variadic_consts += 1
-                    else:
-                        layout.append(("wire", len(children)))
-                        children.append(arg.value)
-                continue
-            arg = assigned.get(index)
-            if arg is None:
-                if param.default is None:
-                    raise scope.file.error(
-                        f"missing argument '{param.name}' for {what}", call.span, f"signature: {spec.signature}"
-                    )
-                if param.is_const:
-                    if index < last_given:
-                        layout.append(("const", param.default))
-                    continue
-                layout.append(("default_wire", param.default))
-                continue
-            if param.is_const:
-                layout.append(("const", self._const_argument(arg, param, spec, call, scope)))
-            else:
-                layout.append(("wire", len(children)))
-                children.append(arg.value)
-
-        def finish(values: list[Value]) -> Value:
-            ports = [v.single(self, scope, f"an argument of {what}") for v in values]
-            args: list[dict[str, Any]] = []
-            wire_types: list[str] = []
-            consts: list[dict[str, Any]] = []
-            inputs: list[Port] = []
-            for kind, item in layout:
-                if kind == "const":
-                    args.append(const_arg(item))
-                    consts.append(item)
-                elif kind == "wire":
-                    port = ports[item]
-                    args.append(port.arg())
-                    wire_types.append(port.type)
-                    inputs.append(port)
-                else:
-                    port = self._literal_port(item, call.span, scope)
-                    args.append(port.arg())
-                    wire_types.append(port.type)
-            types = self._output_types(spec, wire_types, consts, variadic_consts)
-            return self._emit(spec.name, args, types, call.span, scope, inputs, what)
-
-        return _Plan(children, finish)
-
-    def _const_argument(self, arg: ast.Arg, param: ParamSpec, spec: NodeSpec, call: ast.Call,
-                        scope: Scope) -> dict[str, Any]:
-        """The IR constant for a literal in a construction-constant position."""
-        literal = literal_of(arg.value, scope.env)
-        span = ast.expr_span(arg.value)
-        if literal is None:
-            if spec.name in ("mod", "div"):
-                hint = (
-                    f"'{spec.name}' takes its divisor as a construction constant; "
-                    f"use {spec.name}_wire(x, d) to read the divisor from a wire"
-                )
-            else:
-                hint = "construction constants are fixed when the node is built; write a literal value here"
-            raise scope.file.error(
-                f"parameter '{param.name}' of '{call.func}' must be a literal", span, hint
-            )
-        try:
-            return literal_to_const(literal, param.type)
-        except LiteralTypeError as exc:
-            raise scope.file.error(
-                f"parameter '{param.name}' of '{call.func}' expects a {param.type} literal, got {literal.describe()}",
-                span,
-                str(exc),
-            ) from None
-
-    # -- modules -------------------------------------------------------------
-
-    def _plan_module_call(self, call: ast.Call, module: ResolvedModule, scope: Scope) -> _Plan:
-        definition = module.definition
-        what = f"module '{definition.name}'"
-        params = definition.params
-        signature = _module_signature(definition)
-        assigned, _ = self._match_arguments(call, [p.name for p in params], False, what, signature, scope)
-        entries: list[tuple[str, Any]] = []
-        children: list[ast.Expr] = []
-        for index, param in enumerate(params):
-            arg = assigned.get(index)
-            if arg is None:
-                raise scope.file.error(
-                    f"missing argument '{param.name}' for {what}", call.span, f"signature: {signature}"
-                )
-            literal = literal_of(arg.value, scope.env)
-            if literal is not None:
-                entries.append(("literal", LiteralEntry(literal, ast.expr_span(arg.value))))
-            else:
-                entries.append(("wire", len(children)))
-                children.append(arg.value)
-
-        def finish(values: list[Value]) -> Value:
-            bound: list[tuple[ast.Param, EnvEntry, Span]] = []
-            for param, (kind, item), arg_index in zip(params, entries, range(len(params))):
-                arg = assigned[arg_index]
-                span = ast.expr_span(arg.value)
-                if kind == "literal":
-                    bound.append((param, item, span))
-                else:
-                    port = values[item].single(self, scope, f"an argument of {what}")
-                    bound.append((param, port, span))
-            return self._inline(module, call, bound, scope)
-
-        return _Plan(children, finish)
-
-    def _inline(self, module: ResolvedModule, call: ast.Call,
-                arguments: list[tuple[ast.Param, EnvEntry, Span]], caller: Scope) -> Value:
-        """Inline one module call: its body lowered in a fresh scope bound to the arguments."""
-        definition = module.definition
-        what = f"module '{definition.name}'"
-        if module.key in self._active_modules:
-            raise caller.file.error(
-                f"{what} calls itself; modules are inlined, so recursion is not possible",
-                call.span,
-            )
-        if len(self._active_modules) >= self.MAX_MODULE_DEPTH:
-            raise caller.file.error(
-                f"module calls nest more than {self.MAX_MODULE_DEPTH} deep", call.span
-            )
-        prefix = f"__m{self._module_count}_"
-        self._module_count += 1
-        if caller.span_override is not None:
-            override: Span | None = caller.span_override
-        else:
-            override = None if module.file is caller.file else call.span
-        body = Scope(
-            file=module.file,
-            env={},
-            modules=module.modules,
-            search_dir=module.search_dir,
-            span_override=override,
-            prefix=prefix,
-            module=definition.name,
-        )
-        for param, entry, span in arguments:
-            body.origins[param.name] = f"a parameter of {what}"
-            if param.type_name is None:
-                body.env[param.name] = entry
-                continue
-            type_ = self._type(param.type_name, param.span, module.file)
-            if isinstance(entry, LiteralEntry):
-                try:
-                    literal_to_const(entry.literal, type_)
-                except LiteralTypeError as exc:
-                    raise caller.file.error(
-                        f"argument '{param.name}' of {what} expects {type_}, got {entry.literal.describe()}",
-                        span,
-                        str(exc),
-                    ) from None
-                body.env[param.name] = LiteralEntry(entry.literal.with_kind_for(type_), entry.span)
-            else:
-                body.env[param.name] = self._coerce_argument(entry, type_, span, param, what, caller, body)
-        self._active_modules.append(module.key)
-        try:
-            self._bind_bindings(definition.body, body, check_names=True)
-        finally:
-            self._active_modules.pop()
-        ports: list[Port] = []
-        for output in definition.outputs:
-            if output.name not in body.env:
-                raise module.file.error(
-                    f"{what} does not bind its output '{output.name}'",
-                    output.span,
-                    f"add `{output.name} := ...` to the module body",
-                )
-            port = self._name_value(ast.Name(output.name, output.span), body).ports[0]
-            if output.type_name is not None:
-                type_ = self._type(output.type_name, output.span, module.file)
-                port = self._coerce(
-                    port, type_, output.span, f"output '{output.name}' of {what} is declared {type_}", body
-                )
-            ports.append(port)
-        return Value(tuple(ports), call.span, what)
-
-    def _coerce_argument(self, port: Port, type_: str, span: Span, param: ast.Param, what: str,
-                         caller: Scope, body: Scope) -> Port:
-        if port.type == type_ or port.type == "any" or implicitly_converts(port.type, type_):
-            return self._coerce(port, type_, span, "", body)
-        hint = _ROUNDING_HINT if port.type in FLOAT_TYPES and type_ in INTEGER_TYPES else (
-            f"convert the argument explicitly, e.g. `... as {type_}`"
-        )
-        raise caller.file.error(
-            f"argument '{param.name}' of {what} expects {type_} but the value is {port.type}", span, hint
-        )
-
 
 def _display_name(binding: ast.Binding) -> str:
     return binding.targets[0].name
-
-
-def _module_signature(definition: ast.ModuleDef) -> str:
-    def fmt(params: Sequence[ast.Param]) -> str:
-        return ", ".join(f"{p.name}: {p.type_name}" if p.type_name else p.name for p in params)
-
-    return f"{definition.name}({fmt(definition.params)}) -> ({fmt(definition.outputs)})"

@@ -14,8 +14,7 @@ inputs and earlier nodes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .ast import Span
 
@@ -23,8 +22,7 @@ Wire = dict[str, Any]
 ArgIr = dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class Port:
+class Port(NamedTuple):
     """A typed wire: one output of a node, or an input slot.
 
     ``coordinate`` is the index of a coordinate input this value depends on

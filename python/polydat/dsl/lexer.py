@@ -15,8 +15,8 @@ integral non-negative result becoming a u64.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from .ast import Span
 from .diagnostics import SourceFile
@@ -34,8 +34,7 @@ class TokenKind(Enum):
     EOF = "end of input"
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):
     """One token. ``value`` holds the int/float/decoded string of literals.
 
     For strings, ``char_offsets`` maps each decoded character to its offset in

@@ -73,12 +73,12 @@ def implicitly_converts(source: str, target: str) -> bool:
 
 def f64_bits(value: float) -> int:
     """The IEEE-754 bit pattern of ``value`` as an unsigned 64-bit int."""
-    return struct.unpack("<Q", struct.pack("<d", value))[0]
+    return int(struct.unpack("<Q", struct.pack("<d", value))[0])
 
 
 def bits_f64(bits: int) -> float:
     """The float whose IEEE-754 bit pattern is ``bits``."""
-    return struct.unpack("<d", struct.pack("<Q", bits))[0]
+    return float(struct.unpack("<d", struct.pack("<Q", bits))[0])
 
 
 LiteralKind = Literal["int", "float", "str", "bool"]

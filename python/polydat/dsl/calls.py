@@ -1,0 +1,345 @@
+"""Calls: matching arguments to catalog parameters, and inlining user modules.
+
+A call resolves, in order, to a module defined in the calling file (modules
+shadow library nodes), a library node (by name or alias), or a module found on
+disk (:mod:`polydat.dsl.modules`). For a library node, positional and named
+arguments are matched to parameters; a literal (or a module parameter bound
+to one) fills a construction constant, anything else is a wire, and a literal
+in a wire position becomes a ``__lit`` node. Trailing constants with defaults
+may be omitted (the core fills them). A module call is inlined: its body is
+lowered in a fresh scope whose parameters are the arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from . import ast
+from .ast import Span
+from .catalog import NodeSpec, ParamSpec
+from .diagnostics import suggest_name
+from .irbuild import Port, const_arg
+from .lowering import (
+    ROUNDING_HINT,
+    EnvEntry,
+    LiteralEntry,
+    LoweringCore,
+    Plan,
+    Scope,
+    Value,
+    literal_of,
+)
+from .modules import ModuleLoader, ResolvedModule
+from .types import FLOAT_TYPES, INTEGER_TYPES, LiteralTypeError, implicitly_converts, literal_to_const
+
+
+class CallLowering(LoweringCore):
+    """Lowering of node calls and module calls."""
+
+    #: Module calls may nest this deep (each level costs Python stack frames).
+    MAX_MODULE_DEPTH = 40
+
+    loader: ModuleLoader
+    internal_wires: dict[str, dict[str, Any]]
+    _module_count: int
+    _active_modules: list[tuple[str | None, str]]
+
+    def _plan_call(self, call: ast.Call, scope: Scope) -> Plan:
+        name = call.func
+        if name == "if":
+            raise scope.file.error(
+                f"'if' takes exactly three positional arguments, got {len(call.args)}",
+                call.span,
+                "write `if(cond, then, else)` or `if cond { then } else { else }`",
+            )
+        for arg in call.args:
+            if isinstance(arg.value, ast.ArrayLit):
+                raise scope.file.error(
+                    "an array literal cannot be passed as an argument",
+                    arg.value.span,
+                    "bind it to a name first: `values := [1, 2, 3]`",
+                )
+        definition = scope.modules.get(name)
+        if definition is not None:
+            module = ResolvedModule(definition, scope.file, scope.modules, scope.search_dir)
+            return self._plan_module_call(call, module, scope)
+        spec = self.catalog.lookup(name)
+        if spec is not None:
+            return self._plan_node_call(call, spec, scope)
+        found = self.loader.find(name, scope.search_dir)
+        if found is not None:
+            return self._plan_module_call(call, found, scope)
+        raise self._unknown_callee(call, scope)
+
+    def _unknown_callee(self, call: ast.Call, scope: Scope) -> Exception:
+        name = call.func
+        if name in scope.env or name in scope.names:
+            return scope.file.error(
+                f"'{name}' is a value, not a node or module; it cannot be called", call.span
+            )
+        if call.interpolated:
+            return scope.file.error(
+                "string interpolation needs the 'printf' node, which this build's catalog does not provide",
+                call.span,
+            )
+        extra = [*scope.modules, *(n for n in scope.names | set(scope.env) if not n.startswith("__"))]
+        guess = self.catalog.suggest(name, extra)
+        if guess is not None:
+            hint = f"did you mean '{guess}'?"
+        else:
+            hint = "`polydat nodes` lists the library; modules are found as <name>.polydat beside the source or on the library path"
+        return scope.file.error(f"unknown node '{name}'", call.span, hint)
+
+    def _match_arguments(self, call: ast.Call, names: Sequence[str], variadic_last: bool, what: str,
+                         signature: str, scope: Scope) -> tuple[dict[int, ast.Arg], list[ast.Arg]]:
+        """Assign call arguments to parameter positions (positional in order, or by name)."""
+        assigned: dict[int, ast.Arg] = {}
+        extra: list[ast.Arg] = []
+        variadic_index = len(names) - 1 if variadic_last else None
+        cursor = 0
+        for arg in call.args:
+            if arg.name is not None:
+                if arg.name not in names:
+                    guess = suggest_name(arg.name, list(names))
+                    hint = f"did you mean '{guess}'?" if guess else f"signature: {signature}"
+                    raise scope.file.error(
+                        f"{what} has no parameter named '{arg.name}'", arg.name_span or call.span, hint
+                    )
+                index = names.index(arg.name)
+                if index == variadic_index:
+                    extra.append(arg)
+                    continue
+                if index in assigned:
+                    raise scope.file.error(
+                        f"parameter '{arg.name}' of {what} is given twice", arg.name_span or call.span
+                    )
+                assigned[index] = arg
+                continue
+            while cursor in assigned and cursor != variadic_index:
+                cursor += 1
+            if cursor == variadic_index:
+                extra.append(arg)
+                continue
+            if cursor >= len(names):
+                count = len(names)
+                given = len(call.args)
+                raise scope.file.error(
+                    f"{what} takes {count} argument{'s' if count != 1 else ''} but {given} were given",
+                    ast.expr_span(arg.value),
+                    f"signature: {signature}",
+                )
+            assigned[cursor] = arg
+            cursor += 1
+        return assigned, extra
+
+    def _plan_node_call(self, call: ast.Call, spec: NodeSpec, scope: Scope) -> Plan:
+        what = f"'{call.func}'"
+        params = spec.params
+        variadic_last = bool(params) and params[-1].variadic
+        assigned, extra = self._match_arguments(
+            call, [p.name for p in params], variadic_last, what, spec.signature, scope
+        )
+        last_given = max([*assigned, *([len(params) - 1] if extra else [])], default=-1)
+        # Each IR argument: ("const", ConstIr) or ("wire", child position).
+        layout: list[tuple[str, Any]] = []
+        children: list[ast.Expr] = []
+        variadic_consts = 0
+        for index, param in enumerate(params):
+            if param.variadic:
+                for rest in extra:
+                    if param.is_const:
+                        layout.append(("const", self._const_argument(rest, param, spec, call, scope)))
+                        variadic_consts += 1
+                    else:
+                        layout.append(("wire", len(children)))
+                        children.append(rest.value)
+                continue
+            arg = assigned.get(index)
+            if arg is None:
+                if param.default is None:
+                    raise scope.file.error(
+                        f"missing argument '{param.name}' for {what}", call.span, f"signature: {spec.signature}"
+                    )
+                if param.is_const:
+                    if index < last_given:
+                        layout.append(("const", param.default))
+                    continue
+                layout.append(("default_wire", param.default))
+                continue
+            if param.is_const:
+                layout.append(("const", self._const_argument(arg, param, spec, call, scope)))
+            else:
+                layout.append(("wire", len(children)))
+                children.append(arg.value)
+
+        def finish(values: list[Value]) -> Value:
+            ports = [v.single(scope, f"an argument of {what}") for v in values]
+            args: list[dict[str, Any]] = []
+            wire_types: list[str] = []
+            consts: list[dict[str, Any]] = []
+            inputs: list[Port] = []
+            for kind, item in layout:
+                if kind == "const":
+                    args.append(const_arg(item))
+                    consts.append(item)
+                elif kind == "wire":
+                    port = ports[item]
+                    args.append(port.arg())
+                    wire_types.append(port.type)
+                    inputs.append(port)
+                else:
+                    port = self._literal_port(item, call.span, scope)
+                    args.append(port.arg())
+                    wire_types.append(port.type)
+            types = self._output_types(spec, wire_types, consts, variadic_consts)
+            return self._emit(spec.name, args, types, call.span, scope, inputs, what)
+
+        return Plan(children, finish)
+
+    def _const_argument(self, arg: ast.Arg, param: ParamSpec, spec: NodeSpec, call: ast.Call,
+                        scope: Scope) -> dict[str, Any]:
+        """The IR constant for a literal in a construction-constant position."""
+        literal = literal_of(arg.value, scope.env)
+        span = ast.expr_span(arg.value)
+        if literal is None:
+            if spec.name in ("mod", "div"):
+                hint = (
+                    f"'{spec.name}' takes its divisor as a construction constant; "
+                    f"use {spec.name}_wire(x, d) to read the divisor from a wire"
+                )
+            else:
+                hint = "construction constants are fixed when the node is built; write a literal value here"
+            raise scope.file.error(
+                f"parameter '{param.name}' of '{call.func}' must be a literal", span, hint
+            )
+        try:
+            return literal_to_const(literal, param.type)
+        except LiteralTypeError as exc:
+            raise scope.file.error(
+                f"parameter '{param.name}' of '{call.func}' expects a {param.type} literal, got {literal.describe()}",
+                span,
+                str(exc),
+            ) from None
+
+    def _plan_module_call(self, call: ast.Call, module: ResolvedModule, scope: Scope) -> Plan:
+        definition = module.definition
+        what = f"module '{definition.name}'"
+        params = definition.params
+        signature = _module_signature(definition)
+        assigned, _ = self._match_arguments(call, [p.name for p in params], False, what, signature, scope)
+        entries: list[tuple[str, Any]] = []
+        children: list[ast.Expr] = []
+        for index, param in enumerate(params):
+            arg = assigned.get(index)
+            if arg is None:
+                raise scope.file.error(
+                    f"missing argument '{param.name}' for {what}", call.span, f"signature: {signature}"
+                )
+            literal = literal_of(arg.value, scope.env)
+            if literal is not None:
+                entries.append(("literal", LiteralEntry(literal, ast.expr_span(arg.value))))
+            else:
+                entries.append(("wire", len(children)))
+                children.append(arg.value)
+
+        def finish(values: list[Value]) -> Value:
+            bound: list[tuple[ast.Param, EnvEntry, Span]] = []
+            for param, (kind, item), arg_index in zip(params, entries, range(len(params))):
+                arg = assigned[arg_index]
+                span = ast.expr_span(arg.value)
+                if kind == "literal":
+                    bound.append((param, item, span))
+                else:
+                    port = values[item].single(scope, f"an argument of {what}")
+                    bound.append((param, port, span))
+            return self._inline(module, call, bound, scope)
+
+        return Plan(children, finish)
+
+    def _inline(self, module: ResolvedModule, call: ast.Call,
+                arguments: list[tuple[ast.Param, EnvEntry, Span]], caller: Scope) -> Value:
+        """Inline one module call: its body lowered in a fresh scope bound to the arguments."""
+        definition = module.definition
+        what = f"module '{definition.name}'"
+        if module.key in self._active_modules:
+            raise caller.file.error(
+                f"{what} calls itself; modules are inlined, so recursion is not possible",
+                call.span,
+            )
+        if len(self._active_modules) >= self.MAX_MODULE_DEPTH:
+            raise caller.file.error(
+                f"module calls nest more than {self.MAX_MODULE_DEPTH} deep", call.span
+            )
+        prefix = f"__m{self._module_count}_"
+        self._module_count += 1
+        if caller.span_override is not None:
+            override: Span | None = caller.span_override
+        else:
+            override = None if module.file is caller.file else call.span
+        body = Scope(
+            file=module.file,
+            env={},
+            modules=module.modules,
+            search_dir=module.search_dir,
+            span_override=override,
+            prefix=prefix,
+            module=definition.name,
+        )
+        for param, entry, span in arguments:
+            body.origins[param.name] = f"a parameter of {what}"
+            if param.type_name is None:
+                body.env[param.name] = entry
+                continue
+            type_ = self._type(param.type_name, param.span, module.file)
+            if isinstance(entry, LiteralEntry):
+                try:
+                    literal_to_const(entry.literal, type_)
+                except LiteralTypeError as exc:
+                    raise caller.file.error(
+                        f"argument '{param.name}' of {what} expects {type_}, got {entry.literal.describe()}",
+                        span,
+                        str(exc),
+                    ) from None
+                body.env[param.name] = LiteralEntry(entry.literal.with_kind_for(type_), entry.span)
+            else:
+                body.env[param.name] = self._coerce_argument(entry, type_, span, param, what, caller, body)
+        self._active_modules.append(module.key)
+        try:
+            self._bind_bindings(definition.body, body, check_names=True)
+        finally:
+            self._active_modules.pop()
+        ports: list[Port] = []
+        for output in definition.outputs:
+            if output.name not in body.env:
+                raise module.file.error(
+                    f"{what} does not bind its output '{output.name}'",
+                    output.span,
+                    f"add `{output.name} := ...` to the module body",
+                )
+            port = self._name_value(ast.Name(output.name, output.span), body).ports[0]
+            if output.type_name is not None:
+                type_ = self._type(output.type_name, output.span, module.file)
+                port = self._coerce(
+                    port, type_, output.span, f"output '{output.name}' of {what} is declared {type_}", body
+                )
+            ports.append(port)
+        return Value(tuple(ports), call.span, what)
+
+    def _coerce_argument(self, port: Port, type_: str, span: Span, param: ast.Param, what: str,
+                         caller: Scope, body: Scope) -> Port:
+        if port.type == type_ or port.type == "any" or implicitly_converts(port.type, type_):
+            return self._coerce(port, type_, span, "", body)
+        hint = ROUNDING_HINT if port.type in FLOAT_TYPES and type_ in INTEGER_TYPES else (
+            f"convert the argument explicitly, e.g. `... as {type_}`"
+        )
+        raise caller.file.error(
+            f"argument '{param.name}' of {what} expects {type_} but the value is {port.type}", span, hint
+        )
+
+
+def _module_signature(definition: ast.ModuleDef) -> str:
+    def fmt(params: Sequence[ast.Param]) -> str:
+        return ", ".join(f"{p.name}: {p.type_name}" if p.type_name else p.name for p in params)
+
+    return f"{definition.name}({fmt(definition.params)}) -> ({fmt(definition.outputs)})"

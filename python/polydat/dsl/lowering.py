@@ -1,0 +1,252 @@
+"""Shared machinery of expression lowering: values, scopes and node emission.
+
+Lowering turns an expression tree into IR nodes. The pieces every part of it
+needs live here: the :class:`Value` an expression lowers to (typed ports), the
+:class:`Scope` names resolve in (the top level or one inlined module call),
+the :class:`Plan` each expression node is lowered by (its children, then a
+combiner), and :class:`LoweringCore`, whose methods emit literal, library and
+cast nodes with the right output types and spans.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import ast
+from .ast import Span
+from .catalog import Catalog, NodeSpec
+from .diagnostics import SourceFile, suggest_name
+from .irbuild import GraphBuilder, Port, const_arg, node_wire
+from .types import (
+    FLOAT_TYPES,
+    INTEGER_TYPES,
+    TYPE_KEYWORDS,
+    UNSUPPORTED_TYPE_KEYWORDS,
+    LiteralValue,
+    canonical_type,
+    const_type,
+    implicitly_converts,
+    literal_to_const,
+    rust_f64_display,
+)
+
+CAST_OP = "__cast"
+LITERAL_OP = "__lit"
+NUMERIC = frozenset({"u64", "f64"})
+ROUNDING_HINT = (
+    "choose how to round: f64_to_u64(x) truncates, or use round_to_u64(x), floor_to_u64(x) or ceil_to_u64(x)"
+)
+SUPPORTED_TYPES = "u64 i64 u32 i32 f64 f32 bool str bytes json"
+
+
+@dataclass(frozen=True, slots=True)
+class LiteralEntry:
+    """A module parameter bound to a literal argument (usable in constant positions)."""
+
+    literal: LiteralValue
+    span: Span
+
+
+EnvEntry = Port | LiteralEntry
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """The result of lowering an expression: zero or more typed ports."""
+
+    ports: tuple[Port, ...]
+    span: Span
+    producer: str
+
+    def single(self, scope: Scope, use: str) -> Port:
+        """The only port, or a CompileError explaining why there is not exactly one."""
+        if len(self.ports) == 1:
+            return self.ports[0]
+        if not self.ports:
+            raise scope.file.error(f"{self.producer} produces no value and cannot be {use}", self.span)
+        count = len(self.ports)
+        names = ", ".join(f"v{i}" for i in range(count))
+        raise scope.file.error(
+            f"{self.producer} has {count} outputs and cannot be {use}",
+            self.span,
+            f"bind its outputs with a tuple: ({names}) := ...",
+        )
+
+
+@dataclass(eq=False)
+class Scope:
+    """Where names resolve while lowering: the top level or one inlined module call."""
+
+    file: SourceFile
+    env: dict[str, EnvEntry]
+    modules: dict[str, ast.ModuleDef]
+    search_dir: str | None
+    origins: dict[str, str] = field(default_factory=dict)
+    span_override: Span | None = None
+    prefix: str = ""
+    module: str | None = None
+    literal_ports: dict[str, Port] = field(default_factory=dict)
+    #: Every value name of this scope (bound or not yet lowered), for diagnostics.
+    names: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class Plan:
+    """How to lower one expression node: its child expressions, then a combiner."""
+
+    children: Sequence[ast.Expr]
+    finish: Callable[[list[Value]], Value]
+
+
+def literal_of(expr: ast.Expr, env: Mapping[str, EnvEntry] | None = None) -> LiteralValue | None:
+    """The compile-time literal ``expr`` denotes, if it is one.
+
+    Literals are numbers, non-interpolated strings, a negated number
+    (``-1.5``), and, inside a module, a parameter bound to a literal argument.
+    """
+    if isinstance(expr, ast.IntLit):
+        return LiteralValue("int", expr.value)
+    if isinstance(expr, ast.FloatLit):
+        return LiteralValue("float", expr.value)
+    if isinstance(expr, ast.StrLit):
+        return LiteralValue("str", expr.value)
+    if isinstance(expr, ast.UnaryOp) and expr.op == "-":
+        inner = expr.operand
+        if isinstance(inner, ast.IntLit):
+            return LiteralValue("int", -inner.value)
+        if isinstance(inner, ast.FloatLit):
+            return LiteralValue("float", -inner.value)
+    if isinstance(expr, ast.Name) and env is not None:
+        entry = env.get(expr.name)
+        if isinstance(entry, LiteralEntry):
+            return entry.literal
+    return None
+
+
+def render_array(elements: Iterable[ast.Expr]) -> str:
+    """The text an array literal binds to (upstream's rendering: ``[25, 50]`` is ``25, 50``)."""
+
+    def element(expr: ast.Expr) -> str:
+        prefix = ""
+        while isinstance(expr, ast.UnaryOp) and expr.op == "-":
+            prefix += "-"
+            expr = expr.operand
+        if isinstance(expr, ast.IntLit):
+            return prefix + str(expr.value)
+        if isinstance(expr, ast.FloatLit):
+            value = expr.value
+            text = f"{value:.1f}" if value.is_integer() else rust_f64_display(value)
+            return prefix + text
+        if isinstance(expr, ast.StrLit):
+            return prefix + expr.value
+        if isinstance(expr, ast.Name):
+            return prefix + expr.name
+        return prefix + "?"
+
+    return ", ".join(element(e) for e in elements)
+
+
+class LoweringCore:
+    """Node emission shared by operator, call and binding lowering.
+
+    Subclasses provide :meth:`lower` (an expression to a :class:`Value`) and
+    :meth:`bind_bindings` (a block of bindings in dependency order).
+    """
+
+    catalog: Catalog
+    graph: GraphBuilder
+
+    def _lower(self, root: ast.Expr, scope: Scope) -> Value:
+        raise NotImplementedError
+
+    def _bind_bindings(
+        self, bindings: Sequence[ast.Binding], scope: Scope, check_names: bool
+    ) -> dict[int, list[tuple[str, Port, tuple[str, ...], Span]]]:
+        raise NotImplementedError
+
+    def _type(self, word: str, span: Span, file: SourceFile) -> str:
+        """The canonical type keyword for ``word`` or a CompileError."""
+        canonical = canonical_type(word)
+        if canonical is not None:
+            return canonical
+        if word in UNSUPPORTED_TYPE_KEYWORDS:
+            raise file.error(f"type '{word}' is not supported yet", span, f"supported types: {SUPPORTED_TYPES}")
+        guess = suggest_name(word, list(TYPE_KEYWORDS))
+        hint = f"did you mean '{guess}'?" if guess else f"types are: {SUPPORTED_TYPES}"
+        raise file.error(f"unknown type '{word}'", span, hint)
+
+    def _span(self, span: Span, scope: Scope) -> Span:
+        return scope.span_override or span
+
+    def _literal_port(self, const: dict[str, Any], span: Span, scope: Scope) -> Port:
+        index = self.graph.add_node(LITERAL_OP, [const_arg(const)], self._span(span, scope))
+        return Port(node_wire(index, 0), const_type(const), None)
+
+    def _literal_value(self, const: dict[str, Any], span: Span, scope: Scope) -> Value:
+        return Value((self._literal_port(const, span, scope),), span, "a literal")
+
+    def _name_value(self, expr: ast.Name, scope: Scope) -> Value:
+        entry = scope.env.get(expr.name)
+        if entry is None:
+            if scope.module is not None:
+                raise scope.file.error(
+                    f"'{expr.name}' is not a parameter or binding of module '{scope.module}'",
+                    expr.span,
+                    f"a module only sees its parameters; pass '{expr.name}' in as an argument",
+                )
+            raise scope.file.error(f"'{expr.name}' is not defined", expr.span)  # pragma: no cover
+        if isinstance(entry, LiteralEntry):
+            port = scope.literal_ports.get(expr.name)
+            if port is None:
+                const = literal_to_const(entry.literal, "any")
+                port = self._literal_port(const, expr.span, scope)
+                scope.literal_ports[expr.name] = port
+            return Value((port,), expr.span, f"'{expr.name}'")
+        return Value((entry,), expr.span, f"'{expr.name}'")
+
+    def _emit(self, op: str, args: list[dict[str, Any]], types: Sequence[str], span: Span,
+              scope: Scope, inputs: Iterable[Port], producer: str) -> Value:
+        coordinate = next((p.coordinate for p in inputs if p.coordinate is not None), None)
+        index = self.graph.add_node(op, args, self._span(span, scope))
+        ports = tuple(Port(node_wire(index, i), t, coordinate) for i, t in enumerate(types))
+        return Value(ports, span, producer)
+
+    def _emit_library(self, name: str, ports: Sequence[Port], span: Span, scope: Scope, purpose: str) -> Value:
+        """Emit catalog node ``name`` over wire ``ports`` (used by operator desugaring)."""
+        spec = self.catalog.lookup(name)
+        if spec is None:
+            raise scope.file.error(
+                f"{purpose} needs node '{name}', which this build's catalog does not provide",
+                span,
+            )
+        wire_types = [p.type for p in ports]
+        types = self._output_types(spec, wire_types, [], 0)
+        return self._emit(spec.name, [p.arg() for p in ports], types, span, scope, ports, f"'{spec.name}'")
+
+    def _output_types(self, spec: NodeSpec, wire_types: Sequence[str], consts: Sequence[dict[str, Any]],
+                      variadic_consts: int) -> list[str]:
+        outputs = spec.outputs
+        if outputs.kind == "fixed":
+            return [t for _, t in outputs.ports]
+        if outputs.kind == "same_as_wire":
+            return [wire_types[outputs.index] if outputs.index < len(wire_types) else "any"]
+        if outputs.kind == "per_variadic_const":
+            return [outputs.type] * variadic_consts
+        if outputs.kind == "const_type":
+            return [const_type(consts[outputs.index]) if outputs.index < len(consts) else "any"]
+        return ["any"]
+
+    def _coerce(self, port: Port, target: str, span: Span, what: str, scope: Scope) -> Port:
+        """``port`` as a ``target`` value: unchanged, implicitly widened, or an error."""
+        if target == "any" or port.type == target:
+            return port
+        if port.type == "any" or implicitly_converts(port.type, target):
+            return self._emit(
+                CAST_OP, [port.arg(), const_arg({"str": target})], [target], span, scope, [port], f"'{target}'"
+            ).ports[0]
+        hint = ROUNDING_HINT if port.type in FLOAT_TYPES and target in INTEGER_TYPES else (
+            f"convert it explicitly, e.g. `... as {target}`"
+        )
+        raise scope.file.error(f"{what} but the value is {port.type}", span, hint)
