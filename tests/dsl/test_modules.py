@@ -244,3 +244,24 @@ def test_main_file_is_not_its_own_module_source(compile_error, tmp_path: Path) -
     main = write(tmp_path / "main.polydat", "input c\nv := v2(c)\nv2 := 1\n")
     err = compile_error(main.read_text(), path=str(main))
     assert err.message == "'v2' is a value, not a node or module; it cannot be called"
+
+
+def test_module_nesting_limit(compile_error) -> None:  # type: ignore[no-untyped-def]
+    chain = "\n".join(f"m{i}(a) -> (y) := {{ y := m{i + 1}(a) }}" for i in range(60))
+    err = compile_error(chain + "\nm60(a) -> (y) := { y := a }\ninput c\nv := m0(c)")
+    assert err.message == "module calls nest more than 40 deep"
+
+
+def test_module_nesting_within_the_limit(bind) -> None:  # type: ignore[no-untyped-def]
+    chain = "\n".join(f"m{i}(a) -> (y) := {{ y := m{i + 1}(a) + 1 }}" for i in range(30))
+    bound = bind(chain + "\nm30(a) -> (y) := { y := a }\ninput c\nv := m0(c)")
+    assert len(bound.ir["nodes"]) == 60
+
+
+def test_unreadable_module_file(compile_error, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    bad = tmp_path / "lib" / "binary.polydat"
+    bad.parent.mkdir()
+    bad.write_bytes(b"\xff\xfe\x00 not utf-8")
+    err = compile_error("input c\nv := binary(c)", library_path=[tmp_path / "lib"])
+    assert err.message.startswith("cannot read module file:")
+    assert err.diagnostic.path == str(bad)
