@@ -32,7 +32,7 @@ fn ladder(c: &mut Criterion) {
             kernel.write_u64(1, TENANT_SEED);
             kernel.write_u64(2, OPERATION_SEED);
             for &o in &outs {
-                black_box(kernel.pull(o).unwrap());
+                black_box(kernel.pull_slot(o).unwrap());
             }
         })
     });

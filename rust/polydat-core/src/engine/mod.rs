@@ -137,6 +137,13 @@ pub trait Kernel: Send + Sync {
     fn write_u64(&mut self, input: usize, value: u64);
     /// Reads output `out`, evaluating what is stale in its cone.
     fn pull(&mut self, out: usize) -> Result<Value, EvalError>;
+    /// Reads a scalar output as its 64-bit slot encoding (f64 as bits, narrow
+    /// ints extended, bool 0/1) — the raw u64 read. Refuses `None` and
+    /// by-reference (str/bytes/json) outputs with an error naming the output.
+    fn pull_slot(&mut self, out: usize) -> Result<u64, EvalError> {
+        let value = self.pull(out)?;
+        column::slot_of(&value).ok_or_else(|| raw_read_refused(self.program(), out, &value))
+    }
     /// Reads output `out` and appends it to `column`.
     fn pull_into(&mut self, out: usize, column: &mut Column) -> Result<(), EvalError>;
     /// Reads every output, as one read.
@@ -145,6 +152,19 @@ pub trait Kernel: Send + Sync {
     fn input_value(&self, input: usize) -> Value;
     /// Makes every step stale; inputs are kept.
     fn invalidate_all(&mut self);
+}
+
+/// The error of a raw u64 read of a `None` or by-reference output.
+pub fn raw_read_refused(program: &Program, out: usize, value: &Value) -> EvalError {
+    let def = &program.outputs[out];
+    let what = if value.is_none() { "None".to_string() } else { format!("a {} (by reference)", def.ty) };
+    EvalError::attributed(
+        &format!("raw u64 read of output '{}' refused: it holds {what}", def.name),
+        "raw read",
+        &[def.name.clone()],
+        Vec::new(),
+        &format!("`{}`", def.name),
+    )
 }
 
 /// Converts a host value to the type of a slot: exact matches, `None`, and

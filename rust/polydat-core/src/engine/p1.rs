@@ -165,6 +165,18 @@ impl Kernel for P1Kernel {
     }
 
     #[inline]
+    fn pull_slot(&mut self, out: usize) -> Result<u64, EvalError> {
+        let value = self.pull_ref(out)?;
+        match super::column::slot_of(value) {
+            Some(slot) => Ok(slot),
+            None => {
+                let value = value.clone();
+                Err(super::raw_read_refused(&self.program, out, &value))
+            }
+        }
+    }
+
+    #[inline]
     fn pull_into(&mut self, out: usize, column: &mut Column) -> Result<(), EvalError> {
         column.push(self.pull_ref(out)?);
         Ok(())
