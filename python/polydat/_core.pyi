@@ -7,6 +7,12 @@ import numpy as np
 def catalog_json() -> str:
     """The node catalog as JSON text."""
 
+def probe_count(key: str) -> int:
+    """How many times ``__probe`` nodes keyed ``key`` have evaluated (tests)."""
+
+def probe_reset(key: str) -> None:
+    """Resets the ``__probe`` evaluation count of ``key``."""
+
 class Program:
     """A compiled, immutable program (thread-safe)."""
 
@@ -18,6 +24,7 @@ class Program:
         provenance: str = "auto",
         strict: bool = False,
         outputs: list[str] | None = None,
+        fusion: bool = True,
     ) -> Program: ...
     @property
     def engine(self) -> str: ...
@@ -32,6 +39,8 @@ class Program:
         """(kind, message, line, col) per compile event."""
     @property
     def stats(self) -> dict[str, int]: ...
+    def explain_json(self) -> str:
+        """Passes, lifecycles, events, engine choice and resolved graph as JSON."""
     def kernel(self) -> Kernel: ...
     def generate(
         self,
@@ -52,4 +61,6 @@ class Kernel:
     def pull(self, name: str) -> Any: ...
     def eval(self) -> dict[str, Any]: ...
     def invalidate_all(self) -> None: ...
+    def init(self) -> None:
+        """Re-captures every const from the current inputs (at the next read)."""
     def input_values(self) -> dict[str, Any]: ...

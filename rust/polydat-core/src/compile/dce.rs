@@ -35,7 +35,7 @@ pub fn eliminate(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> usize {
         events.push(CompileEvent::new(
             EventKind::DeadCodeEliminated,
             None,
-            format!("{dropped} node(s) not needed by any requested output"),
+            format!("{dropped} node(s) dropped: no requested output reads them"),
         ));
     }
     dropped

@@ -405,7 +405,9 @@ fn literal_u64(graph: &Graph, wire: Wire) -> Option<u64> {
 fn literal_operand(graph: &Graph, n: usize, commutative: bool) -> Option<Match> {
     let w = &graph.nodes[n].wires;
     let (x, k) = match (literal_u64(graph, w[0]), literal_u64(graph, w[1])) {
-        (_, Some(k)) => (w[0], k),
+        // Both literal: constant folding evaluates it; nothing to fuse.
+        (Some(_), Some(_)) => return None,
+        (None, Some(k)) => (w[0], k),
         (Some(k), None) if commutative => (w[1], k),
         _ => return None,
     };

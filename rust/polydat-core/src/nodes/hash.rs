@@ -3,6 +3,7 @@
 use crate::node::kit::map1;
 use crate::node::{konst, wire, NodeDef, Outputs};
 use crate::types::PortType::{F64, U64};
+use strength_reduce::StrengthReducedU64;
 
 /// The SplitMix64 finalizer: the first output of a SplitMix64 generator seeded with `x`.
 #[inline]
@@ -52,7 +53,13 @@ pub const HASH_RANGE: NodeDef = NodeDef {
     params: &[wire("x", U64), konst("max", U64)],
     build: |c| {
         let max = c.u64(0);
-        Ok(if max == 0 { map1(|_: u64| 0u64) } else { map1(move |x: u64| splitmix64(x) % max) })
+        Ok(if max == 0 {
+            map1(|_: u64| 0u64)
+        } else {
+            // The fusion target of `mod(hash(x), K)`: as cheap as `mod`'s reduced remainder.
+            let max = StrengthReducedU64::new(max);
+            map1(move |x: u64| splitmix64(x) % max)
+        })
     },
     ..NodeDef::BASE
 };
