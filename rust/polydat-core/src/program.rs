@@ -98,6 +98,9 @@ pub struct Program {
     /// The scope-init path, ascending: every step that is not `Dynamic`, plus
     /// what `const` captures read. Run once per kernel, before any per-cycle work.
     pub scope_init_steps: Box<[u32]>,
+    /// The per-cycle path, ascending: the `Dynamic` steps (re-run when an input
+    /// in their provenance changes; see [`Program::cycle_cone`] per output).
+    pub cycle_steps: Box<[u32]>,
     /// Per step: some wire it reads can be `None` (an extern is upstream,
     /// through captures too).
     pub may_read_none: Box<[bool]>,
@@ -154,6 +157,8 @@ impl Program {
             }
         }
         let scope_init_steps = (0..steps.len() as u32).filter(|&s| on_init_path[s as usize]).collect();
+        let cycle_steps =
+            (0..steps.len() as u32).filter(|&s| steps[s as usize].lifecycle == Lifecycle::Dynamic).collect();
         let mut may_read_none = vec![false; steps.len()];
         for s in 0..steps.len() {
             may_read_none[s] = steps[s].ins.iter().any(|&slot| match step_of(slot) {
@@ -171,6 +176,7 @@ impl Program {
             input_dependents: input_dependents.into_iter().map(Vec::into_boxed_slice).collect(),
             volatile_steps,
             scope_init_steps,
+            cycle_steps,
             may_read_none: may_read_none.into_boxed_slice(),
             events,
             stats,

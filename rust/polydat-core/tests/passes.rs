@@ -150,6 +150,11 @@ fn explain_json_carries_passes_lifecycles_and_events() {
     assert!(kinds.contains(&"FusionApplied") && kinds.contains(&"ConstantFolded"), "{kinds:?}");
     assert_eq!(doc["engine"]["chosen"], "p1");
     assert!(!doc["resolved"]["nodes"].as_array().unwrap().is_empty());
+    let on_p2: serde_json::Value = serde_json::from_str(&explain_json(&p, Some("p2/pull"))).unwrap();
+    assert_eq!(on_p2["engine"]["provenance"], "pull");
+    let inputs = on_p2["engine"]["heuristic_inputs"].as_array().unwrap();
+    assert!(inputs.iter().any(|kv| kv[0] == "output_cone_ratio"), "{inputs:?}");
+    assert_eq!(p.cycle_steps.len() + p.scope_init_steps.len(), p.steps.len(), "this program has no dynamic step under a capture");
 }
 
 /// A layered program of about `target` nodes: each layer hashes the previous

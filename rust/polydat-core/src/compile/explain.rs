@@ -103,12 +103,33 @@ pub struct ExplainData {
     pub requested_outputs: Option<Vec<String>>,
 }
 
+/// Fills in the P2 provenance selection: the heuristic's inputs and rule.
+fn record_p2_selection(engine: &mut EngineChoice, program: &Program, mode: &str) {
+    let a = crate::engine::p2::analyze(program);
+    engine.provenance = mode.to_string();
+    engine.reason = if engine.requested.contains('/') || !matches!(program.explain.engine.provenance.as_str(), "" | "auto") {
+        format!("provenance {mode} was requested (the heuristic would pick {:?}: {})", a.choice, a.rule)
+    } else {
+        format!("provenance chosen by the heuristic: {}", a.rule)
+    };
+    engine.heuristic_inputs = vec![
+        ("total_nodes".into(), a.total_nodes.to_string()),
+        ("max_output_cone".into(), a.max_output_cone.to_string()),
+        ("output_cone_ratio".into(), format!("{:.3}", a.output_cone_ratio)),
+        ("stable_nodes".into(), a.stable_nodes.to_string()),
+        ("stable_ratio".into(), format!("{:.3}", a.stable_ratio)),
+    ];
+}
+
 /// The whole explain document of `program` as JSON text. `engine_running`
 /// overrides the recorded choice with what the host actually runs.
 pub fn explain_json(program: &Program, engine_running: Option<&str>) -> String {
     let mut engine = program.explain.engine.clone();
     if let Some(running) = engine_running {
         engine.chosen = running.to_string();
+        if let Some(mode) = running.strip_prefix("p2/") {
+            record_p2_selection(&mut engine, program, mode);
+        }
     }
     let steps: Vec<Json> = program
         .steps
