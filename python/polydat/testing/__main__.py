@@ -1,0 +1,9 @@
+"""``python -m polydat.testing FILE...``: re-check replay files on every engine."""
+
+from __future__ import annotations
+
+import sys
+
+from .replay import main
+
+sys.exit(main())

@@ -1,0 +1,217 @@
+"""The engine matrix: every engine and provenance mode this build can run.
+
+P1 (the interpreter) is the semantic oracle and always comes first. Other
+engines are discovered from the compiled core (``polydat._core.engines()``
+when the binding provides it), so a new engine or provenance mode joins every
+equivalence suite without edits. A name ``"p2/pull"`` means
+``polydat.compile(source, engine="p2", provenance="pull")``.
+
+Besides the discovered engines the default matrix holds ``p1/fresh``: P1 run
+with a *fresh kernel for every step* that replays all writes so far. It holds
+the incremental machinery (dirty marking, cone pulls, memoization) to the
+answer a brand-new kernel gives at the same inputs.
+
+Usage::
+
+    from polydat.testing import engines, register_engine, EngineSpec
+
+    [e.name for e in engines()]          # e.g. ['p1', 'p2/raw', ..., 'p1/fresh']
+
+    # restrict the matrix from the environment (comma-separated names)
+    #   POLYDAT_TEST_ENGINES=p1,p2/pull pytest tests/testing
+
+    # add a test-only engine (a custom compiler returning a Program-like object)
+    register_engine(EngineSpec("p1/twin", {"engine": "p1"}))
+
+An engine that refuses a program (``RefusedError`` at compile) is reported as
+refused by :func:`polydat.testing.outcomes`; it is never silently dropped.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+__all__ = [
+    "ORACLE",
+    "EngineSpec",
+    "KernelLike",
+    "ProgramLike",
+    "discovered_engine_names",
+    "engine_spec",
+    "engines",
+    "register_engine",
+    "registered_engine",
+    "unregister_engine",
+]
+
+ORACLE = "p1"
+"""The name of the oracle engine: every other engine is compared with it."""
+
+FRESH_SUFFIX = "/fresh"
+ENV_ENGINES = "POLYDAT_TEST_ENGINES"
+
+
+class KernelLike(Protocol):
+    """What the harness needs of a kernel (``polydat.Kernel`` satisfies it)."""
+
+    def set_inputs(self, *values: Any, **named: Any) -> None: ...
+
+    def set(self, name: str, value: Any) -> None: ...
+
+    def pull(self, name: str) -> Any: ...
+
+    def eval(self) -> dict[str, Any]: ...
+
+    def invalidate_all(self) -> None: ...
+
+
+class ProgramLike(Protocol):
+    """What the harness needs of a program (``polydat.Program`` satisfies it)."""
+
+    @property
+    def engine(self) -> str: ...
+
+    @property
+    def inputs(self) -> list[str]: ...
+
+    @property
+    def coordinates(self) -> list[str]: ...
+
+    @property
+    def outputs(self) -> dict[str, str]: ...
+
+    def kernel(self) -> Any: ...
+
+
+Compiler = Callable[..., Any]
+"""``compiler(source, **options) -> ProgramLike``."""
+
+
+@dataclass(frozen=True, eq=False)
+class EngineSpec:
+    """One column of the engine matrix.
+
+    ``options`` are the keyword arguments given to :func:`polydat.compile`
+    (``{"engine": "p2", "provenance": "pull"}``). ``compiler`` replaces
+    :func:`polydat.compile` for test-only engines. ``fresh_kernels`` runs every
+    script step on a new kernel that first replays all earlier writes.
+    ``reported`` is the engine name the compiled program must report
+    (``Program.engine``); ``None`` skips that check.
+    """
+
+    name: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    compiler: Compiler | None = None
+    fresh_kernels: bool = False
+    reported: str | None = None
+    description: str = ""
+
+    def compile(self, source: str) -> Any:
+        """Compiles ``source`` for this engine (raises like :func:`polydat.compile`)."""
+        if self.compiler is not None:
+            return self.compiler(source, **dict(self.options))
+        import polydat
+
+        return polydat.compile(source, **dict(self.options))
+
+    def __repr__(self) -> str:
+        return f"EngineSpec({self.name!r}, {dict(self.options)!r})"
+
+
+_REGISTERED: dict[str, EngineSpec] = {}
+
+
+def discovered_engine_names() -> list[str]:
+    """Engine names the compiled core reports, P1 first (``["p1"]`` on old cores)."""
+    from polydat import _core
+
+    lister = getattr(_core, "engines", None)
+    names = [str(n) for n in lister()] if callable(lister) else [ORACLE]
+    names = [n for n in dict.fromkeys(names) if n != "auto"]
+    if ORACLE in names:
+        names.remove(ORACLE)
+    return [ORACLE, *names]
+
+
+def engine_spec(name: str) -> EngineSpec:
+    """The spec for a discovered engine name: ``"p2/pull"`` → engine p2, provenance pull.
+
+    ``"<engine>/fresh"`` is that engine with a fresh kernel per step.
+    """
+    if name in _REGISTERED:
+        return _REGISTERED[name]
+    fresh = name.endswith(FRESH_SUFFIX)
+    base = name[: -len(FRESH_SUFFIX)] if fresh else name
+    engine, _, provenance = base.partition("/")
+    options: dict[str, Any] = {"engine": engine}
+    if provenance:
+        options["provenance"] = provenance
+    return EngineSpec(
+        name,
+        options,
+        fresh_kernels=fresh,
+        reported=base if provenance or engine == ORACLE else None,
+        description=("fresh kernel per step, writes replayed: " if fresh else "") + base,
+    )
+
+
+def engines(
+    names: list[str] | None = None,
+    *,
+    include_registered: bool = True,
+    include_fresh: bool = True,
+) -> list[EngineSpec]:
+    """The engine matrix, oracle first.
+
+    ``names`` picks engines by name (default: the ``POLYDAT_TEST_ENGINES``
+    environment variable when set, else every discovered engine).
+    ``include_fresh`` adds ``p1/fresh``; ``include_registered`` adds engines
+    added with :func:`register_engine`.
+    """
+    if names is None:
+        env = os.environ.get(ENV_ENGINES, "").strip()
+        if env:
+            names = [n.strip() for n in env.split(",") if n.strip()]
+    if names is None:
+        chosen = discovered_engine_names()
+        if include_fresh:
+            chosen.append(ORACLE + FRESH_SUFFIX)
+        if include_registered:
+            chosen.extend(n for n in _REGISTERED if n not in chosen)
+    else:
+        chosen = list(dict.fromkeys(names))
+        if ORACLE not in chosen:
+            chosen.insert(0, ORACLE)
+        elif chosen[0] != ORACLE:
+            chosen.remove(ORACLE)
+            chosen.insert(0, ORACLE)
+    return [engine_spec(n) for n in chosen]
+
+
+def register_engine(spec: EngineSpec, *, replace: bool = False) -> EngineSpec:
+    """Adds ``spec`` to the default matrix (after the discovered engines)."""
+    if spec.name == ORACLE:
+        raise ValueError("the oracle engine cannot be replaced")
+    if spec.name in _REGISTERED and not replace:
+        raise ValueError(f"engine {spec.name!r} is already registered")
+    _REGISTERED[spec.name] = spec
+    return spec
+
+
+def unregister_engine(name: str) -> None:
+    """Removes an engine added with :func:`register_engine` (no-op if absent)."""
+    _REGISTERED.pop(name, None)
+
+
+@contextmanager
+def registered_engine(spec: EngineSpec) -> Iterator[EngineSpec]:
+    """``with registered_engine(spec): ...`` registers ``spec`` for the block only."""
+    register_engine(spec, replace=True)
+    try:
+        yield spec
+    finally:
+        unregister_engine(spec.name)

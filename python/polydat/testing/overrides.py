@@ -1,0 +1,133 @@
+"""Per-node knowledge the catalog cannot express: which constants make sense.
+
+The catalog says a parameter is "a construction-constant f64"; it does not say
+that ``unfair_coin``'s ``p`` must lie in [0, 1] or that ``printf``'s format
+decides how many arguments follow. Generators (the node-corner programs and
+the random :func:`~polydat.testing.programs` strategy) take constants from
+here when a node is listed, and from the per-type pools otherwise.
+
+A new library node joins the suites automatically. Add an entry only when its
+constants have constraints (the node-corner suite fails with a pointer here
+when a generated program does not compile).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "NodeOverride",
+    "OVERRIDES",
+    "CONST_POOLS",
+    "override_for",
+    "placeholder_count",
+]
+
+U64_MAX = 2**64 - 1
+
+CONST_POOLS: dict[str, tuple[Any, ...]] = {
+    "u64": (3, 0, 1, 2, 7, 10, 64, 100, 1000, 65536, 2**32, 2**53 + 1, 2**63, U64_MAX),
+    "f64": (1.0, 0.0, -1.0, 0.5, 2.5, -0.0, 0.1, 1e6, -3.75, 1e-9, 1e300),
+    "str": ("a", "", "hello", "x y", "é", "日本"),
+}
+"""Constants by type when a node has no override; the first is the corner-suite choice."""
+
+
+def placeholder_count(fmt: str) -> int:
+    """The number of ``{...}`` placeholders in a printf format (``{{``/``}}`` are escapes)."""
+    return len(re.findall(r"\{[^{}]*\}", fmt.replace("{{", "").replace("}}", "")))
+
+
+@dataclass(frozen=True)
+class NodeOverride:
+    """Constraints for one node.
+
+    ``consts`` lists the allowed values of named constant parameters (the first
+    is the one the corner suite uses). ``variadic`` bounds how many items a
+    variadic parameter gets (``(min, max)``); ``tail`` lists values allowed only
+    as the *last* variadic constant (``mixed_radix``'s 0). ``arity`` derives
+    the variadic wire count from the chosen constants (``printf``).
+    ``corner_call`` replaces the synthesized call in the node-corner suite
+    (variables: ``a b c`` u64 coordinates, ``x y z`` f64 externs, ``s t`` str
+    externs, ``e`` a u64 extern without default). ``random`` is False for
+    nodes the random generator must not use. ``fallible`` marks nodes that can
+    fail at evaluation (assertions are recognized by their category): the
+    random generator gives them a non-constant first argument, so that a
+    failure is a run-time failure rather than a constant-folding error.
+    """
+
+    consts: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    variadic: tuple[int, int] | None = None
+    tail: tuple[Any, ...] = ()
+    arity: Callable[[Mapping[str, Any]], int] | None = None
+    corner_call: str | None = None
+    random: bool = True
+    fallible: bool = False
+
+
+_PRINTF_FORMATS = (
+    "v={} w={}",
+    "{}",
+    "{:05}|{:x}",
+    "{:.3} and {:8}",
+    "{{{}}}",
+    "no placeholders",
+    "{:b}-{:o}-{:X}",
+    "{:08.2}",
+)
+
+OVERRIDES: dict[str, NodeOverride] = {
+    # arithmetic
+    "mod": NodeOverride(consts={"K": (10, 7, 1, 3, 1000, 2**32 + 1, 2**63, U64_MAX, 0)}, fallible=True),
+    "div": NodeOverride(consts={"K": (10, 7, 1, 3, 1000, 2**32 + 1, 2**63, U64_MAX, 0)}, fallible=True),
+    "mod_wire": NodeOverride(fallible=True),
+    "div_wire": NodeOverride(fallible=True),
+    "clamp": NodeOverride(consts={"min": (10, 0, 100), "max": (1000, 2**32, U64_MAX)}),
+    "mixed_radix": NodeOverride(
+        consts={"radixes": (10, 7, 2, 3, 16, 100, 1000, 2**32)}, variadic=(1, 4), tail=(0,),
+    ),
+    "sum": NodeOverride(variadic=(0, 4)),
+    "product": NodeOverride(variadic=(0, 4)),
+    "min": NodeOverride(variadic=(0, 4)),
+    "max": NodeOverride(variadic=(0, 4)),
+    # lerp family: ordered bounds
+    "clamp_f64": NodeOverride(consts={"min": (-1.0, -0.0, 0.0, -1e6), "max": (0.5, 1.0, 1e6)}),
+    "quantize": NodeOverride(consts={"step": (1.0, 0.25, 0.1, 10.0, 3.0)}),
+    # probability and strings
+    "unfair_coin": NodeOverride(consts={"p": (0.3, 0.0, 0.1, 0.5, 0.9, 1.0)}),
+    "one_of": NodeOverride(consts={"values": ("red", "green", "blue", "é", "")}, variadic=(1, 4)),
+    "combinations": NodeOverride(consts={"pattern": ("0-9;A-Z", "a-c;-;0-9", "x", "A-Z;A-Z;0-9;0-9", "é-ë;日")}),
+    "printf": NodeOverride(
+        consts={"fmt": _PRINTF_FORMATS},
+        arity=lambda c: placeholder_count(str(c.get("fmt", ""))),
+        fallible=True,
+        corner_call='printf("a={:05} x={:.3} s={} e={}", a, x, s, e)',
+    ),
+    # formatting sizes stay small
+    "format_u64": NodeOverride(consts={"radix": (10, 16, 8, 2, 3)}),
+    "format_f64": NodeOverride(consts={"precision": (2, 0, 5, 17)}),
+    "zero_pad_u64": NodeOverride(consts={"width": (10, 0, 1, 25)}),
+    # distributions: parameters inside their domains
+    "dist_normal": NodeOverride(consts={"mean": (0.0, -3.5, 100.0), "stddev": (1.0, 0.0, 0.25, 10.0)}),
+    "dist_exponential": NodeOverride(consts={"rate": (1.0, 0.5, 3.0)}),
+    "dist_uniform": NodeOverride(consts={"min": (-1.0, 0.0, 10.0), "max": (10.0, 100.0, 1e6)}),
+    "dist_pareto": NodeOverride(consts={"scale": (1.0, 2.5), "shape": (1.0, 0.5, 3.0)}),
+    "dist_zipf": NodeOverride(consts={"n": (100, 1, 2, 10, 1000, 100000), "s": (1.0, 0.5, 1.5, 2.0)}),
+    # assertions
+    "in_range": NodeOverride(consts={"lo": (0, 1, 10, 1000), "hi": (1000, 2**32, U64_MAX)}),
+    "is_one_of": NodeOverride(consts={"allowed": (0, 1, 2, 3, 7, 100, 2**63)}, variadic=(1, 4)),
+    "required": NodeOverride(corner_call='required(e, "e")'),
+    "default_or": NodeOverride(corner_call="default_or(e, a)"),
+}
+"""Per-node constraints, by node name."""
+
+
+def override_for(name: str) -> NodeOverride:
+    """The override for node ``name`` (an empty one when it has none)."""
+    return OVERRIDES.get(name, _EMPTY)
+
+
+_EMPTY = NodeOverride()
