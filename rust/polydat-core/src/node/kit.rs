@@ -134,6 +134,10 @@ impl Out for Vec<u8> {
     }
 }
 
+/// A P2 step: reads and writes words of an engine's flat buffer (see
+/// [`NodeEval::slot_step`]).
+pub type SlotStep = Box<dyn Fn(&mut [u64]) -> Result<(), NodeError> + Send + Sync>;
+
 /// The P2 form of a node: inputs and outputs as 64-bit slots.
 pub trait SlotEval: Send + Sync {
     /// Evaluates over slot values.
@@ -172,13 +176,20 @@ macro_rules! scalar_kits {
             Box::new($try_map { f, _t: PhantomData })
         }
 
-        impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> R + Send + Sync> NodeEval for $map<$($A,)+ R, F> {
+        impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> R + Send + Sync + 'static> NodeEval for $map<$($A,)+ R, F> {
             #[inline]
             fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
                 (self.f)($(arg::<$A>(args, $i)?),+).store(&mut outs[0]);
                 Ok(())
             }
             fn slot_form(&self) -> Option<&dyn SlotEval> { Some(self) }
+            fn slot_step(self: Arc<Self>, ins: &[usize], out: usize, _outs: usize) -> Option<SlotStep> {
+                let at: [usize; $n] = ins.try_into().ok()?;
+                Some(Box::new(move |buf: &mut [u64]| {
+                    buf[out] = (self.f)($($A::from_slot(buf[at[$i]])),+).to_slot();
+                    Ok(())
+                }))
+            }
         }
         impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> R + Send + Sync> SlotEval for $map<$($A,)+ R, F> {
             #[inline]
@@ -187,13 +198,20 @@ macro_rules! scalar_kits {
                 Ok(())
             }
         }
-        impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> Result<R, String> + Send + Sync> NodeEval for $try_map<$($A,)+ R, F> {
+        impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> Result<R, String> + Send + Sync + 'static> NodeEval for $try_map<$($A,)+ R, F> {
             #[inline]
             fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
                 (self.f)($(arg::<$A>(args, $i)?),+).map_err(NodeError)?.store(&mut outs[0]);
                 Ok(())
             }
             fn slot_form(&self) -> Option<&dyn SlotEval> { Some(self) }
+            fn slot_step(self: Arc<Self>, ins: &[usize], out: usize, _outs: usize) -> Option<SlotStep> {
+                let at: [usize; $n] = ins.try_into().ok()?;
+                Some(Box::new(move |buf: &mut [u64]| {
+                    buf[out] = (self.f)($($A::from_slot(buf[at[$i]])),+).map_err(NodeError)?.to_slot();
+                    Ok(())
+                }))
+            }
         }
         impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> Result<R, String> + Send + Sync> SlotEval for $try_map<$($A,)+ R, F> {
             #[inline]
@@ -220,13 +238,19 @@ pub fn source<R: Scalar>(f: impl Fn() -> R + Send + Sync + 'static) -> Box<dyn N
     Box::new(Source { f, _t: PhantomData })
 }
 
-impl<R: Scalar, F: Fn() -> R + Send + Sync> NodeEval for Source<R, F> {
+impl<R: Scalar, F: Fn() -> R + Send + Sync + 'static> NodeEval for Source<R, F> {
     fn eval(&self, _args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
         (self.f)().store(&mut outs[0]);
         Ok(())
     }
     fn slot_form(&self) -> Option<&dyn SlotEval> {
         Some(self)
+    }
+    fn slot_step(self: Arc<Self>, _ins: &[usize], out: usize, _outs: usize) -> Option<SlotStep> {
+        Some(Box::new(move |buf: &mut [u64]| {
+            buf[out] = (self.f)().to_slot();
+            Ok(())
+        }))
     }
 }
 
@@ -345,7 +369,7 @@ pub fn fold_u64(init: u64, f: impl Fn(u64, u64) -> u64 + Send + Sync + 'static) 
     Box::new(FoldU64 { init, f })
 }
 
-impl<F: Fn(u64, u64) -> u64 + Send + Sync> NodeEval for FoldU64<F> {
+impl<F: Fn(u64, u64) -> u64 + Send + Sync + 'static> NodeEval for FoldU64<F> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
         let mut acc = self.init;
         for i in 0..args.len() {
@@ -356,6 +380,13 @@ impl<F: Fn(u64, u64) -> u64 + Send + Sync> NodeEval for FoldU64<F> {
     }
     fn slot_form(&self) -> Option<&dyn SlotEval> {
         Some(self)
+    }
+    fn slot_step(self: Arc<Self>, ins: &[usize], out: usize, _outs: usize) -> Option<SlotStep> {
+        let at: Box<[usize]> = ins.into();
+        Some(Box::new(move |buf: &mut [u64]| {
+            buf[out] = at.iter().fold(self.init, |a, &i| (self.f)(a, buf[i]));
+            Ok(())
+        }))
     }
 }
 
@@ -376,7 +407,7 @@ pub fn split_u64(f: impl Fn(u64, &mut [u64]) + Send + Sync + 'static) -> Box<dyn
     Box::new(SplitU64 { f })
 }
 
-impl<F: Fn(u64, &mut [u64]) + Send + Sync> NodeEval for SplitU64<F> {
+impl<F: Fn(u64, &mut [u64]) + Send + Sync + 'static> NodeEval for SplitU64<F> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
         let mut tmp = [0u64; 16];
         let n = outs.len().min(16);
@@ -388,6 +419,14 @@ impl<F: Fn(u64, &mut [u64]) + Send + Sync> NodeEval for SplitU64<F> {
     }
     fn slot_form(&self) -> Option<&dyn SlotEval> {
         Some(self)
+    }
+    fn slot_step(self: Arc<Self>, ins: &[usize], out: usize, outs: usize) -> Option<SlotStep> {
+        let [at] = ins.try_into().ok()?;
+        Some(Box::new(move |buf: &mut [u64]| {
+            let x = buf[at];
+            (self.f)(x, &mut buf[out..out + outs]);
+            Ok(())
+        }))
     }
 }
 

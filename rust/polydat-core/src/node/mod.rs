@@ -7,6 +7,7 @@ pub mod kit;
 
 use crate::types::PortType;
 use crate::value::Value;
+use std::sync::Arc;
 
 /// Whether a node's value is a function of its inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -176,6 +177,16 @@ pub trait NodeEval: Send + Sync {
 
     /// The P2 form over 64-bit slots, for nodes whose every wire is a scalar.
     fn slot_form(&self) -> Option<&dyn kit::SlotEval> {
+        None
+    }
+
+    /// The P2 step form: a closure over an engine's flat word buffer that
+    /// reads the words `ins` and writes `outs` consecutive words from `out`,
+    /// with the node's rule inlined, so a step costs one indirect call. Kits
+    /// derive it from the same closure as `eval` and `slot_form`; `None` lets
+    /// the engine wrap `slot_form` instead.
+    fn slot_step(self: Arc<Self>, ins: &[usize], out: usize, outs: usize) -> Option<kit::SlotStep> {
+        let _ = (ins, out, outs);
         None
     }
 }

@@ -20,6 +20,13 @@ impl NodeEval for Literal {
     fn slot_form(&self) -> Option<&dyn SlotEval> {
         self.slot.is_some().then_some(self as &dyn SlotEval)
     }
+    fn slot_step(self: std::sync::Arc<Self>, _ins: &[usize], out: usize, _outs: usize) -> Option<crate::node::kit::SlotStep> {
+        let word = self.slot?;
+        Some(Box::new(move |buf: &mut [u64]| {
+            buf[out] = word;
+            Ok(())
+        }))
+    }
 }
 
 impl SlotEval for Literal {

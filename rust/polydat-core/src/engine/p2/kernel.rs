@@ -20,8 +20,6 @@ pub struct P2Kernel<M: Mode> {
     plan: Arc<Plan>,
     slots: Slots,
     mode: M,
-    /// The step running now (for attributing a panic).
-    current: usize,
 }
 
 impl<M: Mode> P2Kernel<M> {
@@ -34,7 +32,7 @@ impl<M: Mode> P2Kernel<M> {
     pub fn with_plan(plan: Arc<Plan>) -> Self {
         let slots = Slots::new(&plan);
         let mode = M::new(&plan);
-        P2Kernel { plan, slots, mode, current: usize::MAX }
+        P2Kernel { plan, slots, mode }
     }
 
     /// The shared plan.
@@ -45,7 +43,7 @@ impl<M: Mode> P2Kernel<M> {
     /// A copy of this state (inputs, current values, currency); its Ref pairs
     /// name its own scratch, so the two kernels never share bytes.
     pub fn fork(&self) -> Self {
-        P2Kernel { plan: self.plan.clone(), slots: self.slots.fork(&self.plan.layout), mode: self.mode.fork(), current: usize::MAX }
+        P2Kernel { plan: self.plan.clone(), slots: self.slots.fork(&self.plan.layout), mode: self.mode.fork() }
     }
 
     /// True when every Ref pair names its own scratch entry (axiom S9).
@@ -54,13 +52,13 @@ impl<M: Mode> P2Kernel<M> {
     }
 
     /// Pulls output `out` and returns its value slot.
-    #[inline]
+    #[inline(always)]
     fn pull_slot(&mut self, out: usize) -> Result<usize, EvalError> {
         let plan = &*self.plan;
         let def = &plan.program.outputs[out];
         if def.step.is_some() && !self.mode.output_current(plan, out) {
             self.mode.begin_read(plan);
-            run(plan, &mut self.slots, &mut self.mode, &mut self.current, &plan.cones[out], &def.name)?;
+            run(plan, &mut self.slots, &mut self.mode, &plan.cones[out], &def.name)?;
             self.mode.output_done(plan, out);
         }
         Ok(def.slot as usize)
@@ -68,6 +66,7 @@ impl<M: Mode> P2Kernel<M> {
 
     /// Pulls output `out` as a raw word: `Ok(None)` for a `None` value; a Ref
     /// (`str`/`bytes`/`json`) output is refused (axiom S2), never read as a pointer.
+    #[inline]
     pub fn pull_u64(&mut self, out: usize) -> Result<Option<u64>, SlotReadError> {
         let slot = self.pull_slot(out).map_err(SlotReadError::Eval)?;
         let name = &self.plan.program.outputs[out].name;
@@ -77,21 +76,19 @@ impl<M: Mode> P2Kernel<M> {
 
 /// Runs the stale steps among `steps` (ascending); node panics are contained
 /// and every failure is attributed as P1 attributes it.
-fn run<M: Mode>(
-    plan: &Plan,
-    slots: &mut Slots,
-    mode: &mut M,
-    current: &mut usize,
-    steps: &[u32],
-    context: &str,
-) -> Result<(), EvalError> {
-    let outcome = guarded(|| run_steps(plan, &mut *slots, &mut *mode, steps, &mut *current));
+fn run<M: Mode>(plan: &Plan, slots: &mut Slots, mode: &mut M, steps: &[u32], context: &str) -> Result<(), EvalError> {
+    let outcome = guarded(|| run_steps(plan, &mut *slots, &mut *mode, steps));
     #[cfg(debug_assertions)]
     assert!(slots.pairs_are_own(&plan.layout), "S9: a Ref pair names a foreign scratch entry");
     match outcome {
         Ok(Ok(())) => Ok(()),
         Ok(Err((s, e))) => Err(attribute(plan, slots, s, &e.0, context)),
-        Err(panic) => Err(attribute(plan, slots, *current, &panic, context)),
+        Err(panic) => {
+            // Steps run in order and each is marked as it succeeds, so the step
+            // that panicked is the first one of the pass still stale.
+            let s = steps.iter().map(|&s| s as usize).find(|&s| mode.stale(s)).unwrap_or(usize::MAX);
+            Err(attribute(plan, slots, s, &panic, context))
+        }
     }
 }
 
@@ -106,19 +103,12 @@ fn attribute(plan: &Plan, slots: &Slots, s: usize, original: &str, context: &str
 
 /// The eval loop: one pass over `steps`, each stale step run once.
 #[inline]
-fn run_steps<M: Mode>(
-    plan: &Plan,
-    slots: &mut Slots,
-    mode: &mut M,
-    steps: &[u32],
-    current: &mut usize,
-) -> Result<(), (usize, NodeError)> {
+fn run_steps<M: Mode>(plan: &Plan, slots: &mut Slots, mode: &mut M, steps: &[u32]) -> Result<(), (usize, NodeError)> {
     for &s in steps {
         let s = s as usize;
         if !mode.stale(s) {
             continue;
         }
-        *current = s;
         slots.run_step(&plan.layout, &plan.steps[s]).map_err(|e| (s, e))?;
         mode.ran(plan, s);
     }
@@ -129,7 +119,7 @@ fn run_steps<M: Mode>(
 #[derive(Clone, Debug, PartialEq)]
 pub enum SlotReadError {
     /// The output is a Ref slot.
-    Refused(RefSlotRefused),
+    Refused(Box<RefSlotRefused>),
     /// Evaluating the output failed.
     Eval(EvalError),
 }
@@ -198,7 +188,7 @@ impl<M: Mode> Kernel for P2Kernel<M> {
     fn eval(&mut self) -> Result<Vec<Value>, EvalError> {
         let plan = &*self.plan;
         self.mode.begin_read(plan);
-        run(plan, &mut self.slots, &mut self.mode, &mut self.current, &plan.all_steps, "every output")?;
+        run(plan, &mut self.slots, &mut self.mode, &plan.all_steps, "every output")?;
         for o in 0..plan.program.outputs.len() {
             self.mode.output_done(plan, o);
         }

@@ -15,7 +15,6 @@
 //! Volatile steps are re-armed at the start of every read.
 
 use super::plan::Plan;
-use crate::provenance::ProvMask;
 
 /// The four P2 provenance modes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -172,7 +171,8 @@ impl Clean {
 /// The pull-side cone guard (Pull, PushPull). Writes between two reads form
 /// a *batch*; `changed` holds the inputs changed in the current batch and
 /// `changed_at[i]` the batch of input `i`'s last change. `valid[o]` is the
-/// batch at whose end output `o` was last known current (0: never).
+/// batch at whose end output `o` was last known current (0: never; batches
+/// start at 2).
 ///
 /// A pull of `o` skips the eval loop when `valid[o]` is the current batch,
 /// or the previous one and `out_prov[o] ∩ changed = ∅` (one AND per mask
@@ -182,7 +182,8 @@ impl Clean {
 pub struct Guard {
     batch: u64,
     sealed: bool,
-    changed: ProvMask,
+    /// Multi-word mask, `plan.mask_words` words.
+    changed: Box<[u64]>,
     changed_at: Vec<u64>,
     valid: Vec<u64>,
 }
@@ -191,9 +192,11 @@ impl Guard {
     fn new(plan: &Plan) -> Guard {
         let n = plan.program.inputs.len();
         Guard {
-            batch: 1,
+            // Batches start at 2 so that "never computed" (0) is never mistaken
+            // for "validated at the previous batch" (batch - 1).
+            batch: 2,
             sealed: false,
-            changed: ProvMask::empty(n),
+            changed: vec![0; plan.mask_words].into(),
             changed_at: vec![0; n],
             valid: vec![0; plan.program.outputs.len()],
         }
@@ -203,10 +206,10 @@ impl Guard {
     fn wrote(&mut self, input: usize) {
         if self.sealed {
             self.batch += 1;
-            self.changed.clear_all();
+            self.changed.iter_mut().for_each(|w| *w = 0);
             self.sealed = false;
         }
-        self.changed.set(input);
+        self.changed[input / 64] |= 1 << (input % 64);
         self.changed_at[input] = self.batch;
     }
 
@@ -215,26 +218,32 @@ impl Guard {
         self.sealed = true;
     }
 
-    #[inline]
+    #[inline(always)]
     fn current(&mut self, plan: &Plan, out: usize) -> bool {
         self.sealed = true;
         let v = self.valid[out];
         if v == self.batch {
             return true;
         }
-        if v == 0 {
-            return false;
-        }
-        let prov = &plan.out_prov[out];
         let clean = if v + 1 == self.batch {
-            !prov.intersects(&self.changed)
+            // The common case: validated at the previous read. One AND per word.
+            let w = plan.mask_words;
+            let prov = &plan.out_mask[out * w..out * w + w];
+            prov.iter().zip(self.changed.iter()).all(|(p, c)| p & c == 0)
         } else {
-            prov.iter_ones().all(|i| self.changed_at[i] <= v)
+            self.unchanged_since(plan, out, v)
         };
         if clean {
             self.valid[out] = self.batch;
         }
         clean
+    }
+
+    /// After a gap of several batches (or never computed, `v == 0`): no input
+    /// of `out` changed since batch `v`.
+    #[cold]
+    fn unchanged_since(&self, plan: &Plan, out: usize, v: u64) -> bool {
+        v != 0 && plan.out_prov[out].iter_ones().all(|i| self.changed_at[i] <= v)
     }
 
     #[inline]

@@ -15,7 +15,8 @@
 //! * **Invalidation data.** Per-output cones and provenance masks, per-input
 //!   side-channel dependents, volatility.
 
-use crate::node::{NodeError, NodeEval, Purity};
+use crate::node::kit::SlotStep;
+use crate::node::{NodeEval, Purity};
 use crate::program::Program;
 use crate::provenance::ProvMask;
 use crate::types::PortType;
@@ -91,9 +92,8 @@ impl Layout {
 }
 
 /// A compiled scalar step: reads its input words from the buffer and writes
-/// its output words; the second argument is a per-state gather area for
-/// steps with more inputs than fit the stack array.
-pub type SlotFn = Box<dyn Fn(&mut [u64], &mut Vec<u64>) -> Result<(), NodeError> + Send + Sync>;
+/// its output words.
+pub type SlotFn = SlotStep;
 
 /// How a step runs.
 pub enum Exec {
@@ -132,6 +132,11 @@ pub struct Plan {
     pub cones: Box<[Box<[u32]>]>,
     /// Per output: the inputs its value depends on.
     pub out_prov: Box<[ProvMask]>,
+    /// The same masks flattened: output `o`'s words are
+    /// `out_mask[o * mask_words..(o + 1) * mask_words]` (one cache line, no pointer chase).
+    pub out_mask: Box<[u64]>,
+    /// Words per provenance mask (64 inputs per word, at least 1).
+    pub mask_words: usize,
     /// Per output: never current (volatile cone) — the pull guard never skips it.
     pub out_volatile: Box<[bool]>,
     /// Per input: side-channel steps whose provenance holds it.
@@ -155,7 +160,12 @@ impl Plan {
                     Some(_) if scalar_wires && !step.accepts_none => {
                         let ins: Vec<usize> = step.ins.iter().map(|&i| layout.off[i as usize] as usize).collect();
                         let out = layout.off[step.out_start as usize] as usize;
-                        Exec::Slots(slot_closure(step.eval.clone(), ins, out, step.out_count()))
+                        let n = step.out_count();
+                        let f = match step.eval.clone().slot_step(&ins, out, n) {
+                            Some(f) => f,
+                            None => slot_closure(step.eval.clone(), ins, out, n),
+                        };
+                        Exec::Slots(f)
                     }
                     _ => {
                         kit_steps += 1;
@@ -174,7 +184,7 @@ impl Plan {
             .collect();
         let n_inputs = program.inputs.len();
         let cones = (0..program.outputs.len()).map(|o| program.cone(o).into()).collect();
-        let out_prov = program
+        let out_prov: Box<[ProvMask]> = program
             .outputs
             .iter()
             .map(|o| match o.step {
@@ -188,6 +198,13 @@ impl Plan {
                 }
             })
             .collect();
+        let mask_words = n_inputs.div_ceil(64).max(1);
+        let mut out_mask = vec![0u64; mask_words * program.outputs.len()];
+        for (o, m) in out_prov.iter().enumerate() {
+            for i in m.iter_ones() {
+                out_mask[o * mask_words + i / 64] |= 1 << (i % 64);
+            }
+        }
         let out_volatile = program.outputs.iter().map(|o| o.step.is_some_and(|s| program.steps[s as usize].volatile)).collect();
         let side_deps = program
             .input_dependents
@@ -200,6 +217,8 @@ impl Plan {
             steps,
             cones,
             out_prov,
+            out_mask: out_mask.into(),
+            mask_words,
             out_volatile,
             side_deps,
             kit_steps,
@@ -208,9 +227,10 @@ impl Plan {
     }
 }
 
-/// The closure of a scalar step: inputs gathered from their words into a
-/// stack array (or the state's gather area past 4 inputs), outputs written in
-/// place. No allocation per run.
+/// The closure of a scalar step whose node has a slot form but no step form
+/// of its own: inputs gathered from their words into a stack array, the slot
+/// form called, outputs written in place. No allocation per run up to 16
+/// inputs (no library node takes this path past that).
 fn slot_closure(node: Arc<dyn NodeEval>, ins: Vec<usize>, out: usize, n: usize) -> SlotFn {
     // `slot_form` was checked when the plan was built; the node is immutable.
     fn form(node: &Arc<dyn NodeEval>) -> &dyn crate::node::kit::SlotEval {
@@ -219,28 +239,17 @@ fn slot_closure(node: Arc<dyn NodeEval>, ins: Vec<usize>, out: usize, n: usize) 
             None => unreachable!("slot form checked at plan time"),
         }
     }
-    match *ins.as_slice() {
-        [] => Box::new(move |buf, _| form(&node).eval_slots(&[], &mut buf[out..out + n])),
-        [a] => Box::new(move |buf, _| {
-            let x = [buf[a]];
+    const STACK: usize = 16;
+    Box::new(move |buf| {
+        if ins.len() <= STACK {
+            let mut x = [0u64; STACK];
+            for (dst, &i) in x.iter_mut().zip(&ins) {
+                *dst = buf[i];
+            }
+            form(&node).eval_slots(&x[..ins.len()], &mut buf[out..out + n])
+        } else {
+            let x: Vec<u64> = ins.iter().map(|&i| buf[i]).collect();
             form(&node).eval_slots(&x, &mut buf[out..out + n])
-        }),
-        [a, b] => Box::new(move |buf, _| {
-            let x = [buf[a], buf[b]];
-            form(&node).eval_slots(&x, &mut buf[out..out + n])
-        }),
-        [a, b, c] => Box::new(move |buf, _| {
-            let x = [buf[a], buf[b], buf[c]];
-            form(&node).eval_slots(&x, &mut buf[out..out + n])
-        }),
-        [a, b, c, d] => Box::new(move |buf, _| {
-            let x = [buf[a], buf[b], buf[c], buf[d]];
-            form(&node).eval_slots(&x, &mut buf[out..out + n])
-        }),
-        _ => Box::new(move |buf, gather| {
-            gather.clear();
-            gather.extend(ins.iter().map(|&i| buf[i]));
-            form(&node).eval_slots(gather, &mut buf[out..out + n])
-        }),
-    }
+        }
+    })
 }

@@ -39,7 +39,6 @@ pub struct Slots {
     /// Number of value slots holding `None` (0 lets steps skip the None check).
     none_live: usize,
     scratch: Scratch,
-    gather: Vec<u64>,
     kit_in: Vec<Value>,
     kit_out: Vec<Value>,
 }
@@ -53,7 +52,6 @@ impl Slots {
             none: vec![false; layout.ty.len()],
             none_live: 0,
             scratch: Scratch::new(layout.refs.len()),
-            gather: Vec::new(),
             kit_in: Vec::new(),
             kit_out: Vec::new(),
         };
@@ -71,7 +69,6 @@ impl Slots {
             none: self.none.clone(),
             none_live: self.none_live,
             scratch: self.scratch.clone(),
-            gather: Vec::new(),
             kit_in: Vec::new(),
             kit_out: Vec::new(),
         };
@@ -158,6 +155,7 @@ impl Slots {
     }
 
     /// The value in slot `slot`, as an owned copy (a Ref slot's bytes are copied out).
+    #[inline(always)]
     pub fn decode(&self, layout: &Layout, slot: usize) -> Value {
         if self.none[slot] {
             return Value::None;
@@ -166,34 +164,51 @@ impl Slots {
         let ty = layout.ty[slot];
         match layout.color(slot) {
             Color::Imm1 => slot_to_value(ty, self.buf[off]),
-            Color::Ref2 => {
-                let bytes = self.scratch.view(&self.buf, off, layout.entry[slot] as usize);
-                let text = || -> Arc<str> {
-                    match std::str::from_utf8(bytes) {
-                        Ok(s) => Arc::from(s),
-                        Err(_) => Arc::from(String::from_utf8_lossy(bytes).as_ref()),
-                    }
-                };
-                match ty {
-                    PortType::Json => Value::Json(text()),
-                    PortType::Bytes => Value::Bytes(Arc::from(bytes)),
-                    _ => Value::Str(text()),
-                }
+            Color::Ref2 => self.decode_ref(layout, slot),
+        }
+    }
+
+    /// The bytes of Ref slot `slot`, copied out as a value of its type.
+    fn decode_ref(&self, layout: &Layout, slot: usize) -> Value {
+        let bytes = self.scratch.view(&self.buf, layout.off[slot] as usize, layout.entry[slot] as usize);
+        let text = || -> Arc<str> {
+            match std::str::from_utf8(bytes) {
+                Ok(s) => Arc::from(s),
+                Err(_) => Arc::from(String::from_utf8_lossy(bytes).as_ref()),
             }
+        };
+        match layout.ty[slot] {
+            PortType::Json => Value::Json(text()),
+            PortType::Bytes => Value::Bytes(Arc::from(bytes)),
+            _ => Value::Str(text()),
         }
     }
 
     /// The raw word of scalar slot `slot`; refuses Ref slots (an error, never a pointer).
-    pub fn read_u64(&self, layout: &Layout, slot: usize, name: &str) -> Result<Option<u64>, RefSlotRefused> {
+    #[inline]
+    pub fn read_u64(&self, layout: &Layout, slot: usize, name: &str) -> Result<Option<u64>, Box<RefSlotRefused>> {
         match layout.color(slot) {
-            Color::Ref2 => Err(RefSlotRefused { slot: name.to_string(), ty: layout.ty[slot] }),
+            Color::Ref2 => Err(Box::new(RefSlotRefused { slot: name.to_string(), ty: layout.ty[slot] })),
             Color::Imm1 => Ok((!self.none[slot]).then(|| self.buf[layout.off[slot] as usize])),
         }
     }
 
     /// Runs one step: `None` propagation, then the closure or the slot kit.
-    #[inline]
+    /// The common case — a closure step with no `None` anywhere — is one
+    /// indirect call.
+    #[inline(always)]
     pub fn run_step(&mut self, layout: &Layout, step: &StepPlan) -> Result<(), NodeError> {
+        if self.none_live == 0 {
+            if let Exec::Slots(f) = &step.exec {
+                return f(&mut self.buf);
+            }
+        }
+        self.run_step_general(layout, step)
+    }
+
+    /// `run_step` with `None` in play, or through the slot kit.
+    #[inline(never)]
+    fn run_step_general(&mut self, layout: &Layout, step: &StepPlan) -> Result<(), NodeError> {
         let outs = step.out_start as usize..(step.out_start + step.out_count) as usize;
         if self.none_live != 0 {
             if step.propagates_none && step.ins.iter().any(|&i| self.none[i as usize]) {
@@ -209,7 +224,7 @@ impl Slots {
             }
         }
         match &step.exec {
-            Exec::Slots(f) => f(&mut self.buf, &mut self.gather),
+            Exec::Slots(f) => f(&mut self.buf),
             Exec::Kit { node, iota } => {
                 let mut ins = std::mem::take(&mut self.kit_in);
                 ins.clear();
