@@ -46,6 +46,7 @@ pub fn emit(graph: Graph, events: Vec<CompileEvent>, stats: CompileStats, explai
         provenance.push(mask);
         volatile.push(vol);
     }
+    let mut feeds = graph.output_names_by_node();
     let steps: Vec<Step> = graph
         .nodes
         .iter()
@@ -63,7 +64,7 @@ pub fn emit(graph: Graph, events: Vec<CompileEvent>, stats: CompileStats, explai
             lifecycle: node.lifecycle,
             capture: node.capture,
             span: node.span,
-            feeds: graph.output_names_of(i),
+            feeds: std::mem::take(&mut feeds[i]),
         })
         .collect();
     let inputs = graph

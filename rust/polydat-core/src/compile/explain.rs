@@ -6,8 +6,11 @@
 
 use super::graph::{Graph, Wire};
 use super::hoist::Lifecycle;
+use crate::ir::{InputKind, Span};
 use crate::node::Purity;
 use crate::program::Program;
+use crate::types::PortType;
+use crate::value::Value;
 use serde::Serialize;
 use serde_json::{json, Value as Json};
 
@@ -37,62 +40,91 @@ pub struct EngineChoice {
     pub native_segments: Vec<(u32, u32)>,
 }
 
-/// A node of the resolved-graph snapshot.
-#[derive(Clone, Debug, Serialize)]
+/// A node of the resolved-graph snapshot (formatted only when explained).
+#[derive(Clone, Debug)]
 pub struct SnapshotNode {
-    pub op: String,
-    /// Constants as display text.
-    pub consts: Vec<String>,
-    /// Wires as `"in:<input index>"` or `"node:<node index>:<port>"`.
-    pub wires: Vec<String>,
-    pub line: u32,
-    pub col: u32,
+    pub op: &'static str,
+    pub consts: Vec<Value>,
+    pub wires: Vec<Wire>,
+    pub span: Span,
     /// Bindings (outputs) naming this node.
     pub bindings: Vec<String>,
 }
 
 /// The graph as resolution left it (adapters inserted, before fusion).
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default)]
 pub struct GraphSnapshot {
     /// Inputs as (name, type, kind).
-    pub inputs: Vec<(String, String, String)>,
+    pub inputs: Vec<(String, PortType, InputKind)>,
     pub nodes: Vec<SnapshotNode>,
 }
 
 impl GraphSnapshot {
-    /// Records `graph`.
+    /// Records `graph` (cheap: no formatting until [`GraphSnapshot::to_json`]).
     pub fn of(graph: &Graph) -> GraphSnapshot {
-        let inputs = graph
-            .inputs
-            .iter()
-            .map(|i| (i.name.clone(), i.ty.to_string(), format!("{:?}", i.kind).to_lowercase()))
-            .collect();
+        let inputs = graph.inputs.iter().map(|i| (i.name.clone(), i.ty, i.kind)).collect();
+        let mut bindings = graph.output_names_by_node();
         let nodes = graph
             .nodes
             .iter()
             .enumerate()
             .map(|(i, n)| SnapshotNode {
-                op: n.def.name.to_string(),
-                consts: n.consts.iter().map(|c| c.to_string()).collect(),
-                wires: n
+                op: n.def.name,
+                consts: n.consts.clone(),
+                wires: n.wires.clone(),
+                span: n.span,
+                bindings: std::mem::take(&mut bindings[i]),
+            })
+            .collect();
+        GraphSnapshot { inputs, nodes }
+    }
+
+    /// The snapshot as JSON: inputs as `[name, type, kind]`; nodes with `op`,
+    /// `consts` (display text), `wires` (`"in:<input>"` or `"node:<node>:<port>"`),
+    /// `line`, `col` and `bindings`.
+    pub fn to_json(&self) -> Json {
+        let inputs: Vec<Json> = self
+            .inputs
+            .iter()
+            .map(|(name, ty, kind)| json!([name, ty.keyword(), format!("{kind:?}").to_lowercase()]))
+            .collect();
+        let nodes: Vec<Json> = self
+            .nodes
+            .iter()
+            .map(|n| {
+                let wires: Vec<String> = n
                     .wires
                     .iter()
                     .map(|w| match w {
                         Wire::Input(i) => format!("in:{i}"),
                         Wire::Node(n, p) => format!("node:{n}:{p}"),
                     })
-                    .collect(),
-                line: n.span.line,
-                col: n.span.col,
-                bindings: graph.output_names_of(i),
+                    .collect();
+                json!({
+                    "op": n.op,
+                    "consts": n.consts.iter().map(literal_text).collect::<Vec<_>>(),
+                    "wires": wires,
+                    "line": n.span.line,
+                    "col": n.span.col,
+                    "bindings": n.bindings,
+                })
             })
             .collect();
-        GraphSnapshot { inputs, nodes }
+        json!({"inputs": inputs, "nodes": nodes})
+    }
+}
+
+/// A constant as source-like text: `1000`, `2.5`, `"key"`.
+pub fn literal_text(v: &crate::value::Value) -> String {
+    match v {
+        Value::Str(s) => format!("{s:?}"),
+        Value::F64(f) => format!("{f:?}"),
+        other => other.display_text(),
     }
 }
 
 /// Everything `explain` needs beyond the program's steps and events.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default)]
 pub struct ExplainData {
     pub passes: Vec<PassRecord>,
     pub engine: EngineChoice,
@@ -147,7 +179,7 @@ pub fn explain_json(program: &Program, engine_running: Option<&str>) -> String {
             json!({
                 "index": i,
                 "op": s.def.name,
-                "consts": s.consts.iter().map(|c| c.to_string()).collect::<Vec<_>>(),
+                "consts": s.consts.iter().map(literal_text).collect::<Vec<_>>(),
                 "ins": ins,
                 "out_types": s.out_types.iter().map(|t| t.keyword()).collect::<Vec<_>>(),
                 "lifecycle": s.lifecycle.name(),
@@ -215,7 +247,7 @@ pub fn explain_json(program: &Program, engine_running: Option<&str>) -> String {
         "bindings": bindings,
         "steps": steps,
         "events": events,
-        "resolved": program.explain.resolved,
+        "resolved": program.explain.resolved.to_json(),
     });
     doc.to_string()
 }

@@ -15,6 +15,7 @@
 //! and off and compares the outputs over the corner inputs (NF2).
 
 use super::events::{CompileEvent, EventKind};
+use super::explain::literal_text;
 use super::graph::{Graph, GraphNode, Wire};
 use crate::node::{NodeDef, Purity, Ty};
 use crate::nodes::convert::LITERAL_OP;
@@ -303,9 +304,9 @@ fn try_rule(
         return false;
     }
     fused.volatile = root.volatile;
-    let before = render(graph, n, &m.interior);
+    let before = render(graph, n, &m.interior, &readers.pinned);
     let old = std::mem::replace(&mut graph.nodes[n], fused);
-    let after = render(graph, n, &[]);
+    let after = render(graph, n, &[], &readers.pinned);
     readers.rewired(graph, &old.wires, n);
     events.push(CompileEvent::new(EventKind::FusionApplied, Some(old.span), format!("{}: {before} -> {after}", rule.name)));
     true
@@ -431,39 +432,33 @@ fn same_holes(def: &'static NodeDef, m: &Match) -> Replacement {
 }
 
 /// `op(args)` with interior nodes expanded, for event messages.
-fn render(graph: &Graph, n: usize, interior: &[usize]) -> String {
+fn render(graph: &Graph, n: usize, interior: &[usize], pinned: &[bool]) -> String {
     let node = &graph.nodes[n];
     let mut parts: Vec<String> = node
         .wires
         .iter()
         .map(|w| match *w {
             Wire::Input(i) => graph.inputs[i as usize].name.clone(),
-            Wire::Node(p, _) if interior.contains(&(p as usize)) => render(graph, p as usize, interior),
-            Wire::Node(p, port) => wire_label(graph, p as usize, port),
+            Wire::Node(p, _) if interior.contains(&(p as usize)) => render(graph, p as usize, interior, pinned),
+            Wire::Node(p, port) => wire_label(graph, p as usize, port, pinned[p as usize]),
         })
         .collect();
-    parts.extend(node.consts.iter().map(const_text));
+    parts.extend(node.consts.iter().map(literal_text));
     format!("{}({})", node.def.name, parts.join(", "))
 }
 
 /// A short label for a wire from node `p`: its binding name, its literal, or its op.
-fn wire_label(graph: &Graph, p: usize, port: u32) -> String {
+fn wire_label(graph: &Graph, p: usize, port: u32, bound: bool) -> String {
     let node = &graph.nodes[p];
-    if let Some(o) = graph.outputs.iter().find(|o| o.wire == Wire::Node(p as u32, port)) {
-        return o.name.clone();
+    if bound {
+        if let Some(o) = graph.outputs.iter().find(|o| o.wire == Wire::Node(p as u32, port)) {
+            return o.name.clone();
+        }
     }
     if node.def.name == LITERAL_OP {
-        return node.consts.first().map(const_text).unwrap_or_default();
+        return node.consts.first().map(literal_text).unwrap_or_default();
     }
     format!("{}(..)", node.def.name)
-}
-
-fn const_text(v: &Value) -> String {
-    match v {
-        Value::Str(s) => format!("{s:?}"),
-        Value::F64(f) => format!("{f:?}"),
-        other => other.display_text(),
-    }
 }
 
 #[cfg(test)]
@@ -541,6 +536,9 @@ mod tests {
                 assert!(fired(&plain).is_empty());
                 assert!(fused.steps.len() < plain.steps.len(), "{}: fusion did not shrink `{w}`", rule.name);
                 assert_eq!(outputs_over_corners(&fused), outputs_over_corners(&plain), "{} on `{w}`", rule.name);
+                // NF3: the output's lifecycle class is the same with and without fusion.
+                let class = |p: &Program| p.outputs[0].step.map(|s| p.steps[s as usize].lifecycle);
+                assert_eq!(class(&fused), class(&plain), "{} changed the lifecycle on `{w}`", rule.name);
             }
         }
     }

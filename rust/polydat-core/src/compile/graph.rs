@@ -142,9 +142,9 @@ impl Graph {
         out
     }
 
-    /// Keeps the nodes for which `keep` is true, in `order` (a permutation or
-    /// subset of node indices), rewriting every wire. Wires into dropped nodes
-    /// must not remain.
+    /// Keeps the nodes listed in `order` (a permutation or subset of node
+    /// indices, each at most once), in that order, rewriting every wire. Wires
+    /// into dropped nodes must not remain.
     pub fn reorder(&mut self, order: &[usize]) {
         let mut new_index = vec![u32::MAX; self.nodes.len()];
         for (new, &old) in order.iter().enumerate() {
@@ -158,9 +158,10 @@ impl Graph {
             }
             w => w,
         };
+        let mut slots: Vec<Option<GraphNode>> = std::mem::take(&mut self.nodes).into_iter().map(Some).collect();
         let mut nodes = Vec::with_capacity(order.len());
         for &old in order {
-            let mut n = self.nodes[old].clone();
+            let mut n = slots[old].take().expect("order names each node at most once");
             n.wires.iter_mut().for_each(|w| *w = remap(*w));
             nodes.push(n);
         }
@@ -168,6 +169,18 @@ impl Graph {
         for o in &mut self.outputs {
             o.wire = remap(o.wire);
         }
+    }
+
+    /// For every node, the names of the outputs bound to its ports (one pass
+    /// over the outputs; prefer it to [`Graph::output_names_of`] in loops).
+    pub fn output_names_by_node(&self) -> Vec<Vec<String>> {
+        let mut names = vec![Vec::new(); self.nodes.len()];
+        for o in &self.outputs {
+            if let Wire::Node(n, _) = o.wire {
+                names[n as usize].push(o.name.clone());
+            }
+        }
+        names
     }
 
     /// The names of the outputs bound to each port of node `node`.

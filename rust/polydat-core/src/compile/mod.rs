@@ -77,6 +77,7 @@ pub fn compile(ir: &GraphIr, options: &CompileOptions) -> Result<Program, Compil
     let adapters = events.iter().filter(|e| e.kind == EventKind::TypeAdapterInserted).count();
     trace.record("resolve", &graph, format!("{adapters} adapter(s)"));
     let resolved = GraphSnapshot::of(&graph);
+    trace.record("snapshot", &graph, "resolved graph kept for explain --dot".into());
 
     dce::restrict_outputs(&mut graph, options.outputs.as_deref())?;
     let supports = options.engine_supports.unwrap_or(|_| true);
@@ -112,24 +113,30 @@ pub fn compile(ir: &GraphIr, options: &CompileOptions) -> Result<Program, Compil
     let engine = select_engine(&graph, options);
     trace.record("select", &graph, engine.chosen.clone());
 
+    let nodes_final = graph.nodes.len();
     let stats = CompileStats {
         nodes_resolved,
-        nodes_final: graph.nodes.len(),
-        compile_micros: started.elapsed().as_micros(),
+        nodes_final,
+        compile_micros: 0,
         fusions: fused,
         polyfills,
         folded: folded.replaced,
         adapters,
     };
     let explain = ExplainData {
-        passes: trace.passes,
+        passes: Vec::new(),
         engine,
         resolved,
         fusion: options.fusion,
         strict: options.strict,
         requested_outputs: options.outputs.clone(),
     };
-    Ok(emit::emit(graph, events, stats, explain))
+    let mut program = emit::emit(graph, events, stats, explain);
+    let micros = trace.last.elapsed().as_micros() as u64;
+    trace.passes.push(PassRecord { pass: "emit", nodes: nodes_final, micros, note: String::new() });
+    program.explain.passes = trace.passes;
+    program.stats.compile_micros = started.elapsed().as_micros();
+    Ok(program)
 }
 
 /// Engine selection (seeds §2; engines.md "Automatic Selection Heuristic").
