@@ -111,6 +111,30 @@ def test_fused_equals_unfused_on_every_engine(rule, body):
     assert checked >= 2
 
 
+def fusion_matrix():
+    """The equivalence matrix with fusion as a dimension: the oracle is P1 on
+    the graph as authored (fusion off); every engine of the build then runs
+    both the fused and the unfused program."""
+    from polydat.testing import EngineSpec, engines
+
+    oracle = EngineSpec("p1", {"engine": "p1", "fusion": False}, reported="p1", description="P1, fusion off")
+    matrix = [oracle]
+    for spec in engines():
+        matrix.append(spec)
+        if not spec.fresh_kernels:
+            options = {**spec.options, "fusion": False}
+            matrix.append(EngineSpec(spec.name + "/nofusion", options, reported=spec.reported))
+    return matrix
+
+
+@pytest.mark.parametrize("rule,body", FUSIONS, ids=[f"{r}:{b[7:]}" for r, b in FUSIONS])
+def test_fusion_through_the_equivalence_harness(rule, body):
+    pt = pytest.importorskip("polydat.testing")
+    source = f"input x: u64\n{body}\n"
+    table = pt.assert_engines_agree(source, pt.U64_CORNERS, pulls=["out"], engines=fusion_matrix())
+    assert table.oracle.status == "ok"
+
+
 def test_fusion_preserves_failures():
     # mod by 0 fails on every evaluation; hash_range(x, 0) would quietly give 0.
     program = polydat.compile("input x: u64\nout := mod(hash(x), 0)\n")
@@ -191,6 +215,17 @@ def test_a_const_is_captured_not_live():
     fresh = program.kernel()
     fresh.set("seed", 11)
     assert k.pull("s") == fresh.pull("s")
+
+
+def test_const_capture_agrees_on_every_engine():
+    """A const is captured at scope init (the first read) and keeps its value
+    when what it read is written later, on every engine. (``p1/fresh`` replays
+    writes into a new kernel, which captures the latest value by design, so it
+    is left out of this matrix.)"""
+    pt = pytest.importorskip("polydat.testing")
+    source = "input cycle: u64\nextern seed: u64 = 5\nconst s := hash(seed)\nd := cycle + s\ne := seed + 1\n"
+    script = [{"cycle": 0, "seed": 9}, 1, 2, {"seed": 11}, 3, pt.Step(4, pulls=[pt.EVAL])]
+    pt.assert_engines_agree(source, script, engines=pt.engines(include_fresh=False))
 
 
 def test_lifecycle_classes_in_explain_data():
