@@ -1,36 +1,18 @@
 """Profiles for the equivalence suites.
 
 The fast profile runs by default (CI: a debug build on two cores). The long
-profile (tests marked ``long``) runs with ``POLYDAT_LONG=1`` or ``-m long``.
+profile (tests marked ``long``) runs with ``POLYDAT_LONG=1`` or ``-m long``;
+the profiles themselves are in ``equiv_profiles.py``.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
+from equiv_profiles import LONG
 
 HERE = Path(__file__).parent
-
-LONG = os.environ.get("POLYDAT_LONG", "") not in ("", "0")
-
-FAST = settings(
-    max_examples=50,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-"""CI profile: 50 examples, reproducible (derandomized), no example database."""
-
-SLOW = settings(
-    max_examples=int(os.environ.get("POLYDAT_LONG_EXAMPLES", "2000")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-"""Long profile: 2000 examples (POLYDAT_LONG_EXAMPLES overrides), random seeds."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

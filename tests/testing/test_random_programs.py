@@ -1,0 +1,52 @@
+"""Random well-typed programs agree on every engine.
+
+The fast profile (50 derandomized examples) runs in CI. The long profile
+(2000 random examples; ``POLYDAT_LONG_EXAMPLES`` changes it) runs with
+``POLYDAT_LONG=1`` or ``pytest -m long``.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+
+import polydat
+import polydat.testing as pt
+
+from equiv_profiles import FAST, SLOW
+
+
+def check(example: pt.Example) -> None:
+    """Compare every engine; a constant-folding failure must be the same compile error everywhere."""
+    try:
+        pt.assert_engines_agree(example.source, example.steps, example.pulls)
+    except polydat.CompileError as err:
+        if "evaluated while compiling" not in str(err):
+            raise AssertionError(f"generated program does not compile:\n{err}\n{example}") from None
+        pt.assert_engines_agree(example.source, example.steps, example.pulls, expect_compile=False)
+
+
+@FAST
+@given(pt.programs())
+def test_random_programs_agree(example: pt.Example) -> None:
+    check(example)
+
+
+@FAST
+@given(pt.programs(max_bindings=3, depth=3, max_steps=12))
+def test_deep_expressions_agree(example: pt.Example) -> None:
+    check(example)
+
+
+@pytest.mark.long
+@SLOW
+@given(pt.programs(max_bindings=12, max_steps=16))
+def test_random_programs_agree_long(example: pt.Example) -> None:
+    check(example)
+
+
+@FAST
+@given(pt.programs(max_bindings=4))
+def test_generated_programs_compile(example: pt.Example) -> None:
+    program = polydat.compile(example.source, engine="p1")
+    assert set(program.outputs) >= {n for s in example.steps for n in (s.pulls or ()) if n != pt.EVAL}
