@@ -48,6 +48,7 @@ from .corners import F64_CORNERS, STR_CORNERS, U64_CORNERS, U64_MAX, corner_grid
 from .engines import (
     ORACLE,
     EngineSpec,
+    compiler_variants,
     discovered_engine_names,
     engine_spec,
     engines,
@@ -76,6 +77,7 @@ __all__ = [
     "EngineSpec",
     "engines",
     "engine_spec",
+    "compiler_variants",
     "discovered_engine_names",
     "register_engine",
     "registered_engine",

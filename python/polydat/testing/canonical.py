@@ -55,7 +55,7 @@ def f64_bits(value: float) -> int:
 
 def bits_f64(bits: int) -> float:
     """The float whose IEEE-754 bit pattern is ``bits``."""
-    return struct.unpack("<d", bits.to_bytes(8, "little"))[0]
+    return float(struct.unpack("<d", bits.to_bytes(8, "little"))[0])
 
 
 def strip_locations(message: str) -> str:

@@ -40,6 +40,7 @@ __all__ = [
     "EngineSpec",
     "KernelLike",
     "ProgramLike",
+    "compiler_variants",
     "discovered_engine_names",
     "engine_spec",
     "engines",
@@ -159,18 +160,36 @@ def engine_spec(name: str) -> EngineSpec:
     )
 
 
+def compiler_variants() -> list[EngineSpec]:
+    """P1 with compiler passes switched off (``p1/unfused``: no Node Fusion),
+    when this build's :func:`polydat.compile` has the switch. Comparing them
+    with P1 holds the optimizing passes to the unoptimized semantics."""
+    import inspect
+
+    import polydat
+
+    params = inspect.signature(polydat.compile).parameters
+    found = []
+    if "fusion" in params:
+        found.append(EngineSpec("p1/unfused", {"engine": ORACLE, "fusion": False}, reported=ORACLE,
+                                description="p1 without Node Fusion"))
+    return found
+
+
 def engines(
     names: list[str] | None = None,
     *,
     include_registered: bool = True,
     include_fresh: bool = True,
+    include_variants: bool = False,
 ) -> list[EngineSpec]:
     """The engine matrix, oracle first.
 
     ``names`` picks engines by name (default: the ``POLYDAT_TEST_ENGINES``
     environment variable when set, else every discovered engine).
     ``include_fresh`` adds ``p1/fresh``; ``include_registered`` adds engines
-    added with :func:`register_engine`.
+    added with :func:`register_engine`; ``include_variants`` adds the
+    :func:`compiler_variants` (``p1/unfused``).
     """
     if names is None:
         env = os.environ.get(ENV_ENGINES, "").strip()
@@ -182,6 +201,8 @@ def engines(
             chosen.append(ORACLE + FRESH_SUFFIX)
         if include_registered:
             chosen.extend(n for n in _REGISTERED if n not in chosen)
+        if include_variants:
+            return [engine_spec(n) for n in chosen] + compiler_variants()
     else:
         chosen = list(dict.fromkeys(names))
         if ORACLE not in chosen:

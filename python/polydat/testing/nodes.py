@@ -97,7 +97,7 @@ def library_nodes(*, include_internal: bool = False) -> list[dict[str, Any]]:
 
 def is_deterministic(entry: Mapping[str, Any]) -> bool:
     """Whether a catalog entry's values may be compared across engines."""
-    return entry.get("purity", "pure") != "nondeterministic"
+    return bool(entry.get("purity", "pure") != "nondeterministic")
 
 
 def const_value(literal: Mapping[str, Any]) -> Any:

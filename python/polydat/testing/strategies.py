@@ -28,8 +28,6 @@ A failing example prints as a replay file (``str(example)``, or
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -39,7 +37,7 @@ from hypothesis import strategies as st
 
 from .corners import F64_CORNERS, STR_CORNERS, U64_CORNERS, U64_MAX
 from .nodes import dsl_literal, is_deterministic, library_nodes
-from .overrides import CONST_POOLS, override_for, placeholder_count
+from .overrides import CONST_POOLS, override_for
 from .script import EVAL, Example, Step
 
 __all__ = ["programs", "scripts", "castable", "eligible_nodes", "GEN_TYPES"]
@@ -128,6 +126,18 @@ def _paren_f64(value: float) -> str:
 # -- the generator -------------------------------------------------------------------
 
 
+IDIOMS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("u64", "mod(hash({x}), {k})", ("mod", "hash")),
+    ("u64", "hash_range({x}, {k})", ("hash_range",)),
+    ("u64", "mod(xxhash3({x}), {k})", ("mod", "xxhash3")),
+    ("f64", "lerp(unit_interval(hash({x})), {a}, {b})", ("lerp", "unit_interval", "hash")),
+    ("f64", "lerp(unit_interval({x}), {a}, {b})", ("lerp", "unit_interval")),
+    ("f64", "hash_interval({x}, {a}, {b})", ("hash_interval",)),
+    ("f64", "scale_range({x}, {a}, {b})", ("scale_range",)),
+    ("f64", "unit_interval(hash({x}))", ("unit_interval", "hash")),
+)
+"""Common shapes users write (and the compiler fuses): (type, template, nodes used)."""
+
 Expr = tuple[str, bool]
 """Generated expression text and whether it is constant (no input reaches it)."""
 
@@ -139,8 +149,10 @@ class _Gen:
     depth: int
     pool: dict[str, dict[str, bool]] = field(default_factory=lambda: {t: {} for t in GEN_TYPES})
     by_output: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    node_names: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
+        self.node_names = {entry["name"] for entry in self.nodes}
         for entry in self.nodes:
             out = entry["outputs"]
             ports = out.get("ports", [])
@@ -194,6 +206,8 @@ class _Gen:
                 options.append("cast")
             if t == "str":
                 options.append("interp")
+            if self.idioms_for(t):
+                options.append("idiom")
         if not options:
             if dynamic:
                 return self.dynamic_fallback(t)
@@ -219,7 +233,21 @@ class _Gen:
             return f"if({cond[0]}, {a[0]}, {b[0]})", cond[1] and a[1] and b[1]
         if kind == "cast":
             return self.cast(t, depth, dynamic)
+        if kind == "idiom":
+            return self.idiom(t, depth - 1, dynamic)
         return self.interpolation(dynamic)
+
+    def idioms_for(self, t: str) -> list[tuple[str, tuple[str, ...]]]:
+        """The :data:`IDIOMS` of type ``t`` whose nodes are all available."""
+        names = self.node_names
+        return [(template, needs) for ty, template, needs in IDIOMS if ty == t and set(needs) <= names]
+
+    def idiom(self, t: str, depth: int, dynamic: bool) -> Expr:
+        template, _ = self.draw(st.sampled_from(self.idioms_for(t)))
+        inner = self.expr("u64", depth, dynamic)
+        k = _u64_literal(self.draw(st.sampled_from(CONST_POOLS["u64"][:-1] + (U64_MAX,))), self.draw)
+        a, b = (dsl_literal(self.draw(st.sampled_from(CONST_POOLS["f64"])), "f64") for _ in range(2))
+        return template.format(x=inner[0], k=k, a=a, b=b), inner[1]
 
     def dynamic_fallback(self, t: str) -> Expr:
         """A non-constant expression of type ``t`` built from a coordinate."""
@@ -544,7 +572,7 @@ def _single_type(entry: Mapping[str, Any], draw: Callable[..., Any]) -> str | No
     """The type to ask of a node bound at top level (None: let it produce several outputs)."""
     out = entry["outputs"]
     if out["kind"] == "same_as_wire":
-        return draw(st.sampled_from(GEN_TYPES))
+        return str(draw(st.sampled_from(GEN_TYPES)))
     if out["kind"] == "per_variadic_const":
         return None
     ports = out.get("ports", [])
