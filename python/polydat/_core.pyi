@@ -13,6 +13,21 @@ def probe_count(key: str) -> int:
 def probe_reset(key: str) -> None:
     """Resets the ``__probe`` evaluation count of ``key``."""
 
+def engines() -> list[str]:
+    """Every engine/mode name ``Program.engine`` can report, P1 first:
+    ``["p1", "p2/raw", "p2/push", "p2/pull", "p2/pushpull"]``."""
+
+def bench_scenario(
+    graph: Program,
+    driver: Program | None,
+    engine: str,
+    pulls: list[tuple[str, int]],
+    cycles: int,
+    iters: int,
+) -> dict[str, Any]:
+    """Times a performance scenario in Rust; ``{"engine", "total", "driver", "net"}``
+    in ns per cycle, one entry per timed iteration."""
+
 class Program:
     """A compiled, immutable program (thread-safe)."""
 
@@ -28,6 +43,10 @@ class Program:
     ) -> Program: ...
     @property
     def engine(self) -> str: ...
+    @property
+    def provenance_analysis(self) -> dict[str, Any]:
+        """P2 selection figures: total_nodes, max_output_cone, output_cone_ratio,
+        stable_nodes, stable_ratio, choice, rule."""
     @property
     def inputs(self) -> list[tuple[str, str, str]]:
         """(name, type, kind) per input, coordinates first."""

@@ -45,8 +45,16 @@ class Program:
 
     @property
     def engine(self) -> str:
-        """What actually runs, e.g. ``"p1"``."""
+        """What actually runs, e.g. ``"p1"`` or ``"p2/pull"``."""
         return self._core.engine
+
+    @property
+    def provenance_analysis(self) -> dict[str, Any]:
+        """The figures the P2 provenance heuristic decides from: ``total_nodes``,
+        ``max_output_cone``, ``output_cone_ratio``, ``stable_nodes``,
+        ``stable_ratio``, the mode ``provenance="auto"`` picks (``choice``) and
+        the ``rule`` that decided (available whatever engine runs)."""
+        return dict(self._core.provenance_analysis)
 
     @property
     def inputs(self) -> list[str]:
@@ -200,7 +208,7 @@ def compile(
     """
     from . import dsl
 
-    if engine not in ENGINES:
+    if engine not in ENGINES and engine not in _core.engines():
         from .errors import RefusedError
 
         raise RefusedError(f"unknown engine '{engine}'; choose one of {', '.join(ENGINES)}", engine)

@@ -1,4 +1,4 @@
-"""The ``polydat`` command line: ``run``, ``check``, ``explain``, ``nodes``.
+"""The ``polydat`` command line: ``run``, ``check``, ``explain``, ``nodes``, ``bench``.
 
 Every failure a user can cause (bad source, bad arguments, a failing node, an
 unwritable file) ends with a clear message on stderr and a non-zero exit code,
@@ -241,6 +241,25 @@ def cmd_nodes(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import ScenarioError, main
+
+    if args.iters < 1 or args.cycles < 1:
+        raise UsageError("--iters and --cycles must be at least 1")
+    try:
+        return main(
+            args.files,
+            engine=args.engine,
+            compare_modes=args.compare_modes,
+            cycles=args.cycles,
+            iters=args.iters,
+            as_json=args.json,
+            library_path=args.lib,
+        )
+    except ScenarioError as err:
+        raise UsageError(str(err)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="polydat", description="Deterministic procedural data.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -272,6 +291,16 @@ def build_parser() -> argparse.ArgumentParser:
     nodes = sub.add_parser("nodes", help="list the node catalog, or describe one node")
     nodes.add_argument("name", nargs="?")
     nodes.set_defaults(func=cmd_nodes)
+
+    bench = sub.add_parser("bench", help="time performance scenario files (driver cost subtracted)")
+    bench.add_argument("files", nargs="+", metavar="FILE")
+    bench.add_argument("--compare-modes", action="store_true", help="raw/push/pull/pushpull side by side per engine")
+    bench.add_argument("--engine", choices=["p1", "p2"], help="measure only this engine (default: both)")
+    bench.add_argument("--cycles", type=parse_count, default=100_000, help="cycles per timed iteration (default 100000)")
+    bench.add_argument("--iters", type=int, default=5, help="timed iterations (default 5)")
+    bench.add_argument("--json", action="store_true", help="print the measurements as JSON")
+    bench.add_argument("--lib", action="append", default=[])
+    bench.set_defaults(func=cmd_bench)
     return parser
 
 

@@ -140,14 +140,7 @@ impl Program {
         outputs: Option<Vec<String>>,
         fusion: bool,
     ) -> PyResult<Program> {
-        let kind = EngineKind::parse(engine).map_err(|e| refused(py, &e))?;
-        if provenance != "auto" {
-            let e = Refused {
-                engine: format!("{}/{provenance}", kind.name()),
-                reason: format!("provenance mode '{provenance}' applies only to the compiled engines"),
-            };
-            return Err(refused(py, &e));
-        }
+        EngineKind::check(engine, provenance).map_err(|e| refused(py, &e))?;
         let ir = GraphIr::from_json(ir_json).map_err(PyValueError::new_err)?;
         let options = CompileOptions {
             strict,
@@ -158,13 +151,31 @@ impl Program {
             ..CompileOptions::default()
         };
         let program = py.allow_threads(|| compile(&ir, &options)).map_err(|e| compile_error(py, &e))?;
+        let kind = EngineKind::select(engine, provenance, &program).map_err(|e| refused(py, &e))?;
         Ok(Program { inner: Arc::new(program), kind })
     }
 
-    /// What runs, e.g. `p1`.
+    /// What runs, e.g. `p1`, `p2/pull`.
     #[getter]
     fn engine(&self) -> &'static str {
         self.kind.name()
+    }
+
+    /// The P2 provenance analysis (whatever engine runs): total_nodes,
+    /// max_output_cone, output_cone_ratio, stable_nodes, stable_ratio, the
+    /// mode `provenance="auto"` picks (`choice`) and the rule that decided.
+    #[getter]
+    fn provenance_analysis<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let a = engine::p2::analyze(&self.inner);
+        let d = PyDict::new(py);
+        d.set_item("total_nodes", a.total_nodes)?;
+        d.set_item("max_output_cone", a.max_output_cone)?;
+        d.set_item("output_cone_ratio", a.output_cone_ratio)?;
+        d.set_item("stable_nodes", a.stable_nodes)?;
+        d.set_item("stable_ratio", a.stable_ratio)?;
+        d.set_item("choice", a.choice.name())?;
+        d.set_item("rule", a.rule)?;
+        Ok(d)
     }
 
     /// Inputs as (name, type, kind), coordinates first.
@@ -350,9 +361,61 @@ fn probe_reset(key: &str) {
     polydat_core::nodes::diagnostic::probe_reset(key)
 }
 
+/// Every engine a program can run on, by the name `Program.engine` reports
+/// (`p1`, `p2/raw`, `p2/push`, `p2/pull`, `p2/pushpull`): what an equivalence
+/// matrix iterates. Each name is accepted as `engine=`.
+#[pyfunction]
+fn engines() -> Vec<&'static str> {
+    engine::ENGINE_NAMES.to_vec()
+}
+
+/// Runs a performance scenario in Rust: `graph` on `engine` (an `engines()`
+/// name, or `"program"` for the engine `graph` was compiled for), fed by
+/// `driver` (outputs → graph inputs, positionally; `None`: the cycle into
+/// input 0), pulling one output per cycle by `pulls` weights. One warm-up
+/// pass, then `iters` timed iterations of `cycles` cycles; returns
+/// `{"engine", "total", "driver", "net"}` with ns per cycle per iteration
+/// (`net` = total minus the driver's own cost). The GIL is released.
+#[pyfunction]
+#[pyo3(signature = (graph, driver, engine, pulls, cycles, iters))]
+fn bench_scenario<'py>(
+    py: Python<'py>,
+    graph: &Program,
+    driver: Option<&Program>,
+    engine: &str,
+    pulls: Vec<(String, u64)>,
+    cycles: u64,
+    iters: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    use polydat_core::engine::bench::{run, Scenario};
+    let kind = if engine == "program" { graph.kind } else { EngineKind::parse(engine).map_err(|e| refused(py, &e))? };
+    let mut weights = Vec::new();
+    for (name, w) in pulls {
+        let o = graph.inner.output(&name).ok_or_else(|| {
+            let known: Vec<&str> = graph.inner.outputs.iter().map(|o| o.name.as_str()).collect();
+            PyValueError::new_err(format!("@pull_weights names '{name}', but the graph's outputs are: {}", known.join(", ")))
+        })?;
+        weights.push((o, w));
+    }
+    let scenario = Scenario { driver: driver.map(|d| d.inner.clone()), graph: graph.inner.clone(), pulls: weights };
+    let timing = py.allow_threads(|| run(&scenario, kind, cycles, iters)).map_err(|e| match e {
+        GenerateError::Write(w) => write_error(py, &w),
+        GenerateError::Eval(ev) => eval_error(py, &ev),
+        GenerateError::Panicked => PyValueError::new_err(e.to_string()),
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("engine", kind.name())?;
+    d.set_item("net", timing.net())?;
+    d.set_item("total", timing.total)?;
+    d.set_item("driver", timing.driver)?;
+    Ok(d)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalog_json, m)?)?;
+    m.add_function(wrap_pyfunction!(engines, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(probe_count, m)?)?;
     m.add_function(wrap_pyfunction!(probe_reset, m)?)?;
     m.add_class::<Program>()?;

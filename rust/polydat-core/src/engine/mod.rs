@@ -3,6 +3,7 @@
 //! [`Kernel`] is the engine-neutral surface the host drives, and [`generate`]
 //! runs the row loop (optionally on several threads, one kernel each).
 
+pub mod bench;
 pub mod column;
 pub mod guard;
 pub mod p1;

@@ -7,7 +7,7 @@ use super::plan::{Color, Plan};
 use super::slots::{RefSlotRefused, Slots};
 use crate::engine::column::Column;
 use crate::engine::guard::guarded;
-use crate::engine::{adapt_boundary, Kernel};
+use crate::engine::{adapt_boundary, raw_read_refused, Kernel};
 use crate::error::{EvalError, WriteError};
 use crate::node::NodeError;
 use crate::program::Program;
@@ -20,6 +20,8 @@ pub struct P2Kernel<M: Mode> {
     plan: Arc<Plan>,
     slots: Slots,
     mode: M,
+    /// The scope-init path has run (since creation or the last `invalidate_all`).
+    scope_ready: bool,
 }
 
 impl<M: Mode> P2Kernel<M> {
@@ -32,7 +34,7 @@ impl<M: Mode> P2Kernel<M> {
     pub fn with_plan(plan: Arc<Plan>) -> Self {
         let slots = Slots::new(&plan);
         let mode = M::new(&plan);
-        P2Kernel { plan, slots, mode }
+        P2Kernel { plan, slots, mode, scope_ready: false }
     }
 
     /// The shared plan.
@@ -43,7 +45,12 @@ impl<M: Mode> P2Kernel<M> {
     /// A copy of this state (inputs, current values, currency); its Ref pairs
     /// name its own scratch, so the two kernels never share bytes.
     pub fn fork(&self) -> Self {
-        P2Kernel { plan: self.plan.clone(), slots: self.slots.fork(&self.plan.layout), mode: self.mode.fork() }
+        P2Kernel {
+            plan: self.plan.clone(),
+            slots: self.slots.fork(&self.plan.layout),
+            mode: self.mode.fork(),
+            scope_ready: self.scope_ready,
+        }
     }
 
     /// True when every Ref pair names its own scratch entry (axiom S9).
@@ -53,7 +60,11 @@ impl<M: Mode> P2Kernel<M> {
 
     /// Pulls output `out` and returns its value slot.
     #[inline(always)]
-    fn pull_slot(&mut self, out: usize) -> Result<usize, EvalError> {
+    fn pull_value_slot(&mut self, out: usize) -> Result<usize, EvalError> {
+        if !self.scope_ready {
+            let plan = self.plan.clone();
+            self.scope_init(&plan.program.outputs[out].name)?;
+        }
         let plan = &*self.plan;
         let def = &plan.program.outputs[out];
         if def.step.is_some() && !self.mode.output_current(plan, out) {
@@ -64,11 +75,22 @@ impl<M: Mode> P2Kernel<M> {
         Ok(def.slot as usize)
     }
 
+    /// Runs the scope-init path (constants, `const` captures and what they
+    /// read) from the inputs as they are now; `context` names the read.
+    #[cold]
+    fn scope_init(&mut self, context: &str) -> Result<(), EvalError> {
+        let plan = &*self.plan;
+        self.mode.begin_read(plan);
+        run(plan, &mut self.slots, &mut self.mode, &plan.init_steps, context)?;
+        self.scope_ready = true;
+        Ok(())
+    }
+
     /// Pulls output `out` as a raw word: `Ok(None)` for a `None` value; a Ref
     /// (`str`/`bytes`/`json`) output is refused (axiom S2), never read as a pointer.
     #[inline]
     pub fn pull_u64(&mut self, out: usize) -> Result<Option<u64>, SlotReadError> {
-        let slot = self.pull_slot(out).map_err(SlotReadError::Eval)?;
+        let slot = self.pull_value_slot(out).map_err(SlotReadError::Eval)?;
         let name = &self.plan.program.outputs[out].name;
         self.slots.read_u64(&self.plan.layout, slot, name).map_err(SlotReadError::Refused)
     }
@@ -174,18 +196,31 @@ impl<M: Mode> Kernel for P2Kernel<M> {
     }
 
     fn pull(&mut self, out: usize) -> Result<Value, EvalError> {
-        let slot = self.pull_slot(out)?;
+        let slot = self.pull_value_slot(out)?;
         Ok(self.slots.decode(&self.plan.layout, slot))
     }
 
     #[inline]
+    fn pull_slot(&mut self, out: usize) -> Result<u64, EvalError> {
+        let slot = self.pull_value_slot(out)?;
+        let layout = &self.plan.layout;
+        match self.slots.read_u64(layout, slot, "") {
+            Ok(Some(word)) => Ok(word),
+            _ => Err(raw_read_refused(&self.plan.program, out, &self.slots.decode(layout, slot))),
+        }
+    }
+
+    #[inline]
     fn pull_into(&mut self, out: usize, column: &mut Column) -> Result<(), EvalError> {
-        let slot = self.pull_slot(out)?;
+        let slot = self.pull_value_slot(out)?;
         column.push(&self.slots.decode(&self.plan.layout, slot));
         Ok(())
     }
 
     fn eval(&mut self) -> Result<Vec<Value>, EvalError> {
+        if !self.scope_ready {
+            self.scope_init("every output")?;
+        }
         let plan = &*self.plan;
         self.mode.begin_read(plan);
         run(plan, &mut self.slots, &mut self.mode, &plan.all_steps, "every output")?;
@@ -199,7 +234,10 @@ impl<M: Mode> Kernel for P2Kernel<M> {
         self.slots.decode(&self.plan.layout, input)
     }
 
+    /// Every step becomes stale, and the scope-init path runs again at the
+    /// next read (`const` captures are taken again from the current inputs).
     fn invalidate_all(&mut self) {
         self.mode.invalidate_all();
+        self.scope_ready = false;
     }
 }

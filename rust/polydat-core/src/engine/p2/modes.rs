@@ -12,7 +12,9 @@
 //!
 //! Extern writes dirty exactly their dependents in every mode, and
 //! side-channel steps run once per change of their provenance in every mode.
-//! Volatile steps are re-armed at the start of every read.
+//! Volatile steps are re-armed at the start of every read. The scope-init
+//! path (constants, `const` captures) runs once per kernel, as on P1, and is
+//! current until `invalidate_all`.
 
 use super::plan::Plan;
 
@@ -73,8 +75,9 @@ pub trait Mode: Send + Sync + Sized + 'static {
 
 /// Round stamps (Raw, Pull): a step is current when it ran in the current
 /// round; the first coordinate write after a read starts a new round. A
-/// side-channel step is stamped "forever" and dirtied only through its
-/// provenance; an extern write dirties exactly its dependents.
+/// pinned step (side channel, or on the scope-init path) is stamped "forever"
+/// and dirtied only through its provenance; an extern write dirties exactly
+/// its dependents.
 #[derive(Clone, Debug)]
 pub struct Rounds {
     round: u64,
@@ -119,7 +122,7 @@ impl Rounds {
 
     #[inline]
     fn ran(&mut self, plan: &Plan, s: usize) {
-        self.stamp[s] = if plan.steps[s].side { u64::MAX } else { self.round };
+        self.stamp[s] = if plan.steps[s].pinned { u64::MAX } else { self.round };
     }
 
     fn invalidate_all(&mut self) {

@@ -12,9 +12,11 @@
 //!   words directly. Every other node (strings, polymorphic or None-accepting
 //!   nodes) runs through the generic *slot kit*: decode the input slots to
 //!   `Value`s, call the node's P1 `eval`, encode the outputs back.
-//! * **Invalidation data.** Per-output cones and provenance masks, per-input
-//!   side-channel dependents, volatility.
+//! * **Invalidation data.** Per-output cones (the per-cycle part, as P1 walks
+//!   them), the scope-init path, provenance masks, per-input side-channel
+//!   dependents, volatility.
 
+use crate::compile::hoist::Lifecycle;
 use crate::node::kit::SlotStep;
 use crate::node::{NodeEval, Purity};
 use crate::program::Program;
@@ -119,6 +121,10 @@ pub struct StepPlan {
     pub propagates_none: bool,
     /// Side-channel node: runs once per change of its provenance in every mode.
     pub side: bool,
+    /// Current until its provenance changes or `invalidate_all`, whatever the
+    /// mode: a side-channel step, or one that is not `Dynamic` (a constant, a
+    /// `const` capture or what reads only those — the scope-init path).
+    pub pinned: bool,
 }
 
 /// Everything the kernels of one program share.
@@ -128,7 +134,10 @@ pub struct Plan {
     pub steps: Box<[StepPlan]>,
     /// Every step, in evaluation order.
     pub all_steps: Box<[u32]>,
-    /// Per output: the steps of its cone, in evaluation order.
+    /// The scope-init path (run once per kernel, at its first read).
+    pub init_steps: Box<[u32]>,
+    /// Per output: the per-cycle (`Dynamic`) steps of its cone, in evaluation
+    /// order (valid once the scope-init path has run).
     pub cones: Box<[Box<[u32]>]>,
     /// Per output: the inputs its value depends on.
     pub out_prov: Box<[ProvMask]>,
@@ -172,18 +181,20 @@ impl Plan {
                         Exec::Kit { node: step.eval.clone(), iota: (0..step.ins.len() as u32).collect() }
                     }
                 };
+                let side = step.def.purity == Purity::SideChannel;
                 StepPlan {
                     exec,
                     ins: step.ins.clone(),
                     out_start: step.out_start,
                     out_count: step.out_count() as u32,
                     propagates_none: !step.accepts_none && !step.ins.is_empty(),
-                    side: step.def.purity == Purity::SideChannel,
+                    side,
+                    pinned: side || step.lifecycle != Lifecycle::Dynamic,
                 }
             })
             .collect();
         let n_inputs = program.inputs.len();
-        let cones = (0..program.outputs.len()).map(|o| program.cone(o).into()).collect();
+        let cones = (0..program.outputs.len()).map(|o| program.cycle_cone(o).into()).collect();
         let out_prov: Box<[ProvMask]> = program
             .outputs
             .iter()
@@ -213,6 +224,7 @@ impl Plan {
             .collect();
         Plan {
             all_steps: (0..program.steps.len() as u32).collect(),
+            init_steps: program.scope_init_steps.clone(),
             layout,
             steps,
             cones,
