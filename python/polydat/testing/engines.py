@@ -161,19 +161,11 @@ def engine_spec(name: str) -> EngineSpec:
 
 
 def compiler_variants() -> list[EngineSpec]:
-    """P1 with compiler passes switched off (``p1/unfused``: no Node Fusion),
-    when this build's :func:`polydat.compile` has the switch. Comparing them
-    with P1 holds the optimizing passes to the unoptimized semantics."""
-    import inspect
+    """Variants of P1 that hold other code paths to the oracle (see
+    :mod:`polydat.testing.variants`): ``p1/unfused`` and ``p1/generate``."""
+    from .variants import variants
 
-    import polydat
-
-    params = inspect.signature(polydat.compile).parameters
-    found = []
-    if "fusion" in params:
-        found.append(EngineSpec("p1/unfused", {"engine": ORACLE, "fusion": False}, reported=ORACLE,
-                                description="p1 without Node Fusion"))
-    return found
+    return variants()
 
 
 def engines(
@@ -189,7 +181,7 @@ def engines(
     environment variable when set, else every discovered engine).
     ``include_fresh`` adds ``p1/fresh``; ``include_registered`` adds engines
     added with :func:`register_engine`; ``include_variants`` adds the
-    :func:`compiler_variants` (``p1/unfused``).
+    :func:`compiler_variants` (``p1/unfused``, ``p1/generate``).
     """
     if names is None:
         env = os.environ.get(ENV_ENGINES, "").strip()

@@ -1,0 +1,108 @@
+"""Matrix variants that hold other code paths to the oracle.
+
+* ``p1/unfused`` compiles with Node Fusion off. Any difference from ``p1``
+  means a fusion rule changed a value.
+* ``p1/generate`` answers every pull through ``Program.generate`` over a
+  one-cycle range, with the other inputs fixed to the kernel's current
+  values. This is the batch path that ``polydat run`` and ``generate()``
+  users take. (``eval()`` and reads at cycle u64::MAX go through a real
+  kernel: a range's exclusive stop cannot be 2^64.)
+
+Usage::
+
+    from polydat.testing import engines, assert_engines_agree
+
+    assert_engines_agree(src, script, engines=engines(include_variants=True))
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from .corners import U64_MAX
+from .engines import ORACLE, EngineSpec
+
+__all__ = ["variants", "GenerateKernel", "GenerateProgram"]
+
+
+class GenerateKernel:
+    """A kernel stand-in that writes through a real kernel and reads through ``generate``."""
+
+    def __init__(self, program: Any):
+        self._program = program
+        self._writer = program.kernel()
+
+    def set_inputs(self, *values: Any, **named: Any) -> None:
+        """Writes coordinates (validated by the real kernel)."""
+        self._writer.set_inputs(*values, **named)
+
+    def set(self, name: str, value: Any) -> None:
+        """Writes an extern (validated by the real kernel)."""
+        self._writer.set(name, value)
+
+    def invalidate_all(self) -> None:
+        """Nothing is cached here, so there is nothing to invalidate."""
+        self._writer.invalidate_all()
+
+    def input_values(self) -> dict[str, Any]:
+        """The current inputs."""
+        return dict(self._writer.input_values())
+
+    def _columns(self, outputs: list[str]) -> dict[str, Any] | None:
+        values = self.input_values()
+        coordinate = self._program.coordinates[0]
+        cycle = values.pop(coordinate)
+        if cycle >= U64_MAX:
+            return None  # generate's exclusive stop cannot be 2^64
+        return dict(self._program.generate(range(cycle, cycle + 1), outputs=outputs, inputs=values,
+                                           coordinate=coordinate))
+
+    def pull(self, name: str) -> Any:
+        """``name`` at the current inputs, computed by ``generate``."""
+        columns = self._columns([name])
+        return self._writer.pull(name) if columns is None else _scalar(columns[name][0])
+
+    def eval(self) -> dict[str, Any]:
+        """Every output, through the real kernel: ``eval`` names its context
+        ``every output``, which a batch over named outputs cannot reproduce."""
+        return dict(self._writer.eval())
+
+
+def _scalar(value: Any) -> Any:
+    item = getattr(value, "item", None)
+    return item() if callable(item) and getattr(value, "shape", None) == () else value
+
+
+class GenerateProgram:
+    """A program whose kernels are :class:`GenerateKernel` objects."""
+
+    def __init__(self, program: Any):
+        self._program = program
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._program, name)
+
+    def kernel(self) -> GenerateKernel:
+        """A new generate-backed kernel."""
+        return GenerateKernel(self._program)
+
+
+def _compile_for_generate(source: str, **options: Any) -> GenerateProgram:
+    import polydat
+
+    return GenerateProgram(polydat.compile(source, **options))
+
+
+def variants() -> list[EngineSpec]:
+    """The variants that this build supports (``p1/unfused`` needs ``compile(fusion=)``)."""
+    import polydat
+
+    found = []
+    if "fusion" in inspect.signature(polydat.compile).parameters:
+        found.append(EngineSpec("p1/unfused", {"engine": ORACLE, "fusion": False}, reported=ORACLE,
+                                description="p1 without Node Fusion"))
+    if hasattr(polydat.Program, "generate"):
+        found.append(EngineSpec("p1/generate", {"engine": ORACLE}, compiler=_compile_for_generate,
+                                reported=ORACLE, description="p1 through Program.generate, one cycle per pull"))
+    return found
