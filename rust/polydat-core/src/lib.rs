@@ -3,7 +3,8 @@
 //! binding over this crate.
 //!
 //! Data flows one way: [`ir`] (graph received from the frontend) →
-//! [`compile`] (resolve, adapters, DCE, sort, emit) → [`program::Program`]
+//! [`compile`] (resolve with adapters, polyfills, Node Fusion, DCE, sort,
+//! hoisting, constant folding, emit) → [`program::Program`]
 //! (immutable, shared) → an engine kernel ([`engine`]).
 
 pub mod compile;
