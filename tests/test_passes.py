@@ -118,8 +118,10 @@ def fusion_matrix():
     from polydat.testing import EngineSpec, engines
 
     oracle = EngineSpec("p1", {"engine": "p1", "fusion": False}, reported="p1", description="P1, fusion off")
-    matrix = [oracle]
+    matrix = [oracle, EngineSpec("p1/fused", {"engine": "p1"}, reported="p1", description="P1, fusion on")]
     for spec in engines():
+        if spec.name == "p1":
+            continue  # the two P1 columns above
         matrix.append(spec)
         if not spec.fresh_kernels:
             options = {**spec.options, "fusion": False}
