@@ -65,7 +65,7 @@ class Program:
         self,
         coordinate: str,
         start: int,
-        stop: int,
+        rows: int,
         step: int,
         outputs: list[str],
         fixed: list[tuple[str, Any]],

@@ -130,7 +130,10 @@ class Program:
         fixed = list((inputs or {}).items())
         if threads < 1:
             raise ValueError("threads must be >= 1")
-        return self._core.generate(coordinate, rng.start, rng.stop, rng.step, names, fixed, threads=threads)
+        if len(rng) and not (0 <= rng.start and rng[-1] < 2**64):
+            raise ValueError("cycles must lie in 0..2**64")
+        start = rng.start if len(rng) else 0
+        return self._core.generate(coordinate, start, len(rng), rng.step, names, fixed, threads=threads)
 
     def __repr__(self) -> str:
         return f"<polydat.Program engine={self.engine} inputs={self.inputs} outputs={list(self.outputs)}>"

@@ -109,8 +109,6 @@ def test_fresh_kernel_replays_match() -> None:
         assert pt.canonical(long_lived.eval()) == pt.canonical(fresh.eval())
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: generate() cannot reach cycle u64::MAX (a range's exclusive "
-                                       "stop 2^64 does not fit a u64); reported to the lead")
 def test_generate_reaches_the_last_cycle() -> None:
     program = polydat.compile(SRC, engine="p1")
     columns = program.generate(range(2**64 - 1, 2**64))

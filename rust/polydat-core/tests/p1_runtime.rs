@@ -180,7 +180,7 @@ fn wide_programs_track_more_than_64_inputs() {
 #[test]
 fn threads_give_identical_columns() {
     let p = program(README);
-    let plan = RowPlan { coordinate: 0, start: 0, stop: 10_001, step: 3, fixed: vec![] };
+    let plan = RowPlan::range(0, 0, 10_001, 3);
     let outs = [0, 1, 2];
     let one = generate(&p, EngineKind::P1, &plan, &outs, 1).unwrap();
     let four = generate(&p, EngineKind::P1, &plan, &outs, 4).unwrap();

@@ -291,7 +291,7 @@ fn automatic_selection_follows_the_heuristic() {
 #[test]
 fn generate_on_p2_matches_p1_on_any_thread_count() {
     let p = string_program();
-    let plan = RowPlan { coordinate: 0, start: 5, stop: 20_000, step: 7, fixed: vec![(1, Value::str("zed"))] };
+    let plan = RowPlan { fixed: vec![(1, Value::str("zed"))], ..RowPlan::range(0, 5, 20_000, 7) };
     let outs: Vec<usize> = (0..p.outputs.len()).collect();
     let want = generate(&p, EngineKind::P1, &plan, &outs, 1).unwrap();
     for mode in MODES {

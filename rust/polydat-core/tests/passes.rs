@@ -190,7 +190,7 @@ fn a_2000_node_program_compiles_and_runs() {
     );
     assert!(p.stats.nodes_resolved >= 1990, "{}", p.stats.nodes_resolved);
     let last = p.output("last").unwrap();
-    let plan = RowPlan { coordinate: 0, start: 0, stop: 200, step: 1, fixed: vec![] };
+    let plan = RowPlan::range(0, 0, 200, 1);
     let fused = generate(&p, EngineKind::P1, &plan, &[last], 1).unwrap();
     let unfused = generate(&plain, EngineKind::P1, &plan, &[plain.output("last").unwrap()], 1).unwrap();
     assert_eq!(format!("{:?}", fused[0]), format!("{:?}", unfused[0]));

@@ -233,16 +233,16 @@ impl Program {
         Kernel { inner: engine::new_kernel(&self.inner, self.kind) }
     }
 
-    /// Runs cycles `start..stop` (by `step`) writing `coordinate`, with `fixed`
+    /// Runs `rows` cycles `start, start + step, ...` writing `coordinate`, with `fixed`
     /// inputs written once per kernel; returns {output: numpy array}.
-    #[pyo3(signature = (coordinate, start, stop, step, outputs, fixed, threads=1))]
+    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1))]
     #[allow(clippy::too_many_arguments)]
     fn generate<'py>(
         &self,
         py: Python<'py>,
         coordinate: &str,
         start: u64,
-        stop: u64,
+        rows: usize,
         step: u64,
         outputs: Vec<String>,
         fixed: Vec<(String, Bound<'py, PyAny>)>,
@@ -264,7 +264,7 @@ impl Program {
             })?;
             out_index.push(o);
         }
-        let plan = RowPlan { coordinate, start, stop, step, fixed: fixed_values };
+        let plan = RowPlan { coordinate, start, rows, step, fixed: fixed_values };
         let kind = self.kind;
         let result = py.allow_threads(|| engine::generate(program, kind, &plan, &out_index, threads));
         let columns = result.map_err(|e| match e {

@@ -230,26 +230,30 @@ pub fn set_named(kernel: &mut dyn Kernel, name: &str, value: Value, coordinates:
     }
 }
 
-/// What `generate` iterates: the coordinate written per row and its values.
+/// What `generate` iterates: the coordinate written per row and its values
+/// (`start`, `start + step`, ... for `rows` rows, wrapping past u64::MAX, so
+/// every cycle up to and including u64::MAX is reachable).
 #[derive(Clone, Debug)]
 pub struct RowPlan {
     /// The coordinate that takes the row's cycle value.
     pub coordinate: usize,
     pub start: u64,
-    pub stop: u64,
+    pub rows: usize,
     pub step: u64,
     /// Inputs written once per kernel before the loop.
     pub fixed: Vec<(usize, Value)>,
 }
 
 impl RowPlan {
+    /// The rows of `start..stop` by `step` (empty when `stop <= start`).
+    pub fn range(coordinate: usize, start: u64, stop: u64, step: u64) -> RowPlan {
+        let rows = if stop <= start || step == 0 { 0 } else { ((stop - start - 1) / step + 1) as usize };
+        RowPlan { coordinate, start, rows, step, fixed: Vec::new() }
+    }
+
     /// Number of rows.
     pub fn rows(&self) -> usize {
-        if self.stop <= self.start || self.step == 0 {
-            0
-        } else {
-            ((self.stop - self.start - 1) / self.step + 1) as usize
-        }
+        self.rows
     }
 }
 
@@ -278,7 +282,7 @@ pub fn generate(
         let mut columns: Vec<Column> =
             outputs.iter().map(|&o| Column::for_type(program.outputs[o].ty, count)).collect();
         let u64_coordinate = program.inputs[plan.coordinate].ty == PortType::U64;
-        let mut cycle = plan.start + first as u64 * plan.step;
+        let mut cycle = plan.start.wrapping_add((first as u64).wrapping_mul(plan.step));
         for _ in 0..count {
             if u64_coordinate {
                 kernel.write_u64(plan.coordinate, cycle);
