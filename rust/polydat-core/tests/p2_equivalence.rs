@@ -389,3 +389,40 @@ fn equal_rewrites_outside_writes_and_pulls_in_turn() {
     }
     assert_equivalent(&p, &s);
 }
+
+/// `const` captures (scope init once per kernel, re-captured by
+/// `invalidate_all`), constants, and volatile bindings next to them.
+fn captures() -> Arc<Program> {
+    let mut g = G::new();
+    let cycle = g.coord("cycle", "u64");
+    let seed = g.ext("seed", "u64", Some(A::U(5)));
+    let name = g.ext("name", "str", Some(A::S("ada")));
+    let s = g.node("hash", &[seed]);
+    g.out_mod("s", s, &["const"]);
+    let up = g.node("str_upper", &[name]);
+    g.out_mod("up", up, &["const"]);
+    g.bind("d", "u64_add", &[cycle, s]);
+    g.bind("e", "add", &[seed, A::U(1)]);
+    let k = g.node("__lit", &[A::U(40)]);
+    let k2 = g.bind("k2", "add", &[k, A::U(2)]);
+    g.bind("dk", "u64_xor", &[k2, s]);
+    let label = g.bind("label", "str_concat", &[up, name]);
+    g.bind("label_hash", "str_eq", &[label, up]);
+    g.build()
+}
+
+#[test]
+fn const_captures_match_p1() {
+    let p = captures();
+    assert!(p.steps.iter().filter(|s| s.capture).count() >= 2, "the program holds const captures");
+    let mut seen = String::new();
+    for seed in 0..25 {
+        let s = script(&p, 600 + seed, 300, |rng, i| match i {
+            0 => Op::WriteU64(0, some_u64(rng)),
+            1 => Op::Write(1, Value::U64(rng.below(4))),
+            _ => Op::Write(2, Value::str(some_text(rng))),
+        });
+        seen.push_str(&assert_equivalent(&p, &s));
+    }
+    assert!(seen.contains("U64("));
+}

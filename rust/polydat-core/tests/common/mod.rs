@@ -98,6 +98,13 @@ impl G {
         self
     }
 
+    /// A named output with binding modifiers (`const`, `volatile`, `shared`).
+    pub fn out_mod(&mut self, name: &str, wire: A, modifiers: &[&str]) -> &mut G {
+        let mods: Vec<String> = modifiers.iter().map(|m| format!("\"{m}\"")).collect();
+        self.outputs.push(format!(r#"{{"name": "{name}", "wire": {}, "modifiers": [{}]}}"#, wire_json(wire), mods.join(", ")));
+        self
+    }
+
     /// A node bound to an output of the same name; returns its port 0.
     pub fn bind(&mut self, name: &str, op: &str, args: &[A]) -> A {
         let n = self.node(op, args);

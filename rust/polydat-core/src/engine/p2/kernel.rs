@@ -82,6 +82,7 @@ impl<M: Mode> P2Kernel<M> {
         let plan = &*self.plan;
         self.mode.begin_read(plan);
         run(plan, &mut self.slots, &mut self.mode, &plan.init_steps, context)?;
+        self.mode.scope_init_done(plan);
         self.scope_ready = true;
         Ok(())
     }
@@ -223,7 +224,7 @@ impl<M: Mode> Kernel for P2Kernel<M> {
         }
         let plan = &*self.plan;
         self.mode.begin_read(plan);
-        run(plan, &mut self.slots, &mut self.mode, &plan.all_steps, "every output")?;
+        run(plan, &mut self.slots, &mut self.mode, &plan.cycle_steps, "every output")?;
         for o in 0..plan.program.outputs.len() {
             self.mode.output_done(plan, o);
         }

@@ -69,15 +69,18 @@ pub trait Mode: Send + Sync + Sized + 'static {
     fn stale(&self, s: usize) -> bool;
     /// Step `s` ran (or yielded `None`) successfully.
     fn ran(&mut self, plan: &Plan, s: usize);
+    /// The scope-init path ran successfully: its fixed steps stay current
+    /// until `invalidate_all`.
+    fn scope_init_done(&mut self, plan: &Plan);
     /// Nothing is current any more.
     fn invalidate_all(&mut self);
 }
 
 /// Round stamps (Raw, Pull): a step is current when it ran in the current
 /// round; the first coordinate write after a read starts a new round. A
-/// pinned step (side channel, or on the scope-init path) is stamped "forever"
-/// and dirtied only through its provenance; an extern write dirties exactly
-/// its dependents.
+/// side-channel step, and the fixed part of the scope-init path, are stamped
+/// "forever" and dirtied only through their provenance (or `invalidate_all`);
+/// an extern write dirties exactly its dependents.
 #[derive(Clone, Debug)]
 pub struct Rounds {
     round: u64,
@@ -92,13 +95,15 @@ impl Rounds {
 
     #[inline]
     fn wrote(&mut self, plan: &Plan, input: usize) {
-        if input < plan.program.coord_count {
+        if input < plan.coord_count {
             if self.sealed {
                 self.round += 1;
                 self.sealed = false;
             }
-            for &s in plan.side_deps[input].iter() {
-                self.stamp[s as usize] = 0;
+            if plan.has_side {
+                for &s in plan.side_deps[input].iter() {
+                    self.stamp[s as usize] = 0;
+                }
             }
         } else {
             for &s in plan.program.input_dependents[input].iter() {
@@ -110,8 +115,10 @@ impl Rounds {
     #[inline]
     fn begin_read(&mut self, plan: &Plan) {
         self.sealed = true;
-        for &s in plan.program.volatile_steps.iter() {
-            self.stamp[s as usize] = 0;
+        if plan.has_volatile {
+            for &s in plan.program.volatile_steps.iter() {
+                self.stamp[s as usize] = 0;
+            }
         }
     }
 
@@ -122,7 +129,13 @@ impl Rounds {
 
     #[inline]
     fn ran(&mut self, plan: &Plan, s: usize) {
-        self.stamp[s] = if plan.steps[s].pinned { u64::MAX } else { self.round };
+        self.stamp[s] = if plan.has_side && plan.steps[s].side { u64::MAX } else { self.round };
+    }
+
+    fn scope_init_done(&mut self, plan: &Plan) {
+        for &s in plan.fixed_steps.iter() {
+            self.stamp[s as usize] = u64::MAX;
+        }
     }
 
     fn invalidate_all(&mut self) {
@@ -151,8 +164,10 @@ impl Clean {
 
     #[inline]
     fn begin_read(&mut self, plan: &Plan) {
-        for &s in plan.program.volatile_steps.iter() {
-            self.clean[s as usize] = false;
+        if plan.has_volatile {
+            for &s in plan.program.volatile_steps.iter() {
+                self.clean[s as usize] = false;
+            }
         }
     }
 
@@ -318,6 +333,9 @@ impl Mode for Raw {
     fn ran(&mut self, plan: &Plan, s: usize) {
         self.rounds.ran(plan, s);
     }
+    fn scope_init_done(&mut self, plan: &Plan) {
+        self.rounds.scope_init_done(plan);
+    }
     fn invalidate_all(&mut self) {
         self.rounds.invalidate_all();
     }
@@ -354,6 +372,7 @@ impl Mode for Push {
     fn ran(&mut self, plan: &Plan, s: usize) {
         self.clean.ran(plan, s);
     }
+    fn scope_init_done(&mut self, _plan: &Plan) {}
     fn invalidate_all(&mut self) {
         self.clean.invalidate_all();
     }
@@ -393,6 +412,9 @@ impl Mode for Pull {
     #[inline]
     fn ran(&mut self, plan: &Plan, s: usize) {
         self.rounds.ran(plan, s);
+    }
+    fn scope_init_done(&mut self, plan: &Plan) {
+        self.rounds.scope_init_done(plan);
     }
     fn invalidate_all(&mut self) {
         self.rounds.invalidate_all();
@@ -435,6 +457,7 @@ impl Mode for PushPull {
     fn ran(&mut self, plan: &Plan, s: usize) {
         self.clean.ran(plan, s);
     }
+    fn scope_init_done(&mut self, _plan: &Plan) {}
     fn invalidate_all(&mut self) {
         self.clean.invalidate_all();
         self.guard.invalidate_all();

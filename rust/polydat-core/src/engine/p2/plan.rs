@@ -121,10 +121,6 @@ pub struct StepPlan {
     pub propagates_none: bool,
     /// Side-channel node: runs once per change of its provenance in every mode.
     pub side: bool,
-    /// Current until its provenance changes or `invalidate_all`, whatever the
-    /// mode: a side-channel step, or one that is not `Dynamic` (a constant, a
-    /// `const` capture or what reads only those — the scope-init path).
-    pub pinned: bool,
 }
 
 /// Everything the kernels of one program share.
@@ -132,10 +128,20 @@ pub struct Plan {
     pub program: Arc<Program>,
     pub layout: Layout,
     pub steps: Box<[StepPlan]>,
-    /// Every step, in evaluation order.
-    pub all_steps: Box<[u32]>,
+    /// Every per-cycle (`Dynamic`) step, in evaluation order: what `eval`
+    /// walks once the scope-init path has run.
+    pub cycle_steps: Box<[u32]>,
     /// The scope-init path (run once per kernel, at its first read).
     pub init_steps: Box<[u32]>,
+    /// Steps of the scope-init path that are not `Dynamic`: current for the
+    /// kernel's life once it has run.
+    pub fixed_steps: Box<[u32]>,
+    /// Coordinates are inputs `0..coord_count`.
+    pub coord_count: usize,
+    /// Some step is volatile (re-armed at every read).
+    pub has_volatile: bool,
+    /// Some step is a side channel.
+    pub has_side: bool,
     /// Per output: the per-cycle (`Dynamic`) steps of its cone, in evaluation
     /// order (valid once the scope-init path has run).
     pub cones: Box<[Box<[u32]>]>,
@@ -189,7 +195,6 @@ impl Plan {
                     out_count: step.out_count() as u32,
                     propagates_none: !step.accepts_none && !step.ins.is_empty(),
                     side,
-                    pinned: side || step.lifecycle != Lifecycle::Dynamic,
                 }
             })
             .collect();
@@ -223,8 +228,14 @@ impl Plan {
             .map(|deps| deps.iter().copied().filter(|&s| steps[s as usize].side).collect())
             .collect();
         Plan {
-            all_steps: (0..program.steps.len() as u32).collect(),
+            cycle_steps: program.cycle_steps.clone(),
             init_steps: program.scope_init_steps.clone(),
+            fixed_steps: (0..program.steps.len() as u32)
+                .filter(|&s| program.steps[s as usize].lifecycle != Lifecycle::Dynamic)
+                .collect(),
+            coord_count: program.coord_count,
+            has_volatile: !program.volatile_steps.is_empty(),
+            has_side: steps.iter().any(|s| s.side),
             layout,
             steps,
             cones,
