@@ -168,30 +168,17 @@ pub fn raw_read_refused(program: &Program, out: usize, value: &Value) -> EvalErr
     )
 }
 
-/// Converts a host value to the type of a slot: exact matches, `None`, and
-/// lossless conversions (non-negative ints into u64, ints into f64) are accepted.
+/// Converts a host value to the type of a slot through the boundary catalog
+/// ([`crate::nodes::convert::boundary_value`]); a value that does not fit is a
+/// `TypeMismatch` naming the slot, its type and what was given.
 pub fn adapt_boundary(slot: &str, ty: PortType, value: Value) -> Result<Value, WriteError> {
-    let mismatch = |v: &Value| WriteError::TypeMismatch {
+    crate::nodes::convert::boundary_value(value, ty).map_err(|v| WriteError::TypeMismatch {
         slot: slot.to_string(),
         expected: ty,
         got: match v.port_type() {
             Some(t) => format!("{t} value {}", v.display_text()),
             None => "None".into(),
         },
-    };
-    Ok(match (ty, value) {
-        (_, Value::None) => Value::None,
-        (t, v) if v.port_type() == Some(t) => v,
-        (PortType::U64, Value::I64(x)) if x >= 0 => Value::U64(x as u64),
-        (PortType::I64, Value::U64(x)) if x <= i64::MAX as u64 => Value::I64(x as i64),
-        (PortType::U32, Value::U64(x)) if x <= u32::MAX as u64 => Value::U32(x as u32),
-        (PortType::I32, Value::U64(x)) if x <= i32::MAX as u64 => Value::I32(x as i32),
-        (PortType::I32, Value::I64(x)) if i32::try_from(x).is_ok() => Value::I32(x as i32),
-        (PortType::F64, Value::U64(x)) => Value::F64(x as f64),
-        (PortType::F64, Value::I64(x)) => Value::F64(x as f64),
-        (PortType::F32, Value::F64(x)) if (x as f32) as f64 == x || x.is_nan() => Value::F32(x as f32),
-        (PortType::Bool, Value::U64(x @ (0 | 1))) => Value::Bool(x == 1),
-        (_, v) => return Err(mismatch(&v)),
     })
 }
 

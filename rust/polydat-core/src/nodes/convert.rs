@@ -3,7 +3,7 @@
 
 use crate::node::kit::{map1, str_map, to_ref, value_to_slot, SlotEval};
 use crate::node::{wire, Args, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec, Ty};
-use crate::types::PortType::{self, Bool, Bytes, F32, F64, I32, I64, Str, U32, U64};
+use crate::types::PortType::{self, Bool, Bytes, Json, F32, F64, I32, I64, Str, U32, U64};
 use crate::value::Value;
 
 /// A literal in a wire position: an anonymous constant node.
@@ -247,6 +247,56 @@ pub const NODES: &[NodeDef] = &[
 ];
 
 
+/// The boundary catalog: converts a value crossing into a slot of type `to`
+/// (a host write, a parent-to-child copy). It admits the numeric class-A
+/// widenings plus the class-B conversions that are only safe on a checked
+/// value: range-checked narrowings and sign changes, integral floats into
+/// integers, and trimmed parses of strings. `None` passes (it clears a
+/// slot); anything else that does not fit is returned as `Err` unchanged.
+pub fn boundary_value(value: Value, to: PortType) -> Result<Value, Value> {
+    use Value as V;
+    if value.is_none() || value.port_type() == Some(to) {
+        return Ok(value);
+    }
+    let int = match &value {
+        V::U64(x) => Some(*x as i128),
+        V::I64(x) => Some(*x as i128),
+        V::U32(x) => Some(*x as i128),
+        V::I32(x) => Some(*x as i128),
+        V::Bool(b) => Some(*b as i128),
+        V::F64(x) if x.is_finite() && x.fract() == 0.0 && x.abs() < 2e19 => Some(*x as i128),
+        V::F32(x) if x.is_finite() && x.fract() == 0.0 && x.abs() < 2e19 => Some(*x as i128),
+        V::Str(s) if matches!(to, U64 | I64 | U32 | I32) => s.trim().parse::<i128>().ok(),
+        _ => None,
+    };
+    let float = match &value {
+        V::F64(x) => Some(*x),
+        V::F32(x) => Some(*x as f64),
+        V::Str(s) if matches!(to, F64 | F32) => s.trim().parse::<f64>().ok(),
+        _ => int.map(|i| i as f64),
+    };
+    let converted = match to {
+        U64 => int.and_then(|i| u64::try_from(i).ok()).map(V::U64),
+        I64 => int.and_then(|i| i64::try_from(i).ok()).map(V::I64),
+        U32 => int.and_then(|i| u32::try_from(i).ok()).map(V::U32),
+        I32 => int.and_then(|i| i32::try_from(i).ok()).map(V::I32),
+        F64 => float.map(V::F64),
+        F32 => float.filter(|f| f.is_nan() || (*f as f32) as f64 == *f).map(|f| V::F32(f as f32)),
+        Bool => match &value {
+            V::Str(s) => match s.trim().to_ascii_lowercase().as_str() {
+                "true" | "1" => Some(V::Bool(true)),
+                "false" | "0" => Some(V::Bool(false)),
+                _ => None,
+            },
+            _ => int.filter(|i| *i == 0 || *i == 1).map(|i| V::Bool(i == 1)),
+        },
+        // A host that writes a number into a string slot has made a mistake
+        // worth reporting; wires get their Display adapters from class A instead.
+        Str | Bytes | Json => None,
+    };
+    converted.ok_or(value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,5 +369,23 @@ mod tests {
         assert_eq!(cast_node(Str, F64).unwrap().name, "__str_to_f64");
         assert!(cast_node(F64, U64).is_none(), "f64 as u64 is a compile error");
         assert!(cast_node(Str, Bool).is_none());
+    }
+
+    #[test]
+    fn boundary_catalog_checks_what_it_narrows() {
+        let ok = |v: Value, t: PortType| boundary_value(v, t).unwrap();
+        assert!(ok(Value::U64(7), F64).same(&Value::F64(7.0)));
+        assert!(ok(Value::I64(5), U64).same(&Value::U64(5)));
+        assert!(boundary_value(Value::I64(-1), U64).is_err(), "sign is checked");
+        assert!(boundary_value(Value::U64(1 << 40), U32).is_err(), "range is checked");
+        assert!(ok(Value::F64(3.0), U64).same(&Value::U64(3)));
+        assert!(boundary_value(Value::F64(3.5), U64).is_err(), "only integral floats become ints");
+        assert!(ok(Value::str(" 42 "), U64).same(&Value::U64(42)));
+        assert!(ok(Value::str("2.5"), F64).same(&Value::F64(2.5)));
+        assert!(boundary_value(Value::str("twelve"), U64).is_err());
+        assert!(ok(Value::str("TRUE"), Bool).same(&Value::Bool(true)));
+        assert!(boundary_value(Value::U64(12), Str).is_err(), "numbers are not silently rendered");
+        assert!(ok(Value::None, U64).is_none(), "None clears a slot");
+        assert!(boundary_value(Value::F64(0.1), F32).is_err(), "f32 only when exact");
     }
 }
