@@ -80,3 +80,30 @@ def test_failed_write_leaves_the_kernel_consistent() -> None:
 @given(pt.scripts(["cycle", "seed"], {"region": "str", "scale": "f64", "limit": "u64"}, OUTPUTS, max_steps=16))
 def test_random_scripts_over_cones(steps: list[Step]) -> None:
     pt.assert_engines_agree(CONES, steps)
+
+
+WIDE_INPUTS = 70
+WIDE = (
+    "input cycle: u64\n"
+    + "".join(f"extern e{i}: u64 = {i}\n" for i in range(WIDE_INPUTS))
+    + "".join(f"o{i} := hash(e{i}) + cycle\n" for i in range(WIDE_INPUTS))
+    + "low := o0 + o1 + o63\nhigh := o64 + o69\nacross := o5 ^ o66\nlabel := \"{e65}-{e2}\"\n"
+)
+WIDE_OUTPUTS = ["o0", "o1", "o63", "o64", "o65", "o69", "low", "high", "across", "label"]
+
+
+def test_more_than_64_inputs() -> None:
+    steps = [Step(1, pulls=WIDE_OUTPUTS)]
+    for name in ("e65", "e3", "e64", "e63", "e0", "e69", "e66"):
+        steps.append(Step({name: 1000}, pulls=WIDE_OUTPUTS))
+        steps.append(Step({name: 1000}, pulls=["high", "low"]))
+    steps += [Step({"e65": 7}, pulls=["label", "o65"]), Step({"e2": 9}, pulls=["label", "o64"]),
+              Step(2, pulls=[EVAL]), Step({"e66": 5}, invalidate_all=True, pulls=["across"])]
+    pt.assert_engines_agree(WIDE, steps)
+
+
+@FAST
+@given(pt.scripts(["cycle"], {f"e{i}": "u64" for i in (0, 1, 2, 5, 63, 64, 65, 66, 69)}, WIDE_OUTPUTS,
+                  max_steps=16))
+def test_random_scripts_over_more_than_64_inputs(steps: list[Step]) -> None:
+    pt.assert_engines_agree(WIDE, steps, pulls=WIDE_OUTPUTS)

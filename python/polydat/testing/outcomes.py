@@ -28,6 +28,7 @@ compared.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -289,6 +290,25 @@ def _attempt_write(action: Any) -> Outcome:
     return Outcome("ok")
 
 
+_PROGRAMS: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+_PROGRAM_CACHE_SIZE = 64
+
+
+def _compiled(spec: EngineSpec, source: str) -> Any:
+    """``spec.compile(source)``, remembering the last few programs (they are
+    immutable), so scripts over one fixed program compile it once per engine."""
+    key = (spec.name, repr(sorted(dict(spec.options).items())), spec.compiler, source)
+    program = _PROGRAMS.get(key)
+    if program is None:
+        program = spec.compile(source)
+        _PROGRAMS[key] = program
+        if len(_PROGRAMS) > _PROGRAM_CACHE_SIZE:
+            _PROGRAMS.popitem(last=False)
+    else:
+        _PROGRAMS.move_to_end(key)
+    return program
+
+
 def _restore(kernel: Any, coordinates: Sequence[str], history: list[Write], state: dict[str, Any] | None) -> None:
     """Brings a fresh kernel to the inputs the previous steps left: from the
     last kernel's ``input_values()`` when it has them, else by replaying every write."""
@@ -317,7 +337,7 @@ def run_engine(
     steps = as_steps(script)
     excluded = set(nondeterministic)
     try:
-        program = spec.compile(source)
+        program = _compiled(spec, source)
     except RefusedError as err:
         return EngineRun(spec, "refused", refusal=str(err))
     except _PASS_THROUGH:

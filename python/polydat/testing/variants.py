@@ -5,8 +5,8 @@
 * ``p1/generate`` answers every pull through ``Program.generate`` over a
   one-cycle range, with the other inputs fixed to the kernel's current
   values. This is the batch path that ``polydat run`` and ``generate()``
-  users take. (``eval()`` and reads at cycle u64::MAX go through a real
-  kernel: a range's exclusive stop cannot be 2^64.)
+  users take. (``eval()`` goes through a real kernel: its failures name the
+  context ``every output``, which a batch over named outputs cannot.)
 
 Usage::
 
@@ -20,7 +20,6 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from .corners import U64_MAX
 from .engines import ORACLE, EngineSpec
 
 __all__ = ["variants", "GenerateKernel", "GenerateProgram"]
@@ -49,19 +48,16 @@ class GenerateKernel:
         """The current inputs."""
         return dict(self._writer.input_values())
 
-    def _columns(self, outputs: list[str]) -> dict[str, Any] | None:
+    def _columns(self, outputs: list[str]) -> dict[str, Any]:
         values = self.input_values()
         coordinate = self._program.coordinates[0]
         cycle = values.pop(coordinate)
-        if cycle >= U64_MAX:
-            return None  # generate's exclusive stop cannot be 2^64
         return dict(self._program.generate(range(cycle, cycle + 1), outputs=outputs, inputs=values,
                                            coordinate=coordinate))
 
     def pull(self, name: str) -> Any:
         """``name`` at the current inputs, computed by ``generate``."""
-        columns = self._columns([name])
-        return self._writer.pull(name) if columns is None else _scalar(columns[name][0])
+        return _scalar(self._columns([name])[name][0])
 
     def eval(self) -> dict[str, Any]:
         """Every output, through the real kernel: ``eval`` names its context
