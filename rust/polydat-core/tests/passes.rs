@@ -139,7 +139,7 @@ fn explain_json_carries_passes_lifecycles_and_events() {
     );
     let doc: serde_json::Value = serde_json::from_str(&explain_json(&p, Some("p1"))).unwrap();
     let passes: Vec<&str> = doc["passes"].as_array().unwrap().iter().map(|p| p["pass"].as_str().unwrap()).collect();
-    assert_eq!(passes, ["resolve", "snapshot", "polyfill", "fusion", "dce", "toposort", "hoist", "fold", "select", "emit"]);
+    assert_eq!(passes, ["resolve", "adapters", "snapshot", "polyfill", "fusion", "dce", "toposort", "hoist", "fold", "select", "emit"]);
     let class = |name: &str| {
         doc["bindings"].as_array().unwrap().iter().find(|b| b["name"] == name).unwrap()["lifecycle"].clone()
     };

@@ -1,17 +1,53 @@
-//! Adapter insertion: a wire whose producer type differs from its consumer's
-//! parameter type gets a lossless class-A adapter node (logged as
-//! `TypeAdapterInserted`), or the compile fails naming both types. Under the
-//! `strict` option even lossless coercions are refused.
+//! Adapter insertion, the pass after resolution: a wire whose producer type
+//! differs from its consumer's parameter type gets a lossless class-A adapter
+//! node (logged as `TypeAdapterInserted`; one adapter per wire and target type,
+//! shared by every consumer), or the compile fails naming both types at the
+//! consumer's span. Under the `strict` option even lossless coercions are
+//! refused. The value-level boundary catalog for host writes lives beside the
+//! class-A catalog, in `nodes::convert`.
 
 use super::events::{CompileEvent, EventKind};
 use super::hoist::Lifecycle;
 use super::graph::{Graph, GraphNode, Wire};
 use crate::error::CompileError;
 use crate::ir::Span;
-use crate::node::BuildCtx;
+use crate::node::{BuildCtx, NodeDef, ParamSpec};
+use std::collections::HashMap;
 use crate::nodes::convert::auto_adapter;
 use crate::types::PortType;
 use std::sync::Arc;
+
+/// Runs the pass: every node's wires are made to deliver its parameter types.
+pub fn insert(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>) -> Result<(), CompileError> {
+    let mut made: HashMap<(Wire, PortType), Wire> = HashMap::new();
+    for n in 0..graph.nodes.len() {
+        for i in 0..graph.nodes[n].wires.len() {
+            let (wire, want) = (graph.nodes[n].wires[i], graph.nodes[n].in_types[i]);
+            if graph.wire_type(wire) == want {
+                continue;
+            }
+            let adapted = match made.get(&(wire, want)) {
+                Some(w) => *w,
+                None => {
+                    let node = &graph.nodes[n];
+                    let what = format!("parameter `{}` of `{}`", wire_param_name(node.def, i), node.def.name);
+                    let span = node.span;
+                    let w = coerce(graph, wire, want, strict, span, &what, events)?;
+                    made.insert((wire, want), w);
+                    w
+                }
+            };
+            graph.nodes[n].wires[i] = adapted;
+        }
+    }
+    Ok(())
+}
+
+/// The name of the parameter behind wire argument `i` (a variadic parameter repeats).
+fn wire_param_name(def: &NodeDef, i: usize) -> &'static str {
+    let wires: Vec<&ParamSpec> = def.wire_params().collect();
+    wires.get(i).or(wires.last()).map_or("?", |p| p.name)
+}
 
 /// Makes `wire` deliver `to`: returns it unchanged when the types match,
 /// otherwise the output of a newly inserted adapter node. `what` describes the

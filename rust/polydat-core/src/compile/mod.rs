@@ -1,7 +1,8 @@
 //! The graph compiler: one module per pass, run in a fixed order by
 //! [`compile`] (seeds graph_compiler.md §2, §6):
 //!
-//! 1. [`resolve`] — IR → typed graph; [`adapters`] inserted on wires (`strict` refuses them);
+//! 1. [`resolve`] — IR → typed graph (ops, arguments, constants, output types);
+//!    then [`adapters`] — lossless adapters on mismatched wires (`strict` refuses them);
 //! 2. [`dce::restrict_outputs`] — keep only the requested outputs;
 //! 3. [`polyfill`] — expand nodes the target engine cannot run;
 //! 4. [`fusion`] — Node Fusion to a fixpoint (unless disabled);
@@ -74,8 +75,10 @@ pub fn compile(ir: &GraphIr, options: &CompileOptions) -> Result<Program, Compil
     let mut trace = PassTrace::new();
     let mut graph = resolve::resolve(ir, options.strict, &mut events)?;
     let nodes_resolved = graph.nodes.len();
+    trace.record("resolve", &graph, format!("{} node(s) typed", graph.nodes.len()));
+    adapters::insert(&mut graph, options.strict, &mut events)?;
     let adapters = events.iter().filter(|e| e.kind == EventKind::TypeAdapterInserted).count();
-    trace.record("resolve", &graph, format!("{adapters} adapter(s)"));
+    trace.record("adapters", &graph, format!("{adapters} adapter(s)"));
     let resolved = GraphSnapshot::of(&graph);
     trace.record("snapshot", &graph, "resolved graph kept for explain --dot".into());
 

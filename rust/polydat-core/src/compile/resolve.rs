@@ -1,8 +1,9 @@
 //! Resolution: turns the frontend's IR into the typed [`Graph`]. Looks up every
 //! op in the catalog, matches arguments to parameters (filling constant
-//! defaults), types constants, coerces wires through the adapter pass, builds
-//! each node's evaluator and types its outputs. Every error carries the span
-//! of the node that caused it.
+//! defaults), types constants, builds each node's evaluator for its parameter
+//! types and types its outputs. Wires keep their producer's type: the adapter
+//! pass that follows reconciles them. Every error carries the span of the node
+//! that caused it.
 
 use super::adapters::coerce;
 use super::events::{CompileEvent, EventKind};
@@ -30,7 +31,7 @@ pub fn resolve(ir: &GraphIr, strict: bool, events: &mut Vec<CompileEvent>) -> Re
         ports[idx] = if node.op == CAST_OP {
             vec![resolve_cast(&mut graph, node, &ports, strict, events)?]
         } else {
-            resolve_node(&mut graph, node, &ports, strict, events)?
+            resolve_node(&mut graph, node, &ports)?
         };
     }
     let mut seen = HashSet::new();
@@ -212,13 +213,7 @@ enum Bound {
     Const(Value),
 }
 
-fn resolve_node(
-    graph: &mut Graph,
-    node: &NodeIr,
-    ports: &[Vec<Wire>],
-    strict: bool,
-    events: &mut Vec<CompileEvent>,
-) -> Result<Vec<Wire>, CompileError> {
+fn resolve_node(graph: &mut Graph, node: &NodeIr, ports: &[Vec<Wire>]) -> Result<Vec<Wire>, CompileError> {
     let def = nodes::lookup(&node.op).ok_or_else(|| {
         let err = CompileError::at(node.span, format!("unknown node '{}'", node.op));
         match nodes::suggest(&node.op) {
@@ -230,12 +225,12 @@ fn resolve_node(
     let mut wires = Vec::new();
     let mut in_types = Vec::new();
     let mut consts = Vec::new();
-    for (param, arg) in bound {
+    for (_, arg) in bound {
         match arg {
             Bound::Const(v) => consts.push(v),
             Bound::Wire(w, ty) => {
-                let what = format!("parameter `{}` of `{}`", param.name, def.name);
-                let w = coerce(graph, w, ty, strict, node.span, &what, events)?;
+                // The wire keeps its producer's type here; the adapter pass
+                // reconciles it with the parameter type `ty` afterwards.
                 wires.push(w);
                 in_types.push(ty);
             }
