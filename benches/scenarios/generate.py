@@ -137,16 +137,18 @@ def mostly_stable() -> str:
     ]
     return scenario(
         """
-mostly_stable: 101 nodes, five inputs: the cycle (a 19-node chain) and four
+mostly_stable: 103 nodes, five inputs: the cycle (a 19-node chain) and four
 parameters p1..p4 that the driver rewrites with the same values every cycle,
-each feeding a 20-node chain. Nine reads in ten pull `summary`, whose cone
-holds only the stable chains; one in ten pulls `cycle_out`. The best case for
-provenance: the cone guard answers most pulls without entering the eval loop
-(expect Pull at least 10x faster than Raw).
+each feeding a 20-node chain. Nineteen reads in twenty pull `summary`, whose
+cone holds only the stable chains; one in twenty pulls `cycle_out`, whose
+cone is everything. The best case for provenance: the cone guard answers
+most pulls without entering the eval loop (expect Pull at least 10x faster
+than Raw; Pull re-runs all of `cycle_out`'s cone when it is read, PushPull
+only its dirty part).
 """,
         lines,
         driver=["cycle := meta", "p1 := 100", "p2 := 200", "p3 := 300", "p4 := 400"],
-        weights={"summary": 9, "cycle_out": 1},
+        weights={"summary": 19, "cycle_out": 1},
     )
 
 
@@ -223,13 +225,14 @@ def selective_cone() -> str:
         """
 selective_cone: 100 nodes in two disjoint cones: `leaf_a` (30 nodes on the
 cycle) and `leaf_b` (70 nodes on two configuration externs the driver
-rewrites unchanged). Reads are selective: nine in ten pull `leaf_b`, whose
-cone no per-cycle input reaches. Raw re-runs the 70-node cone on every read;
-the cone guard returns it cached (expect Pull at least 10x faster than Raw).
+rewrites unchanged). Reads are selective: nineteen in twenty pull `leaf_b`,
+whose cone no per-cycle input reaches. Raw re-runs the 70-node cone on every
+read (a cycle write makes every step stale); the cone guard returns it cached
+(expect Pull at least 10x faster than Raw).
 """,
         lines,
         driver=["cycle := meta", "alpha := 11", "beta := 13"],
-        weights={"leaf_b": 9, "leaf_a": 1},
+        weights={"leaf_b": 19, "leaf_a": 1},
     )
 
 

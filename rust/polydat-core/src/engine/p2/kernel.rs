@@ -67,9 +67,11 @@ impl<M: Mode> P2Kernel<M> {
         }
         let plan = &*self.plan;
         let def = &plan.program.outputs[out];
-        if def.step.is_some() && !self.mode.output_current(plan, out) {
+        let cone = &plan.cones[out];
+        // (An empty per-cycle cone: an input passed through, or a value fixed at scope init.)
+        if !cone.is_empty() && !self.mode.output_current(plan, out) {
             self.mode.begin_read(plan);
-            run(plan, &mut self.slots, &mut self.mode, &plan.cones[out], &def.name)?;
+            run(plan, &mut self.slots, &mut self.mode, cone, &def.name)?;
             self.mode.output_done(plan, out);
         }
         Ok(def.slot as usize)

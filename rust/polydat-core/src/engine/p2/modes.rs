@@ -224,7 +224,10 @@ impl Guard {
     fn wrote(&mut self, input: usize) {
         if self.sealed {
             self.batch += 1;
-            self.changed.iter_mut().for_each(|w| *w = 0);
+            match &mut *self.changed {
+                [w] => *w = 0, // up to 64 inputs: one store, not a memset call
+                words => words.fill(0),
+            }
             self.sealed = false;
         }
         self.changed[input / 64] |= 1 << (input % 64);
