@@ -164,3 +164,29 @@ def test_catalog_lists_signatures():
     names = {n["name"]: n for n in polydat.catalog()}
     assert names["hash"]["signature"] == "hash(x: u64) -> u64"
     assert len(names) > 100
+
+
+def test_const_naming_another_binding_is_a_capture_for_its_readers():
+    src = """
+    extern e: u64 = 1
+    a := hash(e)
+    const c := a
+    x := u64_add(c, 1)
+    y := u64_add(a, 1)
+    """
+    k = polydat.compile(src).kernel()
+    first = k.pull("x")
+    k.set("e", 2)
+    assert k.pull("x") == first, "readers of a const see the captured value"
+    assert k.pull("y") != first, "readers of the live binding see the write"
+
+
+def test_boundary_writes_parse_and_check():
+    k = polydat.compile("extern n: u64 = 1\nextern f: f64 = 0.5\nx := u64_add(n, 1)").kernel()
+    k.set("n", "41")
+    assert k.pull("x") == 42
+    k.set("f", 3)
+    with pytest.raises(WriteError):
+        k.set("n", -1)
+    with pytest.raises(WriteError):
+        k.set("n", 2.5)

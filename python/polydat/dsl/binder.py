@@ -32,8 +32,8 @@ from .ast import Span
 from .calls import CallLowering
 from .catalog import Catalog
 from .diagnostics import SourceFile
-from .irbuild import GraphBuilder, Port, input_wire
-from .lowering import LITERAL_OP, LiteralEntry, Plan, Scope, Value, literal_of, render_array
+from .irbuild import GraphBuilder, Port, input_wire, node_wire
+from .lowering import CAPTURE_OP, LITERAL_OP, LiteralEntry, Plan, Scope, Value, literal_of, render_array
 from .modules import ModuleLoader, directory_of, module_table
 from .operators import OperatorLowering
 from .types import LiteralTypeError, LiteralValue, f64_bits, literal_to_const
@@ -360,6 +360,8 @@ class Binder(OperatorLowering, CallLowering):
                     "a const is computed once when the kernel starts; it may read externs and other consts "
                     "but not coordinates, which change every cycle",
                 )
+            if "const" in binding.modifiers and isinstance(binding.value, ast.Name):
+                port = self._capture(port, target.span)
             scope.env[target.name] = port
             if scope.module is None:
                 self.spans[target.name] = target.span
@@ -369,6 +371,12 @@ class Binder(OperatorLowering, CallLowering):
             else:
                 self.internal_wires[scope.prefix + target.name] = port.wire
         return produced
+
+    def _capture(self, port: Port, span: Span) -> Port:
+        """A node of its own for ``const c := name``: readers of ``c`` must read
+        the captured value, not the live binding or input it names."""
+        node = self.graph.add_node(CAPTURE_OP, [port.arg()], span)
+        return Port(node_wire(node, 0), port.type, None)
 
     def _annotated_value(self, binding: ast.Binding, scope: Scope) -> Port:
         """``shared x: T := value``: the value, converted to the pinned cell type."""

@@ -34,6 +34,8 @@ from .types import (
 
 CAST_OP = "__cast"
 LITERAL_OP = "__lit"
+CAPTURE_OP = "__const_capture"
+"""The pass-through node that holds a `const` binding naming another value."""
 NUMERIC = frozenset({"u64", "f64"})
 ROUNDING_HINT = (
     "choose how to round: f64_to_u64(x) truncates, or use round_to_u64(x), floor_to_u64(x) or ceil_to_u64(x)"

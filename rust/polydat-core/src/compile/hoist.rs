@@ -23,9 +23,7 @@
 use super::graph::{Graph, GraphNode, Wire};
 use crate::error::CompileError;
 use crate::ir::{InputKind, Modifier};
-use crate::node::kit::SlotEval;
-use crate::node::{wire_any, Args, NodeDef, NodeError, NodeEval, Outputs, Purity};
-use crate::value::Value;
+use crate::node::Purity;
 use serde::Serialize;
 
 /// The lifecycle class of a node: when its value is computed.
@@ -61,42 +59,7 @@ pub struct HoistSummary {
     pub captures: usize,
 }
 
-/// Name of the pass-through node inserted when a `const` binding has no node
-/// of its own to capture (it names an input, or a node another binding shares).
-pub const CAPTURE_OP: &str = "__const_capture";
-
-/// A pass-through whose only role is to hold a `const` binding's captured value.
-pub const CONST_CAPTURE: NodeDef = NodeDef {
-    name: CAPTURE_OP,
-    category: "compiler",
-    doc: "Holds a const binding's value, captured once at scope init.",
-    params: &[wire_any("x")],
-    outputs: Outputs::SameAsWire(0),
-    accepts_none: true,
-    build: |c| Ok(Box::new(PassThrough { slot_form: c.wire_types.first().is_some_and(|t| !t.is_ref()) })),
-    ..NodeDef::BASE
-};
-
-struct PassThrough {
-    slot_form: bool,
-}
-
-impl NodeEval for PassThrough {
-    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-        outs[0] = args.get(0).clone();
-        Ok(())
-    }
-    fn slot_form(&self) -> Option<&dyn SlotEval> {
-        self.slot_form.then_some(self as &dyn SlotEval)
-    }
-}
-
-impl SlotEval for PassThrough {
-    fn eval_slots(&self, ins: &[u64], outs: &mut [u64]) -> Result<(), NodeError> {
-        outs[0] = ins[0];
-        Ok(())
-    }
-}
+pub use crate::nodes::convert::{CAPTURE_OP, CONST_CAPTURE};
 
 /// Classifies every node of the sorted `graph` (setting `GraphNode::lifecycle`
 /// and `GraphNode::capture`), inserting capture nodes where a `const` binding

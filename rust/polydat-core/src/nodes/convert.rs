@@ -2,7 +2,7 @@
 //! automatic (class A) widening adapters the compiler inserts on typed wires.
 
 use crate::node::kit::{map1, str_map, to_ref, value_to_slot, SlotEval};
-use crate::node::{wire, Args, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec, Ty};
+use crate::node::{wire, wire_any, Args, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec, Ty};
 use crate::types::PortType::{self, Bool, Bytes, Json, F32, F64, I32, I64, Str, U32, U64};
 use crate::value::Value;
 
@@ -176,6 +176,43 @@ adapter!(F32_TO_STR, "__f32_to_str", F32: f32 => Str, to_ref, |x| x.to_string())
 adapter!(BOOL_TO_STR, "__bool_to_str", Bool: bool => Str, to_ref, |x| x.to_string());
 adapter!(U64_TO_BYTES, "__u64_to_bytes", U64: u64 => Bytes, to_ref, |x| x.to_le_bytes().to_vec());
 
+/// Name of the pass-through node inserted when a `const` binding has no node
+/// of its own to capture (it names an input, or a node another binding shares).
+pub const CAPTURE_OP: &str = "__const_capture";
+
+/// A pass-through whose only role is to hold a `const` binding's captured value.
+pub const CONST_CAPTURE: NodeDef = NodeDef {
+    name: CAPTURE_OP,
+    category: "compiler",
+    doc: "Holds a const binding's value, captured once at scope init.",
+    params: &[wire_any("x")],
+    outputs: Outputs::SameAsWire(0),
+    accepts_none: true,
+    build: |c| Ok(Box::new(PassThrough { slot_form: c.wire_types.first().is_some_and(|t| !t.is_ref()) })),
+    ..NodeDef::BASE
+};
+
+struct PassThrough {
+    slot_form: bool,
+}
+
+impl NodeEval for PassThrough {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        outs[0] = args.get(0).clone();
+        Ok(())
+    }
+    fn slot_form(&self) -> Option<&dyn SlotEval> {
+        self.slot_form.then_some(self as &dyn SlotEval)
+    }
+}
+
+impl SlotEval for PassThrough {
+    fn eval_slots(&self, ins: &[u64], outs: &mut [u64]) -> Result<(), NodeError> {
+        outs[0] = ins[0];
+        Ok(())
+    }
+}
+
 /// The class-A catalog: the adapter node that losslessly converts `from` into
 /// `to` on a wire, if there is one.
 pub fn auto_adapter(from: PortType, to: PortType) -> Option<&'static NodeDef> {
@@ -217,6 +254,7 @@ pub fn cast_node(from: PortType, to: PortType) -> Option<&'static NodeDef> {
 /// The conversion family (explicit nodes and adapters).
 pub const NODES: &[NodeDef] = &[
     LITERAL,
+    CONST_CAPTURE,
     TO_F64,
     F64_TO_U64,
     ROUND_TO_U64,
