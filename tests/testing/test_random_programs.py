@@ -16,8 +16,10 @@ import polydat.testing as pt
 from equiv_profiles import FAST, SLOW
 
 
-MATRIX = pt.engines(include_variants=True)
-"""Every engine, plus P1 without Node Fusion (random programs hit fusion patterns by chance)."""
+MATRIX = pt.engines(include_variants=True) + [
+    pt.generate_variant(e) for e in pt.engines(include_fresh=False, include_registered=False)[1:]
+]
+"""Every engine, P1 without Node Fusion, and every engine's generate() path."""
 
 
 def check(example: pt.Example) -> None:

@@ -69,6 +69,7 @@ from .outcomes import (
 )
 from .overrides import OVERRIDES, NodeOverride
 from .replay import load_replay, replay, replay_text
+from .variants import generate_variant
 from .script import EVAL, Example, Step, as_steps
 
 __all__ = [
@@ -78,6 +79,7 @@ __all__ = [
     "engines",
     "engine_spec",
     "compiler_variants",
+    "generate_variant",
     "discovered_engine_names",
     "register_engine",
     "registered_engine",

@@ -10,9 +10,12 @@
 
 Usage::
 
-    from polydat.testing import engines, assert_engines_agree
+    from polydat.testing import engines, assert_engines_agree, generate_variant
 
     assert_engines_agree(src, script, engines=engines(include_variants=True))
+    # every engine, and every engine's generate() path
+    matrix = engines()
+    assert_engines_agree(src, script, engines=matrix + [generate_variant(e) for e in matrix[1:]])
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any
 
 from .engines import ORACLE, EngineSpec
 
-__all__ = ["variants", "GenerateKernel", "GenerateProgram"]
+__all__ = ["variants", "generate_variant", "GenerateKernel", "GenerateProgram"]
 
 
 class GenerateKernel:
@@ -84,10 +87,14 @@ class GenerateProgram:
         return GenerateKernel(self._program)
 
 
-def _compile_for_generate(source: str, **options: Any) -> GenerateProgram:
-    import polydat
+def generate_variant(spec: EngineSpec) -> EngineSpec:
+    """``spec`` with every pull answered by ``Program.generate`` (named ``<name>/generate``)."""
 
-    return GenerateProgram(polydat.compile(source, **options))
+    def compile_for_generate(source: str, **options: Any) -> GenerateProgram:
+        return GenerateProgram(spec.compile(source))
+
+    return EngineSpec(f"{spec.name}/generate", dict(spec.options), compiler=compile_for_generate,
+                      reported=spec.reported, description=f"{spec.name} through Program.generate, one cycle per pull")
 
 
 def variants() -> list[EngineSpec]:
@@ -99,6 +106,5 @@ def variants() -> list[EngineSpec]:
         found.append(EngineSpec("p1/unfused", {"engine": ORACLE, "fusion": False}, reported=ORACLE,
                                 description="p1 without Node Fusion"))
     if hasattr(polydat.Program, "generate"):
-        found.append(EngineSpec("p1/generate", {"engine": ORACLE}, compiler=_compile_for_generate,
-                                reported=ORACLE, description="p1 through Program.generate, one cycle per pull"))
+        found.append(generate_variant(EngineSpec(ORACLE, {"engine": ORACLE}, reported=ORACLE)))
     return found
