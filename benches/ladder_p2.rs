@@ -1,9 +1,10 @@
 //! Criterion: P2 per-cycle cost on the engine-ladder graph (SPEC §15) in each
 //! provenance mode, beside P1 and the hand-written function, in the same run.
 //! One iteration = one cycle: write the three inputs (cycle bumped, seeds
-//! fixed), read the four outputs. Each mode is measured twice: through the
-//! engine-neutral `Box<dyn Kernel>` (what `generate` and Python drive) and as
-//! its concrete monomorphic type with raw u64 reads.
+//! fixed), read the four outputs as raw slots (`pull_slot`, like upstream's
+//! `get_slot`). Each mode is measured twice: through the engine-neutral
+//! `Box<dyn Kernel>` (what `generate` and Python drive) and as its concrete
+//! monomorphic type (no dynamic dispatch).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use polydat_core::engine::p2::{self, Mode, P2Kernel, Provenance};
@@ -63,7 +64,7 @@ fn ladder(c: &mut Criterion) {
                 kernel.write_u64(1, TENANT_SEED);
                 kernel.write_u64(2, OPERATION_SEED);
                 for &o in &outs {
-                    black_box(kernel.pull(o).unwrap());
+                    black_box(kernel.pull_slot(o).unwrap());
                 }
             })
         });

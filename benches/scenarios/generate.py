@@ -195,7 +195,7 @@ def hot_cold_outputs() -> str:
     ]
     return scenario(
         """
-hot_cold_outputs: 38 nodes, one coordinate and one configuration extern.
+hot_cold_outputs: 36 nodes, one coordinate and one configuration extern.
 `hot_out` (a 5-node cone on the cycle) takes 80% of the reads, `warm_a`,
 `warm_b` and `cold_out` (whose cone is almost everything) the rest. Large
 cones with a stable part (the extern's chain): push skips it inside the
@@ -223,10 +223,10 @@ def selective_cone() -> str:
     ]
     return scenario(
         """
-selective_cone: 100 nodes in two disjoint cones: `leaf_a` (30 nodes on the
-cycle) and `leaf_b` (70 nodes on two configuration externs the driver
+selective_cone: 99 nodes in two disjoint cones: `leaf_a` (30 nodes on the
+cycle) and `leaf_b` (69 nodes on two configuration externs the driver
 rewrites unchanged). Reads are selective: nineteen in twenty pull `leaf_b`,
-whose cone no per-cycle input reaches. Raw re-runs the 70-node cone on every
+whose cone no per-cycle input reaches. Raw re-runs the 69-node cone on every
 read (a cycle write makes every step stale); the cone guard returns it cached
 (expect Pull at least 10x faster than Raw).
 """,
@@ -268,7 +268,7 @@ def keyvalue() -> str:
     ]
     return scenario(
         """
-keyvalue: a small key-value record (about ten nodes, one input) with string
+keyvalue: a small key-value record (seven nodes, one input) with string
 fields: the key and value are formatted strings, so the P2 kernels run them
 through the slot kit over Ref slots. Tiny and all dirty: the heuristic picks
 Raw; Pull should match it.
@@ -295,7 +295,7 @@ def multi_table() -> str:
     return scenario(
         """
 multi_table: four independent table generators (users, orders, products,
-events) over the cycle, each read a quarter of the time. Every cone is
+events; 40 nodes) over the cycle, each read a quarter of the time. Every cone is
 dirty every cycle (all on the cycle), but each is a quarter of the graph:
 the heuristic picks Pull, which should equal Raw.
 """,
