@@ -69,6 +69,7 @@ scalar!(f32, F32, F32, |a| a.to_bits() as u64, |s| f32::from_bits(s as u32));
 scalar!(bool, Bool, Bool, |a| a as u64, |s| s != 0);
 
 /// Decodes a slot of port type `ty` into a value (scalars only).
+#[inline]
 pub fn slot_to_value(ty: PortType, s: u64) -> Value {
     match ty {
         PortType::U64 => Value::U64(s),
@@ -83,6 +84,7 @@ pub fn slot_to_value(ty: PortType, s: u64) -> Value {
 }
 
 /// Encodes a scalar value into its slot; `None` for Ref types and `None`.
+#[inline]
 pub fn value_to_slot(v: &Value) -> Option<u64> {
     Some(match v {
         Value::U64(x) => x.to_slot(),

@@ -3,7 +3,7 @@
 //! types; the mode's bookkeeping is inlined into each one's loop.
 
 use super::modes::Mode;
-use super::plan::{Color, Plan};
+use super::plan::{Plan, NO_ENTRY};
 use super::slots::{RefSlotRefused, Slots};
 use crate::engine::column::Column;
 use crate::engine::guard::guarded;
@@ -11,7 +11,6 @@ use crate::engine::{adapt_boundary, raw_read_refused, Kernel};
 use crate::error::{EvalError, WriteError};
 use crate::node::NodeError;
 use crate::program::Program;
-use crate::types::PortType;
 use crate::value::Value;
 use std::sync::Arc;
 
@@ -184,17 +183,18 @@ impl<M: Mode> Kernel for P2Kernel<M> {
     #[inline]
     fn write_u64(&mut self, input: usize, value: u64) {
         let plan = &*self.plan;
-        if plan.layout.ty[input] != PortType::U64 || plan.layout.color(input) != Color::Imm1 {
+        let word = plan.u64_input_word[input];
+        if word == NO_ENTRY {
             // Not a u64 slot: take the checked path, so a Ref pair is never
             // overwritten by a raw word. This entry point has no error channel:
             // a value the slot's type refuses is dropped (use `write` to see why).
             let _ = self.write(input, Value::U64(value));
             return;
         }
-        if M::COMPARES && self.slots.holds_u64(&plan.layout, input, value) {
+        if M::COMPARES && self.slots.holds_u64(input, word as usize, value) {
             return;
         }
-        self.slots.store_u64(&plan.layout, input, value);
+        self.slots.store_u64(input, word as usize, value);
         self.mode.wrote(plan, input);
     }
 

@@ -188,7 +188,8 @@ impl Clean {
 
 /// The pull-side cone guard (Pull, PushPull). Writes between two reads form
 /// a *batch*; `changed` holds the inputs changed in the current batch and
-/// `changed_at[i]` the batch of input `i`'s last change. `valid[o]` is the
+/// `changed_at[i]` the last earlier batch in which input `i` changed
+/// (recorded when the next batch starts, so a write sets one mask bit). `valid[o]` is the
 /// batch at whose end output `o` was last known current (0: never; batches
 /// start at 2).
 ///
@@ -223,15 +224,24 @@ impl Guard {
     #[inline]
     fn wrote(&mut self, input: usize) {
         if self.sealed {
-            self.batch += 1;
-            match &mut *self.changed {
-                [w] => *w = 0, // up to 64 inputs: one store, not a memset call
-                words => words.fill(0),
-            }
-            self.sealed = false;
+            self.next_batch();
         }
         self.changed[input / 64] |= 1 << (input % 64);
-        self.changed_at[input] = self.batch;
+    }
+
+    /// Starts a batch: the closing batch's changes are recorded per input
+    /// (once per batch, not per write), and the mask is cleared.
+    #[inline]
+    fn next_batch(&mut self) {
+        for (wi, w) in self.changed.iter_mut().enumerate() {
+            let mut bits = std::mem::take(w);
+            while bits != 0 {
+                self.changed_at[wi * 64 + bits.trailing_zeros() as usize] = self.batch;
+                bits &= bits - 1;
+            }
+        }
+        self.batch += 1;
+        self.sealed = false;
     }
 
     #[inline]
@@ -248,9 +258,13 @@ impl Guard {
         }
         let clean = if v + 1 == self.batch {
             // The common case: validated at the previous read. One AND per word.
-            let w = plan.mask_words;
-            let prov = &plan.out_mask[out * w..out * w + w];
-            prov.iter().zip(self.changed.iter()).all(|(p, c)| p & c == 0)
+            match &*self.changed {
+                [c] => plan.out_mask[out] & c == 0,
+                changed => {
+                    let w = changed.len();
+                    plan.out_mask[out * w..out * w + w].iter().zip(changed).all(|(p, c)| p & c == 0)
+                }
+            }
         } else {
             self.unchanged_since(plan, out, v)
         };
@@ -261,10 +275,12 @@ impl Guard {
     }
 
     /// After a gap of several batches (or never computed, `v == 0`): no input
-    /// of `out` changed since batch `v`.
+    /// of `out` changed since batch `v` (earlier batches are in `changed_at`,
+    /// the current one in the mask).
     #[cold]
     fn unchanged_since(&self, plan: &Plan, out: usize, v: u64) -> bool {
-        v != 0 && plan.out_prov[out].iter_ones().all(|i| self.changed_at[i] <= v)
+        v != 0
+            && plan.out_prov[out].iter_ones().all(|i| self.changed_at[i] <= v && self.changed[i / 64] & (1 << (i % 64)) == 0)
     }
 
     #[inline]
@@ -291,7 +307,9 @@ pub struct Push {
     clean: Clean,
 }
 
-/// Pull-side cone guard only.
+/// Pull-side cone guard only. Its step stamps follow the guard's batches:
+/// the round is the batch of the last coordinate change, so one batch
+/// counter serves both (no second "sealed" test on the write path).
 #[derive(Clone, Debug)]
 pub struct Pull {
     rounds: Rounds,
@@ -392,12 +410,28 @@ impl Mode for Pull {
     }
     #[inline]
     fn wrote(&mut self, plan: &Plan, input: usize) {
-        self.rounds.wrote(plan, input);
         self.guard.wrote(input);
+        if input < plan.coord_count {
+            // Batches only grow, so every step stamped before this batch is stale.
+            self.rounds.round = self.guard.batch;
+            if plan.has_side {
+                for &s in plan.side_deps[input].iter() {
+                    self.rounds.stamp[s as usize] = 0;
+                }
+            }
+        } else {
+            for &s in plan.program.input_dependents[input].iter() {
+                self.rounds.stamp[s as usize] = 0;
+            }
+        }
     }
     #[inline]
     fn begin_read(&mut self, plan: &Plan) {
-        self.rounds.begin_read(plan);
+        if plan.has_volatile {
+            for &s in plan.program.volatile_steps.iter() {
+                self.rounds.stamp[s as usize] = 0;
+            }
+        }
         self.guard.seal();
     }
     #[inline]

@@ -138,6 +138,9 @@ pub struct Plan {
     pub fixed_steps: Box<[u32]>,
     /// Coordinates are inputs `0..coord_count`.
     pub coord_count: usize,
+    /// Per input: its buffer word when it is a `u64` slot (the `write_u64`
+    /// fast path), else [`NO_ENTRY`].
+    pub u64_input_word: Box<[u32]>,
     /// Some step is volatile (re-armed at every read).
     pub has_volatile: bool,
     /// Some step is a side channel.
@@ -234,6 +237,9 @@ impl Plan {
                 .filter(|&s| program.steps[s as usize].lifecycle != Lifecycle::Dynamic)
                 .collect(),
             coord_count: program.coord_count,
+            u64_input_word: (0..n_inputs)
+                .map(|i| if layout.ty[i] == PortType::U64 { layout.off[i] } else { NO_ENTRY })
+                .collect(),
             has_volatile: !program.volatile_steps.is_empty(),
             has_side: steps.iter().any(|s| s.side),
             layout,

@@ -120,10 +120,10 @@ impl Slots {
         }
     }
 
-    /// Stores a u64 into a scalar value slot (the caller checked the colour).
+    /// Stores a u64 into input `slot`, whose word is `word` (a u64 slot).
     #[inline]
-    pub fn store_u64(&mut self, layout: &Layout, slot: usize, v: u64) {
-        self.buf[layout.off[slot] as usize] = v;
+    pub fn store_u64(&mut self, slot: usize, word: usize, v: u64) {
+        self.buf[word] = v;
         if self.none_live != 0 {
             self.set_none(slot, false);
         }
@@ -148,10 +148,10 @@ impl Slots {
         }
     }
 
-    /// True when scalar slot `slot` holds `v` and is not `None`.
+    /// True when input `slot`, whose word is `word`, holds `v` (not `None`).
     #[inline]
-    pub fn holds_u64(&self, layout: &Layout, slot: usize, v: u64) -> bool {
-        self.buf[layout.off[slot] as usize] == v && !self.none[slot]
+    pub fn holds_u64(&self, slot: usize, word: usize, v: u64) -> bool {
+        self.buf[word] == v && !self.none[slot]
     }
 
     /// The value in slot `slot`, as an owned copy (a Ref slot's bytes are copied out).
