@@ -12,7 +12,7 @@ import pytest
 import polydat
 import polydat.testing as pt
 from polydat.errors import EvalError, RefusedError
-from polydat.testing.canonical import type_only
+from polydat.testing.canon import type_only
 from polydat.testing.script import decode_steps, encode_steps
 
 SRC = """\
@@ -138,7 +138,7 @@ def test_replay_file_compiles_and_reloads(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_replay_command_line(tmp_path: Any) -> None:
-    from polydat.testing.replay import main
+    from polydat.testing.replay_files import main
 
     path = tmp_path / "case.polydat"
     pt.replay(pt.Example(SRC, [1, 2]), path=str(path), quiet=True)
@@ -311,3 +311,27 @@ def test_nondeterministic_outputs_compare_by_type() -> None:
 def test_oracle_compile_errors_are_raised() -> None:
     with pytest.raises(polydat.CompileError):
         pt.assert_engines_agree("input cycle: u64\nx := nope(cycle)\n", [1])
+
+
+def test_const_captures_are_skipped_on_state_rebuilding_engines() -> None:
+    src = ("input cycle: u64\nextern e: u64 = 3\nconst k := hash(e)\nx := k + cycle\n"
+           "volatile v := e + 1\nconst c2 := v * 2\nconst z := 5\nw := z + cycle\n")
+    assert pt.captured_outputs(src) == {"k", "x", "c2"}
+    script = [1, {"e": 9}, 2, pt.Step(None, invalidate_all=True, pulls=["k", pt.EVAL]), {"e": 9, "cycle": 5}]
+    matrix = pt.engines(include_variants=True)
+    table = pt.assert_engines_agree(src, script, engines=matrix)
+    assert table.captured == {"k", "x", "c2"}
+    # engines that keep their state must still match the captured values exactly
+    keeps_state = [e for e in matrix if not e.rebuilds_state]
+    oracle = table.oracle.values()
+    for spec in keeps_state:
+        assert table[spec.name].values() == oracle, spec.name
+
+
+def test_submodules_are_importable_by_name() -> None:
+    import importlib
+
+    for name in ("canon", "matrix", "runner", "script", "corners", "nodes", "overrides", "replay_files",
+                 "variants", "strategies"):
+        module = importlib.import_module(f"polydat.testing.{name}")
+        assert module.__doc__ and "Usage" in module.__doc__ or name in ("overrides", "script"), name

@@ -30,7 +30,7 @@ What is here:
 * :func:`engines` — the engine matrix (discovered from the build, P1 first),
   :func:`register_engine` for test-only engines;
 * :func:`outcomes`, :func:`assert_engines_agree` — run a script of writes and
-  pulls on every engine and compare canonical outcomes (:mod:`.canonical`);
+  pulls on every engine and compare canonical outcomes (:mod:`.canon`);
 * :data:`U64_CORNERS`, :data:`F64_CORNERS`, :data:`STR_CORNERS` — the
   standard corner inputs; :func:`node_cases` — one corner program per
   library node;
@@ -43,9 +43,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .canonical import Outcome, bits_f64, canonical, canonical_failure, f64_bits, strip_locations
+from .canon import Outcome, bits_f64, canonical, canonical_failure, f64_bits, strip_locations
 from .corners import F64_CORNERS, STR_CORNERS, U64_CORNERS, U64_MAX, corner_grid
-from .engines import (
+from .matrix import (
     ORACLE,
     EngineSpec,
     compiler_variants,
@@ -57,18 +57,19 @@ from .engines import (
     unregister_engine,
 )
 from .nodes import NodeCase, NodeCaseError, library_nodes, node_case, node_cases
-from .outcomes import (
+from .runner import (
     Disagreement,
     EngineRun,
     Observation,
     Outcomes,
     assert_engines_agree,
+    captured_outputs,
     nondeterministic_outputs,
     outcomes,
     run_engine,
 )
 from .overrides import OVERRIDES, NodeOverride
-from .replay import load_replay, replay, replay_text
+from .replay_files import load_replay, replay, replay_text
 from .variants import generate_variant
 from .script import EVAL, Example, Step, as_steps
 
@@ -99,6 +100,7 @@ __all__ = [
     "run_engine",
     "assert_engines_agree",
     "nondeterministic_outputs",
+    "captured_outputs",
     # scripts
     "Step",
     "EVAL",

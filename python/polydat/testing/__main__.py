@@ -4,6 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from .replay import main
+from .replay_files import main
 
 sys.exit(main())

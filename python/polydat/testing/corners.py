@@ -30,7 +30,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .canonical import bits_f64, f64_bits
+from .canon import bits_f64, f64_bits
 
 __all__ = ["U64_CORNERS", "F64_CORNERS", "STR_CORNERS", "U64_MAX", "corner_grid"]
 

@@ -101,7 +101,10 @@ class EngineSpec:
     :func:`polydat.compile` for test-only engines. ``fresh_kernels`` runs every
     script step on a new kernel that first replays all earlier writes.
     ``reported`` is the engine name the compiled program must report
-    (``Program.engine``); ``None`` skips that check.
+    (``Program.engine``); ``None`` skips that check. ``stateless`` marks an
+    engine that rebuilds its state for every step (fresh kernels, one-cycle
+    ``generate``): outputs that depend on a ``const`` capture are not
+    compared with it.
     """
 
     name: str
@@ -110,6 +113,12 @@ class EngineSpec:
     fresh_kernels: bool = False
     reported: str | None = None
     description: str = ""
+    stateless: bool = False
+
+    @property
+    def rebuilds_state(self) -> bool:
+        """Whether this engine's state is rebuilt for every step."""
+        return self.stateless or self.fresh_kernels
 
     def compile(self, source: str) -> Any:
         """Compiles ``source`` for this engine (raises like :func:`polydat.compile`)."""

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .canonical import bits_f64
+from .canon import bits_f64
 from .corners import F64_CORNERS, STR_CORNERS, U64_CORNERS, U64_MAX, corner_grid
 from .overrides import CONST_POOLS, NodeOverride, override_for
 from .script import Step

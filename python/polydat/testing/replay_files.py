@@ -90,7 +90,7 @@ def load_replay(text: str) -> Example:
 
 def check_replay(text: str) -> str:
     """Runs a replay file on every engine; returns a report (raises AssertionError on a disagreement)."""
-    from .outcomes import assert_engines_agree
+    from .runner import assert_engines_agree
 
     example = load_replay(text)
     table = assert_engines_agree(example.source, example.steps, example.pulls)

@@ -20,21 +20,25 @@ Every engine compiles the program (an engine that raises ``RefusedError`` is
 recorded as refused, not dropped), then runs the script on one kernel:
 each step performs its write, optional ``invalidate_all()``, then its pulls.
 Each action becomes an :class:`Observation` holding a canonical
-:class:`~polydat.testing.canonical.Outcome`; the oracle's (P1's) observations
+:class:`~polydat.testing.canon.Outcome`; the oracle's (P1's) observations
 are the expected ones. Outputs whose cone contains a nondeterministic node
 (``counter``, ``current_epoch_millis``, ...) are pulled but only their type is
-compared.
+compared. In a program with a ``const`` capture of an input, engines that
+rebuild their state for every step (``p1/fresh``, ``generate``) are not
+compared on the captured outputs, nor on failures: a capture keeps what its
+input was at the kernel's first read, and a capture that failed fails reads
+outside its own cone.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .canonical import Outcome, canonical, canonical_failure, type_only
-from .engines import ORACLE, EngineSpec, engines as default_engines
+from .canon import Outcome, canonical, canonical_failure, type_only
+from .matrix import ORACLE, EngineSpec, engines as default_engines
 from .script import EVAL, Step, Write, apply_write, as_steps, describe_write
 
 __all__ = [
@@ -46,6 +50,7 @@ __all__ = [
     "run_engine",
     "assert_engines_agree",
     "nondeterministic_outputs",
+    "captured_outputs",
 ]
 
 _PASS_THROUGH = (KeyboardInterrupt, SystemExit, GeneratorExit, MemoryError)
@@ -122,6 +127,13 @@ class Disagreement:
         return "\n".join(lines)
 
 
+def _without(outcome: Outcome, names: set[str]) -> Outcome:
+    """An ``eval`` map without the entries of ``names`` (a failed eval stays as it is)."""
+    if outcome.kind != "map":
+        return outcome
+    return Outcome("map", tuple((k, v) for k, v in outcome.data if k not in names))
+
+
 def _indent(outcome: Outcome | None) -> str:
     text = "(nothing)" if outcome is None else outcome.describe()
     return text.replace("\n", "\n      ")
@@ -130,9 +142,11 @@ def _indent(outcome: Outcome | None) -> str:
 class Outcomes(Mapping[str, EngineRun]):
     """The runs of one program and script, by engine name (oracle first)."""
 
-    def __init__(self, source: str, steps: list[Step], runs: list[EngineRun]):
+    def __init__(self, source: str, steps: list[Step], runs: list[EngineRun], captured: Iterable[str] = ()):
         self.source = source
         self.steps = steps
+        self.captured = set(captured)
+        """Outputs downstream of a ``const`` capture (see :func:`captured_outputs`)."""
         self._runs = {run.name: run for run in runs}
 
     def __getitem__(self, name: str) -> EngineRun:
@@ -181,7 +195,7 @@ class Outcomes(Mapping[str, EngineRun]):
             got = run.observations[i] if i < len(run.observations) else None
             same_place = want is not None and got is not None and (want.step, want.action, want.target) == (
                 got.step, got.action, got.target)
-            if same_place and want.outcome == got.outcome:  # type: ignore[union-attr]
+            if same_place and self._same(run, want, got):  # type: ignore[arg-type]
                 continue
             ref = want or got
             assert ref is not None
@@ -195,6 +209,22 @@ class Outcomes(Mapping[str, EngineRun]):
                                 want.outcome if want else None, got.outcome if got else None, note)
         return None
 
+    def _same(self, run: EngineRun, want: Observation, got: Observation) -> bool:
+        if want.outcome == got.outcome:
+            return True
+        if not (self.captured and run.engine.rebuilds_state):
+            return False
+        # a capture holds whatever its input was at the kernel's first read (even None, or a
+        # failure, which then fails reads well outside its cone), so an engine that rebuilds
+        # its state is not compared on captured outputs, nor where either side failed
+        if want.outcome.is_error or got.outcome.is_error:
+            return True
+        if want.action == "pull" and want.target in self.captured:
+            return True
+        if want.action == "eval":
+            return _without(want.outcome, self.captured) == _without(got.outcome, self.captured)
+        return False
+
     def summary(self) -> str:
         """One line per engine: status and observation count."""
         lines = []
@@ -207,6 +237,42 @@ class Outcomes(Mapping[str, EngineRun]):
 # -- nondeterminism ------------------------------------------------------------------
 
 
+def _bound_ir(source: str) -> dict[str, Any] | None:
+    from polydat import dsl
+
+    try:
+        return dict(dsl.bind(source).ir)
+    except Exception:  # noqa: BLE001 - an unbindable program has no outputs to single out
+        return None
+
+
+def _reaches(nodes: list[dict[str, Any]], seed: Callable[[int], bool]) -> list[bool]:
+    """For every node, whether its cone (itself included) holds a ``seed`` node."""
+    result: list[bool | None] = [None] * len(nodes)
+    for start in range(len(nodes)):
+        stack: list[tuple[int, bool]] = [(start, False)]
+        while stack:
+            index, expanded = stack.pop()
+            if result[index] is not None:
+                continue
+            ups = _upstream(nodes[index])
+            if expanded:
+                result[index] = seed(index) or any(result[j] for j in ups)
+                continue
+            stack.append((index, True))
+            stack.extend((j, False) for j in ups if result[j] is None)
+    return [bool(r) for r in result]
+
+
+def _outputs_where(ir: Mapping[str, Any], flags: list[bool]) -> set[str]:
+    found = set()
+    for out in ir.get("outputs", []):
+        node = _wire_node(out.get("wire"))
+        if node is not None and flags[node]:
+            found.add(out["name"])
+    return found
+
+
 def nondeterministic_outputs(source: str) -> set[str]:
     """Outputs of ``source`` whose cone contains a nondeterministic node.
 
@@ -214,37 +280,38 @@ def nondeterministic_outputs(source: str) -> set[str]:
     source does not bind.
     """
     import polydat
-    from polydat import dsl
 
-    try:
-        ir = dsl.bind(source).ir
-    except Exception:  # noqa: BLE001 - an unbindable program has no outputs to exclude
+    ir = _bound_ir(source)
+    if ir is None:
         return set()
     impure = {n["name"] for n in polydat.catalog() if n.get("purity") == "nondeterministic"}
     nodes = ir.get("nodes", [])
-    tainted: dict[int, bool] = {}
+    return _outputs_where(ir, _reaches(nodes, lambda i: nodes[i].get("op") in impure))
 
-    def node_tainted(index: int) -> bool:
-        stack = [index]
-        order: list[int] = []
-        seen: set[int] = set()
-        while stack:
-            i = stack.pop()
-            if i in seen or i in tainted:
-                continue
-            seen.add(i)
-            order.append(i)
-            stack.extend(_upstream(nodes[i]))
-        for i in reversed(order):
-            tainted[i] = nodes[i].get("op") in impure or any(tainted.get(j, False) for j in _upstream(nodes[i]))
-        return tainted[index]
 
-    result = set()
+def captured_outputs(source: str) -> set[str]:
+    """Outputs of ``source`` downstream of a ``const`` binding that reads an input.
+
+    Such a const is a *capture*: it keeps the value it had when the kernel
+    first evaluated it, so it depends on the kernel's history, not only on its
+    current inputs. Engines that rebuild state for every step (``p1/fresh``,
+    the ``generate`` variants) do not compare these outputs.
+    """
+    ir = _bound_ir(source)
+    if ir is None:
+        return set()
+    nodes = ir.get("nodes", [])
+    reads_input = _reaches(nodes, lambda i: any(
+        isinstance(a, dict) and isinstance(a.get("wire"), dict) and "input" in a["wire"]
+        for a in nodes[i].get("args", [])))
+    captures = set()
     for out in ir.get("outputs", []):
         node = _wire_node(out.get("wire"))
-        if node is not None and node_tainted(node):
-            result.add(out["name"])
-    return result
+        if node is not None and "const" in out.get("modifiers", []) and reads_input[node]:
+            captures.add(node)
+    if not captures:
+        return set()
+    return _outputs_where(ir, _reaches(nodes, lambda i: i in captures))
 
 
 def _wire_node(wire: Any) -> int | None:
@@ -397,7 +464,8 @@ def outcomes(
     matrix = list(engines) if engines is not None else default_engines()
     excluded = nondeterministic_outputs(source) if nondeterministic is None else set(nondeterministic)
     runs = [run_engine(spec, source, steps, pulls, excluded) for spec in matrix]
-    return Outcomes(source, steps, runs)
+    captured = captured_outputs(source) if any(s.rebuilds_state for s in matrix) else set()
+    return Outcomes(source, steps, runs, captured)
 
 
 def assert_engines_agree(
@@ -439,7 +507,7 @@ def assert_engines_agree(
     if refused:
         lines.append("refused: " + "; ".join(f"{k}: {v.splitlines()[0] if v else ''}" for k, v in refused.items()))
     if len(steps) <= REPLAY_STEP_LIMIT:
-        from .replay import replay_text
+        from .replay_files import replay_text
 
         lines.append("replay file:\n" + replay_text(source, steps, pulls))
     else:

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Union
 
-from .canonical import bits_f64, f64_bits
+from .canon import bits_f64, f64_bits
 
 __all__ = [
     "EVAL",
@@ -194,6 +194,6 @@ class Example:
         object.__setattr__(self, "pulls", tuple(pulls) if pulls is not None else None)
 
     def __str__(self) -> str:
-        from .replay import replay_text
+        from .replay_files import replay_text
 
         return replay_text(self.source, self.steps, self.pulls)

@@ -4,7 +4,7 @@
 over u64, f64, str and bool wires built from the node catalog (every
 deterministic library node whose wire types it can feed), operators, ``if``,
 string interpolation, ``as`` casts, literals, externs with and without
-defaults, ``volatile`` bindings and multi-output nodes bound by tuple
+defaults, ``volatile`` bindings, ``const`` captures over externs and multi-output nodes bound by tuple
 destructuring, together with a script of writes and pulls. New nodes join
 automatically; constants with constraints come from
 :mod:`polydat.testing.overrides`.
@@ -244,21 +244,27 @@ class _Gen:
 
     def idiom(self, t: str, depth: int, dynamic: bool) -> Expr:
         template, _ = self.draw(st.sampled_from(self.idioms_for(t)))
-        inner = self.expr("u64", depth, dynamic)
+        # mod by 0 fails: keep it a run-time failure, not a constant-folding error
+        inner = self.expr("u64", depth, dynamic or template.startswith("mod("))
         k = _u64_literal(self.draw(st.sampled_from(CONST_POOLS["u64"][:-1] + (U64_MAX,))), self.draw)
         a, b = (dsl_literal(self.draw(st.sampled_from(CONST_POOLS["f64"])), "f64") for _ in range(2))
         return template.format(x=inner[0], k=k, a=a, b=b), inner[1]
 
     def dynamic_fallback(self, t: str) -> Expr:
-        """A non-constant expression of type ``t`` built from a coordinate."""
-        coordinate = next(n for n, c in self.pool["u64"].items() if not c)
-        if t == "u64":
-            return coordinate, False
+        """A non-constant expression of type ``t`` from any name an input reaches
+        (a literal when there is none)."""
+        found = next(((n, ty) for ty in GEN_TYPES for n, c in self.pool[ty].items() if not c), None)
+        if found is None:
+            return self.literal(t)
+        name, ty = found
+        if t == ty:
+            return name, False
         if t == "str":
-            return '"{' + coordinate + '}"', False
-        if t == "f64":
-            return f"({coordinate} as f64)", False
-        return f"({coordinate} as {t})", False
+            return '"{' + name + '}"', False
+        as_u64 = {"u64": name, "f64": f"({name} > 0.5)", "str": f'({name} == "")', "bool": f"({name} as u64)"}[ty]
+        if t == "u64":
+            return as_u64, False
+        return f"({as_u64} as {t})", False
 
     def cast(self, t: str, depth: int, dynamic: bool = False) -> Expr:
         sources = [s for s, targets in castable().items() if t in targets]
@@ -541,6 +547,7 @@ def programs(
             externs[name] = t
             gen.add(name, t, False)
     outputs: list[str] = []
+    input_free = set(externs)  # names no coordinate reaches: what a const may read
     for index in range(draw(st.integers(1, max_bindings))):
         name = f"v{index}"
         modifier = "volatile " if draw(st.integers(0, 11)) == 0 else ""
@@ -557,6 +564,17 @@ def programs(
                     gen.add(n, t, const)
                 continue
             t = want or _multi_types(entry, 1)[0]
+        elif externs and draw(st.integers(0, 7)) == 0:
+            # a const over externs (and earlier such consts): a capture, kept until init()
+            t = draw(st.sampled_from(GEN_TYPES))
+            full = gen.pool
+            gen.pool = {ty: {n: c for n, c in names.items() if n in input_free} for ty, names in full.items()}
+            try:
+                text, const = gen.expr(t, depth)
+            finally:
+                gen.pool = full
+            modifier = "const "
+            input_free.add(name)
         else:
             t = draw(st.sampled_from([t for t, w in _TYPE_WEIGHTS.items() for _ in range(w)]))
             text, const = gen.expr(t, depth)

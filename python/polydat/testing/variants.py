@@ -23,7 +23,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from .engines import ORACLE, EngineSpec
+from .matrix import ORACLE, EngineSpec
 
 __all__ = ["variants", "generate_variant", "GenerateKernel", "GenerateProgram"]
 
@@ -94,7 +94,8 @@ def generate_variant(spec: EngineSpec) -> EngineSpec:
         return GenerateProgram(spec.compile(source))
 
     return EngineSpec(f"{spec.name}/generate", dict(spec.options), compiler=compile_for_generate,
-                      reported=spec.reported, description=f"{spec.name} through Program.generate, one cycle per pull")
+                      reported=spec.reported, stateless=True,
+                      description=f"{spec.name} through Program.generate, one cycle per pull")
 
 
 def variants() -> list[EngineSpec]:
