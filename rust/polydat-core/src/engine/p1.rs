@@ -18,11 +18,72 @@ use crate::program::Program;
 use crate::value::Value;
 use std::sync::Arc;
 
+/// Which steps are current, one bit per step. A write clears the bits of the
+/// written input's dependents: word-wise through a precomputed mask per input
+/// when the masks are small, otherwise step by step from the dependent list.
+struct StepBits {
+    words: Vec<u64>,
+    /// Per input, the words of its dependents (empty when masks would be too large).
+    dependents: Box<[Box<[u64]>]>,
+}
+
+/// Largest total size of the per-input dependent masks, in words.
+const MASK_BUDGET_WORDS: usize = 1 << 20;
+
+impl StepBits {
+    fn new(program: &Program) -> StepBits {
+        let n_words = program.steps.len().div_ceil(64).max(1);
+        let dependents = if n_words * program.inputs.len() <= MASK_BUDGET_WORDS {
+            program
+                .input_dependents
+                .iter()
+                .map(|list| {
+                    let mut mask = vec![0u64; n_words];
+                    for &s in list.iter() {
+                        mask[s as usize / 64] |= 1 << (s % 64);
+                    }
+                    mask.into_boxed_slice()
+                })
+                .collect()
+        } else {
+            Box::default()
+        };
+        StepBits { words: vec![0; n_words], dependents }
+    }
+
+    #[inline]
+    fn get(&self, s: usize) -> bool {
+        self.words[s / 64] & (1 << (s % 64)) != 0
+    }
+
+    #[inline]
+    fn set(&mut self, s: usize) {
+        self.words[s / 64] |= 1 << (s % 64);
+    }
+
+    #[inline]
+    fn unset(&mut self, s: usize) {
+        self.words[s / 64] &= !(1 << (s % 64));
+    }
+
+    #[inline]
+    fn unset_dependents(&mut self, program: &Program, input: usize) {
+        match self.dependents.get(input) {
+            Some(mask) => self.words.iter_mut().zip(mask.iter()).for_each(|(w, m)| *w &= !m),
+            None => program.input_dependents[input].iter().for_each(|&s| self.unset(s as usize)),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+    }
+}
+
 /// The mutable state of one P1 kernel.
 struct State {
     values: Vec<Value>,
     /// Per step: its outputs are current.
-    clean: Vec<bool>,
+    clean: StepBits,
     /// The step running now (for attributing a panic).
     current: usize,
     /// Per step: an input can be `None` (its provenance holds an extern).
@@ -44,7 +105,7 @@ impl P1Kernel {
         for (slot, input) in values.iter_mut().zip(&program.inputs) {
             *slot = input.default.clone();
         }
-        let clean = vec![false; program.steps.len()];
+        let clean = StepBits::new(&program);
         let none_possible = program.may_read_none.clone();
         P1Kernel { program, state: State { values, clean, current: usize::MAX, none_possible, scope_ready: false } }
     }
@@ -66,7 +127,7 @@ impl P1Kernel {
         }
         self.state.rearm_volatile(program);
         if let Some(step) = def.step {
-            if !self.state.clean[step as usize] {
+            if !self.state.clean.get(step as usize) {
                 let context = &def.name;
                 self.state.run_steps(program, program.cycle_cone(out), context)?;
             }
@@ -88,7 +149,7 @@ impl State {
     #[inline]
     fn rearm_volatile(&mut self, program: &Program) {
         for &s in program.volatile_steps.iter() {
-            self.clean[s as usize] = false;
+            self.clean.unset(s as usize);
         }
     }
 
@@ -105,7 +166,7 @@ impl State {
     fn run_steps_unguarded(&mut self, program: &Program, steps: &[u32]) -> Result<(), (usize, NodeError)> {
         for &s in steps {
             let s = s as usize;
-            if self.clean[s] {
+            if self.clean.get(s) {
                 continue;
             }
             self.current = s;
@@ -117,7 +178,9 @@ impl State {
             } else {
                 step.eval.eval(&Args::new(before, &step.ins), outs).map_err(|e| (s, e))?;
             }
-            self.clean[s] = !step.volatile;
+            if !step.volatile {
+                self.clean.set(s);
+            }
         }
         Ok(())
     }
@@ -131,10 +194,9 @@ impl State {
         EvalError::attributed(original, step.def.name, &step.feeds, inputs, &format!("`{context}`"))
     }
 
+    #[inline]
     fn mark_dependents(&mut self, program: &Program, input: usize) {
-        for &s in program.input_dependents[input].iter() {
-            self.clean[s as usize] = false;
-        }
+        self.clean.unset_dependents(program, input);
     }
 }
 
@@ -200,7 +262,7 @@ impl Kernel for P1Kernel {
     /// Every step becomes stale, and the scope-init path runs again at the
     /// next read (so `const` captures are taken again from the current inputs).
     fn invalidate_all(&mut self) {
-        self.state.clean.iter_mut().for_each(|c| *c = false);
+        self.state.clean.clear();
         self.state.scope_ready = false;
     }
 }
