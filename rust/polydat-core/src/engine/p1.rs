@@ -140,7 +140,14 @@ impl State {
     /// Runs the scope-init path (its stale steps) once; `context` names the read that triggered it.
     #[cold]
     fn run_scope_init(&mut self, program: &Program, context: &str) -> Result<(), EvalError> {
-        self.run_steps(program, &program.scope_init_steps, context)?;
+        if let Err(e) = self.run_steps(program, &program.scope_init_steps, context) {
+            // A failed init leaves no partial captures: the next read starts
+            // the whole path again, as a fresh kernel would.
+            for &s in program.scope_init_steps.iter() {
+                self.clean.unset(s as usize);
+            }
+            return Err(e);
+        }
         self.scope_ready = true;
         Ok(())
     }
