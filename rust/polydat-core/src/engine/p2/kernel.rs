@@ -82,7 +82,12 @@ impl<M: Mode> P2Kernel<M> {
     fn scope_init(&mut self, context: &str) -> Result<(), EvalError> {
         let plan = &*self.plan;
         self.mode.begin_read(plan);
-        run(plan, &mut self.slots, &mut self.mode, &plan.init_steps, context)?;
+        if let Err(e) = run(plan, &mut self.slots, &mut self.mode, &plan.init_steps, context) {
+            // A failed init leaves no partial captures: the next read starts
+            // the whole path again, as a fresh kernel would (P1 does the same).
+            self.mode.invalidate_all();
+            return Err(e);
+        }
         self.mode.scope_init_done(plan);
         self.scope_ready = true;
         Ok(())
