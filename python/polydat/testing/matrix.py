@@ -187,10 +187,12 @@ def engines(
     """The engine matrix, oracle first.
 
     ``names`` picks engines by name (default: the ``POLYDAT_TEST_ENGINES``
-    environment variable when set, else every discovered engine).
-    ``include_fresh`` adds ``p1/fresh``; ``include_registered`` adds engines
-    added with :func:`register_engine`; ``include_variants`` adds the
-    :func:`compiler_variants` (``p1/unfused``, ``p1/generate``).
+    environment variable when set, else every discovered engine); with names
+    given, ``include_fresh`` and ``include_registered`` do not apply (list
+    ``p1/fresh`` or a registered name to get it). Otherwise ``include_fresh``
+    adds ``p1/fresh`` and ``include_registered`` the engines added with
+    :func:`register_engine`. ``include_variants`` adds the
+    :func:`compiler_variants` (``p1/unfused``, ``p1/generate``) in both cases.
     """
     if names is None:
         env = os.environ.get(ENV_ENGINES, "").strip()
@@ -202,8 +204,6 @@ def engines(
             chosen.append(ORACLE + FRESH_SUFFIX)
         if include_registered:
             chosen.extend(n for n in _REGISTERED if n not in chosen)
-        if include_variants:
-            return [engine_spec(n) for n in chosen] + compiler_variants()
     else:
         chosen = list(dict.fromkeys(names))
         if ORACLE not in chosen:
@@ -211,7 +211,10 @@ def engines(
         elif chosen[0] != ORACLE:
             chosen.remove(ORACLE)
             chosen.insert(0, ORACLE)
-    return [engine_spec(n) for n in chosen]
+    specs = [engine_spec(n) for n in chosen]
+    if include_variants:
+        specs += [v for v in compiler_variants() if v.name not in chosen]
+    return specs
 
 
 def register_engine(spec: EngineSpec, *, replace: bool = False) -> EngineSpec:

@@ -515,6 +515,7 @@ def programs(
     depth: int = 2,
     nodes: Iterable[str] | None = None,
     include_nondeterministic: bool = False,
+    captures: bool = True,
 ) -> Example:
     """Random well-typed programs with input scripts (an :class:`Example`).
 
@@ -522,6 +523,7 @@ def programs(
     expressions, ``max_steps`` the script length. ``nodes`` restricts library
     calls to the named nodes; nondeterministic nodes are left out unless
     ``include_nondeterministic`` (their outputs are then compared by type).
+    ``captures=False`` leaves out ``const`` bindings over externs.
     """
     entries = eligible_nodes(include_nondeterministic)
     if nodes is not None:
@@ -564,7 +566,7 @@ def programs(
                     gen.add(n, t, const)
                 continue
             t = want or _multi_types(entry, 1)[0]
-        elif externs and draw(st.integers(0, 7)) == 0:
+        elif captures and externs and draw(st.integers(0, 7)) == 0:
             # a const over externs (and earlier such consts): a capture, kept until init()
             t = draw(st.sampled_from(GEN_TYPES))
             full = gen.pool
