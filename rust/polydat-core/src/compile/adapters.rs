@@ -7,15 +7,13 @@
 //! class-A catalog, in `nodes::convert`.
 
 use super::events::{CompileEvent, EventKind};
-use super::hoist::Lifecycle;
 use super::graph::{Graph, GraphNode, Wire};
 use crate::error::CompileError;
 use crate::ir::Span;
-use crate::node::{BuildCtx, NodeDef, ParamSpec};
+use crate::node::{NodeDef, ParamSpec};
 use std::collections::HashMap;
 use crate::nodes::convert::auto_adapter;
 use crate::types::PortType;
-use std::sync::Arc;
 
 /// Runs the pass: every node's wires are made to deliver its parameter types.
 pub fn insert(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>) -> Result<(), CompileError> {
@@ -76,26 +74,15 @@ pub fn coerce(
         )
         .hint(format!("convert explicitly, e.g. `... as {to}`")));
     }
-    let eval = (def.build)(&BuildCtx { consts: &[], wire_types: &[from] })
+    let node = GraphNode::build(def, Vec::new(), vec![wire], vec![from], span)
         .map_err(|e| CompileError::at(span, format!("cannot build adapter {}: {e}", def.name)))?;
-    graph.nodes.push(GraphNode {
-        def,
-        consts: Vec::new(),
-        wires: vec![wire],
-        in_types: vec![from],
-        out_types: vec![to],
-        eval: Arc::from(eval),
-        span,
-        volatile: false,
-        capture: false,
-        lifecycle: Lifecycle::Dynamic,
-    });
+    let adapted = graph.push(node);
     events.push(CompileEvent::new(
         EventKind::TypeAdapterInserted,
         Some(span),
         format!("{from} -> {to} via {} for {what}", def.name),
     ));
-    Ok(Wire::Node(graph.nodes.len() as u32 - 1, 0))
+    Ok(adapted)
 }
 
 fn mismatch_hint(from: PortType, to: PortType) -> String {

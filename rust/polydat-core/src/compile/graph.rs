@@ -106,6 +106,12 @@ pub struct Graph {
 }
 
 impl Graph {
+    /// Appends `node`; returns the wire of its first output.
+    pub fn push(&mut self, node: GraphNode) -> Wire {
+        self.nodes.push(node);
+        Wire::Node(self.nodes.len() as u32 - 1, 0)
+    }
+
     /// The type carried by `wire`.
     pub fn wire_type(&self, wire: Wire) -> PortType {
         match wire {

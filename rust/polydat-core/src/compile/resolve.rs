@@ -7,11 +7,10 @@
 
 use super::adapters::coerce;
 use super::events::{CompileEvent, EventKind};
-use super::hoist::Lifecycle;
 use super::graph::{Graph, GraphInput, GraphNode, GraphOutput, Wire};
 use crate::error::CompileError;
 use crate::ir::{ArgIr, ConstIr, GraphIr, InputKind, Modifier, NodeIr, Span, WireIr};
-use crate::node::{BuildCtx, NodeDef, Outputs, ParamKind, ParamSpec, Ty};
+use crate::node::{NodeDef, Outputs, ParamKind, ParamSpec, Ty};
 use crate::nodes::{self, convert};
 use crate::types::PortType;
 use crate::value::Value;
@@ -236,23 +235,10 @@ fn resolve_node(graph: &mut Graph, node: &NodeIr, ports: &[Vec<Wire>]) -> Result
             }
         }
     }
-    let eval = (def.build)(&BuildCtx { consts: &consts, wire_types: &in_types })
+    let built = GraphNode::build(def, consts, wires, in_types, node.span)
         .map_err(|e| CompileError::at(node.span, format!("invalid arguments for `{}`: {e}", def.name)))?;
-    let out_types = output_types(def, &consts, &in_types);
-    let index = graph.nodes.len() as u32;
-    let n_out = out_types.len();
-    graph.nodes.push(GraphNode {
-        def,
-        consts,
-        wires,
-        in_types,
-        out_types,
-        eval: Arc::from(eval),
-        span: node.span,
-        volatile: false,
-        capture: false,
-        lifecycle: Lifecycle::Dynamic,
-    });
+    let n_out = built.out_types.len();
+    let Wire::Node(index, _) = graph.push(built) else { unreachable!("push returns a node wire") };
     Ok((0..n_out as u32).map(|p| Wire::Node(index, p)).collect())
 }
 
@@ -330,21 +316,9 @@ fn typed_const(def: &NodeDef, param: &ParamSpec, c: &ConstIr, span: Span) -> Res
 fn literal_node(graph: &mut Graph, value: Value, span: Span) -> Result<Wire, CompileError> {
     let def = &convert::LITERAL;
     let ty = value.port_type().ok_or_else(|| CompileError::at(span, "a literal cannot be None"))?;
-    let eval = (def.build)(&BuildCtx { consts: std::slice::from_ref(&value), wire_types: &[] })
-        .map_err(|e| CompileError::at(span, e))?;
-    graph.nodes.push(GraphNode {
-        def,
-        consts: vec![value],
-        wires: Vec::new(),
-        in_types: Vec::new(),
-        out_types: vec![ty],
-        eval: Arc::from(eval),
-        span,
-        volatile: false,
-        capture: false,
-        lifecycle: Lifecycle::Dynamic,
-    });
-    Ok(Wire::Node(graph.nodes.len() as u32 - 1, 0))
+    let node = GraphNode::build(def, vec![value], Vec::new(), Vec::new(), span).map_err(|e| CompileError::at(span, e))?;
+    debug_assert_eq!(node.out_types, [ty]);
+    Ok(graph.push(node))
 }
 
 /// Output types of a node from its declaration, constants and wire types.
@@ -388,21 +362,9 @@ fn resolve_cast(
     let parse_name = format!("__{}_to_{}", from.keyword(), to.keyword());
     match nodes::lookup(&parse_name) {
         Some(def) if from == PortType::Str => {
-            let eval = (def.build)(&BuildCtx { consts: &[], wire_types: &[from] })
+            let node = GraphNode::build(def, Vec::new(), vec![wire], vec![from], node.span)
                 .map_err(|e| CompileError::at(node.span, e))?;
-            graph.nodes.push(GraphNode {
-                def,
-                consts: Vec::new(),
-                wires: vec![wire],
-                in_types: vec![from],
-                out_types: vec![to],
-                eval: Arc::from(eval),
-                span: node.span,
-                volatile: false,
-                capture: false,
-                lifecycle: Lifecycle::Dynamic,
-            });
-            Ok(Wire::Node(graph.nodes.len() as u32 - 1, 0))
+            Ok(graph.push(node))
         }
         _ => {
             let hint = if from == PortType::F64 && to == PortType::U64 {

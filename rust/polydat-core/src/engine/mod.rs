@@ -162,7 +162,7 @@ pub fn raw_read_refused(program: &Program, out: usize, value: &Value) -> EvalErr
     EvalError::attributed(
         &format!("raw u64 read of output '{}' refused: it holds {what}", def.name),
         "raw read",
-        &[def.name.clone()],
+        std::slice::from_ref(&def.name),
         Vec::new(),
         &format!("`{}`", def.name),
     )
@@ -295,7 +295,7 @@ pub fn generate(
                 scope.spawn(move || run(first, count))
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(GenerateError::Panicked))).collect()
+        handles.into_iter().map(|h| h.join().unwrap_or(Err(GenerateError::Panicked))).collect()
     });
     let mut merged: Option<Vec<Column>> = None;
     for part in parts {
