@@ -1,13 +1,44 @@
-//! Criterion: P1 per-cycle cost on the engine-ladder graph, beside the
-//! hand-written function, in the same run. One iteration = one cycle: write the
-//! three inputs, read the four outputs.
+//! Criterion: per-cycle cost of every engine on the engine-ladder graph
+//! (SPEC §15) — P1 and each P2 provenance mode — beside the hand-written Rust
+//! function computing the same four outputs, in the same run.
+//! One iteration = one cycle: write the three inputs (cycle bumped, seeds
+//! fixed), read the four outputs as raw slots (`pull_slot`, like upstream's
+//! `get_slot`). Each mode is measured twice: through the engine-neutral
+//! `Box<dyn Kernel>` (what `generate` and Python drive) and as its concrete
+//! monomorphic type (no dynamic dispatch).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use polydat_core::engine::{new_kernel, EngineKind};
+use polydat_core::engine::p2::{self, Mode, P2Kernel, Provenance};
+use polydat_core::engine::{new_kernel, EngineKind, Kernel};
 
 #[path = "ladder_ir.rs"]
 mod ladder_ir;
 use ladder_ir::*;
+
+fn concrete<M: Mode>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    program: &std::sync::Arc<polydat_core::Program>,
+    outs: &[usize],
+) {
+    let mut kernel = P2Kernel::<M>::new(program);
+    let mut cycle = 1u64;
+    group.bench_function(format!("p2_{}_concrete", M::PROVENANCE.name()), |b| {
+        b.iter(|| {
+            cycle = cycle.wrapping_add(1);
+            kernel.write_u64(0, cycle);
+            kernel.write_u64(1, TENANT_SEED);
+            kernel.write_u64(2, OPERATION_SEED);
+            for &o in outs {
+                black_box(kernel.pull_u64(o).unwrap());
+            }
+        })
+    });
+    for cyc in [0, 1, 42, u64::MAX] {
+        kernel.write_u64(0, cyc);
+        let got: Vec<u64> = outs.iter().map(|&o| kernel.pull_u64(o).unwrap().unwrap()).collect();
+        assert_eq!(got, ladder_by_hand(cyc, TENANT_SEED, OPERATION_SEED));
+    }
+}
 
 fn ladder(c: &mut Criterion) {
     let program = ladder_program();
@@ -23,26 +54,33 @@ fn ladder(c: &mut Criterion) {
         })
     });
 
-    let mut kernel = new_kernel(&program, EngineKind::P1);
-    let mut cycle = 1u64;
-    group.bench_function("p1", |b| {
-        b.iter(|| {
-            cycle = cycle.wrapping_add(1);
-            kernel.write_u64(0, cycle);
-            kernel.write_u64(1, TENANT_SEED);
-            kernel.write_u64(2, OPERATION_SEED);
-            for &o in &outs {
-                black_box(kernel.pull_slot(o).unwrap());
-            }
-        })
-    });
-
-    // Sanity: the engine computes what the hand-written function computes.
-    for cyc in [0, 1, 42, u64::MAX] {
-        kernel.write_u64(0, cyc);
-        let got: Vec<u64> = outs.iter().map(|&o| kernel.pull(o).unwrap().as_u64().unwrap()).collect();
-        assert_eq!(got, ladder_by_hand(cyc, TENANT_SEED, OPERATION_SEED));
+    let kinds = std::iter::once(EngineKind::P1).chain(Provenance::ALL.map(EngineKind::P2));
+    for kind in kinds {
+        let mut kernel: Box<dyn Kernel> = new_kernel(&program, kind);
+        let mut cycle = 1u64;
+        group.bench_function(kind.name().replace('/', "_"), |b| {
+            b.iter(|| {
+                cycle = cycle.wrapping_add(1);
+                kernel.write_u64(0, cycle);
+                kernel.write_u64(1, TENANT_SEED);
+                kernel.write_u64(2, OPERATION_SEED);
+                for &o in &outs {
+                    black_box(kernel.pull_slot(o).unwrap());
+                }
+            })
+        });
+        // Sanity: every engine computes what the hand-written function computes.
+        for cyc in [0, 1, 42, u64::MAX] {
+            kernel.write_u64(0, cyc);
+            let got: Vec<u64> = outs.iter().map(|&o| kernel.pull(o).unwrap().as_u64().unwrap()).collect();
+            assert_eq!(got, ladder_by_hand(cyc, TENANT_SEED, OPERATION_SEED), "{}", kind.name());
+        }
     }
+
+    concrete::<p2::modes::Raw>(&mut group, &program, &outs);
+    concrete::<p2::modes::Push>(&mut group, &program, &outs);
+    concrete::<p2::modes::Pull>(&mut group, &program, &outs);
+    concrete::<p2::modes::PushPull>(&mut group, &program, &outs);
     group.finish();
 }
 
