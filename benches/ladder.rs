@@ -35,6 +35,8 @@ fn concrete<M: Mode>(
     });
     for cyc in [0, 1, 42, u64::MAX] {
         kernel.write_u64(0, cyc);
+        kernel.write_u64(1, TENANT_SEED);
+        kernel.write_u64(2, OPERATION_SEED);
         let got: Vec<u64> = outs.iter().map(|&o| kernel.pull_u64(o).unwrap().unwrap()).collect();
         assert_eq!(got, ladder_by_hand(cyc, TENANT_SEED, OPERATION_SEED));
     }
@@ -72,6 +74,8 @@ fn ladder(c: &mut Criterion) {
         // Sanity: every engine computes what the hand-written function computes.
         for cyc in [0, 1, 42, u64::MAX] {
             kernel.write_u64(0, cyc);
+            kernel.write_u64(1, TENANT_SEED);
+            kernel.write_u64(2, OPERATION_SEED);
             let got: Vec<u64> = outs.iter().map(|&o| kernel.pull(o).unwrap().as_u64().unwrap()).collect();
             assert_eq!(got, ladder_by_hand(cyc, TENANT_SEED, OPERATION_SEED), "{}", kind.name());
         }
