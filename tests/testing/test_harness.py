@@ -332,6 +332,6 @@ def test_submodules_are_importable_by_name() -> None:
     import importlib
 
     for name in ("canon", "matrix", "runner", "script", "corners", "nodes", "overrides", "replay_files",
-                 "variants", "strategies"):
+                 "variants", "strategies", "generator"):
         module = importlib.import_module(f"polydat.testing.{name}")
         assert module.__doc__ and "Usage" in module.__doc__ or name in ("overrides", "script"), name
