@@ -78,15 +78,16 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
     n = args.rows
-    prog = polydat.compile(SOURCE)
-    got = prog.generate(range(1000))
     want = numpy_columns(0, 1000)
-    assert all(np.array_equal(got[k], want[k]) for k in want), "engines disagree with numpy"
-    rows = {
-        f"polydat {prog.engine} threads=1": best_rate(lambda: prog.generate(range(n)), n, args.repeat),
-        f"polydat {prog.engine} threads=2": best_rate(lambda: prog.generate(range(n), threads=2), n, args.repeat),
-        "numpy (by hand)": best_rate(lambda: numpy_columns(0, n), n, args.repeat),
-    }
+    rows: dict[str, float] = {}
+    for engine in ("p1", "p2"):
+        prog = polydat.compile(SOURCE, engine=engine)
+        got = prog.generate(range(1000))
+        assert all(np.array_equal(got[k], want[k]) for k in want), f"{prog.engine} disagrees with numpy"
+        for threads in (1, 2):
+            rate = best_rate(lambda: prog.generate(range(n), threads=threads), n, args.repeat)
+            rows[f"polydat {prog.engine} threads={threads}"] = rate
+    rows["numpy (by hand)"] = best_rate(lambda: numpy_columns(0, n), n, args.repeat)
     nb = numba_columns()
     if nb is not None:
         rows["numba (by hand)"] = best_rate(lambda: nb(0, n), n, args.repeat)
