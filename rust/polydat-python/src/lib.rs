@@ -3,11 +3,11 @@
 //! long-running work. It holds no logic of its own.
 
 use numpy::{IntoPyArray, PyArray1};
-use polydat_core::compile::{compile, CompileOptions};
+use polydat_core::compile::CompileOptions;
 use polydat_core::engine::column::Column;
 use polydat_core::engine::{self, EngineKind, GenerateError, Kernel as CoreKernel, RowPlan};
 use polydat_core::ir::GraphIr;
-use polydat_core::{CompileError, EvalError, Program as CoreProgram, Refused, Value, WriteError};
+use polydat_core::{BuildError, CompileError, EvalError, Program as CoreProgram, Refused, Value, WriteError};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString};
@@ -140,7 +140,6 @@ impl Program {
         outputs: Option<Vec<String>>,
         fusion: bool,
     ) -> PyResult<Program> {
-        EngineKind::check(engine, provenance).map_err(|e| refused(py, &e))?;
         let ir = GraphIr::from_json(ir_json).map_err(PyValueError::new_err)?;
         let options = CompileOptions {
             strict,
@@ -150,8 +149,10 @@ impl Program {
             provenance: provenance.to_string(),
             ..CompileOptions::default()
         };
-        let program = py.allow_threads(|| compile(&ir, &options)).map_err(|e| compile_error(py, &e))?;
-        let kind = EngineKind::select(engine, provenance, &program).map_err(|e| refused(py, &e))?;
+        let (program, kind) = py.allow_threads(|| engine::build(&ir, &options)).map_err(|e| match e {
+            BuildError::Compile(c) => compile_error(py, &c),
+            BuildError::Refused(r) => refused(py, &r),
+        })?;
         Ok(Program { inner: Arc::new(program), kind })
     }
 

@@ -11,8 +11,9 @@ pub mod p2;
 
 pub use p2::Provenance;
 
-use crate::error::{EvalError, Refused, WriteError};
-use crate::ir::InputKind;
+use crate::compile::{compile, CompileOptions};
+use crate::error::{BuildError, EvalError, Refused, WriteError};
+use crate::ir::{GraphIr, InputKind};
 use crate::program::Program;
 use crate::types::PortType;
 use crate::value::Value;
@@ -118,6 +119,17 @@ fn request(engine: &str, provenance: &str) -> Result<Request, Refused> {
             None => Err(refuse(name, "unknown engine; choose auto, p1, p2 (or p2/<mode>), p3 or mixed".to_string())),
         },
     }
+}
+
+/// The whole build phase behind `polydat.compile`: checks the (engine,
+/// provenance) request, compiles `ir` with `options` (whose `engine` and
+/// `provenance` fields carry the request), and selects the engine for the
+/// compiled program.
+pub fn build(ir: &GraphIr, options: &CompileOptions) -> Result<(Program, EngineKind), BuildError> {
+    EngineKind::check(&options.engine, &options.provenance)?;
+    let program = compile(ir, options)?;
+    let kind = EngineKind::select(&options.engine, &options.provenance, &program)?;
+    Ok((program, kind))
 }
 
 /// A new kernel of `kind` over `program`.
