@@ -83,3 +83,20 @@ def test_bad_invocations_fail_cleanly(args: list[str]):
     r = polydat(*args)
     assert r.returncode in (1, 2)
     assert "Traceback" not in r.stderr and r.stderr.strip()
+
+
+def test_run_parquet(tmp_path: Path):
+    import pyarrow.parquet as pq  # part of the test extra
+
+    out = tmp_path / "rows.parquet"
+    r = polydat("run", str(EXAMPLE), "--cycles", "0..70000", "--format", "parquet", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    table = pq.read_table(out)
+    assert table.num_rows == 70000
+    assert table.column("user_id")[:3].to_pylist() == [607535, 822465, 348110]
+    assert table.column("label")[0].as_py() == "user-607535"
+
+
+def test_parquet_needs_a_file():
+    r = polydat("run", str(EXAMPLE), "--cycles", "3", "--format", "parquet")
+    assert r.returncode == 2 and "needs an output file" in r.stderr
