@@ -73,6 +73,7 @@ class Scenario:
 
     @property
     def name(self) -> str:
+        """The scenario's name: its file name without extension."""
         return os.path.splitext(os.path.basename(self.path))[0]
 
 
@@ -145,10 +146,12 @@ class Measurement:
 
     @property
     def min(self) -> float:
+        """Fastest iteration, ns per cycle (driver cost subtracted)."""
         return min(self.net)
 
     @property
     def median(self) -> float:
+        """Median iteration, ns per cycle (driver cost subtracted)."""
         return statistics.median(self.net)
 
 
@@ -163,10 +166,12 @@ class Report:
     results: list[Measurement]
 
     def fastest(self, family: str = "p2") -> Measurement | None:
+        """The measurement with the lowest median among engines named ``family...``."""
         rows = [r for r in self.results if r.engine.startswith(family)]
         return min(rows, key=lambda r: r.median) if rows else None
 
     def to_json(self) -> dict[str, Any]:
+        """The report as plain JSON-able data (``polydat bench --json``)."""
         fastest = self.fastest()
         return {
             "scenario": self.scenario.name,

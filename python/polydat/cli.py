@@ -152,6 +152,7 @@ def _temporary_beside(path: str) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """``polydat run``: generate rows to stdout or (atomically) to a file."""
     import polydat
 
     prog = polydat.compile_file(args.file, engine=args.engine, library_path=args.lib)
@@ -184,6 +185,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    """``polydat check``: print diagnostics; 1 when any file has an error."""
     import polydat
 
     status = 0
@@ -201,6 +203,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    """``polydat explain``: what the compiler did, or the graph as DOT."""
     import polydat
 
     prog = polydat.compile_file(args.file, engine=args.engine, library_path=args.lib)
@@ -214,6 +217,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_nodes(args: argparse.Namespace) -> int:
+    """``polydat nodes``: the catalog, or one node's signature and doc."""
     import polydat
 
     nodes = [n for n in polydat.catalog() if not n["name"].startswith("__")]
@@ -242,6 +246,7 @@ def cmd_nodes(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    """``polydat bench``: time scenario files, per engine and provenance mode."""
     from .bench import ScenarioError, main
 
     if args.iters < 1 or args.cycles < 1:
@@ -261,6 +266,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
     parser = argparse.ArgumentParser(prog="polydat", description="Deterministic procedural data.")
     sub = parser.add_subparsers(dest="command", required=True)
 

@@ -62,18 +62,22 @@ class CompileError(PolydatError):
 
     @property
     def message(self) -> str:
+        """The first diagnostic's message, without position or hint."""
         return self.diagnostic.message
 
     @property
     def line(self) -> int:
+        """1-based line of the first diagnostic (0 when unknown)."""
         return self.diagnostic.line
 
     @property
     def col(self) -> int:
+        """1-based column of the first diagnostic (0 when unknown)."""
         return self.diagnostic.col
 
     @property
     def hint(self) -> str | None:
+        """The first diagnostic's hint, e.g. ``did you mean 'hash'?``."""
         return self.diagnostic.hint
 
     def __str__(self) -> str:

@@ -59,33 +59,43 @@ ENV_ENGINES = "POLYDAT_TEST_ENGINES"
 class KernelLike(Protocol):
     """What the harness needs of a kernel (``polydat.Kernel`` satisfies it)."""
 
-    def set_inputs(self, *values: Any, **named: Any) -> None: ...
+    def set_inputs(self, *values: Any, **named: Any) -> None:
+        """Writes coordinates."""
 
-    def set(self, name: str, value: Any) -> None: ...
+    def set(self, name: str, value: Any) -> None:
+        """Writes an extern."""
 
-    def pull(self, name: str) -> Any: ...
+    def pull(self, name: str) -> Any:
+        """Reads one output."""
 
-    def eval(self) -> dict[str, Any]: ...
+    def eval(self) -> dict[str, Any]:
+        """Reads every output."""
 
-    def invalidate_all(self) -> None: ...
+    def invalidate_all(self) -> None:
+        """Makes every step stale."""
 
 
 class ProgramLike(Protocol):
     """What the harness needs of a program (``polydat.Program`` satisfies it)."""
 
     @property
-    def engine(self) -> str: ...
+    def engine(self) -> str:
+        """What runs."""
 
     @property
-    def inputs(self) -> list[str]: ...
+    def inputs(self) -> list[str]:
+        """Input names, coordinates first."""
 
     @property
-    def coordinates(self) -> list[str]: ...
+    def coordinates(self) -> list[str]:
+        """Coordinate names."""
 
     @property
-    def outputs(self) -> dict[str, str]: ...
+    def outputs(self) -> dict[str, str]:
+        """{output: type}."""
 
-    def kernel(self) -> Any: ...
+    def kernel(self) -> Any:
+        """A new kernel."""
 
 
 Compiler = Callable[..., Any]
