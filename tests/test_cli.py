@@ -100,3 +100,11 @@ def test_run_parquet(tmp_path: Path):
 def test_parquet_needs_a_file():
     r = polydat("run", str(EXAMPLE), "--cycles", "3", "--format", "parquet")
     assert r.returncode == 2 and "needs an output file" in r.stderr
+
+
+def test_progress_bar_on_request(tmp_path: Path):
+    r = polydat("run", str(EXAMPLE), "--cycles", "0..200000", "-o", str(tmp_path / "o.csv"), "--progress", "always")
+    assert r.returncode == 0, r.stderr
+    assert "rows" in r.stderr and "200k" in r.stderr
+    quiet = polydat("run", str(EXAMPLE), "--cycles", "0..10", "--progress", "never")
+    assert quiet.stderr == ""

@@ -79,31 +79,42 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-def _chunks(prog: Any, cycles: range, names: list[str], threads: int) -> Iterator[tuple[range, dict[str, Any]]]:
-    for first in range(cycles.start, cycles.stop, CHUNK_ROWS * cycles.step):
-        part = range(first, min(first + CHUNK_ROWS * cycles.step, cycles.stop), cycles.step)
-        yield part, prog.generate(part, outputs=names, threads=threads)
-
-
-def _progress(total: int) -> Any:
-    if total < PROGRESS_MIN_ROWS or not sys.stderr.isatty():
+def _progress(total: int, mode: str) -> Any:
+    """A tqdm bar on stderr: ``always``, ``never``, or ``auto`` (a terminal and a long run)."""
+    if mode == "never" or (mode == "auto" and (total < PROGRESS_MIN_ROWS or not sys.stderr.isatty())):
         return None
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover - tqdm is a dependency
-        return None
+    from tqdm import tqdm
+
     return tqdm(total=total, unit="rows", unit_scale=True, file=sys.stderr, leave=False)
 
 
-def write_rows(prog: Any, cycles: range, names: list[str], fmt: str, out: IO[str], threads: int, coordinate: str | None) -> int:
+def _chunks(
+    prog: Any, cycles: range, names: list[str], threads: int, progress: str
+) -> Iterator[tuple[range, dict[str, Any]]]:
+    """Generates ``cycles`` in chunks of ``CHUNK_ROWS``, advancing the progress bar."""
+    bar = _progress(len(cycles), progress)
+    try:
+        for first in range(cycles.start, cycles.stop, CHUNK_ROWS * cycles.step):
+            part = range(first, min(first + CHUNK_ROWS * cycles.step, cycles.stop), cycles.step)
+            yield part, prog.generate(part, outputs=names, threads=threads)
+            if bar is not None:
+                bar.update(len(part))
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def write_rows(
+    prog: Any, cycles: range, names: list[str], fmt: str, out: IO[str], threads: int, coordinate: str | None,
+    progress: str = "auto",
+) -> int:
     """Streams rows of ``names`` (preceded by the coordinate column) to ``out``."""
     header = ([coordinate] if coordinate else []) + names
-    bar = _progress(len(cycles))
     writer = csv.writer(out, lineterminator="\n") if fmt == "csv" else None
     if writer:
         writer.writerow(header)
     rows = 0
-    for part, cols in _chunks(prog, cycles, names, threads):
+    for part, cols in _chunks(prog, cycles, names, threads, progress):
         columns = [list(part)] if coordinate else []
         columns += [cols[n].tolist() for n in names]
         for row in zip(*columns):
@@ -112,14 +123,13 @@ def write_rows(prog: Any, cycles: range, names: list[str], fmt: str, out: IO[str
             else:
                 out.write(json.dumps(dict(zip(header, map(_json_value, row))), allow_nan=False) + "\n")
         rows += len(part)
-        if bar:
-            bar.update(len(part))
-    if bar:
-        bar.close()
     return rows
 
 
-def write_parquet(prog: Any, cycles: range, names: list[str], path: str, threads: int, coordinate: str | None) -> int:
+def write_parquet(
+    prog: Any, cycles: range, names: list[str], path: str, threads: int, coordinate: str | None,
+    progress: str = "auto",
+) -> int:
     """Writes the rows to a Parquet file with pyarrow (the ``parquet`` extra)."""
     try:
         import pyarrow as pa
@@ -129,7 +139,7 @@ def write_parquet(prog: Any, cycles: range, names: list[str], path: str, threads
     writer = None
     rows = 0
     try:
-        for part, cols in _chunks(prog, cycles, names, threads):
+        for part, cols in _chunks(prog, cycles, names, threads, progress):
             arrays = {coordinate: pa.array(list(part), pa.uint64())} if coordinate else {}
             arrays.update({n: pa.array(cols[n].tolist() if cols[n].dtype == object else cols[n]) for n in names})
             table = pa.table(arrays)
@@ -166,16 +176,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.output is None:
         if fmt == "parquet":
             raise UsageError("--format parquet needs an output file (-o FILE)")
-        write_rows(prog, cycles, names, fmt, sys.stdout, args.threads, coordinate)
+        write_rows(prog, cycles, names, fmt, sys.stdout, args.threads, coordinate, args.progress)
         sys.stdout.flush()
         return 0
     tmp = _temporary_beside(args.output)
     try:
         if fmt == "parquet":
-            write_parquet(prog, cycles, names, tmp, args.threads, coordinate)
+            write_parquet(prog, cycles, names, tmp, args.threads, coordinate, args.progress)
         else:
             with open(tmp, "w", encoding="utf-8", newline="") as f:
-                write_rows(prog, cycles, names, fmt, f, args.threads, coordinate)
+                write_rows(prog, cycles, names, fmt, f, args.threads, coordinate, args.progress)
         os.replace(tmp, args.output)
     except BaseException:
         if os.path.exists(tmp):
@@ -279,6 +289,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--engine", default="auto")
     run.add_argument("--threads", type=int, default=1)
     run.add_argument("--no-coordinate", action="store_true", help="omit the coordinate column")
+    run.add_argument(
+        "--progress",
+        choices=["auto", "always", "never"],
+        default="auto",
+        help="progress bar on stderr (auto: on a terminal, for runs of 1Mi rows or more)",
+    )
     run.add_argument("--lib", action="append", default=[], help="module library directory (repeatable)")
     run.set_defaults(func=cmd_run)
 
