@@ -8,8 +8,11 @@ use std::fmt;
 /// The program cannot be compiled; points at the source span that caused it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompileError {
+    /// What went wrong.
     pub message: String,
+    /// The source span that caused it, when known.
     pub span: Option<Span>,
+    /// A suggestion, shown as `= hint: ...`.
     pub hint: Option<String>,
 }
 
@@ -53,9 +56,13 @@ pub struct EvalDetail {
     /// The enriched, engine-independent text: the original failure, the node,
     /// the outputs it feeds, its inputs.
     pub message: String,
+    /// The node's own failure message, before attribution.
     pub original: String,
+    /// The node the failure is attributed to (its op name).
     pub node: String,
+    /// The outputs that node feeds.
     pub outputs: Vec<String>,
+    /// The node's inputs, in attribution form (`U64(20)`).
     pub inputs: Vec<String>,
 }
 
@@ -107,13 +114,13 @@ impl std::error::Error for EvalError {}
 #[derive(Clone, Debug, PartialEq)]
 pub enum WriteError {
     /// No input has this name; `known` lists every input, coordinates first.
-    UnknownInput { name: String, known: Vec<String> },
+    UnknownInput { /** The name written. */ name: String, /** Every input name, coordinates first. */ known: Vec<String> },
     /// The value does not fit the slot's type.
-    TypeMismatch { slot: String, expected: PortType, got: String },
+    TypeMismatch { /** The input written. */ slot: String, /** The input's type. */ expected: PortType, /** What was given: its type and value, or `None`. */ got: String },
     /// Coordinates are written with `set_inputs`, not by name.
-    CoordinateSlot { slot: String },
+    CoordinateSlot { /** The coordinate written by name. */ slot: String },
     /// Too many coordinate values for the program.
-    TooManyCoordinates { given: usize, count: usize },
+    TooManyCoordinates { /** Coordinate values given. */ given: usize, /** Coordinates the program has. */ count: usize },
 }
 
 impl WriteError {
@@ -161,7 +168,9 @@ impl std::error::Error for WriteError {}
 /// An engine or mode cannot run a program; never silently substituted.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Refused {
+    /// The engine (or `engine/mode`) that refused.
     pub engine: String,
+    /// Why it refused.
     pub reason: String,
 }
 
@@ -176,7 +185,9 @@ impl std::error::Error for Refused {}
 /// Any error of the build phase.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BuildError {
+    /// The program does not compile.
     Compile(CompileError),
+    /// The requested engine or mode cannot run the program.
     Refused(Refused),
 }
 

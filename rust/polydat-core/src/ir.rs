@@ -11,15 +11,20 @@ use std::sync::Arc;
 /// A source position (1-based line and column).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Span {
+    /// 1-based line (0 when unknown).
     pub line: u32,
+    /// 1-based column (0 when unknown).
     pub col: u32,
 }
 
 /// The whole program graph.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct GraphIr {
+    /// The declared inputs; coordinates come first.
     pub inputs: Vec<InputIr>,
+    /// The nodes; wires name them by index.
     pub nodes: Vec<NodeIr>,
+    /// The named outputs, one per binding.
     pub outputs: Vec<OutputIr>,
 }
 
@@ -36,12 +41,17 @@ pub enum InputKind {
 /// One declared or inferred input.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct InputIr {
+    /// The input's name.
     pub name: String,
+    /// The input's type (`type` in the JSON).
     #[serde(rename = "type")]
     pub ty: PortType,
+    /// Coordinate or extern.
     pub kind: InputKind,
+    /// The value before any write; absent: the zero of its type for a coordinate, `None` for an extern.
     #[serde(default)]
     pub default: Option<ConstIr>,
+    /// The declaration's source position.
     #[serde(default)]
     pub span: Span,
 }
@@ -49,8 +59,11 @@ pub struct InputIr {
 /// One node: `op` names a library node (or a compiler intrinsic such as `__cast`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct NodeIr {
+    /// The library node (or intrinsic) name, or an alias.
     pub op: String,
+    /// The arguments, in parameter order.
     pub args: Vec<ArgIr>,
+    /// The call's source position.
     #[serde(default)]
     pub span: Span,
 }
@@ -59,7 +72,9 @@ pub struct NodeIr {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ArgIr {
+    /// A wire: an input or a node output.
     Wire(WireIr),
+    /// A literal: fills a constant parameter, or becomes a literal node in a wire position.
     Const(ConstIr),
 }
 
@@ -70,25 +85,32 @@ pub enum WireIr {
     /// Input slot `i`.
     Input(usize),
     /// Output `port` of node `node`.
-    Node { node: usize, port: usize },
+    Node { /** Index of the producing node. */ node: usize, /** Output port of that node. */ port: usize },
 }
 
 /// A binding modifier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Modifier {
+    /// `const`: computed once and never recomputed; may not depend on a coordinate.
     Const,
+    /// `shared`: a cell with a pinned type (`shared x: T := v`); recorded, not acted on, by the core.
     Shared,
+    /// `volatile`: recomputed on every read.
     Volatile,
 }
 
 /// A named output (every binding is one).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct OutputIr {
+    /// The binding's name.
     pub name: String,
+    /// The wire the output reads.
     pub wire: WireIr,
+    /// The binding's modifiers.
     #[serde(default)]
     pub modifiers: Vec<Modifier>,
+    /// The binding's source position.
     #[serde(default)]
     pub span: Span,
 }
@@ -97,10 +119,15 @@ pub struct OutputIr {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ConstIr {
+    /// A `u64` literal.
     U64(u64),
+    /// An `i64` literal.
     I64(i64),
+    /// An `f64` literal, as its IEEE bits.
     F64(u64),
+    /// A `bool` literal.
     Bool(bool),
+    /// A string literal.
     Str(String),
 }
 

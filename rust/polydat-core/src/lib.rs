@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! Polydat core: the typed graph compiler and engines for deterministic
 //! procedural data. No Python dependency: the `polydat-python` crate is a thin
 //! binding over this crate.

@@ -16,9 +16,13 @@ use std::sync::{Arc, OnceLock};
 /// A program input slot.
 #[derive(Clone, Debug)]
 pub struct InputDef {
+    /// The input's name.
     pub name: String,
+    /// The input's type.
     pub ty: PortType,
+    /// Coordinate or extern.
     pub kind: InputKind,
+    /// The value before any write (the zero of its type for a coordinate without default, `None` for an extern without one).
     pub default: Value,
 }
 
@@ -26,24 +30,35 @@ pub struct InputDef {
 /// (`None` when the output passes an input through).
 #[derive(Clone, Debug)]
 pub struct OutputDef {
+    /// The binding's name.
     pub name: String,
+    /// The output's type.
     pub ty: PortType,
+    /// The value slot the output reads.
     pub slot: u32,
+    /// The step producing it (`None`: the output passes an input through).
     pub step: Option<u32>,
+    /// The binding's modifiers.
     pub modifiers: Vec<Modifier>,
 }
 
 /// One evaluation step (a node) of the program.
 pub struct Step {
+    /// The library node this step runs.
     pub def: &'static NodeDef,
+    /// The built node instance (constants baked in).
     pub eval: Arc<dyn NodeEval>,
+    /// The node's construction constants, in parameter order.
     pub consts: Vec<Value>,
     /// Value slots read, in wire order.
     pub ins: Box<[u32]>,
+    /// Per wire read: the type it delivers.
     pub in_types: Box<[PortType]>,
+    /// Types of the output ports.
     pub out_types: Box<[PortType]>,
     /// First value slot written; outputs are consecutive.
     pub out_start: u32,
+    /// Copied from the node definition: the node runs even with `None` inputs.
     pub accepts_none: bool,
     /// Never current: nondeterministic, volatile, or downstream of either.
     pub volatile: bool,
@@ -52,6 +67,7 @@ pub struct Step {
     /// The step of a `const` binding: captured once at scope init, and a
     /// boundary for provenance and volatility (writes upstream never dirty it).
     pub capture: bool,
+    /// The node's source position.
     pub span: Span,
     /// Names of the outputs this step's ports are bound to (for attribution).
     pub feeds: Vec<String>,
@@ -67,8 +83,11 @@ impl Step {
 /// Node counts and timings recorded by the compiler.
 #[derive(Clone, Debug, Default)]
 pub struct CompileStats {
+    /// Nodes right after resolution (before adapters and rewrites).
     pub nodes_resolved: usize,
+    /// Nodes in the emitted program.
     pub nodes_final: usize,
+    /// Wall-clock time of the whole compilation, in microseconds.
     pub compile_micros: u128,
     /// Node Fusion rewrites applied.
     pub fusions: usize,
@@ -82,10 +101,13 @@ pub struct CompileStats {
 
 /// The compiled program.
 pub struct Program {
+    /// Input slots, coordinates first.
     pub inputs: Vec<InputDef>,
     /// Coordinates are the leading inputs.
     pub coord_count: usize,
+    /// The steps, in evaluation order.
     pub steps: Vec<Step>,
+    /// The named outputs.
     pub outputs: Vec<OutputDef>,
     /// Total value slots: inputs first, then every step's outputs.
     pub slot_count: usize,
@@ -104,7 +126,9 @@ pub struct Program {
     /// Per step: some wire it reads can be `None` (an extern is upstream,
     /// through captures too).
     pub may_read_none: Box<[bool]>,
+    /// What the compiler did, in pass order.
     pub events: Vec<CompileEvent>,
+    /// Node counts and timings.
     pub stats: CompileStats,
     /// What `explain` shows beyond steps and events.
     pub explain: ExplainData,

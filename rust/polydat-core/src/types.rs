@@ -8,15 +8,25 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PortType {
+    /// 64-bit unsigned integer.
     U64,
+    /// 64-bit signed integer.
     I64,
+    /// 32-bit unsigned integer.
     U32,
+    /// 32-bit signed integer.
     I32,
+    /// 64-bit IEEE float.
     F64,
+    /// 32-bit IEEE float.
     F32,
+    /// Boolean.
     Bool,
+    /// UTF-8 string (by reference).
     Str,
+    /// Byte string (by reference).
     Bytes,
+    /// JSON text (by reference).
     Json,
 }
 

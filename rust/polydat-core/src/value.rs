@@ -8,17 +8,28 @@ use std::sync::Arc;
 /// node fed `None` yields `None` unless it declares that it accepts it.
 #[derive(Clone, Debug, Default)]
 pub enum Value {
+    /// The absent value (no port type).
     #[default]
     None,
+    /// A `u64`.
     U64(u64),
+    /// An `i64`.
     I64(i64),
+    /// A `u32`.
     U32(u32),
+    /// An `i32`.
     I32(i32),
+    /// An `f64`.
     F64(f64),
+    /// An `f32`.
     F32(f32),
+    /// A `bool`.
     Bool(bool),
+    /// A string.
     Str(Arc<str>),
+    /// A byte string.
     Bytes(Arc<[u8]>),
+    /// JSON, as its text.
     Json(Arc<str>),
 }
 

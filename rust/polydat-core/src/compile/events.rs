@@ -37,8 +37,11 @@ impl EventKind {
 /// One compile event.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompileEvent {
+    /// What happened.
     pub kind: EventKind,
+    /// The details, as shown to users.
     pub message: String,
+    /// The source position, when the event has one.
     pub span: Option<Span>,
 }
 

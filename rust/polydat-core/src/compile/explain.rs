@@ -17,8 +17,11 @@ use serde_json::{json, Value as Json};
 /// One pass of the pipeline: the node count after it and its duration.
 #[derive(Clone, Debug, Serialize)]
 pub struct PassRecord {
+    /// The pass name (`resolve`, `fusion`, `emit`, ...).
     pub pass: &'static str,
+    /// Nodes in the graph after the pass.
     pub nodes: usize,
+    /// Time since the previous record (the pass's duration), in microseconds.
     pub micros: u64,
     /// What the pass did, in a few words (e.g. "3 rewrites in 2 iterations").
     pub note: String,
@@ -31,6 +34,7 @@ pub struct EngineChoice {
     pub requested: String,
     /// What the compiler chose (the binding reports what actually runs).
     pub chosen: String,
+    /// The provenance mode: as requested, or the P2 mode actually running once the host reports it.
     pub provenance: String,
     /// One sentence: why this engine.
     pub reason: String,
@@ -43,9 +47,13 @@ pub struct EngineChoice {
 /// A node of the resolved-graph snapshot (formatted only when explained).
 #[derive(Clone, Debug)]
 pub struct SnapshotNode {
+    /// The node's op name.
     pub op: &'static str,
+    /// The node's construction constants.
     pub consts: Vec<Value>,
+    /// The wires the node reads, in argument order.
     pub wires: Vec<Wire>,
+    /// The node's source position.
     pub span: Span,
     /// Bindings (outputs) naming this node.
     pub bindings: Vec<String>,
@@ -56,6 +64,7 @@ pub struct SnapshotNode {
 pub struct GraphSnapshot {
     /// Inputs as (name, type, kind).
     pub inputs: Vec<(String, PortType, InputKind)>,
+    /// The nodes, in graph order (wires index into this list).
     pub nodes: Vec<SnapshotNode>,
 }
 
@@ -126,10 +135,15 @@ pub fn literal_text(v: &crate::value::Value) -> String {
 /// Everything `explain` needs beyond the program's steps and events.
 #[derive(Clone, Debug, Default)]
 pub struct ExplainData {
+    /// Node count, duration and note of every pass, in pipeline order.
     pub passes: Vec<PassRecord>,
+    /// The engine and provenance choice, and why.
     pub engine: EngineChoice,
+    /// The resolved graph, for `explain --dot`.
     pub resolved: GraphSnapshot,
+    /// Whether Node Fusion ran (the `fusion` option).
     pub fusion: bool,
+    /// Whether implicit coercions were refused (the `strict` option).
     pub strict: bool,
     /// The outputs requested with `outputs=[...]` (`None`: all).
     pub requested_outputs: Option<Vec<String>>,

@@ -39,8 +39,11 @@ pub struct Match {
 /// The fused node that replaces a pattern's root.
 #[derive(Clone)]
 pub struct Replacement {
+    /// The fused node's definition.
     pub def: &'static NodeDef,
+    /// The fused node's wires.
     pub wires: Vec<Wire>,
+    /// The fused node's construction constants.
     pub consts: Vec<Value>,
 }
 
@@ -65,9 +68,11 @@ pub struct FusionRule {
 /// What one run of the pass did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FusionSummary {
+    /// Rewrites applied.
     pub applied: usize,
     /// Sweeps run, the last of which changed nothing (unless the limit was hit).
     pub iterations: usize,
+    /// The pass stopped at [`ITERATION_LIMIT`] sweeps while rules were still firing.
     pub hit_limit: bool,
 }
 

@@ -20,23 +20,34 @@ pub enum Wire {
 /// A program input.
 #[derive(Clone, Debug)]
 pub struct GraphInput {
+    /// The input's name.
     pub name: String,
+    /// The input's type.
     pub ty: PortType,
+    /// Coordinate or extern.
     pub kind: InputKind,
     /// The value before any write (`None` for an extern without default).
     pub default: Value,
+    /// The declaration's source position.
     pub span: Span,
 }
 
 /// A resolved node.
 #[derive(Clone)]
 pub struct GraphNode {
+    /// The library node this node runs.
     pub def: &'static NodeDef,
+    /// Construction constants, in parameter order.
     pub consts: Vec<Value>,
+    /// Wires read, in argument order.
     pub wires: Vec<Wire>,
+    /// Per wire: the type it must deliver (its parameter's type).
     pub in_types: Vec<PortType>,
+    /// Output port types.
     pub out_types: Vec<PortType>,
+    /// The built evaluator (constants baked in).
     pub eval: Arc<dyn NodeEval>,
+    /// The node's source position.
     pub span: Span,
     /// Marked `volatile` by a binding modifier: never current.
     pub volatile: bool,
@@ -83,10 +94,15 @@ impl GraphNode {
 /// A named output.
 #[derive(Clone, Debug)]
 pub struct GraphOutput {
+    /// The binding's name.
     pub name: String,
+    /// The wire the output reads.
     pub wire: Wire,
+    /// The output's type.
     pub ty: PortType,
+    /// The binding's modifiers (`const`, `shared`, `volatile`).
     pub modifiers: Vec<Modifier>,
+    /// The binding's source position.
     pub span: Span,
 }
 
@@ -100,8 +116,11 @@ impl GraphOutput {
 /// The typed program graph.
 #[derive(Clone, Default)]
 pub struct Graph {
+    /// Program inputs, coordinates first.
     pub inputs: Vec<GraphInput>,
+    /// The nodes; [`Wire::Node`] indexes this list.
     pub nodes: Vec<GraphNode>,
+    /// The named outputs.
     pub outputs: Vec<GraphOutput>,
 }
 

@@ -52,8 +52,11 @@ impl Lifecycle {
 /// How many nodes landed in each class.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct HoistSummary {
+    /// Nodes classed `CompileConst`.
     pub compile_const: usize,
+    /// Nodes classed `ScopeInit`.
     pub scope_init: usize,
+    /// Nodes classed `Dynamic`.
     pub dynamic: usize,
     /// `const` bindings captured at scope init.
     pub captures: usize,

@@ -30,8 +30,11 @@ pub enum Source {
 /// One node of an expansion.
 #[derive(Clone)]
 pub struct Part {
+    /// The node this part runs.
     pub def: &'static NodeDef,
+    /// The part's construction constants.
     pub consts: Vec<Value>,
+    /// Where each of the part's wires reads from.
     pub wires: Vec<Source>,
 }
 

@@ -19,6 +19,7 @@ use std::time::Instant;
 pub struct Scenario {
     /// Outputs feed `graph`'s inputs positionally; `None`: input 0 gets the cycle.
     pub driver: Option<Arc<Program>>,
+    /// The program measured.
     pub graph: Arc<Program>,
     /// `(output, weight)`: one output pulled per cycle; empty: the last output.
     pub pulls: Vec<(usize, u64)>,

@@ -14,12 +14,19 @@ pub fn slot_of(value: &Value) -> Option<u64> {
 /// One output's values over a range of cycles.
 #[derive(Clone, Debug)]
 pub enum Column {
+    /// `u64` rows.
     U64(Vec<u64>),
+    /// `i64` rows.
     I64(Vec<i64>),
+    /// `u32` rows.
     U32(Vec<u32>),
+    /// `i32` rows.
     I32(Vec<i32>),
+    /// `f64` rows.
     F64(Vec<f64>),
+    /// `f32` rows.
     F32(Vec<f32>),
+    /// `bool` rows.
     Bool(Vec<bool>),
     /// Strings, bytes, JSON, or any column that met a `None`.
     Values(Vec<Value>),

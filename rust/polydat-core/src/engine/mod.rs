@@ -236,8 +236,11 @@ pub fn set_named(kernel: &mut dyn Kernel, name: &str, value: Value, coordinates:
 pub struct RowPlan {
     /// The coordinate that takes the row's cycle value.
     pub coordinate: usize,
+    /// The cycle value of the first row.
     pub start: u64,
+    /// Number of rows.
     pub rows: usize,
+    /// Added to the cycle value from one row to the next (wrapping).
     pub step: u64,
     /// Inputs written once per kernel before the loop.
     pub fixed: Vec<(usize, Value)>,
@@ -323,7 +326,9 @@ pub fn generate(
 /// Why `generate` stopped.
 #[derive(Clone, Debug)]
 pub enum GenerateError {
+    /// Writing an input (a fixed input or the row's coordinate) failed.
     Write(WriteError),
+    /// Evaluating an output failed.
     Eval(EvalError),
     /// A worker thread died (never expected: node panics are contained).
     Panicked,

@@ -35,7 +35,9 @@ impl Purity {
 /// (a literal fixed when the node is built).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamKind {
+    /// A wire: a value per cycle.
     Wire,
+    /// A construction constant: a literal fixed when the node is built.
     Const,
 }
 
@@ -51,8 +53,11 @@ pub enum Ty {
 /// A literal default for a constant parameter.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Lit {
+    /// A `u64` default.
     U64(u64),
+    /// An `f64` default.
     F64(f64),
+    /// A string default.
     Str(&'static str),
 }
 
@@ -70,9 +75,13 @@ impl Lit {
 /// One declared parameter of a node.
 #[derive(Clone, Copy, Debug)]
 pub struct ParamSpec {
+    /// The parameter's name, as shown in signatures and messages.
     pub name: &'static str,
+    /// Wire or construction constant.
     pub kind: ParamKind,
+    /// The declared type.
     pub ty: Ty,
+    /// The literal used when the argument is omitted (constant parameters only); `None`: required.
     pub default: Option<Lit>,
     /// Only the last parameter may be variadic: it takes zero or more arguments.
     pub variadic: bool,
@@ -194,7 +203,9 @@ pub trait NodeEval: Send + Sync {
 /// What a node's `build` function receives: the constants (in parameter order,
 /// variadic constants last, defaults filled in) and the resolved wire types.
 pub struct BuildCtx<'a> {
+    /// The constants, in parameter order (variadic constants last, defaults filled in).
     pub consts: &'a [Value],
+    /// The resolved type of each wire argument, in order.
     pub wire_types: &'a [PortType],
 }
 
@@ -234,6 +245,7 @@ pub type BuildFn = fn(&BuildCtx<'_>) -> Result<Box<dyn NodeEval>, String>;
 /// The one definition of a library node.
 #[derive(Clone, Copy)]
 pub struct NodeDef {
+    /// The name programs call the node by.
     pub name: &'static str,
     /// Other names that resolve to this node.
     pub aliases: &'static [&'static str],
@@ -241,11 +253,15 @@ pub struct NodeDef {
     pub category: &'static str,
     /// One line of documentation.
     pub doc: &'static str,
+    /// The declared parameters, in order.
     pub params: &'static [ParamSpec],
+    /// How the outputs are typed.
     pub outputs: Outputs,
+    /// Whether the node's value is a function of its inputs.
     pub purity: Purity,
     /// True when the node is evaluated even with `None` inputs.
     pub accepts_none: bool,
+    /// Builds a node instance from its constants and wire types.
     pub build: BuildFn,
 }
 

@@ -15,6 +15,7 @@ pub const REM_ZERO: &str = "attempt to calculate the remainder with a divisor of
 /// Most outputs a `mixed_radix` node may have (the split kit's output buffer).
 pub const MAX_RADIXES: usize = 16;
 
+/// `add`: x + K, wrapping on overflow.
 pub const ADD: NodeDef = NodeDef {
     name: "add",
     category: "arithmetic",
@@ -27,6 +28,7 @@ pub const ADD: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `mul`: x * K, wrapping on overflow.
 pub const MUL: NodeDef = NodeDef {
     name: "mul",
     category: "arithmetic",
@@ -39,6 +41,7 @@ pub const MUL: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `div`: x / K (truncating); K = 0 fails every evaluation.
 pub const DIV: NodeDef = NodeDef {
     name: "div",
     category: "arithmetic",
@@ -57,6 +60,7 @@ pub const DIV: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `mod`: x % K; K = 0 fails every evaluation.
 pub const MOD: NodeDef = NodeDef {
     name: "mod",
     category: "arithmetic",
@@ -75,6 +79,7 @@ pub const MOD: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `div_wire`: x / d with d a wire; a zero divisor fails the evaluation.
 pub const DIV_WIRE: NodeDef = NodeDef {
     name: "div_wire",
     category: "arithmetic",
@@ -84,6 +89,7 @@ pub const DIV_WIRE: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `mod_wire`: x % d with d a wire; a zero divisor fails the evaluation.
 pub const MOD_WIRE: NodeDef = NodeDef {
     name: "mod_wire",
     category: "arithmetic",
@@ -96,6 +102,7 @@ pub const MOD_WIRE: NodeDef = NodeDef {
 /// Declares a total two-wire u64 operation.
 macro_rules! binop {
     ($id:ident, $name:literal, $doc:literal, |$a:ident, $b:ident| $body:expr) => {
+        /// A total two-wire `u64` arithmetic node (see its `name` and `doc` fields).
         pub const $id: NodeDef = NodeDef {
             name: $name,
             category: "arithmetic",
@@ -134,6 +141,7 @@ pub fn morton(a: u64, b: u64) -> u64 {
     spread_bits(a) | (spread_bits(b) << 1)
 }
 
+/// `clamp`: x limited to [min, max] (saturates at the bounds).
 pub const CLAMP: NodeDef = NodeDef {
     name: "clamp",
     category: "arithmetic",
@@ -152,6 +160,7 @@ pub const CLAMP: NodeDef = NodeDef {
 /// Declares a variadic u64 fold.
 macro_rules! fold {
     ($id:ident, $name:literal, $doc:literal, $init:expr, |$a:ident, $b:ident| $body:expr) => {
+        /// A variadic `u64` fold node (see its `name` and `doc` fields).
         pub const $id: NodeDef = NodeDef {
             name: $name,
             category: "arithmetic",
@@ -168,6 +177,7 @@ fold!(PRODUCT, "product", "Wrapping product of all inputs (1 for none).", 1, |a,
 fold!(MIN, "min", "Smallest input (u64::MAX for none).", u64::MAX, |a, b| a.min(b));
 fold!(MAX, "max", "Largest input (0 for none).", 0, |a, b| a.max(b));
 
+/// `mixed_radix`: Digits of x in the given radixes, d0 fastest; a final radix 0 takes what is left.
 pub const MIXED_RADIX: NodeDef = NodeDef {
     name: "mixed_radix",
     category: "arithmetic",

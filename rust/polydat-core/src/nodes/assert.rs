@@ -6,6 +6,7 @@ use crate::node::{konst, konst_or, many, wire, wire_any, Lit, NodeDef, NodeError
 use crate::types::PortType::{Str, U64};
 use crate::value::Value;
 
+/// `is_positive`: Passes x through; fails when x is 0.
 pub const IS_POSITIVE: NodeDef = NodeDef {
     name: "is_positive",
     category: "assert",
@@ -18,6 +19,7 @@ pub const IS_POSITIVE: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `in_range`: Passes x through; fails when x is outside [lo, hi] (inclusive).
 pub const IN_RANGE: NodeDef = NodeDef {
     name: "in_range",
     category: "assert",
@@ -39,6 +41,7 @@ pub const IN_RANGE: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `is_one_of`: Passes x through; fails when x is not one of the allowed values.
 pub const IS_ONE_OF: NodeDef = NodeDef {
     name: "is_one_of",
     category: "assert",
@@ -61,6 +64,7 @@ pub const IS_ONE_OF: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `required`: Passes x through; fails when x is absent (None).
 pub const REQUIRED: NodeDef = NodeDef {
     name: "required",
     category: "assert",
@@ -81,6 +85,7 @@ pub const REQUIRED: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `default_or`: x, or fallback when x is absent (None); both must have the same type.
 pub const DEFAULT_OR: NodeDef = NodeDef {
     name: "default_or",
     category: "assert",

@@ -7,6 +7,7 @@ use crate::types::PortType::U64;
 /// Declares a two-wire bitwise operation.
 macro_rules! bitop {
     ($id:ident, $name:literal, $doc:literal, |$a:ident, $b:ident| $body:expr) => {
+        /// A two-wire `u64` bitwise node (see its `name` and `doc` fields).
         pub const $id: NodeDef = NodeDef {
             name: $name,
             category: "bitwise",
@@ -24,6 +25,7 @@ bitop!(U64_XOR, "u64_xor", "Bitwise a XOR b.", |a, b| a ^ b);
 bitop!(U64_SHL, "u64_shl", "a shifted left by b mod 64 bits.", |a, b| a.wrapping_shl(b as u32));
 bitop!(U64_SHR, "u64_shr", "a shifted right (logically) by b mod 64 bits.", |a, b| a.wrapping_shr(b as u32));
 
+/// `u64_not`: Bitwise complement of x.
 pub const U64_NOT: NodeDef = NodeDef {
     name: "u64_not",
     category: "bitwise",

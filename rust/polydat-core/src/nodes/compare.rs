@@ -8,6 +8,7 @@ use crate::types::PortType::{F64, Str, U64};
 /// Declares a two-wire comparison over `$t` answering 1 when it holds.
 macro_rules! cmp {
     ($id:ident, $name:literal, $ty:ident : $t:ty, $doc:literal, |$a:ident, $b:ident| $body:expr) => {
+        /// A two-wire comparison node answering 1 when it holds, else 0 (see its `name` and `doc` fields).
         pub const $id: NodeDef = NodeDef {
             name: $name,
             category: "compare",
@@ -32,6 +33,7 @@ cmp!(F64_GT, "f64_gt", F64: f64, "1 if a > b (false for NaN), else 0.", |a, b| a
 cmp!(F64_LE, "f64_le", F64: f64, "1 if a <= b (false for NaN), else 0.", |a, b| a <= b);
 cmp!(F64_GE, "f64_ge", F64: f64, "1 if a >= b (false for NaN), else 0.", |a, b| a >= b);
 
+/// `str_eq`: 1 if the two strings are identical, else 0.
 pub const STR_EQ: NodeDef = NodeDef {
     name: "str_eq",
     category: "compare",
@@ -41,6 +43,7 @@ pub const STR_EQ: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `str_ne`: 1 if the two strings differ, else 0.
 pub const STR_NE: NodeDef = NodeDef {
     name: "str_ne",
     category: "compare",
@@ -50,6 +53,7 @@ pub const STR_NE: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `select_u64`: a if cond is nonzero, else b (both are evaluated).
 pub const SELECT_U64: NodeDef = NodeDef {
     name: "select_u64",
     category: "compare",
@@ -59,6 +63,7 @@ pub const SELECT_U64: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `select_f64`: a if cond is nonzero, else b (both are evaluated).
 pub const SELECT_F64: NodeDef = NodeDef {
     name: "select_f64",
     category: "compare",
@@ -69,6 +74,7 @@ pub const SELECT_F64: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `select_str`: a if cond is nonzero, else b (both are evaluated; the string is shared, not copied).
 pub const SELECT_STR: NodeDef = NodeDef {
     name: "select_str",
     category: "compare",

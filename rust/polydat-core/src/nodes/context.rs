@@ -12,6 +12,7 @@ pub fn epoch_millis() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
+/// `current_epoch_millis`: The wall-clock time in milliseconds since 1970-01-01 UTC.
 pub const CURRENT_EPOCH_MILLIS: NodeDef = NodeDef {
     name: "current_epoch_millis",
     category: "context",
@@ -21,6 +22,7 @@ pub const CURRENT_EPOCH_MILLIS: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `counter`: start, start + 1, ... : one shared count per node instance, advanced on every read (wraps).
 pub const COUNTER: NodeDef = NodeDef {
     name: "counter",
     category: "context",

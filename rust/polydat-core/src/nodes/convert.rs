@@ -39,6 +39,7 @@ impl SlotEval for Literal {
 /// Name of the literal node.
 pub const LITERAL_OP: &str = "__lit";
 
+/// `__lit`: A constant value (compiler-synthesized for literals in wire positions).
 pub const LITERAL: NodeDef = NodeDef {
     name: LITERAL_OP,
     category: "convert",
@@ -52,6 +53,7 @@ pub const LITERAL: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `to_f64`: x as f64 (rounds to nearest above 2^53).
 pub const TO_F64: NodeDef = NodeDef {
     name: "to_f64",
     category: "convert",
@@ -62,6 +64,7 @@ pub const TO_F64: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `f64_to_u64`: Truncates toward zero; saturating, NaN gives 0.
 pub const F64_TO_U64: NodeDef = NodeDef {
     name: "f64_to_u64",
     category: "convert",
@@ -71,6 +74,7 @@ pub const F64_TO_U64: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `round_to_u64`: Rounds half away from zero; saturating, NaN gives 0.
 pub const ROUND_TO_U64: NodeDef = NodeDef {
     name: "round_to_u64",
     category: "convert",
@@ -80,6 +84,7 @@ pub const ROUND_TO_U64: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `floor_to_u64`: Floor, then saturating conversion; NaN gives 0.
 pub const FLOOR_TO_U64: NodeDef = NodeDef {
     name: "floor_to_u64",
     category: "convert",
@@ -89,6 +94,7 @@ pub const FLOOR_TO_U64: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `ceil_to_u64`: Ceiling, then saturating conversion; NaN gives 0.
 pub const CEIL_TO_U64: NodeDef = NodeDef {
     name: "ceil_to_u64",
     category: "convert",
@@ -98,6 +104,7 @@ pub const CEIL_TO_U64: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `str_to_u64`: The whole number the trimmed string spells, or 0 when it spells none.
 pub const STR_TO_U64: NodeDef = NodeDef {
     name: "str_to_u64",
     category: "convert",
@@ -112,6 +119,7 @@ pub const STR_TO_U64_CAST_OP: &str = "__str_to_u64";
 /// Name of the strict string-to-f64 cast node.
 pub const STR_TO_F64_CAST_OP: &str = "__str_to_f64";
 
+/// `__str_to_u64`: Cast str -> u64: trims and parses; a malformed value fails the evaluation.
 pub const STR_TO_U64_CAST: NodeDef = NodeDef {
     name: STR_TO_U64_CAST_OP,
     category: "adapter",
@@ -127,6 +135,7 @@ pub const STR_TO_U64_CAST: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `__str_to_f64`: Cast str -> f64: trims and parses; a malformed value fails the evaluation.
 pub const STR_TO_F64_CAST: NodeDef = NodeDef {
     name: STR_TO_F64_CAST_OP,
     category: "adapter",
@@ -144,6 +153,7 @@ pub const STR_TO_F64_CAST: NodeDef = NodeDef {
 /// Declares a one-wire adapter node `__<from>_to_<to>`.
 macro_rules! adapter {
     ($id:ident, $name:literal, $from:ident : $ft:ty => $to:ident, $kit:ident, $f:expr) => {
+        /// A one-wire adapter node `__<from>_to_<to>` (see its `name` and `doc` fields).
         pub const $id: NodeDef = NodeDef {
             name: $name,
             category: "adapter",

@@ -32,6 +32,7 @@ pub fn timestamp(epoch_ms: u64) -> String {
     format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{ms:03}Z")
 }
 
+/// `to_timestamp`: Epoch milliseconds as YYYY-MM-DDThh:mm:ss.mmmZ (UTC, proleptic Gregorian).
 pub const TO_TIMESTAMP: NodeDef = NodeDef {
     name: "to_timestamp",
     category: "datetime",

@@ -25,6 +25,7 @@ pub fn probe_reset(key: &str) {
     }
 }
 
+/// `__probe`: Passes x through and counts its evaluations under `key` (for tests).
 pub const PROBE: NodeDef = NodeDef {
     name: "__probe",
     category: "diagnostic",

@@ -188,6 +188,7 @@ fn build_exponential(c: &BuildCtx<'_>) -> Result<Box<dyn NodeEval>, String> {
     Ok(sampler(Lut::from_fn(|p| -(1.0 - p).ln() / rate)))
 }
 
+/// `dist_normal`: Normal(mean, stddev) sample for unit input u (tails cut at the 0.1% quantiles).
 pub const DIST_NORMAL: NodeDef = NodeDef {
     name: "dist_normal",
     aliases: &["icd_normal"],
@@ -199,6 +200,7 @@ pub const DIST_NORMAL: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `dist_exponential`: Exponential(rate) sample for unit input u: -ln(1 - u) / rate.
 pub const DIST_EXPONENTIAL: NodeDef = NodeDef {
     name: "dist_exponential",
     aliases: &["icd_exponential"],
@@ -210,6 +212,7 @@ pub const DIST_EXPONENTIAL: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `dist_uniform`: Uniform(min, max) sample for unit input u.
 pub const DIST_UNIFORM: NodeDef = NodeDef {
     name: "dist_uniform",
     category: "distribution",
@@ -227,6 +230,7 @@ pub const DIST_UNIFORM: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `dist_pareto`: Pareto(scale, shape) sample for unit input u: scale / (1 - u)^(1/shape).
 pub const DIST_PARETO: NodeDef = NodeDef {
     name: "dist_pareto",
     category: "distribution",
@@ -262,6 +266,7 @@ fn zipf_table(n: u64, s: f64) -> Lut {
     Lut::from_entries(t)
 }
 
+/// `dist_zipf`: Zipf(n, s) rank in 1..=n for unit input u, interpolated between table entries.
 pub const DIST_ZIPF: NodeDef = NodeDef {
     name: "dist_zipf",
     category: "distribution",

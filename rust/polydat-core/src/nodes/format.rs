@@ -142,6 +142,7 @@ fn render(out: &mut String, v: &Value, spec: &Spec) {
     }
 }
 
+/// `printf`: Fills the format's {} placeholders with the arguments in order ({:05} {:8} {:.2} {:x} {:X} {:b} {:o}).
 pub const PRINTF: NodeDef = NodeDef {
     name: "printf",
     category: "format",
@@ -176,6 +177,7 @@ pub const PRINTF: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `format_u64`: x as text: radix 16 gives 0x.., 8 gives 0o.., 2 gives 0b.., anything else decimal.
 pub const FORMAT_U64: NodeDef = NodeDef {
     name: "format_u64",
     category: "format",
@@ -193,6 +195,7 @@ pub const FORMAT_U64: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `format_f64`: x with a fixed number of decimal places.
 pub const FORMAT_F64: NodeDef = NodeDef {
     name: "format_f64",
     category: "format",
@@ -210,6 +213,7 @@ pub const FORMAT_F64: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `zero_pad_u64`: x in decimal, left-padded with zeros to at least width digits.
 pub const ZERO_PAD_U64: NodeDef = NodeDef {
     name: "zero_pad_u64",
     category: "format",

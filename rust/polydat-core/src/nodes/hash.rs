@@ -26,6 +26,7 @@ pub fn unit_f64(x: u64) -> f64 {
     x as f64 / u64::MAX as f64
 }
 
+/// `hash`: SplitMix64 finalizer of x (no seed).
 pub const HASH: NodeDef = NodeDef {
     name: "hash",
     aliases: &["splitmix64", "scatter"],
@@ -36,6 +37,7 @@ pub const HASH: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `xxhash3`: xxh3_64 of the 8 little-endian bytes of x.
 pub const XXHASH3: NodeDef = NodeDef {
     name: "xxhash3",
     aliases: &["xxh3"],
@@ -46,6 +48,7 @@ pub const XXHASH3: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `hash_range`: hash(x) % max, or 0 when max is 0.
 pub const HASH_RANGE: NodeDef = NodeDef {
     name: "hash_range",
     category: "hash",
@@ -64,6 +67,7 @@ pub const HASH_RANGE: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `hash_interval`: min + (hash(x) / u64::MAX) * (max - min).
 pub const HASH_INTERVAL: NodeDef = NodeDef {
     name: "hash_interval",
     category: "hash",

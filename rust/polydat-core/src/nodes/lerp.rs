@@ -6,6 +6,7 @@ use crate::node::{konst_or, wire, Lit, NodeDef, Outputs};
 use crate::nodes::hash::unit_f64;
 use crate::types::PortType::{F64, U64};
 
+/// `unit_interval`: x / u64::MAX as f64 (0 gives 0.0; values near u64::MAX give exactly 1.0).
 pub const UNIT_INTERVAL: NodeDef = NodeDef {
     name: "unit_interval",
     category: "lerp",
@@ -16,6 +17,7 @@ pub const UNIT_INTERVAL: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `clamp_f64`: f64::clamp of x to [min, max] (NaN stays NaN).
 pub const CLAMP_F64: NodeDef = NodeDef {
     name: "clamp_f64",
     category: "lerp",
@@ -37,6 +39,7 @@ pub const CLAMP_F64: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `lerp`: a + t * (b - a), unclamped.
 pub const LERP: NodeDef = NodeDef {
     name: "lerp",
     category: "lerp",
@@ -50,6 +53,7 @@ pub const LERP: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `scale_range`: min + (x / u64::MAX) * (max - min): a u64 mapped onto [min, max].
 pub const SCALE_RANGE: NodeDef = NodeDef {
     name: "scale_range",
     category: "lerp",
@@ -63,6 +67,7 @@ pub const SCALE_RANGE: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `inv_lerp`: (x - a) / (b - a) clamped to [0, 1].
 pub const INV_LERP: NodeDef = NodeDef {
     name: "inv_lerp",
     category: "lerp",
@@ -76,6 +81,7 @@ pub const INV_LERP: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `remap`: x mapped linearly from [in_min, in_max] onto [out_min, out_max], unclamped.
 pub const REMAP: NodeDef = NodeDef {
     name: "remap",
     category: "lerp",
@@ -95,6 +101,7 @@ pub const REMAP: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `quantize`: x snapped to the nearest multiple of step (halves away from zero).
 pub const QUANTIZE: NodeDef = NodeDef {
     name: "quantize",
     category: "lerp",

@@ -8,6 +8,7 @@ use crate::types::PortType::F64;
 /// Declares a one-wire f64 function.
 macro_rules! unary {
     ($id:ident, $name:literal, $doc:literal, |$x:ident| $body:expr) => {
+        /// A one-wire `f64` function node (see its `name` and `doc` fields).
         pub const $id: NodeDef = NodeDef {
             name: $name,
             category: "math",
@@ -23,6 +24,7 @@ macro_rules! unary {
 /// Declares a two-wire f64 function.
 macro_rules! binary {
     ($id:ident, $name:literal, $pa:literal, $pb:literal, $doc:literal, |$a:ident, $b:ident| $body:expr) => {
+        /// A two-wire `f64` function node (see its `name` and `doc` fields).
         pub const $id: NodeDef = NodeDef {
             name: $name,
             category: "math",

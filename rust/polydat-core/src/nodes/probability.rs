@@ -13,6 +13,7 @@ fn probability_of(h: u64) -> f64 {
     h as f64 / (u64::MAX as f64 + 1.0)
 }
 
+/// `fair_coin`: 0 or 1 with equal odds: the low bit of hash(x).
 pub const FAIR_COIN: NodeDef = NodeDef {
     name: "fair_coin",
     category: "probability",
@@ -22,6 +23,7 @@ pub const FAIR_COIN: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `unfair_coin`: 1 with probability p (hash(x) / 2^64 < p), else 0.
 pub const UNFAIR_COIN: NodeDef = NodeDef {
     name: "unfair_coin",
     category: "probability",
@@ -37,6 +39,7 @@ pub const UNFAIR_COIN: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `one_of`: One of the given strings, chosen by hash(x) % count.
 pub const ONE_OF: NodeDef = NodeDef {
     name: "one_of",
     category: "probability",

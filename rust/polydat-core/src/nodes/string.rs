@@ -8,6 +8,7 @@ use crate::types::PortType::{Str, U64};
 use crate::value::Value;
 use std::fmt::Write;
 
+/// `str_concat`: The display text of every input, joined with nothing between.
 pub const STR_CONCAT: NodeDef = NodeDef {
     name: "str_concat",
     category: "string",
@@ -30,6 +31,7 @@ pub const STR_CONCAT: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `str_upper`: The string in upper case (full Unicode mapping).
 pub const STR_UPPER: NodeDef = NodeDef {
     name: "str_upper",
     category: "string",
@@ -40,6 +42,7 @@ pub const STR_UPPER: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `str_lower`: The string in lower case (full Unicode mapping).
 pub const STR_LOWER: NodeDef = NodeDef {
     name: "str_lower",
     category: "string",
@@ -99,6 +102,7 @@ pub fn number_words(n: u64) -> String {
     out
 }
 
+/// `number_to_words`: x spelled out in English words ("forty-two", "one thousand").
 pub const NUMBER_TO_WORDS: NodeDef = NodeDef {
     name: "number_to_words",
     category: "string",
@@ -129,6 +133,7 @@ pub fn uuid_from(x: u64) -> String {
     s
 }
 
+/// `hashed_uuid`: A deterministic version-4 UUID string built from two chained xxh3 hashes of x.
 pub const HASHED_UUID: NodeDef = NodeDef {
     name: "hashed_uuid",
     category: "string",
@@ -181,6 +186,7 @@ fn parse_pattern(pattern: &str) -> Result<Vec<Piece>, String> {
         .collect()
 }
 
+/// `combinations`: x as mixed-radix digits over the pattern's `;`-separated charsets (first position fastest).
 pub const COMBINATIONS: NodeDef = NodeDef {
     name: "combinations",
     category: "string",

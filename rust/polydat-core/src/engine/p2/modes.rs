@@ -21,9 +21,13 @@ use super::plan::Plan;
 /// The four P2 provenance modes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Provenance {
+    /// No provenance: a read runs every step of the cone not yet run this round.
     Raw,
+    /// A changed input dirties its dependents; a read runs the dirty steps of the cone.
     Push,
+    /// Writes record the changed inputs; a read checks the cone guard, then runs as Raw.
     Pull,
+    /// Push and Pull together: the cone guard, then the dirty steps.
     PushPull,
 }
 

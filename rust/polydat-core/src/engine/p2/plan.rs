@@ -103,6 +103,7 @@ pub enum Exec {
     Slots(SlotFn),
     /// The generic slot kit: decode inputs to `Value`s, call the P1 form, encode.
     Kit {
+        /// The node whose P1 form runs.
         node: Arc<dyn NodeEval>,
         /// `0..inputs`, the argument index the P1 form reads through.
         iota: Box<[u32]>,
@@ -111,11 +112,13 @@ pub enum Exec {
 
 /// One step of the plan.
 pub struct StepPlan {
+    /// How the step runs.
     pub exec: Exec,
     /// Value slots read, in wire order.
     pub ins: Box<[u32]>,
     /// First value slot written and the number of outputs.
     pub out_start: u32,
+    /// Number of output slots written, consecutive from `out_start`.
     pub out_count: u32,
     /// A `None` input makes every output `None` without running the node.
     pub propagates_none: bool,
@@ -125,8 +128,11 @@ pub struct StepPlan {
 
 /// Everything the kernels of one program share.
 pub struct Plan {
+    /// The program this plan was built from.
     pub program: Arc<Program>,
+    /// Where every value slot lives in the buffer.
     pub layout: Layout,
+    /// Per program step: how it runs, what it reads and writes.
     pub steps: Box<[StepPlan]>,
     /// Every per-cycle (`Dynamic`) step, in evaluation order: what `eval`
     /// walks once the scope-init path has run.

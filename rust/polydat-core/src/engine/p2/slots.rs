@@ -15,7 +15,9 @@ use std::sync::Arc;
 /// A raw `u64` read of a slot that holds a `(ptr, len)` pair (axiom S2).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RefSlotRefused {
+    /// The name of the slot read.
     pub slot: String,
+    /// The slot's (by-reference) type.
     pub ty: PortType,
 }
 
@@ -33,6 +35,7 @@ impl std::error::Error for RefSlotRefused {}
 
 /// Buffer, None mask, scratch.
 pub struct Slots {
+    /// The flat word buffer: every value slot at its [`Layout::off`] word.
     pub buf: Vec<u64>,
     /// Per value slot: holds `None`.
     none: Vec<bool>,
