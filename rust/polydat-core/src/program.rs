@@ -286,7 +286,7 @@ impl Program {
         Some(i - 1)
     }
 
-    /// True if no step is nondeterministic.
+    /// True if no step is volatile: no nondeterministic node and no `volatile` binding.
     pub fn is_deterministic(&self) -> bool {
         self.volatile_steps.is_empty()
     }

@@ -1,8 +1,8 @@
 //! Adapter insertion, the pass after resolution: a wire whose producer type
-//! differs from its consumer's parameter type gets a lossless class-A adapter
+//! differs from its consumer's parameter type gets an automatic class-A adapter
 //! node (logged as `TypeAdapterInserted`; one adapter per wire and target type,
 //! shared by every consumer), or the compile fails naming both types at the
-//! consumer's span. Under the `strict` option even lossless coercions are
+//! consumer's span. Under the `strict` option even these coercions are
 //! refused. The value-level boundary catalog for host writes lives beside the
 //! class-A catalog, in `nodes::convert`.
 
@@ -91,7 +91,7 @@ fn mismatch_hint(from: PortType, to: PortType) -> String {
             "narrowing needs an explicit node: f64_to_u64, round_to_u64, floor_to_u64 or ceil_to_u64".into()
         }
         (PortType::Str, _) => format!("parse explicitly with `... as {to}`"),
-        _ => format!("no lossless adapter from {from} to {to}; convert explicitly"),
+        _ => format!("no automatic adapter from {from} to {to}; convert explicitly"),
     }
 }
 

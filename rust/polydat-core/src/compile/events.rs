@@ -6,10 +6,12 @@ use std::fmt;
 /// The kind of a compile event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventKind {
-    /// A lossless adapter node was inserted on a wire.
+    /// An automatic (class-A) adapter node was inserted on a wire.
     TypeAdapterInserted,
     /// A Node Fusion pattern rewrote a subgraph.
     FusionApplied,
+    /// Node Fusion stopped at its iteration limit before reaching a fixpoint.
+    FusionLimitReached,
     /// A polyfill rewrote a node into supported nodes.
     PolyfillApplied,
     /// A compile-constant node was evaluated at build and replaced by its value.
@@ -26,6 +28,7 @@ impl EventKind {
         match self {
             EventKind::TypeAdapterInserted => "TypeAdapterInserted",
             EventKind::FusionApplied => "FusionApplied",
+            EventKind::FusionLimitReached => "FusionLimitReached",
             EventKind::PolyfillApplied => "PolyfillApplied",
             EventKind::ConstantFolded => "ConstantFolded",
             EventKind::DeadCodeEliminated => "DeadCodeEliminated",

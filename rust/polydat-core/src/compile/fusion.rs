@@ -263,7 +263,7 @@ pub fn fuse(graph: &mut Graph, supports: fn(&NodeDef) -> bool, events: &mut Vec<
     }
     summary.hit_limit = true;
     events.push(CompileEvent::new(
-        EventKind::FusionApplied,
+        EventKind::FusionLimitReached,
         None,
         format!("fusion stopped after {ITERATION_LIMIT} iterations (limit); the graph may admit more rewrites"),
     ));

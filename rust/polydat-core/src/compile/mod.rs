@@ -2,7 +2,7 @@
 //! [`compile`] (seeds graph_compiler.md §2, §6):
 //!
 //! 1. [`resolve`] — IR → typed graph (ops, arguments, constants, output types);
-//!    then [`adapters`] — lossless adapters on mismatched wires (`strict` refuses them);
+//!    then [`adapters`] — automatic class-A adapters on mismatched wires (`strict` refuses them);
 //! 2. [`dce::restrict_outputs`] — keep only the requested outputs;
 //! 3. [`polyfill`] — expand nodes the target engine cannot run;
 //! 4. [`fusion`] — Node Fusion to a fixpoint (unless disabled);
@@ -10,7 +10,9 @@
 //! 6. [`toposort`] — evaluation order, cycle detection;
 //! 7. [`hoist`] — lifecycle class of every node; `const` captures;
 //! 8. [`fold`] — compile constants evaluated and replaced by literals;
-//! 9. engine selection — [`select_engine`], the hook the engine layer fills in;
+//! 9. engine selection — [`select_engine`] records the request and the graph's shape;
+//!    `engine::build` resolves it against the emitted program (P2's provenance
+//!    heuristic needs its cones), and `explain` reports the engine that runs;
 //! 10. [`emit`] — the immutable [`Program`].
 
 pub mod adapters;
@@ -39,7 +41,7 @@ use std::time::Instant;
 /// Options of one compilation.
 #[derive(Clone, Debug)]
 pub struct CompileOptions {
-    /// Refuse implicit (lossless) coercions on wires.
+    /// Refuse implicit (class-A) coercions on wires.
     pub strict: bool,
     /// Keep only these outputs (and the nodes they need); all when `None`.
     pub outputs: Option<Vec<String>>,
@@ -144,10 +146,10 @@ pub fn compile(ir: &GraphIr, options: &CompileOptions) -> Result<Program, Compil
 
 /// Engine selection (seeds §2; engines.md "Automatic Selection Heuristic").
 ///
-/// The hook the engine layer fills in: it sees the final, classified graph
-/// and records its choice, its reason and the heuristic's inputs for
-/// `explain`. Until then it records the request and what the graph looks
-/// like; the binding reports the engine that actually runs.
+/// Records the request and the shape of the final, classified graph for
+/// `explain`. The engine layer (`engine::build`) resolves the request against
+/// the emitted program, since P2's provenance heuristic reads its cones; the
+/// explain output then carries the engine that actually runs.
 pub fn select_engine(graph: &Graph, options: &CompileOptions) -> EngineChoice {
     use hoist::Lifecycle;
     let count = |l: Lifecycle| graph.nodes.iter().filter(|n| n.lifecycle == l).count();
@@ -155,7 +157,7 @@ pub fn select_engine(graph: &Graph, options: &CompileOptions) -> EngineChoice {
         requested: options.engine.clone(),
         chosen: if options.engine == "auto" { "p1".into() } else { options.engine.clone() },
         provenance: options.provenance.clone(),
-        reason: "engine selection heuristic not wired in yet: P1 runs unless an engine is requested".into(),
+        reason: "engine=auto runs the interpreter (P1); p3 and mixed are not built yet".into(),
         heuristic_inputs: vec![
             ("nodes".into(), graph.nodes.len().to_string()),
             ("dynamic_nodes".into(), count(Lifecycle::Dynamic).to_string()),

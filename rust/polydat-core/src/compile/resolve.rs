@@ -335,7 +335,7 @@ pub fn output_types(def: &NodeDef, consts: &[Value], in_types: &[PortType]) -> V
     }
 }
 
-/// Resolves `expr as T`: same type passes through; a lossless adapter or an
+/// Resolves `expr as T`: same type passes through; a class-A adapter or an
 /// explicit parse node converts; anything else (e.g. `f64 as u64`) is an error.
 fn resolve_cast(
     graph: &mut Graph,

@@ -157,7 +157,7 @@ macro_rules! adapter {
         pub const $id: NodeDef = NodeDef {
             name: $name,
             category: "adapter",
-            doc: concat!("Lossless adapter ", stringify!($from), " -> ", stringify!($to), "."),
+            doc: concat!("Automatic adapter ", stringify!($from), " -> ", stringify!($to), "."),
             params: &[wire("x", $from)],
             outputs: Outputs::One($to),
             build: |_| Ok($kit($f as fn($ft) -> _)),
@@ -223,8 +223,10 @@ impl SlotEval for PassThrough {
     }
 }
 
-/// The class-A catalog: the adapter node that losslessly converts `from` into
-/// `to` on a wire, if there is one.
+/// The class-A catalog: the adapter node inserted automatically to convert
+/// `from` into `to` on a wire, if there is one. Class A never narrows a range
+/// and never fails; as upstream, every integer widens to f64 (rounding above
+/// 2^53) and a u64 feeds a bool port as a nonzero test.
 pub fn auto_adapter(from: PortType, to: PortType) -> Option<&'static NodeDef> {
     Some(match (from, to) {
         (U64, F64) => &U64_TO_F64,
@@ -250,7 +252,7 @@ pub fn auto_adapter(from: PortType, to: PortType) -> Option<&'static NodeDef> {
     })
 }
 
-/// The node an explicit `x as T` cast uses to turn `from` into `to`: a lossless
+/// The node an explicit `x as T` cast uses to turn `from` into `to`: a class-A
 /// adapter when there is one, else a strict string parser. Float-to-integer
 /// narrowing has none on purpose (it needs `f64_to_u64`, `round_to_u64`, ...).
 pub fn cast_node(from: PortType, to: PortType) -> Option<&'static NodeDef> {
@@ -364,7 +366,7 @@ mod tests {
     }
 
     #[test]
-    fn adapters_are_lossless_and_total() {
+    fn adapters_are_total_and_never_narrow() {
         assert!(eval1(&U64_TO_F64, &[], &[Value::U64(u64::MAX)]).same(&Value::F64(18446744073709551615.0)));
         assert!(eval1(&F64_TO_STR, &[], &[Value::F64(1.0)]).as_str() == Some("1"));
         assert!(eval1(&I32_TO_I64, &[], &[Value::I32(-1)]).same(&Value::I64(-1)));
