@@ -190,3 +190,12 @@ def test_boundary_writes_parse_and_check():
         k.set("n", -1)
     with pytest.raises(WriteError):
         k.set("n", 2.5)
+
+
+@pytest.mark.parametrize("engine", ["p1", "p2"])
+def test_a_generate_row_is_one_read(engine: str):
+    # A nondeterministic node runs once per read, so every output of a row sees one value.
+    src = "input cycle: u64\nv := counter()\na := u64_add(v, cycle)\nb := u64_add(v, cycle)"
+    cols = polydat.compile(src, engine=engine).generate(range(50), outputs=["a", "b"])
+    assert cols["a"].tolist() == cols["b"].tolist()
+    assert len(set(cols["a"].tolist())) == 50

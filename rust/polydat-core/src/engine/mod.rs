@@ -157,6 +157,14 @@ pub trait Kernel: Send + Sync {
         let value = self.pull(out)?;
         column::slot_of(&value).ok_or_else(|| raw_read_refused(self.program(), out, &value))
     }
+    /// Reads the outputs `outs` as ONE read (volatile steps run once for all of
+    /// them) and appends each value to its column: one row of `generate`.
+    fn pull_row(&mut self, outs: &[usize], columns: &mut [Column]) -> Result<(), EvalError> {
+        for (column, &out) in columns.iter_mut().zip(outs) {
+            self.pull_into(out, column)?;
+        }
+        Ok(())
+    }
     /// Reads output `out` and appends it to `column`.
     fn pull_into(&mut self, out: usize, column: &mut Column) -> Result<(), EvalError>;
     /// Reads every output, as one read.
@@ -291,9 +299,7 @@ pub fn generate(
             } else {
                 kernel.write(plan.coordinate, Value::U64(cycle)).map_err(GenerateError::Write)?;
             }
-            for (col, &o) in columns.iter_mut().zip(outputs) {
-                kernel.pull_into(o, col).map_err(GenerateError::Eval)?;
-            }
+            kernel.pull_row(outputs, &mut columns).map_err(GenerateError::Eval)?;
             cycle = cycle.wrapping_add(plan.step);
         }
         Ok(columns)

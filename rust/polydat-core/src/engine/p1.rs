@@ -119,20 +119,43 @@ impl P1Kernel {
     }
 
     /// Pulls output `out` and returns a reference to its value slot.
+    #[inline]
     fn pull_ref(&mut self, out: usize) -> Result<&Value, EvalError> {
+        self.refresh(std::slice::from_ref(&out))?;
+        Ok(&self.state.values[self.program.outputs[out].slot as usize])
+    }
+
+    /// Brings the outputs `outs` up to date as one read: the scope-init path
+    /// if it has not run, volatile steps re-armed once, then the stale steps
+    /// of each output's cone inside one panic guard.
+    fn refresh(&mut self, outs: &[usize]) -> Result<(), EvalError> {
         let program = &*self.program;
-        let def = &program.outputs[out];
-        if !self.state.scope_ready {
-            self.state.run_scope_init(program, &def.name)?;
+        let state = &mut self.state;
+        if !state.scope_ready {
+            let context = outs.first().map_or("every output", |&o| program.outputs[o].name.as_str());
+            state.run_scope_init(program, context)?;
         }
-        self.state.rearm_volatile(program);
-        if let Some(step) = def.step {
-            if !self.state.clean.get(step as usize) {
-                let context = &def.name;
-                self.state.run_steps(program, program.cycle_cone(out), context)?;
+        state.rearm_volatile(program);
+        let stale = |state: &State, o: usize| program.outputs[o].step.is_some_and(|s| !state.clean.get(s as usize));
+        if !outs.iter().any(|&o| stale(state, o)) {
+            return Ok(());
+        }
+        let mut reading = outs[0];
+        let outcome = guarded(|| {
+            for &o in outs {
+                if stale(state, o) {
+                    reading = o;
+                    state.run_steps_unguarded(program, program.cycle_cone(o))?;
+                }
             }
+            Ok(())
+        });
+        let context = &program.outputs[reading].name;
+        match outcome {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err((step, e))) => Err(self.state.attribute(program, step, &e.0, context)),
+            Err(panic) => Err(self.state.attribute(program, self.state.current, &panic, context)),
         }
-        Ok(&self.state.values[def.slot as usize])
     }
 }
 
@@ -185,9 +208,9 @@ impl State {
             } else {
                 step.eval.eval(&Args::new(before, &step.ins), outs).map_err(|e| (s, e))?;
             }
-            if !step.volatile {
-                self.clean.set(s);
-            }
+            // A volatile step is current only until the next read re-arms it,
+            // so within one read it runs once for every consumer.
+            self.clean.set(s);
         }
         Ok(())
     }
@@ -243,6 +266,14 @@ impl Kernel for P1Kernel {
                 Err(super::raw_read_refused(&self.program, out, &value))
             }
         }
+    }
+
+    fn pull_row(&mut self, outs: &[usize], columns: &mut [Column]) -> Result<(), EvalError> {
+        self.refresh(outs)?;
+        for (column, &out) in columns.iter_mut().zip(outs) {
+            column.push(&self.state.values[self.program.outputs[out].slot as usize]);
+        }
+        Ok(())
     }
 
     #[inline]

@@ -60,20 +60,45 @@ impl<M: Mode> P2Kernel<M> {
     /// Pulls output `out` and returns its value slot.
     #[inline(always)]
     fn pull_value_slot(&mut self, out: usize) -> Result<usize, EvalError> {
+        self.refresh(std::slice::from_ref(&out))?;
+        Ok(self.plan.program.outputs[out].slot as usize)
+    }
+
+    /// Brings the outputs `outs` up to date as one read: the scope-init path
+    /// if it has not run, then — inside one panic guard — each output whose
+    /// cone guard does not vouch for it runs the stale steps of its cone.
+    fn refresh(&mut self, outs: &[usize]) -> Result<(), EvalError> {
         if !self.scope_ready {
             let plan = self.plan.clone();
-            self.scope_init(&plan.program.outputs[out].name)?;
+            let context = outs.first().map_or("every output", |&o| plan.program.outputs[o].name.as_str());
+            self.scope_init(context)?;
         }
         let plan = &*self.plan;
-        let def = &plan.program.outputs[out];
-        let cone = &plan.cones[out];
-        // (An empty per-cycle cone: an input passed through, or a value fixed at scope init.)
-        if !cone.is_empty() && !self.mode.output_current(plan, out) {
-            self.mode.begin_read(plan);
-            run(plan, &mut self.slots, &mut self.mode, cone, &def.name)?;
-            self.mode.output_done(plan, out);
+        let (slots, mode) = (&mut self.slots, &mut self.mode);
+        let mut begun = false;
+        let mut reading = usize::MAX;
+        let outcome = guarded(|| {
+            for &out in outs {
+                // (An empty per-cycle cone: an input passed through, or a value fixed at scope init.)
+                let cone = &plan.cones[out];
+                if cone.is_empty() || mode.output_current(plan, out) {
+                    continue;
+                }
+                if !begun {
+                    mode.begin_read(plan);
+                    begun = true;
+                }
+                reading = out;
+                run_steps(plan, slots, mode, cone)?;
+                mode.output_done(plan, out);
+            }
+            Ok(())
+        });
+        if reading == usize::MAX {
+            return Ok(());
         }
-        Ok(def.slot as usize)
+        let context = &plan.program.outputs[reading].name;
+        settle(plan, slots, mode, outcome, &plan.cones[reading], context)
     }
 
     /// Runs the scope-init path (constants, `const` captures and what they
@@ -107,6 +132,19 @@ impl<M: Mode> P2Kernel<M> {
 /// and every failure is attributed as P1 attributes it.
 fn run<M: Mode>(plan: &Plan, slots: &mut Slots, mode: &mut M, steps: &[u32], context: &str) -> Result<(), EvalError> {
     let outcome = guarded(|| run_steps(plan, &mut *slots, &mut *mode, steps));
+    settle(plan, slots, mode, outcome, steps, context)
+}
+
+/// Turns the outcome of a guarded pass over `steps` into the engine's result,
+/// attributing a failure (or a contained panic) as P1 does.
+fn settle<M: Mode>(
+    plan: &Plan,
+    slots: &Slots,
+    mode: &M,
+    outcome: Result<Result<(), (usize, NodeError)>, String>,
+    steps: &[u32],
+    context: &str,
+) -> Result<(), EvalError> {
     #[cfg(debug_assertions)]
     assert!(slots.pairs_are_own(&plan.layout), "S9: a Ref pair names a foreign scratch entry");
     match outcome {
@@ -216,6 +254,15 @@ impl<M: Mode> Kernel for P2Kernel<M> {
             Ok(Some(word)) => Ok(word),
             _ => Err(raw_read_refused(&self.plan.program, out, &self.slots.decode(layout, slot))),
         }
+    }
+
+    fn pull_row(&mut self, outs: &[usize], columns: &mut [Column]) -> Result<(), EvalError> {
+        self.refresh(outs)?;
+        let layout = &self.plan.layout;
+        for (column, &out) in columns.iter_mut().zip(outs) {
+            column.push(&self.slots.decode(layout, self.plan.program.outputs[out].slot as usize));
+        }
+        Ok(())
     }
 
     #[inline]
