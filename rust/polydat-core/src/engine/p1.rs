@@ -84,8 +84,6 @@ struct State {
     values: Vec<Value>,
     /// Per step: its outputs are current.
     clean: StepBits,
-    /// The step running now (for attributing a panic).
-    current: usize,
     /// Per step: an input can be `None` (its provenance holds an extern).
     none_possible: Box<[bool]>,
     /// The scope-init path has run (since creation or the last `invalidate_all`).
@@ -107,7 +105,7 @@ impl P1Kernel {
         }
         let clean = StepBits::new(&program);
         let none_possible = program.may_read_none.clone();
-        P1Kernel { program, state: State { values, clean, current: usize::MAX, none_possible, scope_ready: false } }
+        P1Kernel { program, state: State { values, clean, none_possible, scope_ready: false } }
     }
 
     /// Runs the scope-init path now, from the inputs as they are: every
@@ -118,11 +116,22 @@ impl P1Kernel {
         self.state.run_scope_init(&program, "scope init")
     }
 
-    /// Pulls output `out` and returns a reference to its value slot.
-    #[inline]
+    /// Pulls output `out` and returns a reference to its value slot (the
+    /// single-output form of [`Self::refresh`], kept separate: it is the
+    /// hottest path of the interpreter).
     fn pull_ref(&mut self, out: usize) -> Result<&Value, EvalError> {
-        self.refresh(std::slice::from_ref(&out))?;
-        Ok(&self.state.values[self.program.outputs[out].slot as usize])
+        let program = &*self.program;
+        let def = &program.outputs[out];
+        if !self.state.scope_ready {
+            self.state.run_scope_init(program, &def.name)?;
+        }
+        self.state.rearm_volatile(program);
+        if let Some(step) = def.step {
+            if !self.state.clean.get(step as usize) {
+                self.state.run_steps(program, program.cycle_cone(out), &def.name)?;
+            }
+        }
+        Ok(&self.state.values[def.slot as usize])
     }
 
     /// Brings the outputs `outs` up to date as one read: the scope-init path
@@ -154,7 +163,10 @@ impl P1Kernel {
         match outcome {
             Ok(Ok(())) => Ok(()),
             Ok(Err((step, e))) => Err(self.state.attribute(program, step, &e.0, context)),
-            Err(panic) => Err(self.state.attribute(program, self.state.current, &panic, context)),
+            Err(panic) => {
+                let cone = program.cycle_cone(reading);
+                Err(self.state.attribute(program, self.state.first_stale(cone), &panic, context))
+            }
         }
     }
 }
@@ -188,18 +200,17 @@ impl State {
         match guarded(|| self.run_steps_unguarded(program, steps)) {
             Ok(Ok(())) => Ok(()),
             Ok(Err((step, e))) => Err(self.attribute(program, step, &e.0, context)),
-            Err(panic) => Err(self.attribute(program, self.current, &panic, context)),
+            Err(panic) => Err(self.attribute(program, self.first_stale(steps), &panic, context)),
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn run_steps_unguarded(&mut self, program: &Program, steps: &[u32]) -> Result<(), (usize, NodeError)> {
         for &s in steps {
             let s = s as usize;
             if self.clean.get(s) {
                 continue;
             }
-            self.current = s;
             let step = &program.steps[s];
             let (before, after) = self.values.split_at_mut(step.out_start as usize);
             let outs = &mut after[..step.out_types.len()];
@@ -213,6 +224,12 @@ impl State {
             self.clean.set(s);
         }
         Ok(())
+    }
+
+    /// The step a contained panic came from: steps run in order and each is
+    /// marked current as it succeeds, so it is the first of the pass still stale.
+    fn first_stale(&self, steps: &[u32]) -> usize {
+        steps.iter().map(|&s| s as usize).find(|&s| !self.clean.get(s)).unwrap_or(usize::MAX)
     }
 
     /// The attributed error for a failure of step `s`.

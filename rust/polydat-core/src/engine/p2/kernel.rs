@@ -57,11 +57,24 @@ impl<M: Mode> P2Kernel<M> {
         self.slots.pairs_are_own(&self.plan.layout)
     }
 
-    /// Pulls output `out` and returns its value slot.
+    /// Pulls output `out` and returns its value slot (the single-output form
+    /// of [`Self::refresh`], kept separate: it is the hottest read path).
     #[inline(always)]
     fn pull_value_slot(&mut self, out: usize) -> Result<usize, EvalError> {
-        self.refresh(std::slice::from_ref(&out))?;
-        Ok(self.plan.program.outputs[out].slot as usize)
+        if !self.scope_ready {
+            let plan = self.plan.clone();
+            self.scope_init(&plan.program.outputs[out].name)?;
+        }
+        let plan = &*self.plan;
+        let def = &plan.program.outputs[out];
+        let cone = &plan.cones[out];
+        // (An empty per-cycle cone: an input passed through, or a value fixed at scope init.)
+        if !cone.is_empty() && !self.mode.output_current(plan, out) {
+            self.mode.begin_read(plan);
+            run(plan, &mut self.slots, &mut self.mode, cone, &def.name)?;
+            self.mode.output_done(plan, out);
+        }
+        Ok(def.slot as usize)
     }
 
     /// Brings the outputs `outs` up to date as one read: the scope-init path
@@ -137,6 +150,7 @@ fn run<M: Mode>(plan: &Plan, slots: &mut Slots, mode: &mut M, steps: &[u32], con
 
 /// Turns the outcome of a guarded pass over `steps` into the engine's result,
 /// attributing a failure (or a contained panic) as P1 does.
+#[inline(always)]
 fn settle<M: Mode>(
     plan: &Plan,
     slots: &Slots,
@@ -169,7 +183,7 @@ fn attribute(plan: &Plan, slots: &Slots, s: usize, original: &str, context: &str
 }
 
 /// The eval loop: one pass over `steps`, each stale step run once.
-#[inline]
+#[inline(always)]
 fn run_steps<M: Mode>(plan: &Plan, slots: &mut Slots, mode: &mut M, steps: &[u32]) -> Result<(), (usize, NodeError)> {
     for &s in steps {
         let s = s as usize;
