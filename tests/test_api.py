@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -199,3 +201,14 @@ def test_a_generate_row_is_one_read(engine: str):
     cols = polydat.compile(src, engine=engine).generate(range(50), outputs=["a", "b"])
     assert cols["a"].tolist() == cols["b"].tolist()
     assert len(set(cols["a"].tolist())) == 50
+
+
+def test_readme_language_tour_compiles_and_runs():
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    tour = readme.split("The language at a glance")[1].split("```polydat")[1].split("```")[0]
+    k = polydat.compile(tour).kernel()
+    k.set_inputs(12345)
+    out = k.eval()
+    assert (out["tenant"], out["device"]) == (45, 123)
+    assert out["key"] == f"us-east/45-{out['id']}"
+    assert out["h"] == float(out["id"] // 2)
