@@ -212,3 +212,10 @@ def test_readme_language_tour_compiles_and_runs():
     assert (out["tenant"], out["device"]) == (45, 123)
     assert out["key"] == f"us-east/45-{out['id']}"
     assert out["h"] == float(out["id"] // 2)
+
+
+def test_an_impossible_generate_is_a_memory_error_not_a_crash():
+    prog = polydat.compile("input cycle: u64\na := hash(cycle)\nb := hash(a)")
+    with pytest.raises(MemoryError, match="not enough memory"):
+        prog.generate(range(0, 2**62))
+    assert prog.generate(range(3))["a"].tolist()[0] == 16294208416658607535

@@ -8,7 +8,7 @@ use polydat_core::engine::column::Column;
 use polydat_core::engine::{self, EngineKind, GenerateError, Kernel as CoreKernel, RowPlan};
 use polydat_core::ir::GraphIr;
 use polydat_core::{BuildError, CompileError, EvalError, Program as CoreProgram, Refused, Value, WriteError};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString};
 use std::sync::Arc;
@@ -50,6 +50,15 @@ fn write_error(py: Python<'_>, e: &WriteError) -> PyErr {
 
 fn refused(py: Python<'_>, e: &Refused) -> PyErr {
     py_error(py, "RefusedError", (e.to_string(), e.engine.as_str()))
+}
+
+fn generate_error(py: Python<'_>, e: GenerateError) -> PyErr {
+    match e {
+        GenerateError::Write(w) => write_error(py, &w),
+        GenerateError::Eval(ev) => eval_error(py, &ev),
+        GenerateError::OutOfMemory { .. } => PyMemoryError::new_err(e.to_string()),
+        GenerateError::Panicked => PyValueError::new_err(e.to_string()),
+    }
 }
 
 /// Converts a Python value to a core value.
@@ -268,11 +277,7 @@ impl Program {
         let plan = RowPlan { coordinate, start, rows, step, fixed: fixed_values };
         let kind = self.kind;
         let result = py.allow_threads(|| engine::generate(program, kind, &plan, &out_index, threads));
-        let columns = result.map_err(|e| match e {
-            GenerateError::Write(w) => write_error(py, &w),
-            GenerateError::Eval(ev) => eval_error(py, &ev),
-            GenerateError::Panicked => PyValueError::new_err(e.to_string()),
-        })?;
+        let columns = result.map_err(|e| generate_error(py, e))?;
         let d = PyDict::new(py);
         for (name, column) in outputs.iter().zip(columns) {
             d.set_item(name, column_to_py(py, column)?)?;
@@ -399,11 +404,7 @@ fn bench_scenario<'py>(
         weights.push((o, w));
     }
     let scenario = Scenario { driver: driver.map(|d| d.inner.clone()), graph: graph.inner.clone(), pulls: weights };
-    let timing = py.allow_threads(|| run(&scenario, kind, cycles, iters)).map_err(|e| match e {
-        GenerateError::Write(w) => write_error(py, &w),
-        GenerateError::Eval(ev) => eval_error(py, &ev),
-        GenerateError::Panicked => PyValueError::new_err(e.to_string()),
-    })?;
+    let timing = py.allow_threads(|| run(&scenario, kind, cycles, iters)).map_err(|e| generate_error(py, e))?;
     let d = PyDict::new(py);
     d.set_item("engine", kind.name())?;
     d.set_item("net", timing.net())?;

@@ -33,18 +33,24 @@ pub enum Column {
 }
 
 impl Column {
-    /// An empty column for values of type `ty`.
-    pub fn for_type(ty: PortType, capacity: usize) -> Column {
-        match ty {
-            PortType::U64 => Column::U64(Vec::with_capacity(capacity)),
-            PortType::I64 => Column::I64(Vec::with_capacity(capacity)),
-            PortType::U32 => Column::U32(Vec::with_capacity(capacity)),
-            PortType::I32 => Column::I32(Vec::with_capacity(capacity)),
-            PortType::F64 => Column::F64(Vec::with_capacity(capacity)),
-            PortType::F32 => Column::F32(Vec::with_capacity(capacity)),
-            PortType::Bool => Column::Bool(Vec::with_capacity(capacity)),
-            PortType::Str | PortType::Bytes | PortType::Json => Column::Values(Vec::with_capacity(capacity)),
+    /// An empty column for values of type `ty` with room for `capacity` rows,
+    /// or `None` when that much memory cannot be had (never an abort).
+    pub fn for_type(ty: PortType, capacity: usize) -> Option<Column> {
+        fn room<T>(capacity: usize) -> Option<Vec<T>> {
+            let mut v = Vec::new();
+            v.try_reserve_exact(capacity).ok()?;
+            Some(v)
         }
+        Some(match ty {
+            PortType::U64 => Column::U64(room(capacity)?),
+            PortType::I64 => Column::I64(room(capacity)?),
+            PortType::U32 => Column::U32(room(capacity)?),
+            PortType::I32 => Column::I32(room(capacity)?),
+            PortType::F64 => Column::F64(room(capacity)?),
+            PortType::F32 => Column::F32(room(capacity)?),
+            PortType::Bool => Column::Bool(room(capacity)?),
+            PortType::Str | PortType::Bytes | PortType::Json => Column::Values(room(capacity)?),
+        })
     }
 
     /// Number of rows.

@@ -290,7 +290,8 @@ pub fn generate(
             .map_err(GenerateError::Write)?;
         }
         let mut columns: Vec<Column> =
-            outputs.iter().map(|&o| Column::for_type(program.outputs[o].ty, count)).collect();
+            outputs.iter().map(|&o| Column::for_type(program.outputs[o].ty, count)).collect::<Option<_>>()
+                .ok_or(GenerateError::OutOfMemory { rows: count, columns: outputs.len() })?;
         let u64_coordinate = program.inputs[plan.coordinate].ty == PortType::U64;
         let mut cycle = plan.start.wrapping_add((first as u64).wrapping_mul(plan.step));
         for _ in 0..count {
@@ -338,6 +339,13 @@ pub enum GenerateError {
     Eval(EvalError),
     /// A worker thread died (never expected: node panics are contained).
     Panicked,
+    /// The columns for this many rows do not fit in memory.
+    OutOfMemory {
+        /// Rows requested (of one thread's chunk).
+        rows: usize,
+        /// Columns requested.
+        columns: usize,
+    },
 }
 
 impl std::fmt::Display for GenerateError {
@@ -346,6 +354,10 @@ impl std::fmt::Display for GenerateError {
             GenerateError::Write(e) => e.fmt(f),
             GenerateError::Eval(e) => e.fmt(f),
             GenerateError::Panicked => f.write_str("a generate worker thread panicked"),
+            GenerateError::OutOfMemory { rows, columns } => write!(
+                f,
+                "not enough memory for {columns} column(s) of {rows} rows: generate a smaller range at a time"
+            ),
         }
     }
 }
