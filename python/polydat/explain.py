@@ -52,10 +52,9 @@ def explain(program: Any) -> str:
     options = doc["options"]
     lines: list[str] = []
 
-    requested = engine.get("requested") or "auto"
-    lines.append(
-        f"engine: {engine['chosen']} (requested {requested}, provenance {engine.get('provenance') or 'auto'})"
-    )
+    requested = options.get("engine") or engine.get("requested") or "auto"
+    asked_provenance = options.get("provenance") or "auto"
+    lines.append(f"engine: {engine['chosen']} (requested engine={requested}, provenance={asked_provenance})")
     if engine.get("reason"):
         lines.append(f"  why: {engine['reason']}")
     if engine.get("heuristic_inputs"):

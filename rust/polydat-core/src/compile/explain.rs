@@ -238,6 +238,8 @@ pub fn explain_json(program: &Program, engine_running: Option<&str>) -> String {
             "fusion": program.explain.fusion,
             "strict": program.explain.strict,
             "outputs": program.explain.requested_outputs,
+            "engine": program.explain.engine.requested,
+            "provenance": program.explain.engine.provenance,
         },
         "stats": {
             "nodes_resolved": program.stats.nodes_resolved,
