@@ -146,7 +146,9 @@ fn evaluate(node: &GraphNode, inputs: &[Value]) -> Result<Vec<Value>, CompileErr
 
 /// A literal node holding `value`, classified `CompileConst`.
 fn literal_node(value: Value, span: crate::ir::Span) -> Result<GraphNode, CompileError> {
-    let ty = value.port_type().expect("folded values are never None");
+    let ty = value
+        .port_type()
+        .ok_or_else(|| CompileError::at(span, "this constant expression has no value (it evaluates to None)"))?;
     let mut node = GraphNode::build(&LITERAL, vec![value], Vec::new(), Vec::new(), span)
         .map_err(|e| CompileError::at(span, e))?;
     node.out_types = vec![ty];
