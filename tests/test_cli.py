@@ -36,6 +36,9 @@ def test_run_jsonl_and_file_output(tmp_path: Path):
     assert [row["cycle"] for row in rows] == [0, 1, 2]
     assert rows[0]["label"] == "user-607535"
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".partial")]
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask, "the file gets ordinary permissions"
 
 
 def test_failed_run_leaves_no_output_file(tmp_path: Path):

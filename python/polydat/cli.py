@@ -161,6 +161,15 @@ def _temporary_beside(path: str) -> str:
     return tmp
 
 
+def _publish(tmp: str, path: str) -> None:
+    """Renames the finished temporary file over ``path``, with the permissions a
+    plainly created file would get (``mkstemp`` makes its files private)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
+    os.replace(tmp, path)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """``polydat run``: generate rows to stdout or (atomically) to a file."""
     import polydat
@@ -186,7 +195,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         else:
             with open(tmp, "w", encoding="utf-8", newline="") as f:
                 write_rows(prog, cycles, names, fmt, f, args.threads, coordinate, args.progress)
-        os.replace(tmp, args.output)
+        _publish(tmp, args.output)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
