@@ -111,3 +111,17 @@ def test_progress_bar_on_request(tmp_path: Path):
     assert "rows" in r.stderr and "200k" in r.stderr
     quiet = polydat("run", str(EXAMPLE), "--cycles", "0..10", "--progress", "never")
     assert quiet.stderr == ""
+
+
+def test_csv_cells_match_repr_for_every_float_corner():
+    import numpy as np
+
+    from polydat.cli import _cell, _csv_cells
+    from polydat.testing import F64_CORNERS
+
+    rng = np.random.default_rng(7)
+    floats = np.array(list(F64_CORNERS) + list(rng.standard_normal(2000) * 10.0 ** rng.integers(-30, 30, 2000)))
+    assert _csv_cells(floats) == [_cell(float(x)) for x in floats]
+    ints = np.array([0, 1, 2**63, 2**64 - 1], dtype=np.uint64)
+    assert _csv_cells(ints) == ["0", "1", str(2**63), str(2**64 - 1)]
+    assert _csv_cells(np.array(["a,b", None, 'q"'], dtype=object)) == ["a,b", "", 'q"']

@@ -70,6 +70,15 @@ def _cell(value: Any) -> Any:
     return value
 
 
+def _csv_cells(column: Any) -> list[Any]:
+    """One column as CSV cells. Numbers are rendered by numpy in one call (its
+    float text is the same shortest round-trip form as ``repr``); other values
+    go through :func:`_cell`."""
+    if column.dtype.kind in "uif":
+        return column.astype(str).tolist()  # type: ignore[no-any-return]
+    return [_cell(v) for v in column.tolist()]
+
+
 def _json_value(value: Any) -> Any:
     """A JSON value: non-finite floats become the strings NaN/Infinity/-Infinity."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -115,12 +124,12 @@ def write_rows(
         writer.writerow(header)
     rows = 0
     for part, cols in _chunks(prog, cycles, names, threads, progress):
-        columns = [list(part)] if coordinate else []
-        columns += [cols[n].tolist() for n in names]
-        for row in zip(*columns):
-            if writer:
-                writer.writerow([_cell(v) for v in row])
-            else:
+        if writer:
+            columns = ([[str(c) for c in part]] if coordinate else []) + [_csv_cells(cols[n]) for n in names]
+            writer.writerows(zip(*columns))
+        else:
+            columns = ([list(part)] if coordinate else []) + [cols[n].tolist() for n in names]
+            for row in zip(*columns):
                 out.write(json.dumps(dict(zip(header, map(_json_value, row))), allow_nan=False) + "\n")
         rows += len(part)
     return rows
