@@ -114,13 +114,33 @@ impl std::error::Error for EvalError {}
 #[derive(Clone, Debug, PartialEq)]
 pub enum WriteError {
     /// No input has this name; `known` lists every input, coordinates first.
-    UnknownInput { /** The name written. */ name: String, /** Every input name, coordinates first. */ known: Vec<String> },
+    UnknownInput {
+        /** The name written. */
+        name: String,
+        /** Every input name, coordinates first. */
+        known: Vec<String>,
+    },
     /// The value does not fit the slot's type.
-    TypeMismatch { /** The input written. */ slot: String, /** The input's type. */ expected: PortType, /** What was given: its type and value, or `None`. */ got: String },
+    TypeMismatch {
+        /** The input written. */
+        slot: String,
+        /** The input's type. */
+        expected: PortType,
+        /** What was given: its type and value, or `None`. */
+        got: String,
+    },
     /// Coordinates are written with `set_inputs`, not by name.
-    CoordinateSlot { /** The coordinate written by name. */ slot: String },
+    CoordinateSlot {
+        /** The coordinate written by name. */
+        slot: String,
+    },
     /// Too many coordinate values for the program.
-    TooManyCoordinates { /** Coordinate values given. */ given: usize, /** Coordinates the program has. */ count: usize },
+    TooManyCoordinates {
+        /** Coordinate values given. */
+        given: usize,
+        /** Coordinates the program has. */
+        count: usize,
+    },
 }
 
 impl WriteError {

@@ -85,7 +85,12 @@ pub enum WireIr {
     /// Input slot `i`.
     Input(usize),
     /// Output `port` of node `node`.
-    Node { /** Index of the producing node. */ node: usize, /** Output port of that node. */ port: usize },
+    Node {
+        /** Index of the producing node. */
+        node: usize,
+        /** Output port of that node. */
+        port: usize,
+    },
 }
 
 /// A binding modifier.

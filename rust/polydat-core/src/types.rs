@@ -85,10 +85,7 @@ impl PortType {
 
     /// True for the numeric scalar types.
     pub fn is_numeric(self) -> bool {
-        matches!(
-            self,
-            PortType::U64 | PortType::I64 | PortType::U32 | PortType::I32 | PortType::F64 | PortType::F32
-        )
+        matches!(self, PortType::U64 | PortType::I64 | PortType::U32 | PortType::I32 | PortType::F64 | PortType::F32)
     }
 }
 

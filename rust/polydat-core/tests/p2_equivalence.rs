@@ -119,7 +119,8 @@ fn some_f64(rng: &mut Rng) -> f64 {
 /// The engine-ladder graph (SPEC §15).
 fn ladder() -> Arc<Program> {
     let mut g = G::new();
-    let (cycle, tenant, op) = (g.coord("cycle", "u64"), g.coord("tenant_seed", "u64"), g.coord("operation_seed", "u64"));
+    let (cycle, tenant, op) =
+        (g.coord("cycle", "u64"), g.coord("tenant_seed", "u64"), g.coord("operation_seed", "u64"));
     let seeded = g.bind("seeded_cycle", "u64_add", &[cycle, tenant]);
     let ident = g.bind("identity_entropy", "hash", &[seeded]);
     let account = g.bind("account_id", "mod", &[ident, A::U(10_000_000)]);
@@ -142,7 +143,13 @@ fn ladder_matches_p1() {
         assert_equivalent(&p, &s);
     }
     // The upstream gate's cases, every output pulled in turn.
-    let cases = [[0, 0, 0], [1, 0x5445_4e41_4e54, 0x4f50_4552_4154_494f], [42, 7, 11], [1_000_000, u32::MAX as u64, 17], [u64::MAX, u64::MAX - 1, u64::MAX - 2]];
+    let cases = [
+        [0, 0, 0],
+        [1, 0x5445_4e41_4e54, 0x4f50_4552_4154_494f],
+        [42, 7, 11],
+        [1_000_000, u32::MAX as u64, 17],
+        [u64::MAX, u64::MAX - 1, u64::MAX - 2],
+    ];
     let mut s = Vec::new();
     for case in cases {
         for (i, v) in case.into_iter().enumerate() {
@@ -333,7 +340,12 @@ fn failures_have_identical_messages_and_kernels_recover() {
         });
         seen.push_str(&assert_equivalent(&p, &s));
     }
-    for want in ["↳ in node `__str_to_u64` (output bad)", "↳ in node `mod_wire` (output r)", "↳ in node `in_range` (output checked)", "U64("] {
+    for want in [
+        "↳ in node `__str_to_u64` (output bad)",
+        "↳ in node `mod_wire` (output r)",
+        "↳ in node `in_range` (output checked)",
+        "U64(",
+    ] {
         assert!(seen.contains(want), "the scripts never produced {want}");
     }
 }

@@ -62,13 +62,21 @@ fn every_mode_memoizes_and_extern_writes_dirty_exactly_their_dependents() {
             k.pull(o1).unwrap();
             k.pull(e1).unwrap();
         }
-        assert_eq!((count(&prefix, "a"), count(&prefix, "o1"), count(&prefix, "e1")), (1, 1, 1), "{mode:?}: no write, no re-run");
+        assert_eq!(
+            (count(&prefix, "a"), count(&prefix, "o1"), count(&prefix, "e1")),
+            (1, 1, 1),
+            "{mode:?}: no write, no re-run"
+        );
         // Extern k feeds only `a`: writing it re-runs a (on the next pull of b) and nothing else.
         k.write(2, Value::U64(10)).unwrap();
         assert!(k.pull(b).unwrap().same(&Value::U64(11)));
         k.pull(o1).unwrap();
         k.pull(e1).unwrap();
-        assert_eq!((count(&prefix, "a"), count(&prefix, "o1"), count(&prefix, "e1")), (2, 1, 1), "{mode:?}: extern write");
+        assert_eq!(
+            (count(&prefix, "a"), count(&prefix, "o1"), count(&prefix, "e1")),
+            (2, 1, 1),
+            "{mode:?}: extern write"
+        );
         // Extern ek feeds only e1.
         k.write(3, Value::U64(2)).unwrap();
         k.pull(b).unwrap();
@@ -387,7 +395,8 @@ fn every_library_node_runs_on_p2() {
         let build = || one_node_program(def).unwrap().0;
         let clock = def.name == "current_epoch_millis";
         let mut oracle = new_kernel(&build(), EngineKind::P1);
-        let mut kernels: Vec<Box<dyn Kernel>> = MODES.iter().map(|&m| new_kernel(&build(), EngineKind::P2(m))).collect();
+        let mut kernels: Vec<Box<dyn Kernel>> =
+            MODES.iter().map(|&m| new_kernel(&build(), EngineKind::P2(m))).collect();
         let mut rng = Rng(def.name.len() as u64);
         for _ in 0..40 {
             for (i, &ty) in types.iter().enumerate() {
@@ -402,16 +411,17 @@ fn every_library_node_runs_on_p2() {
                 let got = k.eval().map_err(|e| e.message.clone());
                 match (&want, &got) {
                     (Ok(a), Ok(b)) if clock => assert_eq!(a.len(), b.len()),
-                    (Ok(a), Ok(b)) => assert!(
-                        a.iter().zip(b).all(|(x, y)| x.same(y)),
-                        "{} on {mode:?}: {a:?} vs {b:?}",
-                        def.name
-                    ),
+                    (Ok(a), Ok(b)) => {
+                        assert!(a.iter().zip(b).all(|(x, y)| x.same(y)), "{} on {mode:?}: {a:?} vs {b:?}", def.name)
+                    }
                     _ => assert_eq!(got.err(), want.clone().err(), "{} on {mode:?}", def.name),
                 }
             }
         }
-        assert!(def.purity != Purity::Nondeterministic || new_kernel(&build(), EngineKind::P2(Provenance::Pull)).eval().is_ok());
+        assert!(
+            def.purity != Purity::Nondeterministic
+                || new_kernel(&build(), EngineKind::P2(Provenance::Pull)).eval().is_ok()
+        );
         ran.push(def.name);
     }
     assert!(ran.len() >= polydat_core::nodes::catalog().len() * 9 / 10, "ran {} nodes, skipped {skipped:?}", ran.len());

@@ -124,7 +124,11 @@ fn a_cycle_names_its_nodes_and_spans() {
     .unwrap();
     let Err(err) = compile(&ir, &CompileOptions::default()) else { panic!("compiled") };
     assert!(err.message.starts_with("cycle detected: "), "{}", err.message);
-    assert!(err.message.contains("`u64_add` ('a') at 3:6") && err.message.contains("`hash` ('b') at 4:6"), "{}", err.message);
+    assert!(
+        err.message.contains("`u64_add` ('a') at 3:6") && err.message.contains("`hash` ('b') at 4:6"),
+        "{}",
+        err.message
+    );
     assert!(!err.message.contains("5:6"), "a node downstream of the cycle is not on it: {}", err.message);
 }
 
@@ -139,7 +143,10 @@ fn explain_json_carries_passes_lifecycles_and_events() {
     );
     let doc: serde_json::Value = serde_json::from_str(&explain_json(&p, Some("p1"))).unwrap();
     let passes: Vec<&str> = doc["passes"].as_array().unwrap().iter().map(|p| p["pass"].as_str().unwrap()).collect();
-    assert_eq!(passes, ["resolve", "adapters", "snapshot", "polyfill", "fusion", "dce", "toposort", "hoist", "fold", "select", "emit"]);
+    assert_eq!(
+        passes,
+        ["resolve", "adapters", "snapshot", "polyfill", "fusion", "dce", "toposort", "hoist", "fold", "select", "emit"]
+    );
     let class = |name: &str| {
         doc["bindings"].as_array().unwrap().iter().find(|b| b["name"] == name).unwrap()["lifecycle"].clone()
     };
@@ -154,14 +161,19 @@ fn explain_json_carries_passes_lifecycles_and_events() {
     assert_eq!(on_p2["engine"]["provenance"], "pull");
     let inputs = on_p2["engine"]["heuristic_inputs"].as_array().unwrap();
     assert!(inputs.iter().any(|kv| kv[0] == "output_cone_ratio"), "{inputs:?}");
-    assert_eq!(p.cycle_steps.len() + p.scope_init_steps.len(), p.steps.len(), "this program has no dynamic step under a capture");
+    assert_eq!(
+        p.cycle_steps.len() + p.scope_init_steps.len(),
+        p.steps.len(),
+        "this program has no dynamic step under a capture"
+    );
 }
 
 /// A layered program of about `target` nodes: each layer hashes the previous
 /// one, mixes in the coordinate, and reduces one value through fusable
 /// patterns; every 50th layer is a binding.
 fn big_program(target: usize) -> String {
-    let mut src = String::from("input cycle: u64\nextern seed: u64 = 3\nconst s := hash(seed)\nv0 := u64_xor(cycle, s)\n");
+    let mut src =
+        String::from("input cycle: u64\nextern seed: u64 = 3\nconst s := hash(seed)\nv0 := u64_xor(cycle, s)\n");
     let mut prev = "v0".to_string();
     let mut layer = 0;
     // 4 IR nodes and 2 literal nodes per layer.

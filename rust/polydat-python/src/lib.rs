@@ -18,10 +18,7 @@ fn py_error<'py, A>(py: Python<'py>, class: &str, args: A) -> PyErr
 where
     A: pyo3::call::PyCallArgs<'py>,
 {
-    let made = py
-        .import("polydat.errors")
-        .and_then(|m| m.getattr(class))
-        .and_then(|c| c.call1(args));
+    let made = py.import("polydat.errors").and_then(|m| m.getattr(class)).and_then(|c| c.call1(args));
     match made {
         Ok(obj) => PyErr::from_value(obj),
         Err(e) => e,
@@ -296,7 +293,12 @@ struct Kernel {
 impl Kernel {
     /// Writes coordinates: positional values, then keyword names.
     #[pyo3(signature = (values, named))]
-    fn set_inputs(&mut self, py: Python<'_>, values: Vec<Bound<'_, PyAny>>, named: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<()> {
+    fn set_inputs(
+        &mut self,
+        py: Python<'_>,
+        values: Vec<Bound<'_, PyAny>>,
+        named: Vec<(String, Bound<'_, PyAny>)>,
+    ) -> PyResult<()> {
         let values: Vec<Value> = values.iter().map(to_value).collect::<PyResult<_>>()?;
         engine::set_coordinates(self.inner.as_mut(), values).map_err(|e| write_error(py, &e))?;
         for (name, v) in named {
@@ -399,7 +401,10 @@ fn bench_scenario<'py>(
     for (name, w) in pulls {
         let o = graph.inner.output(&name).ok_or_else(|| {
             let known: Vec<&str> = graph.inner.outputs.iter().map(|o| o.name.as_str()).collect();
-            PyValueError::new_err(format!("@pull_weights names '{name}', but the graph's outputs are: {}", known.join(", ")))
+            PyValueError::new_err(format!(
+                "@pull_weights names '{name}', but the graph's outputs are: {}",
+                known.join(", ")
+            ))
         })?;
         weights.push((o, w));
     }

@@ -11,9 +11,9 @@ use super::graph::{Graph, GraphNode, Wire};
 use crate::error::CompileError;
 use crate::ir::Span;
 use crate::node::{NodeDef, ParamSpec};
-use std::collections::HashMap;
 use crate::nodes::convert::auto_adapter;
 use crate::types::PortType;
+use std::collections::HashMap;
 
 /// Runs the pass: every node's wires are made to deliver its parameter types.
 pub fn insert(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>) -> Result<(), CompileError> {

@@ -153,11 +153,12 @@ pub struct ExplainData {
 fn record_p2_selection(engine: &mut EngineChoice, program: &Program, mode: &str) {
     let a = crate::engine::p2::analyze(program);
     engine.provenance = mode.to_string();
-    engine.reason = if engine.requested.contains('/') || !matches!(program.explain.engine.provenance.as_str(), "" | "auto") {
-        format!("provenance {mode} was requested (the heuristic would pick {:?}: {})", a.choice, a.rule)
-    } else {
-        format!("provenance chosen by the heuristic: {}", a.rule)
-    };
+    engine.reason =
+        if engine.requested.contains('/') || !matches!(program.explain.engine.provenance.as_str(), "" | "auto") {
+            format!("provenance {mode} was requested (the heuristic would pick {:?}: {})", a.choice, a.rule)
+        } else {
+            format!("provenance chosen by the heuristic: {}", a.rule)
+        };
     engine.heuristic_inputs = vec![
         ("total_nodes".into(), a.total_nodes.to_string()),
         ("max_output_cone".into(), a.max_output_cone.to_string()),

@@ -9,9 +9,9 @@
 //! panic is contained the same way. A constant that evaluates to `None` cannot
 //! be a literal: it stays a node and is reclassified `ScopeInit` (run once).
 
+use super::events::{CompileEvent, EventKind};
 use super::graph::{Graph, GraphNode, Wire};
 use super::hoist::Lifecycle;
-use super::events::{CompileEvent, EventKind};
 use crate::engine::guard::guarded;
 use crate::error::CompileError;
 use crate::node::Args;
@@ -149,8 +149,8 @@ fn literal_node(value: Value, span: crate::ir::Span) -> Result<GraphNode, Compil
     let ty = value
         .port_type()
         .ok_or_else(|| CompileError::at(span, "this constant expression has no value (it evaluates to None)"))?;
-    let mut node = GraphNode::build(&LITERAL, vec![value], Vec::new(), Vec::new(), span)
-        .map_err(|e| CompileError::at(span, e))?;
+    let mut node =
+        GraphNode::build(&LITERAL, vec![value], Vec::new(), Vec::new(), span).map_err(|e| CompileError::at(span, e))?;
     node.out_types = vec![ty];
     node.lifecycle = Lifecycle::CompileConst;
     Ok(node)
@@ -219,7 +219,8 @@ mod tests {
 
     #[test]
     fn dynamic_and_scope_init_nodes_are_untouched() {
-        let (g, s, ev) = folded("input cycle: u64\nextern e: u64 = 4\nconst c := hash(e)\ny := u64_add(c, cycle)").unwrap();
+        let (g, s, ev) =
+            folded("input cycle: u64\nextern e: u64 = 4\nconst c := hash(e)\ny := u64_add(c, cycle)").unwrap();
         assert_eq!(ops(&g), ["hash", "u64_add"]);
         assert_eq!(s.evaluated, 0);
         assert!(ev.is_empty());

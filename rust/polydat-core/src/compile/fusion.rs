@@ -313,7 +313,11 @@ fn try_rule(
     let old = std::mem::replace(&mut graph.nodes[n], fused);
     let after = render(graph, n, &[], &readers.pinned);
     readers.rewired(graph, &old.wires, n);
-    events.push(CompileEvent::new(EventKind::FusionApplied, Some(old.span), format!("{}: {before} -> {after}", rule.name)));
+    events.push(CompileEvent::new(
+        EventKind::FusionApplied,
+        Some(old.span),
+        format!("{}: {before} -> {after}", rule.name),
+    ));
     true
 }
 
@@ -537,7 +541,12 @@ mod tests {
             for w in rule.witnesses {
                 let fused = build(w, true);
                 let plain = build(w, false);
-                assert!(fired(&fused).iter().any(|r| r == rule.name), "{} did not fire on `{w}`: {:?}", rule.name, fused.events);
+                assert!(
+                    fired(&fused).iter().any(|r| r == rule.name),
+                    "{} did not fire on `{w}`: {:?}",
+                    rule.name,
+                    fused.events
+                );
                 assert!(fired(&plain).is_empty());
                 assert!(fused.steps.len() < plain.steps.len(), "{}: fusion did not shrink `{w}`", rule.name);
                 assert_eq!(outputs_over_corners(&fused), outputs_over_corners(&plain), "{} on `{w}`", rule.name);
@@ -579,7 +588,8 @@ mod tests {
 
     #[test]
     fn a_second_pass_is_a_no_op() {
-        let ir = sketch::parse("input x: u64\nout := lerp(unit_interval(u64_mod(hash(u64_add(x, 1)), 9)), 0, 5)").unwrap();
+        let ir =
+            sketch::parse("input x: u64\nout := lerp(unit_interval(u64_mod(hash(u64_add(x, 1)), 9)), 0, 5)").unwrap();
         let mut g = crate::compile::resolve::resolve(&ir, false, &mut Vec::new()).unwrap();
         let mut ev = Vec::new();
         let first = fuse(&mut g, |_| true, &mut ev);

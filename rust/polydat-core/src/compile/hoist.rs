@@ -177,7 +177,10 @@ fn const_reads_coordinate(graph: &Graph, node: usize, coordinate: u32) -> Compil
         Some(o) => (o.name.as_str(), o.span),
         None => ("?", graph.nodes[node].span),
     };
-    let direct = graph.nodes[node].wires.iter().any(|w| matches!(w, Wire::Input(i) if graph.inputs[*i as usize].name == *coordinate));
+    let direct = graph.nodes[node]
+        .wires
+        .iter()
+        .any(|w| matches!(w, Wire::Input(i) if graph.inputs[*i as usize].name == *coordinate));
     let how = if direct { "reads" } else { "depends on" };
     CompileError::at(span, format!("const '{name}' {how} coordinate '{coordinate}'")).hint(capture_hint())
 }
@@ -260,9 +263,8 @@ mod tests {
 
     #[test]
     fn const_reading_a_coordinate_names_both() {
-        let err = classify("input cycle: u64\nextern e: u64 = 1\na := u64_add(e, cycle)\nconst c := hash(a)")
-            .err()
-            .unwrap();
+        let err =
+            classify("input cycle: u64\nextern e: u64 = 1\na := u64_add(e, cycle)\nconst c := hash(a)").err().unwrap();
         assert!(err.message.contains("'c'") && err.message.contains("'cycle'"), "{}", err.message);
         assert_eq!(err.span.unwrap().line, 4);
         let err = classify("input cycle: u64\nconst c := cycle").err().unwrap();

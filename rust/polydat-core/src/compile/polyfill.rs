@@ -58,10 +58,7 @@ pub static REGISTRY: &[Polyfill] = &[
         op: "hash_range",
         expand: |c| match c[0].as_u64() {
             Some(0) => vec![part(&arith::MUL, vec![Value::U64(0)], &[Source::Wire(0)])],
-            _ => vec![
-                part(&hash::HASH, vec![], &[Source::Wire(0)]),
-                part(&arith::MOD, c.to_vec(), &[Source::Part(0)]),
-            ],
+            _ => vec![part(&hash::HASH, vec![], &[Source::Wire(0)]), part(&arith::MOD, c.to_vec(), &[Source::Part(0)])],
         },
     },
     Polyfill {

@@ -72,7 +72,10 @@ fn resolve_inputs(ir: &GraphIr, events: &mut Vec<CompileEvent>) -> Result<Vec<Gr
         }
         let default = match (&input.default, input.kind) {
             (Some(c), _) => const_as(c, input.ty).map_err(|got| {
-                CompileError::at(input.span, format!("default of '{}' is {got}, but it is declared {}", input.name, input.ty))
+                CompileError::at(
+                    input.span,
+                    format!("default of '{}' is {got}, but it is declared {}", input.name, input.ty),
+                )
             })?,
             (None, InputKind::Coordinate) => zero_of(input.ty),
             (None, InputKind::Extern) => {
@@ -186,7 +189,9 @@ fn ir_order(ir: &GraphIr) -> Result<Vec<usize>, CompileError> {
         };
         let names: Vec<String> = cycle
             .iter()
-            .map(|&i| format!("`{}`{} at {}:{}", ir.nodes[i].op, bound_as(i), ir.nodes[i].span.line, ir.nodes[i].span.col))
+            .map(|&i| {
+                format!("`{}`{} at {}:{}", ir.nodes[i].op, bound_as(i), ir.nodes[i].span.line, ir.nodes[i].span.col)
+            })
             .collect();
         return Err(CompileError::at(ir.nodes[cycle[0]].span, format!("cycle detected: {}", names.join(" -> ")))
             .hint("a value cannot depend on itself; break the loop with an input or an extern"));
@@ -307,7 +312,10 @@ fn typed_const(def: &NodeDef, param: &ParamSpec, c: &ConstIr, span: Span) -> Res
     match param.ty {
         Ty::Any => Ok(c.to_value()),
         Ty::Is(t) => const_as(c, t).map_err(|got| {
-            CompileError::at(span, format!("parameter `{}` of `{}` expects a {t} literal, got {got}", param.name, def.name))
+            CompileError::at(
+                span,
+                format!("parameter `{}` of `{}` expects a {t} literal, got {got}", param.name, def.name),
+            )
         }),
     }
 }
@@ -316,7 +324,8 @@ fn typed_const(def: &NodeDef, param: &ParamSpec, c: &ConstIr, span: Span) -> Res
 fn literal_node(graph: &mut Graph, value: Value, span: Span) -> Result<Wire, CompileError> {
     let def = &convert::LITERAL;
     let ty = value.port_type().ok_or_else(|| CompileError::at(span, "a literal cannot be None"))?;
-    let node = GraphNode::build(def, vec![value], Vec::new(), Vec::new(), span).map_err(|e| CompileError::at(span, e))?;
+    let node =
+        GraphNode::build(def, vec![value], Vec::new(), Vec::new(), span).map_err(|e| CompileError::at(span, e))?;
     debug_assert_eq!(node.out_types, [ty]);
     Ok(graph.push(node))
 }

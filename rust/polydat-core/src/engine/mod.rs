@@ -289,9 +289,11 @@ pub fn generate(
             }
             .map_err(GenerateError::Write)?;
         }
-        let mut columns: Vec<Column> =
-            outputs.iter().map(|&o| Column::for_type(program.outputs[o].ty, count)).collect::<Option<_>>()
-                .ok_or(GenerateError::OutOfMemory { rows: count, columns: outputs.len() })?;
+        let mut columns: Vec<Column> = outputs
+            .iter()
+            .map(|&o| Column::for_type(program.outputs[o].ty, count))
+            .collect::<Option<_>>()
+            .ok_or(GenerateError::OutOfMemory { rows: count, columns: outputs.len() })?;
         let u64_coordinate = program.inputs[plan.coordinate].ty == PortType::U64;
         let mut cycle = plan.start.wrapping_add((first as u64).wrapping_mul(plan.step));
         for _ in 0..count {

@@ -122,7 +122,9 @@ binop!(U64_MOD, "u64_mod", "a % b, or 0 when b is 0.", |a, b| a.checked_rem(b).u
 binop!(CHECKED_ADD, "checked_add", "a + b, or 0 on overflow.", |a, b| a.checked_add(b).unwrap_or(0));
 binop!(CHECKED_MUL, "checked_mul", "a * b, or 0 on overflow.", |a, b| a.checked_mul(b).unwrap_or(0));
 binop!(CHECKED_SUB, "checked_sub", "a - b, saturating at 0.", |a, b| a.saturating_sub(b));
-binop!(INTERLEAVE, "interleave", "Morton code of the low 32 bits: a bit i to bit 2i, b bit i to bit 2i+1.", |a, b| morton(a, b));
+binop!(INTERLEAVE, "interleave", "Morton code of the low 32 bits: a bit i to bit 2i, b bit i to bit 2i+1.", |a, b| {
+    morton(a, b)
+});
 
 /// Spreads the low 32 bits of `v` onto the even bit positions.
 #[inline]

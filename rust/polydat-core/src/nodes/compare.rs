@@ -3,7 +3,7 @@
 
 use crate::node::kit::{map2, map3, pick_wire, str_map2};
 use crate::node::{wire, NodeDef, Outputs};
-use crate::types::PortType::{F64, Str, U64};
+use crate::types::PortType::{Str, F64, U64};
 
 /// Declares a two-wire comparison over `$t` answering 1 when it holds.
 macro_rules! cmp {
@@ -87,8 +87,8 @@ pub const SELECT_STR: NodeDef = NodeDef {
 
 /// The comparison family.
 pub const NODES: &[NodeDef] = &[
-    U64_EQ, U64_NE, U64_LT, U64_GT, U64_LE, U64_GE, F64_EQ, F64_NE, F64_LT, F64_GT, F64_LE, F64_GE, STR_EQ,
-    STR_NE, SELECT_U64, SELECT_F64, SELECT_STR,
+    U64_EQ, U64_NE, U64_LT, U64_GT, U64_LE, U64_GE, F64_EQ, F64_NE, F64_LT, F64_GT, F64_LE, F64_GE, STR_EQ, STR_NE,
+    SELECT_U64, SELECT_F64, SELECT_STR,
 ];
 
 #[cfg(test)]

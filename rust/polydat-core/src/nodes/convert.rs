@@ -3,7 +3,7 @@
 
 use crate::node::kit::{map1, str_map, to_ref, value_to_slot, SlotEval};
 use crate::node::{wire, wire_any, Args, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec, Ty};
-use crate::types::PortType::{self, Bool, Bytes, Json, F32, F64, I32, I64, Str, U32, U64};
+use crate::types::PortType::{self, Bool, Bytes, Json, Str, F32, F64, I32, I64, U32, U64};
 use crate::value::Value;
 
 /// A literal in a wire position: an anonymous constant node.
@@ -20,7 +20,12 @@ impl NodeEval for Literal {
     fn slot_form(&self) -> Option<&dyn SlotEval> {
         self.slot.is_some().then_some(self as &dyn SlotEval)
     }
-    fn slot_step(self: std::sync::Arc<Self>, _ins: &[usize], out: usize, _outs: usize) -> Option<crate::node::kit::SlotStep> {
+    fn slot_step(
+        self: std::sync::Arc<Self>,
+        _ins: &[usize],
+        out: usize,
+        _outs: usize,
+    ) -> Option<crate::node::kit::SlotStep> {
         let word = self.slot?;
         Some(Box::new(move |buf: &mut [u64]| {
             buf[out] = word;
@@ -295,7 +300,6 @@ pub const NODES: &[NodeDef] = &[
     BOOL_TO_STR,
     U64_TO_BYTES,
 ];
-
 
 /// The boundary catalog: converts a value crossing into a slot of type `to`
 /// (a host write, a parent-to-child copy). It admits the numeric class-A

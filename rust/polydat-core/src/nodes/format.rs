@@ -3,7 +3,7 @@
 
 use crate::node::kit::{to_ref, value_fn};
 use crate::node::{konst, konst_or, many, wire, wire_any, Lit, NodeDef, NodeError, Outputs};
-use crate::types::PortType::{F64, Str, U64};
+use crate::types::PortType::{Str, F64, U64};
 use crate::value::Value;
 
 /// Largest width or precision accepted (the limit of Rust's formatter).
@@ -80,7 +80,8 @@ fn parse_format(fmt: &str) -> Result<Vec<Piece>, String> {
                 text.push('}');
             }
             '{' => {
-                let close = fmt[i..].find('}').ok_or_else(|| format!("printf: unclosed '{{' at byte {i} in {fmt:?}"))?;
+                let close =
+                    fmt[i..].find('}').ok_or_else(|| format!("printf: unclosed '{{' at byte {i} in {fmt:?}"))?;
                 let body = &fmt[i + 1..i + close];
                 if body.contains('{') {
                     return Err(format!("printf: unclosed '{{' at byte {i} in {fmt:?}"));

@@ -84,7 +84,6 @@ pub const HASH_INTERVAL: NodeDef = NodeDef {
 /// The hash family.
 pub const NODES: &[NodeDef] = &[HASH, XXHASH3, HASH_RANGE, HASH_INTERVAL];
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,11 +22,7 @@ pub const CLAMP_F64: NodeDef = NodeDef {
     name: "clamp_f64",
     category: "lerp",
     doc: "f64::clamp of x to [min, max] (NaN stays NaN).",
-    params: &[
-        wire("x", F64),
-        konst_or("min", F64, Lit::F64(f64::MIN)),
-        konst_or("max", F64, Lit::F64(f64::MAX)),
-    ],
+    params: &[wire("x", F64), konst_or("min", F64, Lit::F64(f64::MIN)), konst_or("max", F64, Lit::F64(f64::MAX))],
     outputs: Outputs::One(F64),
     build: |c| {
         let (lo, hi) = (c.f64(0), c.f64(1));

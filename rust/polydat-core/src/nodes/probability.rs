@@ -4,7 +4,7 @@
 use crate::node::kit::{map1, to_ref};
 use crate::node::{konst, many, wire, NodeDef, Outputs};
 use crate::nodes::hash::splitmix64;
-use crate::types::PortType::{F64, Str, U64};
+use crate::types::PortType::{Str, F64, U64};
 use std::sync::Arc;
 
 /// `h / 2^64`: a hash as a probability in [0, 1].

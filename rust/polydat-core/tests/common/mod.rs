@@ -101,7 +101,11 @@ impl G {
     /// A named output with binding modifiers (`const`, `volatile`, `shared`).
     pub fn out_mod(&mut self, name: &str, wire: A, modifiers: &[&str]) -> &mut G {
         let mods: Vec<String> = modifiers.iter().map(|m| format!("\"{m}\"")).collect();
-        self.outputs.push(format!(r#"{{"name": "{name}", "wire": {}, "modifiers": [{}]}}"#, wire_json(wire), mods.join(", ")));
+        self.outputs.push(format!(
+            r#"{{"name": "{name}", "wire": {}, "modifiers": [{}]}}"#,
+            wire_json(wire),
+            mods.join(", ")
+        ));
         self
     }
 

@@ -284,7 +284,9 @@ impl Guard {
     #[cold]
     fn unchanged_since(&self, plan: &Plan, out: usize, v: u64) -> bool {
         v != 0
-            && plan.out_prov[out].iter_ones().all(|i| self.changed_at[i] <= v && self.changed[i / 64] & (1 << (i % 64)) == 0)
+            && plan.out_prov[out]
+                .iter_ones()
+                .all(|i| self.changed_at[i] <= v && self.changed[i / 64] & (1 << (i % 64)) == 0)
     }
 
     #[inline]

@@ -73,13 +73,7 @@ impl Layout {
                 words += 1;
             }
         }
-        Layout {
-            ty: ty.into(),
-            off: off.into(),
-            entry: entry.into(),
-            refs: refs.into(),
-            words: words as usize,
-        }
+        Layout { ty: ty.into(), off: off.into(), entry: entry.into(), refs: refs.into(), words: words as usize }
     }
 
     /// The colour of value slot `slot`.
@@ -230,7 +224,8 @@ impl Plan {
                 out_mask[o * mask_words + i / 64] |= 1 << (i % 64);
             }
         }
-        let out_volatile = program.outputs.iter().map(|o| o.step.is_some_and(|s| program.steps[s as usize].volatile)).collect();
+        let out_volatile =
+            program.outputs.iter().map(|o| o.step.is_some_and(|s| program.steps[s as usize].volatile)).collect();
         let side_deps = program
             .input_dependents
             .iter()
