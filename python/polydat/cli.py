@@ -251,8 +251,13 @@ def cmd_nodes(args: argparse.Namespace) -> int:
     nodes = [n for n in polydat.catalog() if not n["name"].startswith("__")]
     if args.name is None:
         width = max(len(n["name"]) for n in nodes)
+        category = None
         for n in sorted(nodes, key=lambda n: (n["category"], n["name"])):
-            print(f"{n['name']:<{width}}  {n['doc']}")
+            if n["category"] != category:
+                category = n["category"]
+                print(f"\n{category}:")
+            print(f"  {n['name']:<{width}}  {n['doc']}")
+        print(f"\n{len(nodes)} nodes; `polydat nodes NAME` shows a signature.")
         return 0
     by_name = {n["name"]: n for n in nodes}
     for n in nodes:
