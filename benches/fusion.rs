@@ -1,9 +1,10 @@
 //! What Node Fusion buys on P1: per-cycle cost (write the coordinate, pull
 //! the output) of each catalog pattern compiled with fusion on and off.
-//! A measurement, not a gate — run it in release:
+//! Each pattern is compiled with fusion on and off and the two kernels are
+//! timed alternately in the same run:
 //!
 //! ```text
-//! cargo test --release -p polydat-core --test fusion_timing -- --ignored --nocapture
+//! cargo bench -p polydat-core --bench fusion
 //! ```
 
 use polydat_core::compile::{compile, sketch, CompileOptions};
@@ -62,9 +63,10 @@ fn compare(fused: &Arc<Program>, plain: &Arc<Program>, cycles: u64, rounds: usiz
     (best_f, best_p)
 }
 
-#[test]
-#[ignore = "a measurement; run in release with --ignored --nocapture"]
-fn fusion_speedups_on_p1() {
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return; // `cargo test --benches` probes bench targets with --list
+    }
     let cycles = 500_000;
     eprintln!("each pattern nested {DEPTH} deep; P1 ns per cycle (write + pull), best of 15 alternating runs");
     eprintln!("{:<52} {:>6} {:>6} {:>9} {:>9} {:>7}", "pattern", "steps", "fused", "unfused", "fused", "speedup");
