@@ -52,7 +52,7 @@ impl Provenance {
 }
 
 /// The currency bookkeeping of one kernel type.
-pub trait Mode: Send + Sync + Sized + 'static {
+pub trait Mode: Clone + Send + Sync + Sized + 'static {
     /// Which mode this is.
     const PROVENANCE: Provenance;
     /// Writes compare the new value with the old and ignore an equal one.
@@ -60,7 +60,9 @@ pub trait Mode: Send + Sync + Sized + 'static {
     /// Fresh bookkeeping: nothing current.
     fn new(plan: &Plan) -> Self;
     /// A deep copy (the state of a forked kernel).
-    fn fork(&self) -> Self;
+    fn fork(&self) -> Self {
+        self.clone()
+    }
     /// Input `input` was written (and, when `COMPARES`, changed).
     fn wrote(&mut self, plan: &Plan, input: usize);
     /// A read starts: later writes belong to a new round; volatile steps re-arm.
@@ -80,6 +82,25 @@ pub trait Mode: Send + Sync + Sized + 'static {
     fn invalidate_all(&mut self);
 }
 
+/// How a kernel type knows which steps are current: per-step round stamps
+/// ([`Rounds`]) or per-step clean flags ([`Clean`]).
+pub trait StepCurrency: Clone + Send + Sync + 'static {
+    /// Fresh bookkeeping: nothing current.
+    fn new(plan: &Plan) -> Self;
+    /// Input `input` was written.
+    fn wrote(&mut self, plan: &Plan, input: usize);
+    /// A read starts; volatile steps re-arm.
+    fn begin_read(&mut self, plan: &Plan);
+    /// Step `s` must run in this read.
+    fn stale(&self, s: usize) -> bool;
+    /// Step `s` ran successfully.
+    fn ran(&mut self, plan: &Plan, s: usize);
+    /// The scope-init path ran: its fixed steps stay current.
+    fn scope_init_done(&mut self, plan: &Plan);
+    /// Nothing is current any more.
+    fn invalidate_all(&mut self);
+}
+
 /// Round stamps (Raw, Pull): a step is current when it ran in the current
 /// round; the first coordinate write after a read starts a new round. A
 /// side-channel step, and the fixed part of the scope-init path, are stamped
@@ -92,7 +113,7 @@ pub struct Rounds {
     stamp: Vec<u64>,
 }
 
-impl Rounds {
+impl StepCurrency for Rounds {
     fn new(plan: &Plan) -> Rounds {
         Rounds { round: 1, sealed: false, stamp: vec![0; plan.steps.len()] }
     }
@@ -154,7 +175,7 @@ pub struct Clean {
     clean: Vec<bool>,
 }
 
-impl Clean {
+impl StepCurrency for Clean {
     fn new(plan: &Plan) -> Clean {
         Clean { clean: vec![false; plan.steps.len()] }
     }
@@ -184,6 +205,8 @@ impl Clean {
     fn ran(&mut self, _plan: &Plan, s: usize) {
         self.clean[s] = true;
     }
+
+    fn scope_init_done(&mut self, _plan: &Plan) {}
 
     fn invalidate_all(&mut self) {
         self.clean.iter_mut().for_each(|c| *c = false);
@@ -301,17 +324,16 @@ impl Guard {
     }
 }
 
-/// No provenance: every coordinate write makes every step stale.
+/// A kernel type without the pull-side cone guard: every read walks its cone
+/// and the step currency `C` decides which steps run.
 #[derive(Clone, Debug)]
-pub struct Raw {
-    rounds: Rounds,
-}
+pub struct Unguarded<C>(C);
+
+/// No provenance: every coordinate write makes every step stale.
+pub type Raw = Unguarded<Rounds>;
 
 /// Push-side invalidation only.
-#[derive(Clone, Debug)]
-pub struct Push {
-    clean: Clean,
-}
+pub type Push = Unguarded<Clean>;
 
 /// Pull-side cone guard only. Its step stamps follow the guard's batches:
 /// the round is the batch of the last coordinate change, so one batch
@@ -329,61 +351,35 @@ pub struct PushPull {
     guard: Guard,
 }
 
-impl Mode for Raw {
-    const PROVENANCE: Provenance = Provenance::Raw;
-    const COMPARES: bool = false;
-    fn new(plan: &Plan) -> Self {
-        Raw { rounds: Rounds::new(plan) }
-    }
-    fn fork(&self) -> Self {
-        self.clone()
-    }
-    #[inline]
-    fn wrote(&mut self, plan: &Plan, input: usize) {
-        self.rounds.wrote(plan, input);
-    }
-    #[inline]
-    fn begin_read(&mut self, plan: &Plan) {
-        self.rounds.begin_read(plan);
-    }
-    #[inline]
-    fn output_current(&mut self, _plan: &Plan, _out: usize) -> bool {
-        false
-    }
-    #[inline]
-    fn output_done(&mut self, _plan: &Plan, _out: usize) {}
-    #[inline]
-    fn stale(&self, s: usize) -> bool {
-        self.rounds.stale(s)
-    }
-    #[inline]
-    fn ran(&mut self, plan: &Plan, s: usize) {
-        self.rounds.ran(plan, s);
-    }
-    fn scope_init_done(&mut self, plan: &Plan) {
-        self.rounds.scope_init_done(plan);
-    }
-    fn invalidate_all(&mut self) {
-        self.rounds.invalidate_all();
-    }
+/// The provenance of an unguarded kernel with step currency `C`.
+trait UnguardedMode: StepCurrency {
+    const PROVENANCE: Provenance;
+    const COMPARES: bool;
 }
 
-impl Mode for Push {
+impl UnguardedMode for Rounds {
+    const PROVENANCE: Provenance = Provenance::Raw;
+    const COMPARES: bool = false;
+}
+
+impl UnguardedMode for Clean {
     const PROVENANCE: Provenance = Provenance::Push;
     const COMPARES: bool = true;
+}
+
+impl<C: UnguardedMode> Mode for Unguarded<C> {
+    const PROVENANCE: Provenance = C::PROVENANCE;
+    const COMPARES: bool = C::COMPARES;
     fn new(plan: &Plan) -> Self {
-        Push { clean: Clean::new(plan) }
-    }
-    fn fork(&self) -> Self {
-        self.clone()
+        Unguarded(C::new(plan))
     }
     #[inline]
     fn wrote(&mut self, plan: &Plan, input: usize) {
-        self.clean.wrote(plan, input);
+        self.0.wrote(plan, input);
     }
     #[inline]
     fn begin_read(&mut self, plan: &Plan) {
-        self.clean.begin_read(plan);
+        self.0.begin_read(plan);
     }
     #[inline]
     fn output_current(&mut self, _plan: &Plan, _out: usize) -> bool {
@@ -393,15 +389,17 @@ impl Mode for Push {
     fn output_done(&mut self, _plan: &Plan, _out: usize) {}
     #[inline]
     fn stale(&self, s: usize) -> bool {
-        self.clean.stale(s)
+        self.0.stale(s)
     }
     #[inline]
     fn ran(&mut self, plan: &Plan, s: usize) {
-        self.clean.ran(plan, s);
+        self.0.ran(plan, s);
     }
-    fn scope_init_done(&mut self, _plan: &Plan) {}
+    fn scope_init_done(&mut self, plan: &Plan) {
+        self.0.scope_init_done(plan);
+    }
     fn invalidate_all(&mut self) {
-        self.clean.invalidate_all();
+        self.0.invalidate_all();
     }
 }
 
@@ -410,9 +408,6 @@ impl Mode for Pull {
     const COMPARES: bool = true;
     fn new(plan: &Plan) -> Self {
         Pull { rounds: Rounds::new(plan), guard: Guard::new(plan) }
-    }
-    fn fork(&self) -> Self {
-        self.clone()
     }
     #[inline]
     fn wrote(&mut self, plan: &Plan, input: usize) {
@@ -470,9 +465,6 @@ impl Mode for PushPull {
     const COMPARES: bool = true;
     fn new(plan: &Plan) -> Self {
         PushPull { clean: Clean::new(plan), guard: Guard::new(plan) }
-    }
-    fn fork(&self) -> Self {
-        self.clone()
     }
     #[inline]
     fn wrote(&mut self, plan: &Plan, input: usize) {
