@@ -156,7 +156,7 @@ def test_unknown_or_unavailable_engines_are_refused():
         polydat.compile(README, engine="p1", provenance="pull")
 
 
-def test_node_panics_never_abort_the_process():
+def test_invalid_constants_are_refused_at_compile_time():
     # An unfair coin with an out-of-range probability is refused at build.
     with pytest.raises(CompileError):
         polydat.compile("input cycle: u64\nx := unfair_coin(cycle, 2.0)")
