@@ -2,8 +2,9 @@
 //! (SPEC §15) — P1 and each P2 provenance mode — beside the hand-written Rust
 //! function computing the same four outputs, in the same run.
 //! One iteration = one cycle: write the three inputs (cycle bumped, seeds
-//! fixed), read the four outputs as raw slots (`pull_slot`, like upstream's
-//! `get_slot`). Each mode is measured twice: through the engine-neutral
+//! fixed), then read the four outputs as raw words in one read
+//! (`pull_slots`, the row read of `generate`; upstream's loop is `eval` then
+//! `get_slot` ×4). Each mode is measured twice: through the engine-neutral
 //! `Box<dyn Kernel>` (what `generate` and Python drive) and as its concrete
 //! monomorphic type (no dynamic dispatch).
 
@@ -22,15 +23,15 @@ fn concrete<M: Mode>(
 ) {
     let mut kernel = P2Kernel::<M>::new(program);
     let mut cycle = 1u64;
+    let mut words = [0u64; 4];
     group.bench_function(format!("p2_{}_concrete", M::PROVENANCE.name()), |b| {
         b.iter(|| {
             cycle = cycle.wrapping_add(1);
             kernel.write_u64(0, cycle);
             kernel.write_u64(1, TENANT_SEED);
             kernel.write_u64(2, OPERATION_SEED);
-            for &o in outs {
-                black_box(kernel.pull_u64(o).unwrap());
-            }
+            kernel.pull_slots(outs, &mut words).unwrap();
+            black_box(&words);
         })
     });
     for cyc in [0, 1, 42, u64::MAX] {
@@ -60,15 +61,15 @@ fn ladder(c: &mut Criterion) {
     for kind in kinds {
         let mut kernel: Box<dyn Kernel> = new_kernel(&program, kind);
         let mut cycle = 1u64;
+        let mut words = [0u64; 4];
         group.bench_function(kind.name().replace('/', "_"), |b| {
             b.iter(|| {
                 cycle = cycle.wrapping_add(1);
                 kernel.write_u64(0, cycle);
                 kernel.write_u64(1, TENANT_SEED);
                 kernel.write_u64(2, OPERATION_SEED);
-                for &o in &outs {
-                    black_box(kernel.pull_slot(o).unwrap());
-                }
+                kernel.pull_slots(&outs, &mut words).unwrap();
+                black_box(&words);
             })
         });
         // Sanity: every engine computes what the hand-written function computes.

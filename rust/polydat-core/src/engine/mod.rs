@@ -157,6 +157,16 @@ pub trait Kernel: Send + Sync {
         let value = self.pull(out)?;
         column::slot_of(&value).ok_or_else(|| raw_read_refused(self.program(), out, &value))
     }
+    /// Reads the outputs `outs` as ONE read, as raw words (see
+    /// [`Kernel::pull_slot`]): `words[i]` receives output `outs[i]`. The
+    /// fast row of `generate` when every column is a scalar; a `None` or
+    /// by-reference output is refused, as `pull_slot` refuses it.
+    fn pull_slots(&mut self, outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
+        for (word, &out) in words.iter_mut().zip(outs) {
+            *word = self.pull_slot(out)?;
+        }
+        Ok(())
+    }
     /// Reads the outputs `outs` as ONE read (volatile steps run once for all of
     /// them) and appends each value to its column: one row of `generate`.
     fn pull_row(&mut self, outs: &[usize], columns: &mut [Column]) -> Result<(), EvalError> {

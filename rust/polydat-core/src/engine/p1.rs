@@ -285,6 +285,15 @@ impl Kernel for P1Kernel {
         }
     }
 
+    fn pull_slots(&mut self, outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
+        self.refresh(outs)?;
+        for (word, &out) in words.iter_mut().zip(outs) {
+            let value = &self.state.values[self.program.outputs[out].slot as usize];
+            *word = super::column::slot_of(value).ok_or_else(|| super::raw_read_refused(&self.program, out, value))?;
+        }
+        Ok(())
+    }
+
     fn pull_row(&mut self, outs: &[usize], columns: &mut [Column]) -> Result<(), EvalError> {
         self.refresh(outs)?;
         for (column, &out) in columns.iter_mut().zip(outs) {

@@ -158,7 +158,7 @@ fn str_arg<'a>(args: &Args<'a>, i: usize) -> Result<&'a str, NodeError> {
 
 #[cold]
 fn wrong_type(v: &Value, want: PortType) -> NodeError {
-    NodeError(format!("internal: expected {want}, got {v}"))
+    NodeError::new(format!("internal: expected {want}, got {v}"))
 }
 
 macro_rules! scalar_kits {
@@ -203,14 +203,14 @@ macro_rules! scalar_kits {
         impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> Result<R, String> + Send + Sync + 'static> NodeEval for $try_map<$($A,)+ R, F> {
             #[inline]
             fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-                (self.f)($(arg::<$A>(args, $i)?),+).map_err(NodeError)?.store(&mut outs[0]);
+                (self.f)($(arg::<$A>(args, $i)?),+).map_err(NodeError::new)?.store(&mut outs[0]);
                 Ok(())
             }
             fn slot_form(&self) -> Option<&dyn SlotEval> { Some(self) }
             fn slot_step(self: Arc<Self>, ins: &[usize], out: usize, _outs: usize) -> Option<SlotStep> {
                 let at: [usize; $n] = ins.try_into().ok()?;
                 Some(Box::new(move |buf: &mut [u64]| {
-                    buf[out] = (self.f)($($A::from_slot(buf[at[$i]])),+).map_err(NodeError)?.to_slot();
+                    buf[out] = (self.f)($($A::from_slot(buf[at[$i]])),+).map_err(NodeError::new)?.to_slot();
                     Ok(())
                 }))
             }
@@ -218,7 +218,7 @@ macro_rules! scalar_kits {
         impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> Result<R, String> + Send + Sync> SlotEval for $try_map<$($A,)+ R, F> {
             #[inline]
             fn eval_slots(&self, ins: &[u64], outs: &mut [u64]) -> Result<(), NodeError> {
-                outs[0] = (self.f)($($A::from_slot(ins[$i])),+).map_err(NodeError)?.to_slot();
+                outs[0] = (self.f)($($A::from_slot(ins[$i])),+).map_err(NodeError::new)?.to_slot();
                 Ok(())
             }
         }
@@ -294,7 +294,7 @@ pub fn str_map<R: Out>(f: impl Fn(&str) -> Result<R, String> + Send + Sync + 'st
 
 impl<R: Out, F: Fn(&str) -> Result<R, String> + Send + Sync> NodeEval for StrMap<R, F> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-        outs[0] = (self.f)(str_arg(args, 0)?).map_err(NodeError)?.into_out();
+        outs[0] = (self.f)(str_arg(args, 0)?).map_err(NodeError::new)?.into_out();
         Ok(())
     }
 }
@@ -334,7 +334,7 @@ impl<A: Scalar, F: Fn(A) -> usize + Send + Sync> NodeEval for PickWire<A, F> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
         let i = (self.f)(arg::<A>(args, 0)?);
         if i >= args.len() {
-            return Err(NodeError(format!("internal: picked wire {i} of {}", args.len())));
+            return Err(NodeError::new(format!("internal: picked wire {i} of {}", args.len())));
         }
         outs[0] = args.get(i).clone();
         Ok(())

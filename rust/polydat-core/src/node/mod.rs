@@ -127,20 +127,21 @@ pub enum Outputs {
     ConstType(usize),
 }
 
-/// A node failure: the original message, before attribution.
+/// A node failure: the original message, before attribution. Two words, so
+/// a step's `Result<(), NodeError>` comes back in registers.
 #[derive(Clone, Debug, PartialEq)]
-pub struct NodeError(pub String);
+pub struct NodeError(pub Box<str>);
 
 impl NodeError {
     /// A failure with this message.
     pub fn new(msg: impl Into<String>) -> NodeError {
-        NodeError(msg.into())
+        NodeError(msg.into().into_boxed_str())
     }
 }
 
 impl From<String> for NodeError {
     fn from(s: String) -> Self {
-        NodeError(s)
+        NodeError::new(s)
     }
 }
 

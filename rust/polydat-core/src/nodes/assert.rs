@@ -75,7 +75,7 @@ pub const REQUIRED: NodeDef = NodeDef {
     build: |c| {
         let msg = format!("required({}): value was not defined", c.str(0));
         Ok(value_fn(move |args, outs| match args.get(0) {
-            Value::None => Err(NodeError(msg.clone())),
+            Value::None => Err(NodeError::new(msg.clone())),
             v => {
                 outs[0] = v.clone();
                 Ok(())

@@ -155,7 +155,7 @@ pub const PRINTF: NodeDef = NodeDef {
         let wanted = pieces.iter().filter(|p| matches!(p, Piece::Arg(_))).count();
         Ok(value_fn(move |args, outs| {
             if args.len() < wanted {
-                return Err(NodeError(format!(
+                return Err(NodeError::new(format!(
                     "printf: the format has {wanted} placeholder(s) but only {} argument(s) were given",
                     args.len()
                 )));

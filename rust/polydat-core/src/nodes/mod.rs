@@ -123,7 +123,7 @@ pub(crate) mod testing {
             }
         }
         let types: Vec<PortType> = wires.iter().map(|v| v.port_type().unwrap_or(PortType::U64)).collect();
-        let node = (def.build)(&BuildCtx { consts: &all, wire_types: &types }).map_err(NodeError)?;
+        let node = (def.build)(&BuildCtx { consts: &all, wire_types: &types }).map_err(NodeError::new)?;
         let index: Vec<u32> = (0..wires.len() as u32).collect();
         let mut outs = vec![Value::None; output_count(def, &all)];
         node.eval(&Args::new(wires, &index), &mut outs)?;
@@ -139,7 +139,7 @@ pub(crate) mod testing {
     pub fn eval_err(def: &NodeDef, consts: &[Value], wires: &[Value]) -> String {
         match eval(def, consts, wires) {
             Ok(v) => panic!("{} should fail, gave {:?}", def.name, v),
-            Err(e) => e.0,
+            Err(e) => e.0.into(),
         }
     }
 

@@ -2,7 +2,7 @@
 //! `P2Kernel<Pull>` and `P2Kernel<PushPull>` are four separately compiled
 //! types; the mode's bookkeeping is inlined into each one's loop.
 
-use super::modes::Mode;
+use super::modes::{Mode, SweepPolicy};
 use super::plan::{Plan, NO_ENTRY};
 use super::slots::{RefSlotRefused, Slots};
 use crate::engine::column::Column;
@@ -21,6 +21,24 @@ pub struct P2Kernel<M: Mode> {
     mode: M,
     /// The scope-init path has run (since creation or the last `invalidate_all`).
     scope_ready: bool,
+    /// Where the per-cycle values stand against the last sweep.
+    sweep: Sweep,
+    /// Scratch for `refresh`: the outputs of one read that need work.
+    stale_outs: Vec<usize>,
+}
+
+/// Where a kernel's per-cycle values stand against its last sweep (a pass
+/// over every per-cycle step, see [`sweep`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sweep {
+    /// A coordinate changed since the last sweep (or none ran yet): a new
+    /// round, every per-cycle step stale.
+    Stale,
+    /// The last sweep succeeded and no input changed since: every per-cycle value is current.
+    Current,
+    /// Until the next coordinate change, reads walk their cones by the step
+    /// stamps: the last sweep failed, or an extern write dirtied part of what it made current.
+    Walk,
 }
 
 impl<M: Mode> P2Kernel<M> {
@@ -33,7 +51,7 @@ impl<M: Mode> P2Kernel<M> {
     pub fn with_plan(plan: Arc<Plan>) -> Self {
         let slots = Slots::new(&plan);
         let mode = M::new(&plan);
-        P2Kernel { plan, slots, mode, scope_ready: false }
+        P2Kernel { plan, slots, mode, scope_ready: false, sweep: Sweep::Stale, stale_outs: Vec::new() }
     }
 
     /// The shared plan.
@@ -49,6 +67,8 @@ impl<M: Mode> P2Kernel<M> {
             slots: self.slots.fork(&self.plan.layout),
             mode: self.mode.fork(),
             scope_ready: self.scope_ready,
+            sweep: self.sweep,
+            stale_outs: Vec::new(),
         }
     }
 
@@ -65,51 +85,88 @@ impl<M: Mode> P2Kernel<M> {
             let plan = self.plan.clone();
             self.scope_init(&plan.program.outputs[out].name)?;
         }
-        let plan = &*self.plan;
-        let def = &plan.program.outputs[out];
-        let cone = &plan.cones[out];
-        // (An empty per-cycle cone: an input passed through, or a value fixed at scope init.)
-        if !cone.is_empty() && !self.mode.output_current(plan, out) {
-            self.mode.begin_read(plan);
-            run(plan, &mut self.slots, &mut self.mode, cone, &def.name)?;
-            self.mode.output_done(plan, out);
+        if !self.swept() && self.stale(out) {
+            self.bring_current(&[out])?;
         }
-        Ok(def.slot as usize)
+        Ok(self.plan.program.outputs[out].slot as usize)
+    }
+
+    /// A sweep made every per-cycle value current (and no input changed since).
+    #[inline(always)]
+    fn swept(&self) -> bool {
+        M::SWEEP != SweepPolicy::Never && self.sweep == Sweep::Current
+    }
+
+    /// Output `out` needs work: its per-cycle cone is not empty (an empty one
+    /// is an input passed through, or a value fixed at scope init) and the
+    /// mode's cone guard does not vouch for it.
+    #[inline(always)]
+    fn stale(&mut self, out: usize) -> bool {
+        !self.plan.cones[out].is_empty() && !self.mode.output_current(&self.plan, out)
+    }
+
+    /// The raw word of output `out` when a sweep has made every per-cycle
+    /// value current and the output is a scalar (the hottest read: no cone,
+    /// no guard, one load).
+    #[inline(always)]
+    fn swept_word(&mut self, out: usize) -> Option<u64> {
+        if !(self.swept()) {
+            return None;
+        }
+        let word = self.scalar_word(out)?;
+        self.mode.output_done(&self.plan, out);
+        Some(word)
     }
 
     /// Brings the outputs `outs` up to date as one read: the scope-init path
-    /// if it has not run, then — inside one panic guard — each output whose
-    /// cone guard does not vouch for it runs the stale steps of its cone.
+    /// if it has not run, then whatever the stale ones among them need.
     fn refresh(&mut self, outs: &[usize]) -> Result<(), EvalError> {
         if !self.scope_ready {
             let plan = self.plan.clone();
             let context = outs.first().map_or("every output", |&o| plan.program.outputs[o].name.as_str());
             self.scope_init(context)?;
         }
+        if M::SWEEP == SweepPolicy::Always && self.sweep == Sweep::Stale && !outs.is_empty() {
+            self.mode.begin_read(&self.plan);
+            sweep(&self.plan, &mut self.slots, &mut self.sweep);
+        }
+        if self.swept() {
+            let plan = &*self.plan;
+            outs.iter().for_each(|&out| self.mode.output_done(plan, out));
+            return Ok(());
+        }
+        let mut stale = std::mem::take(&mut self.stale_outs);
+        stale.clear();
+        stale.extend(outs.iter().copied().filter(|&out| self.stale(out)));
+        let result = self.bring_current(&stale);
+        self.stale_outs = stale;
+        result
+    }
+
+    /// Makes the outputs `stale` (each one stale) current, as one read: one
+    /// sweep when the mode sweeps for any of them (and the sweep succeeds),
+    /// else — inside one panic guard — the stale steps of each one's cone.
+    fn bring_current(&mut self, stale: &[usize]) -> Result<(), EvalError> {
+        let Some(&first) = stale.first() else {
+            return Ok(());
+        };
         let plan = &*self.plan;
         let (slots, mode) = (&mut self.slots, &mut self.mode);
-        let mut begun = false;
-        let mut reading = usize::MAX;
+        mode.begin_read(plan);
+        let swept = stale.iter().any(|&out| M::sweeps_for(plan, out)) && sweep(plan, slots, &mut self.sweep);
+        if swept {
+            stale.iter().for_each(|&out| mode.output_done(plan, out));
+            return Ok(());
+        }
+        let mut reading = first;
         let outcome = guarded(|| {
-            for &out in outs {
-                // (An empty per-cycle cone: an input passed through, or a value fixed at scope init.)
-                let cone = &plan.cones[out];
-                if cone.is_empty() || mode.output_current(plan, out) {
-                    continue;
-                }
-                if !begun {
-                    mode.begin_read(plan);
-                    begun = true;
-                }
+            for &out in stale {
                 reading = out;
-                run_steps(plan, slots, mode, cone)?;
+                run_steps(plan, slots, mode, &plan.cones[out])?;
                 mode.output_done(plan, out);
             }
             Ok(())
         });
-        if reading == usize::MAX {
-            return Ok(());
-        }
         let context = &plan.program.outputs[reading].name;
         settle(plan, slots, mode, outcome, &plan.cones[reading], context)
     }
@@ -131,14 +188,79 @@ impl<M: Mode> P2Kernel<M> {
         Ok(())
     }
 
+    /// The word of output `out` when it is a scalar slot and no slot holds
+    /// `None` (the raw-read fast path; `None` otherwise, whatever the reason).
+    #[inline(always)]
+    fn scalar_word(&self, out: usize) -> Option<u64> {
+        let word = self.plan.out_word[out];
+        (word != NO_ENTRY && self.slots.none_free()).then(|| self.slots.buf[word as usize])
+    }
+
+    /// Input `input` was written (and, when the mode compares, changed): a
+    /// coordinate starts a new round; an extern write dirties exactly its
+    /// dependents, so what a sweep made current is first recorded step by step.
+    #[inline(always)]
+    fn wrote(&mut self, input: usize) {
+        let plan = &*self.plan;
+        if input < plan.coord_count {
+            self.sweep = Sweep::Stale;
+        } else if self.sweep == Sweep::Current {
+            self.mode.adopt_sweep(plan);
+            self.sweep = Sweep::Walk;
+        }
+        self.mode.wrote(plan, input);
+    }
+
+    /// The raw word of current output `out` when the fast path could not give
+    /// it: a scalar slot while some slot holds `None`; otherwise the refusal
+    /// of a `None` or by-reference output.
+    #[cold]
+    fn refused_word(&self, out: usize) -> Result<u64, EvalError> {
+        let (layout, slot) = (&self.plan.layout, self.plan.program.outputs[out].slot as usize);
+        match self.slots.read_u64(layout, slot, "") {
+            Ok(Some(word)) => Ok(word),
+            _ => Err(raw_read_refused(&self.plan.program, out, &self.slots.decode(layout, slot))),
+        }
+    }
+
     /// Pulls output `out` as a raw word: `Ok(None)` for a `None` value; a Ref
     /// (`str`/`bytes`/`json`) output is refused (axiom S2), never read as a pointer.
     #[inline]
     pub fn pull_u64(&mut self, out: usize) -> Result<Option<u64>, SlotReadError> {
+        if let Some(word) = self.swept_word(out) {
+            return Ok(Some(word));
+        }
         let slot = self.pull_value_slot(out).map_err(SlotReadError::Eval)?;
+        if let Some(word) = self.scalar_word(out) {
+            return Ok(Some(word));
+        }
         let name = &self.plan.program.outputs[out].name;
         self.slots.read_u64(&self.plan.layout, slot, name).map_err(SlotReadError::Refused)
     }
+}
+
+/// The sweep (Raw, and Pull on a broad cone; a sweepable plan only): unless
+/// a sweep already made every per-cycle value current, runs every per-cycle
+/// step once, in order, with no per-step bookkeeping. True when every
+/// per-cycle value is current afterwards.
+///
+/// Every step of a sweepable plan is a pure closure, so computing values
+/// outside the pulled cone is unobservable — except a failure. A sweep that
+/// fails (an error or a panic anywhere) therefore reports `false`, and the
+/// read walks its own cone instead, which fails or not exactly as P1 does;
+/// reads keep walking cones until an input changes.
+#[inline(always)]
+fn sweep(plan: &Plan, slots: &mut Slots, state: &mut Sweep) -> bool {
+    if *state != Sweep::Stale {
+        return *state == Sweep::Current;
+    }
+    if plan.sweep.is_empty() || !slots.none_free() {
+        return false;
+    }
+    let buf = &mut slots.buf;
+    let swept = matches!(guarded(|| plan.sweep.iter().all(|f| f(buf).is_ok())), Ok(true));
+    *state = if swept { Sweep::Current } else { Sweep::Walk };
+    swept
 }
 
 /// Runs the stale steps among `steps` (ascending); node panics are contained
@@ -233,7 +355,7 @@ impl<M: Mode> Kernel for P2Kernel<M> {
             return Ok(());
         }
         self.slots.encode(&plan.layout, input, &value);
-        self.mode.wrote(plan, input);
+        self.wrote(input);
         Ok(())
     }
 
@@ -252,7 +374,7 @@ impl<M: Mode> Kernel for P2Kernel<M> {
             return;
         }
         self.slots.store_u64(input, word as usize, value);
-        self.mode.wrote(plan, input);
+        self.wrote(input);
     }
 
     fn pull(&mut self, out: usize) -> Result<Value, EvalError> {
@@ -262,12 +384,25 @@ impl<M: Mode> Kernel for P2Kernel<M> {
 
     #[inline]
     fn pull_slot(&mut self, out: usize) -> Result<u64, EvalError> {
-        let slot = self.pull_value_slot(out)?;
-        let layout = &self.plan.layout;
-        match self.slots.read_u64(layout, slot, "") {
-            Ok(Some(word)) => Ok(word),
-            _ => Err(raw_read_refused(&self.plan.program, out, &self.slots.decode(layout, slot))),
+        if let Some(word) = self.swept_word(out) {
+            return Ok(word);
         }
+        self.pull_value_slot(out)?;
+        match self.scalar_word(out) {
+            Some(word) => Ok(word),
+            None => self.refused_word(out),
+        }
+    }
+
+    fn pull_slots(&mut self, outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
+        self.refresh(outs)?;
+        for (word, &out) in words.iter_mut().zip(outs) {
+            *word = match self.scalar_word(out) {
+                Some(w) => w,
+                None => self.refused_word(out)?,
+            };
+        }
+        Ok(())
     }
 
     fn pull_row(&mut self, outs: &[usize], columns: &mut [Column]) -> Result<(), EvalError> {
@@ -308,5 +443,6 @@ impl<M: Mode> Kernel for P2Kernel<M> {
     fn invalidate_all(&mut self) {
         self.mode.invalidate_all();
         self.scope_ready = false;
+        self.sweep = Sweep::Stale;
     }
 }

@@ -51,12 +51,37 @@ impl Provenance {
     }
 }
 
+/// When a kernel type's stale reads sweep the whole per-cycle program (on a
+/// plan where that is allowed, see `Plan::sweep`) rather than walk a cone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SweepPolicy {
+    /// Never: the modes that skip clean steps (Push, PushPull).
+    Never,
+    /// For outputs whose cone covers at least half the per-cycle steps (Pull:
+    /// a selective cone is what its guard is for).
+    BroadCones,
+    /// Every stale read (Raw: "runs all steps").
+    Always,
+}
+
 /// The currency bookkeeping of one kernel type.
 pub trait Mode: Clone + Send + Sync + Sized + 'static {
     /// Which mode this is.
     const PROVENANCE: Provenance;
     /// Writes compare the new value with the old and ignore an equal one.
     const COMPARES: bool;
+    /// When a stale read sweeps (runs every per-cycle step in one pass)
+    /// instead of walking its cone.
+    const SWEEP: SweepPolicy;
+    /// A stale read of output `out` sweeps rather than walks its cone.
+    #[inline(always)]
+    fn sweeps_for(plan: &Plan, out: usize) -> bool {
+        match Self::SWEEP {
+            SweepPolicy::Never => false,
+            SweepPolicy::BroadCones => plan.broad_cone[out],
+            SweepPolicy::Always => true,
+        }
+    }
     /// Fresh bookkeeping: nothing current.
     fn new(plan: &Plan) -> Self;
     /// A deep copy (the state of a forked kernel).
@@ -78,6 +103,9 @@ pub trait Mode: Clone + Send + Sync + Sized + 'static {
     /// The scope-init path ran successfully: its fixed steps stay current
     /// until `invalidate_all`.
     fn scope_init_done(&mut self, plan: &Plan);
+    /// A sweep made every per-cycle step current (recorded only when an
+    /// extern write is about to dirty part of them).
+    fn adopt_sweep(&mut self, plan: &Plan);
     /// Nothing is current any more.
     fn invalidate_all(&mut self);
 }
@@ -97,15 +125,17 @@ pub trait StepCurrency: Clone + Send + Sync + 'static {
     fn ran(&mut self, plan: &Plan, s: usize);
     /// The scope-init path ran: its fixed steps stay current.
     fn scope_init_done(&mut self, plan: &Plan);
+    /// Every per-cycle step is current (a sweep ran them all).
+    fn adopt_sweep(&mut self, plan: &Plan);
     /// Nothing is current any more.
     fn invalidate_all(&mut self);
 }
 
 /// Round stamps (Raw, Pull): a step is current when it ran in the current
-/// round; the first coordinate write after a read starts a new round. A
-/// side-channel step, and the fixed part of the scope-init path, are stamped
-/// "forever" and dirtied only through their provenance (or `invalidate_all`);
-/// an extern write dirties exactly its dependents.
+/// round; the first coordinate write after a read starts a new round. The
+/// *pinned* steps — side channels and the fixed part of the scope-init path
+/// — are stamped "forever" and dirtied only through their provenance (or
+/// `invalidate_all`); an extern write dirties exactly its dependents.
 #[derive(Clone, Debug)]
 pub struct Rounds {
     round: u64,
@@ -125,15 +155,13 @@ impl StepCurrency for Rounds {
                 self.round += 1;
                 self.sealed = false;
             }
-            if plan.has_side {
-                for &s in plan.side_deps[input].iter() {
-                    self.stamp[s as usize] = 0;
-                }
-            }
+            unpin(&mut self.stamp, plan, input);
+        } else if self.sealed {
+            dirty_dependents(&mut self.stamp, plan, input);
         } else {
-            for &s in plan.program.input_dependents[input].iter() {
-                self.stamp[s as usize] = 0;
-            }
+            // No read since this round began, so no per-cycle step is current
+            // yet: only the pinned dependents can be.
+            unpin(&mut self.stamp, plan, input);
         }
     }
 
@@ -163,8 +191,31 @@ impl StepCurrency for Rounds {
         }
     }
 
+    fn adopt_sweep(&mut self, plan: &Plan) {
+        for &s in plan.cycle_steps.iter() {
+            self.stamp[s as usize] = self.round;
+        }
+    }
+
     fn invalidate_all(&mut self) {
         self.stamp.iter_mut().for_each(|s| *s = 0);
+    }
+}
+
+/// Makes the pinned dependents of `input` stale (a new round takes care of
+/// every other step).
+#[inline(always)]
+fn unpin(stamp: &mut [u64], plan: &Plan, input: usize) {
+    for &s in plan.pinned_deps[input].iter() {
+        stamp[s as usize] = 0;
+    }
+}
+
+/// Makes every dependent of `input` stale.
+#[inline(always)]
+fn dirty_dependents(stamp: &mut [u64], plan: &Plan, input: usize) {
+    for &s in plan.program.input_dependents[input].iter() {
+        stamp[s as usize] = 0;
     }
 }
 
@@ -207,6 +258,12 @@ impl StepCurrency for Clean {
     }
 
     fn scope_init_done(&mut self, _plan: &Plan) {}
+
+    fn adopt_sweep(&mut self, plan: &Plan) {
+        for &s in plan.cycle_steps.iter() {
+            self.clean[s as usize] = true;
+        }
+    }
 
     fn invalidate_all(&mut self) {
         self.clean.iter_mut().for_each(|c| *c = false);
@@ -355,21 +412,25 @@ pub struct PushPull {
 trait UnguardedMode: StepCurrency {
     const PROVENANCE: Provenance;
     const COMPARES: bool;
+    const SWEEP: SweepPolicy;
 }
 
 impl UnguardedMode for Rounds {
     const PROVENANCE: Provenance = Provenance::Raw;
     const COMPARES: bool = false;
+    const SWEEP: SweepPolicy = SweepPolicy::Always;
 }
 
 impl UnguardedMode for Clean {
     const PROVENANCE: Provenance = Provenance::Push;
     const COMPARES: bool = true;
+    const SWEEP: SweepPolicy = SweepPolicy::Never;
 }
 
 impl<C: UnguardedMode> Mode for Unguarded<C> {
     const PROVENANCE: Provenance = C::PROVENANCE;
     const COMPARES: bool = C::COMPARES;
+    const SWEEP: SweepPolicy = C::SWEEP;
     fn new(plan: &Plan) -> Self {
         Unguarded(C::new(plan))
     }
@@ -398,6 +459,9 @@ impl<C: UnguardedMode> Mode for Unguarded<C> {
     fn scope_init_done(&mut self, plan: &Plan) {
         self.0.scope_init_done(plan);
     }
+    fn adopt_sweep(&mut self, plan: &Plan) {
+        self.0.adopt_sweep(plan);
+    }
     fn invalidate_all(&mut self) {
         self.0.invalidate_all();
     }
@@ -406,6 +470,7 @@ impl<C: UnguardedMode> Mode for Unguarded<C> {
 impl Mode for Pull {
     const PROVENANCE: Provenance = Provenance::Pull;
     const COMPARES: bool = true;
+    const SWEEP: SweepPolicy = SweepPolicy::BroadCones;
     fn new(plan: &Plan) -> Self {
         Pull { rounds: Rounds::new(plan), guard: Guard::new(plan) }
     }
@@ -415,15 +480,9 @@ impl Mode for Pull {
         if input < plan.coord_count {
             // Batches only grow, so every step stamped before this batch is stale.
             self.rounds.round = self.guard.batch;
-            if plan.has_side {
-                for &s in plan.side_deps[input].iter() {
-                    self.rounds.stamp[s as usize] = 0;
-                }
-            }
+            unpin(&mut self.rounds.stamp, plan, input);
         } else {
-            for &s in plan.program.input_dependents[input].iter() {
-                self.rounds.stamp[s as usize] = 0;
-            }
+            dirty_dependents(&mut self.rounds.stamp, plan, input);
         }
     }
     #[inline]
@@ -454,6 +513,9 @@ impl Mode for Pull {
     fn scope_init_done(&mut self, plan: &Plan) {
         self.rounds.scope_init_done(plan);
     }
+    fn adopt_sweep(&mut self, plan: &Plan) {
+        self.rounds.adopt_sweep(plan);
+    }
     fn invalidate_all(&mut self) {
         self.rounds.invalidate_all();
         self.guard.invalidate_all();
@@ -463,6 +525,7 @@ impl Mode for Pull {
 impl Mode for PushPull {
     const PROVENANCE: Provenance = Provenance::PushPull;
     const COMPARES: bool = true;
+    const SWEEP: SweepPolicy = SweepPolicy::Never;
     fn new(plan: &Plan) -> Self {
         PushPull { clean: Clean::new(plan), guard: Guard::new(plan) }
     }
@@ -493,6 +556,9 @@ impl Mode for PushPull {
         self.clean.ran(plan, s);
     }
     fn scope_init_done(&mut self, _plan: &Plan) {}
+    fn adopt_sweep(&mut self, plan: &Plan) {
+        self.clean.adopt_sweep(plan);
+    }
     fn invalidate_all(&mut self) {
         self.clean.invalidate_all();
         self.guard.invalidate_all();

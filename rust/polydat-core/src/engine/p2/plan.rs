@@ -145,6 +145,9 @@ pub struct Plan {
     pub has_volatile: bool,
     /// Some step is a side channel.
     pub has_side: bool,
+    /// Per output: its buffer word when it is a scalar (`Imm1`) slot, else
+    /// [`NO_ENTRY`] (the raw-read fast path).
+    pub out_word: Box<[u32]>,
     /// Per output: the per-cycle (`Dynamic`) steps of its cone, in evaluation
     /// order (valid once the scope-init path has run).
     pub cones: Box<[Box<[u32]>]>,
@@ -157,10 +160,22 @@ pub struct Plan {
     pub mask_words: usize,
     /// Per output: never current (volatile cone) — the pull guard never skips it.
     pub out_volatile: Box<[bool]>,
-    /// Per input: side-channel steps whose provenance holds it.
-    pub side_deps: Box<[Box<[u32]>]>,
+    /// Per input: the *pinned* steps whose provenance holds it — steps that
+    /// stay current across rounds until one of their inputs changes:
+    /// side-channel steps and the fixed part of the scope-init path.
+    pub pinned_deps: Box<[Box<[u32]>]>,
     /// Number of slot-kit steps (for `explain`-style reporting).
     pub kit_steps: usize,
+    /// When every per-cycle step is a pure closure step: those closures, in
+    /// evaluation order, so a read may *sweep* — run the whole per-cycle
+    /// program in one tight pass with no per-step bookkeeping (see
+    /// `P2Kernel::sweep`). Empty otherwise.
+    pub sweep: Box<[SlotFn]>,
+    /// Per output: its cone covers at least half of the per-cycle steps, so
+    /// when it is stale a sweep costs little more than walking the cone (the
+    /// Pull kernel's choice; Raw always sweeps). Half is the line the
+    /// selection heuristic draws between selective and broad cones.
+    pub broad_cone: Box<[bool]>,
 }
 
 impl Plan {
@@ -175,16 +190,7 @@ impl Plan {
                 let scalar_wires = step.ins.iter().all(|&i| !layout.ty[i as usize].is_ref())
                     && step.out_types.iter().all(|t| !t.is_ref());
                 let exec = match step.eval.slot_form() {
-                    Some(_) if scalar_wires && !step.accepts_none => {
-                        let ins: Vec<usize> = step.ins.iter().map(|&i| layout.off[i as usize] as usize).collect();
-                        let out = layout.off[step.out_start as usize] as usize;
-                        let n = step.out_count();
-                        let f = match step.eval.clone().slot_step(&ins, out, n) {
-                            Some(f) => f,
-                            None => slot_closure(step.eval.clone(), ins, out, n),
-                        };
-                        Exec::Slots(f)
-                    }
+                    Some(_) if scalar_wires && !step.accepts_none => Exec::Slots(scalar_step(&layout, step)),
                     _ => {
                         kit_steps += 1;
                         Exec::Kit { node: step.eval.clone(), iota: (0..step.ins.len() as u32).collect() }
@@ -202,7 +208,7 @@ impl Plan {
             })
             .collect();
         let n_inputs = program.inputs.len();
-        let cones = (0..program.outputs.len()).map(|o| program.cycle_cone(o).into()).collect();
+        let cones: Box<[Box<[u32]>]> = (0..program.outputs.len()).map(|o| program.cycle_cone(o).into()).collect();
         let out_prov: Box<[ProvMask]> = program
             .outputs
             .iter()
@@ -226,12 +232,27 @@ impl Plan {
         }
         let out_volatile =
             program.outputs.iter().map(|o| o.step.is_some_and(|s| program.steps[s as usize].volatile)).collect();
-        let side_deps = program
+        let pinned_deps = program
             .input_dependents
             .iter()
-            .map(|deps| deps.iter().copied().filter(|&s| steps[s as usize].side).collect())
+            .map(|deps| {
+                let pinned =
+                    |s: u32| steps[s as usize].side || program.steps[s as usize].lifecycle != Lifecycle::Dynamic;
+                deps.iter().copied().filter(|&s| pinned(s)).collect()
+            })
             .collect();
+        let sweepable = program.cycle_steps.iter().all(|&s| {
+            let (plan, step) = (&steps[s as usize], &program.steps[s as usize]);
+            matches!(plan.exec, Exec::Slots(_)) && step.def.purity == Purity::Pure && !step.volatile
+        });
+        let sweep = match sweepable {
+            true => program.cycle_steps.iter().map(|&s| scalar_step(&layout, &program.steps[s as usize])).collect(),
+            false => Box::default(),
+        };
+        let broad_cone = cones.iter().map(|c: &Box<[u32]>| 2 * c.len() >= program.cycle_steps.len()).collect();
         Plan {
+            sweep,
+            broad_cone,
             cycle_steps: program.cycle_steps.clone(),
             init_steps: program.scope_init_steps.clone(),
             fixed_steps: (0..program.steps.len() as u32)
@@ -240,6 +261,14 @@ impl Plan {
             coord_count: program.coord_count,
             u64_input_word: (0..n_inputs)
                 .map(|i| if layout.ty[i] == PortType::U64 { layout.off[i] } else { NO_ENTRY })
+                .collect(),
+            out_word: program
+                .outputs
+                .iter()
+                .map(|o| match layout.color(o.slot as usize) {
+                    Color::Imm1 => layout.off[o.slot as usize],
+                    Color::Ref2 => NO_ENTRY,
+                })
                 .collect(),
             has_volatile: !program.volatile_steps.is_empty(),
             has_side: steps.iter().any(|s| s.side),
@@ -250,10 +279,22 @@ impl Plan {
             out_mask: out_mask.into(),
             mask_words,
             out_volatile,
-            side_deps,
+            pinned_deps,
             kit_steps,
             program,
         }
+    }
+}
+
+/// The closure of a scalar step (every wire a scalar, the node has a slot
+/// form): the node's own step form, or the generic gather-call-scatter one.
+fn scalar_step(layout: &Layout, step: &crate::program::Step) -> SlotFn {
+    let ins: Vec<usize> = step.ins.iter().map(|&i| layout.off[i as usize] as usize).collect();
+    let out = layout.off[step.out_start as usize] as usize;
+    let n = step.out_count();
+    match step.eval.clone().slot_step(&ins, out, n) {
+        Some(f) => f,
+        None => slot_closure(step.eval.clone(), ins, out, n),
     }
 }
 

@@ -84,6 +84,12 @@ impl Slots {
         self.scratch.verify(&self.buf, &layout.refs)
     }
 
+    /// True when no value slot holds `None`.
+    #[inline]
+    pub fn none_free(&self) -> bool {
+        self.none_live == 0
+    }
+
     /// True when value slot `slot` holds `None`.
     #[inline]
     pub fn is_none(&self, slot: usize) -> bool {
