@@ -426,3 +426,100 @@ fn every_library_node_runs_on_p2() {
     }
     assert!(ran.len() >= polydat_core::nodes::catalog().len() * 9 / 10, "ran {} nodes, skipped {skipped:?}", ran.len());
 }
+
+/// `ok := hash(cycle)`, `bad := div_wire(cycle, d)` with extern `d` (default 1).
+fn ok_and_bad() -> Arc<Program> {
+    let mut g = G::new();
+    let cycle = g.coord("cycle", "u64");
+    let d = g.ext("d", "u64", Some(A::U(1)));
+    g.bind("ok", "hash", &[cycle]);
+    g.bind("bad", "div_wire", &[cycle, d]);
+    g.build()
+}
+
+/// The outcome of pulling `out`, as text: the value, or the error message.
+fn outcome(k: &mut dyn Kernel, out: usize) -> String {
+    match k.pull(out) {
+        Ok(v) => format!("{v}"),
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+fn sweep_fallback_on<M: p2::Mode>(name: &str) {
+    let p = ok_and_bad();
+    let (ok, bad) = (p.output("ok").unwrap(), p.output("bad").unwrap());
+    let mut k = p2::P2Kernel::<M>::new(&p);
+    let mut p1 = new_kernel(&p, EngineKind::P1);
+    assert!(!k.plan().sweep.is_empty(), "{name}: every step is a pure closure, so the plan sweeps");
+    let both = |k: &mut dyn Kernel, p1: &mut dyn Kernel, out: usize, what: &str| {
+        assert_eq!(outcome(k, out), outcome(p1, out), "{name}: {what}");
+    };
+    k.write_u64(0, 5);
+    p1.write_u64(0, 5);
+    both(&mut k, p1.as_mut(), ok, "first read");
+    assert!(k.swept(), "{name}: the first read swept the whole program");
+    both(&mut k, p1.as_mut(), bad, "read after the sweep");
+    // An extern write dirties its dependents only; the sweep's values stay.
+    k.write_u64(1, 0);
+    p1.write_u64(1, 0);
+    assert!(!k.swept(), "{name}: an extern write ends the swept state");
+    let step_of = |out: usize| p.outputs[out].step.unwrap() as usize;
+    assert!(k.step_is_current(step_of(ok)), "{name}: `ok` does not read `d`: still current");
+    assert!(!k.step_is_current(step_of(bad)), "{name}: `bad` reads `d`: stale");
+    both(&mut k, p1.as_mut(), ok, "a value outside the written extern's cone");
+    both(&mut k, p1.as_mut(), bad, "division by zero, after an extern write");
+    // A new coordinate: the sweep fails in `bad`, which `ok` does not read.
+    k.write_u64(0, 6);
+    p1.write_u64(0, 6);
+    both(&mut k, p1.as_mut(), ok, "a failure outside the pulled cone does not fail the read");
+    assert!(!k.swept(), "{name}: a failed sweep leaves reads walking their cones");
+    both(&mut k, p1.as_mut(), bad, "the failure itself, attributed as on P1");
+    k.write_u64(1, 3);
+    p1.write_u64(1, 3);
+    both(&mut k, p1.as_mut(), bad, "recovered after the divisor changes");
+    both(&mut k, p1.as_mut(), ok, "still current");
+    k.write_u64(0, 7);
+    p1.write_u64(0, 7);
+    both(&mut k, p1.as_mut(), bad, "next coordinate");
+    assert!(k.swept(), "{name}: sweeping again once nothing fails");
+}
+
+#[test]
+fn sweeps_fall_back_to_cone_walks_when_a_step_fails() {
+    sweep_fallback_on::<p2::modes::Raw>("raw");
+    sweep_fallback_on::<p2::modes::Pull>("pull");
+}
+
+#[test]
+fn extern_writes_after_a_sweep_leave_every_value_exact() {
+    // a := hash(cycle); b := a + k; c := hash(a); e := k * 3 (k extern).
+    let mut g = G::new();
+    let cycle = g.coord("cycle", "u64");
+    let k = g.ext("k", "u64", Some(A::U(1)));
+    let a = g.bind("a", "hash", &[cycle]);
+    g.bind("b", "u64_add", &[a, k]);
+    g.bind("c", "hash", &[a]);
+    g.bind("e", "u64_mul", &[k, A::U(3)]);
+    let p = g.build();
+    let outs: Vec<usize> = (0..p.outputs.len()).collect();
+    for mode in MODES {
+        let mut k2 = new_kernel(&p, EngineKind::P2(mode));
+        let mut p1 = new_kernel(&p, EngineKind::P1);
+        let mut rng = Rng(7);
+        for step in 0..400 {
+            let (input, value) = (rng.below(2) as usize, rng.below(4));
+            k2.write_u64(input, value);
+            p1.write_u64(input, value);
+            // Read one output, or all of them as one row.
+            if rng.below(3) == 0 {
+                let (mut got, mut want) = (vec![0; outs.len()], vec![0; outs.len()]);
+                k2.pull_slots(&outs, &mut got).unwrap();
+                p1.pull_slots(&outs, &mut want).unwrap();
+                assert_eq!(got, want, "{mode:?}: row at step {step}");
+            } else {
+                let o = rng.below(outs.len() as u64) as usize;
+                assert_eq!(k2.pull_slot(o).unwrap(), p1.pull_slot(o).unwrap(), "{mode:?}: output {o} at step {step}");
+            }
+        }
+    }
+}

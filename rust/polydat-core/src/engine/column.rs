@@ -92,6 +92,22 @@ impl Column {
         }
     }
 
+    /// Appends one scalar of type `ty` given as its slot word (the P2 row
+    /// read: no `Value` in between).
+    #[inline]
+    pub fn push_word(&mut self, ty: PortType, word: u64) {
+        match self {
+            Column::U64(c) => c.push(word),
+            Column::I64(c) => c.push(word as i64),
+            Column::U32(c) => c.push(word as u32),
+            Column::I32(c) => c.push(word as i32),
+            Column::F64(c) => c.push(f64::from_bits(word)),
+            Column::F32(c) => c.push(f32::from_bits(word as u32)),
+            Column::Bool(c) => c.push(word != 0),
+            Column::Values(_) => self.push(&crate::node::kit::slot_to_value(ty, word)),
+        }
+    }
+
     /// The rows as values.
     pub fn to_values(&self) -> Vec<Value> {
         match self {

@@ -91,10 +91,17 @@ impl<M: Mode> P2Kernel<M> {
         Ok(self.plan.program.outputs[out].slot as usize)
     }
 
-    /// A sweep made every per-cycle value current (and no input changed since).
+    /// A sweep made every per-cycle value current and no input changed since
+    /// (reads are then plain loads; exposed for diagnostics and tests).
     #[inline(always)]
-    fn swept(&self) -> bool {
+    pub fn swept(&self) -> bool {
         M::SWEEP != SweepPolicy::Never && self.sweep == Sweep::Current
+    }
+
+    /// Step `step` holds its current value: a sweep made everything current,
+    /// or the mode's bookkeeping says so (diagnostics and tests).
+    pub fn step_is_current(&self, step: usize) -> bool {
+        self.swept() || !self.mode.stale(step)
     }
 
     /// Output `out` needs work: its per-cycle cone is not empty (an empty one
@@ -407,9 +414,12 @@ impl<M: Mode> Kernel for P2Kernel<M> {
 
     fn pull_row(&mut self, outs: &[usize], columns: &mut [Column]) -> Result<(), EvalError> {
         self.refresh(outs)?;
-        let layout = &self.plan.layout;
+        let (layout, program) = (&self.plan.layout, &self.plan.program);
         for (column, &out) in columns.iter_mut().zip(outs) {
-            column.push(&self.slots.decode(layout, self.plan.program.outputs[out].slot as usize));
+            match self.scalar_word(out) {
+                Some(word) => column.push_word(program.outputs[out].ty, word),
+                None => column.push(&self.slots.decode(layout, program.outputs[out].slot as usize)),
+            }
         }
         Ok(())
     }

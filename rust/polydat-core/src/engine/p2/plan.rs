@@ -249,7 +249,7 @@ impl Plan {
             true => program.cycle_steps.iter().map(|&s| scalar_step(&layout, &program.steps[s as usize])).collect(),
             false => Box::default(),
         };
-        let broad_cone = cones.iter().map(|c: &Box<[u32]>| 2 * c.len() >= program.cycle_steps.len()).collect();
+        let broad_cone = cones.iter().map(|c| 2 * c.len() >= program.cycle_steps.len()).collect();
         Plan {
             sweep,
             broad_cone,
