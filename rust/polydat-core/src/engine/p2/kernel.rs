@@ -23,8 +23,6 @@ pub struct P2Kernel<M: Mode> {
     scope_ready: bool,
     /// Where the per-cycle values stand against the last sweep.
     sweep: Sweep,
-    /// Scratch for `refresh`: the outputs of one read that need work.
-    stale_outs: Vec<usize>,
 }
 
 /// Where a kernel's per-cycle values stand against its last sweep (a pass
@@ -51,7 +49,7 @@ impl<M: Mode> P2Kernel<M> {
     pub fn with_plan(plan: Arc<Plan>) -> Self {
         let slots = Slots::new(&plan);
         let mode = M::new(&plan);
-        P2Kernel { plan, slots, mode, scope_ready: false, sweep: Sweep::Stale, stale_outs: Vec::new() }
+        P2Kernel { plan, slots, mode, scope_ready: false, sweep: Sweep::Stale }
     }
 
     /// The shared plan.
@@ -68,7 +66,6 @@ impl<M: Mode> P2Kernel<M> {
             mode: self.mode.fork(),
             scope_ready: self.scope_ready,
             sweep: self.sweep,
-            stale_outs: Vec::new(),
         }
     }
 
@@ -86,7 +83,7 @@ impl<M: Mode> P2Kernel<M> {
             self.scope_init(&plan.program.outputs[out].name)?;
         }
         if !self.swept() && self.stale(out) {
-            self.bring_current(&[out])?;
+            self.bring_current(out)?;
         }
         Ok(self.plan.program.outputs[out].slot as usize)
     }
@@ -126,56 +123,66 @@ impl<M: Mode> P2Kernel<M> {
     }
 
     /// Brings the outputs `outs` up to date as one read: the scope-init path
-    /// if it has not run, then whatever the stale ones among them need.
+    /// if it has not run; then one sweep when the mode sweeps for a stale one
+    /// among them (Raw: any; Pull: a broad cone) and the sweep succeeds;
+    /// else — inside one panic guard — the stale steps of each stale one's cone.
     fn refresh(&mut self, outs: &[usize]) -> Result<(), EvalError> {
         if !self.scope_ready {
             let plan = self.plan.clone();
             let context = outs.first().map_or("every output", |&o| plan.program.outputs[o].name.as_str());
             self.scope_init(context)?;
         }
-        if M::SWEEP == SweepPolicy::Always && self.sweep == Sweep::Stale && !outs.is_empty() {
+        let sweeps = self.sweep == Sweep::Stale
+            && match M::SWEEP {
+                SweepPolicy::Never => false,
+                SweepPolicy::Always => !outs.is_empty(),
+                SweepPolicy::BroadCones => outs.iter().any(|&o| self.plan.broad_cone[o] && self.stale(o)),
+            };
+        if sweeps {
             self.mode.begin_read(&self.plan);
             sweep(&self.plan, &mut self.slots, &mut self.sweep);
         }
+        let plan = &*self.plan;
         if self.swept() {
-            let plan = &*self.plan;
             outs.iter().for_each(|&out| self.mode.output_done(plan, out));
             return Ok(());
         }
-        let mut stale = std::mem::take(&mut self.stale_outs);
-        stale.clear();
-        stale.extend(outs.iter().copied().filter(|&out| self.stale(out)));
-        let result = self.bring_current(&stale);
-        self.stale_outs = stale;
-        result
-    }
-
-    /// Makes the outputs `stale` (each one stale) current, as one read: one
-    /// sweep when the mode sweeps for any of them (and the sweep succeeds),
-    /// else — inside one panic guard — the stale steps of each one's cone.
-    fn bring_current(&mut self, stale: &[usize]) -> Result<(), EvalError> {
-        let Some(&first) = stale.first() else {
-            return Ok(());
-        };
-        let plan = &*self.plan;
         let (slots, mode) = (&mut self.slots, &mut self.mode);
-        mode.begin_read(plan);
-        let swept = stale.iter().any(|&out| M::sweeps_for(plan, out)) && sweep(plan, slots, &mut self.sweep);
-        if swept {
-            stale.iter().for_each(|&out| mode.output_done(plan, out));
-            return Ok(());
-        }
-        let mut reading = first;
+        let mut begun = false;
+        let mut reading = usize::MAX;
         let outcome = guarded(|| {
-            for &out in stale {
+            for &out in outs {
+                let cone = &plan.cones[out];
+                if cone.is_empty() || mode.output_current(plan, out) {
+                    continue;
+                }
+                if !begun {
+                    mode.begin_read(plan);
+                    begun = true;
+                }
                 reading = out;
-                run_steps(plan, slots, mode, &plan.cones[out])?;
+                run_steps(plan, slots, mode, cone)?;
                 mode.output_done(plan, out);
             }
             Ok(())
         });
+        if reading == usize::MAX {
+            return Ok(());
+        }
         let context = &plan.program.outputs[reading].name;
         settle(plan, slots, mode, outcome, &plan.cones[reading], context)
+    }
+
+    /// Makes stale output `out` current: one sweep when the mode sweeps for
+    /// it and the sweep succeeds, else the stale steps of its cone.
+    fn bring_current(&mut self, out: usize) -> Result<(), EvalError> {
+        let plan = &*self.plan;
+        self.mode.begin_read(plan);
+        if !(M::sweeps_for(plan, out) && sweep(plan, &mut self.slots, &mut self.sweep)) {
+            run(plan, &mut self.slots, &mut self.mode, &plan.cones[out], &plan.program.outputs[out].name)?;
+        }
+        self.mode.output_done(plan, out);
+        Ok(())
     }
 
     /// Runs the scope-init path (constants, `const` captures and what they
@@ -201,6 +208,16 @@ impl<M: Mode> P2Kernel<M> {
     fn scalar_word(&self, out: usize) -> Option<u64> {
         let word = self.plan.out_word[out];
         (word != NO_ENTRY && self.slots.none_free()).then(|| self.slots.buf[word as usize])
+    }
+
+    /// `write_u64` into an input that is not a u64 slot: the checked path, so
+    /// a Ref pair is never overwritten by a raw word. That entry point has no
+    /// error channel: a value the slot's type refuses is dropped (use `write`
+    /// to see why).
+    #[cold]
+    #[inline(never)]
+    fn write_u64_checked(&mut self, input: usize, value: u64) {
+        let _ = self.write(input, Value::U64(value));
     }
 
     /// Input `input` was written (and, when the mode compares, changed): a
@@ -371,11 +388,7 @@ impl<M: Mode> Kernel for P2Kernel<M> {
         let plan = &*self.plan;
         let word = plan.u64_input_word[input];
         if word == NO_ENTRY {
-            // Not a u64 slot: take the checked path, so a Ref pair is never
-            // overwritten by a raw word. This entry point has no error channel:
-            // a value the slot's type refuses is dropped (use `write` to see why).
-            let _ = self.write(input, Value::U64(value));
-            return;
+            return self.write_u64_checked(input, value);
         }
         if M::COMPARES && self.slots.holds_u64(input, word as usize, value) {
             return;

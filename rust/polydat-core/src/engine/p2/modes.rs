@@ -148,7 +148,7 @@ impl StepCurrency for Rounds {
         Rounds { round: 1, sealed: false, stamp: vec![0; plan.steps.len()] }
     }
 
-    #[inline]
+    #[inline(always)]
     fn wrote(&mut self, plan: &Plan, input: usize) {
         if input < plan.coord_count {
             if self.sealed {
@@ -206,6 +206,9 @@ impl StepCurrency for Rounds {
 /// every other step).
 #[inline(always)]
 fn unpin(stamp: &mut [u64], plan: &Plan, input: usize) {
+    if !plan.has_pinned {
+        return;
+    }
     for &s in plan.pinned_deps[input].iter() {
         stamp[s as usize] = 0;
     }
@@ -231,7 +234,7 @@ impl StepCurrency for Clean {
         Clean { clean: vec![false; plan.steps.len()] }
     }
 
-    #[inline]
+    #[inline(always)]
     fn wrote(&mut self, plan: &Plan, input: usize) {
         for &s in plan.program.input_dependents[input].iter() {
             self.clean[s as usize] = false;
@@ -272,10 +275,9 @@ impl StepCurrency for Clean {
 
 /// The pull-side cone guard (Pull, PushPull). Writes between two reads form
 /// a *batch*; `changed` holds the inputs changed in the current batch and
-/// `changed_at[i]` the last earlier batch in which input `i` changed
-/// (recorded when the next batch starts, so a write sets one mask bit). `valid[o]` is the
-/// batch at whose end output `o` was last known current (0: never; batches
-/// start at 2).
+/// `changed_at[i]` the last batch in which input `i` changed. `valid[o]` is
+/// the batch at whose end output `o` was last known current (0: never;
+/// batches start at 2).
 ///
 /// A pull of `o` skips the eval loop when `valid[o]` is the current batch,
 /// or the previous one and `out_prov[o] ∩ changed = ∅` (one AND per mask
@@ -305,24 +307,21 @@ impl Guard {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn wrote(&mut self, input: usize) {
         if self.sealed {
             self.next_batch();
         }
         self.changed[input / 64] |= 1 << (input % 64);
+        self.changed_at[input] = self.batch;
     }
 
-    /// Starts a batch: the closing batch's changes are recorded per input
-    /// (once per batch, not per write), and the mask is cleared.
-    #[inline]
+    /// Starts a batch: the mask of changed inputs is cleared.
+    #[inline(always)]
     fn next_batch(&mut self) {
-        for (wi, w) in self.changed.iter_mut().enumerate() {
-            let mut bits = std::mem::take(w);
-            while bits != 0 {
-                self.changed_at[wi * 64 + bits.trailing_zeros() as usize] = self.batch;
-                bits &= bits - 1;
-            }
+        match &mut *self.changed {
+            [w] => *w = 0,
+            words => words.fill(0),
         }
         self.batch += 1;
         self.sealed = false;
@@ -359,14 +358,10 @@ impl Guard {
     }
 
     /// After a gap of several batches (or never computed, `v == 0`): no input
-    /// of `out` changed since batch `v` (earlier batches are in `changed_at`,
-    /// the current one in the mask).
+    /// of `out` changed since batch `v`.
     #[cold]
     fn unchanged_since(&self, plan: &Plan, out: usize, v: u64) -> bool {
-        v != 0
-            && plan.out_prov[out]
-                .iter_ones()
-                .all(|i| self.changed_at[i] <= v && self.changed[i / 64] & (1 << (i % 64)) == 0)
+        v != 0 && plan.out_prov[out].iter_ones().all(|i| self.changed_at[i] <= v)
     }
 
     #[inline]
@@ -434,7 +429,7 @@ impl<C: UnguardedMode> Mode for Unguarded<C> {
     fn new(plan: &Plan) -> Self {
         Unguarded(C::new(plan))
     }
-    #[inline]
+    #[inline(always)]
     fn wrote(&mut self, plan: &Plan, input: usize) {
         self.0.wrote(plan, input);
     }
@@ -474,7 +469,7 @@ impl Mode for Pull {
     fn new(plan: &Plan) -> Self {
         Pull { rounds: Rounds::new(plan), guard: Guard::new(plan) }
     }
-    #[inline]
+    #[inline(always)]
     fn wrote(&mut self, plan: &Plan, input: usize) {
         self.guard.wrote(input);
         if input < plan.coord_count {
@@ -529,7 +524,7 @@ impl Mode for PushPull {
     fn new(plan: &Plan) -> Self {
         PushPull { clean: Clean::new(plan), guard: Guard::new(plan) }
     }
-    #[inline]
+    #[inline(always)]
     fn wrote(&mut self, plan: &Plan, input: usize) {
         self.clean.wrote(plan, input);
         self.guard.wrote(input);

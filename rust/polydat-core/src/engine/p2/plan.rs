@@ -164,6 +164,8 @@ pub struct Plan {
     /// stay current across rounds until one of their inputs changes:
     /// side-channel steps and the fixed part of the scope-init path.
     pub pinned_deps: Box<[Box<[u32]>]>,
+    /// Some input has a pinned dependent (else writes skip `pinned_deps`).
+    pub has_pinned: bool,
     /// Number of slot-kit steps (for `explain`-style reporting).
     pub kit_steps: usize,
     /// When every per-cycle step is a pure closure step: those closures, in
@@ -232,7 +234,7 @@ impl Plan {
         }
         let out_volatile =
             program.outputs.iter().map(|o| o.step.is_some_and(|s| program.steps[s as usize].volatile)).collect();
-        let pinned_deps = program
+        let pinned_deps: Box<[Box<[u32]>]> = program
             .input_dependents
             .iter()
             .map(|deps| {
@@ -279,6 +281,7 @@ impl Plan {
             out_mask: out_mask.into(),
             mask_words,
             out_volatile,
+            has_pinned: pinned_deps.iter().any(|d| !d.is_empty()),
             pinned_deps,
             kit_steps,
             program,
