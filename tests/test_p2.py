@@ -89,6 +89,17 @@ def test_automatic_selection_reports_its_figures():
         assert polydat.compile(src, engine="p2").provenance_analysis["choice"] != "push"
 
 
+def test_explain_tells_how_p2_runs_the_program():
+    assert "plan: 11 closure step(s), 0 slot-kit step(s); a stale read sweeps" in polydat.compile(LADDER, engine="p2").explain()
+    pull = polydat.compile(LADDER, engine="p2", provenance="pull").explain()
+    assert "a stale read of a broad cone sweeps" in pull
+    push = polydat.compile(LADDER, engine="p2", provenance="push").explain()
+    assert "reads walk their cones, skipping clean steps" in push
+    # A string step runs through the slot kit, and a program with one cannot sweep.
+    text = polydat.compile("input cycle: u64\ns := hashed_uuid(cycle)\nh := hash(cycle)", engine="p2", provenance="raw")
+    assert "1 slot-kit step(s); reads walk their cones" in text.explain()
+
+
 def test_ladder_values_match_by_hand():
     M = (1 << 64) - 1
 

@@ -59,6 +59,8 @@ def explain(program: Any) -> str:
         lines.append(f"  why: {engine['reason']}")
     if engine.get("heuristic_inputs"):
         lines.append("  heuristic inputs: " + ", ".join(f"{k}={v}" for k, v in engine["heuristic_inputs"]))
+    if engine.get("plan"):
+        lines.append(f"  plan: {engine['plan']}")
     if engine.get("native_segments"):
         segs = ", ".join(f"steps {a}..{b}" for a, b in engine["native_segments"])
         lines.append(f"  native segments: {segs}")

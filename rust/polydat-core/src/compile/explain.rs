@@ -42,6 +42,9 @@ pub struct EngineChoice {
     pub heuristic_inputs: Vec<(String, String)>,
     /// Native segments of a mixed engine, as step ranges (empty for P1).
     pub native_segments: Vec<(u32, u32)>,
+    /// How the chosen engine runs the program, one sentence (P2: closure
+    /// steps, slot-kit steps, sweeping); empty when there is nothing to add.
+    pub plan: String,
 }
 
 /// A node of the resolved-graph snapshot (formatted only when explained).
@@ -159,6 +162,14 @@ fn record_p2_selection(engine: &mut EngineChoice, program: &Program, mode: &str)
         } else {
             format!("provenance chosen by the heuristic: {}", a.rule)
         };
+    let (closures, kits, sweeps) = crate::engine::p2::plan::shape(program);
+    let reads = match (sweeps, mode) {
+        (false, _) => "reads walk their cones (a step is not a pure closure)",
+        (true, "raw") => "a stale read sweeps the whole per-cycle program in one pass",
+        (true, "pull") => "a stale read of a broad cone sweeps the whole per-cycle program; selective cones are walked",
+        (true, _) => "reads walk their cones, skipping clean steps",
+    };
+    engine.plan = format!("{closures} closure step(s), {kits} slot-kit step(s); {reads}");
     engine.heuristic_inputs = vec![
         ("total_nodes".into(), a.total_nodes.to_string()),
         ("max_output_cone".into(), a.max_output_cone.to_string()),

@@ -166,6 +166,7 @@ pub fn select_engine(graph: &Graph, options: &CompileOptions) -> EngineChoice {
             ("outputs".into(), graph.outputs.len().to_string()),
         ],
         native_segments: Vec::new(),
+        plan: String::new(),
     }
 }
 

@@ -189,14 +189,11 @@ impl Plan {
             .steps
             .iter()
             .map(|step| {
-                let scalar_wires = step.ins.iter().all(|&i| !layout.ty[i as usize].is_ref())
-                    && step.out_types.iter().all(|t| !t.is_ref());
-                let exec = match step.eval.slot_form() {
-                    Some(_) if scalar_wires && !step.accepts_none => Exec::Slots(scalar_step(&layout, step)),
-                    _ => {
-                        kit_steps += 1;
-                        Exec::Kit { node: step.eval.clone(), iota: (0..step.ins.len() as u32).collect() }
-                    }
+                let exec = if runs_as_closure(&layout, step) {
+                    Exec::Slots(scalar_step(&layout, step))
+                } else {
+                    kit_steps += 1;
+                    Exec::Kit { node: step.eval.clone(), iota: (0..step.ins.len() as u32).collect() }
                 };
                 let side = step.def.purity == Purity::SideChannel;
                 StepPlan {
@@ -243,11 +240,7 @@ impl Plan {
                 deps.iter().copied().filter(|&s| pinned(s)).collect()
             })
             .collect();
-        let sweepable = program.cycle_steps.iter().all(|&s| {
-            let (plan, step) = (&steps[s as usize], &program.steps[s as usize]);
-            matches!(plan.exec, Exec::Slots(_)) && step.def.purity == Purity::Pure && !step.volatile
-        });
-        let sweep = match sweepable {
+        let sweep = match sweepable(&program, &layout) {
             true => program.cycle_steps.iter().map(|&s| scalar_step(&layout, &program.steps[s as usize])).collect(),
             false => Box::default(),
         };
@@ -287,6 +280,33 @@ impl Plan {
             program,
         }
     }
+}
+
+/// Step `step` compiles to a closure over buffer words: every wire is a
+/// scalar, the node has a slot form, and it does not accept `None` (the
+/// buffer holds no `None`; the mask around it does). Other steps run through
+/// the slot kit.
+fn runs_as_closure(layout: &Layout, step: &crate::program::Step) -> bool {
+    let scalar_wires =
+        step.ins.iter().all(|&i| !layout.ty[i as usize].is_ref()) && step.out_types.iter().all(|t| !t.is_ref());
+    scalar_wires && !step.accepts_none && step.eval.slot_form().is_some()
+}
+
+/// Every per-cycle step of `program` is a pure, non-volatile closure step,
+/// so reads may sweep (see [`Plan::sweep`]).
+fn sweepable(program: &Program, layout: &Layout) -> bool {
+    program.cycle_steps.iter().all(|&s| {
+        let step = &program.steps[s as usize];
+        runs_as_closure(layout, step) && step.def.purity == Purity::Pure && !step.volatile
+    })
+}
+
+/// How a program runs on P2, in numbers (for `explain`): steps compiled to
+/// closures, steps through the slot kit, and whether reads sweep.
+pub fn shape(program: &Program) -> (usize, usize, bool) {
+    let layout = Layout::new(program);
+    let closures = program.steps.iter().filter(|s| runs_as_closure(&layout, s)).count();
+    (closures, program.steps.len() - closures, sweepable(program, &layout))
 }
 
 /// The closure of a scalar step (every wire a scalar, the node has a slot
