@@ -523,3 +523,26 @@ fn extern_writes_after_a_sweep_leave_every_value_exact() {
         }
     }
 }
+
+#[test]
+fn a_long_sweep_stays_within_the_stack() {
+    // 20 000 threaded steps: a debug build does not turn the tail calls into
+    // jumps, so only the cut into short threads keeps the nesting bounded.
+    let mut g = G::new();
+    let mut wire = g.coord("cycle", "u64");
+    for i in 0..20_000u64 {
+        wire = if i % 2 == 0 { g.node("hash", &[wire]) } else { g.node("u64_add", &[wire, A::U(i)]) };
+    }
+    g.out("last", wire);
+    let p = g.build();
+    assert!(p.steps.len() >= 10_000, "fusion must not fold the chain away: {} steps", p.steps.len());
+    let last = p.output("last").unwrap();
+    let mut raw = RawKernel::new(&p);
+    let mut p1 = new_kernel(&p, EngineKind::P1);
+    for cycle in [0, 1, u64::MAX] {
+        raw.write_u64(0, cycle);
+        p1.write_u64(0, cycle);
+        assert_eq!(raw.pull_slot(last).unwrap(), p1.pull_slot(last).unwrap());
+        assert!(raw.swept(), "the read swept");
+    }
+}

@@ -128,7 +128,7 @@ const BLOCK: u64 = 1024;
 
 /// Runs scenario `s` on engine `kind`: one warm-up pass, then `iters` timed
 /// iterations of `cycles` cycles each (meta = the running cycle count). Each
-/// iteration runs in blocks of [`BLOCK`] cycles, and every block is timed
+/// iteration runs in blocks of `BLOCK` cycles, and every block is timed
 /// twice: the full cycle (driver, graph writes, one pull), then the driver
 /// alone over the same metas. An iteration reports the median block, so a
 /// block hit by preemption does not count, and the driver is subtracted from

@@ -140,6 +140,30 @@ impl Out for Vec<u8> {
 /// [`NodeEval::slot_step`]).
 pub type SlotStep = Box<dyn Fn(&mut [u64]) -> Result<(), NodeError> + Send + Sync>;
 
+/// Where a threaded step reads one input (see [`NodeEval::threaded_step`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Src {
+    /// The previous step's first output, handed over in a register.
+    Handed,
+    /// A buffer word.
+    Word(usize),
+}
+
+impl Src {
+    /// The input's word: the handed-over value, or the buffer word.
+    #[inline(always)]
+    pub fn read(self, buf: &[u64], handed: u64) -> u64 {
+        match self {
+            Src::Handed => handed,
+            Src::Word(i) => buf[i],
+        }
+    }
+}
+
+/// A P2 threaded step (see [`NodeEval::threaded_step`]): the buffer, and the
+/// previous step's first output handed over in a register.
+pub type ThreadStep = Box<dyn Fn(&mut [u64], u64) -> Result<(), NodeError> + Send + Sync>;
+
 /// The P2 form of a node: inputs and outputs as 64-bit slots.
 pub trait SlotEval: Send + Sync {
     /// Evaluates over slot values.
@@ -192,6 +216,14 @@ macro_rules! scalar_kits {
                     Ok(())
                 }))
             }
+            fn threaded_step(self: Arc<Self>, ins: &[Src], out: usize, _outs: usize, next: ThreadStep) -> Result<ThreadStep, ThreadStep> {
+                let Ok(at) = <[Src; $n]>::try_from(ins) else { return Err(next) };
+                Ok(Box::new(move |buf: &mut [u64], handed: u64| {
+                    let v = (self.f)($($A::from_slot(at[$i].read(buf, handed))),+).to_slot();
+                    buf[out] = v;
+                    next(buf, v)
+                }))
+            }
         }
         impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> R + Send + Sync> SlotEval for $map<$($A,)+ R, F> {
             #[inline]
@@ -212,6 +244,14 @@ macro_rules! scalar_kits {
                 Some(Box::new(move |buf: &mut [u64]| {
                     buf[out] = (self.f)($($A::from_slot(buf[at[$i]])),+).map_err(NodeError::new)?.to_slot();
                     Ok(())
+                }))
+            }
+            fn threaded_step(self: Arc<Self>, ins: &[Src], out: usize, _outs: usize, next: ThreadStep) -> Result<ThreadStep, ThreadStep> {
+                let Ok(at) = <[Src; $n]>::try_from(ins) else { return Err(next) };
+                Ok(Box::new(move |buf: &mut [u64], handed: u64| {
+                    let v = (self.f)($($A::from_slot(at[$i].read(buf, handed))),+).map_err(NodeError::new)?.to_slot();
+                    buf[out] = v;
+                    next(buf, v)
                 }))
             }
         }

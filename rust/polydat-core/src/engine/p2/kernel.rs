@@ -282,7 +282,7 @@ fn sweep(plan: &Plan, slots: &mut Slots, state: &mut Sweep) -> bool {
         return false;
     }
     let buf = &mut slots.buf;
-    let swept = matches!(guarded(|| plan.sweep.iter().all(|f| f(buf).is_ok())), Ok(true));
+    let swept = matches!(guarded(|| plan.sweep.iter().all(|f| f(buf, 0).is_ok())), Ok(true));
     *state = if swept { Sweep::Current } else { Sweep::Walk };
     swept
 }

@@ -17,7 +17,7 @@
 //!   dependents, volatility.
 
 use crate::compile::hoist::Lifecycle;
-use crate::node::kit::SlotStep;
+use crate::node::kit::{SlotStep, Src, ThreadStep};
 use crate::node::{NodeEval, Purity};
 use crate::program::Program;
 use crate::provenance::ProvMask;
@@ -168,11 +168,12 @@ pub struct Plan {
     pub has_pinned: bool,
     /// Number of slot-kit steps (for `explain`-style reporting).
     pub kit_steps: usize,
-    /// When every per-cycle step is a pure closure step: those closures, in
-    /// evaluation order, so a read may *sweep* — run the whole per-cycle
-    /// program in one tight pass with no per-step bookkeeping (see
-    /// `P2Kernel::sweep`). Empty otherwise.
-    pub sweep: Box<[SlotFn]>,
+    /// When every per-cycle step is a pure closure step: those steps, in
+    /// evaluation order, as threads of tail-calling closures (see
+    /// `threads`), so a read may *sweep* — run the whole per-cycle program
+    /// in one pass with no per-step bookkeeping (see `kernel::sweep`). Empty
+    /// otherwise.
+    pub sweep: Box<[ThreadStep]>,
     /// Per output: its cone covers at least half of the per-cycle steps, so
     /// when it is stale a sweep costs little more than walking the cone (the
     /// Pull kernel's choice; Raw always sweeps). Half is the line the
@@ -241,7 +242,7 @@ impl Plan {
             })
             .collect();
         let sweep = match sweepable(&program, &layout) {
-            true => program.cycle_steps.iter().map(|&s| scalar_step(&layout, &program.steps[s as usize])).collect(),
+            true => threads(&layout, &program),
             false => Box::default(),
         };
         let broad_cone = cones.iter().map(|c| 2 * c.len() >= program.cycle_steps.len()).collect();
@@ -307,6 +308,60 @@ pub fn shape(program: &Program) -> (usize, usize, bool) {
     let layout = Layout::new(program);
     let closures = program.steps.iter().filter(|s| runs_as_closure(&layout, s)).count();
     (closures, program.steps.len() - closures, sweepable(program, &layout))
+}
+
+/// Steps per thread of a sweep: bounds the nesting when a build does not
+/// turn the tail calls into jumps (debug builds), so no program can exhaust
+/// the stack.
+const THREAD_LEN: usize = 32;
+
+/// The sweep's threads: every per-cycle step in order, cut into runs of at
+/// most [`THREAD_LEN`]; in each run a step tail-calls the next and hands it
+/// its first output ([`NodeEval::threaded_step`](crate::node::NodeEval::threaded_step)),
+/// so a run costs one indirect jump per step.
+fn threads(layout: &Layout, program: &Program) -> Box<[ThreadStep]> {
+    program
+        .cycle_steps
+        .chunks(THREAD_LEN)
+        .map(|run| {
+            // Which value each step hands to the next: its first output word.
+            let handed: Vec<usize> = run
+                .iter()
+                .map(|&s| {
+                    let step = &program.steps[s as usize];
+                    if step.out_count() == 0 {
+                        usize::MAX
+                    } else {
+                        layout.off[step.out_start as usize] as usize
+                    }
+                })
+                .collect();
+            let done: ThreadStep = Box::new(|_: &mut [u64], _: u64| Ok(()));
+            run.iter().enumerate().rev().fold(done, |next, (k, &s)| {
+                let step = &program.steps[s as usize];
+                let previous = if k == 0 { usize::MAX } else { handed[k - 1] };
+                let ins: Vec<Src> = step
+                    .ins
+                    .iter()
+                    .map(|&i| match layout.off[i as usize] as usize {
+                        w if w == previous => Src::Handed,
+                        w => Src::Word(w),
+                    })
+                    .collect();
+                let out = handed[k];
+                match step.eval.clone().threaded_step(&ins, out, step.out_count(), next) {
+                    Ok(threaded) => threaded,
+                    Err(next) => {
+                        let f = scalar_step(layout, step);
+                        Box::new(move |buf: &mut [u64], _: u64| {
+                            f(buf)?;
+                            next(buf, buf.get(out).copied().unwrap_or(0))
+                        })
+                    }
+                }
+            })
+        })
+        .collect()
 }
 
 /// The closure of a scalar step (every wire a scalar, the node has a slot
