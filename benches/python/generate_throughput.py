@@ -7,12 +7,17 @@ Run against a release build:  pip install . && python benches/python/generate_th
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from collections.abc import Callable
 
-import numpy as np
+# numpy's BLAS threads spin while idle and take a core from the runners being
+# timed (this machine has two); nothing here uses BLAS.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import polydat
+import numpy as np  # noqa: E402
+
+import polydat  # noqa: E402
 
 SOURCE = """
 input cycle: u64

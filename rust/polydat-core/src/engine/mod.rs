@@ -177,6 +177,25 @@ pub trait Kernel: Send + Sync {
     }
     /// Reads output `out` and appends it to `column`.
     fn pull_into(&mut self, out: usize, column: &mut Column) -> Result<(), EvalError>;
+    /// Fills `count` rows of `generate`: for each, writes the u64 `cycle`
+    /// into coordinate `coordinate` (advancing by `step`, wrapping) and
+    /// appends the outputs `outs` to `columns` as one read. (A default
+    /// method is compiled for each engine type, so the loop makes no dynamic
+    /// call per row.)
+    fn fill_rows(&mut self, rows: &RowFill, outs: &[usize], columns: &mut [Column]) -> Result<(), GenerateError> {
+        let u64_coordinate = self.program().inputs[rows.coordinate].ty == PortType::U64;
+        let mut cycle = rows.first;
+        for _ in 0..rows.count {
+            if u64_coordinate {
+                self.write_u64(rows.coordinate, cycle);
+            } else {
+                self.write(rows.coordinate, Value::U64(cycle)).map_err(GenerateError::Write)?;
+            }
+            self.pull_row(outs, columns).map_err(GenerateError::Eval)?;
+            cycle = cycle.wrapping_add(rows.step);
+        }
+        Ok(())
+    }
     /// Reads every output, as one read.
     fn eval(&mut self) -> Result<Vec<Value>, EvalError>;
     /// The current value of input `input`.
@@ -304,17 +323,13 @@ pub fn generate(
             .map(|&o| Column::for_type(program.outputs[o].ty, count))
             .collect::<Option<_>>()
             .ok_or(GenerateError::OutOfMemory { rows: count, columns: outputs.len() })?;
-        let u64_coordinate = program.inputs[plan.coordinate].ty == PortType::U64;
-        let mut cycle = plan.start.wrapping_add((first as u64).wrapping_mul(plan.step));
-        for _ in 0..count {
-            if u64_coordinate {
-                kernel.write_u64(plan.coordinate, cycle);
-            } else {
-                kernel.write(plan.coordinate, Value::U64(cycle)).map_err(GenerateError::Write)?;
-            }
-            kernel.pull_row(outputs, &mut columns).map_err(GenerateError::Eval)?;
-            cycle = cycle.wrapping_add(plan.step);
-        }
+        let rows = RowFill {
+            coordinate: plan.coordinate,
+            first: plan.start.wrapping_add((first as u64).wrapping_mul(plan.step)),
+            step: plan.step,
+            count,
+        };
+        kernel.fill_rows(&rows, outputs, &mut columns)?;
         Ok(columns)
     };
     if threads == 1 {
@@ -340,6 +355,19 @@ pub fn generate(
         }
     }
     Ok(merged.unwrap_or_default())
+}
+
+/// The rows one kernel fills (see [`Kernel::fill_rows`]).
+#[derive(Clone, Copy, Debug)]
+pub struct RowFill {
+    /// The coordinate input the rows advance.
+    pub coordinate: usize,
+    /// Its value at the first row.
+    pub first: u64,
+    /// Its increment per row (wrapping).
+    pub step: u64,
+    /// Number of rows.
+    pub count: usize,
 }
 
 /// Why `generate` stopped.

@@ -425,6 +425,7 @@ impl<M: Mode> Kernel for P2Kernel<M> {
         Ok(())
     }
 
+    #[inline]
     fn pull_row(&mut self, outs: &[usize], columns: &mut [Column]) -> Result<(), EvalError> {
         self.refresh(outs)?;
         let (layout, program) = (&self.plan.layout, &self.plan.program);
