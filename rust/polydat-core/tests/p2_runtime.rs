@@ -546,3 +546,34 @@ fn a_long_sweep_stays_within_the_stack() {
         assert!(raw.swept(), "the read swept");
     }
 }
+
+#[test]
+fn pull_runs_selective_cones_as_threads_and_falls_back_on_failure() {
+    // ok and bad are selective (one step each of ten); big is broad.
+    let mut g = G::new();
+    let cycle = g.coord("cycle", "u64");
+    let d = g.ext("d", "u64", Some(A::U(1)));
+    g.bind("ok", "hash", &[cycle]);
+    g.bind("bad", "div_wire", &[cycle, d]);
+    let mut wire = cycle;
+    for i in 0..8u64 {
+        wire = if i % 2 == 0 { g.node("hash", &[wire]) } else { g.node("u64_add", &[wire, A::U(i)]) };
+    }
+    g.out("big", wire);
+    let p = g.build();
+    let (ok, bad, big) = (p.output("ok").unwrap(), p.output("bad").unwrap(), p.output("big").unwrap());
+    let mut k = PullKernel::new(&p);
+    let plan = k.plan().clone();
+    assert!(plan.cone_thread(ok).is_some() && plan.cone_thread(bad).is_some(), "selective cones get threads");
+    assert!(plan.cone_thread(big).is_none() && plan.broad_cone[big], "a broad cone sweeps instead");
+    let mut p1 = new_kernel(&p, EngineKind::P1);
+    let mut rng = Rng(11);
+    for step in 0..300 {
+        let (input, value) = (rng.below(2) as usize, rng.below(3));
+        k.write_u64(input, value);
+        p1.write_u64(input, value);
+        let out = rng.below(3) as usize;
+        let out = [ok, bad, big][out];
+        assert_eq!(outcome(&mut k, out), outcome(p1.as_mut(), out), "output {out} at step {step}");
+    }
+}

@@ -3,7 +3,8 @@
 //! outputs feed the graph's inputs positionally, and pull weights (one output
 //! pulled per cycle, chosen deterministically). The loop runs here, in Rust;
 //! the driver's own cost is measured block by block beside the total so it
-//! can be subtracted.
+//! can be subtracted. A scalar output is read as its raw word (`pull_slot`,
+//! like upstream's `get_slot` and the ladder bench), any other as a value.
 
 use super::p2::{modes::Raw, P2Kernel};
 use super::{new_kernel, EngineKind, GenerateError, Kernel};
@@ -122,6 +123,20 @@ impl Drive {
     }
 }
 
+/// Reads output `out` the way the timing loop does: a scalar as its raw word,
+/// anything else (or a scalar holding `None`) as a value.
+#[inline]
+fn read(graph: &mut dyn Kernel, out: usize, scalar: bool) -> Result<(), GenerateError> {
+    if scalar {
+        if let Ok(word) = graph.pull_slot(out) {
+            black_box(word);
+            return Ok(());
+        }
+    }
+    black_box(graph.pull(out).map_err(GenerateError::Eval)?);
+    Ok(())
+}
+
 /// Cycles per timed block: long enough to dwarf the clock reads, short
 /// enough that a preemption spoils only a block, not an iteration.
 const BLOCK: u64 = 1024;
@@ -137,6 +152,7 @@ pub fn run(s: &Scenario, kind: EngineKind, cycles: u64, iters: usize) -> Result<
     let cycles = cycles.max(1);
     let schedule = pull_schedule(&s.graph, &s.pulls, cycles);
     let mut graph = new_kernel(&s.graph, kind);
+    let scalar: Vec<bool> = s.graph.outputs.iter().map(|o| !o.ty.is_ref()).collect();
     let mut drive = Drive::new(s);
     let mut timing = Timing::default();
     let mut meta = 0u64;
@@ -151,7 +167,7 @@ pub fn run(s: &Scenario, kind: EngineKind, cycles: u64, iters: usize) -> Result<
             for c in 0..len {
                 drive.cycle(start + c, Some(graph.as_mut()))?;
                 let out = schedule[(done + c) as usize] as usize;
-                black_box(graph.pull(out).map_err(GenerateError::Eval)?);
+                read(graph.as_mut(), out, scalar[out])?;
             }
             let total = t.elapsed().as_nanos() as f64 / len as f64;
             let t = Instant::now();

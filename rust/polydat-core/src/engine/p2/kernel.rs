@@ -9,6 +9,7 @@ use crate::engine::column::Column;
 use crate::engine::guard::guarded;
 use crate::engine::{adapt_boundary, raw_read_refused, Kernel};
 use crate::error::{EvalError, WriteError};
+use crate::node::kit::ThreadStep;
 use crate::node::NodeError;
 use crate::program::Program;
 use crate::value::Value;
@@ -161,7 +162,9 @@ impl<M: Mode> P2Kernel<M> {
                     begun = true;
                 }
                 reading = out;
-                run_steps(plan, slots, mode, cone)?;
+                if !cone_sweep::<M>(plan, slots, out) {
+                    run_steps(plan, slots, mode, cone)?;
+                }
                 mode.output_done(plan, out);
             }
             Ok(())
@@ -178,7 +181,8 @@ impl<M: Mode> P2Kernel<M> {
     fn bring_current(&mut self, out: usize) -> Result<(), EvalError> {
         let plan = &*self.plan;
         self.mode.begin_read(plan);
-        if !(M::sweeps_for(plan, out) && sweep(plan, &mut self.slots, &mut self.sweep)) {
+        let swept = M::sweeps_for(plan, out) && sweep(plan, &mut self.slots, &mut self.sweep);
+        if !swept && !cone_sweep::<M>(plan, &mut self.slots, out) {
             run(plan, &mut self.slots, &mut self.mode, &plan.cones[out], &plan.program.outputs[out].name)?;
         }
         self.mode.output_done(plan, out);
@@ -281,10 +285,27 @@ fn sweep(plan: &Plan, slots: &mut Slots, state: &mut Sweep) -> bool {
     if plan.sweep.is_empty() || !slots.none_free() {
         return false;
     }
-    let buf = &mut slots.buf;
-    let swept = matches!(guarded(|| plan.sweep.iter().all(|f| f(buf, 0).is_ok())), Ok(true));
+    let swept = run_threads(&plan.sweep, &mut slots.buf);
     *state = if swept { Sweep::Current } else { Sweep::Walk };
     swept
+}
+
+/// The cone sweep (Pull, on a selective cone of a sweepable plan): runs every
+/// step of output `out`'s per-cycle cone once, in order, with no per-step
+/// bookkeeping. True when it ran and succeeded; after a failure (an error or
+/// a panic) the read walks the cone instead, which fails exactly as P1 does.
+#[inline]
+fn cone_sweep<M: Mode>(plan: &Plan, slots: &mut Slots, out: usize) -> bool {
+    M::SWEEP == SweepPolicy::BroadCones
+        && slots.none_free()
+        && plan.cone_thread(out).is_some_and(|threads| run_threads(threads, &mut slots.buf))
+}
+
+/// Runs `threads` in order over `buf`, inside a panic guard; true when every
+/// step succeeded.
+#[inline]
+fn run_threads(threads: &[ThreadStep], buf: &mut [u64]) -> bool {
+    matches!(guarded(|| threads.iter().all(|f| f(buf, 0).is_ok())), Ok(true))
 }
 
 /// Runs the stale steps among `steps` (ascending); node panics are contained

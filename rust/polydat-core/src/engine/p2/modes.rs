@@ -57,8 +57,9 @@ impl Provenance {
 pub enum SweepPolicy {
     /// Never: the modes that skip clean steps (Push, PushPull).
     Never,
-    /// For outputs whose cone covers at least half the per-cycle steps (Pull:
-    /// a selective cone is what its guard is for).
+    /// For outputs whose cone covers at least half the per-cycle steps; a
+    /// selective cone runs its own cone thread instead (Pull: a selective
+    /// cone is what its guard is for).
     BroadCones,
     /// Every stale read (Raw: "runs all steps").
     Always,

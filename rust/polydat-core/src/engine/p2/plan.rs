@@ -22,7 +22,8 @@ use crate::node::{NodeEval, Purity};
 use crate::program::Program;
 use crate::provenance::ProvMask;
 use crate::types::PortType;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// Sentinel: the slot has no scratch entry (it is `Imm1`).
 pub const NO_ENTRY: u32 = u32::MAX;
@@ -179,9 +180,46 @@ pub struct Plan {
     /// Pull kernel's choice; Raw always sweeps). Half is the line the
     /// selection heuristic draws between selective and broad cones.
     pub broad_cone: Box<[bool]>,
+    /// Per output: the steps of its per-cycle cone as threads (like
+    /// [`Plan::sweep`]), built at the first read that asks (see
+    /// [`Plan::cone_thread`]).
+    cone_threads: Box<[OnceLock<Box<[ThreadStep]>>]>,
+    /// How many more closures cone threads may hold (memory stays linear in
+    /// the program however many outputs are read).
+    cone_room: AtomicUsize,
 }
 
+/// Closures the cone threads of a plan may hold together: this many per
+/// per-cycle step, plus [`CONE_ROOM_BASE`].
+pub const CONE_ROOM_PER_STEP: usize = 4;
+/// See [`CONE_ROOM_PER_STEP`].
+pub const CONE_ROOM_BASE: usize = 4096;
+
 impl Plan {
+    /// The cone thread of output `out` — the steps of its per-cycle cone as
+    /// threads, so a stale read of a selective cone runs without per-step
+    /// bookkeeping (the Pull kernel's way) — or `None`: the plan does not
+    /// sweep, the cone is broad (a sweep serves it), or the cone threads
+    /// already hold their share of memory. Built at the first call for `out`.
+    pub fn cone_thread(&self, out: usize) -> Option<&[ThreadStep]> {
+        if self.sweep.is_empty() || self.broad_cone[out] {
+            return None;
+        }
+        let cell = &self.cone_threads[out];
+        let threads = match cell.get() {
+            Some(threads) => threads,
+            None => {
+                let need = self.cones[out].len();
+                let room = self.cone_room.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| r.checked_sub(need));
+                cell.get_or_init(|| match room {
+                    Ok(_) => threads(&self.layout, &self.program, &self.cones[out]),
+                    Err(_) => Box::default(),
+                })
+            }
+        };
+        (!threads.is_empty()).then_some(&threads[..])
+    }
+
     /// Compiles `program` to a P2 plan.
     pub fn new(program: Arc<Program>) -> Plan {
         let layout = Layout::new(&program);
@@ -241,14 +279,19 @@ impl Plan {
                 deps.iter().copied().filter(|&s| pinned(s)).collect()
             })
             .collect();
-        let sweep = match sweepable(&program, &layout) {
-            true => threads(&layout, &program),
+        let sweeps = sweepable(&program, &layout);
+        let sweep = match sweeps {
+            true => threads(&layout, &program, &program.cycle_steps),
             false => Box::default(),
         };
-        let broad_cone = cones.iter().map(|c| 2 * c.len() >= program.cycle_steps.len()).collect();
+        let broad_cone: Box<[bool]> = cones.iter().map(|c| 2 * c.len() >= program.cycle_steps.len()).collect();
+        let cone_threads = cones.iter().map(|_| OnceLock::new()).collect();
+        let cone_room = AtomicUsize::new(CONE_ROOM_BASE + CONE_ROOM_PER_STEP * program.cycle_steps.len());
         Plan {
             sweep,
             broad_cone,
+            cone_threads,
+            cone_room,
             cycle_steps: program.cycle_steps.clone(),
             init_steps: program.scope_init_steps.clone(),
             fixed_steps: (0..program.steps.len() as u32)
@@ -315,13 +358,12 @@ pub fn shape(program: &Program) -> (usize, usize, bool) {
 /// the stack.
 const THREAD_LEN: usize = 32;
 
-/// The sweep's threads: every per-cycle step in order, cut into runs of at
-/// most [`THREAD_LEN`]; in each run a step tail-calls the next and hands it
-/// its first output ([`NodeEval::threaded_step`](crate::node::NodeEval::threaded_step)),
+/// The steps `steps` (in evaluation order) as threads: runs of at most
+/// [`THREAD_LEN`] steps in which a step tail-calls the next and hands it its
+/// first output ([`NodeEval::threaded_step`](crate::node::NodeEval::threaded_step)),
 /// so a run costs one indirect jump per step.
-fn threads(layout: &Layout, program: &Program) -> Box<[ThreadStep]> {
-    program
-        .cycle_steps
+fn threads(layout: &Layout, program: &Program, steps: &[u32]) -> Box<[ThreadStep]> {
+    steps
         .chunks(THREAD_LEN)
         .map(|run| {
             // Which value each step hands to the next: its first output word.
