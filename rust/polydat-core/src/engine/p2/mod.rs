@@ -2,8 +2,8 @@
 //!
 //! * [`plan`]: the slot layout (scalar `Imm1` words, `Ref2` `(ptr, len)`
 //!   pairs), one closure per scalar step, the generic slot kit for every
-//!   other node, and the invalidation data — shared by every kernel of a
-//!   program.
+//!   other node, the sweep's threads of tail-calling closures, and the
+//!   invalidation data — shared by every kernel of a program.
 //! * [`refslot`]: the scratch behind Ref slots (the only `unsafe` code).
 //! * [`slots`]: a state's buffer, `None` mask and scratch; running one step.
 //! * [`modes`]: the four currency strategies, Raw / Push / Pull / PushPull.

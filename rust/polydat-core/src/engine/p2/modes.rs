@@ -3,12 +3,18 @@
 //! fields it needs; the kernel is generic over the mode, so every kernel type
 //! is compiled separately and its hot loop carries no test of the strategy.
 //!
-//! | mode      | write (coordinate)                    | read                                   |
+//! | mode      | write (coordinate)                    | stale read                             |
 //! |-----------|---------------------------------------|----------------------------------------|
-//! | Raw       | plain copy; starts a new round        | runs every step of the cone not yet run this round |
-//! | Push      | compare; dirty the input's dependents | runs the dirty steps of the cone       |
-//! | Pull      | compare; record changed mask / stamp  | cone guard, then as Raw                |
+//! | Raw       | plain copy; starts a new round        | sweep; else the cone's steps not yet run this round |
+//! | Push      | compare; dirty the input's dependents | the dirty steps of the cone            |
+//! | Pull      | compare; record changed mask / stamp  | cone guard; then a sweep (broad cone) or the cone's thread (selective cone); else as Raw |
 //! | PushPull  | Push + Pull                           | cone guard, then as Push               |
+//!
+//! A *sweep* runs the whole per-cycle program as threads of tail-calling
+//! closures, with no per-step bookkeeping; it needs a plan whose per-cycle
+//! steps are all pure closures, and a failure anywhere sends the read back to
+//! the stamped walk of its own cone (see `kernel.rs`). [`SweepPolicy`] says
+//! which kernel types sweep.
 //!
 //! Extern writes dirty exactly their dependents in every mode, and
 //! side-channel steps run once per change of their provenance in every mode.
