@@ -160,7 +160,7 @@ impl Slots {
     /// True when input `slot`, whose word is `word`, holds `v` (not `None`).
     #[inline]
     pub fn holds_u64(&self, slot: usize, word: usize, v: u64) -> bool {
-        self.buf[word] == v && !self.none[slot]
+        self.buf[word] == v && (self.none_live == 0 || !self.none[slot])
     }
 
     /// The value in slot `slot`, as an owned copy (a Ref slot's bytes are copied out).
