@@ -577,3 +577,57 @@ fn pull_runs_selective_cones_as_threads_and_falls_back_on_failure() {
         assert_eq!(outcome(&mut k, out), outcome(p1.as_mut(), out), "output {out} at step {step}");
     }
 }
+
+/// A program `generate` runs in blocks: u64, f64 and bool columns, an extern,
+/// a value fixed at scope init, an input passed through, and a row-dependent
+/// failure (`div_wire` by `cycle % 1000`, zero once in a thousand rows).
+fn block_program() -> Arc<Program> {
+    let mut g = G::new();
+    let cycle = g.coord("cycle", "u64");
+    let k = g.ext("k", "u64", Some(A::U(3)));
+    let h = g.bind("h", "hash", &[cycle]);
+    g.bind("id", "mod", &[h, A::U(1_000_000)]);
+    let u = g.bind("u", "unit_interval", &[h]);
+    g.bind("scaled", "f64_mul", &[u, A::F(2.5)]);
+    g.bind("small", "u64_lt", &[h, A::U(u64::MAX / 4)]);
+    let kk = g.node("hash", &[k]);
+    g.out_mod("kk", kk, &["const"]);
+    g.bind("mixed", "u64_add", &[h, kk]);
+    g.out("cycle_out", cycle);
+    let d = g.node("mod", &[cycle, A::U(1000)]);
+    g.bind("ratio", "div_wire", &[A::U(1 << 40), d]);
+    g.build()
+}
+
+#[test]
+fn generate_in_blocks_matches_p1_row_for_row() {
+    let p = block_program();
+    let ok: Vec<usize> = ["id", "scaled", "small", "kk", "mixed", "cycle_out"].map(|n| p.output(n).unwrap()).into();
+    assert!(RawKernel::new(&p).plan().block.is_some(), "every per-cycle step has a block form");
+    let cases = [
+        (RowPlan::range(0, 1, 1001, 1), 1), // 1000 rows: whole blocks and a partial one
+        (RowPlan::range(0, 1, 258, 1), 1),  // 257 rows: the first row, then one full block
+        (RowPlan { start: u64::MAX - 700, rows: 1500, ..RowPlan::range(0, 0, 1, 1) }, 2), // wraps through u64::MAX
+        (RowPlan::range(0, 7, 7 + 13 * 999, 13), 3), // a step, three threads
+    ];
+    for (plan, threads) in cases {
+        let plan = RowPlan { fixed: vec![(1, Value::U64(9))], ..plan };
+        let want = generate(&p, EngineKind::P1, &plan, &ok, 1).unwrap();
+        for mode in MODES {
+            let got = generate(&p, EngineKind::P2(mode), &plan, &ok, threads).unwrap();
+            for (a, b) in want.iter().zip(&got) {
+                assert_eq!(a.len(), b.len(), "{mode:?}");
+                assert!(a.to_values().iter().zip(b.to_values()).all(|(x, y)| x.same(&y)), "{mode:?} x{threads}");
+            }
+        }
+    }
+    // A failing row inside a block: the same error as P1, from the same row.
+    let ratio = vec![p.output("ratio").unwrap()];
+    let plan = RowPlan::range(0, 1, 2500, 1);
+    let want = generate(&p, EngineKind::P1, &plan, &ratio, 1).unwrap_err().to_string();
+    for mode in MODES {
+        let got = generate(&p, EngineKind::P2(mode), &plan, &ratio, 1).unwrap_err().to_string();
+        assert_eq!(got, want, "{mode:?}");
+        assert!(want.contains("divide by zero") && want.contains("U64(0)"), "{want}");
+    }
+}

@@ -108,6 +108,20 @@ impl Column {
         }
     }
 
+    /// Appends scalars of type `ty` given as slot words (the P2 block read).
+    pub fn extend_words(&mut self, ty: PortType, words: &[u64]) {
+        match self {
+            Column::U64(c) => c.extend_from_slice(words),
+            Column::I64(c) => c.extend(words.iter().map(|&w| w as i64)),
+            Column::U32(c) => c.extend(words.iter().map(|&w| w as u32)),
+            Column::I32(c) => c.extend(words.iter().map(|&w| w as i32)),
+            Column::F64(c) => c.extend(words.iter().map(|&w| f64::from_bits(w))),
+            Column::F32(c) => c.extend(words.iter().map(|&w| f32::from_bits(w as u32))),
+            Column::Bool(c) => c.extend(words.iter().map(|&w| w != 0)),
+            Column::Values(_) => words.iter().for_each(|&w| self.push_word(ty, w)),
+        }
+    }
+
     /// The rows as values.
     pub fn to_values(&self) -> Vec<Value> {
         match self {

@@ -183,18 +183,7 @@ pub trait Kernel: Send + Sync {
     /// method is compiled for each engine type, so the loop makes no dynamic
     /// call per row.)
     fn fill_rows(&mut self, rows: &RowFill, outs: &[usize], columns: &mut [Column]) -> Result<(), GenerateError> {
-        let u64_coordinate = self.program().inputs[rows.coordinate].ty == PortType::U64;
-        let mut cycle = rows.first;
-        for _ in 0..rows.count {
-            if u64_coordinate {
-                self.write_u64(rows.coordinate, cycle);
-            } else {
-                self.write(rows.coordinate, Value::U64(cycle)).map_err(GenerateError::Write)?;
-            }
-            self.pull_row(outs, columns).map_err(GenerateError::Eval)?;
-            cycle = cycle.wrapping_add(rows.step);
-        }
-        Ok(())
+        fill_row_by_row(self, rows, outs, columns)
     }
     /// Reads every output, as one read.
     fn eval(&mut self) -> Result<Vec<Value>, EvalError>;
@@ -355,6 +344,28 @@ pub fn generate(
         }
     }
     Ok(merged.unwrap_or_default())
+}
+
+/// [`Kernel::fill_rows`] one row at a time: write the coordinate, read the
+/// row (every engine's default, and the fallback of faster forms).
+pub fn fill_row_by_row<K: Kernel + ?Sized>(
+    kernel: &mut K,
+    rows: &RowFill,
+    outs: &[usize],
+    columns: &mut [Column],
+) -> Result<(), GenerateError> {
+    let u64_coordinate = kernel.program().inputs[rows.coordinate].ty == PortType::U64;
+    let mut cycle = rows.first;
+    for _ in 0..rows.count {
+        if u64_coordinate {
+            kernel.write_u64(rows.coordinate, cycle);
+        } else {
+            kernel.write(rows.coordinate, Value::U64(cycle)).map_err(GenerateError::Write)?;
+        }
+        kernel.pull_row(outs, columns).map_err(GenerateError::Eval)?;
+        cycle = cycle.wrapping_add(rows.step);
+    }
+    Ok(())
 }
 
 /// The rows one kernel fills (see [`Kernel::fill_rows`]).

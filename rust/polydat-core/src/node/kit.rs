@@ -164,6 +164,13 @@ impl Src {
 /// previous step's first output handed over in a register.
 pub type ThreadStep = Box<dyn Fn(&mut [u64], u64) -> Result<(), NodeError> + Send + Sync>;
 
+/// The most rows a P2 block step runs at once (see [`NodeEval::block_step`]).
+pub const BLOCK: usize = 256;
+
+/// A P2 block step: runs a node over the first `n ≤ BLOCK` rows of a block
+/// buffer (see [`NodeEval::block_step`]).
+pub type BlockStep = Box<dyn Fn(&mut [u64], usize) -> Result<(), NodeError> + Send + Sync>;
+
 /// The P2 form of a node: inputs and outputs as 64-bit slots.
 pub trait SlotEval: Send + Sync {
     /// Evaluates over slot values.
@@ -224,6 +231,21 @@ macro_rules! scalar_kits {
                     next(buf, v)
                 }))
             }
+            fn block_step(self: Arc<Self>, ins: &[usize], out: usize, _outs: usize) -> Option<BlockStep> {
+                let at: [usize; $n] = ins.try_into().ok()?;
+                Some(Box::new(move |buf: &mut [u64], n: usize| {
+                    let mut rows = [0u64; BLOCK];
+                    let rows = &mut rows[..n];
+                    {
+                        let cols: [&[u64]; $n] = [$(&buf[at[$i]..at[$i] + n]),+];
+                        for r in 0..n {
+                            rows[r] = (self.f)($($A::from_slot(cols[$i][r])),+).to_slot();
+                        }
+                    }
+                    buf[out..out + n].copy_from_slice(rows);
+                    Ok(())
+                }))
+            }
         }
         impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> R + Send + Sync> SlotEval for $map<$($A,)+ R, F> {
             #[inline]
@@ -252,6 +274,21 @@ macro_rules! scalar_kits {
                     let v = (self.f)($($A::from_slot(at[$i].read(buf, handed))),+).map_err(NodeError::new)?.to_slot();
                     buf[out] = v;
                     next(buf, v)
+                }))
+            }
+            fn block_step(self: Arc<Self>, ins: &[usize], out: usize, _outs: usize) -> Option<BlockStep> {
+                let at: [usize; $n] = ins.try_into().ok()?;
+                Some(Box::new(move |buf: &mut [u64], n: usize| {
+                    let mut rows = [0u64; BLOCK];
+                    let rows = &mut rows[..n];
+                    {
+                        let cols: [&[u64]; $n] = [$(&buf[at[$i]..at[$i] + n]),+];
+                        for r in 0..n {
+                            rows[r] = (self.f)($($A::from_slot(cols[$i][r])),+).map_err(NodeError::new)?.to_slot();
+                        }
+                    }
+                    buf[out..out + n].copy_from_slice(rows);
+                    Ok(())
                 }))
             }
         }

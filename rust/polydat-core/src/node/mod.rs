@@ -218,6 +218,16 @@ pub trait NodeEval: Send + Sync {
         let _ = (ins, out, outs);
         Err(next)
     }
+
+    /// The P2 block form, for `generate`: the node's rule over up to
+    /// [`kit::BLOCK`] rows at once, in a slot-major block buffer where the
+    /// rows of a slot are consecutive words. `ins` and `out` are the first
+    /// words of the input and output slots' rows. `None`: the node has no
+    /// block form (its programs generate row by row).
+    fn block_step(self: Arc<Self>, ins: &[usize], out: usize, outs: usize) -> Option<kit::BlockStep> {
+        let _ = (ins, out, outs);
+        None
+    }
 }
 
 /// What a node's `build` function receives: the constants (in parameter order,

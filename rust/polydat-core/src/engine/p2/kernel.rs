@@ -7,7 +7,7 @@ use super::plan::{Plan, NO_ENTRY};
 use super::slots::{RefSlotRefused, Slots};
 use crate::engine::column::Column;
 use crate::engine::guard::guarded;
-use crate::engine::{adapt_boundary, raw_read_refused, Kernel};
+use crate::engine::{adapt_boundary, fill_row_by_row, raw_read_refused, GenerateError, Kernel, RowFill};
 use crate::error::{EvalError, WriteError};
 use crate::node::kit::ThreadStep;
 use crate::node::NodeError;
@@ -222,6 +222,53 @@ impl<M: Mode> P2Kernel<M> {
     #[inline(never)]
     fn write_u64_checked(&mut self, input: usize, value: u64) {
         let _ = self.write(input, Value::U64(value));
+    }
+
+    /// `generate`'s block path. The first row goes through the row path (it
+    /// runs the scope-init path, and reports a failure there exactly); the
+    /// rest run in blocks over the block program, each value slot's rows
+    /// side by side. A block that fails anywhere (an error or a panic) is
+    /// redone row by row, so a failure is reported exactly as P1 reports it.
+    /// The kernel ends holding the last row's coordinate.
+    fn fill_blocks(&mut self, rows: &RowFill, outs: &[usize], columns: &mut [Column]) -> Result<(), GenerateError> {
+        fill_row_by_row(self, &RowFill { count: 1, ..*rows }, outs, columns)?;
+        let plan = self.plan.clone();
+        let Some(block) = plan.block.as_ref() else {
+            return Ok(());
+        };
+        let rest = RowFill { first: rows.first.wrapping_add(rows.step), count: rows.count - 1, ..*rows };
+        if !self.slots.none_free() {
+            return fill_row_by_row(self, &rest, outs, columns);
+        }
+        let b = block.rows;
+        let mut buf = vec![0u64; plan.layout.words * b];
+        for &w in block.fixed_words.iter() {
+            let w = w as usize;
+            buf[w * b..(w + 1) * b].fill(self.slots.buf[w]);
+        }
+        let coordinate = plan.u64_input_word[rows.coordinate] as usize * b;
+        let (mut cycle, mut left) = (rest.first, rest.count);
+        while left > 0 {
+            let n = left.min(b);
+            let first = cycle;
+            for word in &mut buf[coordinate..coordinate + n] {
+                *word = cycle;
+                cycle = cycle.wrapping_add(rows.step);
+            }
+            let pass = || block.steps.iter().all(|f| f(&mut buf, n).is_ok());
+            if matches!(guarded(pass), Ok(true)) {
+                for (column, &out) in columns.iter_mut().zip(outs) {
+                    let at = plan.out_word[out] as usize * b;
+                    column.extend_words(plan.program.outputs[out].ty, &buf[at..at + n]);
+                }
+            } else {
+                fill_row_by_row(self, &RowFill { first, count: n, ..*rows }, outs, columns)?;
+            }
+            left -= n;
+        }
+        let last = rest.first.wrapping_add((rest.count as u64).wrapping_sub(1).wrapping_mul(rows.step));
+        self.write_u64(rows.coordinate, last);
+        Ok(())
     }
 
     /// Input `input` was written (and, when the mode compares, changed): a
@@ -444,6 +491,20 @@ impl<M: Mode> Kernel for P2Kernel<M> {
             };
         }
         Ok(())
+    }
+
+    /// Blocks of rows through the block program when the plan has one, the
+    /// coordinate is a u64 and every column a scalar; row by row otherwise.
+    fn fill_rows(&mut self, rows: &RowFill, outs: &[usize], columns: &mut [Column]) -> Result<(), GenerateError> {
+        let plan = &*self.plan;
+        let blocks = plan.block.is_some()
+            && rows.count > 1
+            && plan.u64_input_word[rows.coordinate] != NO_ENTRY
+            && outs.iter().all(|&o| plan.out_word[o] != NO_ENTRY);
+        match blocks {
+            true => self.fill_blocks(rows, outs, columns),
+            false => fill_row_by_row(self, rows, outs, columns),
+        }
     }
 
     #[inline]

@@ -17,7 +17,7 @@
 //!   dependents, volatility.
 
 use crate::compile::hoist::Lifecycle;
-use crate::node::kit::{SlotStep, Src, ThreadStep};
+use crate::node::kit::{BlockStep, SlotStep, Src, ThreadStep, BLOCK};
 use crate::node::{NodeEval, Purity};
 use crate::program::Program;
 use crate::provenance::ProvMask;
@@ -180,6 +180,9 @@ pub struct Plan {
     /// Pull kernel's choice; Raw always sweeps). Half is the line the
     /// selection heuristic draws between selective and broad cones.
     pub broad_cone: Box<[bool]>,
+    /// When the plan sweeps and every per-cycle step has a block form: the
+    /// program over blocks of rows, for `generate`.
+    pub block: Option<BlockPlan>,
     /// Per output: the steps of its per-cycle cone as threads (like
     /// [`Plan::sweep`]), built at the first read that asks (see
     /// [`Plan::cone_thread`]).
@@ -187,6 +190,40 @@ pub struct Plan {
     /// How many more closures cone threads may hold (memory stays linear in
     /// the program however many outputs are read).
     cone_room: AtomicUsize,
+}
+
+/// The per-cycle program over blocks of rows (`generate`'s fast path): a
+/// slot-major block buffer holds `rows` consecutive words per buffer word.
+pub struct BlockPlan {
+    /// Rows per block: [`BLOCK`], or fewer for programs with many slots, so a
+    /// block buffer stays within [`BLOCK_BUFFER_WORDS`].
+    pub rows: usize,
+    /// Every per-cycle step's block closure, in evaluation order.
+    pub steps: Box<[BlockStep]>,
+    /// Buffer words no per-cycle step writes (inputs, values fixed at scope
+    /// init): their rows are the kernel's current value, broadcast.
+    pub fixed_words: Box<[u32]>,
+}
+
+/// The most words a block buffer holds (8 MiB).
+pub const BLOCK_BUFFER_WORDS: usize = 1 << 20;
+
+impl BlockPlan {
+    /// The block program of `program`, when every per-cycle step has a block form.
+    fn new(layout: &Layout, program: &Program) -> Option<BlockPlan> {
+        let rows = (BLOCK_BUFFER_WORDS / layout.words.max(1)).clamp(1, BLOCK);
+        let mut written = vec![false; layout.words];
+        let mut steps = Vec::with_capacity(program.cycle_steps.len());
+        for &s in program.cycle_steps.iter() {
+            let step = &program.steps[s as usize];
+            let ins: Vec<usize> = step.ins.iter().map(|&i| layout.off[i as usize] as usize * rows).collect();
+            let out = layout.off[step.out_start as usize] as usize;
+            steps.push(step.eval.clone().block_step(&ins, out * rows, step.out_count())?);
+            written[out..out + step.out_count()].iter_mut().for_each(|w| *w = true);
+        }
+        let fixed_words = (0..layout.words as u32).filter(|&w| !written[w as usize]).collect();
+        Some(BlockPlan { rows, steps: steps.into(), fixed_words })
+    }
 }
 
 /// Closures the cone threads of a plan may hold together: this many per
@@ -285,6 +322,7 @@ impl Plan {
             false => Box::default(),
         };
         let broad_cone: Box<[bool]> = cones.iter().map(|c| 2 * c.len() >= program.cycle_steps.len()).collect();
+        let block = if sweeps { BlockPlan::new(&layout, &program) } else { None };
         let cone_threads = cones.iter().map(|_| OnceLock::new()).collect();
         let cone_room = AtomicUsize::new(CONE_ROOM_BASE + CONE_ROOM_PER_STEP * program.cycle_steps.len());
         Plan {
@@ -292,6 +330,7 @@ impl Plan {
             broad_cone,
             cone_threads,
             cone_room,
+            block,
             cycle_steps: program.cycle_steps.clone(),
             init_steps: program.scope_init_steps.clone(),
             fixed_steps: (0..program.steps.len() as u32)
