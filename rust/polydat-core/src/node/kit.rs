@@ -192,41 +192,66 @@ fn wrong_type(v: &Value, want: PortType) -> NodeError {
     NodeError::new(format!("internal: expected {want}, got {v}"))
 }
 
+/// What a kit's rule returns: a scalar (an infallible rule), or a scalar or
+/// the failure message (a fallible one). Every engine form goes through
+/// [`RuleOutput::into_result`], so both kinds share one kit.
+pub trait RuleOutput: 'static {
+    /// The scalar produced on success.
+    type Value: Scalar;
+    /// The rule's result as a node result.
+    fn into_result(self) -> Result<Self::Value, NodeError>;
+}
+
+impl<R: Scalar> RuleOutput for R {
+    type Value = R;
+    #[inline(always)]
+    fn into_result(self) -> Result<R, NodeError> {
+        Ok(self)
+    }
+}
+
+impl<R: Scalar> RuleOutput for Result<R, String> {
+    type Value = R;
+    #[inline(always)]
+    fn into_result(self) -> Result<R, NodeError> {
+        self.map_err(NodeError::new)
+    }
+}
+
 macro_rules! scalar_kits {
-    ($map:ident, $try_map:ident, $map_fn:ident, $try_fn:ident, $n:literal, $($A:ident $i:tt),+) => {
-        /// Infallible all-scalar kit.
-        pub struct $map<$($A,)+ R, F> { f: F, _t: PhantomData<fn($($A),+) -> R> }
-        /// Fallible all-scalar kit: the closure returns the failure message.
-        pub struct $try_map<$($A,)+ R, F> { f: F, _t: PhantomData<fn($($A),+) -> R> }
+    ($map:ident, $map_fn:ident, $try_fn:ident, $n:literal, $($A:ident $i:tt),+) => {
+        /// All-scalar kit: a rule over typed scalars, infallible or fallible
+        /// (see [`RuleOutput`]), and every engine form derived from it.
+        pub struct $map<$($A,)+ O, F> { f: F, _t: PhantomData<fn($($A),+) -> O> }
 
         /// Wraps an infallible scalar rule as a node.
         pub fn $map_fn<$($A: Scalar,)+ R: Scalar>(f: impl Fn($($A),+) -> R + Send + Sync + 'static) -> Box<dyn NodeEval> {
             Box::new($map { f, _t: PhantomData })
         }
 
-        /// Wraps a fallible scalar rule as a node.
+        /// Wraps a fallible scalar rule (returning the failure message) as a node.
         pub fn $try_fn<$($A: Scalar,)+ R: Scalar>(f: impl Fn($($A),+) -> Result<R, String> + Send + Sync + 'static) -> Box<dyn NodeEval> {
-            Box::new($try_map { f, _t: PhantomData })
+            Box::new($map { f, _t: PhantomData })
         }
 
-        impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> R + Send + Sync + 'static> NodeEval for $map<$($A,)+ R, F> {
+        impl<$($A: Scalar,)+ O: RuleOutput, F: Fn($($A),+) -> O + Send + Sync + 'static> NodeEval for $map<$($A,)+ O, F> {
             #[inline]
             fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-                (self.f)($(arg::<$A>(args, $i)?),+).store(&mut outs[0]);
+                (self.f)($(arg::<$A>(args, $i)?),+).into_result()?.store(&mut outs[0]);
                 Ok(())
             }
             fn slot_form(&self) -> Option<&dyn SlotEval> { Some(self) }
             fn slot_step(self: Arc<Self>, ins: &[usize], out: usize, _outs: usize) -> Option<SlotStep> {
                 let at: [usize; $n] = ins.try_into().ok()?;
                 Some(Box::new(move |buf: &mut [u64]| {
-                    buf[out] = (self.f)($($A::from_slot(buf[at[$i]])),+).to_slot();
+                    buf[out] = (self.f)($($A::from_slot(buf[at[$i]])),+).into_result()?.to_slot();
                     Ok(())
                 }))
             }
             fn threaded_step(self: Arc<Self>, ins: &[Src], out: usize, _outs: usize, next: ThreadStep) -> Result<ThreadStep, ThreadStep> {
                 let Ok(at) = <[Src; $n]>::try_from(ins) else { return Err(next) };
                 Ok(Box::new(move |buf: &mut [u64], handed: u64| {
-                    let v = (self.f)($($A::from_slot(at[$i].read(buf, handed))),+).to_slot();
+                    let v = (self.f)($($A::from_slot(at[$i].read(buf, handed))),+).into_result()?.to_slot();
                     buf[out] = v;
                     next(buf, v)
                 }))
@@ -238,8 +263,8 @@ macro_rules! scalar_kits {
                     let rows = &mut rows[..n];
                     {
                         let cols: [&[u64]; $n] = [$(&buf[at[$i]..at[$i] + n]),+];
-                        for r in 0..n {
-                            rows[r] = (self.f)($($A::from_slot(cols[$i][r])),+).to_slot();
+                        for (r, row) in rows.iter_mut().enumerate() {
+                            *row = (self.f)($($A::from_slot(cols[$i][r])),+).into_result()?.to_slot();
                         }
                     }
                     buf[out..out + n].copy_from_slice(rows);
@@ -247,64 +272,19 @@ macro_rules! scalar_kits {
                 }))
             }
         }
-        impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> R + Send + Sync> SlotEval for $map<$($A,)+ R, F> {
+        impl<$($A: Scalar,)+ O: RuleOutput, F: Fn($($A),+) -> O + Send + Sync> SlotEval for $map<$($A,)+ O, F> {
             #[inline]
             fn eval_slots(&self, ins: &[u64], outs: &mut [u64]) -> Result<(), NodeError> {
-                outs[0] = (self.f)($($A::from_slot(ins[$i])),+).to_slot();
-                Ok(())
-            }
-        }
-        impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> Result<R, String> + Send + Sync + 'static> NodeEval for $try_map<$($A,)+ R, F> {
-            #[inline]
-            fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-                (self.f)($(arg::<$A>(args, $i)?),+).map_err(NodeError::new)?.store(&mut outs[0]);
-                Ok(())
-            }
-            fn slot_form(&self) -> Option<&dyn SlotEval> { Some(self) }
-            fn slot_step(self: Arc<Self>, ins: &[usize], out: usize, _outs: usize) -> Option<SlotStep> {
-                let at: [usize; $n] = ins.try_into().ok()?;
-                Some(Box::new(move |buf: &mut [u64]| {
-                    buf[out] = (self.f)($($A::from_slot(buf[at[$i]])),+).map_err(NodeError::new)?.to_slot();
-                    Ok(())
-                }))
-            }
-            fn threaded_step(self: Arc<Self>, ins: &[Src], out: usize, _outs: usize, next: ThreadStep) -> Result<ThreadStep, ThreadStep> {
-                let Ok(at) = <[Src; $n]>::try_from(ins) else { return Err(next) };
-                Ok(Box::new(move |buf: &mut [u64], handed: u64| {
-                    let v = (self.f)($($A::from_slot(at[$i].read(buf, handed))),+).map_err(NodeError::new)?.to_slot();
-                    buf[out] = v;
-                    next(buf, v)
-                }))
-            }
-            fn block_step(self: Arc<Self>, ins: &[usize], out: usize, _outs: usize) -> Option<BlockStep> {
-                let at: [usize; $n] = ins.try_into().ok()?;
-                Some(Box::new(move |buf: &mut [u64], n: usize| {
-                    let mut rows = [0u64; BLOCK];
-                    let rows = &mut rows[..n];
-                    {
-                        let cols: [&[u64]; $n] = [$(&buf[at[$i]..at[$i] + n]),+];
-                        for r in 0..n {
-                            rows[r] = (self.f)($($A::from_slot(cols[$i][r])),+).map_err(NodeError::new)?.to_slot();
-                        }
-                    }
-                    buf[out..out + n].copy_from_slice(rows);
-                    Ok(())
-                }))
-            }
-        }
-        impl<$($A: Scalar,)+ R: Scalar, F: Fn($($A),+) -> Result<R, String> + Send + Sync> SlotEval for $try_map<$($A,)+ R, F> {
-            #[inline]
-            fn eval_slots(&self, ins: &[u64], outs: &mut [u64]) -> Result<(), NodeError> {
-                outs[0] = (self.f)($($A::from_slot(ins[$i])),+).map_err(NodeError::new)?.to_slot();
+                outs[0] = (self.f)($($A::from_slot(ins[$i])),+).into_result()?.to_slot();
                 Ok(())
             }
         }
     };
 }
 
-scalar_kits!(Map1, TryMap1, map1, try_map1, 1, A 0);
-scalar_kits!(Map2, TryMap2, map2, try_map2, 2, A 0, B 1);
-scalar_kits!(Map3, TryMap3, map3, try_map3, 3, A 0, B 1, C 2);
+scalar_kits!(Map1, map1, try_map1, 1, A 0);
+scalar_kits!(Map2, map2, try_map2, 2, A 0, B 1);
+scalar_kits!(Map3, map3, try_map3, 3, A 0, B 1, C 2);
 
 /// Kit for a zero-input scalar producer (constants, clocks, counters).
 pub struct Source<R, F> {
