@@ -533,7 +533,11 @@ impl<M: Mode> Kernel for P2Kernel<M> {
         }
         let plan = &*self.plan;
         self.mode.begin_read(plan);
-        run(plan, &mut self.slots, &mut self.mode, &plan.cycle_steps, "every output")?;
+        // Every output at once: the modes that sweep do (every cone is read).
+        let swept = M::SWEEP != SweepPolicy::Never && sweep(plan, &mut self.slots, &mut self.sweep);
+        if !swept {
+            run(plan, &mut self.slots, &mut self.mode, &plan.cycle_steps, "every output")?;
+        }
         for o in 0..plan.program.outputs.len() {
             self.mode.output_done(plan, o);
         }
