@@ -271,6 +271,13 @@ impl<M: Mode> P2Kernel<M> {
         Ok(())
     }
 
+    /// Stores a changed u64 input (the comparing modes' write path).
+    #[inline(never)]
+    fn store_changed_u64(&mut self, input: usize, word: usize, value: u64) {
+        self.slots.store_u64(input, word, value);
+        self.wrote(input);
+    }
+
     /// Input `input` was written (and, when the mode compares, changed): a
     /// coordinate starts a new round; an extern write dirties exactly its
     /// dependents, so what a sweep made current is first recorded step by step.
@@ -458,8 +465,13 @@ impl<M: Mode> Kernel for P2Kernel<M> {
         if word == NO_ENTRY {
             return self.write_u64_checked(input, value);
         }
-        if M::COMPARES && self.slots.holds_u64(input, word as usize, value) {
-            return;
+        if M::COMPARES {
+            // The comparing modes mostly see equal values: keep that path
+            // free of the bookkeeping a change needs.
+            if self.slots.holds_u64(input, word as usize, value) {
+                return;
+            }
+            return self.store_changed_u64(input, word as usize, value);
         }
         self.slots.store_u64(input, word as usize, value);
         self.wrote(input);
