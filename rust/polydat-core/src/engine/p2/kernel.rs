@@ -115,7 +115,7 @@ impl<M: Mode> P2Kernel<M> {
     /// no guard, one load).
     #[inline(always)]
     fn swept_word(&mut self, out: usize) -> Option<u64> {
-        if !(self.swept()) {
+        if !self.swept() {
             return None;
         }
         let word = self.scalar_word(out)?;
