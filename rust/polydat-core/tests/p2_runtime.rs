@@ -603,7 +603,7 @@ fn block_program() -> Arc<Program> {
 fn generate_in_blocks_matches_p1_row_for_row() {
     let p = block_program();
     let ok: Vec<usize> = ["id", "scaled", "small", "kk", "mixed", "cycle_out"].map(|n| p.output(n).unwrap()).into();
-    assert!(RawKernel::new(&p).plan().block.is_some(), "every per-cycle step has a block form");
+    assert!(RawKernel::new(&p).plan().block().is_some(), "every per-cycle step has a block form");
     let cases = [
         (RowPlan::range(0, 1, 1001, 1), 1), // 1000 rows: whole blocks and a partial one
         (RowPlan::range(0, 1, 258, 1), 1),  // 257 rows: the first row, then one full block

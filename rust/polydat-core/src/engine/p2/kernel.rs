@@ -233,7 +233,7 @@ impl<M: Mode> P2Kernel<M> {
     fn fill_blocks(&mut self, rows: &RowFill, outs: &[usize], columns: &mut [Column]) -> Result<(), GenerateError> {
         fill_row_by_row(self, &RowFill { count: 1, ..*rows }, outs, columns)?;
         let plan = self.plan.clone();
-        let Some(block) = plan.block.as_ref() else {
+        let Some(block) = plan.block() else {
             return Ok(());
         };
         let rest = RowFill { first: rows.first.wrapping_add(rows.step), count: rows.count - 1, ..*rows };
@@ -509,8 +509,8 @@ impl<M: Mode> Kernel for P2Kernel<M> {
     /// coordinate is a u64 and every column a scalar; row by row otherwise.
     fn fill_rows(&mut self, rows: &RowFill, outs: &[usize], columns: &mut [Column]) -> Result<(), GenerateError> {
         let plan = &*self.plan;
-        let blocks = plan.block.is_some()
-            && rows.count > 1
+        let blocks = rows.count > 1
+            && plan.block().is_some()
             && plan.u64_input_word[rows.coordinate] != NO_ENTRY
             && outs.iter().all(|&o| plan.out_word[o] != NO_ENTRY);
         match blocks {

@@ -180,9 +180,9 @@ pub struct Plan {
     /// Pull kernel's choice; Raw always sweeps). Half is the line the
     /// selection heuristic draws between selective and broad cones.
     pub broad_cone: Box<[bool]>,
-    /// When the plan sweeps and every per-cycle step has a block form: the
-    /// program over blocks of rows, for `generate`.
-    pub block: Option<BlockPlan>,
+    /// The program over blocks of rows, built at the first `generate` that
+    /// asks (see [`Plan::block`]).
+    block: OnceLock<Option<BlockPlan>>,
     /// Per output: the steps of its per-cycle cone as threads (like
     /// [`Plan::sweep`]), built at the first read that asks (see
     /// [`Plan::cone_thread`]).
@@ -233,6 +233,16 @@ pub const CONE_ROOM_PER_STEP: usize = 4;
 pub const CONE_ROOM_BASE: usize = 4096;
 
 impl Plan {
+    /// The program over blocks of rows, for `generate`: when the plan sweeps
+    /// and every per-cycle step has a block form. Built at the first call.
+    pub fn block(&self) -> Option<&BlockPlan> {
+        let build = || match self.sweep.is_empty() {
+            true => None,
+            false => BlockPlan::new(&self.layout, &self.program),
+        };
+        self.block.get_or_init(build).as_ref()
+    }
+
     /// The cone thread of output `out` — the steps of its per-cycle cone as
     /// threads, so a stale read of a selective cone runs without per-step
     /// bookkeeping (the Pull kernel's way) — or `None`: the plan does not
@@ -322,7 +332,6 @@ impl Plan {
             false => Box::default(),
         };
         let broad_cone: Box<[bool]> = cones.iter().map(|c| 2 * c.len() >= program.cycle_steps.len()).collect();
-        let block = if sweeps { BlockPlan::new(&layout, &program) } else { None };
         let cone_threads = cones.iter().map(|_| OnceLock::new()).collect();
         let cone_room = AtomicUsize::new(CONE_ROOM_BASE + CONE_ROOM_PER_STEP * program.cycle_steps.len());
         Plan {
@@ -330,7 +339,7 @@ impl Plan {
             broad_cone,
             cone_threads,
             cone_room,
-            block,
+            block: OnceLock::new(),
             cycle_steps: program.cycle_steps.clone(),
             init_steps: program.scope_init_steps.clone(),
             fixed_steps: (0..program.steps.len() as u32)
