@@ -394,21 +394,19 @@ pub type Raw = Unguarded<Rounds>;
 /// Push-side invalidation only.
 pub type Push = Unguarded<Clean>;
 
-/// Pull-side cone guard only. Its step stamps follow the guard's batches:
-/// the round is the batch of the last coordinate change, so one batch
-/// counter serves both (no second "sealed" test on the write path).
+/// A kernel type with the pull-side cone guard: a read first asks the
+/// guard, and the step currency `C` decides which steps of a stale cone run.
 #[derive(Clone, Debug)]
-pub struct Pull {
-    rounds: Rounds,
+pub struct Guarded<C> {
+    currency: C,
     guard: Guard,
 }
 
+/// Pull-side cone guard only.
+pub type Pull = Guarded<Rounds>;
+
 /// Both.
-#[derive(Clone, Debug)]
-pub struct PushPull {
-    clean: Clean,
-    guard: Guard,
-}
+pub type PushPull = Guarded<Clean>;
 
 /// The provenance of an unguarded kernel with step currency `C`.
 trait UnguardedMode: StepCurrency {
@@ -469,76 +467,38 @@ impl<C: UnguardedMode> Mode for Unguarded<C> {
     }
 }
 
-impl Mode for Pull {
-    const PROVENANCE: Provenance = Provenance::Pull;
-    const COMPARES: bool = true;
-    const SWEEP: SweepPolicy = SweepPolicy::BroadCones;
-    fn new(plan: &Plan) -> Self {
-        Pull { rounds: Rounds::new(plan), guard: Guard::new(plan) }
-    }
-    #[inline(always)]
-    fn wrote(&mut self, plan: &Plan, input: usize) {
-        self.guard.wrote(input);
-        if input < plan.coord_count {
-            // Batches only grow, so every step stamped before this batch is stale.
-            self.rounds.round = self.guard.batch;
-            unpin(&mut self.rounds.stamp, plan, input);
-        } else {
-            dirty_dependents(&mut self.rounds.stamp, plan, input);
-        }
-    }
-    #[inline]
-    fn begin_read(&mut self, plan: &Plan) {
-        if plan.has_volatile {
-            for &s in plan.program.volatile_steps.iter() {
-                self.rounds.stamp[s as usize] = 0;
-            }
-        }
-        self.guard.seal();
-    }
-    #[inline]
-    fn output_current(&mut self, plan: &Plan, out: usize) -> bool {
-        self.guard.current(plan, out)
-    }
-    #[inline]
-    fn output_done(&mut self, plan: &Plan, out: usize) {
-        self.guard.done(plan, out);
-    }
-    #[inline]
-    fn stale(&self, s: usize) -> bool {
-        self.rounds.stale(s)
-    }
-    #[inline]
-    fn ran(&mut self, plan: &Plan, s: usize) {
-        self.rounds.ran(plan, s);
-    }
-    fn scope_init_done(&mut self, plan: &Plan) {
-        self.rounds.scope_init_done(plan);
-    }
-    fn adopt_sweep(&mut self, plan: &Plan) {
-        self.rounds.adopt_sweep(plan);
-    }
-    fn invalidate_all(&mut self) {
-        self.rounds.invalidate_all();
-        self.guard.invalidate_all();
-    }
+/// The provenance of a guarded kernel with step currency `C` (guarded kernels
+/// always compare writes: the guard records only changes).
+trait GuardedMode: StepCurrency {
+    const PROVENANCE: Provenance;
+    const SWEEP: SweepPolicy;
 }
 
-impl Mode for PushPull {
+impl GuardedMode for Rounds {
+    const PROVENANCE: Provenance = Provenance::Pull;
+    const SWEEP: SweepPolicy = SweepPolicy::BroadCones;
+}
+
+impl GuardedMode for Clean {
     const PROVENANCE: Provenance = Provenance::PushPull;
-    const COMPARES: bool = true;
     const SWEEP: SweepPolicy = SweepPolicy::Never;
+}
+
+impl<C: GuardedMode> Mode for Guarded<C> {
+    const PROVENANCE: Provenance = C::PROVENANCE;
+    const COMPARES: bool = true;
+    const SWEEP: SweepPolicy = C::SWEEP;
     fn new(plan: &Plan) -> Self {
-        PushPull { clean: Clean::new(plan), guard: Guard::new(plan) }
+        Guarded { currency: C::new(plan), guard: Guard::new(plan) }
     }
     #[inline(always)]
     fn wrote(&mut self, plan: &Plan, input: usize) {
-        self.clean.wrote(plan, input);
+        self.currency.wrote(plan, input);
         self.guard.wrote(input);
     }
     #[inline]
     fn begin_read(&mut self, plan: &Plan) {
-        self.clean.begin_read(plan);
+        self.currency.begin_read(plan);
         self.guard.seal();
     }
     #[inline]
@@ -551,18 +511,20 @@ impl Mode for PushPull {
     }
     #[inline]
     fn stale(&self, s: usize) -> bool {
-        self.clean.stale(s)
+        self.currency.stale(s)
     }
     #[inline]
     fn ran(&mut self, plan: &Plan, s: usize) {
-        self.clean.ran(plan, s);
+        self.currency.ran(plan, s);
     }
-    fn scope_init_done(&mut self, _plan: &Plan) {}
+    fn scope_init_done(&mut self, plan: &Plan) {
+        self.currency.scope_init_done(plan);
+    }
     fn adopt_sweep(&mut self, plan: &Plan) {
-        self.clean.adopt_sweep(plan);
+        self.currency.adopt_sweep(plan);
     }
     fn invalidate_all(&mut self) {
-        self.clean.invalidate_all();
+        self.currency.invalidate_all();
         self.guard.invalidate_all();
     }
 }
