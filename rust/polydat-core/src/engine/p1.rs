@@ -134,6 +134,14 @@ impl P1Kernel {
         Ok(&self.state.values[def.slot as usize])
     }
 
+    /// The current value of output `out` as its raw word, or the refusal of a
+    /// `None` or by-reference output.
+    #[inline]
+    fn current_word(&self, out: usize) -> Result<u64, EvalError> {
+        let value = &self.state.values[self.program.outputs[out].slot as usize];
+        super::column::slot_of(value).ok_or_else(|| super::raw_read_refused(&self.program, out, value))
+    }
+
     /// Brings the outputs `outs` up to date as one read: the scope-init path
     /// if it has not run, volatile steps re-armed once, then the stale steps
     /// of each output's cone inside one panic guard.
@@ -275,21 +283,14 @@ impl Kernel for P1Kernel {
 
     #[inline]
     fn pull_slot(&mut self, out: usize) -> Result<u64, EvalError> {
-        let value = self.pull_ref(out)?;
-        match super::column::slot_of(value) {
-            Some(slot) => Ok(slot),
-            None => {
-                let value = value.clone();
-                Err(super::raw_read_refused(&self.program, out, &value))
-            }
-        }
+        self.pull_ref(out)?;
+        self.current_word(out)
     }
 
     fn pull_slots(&mut self, outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
         self.refresh(outs)?;
         for (word, &out) in words.iter_mut().zip(outs) {
-            let value = &self.state.values[self.program.outputs[out].slot as usize];
-            *word = super::column::slot_of(value).ok_or_else(|| super::raw_read_refused(&self.program, out, value))?;
+            *word = self.current_word(out)?;
         }
         Ok(())
     }

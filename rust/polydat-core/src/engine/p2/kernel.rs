@@ -133,12 +133,9 @@ impl<M: Mode> P2Kernel<M> {
             let context = outs.first().map_or("every output", |&o| plan.program.outputs[o].name.as_str());
             self.scope_init(context)?;
         }
-        let sweeps = self.sweep == Sweep::Stale
-            && match M::SWEEP {
-                SweepPolicy::Never => false,
-                SweepPolicy::Always => !outs.is_empty(),
-                SweepPolicy::BroadCones => outs.iter().any(|&o| self.plan.broad_cone[o] && self.stale(o)),
-            };
+        let sweeps = M::SWEEP != SweepPolicy::Never
+            && self.sweep == Sweep::Stale
+            && outs.iter().any(|&o| M::sweeps_for(&self.plan, o) && self.stale(o));
         if sweeps {
             self.mode.begin_read(&self.plan);
             sweep(&self.plan, &mut self.slots, &mut self.sweep);
@@ -293,9 +290,18 @@ impl<M: Mode> P2Kernel<M> {
         self.mode.wrote(plan, input);
     }
 
-    /// The raw word of current output `out` when the fast path could not give
-    /// it: a scalar slot while some slot holds `None`; otherwise the refusal
-    /// of a `None` or by-reference output.
+    /// The raw word of current output `out`, or the refusal of a `None` or
+    /// by-reference output.
+    #[inline(always)]
+    fn current_word(&self, out: usize) -> Result<u64, EvalError> {
+        match self.scalar_word(out) {
+            Some(word) => Ok(word),
+            None => self.refused_word(out),
+        }
+    }
+
+    /// [`Self::current_word`] when the fast path could not give the word: a
+    /// scalar slot while some slot holds `None`; otherwise the refusal.
     #[cold]
     fn refused_word(&self, out: usize) -> Result<u64, EvalError> {
         let (layout, slot) = (&self.plan.layout, self.plan.program.outputs[out].slot as usize);
@@ -488,19 +494,13 @@ impl<M: Mode> Kernel for P2Kernel<M> {
             return Ok(word);
         }
         self.pull_value_slot(out)?;
-        match self.scalar_word(out) {
-            Some(word) => Ok(word),
-            None => self.refused_word(out),
-        }
+        self.current_word(out)
     }
 
     fn pull_slots(&mut self, outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
         self.refresh(outs)?;
         for (word, &out) in words.iter_mut().zip(outs) {
-            *word = match self.scalar_word(out) {
-                Some(w) => w,
-                None => self.refused_word(out)?,
-            };
+            *word = self.current_word(out)?;
         }
         Ok(())
     }
