@@ -167,8 +167,6 @@ pub struct Plan {
     pub pinned_deps: Box<[Box<[u32]>]>,
     /// Some input has a pinned dependent (else writes skip `pinned_deps`).
     pub has_pinned: bool,
-    /// Number of slot-kit steps (for `explain`-style reporting).
-    pub kit_steps: usize,
     /// When every per-cycle step is a pure closure step: those steps, in
     /// evaluation order, as threads of tail-calling closures (see
     /// `threads`), so a read may *sweep* — run the whole per-cycle program
@@ -270,16 +268,13 @@ impl Plan {
     /// Compiles `program` to a P2 plan.
     pub fn new(program: Arc<Program>) -> Plan {
         let layout = Layout::new(&program);
-        let mut kit_steps = 0;
         let steps: Box<[StepPlan]> = program
             .steps
             .iter()
             .map(|step| {
-                let exec = if runs_as_closure(&layout, step) {
-                    Exec::Slots(scalar_step(&layout, step))
-                } else {
-                    kit_steps += 1;
-                    Exec::Kit { node: step.eval.clone(), iota: (0..step.ins.len() as u32).collect() }
+                let exec = match runs_as_closure(&layout, step) {
+                    true => Exec::Slots(scalar_step(&layout, step)),
+                    false => Exec::Kit { node: step.eval.clone(), iota: (0..step.ins.len() as u32).collect() },
                 };
                 let side = step.def.purity == Purity::SideChannel;
                 StepPlan {
@@ -368,7 +363,6 @@ impl Plan {
             out_volatile,
             has_pinned: pinned_deps.iter().any(|d| !d.is_empty()),
             pinned_deps,
-            kit_steps,
             program,
         }
     }
