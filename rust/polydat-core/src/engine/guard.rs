@@ -22,20 +22,25 @@ fn install_quiet_hook() {
 }
 
 /// Runs `f`, turning a panic into `Err(message)` without printing it.
+#[inline]
 pub fn guarded<R>(f: impl FnOnce() -> R) -> Result<R, String> {
     install_quiet_hook();
     let was = QUIET.with(|q| q.replace(true));
     let result = panic::catch_unwind(AssertUnwindSafe(f));
     QUIET.with(|q| q.set(was));
-    result.map_err(|payload| {
-        if let Some(s) = payload.downcast_ref::<&str>() {
-            s.to_string()
-        } else if let Some(s) = payload.downcast_ref::<String>() {
-            s.clone()
-        } else {
-            "panic in a node".to_string()
-        }
-    })
+    result.map_err(panic_message)
+}
+
+/// The message of a caught panic.
+#[cold]
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic in a node".to_string()
+    }
 }
 
 #[cfg(test)]
