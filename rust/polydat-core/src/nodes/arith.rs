@@ -51,6 +51,9 @@ pub const DIV: NodeDef = NodeDef {
         let k = c.u64(0);
         Ok(if k == 0 {
             try_map1(|_: u64| Err::<u64, _>(DIV_ZERO.to_string()))
+        } else if k.is_power_of_two() {
+            let shift = k.trailing_zeros();
+            map1(move |x: u64| x >> shift)
         } else {
             // Division by an invariant: multiply-and-shift instead of a hardware divide.
             let k = StrengthReducedU64::new(k);
@@ -70,6 +73,8 @@ pub const MOD: NodeDef = NodeDef {
         let k = c.u64(0);
         Ok(if k == 0 {
             try_map1(|_: u64| Err::<u64, _>(REM_ZERO.to_string()))
+        } else if k.is_power_of_two() {
+            map1(move |x: u64| x & (k - 1))
         } else {
             // Division by an invariant: multiply-and-shift instead of a hardware divide.
             let k = StrengthReducedU64::new(k);
@@ -268,6 +273,19 @@ mod tests {
         assert_eq!(k1(&DIV, 1, M), M);
         assert_eq!(k1(&MOD, 100, 542), 42);
         assert_eq!(k1(&MOD, M, M), 0);
+    }
+
+    #[test]
+    fn division_by_any_constant_matches_the_hardware_divide() {
+        // Powers of two take a mask or a shift, other divisors a reduced
+        // multiply: every form must agree with `/` and `%`.
+        let divisors = (0..64).map(|b| 1u64 << b).chain([3, 7, 10, 1000, 10_000_000, M - 1, M]);
+        for k in divisors {
+            for x in [0, 1, 5, 63, 64, 65, 4_201_337, 1 << 40, M - 1, M] {
+                assert_eq!(k1(&DIV, k, x), x / k, "{x} / {k}");
+                assert_eq!(k1(&MOD, k, x), x % k, "{x} % {k}");
+            }
+        }
     }
 
     #[test]

@@ -58,6 +58,8 @@ pub const HASH_RANGE: NodeDef = NodeDef {
         let max = c.u64(0);
         Ok(if max == 0 {
             map1(|_: u64| 0u64)
+        } else if max.is_power_of_two() {
+            map1(move |x: u64| splitmix64(x) & (max - 1))
         } else {
             // The fusion target of `mod(hash(x), K)`: as cheap as `mod`'s reduced remainder.
             let max = StrengthReducedU64::new(max);
@@ -107,6 +109,17 @@ mod tests {
         assert!(eval1(&HASH_RANGE, &[Value::U64(0)], &[Value::U64(5)]).same(&Value::U64(0)));
         let v = eval1(&HASH_RANGE, &[Value::U64(1000)], &[Value::U64(0)]);
         assert!(v.same(&Value::U64(splitmix64(0) % 1000)));
+    }
+
+    #[test]
+    fn hash_range_is_the_remainder_for_every_max() {
+        let maxes = (0..64).map(|b| 1u64 << b).chain([3, 1000, u64::MAX]);
+        for max in maxes {
+            for x in [0, 1, 42, u64::MAX] {
+                let v = eval1(&HASH_RANGE, &[Value::U64(max)], &[Value::U64(x)]);
+                assert!(v.same(&Value::U64(splitmix64(x) % max)), "hash({x}) % {max}");
+            }
+        }
     }
 
     #[test]
