@@ -161,6 +161,31 @@ fn ladder_matches_p1() {
     assert_equivalent(&p, &s);
 }
 
+/// Steps whose inputs come handed over from the step before in every
+/// pattern: none, the first, the second, the third, several at once.
+fn handed() -> Arc<Program> {
+    let mut g = G::new();
+    let (cycle, seed) = (g.coord("cycle", "u64"), g.coord("seed", "u64"));
+    let h = g.bind("h", "hash", &[cycle]);
+    let twice = g.bind("twice", "u64_add", &[h, h]);
+    let pick = g.bind("pick", "select_u64", &[twice, twice, seed]);
+    let low = g.bind("low", "mod", &[pick, A::U(8)]);
+    let back = g.bind("back", "u64_sub", &[seed, low]);
+    let other = g.bind("other", "select_u64", &[cycle, seed, back]);
+    let mixed = g.bind("mixed", "u64_xor", &[other, h]);
+    g.bind("last", "select_u64", &[low, mixed, cycle]);
+    g.build()
+}
+
+#[test]
+fn handed_over_inputs_in_every_pattern_match_p1() {
+    let p = handed();
+    for seed in 0..10 {
+        let s = script(&p, seed, 300, |rng, i| Op::WriteU64(i, if rng.next() % 4 == 0 { 0 } else { some_u64(rng) }));
+        assert_equivalent(&p, &s);
+    }
+}
+
 /// Floats (NaN, -0.0, infinities), narrow ints, bool, multi-output nodes.
 fn numeric() -> Arc<Program> {
     let mut g = G::new();

@@ -150,19 +150,58 @@ pub enum Src {
 }
 
 impl Src {
-    /// The input's word: the handed-over value, or the buffer word.
-    #[inline(always)]
-    pub fn read(self, buf: &[u64], handed: u64) -> u64 {
-        match self {
-            Src::Handed => handed,
-            Src::Word(i) => buf[i],
-        }
+    /// The inputs `ins` as a mask (bit `i`: input `i` is handed over) and
+    /// their buffer words (0 for a handed-over input), so a step can be
+    /// compiled for its mask and read each input without a test.
+    pub fn split<const N: usize>(ins: [Src; N]) -> (u8, [usize; N]) {
+        let mask = ins.iter().enumerate().fold(0u8, |m, (i, &src)| m | u8::from(src == Src::Handed) << i);
+        (mask, ins.map(|src| if let Src::Word(w) = src { w } else { 0 }))
     }
 }
 
-/// A P2 threaded step (see [`NodeEval::threaded_step`]): the buffer, and the
-/// previous step's first output handed over in a register.
-pub type ThreadStep = Box<dyn Fn(&mut [u64], u64) -> Result<(), NodeError> + Send + Sync>;
+/// Input `i` of a threaded step compiled for handed-over mask `HANDED`
+/// (see [`Src::split`]): the handed-over value, or its buffer word.
+#[inline(always)]
+fn input<const HANDED: u8>(i: usize, words: &[usize], buf: &[u64], handed: u64) -> u64 {
+    if HANDED >> i & 1 == 1 {
+        handed
+    } else {
+        buf[words[i]]
+    }
+}
+
+/// A P2 threaded step (see [`NodeEval::threaded_step`]): runs over the
+/// buffer with the previous step's first output handed over in a register,
+/// then passes its own first output on to the rest of its thread
+/// ([`ThreadStep::run`]).
+pub struct ThreadStep(Box<ThreadFn>);
+
+/// The closure behind a [`ThreadStep`]: the buffer, the handed-over value,
+/// and the rest of the thread.
+type ThreadFn = dyn Fn(&mut [u64], u64, &[ThreadStep]) -> Result<(), NodeError> + Send + Sync;
+
+impl ThreadStep {
+    /// Wraps a step closure; it ends with [`ThreadStep::run`] on the rest of its thread.
+    pub fn new(f: impl Fn(&mut [u64], u64, &[ThreadStep]) -> Result<(), NodeError> + Send + Sync + 'static) -> Self {
+        ThreadStep(Box::new(f))
+    }
+
+    /// The step that ends every thread (see [`ThreadStep::run`]).
+    pub fn done() -> Self {
+        ThreadStep::new(|_, _, _| Ok(()))
+    }
+
+    /// Runs `thread` over `buf`, handing `handed` to its first step. Each
+    /// step finds the next by position in the thread, so the steps' closures
+    /// are reached without loading one from another, and a step's call of
+    /// the rest of its thread is a tail call (a jump). A thread ends with
+    /// [`ThreadStep::done`], so the call is the only way out of a step (a
+    /// branch returning early would cost the tail call).
+    #[inline(always)]
+    pub fn run(thread: &[ThreadStep], buf: &mut [u64], handed: u64) -> Result<(), NodeError> {
+        (thread[0].0)(buf, handed, &thread[1..])
+    }
+}
 
 /// The most rows a P2 block step runs at once (see [`NodeEval::block_step`]).
 pub const BLOCK: usize = 256;
@@ -219,7 +258,7 @@ impl<R: Scalar> RuleOutput for Result<R, String> {
 }
 
 macro_rules! scalar_kits {
-    ($map:ident, $map_fn:ident, $try_fn:ident, $n:literal, $($A:ident $i:tt),+) => {
+    ($map:ident, $map_fn:ident, $try_fn:ident, $n:literal, [$($mask:literal)+], $($A:ident $i:tt),+) => {
         /// All-scalar kit: a rule over typed scalars, infallible or fallible
         /// (see [`RuleOutput`]), and every engine form derived from it.
         pub struct $map<$($A,)+ O, F> { f: F, _t: PhantomData<fn($($A),+) -> O> }
@@ -248,13 +287,12 @@ macro_rules! scalar_kits {
                     Ok(())
                 }))
             }
-            fn threaded_step(self: Arc<Self>, ins: &[Src], out: usize, _outs: usize, next: ThreadStep) -> Result<ThreadStep, ThreadStep> {
-                let Ok(at) = <[Src; $n]>::try_from(ins) else { return Err(next) };
-                Ok(Box::new(move |buf: &mut [u64], handed: u64| {
-                    let v = (self.f)($($A::from_slot(at[$i].read(buf, handed))),+).into_result()?.to_slot();
-                    buf[out] = v;
-                    next(buf, v)
-                }))
+            fn threaded_step(self: Arc<Self>, ins: &[Src], out: usize, _outs: usize) -> Option<ThreadStep> {
+                let (mask, words) = Src::split(<[Src; $n]>::try_from(ins).ok()?);
+                Some(match mask {
+                    $($mask => self.threaded_for::<$mask>(words, out),)+
+                    _ => unreachable!("a mask of {} inputs", $n),
+                })
             }
             fn block_step(self: Arc<Self>, ins: &[usize], out: usize, _outs: usize) -> Option<BlockStep> {
                 let at: [usize; $n] = ins.try_into().ok()?;
@@ -272,6 +310,16 @@ macro_rules! scalar_kits {
                 }))
             }
         }
+        impl<$($A: Scalar,)+ O: RuleOutput, F: Fn($($A),+) -> O + Send + Sync + 'static> $map<$($A,)+ O, F> {
+            /// The threaded step for handed-over mask `HANDED` (see [`Src::split`]).
+            fn threaded_for<const HANDED: u8>(self: Arc<Self>, words: [usize; $n], out: usize) -> ThreadStep {
+                ThreadStep::new(move |buf: &mut [u64], handed: u64, rest: &[ThreadStep]| {
+                    let v = (self.f)($($A::from_slot(input::<HANDED>($i, &words, buf, handed))),+).into_result()?.to_slot();
+                    buf[out] = v;
+                    ThreadStep::run(rest, buf, v)
+                })
+            }
+        }
         impl<$($A: Scalar,)+ O: RuleOutput, F: Fn($($A),+) -> O + Send + Sync> SlotEval for $map<$($A,)+ O, F> {
             #[inline]
             fn eval_slots(&self, ins: &[u64], outs: &mut [u64]) -> Result<(), NodeError> {
@@ -282,9 +330,9 @@ macro_rules! scalar_kits {
     };
 }
 
-scalar_kits!(Map1, map1, try_map1, 1, A 0);
-scalar_kits!(Map2, map2, try_map2, 2, A 0, B 1);
-scalar_kits!(Map3, map3, try_map3, 3, A 0, B 1, C 2);
+scalar_kits!(Map1, map1, try_map1, 1, [0 1], A 0);
+scalar_kits!(Map2, map2, try_map2, 2, [0 1 2 3], A 0, B 1);
+scalar_kits!(Map3, map3, try_map3, 3, [0 1 2 3 4 5 6 7], A 0, B 1, C 2);
 
 /// Kit for a zero-input scalar producer (constants, clocks, counters).
 pub struct Source<R, F> {

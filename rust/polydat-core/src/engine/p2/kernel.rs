@@ -3,7 +3,7 @@
 //! types; the mode's bookkeeping is inlined into each one's loop.
 
 use super::modes::{Mode, SweepPolicy};
-use super::plan::{Plan, NO_ENTRY};
+use super::plan::{Plan, Thread, NO_ENTRY};
 use super::slots::{RefSlotRefused, Slots};
 use crate::engine::column::Column;
 use crate::engine::guard::guarded;
@@ -364,8 +364,8 @@ fn cone_sweep<M: Mode>(plan: &Plan, slots: &mut Slots, out: usize) -> bool {
 /// Runs `threads` in order over `buf`, inside a panic guard; true when every
 /// step succeeded.
 #[inline]
-fn run_threads(threads: &[ThreadStep], buf: &mut [u64]) -> bool {
-    matches!(guarded(|| threads.iter().all(|f| f(buf, 0).is_ok())), Ok(true))
+fn run_threads(threads: &[Thread], buf: &mut [u64]) -> bool {
+    matches!(guarded(|| threads.iter().all(|thread| ThreadStep::run(thread, buf, 0).is_ok())), Ok(true))
 }
 
 /// Runs the stale steps among `steps` (ascending); node panics are contained
@@ -499,6 +499,17 @@ impl<M: Mode> Kernel for P2Kernel<M> {
 
     fn pull_slots(&mut self, outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
         self.refresh(outs)?;
+        if self.slots.none_free() {
+            // The usual row: no slot holds `None`, so a scalar output's word is its value.
+            let (out_word, buf) = (&self.plan.out_word, &self.slots.buf);
+            for (word, &out) in words.iter_mut().zip(outs) {
+                *word = match out_word[out] {
+                    NO_ENTRY => self.refused_word(out)?,
+                    at => buf[at as usize],
+                };
+            }
+            return Ok(());
+        }
         for (word, &out) in words.iter_mut().zip(outs) {
             *word = self.current_word(out)?;
         }

@@ -172,7 +172,7 @@ pub struct Plan {
     /// `threads`), so a read may *sweep* — run the whole per-cycle program
     /// in one pass with no per-step bookkeeping (see `kernel::sweep`). Empty
     /// otherwise.
-    pub sweep: Box<[ThreadStep]>,
+    pub sweep: Box<[Thread]>,
     /// Per output: its cone covers at least half of the per-cycle steps, so
     /// when it is stale a sweep costs little more than walking the cone (the
     /// Pull kernel's choice; Raw always sweeps). Half is the line the
@@ -184,7 +184,7 @@ pub struct Plan {
     /// Per output: the steps of its per-cycle cone as threads (like
     /// [`Plan::sweep`]), built at the first read that asks (see
     /// [`Plan::cone_thread`]).
-    cone_threads: Box<[OnceLock<Box<[ThreadStep]>>]>,
+    cone_threads: Box<[OnceLock<Box<[Thread]>>]>,
     /// How many more closures cone threads may hold (memory stays linear in
     /// the program however many outputs are read).
     cone_room: AtomicUsize,
@@ -246,7 +246,7 @@ impl Plan {
     /// bookkeeping (the Pull kernel's way) — or `None`: the plan does not
     /// sweep, the cone is broad (a sweep serves it), or the cone threads
     /// already hold their share of memory. Built at the first call for `out`.
-    pub fn cone_thread(&self, out: usize) -> Option<&[ThreadStep]> {
+    pub fn cone_thread(&self, out: usize) -> Option<&[Thread]> {
         if self.sweep.is_empty() || self.broad_cone[out] {
             return None;
         }
@@ -400,50 +400,46 @@ pub fn shape(program: &Program) -> (usize, usize, bool) {
 /// the stack.
 const THREAD_LEN: usize = 32;
 
+/// A run of threaded steps, in evaluation order, ending with
+/// [`ThreadStep::done`] (see [`ThreadStep::run`]).
+pub type Thread = Box<[ThreadStep]>;
+
 /// The steps `steps` (in evaluation order) as threads: runs of at most
 /// [`THREAD_LEN`] steps in which a step tail-calls the next and hands it its
 /// first output ([`NodeEval::threaded_step`](crate::node::NodeEval::threaded_step)),
 /// so a run costs one indirect jump per step.
-fn threads(layout: &Layout, program: &Program, steps: &[u32]) -> Box<[ThreadStep]> {
+fn threads(layout: &Layout, program: &Program, steps: &[u32]) -> Box<[Thread]> {
     steps
         .chunks(THREAD_LEN)
         .map(|run| {
-            // Which value each step hands to the next: its first output word.
-            let handed: Vec<usize> = run
-                .iter()
+            // The word each step hands to the next: its first output's.
+            let mut previous = usize::MAX;
+            run.iter()
                 .map(|&s| {
                     let step = &program.steps[s as usize];
-                    if step.out_count() == 0 {
-                        usize::MAX
-                    } else {
-                        layout.off[step.out_start as usize] as usize
-                    }
-                })
-                .collect();
-            let done: ThreadStep = Box::new(|_: &mut [u64], _: u64| Ok(()));
-            run.iter().enumerate().rev().fold(done, |next, (k, &s)| {
-                let step = &program.steps[s as usize];
-                let previous = if k == 0 { usize::MAX } else { handed[k - 1] };
-                let ins: Vec<Src> = step
-                    .ins
-                    .iter()
-                    .map(|&i| match layout.off[i as usize] as usize {
-                        w if w == previous => Src::Handed,
-                        w => Src::Word(w),
-                    })
-                    .collect();
-                let out = handed[k];
-                match step.eval.clone().threaded_step(&ins, out, step.out_count(), next) {
-                    Ok(threaded) => threaded,
-                    Err(next) => {
-                        let f = scalar_step(layout, step);
-                        Box::new(move |buf: &mut [u64], _: u64| {
-                            f(buf)?;
-                            next(buf, buf.get(out).copied().unwrap_or(0))
+                    let ins: Vec<Src> = step
+                        .ins
+                        .iter()
+                        .map(|&i| match layout.off[i as usize] as usize {
+                            w if w == previous => Src::Handed,
+                            w => Src::Word(w),
                         })
-                    }
-                }
-            })
+                        .collect();
+                    let out = match step.out_count() {
+                        0 => usize::MAX,
+                        _ => layout.off[step.out_start as usize] as usize,
+                    };
+                    previous = out;
+                    step.eval.clone().threaded_step(&ins, out, step.out_count()).unwrap_or_else(|| {
+                        let f = scalar_step(layout, step);
+                        ThreadStep::new(move |buf: &mut [u64], _: u64, rest: &[ThreadStep]| {
+                            f(buf)?;
+                            ThreadStep::run(rest, buf, buf.get(out).copied().unwrap_or(0))
+                        })
+                    })
+                })
+                .chain(std::iter::once(ThreadStep::done()))
+                .collect()
         })
         .collect()
 }
