@@ -160,14 +160,33 @@ impl Src {
 }
 
 /// Input `i` of a threaded step compiled for handed-over mask `HANDED`
-/// (see [`Src::split`]): the handed-over value, or its buffer word.
+/// (see [`Src::split`]): the handed-over value, or its buffer word (`None`
+/// past the buffer's end, which a built plan never addresses).
 #[inline(always)]
-fn input<const HANDED: u8>(i: usize, words: &[usize], buf: &[u64], handed: u64) -> u64 {
+fn input<const HANDED: u8>(i: usize, words: &[usize], buf: &[u64], handed: u64) -> Option<u64> {
     if HANDED >> i & 1 == 1 {
-        handed
+        Some(handed)
     } else {
-        buf[words[i]]
+        buf.get(words[i]).copied()
     }
+}
+
+/// The failure of a threaded step addressing a word past the buffer's end
+/// (an engine bug, never a node's failure). Threaded steps report it rather
+/// than panic: with no panic path a step needs no stack frame, and every
+/// call it makes is a tail call.
+#[cold]
+#[inline(never)]
+fn off_buffer() -> Result<(), NodeError> {
+    Err(NodeError::new("internal: a P2 step addressed a word past the end of its buffer"))
+}
+
+/// The failure of a thread run past its [`ThreadStep::done`] (an engine
+/// bug); see [`off_buffer`] for why it is not a panic.
+#[cold]
+#[inline(never)]
+fn ran_past_end() -> Result<(), NodeError> {
+    Err(NodeError::new("internal: a P2 thread ran past its end"))
 }
 
 /// A P2 threaded step (see [`NodeEval::threaded_step`]): runs over the
@@ -199,7 +218,10 @@ impl ThreadStep {
     /// branch returning early would cost the tail call).
     #[inline(always)]
     pub fn run(thread: &[ThreadStep], buf: &mut [u64], handed: u64) -> Result<(), NodeError> {
-        (thread[0].0)(buf, handed, &thread[1..])
+        match thread.split_first() {
+            Some((step, rest)) => (step.0)(buf, handed, rest),
+            None => ran_past_end(),
+        }
     }
 }
 
@@ -314,8 +336,18 @@ macro_rules! scalar_kits {
             /// The threaded step for handed-over mask `HANDED` (see [`Src::split`]).
             fn threaded_for<const HANDED: u8>(self: Arc<Self>, words: [usize; $n], out: usize) -> ThreadStep {
                 ThreadStep::new(move |buf: &mut [u64], handed: u64, rest: &[ThreadStep]| {
-                    let v = (self.f)($($A::from_slot(input::<HANDED>($i, &words, buf, handed))),+).into_result()?.to_slot();
-                    buf[out] = v;
+                    let mut x = [0u64; $n];
+                    for (i, x) in x.iter_mut().enumerate() {
+                        match input::<HANDED>(i, &words, buf, handed) {
+                            Some(word) => *x = word,
+                            None => return off_buffer(),
+                        }
+                    }
+                    let v = (self.f)($($A::from_slot(x[$i])),+).into_result()?.to_slot();
+                    match buf.get_mut(out) {
+                        Some(word) => *word = v,
+                        None => return off_buffer(),
+                    }
                     ThreadStep::run(rest, buf, v)
                 })
             }
