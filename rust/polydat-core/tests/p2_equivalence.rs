@@ -186,6 +186,92 @@ fn handed_over_inputs_in_every_pattern_match_p1() {
     }
 }
 
+/// A random DAG of u64 steps over three coordinates: fan-in, fan-out and
+/// long chains, so the thread schedule and its register handoff meet every
+/// shape; every step is an output.
+fn random_dag(seed: u64, steps: usize) -> Arc<Program> {
+    let mut rng = Rng(seed);
+    let mut g = G::new();
+    let mut wires = vec![g.coord("a", "u64"), g.coord("b", "u64"), g.coord("c", "u64")];
+    for i in 0..steps {
+        let pick = |rng: &mut Rng| {
+            // Mostly recent wires (chains), sometimes any (fan-out).
+            let n = wires.len() as u64;
+            let back = if rng.below(4) == 0 { rng.below(n) } else { rng.below(n.min(4)) };
+            wires[(n - 1 - back) as usize]
+        };
+        let (x, y, z) = (pick(&mut rng), pick(&mut rng), pick(&mut rng));
+        let name = format!("s{i}");
+        let wire = match rng.below(6) {
+            0 => g.bind(&name, "hash", &[x]),
+            1 => g.bind(&name, "mod", &[x, A::U(1 + rng.below(1000))]),
+            2 => g.bind(&name, "u64_xor", &[x, y]),
+            3 => g.bind(&name, "u64_sub", &[x, y]),
+            4 => g.bind(&name, "select_u64", &[x, y, z]),
+            _ => g.bind(&name, "u64_add", &[x, x]),
+        };
+        wires.push(wire);
+    }
+    g.build()
+}
+
+#[test]
+fn random_dags_match_p1() {
+    for seed in 0..12 {
+        let p = random_dag(seed, 40 + 10 * seed as usize);
+        let s = script(&p, seed, 120, |rng, i| Op::WriteU64(i, some_u64(rng)));
+        assert_equivalent(&p, &s);
+    }
+}
+
+#[test]
+fn thread_schedules_are_topological_and_keep_the_ladders_chains_in_registers() {
+    use polydat_core::engine::p2::{plan::Plan, schedule::schedule};
+    let check = |p: &Arc<Program>| {
+        let plan = Plan::new(p.clone());
+        let order = schedule(&plan.layout, p, &p.cycle_steps);
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        let mut canonical = p.cycle_steps.to_vec();
+        canonical.sort_unstable();
+        assert_eq!(sorted, canonical, "a permutation of the steps");
+        let mut written = std::collections::HashSet::new();
+        for &s in &order {
+            let step = &p.steps[s as usize];
+            for &i in step.ins.iter() {
+                let producer = p.cycle_steps.iter().find(|&&t| {
+                    let t = &p.steps[t as usize];
+                    (t.out_start..t.out_start + t.out_count() as u32).contains(&i)
+                });
+                assert!(producer.is_none_or(|t| written.contains(t)), "step {s} before its producer");
+            }
+            written.insert(s);
+        }
+        order
+    };
+    for seed in 0..12 {
+        check(&random_dag(seed, 60));
+    }
+    // The ladder: every edge on its longest chain is handed over in a
+    // register (the order interleaves the route and payload chains).
+    let p = ladder();
+    let names: Vec<&str> = check(&p).iter().map(|&s| p.outputs[s as usize].name.as_str()).collect();
+    let expected = [
+        "seeded_cycle",
+        "identity_entropy",
+        "account_id",
+        "payload_seed",
+        "route_seed",
+        "payload_entropy",
+        "route_entropy",
+        "token_seed",
+        "shard",
+        "event_token",
+        "payload_class",
+    ];
+    assert_eq!(names, expected);
+}
+
 /// Floats (NaN, -0.0, infinities), narrow ints, bool, multi-output nodes.
 fn numeric() -> Arc<Program> {
     let mut g = G::new();

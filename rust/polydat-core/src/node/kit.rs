@@ -142,30 +142,42 @@ pub type SlotStep = Box<dyn Fn(&mut [u64]) -> Result<(), NodeError> + Send + Syn
 
 /// Where a threaded step reads one input (see [`NodeEval::threaded_step`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Src {
-    /// The previous step's first output, handed over in a register.
-    Handed,
-    /// A buffer word.
-    Word(usize),
+pub struct Src {
+    /// The input's buffer word. Always valid: a value handed over in a
+    /// register is stored too, so a step may read it either way.
+    pub word: usize,
+    /// `Some(0)`: the value also arrives in a register as the previous
+    /// step's first output (a thread's `last`); `Some(1)`: as the step
+    /// before's (`before`). See [`ThreadStep`].
+    pub handed: Option<u8>,
 }
 
 impl Src {
-    /// The inputs `ins` as a mask (bit `i`: input `i` is handed over) and
-    /// their buffer words (0 for a handed-over input), so a step can be
-    /// compiled for its mask and read each input without a test.
-    pub fn split<const N: usize>(ins: [Src; N]) -> (u8, [usize; N]) {
-        let mask = ins.iter().enumerate().fold(0u8, |m, (i, &src)| m | u8::from(src == Src::Handed) << i);
-        (mask, ins.map(|src| if let Src::Word(w) = src { w } else { 0 }))
+    /// The inputs `ins` as two masks — bit `i` of the first: input `i` is
+    /// handed over as `last`; of the second: as `before` — over the first `regs`
+    /// inputs (later ones read their words), and the inputs' words; so a
+    /// step can be compiled for its masks and read each input without a test.
+    pub fn split<const N: usize>(ins: [Src; N], regs: usize) -> (u8, u8, [usize; N]) {
+        let mask = |k: u8| (0..N.min(regs)).filter(|&i| ins[i].handed == Some(k)).fold(0u8, |m, i| m | 1 << i);
+        (mask(0), mask(1), ins.map(|src| src.word))
     }
 }
 
-/// Input `i` of a threaded step compiled for handed-over mask `HANDED`
-/// (see [`Src::split`]): the handed-over value, or its buffer word (`None`
-/// past the buffer's end, which a built plan never addresses).
+/// Input `i` of a threaded step compiled for handed-over masks `LAST` and
+/// `BEFORE` (see [`Src::split`]): a handed-over value, or its buffer word
+/// (`None` past the buffer's end, which a built plan never addresses).
 #[inline(always)]
-fn input<const HANDED: u8>(i: usize, words: &[usize], buf: &[u64], handed: u64) -> Option<u64> {
-    if HANDED >> i & 1 == 1 {
-        Some(handed)
+fn input<const LAST: u8, const BEFORE: u8>(
+    i: usize,
+    words: &[usize],
+    buf: &[u64],
+    last: u64,
+    before: u64,
+) -> Option<u64> {
+    if LAST >> i & 1 == 1 {
+        Some(last)
+    } else if BEFORE >> i & 1 == 1 {
+        Some(before)
     } else {
         buf.get(words[i]).copied()
     }
@@ -195,19 +207,25 @@ fn ran_past_end() -> Result<(), NodeError> {
 /// ([`ThreadStep::run`]).
 pub struct ThreadStep(Box<ThreadFn>);
 
-/// The closure behind a [`ThreadStep`]: the buffer, the handed-over value,
-/// and the rest of the thread.
-type ThreadFn = dyn Fn(&mut [u64], u64, &[ThreadStep]) -> Result<(), NodeError> + Send + Sync;
+/// The closure behind a [`ThreadStep`]: the buffer, the values handed over
+/// (`last`: the previous step's first output; `before`: the one before's),
+/// and the rest of the thread. The buffer comes as a thin pointer (its
+/// words and length are loaded where used) so that the arguments fit the
+/// six integer registers of a call: with one on the stack, a step's call
+/// of the next is no longer a tail call.
+type ThreadFn = dyn Fn(&mut Vec<u64>, u64, u64, &[ThreadStep]) -> Result<(), NodeError> + Send + Sync;
 
 impl ThreadStep {
     /// Wraps a step closure; it ends with [`ThreadStep::run`] on the rest of its thread.
-    pub fn new(f: impl Fn(&mut [u64], u64, &[ThreadStep]) -> Result<(), NodeError> + Send + Sync + 'static) -> Self {
+    pub fn new(
+        f: impl Fn(&mut Vec<u64>, u64, u64, &[ThreadStep]) -> Result<(), NodeError> + Send + Sync + 'static,
+    ) -> Self {
         ThreadStep(Box::new(f))
     }
 
     /// The step that ends every thread (see [`ThreadStep::run`]).
     pub fn done() -> Self {
-        ThreadStep::new(|_, _, _| Ok(()))
+        ThreadStep::new(|_, _, _, _| Ok(()))
     }
 
     /// Runs `thread` over `buf`, handing `handed` to its first step. Each
@@ -217,9 +235,10 @@ impl ThreadStep {
     /// [`ThreadStep::done`], so the call is the only way out of a step (a
     /// branch returning early would cost the tail call).
     #[inline(always)]
-    pub fn run(thread: &[ThreadStep], buf: &mut [u64], handed: u64) -> Result<(), NodeError> {
+    #[allow(clippy::ptr_arg)] // a thin pointer: see `ThreadFn`
+    pub fn run(thread: &[ThreadStep], buf: &mut Vec<u64>, last: u64, before: u64) -> Result<(), NodeError> {
         match thread.split_first() {
-            Some((step, rest)) => (step.0)(buf, handed, rest),
+            Some((step, rest)) => (step.0)(buf, last, before, rest),
             None => ran_past_end(),
         }
     }
@@ -280,7 +299,7 @@ impl<R: Scalar> RuleOutput for Result<R, String> {
 }
 
 macro_rules! scalar_kits {
-    ($map:ident, $map_fn:ident, $try_fn:ident, $n:literal, [$($mask:literal)+], $($A:ident $i:tt),+) => {
+    ($map:ident, $map_fn:ident, $try_fn:ident, $n:literal, $regs:literal, [$(($last:literal, $before:literal))+], $($A:ident $i:tt),+) => {
         /// All-scalar kit: a rule over typed scalars, infallible or fallible
         /// (see [`RuleOutput`]), and every engine form derived from it.
         pub struct $map<$($A,)+ O, F> { f: F, _t: PhantomData<fn($($A),+) -> O> }
@@ -310,10 +329,11 @@ macro_rules! scalar_kits {
                 }))
             }
             fn threaded_step(self: Arc<Self>, ins: &[Src], out: usize, _outs: usize) -> Option<ThreadStep> {
-                let (mask, words) = Src::split(<[Src; $n]>::try_from(ins).ok()?);
-                Some(match mask {
-                    $($mask => self.threaded_for::<$mask>(words, out),)+
-                    _ => unreachable!("a mask of {} inputs", $n),
+                let (last, before, words) = Src::split(<[Src; $n]>::try_from(ins).ok()?, $regs);
+                Some(match (last, before) {
+                    $(($last, $before) => self.threaded_for::<$last, $before>(words, out),)+
+                    // Both registers in one input cannot happen (they hold different steps' outputs).
+                    _ => self.threaded_for::<0, 0>(words, out),
                 })
             }
             fn block_step(self: Arc<Self>, ins: &[usize], out: usize, _outs: usize) -> Option<BlockStep> {
@@ -333,12 +353,12 @@ macro_rules! scalar_kits {
             }
         }
         impl<$($A: Scalar,)+ O: RuleOutput, F: Fn($($A),+) -> O + Send + Sync + 'static> $map<$($A,)+ O, F> {
-            /// The threaded step for handed-over mask `HANDED` (see [`Src::split`]).
-            fn threaded_for<const HANDED: u8>(self: Arc<Self>, words: [usize; $n], out: usize) -> ThreadStep {
-                ThreadStep::new(move |buf: &mut [u64], handed: u64, rest: &[ThreadStep]| {
+            /// The threaded step for handed-over masks `LAST` and `BEFORE` (see [`Src::split`]).
+            fn threaded_for<const LAST: u8, const BEFORE: u8>(self: Arc<Self>, words: [usize; $n], out: usize) -> ThreadStep {
+                ThreadStep::new(move |buf: &mut Vec<u64>, last: u64, before: u64, rest: &[ThreadStep]| {
                     let mut x = [0u64; $n];
                     for (i, x) in x.iter_mut().enumerate() {
-                        match input::<HANDED>(i, &words, buf, handed) {
+                        match input::<LAST, BEFORE>(i, &words, buf, last, before) {
                             Some(word) => *x = word,
                             None => return off_buffer(),
                         }
@@ -348,7 +368,7 @@ macro_rules! scalar_kits {
                         Some(word) => *word = v,
                         None => return off_buffer(),
                     }
-                    ThreadStep::run(rest, buf, v)
+                    ThreadStep::run(rest, buf, v, last)
                 })
             }
         }
@@ -362,9 +382,10 @@ macro_rules! scalar_kits {
     };
 }
 
-scalar_kits!(Map1, map1, try_map1, 1, [0 1], A 0);
-scalar_kits!(Map2, map2, try_map2, 2, [0 1 2 3], A 0, B 1);
-scalar_kits!(Map3, map3, try_map3, 3, [0 1 2 3 4 5 6 7], A 0, B 1, C 2);
+// Register patterns: every one for the first two inputs (a third input reads its word).
+scalar_kits!(Map1, map1, try_map1, 1, 1, [(0, 0) (1, 0) (0, 1)], A 0);
+scalar_kits!(Map2, map2, try_map2, 2, 2, [(0, 0) (1, 0) (2, 0) (3, 0) (0, 1) (0, 2) (0, 3) (1, 2) (2, 1)], A 0, B 1);
+scalar_kits!(Map3, map3, try_map3, 3, 2, [(0, 0) (1, 0) (2, 0) (3, 0) (0, 1) (0, 2) (0, 3) (1, 2) (2, 1)], A 0, B 1, C 2);
 
 /// Kit for a zero-input scalar producer (constants, clocks, counters).
 pub struct Source<R, F> {

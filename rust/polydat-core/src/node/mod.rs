@@ -201,13 +201,14 @@ pub trait NodeEval: Send + Sync {
     }
 
     /// The P2 threaded step form, for a sweep: [`NodeEval::slot_step`] that
-    /// may take an input from the previous step's first output, handed over
-    /// in a register ([`kit::Src::Handed`]), and once its outputs are written
-    /// tail-calls the rest of its thread with its own first output
-    /// ([`kit::ThreadStep::run`]). A run of such steps costs one indirect
-    /// jump per step instead of a call, a return and a loop branch, and no
-    /// store-to-load round trip between neighbours. `None`: the node has no
-    /// such form (the engine then wraps its plain step).
+    /// may take inputs from the first outputs of the two steps before it,
+    /// handed over in registers ([`kit::Src::handed`]), and once its outputs
+    /// are written tail-calls the rest of its thread with its own first
+    /// output and the one it was handed last ([`kit::ThreadStep::run`]). A
+    /// run of such steps costs one indirect jump per step instead of a call,
+    /// a return and a loop branch, and no store-to-load round trip between
+    /// close neighbours. `None`: the node has no such form (the engine then
+    /// wraps its plain step).
     fn threaded_step(self: Arc<Self>, ins: &[kit::Src], out: usize, outs: usize) -> Option<kit::ThreadStep> {
         let _ = (ins, out, outs);
         None

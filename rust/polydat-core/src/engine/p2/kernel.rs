@@ -364,8 +364,9 @@ fn cone_sweep<M: Mode>(plan: &Plan, slots: &mut Slots, out: usize) -> bool {
 /// Runs `threads` in order over `buf`, inside a panic guard; true when every
 /// step succeeded.
 #[inline]
-fn run_threads(threads: &[Thread], buf: &mut [u64]) -> bool {
-    matches!(guarded(|| threads.iter().all(|thread| ThreadStep::run(thread, buf, 0).is_ok())), Ok(true))
+#[allow(clippy::ptr_arg)] // threads take the buffer as a thin pointer (see `ThreadStep`)
+fn run_threads(threads: &[Thread], buf: &mut Vec<u64>) -> bool {
+    matches!(guarded(|| threads.iter().all(|thread| ThreadStep::run(thread, buf, 0, 0).is_ok())), Ok(true))
 }
 
 /// Runs the stale steps among `steps` (ascending); node panics are contained

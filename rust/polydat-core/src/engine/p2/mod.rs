@@ -4,6 +4,7 @@
 //!   pairs), one closure per scalar step, the generic slot kit for every
 //!   other node, the sweep's threads of tail-calling closures, and the
 //!   invalidation data — shared by every kernel of a program.
+//! * [`schedule`]: the order of a thread's steps, for register handoff.
 //! * [`refslot`]: the scratch behind Ref slots (the only `unsafe` code).
 //! * [`slots`]: a state's buffer, `None` mask and scratch; running one step.
 //! * [`modes`]: the four currency strategies, Raw / Push / Pull / PushPull.
@@ -18,6 +19,7 @@ pub mod kernel;
 pub mod modes;
 pub mod plan;
 pub mod refslot;
+pub mod schedule;
 pub mod select;
 pub mod slots;
 

@@ -16,6 +16,7 @@
 //!   them), the scope-init path, provenance masks, per-input side-channel
 //!   dependents, volatility.
 
+use super::schedule::schedule;
 use crate::compile::hoist::Lifecycle;
 use crate::node::kit::{BlockStep, SlotStep, Src, ThreadStep, BLOCK};
 use crate::node::{NodeEval, Purity};
@@ -404,37 +405,42 @@ const THREAD_LEN: usize = 32;
 /// [`ThreadStep::done`] (see [`ThreadStep::run`]).
 pub type Thread = Box<[ThreadStep]>;
 
-/// The steps `steps` (in evaluation order) as threads: runs of at most
+/// The steps `steps` (in evaluation order) as threads: scheduled for
+/// register handoff ([`schedule`]), then cut into runs of at most
 /// [`THREAD_LEN`] steps in which a step tail-calls the next and hands it its
-/// first output ([`NodeEval::threaded_step`](crate::node::NodeEval::threaded_step)),
-/// so a run costs one indirect jump per step.
+/// own first output and the one it was handed
+/// ([`NodeEval::threaded_step`](crate::node::NodeEval::threaded_step)), so a
+/// run costs one indirect jump per step.
 fn threads(layout: &Layout, program: &Program, steps: &[u32]) -> Box<[Thread]> {
-    steps
+    schedule(layout, program, steps)
         .chunks(THREAD_LEN)
         .map(|run| {
-            // The word each step hands to the next: its first output's.
-            let mut previous = usize::MAX;
+            // The words whose values arrive in registers: the first outputs
+            // of the last two steps.
+            let (mut last, mut before) = (usize::MAX, usize::MAX);
             run.iter()
                 .map(|&s| {
                     let step = &program.steps[s as usize];
                     let ins: Vec<Src> = step
                         .ins
                         .iter()
-                        .map(|&i| match layout.off[i as usize] as usize {
-                            w if w == previous => Src::Handed,
-                            w => Src::Word(w),
+                        .map(|&i| {
+                            let word = layout.off[i as usize] as usize;
+                            let handed = [last, before].iter().position(|&w| w == word).map(|k| k as u8);
+                            Src { word, handed }
                         })
                         .collect();
                     let out = match step.out_count() {
                         0 => usize::MAX,
                         _ => layout.off[step.out_start as usize] as usize,
                     };
-                    previous = out;
+                    (last, before) = (out, last);
                     step.eval.clone().threaded_step(&ins, out, step.out_count()).unwrap_or_else(|| {
                         let f = scalar_step(layout, step);
-                        ThreadStep::new(move |buf: &mut [u64], _: u64, rest: &[ThreadStep]| {
+                        ThreadStep::new(move |buf: &mut Vec<u64>, last: u64, _: u64, rest: &[ThreadStep]| {
                             f(buf)?;
-                            ThreadStep::run(rest, buf, buf.get(out).copied().unwrap_or(0))
+                            let first = buf.get(out).copied().unwrap_or(0);
+                            ThreadStep::run(rest, buf, first, last)
                         })
                     })
                 })
