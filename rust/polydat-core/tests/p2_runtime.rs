@@ -631,3 +631,38 @@ fn generate_in_blocks_matches_p1_row_for_row() {
         assert!(want.contains("divide by zero") && want.contains("U64(0)"), "{want}");
     }
 }
+
+#[test]
+fn a_row_read_refuses_none_and_ref_outputs_as_p1_does() {
+    // h is None until the extern e is written; up is a string.
+    let mut g = G::new();
+    let cycle = g.coord("cycle", "u64");
+    let e = g.ext("e", "u64", None);
+    let s = g.ext("s", "str", Some(A::S("x")));
+    g.bind("a", "hash", &[cycle]);
+    g.bind("h", "hash", &[e]);
+    g.bind("up", "str_upper", &[s]);
+    let p = g.build();
+    let (a, h, up) = (p.output("a").unwrap(), p.output("h").unwrap(), p.output("up").unwrap());
+    for mode in MODES {
+        let mut k2 = new_kernel(&p, EngineKind::P2(mode));
+        let mut p1 = new_kernel(&p, EngineKind::P1);
+        for (k, cyc) in [(0u64, 3u64), (1, 4)] {
+            for kernel in [&mut k2, &mut p1] {
+                kernel.write_u64(0, cyc);
+                if k == 1 {
+                    kernel.write_u64(1, 9);
+                }
+            }
+            for outs in [vec![a], vec![a, h], vec![h, a], vec![a, up], vec![up]] {
+                let (mut got, mut want) = ([0u64; 2], [0u64; 2]);
+                let r2 = k2.pull_slots(&outs, &mut got[..outs.len()]).map_err(|e| e.to_string());
+                let r1 = p1.pull_slots(&outs, &mut want[..outs.len()]).map_err(|e| e.to_string());
+                assert_eq!(r2, r1, "{mode:?}: {outs:?} after write {k}");
+                if r1.is_ok() {
+                    assert_eq!(got, want, "{mode:?}: {outs:?}");
+                }
+            }
+        }
+    }
+}

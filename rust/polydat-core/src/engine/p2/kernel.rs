@@ -140,11 +140,19 @@ impl<M: Mode> P2Kernel<M> {
             self.mode.begin_read(&self.plan);
             sweep(&self.plan, &mut self.slots, &mut self.sweep);
         }
-        let plan = &*self.plan;
         if self.swept() {
-            outs.iter().for_each(|&out| self.mode.output_done(plan, out));
+            outs.iter().for_each(|&out| self.mode.output_done(&self.plan, out));
             return Ok(());
         }
+        self.walk_cones(outs)
+    }
+
+    /// [`Self::refresh`] when no sweep served the read: inside one panic
+    /// guard, the stale steps of each stale output's cone (its cone thread
+    /// when it has one). Kept out of line, so the swept read stays small.
+    #[inline(never)]
+    fn walk_cones(&mut self, outs: &[usize]) -> Result<(), EvalError> {
+        let plan = &*self.plan;
         let (slots, mode) = (&mut self.slots, &mut self.mode);
         let mut begun = false;
         let mut reading = usize::MAX;
@@ -501,15 +509,20 @@ impl<M: Mode> Kernel for P2Kernel<M> {
     fn pull_slots(&mut self, outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
         self.refresh(outs)?;
         if self.slots.none_free() {
-            // The usual row: no slot holds `None`, so a scalar output's word is its value.
-            let (out_word, buf) = (&self.plan.out_word, &self.slots.buf);
+            // The usual row: no slot holds `None`, so a scalar output's word
+            // is its value (a loop with no call, so nothing is reloaded).
+            let (out_word, buf) = (&*self.plan.out_word, &*self.slots.buf);
+            let scalar =
+                |out: usize| out_word.get(out).filter(|&&at| at != NO_ENTRY).and_then(|&at| buf.get(at as usize));
+            let mut read = 0;
             for (word, &out) in words.iter_mut().zip(outs) {
-                *word = match out_word[out] {
-                    NO_ENTRY => self.refused_word(out)?,
-                    at => buf[at as usize],
-                };
+                let Some(&value) = scalar(out) else { break };
+                *word = value;
+                read += 1;
             }
-            return Ok(());
+            if read == outs.len().min(words.len()) {
+                return Ok(());
+            }
         }
         for (word, &out) in words.iter_mut().zip(outs) {
             *word = self.current_word(out)?;
