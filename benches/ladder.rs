@@ -4,27 +4,28 @@
 //! One iteration = one cycle: write the three inputs (cycle bumped, seeds
 //! fixed), then read the four outputs as raw words in one read
 //! (`pull_slots`, the row read of `generate`; upstream's loop is `eval` then
-//! `get_slot` ×4). Each mode is measured twice: through the engine-neutral
-//! `Box<dyn Kernel>` (what `generate` and Python drive) and as its concrete
-//! monomorphic type (no dynamic dispatch).
+//! `get_slot` ×4). Each engine and mode is measured twice: through the
+//! engine-neutral `Box<dyn Kernel>` (what `generate` and Python drive) and as
+//! its concrete type (no dynamic dispatch; upstream's P1 and P2 rungs).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use polydat_core::engine::p2::{self, Mode, P2Kernel, Provenance};
+use polydat_core::engine::p1::P1Kernel;
 use polydat_core::engine::{new_kernel, EngineKind, Kernel};
 
 #[path = "ladder_ir.rs"]
 mod ladder_ir;
 use ladder_ir::*;
 
-fn concrete<M: Mode>(
+fn concrete<K: Kernel>(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
-    program: &std::sync::Arc<polydat_core::Program>,
+    name: &str,
+    mut kernel: K,
     outs: &[usize],
 ) {
-    let mut kernel = P2Kernel::<M>::new(program);
     let mut cycle = 1u64;
     let mut words = [0u64; 4];
-    group.bench_function(format!("p2_{}_concrete", M::PROVENANCE.name()), |b| {
+    group.bench_function(format!("{name}_concrete"), |b| {
         b.iter(|| {
             cycle = cycle.wrapping_add(1);
             kernel.write_u64(0, cycle);
@@ -38,9 +39,18 @@ fn concrete<M: Mode>(
         kernel.write_u64(0, cyc);
         kernel.write_u64(1, TENANT_SEED);
         kernel.write_u64(2, OPERATION_SEED);
-        let got: Vec<u64> = outs.iter().map(|&o| kernel.pull_u64(o).unwrap().unwrap()).collect();
-        assert_eq!(got, ladder_by_hand(cyc, TENANT_SEED, OPERATION_SEED));
+        let got: Vec<u64> = outs.iter().map(|&o| kernel.pull_slot(o).unwrap()).collect();
+        assert_eq!(got, ladder_by_hand(cyc, TENANT_SEED, OPERATION_SEED), "{name}");
     }
+}
+
+/// The P2 kernel of mode `M`, as its concrete type.
+fn p2_concrete<M: Mode>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    program: &std::sync::Arc<polydat_core::Program>,
+    outs: &[usize],
+) {
+    concrete(group, &format!("p2_{}", M::PROVENANCE.name()), P2Kernel::<M>::new(program), outs);
 }
 
 fn ladder(c: &mut Criterion) {
@@ -82,10 +92,11 @@ fn ladder(c: &mut Criterion) {
         }
     }
 
-    concrete::<p2::modes::Raw>(&mut group, &program, &outs);
-    concrete::<p2::modes::Push>(&mut group, &program, &outs);
-    concrete::<p2::modes::Pull>(&mut group, &program, &outs);
-    concrete::<p2::modes::PushPull>(&mut group, &program, &outs);
+    concrete(&mut group, "p1", P1Kernel::new(program.clone()), &outs);
+    p2_concrete::<p2::modes::Raw>(&mut group, &program, &outs);
+    p2_concrete::<p2::modes::Push>(&mut group, &program, &outs);
+    p2_concrete::<p2::modes::Pull>(&mut group, &program, &outs);
+    p2_concrete::<p2::modes::PushPull>(&mut group, &program, &outs);
     group.finish();
 }
 
