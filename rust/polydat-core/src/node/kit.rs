@@ -202,9 +202,9 @@ fn ran_past_end() -> Result<(), NodeError> {
 }
 
 /// A P2 threaded step (see [`NodeEval::threaded_step`]): runs over the
-/// buffer with the previous step's first output handed over in a register,
-/// then passes its own first output on to the rest of its thread
-/// ([`ThreadStep::run`]).
+/// buffer with the first outputs of the two steps before it handed over in
+/// registers, then passes its own first output and the newer of those on to
+/// the rest of its thread ([`ThreadStep::run`]).
 pub struct ThreadStep(Box<ThreadFn>);
 
 /// The closure behind a [`ThreadStep`]: the buffer, the values handed over
