@@ -242,39 +242,39 @@ impl Program {
         self.cycle_cones[out].get_or_init(|| match self.outputs[out].step {
             None => Box::new([]),
             Some(root) => {
-                let root = root as usize;
-                let mut mark = vec![false; root + 1];
-                mark[root] = self.steps[root].lifecycle == Lifecycle::Dynamic;
-                for s in (0..=root).rev() {
-                    if !mark[s] {
-                        continue;
-                    }
-                    for &slot in self.steps[s].ins.iter() {
-                        if let Some(p) = self.step_of_slot(slot) {
-                            mark[p] |= self.steps[p].lifecycle == Lifecycle::Dynamic;
-                        }
-                    }
+                let dynamic = |s: usize| self.steps[s].lifecycle == Lifecycle::Dynamic;
+                match dynamic(root as usize) {
+                    true => self.reach(root as usize, dynamic).into_boxed_slice(),
+                    false => Box::new([]),
                 }
-                (0..=root as u32).filter(|&s| mark[s as usize]).collect()
             }
         })
     }
 
     /// The steps step `root` transitively reads, itself included, ascending.
     pub fn cone_of_step(&self, root: usize) -> Vec<u32> {
-        let mut mark = vec![false; root + 1];
-        mark[root] = true;
-        for s in (0..=root).rev() {
-            if !mark[s] {
-                continue;
-            }
+        self.reach(root, |_| true)
+    }
+
+    /// The steps reachable from step `root` through the steps each reads,
+    /// entering only steps for which `through` holds (`root` included),
+    /// ascending. Visits the cone only, so reading every output of a wide
+    /// program stays linear in the cones' sizes.
+    fn reach(&self, root: usize, through: impl Fn(usize) -> bool) -> Vec<u32> {
+        let mut seen = std::collections::HashSet::from([root]);
+        let mut todo = vec![root];
+        while let Some(s) = todo.pop() {
             for &slot in self.steps[s].ins.iter() {
                 if let Some(p) = self.step_of_slot(slot) {
-                    mark[p] = true;
+                    if through(p) && seen.insert(p) {
+                        todo.push(p);
+                    }
                 }
             }
         }
-        (0..=root as u32).filter(|&s| mark[s as usize]).collect()
+        let mut cone: Vec<u32> = seen.into_iter().map(|s| s as u32).collect();
+        cone.sort_unstable();
+        cone
     }
 
     /// The step that writes value slot `slot` (`None` for input slots).

@@ -548,6 +548,33 @@ fn a_long_sweep_stays_within_the_stack() {
 }
 
 #[test]
+fn twenty_thousand_outputs_reading_one_step_build_and_sweep() {
+    // One hash read by 20 000 outputs: each output's cone is found by
+    // visiting the cone alone, so building the plan stays linear (it was
+    // quadratic: seconds in a debug build), and the schedule weighs each
+    // step's consumers only while it is one of the last two run.
+    let mut g = G::new();
+    let cycle = g.coord("cycle", "u64");
+    let h = g.node("hash", &[cycle]);
+    for i in 0..20_000u64 {
+        let w = g.node("u64_xor", &[h, A::U(i)]);
+        g.out(&format!("w{i}"), w);
+    }
+    let p = g.build();
+    assert!(p.cycle_steps.len() > 20_000, "{} per-cycle steps", p.cycle_steps.len());
+    let mut raw = RawKernel::new(&p);
+    let mut p1 = new_kernel(&p, EngineKind::P1);
+    for cycle in [0, 7] {
+        raw.write_u64(0, cycle);
+        p1.write_u64(0, cycle);
+        for name in ["w0", "w19999"] {
+            let o = p.output(name).unwrap();
+            assert_eq!(raw.pull_slot(o).unwrap(), p1.pull_slot(o).unwrap(), "{name}");
+        }
+    }
+}
+
+#[test]
 fn pull_runs_selective_cones_as_threads_and_falls_back_on_failure() {
     // ok and bad are selective (one step each of ten); big is broad.
     let mut g = G::new();
