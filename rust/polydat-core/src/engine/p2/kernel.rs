@@ -508,23 +508,21 @@ impl<M: Mode> Kernel for P2Kernel<M> {
 
     fn pull_slots(&mut self, outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
         self.refresh(outs)?;
+        let mut read = 0;
         if self.slots.none_free() {
             // The usual row: no slot holds `None`, so a scalar output's word
             // is its value (a loop with no call, so nothing is reloaded).
             let (out_word, buf) = (&*self.plan.out_word, &*self.slots.buf);
             let scalar =
                 |out: usize| out_word.get(out).filter(|&&at| at != NO_ENTRY).and_then(|&at| buf.get(at as usize));
-            let mut read = 0;
             for (word, &out) in words.iter_mut().zip(outs) {
                 let Some(&value) = scalar(out) else { break };
                 *word = value;
                 read += 1;
             }
-            if read == outs.len().min(words.len()) {
-                return Ok(());
-            }
         }
-        for (word, &out) in words.iter_mut().zip(outs) {
+        // From the first output the loop above could not read: its refusal.
+        for (word, &out) in words.iter_mut().zip(outs).skip(read) {
             *word = self.current_word(out)?;
         }
         Ok(())
