@@ -146,10 +146,17 @@ pub struct Src {
     /// The input's buffer word. Always valid: a value handed over in a
     /// register is stored too, so a step may read it either way.
     pub word: usize,
-    /// `Some(0)`: the value also arrives in a register as the previous
-    /// step's first output (a thread's `last`); `Some(1)`: as the step
-    /// before's (`before`). See [`ThreadStep`].
-    pub handed: Option<u8>,
+    /// The register the value also arrives in, if any (see [`ThreadStep`]).
+    pub handed: Option<Handed>,
+}
+
+/// A register a thread hands a value on in (see [`ThreadStep`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handed {
+    /// `last`: the previous step's first output.
+    Last,
+    /// `before`: the first output of the step before that.
+    Before,
 }
 
 impl Src {
@@ -158,8 +165,8 @@ impl Src {
     /// inputs (later ones read their words), and the inputs' words; so a
     /// step can be compiled for its masks and read each input without a test.
     pub fn split<const N: usize>(ins: [Src; N], regs: usize) -> (u8, u8, [usize; N]) {
-        let mask = |k: u8| (0..N.min(regs)).filter(|&i| ins[i].handed == Some(k)).fold(0u8, |m, i| m | 1 << i);
-        (mask(0), mask(1), ins.map(|src| src.word))
+        let mask = |reg| (0..N.min(regs)).filter(|&i| ins[i].handed == Some(reg)).fold(0u8, |m, i| m | 1 << i);
+        (mask(Handed::Last), mask(Handed::Before), ins.map(|src| src.word))
     }
 }
 
@@ -228,7 +235,7 @@ impl ThreadStep {
         ThreadStep::new(|_, _, _, _| Ok(()))
     }
 
-    /// Runs `thread` over `buf`, handing `handed` to its first step. Each
+    /// Runs `thread` over `buf`, handing `last` and `before` to its first step. Each
     /// step finds the next by position in the thread, so the steps' closures
     /// are reached without loading one from another, and a step's call of
     /// the rest of its thread is a tail call (a jump). A thread ends with

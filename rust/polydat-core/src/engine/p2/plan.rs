@@ -18,7 +18,7 @@
 
 use super::schedule::schedule;
 use crate::compile::hoist::Lifecycle;
-use crate::node::kit::{BlockStep, SlotStep, Src, ThreadStep, BLOCK};
+use crate::node::kit::{BlockStep, Handed, SlotStep, Src, ThreadStep, BLOCK};
 use crate::node::{NodeEval, Purity};
 use crate::program::Program;
 use crate::provenance::ProvMask;
@@ -417,7 +417,7 @@ fn threads(layout: &Layout, program: &Program, steps: &[u32]) -> Box<[Thread]> {
         .map(|run| {
             // The words whose values arrive in registers: the first outputs
             // of the last two steps.
-            let (mut last, mut before) = (usize::MAX, usize::MAX);
+            let (mut last, mut before) = (NOWHERE, NOWHERE);
             run.iter()
                 .map(|&s| {
                     let step = &program.steps[s as usize];
@@ -426,14 +426,15 @@ fn threads(layout: &Layout, program: &Program, steps: &[u32]) -> Box<[Thread]> {
                         .iter()
                         .map(|&i| {
                             let word = layout.off[i as usize] as usize;
-                            let handed = [last, before].iter().position(|&w| w == word).map(|k| k as u8);
+                            let handed = match word {
+                                w if w == last => Some(Handed::Last),
+                                w if w == before => Some(Handed::Before),
+                                _ => None,
+                            };
                             Src { word, handed }
                         })
                         .collect();
-                    let out = match step.out_count() {
-                        0 => usize::MAX,
-                        _ => layout.off[step.out_start as usize] as usize,
-                    };
+                    let out = first_word(layout, step);
                     (last, before) = (out, last);
                     step.eval.clone().threaded_step(&ins, out, step.out_count()).unwrap_or_else(|| {
                         let f = scalar_step(layout, step);
@@ -449,6 +450,18 @@ fn threads(layout: &Layout, program: &Program, steps: &[u32]) -> Box<[Thread]> {
         })
         .collect()
 }
+
+/// The buffer word of step `step`'s first output, which a thread hands on
+/// in a register; [`NOWHERE`] for a step with no outputs.
+pub fn first_word(layout: &Layout, step: &crate::program::Step) -> usize {
+    match step.out_count() {
+        0 => NOWHERE,
+        _ => layout.off[step.out_start as usize] as usize,
+    }
+}
+
+/// No buffer word: the first output of a step that has none.
+pub const NOWHERE: usize = usize::MAX;
 
 /// The closure of a scalar step (every wire a scalar, the node has a slot
 /// form): the node's own step form, or the generic gather-call-scatter one.

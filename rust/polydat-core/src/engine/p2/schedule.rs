@@ -15,44 +15,27 @@
 //!
 //! [`ThreadStep`]: crate::node::kit::ThreadStep
 
-use super::plan::Layout;
+use super::plan::{first_word, Layout, NOWHERE};
 use crate::program::Program;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
-/// Where no step writes (a step with no outputs has no first output word).
-const NOWHERE: usize = usize::MAX;
-
 /// The steps `steps` (a topological order) reordered for register handoff.
 pub fn schedule(layout: &Layout, program: &Program, steps: &[u32]) -> Vec<u32> {
     let n = steps.len();
-    let first_word: Vec<usize> = steps
-        .iter()
-        .map(|&s| {
-            let step = &program.steps[s as usize];
-            match step.out_count() {
-                0 => NOWHERE,
-                _ => layout.off[step.out_start as usize] as usize,
-            }
-        })
-        .collect();
+    let first_word: Vec<usize> = steps.iter().map(|&s| first_word(layout, &program.steps[s as usize])).collect();
     let in_words: Vec<Vec<usize>> = steps
         .iter()
         .map(|&s| program.steps[s as usize].ins.iter().map(|&i| layout.off[i as usize] as usize).collect())
         .collect();
-    // Which position writes each slot, then each position's producers and consumers.
-    let mut writer: HashMap<u32, usize> = HashMap::new();
-    for (pos, &s) in steps.iter().enumerate() {
-        let step = &program.steps[s as usize];
-        for slot in step.out_start..step.out_start + step.out_count() as u32 {
-            writer.insert(slot, pos);
-        }
-    }
+    // Each position's producers among `steps`, then its consumers.
+    let position: HashMap<usize, usize> = steps.iter().enumerate().map(|(pos, &s)| (s as usize, pos)).collect();
     let mut pending = vec![0usize; n];
     let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (pos, &s) in steps.iter().enumerate() {
+        let ins = program.steps[s as usize].ins.iter();
         let mut producers: Vec<usize> =
-            program.steps[s as usize].ins.iter().filter_map(|i| writer.get(i).copied()).collect();
+            ins.filter_map(|&i| program.step_of_slot(i)).filter_map(|p| position.get(&p).copied()).collect();
         producers.sort_unstable();
         producers.dedup();
         pending[pos] = producers.len();
