@@ -60,17 +60,7 @@ impl ProvMask {
 
     /// The members, ascending.
     pub fn iter_ones(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words.iter().enumerate().flat_map(|(wi, &w)| {
-            let mut bits = w;
-            std::iter::from_fn(move || {
-                if bits == 0 {
-                    return None;
-                }
-                let b = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                Some(wi * 64 + b)
-            })
-        })
+        ones(&self.words)
     }
 
     /// Number of members.
@@ -82,6 +72,21 @@ impl ProvMask {
     pub fn words(&self) -> &[u64] {
         &self.words
     }
+}
+
+/// The members of a mask given as words of 64 inputs each, ascending.
+pub fn ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(wi, &w)| {
+        let mut bits = w;
+        std::iter::from_fn(move || {
+            if bits == 0 {
+                return None;
+            }
+            let b = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            Some(wi * 64 + b)
+        })
+    })
 }
 
 #[cfg(test)]

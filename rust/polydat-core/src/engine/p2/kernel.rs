@@ -200,7 +200,7 @@ impl<M: Mode> P2Kernel<M> {
     fn scope_init(&mut self, context: &str) -> Result<(), EvalError> {
         let plan = &*self.plan;
         self.mode.begin_read(plan);
-        if let Err(e) = run(plan, &mut self.slots, &mut self.mode, &plan.init_steps, context) {
+        if let Err(e) = run(plan, &mut self.slots, &mut self.mode, &plan.program.scope_init_steps, context) {
             // A failed init leaves no partial captures: the next read starts
             // the whole path again, as a fresh kernel would (P1 does the same).
             self.mode.invalidate_all();
@@ -571,7 +571,7 @@ impl<M: Mode> Kernel for P2Kernel<M> {
         // Every output at once: the modes that sweep do (every cone is read).
         let swept = M::SWEEP != SweepPolicy::Never && sweep(plan, &mut self.slots, &mut self.sweep);
         if !swept {
-            run(plan, &mut self.slots, &mut self.mode, &plan.cycle_steps, "every output")?;
+            run(plan, &mut self.slots, &mut self.mode, &plan.program.cycle_steps, "every output")?;
         }
         for o in 0..plan.program.outputs.len() {
             self.mode.output_done(plan, o);

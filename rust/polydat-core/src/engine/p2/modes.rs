@@ -199,7 +199,7 @@ impl StepCurrency for Rounds {
     }
 
     fn adopt_sweep(&mut self, plan: &Plan) {
-        for &s in plan.cycle_steps.iter() {
+        for &s in plan.program.cycle_steps.iter() {
             self.stamp[s as usize] = self.round;
         }
     }
@@ -270,7 +270,7 @@ impl StepCurrency for Clean {
     fn scope_init_done(&mut self, _plan: &Plan) {}
 
     fn adopt_sweep(&mut self, plan: &Plan) {
-        for &s in plan.cycle_steps.iter() {
+        for &s in plan.program.cycle_steps.iter() {
             self.clean[s as usize] = true;
         }
     }
@@ -287,7 +287,7 @@ impl StepCurrency for Clean {
 /// batches start at 2).
 ///
 /// A pull of `o` skips the eval loop when `valid[o]` is the current batch,
-/// or the previous one and `out_prov[o] ∩ changed = ∅` (one AND per mask
+/// or the previous one and `out_mask[o] ∩ changed = ∅` (one AND per mask
 /// word), or — after a longer gap — no input of `o` changed since
 /// `valid[o]`. Masks are multi-word, so any number of inputs is exact.
 #[derive(Clone, Debug)]
@@ -368,7 +368,7 @@ impl Guard {
     /// of `out` changed since batch `v`.
     #[cold]
     fn unchanged_since(&self, plan: &Plan, out: usize, v: u64) -> bool {
-        v != 0 && plan.out_prov[out].iter_ones().all(|i| self.changed_at[i] <= v)
+        v != 0 && plan.out_inputs(out).all(|i| self.changed_at[i] <= v)
     }
 
     #[inline]

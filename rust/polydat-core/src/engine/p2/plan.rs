@@ -21,7 +21,7 @@ use crate::compile::hoist::Lifecycle;
 use crate::node::kit::{BlockStep, Handed, SlotStep, Src, ThreadStep, BLOCK};
 use crate::node::{NodeEval, Purity};
 use crate::program::Program;
-use crate::provenance::ProvMask;
+use crate::provenance::ones;
 use crate::types::PortType;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -130,11 +130,6 @@ pub struct Plan {
     pub layout: Layout,
     /// Per program step: how it runs, what it reads and writes.
     pub steps: Box<[StepPlan]>,
-    /// Every per-cycle (`Dynamic`) step, in evaluation order: what `eval`
-    /// walks once the scope-init path has run.
-    pub cycle_steps: Box<[u32]>,
-    /// The scope-init path (run once per kernel, at its first read).
-    pub init_steps: Box<[u32]>,
     /// Steps of the scope-init path that are not `Dynamic`: current for the
     /// kernel's life once it has run.
     pub fixed_steps: Box<[u32]>,
@@ -153,10 +148,10 @@ pub struct Plan {
     /// Per output: the per-cycle (`Dynamic`) steps of its cone, in evaluation
     /// order (valid once the scope-init path has run).
     pub cones: Box<[Box<[u32]>]>,
-    /// Per output: the inputs its value depends on.
-    pub out_prov: Box<[ProvMask]>,
-    /// The same masks flattened: output `o`'s words are
-    /// `out_mask[o * mask_words..(o + 1) * mask_words]` (one cache line, no pointer chase).
+    /// Per output: the inputs its value depends on, as masks flattened
+    /// into one array: output `o`'s words are
+    /// `out_mask[o * mask_words..(o + 1) * mask_words]` (one cache line, no
+    /// pointer chase; see [`Plan::out_inputs`]).
     pub out_mask: Box<[u64]>,
     /// Words per provenance mask (64 inputs per word, at least 1).
     pub mask_words: usize,
@@ -232,6 +227,12 @@ pub const CONE_ROOM_PER_STEP: usize = 4;
 pub const CONE_ROOM_BASE: usize = 4096;
 
 impl Plan {
+    /// The inputs output `out` depends on, ascending.
+    pub fn out_inputs(&self, out: usize) -> impl Iterator<Item = usize> + '_ {
+        let w = self.mask_words;
+        ones(&self.out_mask[out * w..out * w + w])
+    }
+
     /// The program over blocks of rows, for `generate`: when the plan sweeps
     /// and every per-cycle step has a block form. Built at the first call.
     pub fn block(&self) -> Option<&BlockPlan> {
@@ -290,25 +291,14 @@ impl Plan {
             .collect();
         let n_inputs = program.inputs.len();
         let cones: Box<[Box<[u32]>]> = (0..program.outputs.len()).map(|o| program.cycle_cone(o).into()).collect();
-        let out_prov: Box<[ProvMask]> = program
-            .outputs
-            .iter()
-            .map(|o| match o.step {
-                Some(s) => program.provenance[s as usize].clone(),
-                None => {
-                    let mut m = ProvMask::empty(n_inputs);
-                    if (o.slot as usize) < n_inputs {
-                        m.set(o.slot as usize);
-                    }
-                    m
-                }
-            })
-            .collect();
         let mask_words = n_inputs.div_ceil(64).max(1);
         let mut out_mask = vec![0u64; mask_words * program.outputs.len()];
-        for (o, m) in out_prov.iter().enumerate() {
-            for i in m.iter_ones() {
-                out_mask[o * mask_words + i / 64] |= 1 << (i % 64);
+        for (o, output) in program.outputs.iter().enumerate() {
+            let mut set = |i: usize| out_mask[o * mask_words + i / 64] |= 1 << (i % 64);
+            match output.step {
+                Some(s) => program.provenance[s as usize].iter_ones().for_each(set),
+                None if (output.slot as usize) < n_inputs => set(output.slot as usize),
+                None => {}
             }
         }
         let out_volatile =
@@ -336,8 +326,6 @@ impl Plan {
             cone_threads,
             cone_room,
             block: OnceLock::new(),
-            cycle_steps: program.cycle_steps.clone(),
-            init_steps: program.scope_init_steps.clone(),
             fixed_steps: (0..program.steps.len() as u32)
                 .filter(|&s| program.steps[s as usize].lifecycle != Lifecycle::Dynamic)
                 .collect(),
@@ -358,7 +346,6 @@ impl Plan {
             layout,
             steps,
             cones,
-            out_prov,
             out_mask: out_mask.into(),
             mask_words,
             out_volatile,
