@@ -167,14 +167,9 @@ impl P1Kernel {
             }
             Ok(())
         });
-        let context = &program.outputs[reading].name;
         match outcome {
             Ok(Ok(())) => Ok(()),
-            Ok(Err((step, e))) => Err(self.state.attribute(program, step, &e.0, context)),
-            Err(panic) => {
-                let cone = program.cycle_cone(reading);
-                Err(self.state.attribute(program, self.state.first_stale(cone), &panic, context))
-            }
+            failed => self.state.settle(program, failed, program.cycle_cone(reading), &program.outputs[reading].name),
         }
     }
 }
@@ -205,7 +200,20 @@ impl State {
 
     /// Runs the stale steps among `steps` (ascending), each once; a node panic is contained.
     fn run_steps(&mut self, program: &Program, steps: &[u32], context: &str) -> Result<(), EvalError> {
-        match guarded(|| self.run_steps_unguarded(program, steps)) {
+        let outcome = guarded(|| self.run_steps_unguarded(program, steps));
+        self.settle(program, outcome, steps, context)
+    }
+
+    /// Turns the outcome of a guarded pass over `steps` into the engine's
+    /// result, attributing a failure (or a contained panic) to its step.
+    fn settle(
+        &self,
+        program: &Program,
+        outcome: Result<Result<(), (usize, NodeError)>, String>,
+        steps: &[u32],
+        context: &str,
+    ) -> Result<(), EvalError> {
+        match outcome {
             Ok(Ok(())) => Ok(()),
             Ok(Err((step, e))) => Err(self.attribute(program, step, &e.0, context)),
             Err(panic) => Err(self.attribute(program, self.first_stale(steps), &panic, context)),
