@@ -1,7 +1,7 @@
 //! Typed output columns filled by `generate`: one contiguous vector per output,
 //! handed to numpy without per-value conversion.
 
-use crate::node::kit::value_to_slot;
+use crate::node::kit::{value_to_slot, Scalar};
 use crate::types::PortType;
 use crate::value::Value;
 
@@ -98,12 +98,12 @@ impl Column {
     pub fn push_word(&mut self, ty: PortType, word: u64) {
         match self {
             Column::U64(c) => c.push(word),
-            Column::I64(c) => c.push(word as i64),
-            Column::U32(c) => c.push(word as u32),
-            Column::I32(c) => c.push(word as i32),
-            Column::F64(c) => c.push(f64::from_bits(word)),
-            Column::F32(c) => c.push(f32::from_bits(word as u32)),
-            Column::Bool(c) => c.push(word != 0),
+            Column::I64(c) => c.push(i64::from_slot(word)),
+            Column::U32(c) => c.push(u32::from_slot(word)),
+            Column::I32(c) => c.push(i32::from_slot(word)),
+            Column::F64(c) => c.push(f64::from_slot(word)),
+            Column::F32(c) => c.push(f32::from_slot(word)),
+            Column::Bool(c) => c.push(bool::from_slot(word)),
             Column::Values(_) => self.push(&crate::node::kit::slot_to_value(ty, word)),
         }
     }
@@ -112,12 +112,12 @@ impl Column {
     pub fn extend_words(&mut self, ty: PortType, words: &[u64]) {
         match self {
             Column::U64(c) => c.extend_from_slice(words),
-            Column::I64(c) => c.extend(words.iter().map(|&w| w as i64)),
-            Column::U32(c) => c.extend(words.iter().map(|&w| w as u32)),
-            Column::I32(c) => c.extend(words.iter().map(|&w| w as i32)),
-            Column::F64(c) => c.extend(words.iter().map(|&w| f64::from_bits(w))),
-            Column::F32(c) => c.extend(words.iter().map(|&w| f32::from_bits(w as u32))),
-            Column::Bool(c) => c.extend(words.iter().map(|&w| w != 0)),
+            Column::I64(c) => c.extend(words.iter().map(|&w| i64::from_slot(w))),
+            Column::U32(c) => c.extend(words.iter().map(|&w| u32::from_slot(w))),
+            Column::I32(c) => c.extend(words.iter().map(|&w| i32::from_slot(w))),
+            Column::F64(c) => c.extend(words.iter().map(|&w| f64::from_slot(w))),
+            Column::F32(c) => c.extend(words.iter().map(|&w| f32::from_slot(w))),
+            Column::Bool(c) => c.extend(words.iter().map(|&w| bool::from_slot(w))),
             Column::Values(_) => words.iter().for_each(|&w| self.push_word(ty, w)),
         }
     }
