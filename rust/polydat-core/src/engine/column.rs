@@ -1,15 +1,9 @@
 //! Typed output columns filled by `generate`: one contiguous vector per output,
 //! handed to numpy without per-value conversion.
 
-use crate::node::kit::{value_to_slot, Scalar};
+use crate::node::kit::Scalar;
 use crate::types::PortType;
 use crate::value::Value;
-
-/// The slot encoding of a scalar value; `None` for `None` and by-reference values.
-#[inline]
-pub fn slot_of(value: &Value) -> Option<u64> {
-    value_to_slot(value)
-}
 
 /// One output's values over a range of cycles.
 #[derive(Clone, Debug)]

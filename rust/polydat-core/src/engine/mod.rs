@@ -155,7 +155,7 @@ pub trait Kernel: Send + Sync {
     /// by-reference (str/bytes/json) outputs with an error naming the output.
     fn pull_slot(&mut self, out: usize) -> Result<u64, EvalError> {
         let value = self.pull(out)?;
-        column::slot_of(&value).ok_or_else(|| raw_read_refused(self.program(), out, &value))
+        crate::node::kit::value_to_slot(&value).ok_or_else(|| raw_read_refused(self.program(), out, &value))
     }
     /// Reads the outputs `outs` as ONE read, as raw words (see
     /// [`Kernel::pull_slot`]): `words[i]` receives output `outs[i]`. The

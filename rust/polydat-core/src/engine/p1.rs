@@ -139,7 +139,7 @@ impl P1Kernel {
     #[inline]
     fn current_word(&self, out: usize) -> Result<u64, EvalError> {
         let value = &self.state.values[self.program.outputs[out].slot as usize];
-        super::column::slot_of(value).ok_or_else(|| super::raw_read_refused(&self.program, out, value))
+        crate::node::kit::value_to_slot(value).ok_or_else(|| super::raw_read_refused(&self.program, out, value))
     }
 
     /// Brings the outputs `outs` up to date as one read: the scope-init path
