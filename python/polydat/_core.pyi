@@ -83,3 +83,24 @@ class Kernel:
     def init(self) -> None:
         """Re-captures every const from the current inputs (at the next read)."""
     def input_values(self) -> dict[str, Any]: ...
+
+def engine_requests() -> list[str]:
+    """The names ``engine=`` accepts besides :func:`engines`: ``["auto", "p1", "p2", "p3", "mixed"]``."""
+
+def provenances() -> list[str]:
+    """The names ``provenance=`` accepts: ``["auto", "raw", "push", "pull", "pushpull"]``."""
+
+def suggest(name: str, candidates: list[str]) -> str | None:
+    """The candidate closest to ``name`` (the core's "did you mean" rule), or ``None``."""
+
+def conversions(implicit: bool = True) -> list[tuple[str, str]]:
+    """(from, to) type pairs converted on a wire implicitly (class A), or by an explicit ``as``."""
+
+def output_types(op: str, wire_types: list[str], consts_json: str) -> list[str]:
+    """Output types of a call of ``op`` over wires of ``wire_types`` with IR constants ``consts_json``."""
+
+def parse_text(text: str, type_name: str) -> Any:
+    """Reads ``text`` as a value of type ``type_name`` (the ``--set name=value`` rule)."""
+
+def check_request(engine: str, provenance: str) -> None:
+    """Raises ``RefusedError`` for an (engine, provenance) request no engine can honour."""

@@ -17,10 +17,6 @@ from .errors import CompileError, Diagnostic, PolydatError
 PyValue = Any
 """A value crossing the boundary: int, float, str, bytes, bool or None."""
 
-ENGINES = ("auto", "p1", "p2", "p3", "mixed")
-PROVENANCES = ("auto", "raw", "push", "pull", "pushpull")
-
-
 def _with_source(err: CompileError, source: str, path: str | None) -> CompileError:
     """Re-renders a core compile error with the source line under it."""
     lines = source.splitlines()
@@ -99,6 +95,19 @@ class Program:
         from .explain import explain
 
         return explain(self)
+
+    def parse_input(self, name: str, text: str) -> PyValue:
+        """``text`` read as a value of input ``name``'s type, the way the command
+        line's ``--set name=value`` reads it (decimal or ``0x`` integers,
+        range-checked; floats; ``true``/``false``/``1``/``0``; strings as is)."""
+        types = self.input_types
+        if name not in types:
+            from .errors import WriteError
+
+            hint = _core.suggest(name, list(types))
+            more = f"; did you mean '{hint}'?" if hint else f"; inputs are: {', '.join(types) or '(none)'}"
+            raise WriteError(f"no input named '{name}'{more}", "unknown_input", name)
+        return _core.parse_text(text, types[name])
 
     def kernel(self) -> Kernel:
         """A new kernel: one mutable state over this program."""
@@ -211,16 +220,7 @@ def compile(
     """
     from . import dsl
 
-    if engine not in ENGINES and engine not in _core.engines():
-        from .errors import RefusedError
-
-        raise RefusedError(f"unknown engine '{engine}'; choose one of {', '.join(ENGINES)}", engine)
-    if provenance not in PROVENANCES:
-        from .errors import RefusedError
-
-        raise RefusedError(
-            f"unknown provenance '{provenance}'; choose one of {', '.join(PROVENANCES)}", provenance
-        )
+    _core.check_request(engine, provenance)
     if outer is not None:
         from .errors import RefusedError
 

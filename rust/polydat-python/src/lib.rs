@@ -418,10 +418,79 @@ fn bench_scenario<'py>(
     Ok(d)
 }
 
+/// The engine names `engine=` accepts besides those of `engines()`:
+/// `["auto", "p1", "p2", "p3", "mixed"]`.
+#[pyfunction]
+fn engine_requests() -> Vec<&'static str> {
+    engine::ENGINE_REQUESTS.to_vec()
+}
+
+/// The names `provenance=` accepts: `["auto", "raw", "push", "pull", "pushpull"]`.
+#[pyfunction]
+fn provenances() -> Vec<&'static str> {
+    engine::PROVENANCE_REQUESTS.to_vec()
+}
+
+/// Refuses (`RefusedError`) an (engine, provenance) request no engine can
+/// honour, before anything is compiled.
+#[pyfunction]
+fn check_request(py: Python<'_>, engine: &str, provenance: &str) -> PyResult<()> {
+    EngineKind::check(engine, provenance).map_err(|e| refused(py, &e))
+}
+
+/// The candidate closest to `name` (the core's "did you mean" rule), or `None`.
+#[pyfunction]
+fn suggest(name: &str, candidates: Vec<String>) -> Option<String> {
+    polydat_core::nodes::closest(name, candidates.iter().map(String::as_str)).map(str::to_string)
+}
+
+/// The (from, to) type pairs the compiler converts on a wire by itself
+/// (`implicit=True`), or that an explicit `as` cast accepts.
+#[pyfunction]
+#[pyo3(signature = (implicit=true))]
+fn conversions(implicit: bool) -> Vec<(&'static str, &'static str)> {
+    use polydat_core::nodes::convert::{cast_conversions, implicit_conversions};
+    let pairs = if implicit { implicit_conversions() } else { cast_conversions() };
+    pairs.into_iter().map(|(f, t)| (f.keyword(), t.keyword())).collect()
+}
+
+fn port_type(py: Python<'_>, keyword: &str) -> PyResult<polydat_core::PortType> {
+    polydat_core::PortType::from_keyword(keyword)
+        .ok_or_else(|| py_error(py, "PolydatError", (format!("unknown type '{keyword}'"),)))
+}
+
+/// The output types of a call of node `op` over wires of `wire_types` with
+/// the construction constants `consts_json` (a JSON list of IR constants).
+#[pyfunction]
+fn output_types(py: Python<'_>, op: &str, wire_types: Vec<String>, consts_json: &str) -> PyResult<Vec<&'static str>> {
+    let types: Vec<_> = wire_types.iter().map(|t| port_type(py, t)).collect::<PyResult<_>>()?;
+    let consts: Vec<polydat_core::ir::ConstIr> = serde_json::from_str(consts_json)
+        .map_err(|e| py_error(py, "PolydatError", (format!("malformed constants: {e}"),)))?;
+    let out = polydat_core::compile::resolve::call_output_types(op, &types, &consts)
+        .map_err(|e| py_error(py, "PolydatError", (e,)))?;
+    Ok(out.into_iter().map(|t| t.keyword()).collect())
+}
+
+/// Reads `text` as a value of type `type_name` (the command line's
+/// `--set name=value` rule; see `nodes::convert::parse_text`).
+#[pyfunction]
+fn parse_text(py: Python<'_>, text: &str, type_name: &str) -> PyResult<PyObject> {
+    let ty = port_type(py, type_name)?;
+    let value = polydat_core::nodes::convert::parse_text(text, ty).map_err(|e| py_error(py, "PolydatError", (e,)))?;
+    to_py(py, &value)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalog_json, m)?)?;
     m.add_function(wrap_pyfunction!(engines, m)?)?;
+    m.add_function(wrap_pyfunction!(engine_requests, m)?)?;
+    m.add_function(wrap_pyfunction!(provenances, m)?)?;
+    m.add_function(wrap_pyfunction!(suggest, m)?)?;
+    m.add_function(wrap_pyfunction!(check_request, m)?)?;
+    m.add_function(wrap_pyfunction!(conversions, m)?)?;
+    m.add_function(wrap_pyfunction!(output_types, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_text, m)?)?;
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(probe_count, m)?)?;
     m.add_function(wrap_pyfunction!(probe_reset, m)?)?;

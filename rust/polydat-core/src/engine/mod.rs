@@ -33,6 +33,14 @@ pub enum EngineKind {
 /// what an equivalence matrix iterates.
 pub const ENGINE_NAMES: [&str; 5] = ["p1", "p2/raw", "p2/push", "p2/pull", "p2/pushpull"];
 
+/// Every value `engine=` accepts besides the [`ENGINE_NAMES`]: `auto` (the
+/// production default) and the engine families.
+pub const ENGINE_REQUESTS: [&str; 5] = ["auto", "p1", "p2", "p3", "mixed"];
+
+/// Every value `provenance=` accepts: `auto` (the selection heuristic) and
+/// the four modes ([`Provenance::ALL`]).
+pub const PROVENANCE_REQUESTS: [&str; 5] = ["auto", "raw", "push", "pull", "pushpull"];
+
 /// An engine request before the program is known: the P2 mode may be left to
 /// the automatic selection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,7 +103,7 @@ fn request(engine: &str, provenance: &str) -> Result<Request, Refused> {
     let mode = match provenance {
         "auto" => None,
         other => Some(Provenance::parse(other).ok_or_else(|| {
-            refuse(engine, format!("unknown provenance '{other}'; choose auto, raw, push, pull or pushpull"))
+            refuse(engine, format!("unknown provenance '{other}'; choose {}", PROVENANCE_REQUESTS.join(", ")))
         })?),
     };
     match (engine, mode) {
@@ -116,7 +124,10 @@ fn request(engine: &str, provenance: &str) -> Result<Request, Refused> {
                 name,
                 format!("engine '{name}' names mode '{}' but provenance '{provenance}' was asked for", p.name()),
             )),
-            None => Err(refuse(name, "unknown engine; choose auto, p1, p2 (or p2/<mode>), p3 or mixed".to_string())),
+            None => Err(refuse(
+                name,
+                format!("unknown engine; choose {} (or p2/<mode>)", ENGINE_REQUESTS.join(", ")),
+            )),
         },
     }
 }
@@ -410,5 +421,20 @@ impl std::fmt::Display for GenerateError {
                 "not enough memory for {columns} column(s) of {rows} rows: generate a smaller range at a time"
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_names_match_the_engines_and_modes() {
+        let modes: Vec<&str> = Provenance::ALL.iter().map(|p| p.name()).collect();
+        assert_eq!(PROVENANCE_REQUESTS[1..], modes[..]);
+        for name in ENGINE_NAMES.iter().chain(&ENGINE_REQUESTS[..3]) {
+            EngineKind::check(name, "auto").unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        assert!(EngineKind::check("p9", "auto").unwrap_err().reason.contains("auto, p1, p2, p3, mixed"));
     }
 }

@@ -301,6 +301,64 @@ pub const NODES: &[NodeDef] = &[
     U64_TO_BYTES,
 ];
 
+/// Every (from, to) pair the compiler converts on a wire by itself (the
+/// class-A catalog, [`auto_adapter`]), for frontends and documentation.
+pub fn implicit_conversions() -> Vec<(PortType, PortType)> {
+    conversion_pairs(auto_adapter)
+}
+
+/// Every (from, to) pair an explicit `x as T` cast accepts ([`cast_node`]).
+pub fn cast_conversions() -> Vec<(PortType, PortType)> {
+    conversion_pairs(cast_node)
+}
+
+fn conversion_pairs(table: fn(PortType, PortType) -> Option<&'static NodeDef>) -> Vec<(PortType, PortType)> {
+    let all = PortType::ALL;
+    all.iter().flat_map(|&from| all.iter().map(move |&to| (from, to))).filter(|&(f, t)| table(f, t).is_some()).collect()
+}
+
+/// Reads `text` as a value of type `ty`, the way a command line spells one
+/// (`--set name=value`): integers in decimal or `0x` hex (range-checked),
+/// floats as Rust parses them (`inf`, `NaN`, `1e3`), bools as
+/// `true`/`false`/`1`/`0` (any case), `str` and `json` as the text itself,
+/// `bytes` as the text's UTF-8 bytes. Surrounding whitespace is ignored for
+/// numbers and bools. The error says what was expected.
+pub fn parse_text(text: &str, ty: PortType) -> Result<Value, String> {
+    fn int(t: &str) -> Option<i128> {
+        let (neg, digits) = match t.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, t.strip_prefix('+').unwrap_or(t)),
+        };
+        let magnitude = match digits.strip_prefix("0x").or_else(|| digits.strip_prefix("0X")) {
+            Some(hex) => i128::from_str_radix(hex, 16).ok()?,
+            None if digits.bytes().all(|b| b.is_ascii_digit()) => digits.parse::<i128>().ok()?,
+            None => return None,
+        };
+        Some(if neg { -magnitude } else { magnitude })
+    }
+    let t = text.trim();
+    let bad = |what: &str| format!("cannot read {text:?} as {ty}: expected {what}");
+    let ranged = |lo: i128, hi: i128| {
+        int(t).filter(|v| (lo..=hi).contains(v)).ok_or_else(|| bad(&format!("an integer in {lo}..={hi}")))
+    };
+    Ok(match ty {
+        U64 => Value::U64(ranged(0, u64::MAX as i128)? as u64),
+        I64 => Value::I64(ranged(i64::MIN as i128, i64::MAX as i128)? as i64),
+        U32 => Value::U32(ranged(0, u32::MAX as i128)? as u32),
+        I32 => Value::I32(ranged(i32::MIN as i128, i32::MAX as i128)? as i32),
+        F64 => Value::F64(t.parse::<f64>().map_err(|_| bad("a number"))?),
+        F32 => Value::F32(t.parse::<f32>().map_err(|_| bad("a number"))?),
+        Bool => match t.to_ascii_lowercase().as_str() {
+            "true" | "1" => Value::Bool(true),
+            "false" | "0" => Value::Bool(false),
+            _ => return Err(bad("true, false, 1 or 0")),
+        },
+        Str => Value::str(text),
+        Json => Value::Json(text.into()),
+        Bytes => Value::Bytes(text.as_bytes().into()),
+    })
+}
+
 /// The boundary catalog: converts a value crossing into a slot of type `to`
 /// (a host write, a parent-to-child copy). It admits the numeric class-A
 /// widenings plus the class-B conversions that are only safe on a checked
@@ -423,6 +481,24 @@ mod tests {
         assert_eq!(cast_node(Str, F64).unwrap().name, "__str_to_f64");
         assert!(cast_node(F64, U64).is_none(), "f64 as u64 is a compile error");
         assert!(cast_node(Str, Bool).is_none());
+    }
+
+    #[test]
+    fn text_is_read_by_the_slot_type() {
+        let ok = |t: &str, ty: PortType| parse_text(t, ty).unwrap();
+        assert!(ok(" 42 ", U64).same(&Value::U64(42)));
+        assert!(ok("0x10", U64).same(&Value::U64(16)));
+        assert!(ok("18446744073709551615", U64).same(&Value::U64(u64::MAX)));
+        assert!(parse_text("18446744073709551616", U64).unwrap_err().contains("0..=18446744073709551615"));
+        assert!(parse_text("-1", U64).is_err());
+        assert!(ok("-1", I64).same(&Value::I64(-1)));
+        assert!(parse_text("1.5", U64).is_err(), "no silent truncation");
+        assert!(ok("-0.0", F64).same(&Value::F64(-0.0)));
+        assert!(ok("TRUE", Bool).same(&Value::Bool(true)));
+        assert!(parse_text("yes", Bool).unwrap_err().contains("true, false, 1 or 0"));
+        assert!(ok(" eu west ", Str).same(&Value::str(" eu west ")), "strings keep their spaces");
+        assert_eq!(implicit_conversions().len(), 19);
+        assert!(cast_conversions().contains(&(Str, U64)));
     }
 
     #[test]

@@ -84,15 +84,27 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 
 /// The closest public node name to `name`, if one is reasonably close.
 pub fn suggest(name: &str) -> Option<&'static str> {
-    let limit = name.len().div_ceil(3).clamp(1, 3);
-    index()
-        .1
-        .keys()
-        .filter(|n| !n.starts_with("__"))
-        .map(|n| (edit_distance(name, n), *n))
+    closest(name, index().1.keys().copied())
+}
+
+/// The candidate closest to `name` by edit distance, if one is reasonably
+/// close (within a third of the name's length, at most 3 edits; ties go to
+/// the alphabetically first). Names starting `__` are internal and never
+/// suggested. The one rule behind every "did you mean" of the project.
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = name.chars().count().div_ceil(3).clamp(1, 3);
+    candidates
+        .into_iter()
+        .filter(|n| !n.starts_with("__") && *n != name)
+        .map(|n| (edit_distance(name, n), n))
         .filter(|(d, _)| *d <= limit)
         .min()
         .map(|(_, n)| n)
+}
+
+/// `did you mean 'x'?` for `name` among `candidates`, if one is close.
+pub fn did_you_mean<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    closest(name, candidates).map(|s| format!("did you mean '{s}'?"))
 }
 
 #[cfg(test)]
@@ -169,6 +181,9 @@ mod tests {
     fn suggestions_find_near_misses() {
         assert_eq!(suggest("hsah"), Some("hash"));
         assert_eq!(suggest("completely_unrelated_name"), None);
+        assert_eq!(closest("user_idd", ["user_id", "bucket"]), Some("user_id"));
+        assert_eq!(closest("x", ["x"]), None, "a name is not its own suggestion");
+        assert_eq!(closest("hash", ["__hash"]), None, "internal names are never suggested");
     }
 }
 
