@@ -97,8 +97,9 @@ def test_f64_corners_as_specified() -> None:
               2.0**53, -(2.0**53), 2.0**32, 2.0**63, -(2.0**63), 2.0**64, math.inf, -math.inf):
         assert pt.f64_bits(v) in bits, v
     nans = [v for v in pt.F64_CORNERS if math.isnan(v)]
-    assert sorted(math.copysign(1, v) for v in nans) == [-1.0, 1.0]
-    assert len(pt.F64_CORNERS) == 31
+    assert sorted(math.copysign(1, v) for v in nans) == [-1.0, -1.0, 1.0, 1.0]
+    assert sum(pt.f64_bits(v) & 0xFFFFFFFF != 0 for v in nans) == 2, "two NaNs carry payloads"
+    assert len(pt.F64_CORNERS) == 33
 
 
 def test_corner_grid_covers_every_value() -> None:

@@ -44,7 +44,7 @@ from __future__ import annotations
 from typing import Any
 
 from .canon import Outcome, bits_f64, canonical, canonical_failure, f64_bits, strip_locations
-from .corners import F64_CORNERS, STR_CORNERS, U64_CORNERS, U64_MAX, corner_grid
+from .corners import CANONICAL_NAN_BITS, F64_CORNERS, STR_CORNERS, U64_CORNERS, U64_MAX, corner_grid
 from .matrix import (
     ORACLE,
     EngineSpec,
@@ -109,6 +109,7 @@ __all__ = [
     # corners and node programs
     "U64_CORNERS",
     "F64_CORNERS",
+    "CANONICAL_NAN_BITS",
     "STR_CORNERS",
     "U64_MAX",
     "corner_grid",

@@ -2,10 +2,10 @@
 
 ``U64_CORNERS`` (37 values) sit at the edges where native code goes wrong:
 small numbers, powers of two and their neighbours, the f64 integer limit
-2^53, the sign bit 2^63 and u64::MAX. ``F64_CORNERS`` (31 values) cover signed
+2^53, the sign bit 2^63 and u64::MAX. ``F64_CORNERS`` (33 values) cover signed
 zeros, halves (rounding ties), values just around 1, the smallest normal and
-subnormal, the largest finite values, integer limits, infinities and NaNs of
-both signs. ``STR_CORNERS`` are strings that parse, almost parse, or carry
+subnormal, the largest finite values, integer limits, infinities, and NaNs of
+both signs with and without a payload. ``STR_CORNERS`` are strings that parse, almost parse, or carry
 multi-byte characters.
 
 Usage::
@@ -32,7 +32,7 @@ from typing import Any
 
 from .canon import bits_f64, f64_bits
 
-__all__ = ["U64_CORNERS", "F64_CORNERS", "STR_CORNERS", "U64_MAX", "corner_grid"]
+__all__ = ["U64_CORNERS", "F64_CORNERS", "STR_CORNERS", "U64_MAX", "CANONICAL_NAN_BITS", "corner_grid"]
 
 U64_MAX = 2**64 - 1
 
@@ -75,12 +75,18 @@ F64_CORNERS: tuple[float, ...] = (
     2.0**63, -(2.0**63),
     2.0**64,
     float("inf"), float("-inf"),
-    bits_f64(0x7FF8000000000000),  # NaN
+    bits_f64(0x7FF8000000000000),  # NaN (the canonical quiet NaN)
     bits_f64(0xFFF8000000000000),  # -NaN (sign bit set)
+    bits_f64(0x7FF80000DEADBEEF),  # a quiet NaN carrying a payload
+    bits_f64(0xFFF800000000BAD1),  # a negative quiet NaN carrying a payload
 )
 """f64 corners: ±0, ±1, ±0.5, 1.5, ±2.5, 0.1, 1/3, 1±ε, ε, the smallest positive
 normal, the smallest subnormal, ±max, ±1e308, ±2^53, 2^53+1, 2^32, ±2^63, 2^64,
-±inf and ±NaN."""
+±inf, ±NaN and NaNs of both signs carrying payloads (every f64 a node computes
+that is NaN must come back as the canonical NaN, on every engine)."""
+
+CANONICAL_NAN_BITS = 0x7FF8000000000000
+"""The bits of the one NaN a node result may hold (the language's NaN policy)."""
 
 STR_CORNERS: tuple[str, ...] = (
     "", " ", "0", "7", "12", " 42 ", "-1", "+5", "1.5", "1e3", "x", "x12", "12x",

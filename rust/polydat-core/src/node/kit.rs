@@ -23,10 +23,39 @@ pub trait Scalar: Copy + Send + Sync + 'static {
     fn to_slot(self) -> u64;
     /// Decodes from a slot.
     fn from_slot(s: u64) -> Self;
+    /// The value as a node result, under the language's NaN policy: a NaN
+    /// result is the canonical quiet NaN of its type (`0x7ff8000000000000`
+    /// for f64, `0x7fc00000` for f32), whatever sign or payload the hardware
+    /// and the compiler's operand order produced; every other value, and
+    /// every non-float type, is unchanged. Kits apply it to every scalar a
+    /// rule returns, so each engine form of a node gives the same bits.
+    #[inline(always)]
+    fn canonical(self) -> Self {
+        self
+    }
+}
+
+/// The bits of the canonical f64 NaN (see [`Scalar::canonical`]).
+pub const CANONICAL_NAN_F64: u64 = 0x7ff8_0000_0000_0000;
+/// The bits of the canonical f32 NaN (see [`Scalar::canonical`]).
+pub const CANONICAL_NAN_F32: u32 = 0x7fc0_0000;
+
+/// `v` under the NaN policy ([`Scalar::canonical`]): float values of a
+/// `Value` canonicalised in place; other variants untouched.
+#[inline]
+pub fn canonical_value(v: &mut Value) {
+    match v {
+        Value::F64(x) => *x = x.canonical(),
+        Value::F32(x) => *x = x.canonical(),
+        _ => {}
+    }
 }
 
 macro_rules! scalar {
     ($t:ty, $pt:ident, $var:ident, |$a:ident| $to:expr, |$s:ident| $from:expr) => {
+        scalar!($t, $pt, $var, |$a| $to, |$s| $from, canonical: |v| v);
+    };
+    ($t:ty, $pt:ident, $var:ident, |$a:ident| $to:expr, |$s:ident| $from:expr, canonical: |$v:ident| $canon:expr) => {
         impl Scalar for $t {
             const TYPE: PortType = PortType::$pt;
             #[inline]
@@ -56,6 +85,11 @@ macro_rules! scalar {
             fn from_slot($s: u64) -> Self {
                 $from
             }
+            #[inline(always)]
+            fn canonical(self) -> Self {
+                let $v = self;
+                $canon
+            }
         }
     };
 }
@@ -64,8 +98,20 @@ scalar!(u64, U64, U64, |a| a, |s| s);
 scalar!(i64, I64, I64, |a| a as u64, |s| s as i64);
 scalar!(u32, U32, U32, |a| a as u64, |s| s as u32);
 scalar!(i32, I32, I32, |a| a as i64 as u64, |s| s as i32);
-scalar!(f64, F64, F64, |a| a.to_bits(), |s| f64::from_bits(s));
-scalar!(f32, F32, F32, |a| a.to_bits() as u64, |s| f32::from_bits(s as u32));
+scalar!(f64, F64, F64, |a| a.to_bits(), |s| f64::from_bits(s), canonical: |v| {
+    if v.is_nan() {
+        f64::from_bits(CANONICAL_NAN_F64)
+    } else {
+        v
+    }
+});
+scalar!(f32, F32, F32, |a| a.to_bits() as u64, |s| f32::from_bits(s as u32), canonical: |v| {
+    if v.is_nan() {
+        f32::from_bits(CANONICAL_NAN_F32)
+    } else {
+        v
+    }
+});
 scalar!(bool, Bool, Bool, |a| a as u64, |s| s != 0);
 
 /// Decodes a slot of port type `ty` into a value (scalars only).
@@ -110,7 +156,7 @@ impl<T: Scalar> Out for T {
     const TYPE: PortType = T::TYPE;
     #[inline]
     fn into_out(self) -> Value {
-        self.into_value()
+        self.canonical().into_value()
     }
 }
 
@@ -293,7 +339,7 @@ impl<R: Scalar> RuleOutput for R {
     type Value = R;
     #[inline(always)]
     fn into_result(self) -> Result<R, NodeError> {
-        Ok(self)
+        Ok(self.canonical())
     }
 }
 
@@ -301,7 +347,7 @@ impl<R: Scalar> RuleOutput for Result<R, String> {
     type Value = R;
     #[inline(always)]
     fn into_result(self) -> Result<R, NodeError> {
-        self.map_err(NodeError::new)
+        self.map(R::canonical).map_err(NodeError::new)
     }
 }
 
@@ -407,7 +453,7 @@ pub fn source<R: Scalar>(f: impl Fn() -> R + Send + Sync + 'static) -> Box<dyn N
 
 impl<R: Scalar, F: Fn() -> R + Send + Sync + 'static> NodeEval for Source<R, F> {
     fn eval(&self, _args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-        (self.f)().store(&mut outs[0]);
+        (self.f)().canonical().store(&mut outs[0]);
         Ok(())
     }
     fn slot_form(&self) -> Option<&dyn SlotEval> {
@@ -415,7 +461,7 @@ impl<R: Scalar, F: Fn() -> R + Send + Sync + 'static> NodeEval for Source<R, F> 
     }
     fn slot_step(self: Arc<Self>, _ins: &[usize], out: usize, _outs: usize) -> Option<SlotStep> {
         Some(Box::new(move |buf: &mut [u64]| {
-            buf[out] = (self.f)().to_slot();
+            buf[out] = (self.f)().canonical().to_slot();
             Ok(())
         }))
     }
@@ -423,7 +469,7 @@ impl<R: Scalar, F: Fn() -> R + Send + Sync + 'static> NodeEval for Source<R, F> 
 
 impl<R: Scalar, F: Fn() -> R + Send + Sync> SlotEval for Source<R, F> {
     fn eval_slots(&self, _ins: &[u64], outs: &mut [u64]) -> Result<(), NodeError> {
-        outs[0] = (self.f)().to_slot();
+        outs[0] = (self.f)().canonical().to_slot();
         Ok(())
     }
 }
@@ -502,6 +548,7 @@ impl<A: Scalar, F: Fn(A) -> usize + Send + Sync> NodeEval for PickWire<A, F> {
             return Err(NodeError::new(format!("internal: picked wire {i} of {}", args.len())));
         }
         outs[0] = args.get(i).clone();
+        canonical_value(&mut outs[0]);
         Ok(())
     }
 }
@@ -521,7 +568,9 @@ pub fn value_fn(
 
 impl<F: Fn(&Args<'_>, &mut [Value]) -> Result<(), NodeError> + Send + Sync> NodeEval for ValueFn<F> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-        (self.f)(args, outs)
+        (self.f)(args, outs)?;
+        outs.iter_mut().for_each(canonical_value);
+        Ok(())
     }
 }
 
@@ -615,6 +664,28 @@ mod tests {
         assert_eq!(f64::from_slot((-0.0f64).to_slot()).to_bits(), (-0.0f64).to_bits());
         assert_eq!(true.to_slot(), 1);
         assert!(matches!(slot_to_value(PortType::F32, 1.5f32.to_slot()), Value::F32(x) if x == 1.5));
+    }
+
+    #[test]
+    fn nan_results_are_canonical_in_every_form() {
+        let payload = f64::from_bits(0xfff8_0000_dead_beef);
+        let node = map2(|a: f64, b: f64| a + b);
+        for (a, b) in [(f64::NAN, -f64::NAN), (-f64::NAN, f64::NAN), (payload, 1.0), (1.0, payload)] {
+            let mut out = [Value::None];
+            node.eval(&Args::new(&[Value::F64(a), Value::F64(b)], &[0, 1]), &mut out).unwrap();
+            assert_eq!(out[0].as_f64().unwrap().to_bits(), CANONICAL_NAN_F64);
+            let mut slot = [0u64];
+            node.slot_form().unwrap().eval_slots(&[a.to_bits(), b.to_bits()], &mut slot).unwrap();
+            assert_eq!(slot[0], CANONICAL_NAN_F64);
+        }
+        let f32_node = map1(|x: f32| x * 2.0);
+        let mut slot = [0u64];
+        f32_node.slot_form().unwrap().eval_slots(&[f32::from_bits(0xffc0_0001).to_bits() as u64], &mut slot).unwrap();
+        assert_eq!(slot[0], CANONICAL_NAN_F32 as u64);
+        assert_eq!((-0.0f64).canonical().to_bits(), (-0.0f64).to_bits(), "only NaN changes");
+        let mut v = Value::F64(-f64::NAN);
+        canonical_value(&mut v);
+        assert_eq!(v.as_f64().unwrap().to_bits(), CANONICAL_NAN_F64);
     }
 
     #[test]
