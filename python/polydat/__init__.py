@@ -16,7 +16,17 @@ See :func:`compile`, :class:`Program`, :class:`Kernel` and ``polydat.testing``.
 from __future__ import annotations
 
 from .api import Kernel, Program, catalog, check, compile, compile_file
-from .errors import CompileError, Diagnostic, EvalError, PolydatError, RefusedError, WriteError
+from .errors import (
+    ArgumentError,
+    CompileError,
+    Diagnostic,
+    EvalError,
+    InternalError,
+    PolydatError,
+    RefusedError,
+    UnknownNameError,
+    WriteError,
+)
 
 try:
     from importlib.metadata import version as _version
@@ -37,5 +47,8 @@ __all__ = [
     "EvalError",
     "WriteError",
     "RefusedError",
+    "UnknownNameError",
+    "ArgumentError",
+    "InternalError",
     "Diagnostic",
 ]

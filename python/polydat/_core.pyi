@@ -54,8 +54,8 @@ class Program:
     def outputs(self) -> list[tuple[str, str]]:
         """(name, type) per output."""
     @property
-    def events(self) -> list[tuple[str, str, int, int]]:
-        """(kind, message, line, col) per compile event."""
+    def events(self) -> list[tuple[str, str, int, int, str]]:
+        """(kind, message, line, col, severity) per compile event; severity is ``warning`` or ``info``."""
     @property
     def stats(self) -> dict[str, int]: ...
     def explain_json(self) -> str:

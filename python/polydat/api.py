@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import _core
-from .errors import CompileError, Diagnostic, PolydatError
+from .errors import ArgumentError, CompileError, Diagnostic
 
 PyValue = Any
 """A value crossing the boundary: int, float, str, bytes, bool or None."""
@@ -29,15 +29,25 @@ def _with_source(err: CompileError, source: str, path: str | None) -> CompileErr
     return CompileError(fixed[0], tuple(fixed[1:]))
 
 
+MAX_THREADS = 256
+"""The most worker threads :meth:`Program.generate` starts."""
+
+
 class Program:
     """A compiled, immutable program. Thread-safe: share it, and give each
-    thread its own :meth:`kernel`."""
+    thread its own :meth:`kernel`. A program pickles as its source and compile
+    options (it is compiled again where it is unpickled), so it can be sent to
+    worker processes."""
 
-    def __init__(self, core: _core.Program, source: str, path: str | None, bound: Any):
+    def __init__(self, core: _core.Program, source: str, path: str | None, bound: Any, options: dict[str, Any]):
         self._core = core
         self.source = source
         self.path = path
         self._bound = bound
+        self._options = options
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_recompile, (self.source, self.path, self._options))
 
     @property
     def engine(self) -> str:
@@ -74,11 +84,18 @@ class Program:
 
     @property
     def events(self) -> list[dict[str, Any]]:
-        """Compile events: ``{"kind", "message", "line", "col"}``."""
+        """Compile events: ``{"kind", "message", "line", "col", "severity"}``
+        (severity ``warning`` for what :func:`check` reports, else ``info``)."""
         return [
-            {"kind": kind, "message": message, "line": line, "col": col}
-            for kind, message, line, col in self._core.events
+            {"kind": kind, "message": message, "line": line, "col": col, "severity": severity}
+            for kind, message, line, col, severity in self._core.events
         ]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        """What :func:`check` warns about: inferred inputs, externs without a
+        default, constants that make a node fail on every evaluation, ..."""
+        return _warnings(self)
 
     @property
     def stats(self) -> dict[str, int]:
@@ -129,32 +146,75 @@ class Program:
         the range across N kernels and gives identical columns.
         """
         rng = _as_range(cycles)
-        if rng.step <= 0:
-            raise ValueError("generate needs an increasing range of cycles")
         coords = self.coordinates
         coordinate = coordinate or (coords[0] if coords else None)
         if coordinate is None:
-            raise PolydatError("this program has no coordinate input to iterate over")
-        names = list(outputs) if outputs is not None else list(self.outputs)
+            raise ArgumentError("this program has no coordinate input to iterate over")
+        names = _names(outputs, "outputs") if outputs is not None else list(self.outputs)
+        if inputs is not None and not isinstance(inputs, Mapping):
+            raise ArgumentError(f"inputs must be a mapping of input names to values, not {type(inputs).__name__}")
         fixed = list((inputs or {}).items())
-        if threads < 1:
-            raise ValueError("threads must be >= 1")
-        if len(rng) and not (0 <= rng.start and rng[-1] < 2**64):
-            raise ValueError("cycles must lie in 0..2**64")
+        _check_threads(threads)
         start = rng.start if len(rng) else 0
         return self._core.generate(coordinate, start, len(rng), rng.step, names, fixed, threads=threads)
 
     def __repr__(self) -> str:
-        return f"<polydat.Program engine={self.engine} inputs={self.inputs} outputs={list(self.outputs)}>"
+        where = f" path={self.path!r}" if self.path else ""
+        return (
+            f"<polydat.Program engine={self.engine!r} inputs={self.inputs} outputs={list(self.outputs)}"
+            f" nodes={self.stats.get('nodes_final')}{where}>"
+        )
+
+
+def _recompile(source: str, path: str | None, options: dict[str, Any]) -> Program:
+    """Unpickles a :class:`Program`: compiles its source again with its options."""
+    return compile(source, path=path, **options)
 
 
 def _as_range(cycles: range | int | tuple[int, int]) -> range:
+    """The rows ``generate`` runs: a ``range`` with a positive step, a count, or a
+    ``(start, stop)`` pair; every cycle must fit in u64."""
+    if isinstance(cycles, bool) or not isinstance(cycles, (range, int, tuple)):
+        raise ArgumentError(
+            f"cycles must be a range, a row count or a (start, stop) pair, not {type(cycles).__name__}"
+        )
     if isinstance(cycles, range):
-        return cycles
-    if isinstance(cycles, int):
-        return range(cycles)
-    start, stop = cycles
-    return range(start, stop)
+        rng = cycles
+    elif isinstance(cycles, int):
+        if cycles < 0:
+            raise ArgumentError(f"a row count must be >= 0, got {cycles}")
+        rng = range(cycles)
+    else:
+        if len(cycles) != 2 or not all(isinstance(c, int) and not isinstance(c, bool) for c in cycles):
+            raise ArgumentError(f"cycles as a tuple must be (start, stop) integers, got {cycles!r}")
+        rng = range(cycles[0], cycles[1])
+    if rng.step <= 0:
+        raise ArgumentError(f"generate needs an increasing range of cycles, got step {rng.step}")
+    if rng.start < 0 or (len(rng) and rng[-1] >= 2**64):
+        raise ArgumentError(f"cycles must lie in 0..2**64, got {rng}")
+    return rng
+
+
+def _names(names: Any, what: str) -> list[str]:
+    """A list of names from a list/tuple of strings (a bare string is refused:
+    it would read as its characters)."""
+    if isinstance(names, str):
+        raise ArgumentError(f"{what} must be a list of names, not a string: write {what}=[{names!r}]")
+    try:
+        listed = list(names)
+    except TypeError:
+        raise ArgumentError(f"{what} must be a list of names, not {type(names).__name__}") from None
+    bad = [n for n in listed if not isinstance(n, str)]
+    if bad:
+        raise ArgumentError(f"{what} must be names (strings), got {bad[0]!r}")
+    return listed
+
+
+def _check_threads(threads: Any) -> None:
+    if isinstance(threads, bool) or not isinstance(threads, int):
+        raise ArgumentError(f"threads must be an integer, not {type(threads).__name__}")
+    if not 1 <= threads <= MAX_THREADS:
+        raise ArgumentError(f"threads must be between 1 and {MAX_THREADS}, got {threads}")
 
 
 class Kernel:
@@ -164,6 +224,11 @@ class Kernel:
     def __init__(self, program: Program, core: _core.Kernel):
         self.program = program
         self._core = core
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in list(self.input_values().items())[:6])
+        more = ", ..." if len(self.program.inputs) > 6 else ""
+        return f"<polydat.Kernel engine={self.program.engine!r} inputs({shown}{more})>"
 
     def set_inputs(self, *values: PyValue, **named: PyValue) -> None:
         """Writes coordinates: positionally (``set_inputs(5)``) or by name
@@ -220,25 +285,46 @@ def compile(
     """
     from . import dsl
 
+    if isinstance(source, (bytes, bytearray)):
+        raise ArgumentError("source must be text (str), not bytes: decode it first, e.g. source.decode('utf-8')")
+    if not isinstance(source, str):
+        raise ArgumentError(f"source must be text (str), not {type(source).__name__}")
     _core.check_request(engine, provenance)
     if outer is not None:
         from .errors import RefusedError
 
         raise RefusedError("outer scopes are not supported yet", engine)
     spath = os.fspath(path) if path is not None else None
-    bound = dsl.bind(source, path=spath, library_path=[os.fspath(p) for p in library_path])
+    libs = _directories(library_path)
+    wanted = _names(outputs, "outputs") if outputs is not None else None
+    bound = dsl.bind(source, path=spath, library_path=libs)
     try:
         core = _core.Program.compile(
             json.dumps(bound.ir),
             engine=engine,
             provenance=provenance,
             strict=strict,
-            outputs=list(outputs) if outputs is not None else None,
+            outputs=wanted,
             fusion=fusion,
         )
     except CompileError as err:
         raise _with_source(err, source, spath) from None
-    return Program(core, source, spath, bound)
+    options = {
+        "engine": engine,
+        "provenance": provenance,
+        "library_path": libs,
+        "strict": strict,
+        "outputs": wanted,
+        "fusion": fusion,
+    }
+    return Program(core, source, spath, bound, options)
+
+
+def _directories(paths: Any) -> list[str]:
+    """Module directories: one path (str or PathLike) or an iterable of them."""
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        return [os.fsdecode(paths)]
+    return [os.fsdecode(p) for p in paths]
 
 
 def compile_file(path: str | os.PathLike[str], **options: Any) -> Program:
@@ -255,12 +341,28 @@ def check(
     library_path: Iterable[str | os.PathLike[str]] = (),
     strict: bool = False,
 ) -> list[Diagnostic]:
-    """Compiles ``source`` for diagnostics only; returns them (never raises for bad source)."""
+    """Compiles ``source`` for diagnostics only and returns them: every error,
+    then the warnings (see :attr:`Program.warnings`). Never raises for bad
+    source."""
     try:
-        compile(source, path=path, library_path=library_path, strict=strict)
+        prog = compile(source, path=path, library_path=library_path, strict=strict)
     except CompileError as err:
         return list(err.diagnostics)
-    return []
+    return prog.warnings
+
+
+def _warnings(prog: Program) -> list[Diagnostic]:
+    """The warnings of a compiled program: the frontend's, then the core's
+    warning events, each with its source line."""
+    found = list(getattr(prog._bound, "warnings", ()))
+    lines = prog.source.split("\n")
+    for event in prog.events:
+        if event["severity"] != "warning":
+            continue
+        line = event["line"]
+        text = lines[line - 1].rstrip("\r") if 0 < line <= len(lines) else None
+        found.append(Diagnostic(event["message"], line, event["col"], None, "warning", text, prog.path))
+    return found
 
 
 def catalog() -> list[dict[str, Any]]:

@@ -12,11 +12,16 @@
   coordinate written by name, ...).
 * ``RefusedError`` — an engine or mode cannot run the program, or does not
   exist; never silently substituted.
+* ``UnknownNameError`` (also a ``KeyError``) — a read of a name the program
+  does not have; ``ArgumentError`` (also a ``ValueError`` and ``TypeError``) —
+  a call given the wrong kind of argument; ``InternalError`` — polydat itself
+  failed (never expected; report it).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 class PolydatError(Exception):
@@ -85,13 +90,28 @@ class CompileError(PolydatError):
 
 
 class EvalError(PolydatError):
-    """A node failed during evaluation; the kernel stays usable."""
+    """A node failed during evaluation; the kernel stays usable.
 
-    def __init__(self, message: str, node: str = "", outputs: tuple[str, ...] = (), inputs: tuple[str, ...] = ()):
+    ``node`` is the failing node's name, ``outputs`` the outputs it feeds,
+    ``inputs`` its input values (Python values, in wire order), and — for a
+    failure inside :meth:`Program.generate` — ``row`` is ``(coordinate,
+    value)`` of the failing row and ``cycle`` that value (else ``None``).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        node: str = "",
+        outputs: tuple[str, ...] = (),
+        inputs: tuple[Any, ...] = (),
+        row: tuple[str, int] | None = None,
+    ):
         super().__init__(message)
         self.node = node
         self.outputs = tuple(outputs)
         self.inputs = tuple(inputs)
+        self.row = tuple(row) if row is not None else None
+        self.cycle = self.row[1] if self.row is not None else None
 
 
 class WriteError(PolydatError):
@@ -104,6 +124,28 @@ class WriteError(PolydatError):
         self.slot = slot
 
 
+class UnknownNameError(PolydatError, KeyError):
+    """A name that is neither an output nor an input of the program was read
+    (``pull``, ``generate(outputs=...)``); the message says "did you mean"."""
+
+    def __init__(self, message: str, name: str = ""):
+        super().__init__(message)
+        self.name = name
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class ArgumentError(PolydatError, ValueError, TypeError):
+    """A call was given an argument of the wrong kind or out of range (a
+    string where a list of names belongs, a negative count, ...)."""
+
+
+class InternalError(PolydatError):
+    """Polydat itself failed (a contained panic, a thread that could not be
+    started); the message says what happened. Please report it."""
+
+
 class RefusedError(PolydatError):
     """An engine or provenance mode cannot run this program (or does not exist)."""
 
@@ -112,4 +154,14 @@ class RefusedError(PolydatError):
         self.engine = engine
 
 
-__all__ = ["PolydatError", "Diagnostic", "CompileError", "EvalError", "WriteError", "RefusedError"]
+__all__ = [
+    "PolydatError",
+    "Diagnostic",
+    "CompileError",
+    "EvalError",
+    "WriteError",
+    "RefusedError",
+    "UnknownNameError",
+    "ArgumentError",
+    "InternalError",
+]

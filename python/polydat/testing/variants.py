@@ -52,11 +52,16 @@ class GenerateKernel:
         return dict(self._writer.input_values())
 
     def _columns(self, outputs: list[str]) -> dict[str, Any]:
+        import polydat
+
         values = self.input_values()
         coordinate = self._program.coordinates[0]
         cycle = values.pop(coordinate)
-        return dict(self._program.generate(range(cycle, cycle + 1), outputs=outputs, inputs=values,
-                                           coordinate=coordinate))
+        try:
+            return dict(self._program.generate(range(cycle, cycle + 1), outputs=outputs, inputs=values,
+                                               coordinate=coordinate))
+        except polydat.EvalError as err:
+            raise _without_row(err, coordinate, cycle) from None
 
     def pull(self, name: str) -> Any:
         """``name`` at the current inputs, computed by ``generate``."""
@@ -66,6 +71,19 @@ class GenerateKernel:
         """Every output, through the real kernel: ``eval`` names its context
         ``every output``, which a batch over named outputs cannot reproduce."""
         return dict(self._writer.eval())
+
+
+def _without_row(err: Any, coordinate: str, cycle: int) -> Any:
+    """A ``generate`` failure as the kernel reports it: without the line naming
+    the failing row, when (and only when) that line names the row that ran;
+    so a wrong row still shows up as a disagreement."""
+    import polydat
+
+    suffix = f"\n  ↳ at row {coordinate}={cycle}"
+    message = str(err)
+    if err.row != (coordinate, cycle) or not message.endswith(suffix):
+        return err
+    return polydat.EvalError(message[: -len(suffix)], err.node, err.outputs, err.inputs)
 
 
 def _scalar(value: Any) -> Any:

@@ -3,6 +3,7 @@
 
 use crate::ir::Span;
 use crate::types::PortType;
+use crate::value::Value;
 use std::fmt;
 
 /// The program cannot be compiled; points at the source span that caused it.
@@ -51,7 +52,7 @@ impl fmt::Display for CompileError {
 impl std::error::Error for CompileError {}
 
 /// The details of an evaluation failure.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct EvalDetail {
     /// The enriched, engine-independent text: the original failure, the node,
     /// the outputs it feeds, its inputs.
@@ -64,6 +65,24 @@ pub struct EvalDetail {
     pub outputs: Vec<String>,
     /// The node's inputs, in attribution form (`U64(20)`).
     pub inputs: Vec<String>,
+    /// The node's input values themselves, in wire order.
+    pub values: Vec<Value>,
+    /// The row of `generate` that failed: its coordinate and value.
+    pub row: Option<(String, u64)>,
+}
+
+/// Two failures are equal when every field is, input values bit for bit.
+impl PartialEq for EvalDetail {
+    fn eq(&self, other: &EvalDetail) -> bool {
+        self.message == other.message
+            && self.original == other.original
+            && self.node == other.node
+            && self.outputs == other.outputs
+            && self.inputs == other.inputs
+            && self.row == other.row
+            && self.values.len() == other.values.len()
+            && self.values.iter().zip(&other.values).all(|(a, b)| a.same(b))
+    }
 }
 
 /// A node failed while evaluating. Boxed so that the success path of every
@@ -81,7 +100,8 @@ impl std::ops::Deref for EvalError {
 impl EvalError {
     /// Builds the attributed error for a failure of `node` feeding `outputs`,
     /// with its decoded `inputs`, while evaluating `context`.
-    pub fn attributed(original: &str, node: &str, outputs: &[String], inputs: Vec<String>, context: &str) -> EvalError {
+    pub fn attributed(original: &str, node: &str, outputs: &[String], values: Vec<Value>, context: &str) -> EvalError {
+        let inputs: Vec<String> = values.iter().map(Value::to_string).collect();
         let feeds = match outputs.len() {
             0 => "no declared output".to_string(),
             1 => format!("output {}", outputs[0]),
@@ -98,7 +118,17 @@ impl EvalError {
             node: node.to_string(),
             outputs: outputs.to_vec(),
             inputs,
+            values,
+            row: None,
         }))
+    }
+
+    /// This failure as the failure of the `generate` row where coordinate
+    /// `coordinate` held `cycle`: the message names the row.
+    pub fn at_row(mut self, coordinate: &str, cycle: u64) -> EvalError {
+        self.0.message.push_str(&format!("\n  ↳ at row {coordinate}={cycle}"));
+        self.0.row = Some((coordinate.to_string(), cycle));
+        self
     }
 }
 
@@ -134,6 +164,11 @@ pub enum WriteError {
         /** The coordinate written by name. */
         slot: String,
     },
+    /// A value for the coordinate a `generate` sweeps (it sets that one itself).
+    SweptCoordinate {
+        /** The swept coordinate. */
+        slot: String,
+    },
     /// Too many coordinate values for the program.
     TooManyCoordinates {
         /** Coordinate values given. */
@@ -151,6 +186,7 @@ impl WriteError {
             WriteError::TypeMismatch { .. } => "type_mismatch",
             WriteError::CoordinateSlot { .. } => "coordinate_slot",
             WriteError::TooManyCoordinates { .. } => "too_many_coordinates",
+            WriteError::SweptCoordinate { .. } => "swept_coordinate",
         }
     }
 
@@ -158,7 +194,9 @@ impl WriteError {
     pub fn slot(&self) -> &str {
         match self {
             WriteError::UnknownInput { name, .. } => name,
-            WriteError::TypeMismatch { slot, .. } | WriteError::CoordinateSlot { slot } => slot,
+            WriteError::TypeMismatch { slot, .. }
+            | WriteError::CoordinateSlot { slot }
+            | WriteError::SweptCoordinate { slot } => slot,
             WriteError::TooManyCoordinates { .. } => "",
         }
     }
@@ -175,6 +213,9 @@ impl fmt::Display for WriteError {
             }
             WriteError::CoordinateSlot { slot } => {
                 write!(f, "'{slot}' is a coordinate: write it with set_inputs, not by name")
+            }
+            WriteError::SweptCoordinate { slot } => {
+                write!(f, "'{slot}' is the coordinate the rows sweep: its value comes from the range, not from inputs")
             }
             WriteError::TooManyCoordinates { given, count } => {
                 write!(f, "{given} coordinate values given, but the program has {count} coordinates")
@@ -242,12 +283,16 @@ mod tests {
             "in_range: value 20 outside [0, 5]",
             "in_range",
             &["checked".to_string()],
-            vec!["U64(20)".to_string()],
+            vec![Value::U64(20)],
             "`checked`",
         );
         assert_eq!(
             e.message,
             "in_range: value 20 outside [0, 5]\n  ↳ in node `in_range` (output checked) while evaluating `checked`\n  ↳ inputs: [[0]=U64(20)]"
         );
+        let e = e.at_row("cycle", 992);
+        assert!(e.message.ends_with("\n  ↳ at row cycle=992"));
+        assert_eq!(e.row, Some(("cycle".to_string(), 992)));
+        assert!(e.values[0].same(&Value::U64(20)));
     }
 }

@@ -26,6 +26,16 @@ pub struct InputDef {
     pub default: Value,
 }
 
+/// Where a column of `generate` comes from: an output, or an input (the swept
+/// coordinate's values row by row, or a fixed input's value on every row).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColumnSource {
+    /// Output `o`.
+    Output(usize),
+    /// Input `i`.
+    Input(usize),
+}
+
 /// A named output: the value slot it reads and the step producing it
 /// (`None` when the output passes an input through).
 #[derive(Clone, Debug)]
@@ -220,6 +230,29 @@ impl Program {
     /// Index of the output named `name`.
     pub fn output(&self, name: &str) -> Option<usize> {
         self.output_index.get(name).map(|&i| i as usize)
+    }
+
+    /// The message for a read of `name`, which is neither an output nor an
+    /// input: "did you mean" the closest name, or the outputs there are.
+    pub fn unknown_name(&self, name: &str) -> String {
+        let names = self.outputs.iter().map(|o| o.name.as_str()).chain(self.inputs.iter().map(|i| i.name.as_str()));
+        match crate::nodes::did_you_mean(name, names) {
+            Some(hint) => format!("no output named '{name}'; {hint}"),
+            None => {
+                let known: Vec<&str> =
+                    self.outputs.iter().map(|o| o.name.as_str()).filter(|n| !n.starts_with("__")).collect();
+                format!("no output named '{name}'; outputs are: {}", known.join(", "))
+            }
+        }
+    }
+
+    /// What column `name` selects in `generate`: an output, else an input
+    /// (its values row by row); the error is [`Program::unknown_name`].
+    pub fn column_source(&self, name: &str) -> Result<ColumnSource, String> {
+        self.output(name)
+            .map(ColumnSource::Output)
+            .or_else(|| self.input(name).map(ColumnSource::Input))
+            .ok_or_else(|| self.unknown_name(name))
     }
 
     /// Input names, coordinates first.

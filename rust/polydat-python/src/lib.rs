@@ -38,7 +38,17 @@ fn compile_error(py: Python<'_>, e: &CompileError) -> PyErr {
 }
 
 fn eval_error(py: Python<'_>, e: &EvalError) -> PyErr {
-    py_error(py, "EvalError", (e.message.as_str(), e.node.as_str(), e.outputs.clone(), e.inputs.clone()))
+    let values: PyResult<Vec<PyObject>> = e.values.iter().map(|v| to_py(py, v)).collect();
+    let values = match values {
+        Ok(v) => v,
+        Err(err) => return err,
+    };
+    let row = e.row.clone();
+    py_error(py, "EvalError", (e.message.as_str(), e.node.as_str(), e.outputs.clone(), values, row))
+}
+
+fn unknown_name(py: Python<'_>, message: String, name: &str) -> PyErr {
+    py_error(py, "UnknownNameError", (message, name))
 }
 
 fn write_error(py: Python<'_>, e: &WriteError) -> PyErr {
@@ -54,7 +64,11 @@ fn generate_error(py: Python<'_>, e: GenerateError) -> PyErr {
         GenerateError::Write(w) => write_error(py, &w),
         GenerateError::Eval(ev) => eval_error(py, &ev),
         GenerateError::OutOfMemory { .. } => PyMemoryError::new_err(e.to_string()),
-        GenerateError::Panicked => PyValueError::new_err(e.to_string()),
+        GenerateError::Panicked => py_error(py, "InternalError", (e.to_string(),)),
+        GenerateError::Unset { ref names, .. } => {
+            let first = names.first().cloned().unwrap_or_default();
+            py_error(py, "WriteError", (e.to_string(), "unset_input", first))
+        }
     }
 }
 
@@ -201,15 +215,17 @@ impl Program {
         self.inner.outputs.iter().map(|o| (o.name.clone(), o.ty.to_string())).collect()
     }
 
-    /// Compile events as (kind, message, line, col).
+    /// Compile events as (kind, message, line, col, severity); severity is
+    /// `warning` for what `check` reports, else `info`.
     #[getter]
-    fn events(&self) -> Vec<(String, String, u32, u32)> {
+    fn events(&self) -> Vec<(String, String, u32, u32, &'static str)> {
         self.inner
             .events
             .iter()
             .map(|e| {
                 let (l, c) = e.span.map(|s| (s.line, s.col)).unwrap_or((0, 0));
-                (e.kind.name().to_string(), e.message.clone(), l, c)
+                let severity = if e.kind.is_warning() { "warning" } else { "info" };
+                (e.kind.name().to_string(), e.message.clone(), l, c, severity)
             })
             .collect()
     }
@@ -263,17 +279,13 @@ impl Program {
             let i = program.input(name).ok_or_else(|| write_error(py, &unknown_input(name)))?;
             fixed_values.push((i, to_value(value)?));
         }
-        let mut out_index = Vec::new();
+        let mut sources = Vec::new();
         for name in &outputs {
-            let o = program.output(name).ok_or_else(|| {
-                let known: Vec<&str> = program.outputs.iter().map(|o| o.name.as_str()).collect();
-                PyValueError::new_err(format!("no output named '{name}'; outputs are: {}", known.join(", ")))
-            })?;
-            out_index.push(o);
+            sources.push(program.column_source(name).map_err(|m| unknown_name(py, m, name))?);
         }
         let plan = RowPlan { coordinate, start, rows, step, fixed: fixed_values };
         let kind = self.kind;
-        let result = py.allow_threads(|| engine::generate(program, kind, &plan, &out_index, threads));
+        let result = py.allow_threads(|| engine::generate_columns(program, kind, &plan, &sources, threads));
         let columns = result.map_err(|e| generate_error(py, e))?;
         let d = PyDict::new(py);
         for (name, column) in outputs.iter().zip(columns) {
@@ -322,8 +334,7 @@ impl Kernel {
         if let Some(i) = program.input(name) {
             return to_py(py, &self.inner.input_value(i));
         }
-        let known: Vec<&str> = program.outputs.iter().map(|o| o.name.as_str()).collect();
-        Err(PyValueError::new_err(format!("no output named '{name}'; outputs are: {}", known.join(", "))))
+        Err(unknown_name(py, program.unknown_name(name), name))
     }
 
     /// Reads every output as one read: {name: value}.

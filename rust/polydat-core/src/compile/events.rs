@@ -20,6 +20,8 @@ pub enum EventKind {
     DeadCodeEliminated,
     /// An extern has no default: the host must set it.
     ExternWithoutDefault,
+    /// A node's constants build but make it useless (e.g. a divisor of 0).
+    NodeWarning,
 }
 
 impl EventKind {
@@ -33,7 +35,14 @@ impl EventKind {
             EventKind::ConstantFolded => "ConstantFolded",
             EventKind::DeadCodeEliminated => "DeadCodeEliminated",
             EventKind::ExternWithoutDefault => "ExternWithoutDefault",
+            EventKind::NodeWarning => "NodeWarning",
         }
+    }
+
+    /// True for the events `check` and `compile` report as warnings: something
+    /// the user probably did not mean, though the program is valid.
+    pub fn is_warning(self) -> bool {
+        matches!(self, EventKind::ExternWithoutDefault | EventKind::NodeWarning | EventKind::FusionLimitReached)
     }
 }
 

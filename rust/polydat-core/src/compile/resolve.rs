@@ -8,9 +8,10 @@
 use super::adapters::coerce;
 use super::events::{CompileEvent, EventKind};
 use super::graph::{Graph, GraphInput, GraphNode, GraphOutput, Wire};
+use crate::engine::guard::guarded;
 use crate::error::CompileError;
 use crate::ir::{ArgIr, ConstIr, GraphIr, InputKind, Modifier, NodeIr, Span, WireIr};
-use crate::node::{NodeDef, Outputs, ParamKind, ParamSpec, Ty};
+use crate::node::{Args, BuildCtx, NodeDef, Outputs, ParamKind, ParamSpec, Ty};
 use crate::nodes::{self, convert};
 use crate::types::PortType;
 use crate::value::Value;
@@ -30,7 +31,7 @@ pub fn resolve(ir: &GraphIr, strict: bool, events: &mut Vec<CompileEvent>) -> Re
         ports[idx] = if node.op == CAST_OP {
             vec![resolve_cast(&mut graph, node, &ports, strict, events)?]
         } else {
-            resolve_node(&mut graph, node, &ports)?
+            resolve_node(&mut graph, node, &ports, events)?
         };
     }
     let mut seen = HashSet::new();
@@ -217,7 +218,12 @@ enum Bound {
     Const(Value),
 }
 
-fn resolve_node(graph: &mut Graph, node: &NodeIr, ports: &[Vec<Wire>]) -> Result<Vec<Wire>, CompileError> {
+fn resolve_node(
+    graph: &mut Graph,
+    node: &NodeIr,
+    ports: &[Vec<Wire>],
+    events: &mut Vec<CompileEvent>,
+) -> Result<Vec<Wire>, CompileError> {
     let def = nodes::lookup(&node.op).ok_or_else(|| {
         let err = CompileError::at(node.span, format!("unknown node '{}'", node.op));
         match nodes::suggest(&node.op) {
@@ -239,6 +245,9 @@ fn resolve_node(graph: &mut Graph, node: &NodeIr, ports: &[Vec<Wire>]) -> Result
                 in_types.push(ty);
             }
         }
+    }
+    if let Some(warning) = (def.warns)(&BuildCtx { consts: &consts, wire_types: &in_types }) {
+        events.push(CompileEvent::new(EventKind::NodeWarning, Some(node.span), format!("`{}`: {warning}", def.name)));
     }
     let built = GraphNode::build(def, consts, wires, in_types, node.span)
         .map_err(|e| CompileError::at(node.span, format!("invalid arguments for `{}`: {e}", def.name)))?;
@@ -268,15 +277,26 @@ fn match_args(
         let param = if i < fixed { &def.params[i] } else { variadic.expect("checked above") };
         let bound = match (param.kind, arg) {
             (ParamKind::Const, ArgIr::Const(c)) => Bound::Const(typed_const(def, param, c, node.span)?),
-            (ParamKind::Const, ArgIr::Wire(_)) => {
-                let mut err = CompileError::at(
-                    node.span,
-                    format!("parameter `{}` of `{}` must be a literal", param.name, def.name),
-                );
-                if matches!(def.name, "mod" | "div") {
-                    err = err.hint(format!("use `{}_wire` to take the divisor from a wire", def.name));
+            (ParamKind::Const, ArgIr::Wire(w)) => {
+                let w = wire_of(graph, *w, ports, node.span)?;
+                match constant_value(graph, w) {
+                    Ok(v) => Bound::Const(typed_value(def, param, v, node.span)?),
+                    Err(why) => {
+                        let mut err = CompileError::at(
+                            node.span,
+                            format!(
+                                "parameter `{}` of `{}` must be a constant expression, but {why}",
+                                param.name, def.name
+                            ),
+                        );
+                        err = err.hint(if matches!(def.name, "mod" | "div") {
+                            format!("use `{}_wire` to take the divisor from a wire", def.name)
+                        } else {
+                            "construction constants are fixed when the node is built: use literals, const bindings of literals, and arithmetic on them".to_string()
+                        });
+                        return Err(err);
+                    }
                 }
-                return Err(err);
             }
             (ParamKind::Wire, ArgIr::Wire(w)) => {
                 let w = wire_of(graph, *w, ports, node.span)?;
@@ -299,6 +319,85 @@ fn match_args(
         }
     }
     Ok(out)
+}
+
+/// The value `wire` has while compiling, when it is a constant expression:
+/// every node upstream is pure and reads no input (literals, `const`
+/// bindings of them, arithmetic on them). The nodes are evaluated here, by
+/// their own rules, so a construction constant written as `users` or
+/// `10 * 1000` means exactly what the expression computes at run time.
+/// `Err` says why it is not constant (an input read, a nondeterministic
+/// node, a failure or an absent value).
+fn constant_value(graph: &Graph, wire: Wire) -> Result<Value, String> {
+    let mut values: std::collections::HashMap<u32, Vec<Value>> = std::collections::HashMap::new();
+    let mut todo = vec![(wire, false)];
+    while let Some((w, ready)) = todo.pop() {
+        let n = match w {
+            Wire::Input(i) => return Err(format!("it reads input '{}'", graph.inputs[i as usize].name)),
+            Wire::Node(n, _) if values.contains_key(&n) => continue,
+            Wire::Node(n, _) => n,
+        };
+        let node = &graph.nodes[n as usize];
+        if node.def.purity != crate::node::Purity::Pure || node.volatile {
+            return Err(format!("`{}` is not deterministic", node.def.name));
+        }
+        if !ready {
+            todo.push((w, true));
+            todo.extend(
+                node.wires
+                    .iter()
+                    .filter(|p| !matches!(p, Wire::Node(p, _) if values.contains_key(p)))
+                    .map(|&p| (p, false)),
+            );
+            continue;
+        }
+        let ins: Vec<Value> = node
+            .wires
+            .iter()
+            .map(|p| match p {
+                Wire::Node(p, port) => values[p][*port as usize].clone(),
+                Wire::Input(_) => unreachable!("inputs were refused above"),
+            })
+            .collect();
+        let mut outs = vec![Value::None; node.out_types.len()];
+        if node.def.accepts_none || !ins.iter().any(Value::is_none) {
+            let index: Vec<u32> = (0..ins.len() as u32).collect();
+            match guarded(|| node.eval.eval(&Args::new(&ins, &index), &mut outs)) {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => return Err(format!("`{}` fails: {}", node.def.name, e.0)),
+                Err(panic) => return Err(format!("`{}` fails: {panic}", node.def.name)),
+            }
+        }
+        values.insert(n, outs);
+    }
+    let Wire::Node(n, port) = wire else { unreachable!("an input wire returned above") };
+    let value = values[&n][port as usize].clone();
+    if value.is_none() {
+        return Err("it has no value (None)".to_string());
+    }
+    Ok(value)
+}
+
+/// A constant value given to parameter `param`, converted to its type the way
+/// a literal would be ([`const_as`]).
+fn typed_value(def: &NodeDef, param: &ParamSpec, v: Value, span: Span) -> Result<Value, CompileError> {
+    let c = match &v {
+        Value::U64(x) => ConstIr::U64(*x),
+        Value::I64(x) => ConstIr::I64(*x),
+        Value::F64(x) => ConstIr::F64(x.to_bits()),
+        Value::Bool(b) => ConstIr::Bool(*b),
+        Value::Str(s) => ConstIr::Str(s.to_string()),
+        _ => {
+            return match param.ty {
+                Ty::Is(t) if v.port_type() != Some(t) => Err(CompileError::at(
+                    span,
+                    format!("parameter `{}` of `{}` expects a {t} constant, got {v}", param.name, def.name),
+                )),
+                _ => Ok(v),
+            }
+        }
+    };
+    typed_const(def, param, &c, span)
 }
 
 fn param_type(param: &ParamSpec, actual: PortType) -> PortType {
@@ -415,5 +514,54 @@ mod tests {
         assert_eq!(t("__lit", &[], &[ConstIr::Str("a".into())]), [PortType::Str]);
         assert_eq!(t("default_or", &[PortType::F64, PortType::F64], &[]), [PortType::F64]);
         assert!(call_output_types("hsah", &[], &[]).unwrap_err().contains("unknown node"));
+    }
+
+    fn resolved(src: &str) -> Result<(Graph, Vec<CompileEvent>), CompileError> {
+        let mut events = Vec::new();
+        let graph = resolve(&crate::compile::sketch::parse(src).unwrap(), false, &mut events)?;
+        Ok((graph, events))
+    }
+
+    #[test]
+    fn construction_constants_take_constant_expressions() {
+        let (g, _) = resolved(
+            "input cycle: u64\nconst users := 100000\nscale := u64_mul(users, 3)\nid := hash_range(cycle, scale)",
+        )
+        .unwrap();
+        let node = g.nodes.iter().find(|n| n.def.name == "hash_range").unwrap();
+        assert!(node.consts[0].same(&Value::U64(300_000)), "{:?}", node.consts);
+        let (g, _) =
+            resolved("input cycle: u64\nhalf := f64_div(1.0, 2.0)\ny := lerp(unit_interval(cycle), half, 2.0)")
+                .unwrap();
+        let node = g.nodes.iter().find(|n| n.def.name == "lerp").unwrap();
+        assert!(node.consts[0].same(&Value::F64(0.5)));
+        let (g, _) = resolved("input cycle: u64\nk := 7\ny := lerp(unit_interval(cycle), k, 9)").unwrap();
+        let node = g.nodes.iter().find(|n| n.def.name == "lerp").unwrap();
+        assert!(node.consts[0].same(&Value::F64(7.0)), "an integer constant widens like a literal");
+    }
+
+    #[test]
+    fn a_construction_constant_that_is_not_constant_is_refused_with_the_reason() {
+        let err = resolved("input cycle: u64\nk := hash(cycle)\ny := mod(cycle, k)").err().expect("refused");
+        assert!(err.message.contains("must be a constant expression, but it reads input 'cycle'"), "{}", err.message);
+        assert!(err.hint.unwrap().contains("mod_wire"));
+        let err = resolved("input cycle: u64\nk := current_epoch_millis()\ny := hash_range(cycle, k)")
+            .err()
+            .expect("refused");
+        assert!(err.message.contains("not deterministic"), "{}", err.message);
+        let err = resolved("input cycle: u64\nk := mod(5, 0)\ny := hash_range(cycle, k)").err().expect("refused");
+        assert!(err.message.contains("fails: attempt to calculate the remainder"), "{}", err.message);
+        let err = resolved("input cycle: u64\nk := \"x\"\ny := hash_range(cycle, k)").err().expect("refused");
+        assert!(err.message.contains("expects a u64"), "{}", err.message);
+    }
+
+    #[test]
+    fn constants_that_make_every_evaluation_fail_are_warned_about() {
+        let (_, events) = resolved("input cycle: u64\n\ny := mod(cycle, 0)").unwrap();
+        let w: Vec<_> = events.iter().filter(|e| e.kind == EventKind::NodeWarning).collect();
+        assert_eq!(w.len(), 1);
+        assert!(w[0].message.contains("`mod`: the divisor K is 0"), "{}", w[0].message);
+        assert_eq!(w[0].span.unwrap().line, 3);
+        assert!(w[0].kind.is_warning());
     }
 }

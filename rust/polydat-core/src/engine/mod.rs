@@ -14,6 +14,7 @@ pub use p2::Provenance;
 use crate::compile::{compile, CompileOptions};
 use crate::error::{BuildError, EvalError, Refused, WriteError};
 use crate::ir::{GraphIr, InputKind};
+pub use crate::program::ColumnSource;
 use crate::program::Program;
 use crate::types::PortType;
 use crate::value::Value;
@@ -296,9 +297,89 @@ impl RowPlan {
     }
 }
 
+impl RowPlan {
+    /// Refuses a plan that would generate rows from values nobody gave: a
+    /// fixed value for the swept coordinate itself (it would be ignored),
+    /// and an input left without one — another coordinate, or an extern
+    /// with no default — which would read its zero (or `None`) on every row.
+    pub fn check(&self, program: &Program) -> Result<(), GenerateError> {
+        let swept = &program.inputs[self.coordinate].name;
+        if self.fixed.iter().any(|(i, _)| *i == self.coordinate) {
+            return Err(GenerateError::Write(WriteError::SweptCoordinate { slot: swept.clone() }));
+        }
+        let unset: Vec<String> = program
+            .inputs
+            .iter()
+            .enumerate()
+            .filter(|&(i, def)| {
+                i != self.coordinate
+                    && (def.kind == InputKind::Coordinate || def.default.is_none())
+                    && !self.fixed.iter().any(|(f, _)| *f == i)
+            })
+            .map(|(_, def)| def.name.clone())
+            .collect();
+        match unset.is_empty() {
+            true => Ok(()),
+            false => Err(GenerateError::Unset { names: unset, swept: swept.clone() }),
+        }
+    }
+}
+
+/// Runs `plan` and returns one column per requested source, in order: the
+/// outputs through [`generate`], inputs from the plan itself.
+pub fn generate_columns(
+    program: &Arc<Program>,
+    kind: EngineKind,
+    plan: &RowPlan,
+    sources: &[ColumnSource],
+    threads: usize,
+) -> Result<Vec<Column>, GenerateError> {
+    let outputs: Vec<usize> =
+        sources.iter().filter_map(|s| if let ColumnSource::Output(o) = s { Some(*o) } else { None }).collect();
+    let mut computed = generate(program, kind, plan, &outputs, threads)?.into_iter();
+    sources
+        .iter()
+        .map(|source| match *source {
+            ColumnSource::Output(_) => Ok(computed.next().expect("one column per output")),
+            ColumnSource::Input(i) => input_column(program, plan, i),
+        })
+        .collect()
+}
+
+/// The column of input `i` over `plan`'s rows.
+fn input_column(program: &Program, plan: &RowPlan, i: usize) -> Result<Column, GenerateError> {
+    let oom = || GenerateError::OutOfMemory { rows: plan.rows, columns: 1 };
+    let def = &program.inputs[i];
+    let mut column = Column::for_type(def.ty, plan.rows).ok_or_else(oom)?;
+    if i == plan.coordinate && def.ty == PortType::U64 {
+        let mut cycle = plan.start;
+        for _ in 0..plan.rows {
+            column.push_word(PortType::U64, cycle);
+            cycle = cycle.wrapping_add(plan.step);
+        }
+        return Ok(column);
+    }
+    let value = match plan.fixed.iter().find(|(f, _)| *f == i) {
+        Some((_, v)) => adapt_boundary(&def.name, def.ty, v.clone()).map_err(GenerateError::Write)?,
+        None if i == plan.coordinate => {
+            return Err(GenerateError::Write(WriteError::TypeMismatch {
+                slot: def.name.clone(),
+                expected: def.ty,
+                got: "the row numbers of a u64 sweep".into(),
+            }))
+        }
+        None => def.default.clone(),
+    };
+    for _ in 0..plan.rows {
+        column.push(&value);
+    }
+    Ok(column)
+}
+
 /// Runs `plan` and returns one column per requested output. With `threads > 1`
 /// the rows are split into contiguous chunks, one kernel per thread; the
-/// columns are identical to a single-threaded run.
+/// columns are identical to a single-threaded run. The plan is checked first
+/// ([`RowPlan::check`]); a failing row's error names it ([`EvalError::at_row`]).
 pub fn generate(
     program: &Arc<Program>,
     kind: EngineKind,
@@ -306,6 +387,7 @@ pub fn generate(
     outputs: &[usize],
     threads: usize,
 ) -> Result<Vec<Column>, GenerateError> {
+    plan.check(program)?;
     let rows = plan.rows();
     let threads = threads.clamp(1, rows.max(1));
     let chunk = rows.div_ceil(threads).max(1);
@@ -373,7 +455,10 @@ pub fn fill_row_by_row<K: Kernel + ?Sized>(
         } else {
             kernel.write(rows.coordinate, Value::U64(cycle)).map_err(GenerateError::Write)?;
         }
-        kernel.pull_row(outs, columns).map_err(GenerateError::Eval)?;
+        if let Err(e) = kernel.pull_row(outs, columns) {
+            let name = &kernel.program().inputs[rows.coordinate].name;
+            return Err(GenerateError::Eval(e.at_row(name, cycle)));
+        }
         cycle = cycle.wrapping_add(rows.step);
     }
     Ok(())
@@ -401,6 +486,13 @@ pub enum GenerateError {
     Eval(EvalError),
     /// A worker thread died (never expected: node panics are contained).
     Panicked,
+    /// Inputs other than the swept coordinate have no value.
+    Unset {
+        /// The inputs without a value, in slot order.
+        names: Vec<String>,
+        /// The coordinate the rows sweep.
+        swept: String,
+    },
     /// The columns for this many rows do not fit in memory.
     OutOfMemory {
         /// Rows requested (of one thread's chunk).
@@ -416,6 +508,19 @@ impl std::fmt::Display for GenerateError {
             GenerateError::Write(e) => e.fmt(f),
             GenerateError::Eval(e) => e.fmt(f),
             GenerateError::Panicked => f.write_str("a generate worker thread panicked"),
+            GenerateError::Unset { names, swept } => {
+                let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+                let (what, them) = if names.len() == 1 { ("input", "it") } else { ("inputs", "each") };
+                write!(
+                    f,
+                    "{what} {} {} no value: the rows sweep '{swept}' only; give {them} a value \
+                     (generate(..., inputs={{'{}': ...}}), or --set {}=VALUE on the command line)",
+                    quoted.join(", "),
+                    if names.len() == 1 { "has" } else { "have" },
+                    names[0],
+                    names[0],
+                )
+            }
             GenerateError::OutOfMemory { rows, columns } => write!(
                 f,
                 "not enough memory for {columns} column(s) of {rows} rows: generate a smaller range at a time"

@@ -253,7 +253,7 @@ impl State {
         let Some(step) = program.steps.get(s) else {
             return EvalError::attributed(original, "?", &[], Vec::new(), context);
         };
-        let inputs = step.ins.iter().map(|&i| self.values[i as usize].to_string()).collect();
+        let inputs = step.ins.iter().map(|&i| self.values[i as usize].clone()).collect();
         EvalError::attributed(original, step.def.name, &step.feeds, inputs, &format!("`{context}`"))
     }
 

@@ -288,6 +288,17 @@ pub struct NodeDef {
     pub accepts_none: bool,
     /// Builds a node instance from its constants and wire types.
     pub build: BuildFn,
+    /// A warning about constants that build but make the node useless (a
+    /// divisor of 0: every evaluation fails). The compiler reports it at
+    /// `check` and `compile`; the node keeps its run-time semantics.
+    pub warns: WarnFn,
+}
+
+/// Inspects a node's constants for a warning (see [`NodeDef::warns`]).
+pub type WarnFn = fn(&BuildCtx<'_>) -> Option<String>;
+
+fn no_warning(_: &BuildCtx<'_>) -> Option<String> {
+    None
 }
 
 fn unbuildable(_: &BuildCtx<'_>) -> Result<Box<dyn NodeEval>, String> {
@@ -306,6 +317,7 @@ impl NodeDef {
         purity: Purity::Pure,
         accepts_none: false,
         build: unbuildable,
+        warns: no_warning,
     };
 
     /// The wire parameters, in order.

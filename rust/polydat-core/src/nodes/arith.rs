@@ -12,6 +12,12 @@ pub const DIV_ZERO: &str = "attempt to divide by zero";
 /// Rust's own words for an integer remainder by zero.
 pub const REM_ZERO: &str = "attempt to calculate the remainder with a divisor of zero";
 
+/// The warning for a constant divisor of 0 (`div`, `mod`): the node builds,
+/// as upstream's does, but every evaluation fails.
+fn zero_divisor(c: &crate::node::BuildCtx<'_>) -> Option<String> {
+    (c.u64(0) == 0).then(|| "the divisor K is 0, so every evaluation of this node fails".to_string())
+}
+
 /// Most outputs a `mixed_radix` node may have (the split kit's output buffer).
 pub const MAX_RADIXES: usize = 16;
 
@@ -60,6 +66,7 @@ pub const DIV: NodeDef = NodeDef {
             map1(move |x: u64| x / k)
         })
     },
+    warns: zero_divisor,
     ..NodeDef::BASE
 };
 
@@ -81,6 +88,7 @@ pub const MOD: NodeDef = NodeDef {
             map1(move |x: u64| x % k)
         })
     },
+    warns: zero_divisor,
     ..NodeDef::BASE
 };
 
@@ -293,6 +301,16 @@ mod tests {
         assert_eq!(eval_err(&DIV, &[u(0)], &[u(5)]), DIV_ZERO);
         assert_eq!(eval_err(&MOD, &[u(0)], &[u(0)]), REM_ZERO);
         assert_eq!(REM_ZERO, "attempt to calculate the remainder with a divisor of zero");
+    }
+
+    #[test]
+    fn a_zero_constant_divisor_is_warned_about() {
+        use crate::node::BuildCtx;
+        let warn = |def: &NodeDef, k: u64| (def.warns)(&BuildCtx { consts: &[u(k)], wire_types: &[U64] });
+        assert!(warn(&MOD, 0).unwrap().contains("divisor K is 0"));
+        assert!(warn(&DIV, 0).is_some());
+        assert_eq!(warn(&MOD, 3), None);
+        assert_eq!((ADD.warns)(&BuildCtx { consts: &[u(0)], wire_types: &[U64] }), None);
     }
 
     #[test]

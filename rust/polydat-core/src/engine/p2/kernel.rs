@@ -414,7 +414,7 @@ fn attribute(plan: &Plan, slots: &Slots, s: usize, original: &str, context: &str
     let Some(step) = plan.program.steps.get(s) else {
         return EvalError::attributed(original, "?", &[], Vec::new(), context);
     };
-    let inputs = slots.shown_inputs(&plan.layout, &plan.steps[s]);
+    let inputs = slots.input_values(&plan.layout, &plan.steps[s]);
     EvalError::attributed(original, step.def.name, &step.feeds, inputs, &format!("`{context}`"))
 }
 

@@ -254,8 +254,8 @@ impl Slots {
         }
     }
 
-    /// The attribution form of step `step`'s inputs (`U64(5)`, `Str("a")`, `None`).
-    pub fn shown_inputs(&self, layout: &Layout, step: &StepPlan) -> Vec<String> {
-        step.ins.iter().map(|&i| self.decode(layout, i as usize).to_string()).collect()
+    /// The values of step `step`'s inputs (for attributing its failure).
+    pub fn input_values(&self, layout: &Layout, step: &StepPlan) -> Vec<Value> {
+        step.ins.iter().map(|&i| self.decode(layout, i as usize)).collect()
     }
 }
