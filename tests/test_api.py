@@ -183,9 +183,12 @@ def test_const_naming_another_binding_is_a_capture_for_its_readers():
     assert k.pull("y") != first, "readers of the live binding see the write"
 
 
-def test_boundary_writes_parse_and_check():
-    k = polydat.compile("extern n: u64 = 1\nextern f: f64 = 0.5\nx := u64_add(n, 1)").kernel()
-    k.set("n", "41")
+def test_boundary_writes_check_and_never_parse_text():
+    prog = polydat.compile("extern n: u64 = 1\nextern f: f64 = 0.5\nx := u64_add(n, 1)")
+    k = prog.kernel()
+    with pytest.raises(WriteError, match="cannot write str value 41"):
+        k.set("n", "41")
+    k.set("n", prog.parse_input("n", "41"))
     assert k.pull("x") == 42
     k.set("f", 3)
     with pytest.raises(WriteError):

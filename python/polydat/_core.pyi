@@ -104,3 +104,6 @@ def parse_text(text: str, type_name: str) -> Any:
 
 def check_request(engine: str, provenance: str) -> None:
     """Raises ``RefusedError`` for an (engine, provenance) request no engine can honour."""
+
+def _raise_panic(message: str) -> None:
+    """Panics inside the binding's containment (tests): raises ``InternalError``."""

@@ -64,8 +64,13 @@ class GenerateKernel:
             raise _without_row(err, coordinate, cycle) from None
 
     def pull(self, name: str) -> Any:
-        """``name`` at the current inputs, computed by ``generate``."""
-        return _scalar(self._columns([name])[name][0])
+        """``name`` at the current inputs, computed by ``generate`` (a masked
+        row of a numpy masked array is ``None``)."""
+        column = self._columns([name])[name]
+        mask = getattr(column, "mask", None)
+        if mask is not None and bool(mask.any()):
+            return None
+        return _scalar(column[0])
 
     def eval(self) -> dict[str, Any]:
         """Every output, through the real kernel: ``eval`` names its context

@@ -4,14 +4,27 @@
 
 use numpy::{IntoPyArray, PyArray1};
 use polydat_core::compile::CompileOptions;
-use polydat_core::engine::column::Column;
-use polydat_core::engine::{self, EngineKind, GenerateError, Kernel as CoreKernel, RowPlan};
+use polydat_core::engine::column::{Column, ColumnData};
+use polydat_core::engine::guard::guarded;
+use polydat_core::engine::{self, EngineKind, GenerateError, Kernel as CoreKernel, RowPlan, Stop};
 use polydat_core::ir::GraphIr;
 use polydat_core::{BuildError, CompileError, EvalError, Program as CoreProgram, Refused, Value, WriteError};
-use pyo3::exceptions::{PyMemoryError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString};
-use std::sync::Arc;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Runs `f`, turning a Rust panic into `polydat.InternalError` (a panic must
+/// never reach Python as `PanicException`, which `except Exception` misses).
+/// Every entry point of the module goes through it.
+fn contained<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match guarded(f) {
+        Ok(result) => result,
+        Err(panic) => Err(py_error(py, "InternalError", (format!("internal error (a Rust panic): {panic}"),))),
+    }
+}
 
 /// Instantiates an exception class of `polydat.errors`.
 fn py_error<'py, A>(py: Python<'py>, class: &str, args: A) -> PyErr
@@ -64,7 +77,8 @@ fn generate_error(py: Python<'_>, e: GenerateError) -> PyErr {
         GenerateError::Write(w) => write_error(py, &w),
         GenerateError::Eval(ev) => eval_error(py, &ev),
         GenerateError::OutOfMemory { .. } => PyMemoryError::new_err(e.to_string()),
-        GenerateError::Panicked => py_error(py, "InternalError", (e.to_string(),)),
+        GenerateError::Panicked | GenerateError::Threads(_) => py_error(py, "InternalError", (e.to_string(),)),
+        GenerateError::Cancelled => PyKeyboardInterrupt::new_err(e.to_string()),
         GenerateError::Unset { ref names, .. } => {
             let first = names.first().cloned().unwrap_or_default();
             py_error(py, "WriteError", (e.to_string(), "unset_input", first))
@@ -72,33 +86,74 @@ fn generate_error(py: Python<'_>, e: GenerateError) -> PyErr {
     }
 }
 
-/// Converts a Python value to a core value.
-fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+fn unsupported(py: Python<'_>, message: String) -> PyErr {
+    py_error(py, "WriteError", (message, "unsupported_value", ""))
+}
+
+/// Converts a Python value to a core value. Builtin `None`, `bool`, `int`,
+/// `float`, `str`, `bytes` (and their subclasses) convert directly; `dict`
+/// and `list` become JSON text; any other object is converted once through
+/// the number protocols (`operator.index`, else `float()`), and what that
+/// gives must be an int or a float. Everything else is refused with a
+/// `WriteError` saying what was given.
+fn to_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     if obj.is_none() {
-        Ok(Value::None)
-    } else if obj.is_instance_of::<PyBool>() {
-        Ok(Value::Bool(obj.extract()?))
-    } else if obj.is_instance_of::<PyInt>() {
-        if let Ok(v) = obj.extract::<u64>() {
-            Ok(Value::U64(v))
-        } else if let Ok(v) = obj.extract::<i64>() {
-            Ok(Value::I64(v))
-        } else {
-            Err(PyValueError::new_err(format!("integer {obj} does not fit in 64 bits")))
-        }
-    } else if obj.is_instance_of::<PyFloat>() {
-        Ok(Value::F64(obj.extract()?))
-    } else if obj.is_instance_of::<PyString>() {
-        Ok(Value::str(obj.extract::<String>()?))
-    } else if obj.is_instance_of::<PyBytes>() {
-        Ok(Value::Bytes(Arc::from(obj.extract::<Vec<u8>>()?)))
-    } else if let Ok(v) = obj.call_method0("__index__") {
-        to_value(&v)
-    } else if let Ok(v) = obj.call_method0("__float__") {
-        to_value(&v)
-    } else {
-        Err(PyValueError::new_err(format!("cannot pass a {} to polydat", obj.get_type().name()?)))
+        return Ok(Value::None);
     }
+    if obj.is_instance_of::<PyBool>() {
+        return Ok(Value::Bool(obj.extract()?));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        return int_value(py, obj);
+    }
+    if obj.is_instance_of::<PyFloat>() {
+        return Ok(Value::F64(obj.extract()?));
+    }
+    if let Ok(s) = obj.downcast::<PyString>() {
+        return match s.to_cow() {
+            Ok(text) => Ok(Value::str(text.as_ref())),
+            Err(_) => {
+                Err(unsupported(py, "this string holds a lone surrogate, which is not valid text (UTF-8)".into()))
+            }
+        };
+    }
+    if let Ok(b) = obj.downcast::<PyBytes>() {
+        return Ok(Value::Bytes(Arc::from(b.as_bytes())));
+    }
+    if obj.is_instance_of::<PyDict>() || obj.is_instance_of::<PyList>() {
+        let text: String = py.import("json")?.getattr("dumps")?.call1((obj,))?.extract()?;
+        return Ok(Value::Json(text.into()));
+    }
+    let kind = obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "object".into());
+    if obj.hasattr("__index__").unwrap_or(false) {
+        let index = py.import("operator")?.getattr("index")?;
+        return match index.call1((obj,)) {
+            Ok(i) => int_value(py, &i),
+            Err(e) => Err(unsupported(py, format!("cannot write a {kind}: its __index__ failed: {e}"))),
+        };
+    }
+    if obj.hasattr("__float__").unwrap_or(false) {
+        return match obj.extract::<f64>() {
+            Ok(x) => Ok(Value::F64(x)),
+            Err(e) => Err(unsupported(py, format!("cannot write a {kind}: its __float__ failed: {e}"))),
+        };
+    }
+    Err(unsupported(
+        py,
+        format!("cannot write a {kind}: polydat takes None, bool, int, float, str, bytes, dict or list"),
+    ))
+}
+
+/// A Python int as a u64 (or, when negative, an i64); larger ones are refused.
+fn int_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if let Ok(v) = obj.extract::<u64>() {
+        return Ok(Value::U64(v));
+    }
+    if let Ok(v) = obj.extract::<i64>() {
+        return Ok(Value::I64(v));
+    }
+    let bits: u64 = obj.call_method0("bit_length").and_then(|b| b.extract()).unwrap_or(0);
+    Err(unsupported(py, format!("an integer of {bits} bits does not fit in 64 bits (u64, or i64 when negative)")))
 }
 
 /// Converts a core value to a Python value.
@@ -117,20 +172,33 @@ fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObject> {
     })
 }
 
+/// A column as a numpy array of its declared dtype (strings, bytes and JSON
+/// as an object array); a scalar column with `None` rows is a
+/// `numpy.ma.MaskedArray` whose mask marks them.
 fn column_to_py(py: Python<'_>, column: Column) -> PyResult<PyObject> {
-    Ok(match column {
-        Column::U64(v) => v.into_pyarray(py).into_any().unbind(),
-        Column::I64(v) => v.into_pyarray(py).into_any().unbind(),
-        Column::U32(v) => v.into_pyarray(py).into_any().unbind(),
-        Column::I32(v) => v.into_pyarray(py).into_any().unbind(),
-        Column::F64(v) => v.into_pyarray(py).into_any().unbind(),
-        Column::F32(v) => v.into_pyarray(py).into_any().unbind(),
-        Column::Bool(v) => v.into_pyarray(py).into_any().unbind(),
-        Column::Values(v) => {
+    let rows = column.len();
+    let array: PyObject = match column.data {
+        ColumnData::U64(v) => v.into_pyarray(py).into_any().unbind(),
+        ColumnData::I64(v) => v.into_pyarray(py).into_any().unbind(),
+        ColumnData::U32(v) => v.into_pyarray(py).into_any().unbind(),
+        ColumnData::I32(v) => v.into_pyarray(py).into_any().unbind(),
+        ColumnData::F64(v) => v.into_pyarray(py).into_any().unbind(),
+        ColumnData::F32(v) => v.into_pyarray(py).into_any().unbind(),
+        ColumnData::Bool(v) => v.into_pyarray(py).into_any().unbind(),
+        ColumnData::Values(v) => {
             let objects: Vec<PyObject> = v.iter().map(|x| to_py(py, x)).collect::<PyResult<_>>()?;
             PyArray1::from_vec(py, objects).into_any().unbind()
         }
-    })
+    };
+    if column.nulls.is_empty() {
+        return Ok(array);
+    }
+    let mut mask = vec![false; rows];
+    column.nulls.iter().for_each(|&i| mask[i] = true);
+    let masked = py.import("numpy.ma")?.getattr("MaskedArray")?;
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("mask", mask.into_pyarray(py))?;
+    Ok(masked.call((array,), Some(&kwargs))?.unbind())
 }
 
 /// The node catalog as JSON text.
@@ -160,20 +228,22 @@ impl Program {
         outputs: Option<Vec<String>>,
         fusion: bool,
     ) -> PyResult<Program> {
-        let ir = GraphIr::from_json(ir_json).map_err(PyValueError::new_err)?;
-        let options = CompileOptions {
-            strict,
-            outputs,
-            fusion,
-            engine: engine.to_string(),
-            provenance: provenance.to_string(),
-            ..CompileOptions::default()
-        };
-        let (program, kind) = py.allow_threads(|| engine::build(&ir, &options)).map_err(|e| match e {
-            BuildError::Compile(c) => compile_error(py, &c),
-            BuildError::Refused(r) => refused(py, &r),
-        })?;
-        Ok(Program { inner: Arc::new(program), kind })
+        contained(py, || {
+            let ir = GraphIr::from_json(ir_json).map_err(|e| py_error(py, "InternalError", (e,)))?;
+            let options = CompileOptions {
+                strict,
+                outputs,
+                fusion,
+                engine: engine.to_string(),
+                provenance: provenance.to_string(),
+                ..CompileOptions::default()
+            };
+            let (program, kind) = py.allow_threads(|| engine::build(&ir, &options)).map_err(|e| match e {
+                BuildError::Compile(c) => compile_error(py, &c),
+                BuildError::Refused(r) => refused(py, &r),
+            })?;
+            Ok(Program { inner: Arc::new(program), kind })
+        })
     }
 
     /// What runs, e.g. `p1`, `p2/pull`.
@@ -187,16 +257,18 @@ impl Program {
     /// mode `provenance="auto"` picks (`choice`) and the rule that decided.
     #[getter]
     fn provenance_analysis<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let a = engine::p2::analyze(&self.inner);
-        let d = PyDict::new(py);
-        d.set_item("total_nodes", a.total_nodes)?;
-        d.set_item("max_output_cone", a.max_output_cone)?;
-        d.set_item("output_cone_ratio", a.output_cone_ratio)?;
-        d.set_item("stable_nodes", a.stable_nodes)?;
-        d.set_item("stable_ratio", a.stable_ratio)?;
-        d.set_item("choice", a.choice.name())?;
-        d.set_item("rule", a.rule)?;
-        Ok(d)
+        contained(py, || {
+            let a = engine::p2::analyze(&self.inner);
+            let d = PyDict::new(py);
+            d.set_item("total_nodes", a.total_nodes)?;
+            d.set_item("max_output_cone", a.max_output_cone)?;
+            d.set_item("output_cone_ratio", a.output_cone_ratio)?;
+            d.set_item("stable_nodes", a.stable_nodes)?;
+            d.set_item("stable_ratio", a.stable_ratio)?;
+            d.set_item("choice", a.choice.name())?;
+            d.set_item("rule", a.rule)?;
+            Ok(d)
+        })
     }
 
     /// Inputs as (name, type, kind), coordinates first.
@@ -247,17 +319,20 @@ impl Program {
 
     /// Everything `explain` shows, as JSON text: passes, lifecycle of every
     /// step and binding, events, engine choice, the resolved graph.
-    fn explain_json(&self) -> String {
-        polydat_core::compile::explain::explain_json(&self.inner, Some(self.kind.name()))
+    fn explain_json(&self, py: Python<'_>) -> PyResult<String> {
+        contained(py, || Ok(polydat_core::compile::explain::explain_json(&self.inner, Some(self.kind.name()))))
     }
 
     /// A new kernel (one mutable state) over this program.
-    fn kernel(&self) -> Kernel {
-        Kernel { inner: engine::new_kernel(&self.inner, self.kind) }
+    fn kernel(&self, py: Python<'_>) -> PyResult<Kernel> {
+        contained(py, || Ok(Kernel { inner: engine::new_kernel(&self.inner, self.kind) }))
     }
 
-    /// Runs `rows` cycles `start, start + step, ...` writing `coordinate`, with `fixed`
-    /// inputs written once per kernel; returns {output: numpy array}.
+    /// Runs `rows` cycles `start, start + step, ...` writing `coordinate`,
+    /// with `fixed` inputs written once per kernel; returns {name: numpy
+    /// array} for every name in `outputs` (an output, or an input). The GIL
+    /// is released; Ctrl-C stops every worker within about 50 ms and raises
+    /// `KeyboardInterrupt`.
     #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1))]
     #[allow(clippy::too_many_arguments)]
     fn generate<'py>(
@@ -271,27 +346,83 @@ impl Program {
         fixed: Vec<(String, Bound<'py, PyAny>)>,
         threads: usize,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let program = &self.inner;
-        let unknown_input = |name: &str| WriteError::UnknownInput { name: name.into(), known: program.input_names() };
-        let coordinate = program.input(coordinate).ok_or_else(|| write_error(py, &unknown_input(coordinate)))?;
-        let mut fixed_values = Vec::new();
-        for (name, value) in &fixed {
-            let i = program.input(name).ok_or_else(|| write_error(py, &unknown_input(name)))?;
-            fixed_values.push((i, to_value(value)?));
+        contained(py, || {
+            let program = &self.inner;
+            let unknown_input =
+                |name: &str| WriteError::UnknownInput { name: name.into(), known: program.input_names() };
+            let coordinate = program.input(coordinate).ok_or_else(|| write_error(py, &unknown_input(coordinate)))?;
+            let mut fixed_values = Vec::new();
+            for (name, value) in &fixed {
+                let i = program.input(name).ok_or_else(|| write_error(py, &unknown_input(name)))?;
+                fixed_values.push((i, to_value(py, value)?));
+            }
+            let mut sources = Vec::new();
+            for name in &outputs {
+                sources.push(program.column_source(name).map_err(|m| unknown_name(py, m, name))?);
+            }
+            let plan = RowPlan { coordinate, start, rows, step, fixed: fixed_values };
+            let kind = self.kind;
+            let interrupt = SignalWatch::new();
+            let hook = || interrupt.interrupted();
+            let stop = Stop::with_hook(&hook);
+            let result = py.allow_threads(|| engine::generate_columns(program, kind, &plan, &sources, threads, &stop));
+            let columns = match result {
+                Err(GenerateError::Cancelled) => return Err(interrupt.take()),
+                other => other.map_err(|e| generate_error(py, e))?,
+            };
+            let d = PyDict::new(py);
+            for (name, column) in outputs.iter().zip(columns) {
+                d.set_item(name, column_to_py(py, column)?)?;
+            }
+            Ok(d)
+        })
+    }
+}
+
+/// Looks for a pending signal (Ctrl-C) while the GIL is released: asked at the
+/// workers' stop checks, it acts only on the thread that called (the one
+/// Python delivers signals to), at most every 50 ms, and keeps the exception
+/// the signal handler raised.
+struct SignalWatch {
+    thread: std::thread::ThreadId,
+    started: Instant,
+    last_ms: AtomicU64,
+    raised: Mutex<Option<PyErr>>,
+}
+
+impl SignalWatch {
+    fn new() -> SignalWatch {
+        SignalWatch {
+            thread: std::thread::current().id(),
+            started: Instant::now(),
+            last_ms: AtomicU64::new(0),
+            raised: Mutex::new(None),
         }
-        let mut sources = Vec::new();
-        for name in &outputs {
-            sources.push(program.column_source(name).map_err(|m| unknown_name(py, m, name))?);
+    }
+
+    /// True when a signal handler raised (the run should stop).
+    fn interrupted(&self) -> bool {
+        if std::thread::current().id() != self.thread {
+            return false;
         }
-        let plan = RowPlan { coordinate, start, rows, step, fixed: fixed_values };
-        let kind = self.kind;
-        let result = py.allow_threads(|| engine::generate_columns(program, kind, &plan, &sources, threads));
-        let columns = result.map_err(|e| generate_error(py, e))?;
-        let d = PyDict::new(py);
-        for (name, column) in outputs.iter().zip(columns) {
-            d.set_item(name, column_to_py(py, column)?)?;
+        let now = self.started.elapsed().as_millis() as u64;
+        if now < self.last_ms.load(Ordering::Relaxed) + 50 {
+            return false;
         }
-        Ok(d)
+        self.last_ms.store(now, Ordering::Relaxed);
+        match Python::with_gil(|py| py.check_signals()) {
+            Ok(()) => false,
+            Err(e) => {
+                *self.raised.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                true
+            }
+        }
+    }
+
+    /// The exception to raise for a stopped run.
+    fn take(&self) -> PyErr {
+        let raised = self.raised.lock().unwrap_or_else(|p| p.into_inner()).take();
+        raised.unwrap_or_else(|| PyKeyboardInterrupt::new_err("generate was interrupted"))
     }
 }
 
@@ -303,7 +434,8 @@ struct Kernel {
 
 #[pymethods]
 impl Kernel {
-    /// Writes coordinates: positional values, then keyword names.
+    /// Writes coordinates (positional values, then inputs by keyword) as one
+    /// write: if any is refused, nothing is written.
     #[pyo3(signature = (values, named))]
     fn set_inputs(
         &mut self,
@@ -311,60 +443,72 @@ impl Kernel {
         values: Vec<Bound<'_, PyAny>>,
         named: Vec<(String, Bound<'_, PyAny>)>,
     ) -> PyResult<()> {
-        let values: Vec<Value> = values.iter().map(to_value).collect::<PyResult<_>>()?;
-        engine::set_coordinates(self.inner.as_mut(), values).map_err(|e| write_error(py, &e))?;
-        for (name, v) in named {
-            engine::set_named(self.inner.as_mut(), &name, to_value(&v)?, true).map_err(|e| write_error(py, &e))?;
-        }
-        Ok(())
+        contained(py, || {
+            let values: Vec<Value> = values.iter().map(|v| to_value(py, v)).collect::<PyResult<_>>()?;
+            let named: Vec<(String, Value)> =
+                named.into_iter().map(|(n, v)| Ok((n, to_value(py, &v)?))).collect::<PyResult<_>>()?;
+            engine::write_inputs(self.inner.as_mut(), values, named, true).map_err(|e| write_error(py, &e))
+        })
     }
 
     /// Writes an extern by name (type-checked).
     fn set(&mut self, py: Python<'_>, name: &str, value: Bound<'_, PyAny>) -> PyResult<()> {
-        engine::set_named(self.inner.as_mut(), name, to_value(&value)?, false).map_err(|e| write_error(py, &e))
+        contained(py, || {
+            let value = to_value(py, &value)?;
+            engine::set_named(self.inner.as_mut(), name, value, false).map_err(|e| write_error(py, &e))
+        })
     }
 
     /// Reads one output (or an input by name).
     fn pull(&mut self, py: Python<'_>, name: &str) -> PyResult<PyObject> {
-        let program = self.inner.program().clone();
-        if let Some(o) = program.output(name) {
-            let v = self.inner.pull(o).map_err(|e| eval_error(py, &e))?;
-            return to_py(py, &v);
-        }
-        if let Some(i) = program.input(name) {
-            return to_py(py, &self.inner.input_value(i));
-        }
-        Err(unknown_name(py, program.unknown_name(name), name))
+        contained(py, || {
+            let program = self.inner.program().clone();
+            if let Some(o) = program.output(name) {
+                let v = self.inner.pull(o).map_err(|e| eval_error(py, &e))?;
+                return to_py(py, &v);
+            }
+            if let Some(i) = program.input(name) {
+                return to_py(py, &self.inner.input_value(i));
+            }
+            Err(unknown_name(py, program.unknown_name(name), name))
+        })
     }
 
     /// Reads every output as one read: {name: value}.
     fn eval<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let values = self.inner.eval().map_err(|e| eval_error(py, &e))?;
-        let d = PyDict::new(py);
-        for (o, v) in self.inner.program().outputs.iter().zip(&values) {
-            d.set_item(&o.name, to_py(py, v)?)?;
-        }
-        Ok(d)
+        contained(py, || {
+            let values = self.inner.eval().map_err(|e| eval_error(py, &e))?;
+            let d = PyDict::new(py);
+            for (o, v) in self.inner.program().outputs.iter().zip(&values) {
+                d.set_item(&o.name, to_py(py, v)?)?;
+            }
+            Ok(d)
+        })
     }
 
     /// Makes every step stale; inputs are kept.
-    fn invalidate_all(&mut self) {
-        self.inner.invalidate_all();
+    fn invalidate_all(&mut self, py: Python<'_>) -> PyResult<()> {
+        contained(py, || {
+            self.inner.invalidate_all();
+            Ok(())
+        })
     }
 
     /// Re-runs scope init: every `const` is captured again from the current
     /// inputs (at the next read).
-    fn init(&mut self) {
-        self.inner.invalidate_all();
+    fn init(&mut self, py: Python<'_>) -> PyResult<()> {
+        self.invalidate_all(py)
     }
 
     /// Current values of every input: {name: value}.
     fn input_values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        for (i, def) in self.inner.program().inputs.iter().enumerate() {
-            d.set_item(&def.name, to_py(py, &self.inner.input_value(i))?)?;
-        }
-        Ok(d)
+        contained(py, || {
+            let d = PyDict::new(py);
+            for (i, def) in self.inner.program().inputs.iter().enumerate() {
+                d.set_item(&def.name, to_py(py, &self.inner.input_value(i))?)?;
+            }
+            Ok(d)
+        })
     }
 }
 
@@ -407,26 +551,33 @@ fn bench_scenario<'py>(
     iters: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     use polydat_core::engine::bench::{run, Scenario};
-    let kind = if engine == "program" { graph.kind } else { EngineKind::parse(engine).map_err(|e| refused(py, &e))? };
-    let mut weights = Vec::new();
-    for (name, w) in pulls {
-        let o = graph.inner.output(&name).ok_or_else(|| {
-            let known: Vec<&str> = graph.inner.outputs.iter().map(|o| o.name.as_str()).collect();
-            PyValueError::new_err(format!(
-                "@pull_weights names '{name}', but the graph's outputs are: {}",
-                known.join(", ")
-            ))
-        })?;
-        weights.push((o, w));
-    }
-    let scenario = Scenario { driver: driver.map(|d| d.inner.clone()), graph: graph.inner.clone(), pulls: weights };
-    let timing = py.allow_threads(|| run(&scenario, kind, cycles, iters)).map_err(|e| generate_error(py, e))?;
-    let d = PyDict::new(py);
-    d.set_item("engine", kind.name())?;
-    d.set_item("net", timing.net())?;
-    d.set_item("total", timing.total)?;
-    d.set_item("driver", timing.driver)?;
-    Ok(d)
+    contained(py, || {
+        let kind =
+            if engine == "program" { graph.kind } else { EngineKind::parse(engine).map_err(|e| refused(py, &e))? };
+        let mut weights = Vec::new();
+        for (name, w) in pulls {
+            let o = graph.inner.output(&name).ok_or_else(|| {
+                let message = format!("@pull_weights names '{name}': {}", graph.inner.unknown_name(&name));
+                unknown_name(py, message, &name)
+            })?;
+            weights.push((o, w));
+        }
+        let scenario = Scenario { driver: driver.map(|d| d.inner.clone()), graph: graph.inner.clone(), pulls: weights };
+        let timing = py.allow_threads(|| run(&scenario, kind, cycles, iters)).map_err(|e| generate_error(py, e))?;
+        let d = PyDict::new(py);
+        d.set_item("engine", kind.name())?;
+        d.set_item("net", timing.net())?;
+        d.set_item("total", timing.total)?;
+        d.set_item("driver", timing.driver)?;
+        Ok(d)
+    })
+}
+
+/// Panics with `message` inside the binding's panic containment (for tests:
+/// the panic must surface as `polydat.InternalError`).
+#[pyfunction]
+fn _raise_panic(py: Python<'_>, message: &str) -> PyResult<()> {
+    contained(py, || panic!("{message}"))
 }
 
 /// The engine names `engine=` accepts besides those of `engines()`:
@@ -496,6 +647,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalog_json, m)?)?;
     m.add_function(wrap_pyfunction!(engines, m)?)?;
     m.add_function(wrap_pyfunction!(engine_requests, m)?)?;
+    m.add_function(wrap_pyfunction!(_raise_panic, m)?)?;
     m.add_function(wrap_pyfunction!(provenances, m)?)?;
     m.add_function(wrap_pyfunction!(suggest, m)?)?;
     m.add_function(wrap_pyfunction!(check_request, m)?)?;

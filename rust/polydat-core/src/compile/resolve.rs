@@ -126,6 +126,9 @@ fn const_as(c: &ConstIr, ty: PortType) -> Result<Value, String> {
             Value::F32(f64::from_bits(*b) as f32)
         }
         (ConstIr::U64(x @ (0 | 1)), PortType::Bool) => Value::Bool(*x == 1),
+        (ConstIr::Str(s), PortType::Json) if serde_json::from_str::<serde_json::Value>(s).is_ok() => {
+            Value::Json(Arc::from(s.as_str()))
+        }
         _ => return Err(describe_const(c)),
     };
     Ok(out)

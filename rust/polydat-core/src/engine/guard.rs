@@ -33,7 +33,7 @@ pub fn guarded<R>(f: impl FnOnce() -> R) -> Result<R, String> {
 
 /// The message of a caught panic.
 #[cold]
-fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+pub fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         s.to_string()
     } else if let Some(s) = payload.downcast_ref::<String>() {

@@ -18,7 +18,8 @@ pub use crate::program::ColumnSource;
 use crate::program::Program;
 use crate::types::PortType;
 use crate::value::Value;
-use column::Column;
+use column::{Column, ColumnPart, PartDone};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// The engines a program can be run on, with the mode actually chosen.
@@ -180,21 +181,27 @@ pub trait Kernel: Send + Sync {
         Ok(())
     }
     /// Reads the outputs `outs` as ONE read (volatile steps run once for all of
-    /// them) and appends each value to its column: one row of `generate`.
-    fn pull_row(&mut self, outs: &[usize], columns: &mut [Column]) -> Result<(), EvalError> {
+    /// them) and writes each value as the next row of its column part: one
+    /// row of `generate`.
+    fn pull_row(&mut self, outs: &[usize], columns: &mut [ColumnPart<'_>]) -> Result<(), EvalError> {
         for (column, &out) in columns.iter_mut().zip(outs) {
             self.pull_into(out, column)?;
         }
         Ok(())
     }
-    /// Reads output `out` and appends it to `column`.
-    fn pull_into(&mut self, out: usize, column: &mut Column) -> Result<(), EvalError>;
+    /// Reads output `out` and writes it as the next row of `column`.
+    fn pull_into(&mut self, out: usize, column: &mut ColumnPart<'_>) -> Result<(), EvalError>;
     /// Fills `count` rows of `generate`: for each, writes the u64 `cycle`
     /// into coordinate `coordinate` (advancing by `step`, wrapping) and
     /// appends the outputs `outs` to `columns` as one read. (A default
     /// method is compiled for each engine type, so the loop makes no dynamic
     /// call per row.)
-    fn fill_rows(&mut self, rows: &RowFill, outs: &[usize], columns: &mut [Column]) -> Result<(), GenerateError> {
+    fn fill_rows(
+        &mut self,
+        rows: &RowFill<'_>,
+        outs: &[usize],
+        columns: &mut [ColumnPart<'_>],
+    ) -> Result<(), GenerateError> {
         fill_row_by_row(self, rows, outs, columns)
     }
     /// Reads every output, as one read.
@@ -232,39 +239,66 @@ pub fn adapt_boundary(slot: &str, ty: PortType, value: Value) -> Result<Value, W
     })
 }
 
-/// Writes coordinates positionally (`set_inputs(5, 7)`).
+/// Writes coordinates positionally (`set_inputs(5, 7)`), as one write (see [`write_inputs`]).
 pub fn set_coordinates(kernel: &mut dyn Kernel, values: Vec<Value>) -> Result<(), WriteError> {
-    let count = kernel.program().coord_count;
-    if values.len() > count {
-        return Err(WriteError::TooManyCoordinates { given: values.len(), count });
+    write_inputs(kernel, values, Vec::new(), true)
+}
+
+/// Writes one input by name: coordinates by keyword (`set_inputs(cycle=5)`)
+/// when `coordinates` is true, externs otherwise (`set("region", ...)`).
+pub fn set_named(kernel: &mut dyn Kernel, name: &str, value: Value, coordinates: bool) -> Result<(), WriteError> {
+    write_inputs(kernel, Vec::new(), vec![(name.to_string(), value)], coordinates)
+}
+
+/// Writes several inputs as ONE write: the leading coordinates positionally,
+/// then inputs by name (externs, and coordinates too when `coordinates` is
+/// true). Every target and value is checked first — the name exists, the
+/// slot may be written this way, the value fits its type (through the
+/// boundary catalog), a coordinate is not `None` — and nothing is written
+/// unless all of them pass, so a refused write changes nothing.
+pub fn write_inputs(
+    kernel: &mut dyn Kernel,
+    positional: Vec<Value>,
+    named: Vec<(String, Value)>,
+    coordinates: bool,
+) -> Result<(), WriteError> {
+    let program = kernel.program().clone();
+    let count = program.coord_count;
+    if positional.len() > count {
+        return Err(WriteError::TooManyCoordinates { given: positional.len(), count });
     }
-    for (i, v) in values.into_iter().enumerate() {
-        write_coordinate(kernel, i, v)?;
+    let mut writes = Vec::with_capacity(positional.len() + named.len());
+    writes.extend(positional.into_iter().enumerate());
+    for (name, value) in named {
+        let Some(i) = program.input(&name) else {
+            return Err(WriteError::UnknownInput { name, known: program.input_names() });
+        };
+        match program.inputs[i].kind {
+            InputKind::Coordinate if !coordinates => return Err(WriteError::CoordinateSlot { slot: name }),
+            _ => writes.push((i, value)),
+        }
+    }
+    let mut checked = Vec::with_capacity(writes.len());
+    for (i, value) in writes {
+        let def = &program.inputs[i];
+        if value.is_none() && def.kind == InputKind::Coordinate {
+            return Err(WriteError::TypeMismatch { slot: def.name.clone(), expected: def.ty, got: "None".into() });
+        }
+        checked.push((i, adapt_boundary(&def.name, def.ty, value)?));
+    }
+    for (i, value) in checked {
+        kernel.write(i, value)?;
     }
     Ok(())
 }
 
-/// Writes coordinate `i`, refusing `None` (coordinates always hold a value).
+/// Writes coordinate `i` (generate's fixed inputs), refusing `None`.
 fn write_coordinate(kernel: &mut dyn Kernel, i: usize, value: Value) -> Result<(), WriteError> {
     if value.is_none() {
         let def = &kernel.program().inputs[i];
         return Err(WriteError::TypeMismatch { slot: def.name.clone(), expected: def.ty, got: "None".into() });
     }
     kernel.write(i, value)
-}
-
-/// Writes an input by name: coordinates by keyword (`set_inputs(cycle=5)`)
-/// when `coordinates` is true, externs otherwise (`set("region", ...)`).
-pub fn set_named(kernel: &mut dyn Kernel, name: &str, value: Value, coordinates: bool) -> Result<(), WriteError> {
-    let program = kernel.program().clone();
-    let Some(i) = program.input(name) else {
-        return Err(WriteError::UnknownInput { name: name.to_string(), known: program.input_names() });
-    };
-    match program.inputs[i].kind {
-        InputKind::Coordinate if !coordinates => Err(WriteError::CoordinateSlot { slot: name.to_string() }),
-        InputKind::Coordinate => write_coordinate(kernel, i, value),
-        InputKind::Extern => kernel.write(i, value),
-    }
 }
 
 /// What `generate` iterates: the coordinate written per row and its values
@@ -326,17 +360,18 @@ impl RowPlan {
 }
 
 /// Runs `plan` and returns one column per requested source, in order: the
-/// outputs through [`generate`], inputs from the plan itself.
+/// outputs through [`generate_until`], inputs from the plan itself.
 pub fn generate_columns(
     program: &Arc<Program>,
     kind: EngineKind,
     plan: &RowPlan,
     sources: &[ColumnSource],
     threads: usize,
+    stop: &Stop<'_>,
 ) -> Result<Vec<Column>, GenerateError> {
     let outputs: Vec<usize> =
         sources.iter().filter_map(|s| if let ColumnSource::Output(o) = s { Some(*o) } else { None }).collect();
-    let mut computed = generate(program, kind, plan, &outputs, threads)?.into_iter();
+    let mut computed = generate_until(program, kind, plan, &outputs, threads, stop)?.into_iter();
     sources
         .iter()
         .map(|source| match *source {
@@ -350,12 +385,14 @@ pub fn generate_columns(
 fn input_column(program: &Program, plan: &RowPlan, i: usize) -> Result<Column, GenerateError> {
     let oom = || GenerateError::OutOfMemory { rows: plan.rows, columns: 1 };
     let def = &program.inputs[i];
-    let mut column = Column::for_type(def.ty, plan.rows).ok_or_else(oom)?;
     if i == plan.coordinate && def.ty == PortType::U64 {
-        let mut cycle = plan.start;
-        for _ in 0..plan.rows {
-            column.push_word(PortType::U64, cycle);
-            cycle = cycle.wrapping_add(plan.step);
+        let mut column = Column::new(def.ty, plan.rows).ok_or_else(oom)?;
+        if let column::ColumnData::U64(rows) = &mut column.data {
+            let mut cycle = plan.start;
+            for row in rows.iter_mut() {
+                *row = cycle;
+                cycle = cycle.wrapping_add(plan.step);
+            }
         }
         return Ok(column);
     }
@@ -370,15 +407,62 @@ fn input_column(program: &Program, plan: &RowPlan, i: usize) -> Result<Column, G
         }
         None => def.default.clone(),
     };
-    for _ in 0..plan.rows {
-        column.push(&value);
+    Column::filled(def.ty, plan.rows, &value).ok_or_else(oom)
+}
+
+/// A request to stop a running `generate`: checked between blocks of rows by
+/// every worker, which then returns [`GenerateError::Cancelled`]. A host can
+/// attach a `hook` that the workers call at those checks (a Python binding
+/// uses it to look for Ctrl-C on the thread that owns signals); when the hook
+/// says stop, every worker stops.
+#[derive(Default)]
+pub struct Stop<'a> {
+    flag: AtomicBool,
+    hook: Option<&'a (dyn Fn() -> bool + Sync)>,
+}
+
+impl<'a> Stop<'a> {
+    /// A request not yet made, with no hook.
+    pub const fn new() -> Stop<'static> {
+        Stop { flag: AtomicBool::new(false), hook: None }
     }
-    Ok(column)
+
+    /// A request not yet made, whose checks also ask `hook`.
+    pub fn with_hook(hook: &'a (dyn Fn() -> bool + Sync)) -> Stop<'a> {
+        Stop { flag: AtomicBool::new(false), hook: Some(hook) }
+    }
+
+    /// Asks every worker to stop.
+    pub fn request(&self) {
+        self.flag.store(true, Ordering::Relaxed);
+    }
+
+    /// True once a stop was requested (by [`Stop::request`] or the hook).
+    #[inline]
+    pub fn requested(&self) -> bool {
+        if self.flag.load(Ordering::Relaxed) {
+            return true;
+        }
+        match self.hook {
+            Some(hook) if hook() => {
+                self.request();
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+impl std::fmt::Debug for Stop<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stop").field("requested", &self.flag.load(Ordering::Relaxed)).finish()
+    }
 }
 
 /// Runs `plan` and returns one column per requested output. With `threads > 1`
-/// the rows are split into contiguous chunks, one kernel per thread; the
-/// columns are identical to a single-threaded run. The plan is checked first
+/// the rows are split into contiguous chunks, one kernel per thread, each
+/// writing straight into its rows of the final columns; the columns are
+/// identical to a single-threaded run. The plan is checked first
 /// ([`RowPlan::check`]); a failing row's error names it ([`EvalError::at_row`]).
 pub fn generate(
     program: &Arc<Program>,
@@ -387,11 +471,36 @@ pub fn generate(
     outputs: &[usize],
     threads: usize,
 ) -> Result<Vec<Column>, GenerateError> {
+    generate_until(program, kind, plan, outputs, threads, &Stop::new())
+}
+
+/// [`generate`] that gives up with [`GenerateError::Cancelled`] soon after
+/// `stop` is requested (every worker checks it between blocks of rows).
+pub fn generate_until(
+    program: &Arc<Program>,
+    kind: EngineKind,
+    plan: &RowPlan,
+    outputs: &[usize],
+    threads: usize,
+    stop: &Stop<'_>,
+) -> Result<Vec<Column>, GenerateError> {
     plan.check(program)?;
     let rows = plan.rows();
     let threads = threads.clamp(1, rows.max(1));
     let chunk = rows.div_ceil(threads).max(1);
-    let run_chunk = |first: usize, count: usize| -> Result<Vec<Column>, GenerateError> {
+    let counts: Vec<usize> = (0..threads).map(|t| chunk.min(rows.saturating_sub(t * chunk))).collect();
+    let mut columns: Vec<Column> = outputs
+        .iter()
+        .map(|&o| Column::new(program.outputs[o].ty, rows))
+        .collect::<Option<_>>()
+        .ok_or(GenerateError::OutOfMemory { rows, columns: outputs.len() })?;
+    let mut shares: Vec<Vec<ColumnPart<'_>>> = (0..threads).map(|_| Vec::with_capacity(outputs.len())).collect();
+    for column in columns.iter_mut() {
+        for (share, part) in shares.iter_mut().zip(column.split(&counts)) {
+            share.push(part);
+        }
+    }
+    let run_share = |t: usize, mut parts: Vec<ColumnPart<'_>>| -> Result<Vec<PartDone>, GenerateError> {
         let mut kernel = new_kernel(program, kind);
         for (i, v) in &plan.fixed {
             match program.inputs[*i].kind {
@@ -400,56 +509,92 @@ pub fn generate(
             }
             .map_err(GenerateError::Write)?;
         }
-        let mut columns: Vec<Column> = outputs
-            .iter()
-            .map(|&o| Column::for_type(program.outputs[o].ty, count))
-            .collect::<Option<_>>()
-            .ok_or(GenerateError::OutOfMemory { rows: count, columns: outputs.len() })?;
         let rows = RowFill {
             coordinate: plan.coordinate,
-            first: plan.start.wrapping_add((first as u64).wrapping_mul(plan.step)),
+            first: plan.start.wrapping_add(((t * chunk) as u64).wrapping_mul(plan.step)),
             step: plan.step,
-            count,
+            count: counts[t],
+            stop,
         };
-        kernel.fill_rows(&rows, outputs, &mut columns)?;
-        Ok(columns)
+        kernel.fill_rows(&rows, outputs, &mut parts)?;
+        Ok(parts.into_iter().map(ColumnPart::done).collect())
     };
-    if threads == 1 {
-        return run_chunk(0, rows);
-    }
-    let parts: Vec<Result<Vec<Column>, GenerateError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let first = t * chunk;
-                let count = chunk.min(rows.saturating_sub(first));
-                let run = &run_chunk;
-                scope.spawn(move || run(first, count))
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or(Err(GenerateError::Panicked))).collect()
-    });
-    let mut merged: Option<Vec<Column>> = None;
-    for part in parts {
-        let part = part?;
-        match &mut merged {
-            None => merged = Some(part),
-            Some(cols) => cols.iter_mut().zip(part).for_each(|(a, b)| a.extend(b)),
+    let done: Vec<Vec<PartDone>> = if threads == 1 {
+        vec![run_share(0, shares.pop().unwrap_or_default())?]
+    } else {
+        // Share 0 runs on the calling thread (so a stop hook that only acts
+        // there, like a signal check, is consulted), the others on new ones.
+        let results: Vec<Result<Vec<PartDone>, GenerateError>> = std::thread::scope(|scope| {
+            let mut shares = shares.into_iter();
+            let own = shares.next().unwrap_or_default();
+            let mut handles = Vec::with_capacity(threads - 1);
+            for (t, parts) in shares.enumerate().map(|(i, parts)| (i + 1, parts)) {
+                let run = &run_share;
+                let spawned = std::thread::Builder::new()
+                    .name(format!("polydat-generate-{t}"))
+                    .spawn_scoped(scope, move || run(t, parts));
+                match spawned {
+                    Ok(handle) => handles.push(Ok(handle)),
+                    Err(e) => {
+                        // The threads already started stop at their next check.
+                        stop.request();
+                        handles.push(Err(GenerateError::Threads(e.to_string())));
+                        break;
+                    }
+                }
+            }
+            let mine = if stop.requested() { Err(GenerateError::Cancelled) } else { run_share(0, own) };
+            let mut results = vec![mine];
+            results
+                .extend(handles.into_iter().map(|h| h.and_then(|h| h.join().unwrap_or(Err(GenerateError::Panicked)))));
+            results
+        });
+        // The first failure in row order is the one a single thread would
+        // have met; a share that only stopped because another failed is not one.
+        let mut done = Vec::with_capacity(threads);
+        let mut first_error = None;
+        for result in results {
+            match result {
+                Ok(parts) => done.push(parts),
+                Err(GenerateError::Cancelled) => first_error = first_error.or(Some(GenerateError::Cancelled)),
+                Err(e) if matches!(first_error, None | Some(GenerateError::Cancelled)) => first_error = Some(e),
+                Err(_) => {}
+            }
+        }
+        if let Some(e) = first_error {
+            return Err(e);
+        }
+        done
+    };
+    let mut by_column: Vec<Vec<PartDone>> = (0..columns.len()).map(|_| Vec::with_capacity(threads)).collect();
+    for share in done {
+        for (c, part) in share.into_iter().enumerate() {
+            by_column[c].push(part);
         }
     }
-    Ok(merged.unwrap_or_default())
+    for (column, parts) in columns.iter_mut().zip(by_column) {
+        column.absorb(parts);
+    }
+    Ok(columns)
 }
+
+/// How many rows a worker fills between two looks at its stop request.
+pub const STOP_CHECK_ROWS: usize = 1024;
 
 /// [`Kernel::fill_rows`] one row at a time: write the coordinate, read the
 /// row (every engine's default, and the fallback of faster forms).
 pub fn fill_row_by_row<K: Kernel + ?Sized>(
     kernel: &mut K,
-    rows: &RowFill,
+    rows: &RowFill<'_>,
     outs: &[usize],
-    columns: &mut [Column],
+    columns: &mut [ColumnPart<'_>],
 ) -> Result<(), GenerateError> {
     let u64_coordinate = kernel.program().inputs[rows.coordinate].ty == PortType::U64;
     let mut cycle = rows.first;
-    for _ in 0..rows.count {
+    for row in 0..rows.count {
+        if row % STOP_CHECK_ROWS == 0 && rows.stop.requested() {
+            return Err(GenerateError::Cancelled);
+        }
         if u64_coordinate {
             kernel.write_u64(rows.coordinate, cycle);
         } else {
@@ -466,7 +611,7 @@ pub fn fill_row_by_row<K: Kernel + ?Sized>(
 
 /// The rows one kernel fills (see [`Kernel::fill_rows`]).
 #[derive(Clone, Copy, Debug)]
-pub struct RowFill {
+pub struct RowFill<'a> {
     /// The coordinate input the rows advance.
     pub coordinate: usize,
     /// Its value at the first row.
@@ -475,6 +620,8 @@ pub struct RowFill {
     pub step: u64,
     /// Number of rows.
     pub count: usize,
+    /// Checked between blocks of rows: the caller wants the run to stop.
+    pub stop: &'a Stop<'a>,
 }
 
 /// Why `generate` stopped.
@@ -486,6 +633,10 @@ pub enum GenerateError {
     Eval(EvalError),
     /// A worker thread died (never expected: node panics are contained).
     Panicked,
+    /// A worker thread could not be started (the system's message).
+    Threads(String),
+    /// The caller asked the run to stop ([`Stop::request`]).
+    Cancelled,
     /// Inputs other than the swept coordinate have no value.
     Unset {
         /// The inputs without a value, in slot order.
@@ -508,6 +659,8 @@ impl std::fmt::Display for GenerateError {
             GenerateError::Write(e) => e.fmt(f),
             GenerateError::Eval(e) => e.fmt(f),
             GenerateError::Panicked => f.write_str("a generate worker thread panicked"),
+            GenerateError::Threads(e) => write!(f, "could not start a generate worker thread: {e}"),
+            GenerateError::Cancelled => f.write_str("generate was interrupted"),
             GenerateError::Unset { names, swept } => {
                 let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
                 let (what, them) = if names.len() == 1 { ("input", "it") } else { ("inputs", "each") };

@@ -9,7 +9,7 @@
 //! written its externs — and is never dirtied by later writes; per-cycle pulls
 //! walk only the `Dynamic` part of a cone. [`P1Kernel::init`] re-runs it.
 
-use super::column::Column;
+use super::column::ColumnPart;
 use super::guard::guarded;
 use super::{adapt_boundary, Kernel};
 use crate::error::{EvalError, WriteError};
@@ -303,7 +303,7 @@ impl Kernel for P1Kernel {
         Ok(())
     }
 
-    fn pull_row(&mut self, outs: &[usize], columns: &mut [Column]) -> Result<(), EvalError> {
+    fn pull_row(&mut self, outs: &[usize], columns: &mut [ColumnPart<'_>]) -> Result<(), EvalError> {
         self.refresh(outs)?;
         for (column, &out) in columns.iter_mut().zip(outs) {
             column.push(&self.state.values[self.program.outputs[out].slot as usize]);
@@ -312,7 +312,7 @@ impl Kernel for P1Kernel {
     }
 
     #[inline]
-    fn pull_into(&mut self, out: usize, column: &mut Column) -> Result<(), EvalError> {
+    fn pull_into(&mut self, out: usize, column: &mut ColumnPart<'_>) -> Result<(), EvalError> {
         column.push(self.pull_ref(out)?);
         Ok(())
     }

@@ -360,11 +360,15 @@ pub fn parse_text(text: &str, ty: PortType) -> Result<Value, String> {
 }
 
 /// The boundary catalog: converts a value crossing into a slot of type `to`
-/// (a host write, a parent-to-child copy). It admits the numeric class-A
-/// widenings plus the class-B conversions that are only safe on a checked
-/// value: range-checked narrowings and sign changes, integral floats into
-/// integers, and trimmed parses of strings. `None` passes (it clears a
-/// slot); anything else that does not fit is returned as `Err` unchanged.
+/// (a host write, a parent-to-child copy). It admits the lossless numeric
+/// widenings, and the conversions that are only safe on a checked value:
+/// range-checked narrowings and sign changes, integral floats into integers,
+/// integers into floats only when the float holds them exactly, bool from 0
+/// or 1, and JSON text into a `json` slot when it parses. Text is never
+/// parsed into a number or a bool here (`"7"` into a u64 slot is refused: read
+/// text with [`parse_text`]), and numbers are never rendered into text.
+/// `None` passes (it clears a slot); anything else that does not fit is
+/// returned as `Err` unchanged.
 pub fn boundary_value(value: Value, to: PortType) -> Result<Value, Value> {
     use Value as V;
     if value.is_none() || value.port_type() == Some(to) {
@@ -378,14 +382,13 @@ pub fn boundary_value(value: Value, to: PortType) -> Result<Value, Value> {
         V::Bool(b) => Some(*b as i128),
         V::F64(x) if x.is_finite() && x.fract() == 0.0 && x.abs() < 2e19 => Some(*x as i128),
         V::F32(x) if x.is_finite() && x.fract() == 0.0 && x.abs() < 2e19 => Some(*x as i128),
-        V::Str(s) if matches!(to, U64 | I64 | U32 | I32) => s.trim().parse::<i128>().ok(),
         _ => None,
     };
     let float = match &value {
         V::F64(x) => Some(*x),
         V::F32(x) => Some(*x as f64),
-        V::Str(s) if matches!(to, F64 | F32) => s.trim().parse::<f64>().ok(),
-        _ => int.map(|i| i as f64),
+        // An integer becomes a float only when the float holds it exactly.
+        _ => int.filter(|&i| (i as f64) as i128 == i && (i as f64) != 2f64.powi(64)).map(|i| i as f64),
     };
     let converted = match to {
         U64 => int.and_then(|i| u64::try_from(i).ok()).map(V::U64),
@@ -395,16 +398,18 @@ pub fn boundary_value(value: Value, to: PortType) -> Result<Value, Value> {
         F64 => float.map(V::F64),
         F32 => float.filter(|f| f.is_nan() || (*f as f32) as f64 == *f).map(|f| V::F32(f as f32)),
         Bool => match &value {
-            V::Str(s) => match s.trim().to_ascii_lowercase().as_str() {
-                "true" | "1" => Some(V::Bool(true)),
-                "false" | "0" => Some(V::Bool(false)),
-                _ => None,
-            },
-            _ => int.filter(|i| *i == 0 || *i == 1).map(|i| V::Bool(i == 1)),
+            V::U64(_) | V::I64(_) | V::U32(_) | V::I32(_) => {
+                int.filter(|i| *i == 0 || *i == 1).map(|i| V::Bool(i == 1))
+            }
+            _ => None,
+        },
+        Json => match &value {
+            V::Str(text) if serde_json::from_str::<serde_json::Value>(text).is_ok() => Some(V::Json(text.clone())),
+            _ => None,
         },
         // A host that writes a number into a string slot has made a mistake
         // worth reporting; wires get their Display adapters from class A instead.
-        Str | Bytes | Json => None,
+        Str | Bytes => None,
     };
     converted.ok_or(value)
 }
@@ -510,10 +515,17 @@ mod tests {
         assert!(boundary_value(Value::U64(1 << 40), U32).is_err(), "range is checked");
         assert!(ok(Value::F64(3.0), U64).same(&Value::U64(3)));
         assert!(boundary_value(Value::F64(3.5), U64).is_err(), "only integral floats become ints");
-        assert!(ok(Value::str(" 42 "), U64).same(&Value::U64(42)));
-        assert!(ok(Value::str("2.5"), F64).same(&Value::F64(2.5)));
-        assert!(boundary_value(Value::str("twelve"), U64).is_err());
-        assert!(ok(Value::str("TRUE"), Bool).same(&Value::Bool(true)));
+        assert!(boundary_value(Value::str(" 42 "), U64).is_err(), "text is not parsed into numbers");
+        assert!(boundary_value(Value::str("2.5"), F64).is_err());
+        assert!(boundary_value(Value::str("true"), Bool).is_err(), "nor into bools");
+        assert!(ok(Value::U64(1), Bool).same(&Value::Bool(true)));
+        assert!(boundary_value(Value::F64(1.0), Bool).is_err());
+        assert!(ok(Value::U64(1 << 53), F64).same(&Value::F64(9007199254740992.0)));
+        assert!(boundary_value(Value::U64((1 << 63) + 1), F64).is_err(), "an int an f64 cannot hold is refused");
+        assert!(boundary_value(Value::U64(u64::MAX), F64).is_err(), "u64::MAX rounds to 2^64");
+        assert!(ok(Value::I64(-(1 << 53)), F64).same(&Value::F64(-9007199254740992.0)));
+        assert!(ok(Value::str("{\"a\": [1, 2]}"), Json).same(&Value::Json("{\"a\": [1, 2]}".into())));
+        assert!(boundary_value(Value::str("{nope"), Json).is_err(), "json must parse");
         assert!(boundary_value(Value::U64(12), Str).is_err(), "numbers are not silently rendered");
         assert!(ok(Value::None, U64).is_none(), "None clears a slot");
         assert!(boundary_value(Value::F64(0.1), F32).is_err(), "f32 only when exact");

@@ -5,7 +5,7 @@
 use super::modes::{Mode, SweepPolicy};
 use super::plan::{Plan, Thread, NO_ENTRY};
 use super::slots::{RefSlotRefused, Slots};
-use crate::engine::column::Column;
+use crate::engine::column::ColumnPart;
 use crate::engine::guard::guarded;
 use crate::engine::{adapt_boundary, fill_row_by_row, raw_read_refused, GenerateError, Kernel, RowFill};
 use crate::error::{EvalError, WriteError};
@@ -235,7 +235,12 @@ impl<M: Mode> P2Kernel<M> {
     /// side by side. A block that fails anywhere (an error or a panic) is
     /// redone row by row, so a failure is reported exactly as P1 reports it.
     /// The kernel ends holding the last row's coordinate.
-    fn fill_blocks(&mut self, rows: &RowFill, outs: &[usize], columns: &mut [Column]) -> Result<(), GenerateError> {
+    fn fill_blocks(
+        &mut self,
+        rows: &RowFill<'_>,
+        outs: &[usize],
+        columns: &mut [ColumnPart<'_>],
+    ) -> Result<(), GenerateError> {
         fill_row_by_row(self, &RowFill { count: 1, ..*rows }, outs, columns)?;
         let plan = self.plan.clone();
         let Some(block) = plan.block() else {
@@ -254,6 +259,9 @@ impl<M: Mode> P2Kernel<M> {
         let coordinate = plan.u64_input_word[rows.coordinate] as usize * b;
         let (mut cycle, mut left) = (rest.first, rest.count);
         while left > 0 {
+            if rows.stop.requested() {
+                return Err(GenerateError::Cancelled);
+            }
             let n = left.min(b);
             let first = cycle;
             for word in &mut buf[coordinate..coordinate + n] {
@@ -533,7 +541,12 @@ impl<M: Mode> Kernel for P2Kernel<M> {
 
     /// Blocks of rows through the block program when the plan has one, the
     /// coordinate is a u64 and every column a scalar; row by row otherwise.
-    fn fill_rows(&mut self, rows: &RowFill, outs: &[usize], columns: &mut [Column]) -> Result<(), GenerateError> {
+    fn fill_rows(
+        &mut self,
+        rows: &RowFill<'_>,
+        outs: &[usize],
+        columns: &mut [ColumnPart<'_>],
+    ) -> Result<(), GenerateError> {
         let plan = &*self.plan;
         let blocks = rows.count > 1
             && plan.block().is_some()
@@ -546,7 +559,7 @@ impl<M: Mode> Kernel for P2Kernel<M> {
     }
 
     #[inline]
-    fn pull_row(&mut self, outs: &[usize], columns: &mut [Column]) -> Result<(), EvalError> {
+    fn pull_row(&mut self, outs: &[usize], columns: &mut [ColumnPart<'_>]) -> Result<(), EvalError> {
         self.refresh(outs)?;
         let (layout, program) = (&self.plan.layout, &self.plan.program);
         for (column, &out) in columns.iter_mut().zip(outs) {
@@ -559,7 +572,7 @@ impl<M: Mode> Kernel for P2Kernel<M> {
     }
 
     #[inline]
-    fn pull_into(&mut self, out: usize, column: &mut Column) -> Result<(), EvalError> {
+    fn pull_into(&mut self, out: usize, column: &mut ColumnPart<'_>) -> Result<(), EvalError> {
         let slot = self.pull_value_slot(out)?;
         column.push(&self.slots.decode(&self.plan.layout, slot));
         Ok(())

@@ -1,0 +1,175 @@
+"""Reliability at the Python boundary: hostile values never crash the
+process, refused writes change nothing, panics surface as PolydatError, and
+Ctrl-C stops a long generate promptly."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import polydat
+from polydat import InternalError, PolydatError, WriteError
+
+SRC = """
+input cycle: u64
+extern e: u64 = 1
+extern f: f64 = 0.5
+extern j: json = "null"
+extern s: str = ""
+out := u64_add(cycle, e)
+"""
+
+
+@pytest.fixture()
+def kernel() -> polydat.Kernel:
+    return polydat.compile(SRC).kernel()
+
+
+class SelfIndex:
+    """``__index__`` returns another object with an ``__index__``: followed
+    recursively, this once overflowed the stack (SIGSEGV)."""
+
+    def __index__(self):  # type: ignore[no-untyped-def]
+        return SelfIndex()
+
+
+class SelfFloat:
+    def __float__(self):  # type: ignore[no-untyped-def]
+        return SelfFloat()
+
+
+class Exploding:
+    def __index__(self) -> int:
+        raise RuntimeError("no")
+
+
+@pytest.mark.parametrize("value", [SelfIndex(), SelfFloat(), Exploding(), object(), {1, 2}, 1j])
+def test_hostile_values_are_refused_not_crashed_on(kernel: polydat.Kernel, value: object) -> None:
+    with pytest.raises(WriteError) as info:
+        kernel.set("e", value)
+    assert info.value.kind == "unsupported_value"
+    with pytest.raises(WriteError):
+        kernel.set_inputs(value)
+    with pytest.raises(WriteError):
+        polydat.compile(SRC).generate(range(2), inputs={"e": value})
+    assert kernel.pull("out") == 1, "the kernel is still usable"
+
+
+def test_a_subprocess_survives_the_recursive_index() -> None:
+    code = textwrap.dedent(
+        """
+        import polydat
+        class I:
+            __index__ = lambda self: I()
+        k = polydat.compile("input cycle: u64\\nextern e: u64 = 0\\ny := u64_add(cycle, e)").kernel()
+        try:
+            k.set("e", I())
+        except polydat.WriteError as e:
+            print("refused:", e.kind)
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "refused: unsupported_value" in run.stdout
+
+
+@pytest.mark.parametrize("value", [2**64, -(2**63) - 1, 10**5000], ids=["2^64", "-2^63-1", "10^5000"])
+def test_integers_that_do_not_fit_64_bits_are_write_errors(kernel: polydat.Kernel, value: int) -> None:
+    with pytest.raises(WriteError, match="does not fit in 64 bits"):
+        kernel.set("e", value)
+
+
+def test_numpy_scalars_convert_once(kernel: polydat.Kernel) -> None:
+    kernel.set("e", np.uint64(41))
+    kernel.set_inputs(np.int32(1))
+    assert kernel.pull("out") == 42
+    kernel.set("f", np.float32(0.25))
+    assert kernel.pull("f") == 0.25
+
+
+def test_a_lone_surrogate_is_a_write_error(kernel: polydat.Kernel) -> None:
+    with pytest.raises(WriteError, match="lone surrogate"):
+        kernel.set("s", "a\ud800b")
+
+
+def test_a_refused_write_changes_nothing(kernel: polydat.Kernel) -> None:
+    kernel.set_inputs(5)
+    with pytest.raises(WriteError, match="no input named 'bogus'"):
+        kernel.set_inputs(cycle=77, bogus=1)
+    assert kernel.input_values()["cycle"] == 5
+    with pytest.raises(WriteError):
+        kernel.set_inputs(cycle=77, e=-1)
+    assert kernel.input_values() == {**kernel.input_values(), "cycle": 5, "e": 1}
+
+
+def test_f64_slots_refuse_ints_they_cannot_hold(kernel: polydat.Kernel) -> None:
+    with pytest.raises(WriteError, match="cannot write"):
+        kernel.set("f", 2**63 + 1)
+    kernel.set("f", float(2**63 + 1))
+    assert kernel.pull("f") == 2.0**63
+    kernel.set("f", 2**53)
+    assert kernel.pull("f") == 2.0**53
+
+
+def test_text_is_not_silently_parsed(kernel: polydat.Kernel) -> None:
+    with pytest.raises(WriteError):
+        kernel.set("e", "7")
+    prog = polydat.compile("extern b: bool = false\ny := if b { 1 } else { 2 }")
+    with pytest.raises(WriteError):
+        prog.kernel().set("b", "true")
+    assert prog.parse_input("b", "true") is True
+
+
+def test_json_externs_are_writable(kernel: polydat.Kernel) -> None:
+    kernel.set("j", '{"a": [1, 2]}')
+    assert kernel.pull("j") == '{"a": [1, 2]}'
+    kernel.set("j", {"k": [1, None]})
+    assert kernel.pull("j") == '{"k": [1, null]}'
+    with pytest.raises(WriteError):
+        kernel.set("j", "{not json")
+
+
+def test_a_panic_in_the_binding_is_an_internal_error() -> None:
+    with pytest.raises(InternalError, match="boom 7") as info:
+        polydat._core._raise_panic("boom 7")
+    assert isinstance(info.value, PolydatError) and isinstance(info.value, Exception)
+
+
+def test_absurd_thread_counts_are_argument_errors() -> None:
+    prog = polydat.compile(SRC)
+    with pytest.raises(polydat.ArgumentError):
+        prog.generate(range(100_000), threads=100_000)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_ctrl_c_stops_generate_promptly(threads: int) -> None:
+    chain = "\n".join(f"h{i} := hash(h{i - 1})" for i in range(1, 60))
+    code = textwrap.dedent(
+        f"""
+        import sys, time, polydat
+        prog = polydat.compile("input cycle: u64\\nh0 := hash(cycle)\\n" + {chain!r}, engine="p1")
+        print("ready", flush=True)
+        started = time.monotonic()
+        try:
+            prog.generate(range(40_000_000), outputs=["h59"], threads={threads})
+            print("finished", flush=True)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+        """
+    )
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "ready"
+    time.sleep(1.0)
+    sent = time.monotonic()
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    elapsed = time.monotonic() - sent
+    assert "interrupted" in out, (out, err)
+    assert elapsed < 1.5, f"took {elapsed:.2f} s to stop"
