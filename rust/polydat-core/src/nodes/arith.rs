@@ -152,12 +152,15 @@ pub fn morton(a: u64, b: u64) -> u64 {
 pub const CLAMP: NodeDef = NodeDef {
     name: "clamp",
     category: "arithmetic",
-    doc: "x limited to [min, max] (saturates at the bounds).",
+    doc: "x limited to [min, max] (saturates at the bounds); min > max fails every evaluation.",
     params: &[wire("x", U64), konst("min", U64), konst("max", U64)],
     build: |c| {
         let (lo, hi) = (c.u64(0), c.u64(1));
         if lo > hi {
-            return Err(format!("clamp: min ({lo}) is greater than max ({hi})"));
+            // Upstream builds and `u64::clamp` panics in the body on every
+            // evaluation; fail the same way, in Rust's words.
+            let msg = format!("min > max. min = {lo}, max = {hi}");
+            return Ok(try_map1(move |_: u64| Err::<u64, _>(msg.clone())));
         }
         Ok(map1(move |x: u64| x.clamp(lo, hi)))
     },
@@ -200,7 +203,7 @@ pub const MIXED_RADIX: NodeDef = NodeDef {
             return Err(format!("mixed_radix: at most {MAX_RADIXES} radixes, got {}", radixes.len()));
         }
         if let Some(i) = radixes[..radixes.len() - 1].iter().position(|&r| r == 0) {
-            return Err(format!("mixed_radix: radix {i} is 0; only the last radix may be 0"));
+            return Err(format!("radix {i} must be non-zero"));
         }
         Ok(split_u64(move |x: u64, digits: &mut [u64]| {
             let mut rem = x;
@@ -324,8 +327,14 @@ mod tests {
     fn clamp_saturates_and_refuses_inverted_bounds() {
         let c = |x| eval1(&CLAMP, &[u(10), u(20)], &[u(x)]).as_u64().unwrap();
         assert_eq!((c(0), c(15), c(M)), (10, 15, 20));
-        assert!(build_err(&CLAMP, &[u(2), u(1)], &[U64]).contains("greater than max"));
         assert_eq!(eval1(&CLAMP, &[u(7), u(7)], &[u(M)]).as_u64(), Some(7));
+    }
+
+    #[test]
+    fn clamp_inverted_bounds_fail_each_evaluation_in_rusts_words() {
+        // Upstream arithmetic.rs: `input.clamp(*min, *max)` with no build check.
+        assert_eq!(eval_err(&CLAMP, &[u(2), u(1)], &[u(5)]), "min > max. min = 2, max = 1");
+        assert_eq!(eval_err(&CLAMP, &[u(M), u(0)], &[u(0)]), format!("min > max. min = {M}, max = 0"));
     }
 
     #[test]
@@ -371,7 +380,8 @@ mod tests {
 
     #[test]
     fn mixed_radix_refusals() {
-        assert!(build_err(&MIXED_RADIX, &[u(10), u(0), u(5)], &[U64]).contains("radix 1 is 0"));
+        assert_eq!(build_err(&MIXED_RADIX, &[u(10), u(0), u(5)], &[U64]), "radix 1 must be non-zero");
+        assert_eq!(build_err(&MIXED_RADIX, &[u(0), u(10)], &[U64]), "radix 0 must be non-zero");
         assert!(build_err(&MIXED_RADIX, &[], &[U64]).contains("at least one"));
         let many: Vec<Value> = (0..17).map(|_| u(2)).collect();
         assert!(build_err(&MIXED_RADIX, &many, &[U64]).contains("at most 16"));
