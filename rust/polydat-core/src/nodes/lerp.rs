@@ -28,7 +28,7 @@ pub const CLAMP_F64: NodeDef = NodeDef {
         let (lo, hi) = (c.f64(0), c.f64(1));
         // Upstream builds with any bounds and `f64::clamp` panics in the
         // body on every evaluation; fail the same way, in Rust's words.
-        if !(lo <= hi) {
+        if lo.is_nan() || hi.is_nan() || lo > hi {
             let msg = format!("min > max, or either was NaN. min = {lo:?}, max = {hi:?}");
             return Ok(try_map1(move |_: f64| Err::<f64, _>(msg.clone())));
         }
