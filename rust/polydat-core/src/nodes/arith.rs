@@ -15,12 +15,12 @@ pub const REM_ZERO: &str = "attempt to calculate the remainder with a divisor of
 /// Most outputs a `mixed_radix` node may have (the split kit's output buffer).
 pub const MAX_RADIXES: usize = 16;
 
-/// `add`: x + K, wrapping on overflow.
+/// `add`: input + addend, wrapping on overflow.
 pub const ADD: NodeDef = NodeDef {
     name: "add",
     category: "arithmetic",
-    doc: "x + K, wrapping on overflow.",
-    params: &[wire("x", U64), konst("K", U64)],
+    doc: "input + addend, wrapping on overflow.",
+    params: &[wire("input", U64), konst("addend", U64)],
     build: |c| {
         let k = c.u64(0);
         Ok(map1(move |x: u64| x.wrapping_add(k)))
@@ -28,12 +28,12 @@ pub const ADD: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
-/// `mul`: x * K, wrapping on overflow.
+/// `mul`: input * factor, wrapping on overflow.
 pub const MUL: NodeDef = NodeDef {
     name: "mul",
     category: "arithmetic",
-    doc: "x * K, wrapping on overflow.",
-    params: &[wire("x", U64), konst("K", U64)],
+    doc: "input * factor, wrapping on overflow.",
+    params: &[wire("input", U64), konst("factor", U64)],
     build: |c| {
         let k = c.u64(0);
         Ok(map1(move |x: u64| x.wrapping_mul(k)))
@@ -41,12 +41,12 @@ pub const MUL: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
-/// `div`: x / K (truncating); K = 0 fails every evaluation.
+/// `div`: input / divisor (truncating); a zero divisor fails every evaluation.
 pub const DIV: NodeDef = NodeDef {
     name: "div",
     category: "arithmetic",
-    doc: "x / K (truncating); K = 0 fails every evaluation.",
-    params: &[wire("x", U64), konst("K", U64)],
+    doc: "input / divisor (truncating); a zero divisor fails every evaluation.",
+    params: &[wire("input", U64), konst("divisor", U64)],
     build: |c| {
         let k = c.u64(0);
         Ok(if k == 0 {
@@ -63,12 +63,12 @@ pub const DIV: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
-/// `mod`: x % K; K = 0 fails every evaluation.
+/// `mod`: input % modulus; a zero modulus fails every evaluation.
 pub const MOD: NodeDef = NodeDef {
     name: "mod",
     category: "arithmetic",
-    doc: "x % K; K = 0 fails every evaluation.",
-    params: &[wire("x", U64), konst("K", U64)],
+    doc: "input % modulus; a zero modulus fails every evaluation.",
+    params: &[wire("input", U64), konst("modulus", U64)],
     build: |c| {
         let k = c.u64(0);
         Ok(if k == 0 {
@@ -84,22 +84,22 @@ pub const MOD: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
-/// `div_wire`: x / d with d a wire; a zero divisor fails the evaluation.
+/// `div_wire`: input / divisor with the divisor a wire; a zero divisor fails the evaluation.
 pub const DIV_WIRE: NodeDef = NodeDef {
     name: "div_wire",
     category: "arithmetic",
-    doc: "x / d with d a wire; a zero divisor fails the evaluation.",
-    params: &[wire("x", U64), wire("d", U64)],
+    doc: "input / divisor with the divisor a wire; a zero divisor fails the evaluation.",
+    params: &[wire("input", U64), wire("divisor", U64)],
     build: |_| Ok(try_map2(|x: u64, d: u64| x.checked_div(d).ok_or_else(|| DIV_ZERO.to_string()))),
     ..NodeDef::BASE
 };
 
-/// `mod_wire`: x % d with d a wire; a zero divisor fails the evaluation.
+/// `mod_wire`: input % divisor with the divisor a wire; a zero divisor fails the evaluation.
 pub const MOD_WIRE: NodeDef = NodeDef {
     name: "mod_wire",
     category: "arithmetic",
-    doc: "x % d with d a wire; a zero divisor fails the evaluation.",
-    params: &[wire("x", U64), wire("d", U64)],
+    doc: "input % divisor with the divisor a wire; a zero divisor fails the evaluation.",
+    params: &[wire("input", U64), wire("divisor", U64)],
     build: |_| Ok(try_map2(|x: u64, d: u64| x.checked_rem(d).ok_or_else(|| REM_ZERO.to_string()))),
     ..NodeDef::BASE
 };
@@ -153,7 +153,7 @@ pub const CLAMP: NodeDef = NodeDef {
     name: "clamp",
     category: "arithmetic",
     doc: "x limited to [min, max] (saturates at the bounds); min > max fails every evaluation.",
-    params: &[wire("x", U64), konst("min", U64), konst("max", U64)],
+    params: &[wire("input", U64), konst("min", U64), konst("max", U64)],
     build: |c| {
         let (lo, hi) = (c.u64(0), c.u64(1));
         if lo > hi {
@@ -175,7 +175,7 @@ macro_rules! fold {
             name: $name,
             category: "arithmetic",
             doc: $doc,
-            params: &[many(wire("x", U64))],
+            params: &[many(wire("values", U64))],
             build: |_| Ok(fold_u64($init, |$a: u64, $b: u64| -> u64 { $body })),
             ..NodeDef::BASE
         };
@@ -192,7 +192,7 @@ pub const MIXED_RADIX: NodeDef = NodeDef {
     name: "mixed_radix",
     category: "arithmetic",
     doc: "Digits of x in the given radixes, d0 fastest; a final radix 0 takes what is left.",
-    params: &[wire("x", U64), many(konst("radixes", U64))],
+    params: &[wire("input", U64), many(konst("radixes", U64))],
     outputs: Outputs::PerVariadicConst(U64),
     build: |c| {
         let radixes: Vec<u64> = (0..c.consts.len()).map(|i| c.u64(i)).collect();

@@ -11,7 +11,7 @@ pub const IS_POSITIVE: NodeDef = NodeDef {
     name: "is_positive",
     category: "assert",
     doc: "Passes x through; fails when x is 0.",
-    params: &[wire("x", U64), konst_or("name", Str, Lit::Str("value"))],
+    params: &[wire("input", U64), konst_or("name", Str, Lit::Str("value"))],
     build: |c| {
         let msg = format!("is_positive({}): value must be > 0, got 0", c.str(0));
         Ok(try_map1(move |x: u64| if x > 0 { Ok(x) } else { Err(msg.clone()) }))
@@ -24,7 +24,7 @@ pub const IN_RANGE: NodeDef = NodeDef {
     name: "in_range",
     category: "assert",
     doc: "Passes x through; fails when x is outside [lo, hi] (inclusive).",
-    params: &[wire("x", U64), konst_or("lo", U64, Lit::U64(0)), konst_or("hi", U64, Lit::U64(u64::MAX))],
+    params: &[wire("input", U64), konst_or("lo", U64, Lit::U64(0)), konst_or("hi", U64, Lit::U64(u64::MAX))],
     build: |c| {
         let (lo, hi) = (c.u64(0), c.u64(1));
         if lo > hi {
@@ -46,7 +46,7 @@ pub const IS_ONE_OF: NodeDef = NodeDef {
     name: "is_one_of",
     category: "assert",
     doc: "Passes x through; fails when x is not one of the allowed values.",
-    params: &[wire("x", U64), many(konst("allowed", U64))],
+    params: &[wire("input", U64), many(konst("allowed", U64))],
     build: |c| {
         let allowed: Vec<u64> = (0..c.tail(0).len()).map(|i| c.u64(i)).collect();
         if allowed.is_empty() {
@@ -69,7 +69,7 @@ pub const REQUIRED: NodeDef = NodeDef {
     name: "required",
     category: "assert",
     doc: "Passes x through; fails when x is absent (None).",
-    params: &[wire_any("x"), konst_or("name", Str, Lit::Str("value"))],
+    params: &[wire_any("input"), konst_or("name", Str, Lit::Str("value"))],
     outputs: Outputs::SameAsWire(0),
     accepts_none: true,
     build: |c| {
@@ -90,7 +90,7 @@ pub const DEFAULT_OR: NodeDef = NodeDef {
     name: "default_or",
     category: "assert",
     doc: "x, or fallback when x is absent (None); both must have the same type.",
-    params: &[wire_any("x"), wire_any("fallback")],
+    params: &[wire_any("value"), wire_any("fallback")],
     outputs: Outputs::SameAsWire(0),
     accepts_none: true,
     build: |c| {

@@ -63,7 +63,7 @@ pub const TO_F64: NodeDef = NodeDef {
     name: "to_f64",
     category: "convert",
     doc: "x as f64 (rounds to nearest above 2^53).",
-    params: &[wire("x", U64)],
+    params: &[wire("input", U64)],
     outputs: Outputs::One(F64),
     build: |_| Ok(map1(|x: u64| x as f64)),
     ..NodeDef::BASE
@@ -74,7 +74,7 @@ pub const F64_TO_U64: NodeDef = NodeDef {
     name: "f64_to_u64",
     category: "convert",
     doc: "Truncates toward zero; saturating, NaN gives 0.",
-    params: &[wire("x", F64)],
+    params: &[wire("input", F64)],
     build: |_| Ok(map1(|x: f64| x as u64)),
     ..NodeDef::BASE
 };
@@ -84,7 +84,7 @@ pub const ROUND_TO_U64: NodeDef = NodeDef {
     name: "round_to_u64",
     category: "convert",
     doc: "Rounds half away from zero; saturating, NaN gives 0.",
-    params: &[wire("x", F64)],
+    params: &[wire("input", F64)],
     build: |_| Ok(map1(|x: f64| x.round() as u64)),
     ..NodeDef::BASE
 };
@@ -94,7 +94,7 @@ pub const FLOOR_TO_U64: NodeDef = NodeDef {
     name: "floor_to_u64",
     category: "convert",
     doc: "Floor, then saturating conversion; NaN gives 0.",
-    params: &[wire("x", F64)],
+    params: &[wire("input", F64)],
     build: |_| Ok(map1(|x: f64| x.floor() as u64)),
     ..NodeDef::BASE
 };
@@ -104,7 +104,7 @@ pub const CEIL_TO_U64: NodeDef = NodeDef {
     name: "ceil_to_u64",
     category: "convert",
     doc: "Ceiling, then saturating conversion; NaN gives 0.",
-    params: &[wire("x", F64)],
+    params: &[wire("input", F64)],
     build: |_| Ok(map1(|x: f64| x.ceil() as u64)),
     ..NodeDef::BASE
 };
@@ -137,7 +137,7 @@ pub const STR_TO_U64_CAST: NodeDef = NodeDef {
     name: STR_TO_U64_CAST_OP,
     category: "adapter",
     doc: "Cast str -> u64: trims and parses; a malformed value fails the evaluation.",
-    params: &[wire("s", Str)],
+    params: &[wire("input", Str)],
     build: |_| {
         Ok(str_map(|s| {
             let raw = s.trim();
@@ -153,7 +153,7 @@ pub const STR_TO_F64_CAST: NodeDef = NodeDef {
     name: STR_TO_F64_CAST_OP,
     category: "adapter",
     doc: "Cast str -> f64: trims and parses; a malformed value fails the evaluation.",
-    params: &[wire("s", Str)],
+    params: &[wire("input", Str)],
     outputs: Outputs::One(F64),
     build: |_| {
         Ok(str_map(|s| {
@@ -172,7 +172,7 @@ macro_rules! adapter {
             name: $name,
             category: "adapter",
             doc: concat!("Automatic adapter ", stringify!($from), " -> ", stringify!($to), "."),
-            params: &[wire("x", $from)],
+            params: &[wire("input", $from)],
             outputs: Outputs::One($to),
             build: |_| Ok($kit($f as fn($ft) -> _)),
             ..NodeDef::BASE

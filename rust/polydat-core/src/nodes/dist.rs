@@ -102,36 +102,36 @@ fn build_exponential(c: &BuildCtx<'_>) -> Result<Box<dyn NodeEval>, String> {
     Ok(sampler(Lut::from_fn(|p| -(1.0 - p).ln() / rate)))
 }
 
-/// `dist_normal`: Normal(mean, stddev) sample for unit input u (A&S 26.2.23 quantiles; tails cut at the 0.1% quantiles).
+/// `dist_normal`: Normal(mean, stddev) sample for a unit input u (A&S 26.2.23 quantiles; tails cut at the 0.1% quantiles).
 pub const DIST_NORMAL: NodeDef = NodeDef {
     name: "dist_normal",
     aliases: &["icd_normal"],
     category: "distribution",
-    doc: "Normal(mean, stddev) sample for unit input u (A&S 26.2.23 quantiles; tails cut at the 0.1% quantiles).",
-    params: &[wire("u", F64), konst("mean", F64), konst("stddev", F64)],
+    doc: "Normal(mean, stddev) sample for a unit input u (A&S 26.2.23 quantiles; tails cut at the 0.1% quantiles).",
+    params: &[wire("input", F64), konst("mean", F64), konst("stddev", F64)],
     outputs: Outputs::One(F64),
     build: build_normal,
     ..NodeDef::BASE
 };
 
-/// `dist_exponential`: Exponential(rate) sample for unit input u: -ln(1 - u) / rate.
+/// `dist_exponential`: Exponential(rate) sample for a unit input u: -ln(1 - u) / rate.
 pub const DIST_EXPONENTIAL: NodeDef = NodeDef {
     name: "dist_exponential",
     aliases: &["icd_exponential"],
     category: "distribution",
-    doc: "Exponential(rate) sample for unit input u: -ln(1 - u) / rate.",
-    params: &[wire("u", F64), konst("rate", F64)],
+    doc: "Exponential(rate) sample for a unit input u: -ln(1 - u) / rate.",
+    params: &[wire("input", F64), konst("rate", F64)],
     outputs: Outputs::One(F64),
     build: build_exponential,
     ..NodeDef::BASE
 };
 
-/// `dist_uniform`: Uniform(min, max) sample for unit input u.
+/// `dist_uniform`: Uniform(min, max) sample for a unit input u.
 pub const DIST_UNIFORM: NodeDef = NodeDef {
     name: "dist_uniform",
     category: "distribution",
-    doc: "Uniform(min, max) sample for unit input u.",
-    params: &[wire("u", F64), konst("min", F64), konst("max", F64)],
+    doc: "Uniform(min, max) sample for a unit input u.",
+    params: &[wire("input", F64), konst("min", F64), konst("max", F64)],
     outputs: Outputs::One(F64),
     build: |c| {
         let (lo, hi) = (c.f64(0), c.f64(1));
@@ -140,12 +140,12 @@ pub const DIST_UNIFORM: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
-/// `dist_pareto`: Pareto(scale, shape) sample for unit input u: scale / (1 - u)^(1/shape).
+/// `dist_pareto`: Pareto(scale, shape) sample for a unit input u: scale / (1 - u)^(1/shape).
 pub const DIST_PARETO: NodeDef = NodeDef {
     name: "dist_pareto",
     category: "distribution",
-    doc: "Pareto(scale, shape) sample for unit input u: scale / (1 - u)^(1/shape).",
-    params: &[wire("u", F64), konst("scale", F64), konst("shape", F64)],
+    doc: "Pareto(scale, shape) sample for a unit input u: scale / (1 - u)^(1/shape).",
+    params: &[wire("input", F64), konst("scale", F64), konst("shape", F64)],
     outputs: Outputs::One(F64),
     build: |c| {
         let (scale, shape) = (c.f64(0), c.f64(1));
@@ -193,12 +193,12 @@ fn zipf_table(n: u64, s: f64) -> Result<Lut, String> {
     Ok(lut)
 }
 
-/// `dist_zipf`: Zipf(n, s) rank in 1..=n for unit input u, interpolated between table entries.
+/// `dist_zipf`: Zipf(n, exponent) rank in 1..=n for a unit input u (0 at u = 0), interpolated between table entries.
 pub const DIST_ZIPF: NodeDef = NodeDef {
     name: "dist_zipf",
     category: "distribution",
-    doc: "Zipf(n, s) rank in 1..=n for unit input u, interpolated between table entries.",
-    params: &[wire("u", F64), konst("n", U64), konst("s", F64)],
+    doc: "Zipf(n, exponent) rank in 1..=n for a unit input u (0 at u = 0), interpolated between table entries.",
+    params: &[wire("input", F64), konst("n", U64), konst("exponent", F64)],
     outputs: Outputs::One(F64),
     build: |c| {
         let n = c.u64(0);

@@ -198,7 +198,7 @@ pub const PRINTF: NodeDef = NodeDef {
     name: "printf",
     category: "format",
     doc: "Fills the format's {} placeholders with the arguments in order ({:05} {:8} {:.2} {:x} {:X} {:b} {:o}).",
-    params: &[konst("fmt", Str), many(wire_any("args"))],
+    params: &[konst("format", Str), many(wire_any("parts"))],
     outputs: Outputs::One(Str),
     build: |c| {
         let pieces = parse_format(c.str(0))?;
@@ -234,7 +234,7 @@ pub const FORMAT_U64: NodeDef = NodeDef {
     name: "format_u64",
     category: "format",
     doc: "x as text: radix 16 gives 0x.., 8 gives 0o.., 2 gives 0b.., anything else decimal.",
-    params: &[wire("x", U64), konst_or("radix", U64, Lit::U64(10))],
+    params: &[wire("input", U64), konst_or("radix", U64, Lit::U64(10))],
     outputs: Outputs::One(Str),
     build: |c| {
         Ok(match c.u64(0) {
@@ -252,7 +252,7 @@ pub const FORMAT_F64: NodeDef = NodeDef {
     name: "format_f64",
     category: "format",
     doc: "x with a fixed number of decimal places.",
-    params: &[wire("x", F64), konst_or("precision", U64, Lit::U64(2))],
+    params: &[wire("input", F64), konst_or("precision", U64, Lit::U64(2))],
     outputs: Outputs::One(Str),
     build: |c| {
         let p = c.u64(0);
@@ -271,7 +271,7 @@ pub const ZERO_PAD_U64: NodeDef = NodeDef {
     name: "zero_pad_u64",
     category: "format",
     doc: "x in decimal, left-padded with zeros to at least width digits.",
-    params: &[wire("x", U64), konst_or("width", U64, Lit::U64(10))],
+    params: &[wire("input", U64), konst_or("width", U64, Lit::U64(10))],
     outputs: Outputs::One(Str),
     build: |c| {
         let w = c.u64(0);

@@ -11,7 +11,7 @@ pub const UNIT_INTERVAL: NodeDef = NodeDef {
     name: "unit_interval",
     category: "lerp",
     doc: "x / u64::MAX as f64 (0 gives 0.0; values near u64::MAX give exactly 1.0).",
-    params: &[wire("x", U64)],
+    params: &[wire("input", U64)],
     outputs: Outputs::One(F64),
     build: |_| Ok(map1(unit_f64)),
     ..NodeDef::BASE
@@ -22,7 +22,7 @@ pub const CLAMP_F64: NodeDef = NodeDef {
     name: "clamp_f64",
     category: "lerp",
     doc: "f64::clamp of x to [min, max] (NaN stays NaN); bounds with min > max or a NaN fail every evaluation.",
-    params: &[wire("x", F64), konst_or("min", F64, Lit::F64(f64::MIN)), konst_or("max", F64, Lit::F64(f64::MAX))],
+    params: &[wire("input", F64), konst_or("min", F64, Lit::F64(f64::MIN)), konst_or("max", F64, Lit::F64(f64::MAX))],
     outputs: Outputs::One(F64),
     build: |c| {
         let (lo, hi) = (c.f64(0), c.f64(1));
@@ -56,7 +56,7 @@ pub const SCALE_RANGE: NodeDef = NodeDef {
     name: "scale_range",
     category: "lerp",
     doc: "min + (x / u64::MAX) * (max - min): a u64 mapped onto [min, max].",
-    params: &[wire("x", U64), konst_or("min", F64, Lit::F64(0.0)), konst_or("max", F64, Lit::F64(1.0))],
+    params: &[wire("input", U64), konst_or("min", F64, Lit::F64(0.0)), konst_or("max", F64, Lit::F64(1.0))],
     outputs: Outputs::One(F64),
     build: |c| {
         let (lo, hi) = (c.f64(0), c.f64(1));
@@ -70,7 +70,7 @@ pub const INV_LERP: NodeDef = NodeDef {
     name: "inv_lerp",
     category: "lerp",
     doc: "(x - a) * (1 / (b - a)) clamped to [0, 1].",
-    params: &[wire("x", F64), konst_or("a", F64, Lit::F64(0.0)), konst_or("b", F64, Lit::F64(1.0))],
+    params: &[wire("input", F64), konst_or("a", F64, Lit::F64(0.0)), konst_or("b", F64, Lit::F64(1.0))],
     outputs: Outputs::One(F64),
     build: |c| {
         let (a, b) = (c.f64(0), c.f64(1));
@@ -88,7 +88,7 @@ pub const REMAP: NodeDef = NodeDef {
     category: "lerp",
     doc: "x mapped linearly from [in_min, in_max] onto [out_min, out_max], unclamped.",
     params: &[
-        wire("x", F64),
+        wire("input", F64),
         konst_or("in_min", F64, Lit::F64(0.0)),
         konst_or("in_max", F64, Lit::F64(1.0)),
         konst_or("out_min", F64, Lit::F64(0.0)),
@@ -107,7 +107,7 @@ pub const QUANTIZE: NodeDef = NodeDef {
     name: "quantize",
     category: "lerp",
     doc: "x snapped to the nearest multiple of step (halves away from zero).",
-    params: &[wire("x", F64), konst_or("step", F64, Lit::F64(1.0))],
+    params: &[wire("input", F64), konst_or("step", F64, Lit::F64(1.0))],
     outputs: Outputs::One(F64),
     build: |c| {
         let step = c.f64(0);

@@ -18,7 +18,7 @@ pub const FAIR_COIN: NodeDef = NodeDef {
     name: "fair_coin",
     category: "probability",
     doc: "0 or 1 with equal odds: the low bit of hash(x).",
-    params: &[wire("x", U64)],
+    params: &[wire("input", U64)],
     build: |_| Ok(map1(|x: u64| splitmix64(x) & 1)),
     ..NodeDef::BASE
 };
@@ -28,7 +28,7 @@ pub const UNFAIR_COIN: NodeDef = NodeDef {
     name: "unfair_coin",
     category: "probability",
     doc: "1 with probability p (hash(x) / 2^64 < p), else 0.",
-    params: &[wire("x", U64), konst("p", F64)],
+    params: &[wire("input", U64), konst("p", F64)],
     build: |c| {
         let p = c.f64(0);
         if !(0.0..=1.0).contains(&p) {
@@ -48,7 +48,7 @@ pub const ONE_OF: NodeDef = NodeDef {
     name: "one_of",
     category: "probability",
     doc: "One of the given strings, chosen by hash(x) % count; with no strings every evaluation fails.",
-    params: &[wire("x", U64), many(konst("values", Str))],
+    params: &[wire("input", U64), many(konst("values", Str))],
     outputs: Outputs::One(Str),
     build: |c| {
         let values: Vec<Arc<str>> = c.tail(0).iter().map(|v| Arc::from(v.as_str().unwrap_or(""))).collect();

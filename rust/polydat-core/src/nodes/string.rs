@@ -38,7 +38,7 @@ pub const STR_UPPER: NodeDef = NodeDef {
     name: "str_upper",
     category: "string",
     doc: "The string in upper case (full Unicode mapping).",
-    params: &[wire("s", Str)],
+    params: &[wire("input", Str)],
     outputs: Outputs::One(Str),
     build: |_| Ok(str_map(|s| Ok(s.to_uppercase()))),
     ..NodeDef::BASE
@@ -49,7 +49,7 @@ pub const STR_LOWER: NodeDef = NodeDef {
     name: "str_lower",
     category: "string",
     doc: "The string in lower case (full Unicode mapping).",
-    params: &[wire("s", Str)],
+    params: &[wire("input", Str)],
     outputs: Outputs::One(Str),
     build: |_| Ok(str_map(|s| Ok(s.to_lowercase()))),
     ..NodeDef::BASE
@@ -127,7 +127,7 @@ pub const NUMBER_TO_WORDS: NodeDef = NodeDef {
     name: "number_to_words",
     category: "string",
     doc: "x spelled out in English words (\"forty-two\", \"one thousand\").",
-    params: &[wire("x", U64)],
+    params: &[wire("input", U64)],
     outputs: Outputs::One(Str),
     build: |_| Ok(to_ref(number_words)),
     ..NodeDef::BASE
@@ -158,7 +158,7 @@ pub const HASHED_UUID: NodeDef = NodeDef {
     name: "hashed_uuid",
     category: "string",
     doc: "A deterministic version-4 UUID string built from two chained xxh3 hashes of x.",
-    params: &[wire("x", U64)],
+    params: &[wire("input", U64)],
     outputs: Outputs::One(Str),
     build: |_| Ok(to_ref(uuid_from)),
     ..NodeDef::BASE
@@ -209,7 +209,7 @@ pub const COMBINATIONS: NodeDef = NodeDef {
     name: "combinations",
     category: "string",
     doc: "x as mixed-radix digits over the pattern's `;`-separated charsets (first position fastest).",
-    params: &[wire("x", U64), konst("pattern", Str)],
+    params: &[wire("input", U64), konst("pattern", Str)],
     outputs: Outputs::One(Str),
     build: |c| {
         let pieces = parse_pattern(c.str(0));
