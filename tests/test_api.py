@@ -164,7 +164,7 @@ def test_invalid_constants_are_refused_at_compile_time():
 
 def test_catalog_lists_signatures():
     names = {n["name"]: n for n in polydat.catalog()}
-    assert names["hash"]["signature"] == "hash(x: u64) -> u64"
+    assert names["hash"]["signature"] == "hash(input: u64) -> u64"
     assert len(names) > 100
 
 

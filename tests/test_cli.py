@@ -67,7 +67,7 @@ def test_nodes_catalog_and_detail():
     r = polydat("nodes")
     assert r.returncode == 0 and "hash" in r.stdout
     r = polydat("nodes", "mod")
-    assert "mod(x: u64, K: const u64) -> u64" in r.stdout
+    assert "mod(input: u64, modulus: const u64) -> u64" in r.stdout
     r = polydat("nodes", "hsah")
     assert r.returncode == 2 and "did you mean 'hash'" in r.stderr
 

@@ -208,7 +208,7 @@ def test_floats_are_bit_exact():
     u := unit_interval(hash(cycle))
     s := u * x
     q := sqrt(s - 0.5)
-    n := dist_normal(u)
+    n := dist_normal(u, 0.0, 1.0)
     """
     pt.assert_engines_agree(src, [pt.Step({"cycle": c, "x": x}) for c, x in [(0, -0.0), (1, 0.0), (2, math.inf), (3, math.nan), (4, -2.5)]])
 

@@ -22,7 +22,7 @@ def test_literal_in_wire_position_is_a_literal_node(bind) -> None:  # type: igno
 
 
 def test_named_arguments(bind) -> None:  # type: ignore[no-untyped-def]
-    bound = bind("input cycle\na := mod(cycle, K: 10)\nb := mod(K: 10, x: cycle)\nc := mod(K: 10, cycle)")
+    bound = bind("input cycle\na := mod(cycle, modulus: 10)\nb := mod(modulus: 10, input: cycle)\nc := mod(modulus: 10, cycle)")
     for name in "abc":
         assert producer(bound, name)["args"] == [{"wire": {"input": 0}}, {"const": {"u64": 10}}]
 
@@ -86,7 +86,7 @@ def test_alias_resolves_to_the_node(bind) -> None:  # type: ignore[no-untyped-de
 
 def test_non_literal_in_const_position(compile_error) -> None:  # type: ignore[no-untyped-def]
     err = compile_error("input cycle\nn := 10\nx := mod(cycle, n)")
-    assert err.message == "parameter 'K' of 'mod' must be a literal"
+    assert err.message == "parameter 'modulus' of 'mod' must be a literal"
     assert (err.line, err.col) == (3, 17)
     assert "mod_wire" in err.hint
 
@@ -105,9 +105,9 @@ def test_non_literal_in_other_const_position(compile_error) -> None:  # type: ig
 @pytest.mark.parametrize(
     "call, message",
     [
-        ("mod(cycle, 1.5)", "parameter 'K' of 'mod' expects a u64 literal, got a float literal 1.5"),
-        ("mod(cycle, -1)", "parameter 'K' of 'mod' expects a u64 literal, got an integer literal -1"),
-        ("mod(cycle, 'x')", "parameter 'K' of 'mod' expects a u64 literal, got a string literal \"x\""),
+        ("mod(cycle, 1.5)", "parameter 'modulus' of 'mod' expects a u64 literal, got a float literal 1.5"),
+        ("mod(cycle, -1)", "parameter 'modulus' of 'mod' expects a u64 literal, got an integer literal -1"),
+        ("mod(cycle, 'x')", "parameter 'modulus' of 'mod' expects a u64 literal, got a string literal \"x\""),
         ("one_of(cycle, 1)", "parameter 'values' of 'one_of' expects a str literal, got an integer literal 1"),
     ],
 )
@@ -120,7 +120,7 @@ def test_literal_type_mismatch_in_const_position(compile_error, call: str, messa
 
 def test_missing_argument(compile_error) -> None:  # type: ignore[no-untyped-def]
     err = compile_error("input cycle\nx := mod(cycle)")
-    assert err.message == "missing argument 'K' for 'mod'"
+    assert err.message == "missing argument 'modulus' for 'mod'"
     assert (err.line, err.col) == (2, 6)
     assert err.hint.startswith("signature: mod(")
 
@@ -132,15 +132,15 @@ def test_too_many_arguments(compile_error) -> None:  # type: ignore[no-untyped-d
 
 
 def test_unknown_named_argument(compile_error) -> None:  # type: ignore[no-untyped-def]
-    err = compile_error("input cycle\nx := mod(cycle, k: 3)")
-    assert err.message == "'mod' has no parameter named 'k'"
-    assert err.hint == "did you mean 'K'?"
+    err = compile_error("input cycle\nx := mod(cycle, modulo: 3)")
+    assert err.message == "'mod' has no parameter named 'modulo'"
+    assert err.hint == "did you mean 'modulus'?"
     assert (err.line, err.col) == (2, 17)
 
 
 def test_argument_given_twice(compile_error) -> None:  # type: ignore[no-untyped-def]
-    err = compile_error("input cycle\nx := mod(cycle, x: cycle, K: 2)")
-    assert err.message == "parameter 'x' of 'mod' is given twice"
+    err = compile_error("input cycle\nx := mod(cycle, input: cycle, modulus: 2)")
+    assert err.message == "parameter 'input' of 'mod' is given twice"
 
 
 def test_unknown_node_with_suggestion(compile_error) -> None:  # type: ignore[no-untyped-def]

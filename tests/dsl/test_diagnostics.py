@@ -139,7 +139,7 @@ CASES: list[tuple[str, str]] = [
     ),
     (
         "input cycle\nx := mod(hash(cycle), cycle)",
-        "2:23:error: parameter 'K' of 'mod' must be a literal\n  | x := mod(hash(cycle), cycle)\n"
+        "2:23:error: parameter 'modulus' of 'mod' must be a literal\n  | x := mod(hash(cycle), cycle)\n"
         "  |                       ^\n"
         "  = hint: 'mod' takes its divisor as a construction constant; use mod_wire(x, d) to read the divisor from a wire",
     ),

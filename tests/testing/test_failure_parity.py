@@ -44,7 +44,7 @@ CASES = [
          10, "m", "attempt to calculate the remainder with a divisor of zero", "mod_wire",
          "[[0]=U64(10), [1]=U64(0)]", {"d": 7}, 3),
     Case("str_parse", "input cycle: u64\nextern p: str = \"x\"\nn := \"{p}{cycle}\" as u64\n",
-         10, "n", '__str_to_u64: cannot read "x10" as a whole number', "__str_to_u64", '[[0]=Str("x10")]',
+         10, "n", 'value "x10" is not a whole number.', "__str_to_u64", '[[0]=Str("x10")]',
          {"p": "4"}, 410),
 ]
 

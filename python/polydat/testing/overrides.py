@@ -81,8 +81,8 @@ _PRINTF_FORMATS = (
 
 OVERRIDES: dict[str, NodeOverride] = {
     # arithmetic
-    "mod": NodeOverride(consts={"K": (10, 7, 1, 3, 1000, 2**32 + 1, 2**63, U64_MAX, 0)}, fallible=True),
-    "div": NodeOverride(consts={"K": (10, 7, 1, 3, 1000, 2**32 + 1, 2**63, U64_MAX, 0)}, fallible=True),
+    "mod": NodeOverride(consts={"modulus": (10, 7, 1, 3, 1000, 2**32 + 1, 2**63, U64_MAX, 0)}, fallible=True),
+    "div": NodeOverride(consts={"divisor": (10, 7, 1, 3, 1000, 2**32 + 1, 2**63, U64_MAX, 0)}, fallible=True),
     "mod_wire": NodeOverride(fallible=True),
     "div_wire": NodeOverride(fallible=True),
     "clamp": NodeOverride(consts={"min": (10, 0, 100), "max": (1000, 2**32, U64_MAX)}),
@@ -101,8 +101,8 @@ OVERRIDES: dict[str, NodeOverride] = {
     "one_of": NodeOverride(consts={"values": ("red", "green", "blue", "é", "")}, variadic=(1, 4)),
     "combinations": NodeOverride(consts={"pattern": ("0-9;A-Z", "a-c;-;0-9", "x", "A-Z;A-Z;0-9;0-9", "é-ë;日")}),
     "printf": NodeOverride(
-        consts={"fmt": _PRINTF_FORMATS},
-        arity=lambda c: placeholder_count(str(c.get("fmt", ""))),
+        consts={"format": _PRINTF_FORMATS},
+        arity=lambda c: placeholder_count(str(c.get("format", ""))),
         fallible=True,
         corner_call='printf("a={:05} x={:.3} s={} e={}", a, x, s, e)',
     ),
@@ -115,7 +115,7 @@ OVERRIDES: dict[str, NodeOverride] = {
     "dist_exponential": NodeOverride(consts={"rate": (1.0, 0.5, 3.0)}),
     "dist_uniform": NodeOverride(consts={"min": (-1.0, 0.0, 10.0), "max": (10.0, 100.0, 1e6)}),
     "dist_pareto": NodeOverride(consts={"scale": (1.0, 2.5), "shape": (1.0, 0.5, 3.0)}),
-    "dist_zipf": NodeOverride(consts={"n": (100, 1, 2, 10, 1000, 100000), "s": (1.0, 0.5, 1.5, 2.0)}),
+    "dist_zipf": NodeOverride(consts={"n": (100, 1, 2, 10, 1000, 100000), "exponent": (1.0, 0.5, 1.5, 2.0)}),
     # assertions
     "in_range": NodeOverride(consts={"lo": (0, 1, 10, 1000), "hi": (1000, 2**32, U64_MAX)}),
     "is_one_of": NodeOverride(consts={"allowed": (0, 1, 2, 3, 7, 100, 2**63)}, variadic=(1, 4)),

@@ -294,7 +294,7 @@ fn numeric() -> Arc<Program> {
     let A::P(rn, _) = radix else { unreachable!() };
     g.out("d0", A::P(rn, 0)).out("d1", A::P(rn, 1)).out("d2", A::P(rn, 2));
     g.bind("mixed", "u64_add", &[A::P(rn, 1), small64]);
-    g.bind("normal", "dist_normal", &[u]);
+    g.bind("normal", "dist_normal", &[u, A::F(0.0), A::F(1.0)]);
     g.bind("coin", "fair_coin", &[h]);
     g.bind("many", "sum", &[cycle, h, small64, A::P(rn, 0), A::P(rn, 2)]);
     g.build()

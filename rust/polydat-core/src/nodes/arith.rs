@@ -21,12 +21,12 @@ fn zero_divisor(c: &crate::node::BuildCtx<'_>) -> Option<String> {
 /// Most outputs a `mixed_radix` node may have (the split kit's output buffer).
 pub const MAX_RADIXES: usize = 16;
 
-/// `add`: x + K, wrapping on overflow.
+/// `add`: input + addend, wrapping on overflow.
 pub const ADD: NodeDef = NodeDef {
     name: "add",
     category: "arithmetic",
-    doc: "x + K, wrapping on overflow.",
-    params: &[wire("x", U64), konst("K", U64)],
+    doc: "input + addend, wrapping on overflow.",
+    params: &[wire("input", U64), konst("addend", U64)],
     build: |c| {
         let k = c.u64(0);
         Ok(map1(move |x: u64| x.wrapping_add(k)))
@@ -34,12 +34,12 @@ pub const ADD: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
-/// `mul`: x * K, wrapping on overflow.
+/// `mul`: input * factor, wrapping on overflow.
 pub const MUL: NodeDef = NodeDef {
     name: "mul",
     category: "arithmetic",
-    doc: "x * K, wrapping on overflow.",
-    params: &[wire("x", U64), konst("K", U64)],
+    doc: "input * factor, wrapping on overflow.",
+    params: &[wire("input", U64), konst("factor", U64)],
     build: |c| {
         let k = c.u64(0);
         Ok(map1(move |x: u64| x.wrapping_mul(k)))
@@ -47,12 +47,12 @@ pub const MUL: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
-/// `div`: x / K (truncating); K = 0 fails every evaluation.
+/// `div`: input / divisor (truncating); a zero divisor fails every evaluation.
 pub const DIV: NodeDef = NodeDef {
     name: "div",
     category: "arithmetic",
-    doc: "x / K (truncating); K = 0 fails every evaluation.",
-    params: &[wire("x", U64), konst("K", U64)],
+    doc: "input / divisor (truncating); a zero divisor fails every evaluation.",
+    params: &[wire("input", U64), konst("divisor", U64)],
     build: |c| {
         let k = c.u64(0);
         Ok(if k == 0 {
@@ -70,12 +70,12 @@ pub const DIV: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
-/// `mod`: x % K; K = 0 fails every evaluation.
+/// `mod`: input % modulus; a zero modulus fails every evaluation.
 pub const MOD: NodeDef = NodeDef {
     name: "mod",
     category: "arithmetic",
-    doc: "x % K; K = 0 fails every evaluation.",
-    params: &[wire("x", U64), konst("K", U64)],
+    doc: "input % modulus; a zero modulus fails every evaluation.",
+    params: &[wire("input", U64), konst("modulus", U64)],
     build: |c| {
         let k = c.u64(0);
         Ok(if k == 0 {
@@ -92,22 +92,22 @@ pub const MOD: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
-/// `div_wire`: x / d with d a wire; a zero divisor fails the evaluation.
+/// `div_wire`: input / divisor with the divisor a wire; a zero divisor fails the evaluation.
 pub const DIV_WIRE: NodeDef = NodeDef {
     name: "div_wire",
     category: "arithmetic",
-    doc: "x / d with d a wire; a zero divisor fails the evaluation.",
-    params: &[wire("x", U64), wire("d", U64)],
+    doc: "input / divisor with the divisor a wire; a zero divisor fails the evaluation.",
+    params: &[wire("input", U64), wire("divisor", U64)],
     build: |_| Ok(try_map2(|x: u64, d: u64| x.checked_div(d).ok_or_else(|| DIV_ZERO.to_string()))),
     ..NodeDef::BASE
 };
 
-/// `mod_wire`: x % d with d a wire; a zero divisor fails the evaluation.
+/// `mod_wire`: input % divisor with the divisor a wire; a zero divisor fails the evaluation.
 pub const MOD_WIRE: NodeDef = NodeDef {
     name: "mod_wire",
     category: "arithmetic",
-    doc: "x % d with d a wire; a zero divisor fails the evaluation.",
-    params: &[wire("x", U64), wire("d", U64)],
+    doc: "input % divisor with the divisor a wire; a zero divisor fails the evaluation.",
+    params: &[wire("input", U64), wire("divisor", U64)],
     build: |_| Ok(try_map2(|x: u64, d: u64| x.checked_rem(d).ok_or_else(|| REM_ZERO.to_string()))),
     ..NodeDef::BASE
 };
@@ -160,12 +160,15 @@ pub fn morton(a: u64, b: u64) -> u64 {
 pub const CLAMP: NodeDef = NodeDef {
     name: "clamp",
     category: "arithmetic",
-    doc: "x limited to [min, max] (saturates at the bounds).",
-    params: &[wire("x", U64), konst("min", U64), konst("max", U64)],
+    doc: "x limited to [min, max] (saturates at the bounds); min > max fails every evaluation.",
+    params: &[wire("input", U64), konst("min", U64), konst("max", U64)],
     build: |c| {
         let (lo, hi) = (c.u64(0), c.u64(1));
         if lo > hi {
-            return Err(format!("clamp: min ({lo}) is greater than max ({hi})"));
+            // Upstream builds and `u64::clamp` panics in the body on every
+            // evaluation; fail the same way, in Rust's words.
+            let msg = format!("min > max. min = {lo}, max = {hi}");
+            return Ok(try_map1(move |_: u64| Err::<u64, _>(msg.clone())));
         }
         Ok(map1(move |x: u64| x.clamp(lo, hi)))
     },
@@ -180,7 +183,7 @@ macro_rules! fold {
             name: $name,
             category: "arithmetic",
             doc: $doc,
-            params: &[many(wire("x", U64))],
+            params: &[many(wire("values", U64))],
             build: |_| Ok(fold_u64($init, |$a: u64, $b: u64| -> u64 { $body })),
             ..NodeDef::BASE
         };
@@ -197,7 +200,7 @@ pub const MIXED_RADIX: NodeDef = NodeDef {
     name: "mixed_radix",
     category: "arithmetic",
     doc: "Digits of x in the given radixes, d0 fastest; a final radix 0 takes what is left.",
-    params: &[wire("x", U64), many(konst("radixes", U64))],
+    params: &[wire("input", U64), many(konst("radixes", U64))],
     outputs: Outputs::PerVariadicConst(U64),
     build: |c| {
         let radixes: Vec<u64> = (0..c.consts.len()).map(|i| c.u64(i)).collect();
@@ -208,7 +211,7 @@ pub const MIXED_RADIX: NodeDef = NodeDef {
             return Err(format!("mixed_radix: at most {MAX_RADIXES} radixes, got {}", radixes.len()));
         }
         if let Some(i) = radixes[..radixes.len() - 1].iter().position(|&r| r == 0) {
-            return Err(format!("mixed_radix: radix {i} is 0; only the last radix may be 0"));
+            return Err(format!("radix {i} must be non-zero"));
         }
         Ok(split_u64(move |x: u64, digits: &mut [u64]| {
             let mut rem = x;
@@ -342,8 +345,14 @@ mod tests {
     fn clamp_saturates_and_refuses_inverted_bounds() {
         let c = |x| eval1(&CLAMP, &[u(10), u(20)], &[u(x)]).as_u64().unwrap();
         assert_eq!((c(0), c(15), c(M)), (10, 15, 20));
-        assert!(build_err(&CLAMP, &[u(2), u(1)], &[U64]).contains("greater than max"));
         assert_eq!(eval1(&CLAMP, &[u(7), u(7)], &[u(M)]).as_u64(), Some(7));
+    }
+
+    #[test]
+    fn clamp_inverted_bounds_fail_each_evaluation_in_rusts_words() {
+        // Upstream arithmetic.rs: `input.clamp(*min, *max)` with no build check.
+        assert_eq!(eval_err(&CLAMP, &[u(2), u(1)], &[u(5)]), "min > max. min = 2, max = 1");
+        assert_eq!(eval_err(&CLAMP, &[u(M), u(0)], &[u(0)]), format!("min > max. min = {M}, max = 0"));
     }
 
     #[test]
@@ -389,7 +398,8 @@ mod tests {
 
     #[test]
     fn mixed_radix_refusals() {
-        assert!(build_err(&MIXED_RADIX, &[u(10), u(0), u(5)], &[U64]).contains("radix 1 is 0"));
+        assert_eq!(build_err(&MIXED_RADIX, &[u(10), u(0), u(5)], &[U64]), "radix 1 must be non-zero");
+        assert_eq!(build_err(&MIXED_RADIX, &[u(0), u(10)], &[U64]), "radix 0 must be non-zero");
         assert!(build_err(&MIXED_RADIX, &[], &[U64]).contains("at least one"));
         let many: Vec<Value> = (0..17).map(|_| u(2)).collect();
         assert!(build_err(&MIXED_RADIX, &many, &[U64]).contains("at most 16"));

@@ -11,7 +11,7 @@ pub const IS_POSITIVE: NodeDef = NodeDef {
     name: "is_positive",
     category: "assert",
     doc: "Passes x through; fails when x is 0.",
-    params: &[wire("x", U64), konst_or("name", Str, Lit::Str("value"))],
+    params: &[wire("input", U64), konst_or("name", Str, Lit::Str("value"))],
     build: |c| {
         let msg = format!("is_positive({}): value must be > 0, got 0", c.str(0));
         Ok(try_map1(move |x: u64| if x > 0 { Ok(x) } else { Err(msg.clone()) }))
@@ -24,11 +24,11 @@ pub const IN_RANGE: NodeDef = NodeDef {
     name: "in_range",
     category: "assert",
     doc: "Passes x through; fails when x is outside [lo, hi] (inclusive).",
-    params: &[wire("x", U64), konst_or("lo", U64, Lit::U64(0)), konst_or("hi", U64, Lit::U64(u64::MAX))],
+    params: &[wire("input", U64), konst_or("lo", U64, Lit::U64(0)), konst_or("hi", U64, Lit::U64(u64::MAX))],
     build: |c| {
         let (lo, hi) = (c.u64(0), c.u64(1));
         if lo > hi {
-            return Err(format!("in_range: lo ({lo}) is greater than hi ({hi})"));
+            return Err(format!("lo ({lo}) must be <= hi ({hi})"));
         }
         Ok(try_map1(move |x: u64| {
             if (lo..=hi).contains(&x) {
@@ -46,11 +46,11 @@ pub const IS_ONE_OF: NodeDef = NodeDef {
     name: "is_one_of",
     category: "assert",
     doc: "Passes x through; fails when x is not one of the allowed values.",
-    params: &[wire("x", U64), many(konst("allowed", U64))],
+    params: &[wire("input", U64), many(konst("allowed", U64))],
     build: |c| {
         let allowed: Vec<u64> = (0..c.tail(0).len()).map(|i| c.u64(i)).collect();
         if allowed.is_empty() {
-            return Err("is_one_of: the allowed set is empty".into());
+            return Err("at least one allowed value required".into());
         }
         let shown = allowed.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
         Ok(try_map1(move |x: u64| {
@@ -69,7 +69,7 @@ pub const REQUIRED: NodeDef = NodeDef {
     name: "required",
     category: "assert",
     doc: "Passes x through; fails when x is absent (None).",
-    params: &[wire_any("x"), konst_or("name", Str, Lit::Str("value"))],
+    params: &[wire_any("input"), konst_or("name", Str, Lit::Str("value"))],
     outputs: Outputs::SameAsWire(0),
     accepts_none: true,
     build: |c| {
@@ -90,7 +90,7 @@ pub const DEFAULT_OR: NodeDef = NodeDef {
     name: "default_or",
     category: "assert",
     doc: "x, or fallback when x is absent (None); both must have the same type.",
-    params: &[wire_any("x"), wire_any("fallback")],
+    params: &[wire_any("value"), wire_any("fallback")],
     outputs: Outputs::SameAsWire(0),
     accepts_none: true,
     build: |c| {
@@ -139,7 +139,8 @@ mod tests {
         assert_eq!(eval_err(&IN_RANGE, &r, &[u(21)]), "in_range: value 21 outside [10, 20]");
         assert_eq!(eval_err(&IN_RANGE, &r, &[u(0)]), "in_range: value 0 outside [10, 20]");
         assert!(eval1(&IN_RANGE, &[], &[u(u64::MAX)]).same(&u(u64::MAX)), "defaults admit everything");
-        assert!(build_err(&IN_RANGE, &[u(5), u(4)], &[U64]).contains("greater"));
+        // Upstream param_helpers.rs `in_range_validate` text.
+        assert_eq!(build_err(&IN_RANGE, &[u(5), u(4)], &[U64]), "lo (5) must be <= hi (4)");
     }
 
     #[test]
@@ -151,7 +152,8 @@ mod tests {
             "is_one_of: value 0 not in allowed set [1, 2, 18446744073709551615]"
         );
         assert_eq!(eval_err(&IS_ONE_OF, &[u(7)], &[u(8)]), "is_one_of: value 8 not in allowed set [7]");
-        assert!(build_err(&IS_ONE_OF, &[], &[U64]).contains("empty"));
+        // Upstream param_helpers.rs `is_one_of_validate` text.
+        assert_eq!(build_err(&IS_ONE_OF, &[], &[U64]), "at least one allowed value required");
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub const U64_NOT: NodeDef = NodeDef {
     name: "u64_not",
     category: "bitwise",
     doc: "Bitwise complement of x.",
-    params: &[wire("x", U64)],
+    params: &[wire("input", U64)],
     build: |_| Ok(map1(|x: u64| !x)),
     ..NodeDef::BASE
 };

@@ -63,7 +63,7 @@ pub const TO_F64: NodeDef = NodeDef {
     name: "to_f64",
     category: "convert",
     doc: "x as f64 (rounds to nearest above 2^53).",
-    params: &[wire("x", U64)],
+    params: &[wire("input", U64)],
     outputs: Outputs::One(F64),
     build: |_| Ok(map1(|x: u64| x as f64)),
     ..NodeDef::BASE
@@ -74,7 +74,7 @@ pub const F64_TO_U64: NodeDef = NodeDef {
     name: "f64_to_u64",
     category: "convert",
     doc: "Truncates toward zero; saturating, NaN gives 0.",
-    params: &[wire("x", F64)],
+    params: &[wire("input", F64)],
     build: |_| Ok(map1(|x: f64| x as u64)),
     ..NodeDef::BASE
 };
@@ -84,7 +84,7 @@ pub const ROUND_TO_U64: NodeDef = NodeDef {
     name: "round_to_u64",
     category: "convert",
     doc: "Rounds half away from zero; saturating, NaN gives 0.",
-    params: &[wire("x", F64)],
+    params: &[wire("input", F64)],
     build: |_| Ok(map1(|x: f64| x.round() as u64)),
     ..NodeDef::BASE
 };
@@ -94,7 +94,7 @@ pub const FLOOR_TO_U64: NodeDef = NodeDef {
     name: "floor_to_u64",
     category: "convert",
     doc: "Floor, then saturating conversion; NaN gives 0.",
-    params: &[wire("x", F64)],
+    params: &[wire("input", F64)],
     build: |_| Ok(map1(|x: f64| x.floor() as u64)),
     ..NodeDef::BASE
 };
@@ -104,7 +104,7 @@ pub const CEIL_TO_U64: NodeDef = NodeDef {
     name: "ceil_to_u64",
     category: "convert",
     doc: "Ceiling, then saturating conversion; NaN gives 0.",
-    params: &[wire("x", F64)],
+    params: &[wire("input", F64)],
     build: |_| Ok(map1(|x: f64| x.ceil() as u64)),
     ..NodeDef::BASE
 };
@@ -124,17 +124,25 @@ pub const STR_TO_U64_CAST_OP: &str = "__str_to_u64";
 /// Name of the strict string-to-f64 cast node.
 pub const STR_TO_F64_CAST_OP: &str = "__str_to_f64";
 
+/// The failure text of a strict string cast: upstream's coercion diagnostic
+/// (its first sentence and its detail line, both in upstream's words, about
+/// the trimmed text). Upstream's middle paragraph, advice about its host's
+/// scenario `set:` blocks, is left out: this project has no such blocks.
+fn coercion_failure(raw: &str, target: &str, detail: &str) -> String {
+    format!("value {raw:?} is not {target}.\n\n(coercion detail: {detail})")
+}
+
 /// `__str_to_u64`: Cast str -> u64: trims and parses; a malformed value fails the evaluation.
 pub const STR_TO_U64_CAST: NodeDef = NodeDef {
     name: STR_TO_U64_CAST_OP,
     category: "adapter",
     doc: "Cast str -> u64: trims and parses; a malformed value fails the evaluation.",
-    params: &[wire("s", Str)],
+    params: &[wire("input", Str)],
     build: |_| {
         Ok(str_map(|s| {
-            s.trim()
-                .parse::<u64>()
-                .map_err(|e| format!("{STR_TO_U64_CAST_OP}: cannot read {s:?} as a whole number: {e}"))
+            let raw = s.trim();
+            raw.parse::<u64>()
+                .map_err(|e| coercion_failure(raw, "a whole number", &format!("{STR_TO_U64_CAST_OP}: {e}")))
         }))
     },
     ..NodeDef::BASE
@@ -145,11 +153,12 @@ pub const STR_TO_F64_CAST: NodeDef = NodeDef {
     name: STR_TO_F64_CAST_OP,
     category: "adapter",
     doc: "Cast str -> f64: trims and parses; a malformed value fails the evaluation.",
-    params: &[wire("s", Str)],
+    params: &[wire("input", Str)],
     outputs: Outputs::One(F64),
     build: |_| {
         Ok(str_map(|s| {
-            s.trim().parse::<f64>().map_err(|e| format!("{STR_TO_F64_CAST_OP}: cannot read {s:?} as a number: {e}"))
+            let raw = s.trim();
+            raw.parse::<f64>().map_err(|e| coercion_failure(raw, "a number", &format!("{STR_TO_F64_CAST_OP}: {e}")))
         }))
     },
     ..NodeDef::BASE
@@ -163,7 +172,7 @@ macro_rules! adapter {
             name: $name,
             category: "adapter",
             doc: concat!("Automatic adapter ", stringify!($from), " -> ", stringify!($to), "."),
-            params: &[wire("x", $from)],
+            params: &[wire("input", $from)],
             outputs: Outputs::One($to),
             build: |_| Ok($kit($f as fn($ft) -> _)),
             ..NodeDef::BASE
@@ -461,13 +470,14 @@ mod tests {
     fn strict_string_casts() {
         let v = eval1(&STR_TO_U64_CAST, &[], &[Value::str("\t17\n")]);
         assert!(v.same(&Value::U64(17)));
+        // Upstream library/convert.rs `coercion_diagnostic` wording, about the trimmed text.
         assert_eq!(
-            eval_err(&STR_TO_U64_CAST, &[], &[Value::str("12x")]),
-            "__str_to_u64: cannot read \"12x\" as a whole number: invalid digit found in string"
+            eval_err(&STR_TO_U64_CAST, &[], &[Value::str(" 12x ")]),
+            "value \"12x\" is not a whole number.\n\n(coercion detail: __str_to_u64: invalid digit found in string)"
         );
         assert_eq!(
             eval_err(&STR_TO_U64_CAST, &[], &[Value::str("")]),
-            "__str_to_u64: cannot read \"\" as a whole number: cannot parse integer from empty string"
+            "value \"\" is not a whole number.\n\n(coercion detail: __str_to_u64: cannot parse integer from empty string)"
         );
         let v = eval1(&STR_TO_F64_CAST, &[], &[Value::str(" -0.0 ")]);
         assert!(v.same(&Value::F64(-0.0)));
@@ -475,7 +485,7 @@ mod tests {
         assert!(v.same(&Value::F64(f64::INFINITY)));
         assert_eq!(
             eval_err(&STR_TO_F64_CAST, &[], &[Value::str("one")]),
-            "__str_to_f64: cannot read \"one\" as a number: invalid float literal"
+            "value \"one\" is not a number.\n\n(coercion detail: __str_to_f64: invalid float literal)"
         );
     }
 

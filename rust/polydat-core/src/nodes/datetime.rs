@@ -37,7 +37,7 @@ pub const TO_TIMESTAMP: NodeDef = NodeDef {
     name: "to_timestamp",
     category: "datetime",
     doc: "Epoch milliseconds as YYYY-MM-DDThh:mm:ss.mmmZ (UTC, proleptic Gregorian).",
-    params: &[wire("epoch_ms", U64)],
+    params: &[wire("input", U64)],
     outputs: Outputs::One(Str),
     build: |_| Ok(to_ref(timestamp)),
     ..NodeDef::BASE

@@ -6,17 +6,38 @@ use crate::node::{konst, konst_or, many, wire, wire_any, Lit, NodeDef, NodeError
 use crate::types::PortType::{Str, F64, U64};
 use crate::value::Value;
 
-/// Largest width or precision accepted (the limit of Rust's formatter).
-const MAX_FIELD: u64 = u16::MAX as u64;
+/// Largest width or precision Rust's formatter accepts; past it, formatting
+/// panics with [`FMT_RANGE`] (upstream fails every evaluation with that text).
+const MAX_FIELD: usize = u16::MAX as usize;
 
-/// How one placeholder renders its argument.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+/// Rust's own words when a width or precision exceeds [`MAX_FIELD`].
+pub const FMT_RANGE: &str = "Formatting argument out of range";
+
+/// Largest `printf` width accepted at build. Upstream pads numbers by hand to
+/// any width; this project refuses widths that would build a string of more
+/// than a mebibyte per evaluation (a deliberate divergence).
+const MAX_PAD: usize = 1 << 20;
+
+/// Upstream's construction failure for a width or precision too large for a
+/// `usize` (its spec parser unwraps the parse).
+const FIELD_OVERFLOW: &str = "called `Result::unwrap()` on an `Err` value: ParseIntError { kind: PosOverflow }";
+
+/// How one placeholder renders its argument (upstream's `FormatSpec`).
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Spec {
     width: Option<usize>,
+    /// Pad with `0` instead of spaces (a `0` before the width digits).
     zero: bool,
     precision: Option<usize>,
-    /// `x`, `X`, `b` or `o` for u64 radix output.
-    radix: Option<char>,
+    /// The character after width and precision: `x`, `X`, `b`, `o` select a
+    /// u64 radix; anything else (or none, `d`) is decimal.
+    conversion: char,
+}
+
+impl Default for Spec {
+    fn default() -> Spec {
+        Spec { width: None, zero: false, precision: None, conversion: 'd' }
+    }
 }
 
 #[derive(Debug, PartialEq)]
@@ -26,76 +47,77 @@ enum Piece {
 }
 
 /// Reads a run of ASCII digits as a field size.
-fn field(digits: &str, spec: &str) -> Result<usize, String> {
-    match digits.parse::<u64>() {
-        Ok(n) if n <= MAX_FIELD => Ok(n as usize),
-        _ => Err(format!("printf: size {digits} in {{{spec}}} is larger than {MAX_FIELD}")),
-    }
+fn field(digits: &[char]) -> Result<usize, String> {
+    digits.iter().collect::<String>().parse::<usize>().map_err(|_| FIELD_OVERFLOW.to_string())
 }
 
-/// Parses the text between braces: `[:][0][width][.precision][x|X|b|o]`.
-fn parse_spec(body: &str) -> Result<Spec, String> {
-    let s = body.strip_prefix(':').unwrap_or(body);
+/// Parses the text between braces as upstream does: an optional `:`, an
+/// optional `0` flag (only when a digit follows), width digits, `.` and
+/// precision digits (none: no precision), then one conversion character;
+/// anything after it is ignored. Nothing is refused but sizes.
+fn parse_spec(body: &[char]) -> Result<Spec, String> {
     let mut spec = Spec::default();
-    let digits_end = |t: &str| t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let mut rest = s;
-    if rest.len() > 1 && rest.starts_with('0') && rest.as_bytes()[1].is_ascii_digit() {
+    let s = body.strip_prefix(&[':']).unwrap_or(body);
+    let mut pos = 0;
+    if s.len() > 1 && s[0] == '0' && s[1].is_ascii_digit() {
         spec.zero = true;
-        rest = &rest[1..];
+        pos = 1;
     }
-    let n = digits_end(rest);
-    if n > 0 {
-        spec.width = Some(field(&rest[..n], body)?);
-    }
-    rest = &rest[n..];
-    if let Some(p) = rest.strip_prefix('.') {
-        let n = digits_end(p);
-        if n == 0 {
-            return Err(format!("printf: missing precision digits in {{{body}}}"));
+    let digits = |from: usize| from + s[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let end = digits(pos);
+    if end > pos {
+        let w = field(&s[pos..end])?;
+        if w > MAX_PAD {
+            return Err(format!("printf: width {w} is larger than {MAX_PAD}"));
         }
-        spec.precision = Some(field(&p[..n], body)?);
-        rest = &p[n..];
+        spec.width = Some(w);
     }
-    match rest {
-        "" => {}
-        "x" | "X" | "b" | "o" => spec.radix = rest.chars().next(),
-        _ => return Err(format!("printf: unsupported format spec {{{body}}}")),
+    pos = end;
+    if s.get(pos) == Some(&'.') {
+        let end = digits(pos + 1);
+        if end > pos + 1 {
+            spec.precision = Some(field(&s[pos + 1..end])?);
+        }
+        pos = end;
+    }
+    if let Some(&c) = s.get(pos) {
+        spec.conversion = c;
     }
     Ok(spec)
 }
 
-/// Splits a format string into literal text and placeholders.
+/// Splits a format string into literal text and placeholders, as upstream:
+/// `{{` and `}}` are braces, a `{` opens a placeholder that runs to the next
+/// `}` (or to the end of the format), and a lone `}` is literal text.
 fn parse_format(fmt: &str) -> Result<Vec<Piece>, String> {
+    let chars: Vec<char> = fmt.chars().collect();
     let mut pieces = Vec::new();
     let mut text = String::new();
-    let mut chars = fmt.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        match c {
-            '{' if chars.peek().map(|p| p.1) == Some('{') => {
-                chars.next();
+    let mut i = 0;
+    while i < chars.len() {
+        let next = chars.get(i + 1).copied();
+        match chars[i] {
+            '{' if next == Some('{') => {
                 text.push('{');
-            }
-            '}' if chars.peek().map(|p| p.1) == Some('}') => {
-                chars.next();
-                text.push('}');
+                i += 2;
             }
             '{' => {
-                let close =
-                    fmt[i..].find('}').ok_or_else(|| format!("printf: unclosed '{{' at byte {i} in {fmt:?}"))?;
-                let body = &fmt[i + 1..i + close];
-                if body.contains('{') {
-                    return Err(format!("printf: unclosed '{{' at byte {i} in {fmt:?}"));
-                }
                 if !text.is_empty() {
                     pieces.push(Piece::Text(std::mem::take(&mut text)));
                 }
-                pieces.push(Piece::Arg(parse_spec(body)?));
-                while chars.peek().is_some_and(|p| p.0 <= i + close) {
-                    chars.next();
-                }
+                let start = i + 1;
+                let close = chars[start..].iter().position(|&c| c == '}').map_or(chars.len(), |n| start + n);
+                pieces.push(Piece::Arg(parse_spec(&chars[start..close])?));
+                i = close + 1;
             }
-            '}' => return Err(format!("printf: unmatched '}}' at byte {i} in {fmt:?} (write '}}}}' for a brace)")),
-            _ => text.push(c),
+            '}' if next == Some('}') => {
+                text.push('}');
+                i += 2;
+            }
+            c => {
+                text.push(c);
+                i += 1;
+            }
         }
     }
     if !text.is_empty() {
@@ -104,11 +126,19 @@ fn parse_format(fmt: &str) -> Result<Vec<Piece>, String> {
     Ok(pieces)
 }
 
+/// Left-pads `body` to the spec's width with its fill (`0` or space),
+/// counting bytes, as upstream's `apply_width` (no sign awareness).
+fn pad_numeric(out: &mut String, body: &str, spec: &Spec) {
+    let fill = if spec.zero { '0' } else { ' ' };
+    let n = spec.width.map_or(0, |w| w.saturating_sub(body.len()));
+    out.extend(std::iter::repeat_n(fill, n));
+    out.push_str(body);
+}
+
 /// Left-pads `body` to the spec's width; zero padding goes after any sign.
-fn pad(out: &mut String, body: &str, spec: &Spec, numeric: bool) {
-    let len = body.chars().count();
-    let fill = spec.width.unwrap_or(0).saturating_sub(len);
-    if spec.zero && numeric {
+fn pad_signed(out: &mut String, body: &str, spec: &Spec) {
+    let fill = spec.width.unwrap_or(0).saturating_sub(body.chars().count());
+    if spec.zero {
         let (sign, digits) = body.strip_prefix('-').map_or(("", body), |d| ("-", d));
         out.push_str(sign);
         out.extend(std::iter::repeat_n('0', fill));
@@ -119,28 +149,48 @@ fn pad(out: &mut String, body: &str, spec: &Spec, numeric: bool) {
     }
 }
 
-/// Renders one argument under its spec.
-fn render(out: &mut String, v: &Value, spec: &Spec) {
+/// Right-aligns `body` in the spec's width with spaces, counting characters
+/// (Rust's `{:>w$}`).
+fn pad_text(out: &mut String, body: &str, spec: &Spec) -> Result<(), NodeError> {
+    if let Some(w) = spec.width {
+        if w > MAX_FIELD {
+            return Err(NodeError::new(FMT_RANGE));
+        }
+        out.extend(std::iter::repeat_n(' ', w.saturating_sub(body.chars().count())));
+    }
+    out.push_str(body);
+    Ok(())
+}
+
+/// Renders one argument under its spec, by upstream's rules per value kind.
+fn render(out: &mut String, v: &Value, spec: &Spec) -> Result<(), NodeError> {
     match v {
         Value::U64(x) => {
-            let body = match spec.radix {
-                Some('x') => format!("{x:x}"),
-                Some('X') => format!("{x:X}"),
-                Some('b') => format!("{x:b}"),
-                Some('o') => format!("{x:o}"),
+            let body = match spec.conversion {
+                'x' => format!("{x:x}"),
+                'X' => format!("{x:X}"),
+                'b' => format!("{x:b}"),
+                'o' => format!("{x:o}"),
                 _ => x.to_string(),
             };
-            pad(out, &body, spec, true);
+            pad_numeric(out, &body, spec);
         }
         Value::F64(x) => {
             let body = match spec.precision {
+                Some(p) if p > MAX_FIELD => return Err(NodeError::new(FMT_RANGE)),
                 Some(p) => format!("{x:.p$}"),
                 None => format!("{x:?}"),
             };
-            pad(out, &body, spec, x.is_finite());
+            pad_numeric(out, &body, spec);
         }
-        other => pad(out, &other.display_text(), spec, other.port_type().is_some_and(|t| t.is_numeric())),
+        // Upstream ignores width and precision for booleans.
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Str(t) => pad_text(out, t, spec)?,
+        // Kinds upstream carries differently (its printf renders them with
+        // its `Value`'s Debug form): display text, zero padding after a sign.
+        other => pad_signed(out, &other.display_text(), spec),
     }
+    Ok(())
 }
 
 /// `printf`: Fills the format's {} placeholders with the arguments in order ({:05} {:8} {:.2} {:x} {:X} {:b} {:o}).
@@ -148,16 +198,17 @@ pub const PRINTF: NodeDef = NodeDef {
     name: "printf",
     category: "format",
     doc: "Fills the format's {} placeholders with the arguments in order ({:05} {:8} {:.2} {:x} {:X} {:b} {:o}).",
-    params: &[konst("fmt", Str), many(wire_any("args"))],
+    params: &[konst("format", Str), many(wire_any("parts"))],
     outputs: Outputs::One(Str),
     build: |c| {
         let pieces = parse_format(c.str(0))?;
         let wanted = pieces.iter().filter(|p| matches!(p, Piece::Arg(_))).count();
         Ok(value_fn(move |args, outs| {
-            if args.len() < wanted {
+            let argc = args.len();
+            if argc < wanted {
+                // Upstream fails at the first placeholder without an input.
                 return Err(NodeError::new(format!(
-                    "printf: the format has {wanted} placeholder(s) but only {} argument(s) were given",
-                    args.len()
+                    "printf: format references input #{argc} but only {argc} wire input(s) supplied"
                 )));
             }
             let mut s = String::new();
@@ -166,7 +217,7 @@ pub const PRINTF: NodeDef = NodeDef {
                 match p {
                     Piece::Text(t) => s.push_str(t),
                     Piece::Arg(spec) => {
-                        render(&mut s, args.get(next), spec);
+                        render(&mut s, args.get(next), spec)?;
                         next += 1;
                     }
                 }
@@ -183,7 +234,7 @@ pub const FORMAT_U64: NodeDef = NodeDef {
     name: "format_u64",
     category: "format",
     doc: "x as text: radix 16 gives 0x.., 8 gives 0o.., 2 gives 0b.., anything else decimal.",
-    params: &[wire("x", U64), konst_or("radix", U64, Lit::U64(10))],
+    params: &[wire("input", U64), konst_or("radix", U64, Lit::U64(10))],
     outputs: Outputs::One(Str),
     build: |c| {
         Ok(match c.u64(0) {
@@ -201,12 +252,13 @@ pub const FORMAT_F64: NodeDef = NodeDef {
     name: "format_f64",
     category: "format",
     doc: "x with a fixed number of decimal places.",
-    params: &[wire("x", F64), konst_or("precision", U64, Lit::U64(2))],
+    params: &[wire("input", F64), konst_or("precision", U64, Lit::U64(2))],
     outputs: Outputs::One(Str),
     build: |c| {
         let p = c.u64(0);
-        if p > MAX_FIELD {
-            return Err(format!("format_f64: precision {p} is larger than {MAX_FIELD}"));
+        if p > MAX_FIELD as u64 {
+            // Upstream builds; Rust's formatter panics on every evaluation.
+            return Ok(value_fn(|_, _| Err(NodeError::new(FMT_RANGE))));
         }
         let p = p as usize;
         Ok(to_ref(move |x: f64| format!("{x:.p$}")))
@@ -219,15 +271,16 @@ pub const ZERO_PAD_U64: NodeDef = NodeDef {
     name: "zero_pad_u64",
     category: "format",
     doc: "x in decimal, left-padded with zeros to at least width digits.",
-    params: &[wire("x", U64), konst_or("width", U64, Lit::U64(10))],
+    params: &[wire("input", U64), konst_or("width", U64, Lit::U64(10))],
     outputs: Outputs::One(Str),
     build: |c| {
         let w = c.u64(0);
-        if w > MAX_FIELD {
-            return Err(format!("zero_pad_u64: width {w} is larger than {MAX_FIELD}"));
+        if w > MAX_FIELD as u64 {
+            // Upstream builds; Rust's formatter panics on every evaluation.
+            return Ok(value_fn(|_, _| Err(NodeError::new(FMT_RANGE))));
         }
         let w = w as usize;
-        Ok(to_ref(move |x: u64| format!("{x:0w$}")))
+        Ok(to_ref(move |x: u64| format!("{x:0>w$}")))
     },
     ..NodeDef::BASE
 };
@@ -278,11 +331,19 @@ mod tests {
         assert_eq!(f("{}", f64::NEG_INFINITY), "-inf");
         assert_eq!(f("{:.2}", 1.23456), "1.23");
         assert_eq!(f("{:.0}", 2.5), "2");
-        assert_eq!(f("{:08.2}", -1.5), "-0001.50", "zero padding goes after the sign");
         assert_eq!(f("{:6}", 1.5), "   1.5");
-        assert_eq!(f("{:06}", f64::INFINITY), "   inf", "non-finite values pad with spaces");
         let mixed = printf("id={:05} val={:.1}", &[Value::U64(7), Value::F64(98.6)]);
         assert_eq!(mixed, "id=00007 val=98.6");
+    }
+
+    #[test]
+    fn zero_fill_goes_before_the_whole_text_as_upstream() {
+        // Upstream format.rs `apply_width`: the fill is prepended, sign or not.
+        let f = |fmt: &str, x: f64| printf(fmt, &[Value::F64(x)]);
+        assert_eq!(f("{:08.2}", -1.5), "000-1.50");
+        assert_eq!(f("{:06}", f64::INFINITY), "000inf");
+        assert_eq!(f("{:05}", -0.5), "0-0.5");
+        assert_eq!(f("{:04}", -0.5), "-0.5", "no fill when the text is as wide");
     }
 
     #[test]
@@ -290,23 +351,49 @@ mod tests {
         assert_eq!(printf("{:5}|{}", &[Value::str("ab"), Value::Bool(true)]), "   ab|true");
         assert_eq!(printf("{:04}", &[Value::I64(-7)]), "-007");
         assert_eq!(printf("{:04}", &[Value::str("7")]), "   7", "strings never zero-pad");
+        assert_eq!(printf("[{:6}]", &[Value::str("é")]), "[     é]", "string width counts characters");
+    }
+
+    #[test]
+    fn booleans_ignore_width_as_upstream() {
+        assert_eq!(printf("[{:8}]", &[Value::Bool(false)]), "[false]");
+        assert_eq!(printf("[{:08.3}]", &[Value::Bool(true)]), "[true]");
     }
 
     #[test]
     fn too_few_arguments_fail_at_evaluation() {
         let e = eval_err(&PRINTF, &[Value::str("{} and {}")], &[Value::U64(1)]);
-        assert_eq!(e, "printf: the format has 2 placeholder(s) but only 1 argument(s) were given");
+        assert_eq!(e, "printf: format references input #1 but only 1 wire input(s) supplied");
+        let e = eval_err(&PRINTF, &[Value::str("x{:05}")], &[]);
+        assert_eq!(e, "printf: format references input #0 but only 0 wire input(s) supplied");
     }
 
     #[test]
-    fn malformed_formats_are_refused_at_build() {
+    fn lenient_formats_render_as_upstream() {
+        // Upstream's parser refuses nothing: an unclosed `{` runs to the end,
+        // a lone `}` is text, a spec keeps only its first conversion character.
+        let one = [Value::U64(42)];
+        assert_eq!(printf("abc {", &one), "abc 42");
+        assert_eq!(printf("{:05", &one), "00042");
+        assert_eq!(printf("a } b {}", &one), "a } b 42");
+        assert_eq!(printf("{}}", &one), "42}");
+        assert_eq!(printf("{:q}", &one), "42", "an unknown conversion is decimal");
+        assert_eq!(printf("{:xyz}", &[Value::U64(255)]), "ff", "only the first character counts");
+        assert_eq!(printf("{:.}", &[Value::F64(1.5)]), "1.5", "no digits: no precision");
+        assert_eq!(printf("{:>5}", &one), "42", "an alignment flag is a conversion, ignored");
+        assert_eq!(printf("{:99999}", &one).len(), 99999, "numbers pad by hand to any width");
+    }
+
+    #[test]
+    fn sizes_past_rusts_formatter_fail_at_evaluation() {
+        let e = eval_err(&PRINTF, &[Value::str("{:.70000}")], &[Value::F64(1.0)]);
+        assert_eq!(e, FMT_RANGE);
+        let e = eval_err(&PRINTF, &[Value::str("{:70000}")], &[Value::str("s")]);
+        assert_eq!(e, FMT_RANGE);
+        assert_eq!(printf("{:.70000}", &[Value::U64(3)]), "3", "precision is unused for integers");
         let b = |f: &str| build_err(&PRINTF, &[Value::str(f)], &[]);
-        assert!(b("abc {").contains("unclosed"));
-        assert!(b("{:05").contains("unclosed"));
-        assert!(b("a } b").contains("unmatched"));
-        assert!(b("{:q}").contains("unsupported"));
-        assert!(b("{:.}").contains("precision"));
-        assert!(b("{:99999}").contains("larger"));
+        assert_eq!(b("{:99999999999999999999}"), FIELD_OVERFLOW);
+        assert!(b("{:2000000}").contains("larger than"), "this project's cap on padding");
     }
 
     #[test]
@@ -328,7 +415,14 @@ mod tests {
         assert_eq!(zp(&[], 42).as_str(), Some("0000000042"));
         assert_eq!(zp(&[Value::U64(3)], 12345).as_str(), Some("12345"));
         assert_eq!(zp(&[Value::U64(0)], 0).as_str(), Some("0"));
-        assert!(build_err(&ZERO_PAD_U64, &[Value::U64(1 << 20)], &[U64]).contains("larger"));
-        assert!(build_err(&FORMAT_F64, &[Value::U64(u64::MAX)], &[F64]).contains("larger"));
+        assert_eq!(zp(&[Value::U64(65535)], 7).as_str().map(str::len), Some(65535));
+    }
+
+    #[test]
+    fn formatter_limits_fail_each_evaluation_as_upstream() {
+        // Upstream builds these; Rust's `format!` panics on every evaluation.
+        assert_eq!(eval_err(&ZERO_PAD_U64, &[Value::U64(1 << 20)], &[Value::U64(1)]), FMT_RANGE);
+        assert_eq!(eval_err(&FORMAT_F64, &[Value::U64(u64::MAX)], &[Value::F64(1.0)]), FMT_RANGE);
+        assert_eq!(eval_err(&FORMAT_F64, &[Value::U64(65536)], &[Value::F64(1.0)]), FMT_RANGE);
     }
 }

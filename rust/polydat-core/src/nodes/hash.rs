@@ -32,7 +32,7 @@ pub const HASH: NodeDef = NodeDef {
     aliases: &["splitmix64", "scatter"],
     category: "hash",
     doc: "SplitMix64 finalizer of x (no seed).",
-    params: &[wire("x", U64)],
+    params: &[wire("input", U64)],
     build: |_| Ok(map1(splitmix64)),
     ..NodeDef::BASE
 };
@@ -43,7 +43,7 @@ pub const XXHASH3: NodeDef = NodeDef {
     aliases: &["xxh3"],
     category: "hash",
     doc: "xxh3_64 of the 8 little-endian bytes of x.",
-    params: &[wire("x", U64)],
+    params: &[wire("input", U64)],
     build: |_| Ok(map1(xxh3_u64)),
     ..NodeDef::BASE
 };
@@ -53,7 +53,7 @@ pub const HASH_RANGE: NodeDef = NodeDef {
     name: "hash_range",
     category: "hash",
     doc: "hash(x) % max, or 0 when max is 0.",
-    params: &[wire("x", U64), konst("max", U64)],
+    params: &[wire("input", U64), konst("max", U64)],
     build: |c| {
         let max = c.u64(0);
         Ok(if max == 0 {
@@ -74,7 +74,7 @@ pub const HASH_INTERVAL: NodeDef = NodeDef {
     name: "hash_interval",
     category: "hash",
     doc: "min + (hash(x) / u64::MAX) * (max - min).",
-    params: &[wire("x", U64), konst("min", F64), konst("max", F64)],
+    params: &[wire("input", U64), konst("min", F64), konst("max", F64)],
     outputs: Outputs::One(F64),
     build: |c| {
         let (lo, hi) = (c.f64(0), c.f64(1));

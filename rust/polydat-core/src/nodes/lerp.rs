@@ -1,7 +1,7 @@
 //! Interpolation family: the u64-to-unit projection, f64 clamping, linear
 //! interpolation and its inverse, range remapping and quantization.
 
-use crate::node::kit::map1;
+use crate::node::kit::{map1, try_map1};
 use crate::node::{konst_or, wire, Lit, NodeDef, Outputs};
 use crate::nodes::hash::unit_f64;
 use crate::types::PortType::{F64, U64};
@@ -11,7 +11,7 @@ pub const UNIT_INTERVAL: NodeDef = NodeDef {
     name: "unit_interval",
     category: "lerp",
     doc: "x / u64::MAX as f64 (0 gives 0.0; values near u64::MAX give exactly 1.0).",
-    params: &[wire("x", U64)],
+    params: &[wire("input", U64)],
     outputs: Outputs::One(F64),
     build: |_| Ok(map1(unit_f64)),
     ..NodeDef::BASE
@@ -21,14 +21,16 @@ pub const UNIT_INTERVAL: NodeDef = NodeDef {
 pub const CLAMP_F64: NodeDef = NodeDef {
     name: "clamp_f64",
     category: "lerp",
-    doc: "f64::clamp of x to [min, max] (NaN stays NaN).",
-    params: &[wire("x", F64), konst_or("min", F64, Lit::F64(f64::MIN)), konst_or("max", F64, Lit::F64(f64::MAX))],
+    doc: "f64::clamp of x to [min, max] (NaN stays NaN); bounds with min > max or a NaN fail every evaluation.",
+    params: &[wire("input", F64), konst_or("min", F64, Lit::F64(f64::MIN)), konst_or("max", F64, Lit::F64(f64::MAX))],
     outputs: Outputs::One(F64),
     build: |c| {
         let (lo, hi) = (c.f64(0), c.f64(1));
-        // f64::clamp panics on these; refuse them while building instead.
+        // Upstream builds with any bounds and `f64::clamp` panics in the
+        // body on every evaluation; fail the same way, in Rust's words.
         if lo.is_nan() || hi.is_nan() || lo > hi {
-            return Err(format!("clamp_f64: bounds must satisfy min <= max, got [{lo:?}, {hi:?}]"));
+            let msg = format!("min > max, or either was NaN. min = {lo:?}, max = {hi:?}");
+            return Ok(try_map1(move |_: f64| Err::<f64, _>(msg.clone())));
         }
         Ok(map1(move |x: f64| x.clamp(lo, hi)))
     },
@@ -54,7 +56,7 @@ pub const SCALE_RANGE: NodeDef = NodeDef {
     name: "scale_range",
     category: "lerp",
     doc: "min + (x / u64::MAX) * (max - min): a u64 mapped onto [min, max].",
-    params: &[wire("x", U64), konst_or("min", F64, Lit::F64(0.0)), konst_or("max", F64, Lit::F64(1.0))],
+    params: &[wire("input", U64), konst_or("min", F64, Lit::F64(0.0)), konst_or("max", F64, Lit::F64(1.0))],
     outputs: Outputs::One(F64),
     build: |c| {
         let (lo, hi) = (c.f64(0), c.f64(1));
@@ -63,16 +65,19 @@ pub const SCALE_RANGE: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
-/// `inv_lerp`: (x - a) / (b - a) clamped to [0, 1].
+/// `inv_lerp`: (x - a) * (1 / (b - a)) clamped to [0, 1].
 pub const INV_LERP: NodeDef = NodeDef {
     name: "inv_lerp",
     category: "lerp",
-    doc: "(x - a) / (b - a) clamped to [0, 1].",
-    params: &[wire("x", F64), konst_or("a", F64, Lit::F64(0.0)), konst_or("b", F64, Lit::F64(1.0))],
+    doc: "(x - a) * (1 / (b - a)) clamped to [0, 1].",
+    params: &[wire("input", F64), konst_or("a", F64, Lit::F64(0.0)), konst_or("b", F64, Lit::F64(1.0))],
     outputs: Outputs::One(F64),
     build: |c| {
         let (a, b) = (c.f64(0), c.f64(1));
-        Ok(map1(move |x: f64| ((x - a) / (b - a)).clamp(0.0, 1.0)))
+        // Upstream multiplies by the reciprocal of the span (not a divide):
+        // the result can differ from `(x - a) / (b - a)` in the last bit.
+        let inv_span = 1.0 / (b - a);
+        Ok(map1(move |x: f64| ((x - a) * inv_span).clamp(0.0, 1.0)))
     },
     ..NodeDef::BASE
 };
@@ -83,7 +88,7 @@ pub const REMAP: NodeDef = NodeDef {
     category: "lerp",
     doc: "x mapped linearly from [in_min, in_max] onto [out_min, out_max], unclamped.",
     params: &[
-        wire("x", F64),
+        wire("input", F64),
         konst_or("in_min", F64, Lit::F64(0.0)),
         konst_or("in_max", F64, Lit::F64(1.0)),
         konst_or("out_min", F64, Lit::F64(0.0)),
@@ -102,7 +107,7 @@ pub const QUANTIZE: NodeDef = NodeDef {
     name: "quantize",
     category: "lerp",
     doc: "x snapped to the nearest multiple of step (halves away from zero).",
-    params: &[wire("x", F64), konst_or("step", F64, Lit::F64(1.0))],
+    params: &[wire("input", F64), konst_or("step", F64, Lit::F64(1.0))],
     outputs: Outputs::One(F64),
     build: |c| {
         let step = c.f64(0);
@@ -117,7 +122,7 @@ pub const NODES: &[NodeDef] = &[UNIT_INTERVAL, CLAMP_F64, LERP, SCALE_RANGE, INV
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nodes::testing::{build_err, eval1};
+    use crate::nodes::testing::{eval1, eval_err};
     use crate::value::Value;
 
     fn f(def: &NodeDef, consts: &[f64], x: f64) -> f64 {
@@ -146,8 +151,16 @@ mod tests {
         assert_eq!(f(&CLAMP_F64, &[0.0, 1.0], -0.0).to_bits(), (-0.0f64).to_bits(), "-0.0 is within [0, 1]");
         assert_eq!(f(&CLAMP_F64, &[], f64::INFINITY), f64::MAX, "defaults are the finite extremes");
         assert_eq!(f(&CLAMP_F64, &[], -1e308), -1e308);
-        assert!(build_err(&CLAMP_F64, &[Value::F64(2.0), Value::F64(1.0)], &[F64]).contains("min <= max"));
-        assert!(build_err(&CLAMP_F64, &[Value::F64(f64::NAN), Value::F64(1.0)], &[F64]).contains("NaN"));
+    }
+
+    #[test]
+    fn clamp_f64_bad_bounds_fail_each_evaluation_in_rusts_words() {
+        // Upstream (sampling/icd.rs) builds with any bounds; `f64::clamp` panics in the body.
+        let e = eval_err(&CLAMP_F64, &[Value::F64(2.0), Value::F64(1.0)], &[Value::F64(0.5)]);
+        assert_eq!(e, "min > max, or either was NaN. min = 2.0, max = 1.0");
+        let e = eval_err(&CLAMP_F64, &[Value::F64(f64::NAN), Value::F64(1.0)], &[Value::F64(0.5)]);
+        assert_eq!(e, "min > max, or either was NaN. min = NaN, max = 1.0");
+        assert_eq!(f(&CLAMP_F64, &[-0.0, 0.0], 5.0), 0.0, "-0.0 <= 0.0 is a valid range");
     }
 
     #[test]
@@ -174,6 +187,13 @@ mod tests {
         assert_eq!(f(&REMAP, &[32.0, 212.0, 0.0, 100.0], 32.0), 0.0);
         assert_eq!(f(&REMAP, &[0.0, 1.0, 0.0, 10.0], 2.0), 20.0);
         assert_eq!(f(&REMAP, &[], 0.75), 0.75);
+    }
+
+    #[test]
+    fn inv_lerp_multiplies_by_the_reciprocal_span_as_upstream() {
+        // Upstream lerp.rs: t = (input - a) * (1.0 / (b - a)); a divide gives 0.3 here.
+        assert_eq!(f(&INV_LERP, &[0.0, 10.0], 3.0).to_bits(), 0x3fd3_3333_3333_3334);
+        assert_eq!(f(&INV_LERP, &[32.0, 212.0], 72.0).to_bits(), 0.22222222222222224f64.to_bits());
     }
 
     #[test]

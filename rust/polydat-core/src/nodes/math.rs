@@ -13,7 +13,7 @@ macro_rules! unary {
             name: $name,
             category: "math",
             doc: $doc,
-            params: &[wire("x", F64)],
+            params: &[wire("input", F64)],
             outputs: Outputs::One(F64),
             build: |_| Ok(map1(|$x: f64| -> f64 { $body })),
             ..NodeDef::BASE
@@ -45,7 +45,7 @@ unary!(EXP, "exp", "e raised to x.", |x| x.exp());
 unary!(LN, "ln", "Natural logarithm of x (-inf at 0, NaN below zero).", |x| x.ln());
 unary!(ABS_F64, "abs_f64", "Absolute value of x (clears the sign bit).", |x| x.abs());
 
-binary!(POW, "pow", "base", "e", "base raised to the power e (powf).", |base, e| base.powf(e));
+binary!(POW, "pow", "base", "exponent", "base raised to the power e (powf).", |base, e| base.powf(e));
 binary!(F64_ADD, "f64_add", "a", "b", "a + b (IEEE).", |a, b| a + b);
 binary!(F64_SUB, "f64_sub", "a", "b", "a - b (IEEE).", |a, b| a - b);
 binary!(F64_MUL, "f64_mul", "a", "b", "a * b (IEEE).", |a, b| a * b);

@@ -178,6 +178,22 @@ mod tests {
     }
 
     #[test]
+    fn parameter_names_are_upstreams() {
+        // Named arguments written for upstream must resolve here.
+        let sig = |n: &str| lookup(n).unwrap().signature();
+        assert_eq!(sig("mod"), "mod(input: u64, modulus: const u64) -> u64");
+        assert_eq!(sig("add"), "add(input: u64, addend: const u64) -> u64");
+        assert_eq!(sig("mul"), "mul(input: u64, factor: const u64) -> u64");
+        assert_eq!(sig("div_wire"), "div_wire(input: u64, divisor: u64) -> u64");
+        assert_eq!(sig("pow"), "pow(base: f64, exponent: f64) -> f64");
+        let names = |n: &str| lookup(n).unwrap().params.iter().map(|p| p.name).collect::<Vec<_>>();
+        assert_eq!(names("dist_zipf"), ["input", "n", "exponent"]);
+        assert_eq!(names("printf"), ["format", "parts"]);
+        assert_eq!(names("sum"), ["values"]);
+        assert_eq!(names("default_or"), ["value", "fallback"]);
+    }
+
+    #[test]
     fn suggestions_find_near_misses() {
         assert_eq!(suggest("hsah"), Some("hash"));
         assert_eq!(suggest("completely_unrelated_name"), None);

@@ -1,8 +1,8 @@
 //! Probability family: hash-driven coins and uniform choice among constant
 //! strings. These nodes hash their input themselves.
 
-use crate::node::kit::{map1, to_ref};
-use crate::node::{konst, many, wire, NodeDef, Outputs};
+use crate::node::kit::{map1, to_ref, value_fn};
+use crate::node::{konst, many, wire, NodeDef, NodeError, Outputs};
 use crate::nodes::hash::splitmix64;
 use crate::types::PortType::{Str, F64, U64};
 use std::sync::Arc;
@@ -18,7 +18,7 @@ pub const FAIR_COIN: NodeDef = NodeDef {
     name: "fair_coin",
     category: "probability",
     doc: "0 or 1 with equal odds: the low bit of hash(x).",
-    params: &[wire("x", U64)],
+    params: &[wire("input", U64)],
     build: |_| Ok(map1(|x: u64| splitmix64(x) & 1)),
     ..NodeDef::BASE
 };
@@ -28,28 +28,33 @@ pub const UNFAIR_COIN: NodeDef = NodeDef {
     name: "unfair_coin",
     category: "probability",
     doc: "1 with probability p (hash(x) / 2^64 < p), else 0.",
-    params: &[wire("x", U64), konst("p", F64)],
+    params: &[wire("input", U64), konst("p", F64)],
     build: |c| {
         let p = c.f64(0);
         if !(0.0..=1.0).contains(&p) {
-            return Err(format!("unfair_coin: p must be a probability in [0, 1], got {p:?}"));
+            // Upstream's declared RangeF64 { min: 0, max: 1 } constraint text.
+            return Err(format!("p must be in [0, 1], got {p}"));
         }
         Ok(map1(move |x: u64| u64::from(probability_of(splitmix64(x)) < p)))
     },
     ..NodeDef::BASE
 };
 
+/// Upstream's failure text for `one_of` with no values.
+pub const ONE_OF_EMPTY: &str = "one_of: values must be non-empty";
+
 /// `one_of`: One of the given strings, chosen by hash(x) % count.
 pub const ONE_OF: NodeDef = NodeDef {
     name: "one_of",
     category: "probability",
-    doc: "One of the given strings, chosen by hash(x) % count.",
-    params: &[wire("x", U64), many(konst("values", Str))],
+    doc: "One of the given strings, chosen by hash(x) % count; with no strings every evaluation fails.",
+    params: &[wire("input", U64), many(konst("values", Str))],
     outputs: Outputs::One(Str),
     build: |c| {
         let values: Vec<Arc<str>> = c.tail(0).iter().map(|v| Arc::from(v.as_str().unwrap_or(""))).collect();
         if values.is_empty() {
-            return Err("one_of: needs at least one value to choose from".into());
+            // Upstream builds and its body asserts on every evaluation.
+            return Ok(value_fn(|_, _| Err(NodeError::new(ONE_OF_EMPTY))));
         }
         let n = values.len() as u64;
         Ok(to_ref(move |x: u64| values[(splitmix64(x) % n) as usize].clone()))
@@ -63,7 +68,7 @@ pub const NODES: &[NodeDef] = &[FAIR_COIN, UNFAIR_COIN, ONE_OF];
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nodes::testing::{build_err, eval1};
+    use crate::nodes::testing::{build_err, eval1, eval_err};
     use crate::value::Value;
 
     fn coin(p: f64, x: u64) -> u64 {
@@ -96,8 +101,9 @@ mod tests {
     #[test]
     fn unfair_coin_refuses_bad_p() {
         for p in [-0.1, 1.5, f64::NAN, f64::INFINITY] {
-            assert!(build_err(&UNFAIR_COIN, &[Value::F64(p)], &[U64]).contains("in [0, 1]"));
+            assert_eq!(build_err(&UNFAIR_COIN, &[Value::F64(p)], &[U64]), format!("p must be in [0, 1], got {p}"));
         }
+        assert_eq!(build_err(&UNFAIR_COIN, &[Value::F64(1.5)], &[U64]), "p must be in [0, 1], got 1.5");
         assert_eq!(coin(-0.0, 0), 0);
     }
 
@@ -111,6 +117,11 @@ mod tests {
         }
         let v = eval1(&ONE_OF, &[Value::str("only")], &[Value::U64(u64::MAX)]);
         assert_eq!(v.as_str(), Some("only"));
-        assert!(build_err(&ONE_OF, &[], &[U64]).contains("at least one"));
+    }
+
+    #[test]
+    fn one_of_without_values_fails_each_evaluation() {
+        // Upstream probability.rs: the body asserts "values must be non-empty" on eval.
+        assert_eq!(eval_err(&ONE_OF, &[], &[Value::U64(3)]), "one_of: values must be non-empty");
     }
 }

@@ -21,6 +21,8 @@ pub const STR_CONCAT: NodeDef = NodeDef {
             for v in args.iter() {
                 match v {
                     Value::Str(t) => s.push_str(t),
+                    // Upstream renders bytes as (lossy) UTF-8 text, not hex.
+                    Value::Bytes(b) => s.push_str(&String::from_utf8_lossy(b)),
                     other => s.push_str(&other.display_text()),
                 }
             }
@@ -36,7 +38,7 @@ pub const STR_UPPER: NodeDef = NodeDef {
     name: "str_upper",
     category: "string",
     doc: "The string in upper case (full Unicode mapping).",
-    params: &[wire("s", Str)],
+    params: &[wire("input", Str)],
     outputs: Outputs::One(Str),
     build: |_| Ok(str_map(|s| Ok(s.to_uppercase()))),
     ..NodeDef::BASE
@@ -47,7 +49,7 @@ pub const STR_LOWER: NodeDef = NodeDef {
     name: "str_lower",
     category: "string",
     doc: "The string in lower case (full Unicode mapping).",
-    params: &[wire("s", Str)],
+    params: &[wire("input", Str)],
     outputs: Outputs::One(Str),
     build: |_| Ok(str_map(|s| Ok(s.to_lowercase()))),
     ..NodeDef::BASE
@@ -125,7 +127,7 @@ pub const NUMBER_TO_WORDS: NodeDef = NodeDef {
     name: "number_to_words",
     category: "string",
     doc: "x spelled out in English words (\"forty-two\", \"one thousand\").",
-    params: &[wire("x", U64)],
+    params: &[wire("input", U64)],
     outputs: Outputs::One(Str),
     build: |_| Ok(to_ref(number_words)),
     ..NodeDef::BASE
@@ -156,7 +158,7 @@ pub const HASHED_UUID: NodeDef = NodeDef {
     name: "hashed_uuid",
     category: "string",
     doc: "A deterministic version-4 UUID string built from two chained xxh3 hashes of x.",
-    params: &[wire("x", U64)],
+    params: &[wire("input", U64)],
     outputs: Outputs::One(Str),
     build: |_| Ok(to_ref(uuid_from)),
     ..NodeDef::BASE
@@ -168,38 +170,36 @@ enum Piece {
     Choice(Vec<char>),
 }
 
-/// Expands a charset spec: `a-z` ranges and single characters, in order.
-fn expand_charset(spec: &str) -> Result<Vec<char>, String> {
+/// Expands a charset spec: `a-z` ranges and single characters, in order. A
+/// backwards range (`z-a`) contributes nothing, as upstream's `lo..=hi`.
+fn expand_charset(spec: &str) -> Vec<char> {
     let cs: Vec<char> = spec.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
     while i < cs.len() {
         if i + 2 < cs.len() && cs[i + 1] == '-' {
-            let (lo, hi) = (cs[i], cs[i + 2]);
-            if lo > hi {
-                return Err(format!("combinations: range {lo}-{hi} in {spec:?} runs backwards"));
-            }
-            out.extend(lo..=hi);
+            out.extend(cs[i]..=cs[i + 2]);
             i += 3;
         } else {
             out.push(cs[i]);
             i += 1;
         }
     }
-    Ok(out)
+    out
 }
 
-/// Parses a `;`-separated pattern; a lone character that is not a range is a literal.
-fn parse_pattern(pattern: &str) -> Result<Vec<Piece>, String> {
+/// Parses a `;`-separated pattern: a lone character that is not a range is a
+/// literal, and so is a spec that expands to no characters (the spec's text).
+fn parse_pattern(pattern: &str) -> Vec<Piece> {
     pattern
         .split(';')
         .map(|spec| {
-            let chars = expand_charset(spec)?;
-            Ok(if chars.len() <= 1 && !spec.contains('-') {
+            let chars = expand_charset(spec);
+            if chars.is_empty() || (chars.len() == 1 && !spec.contains('-')) {
                 Piece::Literal(spec.to_string())
             } else {
                 Piece::Choice(chars)
-            })
+            }
         })
         .collect()
 }
@@ -209,17 +209,18 @@ pub const COMBINATIONS: NodeDef = NodeDef {
     name: "combinations",
     category: "string",
     doc: "x as mixed-radix digits over the pattern's `;`-separated charsets (first position fastest).",
-    params: &[wire("x", U64), konst("pattern", Str)],
+    params: &[wire("input", U64), konst("pattern", Str)],
     outputs: Outputs::One(Str),
     build: |c| {
-        let pieces = parse_pattern(c.str(0))?;
-        // Product of the charset sizes; None when it exceeds u64 (then x never wraps).
-        let modulus = pieces.iter().try_fold(1u64, |m, p| match p {
-            Piece::Choice(cs) => m.checked_mul(cs.len() as u64),
-            Piece::Literal(_) => Some(m),
+        let pieces = parse_pattern(c.str(0));
+        // Product of the charset sizes, saturating at u64::MAX as upstream's
+        // (so a pattern of more than 2^64 combinations wraps x at u64::MAX).
+        let modulus = pieces.iter().fold(1u64, |m, p| match p {
+            Piece::Choice(cs) => m.saturating_mul(cs.len() as u64),
+            Piece::Literal(_) => m,
         });
         Ok(to_ref(move |x: u64| {
-            let mut rem = modulus.map_or(x, |m| x % m);
+            let mut rem = x % modulus;
             let mut s = String::new();
             for p in &pieces {
                 match p {
@@ -243,7 +244,7 @@ pub const NODES: &[NodeDef] = &[STR_CONCAT, STR_UPPER, STR_LOWER, NUMBER_TO_WORD
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nodes::testing::{build_err, eval1};
+    use crate::nodes::testing::eval1;
 
     fn s1(def: &NodeDef, consts: &[Value], x: Value) -> String {
         eval1(def, consts, &[x]).as_str().unwrap().to_string()
@@ -316,11 +317,28 @@ mod tests {
     }
 
     #[test]
-    fn combinations_huge_patterns_do_not_wrap_early() {
+    fn combinations_huge_patterns_wrap_at_the_saturated_modulus() {
+        // Upstream string.rs: modulus = saturating product, so 10^20 becomes u64::MAX.
         let pat = vec!["0-9"; 20].join(";");
-        let s = s1(&COMBINATIONS, &[Value::str(pat)], Value::U64(u64::MAX));
+        let s = s1(&COMBINATIONS, &[Value::str(pat.clone())], Value::U64(u64::MAX));
+        assert_eq!(s, "0".repeat(20), "u64::MAX % u64::MAX is 0");
+        let s = s1(&COMBINATIONS, &[Value::str(pat)], Value::U64(u64::MAX - 1));
         let digits: String = s.chars().rev().collect();
-        assert_eq!(digits, format!("{:020}", u64::MAX));
-        assert!(build_err(&COMBINATIONS, &[Value::str("z-a")], &[U64]).contains("backwards"));
+        assert_eq!(digits, format!("{:020}", u64::MAX - 1));
+    }
+
+    #[test]
+    fn combinations_backwards_ranges_are_empty_as_upstream() {
+        // `z-a` expands to nothing, so the spec is emitted as literal text.
+        assert_eq!(s1(&COMBINATIONS, &[Value::str("z-a;0-1")], Value::U64(1)), "z-a1");
+        // A backwards range beside a character leaves that one character as a
+        // one-way choice (the spec has a dash, so it is not a literal).
+        assert_eq!(s1(&COMBINATIONS, &[Value::str("z-a5;0-1")], Value::U64(1)), "51");
+    }
+
+    #[test]
+    fn concat_renders_bytes_as_text() {
+        let parts = [Value::str("<"), Value::Bytes(std::sync::Arc::from(&b"hi\xff"[..])), Value::str(">")];
+        assert_eq!(eval1(&STR_CONCAT, &[], &parts).as_str(), Some("<hi\u{fffd}>"));
     }
 }
