@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import io
 import os
-import pty
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -178,7 +179,10 @@ def test_parquet_to_stdout_is_streamed():
     assert table.column("user_id")[:3].to_pylist() == [607535, 822465, 348110]
 
 
+@pytest.mark.skipif(os.name != "posix", reason="needs a pty")
 def test_parquet_is_not_written_to_a_terminal():
+    import pty
+
     primary, secondary = pty.openpty()
     try:
         r = subprocess.run(
@@ -203,3 +207,30 @@ def test_an_error_from_generate_is_clean_and_writes_nothing(tmp_path: Path):
     r = polydat("run", str(src), "--cycles", "3")
     assert r.returncode == 1, r.stderr
     assert r.stdout == "" and "Traceback" not in r.stderr and "coordinate" in r.stderr
+
+
+def test_a_closed_pipe_ends_the_run_quietly():
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "polydat", "run", str(EXAMPLE), "--cycles", "0..1G"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline().startswith(b"cycle,")
+    proc.stdout.close()  # like `| head -1`
+    assert proc.wait(60) == 0
+    assert proc.stderr.read() == b""
+
+
+def test_main_in_process_leaves_signal_handlers_as_they_were(capsys: pytest.CaptureFixture[str]):
+    from polydat.cli import main
+
+    before = signal.getsignal(signal.SIGTERM)
+    assert main(["run", str(EXAMPLE), "--cycles", "2", "--outputs", "user_id"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["cycle,user_id", "0,607535", "1,822465"]
+    assert signal.getsignal(signal.SIGTERM) == before
+
+    results: list[int] = []  # signal handlers can only be set in the main thread: not attempted elsewhere
+    worker = threading.Thread(target=lambda: results.append(main(["nodes", "mod"])))
+    worker.start()
+    worker.join(60)
+    assert results == [0]

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from test_cli import EXAMPLE, polydat
 
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="FIFOs, device nodes and POSIX permissions")
+
 ROWS = ["cycle,user_id", "0,607535", "1,822465", "2,348110"]
 RUN = ["run", str(EXAMPLE), "--cycles", "0..3", "--outputs", "user_id"]
 FAILING = "input cycle: u64\nc := in_range(cycle, 0, 5)\n"

@@ -3,18 +3,23 @@ taken about a second, whatever its size; stderr stays clean otherwise."""
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
 import struct
 import subprocess
 import sys
-import termios
 import threading
 import time
 from pathlib import Path
 
+import pytest
 from test_cli import EXAMPLE
+
+if os.name != "posix":  # pragma: no cover
+    pytest.skip("ptys and FIFOs", allow_module_level=True)
+
+import fcntl  # noqa: E402  (POSIX only)
+import pty  # noqa: E402
+import termios  # noqa: E402
 
 SMALL_RUN = ["run", str(EXAMPLE), "--cycles", "0..300000", "--outputs", "user_id,label"]
 """Fewer rows than the old 1Mi threshold; slowed down by a reader that waits."""

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from test_cli import EXAMPLE
 
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+
 LONG_RUN = ["run", str(EXAMPLE), "--cycles", "0..1G", "--outputs", "user_id"]
 
 

@@ -20,6 +20,7 @@ import signal
 import stat
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, NoReturn
@@ -363,10 +364,9 @@ def _publish(tmp: str, target: OutputTarget) -> None:
         mode = 0o666 & ~_umask()
     else:
         mode = stat.S_IMODE(existing.st_mode)
-        try:
-            os.chown(tmp, existing.st_uid, existing.st_gid)
-        except PermissionError:
-            pass  # not root: the rewritten file is ours
+        if hasattr(os, "chown"):  # POSIX
+            with contextlib.suppress(PermissionError):  # not root: the rewritten file is ours
+                os.chown(tmp, existing.st_uid, existing.st_gid)
     os.chmod(tmp, mode)
     os.replace(tmp, target.path)
 
@@ -579,20 +579,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _raise_on_termination() -> None:
-    """Makes SIGTERM and SIGHUP raise :class:`Terminated`, as SIGINT raises
-    ``KeyboardInterrupt``, so ``finally`` blocks remove temporary files. A
-    signal ignored at start (``nohup``) stays ignored; a second one of the same
+@contextlib.contextmanager
+def _termination_raises() -> Iterator[None]:
+    """While active, SIGTERM and SIGHUP raise :class:`Terminated`, as SIGINT
+    raises ``KeyboardInterrupt``, so cleanup handlers remove temporary files.
+    Only signals left at their default are taken (under ``nohup`` SIGHUP stays
+    ignored), only in the main thread (the one Python runs handlers in), and
+    the previous handlers come back at the end. A second signal of the same
     kind ends the process at once."""
 
     def handler(signum: int, _frame: Any) -> None:
         signal.signal(signum, signal.SIG_DFL)
         raise Terminated(signum)
 
-    for name in ("SIGTERM", "SIGHUP"):
-        signum = getattr(signal, name, None)
-        if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
-            signal.signal(signum, handler)
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGTERM", "SIGHUP"):
+            signum = getattr(signal, name, None)
+            if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
+                previous[signum] = signal.signal(signum, handler)
+    try:
+        yield
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
 
 
 def _silence_stdout() -> None:
@@ -606,7 +616,13 @@ def _silence_stdout() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``polydat`` console script (and ``python -m polydat``)."""
-    _raise_on_termination()
+    with _termination_raises():
+        return _run_command(argv)
+
+
+def _run_command(argv: Sequence[str] | None) -> int:
+    """Parses and runs one command; every failure becomes a message on stderr
+    and an exit status (see the module doc)."""
     try:
         args = build_parser().parse_args(argv)
         return int(args.func(args))
