@@ -23,10 +23,13 @@ import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import IO, Any, NoReturn
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .errors import PolydatError
+
+if TYPE_CHECKING:
+    from .api import Program
 
 CHUNK_ROWS = 1 << 16
 """Rows generated per call while streaming output."""
@@ -105,7 +108,7 @@ def _did_you_mean(name: str, candidates: list[str], what: str) -> str:
     return f"; did you mean '{hint}'?" if hint else f"; {what} are: {', '.join(candidates) or '(none)'}"
 
 
-def output_names(prog: Any, spec: str | None) -> list[str]:
+def output_names(prog: Program, spec: str | None) -> list[str]:
     """The outputs ``--outputs a,b`` asks for, checked (all of them when absent)."""
     known = list(prog.outputs)
     if spec is None:
@@ -121,7 +124,7 @@ def output_names(prog: Any, spec: str | None) -> list[str]:
     return names
 
 
-def fixed_inputs(prog: Any, settings: list[str], swept: str | None) -> dict[str, Any]:
+def fixed_inputs(prog: Program, settings: list[str], swept: str | None) -> dict[str, Any]:
     """The ``--set NAME=VALUE`` values, each read as its input's declared type
     (by ``Program.parse_input``); a later ``--set`` of a name wins."""
     values: dict[str, Any] = {}
@@ -143,7 +146,7 @@ def fixed_inputs(prog: Any, settings: list[str], swept: str | None) -> dict[str,
 class RunPlan:
     """A ``polydat run`` request, checked before any output is opened."""
 
-    prog: Any
+    prog: Program
     cycles: range
     names: list[str]
     inputs: dict[str, Any]
