@@ -2,34 +2,61 @@
 
 Every failure a user can cause (bad source, bad arguments, a failing node, an
 unwritable file) ends with a clear message on stderr and a non-zero exit code,
-never a traceback.
+never a traceback: usage errors exit 2 with one line and nothing on stdout,
+errors polydat raises (:class:`PolydatError`) exit 1, SIGTERM and SIGHUP exit
+128 + the signal number, like Ctrl-C (130), after removing any temporary file.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
+import io
 import json
 import math
 import os
+import signal
+import stat
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator, Sequence
-from typing import IO, Any
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
+from . import __version__
 from .errors import PolydatError
+
+if TYPE_CHECKING:
+    from .api import Program
 
 CHUNK_ROWS = 1 << 16
 """Rows generated per call while streaming output."""
 
-PROGRESS_MIN_ROWS = 1 << 20
-"""Runs at least this long get a progress bar (when stderr is a terminal)."""
+CYCLE_END = 1 << 64
+"""Cycles lie in ``0..2**64``: a range may end (exclusively) at 2**64, no later."""
+
+MAX_THREADS = 256
+"""``--threads`` accepts ``1..=MAX_THREADS``."""
+
+PROGRESS_DELAY = 1.0
+"""Under ``--progress auto`` the bar appears once a run has taken this many seconds."""
 
 _SI = {"K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30}
 
 
 class UsageError(Exception):
     """A command-line argument is invalid."""
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived. Like ``KeyboardInterrupt`` it is not an
+    ``Exception``, so it unwinds through every cleanup handler."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
 
 
 def parse_count(text: str) -> int:
@@ -48,7 +75,8 @@ def parse_count(text: str) -> int:
 
 
 def parse_cycles(text: str) -> range:
-    """Parses ``A..B`` (B exclusive) or ``N`` (meaning ``0..N``)."""
+    """Parses ``A..B`` (B exclusive) or ``N`` (meaning ``0..N``); both bounds
+    lie in ``0..=2**64``, so a run has at most 2**64 rows."""
     if ".." in text:
         a, b = text.split("..", 1)
         start, stop = parse_count(a), parse_count(b)
@@ -56,7 +84,96 @@ def parse_cycles(text: str) -> range:
         start, stop = 0, parse_count(text)
     if stop < start:
         raise UsageError(f"empty or reversed cycle range: {text!r}")
+    if stop > CYCLE_END:
+        raise UsageError(f"cycle range {text!r} does not fit in 64 bits: cycles lie in 0..2**64")
     return range(start, stop)
+
+
+def parse_threads(text: str) -> int:
+    """``--threads``: a whole number in ``1..=MAX_THREADS``."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= MAX_THREADS:
+        raise argparse.ArgumentTypeError(f"must be a whole number in 1..={MAX_THREADS}, not {text!r}")
+    return value
+
+
+def _did_you_mean(name: str, candidates: list[str], what: str) -> str:
+    """``; did you mean 'x'?`` by the core's rule, or the list of ``what``."""
+    from . import _core
+
+    hint = _core.suggest(name, candidates)
+    return f"; did you mean '{hint}'?" if hint else f"; {what} are: {', '.join(candidates) or '(none)'}"
+
+
+def output_names(prog: Program, spec: str | None) -> list[str]:
+    """The outputs ``--outputs a,b`` asks for, checked (all of them when absent)."""
+    known = list(prog.outputs)
+    if spec is None:
+        return known
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    if not names:
+        raise UsageError(f"--outputs {spec!r} names no outputs; outputs are: {', '.join(known)}")
+    for i, name in enumerate(names):
+        if name not in prog.outputs:
+            raise UsageError(f"no output named '{name}'{_did_you_mean(name, known, 'outputs')}")
+        if name in names[:i]:
+            raise UsageError(f"--outputs: '{name}' is listed twice")
+    return names
+
+
+def fixed_inputs(prog: Program, settings: list[str], swept: str | None) -> dict[str, Any]:
+    """The ``--set NAME=VALUE`` values, each read as its input's declared type
+    (by ``Program.parse_input``); a later ``--set`` of a name wins."""
+    values: dict[str, Any] = {}
+    for item in settings:
+        name, eq, text = item.partition("=")
+        name = name.strip()
+        if not eq or not name:
+            raise UsageError(f"--set {item!r}: expected NAME=VALUE")
+        if name == swept:
+            raise UsageError(f"--set {item}: '{name}' is the coordinate --cycles sweeps; it cannot be set")
+        try:
+            values[name] = prog.parse_input(name, text)
+        except PolydatError as err:
+            raise UsageError(f"--set {item}: {err}") from None
+    return values
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """A ``polydat run`` request, checked before any output is opened."""
+
+    prog: Program
+    cycles: range
+    names: list[str]
+    inputs: dict[str, Any]
+    column: str | None
+    """The coordinate column written before the outputs (None: no such column)."""
+    fmt: str
+    threads: int
+    progress: str
+
+
+def plan_run(args: argparse.Namespace) -> RunPlan:
+    """Compiles the program and checks every argument of ``polydat run``.
+
+    Ends with a zero-row ``generate`` so a run the API refuses (no coordinate,
+    an input without a value, ...) fails before anything is written."""
+    import polydat
+
+    cycles = parse_cycles(args.cycles)
+    if args.format == "parquet" and args.output is None:
+        raise UsageError("--format parquet needs an output file (-o FILE, or -o - for standard output)")
+    prog = polydat.compile_file(args.file, engine=args.engine, library_path=args.lib)
+    names = output_names(prog, args.outputs)
+    swept = prog.coordinates[0] if prog.coordinates else None
+    inputs = fixed_inputs(prog, args.set, swept)
+    prog.generate(range(0), outputs=names, inputs=inputs)
+    column = None if args.no_coordinate else swept
+    return RunPlan(prog, cycles, names, inputs, column, args.format, args.threads, args.progress)
 
 
 def _cell(value: Any) -> Any:
@@ -89,23 +206,24 @@ def _json_value(value: Any) -> Any:
 
 
 def _progress(total: int, mode: str) -> Any:
-    """A tqdm bar on stderr: ``always``, ``never``, or ``auto`` (a terminal and a long run)."""
-    if mode == "never" or (mode == "auto" and (total < PROGRESS_MIN_ROWS or not sys.stderr.isatty())):
+    """A tqdm bar on stderr: ``always``, ``never``, or ``auto`` (on a terminal,
+    once the run has taken ``PROGRESS_DELAY`` seconds)."""
+    if mode == "never" or (mode == "auto" and not sys.stderr.isatty()):
         return None
     from tqdm import tqdm
 
-    return tqdm(total=total, unit="rows", unit_scale=True, file=sys.stderr, leave=False)
+    delay = PROGRESS_DELAY if mode == "auto" else 0.0
+    return tqdm(total=total, unit="rows", unit_scale=True, file=sys.stderr, leave=False, delay=delay)
 
 
-def _chunks(
-    prog: Any, cycles: range, names: list[str], threads: int, progress: str
-) -> Iterator[tuple[range, dict[str, Any]]]:
-    """Generates ``cycles`` in chunks of ``CHUNK_ROWS``, advancing the progress bar."""
-    bar = _progress(len(cycles), progress)
+def _chunks(plan: RunPlan) -> Iterator[tuple[range, dict[str, Any]]]:
+    """Generates the plan's cycles in chunks of ``CHUNK_ROWS``, advancing the progress bar."""
+    cycles = plan.cycles
+    bar = _progress(cycles.stop - cycles.start, plan.progress)  # len() overflows past 2**63
     try:
-        for first in range(cycles.start, cycles.stop, CHUNK_ROWS * cycles.step):
-            part = range(first, min(first + CHUNK_ROWS * cycles.step, cycles.stop), cycles.step)
-            yield part, prog.generate(part, outputs=names, threads=threads)
+        for first in range(cycles.start, cycles.stop, CHUNK_ROWS):
+            part = range(first, min(first + CHUNK_ROWS, cycles.stop))
+            yield part, plan.prog.generate(part, outputs=plan.names, inputs=plan.inputs, threads=plan.threads)
             if bar is not None:
                 bar.update(len(part))
     finally:
@@ -113,47 +231,56 @@ def _chunks(
             bar.close()
 
 
-def write_rows(
-    prog: Any, cycles: range, names: list[str], fmt: str, out: IO[str], threads: int, coordinate: str | None,
-    progress: str = "auto",
-) -> int:
-    """Streams rows of ``names`` (preceded by the coordinate column) to ``out``."""
-    header = ([coordinate] if coordinate else []) + names
-    writer = csv.writer(out, lineterminator="\n") if fmt == "csv" else None
+def _emit(text: io.StringIO, out: IO[bytes]) -> None:
+    """Moves what ``text`` holds to ``out`` as UTF-8 and empties it."""
+    out.write(text.getvalue().encode("utf-8"))
+    text.seek(0)
+    text.truncate()
+
+
+def write_rows(plan: RunPlan, out: IO[bytes]) -> int:
+    """Streams CSV or JSONL rows (the coordinate column first) to ``out``; returns the row count."""
+    header = ([plan.column] if plan.column else []) + plan.names
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n") if plan.fmt == "csv" else None
     if writer:
         writer.writerow(header)
+        _emit(text, out)
     rows = 0
-    for part, cols in _chunks(prog, cycles, names, threads, progress):
+    for part, cols in _chunks(plan):
         if writer:
-            columns = ([[str(c) for c in part]] if coordinate else []) + [_csv_cells(cols[n]) for n in names]
+            columns = ([[str(c) for c in part]] if plan.column else []) + [_csv_cells(cols[n]) for n in plan.names]
             writer.writerows(zip(*columns))
         else:
-            columns = ([list(part)] if coordinate else []) + [cols[n].tolist() for n in names]
+            columns = ([list(part)] if plan.column else []) + [cols[n].tolist() for n in plan.names]
             for row in zip(*columns):
-                out.write(json.dumps(dict(zip(header, map(_json_value, row))), allow_nan=False) + "\n")
+                text.write(json.dumps(dict(zip(header, map(_json_value, row))), allow_nan=False) + "\n")
+        _emit(text, out)
         rows += len(part)
     return rows
 
 
-def write_parquet(
-    prog: Any, cycles: range, names: list[str], path: str, threads: int, coordinate: str | None,
-    progress: str = "auto",
-) -> int:
-    """Writes the rows to a Parquet file with pyarrow (the ``parquet`` extra)."""
+def write_parquet(plan: RunPlan, out: IO[bytes]) -> int:
+    """Writes the rows as Parquet with pyarrow (the ``parquet`` extra). The
+    writer only appends, so ``out`` may be a pipe; a terminal is refused."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
         raise UsageError("--format parquet needs pyarrow: pip install 'polydat[parquet]'") from None
+    if out.isatty():
+        raise UsageError("refusing to write Parquet to a terminal; redirect it or use -o FILE")
     writer = None
     rows = 0
     try:
-        for part, cols in _chunks(prog, cycles, names, threads, progress):
-            arrays = {coordinate: pa.array(list(part), pa.uint64())} if coordinate else {}
-            arrays.update({n: pa.array(cols[n].tolist() if cols[n].dtype == object else cols[n]) for n in names})
+        for part, cols in _chunks(plan):
+            arrays = {plan.column: pa.array(list(part), pa.uint64())} if plan.column else {}
+            arrays.update(
+                {n: pa.array(cols[n].tolist() if cols[n].dtype == object else cols[n]) for n in plan.names}
+            )
             table = pa.table(arrays)
             if writer is None:
-                writer = pq.ParquetWriter(path, table.schema)
+                writer = pq.ParquetWriter(out, table.schema)
             writer.write_table(table)
             rows += len(part)
     finally:
@@ -162,53 +289,132 @@ def write_parquet(
     return rows
 
 
-def _temporary_beside(path: str) -> str:
-    """A new temporary file beside ``path``; it is renamed over ``path`` only on success."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".partial", dir=directory)
-    os.close(fd)
-    return tmp
+def _umask() -> int:
+    """The process umask (read by setting it and putting it back)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
-def _publish(tmp: str, path: str) -> None:
-    """Renames the finished temporary file over ``path``, with the permissions a
-    plainly created file would get (``mkstemp`` makes its files private)."""
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
-    os.replace(tmp, path)
+def _standard_stream(st: os.stat_result) -> IO[str] | None:
+    """Our stdout or stderr when ``st`` is the file it is open on (``-o
+    /dev/stdout``, ``-o /proc/self/fd/1``, ``-o out.csv >> out.csv``), else None."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            here = os.fstat(stream.fileno())
+        except (AttributeError, OSError, ValueError):
+            continue
+        if (here.st_dev, here.st_ino) == (st.st_dev, st.st_ino):
+            return stream
+    return None
+
+
+@dataclass(frozen=True)
+class OutputTarget:
+    """Where ``-o PATH`` sends the rows (decided by :func:`output_target`)."""
+
+    path: str
+    """The file to write, or to rename the temporary file over (symlinks resolved)."""
+    how: str
+    """``"stdio"``: ``stream``, one of our own; ``"direct"``: open ``path`` and
+    write it as a stream; ``"new"`` or ``"replace"``: a temporary file beside
+    ``path``, renamed over it on success."""
+    existing: os.stat_result | None = None
+    """What ``"replace"`` replaces: its mode and owner are kept."""
+    stream: IO[str] | None = None
+
+
+def output_target(path: str | None) -> OutputTarget:
+    """Decides how the rows reach ``-o PATH``:
+
+    * no ``-o``, or ``-o -``: standard output (also when PATH is the file our
+      stdout or stderr is already open on, e.g. ``/dev/stdout``);
+    * PATH does not exist: a new file, created under a temporary name beside it;
+    * PATH is a regular file, or a symlink to one: the resolved target is
+      replaced atomically and keeps its mode and owner (the link stays);
+    * anything else that exists (device, FIFO, socket): written directly;
+    * a directory: a usage error."""
+    if path is None or path == "-":
+        return OutputTarget("-", "stdio", stream=sys.stdout)
+    if not path:
+        raise UsageError("-o needs a path ('-' for standard output)")
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        if path.endswith(os.sep):
+            raise UsageError(f"-o {path}: no such directory") from None
+        return OutputTarget(os.path.realpath(path), "new")
+    if stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"-o {path}: is a directory")
+    own = _standard_stream(st)
+    if own is not None:
+        return OutputTarget(path, "stdio", stream=own)
+    if stat.S_ISREG(st.st_mode):
+        target = os.path.realpath(path)
+        resolved = os.stat(target)
+        if (resolved.st_dev, resolved.st_ino) == (st.st_dev, st.st_ino):
+            return OutputTarget(target, "replace", existing=st)
+        # else a link that names no path (/proc/PID/fd/N of a deleted file): write through it
+    return OutputTarget(path, "direct")
+
+
+def _publish(tmp: str, target: OutputTarget) -> None:
+    """Renames the finished temporary file over ``target.path``. It gets the
+    mode and owner of the file it replaces, or the permissions of a plainly
+    created file (``0666 & ~umask``; ``mkstemp`` makes its files private)."""
+    existing = target.existing
+    if existing is None:
+        mode = 0o666 & ~_umask()
+    else:
+        mode = stat.S_IMODE(existing.st_mode)
+        if hasattr(os, "chown"):  # POSIX
+            with contextlib.suppress(PermissionError):  # not root: the rewritten file is ours
+                os.chown(tmp, existing.st_uid, existing.st_gid)
+    os.chmod(tmp, mode)
+    os.replace(tmp, target.path)
+
+
+@contextlib.contextmanager
+def open_output(path: str | None) -> Iterator[IO[bytes]]:
+    """A binary stream to ``-o PATH``, opened as :func:`output_target` decides
+    and published when the ``with`` block succeeds. On any failure,
+    ``KeyboardInterrupt`` and :class:`Terminated` included, the temporary file
+    is removed and an existing file is left as it was."""
+    target = output_target(path)
+    if target.stream is not None:
+        target.stream.flush()
+        yield target.stream.buffer  # type: ignore[attr-defined]
+        target.stream.buffer.flush()  # type: ignore[attr-defined]
+        return
+    if target.how == "direct":
+        with open(target.path, "wb") as f:
+            yield f
+        return
+    directory = os.path.dirname(target.path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target.path)}.", suffix=".partial", dir=directory)
+    except OSError as err:
+        raise UsageError(f"-o {path}: cannot create a file in {directory}: {err.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        _publish(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """``polydat run``: generate rows to stdout or (atomically) to a file."""
-    import polydat
-
-    prog = polydat.compile_file(args.file, engine=args.engine, library_path=args.lib)
-    names = [n.strip() for n in args.outputs.split(",") if n.strip()] if args.outputs else list(prog.outputs)
-    unknown = [n for n in names if n not in prog.outputs]
-    if unknown:
-        raise UsageError(f"no output named {unknown[0]!r}; outputs are: {', '.join(prog.outputs)}")
-    coordinate = None if args.no_coordinate or not prog.coordinates else prog.coordinates[0]
-    cycles = parse_cycles(args.cycles)
-    fmt = args.format
-    if args.output is None:
-        if fmt == "parquet":
-            raise UsageError("--format parquet needs an output file (-o FILE)")
-        write_rows(prog, cycles, names, fmt, sys.stdout, args.threads, coordinate, args.progress)
-        sys.stdout.flush()
-        return 0
-    tmp = _temporary_beside(args.output)
-    try:
-        if fmt == "parquet":
-            write_parquet(prog, cycles, names, tmp, args.threads, coordinate, args.progress)
+    """``polydat run``: generate rows to stdout or to ``-o PATH`` (see :func:`open_output`)."""
+    plan = plan_run(args)
+    with open_output(args.output) as out:
+        if plan.fmt == "parquet":
+            write_parquet(plan, out)
         else:
-            with open(tmp, "w", encoding="utf-8", newline="") as f:
-                write_rows(prog, cycles, names, fmt, f, args.threads, coordinate, args.progress)
-        _publish(tmp, args.output)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+            write_rows(plan, out)
     return 0
 
 
@@ -265,10 +471,10 @@ def cmd_nodes(args: argparse.Namespace) -> int:
             by_name.setdefault(alias, n)
     node = by_name.get(args.name)
     if node is None:
-        import difflib
+        from . import _core
 
-        close = difflib.get_close_matches(args.name, list(by_name), n=1)
-        hint = f"; did you mean '{close[0]}'?" if close else ""
+        close = _core.suggest(args.name, list(by_name))
+        hint = f"; did you mean '{close}'?" if close else "; `polydat nodes` lists them"
         raise UsageError(f"no node named '{args.name}'{hint}")
     print(node["signature"])
     print(f"  {node['doc']}")
@@ -298,25 +504,52 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise UsageError(str(err)) from None
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, like every usage error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"polydat: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(prog="polydat", description="Deterministic procedural data.")
+    parser = _Parser(prog="polydat", description="Deterministic procedural data.")
+    parser.add_argument("--version", action="version", version=f"polydat {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="generate rows from a program")
     run.add_argument("file")
-    run.add_argument("--cycles", required=True, help="A..B (B exclusive) or N; K/M/G suffixes allowed")
+    run.add_argument(
+        "--cycles", required=True, help="A..B (B exclusive, at most 2**64) or N; K/M/G/Ki/Mi/Gi suffixes allowed"
+    )
     run.add_argument("--outputs", help="comma-separated output names (default: all)")
+    run.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="fix an extern, or a coordinate --cycles does not sweep, for the whole run; "
+        "VALUE is read as the input's declared type (repeatable; the last one wins)",
+    )
     run.add_argument("--format", choices=["csv", "jsonl", "parquet"], default="csv")
-    run.add_argument("-o", "--output", help="write to this file (atomically) instead of stdout")
+    run.add_argument(
+        "-o",
+        "--output",
+        metavar="PATH",
+        help="write to PATH instead of stdout ('-': stdout, Parquet included). A new or regular file is "
+        "written under a temporary name and renamed into place on success, keeping an existing file's "
+        "mode and owner (through a symlink, its target); a device or FIFO is written directly",
+    )
     run.add_argument("--engine", default="auto")
-    run.add_argument("--threads", type=int, default=1)
+    run.add_argument(
+        "--threads", type=parse_threads, default=1, metavar="N", help=f"worker threads, 1..{MAX_THREADS} (default 1)"
+    )
     run.add_argument("--no-coordinate", action="store_true", help="omit the coordinate column")
     run.add_argument(
         "--progress",
         choices=["auto", "always", "never"],
         default="auto",
-        help="progress bar on stderr (auto: on a terminal, for runs of 1Mi rows or more)",
+        help="progress bar on stderr (auto: on a terminal, once the run has taken a second)",
     )
     run.add_argument("--lib", action="append", default=[], help="module library directory (repeatable)")
     run.set_defaults(func=cmd_run)
@@ -349,13 +582,52 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``polydat`` console script."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if getattr(args, "threads", 1) < 1:
-        parser.error("--threads must be >= 1")
+@contextlib.contextmanager
+def _termination_raises() -> Iterator[None]:
+    """While active, SIGTERM and SIGHUP raise :class:`Terminated`, as SIGINT
+    raises ``KeyboardInterrupt``, so cleanup handlers remove temporary files.
+    Only signals left at their default are taken (under ``nohup`` SIGHUP stays
+    ignored), only in the main thread (the one Python runs handlers in), and
+    the previous handlers come back at the end. A second signal of the same
+    kind ends the process at once."""
+
+    def handler(signum: int, _frame: Any) -> None:
+        signal.signal(signum, signal.SIG_DFL)
+        raise Terminated(signum)
+
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGTERM", "SIGHUP"):
+            signum = getattr(signal, name, None)
+            if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
+                previous[signum] = signal.signal(signum, handler)
     try:
+        yield
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+
+
+def _silence_stdout() -> None:
+    """Points fd 1 at /dev/null so the interpreter's final flush of a closed
+    pipe (``| head``) does not print a second error."""
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``polydat`` console script (and ``python -m polydat``)."""
+    with _termination_raises():
+        return _run_command(argv)
+
+
+def _run_command(argv: Sequence[str] | None) -> int:
+    """Parses and runs one command; every failure becomes a message on stderr
+    and an exit status (see the module doc)."""
+    try:
+        args = build_parser().parse_args(argv)
         return int(args.func(args))
     except PolydatError as err:
         print(str(err), file=sys.stderr)
@@ -363,7 +635,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as err:
         print(f"polydat: {err}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # pragma: no cover - e.g. `| head`
+    except BrokenPipeError:  # e.g. `| head`
+        _silence_stdout()
         return 0
     except (OSError, UnicodeDecodeError) as err:
         print(f"polydat: {err}", file=sys.stderr)
@@ -371,6 +644,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("polydat: interrupted", file=sys.stderr)
         return 130
+    except Terminated as err:
+        print(f"polydat: stopped by {signal.Signals(err.signum).name}", file=sys.stderr)
+        return 128 + err.signum
 
 
 if __name__ == "__main__":  # pragma: no cover
