@@ -45,10 +45,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-MODES = ("raw", "push", "pull", "pushpull")
-"""P2 provenance modes, in report order."""
+from . import _core
 
-ENGINE_MODES = {"p1": ("p1",), "p2": tuple(f"p2/{m}" for m in MODES)}
+MODES = tuple(_core.provenances()[1:])
+"""The provenance modes, in report order (the core's list, without ``auto``)."""
+
+
+def _engine_modes() -> dict[str, tuple[str, ...]]:
+    """Per engine family (``p1``, ``p2``, ...), the kernels ``--compare-modes``
+    measures: every engine name the core reports, grouped by family."""
+    families: dict[str, list[str]] = {}
+    for name in _core.engines():
+        families.setdefault(name.split("/", 1)[0], []).append(name)
+    return {family: tuple(names) for family, names in families.items()}
+
+
+ENGINE_MODES = _engine_modes()
 """Per engine family, the kernels measured with ``--compare-modes``."""
 
 _SECTION = re.compile(r"^\s*///\s*@(\w+)\s*$")
@@ -189,7 +201,7 @@ class Report:
 def run_scenario(
     scenario: Scenario,
     *,
-    engines: Sequence[str] = ("p1", "p2"),
+    engines: Sequence[str] = tuple(ENGINE_MODES),
     compare_modes: bool = False,
     cycles: int = 100_000,
     iters: int = 5,
@@ -218,7 +230,7 @@ def run_scenario(
         if compare_modes:
             kernels.extend(ENGINE_MODES[family])
         else:
-            kernels.append(graph.engine if family == "p2" else family)
+            kernels.append(graph.engine if graph.engine.split("/", 1)[0] == family else ENGINE_MODES[family][0])
     results = []
     for kernel in kernels:
         t = _core.bench_scenario(
@@ -250,23 +262,26 @@ def render(report: Report, compare_modes: bool, out: IO[str]) -> None:
         header = f"  {'engine':<8}" + "".join(f"{m:>18}" for m in MODES) + "   auto picks"
         out.write(header + "\n")
         out.write(f"  {'':<8}" + "".join(f"{'median (min) ns':>18}" for _ in MODES) + "\n")
-        for family in ("p1", "p2"):
-            rows = [e for e in ENGINE_MODES[family] if e in by_engine]
+        for family, kernels in ENGINE_MODES.items():
+            rows = [e for e in kernels if e in by_engine]
             if not rows:
                 continue
-            if family == "p1":
-                r = by_engine["p1"]
+            if len(kernels) == 1:
+                r = by_engine[kernels[0]]
                 cell = f"{_fmt(r.median)} ({_fmt(r.min)})"
-                out.write(f"  {'p1':<8}{cell:>18}" + "".join(f"{'-':>18}" for _ in MODES[1:]) + "   (no modes)\n")
+                out.write(f"  {family:<8}{cell:>18}" + "".join(f"{'-':>18}" for _ in MODES[1:]) + "   (no modes)\n")
                 continue
             cells = []
             for m in MODES:
-                r = by_engine.get(f"p2/{m}")
+                r = by_engine.get(f"{family}/{m}")
                 cells.append(f"{_fmt(r.median)} ({_fmt(r.min)})" if r else "-")
-            fastest = report.fastest()
-            pick = report.auto.split("/", 1)[1]
-            verdict = "fastest" if fastest and fastest.engine == report.auto else f"fastest is {fastest.engine.split('/', 1)[1]}"
-            out.write(f"  {'p2':<8}" + "".join(f"{c:>18}" for c in cells) + f"   {pick} ({verdict})\n")
+            fastest = report.fastest(family)
+            note = ""
+            if report.auto.startswith(f"{family}/") and fastest is not None:
+                pick = report.auto.split("/", 1)[1]
+                verdict = "fastest" if fastest.engine == report.auto else f"fastest is {fastest.engine.split('/', 1)[1]}"
+                note = f"   {pick} ({verdict})"
+            out.write(f"  {family:<8}" + "".join(f"{c:>18}" for c in cells) + note + "\n")
     else:
         out.write(f"  {'engine':<14}{'min ns':>12}{'median ns':>12}\n")
         for r in report.results:
@@ -288,7 +303,7 @@ def main(
 ) -> int:
     """The ``polydat bench`` command."""
     out = out or sys.stdout
-    engines = (engine,) if engine else ("p1", "p2")
+    engines = (engine,) if engine else tuple(ENGINE_MODES)
     reports = []
     for path in files:
         scenario = load_scenario(path)

@@ -573,7 +573,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="time performance scenario files (driver cost subtracted)")
     bench.add_argument("files", nargs="+", metavar="FILE")
     bench.add_argument("--compare-modes", action="store_true", help="raw/push/pull/pushpull side by side per engine")
-    bench.add_argument("--engine", choices=["p1", "p2"], help="measure only this engine (default: both)")
+    from .bench import ENGINE_MODES
+
+    bench.add_argument(
+        "--engine", choices=list(ENGINE_MODES), help="measure only this engine family (default: every one)"
+    )
     bench.add_argument("--cycles", type=parse_count, default=100_000, help="cycles per timed iteration (default 100000)")
     bench.add_argument("--iters", type=int, default=5, help="timed iterations (default 5)")
     bench.add_argument("--json", action="store_true", help="print the measurements as JSON")

@@ -172,6 +172,7 @@ pub const CLAMP: NodeDef = NodeDef {
         }
         Ok(map1(move |x: u64| x.clamp(lo, hi)))
     },
+    warns: |c| (c.u64(0) > c.u64(1)).then(|| "min is greater than max, so every evaluation of this node fails".into()),
     ..NodeDef::BASE
 };
 
@@ -314,6 +315,8 @@ mod tests {
         assert!(warn(&DIV, 0).is_some());
         assert_eq!(warn(&MOD, 3), None);
         assert_eq!((ADD.warns)(&BuildCtx { consts: &[u(0)], wire_types: &[U64] }), None);
+        assert!((CLAMP.warns)(&BuildCtx { consts: &[u(2), u(1)], wire_types: &[U64] }).is_some());
+        assert_eq!((CLAMP.warns)(&BuildCtx { consts: &[u(1), u(1)], wire_types: &[U64] }), None);
     }
 
     #[test]

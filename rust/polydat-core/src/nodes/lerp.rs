@@ -34,6 +34,11 @@ pub const CLAMP_F64: NodeDef = NodeDef {
         }
         Ok(map1(move |x: f64| x.clamp(lo, hi)))
     },
+    warns: |c| {
+        let (lo, hi) = (c.f64(0), c.f64(1));
+        (lo.is_nan() || hi.is_nan() || lo > hi)
+            .then(|| "min is greater than max (or a bound is NaN), so every evaluation of this node fails".into())
+    },
     ..NodeDef::BASE
 };
 

@@ -59,6 +59,7 @@ pub const ONE_OF: NodeDef = NodeDef {
         let n = values.len() as u64;
         Ok(to_ref(move |x: u64| values[(splitmix64(x) % n) as usize].clone()))
     },
+    warns: |c| c.tail(0).is_empty().then(|| "no values to choose from, so every evaluation of this node fails".into()),
     ..NodeDef::BASE
 };
 
