@@ -284,6 +284,26 @@ impl Program {
         })
     }
 
+    /// The size of the largest output cone, in steps. Only the cones of sink
+    /// outputs (whose step no step reads) are walked, and none is kept: every
+    /// other step lies in the cone of a step that reads it, so the largest
+    /// cone is a sink's, and a chain of n outputs costs one walk, not n.
+    pub fn max_cone_len(&self) -> usize {
+        let mut read = vec![false; self.steps.len()];
+        for step in &self.steps {
+            for &slot in step.ins.iter() {
+                if let Some(p) = self.step_of_slot(slot) {
+                    read[p] = true;
+                }
+            }
+        }
+        let mut sinks: Vec<usize> =
+            self.outputs.iter().filter_map(|o| o.step).map(|s| s as usize).filter(|&s| !read[s]).collect();
+        sinks.sort_unstable();
+        sinks.dedup();
+        sinks.into_iter().map(|s| self.reach(s, |_| true).len()).max().unwrap_or(0)
+    }
+
     /// The steps step `root` transitively reads, itself included, ascending.
     pub fn cone_of_step(&self, root: usize) -> Vec<u32> {
         self.reach(root, |_| true)

@@ -592,7 +592,7 @@ fn pull_runs_selective_cones_as_threads_and_falls_back_on_failure() {
     let mut k = PullKernel::new(&p);
     let plan = k.plan().clone();
     assert!(plan.cone_thread(ok).is_some() && plan.cone_thread(bad).is_some(), "selective cones get threads");
-    assert!(plan.cone_thread(big).is_none() && plan.broad_cone[big], "a broad cone sweeps instead");
+    assert!(plan.cone_thread(big).is_none() && plan.broad_cone(big), "a broad cone sweeps instead");
     let mut p1 = new_kernel(&p, EngineKind::P1);
     let mut rng = Rng(11);
     for step in 0..300 {

@@ -107,7 +107,7 @@ impl<M: Mode> P2Kernel<M> {
     /// mode's cone guard does not vouch for it.
     #[inline(always)]
     fn stale(&mut self, out: usize) -> bool {
-        !self.plan.cones[out].is_empty() && !self.mode.output_current(&self.plan, out)
+        self.plan.has_cone[out] && !self.mode.output_current(&self.plan, out)
     }
 
     /// The raw word of output `out` when a sweep has made every per-cycle
@@ -158,8 +158,7 @@ impl<M: Mode> P2Kernel<M> {
         let mut reading = usize::MAX;
         let outcome = guarded(|| {
             for &out in outs {
-                let cone = &plan.cones[out];
-                if cone.is_empty() || mode.output_current(plan, out) {
+                if !plan.has_cone[out] || mode.output_current(plan, out) {
                     continue;
                 }
                 if !begun {
@@ -168,7 +167,7 @@ impl<M: Mode> P2Kernel<M> {
                 }
                 reading = out;
                 if !cone_sweep::<M>(plan, slots, out) {
-                    run_steps(plan, slots, mode, cone)?;
+                    run_steps(plan, slots, mode, plan.cone(out))?;
                 }
                 mode.output_done(plan, out);
             }
@@ -178,7 +177,7 @@ impl<M: Mode> P2Kernel<M> {
             return Ok(());
         }
         let context = &plan.program.outputs[reading].name;
-        settle(plan, slots, mode, outcome, &plan.cones[reading], context)
+        settle(plan, slots, mode, outcome, plan.cone(reading), context)
     }
 
     /// Makes stale output `out` current: one sweep when the mode sweeps for
@@ -188,7 +187,7 @@ impl<M: Mode> P2Kernel<M> {
         self.mode.begin_read(plan);
         let swept = M::sweeps_for(plan, out) && sweep(plan, &mut self.slots, &mut self.sweep);
         if !swept && !cone_sweep::<M>(plan, &mut self.slots, out) {
-            run(plan, &mut self.slots, &mut self.mode, &plan.cones[out], &plan.program.outputs[out].name)?;
+            run(plan, &mut self.slots, &mut self.mode, plan.cone(out), &plan.program.outputs[out].name)?;
         }
         self.mode.output_done(plan, out);
         Ok(())

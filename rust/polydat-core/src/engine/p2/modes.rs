@@ -85,7 +85,7 @@ pub trait Mode: Clone + Send + Sync + Sized + 'static {
     fn sweeps_for(plan: &Plan, out: usize) -> bool {
         match Self::SWEEP {
             SweepPolicy::Never => false,
-            SweepPolicy::BroadCones => plan.broad_cone[out],
+            SweepPolicy::BroadCones => plan.broad_cone(out),
             SweepPolicy::Always => true,
         }
     }

@@ -23,7 +23,7 @@ use crate::node::{NodeEval, Purity};
 use crate::program::Program;
 use crate::provenance::ones;
 use crate::types::PortType;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// Sentinel: the slot has no scratch entry (it is `Imm1`).
@@ -145,9 +145,10 @@ pub struct Plan {
     /// Per output: its buffer word when it is a scalar (`Imm1`) slot, else
     /// [`NO_ENTRY`] (the raw-read fast path).
     pub out_word: Box<[u32]>,
-    /// Per output: the per-cycle (`Dynamic`) steps of its cone, in evaluation
-    /// order (valid once the scope-init path has run).
-    pub cones: Box<[Box<[u32]>]>,
+    /// Per output: its per-cycle cone ([`Plan::cone`]) is not empty (the
+    /// output's step is `Dynamic`); an empty one is an input passed through,
+    /// or a value fixed at scope init.
+    pub has_cone: Box<[bool]>,
     /// Per output: the inputs its value depends on, as masks flattened
     /// into one array: output `o`'s words are
     /// `out_mask[o * mask_words..(o + 1) * mask_words]` (one cache line, no
@@ -169,11 +170,11 @@ pub struct Plan {
     /// in one pass with no per-step bookkeeping (see `kernel::sweep`). Empty
     /// otherwise.
     pub sweep: Box<[Thread]>,
-    /// Per output: its cone covers at least half of the per-cycle steps, so
-    /// when it is stale a sweep costs little more than walking the cone (the
-    /// Pull kernel's choice; Raw always sweeps). Half is the line the
-    /// selection heuristic draws between selective and broad cones.
-    pub broad_cone: Box<[bool]>,
+    /// Per output: whether its cone is broad ([`Plan::broad_cone`]), found at
+    /// the first read that asks ([`UNKNOWN`] until then), so building a plan
+    /// never walks every output's cone (a chain of n outputs has cones of n²/2
+    /// steps in all).
+    broad: Box<[AtomicU8]>,
     /// The program over blocks of rows, built at the first `generate` that
     /// asks (see [`Plan::block`]).
     block: OnceLock<Option<BlockPlan>>,
@@ -226,7 +227,34 @@ pub const CONE_ROOM_PER_STEP: usize = 4;
 /// See [`CONE_ROOM_PER_STEP`].
 pub const CONE_ROOM_BASE: usize = 4096;
 
+/// [`Plan::broad_cone`] not yet found for an output.
+const UNKNOWN: u8 = 2;
+
 impl Plan {
+    /// Output `out`'s per-cycle cone: its `Dynamic` steps, in evaluation order
+    /// (valid once the scope-init path has run; built at first use and shared
+    /// by every kernel of the program).
+    #[inline]
+    pub fn cone(&self, out: usize) -> &[u32] {
+        self.program.cycle_cone(out)
+    }
+
+    /// Output `out`'s cone covers at least half of the per-cycle steps, so
+    /// when it is stale a sweep costs little more than walking the cone (the
+    /// Pull kernel's choice; Raw always sweeps). Half is the line the
+    /// selection heuristic draws between selective and broad cones.
+    #[inline]
+    pub fn broad_cone(&self, out: usize) -> bool {
+        match self.broad[out].load(Ordering::Relaxed) {
+            UNKNOWN => {
+                let broad = 2 * self.cone(out).len() >= self.program.cycle_steps.len();
+                self.broad[out].store(broad as u8, Ordering::Relaxed);
+                broad
+            }
+            known => known == 1,
+        }
+    }
+
     /// The inputs output `out` depends on, ascending.
     pub fn out_inputs(&self, out: usize) -> impl Iterator<Item = usize> + '_ {
         let w = self.mask_words;
@@ -249,17 +277,17 @@ impl Plan {
     /// sweep, the cone is broad (a sweep serves it), or the cone threads
     /// already hold their share of memory. Built at the first call for `out`.
     pub fn cone_thread(&self, out: usize) -> Option<&[Thread]> {
-        if self.sweep.is_empty() || self.broad_cone[out] {
+        if self.sweep.is_empty() || self.broad_cone(out) {
             return None;
         }
         let cell = &self.cone_threads[out];
         let threads = match cell.get() {
             Some(threads) => threads,
             None => {
-                let need = self.cones[out].len();
+                let need = self.cone(out).len();
                 let room = self.cone_room.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| r.checked_sub(need));
                 cell.get_or_init(|| match room {
-                    Ok(_) => threads(&self.layout, &self.program, &self.cones[out]),
+                    Ok(_) => threads(&self.layout, &self.program, self.cone(out)),
                     Err(_) => Box::default(),
                 })
             }
@@ -290,7 +318,11 @@ impl Plan {
             })
             .collect();
         let n_inputs = program.inputs.len();
-        let cones: Box<[Box<[u32]>]> = (0..program.outputs.len()).map(|o| program.cycle_cone(o).into()).collect();
+        let has_cone = program
+            .outputs
+            .iter()
+            .map(|o| o.step.is_some_and(|s| program.steps[s as usize].lifecycle == Lifecycle::Dynamic))
+            .collect();
         let mask_words = n_inputs.div_ceil(64).max(1);
         let mut out_mask = vec![0u64; mask_words * program.outputs.len()];
         for (o, output) in program.outputs.iter().enumerate() {
@@ -317,12 +349,12 @@ impl Plan {
             true => threads(&layout, &program, &program.cycle_steps),
             false => Box::default(),
         };
-        let broad_cone: Box<[bool]> = cones.iter().map(|c| 2 * c.len() >= program.cycle_steps.len()).collect();
-        let cone_threads = cones.iter().map(|_| OnceLock::new()).collect();
+        let broad = program.outputs.iter().map(|_| AtomicU8::new(UNKNOWN)).collect();
+        let cone_threads = program.outputs.iter().map(|_| OnceLock::new()).collect();
         let cone_room = AtomicUsize::new(CONE_ROOM_BASE + CONE_ROOM_PER_STEP * program.cycle_steps.len());
         Plan {
             sweep,
-            broad_cone,
+            broad,
             cone_threads,
             cone_room,
             block: OnceLock::new(),
@@ -345,7 +377,7 @@ impl Plan {
             has_side: steps.iter().any(|s| s.side),
             layout,
             steps,
-            cones,
+            has_cone,
             out_mask: out_mask.into(),
             mask_words,
             out_volatile,

@@ -40,7 +40,7 @@ pub struct Analysis {
 /// Analyses `program` and applies the heuristic.
 pub fn analyze(program: &Program) -> Analysis {
     let total_nodes = program.steps.len();
-    let max_output_cone = (0..program.outputs.len()).map(|o| program.cone(o).len()).max().unwrap_or(0);
+    let max_output_cone = program.max_cone_len();
     let coordinates: Vec<usize> =
         program.inputs.iter().enumerate().filter(|(_, i)| i.kind == InputKind::Coordinate).map(|(i, _)| i).collect();
     let stable_nodes = program
