@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import polydat
-from polydat import InternalError, PolydatError, WriteError
+from polydat import EvalError, InternalError, PolydatError, WriteError
 
 SRC = """
 input cycle: u64
@@ -173,3 +173,41 @@ def test_ctrl_c_stops_generate_promptly(threads: int) -> None:
     elapsed = time.monotonic() - sent
     assert "interrupted" in out, (out, err)
     assert elapsed < 1.5, f"took {elapsed:.2f} s to stop"
+
+
+def doubling(n: int, first: str) -> str:
+    lines = ["input cycle: u64", f's0 := "{first}"']
+    lines += [f's{i} := "{{s{i - 1}}}{{s{i - 1}}}"' for i in range(1, n + 1)]
+    return "\n".join(lines)
+
+
+def test_a_runaway_constant_string_is_a_compile_error_not_an_abort() -> None:
+    src = doubling(33, "abcdefghij")  # 10 * 2^33 bytes if it were built
+    with pytest.raises(polydat.CompileError, match="exceeds the limit of 67108864 bytes"):
+        polydat.compile(src)
+    diagnostics = polydat.check(src)
+    assert diagnostics and "exceeds the limit" in diagnostics[0].message
+
+
+@pytest.mark.parametrize("engine", ["p1", "p2"])
+def test_a_runaway_string_at_run_time_is_an_eval_error(engine: str) -> None:
+    prog = polydat.compile(doubling(33, "{cycle}abcdefghij"), engine=engine)
+    k = prog.kernel()
+    with pytest.raises(EvalError, match="exceeds the limit") as info:
+        k.pull("s33")
+    assert info.value.node == "printf"
+    assert k.pull("s3") == "0abcdefghij" * 8, "the kernel stays usable"
+
+
+def test_the_value_limit_is_configurable() -> None:
+    src = 'input cycle: u64\ns := "{cycle}{cycle}{cycle}{cycle}"'
+    previous = polydat.max_value_bytes()
+    try:
+        polydat.set_max_value_bytes(3)
+        with pytest.raises(EvalError, match="exceeds the limit of 3 bytes"):
+            polydat.compile(src).generate(range(1))
+        with pytest.raises(polydat.ArgumentError):
+            polydat.set_max_value_bytes(0)
+    finally:
+        polydat.set_max_value_bytes(previous)
+    assert polydat.compile(src).generate(range(1))["s"][0] == "0000"

@@ -15,7 +15,16 @@ See :func:`compile`, :class:`Program`, :class:`Kernel` and ``polydat.testing``.
 
 from __future__ import annotations
 
-from .api import Kernel, Program, catalog, check, compile, compile_file
+from .api import (
+    Kernel,
+    Program,
+    catalog,
+    check,
+    compile,
+    compile_file,
+    max_value_bytes,
+    set_max_value_bytes,
+)
 from .errors import (
     ArgumentError,
     CompileError,
@@ -40,6 +49,8 @@ __all__ = [
     "compile_file",
     "check",
     "catalog",
+    "max_value_bytes",
+    "set_max_value_bytes",
     "Program",
     "Kernel",
     "PolydatError",

@@ -107,3 +107,9 @@ def check_request(engine: str, provenance: str) -> None:
 
 def _raise_panic(message: str) -> None:
     """Panics inside the binding's containment (tests): raises ``InternalError``."""
+
+def max_value_bytes() -> int:
+    """The most bytes one string or byte-string value may hold."""
+
+def set_max_value_bytes(bytes: int) -> None:
+    """Sets the most bytes one string or byte-string value may hold (every program of the process)."""

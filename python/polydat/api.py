@@ -365,6 +365,40 @@ def _warnings(prog: Program) -> list[Diagnostic]:
     return found
 
 
+DEFAULT_MAX_VALUE_BYTES = 64 << 20
+"""The size limit of one string or byte-string value unless set otherwise."""
+
+
+def max_value_bytes() -> int:
+    """The most bytes one string or byte-string value may hold. A node whose
+    result would be longer fails: a CompileError when the value is a
+    constant, an EvalError at run time (never a crash)."""
+    return _core.max_value_bytes()
+
+
+def set_max_value_bytes(limit: int) -> None:
+    """Sets the size limit of one value for every program of this process
+    (the environment variable ``POLYDAT_MAX_VALUE_BYTES`` sets it at import)."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ArgumentError(f"the limit must be a positive number of bytes, got {limit!r}")
+    _core.set_max_value_bytes(limit)
+
+
+def _limit_from_environment() -> None:
+    text = os.environ.get("POLYDAT_MAX_VALUE_BYTES", "").strip()
+    if not text:
+        return
+    try:
+        set_max_value_bytes(int(text, 0))
+    except (ValueError, ArgumentError):
+        import warnings
+
+        warnings.warn(f"POLYDAT_MAX_VALUE_BYTES={text!r} is not a positive integer; ignored", stacklevel=2)
+
+
+_limit_from_environment()
+
+
 def catalog() -> list[dict[str, Any]]:
     """The node catalog: name, signature, doc, parameters, outputs, purity."""
     return json.loads(_core.catalog_json())

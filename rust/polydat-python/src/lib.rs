@@ -573,6 +573,18 @@ fn bench_scenario<'py>(
     })
 }
 
+/// The most bytes one string or byte-string value may hold (every program).
+#[pyfunction]
+fn max_value_bytes() -> usize {
+    polydat_core::node::limit::max_value_bytes()
+}
+
+/// Sets the most bytes one string or byte-string value may hold.
+#[pyfunction]
+fn set_max_value_bytes(bytes: usize) {
+    polydat_core::node::limit::set_max_value_bytes(bytes)
+}
+
 /// Panics with `message` inside the binding's panic containment (for tests:
 /// the panic must surface as `polydat.InternalError`).
 #[pyfunction]
@@ -648,6 +660,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(engines, m)?)?;
     m.add_function(wrap_pyfunction!(engine_requests, m)?)?;
     m.add_function(wrap_pyfunction!(_raise_panic, m)?)?;
+    m.add_function(wrap_pyfunction!(max_value_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(set_max_value_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(provenances, m)?)?;
     m.add_function(wrap_pyfunction!(suggest, m)?)?;
     m.add_function(wrap_pyfunction!(check_request, m)?)?;

@@ -2,7 +2,7 @@
 //! single-value formatters `format_u64`, `format_f64`, `zero_pad_u64`.
 
 use crate::node::kit::{to_ref, value_fn};
-use crate::node::{konst, konst_or, many, wire, wire_any, Lit, NodeDef, NodeError, Outputs};
+use crate::node::{konst, konst_or, limit, many, wire, wire_any, Lit, NodeDef, NodeError, Outputs};
 use crate::types::PortType::{Str, F64, U64};
 use crate::value::Value;
 
@@ -215,9 +215,16 @@ pub const PRINTF: NodeDef = NodeDef {
             let mut next = 0;
             for p in &pieces {
                 match p {
-                    Piece::Text(t) => s.push_str(t),
+                    Piece::Text(t) => limit::push_str(&mut s, t)?,
                     Piece::Arg(spec) => {
-                        render(&mut s, args.get(next), spec)?;
+                        let arg = args.get(next);
+                        if let Some(text) = arg.as_str() {
+                            // Room for the argument before it is copied in (a
+                            // field adds at most its width besides).
+                            limit::reserve(&mut s, text.len())?;
+                        }
+                        render(&mut s, arg, spec)?;
+                        limit::check(s.len())?;
                         next += 1;
                     }
                 }

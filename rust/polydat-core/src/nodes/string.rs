@@ -2,7 +2,7 @@
 //! UUIDs and mixed-radix character combinations.
 
 use crate::node::kit::{str_map, to_ref, value_fn};
-use crate::node::{konst, many, wire, wire_any, NodeDef, Outputs};
+use crate::node::{konst, limit, many, wire, wire_any, NodeDef, Outputs};
 use crate::nodes::hash::xxh3_u64;
 use crate::types::PortType::{Str, U64};
 use crate::value::Value;
@@ -20,10 +20,10 @@ pub const STR_CONCAT: NodeDef = NodeDef {
             let mut s = String::new();
             for v in args.iter() {
                 match v {
-                    Value::Str(t) => s.push_str(t),
+                    Value::Str(t) => limit::push_str(&mut s, t)?,
                     // Upstream renders bytes as (lossy) UTF-8 text, not hex.
-                    Value::Bytes(b) => s.push_str(&String::from_utf8_lossy(b)),
-                    other => s.push_str(&other.display_text()),
+                    Value::Bytes(b) => limit::push_str(&mut s, &String::from_utf8_lossy(b))?,
+                    other => limit::push_str(&mut s, &other.display_text())?,
                 }
             }
             outs[0] = Value::str(s);
