@@ -1,0 +1,63 @@
+"""Packaging (long profile, ``POLYDAT_LONG=1``): the release wheel is abi3 and
+works when installed into a fresh virtual environment; the sdist builds and
+installs; ``python -m polydat`` is the same CLI as the ``polydat`` script."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.long
+
+ROOT = Path(__file__).resolve().parent.parent
+README_RUN = ["run", str(ROOT / "examples" / "users.polydat"), "--cycles", "0..3"]
+
+
+def build(kind: str, out: Path) -> Path:
+    """``maturin build --release`` (a wheel) or ``maturin sdist`` into ``out``."""
+    command = [sys.executable, "-m", "maturin", "build", "--release", "--out", str(out)]
+    if kind == "sdist":
+        command = [sys.executable, "-m", "maturin", "sdist", "--out", str(out)]
+    env = {**os.environ, "PYO3_PYTHON": sys.executable}
+    env.pop("MATURIN_PEP517_ARGS", None)
+    subprocess.run(command, cwd=ROOT, check=True, env=env, capture_output=True, timeout=3600)
+    (made,) = out.glob("*.whl" if kind == "wheel" else "*.tar.gz")
+    return made
+
+
+def fresh_env(where: Path, package: Path) -> Path:
+    """A new virtual environment with ``package`` installed; its python."""
+    venv.create(where, with_pip=True)
+    python = where / "bin" / "python"
+    env = {k: v for k, v in os.environ.items() if k not in ("MATURIN_PEP517_ARGS", "PYTHONPATH")}
+    subprocess.run([str(python), "-m", "pip", "install", "-q", str(package)], check=True, env=env, timeout=3600)
+    return python
+
+
+def readme_example(python: Path) -> str:
+    script = python.parent / "polydat"
+    by_script = subprocess.run([str(script), *README_RUN], capture_output=True, text=True, check=True, cwd="/")
+    by_module = subprocess.run([str(python), "-m", "polydat", *README_RUN], capture_output=True, text=True,
+                               check=True, cwd="/")
+    assert by_script.stdout == by_module.stdout
+    return by_script.stdout
+
+
+def test_the_release_wheel_is_abi3_and_runs_the_readme_example(tmp_path: Path) -> None:
+    wheel = build("wheel", tmp_path / "dist")
+    assert "-abi3-" in wheel.name, wheel.name
+    python = fresh_env(tmp_path / "env", wheel)
+    out = readme_example(python)
+    assert out.splitlines()[0] == "cycle,hashed,user_id,bucket,score,active,label"
+    assert out.splitlines()[1].startswith("0,16294208416658607535,607535,47,")
+
+
+def test_the_sdist_builds_and_installs(tmp_path: Path) -> None:
+    sdist = build("sdist", tmp_path / "dist")
+    python = fresh_env(tmp_path / "env", sdist)
+    assert readme_example(python).splitlines()[1].startswith("0,16294208416658607535,607535,47,")
