@@ -98,20 +98,27 @@ scalar!(u64, U64, U64, |a| a, |s| s);
 scalar!(i64, I64, I64, |a| a as u64, |s| s as i64);
 scalar!(u32, U32, U32, |a| a as u64, |s| s as u32);
 scalar!(i32, I32, I32, |a| a as i64 as u64, |s| s as i32);
+// The NaN test and the choice are made on the bits, as integers: a float-level
+// `if x.is_nan() { NAN } else { x }` may be folded to `x` by the optimizer,
+// whose float model treats every NaN as interchangeable (a release build did).
 scalar!(f64, F64, F64, |a| a.to_bits(), |s| f64::from_bits(s), canonical: |v| {
-    if v.is_nan() {
-        f64::from_bits(CANONICAL_NAN_F64)
-    } else {
-        v
-    }
+    f64::from_bits(canonical_f64_bits(v.to_bits()))
 });
 scalar!(f32, F32, F32, |a| a.to_bits() as u64, |s| f32::from_bits(s as u32), canonical: |v| {
-    if v.is_nan() {
-        f32::from_bits(CANONICAL_NAN_F32)
-    } else {
-        v
-    }
+    let bits = v.to_bits();
+    f32::from_bits(if bits & 0x7fff_ffff > 0x7f80_0000 { CANONICAL_NAN_F32 } else { bits })
 });
+
+/// The bits of an f64 under the NaN policy: any NaN's bits become
+/// [`CANONICAL_NAN_F64`], every other value's are unchanged.
+#[inline(always)]
+pub fn canonical_f64_bits(bits: u64) -> u64 {
+    if bits & 0x7fff_ffff_ffff_ffff > 0x7ff0_0000_0000_0000 {
+        CANONICAL_NAN_F64
+    } else {
+        bits
+    }
+}
 scalar!(bool, Bool, Bool, |a| a as u64, |s| s != 0);
 
 /// Decodes a slot of port type `ty` into a value (scalars only).
