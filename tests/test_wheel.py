@@ -57,6 +57,19 @@ def test_the_release_wheel_is_abi3_and_runs_the_readme_example(tmp_path: Path) -
     assert out.splitlines()[1].startswith("0,16294208416658607535,607535,47,")
 
 
+def test_the_release_wheel_passes_the_equivalence_suites(tmp_path: Path) -> None:
+    # Release and debug builds have disagreed on floats before (operand order,
+    # NaN folding): the corner and random-program suites run on what users install.
+    wheel = build("wheel", tmp_path / "dist")
+    python = fresh_env(tmp_path / "env", wheel)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "pytest", "hypothesis"], check=True, timeout=1200)
+    suites = ["tests/testing/test_node_corners.py", "tests/testing/test_random_programs.py",
+              "tests/testing/test_failure_parity.py"]
+    run = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", *suites],
+                         cwd=ROOT, capture_output=True, text=True, timeout=3600)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+
+
 def test_the_sdist_builds_and_installs(tmp_path: Path) -> None:
     sdist = build("sdist", tmp_path / "dist")
     python = fresh_env(tmp_path / "env", sdist)
