@@ -18,20 +18,20 @@ from typing import Any
 from . import ast
 from .ast import Span
 from .catalog import NodeSpec, ParamSpec
-from .diagnostics import suggest_name
+from . import corerules
 from .irbuild import Port, const_arg
 from .lowering import (
-    ROUNDING_HINT,
     EnvEntry,
     LiteralEntry,
     LoweringCore,
     Plan,
     Scope,
     Value,
+    conversion_hint,
     literal_of,
 )
 from .modules import ModuleLoader, ResolvedModule
-from .types import FLOAT_TYPES, INTEGER_TYPES, LiteralTypeError, implicitly_converts, literal_to_const
+from .types import LiteralTypeError, literal_to_const
 
 
 class CallLowering(LoweringCore):
@@ -101,7 +101,7 @@ class CallLowering(LoweringCore):
         for arg in call.args:
             if arg.name is not None:
                 if arg.name not in names:
-                    guess = suggest_name(arg.name, list(names))
+                    guess = corerules.suggest(arg.name, names)
                     hint = f"did you mean '{guess}'?" if guess else f"signature: {signature}"
                     raise scope.file.error(
                         f"{what} has no parameter named '{arg.name}'", arg.name_span or call.span, hint
@@ -144,13 +144,11 @@ class CallLowering(LoweringCore):
         # Each IR argument: ("const", ConstIr) or ("wire", child position).
         layout: list[tuple[str, Any]] = []
         children: list[ast.Expr] = []
-        variadic_consts = 0
         for index, param in enumerate(params):
             if param.variadic:
                 for rest in extra:
                     if param.is_const:
                         layout.append(("const", self._const_argument(rest, param, spec, call, scope)))
-                        variadic_consts += 1
                     else:
                         layout.append(("wire", len(children)))
                         children.append(rest.value)
@@ -192,7 +190,7 @@ class CallLowering(LoweringCore):
                     port = self._literal_port(item, call.span, scope)
                     args.append(port.arg())
                     wire_types.append(port.type)
-            types = self._output_types(spec, wire_types, consts, variadic_consts)
+            types = self._output_types(spec, wire_types, consts, call.span, scope)
             return self._emit(spec.name, args, types, call.span, scope, inputs, what)
 
         return Plan(children, finish)
@@ -328,13 +326,12 @@ class CallLowering(LoweringCore):
 
     def _coerce_argument(self, port: Port, type_: str, span: Span, param: ast.Param, what: str,
                          caller: Scope, body: Scope) -> Port:
-        if port.type == type_ or port.type == "any" or implicitly_converts(port.type, type_):
+        if port.type == "any" or corerules.converts_implicitly(port.type, type_):
             return self._coerce(port, type_, span, "", body)
-        hint = ROUNDING_HINT if port.type in FLOAT_TYPES and type_ in INTEGER_TYPES else (
-            f"convert the argument explicitly, e.g. `... as {type_}`"
-        )
         raise caller.file.error(
-            f"argument '{param.name}' of {what} expects {type_} but the value is {port.type}", span, hint
+            f"argument '{param.name}' of {what} expects {type_} but the value is {port.type}",
+            span,
+            conversion_hint(port.type, type_),
         )
 
 

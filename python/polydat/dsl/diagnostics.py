@@ -9,13 +9,32 @@ describe tokens in "expected X but found Y" messages.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from ..errors import CompileError, Diagnostic
 from .ast import Span
 
-__all__ = ["SourceFile", "CompileError", "Diagnostic", "suggest_name", "edit_distance"]
+__all__ = ["SourceFile", "CompileError", "Diagnostic", "source_lines", "display_line"]
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines of a source text, by the project's one rule.
+
+    A line ends at ``\\n`` and nowhere else (``\\r``, ``\\x0c``, ``\\x85``,
+    ``\\u2028`` ... are ordinary characters, as they are to the lexer, which
+    counts lines the same way); one ``\\r`` before the ``\\n`` is dropped for
+    display. Line ``n`` of a diagnostic is ``source_lines(text)[n - 1]``.
+    """
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+
+
+def display_line(line: str) -> str:
+    """A source line safe to print: a lone surrogate shows as U+FFFD (same columns)."""
+    return _SURROGATES.sub("\ufffd", line) if _SURROGATES.search(line) else line
 
 
 @dataclass(eq=False)
@@ -25,6 +44,7 @@ class SourceFile:
     text: str
     path: str | None = None
     _line_starts: list[int] = field(init=False, repr=False)
+    _lines: list[str] | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         starts = [0]
@@ -43,14 +63,15 @@ class SourceFile:
 
     def line_text(self, line: int) -> str | None:
         """The text of 1-based ``line`` without its newline, or None if out of range."""
-        if line < 1 or line > len(self._line_starts):
+        if self._lines is None:
+            self._lines = source_lines(self.text)
+        if line < 1 or line > len(self._lines):
             return None
-        start = self._line_starts[line - 1]
-        end = self.text.find("\n", start)
-        text = self.text[start:] if end == -1 else self.text[start:end]
-        return text.rstrip("\r")
+        return self._lines[line - 1]
 
-    def diagnostic(self, message: str, span: Span | None, hint: str | None = None) -> Diagnostic:
+    def diagnostic(
+        self, message: str, span: Span | None, hint: str | None = None, severity: str = "error"
+    ) -> Diagnostic:
         """A diagnostic at ``span`` quoting this file's line."""
         line, col = (span.line, span.col) if span is not None else (0, 0)
         source_line = self.line_text(line) if line else None
@@ -62,47 +83,11 @@ class SourceFile:
             line=line,
             col=col,
             hint=hint,
-            source_line=source_line,
+            severity=severity,
+            source_line=display_line(source_line) if source_line is not None else None,
             path=self.path,
         )
 
     def error(self, message: str, span: Span | None, hint: str | None = None) -> CompileError:
         """A :class:`CompileError` at ``span`` (to be raised by the caller)."""
         return CompileError(self.diagnostic(message, span, hint))
-
-
-def edit_distance(a: str, b: str) -> int:
-    """Edit distance between two names (insert, delete, substitute, or swap two neighbours)."""
-    if a == b:
-        return 0
-    rows = [list(range(len(b) + 1))]
-    for i in range(1, len(a) + 1):
-        row = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            row[j] = min(rows[i - 1][j] + 1, row[j - 1] + 1, rows[i - 1][j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                row[j] = min(row[j], rows[i - 2][j - 2] + 1)
-        rows.append(row)
-    return rows[-1][-1]
-
-
-def suggest_name(name: str, candidates: list[str] | tuple[str, ...] | set[str]) -> str | None:
-    """The candidate closest to ``name`` if it is reasonably close, else None.
-
-    The tolerance grows with the name's length (1 edit for short names, up to
-    3 for long ones), like the Rust core's suggestion rule; a swap of two
-    neighbouring letters counts as one edit. Ties are broken alphabetically so
-    the answer is deterministic.
-    """
-    limit = max(1, min(3, (len(name) + 2) // 3))
-    best: tuple[int, str] | None = None
-    for candidate in candidates:
-        if candidate == name or candidate.startswith("__"):
-            continue
-        if abs(len(candidate) - len(name)) > limit:
-            continue
-        distance = edit_distance(name, candidate)
-        if distance <= limit and (best is None or (distance, candidate) < best):
-            best = (distance, candidate)
-    return best[1] if best else None

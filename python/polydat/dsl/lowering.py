@@ -17,7 +17,8 @@ from typing import Any
 from . import ast
 from .ast import Span
 from .catalog import Catalog, NodeSpec
-from .diagnostics import SourceFile, suggest_name
+from . import corerules
+from .diagnostics import SourceFile
 from .irbuild import GraphBuilder, Port, const_arg, node_wire
 from .types import (
     FLOAT_TYPES,
@@ -26,8 +27,6 @@ from .types import (
     UNSUPPORTED_TYPE_KEYWORDS,
     LiteralValue,
     canonical_type,
-    const_type,
-    implicitly_converts,
     literal_to_const,
     rust_f64_display,
 )
@@ -175,7 +174,7 @@ class LoweringCore:
             return canonical
         if word in UNSUPPORTED_TYPE_KEYWORDS:
             raise file.error(f"type '{word}' is not supported yet", span, f"supported types: {SUPPORTED_TYPES}")
-        guess = suggest_name(word, list(TYPE_KEYWORDS))
+        guess = corerules.suggest(word, list(TYPE_KEYWORDS))
         hint = f"did you mean '{guess}'?" if guess else f"types are: {SUPPORTED_TYPES}"
         raise file.error(f"unknown type '{word}'", span, hint)
 
@@ -184,7 +183,8 @@ class LoweringCore:
 
     def _literal_port(self, const: dict[str, Any], span: Span, scope: Scope) -> Port:
         index = self.graph.add_node(LITERAL_OP, [const_arg(const)], self._span(span, scope))
-        return Port(node_wire(index, 0), const_type(const), None)
+        (type_,) = corerules.output_types(LITERAL_OP, (), (const,))
+        return Port(node_wire(index, 0), type_, None)
 
     def _literal_value(self, const: dict[str, Any], span: Span, scope: Scope) -> Value:
         return Value((self._literal_port(const, span, scope),), span, "a literal")
@@ -223,32 +223,38 @@ class LoweringCore:
                 f"{purpose} needs node '{name}', which this build's catalog does not provide",
                 span,
             )
-        wire_types = [p.type for p in ports]
-        types = self._output_types(spec, wire_types, [], 0)
+        types = self._output_types(spec, [p.type for p in ports], (), span, scope)
         return self._emit(spec.name, [p.arg() for p in ports], types, span, scope, ports, f"'{spec.name}'")
 
     def _output_types(self, spec: NodeSpec, wire_types: Sequence[str], consts: Sequence[dict[str, Any]],
-                      variadic_consts: int) -> list[str]:
-        outputs = spec.outputs
-        if outputs.kind == "fixed":
-            return [t for _, t in outputs.ports]
-        if outputs.kind == "same_as_wire":
-            return [wire_types[outputs.index] if outputs.index < len(wire_types) else "any"]
-        if outputs.kind == "per_variadic_const":
-            return [outputs.type] * variadic_consts
-        if outputs.kind == "const_type":
-            return [const_type(consts[outputs.index]) if outputs.index < len(consts) else "any"]
-        return ["any"]
+                      span: Span, scope: Scope) -> tuple[str, ...]:
+        """The outputs' types of a call of ``spec``, by the core's rule.
+
+        A node the core does not know (a catalog that is not the core's) keeps
+        the port types its entry declares, when it declares them.
+        """
+        try:
+            return corerules.output_types(spec.name, wire_types, consts)
+        except corerules.UnknownToCore as exc:
+            if spec.outputs.kind == "fixed":
+                return tuple(t for _, t in spec.outputs.ports)
+            raise scope.file.error(f"cannot type the outputs of '{spec.name}': {exc}", span) from None
 
     def _coerce(self, port: Port, target: str, span: Span, what: str, scope: Scope) -> Port:
         """``port`` as a ``target`` value: unchanged, implicitly widened, or an error."""
         if target == "any" or port.type == target:
             return port
-        if port.type == "any" or implicitly_converts(port.type, target):
+        if port.type == "any" or corerules.converts_implicitly(port.type, target):
             return self._emit(
                 CAST_OP, [port.arg(), const_arg({"str": target})], [target], span, scope, [port], f"'{target}'"
             ).ports[0]
-        hint = ROUNDING_HINT if port.type in FLOAT_TYPES and target in INTEGER_TYPES else (
-            f"convert it explicitly, e.g. `... as {target}`"
-        )
-        raise scope.file.error(f"{what} but the value is {port.type}", span, hint)
+        raise scope.file.error(f"{what} but the value is {port.type}", span, conversion_hint(port.type, target))
+
+
+def conversion_hint(source: str, target: str) -> str:
+    """How to get a ``target`` from a ``source`` value the compiler does not convert by itself."""
+    if source in FLOAT_TYPES and target in INTEGER_TYPES:
+        return ROUNDING_HINT
+    if corerules.casts(source, target):
+        return f"convert it explicitly, e.g. `... as {target}`"
+    return f"there is no conversion from {source} to {target}"

@@ -11,7 +11,8 @@
   literal is folded to an f64 constant).
 * ``if``: ``select_str`` if a branch is str, else ``select_f64`` if one is f64,
   else ``select_u64``.
-* ``x as T``: a ``__cast`` node the core resolves; ``f64 as u64`` is an error.
+* ``x as T``: a ``__cast`` node the core resolves; a pair the core's cast table
+  lacks (``f64 as u64`` among them) is an error here, at the ``as``.
 
 A mixed u64 operand is passed as is; the Rust core inserts the widening
 adapter. Other types (i64, bool, ...) on an operator are an error naming both
@@ -21,7 +22,7 @@ every operand of the spine (upstream's flattening).
 
 from __future__ import annotations
 
-from . import ast
+from . import ast, corerules
 from .irbuild import Port, const_arg
 from .lowering import (
     CAST_OP,
@@ -181,6 +182,10 @@ class OperatorLowering(LoweringCore):
         if port.type in FLOAT_TYPES and target in INTEGER_TYPES:
             raise scope.file.error(
                 f"cannot cast {port.type} to {target} with 'as'", expr.span, ROUNDING_HINT
+            )
+        if port.type != "any" and not corerules.casts(port.type, target):
+            raise scope.file.error(
+                f"cannot cast {port.type} to {target}", expr.span, f"there is no conversion from {port.type} to {target}"
             )
         return self._emit(
             CAST_OP, [port.arg(), const_arg({"str": target})], [target], expr.span, scope, [port], f"'as {target}'"
