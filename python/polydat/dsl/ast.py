@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Union
+from typing import NamedTuple, Union
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Span:
-    """A 1-based source position."""
+class Span(NamedTuple):
+    """A 1-based source position (a tuple, so it orders and hashes as ``(line, col)``)."""
 
     line: int
     col: int
@@ -65,6 +64,14 @@ class StrLit:
     """A string literal with no interpolation (its escapes already decoded)."""
 
     value: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class BoolLit:
+    """``true`` or ``false`` (a bool)."""
+
+    value: bool
     span: Span
 
 
@@ -135,7 +142,7 @@ class IfExpr:
     block_form: bool = False
 
 
-Expr = Union[Name, IntLit, FloatLit, StrLit, ArrayLit, Call, BinOp, UnaryOp, Cast, IfExpr]
+Expr = Union[Name, IntLit, FloatLit, StrLit, BoolLit, ArrayLit, Call, BinOp, UnaryOp, Cast, IfExpr]
 
 
 def children(expr: Expr) -> tuple[Expr, ...]:
@@ -268,12 +275,19 @@ Statement = Union[InputDecl, ExternDecl, Binding, ModuleDef]
 
 @dataclass(frozen=True)
 class Program:
-    """A parsed source file."""
+    """A parsed source file.
+
+    When some statements did not parse, ``unparsed_names`` holds the names
+    they would have bound and ``unparsed_modules`` the modules they would have
+    defined, so that the binder does not report their readers a second time.
+    """
 
     statements: tuple[Statement, ...]
     source: str
     path: str | None = None
     bindings: tuple[Binding, ...] = field(default=(), repr=False)
+    unparsed_names: frozenset[str] = frozenset()
+    unparsed_modules: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if not self.bindings:

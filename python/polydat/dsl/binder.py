@@ -6,7 +6,8 @@ What it does, in order:
    collected in source order; a name declared twice is an error.
 2. Free-name inference. A name that is read but never bound becomes a
    coordinate input (u64), after the declared ones, in order of first use (or
-   an extern, when the caller says an outer scope provides it).
+   an extern, when the caller says an outer scope provides it). Each inferred
+   input is reported as a warning (an error with ``strict=True``).
 3. Dependency order. Bindings may be used before they are written; they are
    lowered in topological order (iteratively), and a cycle is an error naming
    the bindings on it.
@@ -18,25 +19,44 @@ What it does, in order:
    is a wire. Module calls are inlined.
 5. Outputs. Every named binding (and tuple target) is an output, in source
    order; module internals are not.
+
+Binding goes on after a statement fails: the error is recorded in the
+:class:`~polydat.dsl.diagnostics.Report`, the names the statement binds are
+marked failed (their readers fail quietly instead of cascading), and every
+error of the file is raised at the end as one ``CompileError``.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import ast
 from .ast import Span
+from . import corerules
 from .calls import CallLowering
 from .catalog import Catalog
-from .diagnostics import SourceFile
+from .diagnostics import Report, SourceFile
 from .irbuild import GraphBuilder, Port, input_wire, node_wire
-from .lowering import CAPTURE_OP, LITERAL_OP, LiteralEntry, Plan, Scope, Value, literal_of, render_array
+from .lexer import ABSENT_WORDS, RESERVED_WORDS
+from .lowering import (
+    CAPTURE_OP,
+    FAILED,
+    LITERAL_OP,
+    AlreadyReported,
+    LiteralEntry,
+    Plan,
+    Scope,
+    Value,
+    literal_of,
+    render_array,
+)
 from .modules import ModuleLoader, directory_of, module_table
 from .operators import OperatorLowering
-from .types import LiteralTypeError, LiteralValue, f64_bits, literal_to_const
+from .types import LiteralTypeError, f64_bits, literal_to_const
+from ..errors import CompileError, Diagnostic
 
 __all__ = ["Binder", "BoundProgram", "LiteralEntry", "Scope", "Value", "literal_of", "render_array", "LITERAL_OP"]
 
@@ -51,7 +71,9 @@ class BoundProgram:
     input and output name to where it was declared (or first used);
     ``internal_wires`` maps the prefixed internal names of inlined module
     bindings (``__m0_pos``) to their IR wires; ``docs`` holds ``///`` doc
-    comments by binding name.
+    comments by binding name; ``warnings`` are the warning diagnostics (one
+    per inferred input), in source order; ``inferred_inputs`` names the
+    coordinates inferred from free names, in IR order.
     """
 
     ir: dict[str, Any]
@@ -64,6 +86,8 @@ class BoundProgram:
     program: ast.Program
     internal_wires: dict[str, dict[str, Any]] = field(default_factory=dict)
     docs: dict[str, str] = field(default_factory=dict)
+    warnings: tuple[Diagnostic, ...] = ()
+    inferred_inputs: tuple[str, ...] = ()
 
     @property
     def coordinate_names(self) -> tuple[str, ...]:
@@ -83,19 +107,31 @@ class BoundProgram:
 
 
 class Binder(OperatorLowering, CallLowering):
-    """Binds one program (and the modules it calls) against a catalog."""
+    """Binds one program (and the modules it calls) against a catalog.
+
+    ``report`` collects every diagnostic; :meth:`bind` raises the errors
+    together at the end. ``strict=True`` makes an inferred input an error.
+    """
+
+    #: At most this many candidate names are compared for the suggestions of
+    #: inferred inputs in one program (a program reading thousands of free names
+    #: gets its first suggestions, not a quadratic bind).
+    SUGGESTION_BUDGET = 2_000_000
 
     def __init__(
         self,
         catalog: Catalog,
         *,
-        library_path: Iterable[str | os.PathLike[str]] = (),
+        library_path: Any = (),
         outer: Mapping[str, str] | None = None,
         source_path: str | None = None,
+        strict: bool = False,
     ):
         self.catalog = catalog
         self.loader = ModuleLoader(library_path, exclude=source_path)
         self.outer = dict(outer or {})
+        self.strict = strict
+        self.report = Report(source_path)
         self.graph = GraphBuilder()
         self.spans: dict[str, Span] = {}
         self.docs: dict[str, str] = {}
@@ -104,12 +140,22 @@ class Binder(OperatorLowering, CallLowering):
         self._active_modules: list[tuple[str | None, str]] = []
 
     def bind(self, program: ast.Program) -> BoundProgram:
-        """Bind ``program``; raises CompileError on the first problem found."""
+        """Bind ``program``; raises one CompileError carrying every error found."""
+        report = self.report
+        report.path = program.path
         file = SourceFile(program.source, program.path)
-        modules = module_table(program, file)
-        scope = Scope(file, {}, modules, directory_of(program.path))
+        try:
+            modules = module_table(program, file)
+        except CompileError as err:  # a duplicate definition: the first one is used
+            report.extend(err.diagnostics)
+            modules = {}
+            for definition in program.modules:
+                modules.setdefault(definition.name, definition)
+        scope = Scope(file, {}, modules, directory_of(program.path), failed_modules=program.unparsed_modules)
+        for name in program.unparsed_names:
+            scope.env[name] = FAILED
         coordinates, externs = self._declarations(program, scope)
-        self._free_names(program, scope, coordinates, externs)
+        inferred = self._free_names(program, scope, coordinates, externs)
         for name, type_, span in coordinates:
             index = self.graph.add_input(name, type_, "coordinate", span)
             scope.env[name] = Port(input_wire(index), type_, index)
@@ -118,8 +164,9 @@ class Binder(OperatorLowering, CallLowering):
             index = self.graph.add_input(name, type_, "extern", span, default)
             scope.env[name] = Port(input_wire(index), type_, None)
             self.spans[name] = span
-        bindings = list(program.bindings)
+        bindings = program.bindings
         produced = self._bind_bindings(bindings, scope, check_names=False)
+        report.raise_errors()
         output_types: dict[str, str] = {}
         for index in range(len(bindings)):
             for name, port, modifiers, span in produced.get(index, ()):
@@ -137,46 +184,75 @@ class Binder(OperatorLowering, CallLowering):
             program=program,
             internal_wires=dict(self.internal_wires),
             docs=dict(self.docs),
+            warnings=tuple(report.warnings),
+            inferred_inputs=tuple(inferred),
         )
 
     def _declarations(
         self, program: ast.Program, scope: Scope
     ) -> tuple[list[tuple[str, str, Span]], list[tuple[str, str, Span, dict[str, Any] | None]]]:
-        """Declared coordinates and externs; checks that no name is declared twice."""
+        """Declared coordinates and externs; reports names declared twice or reserved.
+
+        A binding target that clashes is left unowned (see :meth:`_bind_bindings`);
+        a declaration that fails leaves its name failed.
+        """
         file = scope.file
+        report = self.report
         declared: dict[str, tuple[str, Span]] = {}
 
-        def declare(name: str, what: str, span: Span) -> None:
+        def declare(name: str, what: str, span: Span) -> bool:
+            if name in RESERVED_WORDS:
+                report.add(_reserved_error(file, name, span))
+                return False
             if name in declared:
                 prior_what, prior_span = declared[name]
-                raise file.error(
+                report.add(file.diagnostic(
                     f"'{name}' is already {prior_what}",
                     span,
                     f"first declared at {prior_span}; every name is bound once",
-                )
+                ))
+                return False
             declared[name] = (what, span)
+            return True
 
         coordinates: list[tuple[str, str, Span]] = []
         externs: list[tuple[str, str, Span, dict[str, Any] | None]] = []
         for statement in program.statements:
             if isinstance(statement, ast.InputDecl):
-                declare(statement.name, "declared as an input", statement.span)
-                type_ = "u64"
-                if statement.type_name is not None:
-                    type_ = self._type(statement.type_name, statement.type_span or statement.span, file)
-                coordinates.append((statement.name, type_, statement.span))
+                if not declare(statement.name, "declared as an input", statement.span):
+                    continue
                 scope.origins[statement.name] = "an input"
+                try:
+                    type_ = "u64"
+                    if statement.type_name is not None:
+                        type_ = self._type(statement.type_name, statement.type_span or statement.span, file)
+                except CompileError as err:
+                    report.extend(err.diagnostics)
+                    scope.env[statement.name] = FAILED
+                    continue
+                coordinates.append((statement.name, type_, statement.span))
             elif isinstance(statement, ast.ExternDecl):
-                declare(statement.name, "declared as an extern", statement.span)
-                type_ = self._type(statement.type_name, statement.type_span, file)
-                default = self._extern_default(statement, type_, file)
-                externs.append((statement.name, type_, statement.span, default))
+                if not declare(statement.name, "declared as an extern", statement.span):
+                    continue
                 scope.origins[statement.name] = "an extern"
+                try:
+                    type_ = self._type(statement.type_name, statement.type_span, file)
+                except CompileError as err:
+                    report.extend(err.diagnostics)
+                    scope.env[statement.name] = FAILED
+                    continue
+                try:
+                    default = self._extern_default(statement, type_, file)
+                except CompileError as err:  # the extern still exists, without its default
+                    report.extend(err.diagnostics)
+                    default = None
+                externs.append((statement.name, type_, statement.span, default))
             elif isinstance(statement, ast.Binding):
                 for target in statement.targets:
                     if statement.tuple_form and target.name == "_":
                         continue
-                    declare(target.name, "bound", target.span)
+                    if not declare(target.name, "bound", target.span):
+                        scope.disowned.add(id(target))
         return coordinates, externs
 
     def _extern_default(self, decl: ast.ExternDecl, type_: str, file: SourceFile) -> dict[str, Any] | None:
@@ -184,8 +260,6 @@ class Binder(OperatorLowering, CallLowering):
         if default is None:
             return None
         literal = literal_of(default)
-        if literal is None and isinstance(default, ast.Name) and default.name in ("true", "false"):
-            literal = LiteralValue("bool", default.name == "true")
         if literal is None:
             raise file.error(
                 f"the default of extern '{decl.name}' must be a literal",
@@ -207,77 +281,152 @@ class Binder(OperatorLowering, CallLowering):
         scope: Scope,
         coordinates: list[tuple[str, str, Span]],
         externs: list[tuple[str, str, Span, dict[str, Any] | None]],
-    ) -> None:
-        """Append inferred inputs (names read, never bound) in order of first use."""
+    ) -> list[str]:
+        """Append inferred inputs (names read, never bound) in order of first use.
+
+        Each inferred coordinate is reported as a warning (an error when
+        strict) at its first use; the inferred coordinates' names are returned.
+        """
         known = {name for name, _, _ in coordinates} | {name for name, _, _, _ in externs}
+        known.update(scope.env)  # failed declarations and statements that did not parse
+        bound: list[str] = []
         for binding in program.bindings:
             for target in binding.targets:
-                known.add(target.name)
+                bound.append(target.name)
+        known.update(bound)
+        known.update(ABSENT_WORDS)  # reported at each read
+        inferred: list[str] = []
         inferred_externs: list[tuple[str, str, Span, dict[str, Any] | None]] = []
+        suggestions = corerules.NameIndex(
+            [*bound, *(name for name, _, _ in coordinates), *(name for name, _, _, _ in externs),
+             *scope.modules, *self.catalog.names()],
+            self.SUGGESTION_BUDGET,
+        )
         for binding in program.bindings:
             for ref in ast.iter_names(binding.value):
-                if ref.name in known:
+                name = ref.name
+                if name in known:
                     continue
-                known.add(ref.name)
-                if ref.name in self.outer:
-                    type_ = self._type(self.outer[ref.name], ref.span, scope.file)
-                    inferred_externs.append((ref.name, type_, ref.span, None))
-                    scope.origins[ref.name] = "an extern"
-                else:
-                    coordinates.append((ref.name, "u64", ref.span))
-                    scope.origins[ref.name] = "an input"
+                known.add(name)
+                if name in self.outer:
+                    try:
+                        type_ = self._type(self.outer[name], ref.span, scope.file)
+                    except CompileError as err:
+                        self.report.extend(err.diagnostics)
+                        scope.env[name] = FAILED
+                        continue
+                    inferred_externs.append((name, type_, ref.span, None))
+                    scope.origins[name] = "an extern"
+                    continue
+                guess = suggestions.closest(name)
+                if self.strict:
+                    hint = f"did you mean '{guess}'?" if guess else f"declare it (`input {name}`) or bind it"
+                    self.report.add(scope.file.diagnostic(
+                        f"'{name}' is not bound or declared (strict mode infers no inputs)", ref.span, hint
+                    ))
+                    scope.env[name] = FAILED
+                    continue
+                hint = f"did you mean '{guess}'?" if guess else f"declare it (`input {name}`) to make the input explicit"
+                self.report.add(scope.file.diagnostic(
+                    f"'{name}' is not bound or declared, so it becomes an input", ref.span, hint, severity="warning"
+                ))
+                coordinates.append((name, "u64", ref.span))
+                scope.origins[name] = "an input"
+                inferred.append(name)
         externs.extend(inferred_externs)
+        return inferred
 
     def _bind_bindings(
         self, bindings: Sequence[ast.Binding], scope: Scope, check_names: bool
     ) -> dict[int, list[tuple[str, Port, tuple[str, ...], Span]]]:
-        """Lower ``bindings`` in dependency order; returns the named ports per binding index."""
-        bound: dict[str, int] = {}
+        """Lower ``bindings`` in dependency order; returns the named ports per binding index.
+
+        A binding that fails is reported and its names are marked failed; the
+        others are bound all the same.
+        """
+        owner: dict[str, int] = {}
         for index, binding in enumerate(bindings):
             for target in binding.targets:
                 if binding.tuple_form and target.name == "_":
                     continue
-                if check_names:
-                    self._check_new_name(target, bound, bindings, scope)
-                bound.setdefault(target.name, index)
-        scope.names.update(bound, scope.env)
+                if check_names and not self._check_new_name(target, owner, bindings, scope):
+                    scope.disowned.add(id(target))
+                    continue
+                if id(target) in scope.disowned or target.name in scope.env:
+                    continue
+                owner.setdefault(target.name, index)
+        scope.names.update(owner, scope.env)
+        order, failed = self._dependency_order(bindings, owner, scope.file)
+        for index in failed:
+            self._fail_targets(bindings[index], scope, owner, index)
         produced: dict[int, list[tuple[str, Port, tuple[str, ...], Span]]] = {}
-        for index in self._dependency_order(bindings, bound, scope.file):
-            produced[index] = self._bind_one(bindings[index], scope)
+        top_level = scope.module is None
+        for index in order:
+            if index in failed:
+                continue
+            binding = bindings[index]
+            if top_level:
+                self.report.anchor = binding.span
+            try:
+                produced[index] = self._bind_one(binding, scope, owner, index)
+            except AlreadyReported:
+                self._fail_targets(binding, scope, owner, index)
+            except CompileError as err:
+                self.report.extend(err.diagnostics)
+                self._fail_targets(binding, scope, owner, index)
         return produced
 
+    @staticmethod
+    def _fail_targets(binding: ast.Binding, scope: Scope, owner: dict[str, int], index: int) -> None:
+        for target in binding.targets:
+            if owner.get(target.name) == index:
+                scope.env[target.name] = FAILED
+
     def _check_new_name(
-        self, target: ast.Target, bound: dict[str, int], bindings: Sequence[ast.Binding], scope: Scope
-    ) -> None:
-        if target.name in bound:
-            first = next(t for t in bindings[bound[target.name]].targets if t.name == target.name)
-            raise scope.file.error(
-                f"'{target.name}' is already bound", target.span, f"first bound at {first.span}"
-            )
+        self, target: ast.Target, owner: dict[str, int], bindings: Sequence[ast.Binding], scope: Scope
+    ) -> bool:
+        """Whether a module-body binding may bind ``target`` (else the clash is reported)."""
+        file = scope.file
+        if target.name in RESERVED_WORDS:
+            self.report.add(_reserved_error(file, target.name, target.span))
+            return False
+        if target.name in owner:
+            first = next(t for t in bindings[owner[target.name]].targets if t.name == target.name)
+            self.report.add(file.diagnostic(f"'{target.name}' is already bound", target.span,
+                                            f"first bound at {first.span}"))
+            return False
         if target.name in scope.env:
             origin = scope.origins.get(target.name, "declared")
-            raise scope.file.error(f"'{target.name}' is already {origin}", target.span)
+            self.report.add(file.diagnostic(f"'{target.name}' is already {origin}", target.span))
+            return False
+        return True
 
-    def _dependency_order(self, bindings: Sequence[ast.Binding], bound: dict[str, int], file: SourceFile) -> list[int]:
-        """Binding indices so that each comes after the bindings it reads (iterative DFS)."""
+    def _dependency_order(
+        self, bindings: Sequence[ast.Binding], owner: dict[str, int], file: SourceFile
+    ) -> tuple[list[int], set[int]]:
+        """Binding indices so that each comes after the bindings it reads (iterative DFS).
+
+        A cycle is reported once; the bindings on it are returned as failed.
+        """
         count = len(bindings)
         deps: list[list[tuple[int, str]]] = []
         for binding in bindings:
             seen: set[int] = set()
             edges: list[tuple[int, str]] = []
             for ref in ast.iter_names(binding.value):
-                index = bound.get(ref.name)
+                index = owner.get(ref.name)
                 if index is not None and index not in seen:
                     seen.add(index)
                     edges.append((index, ref.name))
             deps.append(edges)
         state = [0] * count  # 0 unvisited, 1 on the stack, 2 done
         order: list[int] = []
+        failed: set[int] = set()
         for root in range(count):
             if state[root]:
                 continue
             state[root] = 1
-            stack: list[tuple[int, str, Iterable[tuple[int, str]]]] = [
+            stack: list[tuple[int, str, Iterator[tuple[int, str]]]] = [
                 (root, _display_name(bindings[root]), iter(deps[root]))
             ]
             while stack:
@@ -290,21 +439,25 @@ class Binder(OperatorLowering, CallLowering):
                         pushed = True
                         break
                     if state[dep] == 1:
-                        raise self._cycle_error(stack, dep, via, bindings, file)
+                        start = next(i for i, entry in enumerate(stack) if entry[0] == dep)
+                        members = {entry[0] for entry in stack[start:]}
+                        if not members <= failed:
+                            self.report.extend(self._cycle_error(stack, dep, via, bindings, file).diagnostics)
+                            failed.update(members)
                 if not pushed:
                     state[node] = 2
                     order.append(node)
                     stack.pop()
-        return order
+        return order, failed
 
     @staticmethod
     def _cycle_error(
-        stack: list[tuple[int, str, Iterable[tuple[int, str]]]],
+        stack: list[tuple[int, str, Iterator[tuple[int, str]]]],
         dep: int,
         via: str,
         bindings: Sequence[ast.Binding],
         file: SourceFile,
-    ) -> Exception:
+    ) -> CompileError:
         start = next(i for i, entry in enumerate(stack) if entry[0] == dep)
         names = [entry[1] for entry in stack[start:]]
         names[0] = via
@@ -322,7 +475,9 @@ class Binder(OperatorLowering, CallLowering):
             "bindings form a dataflow graph; break the cycle with an input or extern",
         )
 
-    def _bind_one(self, binding: ast.Binding, scope: Scope) -> list[tuple[str, Port, tuple[str, ...], Span]]:
+    def _bind_one(self, binding: ast.Binding, scope: Scope, owner: dict[str, int],
+                  index: int) -> list[tuple[str, Port, tuple[str, ...], Span]]:
+        """Lower one binding; its names it owns (not a clashing duplicate) are bound."""
         file = scope.file
         if scope.module is not None and (binding.modifiers or binding.type_name):
             raise file.error(
@@ -362,6 +517,8 @@ class Binder(OperatorLowering, CallLowering):
                 )
             if "const" in binding.modifiers and isinstance(binding.value, ast.Name):
                 port = self._capture(port, target.span)
+            if owner.get(target.name) != index:
+                continue
             scope.env[target.name] = port
             if scope.module is None:
                 self.spans[target.name] = target.span
@@ -430,6 +587,9 @@ class Binder(OperatorLowering, CallLowering):
             return Plan((), lambda _: self._literal_value(const, expr.span, scope))
         if isinstance(expr, ast.Name):
             return Plan((), lambda _: self._name_value(expr, scope))
+        if isinstance(expr, ast.BoolLit):
+            const = {"bool": expr.value}
+            return Plan((), lambda _: self._literal_value(const, expr.span, scope))
         if isinstance(expr, ast.ArrayLit):
             if not is_root:
                 raise scope.file.error(
@@ -456,3 +616,11 @@ class Binder(OperatorLowering, CallLowering):
 
 def _display_name(binding: ast.Binding) -> str:
     return binding.targets[0].name
+
+
+def _reserved_error(file: SourceFile, name: str, span: Span) -> Diagnostic:
+    if name in ABSENT_WORDS:
+        return file.diagnostic(f"'{name}' is reserved and cannot be bound or declared", span,
+                               "Polydat has no absent-value literal; pick another name")
+    return file.diagnostic(f"'{name}' is a bool literal and cannot be bound or declared", span,
+                           "pick another name")

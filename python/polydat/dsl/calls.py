@@ -20,7 +20,9 @@ from .ast import Span
 from .catalog import NodeSpec, ParamSpec
 from . import corerules
 from .irbuild import Port, const_arg
+from .lexer import RESERVED_WORDS
 from .lowering import (
+    AlreadyReported,
     EnvEntry,
     LiteralEntry,
     LoweringCore,
@@ -60,6 +62,8 @@ class CallLowering(LoweringCore):
                     arg.value.span,
                     "bind it to a name first: `values := [1, 2, 3]`",
                 )
+        if name in scope.failed_modules and name not in scope.modules:
+            raise AlreadyReported(name)  # its definition did not parse
         definition = scope.modules.get(name)
         if definition is not None:
             module = ResolvedModule(definition, scope.file, scope.modules, scope.search_dir)
@@ -285,6 +289,8 @@ class CallLowering(LoweringCore):
             module=definition.name,
         )
         for param, entry, span in arguments:
+            if param.name in RESERVED_WORDS:
+                raise module.file.error(f"'{param.name}' is reserved and cannot name a parameter", param.span)
             body.origins[param.name] = f"a parameter of {what}"
             if param.type_name is None:
                 body.env[param.name] = entry

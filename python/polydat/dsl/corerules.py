@@ -26,7 +26,7 @@ from typing import Any
 
 from ..errors import PolydatError
 
-__all__ = ["suggest", "converts_implicitly", "casts", "output_types", "UnknownToCore"]
+__all__ = ["suggest", "NameIndex", "converts_implicitly", "casts", "output_types", "UnknownToCore"]
 
 #: The core never suggests a name more than this many edits away, so
 #: candidates whose length differs by more cannot be the answer; they are
@@ -51,6 +51,33 @@ def suggest(name: str, candidates: Iterable[str]) -> str | None:
         return None
     result: str | None = _core().suggest(name, near)
     return result
+
+
+class NameIndex:
+    """Many suggestion questions over one candidate list, with a bound on the work.
+
+    Candidates are indexed by length, so each question only sends those
+    within reach; once ``budget`` candidates have been compared in all, no
+    more suggestions are made (a program reading thousands of unknown names
+    gets suggestions for the first ones, not a quadratic compile).
+    """
+
+    def __init__(self, candidates: Iterable[str], budget: int):
+        self._by_length: dict[int, list[str]] = {}
+        for name in dict.fromkeys(candidates):
+            self._by_length.setdefault(len(name), []).append(name)
+        self._budget = budget
+
+    def closest(self, name: str) -> str | None:
+        """The candidate closest to ``name`` (the core's rule), or None."""
+        size = len(name)
+        reach = range(max(0, size - _MAX_SUGGESTION_EDITS), size + _MAX_SUGGESTION_EDITS + 1)
+        near = [c for n in reach for c in self._by_length.get(n, ())]
+        if not near or len(near) > self._budget:
+            return None
+        self._budget -= len(near)
+        result: str | None = _core().suggest(name, near)
+        return result
 
 
 @lru_cache(maxsize=2)

@@ -1,22 +1,24 @@
 """Source files and diagnostic construction for the DSL frontend.
 
-Every error the frontend raises is a :class:`polydat.errors.CompileError`
-carrying one :class:`polydat.errors.Diagnostic` with its line, column, hint,
-quoted source line and (for module files) path. This module holds the
-:class:`SourceFile` that knows how to quote its lines, plus small helpers that
-describe tokens in "expected X but found Y" messages.
+Every problem the frontend finds is a :class:`polydat.errors.Diagnostic` with
+its line, column, hint, quoted source line and (for module files) path;
+errors are raised together as one :class:`polydat.errors.CompileError`. This
+module holds :func:`source_lines` (the one rule for what a line is), the
+:class:`SourceFile` that quotes its lines, and the :class:`Report` that
+collects a compilation's diagnostics in source order.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..errors import CompileError, Diagnostic
 from .ast import Span
 
-__all__ = ["SourceFile", "CompileError", "Diagnostic", "source_lines", "display_line"]
+__all__ = ["SourceFile", "Report", "CompileError", "Diagnostic", "source_lines", "display_line"]
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -91,3 +93,57 @@ class SourceFile:
     def error(self, message: str, span: Span | None, hint: str | None = None) -> CompileError:
         """A :class:`CompileError` at ``span`` (to be raised by the caller)."""
         return CompileError(self.diagnostic(message, span, hint))
+
+
+class Report:
+    """The diagnostics of one compilation (errors and warnings), in source order.
+
+    A diagnostic in the program's own file sorts by its position; one in a
+    module file sorts at the program statement being bound when it was found
+    (:attr:`anchor`). The same diagnostic found twice (a module body called
+    from two places) is kept once.
+    """
+
+    def __init__(self, path: str | None = None) -> None:
+        self.path = path
+        self.anchor: Span | None = None
+        self._items: list[tuple[int, int, int, Diagnostic]] = []
+        self._seen: set[tuple[object, ...]] = set()
+
+    def add(self, diagnostic: Diagnostic) -> None:
+        """Record one diagnostic."""
+        key = (diagnostic.severity, diagnostic.message, diagnostic.line, diagnostic.col, diagnostic.path,
+               diagnostic.hint)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        if diagnostic.path == self.path or self.anchor is None:
+            line, col = diagnostic.line, diagnostic.col
+        else:
+            line, col = self.anchor
+        self._items.append((line, col, len(self._items), diagnostic))
+
+    def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
+        """Record several diagnostics (e.g. a CompileError's)."""
+        for diagnostic in diagnostics:
+            self.add(diagnostic)
+
+    def all(self) -> list[Diagnostic]:
+        """Every diagnostic, in source order."""
+        return [item[3] for item in sorted(self._items)]
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        """The errors, in source order."""
+        return [d for d in self.all() if d.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        """The warnings, in source order."""
+        return [d for d in self.all() if d.severity != "error"]
+
+    def raise_errors(self) -> None:
+        """Raise one CompileError carrying every error, if there is any."""
+        errors = self.errors
+        if errors:
+            raise CompileError(errors[0], tuple(errors[1:]))

@@ -20,6 +20,7 @@ from .catalog import Catalog, NodeSpec
 from . import corerules
 from .diagnostics import SourceFile
 from .irbuild import GraphBuilder, Port, const_arg, node_wire
+from .lexer import ABSENT_WORDS
 from .types import (
     FLOAT_TYPES,
     INTEGER_TYPES,
@@ -50,7 +51,29 @@ class LiteralEntry:
     span: Span
 
 
-EnvEntry = Port | LiteralEntry
+class Failed:
+    """The scope entry of a name whose binding or declaration failed (already reported)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "FAILED"
+
+
+FAILED = Failed()
+"""Readers of a failed name fail quietly (:class:`AlreadyReported`) instead of cascading."""
+
+
+class AlreadyReported(Exception):
+    """A lowering stopped at a name that failed earlier; nothing new to report."""
+
+
+EnvEntry = Port | LiteralEntry | Failed
+
+ABSENT_HINT = (
+    "Polydat has no absent-value literal: a value is absent (None) when an extern without a default "
+    "is not set, and `default_or(x, fallback)` replaces an absent x"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +114,10 @@ class Scope:
     literal_ports: dict[str, Port] = field(default_factory=dict)
     #: Every value name of this scope (bound or not yet lowered), for diagnostics.
     names: set[str] = field(default_factory=set)
+    #: Modules of this file whose definition did not parse (calls fail quietly).
+    failed_modules: frozenset[str] = frozenset()
+    #: Binding targets (by id) that clash with an earlier name; they bind nothing.
+    disowned: set[int] = field(default_factory=set)
 
 
 @dataclass(slots=True)
@@ -104,8 +131,9 @@ class Plan:
 def literal_of(expr: ast.Expr, env: Mapping[str, EnvEntry] | None = None) -> LiteralValue | None:
     """The compile-time literal ``expr`` denotes, if it is one.
 
-    Literals are numbers, non-interpolated strings, a negated number
-    (``-1.5``), and, inside a module, a parameter bound to a literal argument.
+    Literals are numbers, non-interpolated strings, ``true``/``false``, a
+    negated number (``-1.5``), and, inside a module, a parameter bound to a
+    literal argument.
     """
     if isinstance(expr, ast.IntLit):
         return LiteralValue("int", expr.value)
@@ -113,6 +141,8 @@ def literal_of(expr: ast.Expr, env: Mapping[str, EnvEntry] | None = None) -> Lit
         return LiteralValue("float", expr.value)
     if isinstance(expr, ast.StrLit):
         return LiteralValue("str", expr.value)
+    if isinstance(expr, ast.BoolLit):
+        return LiteralValue("bool", expr.value)
     if isinstance(expr, ast.UnaryOp) and expr.op == "-":
         inner = expr.operand
         if isinstance(inner, ast.IntLit):
@@ -142,6 +172,8 @@ def render_array(elements: Iterable[ast.Expr]) -> str:
             return prefix + text
         if isinstance(expr, ast.StrLit):
             return prefix + expr.value
+        if isinstance(expr, ast.BoolLit):
+            return prefix + ("true" if expr.value else "false")
         if isinstance(expr, ast.Name):
             return prefix + expr.name
         return prefix + "?"
@@ -191,7 +223,11 @@ class LoweringCore:
 
     def _name_value(self, expr: ast.Name, scope: Scope) -> Value:
         entry = scope.env.get(expr.name)
+        if entry is FAILED:
+            raise AlreadyReported(expr.name)
         if entry is None:
+            if expr.name in ABSENT_WORDS:
+                raise scope.file.error(f"'{expr.name}' is not a value", expr.span, ABSENT_HINT)
             if scope.module is not None:
                 raise scope.file.error(
                     f"'{expr.name}' is not a parameter or binding of module '{scope.module}'",

@@ -15,6 +15,13 @@ A call's ``(`` must follow its name on the same line, unless the parenthesised
 text that follows cannot be a destructuring target list (``(a, b) :=``): that
 is how ``x := y`` followed by ``(a, b) := f(x)`` on the next line stays two
 statements in a newline-insensitive language.
+
+A statement that does not parse is reported and skipped: parsing resumes at
+the next line that starts like a statement (``name :=``, a declaration, a
+tuple target list, a module definition), or after the closing ``}`` of a
+module definition that failed. The names the skipped statement would have
+bound are kept (``Program.unparsed_names``) so their readers are not reported
+again.
 """
 
 from __future__ import annotations
@@ -25,8 +32,9 @@ from . import ast
 from .ast import Span
 from .diagnostics import SourceFile
 from ..errors import CompileError
+from ..errors import Diagnostic
 from .interpolation import Placeholder, scan_segments
-from .lexer import HARD_KEYWORDS, Lexer, Token, TokenKind, describe_token
+from .lexer import BOOL_WORDS, HARD_KEYWORDS, Lexer, Token, TokenKind, describe_token
 
 #: Binary operator → precedence (higher binds tighter).
 BINARY_PRECEDENCE: dict[str, int] = {
@@ -121,6 +129,10 @@ class _Frame:
             self.operands.append(ast.BinOp(pending.op, left, right, pending.span))
 
 
+class _AlreadyReported(Exception):
+    """A statement failed at an ``ERROR`` token, whose lexical error is already reported."""
+
+
 class Parser:
     """Parses one source file (or an interpolated fragment of one)."""
 
@@ -129,6 +141,9 @@ class Parser:
         self.tokens = tokens
         self.pos = 0
         self.depth = interpolation_depth
+        self.diagnostics: list[Diagnostic] = []
+        self.unparsed_names: set[str] = set()
+        self.unparsed_modules: set[str] = set()
 
     # -- token access --------------------------------------------------------
 
@@ -149,8 +164,10 @@ class Parser:
         return self.file.error(message, span, hint)
 
     def expected(self, what: str, token: Token | None = None, hint: str | None = None) -> Exception:
-        """``expected WHAT but found TOKEN`` at the token."""
+        """``expected WHAT but found TOKEN`` at the token (nothing new at an ``ERROR`` token)."""
         token = token or self.peek()
+        if token.kind is TokenKind.ERROR:
+            return _AlreadyReported()
         return self.error(f"expected {what} but found {describe_token(token)}", token.span, hint)
 
     def expect_op(self, op: str, hint: str | None = None) -> Token:
@@ -172,11 +189,114 @@ class Parser:
     # -- program -------------------------------------------------------------
 
     def parse_program(self) -> list[ast.Statement]:
-        """Every statement up to end of input."""
+        """Every statement up to end of input; failures go to :attr:`diagnostics`."""
         statements: list[ast.Statement] = []
         while self.peek().kind is not TokenKind.EOF:
-            statements.extend(self.statement(in_module=None))
+            start = self.pos
+            try:
+                statements.extend(self.statement(in_module=None))
+            except (CompileError, _AlreadyReported) as failure:
+                if isinstance(failure, CompileError):
+                    self.diagnostics.extend(failure.diagnostics)
+                self._note_unparsed(start)
+                self.pos = self._resume_point(start)
         return statements
+
+    # -- recovery ------------------------------------------------------------
+
+    def _at(self, index: int) -> Token:
+        """Token ``index``, or EOF past the end."""
+        tokens = self.tokens
+        return tokens[index] if index < len(tokens) else tokens[-1]
+
+    def _note_unparsed(self, start: int) -> None:
+        """Remember what the statement starting at token ``start`` would have bound."""
+        at = self._at
+        i = start
+        while at(i).is_word(*MODIFIERS):
+            i += 1
+        first = at(i)
+        if first.is_word("input", "extern") and not at(i + 1).is_op(":="):
+            if at(i + 1).kind is TokenKind.IDENT:
+                self.unparsed_names.add(at(i + 1).text)
+            elif first.text == "input" and at(i + 1).is_op("("):
+                # input (a: T, b, ...): every name after '(' or ',' up to the ')'
+                j = i + 1
+                while at(j).is_op("(", ",") and at(j + 1).kind is TokenKind.IDENT:
+                    self.unparsed_names.add(at(j + 1).text)
+                    j += 2
+                    if at(j).is_op(":"):
+                        j += 2
+        elif first.kind is TokenKind.IDENT and at(i + 1).is_op(":=", ":"):
+            self.unparsed_names.add(first.text)
+        elif first.is_op("(") and self._looks_like_targets(i):
+            j = i + 1
+            while at(j).kind is TokenKind.IDENT:
+                self.unparsed_names.add(at(j).text)
+                j += 2 if at(j + 1).is_op(",") else 1
+        elif first.kind is TokenKind.IDENT and at(i + 1).is_op("(") and self._is_module_def_at(i):
+            self.unparsed_modules.add(first.text)
+
+    def _resume_point(self, start: int) -> int:
+        """Where to continue after the statement at ``start`` failed (always past ``start``)."""
+        at = self._at
+        first = at(start)
+        if first.kind is TokenKind.IDENT and at(start + 1).is_op("(") and self._is_module_def_at(start):
+            after = self._after_module_body(start)
+            if after is not None:
+                return after
+        last = len(self.tokens) - 1
+        i = start + 1
+        while i < last:
+            if at(i).line > at(i - 1).line and self._starts_statement(i):
+                return i
+            i += 1
+        return last
+
+    def _starts_statement(self, i: int) -> bool:
+        """Whether the tokens at ``i`` read like the start of a statement."""
+        at = self._at
+        token = at(i)
+        if token.is_op("("):
+            return self._looks_like_targets(i)
+        if token.kind is not TokenKind.IDENT:
+            return False
+        nxt = at(i + 1)
+        if token.text in MODIFIERS or token.text == "extern":
+            return nxt.kind is TokenKind.IDENT or nxt.is_op("(")
+        if token.text == "input" and not nxt.is_op(":="):
+            return nxt.kind is TokenKind.IDENT or nxt.is_op("(")
+        if token.text in HARD_KEYWORDS:
+            return False
+        if nxt.is_op(":="):
+            return True
+        if nxt.is_op(":"):
+            return i + 3 < len(self.tokens) and at(i + 2).kind is TokenKind.IDENT and at(i + 3).is_op(":=")
+        return nxt.is_op("(") and self._is_module_def_at(i)
+
+    def _after_module_body(self, start: int) -> int | None:
+        """The token after the ``}`` closing the body of the module defined at ``start``."""
+        at = self._at
+        i = self._matching_paren(start + 1)
+        if i is None or not at(i + 1).is_op("->"):
+            return None
+        i += 2
+        if at(i).is_op("("):
+            i = self._matching_paren(i)
+            if i is None:
+                return None
+        i += 1
+        if not (at(i).is_op(":=") and at(i + 1).is_op("{")):
+            return None
+        depth = 0
+        for j in range(i + 1, len(self.tokens)):
+            if at(j).is_op("{"):
+                depth += 1
+            elif at(j).is_op("}"):
+                depth -= 1
+                if depth == 0:
+                    return j + 1
+        return len(self.tokens) - 1
 
     def statement(self, in_module: str | None) -> list[ast.Statement]:
         """One statement (an ``input (a, b)`` tuple yields several declarations)."""
@@ -390,22 +510,28 @@ class Parser:
     # -- modules -------------------------------------------------------------
 
     def _is_module_def(self) -> bool:
-        """Whether ``name ( ... ) ->`` starts here (scans to the matching ')')."""
+        """Whether ``name ( ... ) ->`` starts here."""
+        return self._is_module_def_at(self.pos)
+
+    def _is_module_def_at(self, start: int) -> bool:
+        """Whether ``name ( ... ) ->`` starts at token ``start`` (scans to the matching ')')."""
+        close = self._matching_paren(start + 1)
+        return close is not None and self.tokens[close + 1].is_op("->")
+
+    def _matching_paren(self, open_index: int) -> int | None:
+        """The index of the ')' closing the '(' at ``open_index`` (None at end of input)."""
         tokens = self.tokens
         depth = 0
-        i = self.pos + 1
-        while i < len(tokens):
+        for i in range(open_index, len(tokens)):
             token = tokens[i]
-            if token.kind is TokenKind.EOF:
-                return False
-            if token.is_op("("):
-                depth += 1
-            elif token.is_op(")"):
-                depth -= 1
-                if depth == 0:
-                    return i + 1 < len(tokens) and tokens[i + 1].is_op("->")
-            i += 1
-        return False
+            if token.kind is TokenKind.OP:
+                if token.text == "(":
+                    depth += 1
+                elif token.text == ")":
+                    depth -= 1
+                    if depth == 0:
+                        return i
+        return None
 
     def _module_def(self) -> ast.ModuleDef:
         name = self.advance()
@@ -526,10 +652,15 @@ class Parser:
             raise self.expected("an expression", token)
         self.advance()
         nxt = self.peek()
+        if word in BOOL_WORDS:
+            if nxt.is_op("(") and nxt.line == token.line:
+                raise self.error(f"'{word}' is a bool literal and cannot be called", token.span)
+            frame.operands.append(ast.BoolLit(BOOL_WORDS[word], token.span))
+            return False
         if word == "if" and not nxt.is_op("("):
             stack.append(_Frame("if_cond", if_span=token.span))
             return True
-        if nxt.is_op("(") and (nxt.span.line == token.span.line or not self._looks_like_targets(self.pos)):
+        if nxt.is_op("(") and (nxt.line == token.line or not self._looks_like_targets(self.pos)):
             self.advance()
             if self.peek().is_op(")"):
                 self.advance()
@@ -670,7 +801,7 @@ class Parser:
         segments = scan_segments(text)
         if segments is None or not any(isinstance(s, Placeholder) for s in segments):
             return ast.StrLit(text, token.span)
-        offsets = token.char_offsets or ()
+        offsets = token.string_offsets()
         pieces: list[str] = []
         args: list[ast.Arg] = [ast.Arg(ast.StrLit("", token.span))]
         for segment in segments:
@@ -689,14 +820,17 @@ class Parser:
         body = text[hole.start:hole.end]
         if not body.strip():
             return None
+        lexer = Lexer(self.file, body, offsets[hole.start:hole.end])
+        tokens = lexer.tokenize()
+        if lexer.diagnostics:
+            return None
         try:
-            tokens = Lexer(self.file, body, offsets[hole.start:hole.end]).tokenize()
             sub = Parser(self.file, tokens, self.depth + 1)
             expr = sub.expression()
             if sub.peek().kind is not TokenKind.EOF:
                 return None
             return expr
-        except CompileError:
+        except (CompileError, _AlreadyReported):
             return None
 
 
@@ -708,8 +842,29 @@ _UNSUPPORTED_HINTS = {
 }
 
 
+def parse_recovering(file: SourceFile) -> tuple[ast.Program, list[Diagnostic]]:
+    """Parse a whole file, skipping statements that fail; returns the program and every error."""
+    lexer = Lexer(file)
+    tokens = lexer.tokenize()
+    parser = Parser(file, tokens)
+    statements = parser.parse_program()
+    program = ast.Program(
+        tuple(statements),
+        file.text,
+        file.path,
+        unparsed_names=frozenset(parser.unparsed_names),
+        unparsed_modules=frozenset(parser.unparsed_modules),
+    )
+    diagnostics = sorted(lexer.diagnostics + parser.diagnostics, key=lambda d: (d.line, d.col))
+    return program, diagnostics
+
+
 def parse_file(file: SourceFile) -> ast.Program:
-    """Parse a whole source file into a :class:`~polydat.dsl.ast.Program`."""
-    tokens = Lexer(file).tokenize()
-    statements = Parser(file, tokens).parse_program()
-    return ast.Program(tuple(statements), file.text, file.path)
+    """Parse a whole source file into a :class:`~polydat.dsl.ast.Program`.
+
+    Raises one CompileError carrying every lexical and syntax error found.
+    """
+    program, diagnostics = parse_recovering(file)
+    if diagnostics:
+        raise CompileError(diagnostics[0], tuple(diagnostics[1:]))
+    return program

@@ -83,9 +83,12 @@ class LiteralValue:
         return f"an integer literal {self.value}"
 
     def with_kind_for(self, target: str) -> LiteralValue:
-        """This literal re-expressed for a ``target`` typed slot (int into f64 becomes a float)."""
-        if target in FLOAT_TYPES and self.kind == "int":
+        """This literal re-expressed for a ``target`` typed slot (int into f64 becomes a float,
+        a bool into an integer or float slot becomes 0/1)."""
+        if target in FLOAT_TYPES and self.kind in ("int", "bool"):
             return LiteralValue("float", float(self.value))
+        if target in INTEGER_TYPES and self.kind == "bool":
+            return LiteralValue("int", int(bool(self.value)))
         return self
 
 
