@@ -2,10 +2,12 @@
 
 Every node carries the :class:`Span` (1-based line and column) of the token
 that best identifies it: a call's function name, an operator's token, a
-binding's (first) target name. Nodes are immutable dataclasses; the parser
-builds them and the binder reads them. Trees may be arbitrarily deep (a chain
-of 5000 ``+`` is a left-nested tree 5000 levels deep), so code walking them must
-be iterative (see :func:`iter_subexpressions`).
+binding's (first) target name. Nodes are dataclasses the parser builds and
+the binder reads; nothing modifies one after construction (they are not
+frozen only because frozen dataclasses cost three times as much to build,
+and a program may have millions of nodes). Trees may be arbitrarily deep (a
+chain of 5000 ``+`` is a left-nested tree 5000 levels deep), so code walking
+them must be iterative (see :func:`iter_subexpressions`).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ class Span(NamedTuple):
 # Expressions
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Name:
     """A reference to a binding, input, extern or module parameter."""
 
@@ -41,7 +43,7 @@ class Name:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class IntLit:
     """An integer literal (always a u64; SI-suffixed integral values included)."""
 
@@ -50,7 +52,7 @@ class IntLit:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FloatLit:
     """A floating-point literal (an f64)."""
 
@@ -59,7 +61,7 @@ class FloatLit:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StrLit:
     """A string literal with no interpolation (its escapes already decoded)."""
 
@@ -67,7 +69,7 @@ class StrLit:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BoolLit:
     """``true`` or ``false`` (a bool)."""
 
@@ -75,7 +77,7 @@ class BoolLit:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ArrayLit:
     """``[e, ...]``: a string-valued literal list (binding position only)."""
 
@@ -83,7 +85,7 @@ class ArrayLit:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Arg:
     """One call argument, positional (``name is None``) or named (``name: value``)."""
 
@@ -92,7 +94,7 @@ class Arg:
     name_span: Span | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Call:
     """``func(args...)``. ``interpolated`` marks the printf a string desugared to."""
 
@@ -102,7 +104,7 @@ class Call:
     interpolated: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BinOp:
     """``left op right``; ``span`` is the operator token's."""
 
@@ -112,7 +114,7 @@ class BinOp:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UnaryOp:
     """Prefix ``-`` or ``!``; ``span`` is the operator token's."""
 
@@ -121,7 +123,7 @@ class UnaryOp:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Cast:
     """``operand as type_name``; ``span`` is the ``as`` keyword's."""
 
@@ -131,7 +133,7 @@ class Cast:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class IfExpr:
     """``if(cond, then, else)`` or the block form (desugared to the same node)."""
 
@@ -143,6 +145,7 @@ class IfExpr:
 
 
 Expr = Union[Name, IntLit, FloatLit, StrLit, BoolLit, ArrayLit, Call, BinOp, UnaryOp, Cast, IfExpr]
+_LITERALS = frozenset({IntLit, FloatLit, StrLit, BoolLit})
 
 
 def children(expr: Expr) -> tuple[Expr, ...]:
@@ -190,6 +193,25 @@ def iter_names(expr: Expr) -> Iterator[Name]:
                 stack.extend(reversed(kids))
 
 
+def names_read(expr: Expr) -> list[Name]:
+    """The names ``expr`` reads, as :func:`iter_names` yields them (a list, fast for leaves and flat calls)."""
+    kind = type(expr)
+    if kind is Name:
+        return [expr]  # type: ignore[list-item]
+    if kind is Call:
+        names: list[Name] = []
+        for arg in expr.args:  # type: ignore[union-attr]
+            value = arg.value
+            if type(value) is Name:
+                names.append(value)  # type: ignore[arg-type]
+            elif type(value) not in _LITERALS:
+                return list(iter_names(expr))
+        return names
+    if kind in _LITERALS:
+        return []
+    return list(iter_names(expr))
+
+
 def expr_span(expr: Expr) -> Span:
     """The span of the leftmost token of ``expr`` (where a reader's eye starts)."""
     node = expr
@@ -206,7 +228,7 @@ def expr_span(expr: Expr) -> Span:
 # Statements
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class InputDecl:
     """``input name[: type]`` (the tuple form yields one of these per name)."""
 
@@ -216,7 +238,7 @@ class InputDecl:
     type_span: Span | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ExternDecl:
     """``extern name: type [= default]``."""
 
@@ -227,7 +249,7 @@ class ExternDecl:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Target:
     """One name bound by a binding (``_`` in a tuple discards that output)."""
 
@@ -235,7 +257,7 @@ class Target:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Binding:
     """``[modifiers] name[: type] := value`` or ``[modifiers] (a, b) := value``."""
 
@@ -249,7 +271,7 @@ class Binding:
     doc: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Param:
     """A module parameter or output: ``name[: type]``."""
 
@@ -258,7 +280,7 @@ class Param:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ModuleDef:
     """``name(params) -> (outputs) := { body }``."""
 

@@ -50,6 +50,7 @@ from .lowering import (
     Plan,
     Scope,
     Value,
+    literal_const,
     literal_of,
     render_array,
 )
@@ -138,6 +139,8 @@ class Binder(OperatorLowering, CallLowering):
         self.internal_wires: dict[str, dict[str, Any]] = {}
         self._module_count = 0
         self._active_modules: list[tuple[str | None, str]] = []
+        self._wire_only_nodes: dict[str, bool] = {}
+        self._flat_nodes: dict[str, Any] = {}
 
     def bind(self, program: ast.Program) -> BoundProgram:
         """Bind ``program``; raises one CompileError carrying every error found."""
@@ -154,8 +157,11 @@ class Binder(OperatorLowering, CallLowering):
         scope = Scope(file, {}, modules, directory_of(program.path), failed_modules=program.unparsed_modules)
         for name in program.unparsed_names:
             scope.env[name] = FAILED
-        coordinates, externs = self._declarations(program, scope)
-        inferred = self._free_names(program, scope, coordinates, externs)
+        owner: dict[str, int] = {}
+        coordinates, externs = self._declarations(program, scope, owner)
+        bindings = program.bindings
+        reads = [ast.names_read(binding.value) for binding in bindings]
+        inferred = self._free_names(reads, owner, scope, coordinates, externs)
         for name, type_, span in coordinates:
             index = self.graph.add_input(name, type_, "coordinate", span)
             scope.env[name] = Port(input_wire(index), type_, index)
@@ -164,13 +170,13 @@ class Binder(OperatorLowering, CallLowering):
             index = self.graph.add_input(name, type_, "extern", span, default)
             scope.env[name] = Port(input_wire(index), type_, None)
             self.spans[name] = span
-        bindings = program.bindings
-        produced = self._bind_bindings(bindings, scope, check_names=False)
+        produced = self._bind_bindings(bindings, scope, check_names=False, reads=reads, owner=owner)
         report.raise_errors()
         output_types: dict[str, str] = {}
+        add_output = self.graph.add_output
         for index in range(len(bindings)):
             for name, port, modifiers, span in produced.get(index, ()):
-                self.graph.add_output(name, port.wire, modifiers, span)
+                add_output(name, port.wire, modifiers, span)
                 output_types[name] = port.type
         ir = self.graph.to_json()
         return BoundProgram(
@@ -189,12 +195,13 @@ class Binder(OperatorLowering, CallLowering):
         )
 
     def _declarations(
-        self, program: ast.Program, scope: Scope
+        self, program: ast.Program, scope: Scope, owner: dict[str, int]
     ) -> tuple[list[tuple[str, str, Span]], list[tuple[str, str, Span, dict[str, Any] | None]]]:
         """Declared coordinates and externs; reports names declared twice or reserved.
 
-        A binding target that clashes is left unowned (see :meth:`_bind_bindings`);
-        a declaration that fails leaves its name failed.
+        ``owner`` is filled with the index (in ``program.bindings``) of the
+        binding that binds each name; a binding target that clashes is left
+        unowned, and a declaration that fails leaves its name failed.
         """
         file = scope.file
         report = self.report
@@ -217,6 +224,8 @@ class Binder(OperatorLowering, CallLowering):
 
         coordinates: list[tuple[str, str, Span]] = []
         externs: list[tuple[str, str, Span, dict[str, Any] | None]] = []
+        failed = scope.env  # only failed names so far
+        index = -1
         for statement in program.statements:
             if isinstance(statement, ast.InputDecl):
                 if not declare(statement.name, "declared as an input", statement.span):
@@ -247,12 +256,21 @@ class Binder(OperatorLowering, CallLowering):
                     report.extend(err.diagnostics)
                     default = None
                 externs.append((statement.name, type_, statement.span, default))
-            elif isinstance(statement, ast.Binding):
+            elif type(statement) is ast.Binding:
+                index += 1
                 for target in statement.targets:
-                    if statement.tuple_form and target.name == "_":
+                    name = target.name
+                    if name not in declared and name not in RESERVED_WORDS:  # the usual case, inline
+                        declared[name] = ("bound", target.span)
+                        if name not in failed:
+                            owner[name] = index
                         continue
-                    if not declare(target.name, "bound", target.span):
+                    if statement.tuple_form and name == "_":
+                        continue
+                    if not declare(name, "bound", target.span):
                         scope.disowned.add(id(target))
+                    elif name not in failed:
+                        owner[name] = index
         return coordinates, externs
 
     def _extern_default(self, decl: ast.ExternDecl, type_: str, file: SourceFile) -> dict[str, Any] | None:
@@ -277,7 +295,8 @@ class Binder(OperatorLowering, CallLowering):
 
     def _free_names(
         self,
-        program: ast.Program,
+        reads: list[list[ast.Name]],
+        owner: dict[str, int],
         scope: Scope,
         coordinates: list[tuple[str, str, Span]],
         externs: list[tuple[str, str, Span, dict[str, Any] | None]],
@@ -287,23 +306,20 @@ class Binder(OperatorLowering, CallLowering):
         Each inferred coordinate is reported as a warning (an error when
         strict) at its first use; the inferred coordinates' names are returned.
         """
-        known = {name for name, _, _ in coordinates} | {name for name, _, _, _ in externs}
+        known = set(owner)
+        known.update(name for name, _, _ in coordinates)
+        known.update(name for name, _, _, _ in externs)
         known.update(scope.env)  # failed declarations and statements that did not parse
-        bound: list[str] = []
-        for binding in program.bindings:
-            for target in binding.targets:
-                bound.append(target.name)
-        known.update(bound)
         known.update(ABSENT_WORDS)  # reported at each read
         inferred: list[str] = []
         inferred_externs: list[tuple[str, str, Span, dict[str, Any] | None]] = []
         suggestions = corerules.NameIndex(
-            [*bound, *(name for name, _, _ in coordinates), *(name for name, _, _, _ in externs),
-             *scope.modules, *self.catalog.names()],
+            lambda: [*owner, *(name for name, _, _ in coordinates), *(name for name, _, _, _ in externs),
+                     *scope.modules, *self.catalog.names()],
             self.SUGGESTION_BUDGET,
         )
-        for binding in program.bindings:
-            for ref in ast.iter_names(binding.value):
+        for refs in reads:
+            for ref in refs:
                 name = ref.name
                 if name in known:
                     continue
@@ -337,26 +353,31 @@ class Binder(OperatorLowering, CallLowering):
         return inferred
 
     def _bind_bindings(
-        self, bindings: Sequence[ast.Binding], scope: Scope, check_names: bool
+        self, bindings: Sequence[ast.Binding], scope: Scope, check_names: bool,
+        reads: list[list[ast.Name]] | None = None, owner: dict[str, int] | None = None,
     ) -> dict[int, list[tuple[str, Port, tuple[str, ...], Span]]]:
         """Lower ``bindings`` in dependency order; returns the named ports per binding index.
 
-        A binding that fails is reported and its names are marked failed; the
-        others are bound all the same.
+        ``owner`` (name -> index of the binding that binds it) is computed
+        here unless the caller has it. A binding that fails is reported and
+        its names are marked failed; the others are bound all the same.
         """
-        owner: dict[str, int] = {}
-        for index, binding in enumerate(bindings):
-            for target in binding.targets:
-                if binding.tuple_form and target.name == "_":
-                    continue
-                if check_names and not self._check_new_name(target, owner, bindings, scope):
-                    scope.disowned.add(id(target))
-                    continue
-                if id(target) in scope.disowned or target.name in scope.env:
-                    continue
-                owner.setdefault(target.name, index)
+        if owner is None:
+            owner = {}
+            for index, binding in enumerate(bindings):
+                for target in binding.targets:
+                    if binding.tuple_form and target.name == "_":
+                        continue
+                    if check_names and not self._check_new_name(target, owner, bindings, scope):
+                        scope.disowned.add(id(target))
+                        continue
+                    if id(target) in scope.disowned or target.name in scope.env:
+                        continue
+                    owner.setdefault(target.name, index)
         scope.names.update(owner, scope.env)
-        order, failed = self._dependency_order(bindings, owner, scope.file)
+        if reads is None:
+            reads = [ast.names_read(binding.value) for binding in bindings]
+        order, failed = self._dependency_order(bindings, reads, owner, scope.file)
         for index in failed:
             self._fail_targets(bindings[index], scope, owner, index)
         produced: dict[int, list[tuple[str, Port, tuple[str, ...], Span]]] = {}
@@ -402,23 +423,31 @@ class Binder(OperatorLowering, CallLowering):
         return True
 
     def _dependency_order(
-        self, bindings: Sequence[ast.Binding], owner: dict[str, int], file: SourceFile
+        self, bindings: Sequence[ast.Binding], reads: list[list[ast.Name]], owner: dict[str, int],
+        file: SourceFile,
     ) -> tuple[list[int], set[int]]:
         """Binding indices so that each comes after the bindings it reads (iterative DFS).
 
-        A cycle is reported once; the bindings on it are returned as failed.
+        Source order, when every binding reads only earlier ones (the usual
+        case, checked in one pass). A cycle is reported once; the bindings on
+        it are returned as failed.
         """
         count = len(bindings)
         deps: list[list[tuple[int, str]]] = []
-        for binding in bindings:
+        backwards = True
+        for position, refs in enumerate(reads):
             seen: set[int] = set()
             edges: list[tuple[int, str]] = []
-            for ref in ast.iter_names(binding.value):
+            for ref in refs:
                 index = owner.get(ref.name)
                 if index is not None and index not in seen:
                     seen.add(index)
                     edges.append((index, ref.name))
+                    if index >= position:
+                        backwards = False
             deps.append(edges)
+        if backwards:
+            return list(range(count)), set()
         state = [0] * count  # 0 unvisited, 1 on the stack, 2 done
         order: list[int] = []
         failed: set[int] = set()
@@ -478,6 +507,21 @@ class Binder(OperatorLowering, CallLowering):
     def _bind_one(self, binding: ast.Binding, scope: Scope, owner: dict[str, int],
                   index: int) -> list[tuple[str, Port, tuple[str, ...], Span]]:
         """Lower one binding; its names it owns (not a clashing duplicate) are bound."""
+        if not binding.modifiers and binding.type_name is None and not binding.tuple_form:
+            # `name := value`, the usual binding.
+            value = self._lower(binding.value, scope)
+            target = binding.targets[0]
+            port = value.ports[0] if len(value.ports) == 1 else value.single(scope, f"bound to '{target.name}'")
+            if owner.get(target.name) != index:
+                return []
+            scope.env[target.name] = port
+            if scope.module is not None:
+                self.internal_wires[scope.prefix + target.name] = port.wire
+                return []
+            self.spans[target.name] = target.span
+            if binding.doc:
+                self.docs[target.name] = binding.doc
+            return [(target.name, port, (), target.span)]
         file = scope.file
         if scope.module is not None and (binding.modifiers or binding.type_name):
             raise file.error(
@@ -501,6 +545,8 @@ class Binder(OperatorLowering, CallLowering):
                         f"bind at most {have} name{'s' if have != 1 else ''}",
                     )
                 ports = list(zip(targets, value.ports))
+            elif len(value.ports) == 1:
+                ports = [(binding.targets[0], value.ports[0])]
             else:
                 ports = [(binding.targets[0], value.single(scope, f"bound to '{binding.targets[0].name}'"))]
         produced = []
@@ -556,12 +602,36 @@ class Binder(OperatorLowering, CallLowering):
         return self._coerce(port, type_, value.span, f"'{target.name}' is declared {type_}", scope)
 
     def _lower(self, root: ast.Expr, scope: Scope) -> Value:
-        """Lower ``root`` to IR nodes (children first) with an explicit work stack."""
+        """Lower ``root`` to IR nodes (children first) with an explicit work stack.
+
+        Leaves (names and literals) are lowered where they are met; only
+        compound expressions get a :class:`Plan` and a place on the stack.
+        """
+        leaf = self._leaf(root, scope)
+        if leaf is not None:
+            return leaf
+        if type(root) is ast.Call:
+            flat = self._flat_call(root, scope)  # type: ignore[arg-type]
+            if flat is not None:
+                return flat
+        plan = self._plan(root, scope, True)
+        children = plan.children
+        for child in children:
+            if type(child) not in _LEAVES:
+                break
+        else:  # a call of names and literals (the usual binding): no stack needed
+            return plan.finish([self._leaf(child, scope) for child in children])  # type: ignore[misc]
         results: list[Value] = []
-        work: list[tuple[ast.Expr, Plan | None]] = [(root, None)]
+        work: list[tuple[ast.Expr, Plan | None]] = [(root, plan)]
+        for child in reversed(children):
+            work.append((child, None))
         while work:
             expr, plan = work.pop()
             if plan is None:
+                leaf = self._leaf(expr, scope)
+                if leaf is not None:
+                    results.append(leaf)
+                    continue
                 plan = self._plan(expr, scope, expr is root)
                 if plan.children:
                     work.append((expr, plan))
@@ -576,42 +646,48 @@ class Binder(OperatorLowering, CallLowering):
             results.append(plan.finish(args))
         return results[0]
 
+    def _leaf(self, expr: ast.Expr, scope: Scope) -> Value | None:
+        """The value of a name or literal leaf; None for any other expression."""
+        kind = type(expr)
+        if kind is ast.Name:
+            return self._name_value(expr, scope)  # type: ignore[arg-type]
+        if kind in _LEAF_LITERALS:
+            return self._literal_value(literal_const(expr), expr.span, scope)  # type: ignore[arg-type]
+        return None
+
     def _plan(self, expr: ast.Expr, scope: Scope, is_root: bool) -> Plan:
-        if isinstance(expr, ast.UnaryOp) and expr.op == "-" and isinstance(expr.operand, (ast.IntLit, ast.FloatLit)):
-            # A negated number is an f64 constant (upstream folds it the same way).
-            negative = {"f64": f64_bits(-float(expr.operand.value))}
-            return Plan((), lambda _: self._literal_value(negative, expr.span, scope))
-        literal = literal_of(expr)
-        if literal is not None:
-            const = literal_to_const(literal, "any")
-            return Plan((), lambda _: self._literal_value(const, expr.span, scope))
-        if isinstance(expr, ast.Name):
-            return Plan((), lambda _: self._name_value(expr, scope))
-        if isinstance(expr, ast.BoolLit):
-            const = {"bool": expr.value}
-            return Plan((), lambda _: self._literal_value(const, expr.span, scope))
-        if isinstance(expr, ast.ArrayLit):
+        kind = type(expr)
+        if kind is ast.Call:
+            return self._plan_call(expr, scope)  # type: ignore[arg-type]
+        if kind is ast.BinOp:
+            if expr.op == "+":  # type: ignore[union-attr]
+                return self._plan_sum(expr, scope)  # type: ignore[arg-type]
+            return Plan((expr.left, expr.right), lambda v: self._binary(expr, v[0], v[1], scope))  # type: ignore
+        if kind is ast.UnaryOp:
+            operand = expr.operand  # type: ignore[union-attr]
+            if expr.op == "-" and type(operand) in (ast.IntLit, ast.FloatLit):  # type: ignore[union-attr]
+                # A negated number is an f64 constant (upstream folds it the same way).
+                negative = {"f64": f64_bits(-float(operand.value))}
+                return Plan((), lambda _: self._literal_value(negative, expr.span, scope))
+            return Plan((operand,), lambda v: self._unary(expr, v[0], scope))  # type: ignore[arg-type]
+        if kind is ast.Cast:
+            return Plan((expr.operand,), lambda v: self._cast(expr, v[0], scope))  # type: ignore
+        if kind is ast.IfExpr:
+            return Plan((expr.cond, expr.then, expr.otherwise), lambda v: self._select(expr, v, scope))  # type: ignore
+        if kind is ast.ArrayLit:
             if not is_root:
                 raise scope.file.error(
                     "an array literal can only be bound directly to a name",
                     expr.span,
                     "bind it first (`values := [1, 2, 3]`) and convert it where needed (str_to_vec_i32, ...)",
                 )
-            text = render_array(expr.elements)
+            text = render_array(expr.elements)  # type: ignore[union-attr]
             return Plan((), lambda _: self._literal_value({"str": text}, expr.span, scope))
-        if isinstance(expr, ast.BinOp):
-            if expr.op == "+":
-                return self._plan_sum(expr, scope)
-            return Plan((expr.left, expr.right), lambda v: self._binary(expr, v[0], v[1], scope))
-        if isinstance(expr, ast.UnaryOp):
-            return Plan((expr.operand,), lambda v: self._unary(expr, v[0], scope))
-        if isinstance(expr, ast.Cast):
-            return Plan((expr.operand,), lambda v: self._cast(expr, v[0], scope))
-        if isinstance(expr, ast.IfExpr):
-            return Plan((expr.cond, expr.then, expr.otherwise), lambda v: self._select(expr, v, scope))
-        if isinstance(expr, ast.Call):
-            return self._plan_call(expr, scope)
         raise AssertionError(f"unhandled expression {expr!r}")
+
+
+_LEAF_LITERALS = frozenset({ast.IntLit, ast.FloatLit, ast.StrLit, ast.BoolLit})
+_LEAVES = _LEAF_LITERALS | {ast.Name}
 
 
 def _display_name(binding: ast.Binding) -> str:

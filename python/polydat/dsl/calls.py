@@ -30,9 +30,13 @@ from .lowering import (
     Scope,
     Value,
     conversion_hint,
+    literal_const,
     literal_of,
 )
 from .modules import ModuleLoader, ResolvedModule
+
+_LITERALS = frozenset({ast.IntLit, ast.FloatLit, ast.StrLit, ast.BoolLit})
+_UNKNOWN = object()
 from .types import LiteralTypeError, literal_to_const
 
 
@@ -44,6 +48,8 @@ class CallLowering(LoweringCore):
 
     loader: ModuleLoader
     internal_wires: dict[str, dict[str, Any]]
+    _wire_only_nodes: dict[str, bool]
+    _flat_nodes: dict[str, NodeSpec | None | object]
     _module_count: int
     _active_modules: list[tuple[str | None, str]]
 
@@ -56,7 +62,7 @@ class CallLowering(LoweringCore):
                 "write `if(cond, then, else)` or `if cond { then } else { else }`",
             )
         for arg in call.args:
-            if isinstance(arg.value, ast.ArrayLit):
+            if type(arg.value) is ast.ArrayLit:
                 raise scope.file.error(
                     "an array literal cannot be passed as an argument",
                     arg.value.span,
@@ -138,8 +144,15 @@ class CallLowering(LoweringCore):
         return assigned, extra
 
     def _plan_node_call(self, call: ast.Call, spec: NodeSpec, scope: Scope) -> Plan:
-        what = f"'{call.func}'"
         params = spec.params
+        args = call.args
+        if len(args) == len(params) and self._wire_only(spec):
+            for arg in args:
+                if arg.name is not None:
+                    break
+            else:
+                return self._plan_wire_call(call, spec, scope)
+        what = f"'{call.func}'"
         variadic_last = bool(params) and params[-1].variadic
         assigned, extra = self._match_arguments(
             call, [p.name for p in params], variadic_last, what, spec.signature, scope
@@ -198,6 +211,73 @@ class CallLowering(LoweringCore):
             return self._emit(spec.name, args, types, call.span, scope, inputs, what)
 
         return Plan(children, finish)
+
+    def _flat_call(self, call: ast.Call, scope: Scope) -> Value | None:
+        """A call of a wires-only library node on names and literals, lowered in one step.
+
+        None when the call is anything else (a module, a constant parameter,
+        a named argument, an operand that is not a plain wire ...): the
+        general lowering handles it, with its diagnostics. Nothing is emitted
+        before the call is known to qualify.
+        """
+        name = call.func
+        spec = self._flat_nodes.get(name, _UNKNOWN)
+        if spec is _UNKNOWN:
+            found = self.catalog.lookup(name)
+            spec = found if found is not None and self._wire_only(found) else None
+            self._flat_nodes[name] = spec
+        if spec is None or name in scope.modules or name in scope.failed_modules:
+            return None
+        args = call.args
+        if len(args) != len(spec.params):  # type: ignore[union-attr]
+            return None
+        env = scope.env
+        ports: list[Port | None] = []
+        literals = False
+        for arg in args:
+            if arg.name is not None:
+                return None
+            value = arg.value
+            kind = type(value)
+            if kind is ast.Name:
+                port = env.get(value.name)  # type: ignore[union-attr]
+                if type(port) is not Port:
+                    return None
+                ports.append(port)  # type: ignore[arg-type]
+            elif kind in _LITERALS:
+                literals = True
+                ports.append(None)
+            else:
+                return None
+        if literals:  # the call qualifies: its literal operands become nodes, in order
+            for i, arg in enumerate(args):
+                if ports[i] is None:
+                    ports[i] = self._literal_port(literal_const(arg.value), arg.value.span, scope)  # type: ignore
+        wires: list[Port] = ports  # type: ignore[assignment]
+        types = self._output_types(spec, [p.type for p in wires], (), call.span, scope)  # type: ignore[arg-type]
+        return self._emit(spec.name, [p.arg() for p in wires], types, call.span, scope, wires,  # type: ignore
+                          f"'{name}'")
+
+    def _wire_only(self, spec: NodeSpec) -> bool:
+        """Whether every parameter of ``spec`` is a plain wire (no constant, default or variadic)."""
+        known = self._wire_only_nodes.get(spec.name)
+        if known is None:
+            known = all(p.kind == "wire" and not p.variadic and p.default is None for p in spec.params)
+            self._wire_only_nodes[spec.name] = known
+        return known
+
+    def _plan_wire_call(self, call: ast.Call, spec: NodeSpec, scope: Scope) -> Plan:
+        """A call of a wires-only node with one positional argument per parameter
+        (the common case of :meth:`_plan_node_call`, without its argument layout)."""
+
+        def finish(values: list[Value]) -> Value:
+            ports = [v.ports[0] if len(v.ports) == 1 else v.single(scope, f"an argument of '{call.func}'")
+                     for v in values]
+            types = self._output_types(spec, [p.type for p in ports], (), call.span, scope)
+            return self._emit(spec.name, [p.arg() for p in ports], types, call.span, scope, ports,
+                              f"'{call.func}'")
+
+        return Plan([a.value for a in call.args], finish)
 
     def _const_argument(self, arg: ast.Arg, param: ParamSpec, spec: NodeSpec, call: ast.Call,
                         scope: Scope) -> dict[str, Any]:

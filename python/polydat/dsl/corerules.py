@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from types import ModuleType
 from typing import Any
@@ -62,20 +62,41 @@ class NameIndex:
     gets suggestions for the first ones, not a quadratic compile).
     """
 
-    def __init__(self, candidates: Iterable[str], budget: int):
+    def __init__(self, candidates: Callable[[], Iterable[str]], budget: int):
+        """``candidates`` is called once, at the first question."""
+        self._candidates: Callable[[], Iterable[str]] | None = candidates
         self._by_length: dict[int, list[str]] = {}
-        for name in dict.fromkeys(candidates):
-            self._by_length.setdefault(len(name), []).append(name)
         self._budget = budget
 
+    def _index(self) -> dict[int, list[str]]:
+        """Candidates by length, built at the first question (most programs ask none)."""
+        if self._candidates is not None:
+            by_length = self._by_length
+            for name in set(self._candidates()):  # order is irrelevant: ties go to the first by name
+                by_length.setdefault(len(name), []).append(name)
+            self._candidates = None
+        return self._by_length
+
     def closest(self, name: str) -> str | None:
-        """The candidate closest to ``name`` (the core's rule), or None."""
+        """The candidate closest to ``name`` (the core's rule), or None.
+
+        Two cheap necessary conditions for being within the core's edit limit
+        prune what is sent: the lengths differ by at most the limit, and the
+        sets of letters by at most twice the limit (an edit adds or removes at
+        most one letter of each set).
+        """
         size = len(name)
         reach = range(max(0, size - _MAX_SUGGESTION_EDITS), size + _MAX_SUGGESTION_EDITS + 1)
-        near = [c for n in reach for c in self._by_length.get(n, ())]
+        by_length = self._index()
+        near = [c for n in reach for c in by_length.get(n, ())]
         if not near or len(near) > self._budget:
             return None
         self._budget -= len(near)
+        letters = set(name)
+        spread = 2 * _MAX_SUGGESTION_EDITS
+        near = [c for c in near if len(letters.symmetric_difference(c)) <= spread]
+        if not near:
+            return None
         result: str | None = _core().suggest(name, near)
         return result
 
@@ -107,7 +128,7 @@ def output_types(op: str, wire_types: Sequence[str], consts: Sequence[dict[str, 
     ``wire_types`` are the wire arguments' types as written; ``consts`` the IR
     constants given, in parameter order.
     """
-    key = (op, tuple(wire_types), tuple(next(iter(c)) for c in consts))
+    key = (op, tuple(wire_types), tuple([next(iter(c)) for c in consts]) if consts else ())
     found = _OUTPUT_TYPES.get(key)
     if found is None:
         try:

@@ -45,23 +45,23 @@ class SourceFile:
 
     text: str
     path: str | None = None
-    _line_starts: list[int] = field(init=False, repr=False)
+    _line_starts: list[int] | None = field(init=False, repr=False, default=None)
     _lines: list[str] | None = field(init=False, repr=False, default=None)
-
-    def __post_init__(self) -> None:
-        starts = [0]
-        find = self.text.find
-        pos = find("\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find("\n", pos + 1)
-        self._line_starts = starts
 
     def locate(self, offset: int) -> Span:
         """The 1-based line and column of a character offset."""
+        starts = self._line_starts
+        if starts is None:  # built on first use: the lexer counts lines itself
+            starts = [0]
+            find = self.text.find
+            pos = find("\n")
+            while pos != -1:
+                starts.append(pos + 1)
+                pos = find("\n", pos + 1)
+            self._line_starts = starts
         offset = max(0, min(offset, len(self.text)))
-        index = bisect_right(self._line_starts, offset) - 1
-        return Span(index + 1, offset - self._line_starts[index] + 1)
+        index = bisect_right(starts, offset) - 1
+        return Span(index + 1, offset - starts[index] + 1)
 
     def line_text(self, line: int) -> str | None:
         """The text of 1-based ``line`` without its newline, or None if out of range."""

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import re
+from sys import intern
 from enum import Enum
 from typing import NamedTuple
 
@@ -78,7 +79,7 @@ class Token(NamedTuple):
     @property
     def span(self) -> Span:
         """The token's position."""
-        return Span(self.line, self.col)
+        return _new_token(Span, (self[3], self[4]))
 
     def is_op(self, *ops: str) -> bool:
         """Whether this is one of the punctuation tokens ``ops``."""
@@ -122,26 +123,28 @@ _U64_DIGITS = len(str(U64_MAX))
 
 _SPACE = r"[ \t\r\f\v]"
 _NOT_IDENT = r"(?![A-Za-z0-9_])"
-# Group numbers are the dispatch keys of Lexer.tokenize (m.lastindex).
+# Each match is optional spaces, then one alternative; the group numbers are
+# the dispatch keys of Lexer.tokenize (m.lastindex).
 _SCANNER = re.compile(
-    "|".join(
+    f"{_SPACE}*(?:"
+    + "|".join(
         [
-            rf"((?:{_SPACE}*\n)+{_SPACE}*)",  # 1 newlines (and the spaces around them)
-            rf"({_SPACE}+)",  # 2 spaces
-            r"([A-Za-z_][A-Za-z0-9_]*)",  # 3 identifier
-            r"(:=|->|\*\*|<<|>>|<=|>=|==|!=|&&|\|\||[-+*%&|^!<>=:,.()\[\]{}])",  # 4 operator but '/'
-            r"(0[xX][0-9a-fA-F]*)",  # 5 hex integer
-            r"([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"  # 6 decimal number ...
-            rf"((?:[KMGTP]i|[KMGTPmun]){_NOT_IDENT})?",  # 7 ... and its SI suffix
-            r'("(?:[^"\\]|\\[\s\S])*")',  # 8 double-quoted string
-            r"('(?:[^'\\]|\\[\s\S])*')",  # 9 single-quoted string
-            r"(///(?!/)[^\n]*)",  # 10 doc comment
-            r"((?://|#)[^\n]*)",  # 11 comment
-            r"(/\*(?:[\s\S]*?\*/)?)",  # 12 block comment (just '/*' when unterminated)
-            r"(/)",  # 13 division
-            r"([\s\S])",  # 14 anything else: an unterminated quote or a stray character
+            rf"(\n[ \t\r\f\v\n]*)",  # 1 newlines (and the spaces after them)
+            r"([A-Za-z_][A-Za-z0-9_]*)",  # 2 identifier
+            r"(:=|->|\*\*|<<|>>|<=|>=|==|!=|&&|\|\||[-+*%&|^!<>=:,.()\[\]{}])",  # 3 operator but '/'
+            r"(0[xX][0-9a-fA-F]*)",  # 4 hex integer
+            r"([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"  # 5 decimal number ...
+            rf"((?:[KMGTP]i|[KMGTPmun]){_NOT_IDENT})?",  # 6 ... and its SI suffix
+            r'("(?:[^"\\]|\\[\s\S])*")',  # 7 double-quoted string
+            r"('(?:[^'\\]|\\[\s\S])*')",  # 8 single-quoted string
+            r"(///(?!/)[^\n]*)",  # 9 doc comment
+            r"((?://|#)[^\n]*)",  # 10 comment
+            r"(/\*(?:[\s\S]*?\*/)?)",  # 11 block comment (just '/*' when unterminated)
+            r"(/)",  # 12 division
+            r"([^ \t\r\f\v])",  # 13 anything else: an unterminated quote or a stray character
         ]
     )
+    + ")"
 )
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
@@ -172,59 +175,63 @@ class Lexer:
         stopped = False
         for m in _SCANNER.finditer(text):
             group = m.lastindex
-            start = m.start()
+            start = m.start(group)
+            if group == 2:
+                word = intern(m.group(2))  # one object per name: less memory, faster lookups
+                if docs:
+                    doc, docs = "\n".join(docs), []
+                    append(_new_token(Token, (IDENT, word, start, line, start - line_start + 1, word, doc, None)))
+                else:
+                    append(_new_token(Token, (IDENT, word, start, line, start - line_start + 1, word, None, None)))
+                continue
             if group == 1:
-                line += m.group().count("\n")
+                line += m.group(1).count("\n")
                 line_start = text.rfind("\n", start, m.end()) + 1
                 continue
-            if group == 2 or group == 11:
-                continue
-            doc = None
-            if docs and group != 10:
-                doc = "\n".join(docs)
-                docs = []
-            col = start - line_start + 1
-            if group == 3:
-                word = m.group()
-                append(_new_token(Token, (IDENT, word, start, line, col, word, doc, None)))
-                continue
-            if group == 4 or group == 13:
-                append(_new_token(Token, (OP, m.group(), start, line, col, None, doc, None)))
-                continue
             if group == 10:
-                body = m.group()[3:]
+                continue
+            if group == 9:
+                body = m.group(9)[3:]
                 docs.append(body[1:] if body.startswith(" ") else body)
                 continue
-            if group == 6 or group == 7:
-                append(self._number(m, start, line, col, doc))
-                continue
-            if group == 8 or group == 9:
-                append(self._string(m.group(), start, line, col, doc))
-                if "\n" in m.group():
-                    line += m.group().count("\n")
+            if group == 11:
+                raw = m.group(11)
+                if len(raw) == 2:
+                    self._error("unterminated block comment", start, line, start - line_start + 1,
+                                "close it with '*/'")
+                    append(self._failed(text[start:], start, line, start - line_start + 1, None))
+                    stopped = True
+                    break
+                if "\n" in raw:
+                    line += raw.count("\n")
                     line_start = text.rfind("\n", start, m.end()) + 1
                 continue
-            if group == 5:
-                append(self._hex(m.group(), start, line, col, doc))
-                continue
-            if group == 12:
-                if m.end() - start == 2:
-                    self._error("unterminated block comment", start, line, col, "close it with '*/'")
+            doc = None
+            if docs:
+                doc, docs = "\n".join(docs), []
+            if group == 6:  # a number with an SI suffix starts at its digits
+                start = m.start(5)
+            col = start - line_start + 1
+            if group == 3 or group == 12:
+                append(_new_token(Token, (OP, m.group(group), start, line, col, None, doc, None)))
+            elif group == 5 or group == 6:
+                append(self._number(m, start, line, col, doc))
+            elif group == 7 or group == 8:
+                raw = m.group(group)
+                append(self._string(raw, start, line, col, doc))
+                if "\n" in raw:
+                    line += raw.count("\n")
+                    line_start = text.rfind("\n", start, m.end()) + 1
+            elif group == 4:
+                append(self._hex(m.group(4), start, line, col, doc))
+            else:  # group 13
+                c = m.group(13)
+                if c == '"' or c == "'":
+                    self._error("unterminated string literal", start, line, col, f"close the string with {c}")
                     append(self._failed(text[start:], start, line, col, doc))
                     stopped = True
                     break
-                if "\n" in m.group():
-                    line += m.group().count("\n")
-                    line_start = text.rfind("\n", start, m.end()) + 1
-                continue
-            # group 14
-            c = m.group()
-            if c == '"' or c == "'":
-                self._error("unterminated string literal", start, line, col, f"close the string with {c}")
-                append(self._failed(text[start:], start, line, col, doc))
-                stopped = True
-                break
-            append(self._unexpected(c, start, line, col, doc))
+                append(self._unexpected(c, start, line, col, doc))
         end = len(text)
         if stopped:  # the EOF token sits at the end of the text all the same
             line = text.count("\n") + 1
@@ -306,9 +313,9 @@ class Lexer:
     # -- numbers -------------------------------------------------------------
 
     def _number(self, m: re.Match[str], offset: int, line: int, col: int, doc: str | None) -> Token:
-        digits = m.group(6)
-        suffix = m.group(7)
-        literal = m.group()
+        digits = m.group(5)
+        suffix = m.group(6)
+        literal = m.group(5) + (suffix or "")
         if "." in digits or "e" in digits or "E" in digits:
             return self._float(literal, digits, suffix, offset, line, col, doc)
         significant = digits.lstrip("0") or "0"

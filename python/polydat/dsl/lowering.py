@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import ast
 from .ast import Span
@@ -28,6 +28,7 @@ from .types import (
     UNSUPPORTED_TYPE_KEYWORDS,
     LiteralValue,
     canonical_type,
+    f64_bits,
     literal_to_const,
     rust_f64_display,
 )
@@ -76,8 +77,7 @@ ABSENT_HINT = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Value:
+class Value(NamedTuple):
     """The result of lowering an expression: zero or more typed ports."""
 
     ports: tuple[Port, ...]
@@ -135,24 +135,39 @@ def literal_of(expr: ast.Expr, env: Mapping[str, EnvEntry] | None = None) -> Lit
     negated number (``-1.5``), and, inside a module, a parameter bound to a
     literal argument.
     """
-    if isinstance(expr, ast.IntLit):
-        return LiteralValue("int", expr.value)
-    if isinstance(expr, ast.FloatLit):
-        return LiteralValue("float", expr.value)
-    if isinstance(expr, ast.StrLit):
-        return LiteralValue("str", expr.value)
-    if isinstance(expr, ast.BoolLit):
-        return LiteralValue("bool", expr.value)
-    if isinstance(expr, ast.UnaryOp) and expr.op == "-":
-        inner = expr.operand
-        if isinstance(inner, ast.IntLit):
+    kind = type(expr)
+    if kind is ast.Name:
+        if env is not None:
+            entry = env.get(expr.name)  # type: ignore[union-attr]
+            if isinstance(entry, LiteralEntry):
+                return entry.literal
+        return None
+    simple = _LITERAL_KINDS.get(kind)
+    if simple is not None:
+        return LiteralValue(simple, expr.value)  # type: ignore[union-attr]
+    if kind is ast.UnaryOp and expr.op == "-":  # type: ignore[union-attr]
+        inner = expr.operand  # type: ignore[union-attr]
+        if type(inner) is ast.IntLit:
             return LiteralValue("int", -inner.value)
-        if isinstance(inner, ast.FloatLit):
+        if type(inner) is ast.FloatLit:
             return LiteralValue("float", -inner.value)
-    if isinstance(expr, ast.Name) and env is not None:
-        entry = env.get(expr.name)
-        if isinstance(entry, LiteralEntry):
-            return entry.literal
+    return None
+
+
+_LITERAL_KINDS: dict[type, str] = {ast.IntLit: "int", ast.FloatLit: "float", ast.StrLit: "str", ast.BoolLit: "bool"}
+
+
+def literal_const(expr: ast.Expr) -> dict[str, Any] | None:
+    """The IR constant of a literal leaf (a number, string or bool), else None."""
+    kind = type(expr)
+    if kind is ast.IntLit:
+        return {"u64": expr.value}  # type: ignore[union-attr]
+    if kind is ast.FloatLit:
+        return {"f64": f64_bits(expr.value)}  # type: ignore[union-attr]
+    if kind is ast.StrLit:
+        return {"str": expr.value}  # type: ignore[union-attr]
+    if kind is ast.BoolLit:
+        return {"bool": expr.value}  # type: ignore[union-attr]
     return None
 
 
@@ -214,7 +229,7 @@ class LoweringCore:
         return scope.span_override or span
 
     def _literal_port(self, const: dict[str, Any], span: Span, scope: Scope) -> Port:
-        index = self.graph.add_node(LITERAL_OP, [const_arg(const)], self._span(span, scope))
+        index = self.graph.add_node(LITERAL_OP, [const_arg(const)], scope.span_override or span)
         (type_,) = corerules.output_types(LITERAL_OP, (), (const,))
         return Port(node_wire(index, 0), type_, None)
 
@@ -246,8 +261,14 @@ class LoweringCore:
 
     def _emit(self, op: str, args: list[dict[str, Any]], types: Sequence[str], span: Span,
               scope: Scope, inputs: Iterable[Port], producer: str) -> Value:
-        coordinate = next((p.coordinate for p in inputs if p.coordinate is not None), None)
-        index = self.graph.add_node(op, args, self._span(span, scope))
+        coordinate = None
+        for port in inputs:
+            if port.coordinate is not None:
+                coordinate = port.coordinate
+                break
+        index = self.graph.add_node(op, args, scope.span_override or span)
+        if len(types) == 1:
+            return Value((Port(node_wire(index, 0), types[0], coordinate),), span, producer)
         ports = tuple(Port(node_wire(index, i), t, coordinate) for i, t in enumerate(types))
         return Value(ports, span, producer)
 

@@ -26,7 +26,7 @@ again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import ast
 from .ast import Span
@@ -79,24 +79,28 @@ class _Pending:
     unary: bool
 
 
-@dataclass(slots=True)
 class _Frame:
     """One open construct of an expression being parsed."""
 
-    kind: str  # top | paren | call | array | if_cond | if_then | if_else
-    open_token: Token | None = None
-    operands: list[ast.Expr] = field(default_factory=list)
-    operators: list[_Pending] = field(default_factory=list)
-    # call / array state
-    name: str = ""
-    name_span: Span | None = None
-    items: list[ast.Arg] = field(default_factory=list)
-    arg_name: str | None = None
-    arg_name_span: Span | None = None
-    # if-block state: the `if` span, (cond, then) pairs of the else-if chain
-    branches: list[tuple[ast.Expr, ast.Expr, Span]] = field(default_factory=list)
-    cond: ast.Expr | None = None
-    if_span: Span | None = None
+    __slots__ = ("kind", "open_token", "operands", "operators", "name", "name_span", "items", "arg_name",
+                 "arg_name_span", "branches", "cond", "if_span")
+
+    def __init__(self, kind: str, open_token: Token | None = None, name: str = "", name_span: Span | None = None,
+                 cond: ast.Expr | None = None, if_span: Span | None = None):
+        self.kind = kind  # top | paren | call | array | if_cond | if_then | if_else
+        self.open_token = open_token
+        self.operands: list[ast.Expr] = []
+        self.operators: list[_Pending] = []
+        # call / array state
+        self.name = name
+        self.name_span = name_span
+        self.items: list[ast.Arg] = []
+        self.arg_name: str | None = None
+        self.arg_name_span: Span | None = None
+        # if-block state: the `if` span, (cond, then) pairs of the else-if chain
+        self.branches: list[tuple[ast.Expr, ast.Expr, Span]] = []
+        self.cond = cond
+        self.if_span = if_span
 
     def push_operator(self, pending: _Pending) -> None:
         """Reduce what binds at least as tightly, then push ``pending``."""
@@ -136,9 +140,14 @@ class _AlreadyReported(Exception):
 class Parser:
     """Parses one source file (or an interpolated fragment of one)."""
 
+    #: Parse one-operand expressions and calls of one-token operands without the
+    #: frame machinery (the same trees, faster; off only to compare the two).
+    fast_paths = True
+
     def __init__(self, file: SourceFile, tokens: list[Token], interpolation_depth: int = 0):
         self.file = file
-        self.tokens = tokens
+        # Padded with EOF copies so that peek(1) and peek(2) never index past the end.
+        self.tokens = tokens + [tokens[-1]] * _PADDING
         self.pos = 0
         self.depth = interpolation_depth
         self.diagnostics: list[Diagnostic] = []
@@ -148,14 +157,13 @@ class Parser:
     # -- token access --------------------------------------------------------
 
     def peek(self, ahead: int = 0) -> Token:
-        """The token ``ahead`` positions from the current one (EOF past the end)."""
-        index = min(self.pos + ahead, len(self.tokens) - 1)
-        return self.tokens[index]
+        """The token ``ahead`` (at most 2) positions from the current one (EOF past the end)."""
+        return self.tokens[self.pos + ahead]
 
     def advance(self) -> Token:
-        """Consume and return the current token."""
+        """Consume and return the current token (EOF is never passed)."""
         token = self.tokens[self.pos]
-        if self.pos < len(self.tokens) - 1:
+        if token.kind is not _EOF:
             self.pos += 1
         return token
 
@@ -300,10 +308,12 @@ class Parser:
 
     def statement(self, in_module: str | None) -> list[ast.Statement]:
         """One statement (an ``input (a, b)`` tuple yields several declarations)."""
-        token = self.peek()
+        token = self.tokens[self.pos]
         if token.kind is TokenKind.IDENT:
             word = token.text
-            nxt = self.peek(1)
+            nxt = self.tokens[self.pos + 1]
+            if nxt.kind is _OP and nxt.text == ":=" and (word not in HARD_KEYWORDS or word in _SOFT_KEYWORDS):
+                return [self._simple_binding(token)]
             if word == "input" and not nxt.is_op(":="):
                 self._not_in_module(in_module, token, "an input declaration")
                 return list(self._input_decl())
@@ -460,6 +470,13 @@ class Parser:
         type_token = self._type_name("a type after ':'")
         raise self._annotation_error(name, type_token, colon)
 
+    def _simple_binding(self, name: Token) -> ast.Binding:
+        """``name := expression`` (no modifiers, no annotation), at ``name``."""
+        self.pos += 2
+        value = self.expression()
+        span = name.span
+        return ast.Binding((ast.Target(name.text, span),), value, span, (), None, None, False, name.doc)
+
     def _binding(self, name: Token, modifiers: tuple[str, ...], first: Token | None,
                  type_name: str | None = None, type_span: Span | None = None) -> ast.Binding:
         if self.peek() is name:
@@ -583,6 +600,10 @@ class Parser:
 
     def expression(self) -> ast.Expr:
         """One expression, parsed with an explicit frame stack (no recursion)."""
+        if self.fast_paths:
+            simple = self._simple_expression()
+            if simple is not None:
+                return simple
         stack: list[_Frame] = [_Frame("top")]
         want_operand = True
         while True:
@@ -604,6 +625,51 @@ class Parser:
             if frame.kind == "top":
                 return result
             want_operand = self._close(stack, frame, result, token)
+
+    def _simple_expression(self) -> ast.Expr | None:
+        """The expression here if it is one name or number, or a call of such operands
+        (``f(a, 1)``), followed by a token that cannot continue it; else None.
+
+        The most common expressions, parsed the way :meth:`expression` parses them.
+        """
+        tokens = self.tokens
+        pos = self.pos
+        first = tokens[pos]
+        nxt = tokens[pos + 1]
+        kind = first.kind
+        if kind is _IDENT:
+            word = first.text
+            if word in _SPECIAL_WORDS:
+                return None
+            if nxt.kind is _OP and nxt.text == "(":
+                if nxt.line != first.line:
+                    return None
+                args: list[ast.Arg] = []
+                i = pos + 2
+                while True:
+                    token = tokens[i]
+                    after = tokens[i + 1]
+                    if after.kind is not _OP or (after.text != "," and after.text != ")"):
+                        return None
+                    operand = _one_token_operand(token)
+                    if operand is None:
+                        return None
+                    args.append(ast.Arg(operand))
+                    i += 2
+                    if after.text == ")":
+                        break
+                if _continues(tokens[i]):
+                    return None
+                self.pos = i
+                return ast.Call(word, tuple(args), first.span)
+            if _continues(nxt) or (nxt.kind is _OP and (nxt.text == "(" or nxt.text == ".")):
+                return None
+            self.pos = pos + 1
+            return ast.Name(word, first.span)
+        if (kind is _INT or kind is _FLOAT) and not _continues(nxt):
+            self.pos = pos + 1
+            return _one_token_operand(first)
+        return None
 
     def _operand(self, stack: list[_Frame], token: Token) -> bool:
         """Handle a token where an operand must start; returns whether an operand is still wanted."""
@@ -832,6 +898,36 @@ class Parser:
             return expr
         except (CompileError, _AlreadyReported):
             return None
+
+
+_IDENT = TokenKind.IDENT
+_OP = TokenKind.OP
+_INT = TokenKind.INT
+_FLOAT = TokenKind.FLOAT
+_EOF = TokenKind.EOF
+_PADDING = 3
+_SOFT_KEYWORDS = ("input", "cursor", "over")
+#: Words a one-token operand cannot be: keywords, ``if`` and the bool literals.
+_SPECIAL_WORDS = _NON_NAME_KEYWORDS | {"if"} | frozenset(BOOL_WORDS)
+
+
+def _continues(token: Token) -> bool:
+    """Whether ``token``, after an operand, continues the expression (an operator or ``as``)."""
+    if token.kind is _OP:
+        return token.text in BINARY_PRECEDENCE
+    return token.kind is _IDENT and token.text == "as"
+
+
+def _one_token_operand(token: Token) -> ast.Expr | None:
+    """The name or number ``token`` is as a whole operand (None for anything else)."""
+    kind = token.kind
+    if kind is _IDENT:
+        return None if token.text in _SPECIAL_WORDS else ast.Name(token.text, token.span)
+    if kind is _INT:
+        return ast.IntLit(int(token.value), token.text, token.span)  # type: ignore[arg-type]
+    if kind is _FLOAT:
+        return ast.FloatLit(float(token.value), token.text, token.span)  # type: ignore[arg-type]
+    return None
 
 
 _UNSUPPORTED_HINTS = {
