@@ -141,6 +141,7 @@ class Binder(OperatorLowering, CallLowering):
         self._active_modules: list[tuple[str | None, str]] = []
         self._wire_only_nodes: dict[str, bool] = {}
         self._flat_nodes: dict[str, Any] = {}
+        self._flat_types: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
 
     def bind(self, program: ast.Program) -> BoundProgram:
         """Bind ``program``; raises one CompileError carrying every error found."""
@@ -173,10 +174,11 @@ class Binder(OperatorLowering, CallLowering):
         produced = self._bind_bindings(bindings, scope, check_names=False, reads=reads, owner=owner)
         report.raise_errors()
         output_types: dict[str, str] = {}
-        add_output = self.graph.add_output
+        outputs = self.graph.outputs
         for index in range(len(bindings)):
             for name, port, modifiers, span in produced.get(index, ()):
-                add_output(name, port.wire, modifiers, span)
+                outputs.append({"name": name, "wire": port.wire, "modifiers": list(modifiers),
+                                "span": {"line": span.line, "col": span.col}})
                 output_types[name] = port.type
         ir = self.graph.to_json()
         return BoundProgram(
@@ -509,9 +511,11 @@ class Binder(OperatorLowering, CallLowering):
         """Lower one binding; its names it owns (not a clashing duplicate) are bound."""
         if not binding.modifiers and binding.type_name is None and not binding.tuple_form:
             # `name := value`, the usual binding.
-            value = self._lower(binding.value, scope)
             target = binding.targets[0]
-            port = value.ports[0] if len(value.ports) == 1 else value.single(scope, f"bound to '{target.name}'")
+            port = self._flat_port(binding.value, scope) if type(binding.value) is ast.Call else None  # type: ignore
+            if port is None:
+                value = self._lower(binding.value, scope)
+                port = value.ports[0] if len(value.ports) == 1 else value.single(scope, f"bound to '{target.name}'")
             if owner.get(target.name) != index:
                 return []
             scope.env[target.name] = port

@@ -22,6 +22,7 @@ from . import corerules
 from .irbuild import Port, const_arg
 from .lexer import RESERVED_WORDS
 from .lowering import (
+    LITERAL_OP,
     AlreadyReported,
     EnvEntry,
     LiteralEntry,
@@ -50,6 +51,7 @@ class CallLowering(LoweringCore):
     internal_wires: dict[str, dict[str, Any]]
     _wire_only_nodes: dict[str, bool]
     _flat_nodes: dict[str, NodeSpec | None | object]
+    _flat_types: dict[tuple[str, tuple[str, ...]], tuple[str, ...]]
     _module_count: int
     _active_modules: list[tuple[str | None, str]]
 
@@ -213,12 +215,18 @@ class CallLowering(LoweringCore):
         return Plan(children, finish)
 
     def _flat_call(self, call: ast.Call, scope: Scope) -> Value | None:
-        """A call of a wires-only library node on names and literals, lowered in one step.
+        """:meth:`_flat_port` as a :class:`Value` (None when the call does not qualify)."""
+        port = self._flat_port(call, scope)
+        return None if port is None else Value((port,), call.span, f"'{call.func}'")
 
-        None when the call is anything else (a module, a constant parameter,
-        a named argument, an operand that is not a plain wire ...): the
-        general lowering handles it, with its diagnostics. Nothing is emitted
-        before the call is known to qualify.
+    def _flat_port(self, call: ast.Call, scope: Scope) -> Port | None:
+        """A call of a one-output, wires-only library node on names and literals, lowered in one step.
+
+        The most common binding (``id := hash(cycle)``), emitted directly into
+        the graph. None when the call is anything else (a module, a constant
+        parameter, a named argument, an operand that is not a plain wire, a
+        node with several outputs ...): the general lowering handles it, with
+        its diagnostics. Nothing is emitted before the call is known to qualify.
         """
         name = call.func
         spec = self._flat_nodes.get(name, _UNKNOWN)
@@ -249,14 +257,35 @@ class CallLowering(LoweringCore):
                 ports.append(None)
             else:
                 return None
+        wire_types = tuple([p.type if p is not None else "" for p in ports])
+        key = (name, wire_types)
+        types = self._flat_types.get(key)
+        if types is None:
+            if literals:  # the literal operands' types, without emitting them yet
+                wire_types = tuple(
+                    p.type if p is not None else corerules.output_types(LITERAL_OP, (), (literal_const(a.value),))[0]
+                    for p, a in zip(ports, args)
+                )
+                key = None
+            types = self._output_types(spec, wire_types, (), call.span, scope)  # type: ignore[arg-type]
+            if key is not None:
+                self._flat_types[key] = types
+        if len(types) != 1:
+            return None
         if literals:  # the call qualifies: its literal operands become nodes, in order
             for i, arg in enumerate(args):
                 if ports[i] is None:
                     ports[i] = self._literal_port(literal_const(arg.value), arg.value.span, scope)  # type: ignore
-        wires: list[Port] = ports  # type: ignore[assignment]
-        types = self._output_types(spec, [p.type for p in wires], (), call.span, scope)  # type: ignore[arg-type]
-        return self._emit(spec.name, [p.arg() for p in wires], types, call.span, scope, wires,  # type: ignore
-                          f"'{name}'")
+        coordinate = None
+        for port in ports:
+            if port.coordinate is not None:  # type: ignore[union-attr]
+                coordinate = port.coordinate  # type: ignore[union-attr]
+                break
+        nodes = self.graph.nodes
+        span = scope.span_override or call.span
+        nodes.append({"op": spec.name, "args": [{"wire": p.wire} for p in ports],  # type: ignore
+                      "span": {"line": span.line, "col": span.col}})
+        return Port({"node": {"node": len(nodes) - 1, "port": 0}}, types[0], coordinate)
 
     def _wire_only(self, spec: NodeSpec) -> bool:
         """Whether every parameter of ``spec`` is a plain wire (no constant, default or variadic)."""

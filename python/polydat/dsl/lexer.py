@@ -46,6 +46,7 @@ class TokenKind(Enum):
     STRING = "string"
     OP = "operator"
     ERROR = "invalid text"
+    LINE = "simple binding line"
     EOF = "end of input"
 
 
@@ -55,11 +56,16 @@ INT = TokenKind.INT
 FLOAT = TokenKind.FLOAT
 STRING = TokenKind.STRING
 ERROR = TokenKind.ERROR
+LINE = TokenKind.LINE
 EOF = TokenKind.EOF
 
 
 class Token(NamedTuple):
     """One token. ``value`` holds the int/float/decoded string of literals.
+
+    A ``LINE`` token stands for a whole line ``name := f(a, 1)`` (its ``value``
+    is the :data:`SIMPLE_LINE` match); see :meth:`Lexer.tokenize` and
+    :func:`expand_line`.
 
     ``offset`` is the character offset in the source; ``line`` and ``col``
     its 1-based position. For strings, ``char_offsets`` maps each decoded
@@ -146,7 +152,40 @@ _SCANNER = re.compile(
     )
     + ")"
 )
+_WORD = r"[A-Za-z_][A-Za-z0-9_]*"
+_ARG = rf"(?:{_WORD}|[0-9]{{1,19}})"  # a name or an integer below 10**19 (< 2**64)
+#: A whole line ``name := f(arg, ...)`` of names and short integers.
+SIMPLE_LINE = re.compile(
+    rf"({_WORD})[ \t]*:=[ \t]*({_WORD})[ \t]*\([ \t]*({_ARG}(?:[ \t]*,[ \t]*{_ARG})*)[ \t]*\)[ \t]*(?=\r?\n|\Z)"
+)
+SIMPLE_ARG = re.compile(_ARG)
+#: Words that keep a line off the fast path: keywords, ``if``, ``else``, ``as`` and the bool literals.
+_NOT_SIMPLE = (HARD_KEYWORDS - {"input", "cursor", "over"}) | {"if", "else", "as"} | frozenset(BOOL_WORDS)
+#: A binding may be named by a soft keyword (``input := ...``) but not by another keyword.
+_NOT_SIMPLE_TARGET = HARD_KEYWORDS - {"input", "cursor", "over"}
+#: After these words a line may continue the statement, so the next line is lexed token by token.
+_OPEN_WORDS = HARD_KEYWORDS | {"if", "else", "as"}
+_CLOSING = frozenset({")", "]", "}"})
+
+
+def _ends_statement(tokens: list[Token]) -> bool:
+    """Whether the last token surely ends a statement, so the next line starts one.
+
+    It must be a closing bracket, a literal or a name that is not a keyword:
+    after anything else (an operator, ``(``, ``,``, ``const``, ``as`` ...) the
+    next line may still belong to the statement. Before the first token, yes.
+    """
+    if not tokens:
+        return True
+    last = tokens[-1]
+    kind = last.kind
+    if kind is IDENT:
+        return last.text not in _OPEN_WORDS
+    if kind is OP:
+        return last.text in _CLOSING
+    return kind is INT or kind is FLOAT or kind is STRING or kind is LINE
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_LEADING_SPACE = re.compile(r"[ \t\r\f\v]*")
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
 
 
@@ -158,6 +197,9 @@ class Lexer:
     of its characters to the offset in ``file.text`` it came from.
     """
 
+    #: Whether simple binding lines become ``LINE`` tokens (off only to compare with token-by-token lexing).
+    fast_lines = True
+
     def __init__(self, file: SourceFile, text: str | None = None, offsets: tuple[int, ...] | None = None):
         self.file = file
         self.text = file.text if text is None else text
@@ -166,72 +208,96 @@ class Lexer:
         self.diagnostics: list[Diagnostic] = []
 
     def tokenize(self) -> list[Token]:
-        """All tokens of the text, ending with an EOF token (errors in :attr:`diagnostics`)."""
+        """All tokens of the text, ending with an EOF token (errors in :attr:`diagnostics`).
+
+        A line that is nothing but ``name := f(a, 1)`` (names and integers)
+        becomes one ``LINE`` token when the line before it ends a statement
+        for sure (a name, literal or closing bracket, not a keyword): the
+        parser builds its binding directly. Everything else is scanned token
+        by token.
+        """
         text = self.text
         tokens = self.tokens
         append = tokens.append
         docs: list[str] = []
         line, line_start = 1, 0
         stopped = False
-        for m in _SCANNER.finditer(text):
-            group = m.lastindex
-            start = m.start(group)
-            if group == 2:
-                word = intern(m.group(2))  # one object per name: less memory, faster lookups
+        lines = self.fast_lines and self.offsets is None  # not for interpolated fragments
+        pos = 0
+        if lines:  # a simple line first in the text
+            indent = _LEADING_SPACE.match(text).end()
+            simple = SIMPLE_LINE.match(text, indent)
+            if simple is not None and self._take_line(simple, 1, 0, docs):
+                pos = simple.end()
+        restart = True
+        while restart:
+            restart = False
+            for m in _SCANNER.finditer(text, pos):
+                group = m.lastindex
+                start = m.start(group)
+                if group == 2:
+                    word = intern(m.group(2))  # one object per name: less memory, faster lookups
+                    if docs:
+                        doc, docs = "\n".join(docs), []
+                        append(_new_token(Token, (IDENT, word, start, line, start - line_start + 1, word, doc, None)))
+                    else:
+                        append(_new_token(Token, (IDENT, word, start, line, start - line_start + 1, word, None, None)))
+                    continue
+                if group == 1:
+                    line += m.group(1).count("\n")
+                    line_start = text.rfind("\n", start, m.end()) + 1
+                    if lines and _ends_statement(tokens):
+                        simple = SIMPLE_LINE.match(text, m.end())
+                        if simple is not None and self._take_line(simple, line, line_start, docs):
+                            docs = []
+                            pos = simple.end()
+                            restart = True
+                            break
+                    continue
+                if group == 10:
+                    continue
+                if group == 9:
+                    body = m.group(9)[3:]
+                    docs.append(body[1:] if body.startswith(" ") else body)
+                    continue
+                if group == 11:
+                    raw = m.group(11)
+                    if len(raw) == 2:
+                        self._error("unterminated block comment", start, line, start - line_start + 1,
+                                    "close it with '*/'")
+                        append(self._failed(text[start:], start, line, start - line_start + 1, None))
+                        stopped = True
+                        break
+                    if "\n" in raw:
+                        line += raw.count("\n")
+                        line_start = text.rfind("\n", start, m.end()) + 1
+                    continue
+                doc = None
                 if docs:
                     doc, docs = "\n".join(docs), []
-                    append(_new_token(Token, (IDENT, word, start, line, start - line_start + 1, word, doc, None)))
-                else:
-                    append(_new_token(Token, (IDENT, word, start, line, start - line_start + 1, word, None, None)))
-                continue
-            if group == 1:
-                line += m.group(1).count("\n")
-                line_start = text.rfind("\n", start, m.end()) + 1
-                continue
-            if group == 10:
-                continue
-            if group == 9:
-                body = m.group(9)[3:]
-                docs.append(body[1:] if body.startswith(" ") else body)
-                continue
-            if group == 11:
-                raw = m.group(11)
-                if len(raw) == 2:
-                    self._error("unterminated block comment", start, line, start - line_start + 1,
-                                "close it with '*/'")
-                    append(self._failed(text[start:], start, line, start - line_start + 1, None))
-                    stopped = True
-                    break
-                if "\n" in raw:
-                    line += raw.count("\n")
-                    line_start = text.rfind("\n", start, m.end()) + 1
-                continue
-            doc = None
-            if docs:
-                doc, docs = "\n".join(docs), []
-            if group == 6:  # a number with an SI suffix starts at its digits
-                start = m.start(5)
-            col = start - line_start + 1
-            if group == 3 or group == 12:
-                append(_new_token(Token, (OP, m.group(group), start, line, col, None, doc, None)))
-            elif group == 5 or group == 6:
-                append(self._number(m, start, line, col, doc))
-            elif group == 7 or group == 8:
-                raw = m.group(group)
-                append(self._string(raw, start, line, col, doc))
-                if "\n" in raw:
-                    line += raw.count("\n")
-                    line_start = text.rfind("\n", start, m.end()) + 1
-            elif group == 4:
-                append(self._hex(m.group(4), start, line, col, doc))
-            else:  # group 13
-                c = m.group(13)
-                if c == '"' or c == "'":
-                    self._error("unterminated string literal", start, line, col, f"close the string with {c}")
-                    append(self._failed(text[start:], start, line, col, doc))
-                    stopped = True
-                    break
-                append(self._unexpected(c, start, line, col, doc))
+                if group == 6:  # a number with an SI suffix starts at its digits
+                    start = m.start(5)
+                col = start - line_start + 1
+                if group == 3 or group == 12:
+                    append(_new_token(Token, (OP, m.group(group), start, line, col, None, doc, None)))
+                elif group == 5 or group == 6:
+                    append(self._number(m, start, line, col, doc))
+                elif group == 7 or group == 8:
+                    raw = m.group(group)
+                    append(self._string(raw, start, line, col, doc))
+                    if "\n" in raw:
+                        line += raw.count("\n")
+                        line_start = text.rfind("\n", start, m.end()) + 1
+                elif group == 4:
+                    append(self._hex(m.group(4), start, line, col, doc))
+                else:  # group 13
+                    c = m.group(13)
+                    if c == '"' or c == "'":
+                        self._error("unterminated string literal", start, line, col, f"close the string with {c}")
+                        append(self._failed(text[start:], start, line, col, doc))
+                        stopped = True
+                        break
+                    append(self._unexpected(c, start, line, col, doc))
         end = len(text)
         if stopped:  # the EOF token sits at the end of the text all the same
             line = text.count("\n") + 1
@@ -240,6 +306,19 @@ class Lexer:
         if self.offsets is not None:
             self._map_to_source()
         return tokens
+
+    def _take_line(self, simple: re.Match[str], line: int, line_start: int, docs: list[str]) -> bool:
+        """Append the ``LINE`` token of a simple binding line, unless a word keeps it off the fast path."""
+        if simple.group(1) in _NOT_SIMPLE_TARGET or simple.group(2) in _NOT_SIMPLE:
+            return False
+        for word in SIMPLE_ARG.findall(simple.group(3)):
+            if word in _NOT_SIMPLE:
+                return False
+        start = simple.start()
+        doc = "\n".join(docs) if docs else None
+        self.tokens.append(_new_token(Token, (LINE, simple.group(), start, line, start - line_start + 1, simple,
+                                              doc, None)))
+        return True
 
     # -- errors ---------------------------------------------------------------
 
@@ -389,6 +468,18 @@ class Lexer:
         self.tokens[:] = mapped
 
 
+def expand_line(token: Token) -> list[Token]:
+    """The tokens a ``LINE`` token stands for, at their positions in the source."""
+    inner = Lexer(SourceFile(token.text))
+    inner.fast_lines = False
+    shift, col = token.offset, token.col - 1
+    expanded = [
+        t._replace(offset=t.offset + shift, line=token.line, col=t.col + col) for t in inner.tokenize()[:-1]
+    ]
+    expanded[0] = expanded[0]._replace(doc=token.doc)
+    return expanded
+
+
 def tokenize(source: str | SourceFile, path: str | None = None) -> list[Token]:
     """Tokenize a whole source text (raises CompileError carrying every lexical error)."""
     file = source if isinstance(source, SourceFile) else SourceFile(source, path)
@@ -414,4 +505,6 @@ def describe_token(token: Token) -> str:
         return f"string {text}"
     if token.kind is ERROR:
         return "invalid text"
+    if token.kind is LINE:  # it reads as the line's first token
+        return describe_token(expand_line(token)[0])
     return f"number '{token.text}'"

@@ -34,7 +34,7 @@ from .diagnostics import SourceFile
 from ..errors import CompileError
 from ..errors import Diagnostic
 from .interpolation import Placeholder, scan_segments
-from .lexer import BOOL_WORDS, HARD_KEYWORDS, Lexer, Token, TokenKind, describe_token
+from .lexer import BOOL_WORDS, HARD_KEYWORDS, SIMPLE_ARG, Lexer, Token, TokenKind, describe_token, expand_line
 
 #: Binary operator → precedence (higher binds tighter).
 BINARY_PRECEDENCE: dict[str, int] = {
@@ -265,6 +265,8 @@ class Parser:
         """Whether the tokens at ``i`` read like the start of a statement."""
         at = self._at
         token = at(i)
+        if token.kind is _LINE:
+            return True
         if token.is_op("("):
             return self._looks_like_targets(i)
         if token.kind is not TokenKind.IDENT:
@@ -274,7 +276,7 @@ class Parser:
             return nxt.kind is TokenKind.IDENT or nxt.is_op("(")
         if token.text == "input" and not nxt.is_op(":="):
             return nxt.kind is TokenKind.IDENT or nxt.is_op("(")
-        if token.text in HARD_KEYWORDS:
+        if token.text in HARD_KEYWORDS and token.text not in _SOFT_KEYWORDS:
             return False
         if nxt.is_op(":="):
             return True
@@ -309,6 +311,12 @@ class Parser:
     def statement(self, in_module: str | None) -> list[ast.Statement]:
         """One statement (an ``input (a, b)`` tuple yields several declarations)."""
         token = self.tokens[self.pos]
+        if token.kind is _LINE:
+            if not _continues(self.tokens[self.pos + 1]):
+                self.pos += 1
+                return [_line_binding(token)]
+            self.tokens[self.pos:self.pos + 1] = expand_line(token)  # the next line continues it
+            token = self.tokens[self.pos]
         if token.kind is TokenKind.IDENT:
             word = token.text
             nxt = self.tokens[self.pos + 1]
@@ -905,6 +913,7 @@ _OP = TokenKind.OP
 _INT = TokenKind.INT
 _FLOAT = TokenKind.FLOAT
 _EOF = TokenKind.EOF
+_LINE = TokenKind.LINE
 _PADDING = 3
 _SOFT_KEYWORDS = ("input", "cursor", "over")
 #: Words a one-token operand cannot be: keywords, ``if`` and the bool literals.
@@ -916,6 +925,32 @@ def _continues(token: Token) -> bool:
     if token.kind is _OP:
         return token.text in BINARY_PRECEDENCE
     return token.kind is _IDENT and token.text == "as"
+
+
+def _line_binding(token: Token) -> ast.Binding:
+    """The binding ``name := f(a, 1)`` a ``LINE`` token stands for (as the general parser builds it)."""
+    match = token.value
+    line = token.line
+    to_col = token.col - token.offset  # a source offset on this line + to_col = its column
+    target = _new_span(Span, (line, token.col))
+    text = match.group(3)
+    if "," in text:
+        base = match.start(3) + to_col
+        args = tuple(ast.Arg(_line_operand(arg.group(), line, base + arg.start())) for arg in SIMPLE_ARG.finditer(text))
+    else:
+        args = (ast.Arg(_line_operand(text, line, match.start(3) + to_col)),)
+    call = ast.Call(match.group(2), args, _new_span(Span, (line, match.start(2) + to_col)))
+    return ast.Binding((ast.Target(match.group(1), target),), call, target, (), None, None, False, token.doc)
+
+
+def _line_operand(text: str, line: int, col: int) -> ast.Expr:
+    span = _new_span(Span, (line, col))
+    if "0" <= text[0] <= "9":
+        return ast.IntLit(int(text), text, span)
+    return ast.Name(text, span)
+
+
+_new_span = tuple.__new__
 
 
 def _one_token_operand(token: Token) -> ast.Expr | None:
