@@ -117,7 +117,7 @@ class Binder(OperatorLowering, CallLowering):
     #: At most this many candidate names are compared for the suggestions of
     #: inferred inputs in one program (a program reading thousands of free names
     #: gets its first suggestions, not a quadratic bind).
-    SUGGESTION_BUDGET = 2_000_000
+    SUGGESTION_BUDGET = 200_000
 
     def __init__(
         self,
@@ -229,7 +229,22 @@ class Binder(OperatorLowering, CallLowering):
         failed = scope.env  # only failed names so far
         index = -1
         for statement in program.statements:
-            if isinstance(statement, ast.InputDecl):
+            if type(statement) is ast.Binding:
+                index += 1
+                for target in statement.targets:
+                    name = target.name
+                    if name not in declared and name not in RESERVED_WORDS:  # the usual case, inline
+                        declared[name] = ("bound", target.span)
+                        if name not in failed:
+                            owner[name] = index
+                        continue
+                    if statement.tuple_form and name == "_":
+                        continue
+                    if not declare(name, "bound", target.span):
+                        scope.disowned.add(id(target))
+                    elif name not in failed:
+                        owner[name] = index
+            elif isinstance(statement, ast.InputDecl):
                 if not declare(statement.name, "declared as an input", statement.span):
                     continue
                 scope.origins[statement.name] = "an input"
@@ -258,21 +273,6 @@ class Binder(OperatorLowering, CallLowering):
                     report.extend(err.diagnostics)
                     default = None
                 externs.append((statement.name, type_, statement.span, default))
-            elif type(statement) is ast.Binding:
-                index += 1
-                for target in statement.targets:
-                    name = target.name
-                    if name not in declared and name not in RESERVED_WORDS:  # the usual case, inline
-                        declared[name] = ("bound", target.span)
-                        if name not in failed:
-                            owner[name] = index
-                        continue
-                    if statement.tuple_form and name == "_":
-                        continue
-                    if not declare(name, "bound", target.span):
-                        scope.disowned.add(id(target))
-                    elif name not in failed:
-                        owner[name] = index
         return coordinates, externs
 
     def _extern_default(self, decl: ast.ExternDecl, type_: str, file: SourceFile) -> dict[str, Any] | None:
@@ -435,21 +435,27 @@ class Binder(OperatorLowering, CallLowering):
         it are returned as failed.
         """
         count = len(bindings)
-        deps: list[list[tuple[int, str]]] = []
-        backwards = True
+        get = owner.get
         for position, refs in enumerate(reads):
+            for ref in refs:
+                index = get(ref.name)
+                if index is not None and index >= position:
+                    break
+            else:
+                continue
+            break
+        else:  # every binding reads only earlier ones
+            return list(range(count)), set()
+        deps: list[list[tuple[int, str]]] = []
+        for refs in reads:
             seen: set[int] = set()
             edges: list[tuple[int, str]] = []
             for ref in refs:
-                index = owner.get(ref.name)
+                index = get(ref.name)
                 if index is not None and index not in seen:
                     seen.add(index)
                     edges.append((index, ref.name))
-                    if index >= position:
-                        backwards = False
             deps.append(edges)
-        if backwards:
-            return list(range(count)), set()
         state = [0] * count  # 0 unvisited, 1 on the stack, 2 done
         order: list[int] = []
         failed: set[int] = set()

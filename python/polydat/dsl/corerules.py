@@ -56,48 +56,48 @@ def suggest(name: str, candidates: Iterable[str]) -> str | None:
 class NameIndex:
     """Many suggestion questions over one candidate list, with a bound on the work.
 
-    Candidates are indexed by length, so each question only sends those
-    within reach; once ``budget`` candidates have been compared in all, no
-    more suggestions are made (a program reading thousands of unknown names
-    gets suggestions for the first ones, not a quadratic compile).
+    Two cheap necessary conditions for a candidate to be within the core's
+    edit limit prune what is sent to the core: its length differs from the
+    name's by at most the limit, and its set of letters by at most twice the
+    limit (an edit adds or removes at most one letter of each set).
+    Candidates are grouped by their set of letters, so a question looks at
+    each group once. Once ``budget`` candidates have been sent in all, no more
+    suggestions are made (a program reading thousands of unknown names gets
+    suggestions for the first ones, not a quadratic compile).
     """
 
     def __init__(self, candidates: Callable[[], Iterable[str]], budget: int):
         """``candidates`` is called once, at the first question."""
         self._candidates: Callable[[], Iterable[str]] | None = candidates
-        self._by_length: dict[int, list[str]] = {}
+        self._groups: list[tuple[frozenset[str], list[str]]] = []
         self._budget = budget
 
-    def _index(self) -> dict[int, list[str]]:
-        """Candidates by length, built at the first question (most programs ask none)."""
+    def _index(self) -> list[tuple[frozenset[str], list[str]]]:
+        """Candidates by their set of letters, built at the first question (most programs ask none)."""
         if self._candidates is not None:
-            by_length = self._by_length
-            for name in set(self._candidates()):  # order is irrelevant: ties go to the first by name
-                by_length.setdefault(len(name), []).append(name)
+            groups: dict[frozenset[str], list[str]] = {}
+            for name in self._candidates():
+                groups.setdefault(frozenset(name), []).append(name)
+            self._groups = list(groups.items())
             self._candidates = None
-        return self._by_length
+        return self._groups
 
     def closest(self, name: str) -> str | None:
-        """The candidate closest to ``name`` (the core's rule), or None.
-
-        Two cheap necessary conditions for being within the core's edit limit
-        prune what is sent: the lengths differ by at most the limit, and the
-        sets of letters by at most twice the limit (an edit adds or removes at
-        most one letter of each set).
-        """
+        """The candidate closest to ``name`` (the core's rule), or None."""
         size = len(name)
-        reach = range(max(0, size - _MAX_SUGGESTION_EDITS), size + _MAX_SUGGESTION_EDITS + 1)
-        by_length = self._index()
-        near = [c for n in reach for c in by_length.get(n, ())]
+        letters = frozenset(name)
+        spread = 2 * _MAX_SUGGESTION_EDITS
+        near = [
+            candidate
+            for group, names in self._index()
+            if len(letters ^ group) <= spread
+            for candidate in names
+            if -_MAX_SUGGESTION_EDITS <= len(candidate) - size <= _MAX_SUGGESTION_EDITS
+        ]
         if not near or len(near) > self._budget:
             return None
         self._budget -= len(near)
-        letters = set(name)
-        spread = 2 * _MAX_SUGGESTION_EDITS
-        near = [c for c in near if len(letters.symmetric_difference(c)) <= spread]
-        if not near:
-            return None
-        result: str | None = _core().suggest(name, near)
+        result: str | None = _core().suggest(name, sorted(set(near)))
         return result
 
 

@@ -199,7 +199,15 @@ class Parser:
     def parse_program(self) -> list[ast.Statement]:
         """Every statement up to end of input; failures go to :attr:`diagnostics`."""
         statements: list[ast.Statement] = []
-        while self.peek().kind is not TokenKind.EOF:
+        tokens = self.tokens
+        while True:
+            token = tokens[self.pos]
+            if token.kind is _LINE and not _continues(tokens[self.pos + 1]):  # the common case, inline
+                self.pos += 1
+                statements.append(_line_binding(token))
+                continue
+            if token.kind is _EOF:
+                break
             start = self.pos
             try:
                 statements.extend(self.statement(in_module=None))
