@@ -99,3 +99,16 @@ def test_a_big_program_binds_and_keeps_its_shape(catalog) -> None:  # type: igno
     assert parse_file(SourceFile(chain(3))).bindings[2].value == ast.Call(
         "hash", (ast.Arg(ast.Name("x1", ast.Span(3, 12))),), ast.Span(3, 7)
     )
+
+
+def test_the_fast_paths_report_what_the_general_paths_report(catalog, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from polydat.dsl.lexer import Lexer
+
+    rng = random.Random(11)
+    lines = [*LINES, "t := hash(c)", "u := mod(t, 7)", "m2(a) -> (b) := {", "b := hash(a) as", "hsah := hash(x)"]
+    sources = ["\n".join(rng.choice(lines) for _ in range(rng.randrange(1, 10))) for _ in range(300)]
+    fast = [dsl.check(source, catalog=catalog) for source in sources]
+    monkeypatch.setattr(Lexer, "fast_lines", False)
+    monkeypatch.setattr(Parser, "fast_paths", False)
+    for source, found in zip(sources, fast):
+        assert dsl.check(source, catalog=catalog) == found, source

@@ -28,19 +28,17 @@ error of the file is raised at the end as one ``CompileError``.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import ast
 from .ast import Span
-from . import corerules
 from .calls import CallLowering
 from .catalog import Catalog
 from .diagnostics import Report, SourceFile
 from .irbuild import GraphBuilder, Port, input_wire, node_wire
-from .lexer import ABSENT_WORDS, RESERVED_WORDS
+from .lexer import RESERVED_WORDS
 from .lowering import (
     CAPTURE_OP,
     FAILED,
@@ -54,7 +52,9 @@ from .lowering import (
     literal_of,
     render_array,
 )
+from .declarations import Declarations, reserved_error
 from .modules import ModuleLoader, directory_of, module_table
+from .ordering import dependency_order
 from .operators import OperatorLowering
 from .types import LiteralTypeError, f64_bits, literal_to_const
 from ..errors import CompileError, Diagnostic
@@ -107,17 +107,12 @@ class BoundProgram:
         return json.dumps(self.ir, separators=(",", ":"))
 
 
-class Binder(OperatorLowering, CallLowering):
+class Binder(Declarations, OperatorLowering, CallLowering):
     """Binds one program (and the modules it calls) against a catalog.
 
     ``report`` collects every diagnostic; :meth:`bind` raises the errors
     together at the end. ``strict=True`` makes an inferred input an error.
     """
-
-    #: At most this many candidate names are compared for the suggestions of
-    #: inferred inputs in one program (a program reading thousands of free names
-    #: gets its first suggestions, not a quadratic bind).
-    SUGGESTION_BUDGET = 200_000
 
     def __init__(
         self,
@@ -196,164 +191,6 @@ class Binder(OperatorLowering, CallLowering):
             inferred_inputs=tuple(inferred),
         )
 
-    def _declarations(
-        self, program: ast.Program, scope: Scope, owner: dict[str, int]
-    ) -> tuple[list[tuple[str, str, Span]], list[tuple[str, str, Span, dict[str, Any] | None]]]:
-        """Declared coordinates and externs; reports names declared twice or reserved.
-
-        ``owner`` is filled with the index (in ``program.bindings``) of the
-        binding that binds each name; a binding target that clashes is left
-        unowned, and a declaration that fails leaves its name failed.
-        """
-        file = scope.file
-        report = self.report
-        declared: dict[str, tuple[str, Span]] = {}
-
-        def declare(name: str, what: str, span: Span) -> bool:
-            if name in RESERVED_WORDS:
-                report.add(_reserved_error(file, name, span))
-                return False
-            if name in declared:
-                prior_what, prior_span = declared[name]
-                report.add(file.diagnostic(
-                    f"'{name}' is already {prior_what}",
-                    span,
-                    f"first declared at {prior_span}; every name is bound once",
-                ))
-                return False
-            declared[name] = (what, span)
-            return True
-
-        coordinates: list[tuple[str, str, Span]] = []
-        externs: list[tuple[str, str, Span, dict[str, Any] | None]] = []
-        failed = scope.env  # only failed names so far
-        index = -1
-        for statement in program.statements:
-            if type(statement) is ast.Binding:
-                index += 1
-                for target in statement.targets:
-                    name = target.name
-                    if name not in declared and name not in RESERVED_WORDS:  # the usual case, inline
-                        declared[name] = ("bound", target.span)
-                        if name not in failed:
-                            owner[name] = index
-                        continue
-                    if statement.tuple_form and name == "_":
-                        continue
-                    if not declare(name, "bound", target.span):
-                        scope.disowned.add(id(target))
-                    elif name not in failed:
-                        owner[name] = index
-            elif isinstance(statement, ast.InputDecl):
-                if not declare(statement.name, "declared as an input", statement.span):
-                    continue
-                scope.origins[statement.name] = "an input"
-                try:
-                    type_ = "u64"
-                    if statement.type_name is not None:
-                        type_ = self._type(statement.type_name, statement.type_span or statement.span, file)
-                except CompileError as err:
-                    report.extend(err.diagnostics)
-                    scope.env[statement.name] = FAILED
-                    continue
-                coordinates.append((statement.name, type_, statement.span))
-            elif isinstance(statement, ast.ExternDecl):
-                if not declare(statement.name, "declared as an extern", statement.span):
-                    continue
-                scope.origins[statement.name] = "an extern"
-                try:
-                    type_ = self._type(statement.type_name, statement.type_span, file)
-                except CompileError as err:
-                    report.extend(err.diagnostics)
-                    scope.env[statement.name] = FAILED
-                    continue
-                try:
-                    default = self._extern_default(statement, type_, file)
-                except CompileError as err:  # the extern still exists, without its default
-                    report.extend(err.diagnostics)
-                    default = None
-                externs.append((statement.name, type_, statement.span, default))
-        return coordinates, externs
-
-    def _extern_default(self, decl: ast.ExternDecl, type_: str, file: SourceFile) -> dict[str, Any] | None:
-        default = decl.default
-        if default is None:
-            return None
-        literal = literal_of(default)
-        if literal is None:
-            raise file.error(
-                f"the default of extern '{decl.name}' must be a literal",
-                ast.expr_span(default),
-                "extern defaults are fixed values; compute derived values in a binding",
-            )
-        try:
-            return literal_to_const(literal, type_)
-        except LiteralTypeError as exc:
-            raise file.error(
-                f"extern '{decl.name}' is declared {type_} but its default is {literal.describe()}",
-                ast.expr_span(default),
-                str(exc),
-            ) from None
-
-    def _free_names(
-        self,
-        reads: list[list[ast.Name]],
-        owner: dict[str, int],
-        scope: Scope,
-        coordinates: list[tuple[str, str, Span]],
-        externs: list[tuple[str, str, Span, dict[str, Any] | None]],
-    ) -> list[str]:
-        """Append inferred inputs (names read, never bound) in order of first use.
-
-        Each inferred coordinate is reported as a warning (an error when
-        strict) at its first use; the inferred coordinates' names are returned.
-        """
-        known = set(owner)
-        known.update(name for name, _, _ in coordinates)
-        known.update(name for name, _, _, _ in externs)
-        known.update(scope.env)  # failed declarations and statements that did not parse
-        known.update(ABSENT_WORDS)  # reported at each read
-        inferred: list[str] = []
-        inferred_externs: list[tuple[str, str, Span, dict[str, Any] | None]] = []
-        suggestions = corerules.NameIndex(
-            lambda: [*owner, *(name for name, _, _ in coordinates), *(name for name, _, _, _ in externs),
-                     *scope.modules, *self.catalog.names()],
-            self.SUGGESTION_BUDGET,
-        )
-        for refs in reads:
-            for ref in refs:
-                name = ref.name
-                if name in known:
-                    continue
-                known.add(name)
-                if name in self.outer:
-                    try:
-                        type_ = self._type(self.outer[name], ref.span, scope.file)
-                    except CompileError as err:
-                        self.report.extend(err.diagnostics)
-                        scope.env[name] = FAILED
-                        continue
-                    inferred_externs.append((name, type_, ref.span, None))
-                    scope.origins[name] = "an extern"
-                    continue
-                guess = suggestions.closest(name)
-                if self.strict:
-                    hint = f"did you mean '{guess}'?" if guess else f"declare it (`input {name}`) or bind it"
-                    self.report.add(scope.file.diagnostic(
-                        f"'{name}' is not bound or declared (strict mode infers no inputs)", ref.span, hint
-                    ))
-                    scope.env[name] = FAILED
-                    continue
-                hint = f"did you mean '{guess}'?" if guess else f"declare it (`input {name}`) to make the input explicit"
-                self.report.add(scope.file.diagnostic(
-                    f"'{name}' is not bound or declared, so it becomes an input", ref.span, hint, severity="warning"
-                ))
-                coordinates.append((name, "u64", ref.span))
-                scope.origins[name] = "an input"
-                inferred.append(name)
-        externs.extend(inferred_externs)
-        return inferred
-
     def _bind_bindings(
         self, bindings: Sequence[ast.Binding], scope: Scope, check_names: bool,
         reads: list[list[ast.Name]] | None = None, owner: dict[str, int] | None = None,
@@ -379,7 +216,7 @@ class Binder(OperatorLowering, CallLowering):
         scope.names.update(owner, scope.env)
         if reads is None:
             reads = [ast.names_read(binding.value) for binding in bindings]
-        order, failed = self._dependency_order(bindings, reads, owner, scope.file)
+        order, failed = dependency_order(bindings, reads, owner, self.report, scope.file)
         for index in failed:
             self._fail_targets(bindings[index], scope, owner, index)
         produced: dict[int, list[tuple[str, Port, tuple[str, ...], Span]]] = {}
@@ -411,7 +248,7 @@ class Binder(OperatorLowering, CallLowering):
         """Whether a module-body binding may bind ``target`` (else the clash is reported)."""
         file = scope.file
         if target.name in RESERVED_WORDS:
-            self.report.add(_reserved_error(file, target.name, target.span))
+            self.report.add(reserved_error(file, target.name, target.span))
             return False
         if target.name in owner:
             first = next(t for t in bindings[owner[target.name]].targets if t.name == target.name)
@@ -423,94 +260,6 @@ class Binder(OperatorLowering, CallLowering):
             self.report.add(file.diagnostic(f"'{target.name}' is already {origin}", target.span))
             return False
         return True
-
-    def _dependency_order(
-        self, bindings: Sequence[ast.Binding], reads: list[list[ast.Name]], owner: dict[str, int],
-        file: SourceFile,
-    ) -> tuple[list[int], set[int]]:
-        """Binding indices so that each comes after the bindings it reads (iterative DFS).
-
-        Source order, when every binding reads only earlier ones (the usual
-        case, checked in one pass). A cycle is reported once; the bindings on
-        it are returned as failed.
-        """
-        count = len(bindings)
-        get = owner.get
-        for position, refs in enumerate(reads):
-            for ref in refs:
-                index = get(ref.name)
-                if index is not None and index >= position:
-                    break
-            else:
-                continue
-            break
-        else:  # every binding reads only earlier ones
-            return list(range(count)), set()
-        deps: list[list[tuple[int, str]]] = []
-        for refs in reads:
-            seen: set[int] = set()
-            edges: list[tuple[int, str]] = []
-            for ref in refs:
-                index = get(ref.name)
-                if index is not None and index not in seen:
-                    seen.add(index)
-                    edges.append((index, ref.name))
-            deps.append(edges)
-        state = [0] * count  # 0 unvisited, 1 on the stack, 2 done
-        order: list[int] = []
-        failed: set[int] = set()
-        for root in range(count):
-            if state[root]:
-                continue
-            state[root] = 1
-            stack: list[tuple[int, str, Iterator[tuple[int, str]]]] = [
-                (root, _display_name(bindings[root]), iter(deps[root]))
-            ]
-            while stack:
-                node, _, edges_left = stack[-1]
-                pushed = False
-                for dep, via in edges_left:
-                    if state[dep] == 0:
-                        state[dep] = 1
-                        stack.append((dep, via, iter(deps[dep])))
-                        pushed = True
-                        break
-                    if state[dep] == 1:
-                        start = next(i for i, entry in enumerate(stack) if entry[0] == dep)
-                        members = {entry[0] for entry in stack[start:]}
-                        if not members <= failed:
-                            self.report.extend(self._cycle_error(stack, dep, via, bindings, file).diagnostics)
-                            failed.update(members)
-                if not pushed:
-                    state[node] = 2
-                    order.append(node)
-                    stack.pop()
-        return order, failed
-
-    @staticmethod
-    def _cycle_error(
-        stack: list[tuple[int, str, Iterator[tuple[int, str]]]],
-        dep: int,
-        via: str,
-        bindings: Sequence[ast.Binding],
-        file: SourceFile,
-    ) -> CompileError:
-        start = next(i for i, entry in enumerate(stack) if entry[0] == dep)
-        names = [entry[1] for entry in stack[start:]]
-        names[0] = via
-        span = bindings[dep].span
-        if len(names) == 1:
-            return file.error(
-                f"binding '{names[0]}' depends on itself",
-                span,
-                "a binding cannot read its own value; introduce an input or a different name",
-            )
-        path = " -> ".join([*names, names[0]])
-        return file.error(
-            f"cycle between bindings: {path}",
-            span,
-            "bindings form a dataflow graph; break the cycle with an input or extern",
-        )
 
     def _bind_one(self, binding: ast.Binding, scope: Scope, owner: dict[str, int],
                   index: int) -> list[tuple[str, Port, tuple[str, ...], Span]]:
@@ -698,15 +447,3 @@ class Binder(OperatorLowering, CallLowering):
 
 _LEAF_LITERALS = frozenset({ast.IntLit, ast.FloatLit, ast.StrLit, ast.BoolLit})
 _LEAVES = _LEAF_LITERALS | {ast.Name}
-
-
-def _display_name(binding: ast.Binding) -> str:
-    return binding.targets[0].name
-
-
-def _reserved_error(file: SourceFile, name: str, span: Span) -> Diagnostic:
-    if name in ABSENT_WORDS:
-        return file.diagnostic(f"'{name}' is reserved and cannot be bound or declared", span,
-                               "Polydat has no absent-value literal; pick another name")
-    return file.diagnostic(f"'{name}' is a bool literal and cannot be bound or declared", span,
-                           "pick another name")

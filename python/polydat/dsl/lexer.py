@@ -135,7 +135,7 @@ _SCANNER = re.compile(
     f"{_SPACE}*(?:"
     + "|".join(
         [
-            rf"(\n[ \t\r\f\v\n]*)",  # 1 newlines (and the spaces after them)
+            r"(\n[ \t\r\f\v\n]*)",  # 1 newlines (and the spaces after them)
             r"([A-Za-z_][A-Za-z0-9_]*)",  # 2 identifier
             r"(:=|->|\*\*|<<|>>|<=|>=|==|!=|&&|\|\||[-+*%&|^!<>=:,.()\[\]{}])",  # 3 operator but '/'
             r"(0[xX][0-9a-fA-F]*)",  # 4 hex integer

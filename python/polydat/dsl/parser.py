@@ -16,12 +16,11 @@ text that follows cannot be a destructuring target list (``(a, b) :=``): that
 is how ``x := y`` followed by ``(a, b) := f(x)`` on the next line stays two
 statements in a newline-insensitive language.
 
-A statement that does not parse is reported and skipped: parsing resumes at
-the next line that starts like a statement (``name :=``, a declaration, a
-tuple target list, a module definition), or after the closing ``}`` of a
-module definition that failed. The names the skipped statement would have
-bound are kept (``Program.unparsed_names``) so their readers are not reported
-again.
+A statement that does not parse is reported and skipped (see
+:mod:`polydat.dsl.recovery`); the names it would have bound are kept
+(``Program.unparsed_names``) so their readers are not reported again. The
+commonest expressions and statements take the fast paths of
+:mod:`polydat.dsl.fastpaths`.
 """
 
 from __future__ import annotations
@@ -31,42 +30,23 @@ from dataclasses import dataclass
 from . import ast
 from .ast import Span
 from .diagnostics import SourceFile
-from ..errors import CompileError
-from ..errors import Diagnostic
+from ..errors import CompileError, Diagnostic
+from .fastpaths import continues, line_binding, simple_expression
+from .grammar import (
+    BINARY_PRECEDENCE,
+    MAX_INTERPOLATION_DEPTH,
+    MODIFIERS,
+    NON_NAME_KEYWORDS,
+    NOT_SUPPORTED,
+    RIGHT_ASSOCIATIVE,
+    SOFT_KEYWORDS,
+    UNARY_PRECEDENCE,
+)
 from .interpolation import Placeholder, scan_segments
-from .lexer import BOOL_WORDS, HARD_KEYWORDS, SIMPLE_ARG, Lexer, Token, TokenKind, describe_token, expand_line
+from .lexer import BOOL_WORDS, HARD_KEYWORDS, Lexer, Token, TokenKind, describe_token, expand_line
+from .recovery import Recovery
 
-#: Binary operator → precedence (higher binds tighter).
-BINARY_PRECEDENCE: dict[str, int] = {
-    "||": 1,
-    "&&": 2,
-    "==": 3,
-    "!=": 3,
-    "<": 4,
-    ">": 4,
-    "<=": 4,
-    ">=": 4,
-    "|": 5,
-    "^": 6,
-    "&": 7,
-    "<<": 8,
-    ">>": 8,
-    "+": 9,
-    "-": 9,
-    "*": 10,
-    "/": 10,
-    "%": 10,
-    "**": 11,
-}
-RIGHT_ASSOCIATIVE = frozenset({"**"})
-UNARY_PRECEDENCE = 12
-MODIFIERS = ("const", "shared", "volatile")
-#: Words that can never be a name in expression position.
-_NON_NAME_KEYWORDS = HARD_KEYWORDS - {"input", "cursor", "over"}
-NOT_SUPPORTED = "is not supported yet"
-#: Interpolations nest (a string inside ``{...}`` inside a string); beyond this
-#: depth the literal is left untouched.
-_MAX_INTERPOLATION_DEPTH = 16
+__all__ = ["Parser", "parse_file", "parse_recovering", "BINARY_PRECEDENCE"]
 
 
 @dataclass(slots=True)
@@ -137,7 +117,7 @@ class _AlreadyReported(Exception):
     """A statement failed at an ``ERROR`` token, whose lexical error is already reported."""
 
 
-class Parser:
+class Parser(Recovery):
     """Parses one source file (or an interpolated fragment of one)."""
 
     #: Parse one-operand expressions and calls of one-token operands without the
@@ -202,9 +182,9 @@ class Parser:
         tokens = self.tokens
         while True:
             token = tokens[self.pos]
-            if token.kind is _LINE and not _continues(tokens[self.pos + 1]):  # the common case, inline
+            if token.kind is _LINE and not continues(tokens[self.pos + 1]):  # the common case, inline
                 self.pos += 1
-                statements.append(_line_binding(token))
+                statements.append(line_binding(token))
                 continue
             if token.kind is _EOF:
                 break
@@ -218,117 +198,19 @@ class Parser:
                 self.pos = self._resume_point(start)
         return statements
 
-    # -- recovery ------------------------------------------------------------
-
-    def _at(self, index: int) -> Token:
-        """Token ``index``, or EOF past the end."""
-        tokens = self.tokens
-        return tokens[index] if index < len(tokens) else tokens[-1]
-
-    def _note_unparsed(self, start: int) -> None:
-        """Remember what the statement starting at token ``start`` would have bound."""
-        at = self._at
-        i = start
-        while at(i).is_word(*MODIFIERS):
-            i += 1
-        first = at(i)
-        if first.is_word("input", "extern") and not at(i + 1).is_op(":="):
-            if at(i + 1).kind is TokenKind.IDENT:
-                self.unparsed_names.add(at(i + 1).text)
-            elif first.text == "input" and at(i + 1).is_op("("):
-                # input (a: T, b, ...): every name after '(' or ',' up to the ')'
-                j = i + 1
-                while at(j).is_op("(", ",") and at(j + 1).kind is TokenKind.IDENT:
-                    self.unparsed_names.add(at(j + 1).text)
-                    j += 2
-                    if at(j).is_op(":"):
-                        j += 2
-        elif first.kind is TokenKind.IDENT and at(i + 1).is_op(":=", ":"):
-            self.unparsed_names.add(first.text)
-        elif first.is_op("(") and self._looks_like_targets(i):
-            j = i + 1
-            while at(j).kind is TokenKind.IDENT:
-                self.unparsed_names.add(at(j).text)
-                j += 2 if at(j + 1).is_op(",") else 1
-        elif first.kind is TokenKind.IDENT and at(i + 1).is_op("(") and self._is_module_def_at(i):
-            self.unparsed_modules.add(first.text)
-
-    def _resume_point(self, start: int) -> int:
-        """Where to continue after the statement at ``start`` failed (always past ``start``)."""
-        at = self._at
-        first = at(start)
-        if first.kind is TokenKind.IDENT and at(start + 1).is_op("(") and self._is_module_def_at(start):
-            after = self._after_module_body(start)
-            if after is not None:
-                return after
-        last = len(self.tokens) - 1
-        i = start + 1
-        while i < last:
-            if at(i).line > at(i - 1).line and self._starts_statement(i):
-                return i
-            i += 1
-        return last
-
-    def _starts_statement(self, i: int) -> bool:
-        """Whether the tokens at ``i`` read like the start of a statement."""
-        at = self._at
-        token = at(i)
-        if token.kind is _LINE:
-            return True
-        if token.is_op("("):
-            return self._looks_like_targets(i)
-        if token.kind is not TokenKind.IDENT:
-            return False
-        nxt = at(i + 1)
-        if token.text in MODIFIERS or token.text == "extern":
-            return nxt.kind is TokenKind.IDENT or nxt.is_op("(")
-        if token.text == "input" and not nxt.is_op(":="):
-            return nxt.kind is TokenKind.IDENT or nxt.is_op("(")
-        if token.text in HARD_KEYWORDS and token.text not in _SOFT_KEYWORDS:
-            return False
-        if nxt.is_op(":="):
-            return True
-        if nxt.is_op(":"):
-            return i + 3 < len(self.tokens) and at(i + 2).kind is TokenKind.IDENT and at(i + 3).is_op(":=")
-        return nxt.is_op("(") and self._is_module_def_at(i)
-
-    def _after_module_body(self, start: int) -> int | None:
-        """The token after the ``}`` closing the body of the module defined at ``start``."""
-        at = self._at
-        i = self._matching_paren(start + 1)
-        if i is None or not at(i + 1).is_op("->"):
-            return None
-        i += 2
-        if at(i).is_op("("):
-            i = self._matching_paren(i)
-            if i is None:
-                return None
-        i += 1
-        if not (at(i).is_op(":=") and at(i + 1).is_op("{")):
-            return None
-        depth = 0
-        for j in range(i + 1, len(self.tokens)):
-            if at(j).is_op("{"):
-                depth += 1
-            elif at(j).is_op("}"):
-                depth -= 1
-                if depth == 0:
-                    return j + 1
-        return len(self.tokens) - 1
-
     def statement(self, in_module: str | None) -> list[ast.Statement]:
         """One statement (an ``input (a, b)`` tuple yields several declarations)."""
         token = self.tokens[self.pos]
         if token.kind is _LINE:
-            if not _continues(self.tokens[self.pos + 1]):
+            if not continues(self.tokens[self.pos + 1]):
                 self.pos += 1
-                return [_line_binding(token)]
+                return [line_binding(token)]
             self.tokens[self.pos:self.pos + 1] = expand_line(token)  # the next line continues it
             token = self.tokens[self.pos]
         if token.kind is TokenKind.IDENT:
             word = token.text
             nxt = self.tokens[self.pos + 1]
-            if nxt.kind is _OP and nxt.text == ":=" and (word not in HARD_KEYWORDS or word in _SOFT_KEYWORDS):
+            if nxt.kind is _OP and nxt.text == ":=" and (word not in HARD_KEYWORDS or word in SOFT_KEYWORDS):
                 return [self._simple_binding(token)]
             if word == "input" and not nxt.is_op(":="):
                 self._not_in_module(in_module, token, "an input declaration")
@@ -504,22 +386,6 @@ class Parser:
             (ast.Target(name.text, name.span),), value, name.span, modifiers, type_name, type_span, False, doc
         )
 
-    def _looks_like_targets(self, pos: int) -> bool:
-        """Whether tokens at ``pos`` read ``( name, ... ) :=``."""
-        tokens = self.tokens
-        i = pos + 1
-        if i >= len(tokens) or tokens[i].kind is not TokenKind.IDENT:
-            return False
-        while True:
-            if i >= len(tokens) or tokens[i].kind is not TokenKind.IDENT:
-                return False
-            i += 1
-            if i < len(tokens) and tokens[i].is_op(","):
-                i += 1
-                continue
-            break
-        return i + 1 < len(tokens) and tokens[i].is_op(")") and tokens[i + 1].is_op(":=")
-
     def _tuple_binding(self, modifiers: tuple[str, ...], first: Token) -> ast.Binding:
         self.expect_op("(")
         targets = [self.expect_name("a name to bind")]
@@ -545,26 +411,6 @@ class Parser:
     def _is_module_def(self) -> bool:
         """Whether ``name ( ... ) ->`` starts here."""
         return self._is_module_def_at(self.pos)
-
-    def _is_module_def_at(self, start: int) -> bool:
-        """Whether ``name ( ... ) ->`` starts at token ``start`` (scans to the matching ')')."""
-        close = self._matching_paren(start + 1)
-        return close is not None and self.tokens[close + 1].is_op("->")
-
-    def _matching_paren(self, open_index: int) -> int | None:
-        """The index of the ')' closing the '(' at ``open_index`` (None at end of input)."""
-        tokens = self.tokens
-        depth = 0
-        for i in range(open_index, len(tokens)):
-            token = tokens[i]
-            if token.kind is TokenKind.OP:
-                if token.text == "(":
-                    depth += 1
-                elif token.text == ")":
-                    depth -= 1
-                    if depth == 0:
-                        return i
-        return None
 
     def _module_def(self) -> ast.ModuleDef:
         name = self.advance()
@@ -617,9 +463,10 @@ class Parser:
     def expression(self) -> ast.Expr:
         """One expression, parsed with an explicit frame stack (no recursion)."""
         if self.fast_paths:
-            simple = self._simple_expression()
+            simple = simple_expression(self.tokens, self.pos)
             if simple is not None:
-                return simple
+                self.pos = simple[1]
+                return simple[0]
         stack: list[_Frame] = [_Frame("top")]
         want_operand = True
         while True:
@@ -641,51 +488,6 @@ class Parser:
             if frame.kind == "top":
                 return result
             want_operand = self._close(stack, frame, result, token)
-
-    def _simple_expression(self) -> ast.Expr | None:
-        """The expression here if it is one name or number, or a call of such operands
-        (``f(a, 1)``), followed by a token that cannot continue it; else None.
-
-        The most common expressions, parsed the way :meth:`expression` parses them.
-        """
-        tokens = self.tokens
-        pos = self.pos
-        first = tokens[pos]
-        nxt = tokens[pos + 1]
-        kind = first.kind
-        if kind is _IDENT:
-            word = first.text
-            if word in _SPECIAL_WORDS:
-                return None
-            if nxt.kind is _OP and nxt.text == "(":
-                if nxt.line != first.line:
-                    return None
-                args: list[ast.Arg] = []
-                i = pos + 2
-                while True:
-                    token = tokens[i]
-                    after = tokens[i + 1]
-                    if after.kind is not _OP or (after.text != "," and after.text != ")"):
-                        return None
-                    operand = _one_token_operand(token)
-                    if operand is None:
-                        return None
-                    args.append(ast.Arg(operand))
-                    i += 2
-                    if after.text == ")":
-                        break
-                if _continues(tokens[i]):
-                    return None
-                self.pos = i
-                return ast.Call(word, tuple(args), first.span)
-            if _continues(nxt) or (nxt.kind is _OP and (nxt.text == "(" or nxt.text == ".")):
-                return None
-            self.pos = pos + 1
-            return ast.Name(word, first.span)
-        if (kind is _INT or kind is _FLOAT) and not _continues(nxt):
-            self.pos = pos + 1
-            return _one_token_operand(first)
-        return None
 
     def _operand(self, stack: list[_Frame], token: Token) -> bool:
         """Handle a token where an operand must start; returns whether an operand is still wanted."""
@@ -728,7 +530,7 @@ class Parser:
     def _word_operand(self, stack: list[_Frame], token: Token) -> bool:
         frame = stack[-1]
         word = token.text
-        if word in _NON_NAME_KEYWORDS:
+        if word in NON_NAME_KEYWORDS:
             if word in ("for", "pragma", "tile"):
                 raise self.error(f"'{word}' {NOT_SUPPORTED}", token.span, _UNSUPPORTED_HINTS.get(word))
             raise self.expected("an expression", token)
@@ -764,7 +566,7 @@ class Parser:
     def _start_argument(self, frame: _Frame) -> None:
         """At the start of a call argument: consume ``name:`` if it is a named one."""
         token = self.peek()
-        if token.kind is TokenKind.IDENT and self.peek(1).is_op(":") and token.text not in _NON_NAME_KEYWORDS:
+        if token.kind is TokenKind.IDENT and self.peek(1).is_op(":") and token.text not in NON_NAME_KEYWORDS:
             self.advance()
             self.advance()
             frame.arg_name, frame.arg_name_span = token.text, token.span
@@ -878,7 +680,7 @@ class Parser:
     def _string(self, token: Token) -> ast.Expr:
         """A string literal, desugared to ``printf`` when it interpolates ``{expr}``."""
         text = str(token.value)
-        if "{" not in text or self.depth >= _MAX_INTERPOLATION_DEPTH:
+        if "{" not in text or self.depth >= MAX_INTERPOLATION_DEPTH:
             return ast.StrLit(text, token.span)
         segments = scan_segments(text)
         if segments is None or not any(isinstance(s, Placeholder) for s in segments):
@@ -916,62 +718,10 @@ class Parser:
             return None
 
 
-_IDENT = TokenKind.IDENT
 _OP = TokenKind.OP
-_INT = TokenKind.INT
-_FLOAT = TokenKind.FLOAT
 _EOF = TokenKind.EOF
 _LINE = TokenKind.LINE
-_PADDING = 3
-_SOFT_KEYWORDS = ("input", "cursor", "over")
-#: Words a one-token operand cannot be: keywords, ``if`` and the bool literals.
-_SPECIAL_WORDS = _NON_NAME_KEYWORDS | {"if"} | frozenset(BOOL_WORDS)
-
-
-def _continues(token: Token) -> bool:
-    """Whether ``token``, after an operand, continues the expression (an operator or ``as``)."""
-    if token.kind is _OP:
-        return token.text in BINARY_PRECEDENCE
-    return token.kind is _IDENT and token.text == "as"
-
-
-def _line_binding(token: Token) -> ast.Binding:
-    """The binding ``name := f(a, 1)`` a ``LINE`` token stands for (as the general parser builds it)."""
-    match = token.value
-    line = token.line
-    to_col = token.col - token.offset  # a source offset on this line + to_col = its column
-    target = _new_span(Span, (line, token.col))
-    text = match.group(3)
-    if "," in text:
-        base = match.start(3) + to_col
-        args = tuple(ast.Arg(_line_operand(arg.group(), line, base + arg.start())) for arg in SIMPLE_ARG.finditer(text))
-    else:
-        args = (ast.Arg(_line_operand(text, line, match.start(3) + to_col)),)
-    call = ast.Call(match.group(2), args, _new_span(Span, (line, match.start(2) + to_col)))
-    return ast.Binding((ast.Target(match.group(1), target),), call, target, (), None, None, False, token.doc)
-
-
-def _line_operand(text: str, line: int, col: int) -> ast.Expr:
-    span = _new_span(Span, (line, col))
-    if "0" <= text[0] <= "9":
-        return ast.IntLit(int(text), text, span)
-    return ast.Name(text, span)
-
-
-_new_span = tuple.__new__
-
-
-def _one_token_operand(token: Token) -> ast.Expr | None:
-    """The name or number ``token`` is as a whole operand (None for anything else)."""
-    kind = token.kind
-    if kind is _IDENT:
-        return None if token.text in _SPECIAL_WORDS else ast.Name(token.text, token.span)
-    if kind is _INT:
-        return ast.IntLit(int(token.value), token.text, token.span)  # type: ignore[arg-type]
-    if kind is _FLOAT:
-        return ast.FloatLit(float(token.value), token.text, token.span)  # type: ignore[arg-type]
-    return None
-
+_PADDING = 3  # EOF copies after the last token, so that peek(2) is an index
 
 _UNSUPPORTED_HINTS = {
     "for": "for traversals arrive with the scope-chain work",
