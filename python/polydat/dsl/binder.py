@@ -170,11 +170,10 @@ class Binder(Declarations, OperatorLowering, CallLowering):
         report.raise_errors()
         output_types: dict[str, str] = {}
         outputs = self.graph.outputs
-        for index in range(len(bindings)):
-            for name, port, modifiers, span in produced.get(index, ()):
-                outputs.append({"name": name, "wire": port.wire, "modifiers": list(modifiers),
-                                "span": {"line": span.line, "col": span.col}})
-                output_types[name] = port.type
+        for name, port, modifiers, span in produced:
+            outputs.append({"name": name, "wire": port.wire, "modifiers": list(modifiers),
+                            "span": {"line": span.line, "col": span.col}})
+            output_types[name] = port.type
         ir = self.graph.to_json()
         return BoundProgram(
             ir=ir,
@@ -194,8 +193,8 @@ class Binder(Declarations, OperatorLowering, CallLowering):
     def _bind_bindings(
         self, bindings: Sequence[ast.Binding], scope: Scope, check_names: bool,
         reads: list[list[ast.Name]] | None = None, owner: dict[str, int] | None = None,
-    ) -> dict[int, list[tuple[str, Port, tuple[str, ...], Span]]]:
-        """Lower ``bindings`` in dependency order; returns the named ports per binding index.
+    ) -> list[tuple[str, Port, tuple[str, ...], Span]]:
+        """Lower ``bindings`` in dependency order; returns their named ports in source order.
 
         ``owner`` (name -> index of the binding that binds it) is computed
         here unless the caller has it. A binding that fails is reported and
@@ -219,6 +218,8 @@ class Binder(Declarations, OperatorLowering, CallLowering):
         order, failed = dependency_order(bindings, reads, owner, self.report, scope.file)
         for index in failed:
             self._fail_targets(bindings[index], scope, owner, index)
+        in_source_order = type(order) is range  # then the ports are collected as they come
+        named: list[tuple[str, Port, tuple[str, ...], Span]] = []
         produced: dict[int, list[tuple[str, Port, tuple[str, ...], Span]]] = {}
         top_level = scope.module is None
         for index in order:
@@ -228,13 +229,22 @@ class Binder(Declarations, OperatorLowering, CallLowering):
             if top_level:
                 self.report.anchor = binding.span
             try:
-                produced[index] = self._bind_one(binding, scope, owner, index)
+                ports = self._bind_one(binding, scope, owner, index)
             except AlreadyReported:
                 self._fail_targets(binding, scope, owner, index)
+                continue
             except CompileError as err:
                 self.report.extend(err.diagnostics)
                 self._fail_targets(binding, scope, owner, index)
-        return produced
+                continue
+            if in_source_order:
+                named.extend(ports)
+            else:
+                produced[index] = ports
+        if not in_source_order:
+            for index in sorted(produced):
+                named.extend(produced[index])
+        return named
 
     @staticmethod
     def _fail_targets(binding: ast.Binding, scope: Scope, owner: dict[str, int], index: int) -> None:

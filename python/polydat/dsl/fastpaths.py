@@ -36,14 +36,15 @@ def line_binding(token: Token) -> ast.Binding:
     line = token.line
     to_col = token.col - token.offset  # a source offset on this line + to_col = its column
     target = _new_span(Span, (line, token.col))
-    text = match.group(3)
+    name, callee, text = match.groups()
+    regs = match.regs
     if "," in text:
-        base = match.start(3) + to_col
+        base = regs[3][0] + to_col
         args = tuple(ast.Arg(_line_operand(arg.group(), line, base + arg.start())) for arg in SIMPLE_ARG.finditer(text))
     else:
-        args = (ast.Arg(_line_operand(text, line, match.start(3) + to_col)),)
-    call = ast.Call(match.group(2), args, _new_span(Span, (line, match.start(2) + to_col)))
-    return ast.Binding((ast.Target(match.group(1), target),), call, target, (), None, None, False, token.doc)
+        args = (ast.Arg(_line_operand(text, line, regs[3][0] + to_col)),)
+    call = ast.Call(callee, args, _new_span(Span, (line, regs[2][0] + to_col)))
+    return ast.Binding((ast.Target(name, target),), call, target, (), None, None, False, token.doc)
 
 
 def _line_operand(text: str, line: int, col: int) -> ast.Expr:

@@ -309,11 +309,16 @@ class Lexer:
 
     def _take_line(self, simple: re.Match[str], line: int, line_start: int, docs: list[str]) -> bool:
         """Append the ``LINE`` token of a simple binding line, unless a word keeps it off the fast path."""
-        if simple.group(1) in _NOT_SIMPLE_TARGET or simple.group(2) in _NOT_SIMPLE:
+        target, callee, args = simple.groups()
+        if target in _NOT_SIMPLE_TARGET or callee in _NOT_SIMPLE:
             return False
-        for word in SIMPLE_ARG.findall(simple.group(3)):
-            if word in _NOT_SIMPLE:
+        if "," not in args:
+            if args in _NOT_SIMPLE:
                 return False
+        else:
+            for word in SIMPLE_ARG.findall(args):
+                if word in _NOT_SIMPLE:
+                    return False
         start = simple.start()
         doc = "\n".join(docs) if docs else None
         self.tokens.append(_new_token(Token, (LINE, simple.group(), start, line, start - line_start + 1, simple,

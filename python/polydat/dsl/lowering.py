@@ -211,7 +211,7 @@ class LoweringCore:
 
     def _bind_bindings(
         self, bindings: Sequence[ast.Binding], scope: Scope, check_names: bool
-    ) -> dict[int, list[tuple[str, Port, tuple[str, ...], Span]]]:
+    ) -> list[tuple[str, Port, tuple[str, ...], Span]]:
         raise NotImplementedError
 
     def _type(self, word: str, span: Span, file: SourceFile) -> str:

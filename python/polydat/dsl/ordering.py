@@ -17,12 +17,12 @@ from .diagnostics import Report, SourceFile
 def dependency_order(
     bindings: Sequence[ast.Binding], reads: list[list[ast.Name]], owner: dict[str, int], report: Report,
     file: SourceFile,
-) -> tuple[list[int], set[int]]:
+) -> tuple[Sequence[int], set[int]]:
     """Binding indices so that each comes after the bindings it reads (iterative DFS).
 
-    Source order, when every binding reads only earlier ones (the usual
-    case, checked in one pass). A cycle is reported once; the bindings on
-    it are returned as failed.
+    Source order -- a ``range`` -- when every binding reads only earlier ones
+    (the usual case, checked in one pass). A cycle is reported once; the
+    bindings on it are returned as failed.
     """
     count = len(bindings)
     get = owner.get
@@ -35,7 +35,7 @@ def dependency_order(
             continue
         break
     else:  # every binding reads only earlier ones
-        return list(range(count)), set()
+        return range(count), set()
     deps: list[list[tuple[int, str]]] = []
     for refs in reads:
         seen: set[int] = set()
