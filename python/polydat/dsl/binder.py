@@ -36,6 +36,7 @@ from . import ast
 from .ast import Span
 from .calls import CallLowering
 from .catalog import Catalog
+from .declarations import Declarations, reserved_error
 from .diagnostics import Report, SourceFile
 from .irbuild import GraphBuilder, Port, input_wire, node_wire
 from .lexer import RESERVED_WORDS
@@ -52,10 +53,9 @@ from .lowering import (
     literal_of,
     render_array,
 )
-from .declarations import Declarations, reserved_error
 from .modules import ModuleLoader, directory_of, module_table
-from .ordering import dependency_order
 from .operators import OperatorLowering
+from .ordering import dependency_order
 from .types import LiteralTypeError, f64_bits, literal_to_const
 from ..errors import CompileError, Diagnostic
 
