@@ -8,7 +8,7 @@ import json
 import pytest
 
 from polydat.dsl import Catalog, default_catalog
-from polydat.dsl.diagnostics import edit_distance, suggest_name
+from polydat.dsl import corerules
 
 ENTRIES = [
     {
@@ -84,12 +84,19 @@ def test_suggestions(small: Catalog) -> None:
     assert small.suggest("__lt") is None
 
 
-def test_edit_distance_counts_swaps_as_one() -> None:
-    assert edit_distance("hash", "hash") == 0
-    assert edit_distance("hsah", "hash") == 1
-    assert edit_distance("u46", "u64") == 1
-    assert edit_distance("kitten", "sitting") == 3
-    assert suggest_name("xy", ["ab"]) is None
+def test_suggestions_are_the_cores_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The frontend keeps no edit distance of its own: every "did you mean" asks the core."""
+    core = importlib.import_module("polydat._core")
+    import polydat.dsl.diagnostics as diagnostics
+
+    assert not hasattr(diagnostics, "edit_distance") and not hasattr(diagnostics, "suggest_name")
+    names = ["user_id", "bucket", "hashed", "u64", "kitten"]
+    for probe in ["user_idd", "bukcet", "hsahed", "u46", "sitting", "xy", "zzzzzzzz"]:
+        assert corerules.suggest(probe, names) == core.suggest(probe, names), probe
+    asked: list[tuple[str, list[str]]] = []
+    monkeypatch.setattr(core, "suggest", lambda name, candidates: asked.append((name, candidates)) or "hash")
+    assert corerules.suggest("hsah", ["hash", "a_much_longer_name"]) == "hash"
+    assert asked == [("hsah", ["hash"])], "only candidates within the core's edit limit by length are sent"
 
 
 def test_rejects_non_list_json() -> None:

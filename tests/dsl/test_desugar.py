@@ -232,8 +232,8 @@ def test_f64_as_integer_is_an_error(compile_error, target: str) -> None:  # type
 
 
 def test_cast_to_unknown_type(compile_error) -> None:  # type: ignore[no-untyped-def]
-    err = compile_error(PRELUDE + "r := u as u46")
-    assert err.message == "unknown type 'u46'"
+    err = compile_error(PRELUDE + "r := u as u63")
+    assert err.message == "unknown type 'u63'"
     assert err.hint == "did you mean 'u64'?"
     assert (err.line, err.col) == (10, 11)
 

@@ -224,10 +224,11 @@ def test_malformed_sources_bind_or_raise_compile_error(catalog: Catalog) -> None
             # Every diagnostic renders and, when positioned, quotes a real source line.
             text = str(err)
             assert ":error: " in text
-            diagnostic = err.diagnostic
-            if diagnostic.line:
-                assert diagnostic.source_line is not None, source
-                assert 1 <= diagnostic.col <= len(diagnostic.source_line) + 1, (source, text)
+            for diagnostic in err.diagnostics:  # every error of the file, not only the first
+                assert diagnostic.severity == "error", (source, text)
+                if diagnostic.line:
+                    assert diagnostic.source_line is not None, source
+                    assert 1 <= diagnostic.col <= len(diagnostic.source_line) + 1, (source, text)
         except Exception as exc:  # pragma: no cover - the failure we are looking for
             pytest.fail(f"{type(exc).__name__} escaped for source {source!r}: {exc}")
         else:
@@ -240,3 +241,5 @@ def test_check_never_raises_on_malformed_sources(catalog: Catalog) -> None:
     for source in ALL_CASES[:: max(1, len(ALL_CASES) // 150)]:
         diagnostics = check(source, catalog=catalog)
         assert all(d.message and not d.message.startswith("internal compiler error") for d in diagnostics), source
+        positions = [(d.line, d.col) for d in diagnostics if d.path is None]
+        assert positions == sorted(positions), source  # source order

@@ -2,22 +2,23 @@
 
 Every node carries the :class:`Span` (1-based line and column) of the token
 that best identifies it: a call's function name, an operator's token, a
-binding's (first) target name. Nodes are immutable dataclasses; the parser
-builds them and the binder reads them. Trees may be arbitrarily deep (a chain
-of 5000 ``+`` is a left-nested tree 5000 levels deep), so code walking them must
-be iterative (see :func:`iter_subexpressions`).
+binding's (first) target name. Nodes are dataclasses the parser builds and
+the binder reads; nothing modifies one after construction (they are not
+frozen only because frozen dataclasses cost three times as much to build,
+and a program may have millions of nodes). Trees may be arbitrarily deep (a
+chain of 5000 ``+`` is a left-nested tree 5000 levels deep), so code walking
+them must be iterative (see :func:`iter_subexpressions`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Union
+from typing import NamedTuple, Union
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Span:
-    """A 1-based source position."""
+class Span(NamedTuple):
+    """A 1-based source position (a tuple, so it orders and hashes as ``(line, col)``)."""
 
     line: int
     col: int
@@ -34,7 +35,7 @@ class Span:
 # Expressions
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Name:
     """A reference to a binding, input, extern or module parameter."""
 
@@ -42,7 +43,7 @@ class Name:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class IntLit:
     """An integer literal (always a u64; SI-suffixed integral values included)."""
 
@@ -51,7 +52,7 @@ class IntLit:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FloatLit:
     """A floating-point literal (an f64)."""
 
@@ -60,7 +61,7 @@ class FloatLit:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StrLit:
     """A string literal with no interpolation (its escapes already decoded)."""
 
@@ -68,7 +69,15 @@ class StrLit:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
+class BoolLit:
+    """``true`` or ``false`` (a bool)."""
+
+    value: bool
+    span: Span
+
+
+@dataclass(slots=True)
 class ArrayLit:
     """``[e, ...]``: a string-valued literal list (binding position only)."""
 
@@ -76,7 +85,7 @@ class ArrayLit:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Arg:
     """One call argument, positional (``name is None``) or named (``name: value``)."""
 
@@ -85,7 +94,7 @@ class Arg:
     name_span: Span | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Call:
     """``func(args...)``. ``interpolated`` marks the printf a string desugared to."""
 
@@ -95,7 +104,7 @@ class Call:
     interpolated: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BinOp:
     """``left op right``; ``span`` is the operator token's."""
 
@@ -105,7 +114,7 @@ class BinOp:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UnaryOp:
     """Prefix ``-`` or ``!``; ``span`` is the operator token's."""
 
@@ -114,7 +123,7 @@ class UnaryOp:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Cast:
     """``operand as type_name``; ``span`` is the ``as`` keyword's."""
 
@@ -124,7 +133,7 @@ class Cast:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class IfExpr:
     """``if(cond, then, else)`` or the block form (desugared to the same node)."""
 
@@ -135,7 +144,8 @@ class IfExpr:
     block_form: bool = False
 
 
-Expr = Union[Name, IntLit, FloatLit, StrLit, ArrayLit, Call, BinOp, UnaryOp, Cast, IfExpr]
+Expr = Union[Name, IntLit, FloatLit, StrLit, BoolLit, ArrayLit, Call, BinOp, UnaryOp, Cast, IfExpr]
+_LITERALS = frozenset({IntLit, FloatLit, StrLit, BoolLit})
 
 
 def children(expr: Expr) -> tuple[Expr, ...]:
@@ -183,6 +193,25 @@ def iter_names(expr: Expr) -> Iterator[Name]:
                 stack.extend(reversed(kids))
 
 
+def names_read(expr: Expr) -> list[Name]:
+    """The names ``expr`` reads, as :func:`iter_names` yields them (a list, fast for leaves and flat calls)."""
+    kind = type(expr)
+    if kind is Name:
+        return [expr]  # type: ignore[list-item]
+    if kind is Call:
+        names: list[Name] = []
+        for arg in expr.args:  # type: ignore[union-attr]
+            value = arg.value
+            if type(value) is Name:
+                names.append(value)  # type: ignore[arg-type]
+            elif type(value) not in _LITERALS:
+                return list(iter_names(expr))
+        return names
+    if kind in _LITERALS:
+        return []
+    return list(iter_names(expr))
+
+
 def expr_span(expr: Expr) -> Span:
     """The span of the leftmost token of ``expr`` (where a reader's eye starts)."""
     node = expr
@@ -199,7 +228,7 @@ def expr_span(expr: Expr) -> Span:
 # Statements
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class InputDecl:
     """``input name[: type]`` (the tuple form yields one of these per name)."""
 
@@ -209,7 +238,7 @@ class InputDecl:
     type_span: Span | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ExternDecl:
     """``extern name: type [= default]``."""
 
@@ -220,7 +249,7 @@ class ExternDecl:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Target:
     """One name bound by a binding (``_`` in a tuple discards that output)."""
 
@@ -228,7 +257,7 @@ class Target:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Binding:
     """``[modifiers] name[: type] := value`` or ``[modifiers] (a, b) := value``."""
 
@@ -242,7 +271,7 @@ class Binding:
     doc: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Param:
     """A module parameter or output: ``name[: type]``."""
 
@@ -251,7 +280,7 @@ class Param:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ModuleDef:
     """``name(params) -> (outputs) := { body }``."""
 
@@ -268,12 +297,19 @@ Statement = Union[InputDecl, ExternDecl, Binding, ModuleDef]
 
 @dataclass(frozen=True)
 class Program:
-    """A parsed source file."""
+    """A parsed source file.
+
+    When some statements did not parse, ``unparsed_names`` holds the names
+    they would have bound and ``unparsed_modules`` the modules they would have
+    defined, so that the binder does not report their readers a second time.
+    """
 
     statements: tuple[Statement, ...]
     source: str
     path: str | None = None
     bindings: tuple[Binding, ...] = field(default=(), repr=False)
+    unparsed_names: frozenset[str] = frozenset()
+    unparsed_modules: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if not self.bindings:

@@ -6,7 +6,8 @@ What it does, in order:
    collected in source order; a name declared twice is an error.
 2. Free-name inference. A name that is read but never bound becomes a
    coordinate input (u64), after the declared ones, in order of first use (or
-   an extern, when the caller says an outer scope provides it).
+   an extern, when the caller says an outer scope provides it). Each inferred
+   input is reported as a warning (an error with ``strict=True``).
 3. Dependency order. Bindings may be used before they are written; they are
    lowered in topological order (iteratively), and a cycle is an error naming
    the bindings on it.
@@ -18,12 +19,16 @@ What it does, in order:
    is a wire. Module calls are inlined.
 5. Outputs. Every named binding (and tuple target) is an output, in source
    order; module internals are not.
+
+Binding goes on after a statement fails: the error is recorded in the
+:class:`~polydat.dsl.diagnostics.Report`, the names the statement binds are
+marked failed (their readers fail quietly instead of cascading), and every
+error of the file is raised at the end as one ``CompileError``.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,12 +36,28 @@ from . import ast
 from .ast import Span
 from .calls import CallLowering
 from .catalog import Catalog
-from .diagnostics import SourceFile
+from .declarations import Declarations, reserved_error
+from .diagnostics import Report, SourceFile
 from .irbuild import GraphBuilder, Port, input_wire, node_wire
-from .lowering import CAPTURE_OP, LITERAL_OP, LiteralEntry, Plan, Scope, Value, literal_of, render_array
+from .lexer import RESERVED_WORDS
+from .lowering import (
+    CAPTURE_OP,
+    FAILED,
+    LITERAL_OP,
+    AlreadyReported,
+    LiteralEntry,
+    Plan,
+    Scope,
+    Value,
+    literal_const,
+    literal_of,
+    render_array,
+)
 from .modules import ModuleLoader, directory_of, module_table
 from .operators import OperatorLowering
-from .types import LiteralTypeError, LiteralValue, f64_bits, literal_to_const
+from .ordering import dependency_order
+from .types import LiteralTypeError, f64_bits, literal_to_const
+from ..errors import CompileError, Diagnostic
 
 __all__ = ["Binder", "BoundProgram", "LiteralEntry", "Scope", "Value", "literal_of", "render_array", "LITERAL_OP"]
 
@@ -51,7 +72,9 @@ class BoundProgram:
     input and output name to where it was declared (or first used);
     ``internal_wires`` maps the prefixed internal names of inlined module
     bindings (``__m0_pos``) to their IR wires; ``docs`` holds ``///`` doc
-    comments by binding name.
+    comments by binding name; ``warnings`` are the warning diagnostics (one
+    per inferred input), in source order; ``inferred_inputs`` names the
+    coordinates inferred from free names, in IR order.
     """
 
     ir: dict[str, Any]
@@ -64,6 +87,8 @@ class BoundProgram:
     program: ast.Program
     internal_wires: dict[str, dict[str, Any]] = field(default_factory=dict)
     docs: dict[str, str] = field(default_factory=dict)
+    warnings: tuple[Diagnostic, ...] = ()
+    inferred_inputs: tuple[str, ...] = ()
 
     @property
     def coordinate_names(self) -> tuple[str, ...]:
@@ -82,34 +107,57 @@ class BoundProgram:
         return json.dumps(self.ir, separators=(",", ":"))
 
 
-class Binder(OperatorLowering, CallLowering):
-    """Binds one program (and the modules it calls) against a catalog."""
+class Binder(Declarations, OperatorLowering, CallLowering):
+    """Binds one program (and the modules it calls) against a catalog.
+
+    ``report`` collects every diagnostic; :meth:`bind` raises the errors
+    together at the end. ``strict=True`` makes an inferred input an error.
+    """
 
     def __init__(
         self,
         catalog: Catalog,
         *,
-        library_path: Iterable[str | os.PathLike[str]] = (),
+        library_path: Any = (),
         outer: Mapping[str, str] | None = None,
         source_path: str | None = None,
+        strict: bool = False,
     ):
         self.catalog = catalog
         self.loader = ModuleLoader(library_path, exclude=source_path)
         self.outer = dict(outer or {})
+        self.strict = strict
+        self.report = Report(source_path)
         self.graph = GraphBuilder()
         self.spans: dict[str, Span] = {}
         self.docs: dict[str, str] = {}
         self.internal_wires: dict[str, dict[str, Any]] = {}
         self._module_count = 0
         self._active_modules: list[tuple[str | None, str]] = []
+        self._wire_only_nodes: dict[str, bool] = {}
+        self._flat_nodes: dict[str, Any] = {}
+        self._flat_types: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
 
     def bind(self, program: ast.Program) -> BoundProgram:
-        """Bind ``program``; raises CompileError on the first problem found."""
+        """Bind ``program``; raises one CompileError carrying every error found."""
+        report = self.report
+        report.path = program.path
         file = SourceFile(program.source, program.path)
-        modules = module_table(program, file)
-        scope = Scope(file, {}, modules, directory_of(program.path))
-        coordinates, externs = self._declarations(program, scope)
-        self._free_names(program, scope, coordinates, externs)
+        try:
+            modules = module_table(program, file)
+        except CompileError as err:  # a duplicate definition: the first one is used
+            report.extend(err.diagnostics)
+            modules = {}
+            for definition in program.modules:
+                modules.setdefault(definition.name, definition)
+        scope = Scope(file, {}, modules, directory_of(program.path), failed_modules=program.unparsed_modules)
+        for name in program.unparsed_names:
+            scope.env[name] = FAILED
+        owner: dict[str, int] = {}
+        coordinates, externs = self._declarations(program, scope, owner)
+        bindings = program.bindings
+        reads = [ast.names_read(binding.value) for binding in bindings]
+        inferred = self._free_names(reads, owner, scope, coordinates, externs)
         for name, type_, span in coordinates:
             index = self.graph.add_input(name, type_, "coordinate", span)
             scope.env[name] = Port(input_wire(index), type_, index)
@@ -118,13 +166,14 @@ class Binder(OperatorLowering, CallLowering):
             index = self.graph.add_input(name, type_, "extern", span, default)
             scope.env[name] = Port(input_wire(index), type_, None)
             self.spans[name] = span
-        bindings = list(program.bindings)
-        produced = self._bind_bindings(bindings, scope, check_names=False)
+        produced = self._bind_bindings(bindings, scope, check_names=False, reads=reads, owner=owner)
+        report.raise_errors()
         output_types: dict[str, str] = {}
-        for index in range(len(bindings)):
-            for name, port, modifiers, span in produced.get(index, ()):
-                self.graph.add_output(name, port.wire, modifiers, span)
-                output_types[name] = port.type
+        outputs = self.graph.outputs
+        for name, port, modifiers, span in produced:
+            outputs.append({"name": name, "wire": port.wire, "modifiers": list(modifiers),
+                            "span": {"line": span.line, "col": span.col}})
+            output_types[name] = port.type
         ir = self.graph.to_json()
         return BoundProgram(
             ir=ir,
@@ -137,192 +186,111 @@ class Binder(OperatorLowering, CallLowering):
             program=program,
             internal_wires=dict(self.internal_wires),
             docs=dict(self.docs),
+            warnings=tuple(report.warnings),
+            inferred_inputs=tuple(inferred),
         )
-
-    def _declarations(
-        self, program: ast.Program, scope: Scope
-    ) -> tuple[list[tuple[str, str, Span]], list[tuple[str, str, Span, dict[str, Any] | None]]]:
-        """Declared coordinates and externs; checks that no name is declared twice."""
-        file = scope.file
-        declared: dict[str, tuple[str, Span]] = {}
-
-        def declare(name: str, what: str, span: Span) -> None:
-            if name in declared:
-                prior_what, prior_span = declared[name]
-                raise file.error(
-                    f"'{name}' is already {prior_what}",
-                    span,
-                    f"first declared at {prior_span}; every name is bound once",
-                )
-            declared[name] = (what, span)
-
-        coordinates: list[tuple[str, str, Span]] = []
-        externs: list[tuple[str, str, Span, dict[str, Any] | None]] = []
-        for statement in program.statements:
-            if isinstance(statement, ast.InputDecl):
-                declare(statement.name, "declared as an input", statement.span)
-                type_ = "u64"
-                if statement.type_name is not None:
-                    type_ = self._type(statement.type_name, statement.type_span or statement.span, file)
-                coordinates.append((statement.name, type_, statement.span))
-                scope.origins[statement.name] = "an input"
-            elif isinstance(statement, ast.ExternDecl):
-                declare(statement.name, "declared as an extern", statement.span)
-                type_ = self._type(statement.type_name, statement.type_span, file)
-                default = self._extern_default(statement, type_, file)
-                externs.append((statement.name, type_, statement.span, default))
-                scope.origins[statement.name] = "an extern"
-            elif isinstance(statement, ast.Binding):
-                for target in statement.targets:
-                    if statement.tuple_form and target.name == "_":
-                        continue
-                    declare(target.name, "bound", target.span)
-        return coordinates, externs
-
-    def _extern_default(self, decl: ast.ExternDecl, type_: str, file: SourceFile) -> dict[str, Any] | None:
-        default = decl.default
-        if default is None:
-            return None
-        literal = literal_of(default)
-        if literal is None and isinstance(default, ast.Name) and default.name in ("true", "false"):
-            literal = LiteralValue("bool", default.name == "true")
-        if literal is None:
-            raise file.error(
-                f"the default of extern '{decl.name}' must be a literal",
-                ast.expr_span(default),
-                "extern defaults are fixed values; compute derived values in a binding",
-            )
-        try:
-            return literal_to_const(literal, type_)
-        except LiteralTypeError as exc:
-            raise file.error(
-                f"extern '{decl.name}' is declared {type_} but its default is {literal.describe()}",
-                ast.expr_span(default),
-                str(exc),
-            ) from None
-
-    def _free_names(
-        self,
-        program: ast.Program,
-        scope: Scope,
-        coordinates: list[tuple[str, str, Span]],
-        externs: list[tuple[str, str, Span, dict[str, Any] | None]],
-    ) -> None:
-        """Append inferred inputs (names read, never bound) in order of first use."""
-        known = {name for name, _, _ in coordinates} | {name for name, _, _, _ in externs}
-        for binding in program.bindings:
-            for target in binding.targets:
-                known.add(target.name)
-        inferred_externs: list[tuple[str, str, Span, dict[str, Any] | None]] = []
-        for binding in program.bindings:
-            for ref in ast.iter_names(binding.value):
-                if ref.name in known:
-                    continue
-                known.add(ref.name)
-                if ref.name in self.outer:
-                    type_ = self._type(self.outer[ref.name], ref.span, scope.file)
-                    inferred_externs.append((ref.name, type_, ref.span, None))
-                    scope.origins[ref.name] = "an extern"
-                else:
-                    coordinates.append((ref.name, "u64", ref.span))
-                    scope.origins[ref.name] = "an input"
-        externs.extend(inferred_externs)
 
     def _bind_bindings(
-        self, bindings: Sequence[ast.Binding], scope: Scope, check_names: bool
-    ) -> dict[int, list[tuple[str, Port, tuple[str, ...], Span]]]:
-        """Lower ``bindings`` in dependency order; returns the named ports per binding index."""
-        bound: dict[str, int] = {}
-        for index, binding in enumerate(bindings):
-            for target in binding.targets:
-                if binding.tuple_form and target.name == "_":
-                    continue
-                if check_names:
-                    self._check_new_name(target, bound, bindings, scope)
-                bound.setdefault(target.name, index)
-        scope.names.update(bound, scope.env)
+        self, bindings: Sequence[ast.Binding], scope: Scope, check_names: bool,
+        reads: list[list[ast.Name]] | None = None, owner: dict[str, int] | None = None,
+    ) -> list[tuple[str, Port, tuple[str, ...], Span]]:
+        """Lower ``bindings`` in dependency order; returns their named ports in source order.
+
+        ``owner`` (name -> index of the binding that binds it) is computed
+        here unless the caller has it. A binding that fails is reported and
+        its names are marked failed; the others are bound all the same.
+        """
+        if owner is None:
+            owner = {}
+            for index, binding in enumerate(bindings):
+                for target in binding.targets:
+                    if binding.tuple_form and target.name == "_":
+                        continue
+                    if check_names and not self._check_new_name(target, owner, bindings, scope):
+                        scope.disowned.add(id(target))
+                        continue
+                    if id(target) in scope.disowned or target.name in scope.env:
+                        continue
+                    owner.setdefault(target.name, index)
+        scope.names.update(owner, scope.env)
+        if reads is None:
+            reads = [ast.names_read(binding.value) for binding in bindings]
+        order, failed = dependency_order(bindings, reads, owner, self.report, scope.file)
+        for index in failed:
+            self._fail_targets(bindings[index], scope, owner, index)
+        in_source_order = type(order) is range  # then the ports are collected as they come
+        named: list[tuple[str, Port, tuple[str, ...], Span]] = []
         produced: dict[int, list[tuple[str, Port, tuple[str, ...], Span]]] = {}
-        for index in self._dependency_order(bindings, bound, scope.file):
-            produced[index] = self._bind_one(bindings[index], scope)
-        return produced
-
-    def _check_new_name(
-        self, target: ast.Target, bound: dict[str, int], bindings: Sequence[ast.Binding], scope: Scope
-    ) -> None:
-        if target.name in bound:
-            first = next(t for t in bindings[bound[target.name]].targets if t.name == target.name)
-            raise scope.file.error(
-                f"'{target.name}' is already bound", target.span, f"first bound at {first.span}"
-            )
-        if target.name in scope.env:
-            origin = scope.origins.get(target.name, "declared")
-            raise scope.file.error(f"'{target.name}' is already {origin}", target.span)
-
-    def _dependency_order(self, bindings: Sequence[ast.Binding], bound: dict[str, int], file: SourceFile) -> list[int]:
-        """Binding indices so that each comes after the bindings it reads (iterative DFS)."""
-        count = len(bindings)
-        deps: list[list[tuple[int, str]]] = []
-        for binding in bindings:
-            seen: set[int] = set()
-            edges: list[tuple[int, str]] = []
-            for ref in ast.iter_names(binding.value):
-                index = bound.get(ref.name)
-                if index is not None and index not in seen:
-                    seen.add(index)
-                    edges.append((index, ref.name))
-            deps.append(edges)
-        state = [0] * count  # 0 unvisited, 1 on the stack, 2 done
-        order: list[int] = []
-        for root in range(count):
-            if state[root]:
+        top_level = scope.module is None
+        for index in order:
+            if index in failed:
                 continue
-            state[root] = 1
-            stack: list[tuple[int, str, Iterable[tuple[int, str]]]] = [
-                (root, _display_name(bindings[root]), iter(deps[root]))
-            ]
-            while stack:
-                node, _, edges_left = stack[-1]
-                pushed = False
-                for dep, via in edges_left:
-                    if state[dep] == 0:
-                        state[dep] = 1
-                        stack.append((dep, via, iter(deps[dep])))
-                        pushed = True
-                        break
-                    if state[dep] == 1:
-                        raise self._cycle_error(stack, dep, via, bindings, file)
-                if not pushed:
-                    state[node] = 2
-                    order.append(node)
-                    stack.pop()
-        return order
+            binding = bindings[index]
+            if top_level:
+                self.report.anchor = binding.span
+            try:
+                ports = self._bind_one(binding, scope, owner, index)
+            except AlreadyReported:
+                self._fail_targets(binding, scope, owner, index)
+                continue
+            except CompileError as err:
+                self.report.extend(err.diagnostics)
+                self._fail_targets(binding, scope, owner, index)
+                continue
+            if in_source_order:
+                named.extend(ports)
+            else:
+                produced[index] = ports
+        if not in_source_order:
+            for index in sorted(produced):
+                named.extend(produced[index])
+        return named
 
     @staticmethod
-    def _cycle_error(
-        stack: list[tuple[int, str, Iterable[tuple[int, str]]]],
-        dep: int,
-        via: str,
-        bindings: Sequence[ast.Binding],
-        file: SourceFile,
-    ) -> Exception:
-        start = next(i for i, entry in enumerate(stack) if entry[0] == dep)
-        names = [entry[1] for entry in stack[start:]]
-        names[0] = via
-        span = bindings[dep].span
-        if len(names) == 1:
-            return file.error(
-                f"binding '{names[0]}' depends on itself",
-                span,
-                "a binding cannot read its own value; introduce an input or a different name",
-            )
-        path = " -> ".join([*names, names[0]])
-        return file.error(
-            f"cycle between bindings: {path}",
-            span,
-            "bindings form a dataflow graph; break the cycle with an input or extern",
-        )
+    def _fail_targets(binding: ast.Binding, scope: Scope, owner: dict[str, int], index: int) -> None:
+        for target in binding.targets:
+            if owner.get(target.name) == index:
+                scope.env[target.name] = FAILED
 
-    def _bind_one(self, binding: ast.Binding, scope: Scope) -> list[tuple[str, Port, tuple[str, ...], Span]]:
+    def _check_new_name(
+        self, target: ast.Target, owner: dict[str, int], bindings: Sequence[ast.Binding], scope: Scope
+    ) -> bool:
+        """Whether a module-body binding may bind ``target`` (else the clash is reported)."""
+        file = scope.file
+        if target.name in RESERVED_WORDS:
+            self.report.add(reserved_error(file, target.name, target.span))
+            return False
+        if target.name in owner:
+            first = next(t for t in bindings[owner[target.name]].targets if t.name == target.name)
+            self.report.add(file.diagnostic(f"'{target.name}' is already bound", target.span,
+                                            f"first bound at {first.span}"))
+            return False
+        if target.name in scope.env:
+            origin = scope.origins.get(target.name, "declared")
+            self.report.add(file.diagnostic(f"'{target.name}' is already {origin}", target.span))
+            return False
+        return True
+
+    def _bind_one(self, binding: ast.Binding, scope: Scope, owner: dict[str, int],
+                  index: int) -> list[tuple[str, Port, tuple[str, ...], Span]]:
+        """Lower one binding; its names it owns (not a clashing duplicate) are bound."""
+        if not binding.modifiers and binding.type_name is None and not binding.tuple_form:
+            # `name := value`, the usual binding.
+            target = binding.targets[0]
+            port = self._flat_port(binding.value, scope) if type(binding.value) is ast.Call else None  # type: ignore
+            if port is None:
+                value = self._lower(binding.value, scope)
+                port = value.ports[0] if len(value.ports) == 1 else value.single(scope, f"bound to '{target.name}'")
+            if owner.get(target.name) != index:
+                return []
+            scope.env[target.name] = port
+            if scope.module is not None:
+                self.internal_wires[scope.prefix + target.name] = port.wire
+                return []
+            self.spans[target.name] = target.span
+            if binding.doc:
+                self.docs[target.name] = binding.doc
+            return [(target.name, port, (), target.span)]
         file = scope.file
         if scope.module is not None and (binding.modifiers or binding.type_name):
             raise file.error(
@@ -346,6 +314,8 @@ class Binder(OperatorLowering, CallLowering):
                         f"bind at most {have} name{'s' if have != 1 else ''}",
                     )
                 ports = list(zip(targets, value.ports))
+            elif len(value.ports) == 1:
+                ports = [(binding.targets[0], value.ports[0])]
             else:
                 ports = [(binding.targets[0], value.single(scope, f"bound to '{binding.targets[0].name}'"))]
         produced = []
@@ -362,6 +332,8 @@ class Binder(OperatorLowering, CallLowering):
                 )
             if "const" in binding.modifiers and isinstance(binding.value, ast.Name):
                 port = self._capture(port, target.span)
+            if owner.get(target.name) != index:
+                continue
             scope.env[target.name] = port
             if scope.module is None:
                 self.spans[target.name] = target.span
@@ -399,12 +371,36 @@ class Binder(OperatorLowering, CallLowering):
         return self._coerce(port, type_, value.span, f"'{target.name}' is declared {type_}", scope)
 
     def _lower(self, root: ast.Expr, scope: Scope) -> Value:
-        """Lower ``root`` to IR nodes (children first) with an explicit work stack."""
+        """Lower ``root`` to IR nodes (children first) with an explicit work stack.
+
+        Leaves (names and literals) are lowered where they are met; only
+        compound expressions get a :class:`Plan` and a place on the stack.
+        """
+        leaf = self._leaf(root, scope)
+        if leaf is not None:
+            return leaf
+        if type(root) is ast.Call:
+            flat = self._flat_call(root, scope)  # type: ignore[arg-type]
+            if flat is not None:
+                return flat
+        plan = self._plan(root, scope, True)
+        children = plan.children
+        for child in children:
+            if type(child) not in _LEAVES:
+                break
+        else:  # a call of names and literals (the usual binding): no stack needed
+            return plan.finish([self._leaf(child, scope) for child in children])  # type: ignore[misc]
         results: list[Value] = []
-        work: list[tuple[ast.Expr, Plan | None]] = [(root, None)]
+        work: list[tuple[ast.Expr, Plan | None]] = [(root, plan)]
+        for child in reversed(children):
+            work.append((child, None))
         while work:
             expr, plan = work.pop()
             if plan is None:
+                leaf = self._leaf(expr, scope)
+                if leaf is not None:
+                    results.append(leaf)
+                    continue
                 plan = self._plan(expr, scope, expr is root)
                 if plan.children:
                     work.append((expr, plan))
@@ -419,40 +415,45 @@ class Binder(OperatorLowering, CallLowering):
             results.append(plan.finish(args))
         return results[0]
 
+    def _leaf(self, expr: ast.Expr, scope: Scope) -> Value | None:
+        """The value of a name or literal leaf; None for any other expression."""
+        kind = type(expr)
+        if kind is ast.Name:
+            return self._name_value(expr, scope)  # type: ignore[arg-type]
+        if kind in _LEAF_LITERALS:
+            return self._literal_value(literal_const(expr), expr.span, scope)  # type: ignore[arg-type]
+        return None
+
     def _plan(self, expr: ast.Expr, scope: Scope, is_root: bool) -> Plan:
-        if isinstance(expr, ast.UnaryOp) and expr.op == "-" and isinstance(expr.operand, (ast.IntLit, ast.FloatLit)):
-            # A negated number is an f64 constant (upstream folds it the same way).
-            negative = {"f64": f64_bits(-float(expr.operand.value))}
-            return Plan((), lambda _: self._literal_value(negative, expr.span, scope))
-        literal = literal_of(expr)
-        if literal is not None:
-            const = literal_to_const(literal, "any")
-            return Plan((), lambda _: self._literal_value(const, expr.span, scope))
-        if isinstance(expr, ast.Name):
-            return Plan((), lambda _: self._name_value(expr, scope))
-        if isinstance(expr, ast.ArrayLit):
+        kind = type(expr)
+        if kind is ast.Call:
+            return self._plan_call(expr, scope)  # type: ignore[arg-type]
+        if kind is ast.BinOp:
+            if expr.op == "+":  # type: ignore[union-attr]
+                return self._plan_sum(expr, scope)  # type: ignore[arg-type]
+            return Plan((expr.left, expr.right), lambda v: self._binary(expr, v[0], v[1], scope))  # type: ignore
+        if kind is ast.UnaryOp:
+            operand = expr.operand  # type: ignore[union-attr]
+            if expr.op == "-" and type(operand) in (ast.IntLit, ast.FloatLit):  # type: ignore[union-attr]
+                # A negated number is an f64 constant (upstream folds it the same way).
+                negative = {"f64": f64_bits(-float(operand.value))}
+                return Plan((), lambda _: self._literal_value(negative, expr.span, scope))
+            return Plan((operand,), lambda v: self._unary(expr, v[0], scope))  # type: ignore[arg-type]
+        if kind is ast.Cast:
+            return Plan((expr.operand,), lambda v: self._cast(expr, v[0], scope))  # type: ignore
+        if kind is ast.IfExpr:
+            return Plan((expr.cond, expr.then, expr.otherwise), lambda v: self._select(expr, v, scope))  # type: ignore
+        if kind is ast.ArrayLit:
             if not is_root:
                 raise scope.file.error(
                     "an array literal can only be bound directly to a name",
                     expr.span,
                     "bind it first (`values := [1, 2, 3]`) and convert it where needed (str_to_vec_i32, ...)",
                 )
-            text = render_array(expr.elements)
+            text = render_array(expr.elements)  # type: ignore[union-attr]
             return Plan((), lambda _: self._literal_value({"str": text}, expr.span, scope))
-        if isinstance(expr, ast.BinOp):
-            if expr.op == "+":
-                return self._plan_sum(expr, scope)
-            return Plan((expr.left, expr.right), lambda v: self._binary(expr, v[0], v[1], scope))
-        if isinstance(expr, ast.UnaryOp):
-            return Plan((expr.operand,), lambda v: self._unary(expr, v[0], scope))
-        if isinstance(expr, ast.Cast):
-            return Plan((expr.operand,), lambda v: self._cast(expr, v[0], scope))
-        if isinstance(expr, ast.IfExpr):
-            return Plan((expr.cond, expr.then, expr.otherwise), lambda v: self._select(expr, v, scope))
-        if isinstance(expr, ast.Call):
-            return self._plan_call(expr, scope)
         raise AssertionError(f"unhandled expression {expr!r}")
 
 
-def _display_name(binding: ast.Binding) -> str:
-    return binding.targets[0].name
+_LEAF_LITERALS = frozenset({ast.IntLit, ast.FloatLit, ast.StrLit, ast.BoolLit})
+_LEAVES = _LEAF_LITERALS | {ast.Name}

@@ -18,20 +18,27 @@ from typing import Any
 from . import ast
 from .ast import Span
 from .catalog import NodeSpec, ParamSpec
-from .diagnostics import suggest_name
+from . import corerules
 from .irbuild import Port, const_arg
+from .lexer import RESERVED_WORDS
 from .lowering import (
-    ROUNDING_HINT,
+    LITERAL_OP,
+    AlreadyReported,
     EnvEntry,
     LiteralEntry,
     LoweringCore,
     Plan,
     Scope,
     Value,
+    conversion_hint,
+    literal_const,
     literal_of,
 )
 from .modules import ModuleLoader, ResolvedModule
-from .types import FLOAT_TYPES, INTEGER_TYPES, LiteralTypeError, implicitly_converts, literal_to_const
+
+_LITERALS = frozenset({ast.IntLit, ast.FloatLit, ast.StrLit, ast.BoolLit})
+_UNKNOWN = object()
+from .types import LiteralTypeError, literal_to_const
 
 
 class CallLowering(LoweringCore):
@@ -42,6 +49,9 @@ class CallLowering(LoweringCore):
 
     loader: ModuleLoader
     internal_wires: dict[str, dict[str, Any]]
+    _wire_only_nodes: dict[str, bool]
+    _flat_nodes: dict[str, NodeSpec | None | object]
+    _flat_types: dict[tuple[str, tuple[str, ...]], tuple[str, ...]]
     _module_count: int
     _active_modules: list[tuple[str | None, str]]
 
@@ -54,12 +64,14 @@ class CallLowering(LoweringCore):
                 "write `if(cond, then, else)` or `if cond { then } else { else }`",
             )
         for arg in call.args:
-            if isinstance(arg.value, ast.ArrayLit):
+            if type(arg.value) is ast.ArrayLit:
                 raise scope.file.error(
                     "an array literal cannot be passed as an argument",
                     arg.value.span,
                     "bind it to a name first: `values := [1, 2, 3]`",
                 )
+        if name in scope.failed_modules and name not in scope.modules:
+            raise AlreadyReported(name)  # its definition did not parse
         definition = scope.modules.get(name)
         if definition is not None:
             module = ResolvedModule(definition, scope.file, scope.modules, scope.search_dir)
@@ -101,7 +113,7 @@ class CallLowering(LoweringCore):
         for arg in call.args:
             if arg.name is not None:
                 if arg.name not in names:
-                    guess = suggest_name(arg.name, list(names))
+                    guess = corerules.suggest(arg.name, names)
                     hint = f"did you mean '{guess}'?" if guess else f"signature: {signature}"
                     raise scope.file.error(
                         f"{what} has no parameter named '{arg.name}'", arg.name_span or call.span, hint
@@ -134,8 +146,15 @@ class CallLowering(LoweringCore):
         return assigned, extra
 
     def _plan_node_call(self, call: ast.Call, spec: NodeSpec, scope: Scope) -> Plan:
-        what = f"'{call.func}'"
         params = spec.params
+        args = call.args
+        if len(args) == len(params) and self._wire_only(spec):
+            for arg in args:
+                if arg.name is not None:
+                    break
+            else:
+                return self._plan_wire_call(call, spec, scope)
+        what = f"'{call.func}'"
         variadic_last = bool(params) and params[-1].variadic
         assigned, extra = self._match_arguments(
             call, [p.name for p in params], variadic_last, what, spec.signature, scope
@@ -144,13 +163,11 @@ class CallLowering(LoweringCore):
         # Each IR argument: ("const", ConstIr) or ("wire", child position).
         layout: list[tuple[str, Any]] = []
         children: list[ast.Expr] = []
-        variadic_consts = 0
         for index, param in enumerate(params):
             if param.variadic:
                 for rest in extra:
                     if param.is_const:
                         layout.append(("const", self._const_argument(rest, param, spec, call, scope)))
-                        variadic_consts += 1
                     else:
                         layout.append(("wire", len(children)))
                         children.append(rest.value)
@@ -192,10 +209,104 @@ class CallLowering(LoweringCore):
                     port = self._literal_port(item, call.span, scope)
                     args.append(port.arg())
                     wire_types.append(port.type)
-            types = self._output_types(spec, wire_types, consts, variadic_consts)
+            types = self._output_types(spec, wire_types, consts, call.span, scope)
             return self._emit(spec.name, args, types, call.span, scope, inputs, what)
 
         return Plan(children, finish)
+
+    def _flat_call(self, call: ast.Call, scope: Scope) -> Value | None:
+        """:meth:`_flat_port` as a :class:`Value` (None when the call does not qualify)."""
+        port = self._flat_port(call, scope)
+        return None if port is None else Value((port,), call.span, f"'{call.func}'")
+
+    def _flat_port(self, call: ast.Call, scope: Scope) -> Port | None:
+        """A call of a one-output, wires-only library node on names and literals, lowered in one step.
+
+        The most common binding (``id := hash(cycle)``), emitted directly into
+        the graph. None when the call is anything else (a module, a constant
+        parameter, a named argument, an operand that is not a plain wire, a
+        node with several outputs ...): the general lowering handles it, with
+        its diagnostics. Nothing is emitted before the call is known to qualify.
+        """
+        name = call.func
+        spec = self._flat_nodes.get(name, _UNKNOWN)
+        if spec is _UNKNOWN:
+            found = self.catalog.lookup(name)
+            spec = found if found is not None and self._wire_only(found) else None
+            self._flat_nodes[name] = spec
+        if spec is None or name in scope.modules or name in scope.failed_modules:
+            return None
+        args = call.args
+        if len(args) != len(spec.params):  # type: ignore[union-attr]
+            return None
+        env = scope.env
+        ports: list[Port | None] = []
+        literals = False
+        for arg in args:
+            if arg.name is not None:
+                return None
+            value = arg.value
+            kind = type(value)
+            if kind is ast.Name:
+                port = env.get(value.name)  # type: ignore[union-attr]
+                if type(port) is not Port:
+                    return None
+                ports.append(port)  # type: ignore[arg-type]
+            elif kind in _LITERALS:
+                literals = True
+                ports.append(None)
+            else:
+                return None
+        wire_types = tuple([p.type if p is not None else "" for p in ports])
+        key = (name, wire_types)
+        types = self._flat_types.get(key)
+        if types is None:
+            if literals:  # the literal operands' types, without emitting them yet
+                wire_types = tuple(
+                    p.type if p is not None else corerules.output_types(LITERAL_OP, (), (literal_const(a.value),))[0]
+                    for p, a in zip(ports, args)
+                )
+                key = None
+            types = self._output_types(spec, wire_types, (), call.span, scope)  # type: ignore[arg-type]
+            if key is not None:
+                self._flat_types[key] = types
+        if len(types) != 1:
+            return None
+        if literals:  # the call qualifies: its literal operands become nodes, in order
+            for i, arg in enumerate(args):
+                if ports[i] is None:
+                    ports[i] = self._literal_port(literal_const(arg.value), arg.value.span, scope)  # type: ignore
+        coordinate = None
+        for port in ports:
+            if port.coordinate is not None:  # type: ignore[union-attr]
+                coordinate = port.coordinate  # type: ignore[union-attr]
+                break
+        nodes = self.graph.nodes
+        span = scope.span_override or call.span
+        nodes.append({"op": spec.name, "args": [{"wire": p.wire} for p in ports],  # type: ignore
+                      "span": {"line": span.line, "col": span.col}})
+        return Port({"node": {"node": len(nodes) - 1, "port": 0}}, types[0], coordinate)
+
+    def _wire_only(self, spec: NodeSpec) -> bool:
+        """Whether every parameter of ``spec`` is a plain wire (no constant, default or variadic)."""
+        known = self._wire_only_nodes.get(spec.name)
+        if known is None:
+            known = all(p.kind == "wire" and not p.variadic and p.default is None for p in spec.params)
+            self._wire_only_nodes[spec.name] = known
+        return known
+
+    def _plan_wire_call(self, call: ast.Call, spec: NodeSpec, scope: Scope) -> Plan:
+        """A call of a wires-only node with one positional argument per parameter
+        (the common case of :meth:`_plan_node_call`, without its argument layout)."""
+
+        def finish(values: list[Value]) -> Value:
+            ports = [v.ports[0] if len(v.ports) == 1 else v.single(scope, f"an argument of '{call.func}'")
+                     for v in values]
+            types = self._output_types(spec, [p.type for p in ports], (), call.span, scope)
+            return self._emit(spec.name, [p.arg() for p in ports], types, call.span, scope, ports,
+                              f"'{call.func}'")
+
+        return Plan([a.value for a in call.args], finish)
 
     def _const_argument(self, arg: ast.Arg, param: ParamSpec, spec: NodeSpec, call: ast.Call,
                         scope: Scope) -> dict[str, Any]:
@@ -287,6 +398,8 @@ class CallLowering(LoweringCore):
             module=definition.name,
         )
         for param, entry, span in arguments:
+            if param.name in RESERVED_WORDS:
+                raise module.file.error(f"'{param.name}' is reserved and cannot name a parameter", param.span)
             body.origins[param.name] = f"a parameter of {what}"
             if param.type_name is None:
                 body.env[param.name] = entry
@@ -328,13 +441,12 @@ class CallLowering(LoweringCore):
 
     def _coerce_argument(self, port: Port, type_: str, span: Span, param: ast.Param, what: str,
                          caller: Scope, body: Scope) -> Port:
-        if port.type == type_ or port.type == "any" or implicitly_converts(port.type, type_):
+        if port.type == "any" or corerules.converts_implicitly(port.type, type_):
             return self._coerce(port, type_, span, "", body)
-        hint = ROUNDING_HINT if port.type in FLOAT_TYPES and type_ in INTEGER_TYPES else (
-            f"convert the argument explicitly, e.g. `... as {type_}`"
-        )
         raise caller.file.error(
-            f"argument '{param.name}' of {what} expects {type_} but the value is {port.type}", span, hint
+            f"argument '{param.name}' of {what} expects {type_} but the value is {port.type}",
+            span,
+            conversion_hint(port.type, type_),
         )
 
 

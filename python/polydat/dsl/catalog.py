@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .diagnostics import suggest_name
+from . import corerules
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +141,8 @@ class Catalog:
         return sorted(n for n in self._by_name if include_internal or not n.startswith("__"))
 
     def suggest(self, name: str, extra: Iterable[str] = ()) -> str | None:
-        """The public node name (or one of ``extra``) closest to ``name``, if close enough."""
-        return suggest_name(name, [*self.names(), *extra])
+        """The public node name (or one of ``extra``) closest to ``name``, by the core's rule."""
+        return corerules.suggest(name, [*self._by_name, *extra])
 
 
 @lru_cache(maxsize=1)

@@ -1,21 +1,42 @@
 """Source files and diagnostic construction for the DSL frontend.
 
-Every error the frontend raises is a :class:`polydat.errors.CompileError`
-carrying one :class:`polydat.errors.Diagnostic` with its line, column, hint,
-quoted source line and (for module files) path. This module holds the
-:class:`SourceFile` that knows how to quote its lines, plus small helpers that
-describe tokens in "expected X but found Y" messages.
+Every problem the frontend finds is a :class:`polydat.errors.Diagnostic` with
+its line, column, hint, quoted source line and (for module files) path;
+errors are raised together as one :class:`polydat.errors.CompileError`. This
+module holds :func:`source_lines` (the one rule for what a line is), the
+:class:`SourceFile` that quotes its lines, and the :class:`Report` that
+collects a compilation's diagnostics in source order.
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..errors import CompileError, Diagnostic
 from .ast import Span
 
-__all__ = ["SourceFile", "CompileError", "Diagnostic", "suggest_name", "edit_distance"]
+__all__ = ["SourceFile", "Report", "CompileError", "Diagnostic", "source_lines", "display_line"]
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines of a source text, by the project's one rule.
+
+    A line ends at ``\\n`` and nowhere else (``\\r``, ``\\x0c``, ``\\x85``,
+    ``\\u2028`` ... are ordinary characters, as they are to the lexer, which
+    counts lines the same way); one ``\\r`` before the ``\\n`` is dropped for
+    display. Line ``n`` of a diagnostic is ``source_lines(text)[n - 1]``.
+    """
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+
+
+def display_line(line: str) -> str:
+    """A source line safe to print: a lone surrogate shows as U+FFFD (same columns)."""
+    return _SURROGATES.sub("\ufffd", line) if _SURROGATES.search(line) else line
 
 
 @dataclass(eq=False)
@@ -24,33 +45,35 @@ class SourceFile:
 
     text: str
     path: str | None = None
-    _line_starts: list[int] = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        starts = [0]
-        find = self.text.find
-        pos = find("\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find("\n", pos + 1)
-        self._line_starts = starts
+    _line_starts: list[int] | None = field(init=False, repr=False, default=None)
+    _lines: list[str] | None = field(init=False, repr=False, default=None)
 
     def locate(self, offset: int) -> Span:
         """The 1-based line and column of a character offset."""
+        starts = self._line_starts
+        if starts is None:  # built on first use: the lexer counts lines itself
+            starts = [0]
+            find = self.text.find
+            pos = find("\n")
+            while pos != -1:
+                starts.append(pos + 1)
+                pos = find("\n", pos + 1)
+            self._line_starts = starts
         offset = max(0, min(offset, len(self.text)))
-        index = bisect_right(self._line_starts, offset) - 1
-        return Span(index + 1, offset - self._line_starts[index] + 1)
+        index = bisect_right(starts, offset) - 1
+        return Span(index + 1, offset - starts[index] + 1)
 
     def line_text(self, line: int) -> str | None:
         """The text of 1-based ``line`` without its newline, or None if out of range."""
-        if line < 1 or line > len(self._line_starts):
+        if self._lines is None:
+            self._lines = source_lines(self.text)
+        if line < 1 or line > len(self._lines):
             return None
-        start = self._line_starts[line - 1]
-        end = self.text.find("\n", start)
-        text = self.text[start:] if end == -1 else self.text[start:end]
-        return text.rstrip("\r")
+        return self._lines[line - 1]
 
-    def diagnostic(self, message: str, span: Span | None, hint: str | None = None) -> Diagnostic:
+    def diagnostic(
+        self, message: str, span: Span | None, hint: str | None = None, severity: str = "error"
+    ) -> Diagnostic:
         """A diagnostic at ``span`` quoting this file's line."""
         line, col = (span.line, span.col) if span is not None else (0, 0)
         source_line = self.line_text(line) if line else None
@@ -62,7 +85,8 @@ class SourceFile:
             line=line,
             col=col,
             hint=hint,
-            source_line=source_line,
+            severity=severity,
+            source_line=display_line(source_line) if source_line is not None else None,
             path=self.path,
         )
 
@@ -71,38 +95,55 @@ class SourceFile:
         return CompileError(self.diagnostic(message, span, hint))
 
 
-def edit_distance(a: str, b: str) -> int:
-    """Edit distance between two names (insert, delete, substitute, or swap two neighbours)."""
-    if a == b:
-        return 0
-    rows = [list(range(len(b) + 1))]
-    for i in range(1, len(a) + 1):
-        row = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            row[j] = min(rows[i - 1][j] + 1, row[j - 1] + 1, rows[i - 1][j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                row[j] = min(row[j], rows[i - 2][j - 2] + 1)
-        rows.append(row)
-    return rows[-1][-1]
+class Report:
+    """The diagnostics of one compilation (errors and warnings), in source order.
 
-
-def suggest_name(name: str, candidates: list[str] | tuple[str, ...] | set[str]) -> str | None:
-    """The candidate closest to ``name`` if it is reasonably close, else None.
-
-    The tolerance grows with the name's length (1 edit for short names, up to
-    3 for long ones), like the Rust core's suggestion rule; a swap of two
-    neighbouring letters counts as one edit. Ties are broken alphabetically so
-    the answer is deterministic.
+    A diagnostic in the program's own file sorts by its position; one in a
+    module file sorts at the program statement being bound when it was found
+    (:attr:`anchor`). The same diagnostic found twice (a module body called
+    from two places) is kept once.
     """
-    limit = max(1, min(3, (len(name) + 2) // 3))
-    best: tuple[int, str] | None = None
-    for candidate in candidates:
-        if candidate == name or candidate.startswith("__"):
-            continue
-        if abs(len(candidate) - len(name)) > limit:
-            continue
-        distance = edit_distance(name, candidate)
-        if distance <= limit and (best is None or (distance, candidate) < best):
-            best = (distance, candidate)
-    return best[1] if best else None
+
+    def __init__(self, path: str | None = None) -> None:
+        self.path = path
+        self.anchor: Span | None = None
+        self._items: list[tuple[int, int, int, Diagnostic]] = []
+        self._seen: set[tuple[object, ...]] = set()
+
+    def add(self, diagnostic: Diagnostic) -> None:
+        """Record one diagnostic."""
+        key = (diagnostic.severity, diagnostic.message, diagnostic.line, diagnostic.col, diagnostic.path,
+               diagnostic.hint)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        if diagnostic.path == self.path or self.anchor is None:
+            line, col = diagnostic.line, diagnostic.col
+        else:
+            line, col = self.anchor
+        self._items.append((line, col, len(self._items), diagnostic))
+
+    def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
+        """Record several diagnostics (e.g. a CompileError's)."""
+        for diagnostic in diagnostics:
+            self.add(diagnostic)
+
+    def all(self) -> list[Diagnostic]:
+        """Every diagnostic, in source order."""
+        return [item[3] for item in sorted(self._items)]
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        """The errors, in source order."""
+        return [d for d in self.all() if d.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        """The warnings, in source order."""
+        return [d for d in self.all() if d.severity != "error"]
+
+    def raise_errors(self) -> None:
+        """Raise one CompileError carrying every error, if there is any."""
+        errors = self.errors
+        if errors:
+            raise CompileError(errors[0], tuple(errors[1:]))

@@ -1,7 +1,7 @@
 """Tokenizer for Polydat source text.
 
 The language is newline-insensitive: the lexer only produces identifiers,
-numbers, strings and punctuation, each with its span; the parser decides
+numbers, strings and punctuation, each with its position; the parser decides
 statement boundaries. Keywords are ordinary identifiers here (the parser gives
 them meaning by position). Comments (``#``, ``//``, ``///``, ``/* */``) are
 skipped; the text of ``///`` doc comments is attached to the next token.
@@ -9,15 +9,29 @@ skipped; the text of ``///`` doc comments is attached to the next token.
 Numbers follow upstream Polydat exactly: decimal or ``0x`` hex integers (u64),
 floats with a digit after the point and/or an exponent, and SI suffixes
 (``K M G T P``, ``Ki Mi Gi Ti Pi``, ``m u n``) applied in f64 arithmetic, an
-integral non-negative result becoming a u64.
+integral non-negative result becoming a u64. An integer too large for u64 is
+recognised by its digit count before any conversion, so a 5000-digit literal
+costs nothing and is reported like ``18446744073709551616``.
+
+Lexical errors do not stop the lexer: each is recorded in
+:attr:`Lexer.diagnostics` and leaves an ``ERROR`` token in its place (the
+parser fails that statement without a second message). An unterminated string
+or block comment swallows the rest of the text, so lexing stops there. Lines
+end at ``\\n`` only (:func:`polydat.dsl.diagnostics.source_lines`).
+
+One regular expression scans the text; positions are counted as it goes, so
+lexing is linear in the text.
 """
 
 from __future__ import annotations
 
 import math
+import re
+from sys import intern
 from enum import Enum
 from typing import NamedTuple
 
+from ..errors import CompileError, Diagnostic
 from .ast import Span
 from .diagnostics import SourceFile
 from .types import U64_MAX
@@ -31,61 +45,148 @@ class TokenKind(Enum):
     FLOAT = "float"
     STRING = "string"
     OP = "operator"
+    ERROR = "invalid text"
+    LINE = "simple binding line"
     EOF = "end of input"
+
+
+IDENT = TokenKind.IDENT
+OP = TokenKind.OP
+INT = TokenKind.INT
+FLOAT = TokenKind.FLOAT
+STRING = TokenKind.STRING
+ERROR = TokenKind.ERROR
+LINE = TokenKind.LINE
+EOF = TokenKind.EOF
 
 
 class Token(NamedTuple):
     """One token. ``value`` holds the int/float/decoded string of literals.
 
-    For strings, ``char_offsets`` maps each decoded character to its offset in
-    the source (so interpolated expressions report exact positions).
+    A ``LINE`` token stands for a whole line ``name := f(a, 1)`` (its ``value``
+    is the :data:`SIMPLE_LINE` match); see :meth:`Lexer.tokenize` and
+    :func:`expand_line`.
+
+    ``offset`` is the character offset in the source; ``line`` and ``col``
+    its 1-based position. For strings, ``char_offsets`` maps each decoded
+    character to its source offset when escapes make that differ from
+    ``offset + 1 + i`` (None otherwise); use :meth:`string_offsets`.
     """
 
     kind: TokenKind
     text: str
-    span: Span
     offset: int
+    line: int
+    col: int
     value: int | float | str | None = None
     doc: str | None = None
     char_offsets: tuple[int, ...] | None = None
 
+    @property
+    def span(self) -> Span:
+        """The token's position."""
+        return _new_token(Span, (self[3], self[4]))
+
     def is_op(self, *ops: str) -> bool:
         """Whether this is one of the punctuation tokens ``ops``."""
-        return self.kind is TokenKind.OP and self.text in ops
+        return self.kind is OP and self.text in ops
 
     def is_word(self, *words: str) -> bool:
         """Whether this is an identifier spelled as one of ``words``."""
-        return self.kind is TokenKind.IDENT and self.text in words
+        return self.kind is IDENT and self.text in words
 
+    def string_offsets(self) -> tuple[int, ...]:
+        """The source offset of each decoded character of a string token."""
+        if self.char_offsets is not None:
+            return self.char_offsets
+        start = self.offset + 1
+        return tuple(range(start, start + len(str(self.value))))
+
+
+_new_token = tuple.__new__
 
 #: Words with a fixed meaning at the start of a statement. ``input``, ``cursor``
 #: and ``over`` are soft: in expression position they are ordinary names.
 HARD_KEYWORDS = frozenset({"const", "input", "extern", "shared", "volatile", "cursor", "over", "pragma", "for", "tile"})
 
-#: Multi-character operators, longest first.
-_OPERATORS_2 = (":=", "->", "**", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||")
-_OPERATORS_1 = frozenset("+-*/%&|^!<>=:,.()[]{}")
+#: ``true`` and ``false`` are bool literals wherever an expression can appear.
+BOOL_WORDS = {"true": True, "false": False}
+
+#: Spellings of an absent value. Polydat has no such literal (a value is
+#: absent when an extern without a default is unset; ``default_or`` replaces
+#: it), so these are reserved: reading or binding one is an error.
+ABSENT_WORDS = frozenset({"none", "null", "None", "NULL"})
+
+#: Words that can never name a value.
+RESERVED_WORDS = frozenset(BOOL_WORDS) | ABSENT_WORDS
 
 _SI_BINARY = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50}
 _SI_DECIMAL = {"K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15}
 _SI_SUBUNIT = {"m": 10**3, "u": 10**6, "n": 10**9}
 
 _U64_MAX_HINT = "the largest u64 is 18446744073709551615 (0xFFFFFFFFFFFFFFFF)"
+_U64_DIGITS = len(str(U64_MAX))
+
+_SPACE = r"[ \t\r\f\v]"
+_NOT_IDENT = r"(?![A-Za-z0-9_])"
+# Each match is optional spaces, then one alternative; the group numbers are
+# the dispatch keys of Lexer.tokenize (m.lastindex).
+_SCANNER = re.compile(
+    f"{_SPACE}*(?:"
+    + "|".join(
+        [
+            r"(\n[ \t\r\f\v\n]*)",  # 1 newlines (and the spaces after them)
+            r"([A-Za-z_][A-Za-z0-9_]*)",  # 2 identifier
+            r"(:=|->|\*\*|<<|>>|<=|>=|==|!=|&&|\|\||[-+*%&|^!<>=:,.()\[\]{}])",  # 3 operator but '/'
+            r"(0[xX][0-9a-fA-F]*)",  # 4 hex integer
+            r"([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"  # 5 decimal number ...
+            rf"((?:[KMGTP]i|[KMGTPmun]){_NOT_IDENT})?",  # 6 ... and its SI suffix
+            r'("(?:[^"\\]|\\[\s\S])*")',  # 7 double-quoted string
+            r"('(?:[^'\\]|\\[\s\S])*')",  # 8 single-quoted string
+            r"(///(?!/)[^\n]*)",  # 9 doc comment
+            r"((?://|#)[^\n]*)",  # 10 comment
+            r"(/\*(?:[\s\S]*?\*/)?)",  # 11 block comment (just '/*' when unterminated)
+            r"(/)",  # 12 division
+            r"([^ \t\r\f\v])",  # 13 anything else: an unterminated quote or a stray character
+        ]
+    )
+    + ")"
+)
+_WORD = r"[A-Za-z_][A-Za-z0-9_]*"
+_ARG = rf"(?:{_WORD}|[0-9]{{1,19}})"  # a name or an integer below 10**19 (< 2**64)
+#: A whole line ``name := f(arg, ...)`` of names and short integers.
+SIMPLE_LINE = re.compile(
+    rf"({_WORD})[ \t]*:=[ \t]*({_WORD})[ \t]*\([ \t]*({_ARG}(?:[ \t]*,[ \t]*{_ARG})*)[ \t]*\)[ \t]*(?=\r?\n|\Z)"
+)
+SIMPLE_ARG = re.compile(_ARG)
+#: Words that keep a line off the fast path: keywords, ``if``, ``else``, ``as`` and the bool literals.
+_NOT_SIMPLE = (HARD_KEYWORDS - {"input", "cursor", "over"}) | {"if", "else", "as"} | frozenset(BOOL_WORDS)
+#: A binding may be named by a soft keyword (``input := ...``) but not by another keyword.
+_NOT_SIMPLE_TARGET = HARD_KEYWORDS - {"input", "cursor", "over"}
+#: After these words a line may continue the statement, so the next line is lexed token by token.
+_OPEN_WORDS = HARD_KEYWORDS | {"if", "else", "as"}
+_CLOSING = frozenset({")", "]", "}"})
 
 
-def _is_ident_start(c: str) -> bool:
-    return c == "_" or ("a" <= c <= "z") or ("A" <= c <= "Z")
+def _ends_statement(tokens: list[Token]) -> bool:
+    """Whether the last token surely ends a statement, so the next line starts one.
 
-
-def _is_ident_char(c: str) -> bool:
-    return c == "_" or ("a" <= c <= "z") or ("A" <= c <= "Z") or ("0" <= c <= "9")
-
-
-def _is_digit(c: str) -> bool:
-    return "0" <= c <= "9"
-
-
-_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+    It must be a closing bracket, a literal or a name that is not a keyword:
+    after anything else (an operator, ``(``, ``,``, ``const``, ``as`` ...) the
+    next line may still belong to the statement. Before the first token, yes.
+    """
+    if not tokens:
+        return True
+    last = tokens[-1]
+    kind = last.kind
+    if kind is IDENT:
+        return last.text not in _OPEN_WORDS
+    if kind is OP:
+        return last.text in _CLOSING
+    return kind is INT or kind is FLOAT or kind is STRING or kind is LINE
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_LEADING_SPACE = re.compile(r"[ \t\r\f\v]*")
+_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
 
 
 class Lexer:
@@ -96,114 +197,147 @@ class Lexer:
     of its characters to the offset in ``file.text`` it came from.
     """
 
+    #: Whether simple binding lines become ``LINE`` tokens (off only to compare with token-by-token lexing).
+    fast_lines = True
+
     def __init__(self, file: SourceFile, text: str | None = None, offsets: tuple[int, ...] | None = None):
         self.file = file
         self.text = file.text if text is None else text
         self.offsets = offsets
-        self.pos = 0
         self.tokens: list[Token] = []
-        self._doc_lines: list[str] = []
-
-    # -- positions -----------------------------------------------------------
-
-    def _source_offset(self, index: int) -> int:
-        if self.offsets is None:
-            return index
-        if not self.offsets:
-            return 0
-        if index < len(self.offsets):
-            return self.offsets[index]
-        return self.offsets[-1] + 1
-
-    def _span(self, index: int) -> Span:
-        return self.file.locate(self._source_offset(index))
-
-    def _error(self, message: str, index: int, hint: str | None = None) -> Exception:
-        return self.file.error(message, self._span(index), hint)
-
-    # -- driver --------------------------------------------------------------
+        self.diagnostics: list[Diagnostic] = []
 
     def tokenize(self) -> list[Token]:
-        """All tokens of the text, ending with an EOF token."""
+        """All tokens of the text, ending with an EOF token (errors in :attr:`diagnostics`).
+
+        A line that is nothing but ``name := f(a, 1)`` (names and integers)
+        becomes one ``LINE`` token when the line before it ends a statement
+        for sure (a name, literal or closing bracket, not a keyword): the
+        parser builds its binding directly. Everything else is scanned token
+        by token.
+        """
         text = self.text
-        n = len(text)
-        while True:
-            self._skip_space_and_comments()
-            if self.pos >= n:
-                break
-            c = text[self.pos]
-            if _is_digit(c):
-                self._number()
-            elif _is_ident_start(c):
-                self._identifier()
-            elif c == '"' or c == "'":
-                self._string(c)
-            else:
-                self._operator(c)
-        self.tokens.append(Token(TokenKind.EOF, "", self._span(n), self._source_offset(n)))
-        return self.tokens
+        tokens = self.tokens
+        append = tokens.append
+        docs: list[str] = []
+        line, line_start = 1, 0
+        stopped = False
+        lines = self.fast_lines and self.offsets is None  # not for interpolated fragments
+        pos = 0
+        if lines:  # a simple line first in the text
+            indent = _LEADING_SPACE.match(text).end()
+            simple = SIMPLE_LINE.match(text, indent)
+            if simple is not None and self._take_line(simple, 1, 0, docs):
+                pos = simple.end()
+        restart = True
+        while restart:
+            restart = False
+            for m in _SCANNER.finditer(text, pos):
+                group = m.lastindex
+                start = m.start(group)
+                if group == 2:
+                    word = intern(m.group(2))  # one object per name: less memory, faster lookups
+                    if docs:
+                        doc, docs = "\n".join(docs), []
+                        append(_new_token(Token, (IDENT, word, start, line, start - line_start + 1, word, doc, None)))
+                    else:
+                        append(_new_token(Token, (IDENT, word, start, line, start - line_start + 1, word, None, None)))
+                    continue
+                if group == 1:
+                    line += m.group(1).count("\n")
+                    line_start = text.rfind("\n", start, m.end()) + 1
+                    if lines and _ends_statement(tokens):
+                        simple = SIMPLE_LINE.match(text, m.end())
+                        if simple is not None and self._take_line(simple, line, line_start, docs):
+                            docs = []
+                            pos = simple.end()
+                            restart = True
+                            break
+                    continue
+                if group == 10:
+                    continue
+                if group == 9:
+                    body = m.group(9)[3:]
+                    docs.append(body[1:] if body.startswith(" ") else body)
+                    continue
+                if group == 11:
+                    raw = m.group(11)
+                    if len(raw) == 2:
+                        self._error("unterminated block comment", start, line, start - line_start + 1,
+                                    "close it with '*/'")
+                        append(self._failed(text[start:], start, line, start - line_start + 1, None))
+                        stopped = True
+                        break
+                    if "\n" in raw:
+                        line += raw.count("\n")
+                        line_start = text.rfind("\n", start, m.end()) + 1
+                    continue
+                doc = None
+                if docs:
+                    doc, docs = "\n".join(docs), []
+                if group == 6:  # a number with an SI suffix starts at its digits
+                    start = m.start(5)
+                col = start - line_start + 1
+                if group == 3 or group == 12:
+                    append(_new_token(Token, (OP, m.group(group), start, line, col, None, doc, None)))
+                elif group == 5 or group == 6:
+                    append(self._number(m, start, line, col, doc))
+                elif group == 7 or group == 8:
+                    raw = m.group(group)
+                    append(self._string(raw, start, line, col, doc))
+                    if "\n" in raw:
+                        line += raw.count("\n")
+                        line_start = text.rfind("\n", start, m.end()) + 1
+                elif group == 4:
+                    append(self._hex(m.group(4), start, line, col, doc))
+                else:  # group 13
+                    c = m.group(13)
+                    if c == '"' or c == "'":
+                        self._error("unterminated string literal", start, line, col, f"close the string with {c}")
+                        append(self._failed(text[start:], start, line, col, doc))
+                        stopped = True
+                        break
+                    append(self._unexpected(c, start, line, col, doc))
+        end = len(text)
+        if stopped:  # the EOF token sits at the end of the text all the same
+            line = text.count("\n") + 1
+            line_start = text.rfind("\n") + 1
+        append(_new_token(Token, (EOF, "", end, line, end - line_start + 1, None, None, None)))
+        if self.offsets is not None:
+            self._map_to_source()
+        return tokens
 
-    def _push(self, kind: TokenKind, start: int, end: int, value: int | float | str | None = None,
-              char_offsets: tuple[int, ...] | None = None) -> None:
-        doc = "\n".join(self._doc_lines) if self._doc_lines else None
-        self._doc_lines = []
-        self.tokens.append(
-            Token(kind, self.text[start:end], self._span(start), self._source_offset(start), value, doc, char_offsets)
-        )
+    def _take_line(self, simple: re.Match[str], line: int, line_start: int, docs: list[str]) -> bool:
+        """Append the ``LINE`` token of a simple binding line, unless a word keeps it off the fast path."""
+        target, callee, args = simple.groups()
+        if target in _NOT_SIMPLE_TARGET or callee in _NOT_SIMPLE:
+            return False
+        if "," not in args:
+            if args in _NOT_SIMPLE:
+                return False
+        else:
+            for word in SIMPLE_ARG.findall(args):
+                if word in _NOT_SIMPLE:
+                    return False
+        start = simple.start()
+        doc = "\n".join(docs) if docs else None
+        self.tokens.append(_new_token(Token, (LINE, simple.group(), start, line, start - line_start + 1, simple,
+                                              doc, None)))
+        return True
 
-    # -- trivia --------------------------------------------------------------
+    # -- errors ---------------------------------------------------------------
 
-    def _skip_space_and_comments(self) -> None:
-        text = self.text
-        n = len(text)
-        while self.pos < n:
-            c = text[self.pos]
-            if c in " \t\r\n\f\v":
-                self.pos += 1
-            elif c == "#":
-                self._skip_to_eol()
-            elif c == "/" and self.pos + 1 < n and text[self.pos + 1] == "/":
-                start = self.pos
-                self._skip_to_eol()
-                line = text[start:self.pos]
-                if line.startswith("///") and not line.startswith("////"):
-                    body = line[3:]
-                    self._doc_lines.append(body[1:] if body.startswith(" ") else body)
-            elif c == "/" and self.pos + 1 < n and text[self.pos + 1] == "*":
-                end = text.find("*/", self.pos + 2)
-                if end == -1:
-                    raise self._error("unterminated block comment", self.pos, "close it with '*/'")
-                self.pos = end + 2
-            else:
-                return
+    def _error(self, message: str, offset: int, line: int, col: int, hint: str | None = None) -> None:
+        if self.offsets is not None:  # a fragment: the caller only needs to know it failed
+            span = Span(0, 0)
+        else:
+            span = Span(line, col)
+        self.diagnostics.append(self.file.diagnostic(message, span, hint))
 
-    def _skip_to_eol(self) -> None:
-        end = self.text.find("\n", self.pos)
-        self.pos = len(self.text) if end == -1 else end
+    def _failed(self, text: str, offset: int, line: int, col: int, doc: str | None) -> Token:
+        return _new_token(Token, (ERROR, text, offset, line, col, None, doc, None))
 
-    # -- words and punctuation -----------------------------------------------
-
-    def _identifier(self) -> None:
-        text = self.text
-        start = self.pos
-        pos = start + 1
-        while pos < len(text) and _is_ident_char(text[pos]):
-            pos += 1
-        self.pos = pos
-        self._push(TokenKind.IDENT, start, pos, text[start:pos])
-
-    def _operator(self, c: str) -> None:
-        text = self.text
-        start = self.pos
-        two = text[start:start + 2]
-        if two in _OPERATORS_2:
-            self.pos += 2
-            self._push(TokenKind.OP, start, start + 2)
-            return
-        if c in _OPERATORS_1:
-            self.pos += 1
-            self._push(TokenKind.OP, start, start + 1)
-            return
+    def _unexpected(self, c: str, offset: int, line: int, col: int, doc: str | None) -> Token:
         shown = c if c.isprintable() and not c.isspace() else f"U+{ord(c):04X}"
         hint = None
         if c == ";":
@@ -212,179 +346,170 @@ class Lexer:
             hint = "template holes belong in tiles, which are not supported yet"
         elif not c.isascii():
             hint = "identifiers and operators are ASCII; non-ASCII text belongs in strings or comments"
-        raise self._error(f"unexpected character '{shown}'", start, hint)
+        self._error(f"unexpected character '{shown}'", offset, line, col, hint)
+        return self._failed(c, offset, line, col, doc)
 
     # -- strings -------------------------------------------------------------
 
-    def _string(self, quote: str) -> None:
-        text = self.text
-        n = len(text)
-        start = self.pos
-        pos = start + 1
+    def _string(self, raw: str, offset: int, line: int, col: int, doc: str | None) -> Token:
+        """A quoted string (``raw`` includes the quotes), its escapes decoded."""
+        body = raw[1:-1]
+        bad = _SURROGATE.search(body)
+        if bad is not None:
+            where = offset + 1 + bad.start()
+            bad_line = line + body.count("\n", 0, bad.start())
+            bad_col = col + 1 + bad.start() if bad_line == line else bad.start() - body.rfind("\n", 0, bad.start())
+            self._error(
+                f"a string literal cannot hold the lone surrogate U+{ord(bad.group()):04X}",
+                where,
+                bad_line,
+                bad_col,
+                "strings are Unicode text; a surrogate is half of a UTF-16 pair, not a character",
+            )
+            return self._failed(raw, offset, line, col, doc)
+        if "\\" not in body:
+            return _new_token(Token, (STRING, raw, offset, line, col, body, doc, None))
+        quote = raw[0]
         chars: list[str] = []
         offsets: list[int] = []
-        while True:
-            if pos >= n:
-                raise self._error(
-                    "unterminated string literal", start, f"close the string with {quote}"
-                )
-            c = text[pos]
-            if c == quote:
-                break
-            if c == "\\" and pos + 1 < n:
-                nxt = text[pos + 1]
-                origin = self._source_offset(pos)
-                if nxt == "n":
-                    chars.append("\n")
-                    offsets.append(origin)
-                elif nxt == "t":
-                    chars.append("\t")
-                    offsets.append(origin)
-                elif nxt == "\\":
-                    chars.append("\\")
-                    offsets.append(origin)
-                elif nxt == quote:
-                    chars.append(quote)
-                    offsets.append(origin)
+        i, n = 0, len(body)
+        origin = offset + 1
+        while i < n:
+            c = body[i]
+            if c == "\\" and i + 1 < n:
+                nxt = body[i + 1]
+                decoded = _ESCAPES.get(nxt, quote if nxt == quote else None)
+                if decoded is not None:
+                    chars.append(decoded)
+                    offsets.append(origin + i)
                 else:
                     chars.append("\\")
-                    offsets.append(origin)
                     chars.append(nxt)
-                    offsets.append(self._source_offset(pos + 1))
-                pos += 2
+                    offsets.append(origin + i)
+                    offsets.append(origin + i + 1)
+                i += 2
                 continue
             chars.append(c)
-            offsets.append(self._source_offset(pos))
-            pos += 1
-        self.pos = pos + 1
-        self._push(TokenKind.STRING, start, self.pos, "".join(chars), tuple(offsets))
+            offsets.append(origin + i)
+            i += 1
+        return _new_token(Token, (STRING, raw, offset, line, col, "".join(chars), doc, tuple(offsets)))
 
     # -- numbers -------------------------------------------------------------
 
-    def _number(self) -> None:
-        text = self.text
-        n = len(text)
-        start = self.pos
-        if text[start] == "0" and start + 1 < n and text[start + 1] in "xX":
-            self._hex(start)
-            return
-        pos = start
-        while pos < n and _is_digit(text[pos]):
-            pos += 1
-        is_float = False
-        if pos + 1 < n and text[pos] == "." and _is_digit(text[pos + 1]):
-            is_float = True
-            pos += 1
-            while pos < n and _is_digit(text[pos]):
-                pos += 1
-        exp_end = self._exponent_end(pos)
-        if exp_end is not None:
-            is_float = True
-            pos = exp_end
-        digits = text[start:pos]
-        suffix = self._si_suffix(pos)
-        end = pos + (len(suffix) if suffix else 0)
-        self.pos = end
-        if is_float:
-            self._push_float(start, end, digits, suffix)
-        else:
-            self._push_int(start, end, int(digits), suffix)
-
-    def _exponent_end(self, pos: int) -> int | None:
-        """The end of an exponent (``e10``, ``E-3``) starting at ``pos``, if there is one."""
-        text = self.text
-        n = len(text)
-        if pos >= n or text[pos] not in "eE":
-            return None
-        p = pos + 1
-        if p < n and text[p] in "+-":
-            p += 1
-        if p >= n or not _is_digit(text[p]):
-            return None
-        while p < n and _is_digit(text[p]):
-            p += 1
-        return p
-
-    def _si_suffix(self, pos: int) -> str | None:
-        """The SI suffix at ``pos`` when it is not the start of a longer identifier."""
-        text = self.text
-        n = len(text)
-        if pos >= n:
-            return None
-        c = text[pos]
-        if c in _SI_BINARY and pos + 1 < n and text[pos + 1] == "i":
-            if pos + 2 >= n or not _is_ident_char(text[pos + 2]):
-                return c + "i"
-        if c in _SI_DECIMAL or c in _SI_SUBUNIT:
-            if pos + 1 >= n or not _is_ident_char(text[pos + 1]):
-                return c
-        return None
-
-    def _push_int(self, start: int, end: int, value: int, suffix: str | None) -> None:
-        literal = self.text[start:end]
+    def _number(self, m: re.Match[str], offset: int, line: int, col: int, doc: str | None) -> Token:
+        digits = m.group(5)
+        suffix = m.group(6)
+        literal = m.group(5) + (suffix or "")
+        if "." in digits or "e" in digits or "E" in digits:
+            return self._float(literal, digits, suffix, offset, line, col, doc)
+        significant = digits.lstrip("0") or "0"
+        if len(significant) > _U64_DIGITS:  # never convert a giant digit string
+            return self._too_big(literal, offset, line, col, doc)
+        value = int(significant)
         if value > U64_MAX:
-            raise self._error(f"integer literal {literal} does not fit in u64", start, _U64_MAX_HINT)
+            return self._too_big(literal, offset, line, col, doc)
         if suffix is None:
-            self._push(TokenKind.INT, start, end, value)
-        elif suffix in _SI_SUBUNIT:
-            self._push(TokenKind.FLOAT, start, end, float(value) / float(_SI_SUBUNIT[suffix]))
-        else:
-            scaled = value * (_SI_BINARY[suffix[0]] if len(suffix) == 2 else _SI_DECIMAL[suffix])
-            if scaled > U64_MAX:
-                raise self._error(f"integer literal {literal} does not fit in u64", start, _U64_MAX_HINT)
-            self._push(TokenKind.INT, start, end, scaled)
-
-    def _push_float(self, start: int, end: int, digits: str, suffix: str | None) -> None:
-        literal = self.text[start:end]
-        value = float(digits)
-        if math.isinf(value):
-            raise self._error(f"float literal {literal} is out of range for f64", start,
-                              "the largest finite f64 is about 1.7976931348623157e308")
-        if suffix is None:
-            self._push(TokenKind.FLOAT, start, end, value)
-            return
+            return _new_token(Token, (INT, literal, offset, line, col, value, doc, None))
         if suffix in _SI_SUBUNIT:
-            value /= float(_SI_SUBUNIT[suffix])
-        else:
-            value *= float(_SI_BINARY[suffix[0]] if len(suffix) == 2 else _SI_DECIMAL[suffix])
-        if math.isinf(value):
-            raise self._error(f"float literal {literal} is out of range for f64", start)
-        if value.is_integer() and 0.0 <= value <= 18446744073709551616.0:
-            self._push(TokenKind.INT, start, end, min(int(value), U64_MAX))
-        else:
-            self._push(TokenKind.FLOAT, start, end, value)
+            scaled_f = float(value) / float(_SI_SUBUNIT[suffix])
+            return _new_token(Token, (FLOAT, literal, offset, line, col, scaled_f, doc, None))
+        scaled = value * (_SI_BINARY[suffix[0]] if len(suffix) == 2 else _SI_DECIMAL[suffix])
+        if scaled > U64_MAX:
+            return self._too_big(literal, offset, line, col, doc)
+        return _new_token(Token, (INT, literal, offset, line, col, scaled, doc, None))
 
-    def _hex(self, start: int) -> None:
-        text = self.text
-        pos = start + 2
-        while pos < len(text) and text[pos] in _HEX_DIGITS:
-            pos += 1
-        self.pos = pos
-        if pos == start + 2:
-            raise self._error("hex literal needs at least one digit after '0x'", start)
-        value = int(text[start + 2:pos], 16)
-        if value > U64_MAX:
-            raise self._error(f"integer literal {text[start:pos]} does not fit in u64", start, _U64_MAX_HINT)
-        self._push(TokenKind.INT, start, pos, value)
+    def _too_big(self, literal: str, offset: int, line: int, col: int, doc: str | None) -> Token:
+        shown = literal if len(literal) <= 40 else f"{literal[:20]}... ({len(literal)} characters)"
+        self._error(f"integer literal {shown} does not fit in u64", offset, line, col, _U64_MAX_HINT)
+        return self._failed(literal, offset, line, col, doc)
+
+    def _float(self, literal: str, digits: str, suffix: str | None, offset: int, line: int, col: int,
+               doc: str | None) -> Token:
+        value = float(digits)
+        if not math.isinf(value) and suffix is not None:
+            if suffix in _SI_SUBUNIT:
+                value /= float(_SI_SUBUNIT[suffix])
+            else:
+                value *= float(_SI_BINARY[suffix[0]] if len(suffix) == 2 else _SI_DECIMAL[suffix])
+        if math.isinf(value):
+            shown = literal if len(literal) <= 40 else f"{literal[:20]}... ({len(literal)} characters)"
+            self._error(f"float literal {shown} is out of range for f64", offset, line, col,
+                        "the largest finite f64 is about 1.7976931348623157e308")
+            return self._failed(literal, offset, line, col, doc)
+        if suffix is not None and value.is_integer() and 0.0 <= value <= 18446744073709551616.0:
+            return _new_token(Token, (INT, literal, offset, line, col, min(int(value), U64_MAX), doc, None))
+        return _new_token(Token, (FLOAT, literal, offset, line, col, value, doc, None))
+
+    def _hex(self, literal: str, offset: int, line: int, col: int, doc: str | None) -> Token:
+        digits = literal[2:]
+        if not digits:
+            self._error("hex literal needs at least one digit after '0x'", offset, line, col)
+            return self._failed(literal, offset, line, col, doc)
+        significant = digits.lstrip("0") or "0"
+        if len(significant) > 16:
+            return self._too_big(literal, offset, line, col, doc)
+        return _new_token(Token, (INT, literal, offset, line, col, int(significant, 16), doc, None))
+
+    # -- fragments -----------------------------------------------------------
+
+    def _map_to_source(self) -> None:
+        """Re-position the tokens of a fragment at the source offsets they came from."""
+        offsets = self.offsets or ()
+        locate = self.file.locate
+
+        def source(index: int) -> int:
+            if not offsets:
+                return 0
+            return offsets[index] if index < len(offsets) else offsets[-1] + 1
+
+        mapped = []
+        for token in self.tokens:
+            where = source(token.offset)
+            span = locate(where)
+            chars = token.char_offsets
+            if token.kind is STRING:
+                chars = tuple(source(i) for i in token.string_offsets())
+            mapped.append(token._replace(offset=where, line=span.line, col=span.col, char_offsets=chars))
+        self.tokens[:] = mapped
+
+
+def expand_line(token: Token) -> list[Token]:
+    """The tokens a ``LINE`` token stands for, at their positions in the source."""
+    inner = Lexer(SourceFile(token.text))
+    inner.fast_lines = False
+    shift, col = token.offset, token.col - 1
+    expanded = [
+        t._replace(offset=t.offset + shift, line=token.line, col=t.col + col) for t in inner.tokenize()[:-1]
+    ]
+    expanded[0] = expanded[0]._replace(doc=token.doc)
+    return expanded
 
 
 def tokenize(source: str | SourceFile, path: str | None = None) -> list[Token]:
-    """Tokenize a whole source text (raises CompileError on a lexical error)."""
+    """Tokenize a whole source text (raises CompileError carrying every lexical error)."""
     file = source if isinstance(source, SourceFile) else SourceFile(source, path)
-    return Lexer(file).tokenize()
+    lexer = Lexer(file)
+    tokens = lexer.tokenize()
+    if lexer.diagnostics:
+        raise CompileError(lexer.diagnostics[0], tuple(lexer.diagnostics[1:]))
+    return tokens
 
 
 def describe_token(token: Token) -> str:
     """How a token reads in "expected X but found Y" messages."""
-    if token.kind is TokenKind.EOF:
+    if token.kind is EOF:
         return "end of input"
-    if token.kind is TokenKind.OP:
+    if token.kind is OP:
         return f"'{token.text}'"
-    if token.kind is TokenKind.IDENT:
+    if token.kind is IDENT:
         if token.text in HARD_KEYWORDS:
             return f"keyword '{token.text}'"
         return f"identifier '{token.text}'"
-    if token.kind is TokenKind.STRING:
+    if token.kind is STRING:
         text = token.text if len(token.text) <= 24 else token.text[:21] + "..."
         return f"string {text}"
+    if token.kind is ERROR:
+        return "invalid text"
+    if token.kind is LINE:  # it reads as the line's first token
+        return describe_token(expand_line(token)[0])
     return f"number '{token.text}'"

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import ast
 from .ast import Span
 from .catalog import Catalog, NodeSpec
-from .diagnostics import SourceFile, suggest_name
+from . import corerules
+from .diagnostics import SourceFile
 from .irbuild import GraphBuilder, Port, const_arg, node_wire
+from .lexer import ABSENT_WORDS
 from .types import (
     FLOAT_TYPES,
     INTEGER_TYPES,
@@ -26,8 +28,7 @@ from .types import (
     UNSUPPORTED_TYPE_KEYWORDS,
     LiteralValue,
     canonical_type,
-    const_type,
-    implicitly_converts,
+    f64_bits,
     literal_to_const,
     rust_f64_display,
 )
@@ -51,11 +52,32 @@ class LiteralEntry:
     span: Span
 
 
-EnvEntry = Port | LiteralEntry
+class Failed:
+    """The scope entry of a name whose binding or declaration failed (already reported)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "FAILED"
 
 
-@dataclass(frozen=True, slots=True)
-class Value:
+FAILED = Failed()
+"""Readers of a failed name fail quietly (:class:`AlreadyReported`) instead of cascading."""
+
+
+class AlreadyReported(Exception):
+    """A lowering stopped at a name that failed earlier; nothing new to report."""
+
+
+EnvEntry = Port | LiteralEntry | Failed
+
+ABSENT_HINT = (
+    "Polydat has no absent-value literal: a value is absent (None) when an extern without a default "
+    "is not set, and `default_or(x, fallback)` replaces an absent x"
+)
+
+
+class Value(NamedTuple):
     """The result of lowering an expression: zero or more typed ports."""
 
     ports: tuple[Port, ...]
@@ -92,6 +114,10 @@ class Scope:
     literal_ports: dict[str, Port] = field(default_factory=dict)
     #: Every value name of this scope (bound or not yet lowered), for diagnostics.
     names: set[str] = field(default_factory=set)
+    #: Modules of this file whose definition did not parse (calls fail quietly).
+    failed_modules: frozenset[str] = frozenset()
+    #: Binding targets (by id) that clash with an earlier name; they bind nothing.
+    disowned: set[int] = field(default_factory=set)
 
 
 @dataclass(slots=True)
@@ -105,25 +131,43 @@ class Plan:
 def literal_of(expr: ast.Expr, env: Mapping[str, EnvEntry] | None = None) -> LiteralValue | None:
     """The compile-time literal ``expr`` denotes, if it is one.
 
-    Literals are numbers, non-interpolated strings, a negated number
-    (``-1.5``), and, inside a module, a parameter bound to a literal argument.
+    Literals are numbers, non-interpolated strings, ``true``/``false``, a
+    negated number (``-1.5``), and, inside a module, a parameter bound to a
+    literal argument.
     """
-    if isinstance(expr, ast.IntLit):
-        return LiteralValue("int", expr.value)
-    if isinstance(expr, ast.FloatLit):
-        return LiteralValue("float", expr.value)
-    if isinstance(expr, ast.StrLit):
-        return LiteralValue("str", expr.value)
-    if isinstance(expr, ast.UnaryOp) and expr.op == "-":
-        inner = expr.operand
-        if isinstance(inner, ast.IntLit):
+    kind = type(expr)
+    if kind is ast.Name:
+        if env is not None:
+            entry = env.get(expr.name)  # type: ignore[union-attr]
+            if isinstance(entry, LiteralEntry):
+                return entry.literal
+        return None
+    simple = _LITERAL_KINDS.get(kind)
+    if simple is not None:
+        return LiteralValue(simple, expr.value)  # type: ignore[union-attr]
+    if kind is ast.UnaryOp and expr.op == "-":  # type: ignore[union-attr]
+        inner = expr.operand  # type: ignore[union-attr]
+        if type(inner) is ast.IntLit:
             return LiteralValue("int", -inner.value)
-        if isinstance(inner, ast.FloatLit):
+        if type(inner) is ast.FloatLit:
             return LiteralValue("float", -inner.value)
-    if isinstance(expr, ast.Name) and env is not None:
-        entry = env.get(expr.name)
-        if isinstance(entry, LiteralEntry):
-            return entry.literal
+    return None
+
+
+_LITERAL_KINDS: dict[type, str] = {ast.IntLit: "int", ast.FloatLit: "float", ast.StrLit: "str", ast.BoolLit: "bool"}
+
+
+def literal_const(expr: ast.Expr) -> dict[str, Any] | None:
+    """The IR constant of a literal leaf (a number, string or bool), else None."""
+    kind = type(expr)
+    if kind is ast.IntLit:
+        return {"u64": expr.value}  # type: ignore[union-attr]
+    if kind is ast.FloatLit:
+        return {"f64": f64_bits(expr.value)}  # type: ignore[union-attr]
+    if kind is ast.StrLit:
+        return {"str": expr.value}  # type: ignore[union-attr]
+    if kind is ast.BoolLit:
+        return {"bool": expr.value}  # type: ignore[union-attr]
     return None
 
 
@@ -143,6 +187,8 @@ def render_array(elements: Iterable[ast.Expr]) -> str:
             return prefix + text
         if isinstance(expr, ast.StrLit):
             return prefix + expr.value
+        if isinstance(expr, ast.BoolLit):
+            return prefix + ("true" if expr.value else "false")
         if isinstance(expr, ast.Name):
             return prefix + expr.name
         return prefix + "?"
@@ -165,7 +211,7 @@ class LoweringCore:
 
     def _bind_bindings(
         self, bindings: Sequence[ast.Binding], scope: Scope, check_names: bool
-    ) -> dict[int, list[tuple[str, Port, tuple[str, ...], Span]]]:
+    ) -> list[tuple[str, Port, tuple[str, ...], Span]]:
         raise NotImplementedError
 
     def _type(self, word: str, span: Span, file: SourceFile) -> str:
@@ -175,7 +221,7 @@ class LoweringCore:
             return canonical
         if word in UNSUPPORTED_TYPE_KEYWORDS:
             raise file.error(f"type '{word}' is not supported yet", span, f"supported types: {SUPPORTED_TYPES}")
-        guess = suggest_name(word, list(TYPE_KEYWORDS))
+        guess = corerules.suggest(word, list(TYPE_KEYWORDS))
         hint = f"did you mean '{guess}'?" if guess else f"types are: {SUPPORTED_TYPES}"
         raise file.error(f"unknown type '{word}'", span, hint)
 
@@ -183,15 +229,20 @@ class LoweringCore:
         return scope.span_override or span
 
     def _literal_port(self, const: dict[str, Any], span: Span, scope: Scope) -> Port:
-        index = self.graph.add_node(LITERAL_OP, [const_arg(const)], self._span(span, scope))
-        return Port(node_wire(index, 0), const_type(const), None)
+        index = self.graph.add_node(LITERAL_OP, [const_arg(const)], scope.span_override or span)
+        (type_,) = corerules.output_types(LITERAL_OP, (), (const,))
+        return Port(node_wire(index, 0), type_, None)
 
     def _literal_value(self, const: dict[str, Any], span: Span, scope: Scope) -> Value:
         return Value((self._literal_port(const, span, scope),), span, "a literal")
 
     def _name_value(self, expr: ast.Name, scope: Scope) -> Value:
         entry = scope.env.get(expr.name)
+        if entry is FAILED:
+            raise AlreadyReported(expr.name)
         if entry is None:
+            if expr.name in ABSENT_WORDS:
+                raise scope.file.error(f"'{expr.name}' is not a value", expr.span, ABSENT_HINT)
             if scope.module is not None:
                 raise scope.file.error(
                     f"'{expr.name}' is not a parameter or binding of module '{scope.module}'",
@@ -210,8 +261,14 @@ class LoweringCore:
 
     def _emit(self, op: str, args: list[dict[str, Any]], types: Sequence[str], span: Span,
               scope: Scope, inputs: Iterable[Port], producer: str) -> Value:
-        coordinate = next((p.coordinate for p in inputs if p.coordinate is not None), None)
-        index = self.graph.add_node(op, args, self._span(span, scope))
+        coordinate = None
+        for port in inputs:
+            if port.coordinate is not None:
+                coordinate = port.coordinate
+                break
+        index = self.graph.add_node(op, args, scope.span_override or span)
+        if len(types) == 1:
+            return Value((Port(node_wire(index, 0), types[0], coordinate),), span, producer)
         ports = tuple(Port(node_wire(index, i), t, coordinate) for i, t in enumerate(types))
         return Value(ports, span, producer)
 
@@ -223,32 +280,38 @@ class LoweringCore:
                 f"{purpose} needs node '{name}', which this build's catalog does not provide",
                 span,
             )
-        wire_types = [p.type for p in ports]
-        types = self._output_types(spec, wire_types, [], 0)
+        types = self._output_types(spec, [p.type for p in ports], (), span, scope)
         return self._emit(spec.name, [p.arg() for p in ports], types, span, scope, ports, f"'{spec.name}'")
 
     def _output_types(self, spec: NodeSpec, wire_types: Sequence[str], consts: Sequence[dict[str, Any]],
-                      variadic_consts: int) -> list[str]:
-        outputs = spec.outputs
-        if outputs.kind == "fixed":
-            return [t for _, t in outputs.ports]
-        if outputs.kind == "same_as_wire":
-            return [wire_types[outputs.index] if outputs.index < len(wire_types) else "any"]
-        if outputs.kind == "per_variadic_const":
-            return [outputs.type] * variadic_consts
-        if outputs.kind == "const_type":
-            return [const_type(consts[outputs.index]) if outputs.index < len(consts) else "any"]
-        return ["any"]
+                      span: Span, scope: Scope) -> tuple[str, ...]:
+        """The outputs' types of a call of ``spec``, by the core's rule.
+
+        A node the core does not know (a catalog that is not the core's) keeps
+        the port types its entry declares, when it declares them.
+        """
+        try:
+            return corerules.output_types(spec.name, wire_types, consts)
+        except corerules.UnknownToCore as exc:
+            if spec.outputs.kind == "fixed":
+                return tuple(t for _, t in spec.outputs.ports)
+            raise scope.file.error(f"cannot type the outputs of '{spec.name}': {exc}", span) from None
 
     def _coerce(self, port: Port, target: str, span: Span, what: str, scope: Scope) -> Port:
         """``port`` as a ``target`` value: unchanged, implicitly widened, or an error."""
         if target == "any" or port.type == target:
             return port
-        if port.type == "any" or implicitly_converts(port.type, target):
+        if port.type == "any" or corerules.converts_implicitly(port.type, target):
             return self._emit(
                 CAST_OP, [port.arg(), const_arg({"str": target})], [target], span, scope, [port], f"'{target}'"
             ).ports[0]
-        hint = ROUNDING_HINT if port.type in FLOAT_TYPES and target in INTEGER_TYPES else (
-            f"convert it explicitly, e.g. `... as {target}`"
-        )
-        raise scope.file.error(f"{what} but the value is {port.type}", span, hint)
+        raise scope.file.error(f"{what} but the value is {port.type}", span, conversion_hint(port.type, target))
+
+
+def conversion_hint(source: str, target: str) -> str:
+    """How to get a ``target`` from a ``source`` value the compiler does not convert by itself."""
+    if source in FLOAT_TYPES and target in INTEGER_TYPES:
+        return ROUNDING_HINT
+    if corerules.casts(source, target):
+        return f"convert it explicitly, e.g. `... as {target}`"
+    return f"there is no conversion from {source} to {target}"

@@ -3,24 +3,34 @@
 A call name that is neither a module defined in the calling file nor a library
 node is looked up on disk, in order: the directory of the calling file (when
 it has a path), then each library directory. In each directory the file
-``<name>.polydat`` is tried first, then every other ``*.polydat`` file in name
+``<name>.polydat`` is tried first, then the other ``*.polydat`` files in name
 order. A file provides the module if it defines ``name(...) -> (...) := {...}``
 or, in the compatibility form, binds a binding named ``name``: that binding's
 dependency subgraph becomes a module whose parameters are the names the
 subgraph reads but does not bind (sorted; typed from the file's ``input`` and
 ``extern`` declarations when it has them) and whose sole output is the binding.
+
+Only files that can provide the name are parsed: before parsing one of the
+other files, its text is scanned for ``name`` written the way a definition or
+binding writes it (followed by ``:``, ``(`` or in a ``( ... ) :=`` target
+list; comments allowed in between). Parses and scans are cached for the
+process by (path, modification time, size), so a big unrelated file costs one
+read, and an unchanged module file is parsed once.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Union
 
 from . import ast
 from .diagnostics import SourceFile
+from .lexer import ABSENT_WORDS
 from ..errors import CompileError
 
 MODULE_SUFFIX = ".polydat"
@@ -64,18 +74,80 @@ def module_table(program: ast.Program, file: SourceFile) -> dict[str, ast.Module
     return table
 
 
-class ModuleLoader:
-    """Looks modules up on disk, parsing each file at most once per bind."""
+LibraryPath = Union[str, bytes, "os.PathLike[str]", Iterable[Union[str, bytes, "os.PathLike[str]"]]]
 
-    def __init__(self, library_path: Iterable[str | os.PathLike[str]] = (), exclude: str | None = None):
-        self.library_path: list[str] = []
-        for entry in library_path:
-            directory = os.path.abspath(os.fspath(entry))
-            if directory not in self.library_path:
-                self.library_path.append(directory)
+
+def library_dirs(library_path: LibraryPath) -> list[str]:
+    """The library directories, absolute and without repeats.
+
+    A single str, bytes or path-like is one directory (not a sequence of
+    one-character names); anything else is iterated.
+    """
+    if isinstance(library_path, (str, bytes, os.PathLike)):
+        entries: Iterable[Any] = [library_path]
+    else:
+        entries = library_path
+    dirs: list[str] = []
+    for entry in entries:
+        directory = os.path.abspath(os.fsdecode(os.fspath(entry)))
+        if directory not in dirs:
+            dirs.append(directory)
+    return dirs
+
+
+_Stamp = tuple[int, int]
+_Loaded = tuple[ast.Program, SourceFile]
+#: path -> (stamp, parsed file or the error parsing it raised)
+_PARSED: dict[str, tuple[_Stamp, _Loaded | CompileError]] = {}
+#: (path, name) -> (stamp, whether the text may define or bind name)
+_SCANNED: dict[tuple[str, str], tuple[_Stamp, bool]] = {}
+
+_GAP = r"(?:\s|/\*[\s\S]*?\*/|(?://|#)[^\n]*)*"
+_IDENT_CHAR = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _stamp(path: str) -> _Stamp | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size)
+
+
+def may_define(text: str, name: str) -> bool:
+    """Whether ``text`` writes ``name`` the way a definition or binding does.
+
+    True for ``name :=``, ``name: T :=``, ``name(...) ->`` and ``(a, name) :=``
+    (and for some reads, such as calls: a cheap over-approximation, never an
+    omission); the caller parses the file to be sure.
+    """
+    if name not in text:
+        return False
+    for match in re.finditer(rf"{re.escape(name)}(?![A-Za-z0-9_]){_GAP}([:(,)])", text):
+        start = match.start()
+        if start and text[start - 1] in _IDENT_CHAR:
+            continue
+        if match.group(1) in ":(":
+            return True
+        # `name,` or `name)`: a definition only inside `( names ) :=`
+        opening = text.rfind("(", 0, start)
+        closing = text.find(")", start)
+        if opening == -1 or closing == -1:
+            continue
+        inner = re.sub(r"/\*[\s\S]*?\*/|(?://|#)[^\n]*", " ", text[opening + 1:closing])
+        if re.fullmatch(r"[A-Za-z0-9_,\s]*", inner) and re.match(_GAP + ":=", text[closing + 1:]):
+            return True
+    return False
+
+
+class ModuleLoader:
+    """Looks modules up on disk by name, parsing only files that may provide it."""
+
+    def __init__(self, library_path: LibraryPath = (), exclude: str | None = None):
+        self.library_path = library_dirs(library_path)
         self.exclude = os.path.abspath(exclude) if exclude else None
-        self._parsed: dict[str, tuple[ast.Program, SourceFile] | None] = {}
         self._found: dict[tuple[str, str | None], ResolvedModule | None] = {}
+        self._listings: dict[str, list[str]] = {}
 
     def find(self, name: str, search_dir: str | None) -> ResolvedModule | None:
         """The module ``name`` visible from a file in ``search_dir``, if any file provides it."""
@@ -93,12 +165,12 @@ class ModuleLoader:
         for directory in self._directories(search_dir):
             exact = os.path.join(directory, name + MODULE_SUFFIX)
             if os.path.isfile(exact) and exact != self.exclude:
-                loaded = self._load(exact, strict=True)
-                if loaded is not None:
-                    found = module_from_program(name, *loaded)
-                    if found is not None:
-                        return found
+                found = module_from_program(name, *self._load(exact, strict=True))  # type: ignore[misc]
+                if found is not None:
+                    return found
             for candidate in self._other_files(directory, exact):
+                if not self._may_provide(candidate, name):
+                    continue
                 loaded = self._load(candidate, strict=False)
                 if loaded is None:
                     continue
@@ -108,49 +180,65 @@ class ModuleLoader:
         return None
 
     def _other_files(self, directory: str, exact: str) -> list[str]:
-        try:
-            entries = sorted(os.listdir(directory))
-        except OSError:
-            return []
-        paths = []
-        for entry in entries:
-            if not entry.endswith(MODULE_SUFFIX):
-                continue
-            path = os.path.join(directory, entry)
-            if path in (exact, self.exclude) or not os.path.isfile(path):
-                continue
-            paths.append(path)
-        return paths
-
-    def _load(self, path: str, strict: bool) -> tuple[ast.Program, SourceFile] | None:
-        """Parse ``path`` (cached). ``strict``: a broken file is an error, not a skip."""
-        if path in self._parsed:
-            cached = self._parsed[path]
-            if cached is None and strict:
-                return self._parse(path)
-            return cached
-        try:
-            result = self._parse(path)
-        except (CompileError, OSError, UnicodeDecodeError):
-            self._parsed[path] = None
-            if strict:
-                raise
-            return None
-        self._parsed[path] = result
-        return result
+        if directory not in self._listings:
+            try:
+                entries = sorted(os.listdir(directory))
+            except OSError:
+                entries = []
+            self._listings[directory] = [
+                os.path.join(directory, entry) for entry in entries if entry.endswith(MODULE_SUFFIX)
+            ]
+        return [p for p in self._listings[directory] if p not in (exact, self.exclude) and os.path.isfile(p)]
 
     @staticmethod
-    def _parse(path: str) -> tuple[ast.Program, SourceFile]:
-        from .parser import parse_file
-
+    def _may_provide(path: str, name: str) -> bool:
+        """The cheap text scan of :func:`may_define`, cached by (path, stamp, name)."""
+        stamp = _stamp(path)
+        if stamp is None:
+            return False
+        cached = _SCANNED.get((path, name))
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CompileError(
-                SourceFile("", path).diagnostic(f"cannot read module file: {exc}", None)
-            ) from exc
-        file = SourceFile(text, path)
-        return parse_file(file), file
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                verdict = may_define(handle.read(), name)
+        except OSError:
+            return False
+        _SCANNED[(path, name)] = (stamp, verdict)
+        return verdict
+
+    @staticmethod
+    def _load(path: str, strict: bool) -> _Loaded | None:
+        """``path`` parsed (cached by stamp). ``strict``: a broken file is an error, not a skip."""
+        stamp = _stamp(path)
+        cached = _PARSED.get(path)
+        if cached is not None and stamp is not None and cached[0] == stamp:
+            result = cached[1]
+        else:
+            try:
+                result = _parse(path)
+            except CompileError as err:
+                result = err
+            if stamp is not None:
+                _PARSED[path] = (stamp, result)
+        if isinstance(result, CompileError):
+            if strict:
+                raise result
+            return None
+        return result
+
+
+def _parse(path: str) -> _Loaded:
+    from .parser import parse_file
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CompileError(
+            SourceFile("", path).diagnostic(f"cannot read module file: {exc}", None)
+        ) from exc
+    file = SourceFile(text, path)
+    return parse_file(file), file
 
 
 def module_from_program(name: str, program: ast.Program, file: SourceFile) -> ResolvedModule | None:
@@ -192,7 +280,7 @@ def compat_module(name: str, program: ast.Program) -> ast.ModuleDef | None:
             dependency = producer.get(ref.name)
             if dependency is not None:
                 pending.append(dependency)
-            else:
+            elif ref.name not in ABSENT_WORDS:  # a read of `none` stays an error in the body
                 params.setdefault(ref.name, ref.span)
     body = tuple(
         dataclasses.replace(b, modifiers=(), type_name=None, type_span=None)

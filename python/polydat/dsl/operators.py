@@ -10,8 +10,14 @@
 * prefix ``!``: ``u64_not``; prefix ``-``: ``f64_sub(0.0, x)`` (a negated number
   literal is folded to an f64 constant).
 * ``if``: ``select_str`` if a branch is str, else ``select_f64`` if one is f64,
-  else ``select_u64``.
-* ``x as T``: a ``__cast`` node the core resolves; ``f64 as u64`` is an error.
+  else ``select_u64`` (two bool branches give a bool again).
+* A bool (``true``, ``false``, a bool extern) takes part as u64 0/1 in ``==``,
+  ``!=``, ``&&``, ``||``, an ``if`` condition or branch, and ``!b`` is the
+  logical not ``u64_eq(b, 0)``; arithmetic, ordering and bitwise operators
+  refuse a bool (write ``b as u64``). The core's bool adapters do the
+  conversion on the wire.
+* ``x as T``: a ``__cast`` node the core resolves; a pair the core's cast table
+  lacks (``f64 as u64`` among them) is an error here, at the ``as``.
 
 A mixed u64 operand is passed as is; the Rust core inserts the widening
 adapter. Other types (i64, bool, ...) on an operator are an error naming both
@@ -21,7 +27,7 @@ every operand of the spine (upstream's flattening).
 
 from __future__ import annotations
 
-from . import ast
+from . import ast, corerules
 from .irbuild import Port, const_arg
 from .lowering import (
     CAST_OP,
@@ -96,6 +102,8 @@ class OperatorLowering(LoweringCore):
             )
         if "str" in (lt, rt):
             hint = "'+' concatenates strings; other arithmetic needs numbers (convert with `as u64` / `as f64`)"
+        elif "bool" in (lt, rt):
+            hint = "a bool is not a number here; `b as u64` gives 0 or 1"
         else:
             hint = "operators work on u64 and f64 values; convert first, e.g. `x as f64`"
         return scope.file.error(f"operator '{op}' is not defined for {lt} and {rt}", expr.span, hint)
@@ -142,13 +150,17 @@ class OperatorLowering(LoweringCore):
                     "only == and != compare strings",
                 )
             return self._emit_library(f"str_{suffix}", [left, right], expr.span, scope, f"operator '{op}'")
+        if op in ("==", "!="):
+            lt, rt = _as_number(lt), _as_number(rt)
         if lt in NUMERIC and rt in NUMERIC:
             family = "u64" if lt == rt == "u64" else "f64"
             return self._emit_library(f"{family}_{suffix}", [left, right], expr.span, scope, f"operator '{op}'")
-        raise self._operand_error(expr, lt, rt, scope)
+        raise self._operand_error(expr, left.type, right.type, scope)
 
     def _truthiness(self, expr: ast.BinOp, port: Port, scope: Scope) -> Port:
-        """``x != 0`` for one side of ``&&``/``||``."""
+        """``x != 0`` for one side of ``&&``/``||`` (a bool is already 0 or 1)."""
+        if port.type == "bool":
+            return port
         if port.type not in NUMERIC:
             raise scope.file.error(
                 f"logical operator '{expr.op}' needs numeric operands, got {port.type}",
@@ -170,6 +182,9 @@ class OperatorLowering(LoweringCore):
             return self._emit_library("f64_sub", [zero, port], expr.span, scope, "unary '-'")
         if port.type == "u64":
             return self._emit_library("u64_not", [port], expr.span, scope, "operator '!'")
+        if port.type == "bool":
+            zero = self._literal_port({"u64": 0}, expr.span, scope)
+            return self._emit_library("u64_eq", [port, zero], expr.span, scope, "operator '!'")
         hint = ROUNDING_HINT if port.type in FLOAT_TYPES else "'!' is a bitwise not over u64"
         raise scope.file.error(f"operator '!' needs a u64 operand, got {port.type}", expr.span, hint)
 
@@ -182,6 +197,10 @@ class OperatorLowering(LoweringCore):
             raise scope.file.error(
                 f"cannot cast {port.type} to {target} with 'as'", expr.span, ROUNDING_HINT
             )
+        if port.type != "any" and not corerules.casts(port.type, target):
+            raise scope.file.error(
+                f"cannot cast {port.type} to {target}", expr.span, f"there is no conversion from {port.type} to {target}"
+            )
         return self._emit(
             CAST_OP, [port.arg(), const_arg({"str": target})], [target], expr.span, scope, [port], f"'as {target}'"
         )
@@ -190,7 +209,11 @@ class OperatorLowering(LoweringCore):
         cond = values[0].single(scope, "an if condition")
         a = values[1].single(scope, "an if branch")
         b = values[2].single(scope, "an if branch")
-        types = {a.type, b.type}
+        if a.type == b.type == "bool":
+            chosen = self._emit_library("select_u64", [cond, a, b], expr.span, scope, "'if'").ports[0]
+            return self._emit(CAST_OP, [chosen.arg(), const_arg({"str": "bool"})], ["bool"], expr.span, scope,
+                              [chosen], "'if'")
+        types = {_as_number(a.type), _as_number(b.type)}
         if "str" in types:
             node = "select_str"
         elif types <= NUMERIC and "f64" in types:
@@ -206,3 +229,8 @@ class OperatorLowering(LoweringCore):
                 "both branches must be numbers (u64/f64) or one a string; convert a branch with `as`",
             )
         return self._emit_library(node, [cond, a, b], expr.span, scope, "'if'")
+
+
+def _as_number(type_: str) -> str:
+    """The operator family a value joins: a bool is a u64 0/1, anything else itself."""
+    return "u64" if type_ == "bool" else type_

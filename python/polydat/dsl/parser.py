@@ -15,50 +15,38 @@ A call's ``(`` must follow its name on the same line, unless the parenthesised
 text that follows cannot be a destructuring target list (``(a, b) :=``): that
 is how ``x := y`` followed by ``(a, b) := f(x)`` on the next line stays two
 statements in a newline-insensitive language.
+
+A statement that does not parse is reported and skipped (see
+:mod:`polydat.dsl.recovery`); the names it would have bound are kept
+(``Program.unparsed_names``) so their readers are not reported again. The
+commonest expressions and statements take the fast paths of
+:mod:`polydat.dsl.fastpaths`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import ast
 from .ast import Span
 from .diagnostics import SourceFile
-from ..errors import CompileError
+from ..errors import CompileError, Diagnostic
+from .fastpaths import continues, line_binding, simple_expression
+from .grammar import (
+    BINARY_PRECEDENCE,
+    MAX_INTERPOLATION_DEPTH,
+    MODIFIERS,
+    NON_NAME_KEYWORDS,
+    NOT_SUPPORTED,
+    RIGHT_ASSOCIATIVE,
+    SOFT_KEYWORDS,
+    UNARY_PRECEDENCE,
+)
 from .interpolation import Placeholder, scan_segments
-from .lexer import HARD_KEYWORDS, Lexer, Token, TokenKind, describe_token
+from .lexer import BOOL_WORDS, HARD_KEYWORDS, Lexer, Token, TokenKind, describe_token, expand_line
+from .recovery import Recovery
 
-#: Binary operator → precedence (higher binds tighter).
-BINARY_PRECEDENCE: dict[str, int] = {
-    "||": 1,
-    "&&": 2,
-    "==": 3,
-    "!=": 3,
-    "<": 4,
-    ">": 4,
-    "<=": 4,
-    ">=": 4,
-    "|": 5,
-    "^": 6,
-    "&": 7,
-    "<<": 8,
-    ">>": 8,
-    "+": 9,
-    "-": 9,
-    "*": 10,
-    "/": 10,
-    "%": 10,
-    "**": 11,
-}
-RIGHT_ASSOCIATIVE = frozenset({"**"})
-UNARY_PRECEDENCE = 12
-MODIFIERS = ("const", "shared", "volatile")
-#: Words that can never be a name in expression position.
-_NON_NAME_KEYWORDS = HARD_KEYWORDS - {"input", "cursor", "over"}
-NOT_SUPPORTED = "is not supported yet"
-#: Interpolations nest (a string inside ``{...}`` inside a string); beyond this
-#: depth the literal is left untouched.
-_MAX_INTERPOLATION_DEPTH = 16
+__all__ = ["Parser", "parse_file", "parse_recovering", "BINARY_PRECEDENCE"]
 
 
 @dataclass(slots=True)
@@ -71,24 +59,28 @@ class _Pending:
     unary: bool
 
 
-@dataclass(slots=True)
 class _Frame:
     """One open construct of an expression being parsed."""
 
-    kind: str  # top | paren | call | array | if_cond | if_then | if_else
-    open_token: Token | None = None
-    operands: list[ast.Expr] = field(default_factory=list)
-    operators: list[_Pending] = field(default_factory=list)
-    # call / array state
-    name: str = ""
-    name_span: Span | None = None
-    items: list[ast.Arg] = field(default_factory=list)
-    arg_name: str | None = None
-    arg_name_span: Span | None = None
-    # if-block state: the `if` span, (cond, then) pairs of the else-if chain
-    branches: list[tuple[ast.Expr, ast.Expr, Span]] = field(default_factory=list)
-    cond: ast.Expr | None = None
-    if_span: Span | None = None
+    __slots__ = ("kind", "open_token", "operands", "operators", "name", "name_span", "items", "arg_name",
+                 "arg_name_span", "branches", "cond", "if_span")
+
+    def __init__(self, kind: str, open_token: Token | None = None, name: str = "", name_span: Span | None = None,
+                 cond: ast.Expr | None = None, if_span: Span | None = None):
+        self.kind = kind  # top | paren | call | array | if_cond | if_then | if_else
+        self.open_token = open_token
+        self.operands: list[ast.Expr] = []
+        self.operators: list[_Pending] = []
+        # call / array state
+        self.name = name
+        self.name_span = name_span
+        self.items: list[ast.Arg] = []
+        self.arg_name: str | None = None
+        self.arg_name_span: Span | None = None
+        # if-block state: the `if` span, (cond, then) pairs of the else-if chain
+        self.branches: list[tuple[ast.Expr, ast.Expr, Span]] = []
+        self.cond = cond
+        self.if_span = if_span
 
     def push_operator(self, pending: _Pending) -> None:
         """Reduce what binds at least as tightly, then push ``pending``."""
@@ -121,26 +113,37 @@ class _Frame:
             self.operands.append(ast.BinOp(pending.op, left, right, pending.span))
 
 
-class Parser:
+class _AlreadyReported(Exception):
+    """A statement failed at an ``ERROR`` token, whose lexical error is already reported."""
+
+
+class Parser(Recovery):
     """Parses one source file (or an interpolated fragment of one)."""
+
+    #: Parse one-operand expressions and calls of one-token operands without the
+    #: frame machinery (the same trees, faster; off only to compare the two).
+    fast_paths = True
 
     def __init__(self, file: SourceFile, tokens: list[Token], interpolation_depth: int = 0):
         self.file = file
-        self.tokens = tokens
+        # Padded with EOF copies so that peek(1) and peek(2) never index past the end.
+        self.tokens = tokens + [tokens[-1]] * _PADDING
         self.pos = 0
         self.depth = interpolation_depth
+        self.diagnostics: list[Diagnostic] = []
+        self.unparsed_names: set[str] = set()
+        self.unparsed_modules: set[str] = set()
 
     # -- token access --------------------------------------------------------
 
     def peek(self, ahead: int = 0) -> Token:
-        """The token ``ahead`` positions from the current one (EOF past the end)."""
-        index = min(self.pos + ahead, len(self.tokens) - 1)
-        return self.tokens[index]
+        """The token ``ahead`` (at most 2) positions from the current one (EOF past the end)."""
+        return self.tokens[self.pos + ahead]
 
     def advance(self) -> Token:
-        """Consume and return the current token."""
+        """Consume and return the current token (EOF is never passed)."""
         token = self.tokens[self.pos]
-        if self.pos < len(self.tokens) - 1:
+        if token.kind is not _EOF:
             self.pos += 1
         return token
 
@@ -149,8 +152,10 @@ class Parser:
         return self.file.error(message, span, hint)
 
     def expected(self, what: str, token: Token | None = None, hint: str | None = None) -> Exception:
-        """``expected WHAT but found TOKEN`` at the token."""
+        """``expected WHAT but found TOKEN`` at the token (nothing new at an ``ERROR`` token)."""
         token = token or self.peek()
+        if token.kind is TokenKind.ERROR:
+            return _AlreadyReported()
         return self.error(f"expected {what} but found {describe_token(token)}", token.span, hint)
 
     def expect_op(self, op: str, hint: str | None = None) -> Token:
@@ -172,18 +177,41 @@ class Parser:
     # -- program -------------------------------------------------------------
 
     def parse_program(self) -> list[ast.Statement]:
-        """Every statement up to end of input."""
+        """Every statement up to end of input; failures go to :attr:`diagnostics`."""
         statements: list[ast.Statement] = []
-        while self.peek().kind is not TokenKind.EOF:
-            statements.extend(self.statement(in_module=None))
+        tokens = self.tokens
+        while True:
+            token = tokens[self.pos]
+            if token.kind is _LINE and not continues(tokens[self.pos + 1]):  # the common case, inline
+                self.pos += 1
+                statements.append(line_binding(token))
+                continue
+            if token.kind is _EOF:
+                break
+            start = self.pos
+            try:
+                statements.extend(self.statement(in_module=None))
+            except (CompileError, _AlreadyReported) as failure:
+                if isinstance(failure, CompileError):
+                    self.diagnostics.extend(failure.diagnostics)
+                self._note_unparsed(start)
+                self.pos = self._resume_point(start)
         return statements
 
     def statement(self, in_module: str | None) -> list[ast.Statement]:
         """One statement (an ``input (a, b)`` tuple yields several declarations)."""
-        token = self.peek()
+        token = self.tokens[self.pos]
+        if token.kind is _LINE:
+            if not continues(self.tokens[self.pos + 1]):
+                self.pos += 1
+                return [line_binding(token)]
+            self.tokens[self.pos:self.pos + 1] = expand_line(token)  # the next line continues it
+            token = self.tokens[self.pos]
         if token.kind is TokenKind.IDENT:
             word = token.text
-            nxt = self.peek(1)
+            nxt = self.tokens[self.pos + 1]
+            if nxt.kind is _OP and nxt.text == ":=" and (word not in HARD_KEYWORDS or word in SOFT_KEYWORDS):
+                return [self._simple_binding(token)]
             if word == "input" and not nxt.is_op(":="):
                 self._not_in_module(in_module, token, "an input declaration")
                 return list(self._input_decl())
@@ -340,6 +368,13 @@ class Parser:
         type_token = self._type_name("a type after ':'")
         raise self._annotation_error(name, type_token, colon)
 
+    def _simple_binding(self, name: Token) -> ast.Binding:
+        """``name := expression`` (no modifiers, no annotation), at ``name``."""
+        self.pos += 2
+        value = self.expression()
+        span = name.span
+        return ast.Binding((ast.Target(name.text, span),), value, span, (), None, None, False, name.doc)
+
     def _binding(self, name: Token, modifiers: tuple[str, ...], first: Token | None,
                  type_name: str | None = None, type_span: Span | None = None) -> ast.Binding:
         if self.peek() is name:
@@ -350,22 +385,6 @@ class Parser:
         return ast.Binding(
             (ast.Target(name.text, name.span),), value, name.span, modifiers, type_name, type_span, False, doc
         )
-
-    def _looks_like_targets(self, pos: int) -> bool:
-        """Whether tokens at ``pos`` read ``( name, ... ) :=``."""
-        tokens = self.tokens
-        i = pos + 1
-        if i >= len(tokens) or tokens[i].kind is not TokenKind.IDENT:
-            return False
-        while True:
-            if i >= len(tokens) or tokens[i].kind is not TokenKind.IDENT:
-                return False
-            i += 1
-            if i < len(tokens) and tokens[i].is_op(","):
-                i += 1
-                continue
-            break
-        return i + 1 < len(tokens) and tokens[i].is_op(")") and tokens[i + 1].is_op(":=")
 
     def _tuple_binding(self, modifiers: tuple[str, ...], first: Token) -> ast.Binding:
         self.expect_op("(")
@@ -390,22 +409,8 @@ class Parser:
     # -- modules -------------------------------------------------------------
 
     def _is_module_def(self) -> bool:
-        """Whether ``name ( ... ) ->`` starts here (scans to the matching ')')."""
-        tokens = self.tokens
-        depth = 0
-        i = self.pos + 1
-        while i < len(tokens):
-            token = tokens[i]
-            if token.kind is TokenKind.EOF:
-                return False
-            if token.is_op("("):
-                depth += 1
-            elif token.is_op(")"):
-                depth -= 1
-                if depth == 0:
-                    return i + 1 < len(tokens) and tokens[i + 1].is_op("->")
-            i += 1
-        return False
+        """Whether ``name ( ... ) ->`` starts here."""
+        return self._is_module_def_at(self.pos)
 
     def _module_def(self) -> ast.ModuleDef:
         name = self.advance()
@@ -457,6 +462,11 @@ class Parser:
 
     def expression(self) -> ast.Expr:
         """One expression, parsed with an explicit frame stack (no recursion)."""
+        if self.fast_paths:
+            simple = simple_expression(self.tokens, self.pos)
+            if simple is not None:
+                self.pos = simple[1]
+                return simple[0]
         stack: list[_Frame] = [_Frame("top")]
         want_operand = True
         while True:
@@ -520,16 +530,21 @@ class Parser:
     def _word_operand(self, stack: list[_Frame], token: Token) -> bool:
         frame = stack[-1]
         word = token.text
-        if word in _NON_NAME_KEYWORDS:
+        if word in NON_NAME_KEYWORDS:
             if word in ("for", "pragma", "tile"):
                 raise self.error(f"'{word}' {NOT_SUPPORTED}", token.span, _UNSUPPORTED_HINTS.get(word))
             raise self.expected("an expression", token)
         self.advance()
         nxt = self.peek()
+        if word in BOOL_WORDS:
+            if nxt.is_op("(") and nxt.line == token.line:
+                raise self.error(f"'{word}' is a bool literal and cannot be called", token.span)
+            frame.operands.append(ast.BoolLit(BOOL_WORDS[word], token.span))
+            return False
         if word == "if" and not nxt.is_op("("):
             stack.append(_Frame("if_cond", if_span=token.span))
             return True
-        if nxt.is_op("(") and (nxt.span.line == token.span.line or not self._looks_like_targets(self.pos)):
+        if nxt.is_op("(") and (nxt.line == token.line or not self._looks_like_targets(self.pos)):
             self.advance()
             if self.peek().is_op(")"):
                 self.advance()
@@ -551,7 +566,7 @@ class Parser:
     def _start_argument(self, frame: _Frame) -> None:
         """At the start of a call argument: consume ``name:`` if it is a named one."""
         token = self.peek()
-        if token.kind is TokenKind.IDENT and self.peek(1).is_op(":") and token.text not in _NON_NAME_KEYWORDS:
+        if token.kind is TokenKind.IDENT and self.peek(1).is_op(":") and token.text not in NON_NAME_KEYWORDS:
             self.advance()
             self.advance()
             frame.arg_name, frame.arg_name_span = token.text, token.span
@@ -665,12 +680,12 @@ class Parser:
     def _string(self, token: Token) -> ast.Expr:
         """A string literal, desugared to ``printf`` when it interpolates ``{expr}``."""
         text = str(token.value)
-        if "{" not in text or self.depth >= _MAX_INTERPOLATION_DEPTH:
+        if "{" not in text or self.depth >= MAX_INTERPOLATION_DEPTH:
             return ast.StrLit(text, token.span)
         segments = scan_segments(text)
         if segments is None or not any(isinstance(s, Placeholder) for s in segments):
             return ast.StrLit(text, token.span)
-        offsets = token.char_offsets or ()
+        offsets = token.string_offsets()
         pieces: list[str] = []
         args: list[ast.Arg] = [ast.Arg(ast.StrLit("", token.span))]
         for segment in segments:
@@ -689,16 +704,24 @@ class Parser:
         body = text[hole.start:hole.end]
         if not body.strip():
             return None
+        lexer = Lexer(self.file, body, offsets[hole.start:hole.end])
+        tokens = lexer.tokenize()
+        if lexer.diagnostics:
+            return None
         try:
-            tokens = Lexer(self.file, body, offsets[hole.start:hole.end]).tokenize()
             sub = Parser(self.file, tokens, self.depth + 1)
             expr = sub.expression()
             if sub.peek().kind is not TokenKind.EOF:
                 return None
             return expr
-        except CompileError:
+        except (CompileError, _AlreadyReported):
             return None
 
+
+_OP = TokenKind.OP
+_EOF = TokenKind.EOF
+_LINE = TokenKind.LINE
+_PADDING = 3  # EOF copies after the last token, so that peek(2) is an index
 
 _UNSUPPORTED_HINTS = {
     "for": "for traversals arrive with the scope-chain work",
@@ -708,8 +731,29 @@ _UNSUPPORTED_HINTS = {
 }
 
 
+def parse_recovering(file: SourceFile) -> tuple[ast.Program, list[Diagnostic]]:
+    """Parse a whole file, skipping statements that fail; returns the program and every error."""
+    lexer = Lexer(file)
+    tokens = lexer.tokenize()
+    parser = Parser(file, tokens)
+    statements = parser.parse_program()
+    program = ast.Program(
+        tuple(statements),
+        file.text,
+        file.path,
+        unparsed_names=frozenset(parser.unparsed_names),
+        unparsed_modules=frozenset(parser.unparsed_modules),
+    )
+    diagnostics = sorted(lexer.diagnostics + parser.diagnostics, key=lambda d: (d.line, d.col))
+    return program, diagnostics
+
+
 def parse_file(file: SourceFile) -> ast.Program:
-    """Parse a whole source file into a :class:`~polydat.dsl.ast.Program`."""
-    tokens = Lexer(file).tokenize()
-    statements = Parser(file, tokens).parse_program()
-    return ast.Program(tuple(statements), file.text, file.path)
+    """Parse a whole source file into a :class:`~polydat.dsl.ast.Program`.
+
+    Raises one CompileError carrying every lexical and syntax error found.
+    """
+    program, diagnostics = parse_recovering(file)
+    if diagnostics:
+        raise CompileError(diagnostics[0], tuple(diagnostics[1:]))
+    return program

@@ -45,30 +45,9 @@ UNSUPPORTED_TYPE_KEYWORDS: frozenset[str] = frozenset(
 INTEGER_TYPES = frozenset({"u64", "i64", "u32", "i32"})
 FLOAT_TYPES = frozenset({"f64", "f32"})
 
-#: Lossless conversions applied implicitly (class A adapters) where the frontend
-#: itself must reconcile two types: module parameters/outputs and ``shared x: T``.
-IMPLICIT_WIDENINGS: dict[str, frozenset[str]] = {
-    "u32": frozenset({"u64", "i64", "f64", "str", "bool", "bytes", "json"}),
-    "i32": frozenset({"i64", "f64", "str", "bool", "bytes", "json"}),
-    "u64": frozenset({"f64", "str", "bool", "bytes", "json"}),
-    "i64": frozenset({"f64", "str", "bool", "bytes", "json"}),
-    "f32": frozenset({"f64", "str", "bool", "bytes"}),
-    "f64": frozenset({"str", "bool", "bytes"}),
-    "bool": frozenset({"u64", "i64", "u32", "i32", "f64", "f32", "str", "bytes", "json"}),
-    "json": frozenset({"str"}),
-}
-
-
 def canonical_type(word: str) -> str | None:
     """The canonical keyword for a type spelling, or None if it is not a type we carry."""
     return TYPE_KEYWORDS.get(word)
-
-
-def implicitly_converts(source: str, target: str) -> bool:
-    """Whether a ``source`` value may flow into a ``target`` slot without an explicit cast."""
-    if source == target or "any" in (source, target):
-        return True
-    return target in IMPLICIT_WIDENINGS.get(source, frozenset())
 
 
 def f64_bits(value: float) -> int:
@@ -104,9 +83,12 @@ class LiteralValue:
         return f"an integer literal {self.value}"
 
     def with_kind_for(self, target: str) -> LiteralValue:
-        """This literal re-expressed for a ``target`` typed slot (int into f64 becomes a float)."""
-        if target in FLOAT_TYPES and self.kind == "int":
+        """This literal re-expressed for a ``target`` typed slot (int into f64 becomes a float,
+        a bool into an integer or float slot becomes 0/1)."""
+        if target in FLOAT_TYPES and self.kind in ("int", "bool"):
             return LiteralValue("float", float(self.value))
+        if target in INTEGER_TYPES and self.kind == "bool":
+            return LiteralValue("int", int(bool(self.value)))
         return self
 
 
@@ -169,12 +151,6 @@ def literal_to_const(literal: LiteralValue, target: str) -> ConstIr:
             return {"str": str(value)}
         raise LiteralTypeError(f'write it as a string, e.g. "{literal.value}"')
     raise LiteralTypeError(f"a {target} slot cannot take a literal")
-
-
-def const_type(const: ConstIr) -> str:
-    """The port type of an IR constant."""
-    (key,) = const.keys()
-    return {"u64": "u64", "i64": "i64", "f64": "f64", "bool": "bool", "str": "str"}[key]
 
 
 def rust_f64_display(value: float) -> str:

@@ -1,0 +1,139 @@
+"""The Rust core's rules, asked for instead of copied.
+
+The frontend needs three answers the core owns, and keeps no Python copy of
+them (copies drift):
+
+* :func:`suggest` -- the one "did you mean" rule (``nodes::closest``);
+* :func:`converts_implicitly` / :func:`casts` -- which conversions the
+  compiler inserts on a wire by itself (the class-A adapters) and which an
+  explicit ``as`` accepts;
+* :func:`output_types` -- the output types of a call, as the core's resolve
+  pass computes them.
+
+The core is imported on first use, so the frontend modules import without a
+built extension. Answers are cached for the process: the core is fixed once
+loaded.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
+from types import ModuleType
+from typing import Any
+
+from ..errors import PolydatError
+
+__all__ = ["suggest", "NameIndex", "converts_implicitly", "casts", "output_types", "UnknownToCore"]
+
+#: The core never suggests a name more than this many edits away, so
+#: candidates whose length differs by more cannot be the answer; they are
+#: dropped before the core is asked (a speed-up only, never a different answer).
+_MAX_SUGGESTION_EDITS = 3
+
+
+class UnknownToCore(LookupError):
+    """The core does not know the node (a catalog that is not the core's)."""
+
+
+@lru_cache(maxsize=1)
+def _core() -> ModuleType:
+    return importlib.import_module("polydat._core")
+
+
+def suggest(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate closest to ``name`` by the core's rule, or None."""
+    size = len(name)
+    near = [c for c in candidates if abs(len(c) - size) <= _MAX_SUGGESTION_EDITS]
+    if not near:
+        return None
+    result: str | None = _core().suggest(name, near)
+    return result
+
+
+class NameIndex:
+    """Many suggestion questions over one candidate list, with a bound on the work.
+
+    Two cheap necessary conditions for a candidate to be within the core's
+    edit limit prune what is sent to the core: its length differs from the
+    name's by at most the limit, and its set of letters by at most twice the
+    limit (an edit adds or removes at most one letter of each set).
+    Candidates are grouped by their set of letters, so a question looks at
+    each group once. Once ``budget`` candidates have been sent in all, no more
+    suggestions are made (a program reading thousands of unknown names gets
+    suggestions for the first ones, not a quadratic compile).
+    """
+
+    def __init__(self, candidates: Callable[[], Iterable[str]], budget: int):
+        """``candidates`` is called once, at the first question."""
+        self._candidates: Callable[[], Iterable[str]] | None = candidates
+        self._groups: list[tuple[frozenset[str], list[str]]] = []
+        self._budget = budget
+
+    def _index(self) -> list[tuple[frozenset[str], list[str]]]:
+        """Candidates by their set of letters, built at the first question (most programs ask none)."""
+        if self._candidates is not None:
+            groups: dict[frozenset[str], list[str]] = {}
+            for name in self._candidates():
+                groups.setdefault(frozenset(name), []).append(name)
+            self._groups = list(groups.items())
+            self._candidates = None
+        return self._groups
+
+    def closest(self, name: str) -> str | None:
+        """The candidate closest to ``name`` (the core's rule), or None."""
+        size = len(name)
+        letters = frozenset(name)
+        spread = 2 * _MAX_SUGGESTION_EDITS
+        near = [
+            candidate
+            for group, names in self._index()
+            if len(letters ^ group) <= spread
+            for candidate in names
+            if -_MAX_SUGGESTION_EDITS <= len(candidate) - size <= _MAX_SUGGESTION_EDITS
+        ]
+        if not near or len(near) > self._budget:
+            return None
+        self._budget -= len(near)
+        result: str | None = _core().suggest(name, sorted(set(near)))
+        return result
+
+
+@lru_cache(maxsize=2)
+def _conversions(implicit: bool) -> frozenset[tuple[str, str]]:
+    return frozenset((str(a), str(b)) for a, b in _core().conversions(implicit=implicit))
+
+
+def converts_implicitly(source: str, target: str) -> bool:
+    """Whether the compiler converts a ``source`` wire into a ``target`` slot by itself."""
+    return source == target or (source, target) in _conversions(True)
+
+
+def casts(source: str, target: str) -> bool:
+    """Whether ``x as target`` accepts a ``source`` value (same type included)."""
+    return source == target or (source, target) in _conversions(False)
+
+
+#: (op, wire types, constant kinds) -> output types. The core types outputs by
+#: a constant's type and count, never by its value (``Outputs::ConstType``,
+#: ``Outputs::PerVariadicConst``), so the kinds are a complete key.
+_OUTPUT_TYPES: dict[tuple[str, tuple[str, ...], tuple[str, ...]], tuple[str, ...]] = {}
+
+
+def output_types(op: str, wire_types: Sequence[str], consts: Sequence[dict[str, Any]]) -> tuple[str, ...]:
+    """The core's output types for a call of ``op`` (raises :class:`UnknownToCore`).
+
+    ``wire_types`` are the wire arguments' types as written; ``consts`` the IR
+    constants given, in parameter order.
+    """
+    key = (op, tuple(wire_types), tuple([next(iter(c)) for c in consts]) if consts else ())
+    found = _OUTPUT_TYPES.get(key)
+    if found is None:
+        try:
+            found = tuple(_core().output_types(op, list(wire_types), json.dumps(list(consts))))
+        except PolydatError as exc:  # an op or type keyword the core does not know
+            raise UnknownToCore(str(exc)) from None
+        _OUTPUT_TYPES[key] = found
+    return found
