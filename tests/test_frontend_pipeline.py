@@ -44,8 +44,6 @@ def test_a_lone_surrogate_is_a_compile_error_at_the_literal() -> None:
     assert "malformed" not in str(info.value)
 
 
-@pytest.mark.xfail(reason="api._with_source splits with str.splitlines; it must use polydat.dsl.source_lines",
-                   strict=False)
 def test_a_core_error_quotes_the_line_the_lexer_counted() -> None:
     with pytest.raises(CompileError) as info:
         polydat.compile("# a\x0cb\ninput c\nx := unit_interval(c) + c\n", strict=True)

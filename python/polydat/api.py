@@ -18,8 +18,11 @@ PyValue = Any
 """A value crossing the boundary: int, float, str, bytes, bool or None."""
 
 def _with_source(err: CompileError, source: str, path: str | None) -> CompileError:
-    """Re-renders a core compile error with the source line under it."""
-    lines = source.splitlines()
+    """Re-renders a core compile error with the source line under it (lines
+    split by the frontend's one rule, so the line quoted is the one counted)."""
+    from .dsl import source_lines
+
+    lines = source_lines(source)
     fixed = []
     for d in err.diagnostics:
         line_text = lines[d.line - 1] if 0 < d.line <= len(lines) else None
@@ -297,7 +300,7 @@ def compile(
     spath = os.fspath(path) if path is not None else None
     libs = _directories(library_path)
     wanted = _names(outputs, "outputs") if outputs is not None else None
-    bound = dsl.bind(source, path=spath, library_path=libs)
+    bound = dsl.bind(source, path=spath, library_path=libs, strict=strict)
     try:
         core = _core.Program.compile(
             json.dumps(bound.ir),
@@ -341,26 +344,37 @@ def check(
     library_path: Iterable[str | os.PathLike[str]] = (),
     strict: bool = False,
 ) -> list[Diagnostic]:
-    """Compiles ``source`` for diagnostics only and returns them: every error,
-    then the warnings (see :attr:`Program.warnings`). Never raises for bad
-    source."""
+    """Compiles ``source`` for diagnostics only and returns them: every error
+    the frontend finds (all of them, in source order) or else the core's, and
+    the warnings (see :attr:`Program.warnings`). Never raises for bad source."""
+    from . import dsl
+
+    if not isinstance(source, str):
+        return [Diagnostic(f"source must be text (str), not {type(source).__name__}")]
+    spath = os.fspath(path) if path is not None else None
+    libs = _directories(library_path)
+    found = dsl.check(source, path=spath, library_path=libs, strict=strict)
+    if any(d.severity == "error" for d in found):
+        return found
     try:
-        prog = compile(source, path=path, library_path=library_path, strict=strict)
+        prog = compile(source, path=spath, library_path=libs, strict=strict)
     except CompileError as err:
-        return list(err.diagnostics)
+        return [*found, *err.diagnostics]
     return prog.warnings
 
 
 def _warnings(prog: Program) -> list[Diagnostic]:
     """The warnings of a compiled program: the frontend's, then the core's
     warning events, each with its source line."""
-    found = list(getattr(prog._bound, "warnings", ()))
-    lines = prog.source.split("\n")
+    from .dsl import source_lines
+
+    found = list(prog._bound.warnings)
+    lines = source_lines(prog.source)
     for event in prog.events:
         if event["severity"] != "warning":
             continue
         line = event["line"]
-        text = lines[line - 1].rstrip("\r") if 0 < line <= len(lines) else None
+        text = lines[line - 1] if 0 < line <= len(lines) else None
         found.append(Diagnostic(event["message"], line, event["col"], None, "warning", text, prog.path))
     return found
 

@@ -17,7 +17,7 @@ def test_every_binder_error_is_reported_in_source_order(catalog) -> None:  # typ
         "input c\n"
         "a := hsah(c)\n"              # unknown node
         "b := a + 1\n"                # reads a failed name: no second error
-        "d := mod(c, c)\n"            # a wire in a constant position
+        "d := hsah2(c, c)\n"          # another unknown node
         "e := unit_interval(c) as u64\n"
         "f := b + d + e\n"            # reads three failed names: nothing
         "g := hash(c)\n"
@@ -26,7 +26,7 @@ def test_every_binder_error_is_reported_in_source_order(catalog) -> None:  # typ
     )
     assert errors(catalog, source) == [
         (2, 6, "unknown node 'hsah'"),
-        (4, 13, "parameter 'K' of 'mod' must be a literal"),
+        (4, 6, "unknown node 'hsah2'"),
         (5, 23, "cannot cast f64 to u64 with 'as'"),
         (8, 1, "'g' is already bound"),
         (9, 10, "operator '-' is not defined for str and u64"),
@@ -36,6 +36,20 @@ def test_every_binder_error_is_reported_in_source_order(catalog) -> None:  # typ
     assert [(d.line, d.message) for d in info.value.diagnostics] == [(line, m) for line, _, m in errors(catalog, source)]
     assert info.value.message == "unknown node 'hsah'"
     assert str(info.value).count(":error:") == 5
+
+
+def test_a_constant_position_takes_constant_expressions_and_refuses_others() -> None:
+    import polydat
+
+    ok = polydat.compile("input c\nconst users := 1000\nd := mod(c, users * 10)")
+    k = ok.kernel()
+    k.set_inputs(123456)
+    assert k.pull("d") == 123456 % 10000
+    diagnostics = polydat.check("input c\nd := mod(c, c)")
+    assert [d.message for d in diagnostics] == [
+        "parameter `modulus` of `mod` must be a constant expression, but it reads input 'c'"
+    ]
+    assert "mod_wire" in (diagnostics[0].hint or "")
 
 
 def test_declaration_errors_and_cycles_do_not_stop_the_binder(catalog) -> None:  # type: ignore[no-untyped-def]

@@ -41,6 +41,14 @@ _UNKNOWN = object()
 from .types import LiteralTypeError, literal_to_const
 
 
+_PLACEHOLDERS: dict[str, dict[str, Any]] = {
+    "u64": {"u64": 0}, "i64": {"i64": 0}, "u32": {"u64": 0}, "i32": {"i64": 0},
+    "f64": {"f64": 0}, "f32": {"f64": 0}, "bool": {"bool": False}, "str": {"str": ""},
+}
+"""A constant of each type, standing in for a constant expression when the
+frontend types a call's outputs (only the constants' count and types matter)."""
+
+
 class CallLowering(LoweringCore):
     """Lowering of node calls and module calls."""
 
@@ -167,7 +175,7 @@ class CallLowering(LoweringCore):
             if param.variadic:
                 for rest in extra:
                     if param.is_const:
-                        layout.append(("const", self._const_argument(rest, param, spec, call, scope)))
+                        self._const_layout(rest, param, spec, call, scope, layout, children)
                     else:
                         layout.append(("wire", len(children)))
                         children.append(rest.value)
@@ -185,7 +193,7 @@ class CallLowering(LoweringCore):
                 layout.append(("default_wire", param.default))
                 continue
             if param.is_const:
-                layout.append(("const", self._const_argument(arg, param, spec, call, scope)))
+                self._const_layout(arg, param, spec, call, scope, layout, children)
             else:
                 layout.append(("wire", len(children)))
                 children.append(arg.value)
@@ -200,6 +208,12 @@ class CallLowering(LoweringCore):
                 if kind == "const":
                     args.append(const_arg(item))
                     consts.append(item)
+                elif kind == "const_wire":
+                    # A constant expression: the core evaluates it by the
+                    # nodes' own rules when it builds this node.
+                    position, placeholder = item
+                    args.append(ports[position].arg())
+                    consts.append(placeholder)
                 elif kind == "wire":
                     port = ports[item]
                     args.append(port.arg())
@@ -308,22 +322,25 @@ class CallLowering(LoweringCore):
 
         return Plan([a.value for a in call.args], finish)
 
+    def _const_layout(self, arg: ast.Arg, param: ParamSpec, spec: NodeSpec, call: ast.Call, scope: Scope,
+                      layout: list[tuple[str, Any]], children: list[ast.Expr]) -> None:
+        """Lays out a construction-constant argument: a literal becomes an IR
+        constant; any other expression (a ``const`` binding, arithmetic on
+        literals) is lowered as a wire that the core evaluates while building
+        the node, and refuses with the reason when it is not constant."""
+        if literal_of(arg.value, scope.env) is not None:
+            layout.append(("const", self._const_argument(arg, param, spec, call, scope)))
+            return
+        placeholder = _PLACEHOLDERS.get(param.type, {"u64": 0})
+        layout.append(("const_wire", (len(children), placeholder)))
+        children.append(arg.value)
+
     def _const_argument(self, arg: ast.Arg, param: ParamSpec, spec: NodeSpec, call: ast.Call,
                         scope: Scope) -> dict[str, Any]:
         """The IR constant for a literal in a construction-constant position."""
         literal = literal_of(arg.value, scope.env)
+        assert literal is not None, "only literals are laid out as constants"
         span = ast.expr_span(arg.value)
-        if literal is None:
-            if spec.name in ("mod", "div"):
-                hint = (
-                    f"'{spec.name}' takes its divisor as a construction constant; "
-                    f"use {spec.name}_wire(x, d) to read the divisor from a wire"
-                )
-            else:
-                hint = "construction constants are fixed when the node is built; write a literal value here"
-            raise scope.file.error(
-                f"parameter '{param.name}' of '{call.func}' must be a literal", span, hint
-            )
         try:
             return literal_to_const(literal, param.type)
         except LiteralTypeError as exc:
