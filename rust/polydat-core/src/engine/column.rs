@@ -1,26 +1,33 @@
-//! Typed output columns filled by `generate`: one contiguous vector per
-//! output, typed by the output's declared type (never by the data), handed to
-//! the host without per-value conversion. A scalar column that meets `None`
-//! keeps its type: the row holds the type's zero and its index is listed in
-//! [`Column::nulls`] (numpy gets a masked array, Arrow a validity bitmap).
+//! Typed output columns filled by `generate`, in Apache Arrow's memory
+//! layout: one contiguous vector per output, typed by the output's declared
+//! type (never by the data), handed to the host without per-value
+//! conversion. Scalars are a values buffer; `str`, `json` and `bytes` are
+//! Arrow's variable-size layout (`offsets` + `data`, row `i` is
+//! `data[offsets[i]..offsets[i + 1]]`), never one object per row. A row that
+//! holds `None` keeps its type: a scalar row holds the type's zero, a
+//! variable-size row is empty, and its index is listed in [`Column::nulls`]
+//! ([`Column::validity`] is the Arrow validity bitmap; numpy gets a masked
+//! array).
 //!
 //! Threads write straight into the final column: [`Column::split`] hands
 //! each thread a [`ColumnPart`] over its own rows, so nothing is copied when
-//! the threads finish ([`Column::absorb`] only gathers the null lists, and the
-//! by-reference values, which are moved).
+//! the threads finish ([`Column::absorb`] only gathers the null lists and
+//! appends the variable-size parts, the first of which is moved).
 
 use crate::node::kit::Scalar;
 use crate::types::PortType;
 use crate::value::Value;
+use std::sync::Arc;
 
 /// One output's values over a range of cycles.
 #[derive(Clone, Debug)]
 pub struct Column {
+    /// The declared type of the rows.
+    pub ty: PortType,
     /// The rows, in the declared type's own representation.
     pub data: ColumnData,
-    /// Rows (ascending) that hold `None`; in a scalar column the row itself
-    /// holds the type's zero. Always empty for a by-reference column, whose
-    /// rows are `Value`s and can be `None` themselves.
+    /// Rows (ascending) that hold `None`; the row itself holds the type's
+    /// zero (an empty value for `str`, `json` and `bytes`).
     pub nulls: Vec<usize>,
 }
 
@@ -41,8 +48,78 @@ pub enum ColumnData {
     F32(Vec<f32>),
     /// `bool` rows.
     Bool(Vec<bool>),
-    /// Strings, bytes and JSON (`None` rows are `Value::None`).
-    Values(Vec<Value>),
+    /// `str`, `json` (UTF-8 text) or `bytes` rows, in Arrow's variable-size layout.
+    Var(VarRows),
+}
+
+/// Variable-size rows in Arrow's layout: `offsets` has one more entry than
+/// there are rows, starting at 0; row `i` is `data[offsets[i]..offsets[i + 1]]`.
+/// The offsets are 64-bit (Arrow's large layout); a host that wants 32-bit
+/// offsets converts them when they fit ([`VarRows::offsets_i32`]).
+#[derive(Clone, Debug, Default)]
+pub struct VarRows {
+    /// Row boundaries into `data` (`rows + 1` entries, non-decreasing, first 0).
+    pub offsets: Vec<i64>,
+    /// Every row's bytes, back to back (UTF-8 for `str` and `json`).
+    pub data: Vec<u8>,
+}
+
+impl VarRows {
+    fn with_rows(rows: usize) -> Option<VarRows> {
+        let mut offsets = Vec::new();
+        offsets.try_reserve_exact(rows + 1).ok()?;
+        offsets.push(0);
+        Some(VarRows { offsets, data: Vec::new() })
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    /// True when there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes of row `i`.
+    #[inline]
+    pub fn row(&self, i: usize) -> &[u8] {
+        &self.data[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    /// Row `i` as text (the rows of `str` and `json` columns are UTF-8 by
+    /// construction; anything else reads as empty).
+    #[inline]
+    pub fn text(&self, i: usize) -> &str {
+        std::str::from_utf8(self.row(i)).unwrap_or_default()
+    }
+
+    /// The offsets as 32-bit integers (Arrow's `string`/`binary` layout), or
+    /// `None` when the data holds more than `i32::MAX` bytes.
+    pub fn offsets_i32(&self) -> Option<Vec<i32>> {
+        if self.data.len() > i32::MAX as usize {
+            return None;
+        }
+        Some(self.offsets.iter().map(|&o| o as i32).collect())
+    }
+
+    #[inline]
+    fn push(&mut self, bytes: &[u8]) {
+        self.data.extend_from_slice(bytes);
+        self.offsets.push(self.data.len() as i64);
+    }
+
+    /// Appends `other`'s rows.
+    fn append(&mut self, other: VarRows) {
+        if self.data.is_empty() && self.len() == 0 {
+            *self = other;
+            return;
+        }
+        let base = self.data.len() as i64;
+        self.data.extend_from_slice(&other.data);
+        self.offsets.extend(other.offsets[1..].iter().map(|&o| o + base));
+    }
 }
 
 /// Allocates `rows` zeros without aborting when memory runs out.
@@ -66,19 +143,18 @@ impl Column {
             PortType::F64 => ColumnData::F64(zeros(rows)?),
             PortType::F32 => ColumnData::F32(zeros(rows)?),
             PortType::Bool => ColumnData::Bool(zeros(rows)?),
-            PortType::Str | PortType::Bytes | PortType::Json => {
-                let mut v = Vec::new();
-                v.try_reserve_exact(rows).ok()?;
-                ColumnData::Values(v)
-            }
+            PortType::Str | PortType::Bytes | PortType::Json => ColumnData::Var(VarRows::with_rows(0)?),
         };
-        Some(Column { data, nulls: Vec::new() })
+        Some(Column { ty, data, nulls: Vec::new() })
     }
 
     /// A column of `rows` copies of `value`, of type `ty`.
     pub fn filled(ty: PortType, rows: usize, value: &Value) -> Option<Column> {
         let mut column = Column::new(ty, rows)?;
         let mut parts = column.split(&[rows]);
+        if let Some(bytes) = var_bytes(ty, value) {
+            parts[0].reserve_bytes(bytes.len().checked_mul(rows)?)?;
+        }
         for _ in 0..rows {
             parts[0].push(value);
         }
@@ -97,7 +173,7 @@ impl Column {
             ColumnData::F64(v) => v.len(),
             ColumnData::F32(v) => v.len(),
             ColumnData::Bool(v) => v.len(),
-            ColumnData::Values(v) => v.len(),
+            ColumnData::Var(v) => v.len(),
         }
     }
 
@@ -106,9 +182,15 @@ impl Column {
         self.len() == 0
     }
 
+    /// True when row `i` holds `None`.
+    #[inline]
+    pub fn is_null(&self, i: usize) -> bool {
+        !self.nulls.is_empty() && self.nulls.binary_search(&i).is_ok()
+    }
+
     /// Row `i` as a value (`None` for a null row).
     pub fn get(&self, i: usize) -> Value {
-        if self.nulls.binary_search(&i).is_ok() {
+        if self.is_null(i) {
             return Value::None;
         }
         match &self.data {
@@ -119,7 +201,11 @@ impl Column {
             ColumnData::F64(v) => Value::F64(v[i]),
             ColumnData::F32(v) => Value::F32(v[i]),
             ColumnData::Bool(v) => Value::Bool(v[i]),
-            ColumnData::Values(v) => v[i].clone(),
+            ColumnData::Var(v) => match self.ty {
+                PortType::Bytes => Value::Bytes(Arc::from(v.row(i))),
+                PortType::Json => Value::Json(Arc::from(v.text(i))),
+                _ => Value::str(v.text(i)),
+            },
         }
     }
 
@@ -128,8 +214,41 @@ impl Column {
         (0..self.len()).map(|i| self.get(i)).collect()
     }
 
+    /// The Arrow validity bitmap (bit `i` of byte `i / 8`, least significant
+    /// first, is 1 when row `i` holds a value), or `None` when no row is null.
+    pub fn validity(&self) -> Option<Vec<u8>> {
+        if self.nulls.is_empty() {
+            return None;
+        }
+        let rows = self.len();
+        let mut bits = vec![0xffu8; rows.div_ceil(8)];
+        if rows % 8 != 0 {
+            if let Some(last) = bits.last_mut() {
+                *last = (1u8 << (rows % 8)) - 1;
+            }
+        }
+        for &i in &self.nulls {
+            bits[i / 8] &= !(1u8 << (i % 8));
+        }
+        Some(bits)
+    }
+
+    /// The bytes of the column's buffers as Arrow holds them (values, offsets
+    /// and data, validity bitmap; a `bool` column as bits).
+    pub fn arrow_bytes(&self) -> usize {
+        let rows = self.len();
+        let values = match &self.data {
+            ColumnData::U64(_) | ColumnData::I64(_) | ColumnData::F64(_) => rows * 8,
+            ColumnData::U32(_) | ColumnData::I32(_) | ColumnData::F32(_) => rows * 4,
+            ColumnData::Bool(_) => rows.div_ceil(8),
+            ColumnData::Var(v) => (rows + 1) * 4 + v.data.len(),
+        };
+        values + if self.nulls.is_empty() { 0 } else { rows.div_ceil(8) }
+    }
+
     /// Splits the rows into consecutive parts of `counts` rows each (their
-    /// sum must be the column's length), one per writer.
+    /// sum must be the column's length, or, for a variable-size column,
+    /// the number of rows to be written), one per writer.
     pub fn split(&mut self, counts: &[usize]) -> Vec<ColumnPart<'_>> {
         fn cut<'a, T>(mut rows: &'a mut [T], counts: &[usize]) -> Vec<&'a mut [T]> {
             let mut parts = Vec::with_capacity(counts.len());
@@ -140,6 +259,7 @@ impl Column {
             }
             parts
         }
+        let ty = self.ty;
         let data: Vec<PartData<'_>> = match &mut self.data {
             ColumnData::U64(v) => cut(v, counts).into_iter().map(PartData::U64).collect(),
             ColumnData::I64(v) => cut(v, counts).into_iter().map(PartData::I64).collect(),
@@ -148,7 +268,16 @@ impl Column {
             ColumnData::F64(v) => cut(v, counts).into_iter().map(PartData::F64).collect(),
             ColumnData::F32(v) => cut(v, counts).into_iter().map(PartData::F32).collect(),
             ColumnData::Bool(v) => cut(v, counts).into_iter().map(PartData::Bool).collect(),
-            ColumnData::Values(_) => counts.iter().map(|&n| PartData::Values(Vec::with_capacity(n))).collect(),
+            ColumnData::Var(_) => counts
+                .iter()
+                .map(|&n| {
+                    let mut rows = VarRows::default();
+                    // Best effort: a part that cannot reserve grows as it goes.
+                    let _ = rows.offsets.try_reserve_exact(n + 1);
+                    rows.offsets.push(0);
+                    PartData::Var(ty, rows)
+                })
+                .collect(),
         };
         let mut first = 0;
         data.into_iter()
@@ -165,10 +294,21 @@ impl Column {
     pub fn absorb(&mut self, parts: Vec<PartDone>) {
         for part in parts {
             self.nulls.extend(part.nulls);
-            if let (ColumnData::Values(all), Some(values)) = (&mut self.data, part.values) {
-                all.extend(values);
+            if let (ColumnData::Var(all), Some(rows)) = (&mut self.data, part.var) {
+                all.append(rows);
             }
         }
+    }
+}
+
+/// The bytes `value` stores in a variable-size column of type `ty`, or
+/// `None` when it is no such value (a null row).
+#[inline]
+fn var_bytes(ty: PortType, value: &Value) -> Option<&[u8]> {
+    match (ty, value) {
+        (PortType::Str, Value::Str(s)) | (PortType::Json, Value::Json(s)) => Some(s.as_bytes()),
+        (PortType::Bytes, Value::Bytes(b)) => Some(b),
+        _ => None,
     }
 }
 
@@ -181,11 +321,11 @@ enum PartData<'a> {
     F64(&'a mut [f64]),
     F32(&'a mut [f32]),
     Bool(&'a mut [bool]),
-    Values(Vec<Value>),
+    Var(PortType, VarRows),
 }
 
 /// One writer's share of a column's rows (see [`Column::split`]), filled in
-/// order by `push`, `push_word` and `extend_words`.
+/// order by `push`, `push_word`, `extend_words` and `push_bytes`.
 pub struct ColumnPart<'a> {
     data: PartData<'a>,
     /// The next row of this part to write.
@@ -199,25 +339,55 @@ pub struct ColumnPart<'a> {
 /// What a finished [`ColumnPart`] hands back to its column.
 pub struct PartDone {
     nulls: Vec<usize>,
-    values: Option<Vec<Value>>,
+    var: Option<VarRows>,
 }
 
 impl ColumnPart<'_> {
     /// Ends the part (see [`Column::absorb`]).
     pub fn done(self) -> PartDone {
-        let values = match self.data {
-            PartData::Values(v) => Some(v),
+        let var = match self.data {
+            PartData::Var(_, mut rows) => {
+                // Give back what the data grew beyond its rows (the buffers
+                // are handed on as they are).
+                if rows.data.capacity() - rows.data.len() > rows.data.len() / 16 + 4096 {
+                    rows.data.shrink_to_fit();
+                }
+                Some(rows)
+            }
             _ => None,
         };
-        PartDone { nulls: self.nulls, values }
+        PartDone { nulls: self.nulls, var }
     }
 
     /// Rows written so far.
     pub fn written(&self) -> usize {
-        match &self.data {
-            PartData::Values(v) => v.len(),
-            _ => self.at,
+        self.at
+    }
+
+    /// Reserves room for `bytes` more bytes of variable-size data (nothing
+    /// for a scalar part); `None` when that much memory cannot be had.
+    pub fn reserve_bytes(&mut self, bytes: usize) -> Option<()> {
+        match &mut self.data {
+            PartData::Var(_, rows) => rows.data.try_reserve(bytes).ok(),
+            _ => Some(()),
         }
+    }
+
+    /// Writes the next row of a `str`, `json` or `bytes` part from its bytes
+    /// (`None`: a null row), with no `Value` in between. The bytes of a
+    /// `str` or `json` row must be UTF-8 text. A scalar part takes a null row.
+    #[inline]
+    pub fn push_bytes(&mut self, bytes: Option<&[u8]>) {
+        let at = self.at;
+        match (&mut self.data, bytes) {
+            (PartData::Var(_, rows), Some(b)) => rows.push(b),
+            (PartData::Var(_, rows), None) => {
+                rows.push(&[]);
+                self.nulls.push(self.first + at);
+            }
+            _ => self.nulls.push(self.first + at),
+        }
+        self.at += 1;
     }
 
     /// Writes the next row; `None` (or a value of another type, which a typed
@@ -233,10 +403,16 @@ impl ColumnPart<'_> {
             (PartData::I32(c), Value::I32(x)) => c.get_mut(at).map(|r| *r = *x),
             (PartData::F32(c), Value::F32(x)) => c.get_mut(at).map(|r| *r = *x),
             (PartData::Bool(c), Value::Bool(x)) => c.get_mut(at).map(|r| *r = *x),
-            (PartData::Values(c), v) => {
-                c.push(v.clone());
-                return;
-            }
+            (PartData::Var(ty, rows), v) => match var_bytes(*ty, v) {
+                Some(bytes) => {
+                    rows.push(bytes);
+                    Some(())
+                }
+                None => {
+                    rows.push(&[]);
+                    None
+                }
+            },
             _ => None,
         };
         if stored.is_none() {
@@ -258,7 +434,7 @@ impl ColumnPart<'_> {
             PartData::F64(c) => c.get_mut(at).map(|r| *r = f64::from_slot(word)),
             PartData::F32(c) => c.get_mut(at).map(|r| *r = f32::from_slot(word)),
             PartData::Bool(c) => c.get_mut(at).map(|r| *r = bool::from_slot(word)),
-            PartData::Values(_) => return self.push(&crate::node::kit::slot_to_value(ty, word)),
+            PartData::Var(..) => return self.push(&crate::node::kit::slot_to_value(ty, word)),
         };
         if stored.is_none() {
             self.nulls.push(self.first + at);
@@ -287,7 +463,7 @@ impl ColumnPart<'_> {
             PartData::F64(c) => put(c, at, words, f64::from_slot),
             PartData::F32(c) => put(c, at, words, f32::from_slot),
             PartData::Bool(c) => put(c, at, words, bool::from_slot),
-            PartData::Values(_) => false,
+            PartData::Var(..) => false,
         };
         if fitted {
             self.at += words.len();
@@ -327,7 +503,9 @@ mod tests {
         column.absorb(done);
         let rows: Vec<Value> = (0..3).map(|i| column.get(i)).collect();
         assert!(rows[0].same(&Value::str("a")) && rows[1].same(&Value::str("b")) && rows[2].is_none());
-        assert!(column.nulls.is_empty());
+        assert_eq!(column.nulls, [2]);
+        let ColumnData::Var(var) = &column.data else { panic!("a str column is variable-size") };
+        assert_eq!((var.offsets.as_slice(), var.data.as_slice()), ([0, 1, 2, 2].as_slice(), b"ab".as_slice()));
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod column;
 pub mod guard;
 pub mod p1;
 pub mod p2;
+pub mod text;
 
 pub use p2::Provenance;
 
@@ -369,26 +370,17 @@ pub fn generate_columns(
     threads: usize,
     stop: &Stop<'_>,
 ) -> Result<Vec<Column>, GenerateError> {
-    let outputs: Vec<usize> =
-        sources.iter().filter_map(|s| if let ColumnSource::Output(o) = s { Some(*o) } else { None }).collect();
-    let mut computed = generate_until(program, kind, plan, &outputs, threads, stop)?.into_iter();
-    sources
-        .iter()
-        .map(|source| match *source {
-            ColumnSource::Output(_) => Ok(computed.next().expect("one column per output")),
-            ColumnSource::Input(i) => input_column(program, plan, i),
-        })
-        .collect()
+    Generator::new(program, kind, plan, sources, threads)?.fill(plan.start, plan.rows, stop)
 }
 
-/// The column of input `i` over `plan`'s rows.
-fn input_column(program: &Program, plan: &RowPlan, i: usize) -> Result<Column, GenerateError> {
-    let oom = || GenerateError::OutOfMemory { rows: plan.rows, columns: 1 };
+/// The column of input `i` over `rows` rows of `plan` from cycle `start`.
+fn input_column(program: &Program, plan: &RowPlan, i: usize, start: u64, rows: usize) -> Result<Column, GenerateError> {
+    let oom = || GenerateError::OutOfMemory { rows, columns: 1 };
     let def = &program.inputs[i];
     if i == plan.coordinate && def.ty == PortType::U64 {
-        let mut column = Column::new(def.ty, plan.rows).ok_or_else(oom)?;
+        let mut column = Column::new(def.ty, rows).ok_or_else(oom)?;
         if let column::ColumnData::U64(rows) = &mut column.data {
-            let mut cycle = plan.start;
+            let mut cycle = start;
             for row in rows.iter_mut() {
                 *row = cycle;
                 cycle = cycle.wrapping_add(plan.step);
@@ -407,7 +399,7 @@ fn input_column(program: &Program, plan: &RowPlan, i: usize) -> Result<Column, G
         }
         None => def.default.clone(),
     };
-    Column::filled(def.ty, plan.rows, &value).ok_or_else(oom)
+    Column::filled(def.ty, rows, &value).ok_or_else(oom)
 }
 
 /// A request to stop a running `generate`: checked between blocks of rows by
@@ -484,98 +476,291 @@ pub fn generate_until(
     threads: usize,
     stop: &Stop<'_>,
 ) -> Result<Vec<Column>, GenerateError> {
-    plan.check(program)?;
-    let rows = plan.rows();
-    let threads = threads.clamp(1, rows.max(1));
-    let chunk = rows.div_ceil(threads).max(1);
-    let counts: Vec<usize> = (0..threads).map(|t| chunk.min(rows.saturating_sub(t * chunk))).collect();
-    let mut columns: Vec<Column> = outputs
-        .iter()
-        .map(|&o| Column::new(program.outputs[o].ty, rows))
-        .collect::<Option<_>>()
-        .ok_or(GenerateError::OutOfMemory { rows, columns: outputs.len() })?;
-    let mut shares: Vec<Vec<ColumnPart<'_>>> = (0..threads).map(|_| Vec::with_capacity(outputs.len())).collect();
-    for column in columns.iter_mut() {
-        for (share, part) in shares.iter_mut().zip(column.split(&counts)) {
-            share.push(part);
-        }
+    let sources: Vec<ColumnSource> = outputs.iter().map(|&o| ColumnSource::Output(o)).collect();
+    Generator::new(program, kind, plan, &sources, threads)?.fill(plan.start, plan.rows, stop)
+}
+
+/// The engine of every `generate` form: the kernels of up to `threads`
+/// workers, each with the plan's fixed inputs written, kept across calls of
+/// [`Generator::fill`], which fills the columns of any run of rows (a whole
+/// range, or one batch of a stream after another). Rows are split into
+/// contiguous chunks, one per worker, each writing straight into its rows of
+/// the batch's columns; the columns are identical to a single-threaded run.
+pub struct Generator {
+    program: Arc<Program>,
+    kind: EngineKind,
+    plan: RowPlan,
+    sources: Vec<ColumnSource>,
+    outputs: Vec<usize>,
+    threads: usize,
+    /// One kernel per worker that has run, with the fixed inputs written.
+    kernels: Vec<Box<dyn Kernel>>,
+    /// Bytes per row the last batch's variable-size output columns held
+    /// (what the next batch reserves up front).
+    var_bytes_per_row: Vec<f64>,
+}
+
+impl std::fmt::Debug for Generator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Generator").field("kind", &self.kind).field("threads", &self.threads).finish()
     }
-    let run_share = |t: usize, mut parts: Vec<ColumnPart<'_>>| -> Result<Vec<PartDone>, GenerateError> {
-        let mut kernel = new_kernel(program, kind);
-        for (i, v) in &plan.fixed {
-            match program.inputs[*i].kind {
+}
+
+impl Generator {
+    /// A generator of `sources` over the rows of `plan` (its `start` and
+    /// `rows` are only defaults: [`Generator::fill`] names the rows), on up
+    /// to `threads` workers. The plan is checked first ([`RowPlan::check`]).
+    pub fn new(
+        program: &Arc<Program>,
+        kind: EngineKind,
+        plan: &RowPlan,
+        sources: &[ColumnSource],
+        threads: usize,
+    ) -> Result<Generator, GenerateError> {
+        plan.check(program)?;
+        let outputs: Vec<usize> =
+            sources.iter().filter_map(|s| if let ColumnSource::Output(o) = s { Some(*o) } else { None }).collect();
+        Ok(Generator {
+            program: program.clone(),
+            kind,
+            plan: plan.clone(),
+            sources: sources.to_vec(),
+            var_bytes_per_row: vec![0.0; outputs.len()],
+            outputs,
+            threads: threads.max(1),
+            kernels: Vec::new(),
+        })
+    }
+
+    /// The program this generator runs.
+    pub fn program(&self) -> &Arc<Program> {
+        &self.program
+    }
+
+    /// The columns requested, in order.
+    pub fn sources(&self) -> &[ColumnSource] {
+        &self.sources
+    }
+
+    /// The declared type of each column, in order.
+    pub fn types(&self) -> Vec<PortType> {
+        self.sources
+            .iter()
+            .map(|s| match *s {
+                ColumnSource::Output(o) => self.program.outputs[o].ty,
+                ColumnSource::Input(i) => self.program.inputs[i].ty,
+            })
+            .collect()
+    }
+
+    /// The plan the generator was made for.
+    pub fn plan(&self) -> &RowPlan {
+        &self.plan
+    }
+
+    /// A new kernel with the plan's fixed inputs written.
+    fn kernel(&self) -> Result<Box<dyn Kernel>, GenerateError> {
+        let mut kernel = new_kernel(&self.program, self.kind);
+        for (i, v) in &self.plan.fixed {
+            match self.program.inputs[*i].kind {
                 InputKind::Coordinate => write_coordinate(kernel.as_mut(), *i, v.clone()),
                 InputKind::Extern => kernel.write(*i, v.clone()),
             }
             .map_err(GenerateError::Write)?;
         }
-        let rows = RowFill {
-            coordinate: plan.coordinate,
-            first: plan.start.wrapping_add(((t * chunk) as u64).wrapping_mul(plan.step)),
-            step: plan.step,
-            count: counts[t],
-            stop,
+        Ok(kernel)
+    }
+
+    /// Fills the columns of `rows` rows from cycle `start` (then `start +
+    /// step`, ... by the plan's step, wrapping): one column per source, in
+    /// order. A failing row's error names it ([`EvalError::at_row`]); of
+    /// several failing workers, the first in row order is reported.
+    pub fn fill(&mut self, start: u64, rows: usize, stop: &Stop<'_>) -> Result<Vec<Column>, GenerateError> {
+        let mut computed = self.fill_outputs(start, rows, stop)?.into_iter();
+        let program = self.program.clone();
+        self.sources
+            .iter()
+            .map(|source| match *source {
+                ColumnSource::Output(_) => Ok(computed.next().expect("one column per output")),
+                ColumnSource::Input(i) => input_column(&program, &self.plan, i, start, rows),
+            })
+            .collect()
+    }
+
+    fn fill_outputs(&mut self, start: u64, rows: usize, stop: &Stop<'_>) -> Result<Vec<Column>, GenerateError> {
+        let program = self.program.clone();
+        let outputs = &self.outputs;
+        let threads = self.threads.clamp(1, rows.max(1));
+        let chunk = rows.div_ceil(threads).max(1);
+        let counts: Vec<usize> = (0..threads).map(|t| chunk.min(rows.saturating_sub(t * chunk))).collect();
+        while self.kernels.len() < threads {
+            let kernel = self.kernel()?;
+            self.kernels.push(kernel);
+        }
+        let mut columns: Vec<Column> = outputs
+            .iter()
+            .map(|&o| Column::new(program.outputs[o].ty, rows))
+            .collect::<Option<_>>()
+            .ok_or(GenerateError::OutOfMemory { rows, columns: outputs.len() })?;
+        let reserve: Vec<usize> = self.var_bytes_per_row.iter().map(|&b| (b * 1.03 * chunk as f64) as usize).collect();
+        let mut shares: Vec<Vec<ColumnPart<'_>>> = (0..threads).map(|_| Vec::with_capacity(outputs.len())).collect();
+        for (c, column) in columns.iter_mut().enumerate() {
+            for (share, mut part) in shares.iter_mut().zip(column.split(&counts)) {
+                // Best effort: a part that cannot reserve grows as it goes.
+                let _ = part.reserve_bytes(reserve[c]);
+                share.push(part);
+            }
+        }
+        let step = self.plan.step;
+        let coordinate = self.plan.coordinate;
+        let run_share = |t: usize,
+                         kernel: &mut Box<dyn Kernel>,
+                         mut parts: Vec<ColumnPart<'_>>|
+         -> Result<Vec<PartDone>, GenerateError> {
+            let rows = RowFill {
+                coordinate,
+                first: start.wrapping_add(((t * chunk) as u64).wrapping_mul(step)),
+                step,
+                count: counts[t],
+                stop,
+            };
+            kernel.fill_rows(&rows, outputs, &mut parts)?;
+            Ok(parts.into_iter().map(ColumnPart::done).collect())
         };
-        kernel.fill_rows(&rows, outputs, &mut parts)?;
-        Ok(parts.into_iter().map(ColumnPart::done).collect())
-    };
-    let done: Vec<Vec<PartDone>> = if threads == 1 {
-        vec![run_share(0, shares.pop().unwrap_or_default())?]
-    } else {
-        // Share 0 runs on the calling thread (so a stop hook that only acts
-        // there, like a signal check, is consulted), the others on new ones.
-        let results: Vec<Result<Vec<PartDone>, GenerateError>> = std::thread::scope(|scope| {
-            let mut shares = shares.into_iter();
-            let own = shares.next().unwrap_or_default();
-            let mut handles = Vec::with_capacity(threads - 1);
-            for (t, parts) in shares.enumerate().map(|(i, parts)| (i + 1, parts)) {
-                let run = &run_share;
-                let spawned = std::thread::Builder::new()
-                    .name(format!("polydat-generate-{t}"))
-                    .spawn_scoped(scope, move || run(t, parts));
-                match spawned {
-                    Ok(handle) => handles.push(Ok(handle)),
-                    Err(e) => {
-                        // The threads already started stop at their next check.
-                        stop.request();
-                        handles.push(Err(GenerateError::Threads(e.to_string())));
-                        break;
-                    }
+        let kernels = &mut self.kernels[..threads];
+        let done: Vec<Vec<PartDone>> = if threads == 1 {
+            match run_share(0, &mut kernels[0], shares.pop().unwrap_or_default()) {
+                Ok(parts) => vec![parts],
+                Err(e) => {
+                    // A kernel that stopped part-way holds that row's state: start afresh.
+                    self.kernels.clear();
+                    return Err(e);
                 }
             }
-            let mine = if stop.requested() { Err(GenerateError::Cancelled) } else { run_share(0, own) };
-            let mut results = vec![mine];
-            results
-                .extend(handles.into_iter().map(|h| h.and_then(|h| h.join().unwrap_or(Err(GenerateError::Panicked)))));
-            results
-        });
-        // The first failure in row order is the one a single thread would
-        // have met; a share that only stopped because another failed is not one.
-        let mut done = Vec::with_capacity(threads);
-        let mut first_error = None;
-        for result in results {
-            match result {
-                Ok(parts) => done.push(parts),
-                Err(GenerateError::Cancelled) => first_error = first_error.or(Some(GenerateError::Cancelled)),
-                Err(e) if matches!(first_error, None | Some(GenerateError::Cancelled)) => first_error = Some(e),
-                Err(_) => {}
+        } else {
+            // Share 0 runs on the calling thread (so a stop hook that only acts
+            // there, like a signal check, is consulted), the others on new ones.
+            let results: Vec<Result<Vec<PartDone>, GenerateError>> = std::thread::scope(|scope| {
+                let mut shares = shares.into_iter();
+                let mut kernels = kernels.iter_mut();
+                let own = shares.next().unwrap_or_default();
+                let own_kernel = kernels.next().expect("one kernel per worker");
+                let mut handles = Vec::with_capacity(threads - 1);
+                for (t, (parts, kernel)) in shares.zip(kernels).enumerate().map(|(i, s)| (i + 1, s)) {
+                    let run = &run_share;
+                    let spawned = std::thread::Builder::new()
+                        .name(format!("polydat-generate-{t}"))
+                        .spawn_scoped(scope, move || run(t, kernel, parts));
+                    match spawned {
+                        Ok(handle) => handles.push(Ok(handle)),
+                        Err(e) => {
+                            // The threads already started stop at their next check.
+                            stop.request();
+                            handles.push(Err(GenerateError::Threads(e.to_string())));
+                            break;
+                        }
+                    }
+                }
+                let mine = if stop.requested() { Err(GenerateError::Cancelled) } else { run_share(0, own_kernel, own) };
+                let mut results = vec![mine];
+                results.extend(
+                    handles.into_iter().map(|h| h.and_then(|h| h.join().unwrap_or(Err(GenerateError::Panicked)))),
+                );
+                results
+            });
+            // The first failure in row order is the one a single thread would
+            // have met; a share that only stopped because another failed is not one.
+            let mut done = Vec::with_capacity(threads);
+            let mut first_error = None;
+            for result in results {
+                match result {
+                    Ok(parts) => done.push(parts),
+                    Err(GenerateError::Cancelled) => first_error = first_error.or(Some(GenerateError::Cancelled)),
+                    Err(e) if matches!(first_error, None | Some(GenerateError::Cancelled)) => first_error = Some(e),
+                    Err(_) => {}
+                }
+            }
+            if let Some(e) = first_error {
+                // A kernel that stopped part-way holds that row's state: start afresh.
+                self.kernels.clear();
+                return Err(e);
+            }
+            done
+        };
+        let mut by_column: Vec<Vec<PartDone>> = (0..columns.len()).map(|_| Vec::with_capacity(threads)).collect();
+        for share in done {
+            for (c, part) in share.into_iter().enumerate() {
+                by_column[c].push(part);
             }
         }
-        if let Some(e) = first_error {
-            return Err(e);
+        for (c, (column, parts)) in columns.iter_mut().zip(by_column).enumerate() {
+            column.absorb(parts);
+            if let column::ColumnData::Var(var) = &column.data {
+                if rows > 0 {
+                    self.var_bytes_per_row[c] = var.data.len() as f64 / rows as f64;
+                }
+            }
         }
-        done
-    };
-    let mut by_column: Vec<Vec<PartDone>> = (0..columns.len()).map(|_| Vec::with_capacity(threads)).collect();
-    for share in done {
-        for (c, part) in share.into_iter().enumerate() {
-            by_column[c].push(part);
+        Ok(columns)
+    }
+}
+
+/// A stream of batches: the rows of a plan in order, `batch_rows` at a
+/// time, each batch one column per source ([`Generator::fill`]); memory is
+/// bounded by one batch. The last batch may be shorter; an empty plan yields
+/// no batch.
+#[derive(Debug)]
+pub struct Batches {
+    generator: Generator,
+    /// The cycle of the next batch's first row.
+    next: u64,
+    /// Rows not yet yielded.
+    left: usize,
+    batch_rows: usize,
+}
+
+impl Batches {
+    /// The batches of `plan` (checked first), `batch_rows` rows each (at least 1).
+    pub fn new(
+        program: &Arc<Program>,
+        kind: EngineKind,
+        plan: &RowPlan,
+        sources: &[ColumnSource],
+        threads: usize,
+        batch_rows: usize,
+    ) -> Result<Batches, GenerateError> {
+        let generator = Generator::new(program, kind, plan, sources, threads)?;
+        Ok(Batches { generator, next: plan.start, left: plan.rows, batch_rows: batch_rows.max(1) })
+    }
+
+    /// The generator that fills the batches.
+    pub fn generator(&self) -> &Generator {
+        &self.generator
+    }
+
+    /// Rows not yet yielded.
+    pub fn remaining(&self) -> usize {
+        self.left
+    }
+
+    /// The next batch (`None` once every row was yielded); after an error the
+    /// stream is over.
+    pub fn next_batch(&mut self, stop: &Stop<'_>) -> Option<Result<Vec<Column>, GenerateError>> {
+        if self.left == 0 {
+            return None;
         }
+        let rows = self.left.min(self.batch_rows);
+        let first = self.next;
+        let result = self.generator.fill(first, rows, stop);
+        match result {
+            Ok(_) => {
+                self.left -= rows;
+                self.next = first.wrapping_add((rows as u64).wrapping_mul(self.generator.plan.step));
+            }
+            Err(_) => self.left = 0,
+        }
+        Some(result)
     }
-    for (column, parts) in columns.iter_mut().zip(by_column) {
-        column.absorb(parts);
-    }
-    Ok(columns)
 }
 
 /// How many rows a worker fills between two looks at its stop request.

@@ -1,0 +1,434 @@
+//! CSV and JSON Lines text of generated columns, written straight from their
+//! Arrow-layout buffers (no value object per cell), byte for byte as the
+//! command line has always written them:
+//!
+//! * CSV (RFC 4180 as Python's `csv` module writes it, `\n` line ends): a
+//!   field is quoted only when it holds `,`, `"` or `\n` (a `"` doubled); a
+//!   row of one empty field is `""`. `None` is an empty field, a `bool` is
+//!   `True`/`False`, `bytes` are lowercase hex, `json` is its text.
+//! * JSON Lines: one object per row as Python's `json.dumps` writes it
+//!   (`", "` and `": "` separators, every character outside printable ASCII
+//!   escaped as `\uXXXX`), `None` is `null`, non-finite floats are the strings
+//!   `"NaN"`, `"Infinity"` and `"-Infinity"`, `bytes` are a hex string, `json`
+//!   is a string holding the text.
+//! * Floats are the shortest text that reads back as the same value, laid
+//!   out as Python's `repr`: positional for `1e-4 <= |x| < 1e16` (`0.0001`,
+//!   `3.0`, `1234567890123456.0`), else scientific with a signed exponent of at
+//!   least two digits (`1e-05`, `1.5e+16`); `nan`, `inf`, `-inf` in CSV. An
+//!   `f32` column in CSV has the shortest `f32` digits, positional for
+//!   `1e-4 <= |x| < 1e6` (numpy's rule for `float32`: `1.234567e+06`); in JSON
+//!   it is the `f64` of the same value.
+
+use super::column::{Column, ColumnData, VarRows};
+use crate::types::PortType;
+
+/// The header line of a CSV file with these column names.
+pub fn csv_header(names: &[&str], out: &mut Vec<u8>) {
+    let single = names.len() == 1;
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        csv_field(name.as_bytes(), single, out);
+    }
+    out.push(b'\n');
+}
+
+/// Appends the CSV rows of `columns` (all of the same length) to `out`.
+pub fn csv_rows(columns: &[&Column], out: &mut Vec<u8>) {
+    let rows = columns.first().map_or(0, |c| c.len());
+    let single = columns.len() == 1;
+    let mut cells: Vec<Cells<'_>> = columns.iter().map(|c| Cells::new(c)).collect();
+    let mut floats = ryu::Buffer::new();
+    let mut ints = itoa::Buffer::new();
+    for i in 0..rows {
+        for (c, cell) in cells.iter_mut().enumerate() {
+            if c > 0 {
+                out.push(b',');
+            }
+            if cell.null(i) {
+                if single {
+                    out.extend_from_slice(b"\"\"");
+                }
+                continue;
+            }
+            match cell.column.data {
+                ColumnData::U64(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
+                ColumnData::I64(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
+                ColumnData::U32(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
+                ColumnData::I32(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
+                ColumnData::F64(ref v) => float_text(v[i], F64_CUTOFF, &mut floats, out),
+                ColumnData::F32(ref v) => float32_text(v[i], &mut floats, out),
+                ColumnData::Bool(ref v) => out.extend_from_slice(if v[i] { b"True" } else { b"False" }),
+                ColumnData::Var(ref v) => match cell.column.ty {
+                    PortType::Bytes if !(single && v.row(i).is_empty()) => hex(v.row(i), out),
+                    _ => csv_field(v.row(i), single, out),
+                },
+            }
+        }
+        out.push(b'\n');
+    }
+}
+
+/// Appends the JSON Lines rows of `columns` (named `names`) to `out`.
+pub fn jsonl_rows(names: &[&str], columns: &[&Column], out: &mut Vec<u8>) {
+    let rows = columns.first().map_or(0, |c| c.len());
+    let keys: Vec<Vec<u8>> = names
+        .iter()
+        .enumerate()
+        .map(|(c, name)| {
+            let mut key = Vec::new();
+            key.extend_from_slice(if c == 0 { b"{" } else { b", " });
+            json_string(name.as_bytes(), &mut key);
+            key.extend_from_slice(b": ");
+            key
+        })
+        .collect();
+    let mut cells: Vec<Cells<'_>> = columns.iter().map(|c| Cells::new(c)).collect();
+    let mut floats = ryu::Buffer::new();
+    let mut ints = itoa::Buffer::new();
+    for i in 0..rows {
+        if cells.is_empty() {
+            out.extend_from_slice(b"{}\n");
+            continue;
+        }
+        for (cell, key) in cells.iter_mut().zip(&keys) {
+            out.extend_from_slice(key);
+            if cell.null(i) {
+                out.extend_from_slice(b"null");
+                continue;
+            }
+            match cell.column.data {
+                ColumnData::U64(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
+                ColumnData::I64(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
+                ColumnData::U32(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
+                ColumnData::I32(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
+                ColumnData::F64(ref v) => json_float(v[i], &mut floats, out),
+                ColumnData::F32(ref v) => json_float(f64::from(v[i]), &mut floats, out),
+                ColumnData::Bool(ref v) => out.extend_from_slice(if v[i] { b"true" } else { b"false" }),
+                ColumnData::Var(ref v) => json_var(cell.column.ty, v, i, out),
+            }
+        }
+        out.extend_from_slice(b"}\n");
+    }
+}
+
+/// A column's rows with a cursor over its (ascending) null rows, so a row's
+/// null test is one comparison.
+struct Cells<'a> {
+    column: &'a Column,
+    next_null: usize,
+}
+
+impl<'a> Cells<'a> {
+    fn new(column: &'a Column) -> Cells<'a> {
+        Cells { column, next_null: 0 }
+    }
+
+    /// True when row `i` is null (rows are asked in increasing order).
+    #[inline]
+    fn null(&mut self, i: usize) -> bool {
+        match self.column.nulls.get(self.next_null) {
+            Some(&n) if n == i => {
+                self.next_null += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Positional float text for `1e-4 <= |x| < cutoff` (and zero).
+const F64_CUTOFF: f64 = 1e16;
+/// numpy's upper cutoff for `float32` text.
+const F32_CUTOFF: f64 = 1e6;
+
+fn csv_field(bytes: &[u8], single: bool, out: &mut Vec<u8>) {
+    if bytes.is_empty() && single {
+        out.extend_from_slice(b"\"\"");
+        return;
+    }
+    if !bytes.iter().any(|&b| b == b',' || b == b'"' || b == b'\n') {
+        out.extend_from_slice(bytes);
+        return;
+    }
+    out.push(b'"');
+    for &b in bytes {
+        if b == b'"' {
+            out.push(b'"');
+        }
+        out.push(b);
+    }
+    out.push(b'"');
+}
+
+fn hex(bytes: &[u8], out: &mut Vec<u8>) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(bytes.len() * 2);
+    for &b in bytes {
+        out.push(DIGITS[(b >> 4) as usize]);
+        out.push(DIGITS[(b & 15) as usize]);
+    }
+}
+
+fn json_var(ty: PortType, rows: &VarRows, i: usize, out: &mut Vec<u8>) {
+    match ty {
+        PortType::Bytes => {
+            out.push(b'"');
+            hex(rows.row(i), out);
+            out.push(b'"');
+        }
+        _ => json_string(rows.row(i), out),
+    }
+}
+
+/// `text` (UTF-8) as a JSON string the way Python's `json.dumps` writes it
+/// with `ensure_ascii`: printable ASCII as is (`"` and `\` escaped), the
+/// usual short escapes, everything else `\uXXXX` (lowercase hex; a character
+/// beyond the BMP as a surrogate pair).
+fn json_string(text: &[u8], out: &mut Vec<u8>) {
+    out.push(b'"');
+    let plain = |b: u8| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\';
+    if text.iter().all(|&b| plain(b)) {
+        out.extend_from_slice(text);
+        out.push(b'"');
+        return;
+    }
+    let s = std::str::from_utf8(text).unwrap_or_default();
+    for ch in s.chars() {
+        match ch {
+            '"' => out.extend_from_slice(b"\\\""),
+            '\\' => out.extend_from_slice(b"\\\\"),
+            '\n' => out.extend_from_slice(b"\\n"),
+            '\r' => out.extend_from_slice(b"\\r"),
+            '\t' => out.extend_from_slice(b"\\t"),
+            '\u{8}' => out.extend_from_slice(b"\\b"),
+            '\u{c}' => out.extend_from_slice(b"\\f"),
+            ' '..='~' => out.push(ch as u8),
+            _ => {
+                let mut units = [0u16; 2];
+                for unit in ch.encode_utf16(&mut units) {
+                    out.extend_from_slice(format!("\\u{unit:04x}").as_bytes());
+                }
+            }
+        }
+    }
+    out.push(b'"');
+}
+
+fn json_float(x: f64, buf: &mut ryu::Buffer, out: &mut Vec<u8>) {
+    if x.is_nan() {
+        out.extend_from_slice(b"\"NaN\"");
+    } else if x.is_infinite() {
+        out.extend_from_slice(if x > 0.0 { b"\"Infinity\"" } else { b"\"-Infinity\"" });
+    } else {
+        float_text(x, F64_CUTOFF, buf, out);
+    }
+}
+
+/// The text of an `f64` (see the module doc).
+pub fn float_text(x: f64, cutoff: f64, buf: &mut ryu::Buffer, out: &mut Vec<u8>) {
+    if !x.is_finite() {
+        return non_finite(x, out);
+    }
+    let shortest = buf.format_finite(x);
+    lay_out(shortest.as_bytes(), positional(x, cutoff), out);
+}
+
+/// The CSV text of an `f32` (see the module doc).
+fn float32_text(x: f32, buf: &mut ryu::Buffer, out: &mut Vec<u8>) {
+    if !x.is_finite() {
+        return non_finite(f64::from(x), out);
+    }
+    let shortest = buf.format_finite(x);
+    lay_out(shortest.as_bytes(), positional(f64::from(x), F32_CUTOFF), out);
+}
+
+fn positional(x: f64, cutoff: f64) -> bool {
+    let a = x.abs();
+    a == 0.0 || (1e-4..cutoff).contains(&a)
+}
+
+fn non_finite(x: f64, out: &mut Vec<u8>) {
+    out.extend_from_slice(match x {
+        x if x.is_nan() => b"nan".as_slice(),
+        x if x > 0.0 => b"inf",
+        _ => b"-inf",
+    });
+}
+
+/// Re-lays a shortest float text (ryu's, positional or `de-5` scientific)
+/// as Python lays it out: the same digits, positional or scientific as
+/// asked.
+fn lay_out(text: &[u8], positional: bool, out: &mut Vec<u8>) {
+    let (negative, text) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    let (mantissa, exponent) = match text.iter().position(|&b| b == b'e' || b == b'E') {
+        Some(e) => (&text[..e], parse_exponent(&text[e + 1..])),
+        None => (text, 0),
+    };
+    // digits d1 d2 ... with the value 0.d1d2... * 10^point
+    let mut digits: Vec<u8> = Vec::with_capacity(24);
+    let mut int_len = mantissa.len() as i32;
+    for (i, &b) in mantissa.iter().enumerate() {
+        if b == b'.' {
+            int_len = i as i32;
+        } else {
+            digits.push(b);
+        }
+    }
+    let leading = digits.iter().take_while(|&&d| d == b'0').count();
+    digits.drain(..leading);
+    while digits.last() == Some(&b'0') {
+        digits.pop();
+    }
+    if negative {
+        out.push(b'-');
+    }
+    if digits.is_empty() {
+        out.extend_from_slice(b"0.0");
+        return;
+    }
+    let point = int_len + exponent - leading as i32;
+    let n = digits.len() as i32;
+    if positional {
+        if point <= 0 {
+            out.extend_from_slice(b"0.");
+            out.extend(std::iter::repeat_n(b'0', (-point) as usize));
+            out.extend_from_slice(&digits);
+        } else if point < n {
+            out.extend_from_slice(&digits[..point as usize]);
+            out.push(b'.');
+            out.extend_from_slice(&digits[point as usize..]);
+        } else {
+            out.extend_from_slice(&digits);
+            out.extend(std::iter::repeat_n(b'0', (point - n) as usize));
+            out.extend_from_slice(b".0");
+        }
+    } else {
+        out.push(digits[0]);
+        if n > 1 {
+            out.push(b'.');
+            out.extend_from_slice(&digits[1..]);
+        }
+        let e = point - 1;
+        out.push(b'e');
+        out.push(if e < 0 { b'-' } else { b'+' });
+        let e = e.unsigned_abs();
+        if e < 10 {
+            out.push(b'0');
+        }
+        out.extend_from_slice(itoa::Buffer::new().format(e).as_bytes());
+    }
+}
+
+fn parse_exponent(text: &[u8]) -> i32 {
+    let (sign, digits) = match text.split_first() {
+        Some((b'-', rest)) => (-1, rest),
+        Some((b'+', rest)) => (1, rest),
+        _ => (1, text),
+    };
+    sign * digits.iter().fold(0i32, |n, &d| n * 10 + i32::from(d - b'0'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Value;
+
+    fn f64_text(x: f64) -> String {
+        let mut out = Vec::new();
+        float_text(x, F64_CUTOFF, &mut ryu::Buffer::new(), &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    fn f32_text(x: f32) -> String {
+        let mut out = Vec::new();
+        float32_text(x, &mut ryu::Buffer::new(), &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn floats_read_as_python_repr() {
+        let cases = [
+            (0.0, "0.0"),
+            (-0.0, "-0.0"),
+            (1.0, "1.0"),
+            (0.1, "0.1"),
+            (1e-4, "0.0001"),
+            (1e-5, "1e-05"),
+            (1.5e-7, "1.5e-07"),
+            (123.456, "123.456"),
+            (1e15, "1000000000000000.0"),
+            (1234567890123456.0, "1234567890123456.0"),
+            (1e16, "1e+16"),
+            (1.5e16, "1.5e+16"),
+            (1e100, "1e+100"),
+            (5e-324, "5e-324"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (-2.5, "-2.5"),
+            (f64::NAN, "nan"),
+            (f64::INFINITY, "inf"),
+            (f64::NEG_INFINITY, "-inf"),
+        ];
+        for (x, text) in cases {
+            assert_eq!(f64_text(x), text, "{x:e}");
+        }
+    }
+
+    #[test]
+    fn f32_floats_read_as_numpy_str() {
+        let cases = [
+            (0.1f32, "0.1"),
+            (1e-4, "1e-04"),
+            (1.2e-4, "0.00012"),
+            (999999.94, "999999.94"),
+            (1e6, "1e+06"),
+            (1234567.0, "1.234567e+06"),
+            (16777216.0, "1.6777216e+07"),
+            (f32::MAX, "3.4028235e+38"),
+            (1e-45, "1e-45"),
+            (-0.5, "-0.5"),
+        ];
+        for (x, text) in cases {
+            assert_eq!(f32_text(x), text, "{x:e}");
+        }
+    }
+
+    fn column(ty: PortType, values: &[Value]) -> Column {
+        let mut c = Column::new(ty, values.len()).unwrap();
+        let mut parts = c.split(&[values.len()]);
+        values.iter().for_each(|v| parts[0].push(v));
+        let done = parts.into_iter().map(|p| p.done()).collect();
+        c.absorb(done);
+        c
+    }
+
+    #[test]
+    fn csv_quotes_only_what_needs_it() {
+        let ids = column(PortType::U64, &[Value::U64(1), Value::U64(2), Value::None]);
+        let text = column(PortType::Str, &[Value::str("a,b"), Value::str("q\"x\ny"), Value::str("")]);
+        let flags = column(PortType::Bool, &[Value::Bool(true), Value::None, Value::Bool(false)]);
+        let mut out = Vec::new();
+        csv_header(&["id", "text", "flag"], &mut out);
+        csv_rows(&[&ids, &text, &flags], &mut out);
+        assert_eq!(String::from_utf8(out).unwrap(), "id,text,flag\n1,\"a,b\",True\n2,\"q\"\"x\ny\",\n,,False\n");
+        let mut one = Vec::new();
+        csv_rows(&[&text], &mut one);
+        assert!(String::from_utf8(one).unwrap().ends_with("\n\"\"\n"), "a row of one empty field is \"\"");
+    }
+
+    #[test]
+    fn jsonl_escapes_as_python_json() {
+        let text = column(PortType::Str, &[Value::str("é\u{1F600}\"\\\u{7f}\u{1}\t"), Value::None]);
+        let floats = column(PortType::F64, &[Value::F64(f64::NAN), Value::F64(-1e-7)]);
+        let bytes = column(PortType::Bytes, &[Value::Bytes(vec![0, 255].into()), Value::Bytes(vec![].into())]);
+        let mut out = Vec::new();
+        jsonl_rows(&["t", "f", "b"], &[&text, &floats, &bytes], &mut out);
+        let expected = "{\"t\": \"\\u00e9\\ud83d\\ude00\\\"\\\\\\u007f\\u0001\\t\", \"f\": \"NaN\", \"b\": \"00ff\"}\n\
+                        {\"t\": null, \"f\": -1e-07, \"b\": \"\"}\n";
+        assert_eq!(String::from_utf8(out).unwrap(), expected);
+    }
+}
