@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from . import _core
@@ -34,6 +34,35 @@ def _with_source(err: CompileError, source: str, path: str | None) -> CompileErr
 
 MAX_THREADS = 256
 """The most worker threads :meth:`Program.generate` starts."""
+
+GENERATE_BATCH_ROWS = 1 << 20
+"""Rows per record batch (table chunk) of ``generate(format="arrow")``."""
+
+ARROW_TYPES = {
+    "u64": "uint64",
+    "i64": "int64",
+    "u32": "uint32",
+    "i32": "int32",
+    "f64": "double",
+    "f32": "float",
+    "bool": "bool",
+    "str": "string",
+    "json": "string",
+    "bytes": "binary",
+}
+"""The Arrow type of each declared type (every field nullable; a ``json``
+field's metadata says ``polydat.type: json``)."""
+
+
+def _pyarrow(what: str) -> Any:
+    """pyarrow, or a clear error when it is not installed."""
+    try:
+        import pyarrow
+    except ImportError:
+        raise ImportError(
+            f"{what} needs pyarrow (pip install pyarrow, or pip install 'polydat[arrow]')"
+        ) from None
+    return pyarrow
 
 
 class Program:
@@ -140,14 +169,70 @@ class Program:
         inputs: Mapping[str, PyValue] | None = None,
         threads: int = 1,
         coordinate: str | None = None,
-    ) -> dict[str, Any]:
-        """Evaluates ``outputs`` for every cycle and returns ``{name: numpy array}``.
+        format: str = "numpy",
+    ) -> Any:
+        """Evaluates ``outputs`` for every cycle.
 
         ``cycles`` is a ``range`` (step allowed), an ``(start, stop)`` pair or a
-        count. ``inputs`` fixes other inputs (coordinates or externs) for the
-        whole run. The loop runs in Rust without the GIL; ``threads=N`` splits
-        the range across N kernels and gives identical columns.
+        count. ``outputs`` names outputs (all of them when absent) or inputs.
+        ``inputs`` fixes other inputs (coordinates or externs) for the whole
+        run. The loop runs in Rust without the GIL; ``threads=N`` splits the
+        range across N kernels and gives identical columns.
+
+        ``format="numpy"`` (the default) returns ``{name: numpy array}``, each
+        of the output's declared dtype; strings, bytes and JSON are object
+        arrays (``None`` where a row is absent), and a scalar column with
+        absent rows is a ``numpy.ma.MaskedArray`` of its declared dtype whose
+        mask marks them. ``format="arrow"`` returns a ``pyarrow.Table`` whose
+        columns the core filled in Arrow's layout (no Python object per row;
+        absent rows are nulls), typed by the declared types: see
+        :data:`ARROW_TYPES`. It needs pyarrow.
         """
+        if format == "arrow":
+            pa = _pyarrow("generate(format='arrow')")
+            stream = self._stream(cycles, outputs, inputs, threads, coordinate, GENERATE_BATCH_ROWS)
+            schema = pa.schema(stream.schema)
+            return pa.Table.from_batches([pa.record_batch(b) for b in stream], schema=schema)
+        if format != "numpy":
+            raise ArgumentError(f"format must be 'numpy' or 'arrow', not {format!r}")
+        coordinate, start, rows, step, names, fixed = self._run_args(cycles, outputs, inputs, threads, coordinate)
+        return self._core.generate(coordinate, start, rows, step, names, fixed, threads=threads)
+
+    def iter_batches(
+        self,
+        cycles: range | int | tuple[int, int] = 1,
+        batch_rows: int = 65536,
+        outputs: Sequence[str] | None = None,
+        inputs: Mapping[str, PyValue] | None = None,
+        threads: int = 1,
+        coordinate: str | None = None,
+    ) -> Iterator[Any]:
+        """Yields the rows of :meth:`generate` as ``pyarrow.RecordBatch`` es of
+        ``batch_rows`` rows (the last one may be shorter), in order, with the
+        schema of ``generate(format="arrow")``. Memory stays bounded: the core
+        generates the next batch (on ``threads`` workers) while the caller
+        uses the current one, and holds at most three batches. Ctrl-C stops
+        the workers and raises in the loop. Needs pyarrow."""
+        pa = _pyarrow("iter_batches")
+        stream = self._stream(cycles, outputs, inputs, threads, coordinate, batch_rows)
+        return (pa.record_batch(b) for b in stream)
+
+    def arrow_schema(self, outputs: Sequence[str] | None = None) -> Any:
+        """The ``pyarrow.Schema`` of ``generate(format="arrow")`` for ``outputs``,
+        from the declared types (no row is generated)."""
+        pa = _pyarrow("arrow_schema")
+        names = _names(outputs, "outputs") if outputs is not None else list(self.outputs)
+        return pa.schema(self._core.arrow_schema(names))
+
+    def _run_args(
+        self,
+        cycles: range | int | tuple[int, int],
+        outputs: Sequence[str] | None,
+        inputs: Mapping[str, PyValue] | None,
+        threads: int,
+        coordinate: str | None,
+    ) -> tuple[str, int, int, int, list[str], list[tuple[str, PyValue]]]:
+        """The checked arguments of a run, as the core takes them."""
         rng = _as_range(cycles)
         coords = self.coordinates
         coordinate = coordinate or (coords[0] if coords else None)
@@ -159,7 +244,36 @@ class Program:
         fixed = list((inputs or {}).items())
         _check_threads(threads)
         start = rng.start if len(rng) else 0
-        return self._core.generate(coordinate, start, len(rng), rng.step, names, fixed, threads=threads)
+        return coordinate, start, len(rng), rng.step, names, fixed
+
+    def _stream(
+        self,
+        cycles: range | int | tuple[int, int],
+        outputs: Sequence[str] | None,
+        inputs: Mapping[str, PyValue] | None,
+        threads: int,
+        coordinate: str | None,
+        batch_rows: int,
+        *,
+        encode: str | None = None,
+        cycles_column: str | None = None,
+    ) -> Any:
+        """The core's batch stream of a run (see :meth:`iter_batches`)."""
+        if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
+            raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
+        coordinate, start, rows, step, names, fixed = self._run_args(cycles, outputs, inputs, threads, coordinate)
+        return self._core.batches(
+            coordinate,
+            start,
+            rows,
+            step,
+            names,
+            fixed,
+            threads=threads,
+            batch_rows=batch_rows,
+            encode=encode,
+            cycles_column=cycles_column,
+        )
 
     def __repr__(self) -> str:
         where = f" path={self.path!r}" if self.path else ""

@@ -7,6 +7,8 @@ use polydat_core::compile::CompileOptions;
 use polydat_core::engine::column::{Column, ColumnData};
 use polydat_core::engine::guard::guarded;
 use polydat_core::engine::{self, EngineKind, GenerateError, Kernel as CoreKernel, RowPlan, Stop};
+
+mod arrow;
 use polydat_core::ir::GraphIr;
 use polydat_core::{BuildError, CompileError, EvalError, Program as CoreProgram, Refused, Value, WriteError};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError};
@@ -27,7 +29,7 @@ fn contained<T>(py: Python<'_>, f: impl FnOnce() -> PyResult<T>) -> PyResult<T> 
 }
 
 /// Instantiates an exception class of `polydat.errors`.
-fn py_error<'py, A>(py: Python<'py>, class: &str, args: A) -> PyErr
+pub(crate) fn py_error<'py, A>(py: Python<'py>, class: &str, args: A) -> PyErr
 where
     A: pyo3::call::PyCallArgs<'py>,
 {
@@ -72,7 +74,7 @@ fn refused(py: Python<'_>, e: &Refused) -> PyErr {
     py_error(py, "RefusedError", (e.to_string(), e.engine.as_str()))
 }
 
-fn generate_error(py: Python<'_>, e: GenerateError) -> PyErr {
+pub(crate) fn generate_error(py: Python<'_>, e: GenerateError) -> PyErr {
     match e {
         GenerateError::Write(w) => write_error(py, &w),
         GenerateError::Eval(ev) => eval_error(py, &ev),
@@ -173,10 +175,11 @@ fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObject> {
 }
 
 /// A column as a numpy array of its declared dtype (strings, bytes and JSON
-/// as an object array); a scalar column with `None` rows is a
-/// `numpy.ma.MaskedArray` whose mask marks them.
+/// as an object array, `None` rows as `None`); a scalar column with `None`
+/// rows is a `numpy.ma.MaskedArray` of its dtype whose mask marks them.
 fn column_to_py(py: Python<'_>, column: Column) -> PyResult<PyObject> {
     let rows = column.len();
+    let ty = column.ty;
     let array: PyObject = match column.data {
         ColumnData::U64(v) => v.into_pyarray(py).into_any().unbind(),
         ColumnData::I64(v) => v.into_pyarray(py).into_any().unbind(),
@@ -185,9 +188,20 @@ fn column_to_py(py: Python<'_>, column: Column) -> PyResult<PyObject> {
         ColumnData::F64(v) => v.into_pyarray(py).into_any().unbind(),
         ColumnData::F32(v) => v.into_pyarray(py).into_any().unbind(),
         ColumnData::Bool(v) => v.into_pyarray(py).into_any().unbind(),
-        ColumnData::Values(v) => {
-            let objects: Vec<PyObject> = v.iter().map(|x| to_py(py, x)).collect::<PyResult<_>>()?;
-            PyArray1::from_vec(py, objects).into_any().unbind()
+        ColumnData::Var(ref v) => {
+            let mut nulls = column.nulls.iter().peekable();
+            let mut objects: Vec<PyObject> = Vec::with_capacity(rows);
+            for i in 0..rows {
+                if nulls.next_if_eq(&&i).is_some() {
+                    objects.push(py.None());
+                    continue;
+                }
+                objects.push(match ty {
+                    polydat_core::PortType::Bytes => PyBytes::new(py, v.row(i)).into_any().unbind(),
+                    _ => PyString::new(py, v.text(i)).into_any().unbind(),
+                });
+            }
+            return Ok(PyArray1::from_vec(py, objects).into_any().unbind());
         }
     };
     if column.nulls.is_empty() {
@@ -347,21 +361,8 @@ impl Program {
         threads: usize,
     ) -> PyResult<Bound<'py, PyDict>> {
         contained(py, || {
-            let program = &self.inner;
-            let unknown_input =
-                |name: &str| WriteError::UnknownInput { name: name.into(), known: program.input_names() };
-            let coordinate = program.input(coordinate).ok_or_else(|| write_error(py, &unknown_input(coordinate)))?;
-            let mut fixed_values = Vec::new();
-            for (name, value) in &fixed {
-                let i = program.input(name).ok_or_else(|| write_error(py, &unknown_input(name)))?;
-                fixed_values.push((i, to_value(py, value)?));
-            }
-            let mut sources = Vec::new();
-            for name in &outputs {
-                sources.push(program.column_source(name).map_err(|m| unknown_name(py, m, name))?);
-            }
-            let plan = RowPlan { coordinate, start, rows, step, fixed: fixed_values };
-            let kind = self.kind;
+            let (plan, sources) = self.row_plan(py, coordinate, start, rows, step, &outputs, &fixed)?;
+            let (program, kind) = (&self.inner, self.kind);
             let interrupt = SignalWatch::new();
             let hook = || interrupt.interrupted();
             let stop = Stop::with_hook(&hook);
@@ -376,6 +377,92 @@ impl Program {
             }
             Ok(d)
         })
+    }
+
+    /// The Arrow schema (an object with `__arrow_c_schema__`) of the columns
+    /// `names` (outputs or inputs), from their declared types.
+    fn arrow_schema(&self, py: Python<'_>, names: Vec<String>) -> PyResult<pyo3_arrow::PySchema> {
+        contained(py, || {
+            let program = &self.inner;
+            let mut types = Vec::with_capacity(names.len());
+            for name in &names {
+                types.push(match program.column_source(name).map_err(|m| unknown_name(py, m, name))? {
+                    engine::ColumnSource::Output(o) => program.outputs[o].ty,
+                    engine::ColumnSource::Input(i) => program.inputs[i].ty,
+                });
+            }
+            Ok(pyo3_arrow::PySchema::new(arrow::schema(&names, &types)))
+        })
+    }
+
+    /// A stream of the rows of `generate`'s arguments, `batch_rows` at a
+    /// time, generated ahead on a thread of its own (with `threads` workers)
+    /// while the caller uses the previous batch. `encode=None` yields Arrow
+    /// record batches (objects with `__arrow_c_array__`); `"csv"` or
+    /// `"jsonl"` yields each batch's text as bytes. `cycles_column` names a
+    /// u64 column of the rows' cycle numbers put first (the command line's
+    /// coordinate column).
+    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, batch_rows=65536, encode=None, cycles_column=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn batches<'py>(
+        &self,
+        py: Python<'py>,
+        coordinate: &str,
+        start: u64,
+        rows: usize,
+        step: u64,
+        outputs: Vec<String>,
+        fixed: Vec<(String, Bound<'py, PyAny>)>,
+        threads: usize,
+        batch_rows: usize,
+        encode: Option<&str>,
+        cycles_column: Option<String>,
+    ) -> PyResult<arrow::BatchStream> {
+        contained(py, || {
+            let (plan, sources) = self.row_plan(py, coordinate, start, rows, step, &outputs, &fixed)?;
+            let encode = match encode {
+                None => arrow::Encode::Arrow,
+                Some("csv") => arrow::Encode::Csv,
+                Some("jsonl") => arrow::Encode::Jsonl,
+                Some(other) => return Err(unsupported(py, format!("unknown encoding '{other}' (csv, jsonl or None)"))),
+            };
+            let mut names = Vec::with_capacity(outputs.len() + 1);
+            names.extend(cycles_column.clone());
+            names.extend(outputs.iter().cloned());
+            let stream = engine::Batches::new(&self.inner, self.kind, &plan, &sources, threads, batch_rows)
+                .map_err(|e| generate_error(py, e))?;
+            arrow::BatchStream::start(stream, names, cycles_column.is_some(), encode)
+                .map_err(|e| py_error(py, "InternalError", (e,)))
+        })
+    }
+}
+
+impl Program {
+    /// The checked row plan and column sources of a `generate` call.
+    #[allow(clippy::too_many_arguments)]
+    fn row_plan(
+        &self,
+        py: Python<'_>,
+        coordinate: &str,
+        start: u64,
+        rows: usize,
+        step: u64,
+        outputs: &[String],
+        fixed: &[(String, Bound<'_, PyAny>)],
+    ) -> PyResult<(RowPlan, Vec<engine::ColumnSource>)> {
+        let program = &self.inner;
+        let unknown_input = |name: &str| WriteError::UnknownInput { name: name.into(), known: program.input_names() };
+        let coordinate = program.input(coordinate).ok_or_else(|| write_error(py, &unknown_input(coordinate)))?;
+        let mut fixed_values = Vec::new();
+        for (name, value) in fixed {
+            let i = program.input(name).ok_or_else(|| write_error(py, &unknown_input(name)))?;
+            fixed_values.push((i, to_value(py, value)?));
+        }
+        let mut sources = Vec::new();
+        for name in outputs {
+            sources.push(program.column_source(name).map_err(|m| unknown_name(py, m, name))?);
+        }
+        Ok((RowPlan { coordinate, start, rows, step, fixed: fixed_values }, sources))
     }
 }
 
@@ -654,6 +741,18 @@ fn parse_text(py: Python<'_>, text: &str, type_name: &str) -> PyResult<PyObject>
     to_py(py, &value)
 }
 
+/// The first line of a text output: the CSV header of `names`, or nothing
+/// for JSON Lines.
+#[pyfunction]
+fn text_header<'py>(py: Python<'py>, names: Vec<String>, format: &str) -> Bound<'py, PyBytes> {
+    let mut out = Vec::new();
+    if format == "csv" {
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        engine::text::csv_header(&names, &mut out);
+    }
+    PyBytes::new(py, &out)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalog_json, m)?)?;
@@ -671,7 +770,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(probe_count, m)?)?;
     m.add_function(wrap_pyfunction!(probe_reset, m)?)?;
+    m.add_function(wrap_pyfunction!(text_header, m)?)?;
     m.add_class::<Program>()?;
     m.add_class::<Kernel>()?;
+    m.add_class::<arrow::BatchStream>()?;
     Ok(())
 }

@@ -163,6 +163,19 @@ impl Column {
         Some(column)
     }
 
+    /// The `u64` column of the cycle numbers `start, start + step, ...`
+    /// (wrapping) of `rows` rows.
+    pub fn cycles(start: u64, rows: usize, step: u64) -> Option<Column> {
+        let mut values = Vec::new();
+        values.try_reserve_exact(rows).ok()?;
+        let mut cycle = start;
+        for _ in 0..rows {
+            values.push(cycle);
+            cycle = cycle.wrapping_add(step);
+        }
+        Some(Column { ty: PortType::U64, data: ColumnData::U64(values), nulls: Vec::new() })
+    }
+
     /// Number of rows.
     pub fn len(&self) -> usize {
         match &self.data {

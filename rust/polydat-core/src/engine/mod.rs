@@ -743,6 +743,16 @@ impl Batches {
         self.left
     }
 
+    /// The cycle of the next batch's first row.
+    pub fn next_cycle(&self) -> u64 {
+        self.next
+    }
+
+    /// The rows of the next batch (0 once every row was yielded).
+    pub fn next_rows(&self) -> usize {
+        self.left.min(self.batch_rows)
+    }
+
     /// The next batch (`None` once every row was yielded); after an error the
     /// stream is over.
     pub fn next_batch(&mut self, stop: &Stop<'_>) -> Option<Result<Vec<Column>, GenerateError>> {
