@@ -113,15 +113,19 @@ def test_progress_bar_on_request(tmp_path: Path):
     assert quiet.stderr == ""
 
 
-def test_csv_cells_match_repr_for_every_float_corner():
+def test_float_text_matches_repr_for_every_float_corner():
+    """The core's float text is Python's repr (numpy's str for f32), as the
+    old Python writer had it."""
     import numpy as np
+    from legacy_text import csv_text, jsonl_text, numpy_column
 
-    from polydat.cli import _cell, _csv_cells
+    from polydat import _core
     from polydat.testing import F64_CORNERS
 
     rng = np.random.default_rng(7)
-    floats = np.array(list(F64_CORNERS) + list(rng.standard_normal(2000) * 10.0 ** rng.integers(-30, 30, 2000)))
-    assert _csv_cells(floats) == [_cell(float(x)) for x in floats]
-    ints = np.array([0, 1, 2**63, 2**64 - 1], dtype=np.uint64)
-    assert _csv_cells(ints) == ["0", "1", str(2**63), str(2**64 - 1)]
-    assert _csv_cells(np.array(["a,b", None, 'q"'], dtype=object)) == ["a,b", "", 'q"']
+    floats = list(F64_CORNERS) + list(rng.standard_normal(2000) * 10.0 ** rng.integers(-30, 30, 2000))
+    floats = [float(x) for x in floats] + [None]
+    for fmt, legacy in (("csv", csv_text), ("jsonl", jsonl_text)):
+        assert _core._encode_column("f64", "x", floats, fmt) == legacy({"x": numpy_column("f64", floats)})
+    ints = [0, 1, 2**63, 2**64 - 1]
+    assert _core._encode_column("u64", "n", ints, "csv") == b"n\n0\n1\n9223372036854775808\n18446744073709551615\n"

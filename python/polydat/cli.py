@@ -11,10 +11,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
-import io
-import json
-import math
 import os
 import signal
 import stat
@@ -31,8 +27,11 @@ from .errors import PolydatError
 if TYPE_CHECKING:
     from .api import Program
 
-CHUNK_ROWS = 1 << 16
-"""Rows generated per call while streaming output."""
+BATCH_ROWS = 1 << 16
+"""Rows per batch while streaming output (memory is bounded by a few batches)."""
+
+SEGMENT_ROWS = 1 << 62
+"""The most rows one batch stream of the core runs (a run of more is several)."""
 
 CYCLE_END = 1 << 64
 """Cycles lie in ``0..2**64``: a range may end (exclusively) at 2**64, no later."""
@@ -176,35 +175,6 @@ def plan_run(args: argparse.Namespace) -> RunPlan:
     return RunPlan(prog, cycles, names, inputs, column, args.format, args.threads, args.progress)
 
 
-def _cell(value: Any) -> Any:
-    """A CSV cell: floats in shortest round-trip form, None as empty."""
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, bytes):
-        return value.hex()
-    return value
-
-
-def _csv_cells(column: Any) -> list[Any]:
-    """One column as CSV cells. Numbers are rendered by numpy in one call (its
-    float text is the same shortest round-trip form as ``repr``); other values
-    go through :func:`_cell`."""
-    if column.dtype.kind in "uif":
-        return column.astype(str).tolist()  # type: ignore[no-any-return]
-    return [_cell(v) for v in column.tolist()]
-
-
-def _json_value(value: Any) -> Any:
-    """A JSON value: non-finite floats become the strings NaN/Infinity/-Infinity."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-    if isinstance(value, bytes):
-        return value.hex()
-    return value
-
-
 def _progress(total: int, mode: str) -> Any:
     """A tqdm bar on stderr: ``always``, ``never``, or ``auto`` (on a terminal,
     once the run has taken ``PROGRESS_DELAY`` seconds)."""
@@ -216,53 +186,69 @@ def _progress(total: int, mode: str) -> Any:
     return tqdm(total=total, unit="rows", unit_scale=True, file=sys.stderr, leave=False, delay=delay)
 
 
-def _chunks(plan: RunPlan) -> Iterator[tuple[range, dict[str, Any]]]:
-    """Generates the plan's cycles in chunks of ``CHUNK_ROWS``, advancing the progress bar."""
+def _segments(cycles: range) -> Iterator[range]:
+    """The run's cycles in segments the core can count (a run may have up to
+    2**64 rows; one stream takes fewer than 2**63)."""
+    for first in range(cycles.start, cycles.stop, SEGMENT_ROWS):
+        yield range(first, min(first + SEGMENT_ROWS, cycles.stop))
+
+
+def _batches(plan: RunPlan, encode: str | None) -> Iterator[tuple[int, Any]]:
+    """The plan's rows as the core's batch stream gives them, ``(rows, item)``
+    per batch (an item is CSV or JSONL text, or an Arrow batch when
+    ``encode`` is None), advancing the progress bar. The core generates the
+    next batch on ``--threads`` workers while this one is written."""
     cycles = plan.cycles
     bar = _progress(cycles.stop - cycles.start, plan.progress)  # len() overflows past 2**63
     try:
-        for first in range(cycles.start, cycles.stop, CHUNK_ROWS):
-            part = range(first, min(first + CHUNK_ROWS, cycles.stop))
-            yield part, plan.prog.generate(part, outputs=plan.names, inputs=plan.inputs, threads=plan.threads)
-            if bar is not None:
-                bar.update(len(part))
+        for segment in _segments(cycles):
+            stream = plan.prog._stream(
+                segment,
+                plan.names,
+                plan.inputs,
+                plan.threads,
+                None,
+                BATCH_ROWS,
+                encode=encode,
+                cycles_column=plan.column,
+            )
+            left = len(segment)
+            try:
+                for item in stream:
+                    rows = min(BATCH_ROWS, left)
+                    left -= rows
+                    yield rows, item
+                    if bar is not None:
+                        bar.update(rows)
+            finally:
+                stream.close()
     finally:
         if bar is not None:
             bar.close()
 
 
-def _emit(text: io.StringIO, out: IO[bytes]) -> None:
-    """Moves what ``text`` holds to ``out`` as UTF-8 and empties it."""
-    out.write(text.getvalue().encode("utf-8"))
-    text.seek(0)
-    text.truncate()
+def write_rows(plan: RunPlan, out: IO[bytes], header: bool = True) -> int:
+    """Streams CSV or JSONL rows (the coordinate column first) to ``out``;
+    returns the row count. The core encodes each batch (see
+    ``polydat-core``'s ``engine::text`` for the exact text); ``header=False``
+    leaves out the CSV header line (a shard after the first)."""
+    names = ([plan.column] if plan.column else []) + plan.names
+    if header and plan.fmt == "csv":
+        from . import _core
 
-
-def write_rows(plan: RunPlan, out: IO[bytes]) -> int:
-    """Streams CSV or JSONL rows (the coordinate column first) to ``out``; returns the row count."""
-    header = ([plan.column] if plan.column else []) + plan.names
-    text = io.StringIO()
-    writer = csv.writer(text, lineterminator="\n") if plan.fmt == "csv" else None
-    if writer:
-        writer.writerow(header)
-        _emit(text, out)
-    rows = 0
-    for part, cols in _chunks(plan):
-        if writer:
-            columns = ([[str(c) for c in part]] if plan.column else []) + [_csv_cells(cols[n]) for n in plan.names]
-            writer.writerows(zip(*columns))
-        else:
-            columns = ([list(part)] if plan.column else []) + [cols[n].tolist() for n in plan.names]
-            for row in zip(*columns):
-                text.write(json.dumps(dict(zip(header, map(_json_value, row))), allow_nan=False) + "\n")
-        _emit(text, out)
-        rows += len(part)
-    return rows
+        out.write(_core.text_header(names, "csv"))
+    total = 0
+    for rows, text in _batches(plan, plan.fmt):
+        out.write(text)
+        total += rows
+    return total
 
 
 def write_parquet(plan: RunPlan, out: IO[bytes]) -> int:
-    """Writes the rows as Parquet with pyarrow (the ``parquet`` extra). The
-    writer only appends, so ``out`` may be a pipe; a terminal is refused."""
+    """Writes the rows as Parquet with pyarrow's writer (the ``parquet``
+    extra), a row group per batch, typed by the declared types (a run of no
+    rows is a file with the schema and no row). The writer only appends, so
+    ``out`` may be a pipe; a terminal is refused."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -270,23 +256,20 @@ def write_parquet(plan: RunPlan, out: IO[bytes]) -> int:
         raise UsageError("--format parquet needs pyarrow: pip install 'polydat[parquet]'") from None
     if out.isatty():
         raise UsageError("refusing to write Parquet to a terminal; redirect it or use -o FILE")
-    writer = None
-    rows = 0
+    names = ([plan.column] if plan.column else []) + plan.names
+    schema = plan.prog.arrow_schema(plan.names)
+    if plan.column:
+        schema = schema.insert(0, pa.field(plan.column, pa.uint64()))
+    assert schema.names == names
+    writer = pq.ParquetWriter(out, schema)
+    total = 0
     try:
-        for part, cols in _chunks(plan):
-            arrays = {plan.column: pa.array(list(part), pa.uint64())} if plan.column else {}
-            arrays.update(
-                {n: pa.array(cols[n].tolist() if cols[n].dtype == object else cols[n]) for n in plan.names}
-            )
-            table = pa.table(arrays)
-            if writer is None:
-                writer = pq.ParquetWriter(out, table.schema)
-            writer.write_table(table)
-            rows += len(part)
+        for rows, batch in _batches(plan, None):
+            writer.write_batch(pa.record_batch(batch))
+            total += rows
     finally:
-        if writer is not None:
-            writer.close()
-    return rows
+        writer.close()
+    return total
 
 
 def _umask() -> int:

@@ -753,6 +753,43 @@ fn text_header<'py>(py: Python<'py>, names: Vec<String>, format: &str) -> Bound<
     PyBytes::new(py, &out)
 }
 
+/// The text `polydat run` writes for one column of type `type_name` holding
+/// `values` (with `header` as its name): CSV (`format="csv"`, header line
+/// first) or JSON Lines. For tests of the text encoders.
+#[pyfunction]
+fn _encode_column<'py>(
+    py: Python<'py>,
+    type_name: &str,
+    header: &str,
+    values: Vec<Bound<'py, PyAny>>,
+    format: &str,
+) -> PyResult<Bound<'py, PyBytes>> {
+    contained(py, || {
+        let ty = port_type(py, type_name)?;
+        let mut column = Column::new(ty, values.len()).ok_or_else(|| PyMemoryError::new_err("no memory"))?;
+        let mut parts = column.split(&[values.len()]);
+        for v in &values {
+            let value = to_value(py, v)?;
+            let value = match value {
+                Value::None => Value::None,
+                other => engine::adapt_boundary(header, ty, other).map_err(|e| write_error(py, &e))?,
+            };
+            parts[0].push(&value);
+        }
+        let done = parts.into_iter().map(|p| p.done()).collect();
+        column.absorb(done);
+        let mut out = Vec::new();
+        match format {
+            "csv" => {
+                engine::text::csv_header(&[header], &mut out);
+                engine::text::csv_rows(&[&column], &mut out);
+            }
+            _ => engine::text::jsonl_rows(&[header], &[&column], &mut out),
+        }
+        Ok(PyBytes::new(py, &out))
+    })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalog_json, m)?)?;
@@ -771,6 +808,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(probe_count, m)?)?;
     m.add_function(wrap_pyfunction!(probe_reset, m)?)?;
     m.add_function(wrap_pyfunction!(text_header, m)?)?;
+    m.add_function(wrap_pyfunction!(_encode_column, m)?)?;
     m.add_class::<Program>()?;
     m.add_class::<Kernel>()?;
     m.add_class::<arrow::BatchStream>()?;
