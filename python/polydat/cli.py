@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import signal
 import stat
@@ -390,15 +391,74 @@ def open_output(path: str | None) -> Iterator[IO[bytes]]:
         raise
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    """``polydat run``: generate rows to stdout or to ``-o PATH`` (see :func:`open_output`)."""
-    plan = plan_run(args)
-    with open_output(args.output) as out:
+def part_range(cycles: range, parts: int, part: int) -> range:
+    """The ``part``-th (from 0) of ``parts`` contiguous ranges that ``cycles``
+    is cut into, by arithmetic alone: part ``i`` is rows
+    ``len * i // parts`` up to ``len * (i + 1) // parts``. The parts, in
+    order, are the whole range."""
+    rows = cycles.stop - cycles.start  # len() overflows past 2**63
+    return range(cycles.start + rows * part // parts, cycles.start + rows * (part + 1) // parts)
+
+
+def part_path(path: str, part: int, parts: int) -> str:
+    """The file of one part of ``-o PATH``: ``rows.csv`` becomes
+    ``rows-00003-of-00008.csv`` (the part number from 0)."""
+    root, ext = os.path.splitext(path)
+    return f"{root}-{part:05d}-of-{parts:05d}{ext}"
+
+
+def _write(plan: RunPlan, output: str | None, header: bool) -> None:
+    with open_output(output) as out:
         if plan.fmt == "parquet":
             write_parquet(plan, out)
         else:
-            write_rows(plan, out)
+            write_rows(plan, out, header=header)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """``polydat run``: generate rows to stdout or to ``-o PATH`` (see
+    :func:`open_output`); with ``--parts N``, the ``--part I`` of N contiguous
+    ranges of the cycles (every part, one after another, when ``--part`` is
+    not given), each to its own file ``-o`` names by :func:`part_path`. Only
+    the first part of a CSV has the header, so the parts' text, concatenated
+    in order, is the unsharded text byte for byte."""
+    plan = plan_run(args)
+    if args.parts is None:
+        if args.part is not None:
+            raise UsageError("--part needs --parts N (the number of parts the cycles are cut into)")
+        _write(plan, args.output, header=True)
+        return 0
+    if args.part is not None and not 0 <= args.part < args.parts:
+        raise UsageError(f"--part {args.part}: parts are numbered 0..{args.parts - 1}")
+    to_file = args.output not in (None, "-")
+    if args.part is None and not to_file:
+        raise UsageError("--parts without --part writes one file per part: give -o PATH (or choose a --part)")
+    for part in range(args.parts) if args.part is None else [args.part]:
+        shard = dataclasses.replace(plan, cycles=part_range(plan.cycles, args.parts, part))
+        _write(shard, part_path(args.output, part, args.parts) if to_file else args.output, header=part == 0)
     return 0
+
+
+def parse_parts(text: str) -> int:
+    """``--parts``: a whole number of parts, at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of parts, at least 1, not {text!r}")
+    return value
+
+
+def parse_part(text: str) -> int:
+    """``--part``: a part number from 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a part number from 0, not {text!r}")
+    return value
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -528,6 +588,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--threads", type=parse_threads, default=1, metavar="N", help=f"worker threads, 1..{MAX_THREADS} (default 1)"
     )
     run.add_argument("--no-coordinate", action="store_true", help="omit the coordinate column")
+    run.add_argument(
+        "--parts",
+        type=parse_parts,
+        metavar="N",
+        help="cut the cycles into N contiguous parts (sharding); -o PATH gets one file per part, "
+        "PATH-IIIII-of-NNNNN.EXT; only part 0 of a CSV has the header, so the parts concatenated "
+        "in order are the unsharded output",
+    )
+    run.add_argument("--part", type=parse_part, metavar="I", help="write only part I (from 0) of --parts N")
     run.add_argument(
         "--progress",
         choices=["auto", "always", "never"],
