@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import ALL_TYPES, ALL_TYPES_SETS, EXAMPLE
 
-from polydat.cli import part_path, part_range
+from polydat.cli import main, part_path, part_range
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
@@ -33,19 +33,22 @@ def test_parts_cover_the_range_in_order():
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
 @pytest.mark.parametrize("parts", [1, 3, 7, 40])
-def test_concatenated_parts_are_the_unsharded_output(fmt: str, parts: int):
-    args = ["run", str(ALL_TYPES), "--cycles", "5..37", *ALL_TYPES_SETS, "--format", fmt]
-    whole = run(*args)
-    assert whole.returncode == 0, whole.stderr
-    pieces = []
-    for part in range(parts):
-        r = run(*args, "--parts", str(parts), "--part", str(part), "--threads", "2")
-        assert r.returncode == 0, r.stderr
-        pieces.append(r.stdout)
-    assert b"".join(pieces) == whole.stdout
+def test_concatenated_parts_are_the_unsharded_output(fmt: str, parts: int, tmp_path: Path):
+    args = ["run", str(ALL_TYPES), "--cycles", "5..37", *ALL_TYPES_SETS, "--format", fmt, "--progress", "never"]
+    assert main([*args, "-o", str(tmp_path / f"whole.{fmt}")]) == 0
+    assert main([*args, "--parts", str(parts), "--threads", "2", "-o", str(tmp_path / f"rows.{fmt}")]) == 0
+    pieces = [(tmp_path / part_path(f"rows.{fmt}", i, parts)).read_bytes() for i in range(parts)]
+    assert b"".join(pieces) == (tmp_path / f"whole.{fmt}").read_bytes()
     if fmt == "csv":
         assert pieces[0].startswith(b"cycle,h,u,"), "the first part has the header"
         assert all(not p.startswith(b"cycle,") for p in pieces[1:]), "only the first part has the header"
+
+
+def test_one_part_to_standard_output():
+    args = ["run", str(EXAMPLE), "--cycles", "0..100"]
+    pieces = [run(*args, "--parts", "3", "--part", str(i)).stdout for i in range(3)]
+    assert b"".join(pieces) == run(*args).stdout
+    assert pieces[1].startswith(b"33,")
 
 
 def test_parts_go_to_files_with_deterministic_names(tmp_path: Path):
