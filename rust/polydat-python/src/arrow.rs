@@ -108,6 +108,9 @@ pub enum Encode {
     Jsonl,
 }
 
+/// One batch from the producer, or why the stream stopped.
+type Produced = Result<Vec<Column>, GenerateError>;
+
 /// How long the consumer waits for a batch before it looks for a signal.
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
@@ -122,7 +125,7 @@ pub struct BatchStream {
     schema: SchemaRef,
     names: Vec<String>,
     encode: Encode,
-    receiver: Option<Mutex<Receiver<Result<Vec<Column>, GenerateError>>>>,
+    receiver: Option<Mutex<Receiver<Produced>>>,
     stop: Arc<Stop<'static>>,
     worker: Option<JoinHandle<()>>,
 }

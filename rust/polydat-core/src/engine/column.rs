@@ -112,7 +112,7 @@ impl VarRows {
 
     /// Appends `other`'s rows.
     fn append(&mut self, other: VarRows) {
-        if self.data.is_empty() && self.len() == 0 {
+        if self.data.is_empty() && self.is_empty() {
             *self = other;
             return;
         }
