@@ -34,6 +34,8 @@ TYPE_KEYWORDS: dict[str, str] = {
     "bytes": "bytes",
     "json": "json",
     "Json": "json",
+    "timestamp": "timestamp",
+    "date": "date",
 }
 
 #: Upstream keywords this implementation does not support.
@@ -150,6 +152,18 @@ def literal_to_const(literal: LiteralValue, target: str) -> ConstIr:
         if kind == "str":
             return {"str": str(value)}
         raise LiteralTypeError(f'write it as a string, e.g. "{literal.value}"')
+    if target in ("timestamp", "date"):
+        # Epoch milliseconds (timestamp) or days (date) as an integer, or ISO
+        # text ("1992-01-01", "1992-01-01T12:30:00Z"); the core checks either.
+        if kind == "int":
+            assert isinstance(value, int)
+            if not I64_MIN <= value <= U64_MAX:
+                raise LiteralTypeError(f"{value} is outside the range of {target}")
+            return {"i64": value} if value < 0 else {"u64": value}
+        if kind == "str":
+            return {"str": str(value)}
+        unit = "milliseconds since 1970-01-01" if target == "timestamp" else "days since 1970-01-01"
+        raise LiteralTypeError(f'a {target} is {unit} or ISO text, e.g. "1992-01-01"')
     raise LiteralTypeError(f"a {target} slot cannot take a literal")
 
 

@@ -28,11 +28,17 @@ pub enum PortType {
     Bytes,
     /// JSON text (by reference).
     Json,
+    /// An instant: milliseconds since 1970-01-01T00:00:00Z (UTC, no leap
+    /// seconds), in one slot as an i64.
+    Timestamp,
+    /// A calendar day: days since 1970-01-01 (proleptic Gregorian), in one
+    /// slot as an i32.
+    Date,
 }
 
 impl PortType {
     /// Every port type, in declaration order.
-    pub const ALL: [PortType; 10] = [
+    pub const ALL: [PortType; 12] = [
         PortType::U64,
         PortType::I64,
         PortType::U32,
@@ -43,6 +49,8 @@ impl PortType {
         PortType::Str,
         PortType::Bytes,
         PortType::Json,
+        PortType::Timestamp,
+        PortType::Date,
     ];
 
     /// The DSL keyword naming this type (`u64`, `str`, ...).
@@ -58,6 +66,8 @@ impl PortType {
             PortType::Str => "str",
             PortType::Bytes => "bytes",
             PortType::Json => "json",
+            PortType::Timestamp => "timestamp",
+            PortType::Date => "date",
         }
     }
 
@@ -74,6 +84,8 @@ impl PortType {
             "str" | "Str" | "String" => PortType::Str,
             "bytes" => PortType::Bytes,
             "json" | "Json" => PortType::Json,
+            "timestamp" => PortType::Timestamp,
+            "date" => PortType::Date,
             _ => return None,
         })
     }

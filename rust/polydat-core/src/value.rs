@@ -31,6 +31,10 @@ pub enum Value {
     Bytes(Arc<[u8]>),
     /// JSON, as its text.
     Json(Arc<str>),
+    /// A `timestamp`: milliseconds since 1970-01-01T00:00:00Z.
+    Timestamp(i64),
+    /// A `date`: days since 1970-01-01.
+    Date(i32),
 }
 
 impl Value {
@@ -48,6 +52,8 @@ impl Value {
             Value::Str(_) => PortType::Str,
             Value::Bytes(_) => PortType::Bytes,
             Value::Json(_) => PortType::Json,
+            Value::Timestamp(_) => PortType::Timestamp,
+            Value::Date(_) => PortType::Date,
         })
     }
 
@@ -98,12 +104,15 @@ impl Value {
             (Value::Bool(a), Value::Bool(b)) => a == b,
             (Value::Str(a), Value::Str(b)) | (Value::Json(a), Value::Json(b)) => a == b,
             (Value::Bytes(a), Value::Bytes(b)) => a == b,
+            (Value::Timestamp(a), Value::Timestamp(b)) => a == b,
+            (Value::Date(a), Value::Date(b)) => a == b,
             _ => false,
         }
     }
 
     /// The display text used when a value is rendered into a string
-    /// (`str_concat`, interpolation, CSV output): u64 decimal, f64 as Rust prints it.
+    /// (`str_concat`, interpolation, CSV output): u64 decimal, f64 as Rust
+    /// prints it, a timestamp as `YYYY-MM-DDThh:mm:ss.mmmZ`, a date as `YYYY-MM-DD`.
     pub fn display_text(&self) -> String {
         match self {
             Value::None => String::new(),
@@ -116,6 +125,8 @@ impl Value {
             Value::Bool(v) => v.to_string(),
             Value::Str(s) | Value::Json(s) => s.to_string(),
             Value::Bytes(b) => b.iter().map(|x| format!("{x:02x}")).collect(),
+            Value::Timestamp(ms) => crate::nodes::datetime::timestamp_text(*ms),
+            Value::Date(days) => crate::nodes::datetime::date_text(*days),
         }
     }
 }
@@ -143,6 +154,8 @@ impl fmt::Display for Value {
             }
             Value::Bytes(b) => write!(f, "Bytes(len={})", b.len()),
             Value::Json(_) => f.write_str("Json"),
+            Value::Timestamp(v) => write!(f, "Timestamp({v})"),
+            Value::Date(v) => write!(f, "Date({v})"),
         }
     }
 }

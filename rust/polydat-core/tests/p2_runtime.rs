@@ -379,6 +379,8 @@ fn value_of(ty: PortType, rng: &mut Rng) -> Value {
         PortType::Str => Value::str(["", "12", "abc", "héllo {}", "4000000000"][(x % 5) as usize]),
         PortType::Bytes => Value::Bytes(vec![1u8, 2, 3][..(x % 4) as usize].into()),
         PortType::Json => Value::Json("[1, 2]".into()),
+        PortType::Timestamp => Value::Timestamp([0, -1, 1_704_067_200_123, i64::MIN, x as i64][(x % 5) as usize]),
+        PortType::Date => Value::Date([0, -1, 8035, i32::MAX, x as i32][(x % 5) as usize]),
     }
 }
 

@@ -5,11 +5,11 @@
 
 use crate::{generate_error, py_error};
 use arrow_array::{
-    ArrayRef, BinaryArray, BooleanArray, Float32Array, Float64Array, Int32Array, Int64Array, RecordBatch, StringArray,
-    UInt32Array, UInt64Array,
+    ArrayRef, BinaryArray, BooleanArray, Date32Array, Float32Array, Float64Array, Int32Array, Int64Array, RecordBatch,
+    StringArray, TimestampMillisecondArray, UInt32Array, UInt64Array,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use polydat_core::engine::column::{Column, ColumnData};
 use polydat_core::engine::guard::guarded;
 use polydat_core::engine::{text, Batches, GenerateError, Stop};
@@ -35,6 +35,8 @@ pub fn data_type(ty: PortType) -> DataType {
         PortType::Bool => DataType::Boolean,
         PortType::Str | PortType::Json => DataType::Utf8,
         PortType::Bytes => DataType::Binary,
+        PortType::Timestamp => DataType::Timestamp(TimeUnit::Millisecond, None),
+        PortType::Date => DataType::Date32,
     }
 }
 
@@ -67,8 +69,12 @@ pub fn column_array(column: Column) -> Result<ArrayRef, String> {
     let ty = column.ty;
     Ok(match column.data {
         ColumnData::U64(v) => Arc::new(UInt64Array::new(ScalarBuffer::from(v), nulls)),
+        ColumnData::I64(v) if ty == PortType::Timestamp => {
+            Arc::new(TimestampMillisecondArray::new(ScalarBuffer::from(v), nulls))
+        }
         ColumnData::I64(v) => Arc::new(Int64Array::new(ScalarBuffer::from(v), nulls)),
         ColumnData::U32(v) => Arc::new(UInt32Array::new(ScalarBuffer::from(v), nulls)),
+        ColumnData::I32(v) if ty == PortType::Date => Arc::new(Date32Array::new(ScalarBuffer::from(v), nulls)),
         ColumnData::I32(v) => Arc::new(Int32Array::new(ScalarBuffer::from(v), nulls)),
         ColumnData::F64(v) => Arc::new(Float64Array::new(ScalarBuffer::from(v), nulls)),
         ColumnData::F32(v) => Arc::new(Float32Array::new(ScalarBuffer::from(v), nulls)),

@@ -122,6 +122,9 @@ fn to_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     if let Ok(b) = obj.downcast::<PyBytes>() {
         return Ok(Value::Bytes(Arc::from(b.as_bytes())));
     }
+    if let Some(value) = calendar_value(py, obj)? {
+        return Ok(value);
+    }
     if obj.is_instance_of::<PyDict>() || obj.is_instance_of::<PyList>() {
         let text: String = py.import("json")?.getattr("dumps")?.call1((obj,))?.extract()?;
         return Ok(Value::Json(text.into()));
@@ -144,6 +147,58 @@ fn to_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
         py,
         format!("cannot write a {kind}: polydat takes None, bool, int, float, str, bytes, dict or list"),
     ))
+}
+
+/// A `datetime.datetime` (naive ones are UTC), `datetime.date` or
+/// `numpy.datetime64` as a timestamp (epoch milliseconds) or a date (days:
+/// a `datetime.date`, or a datetime64 in days); `None` for anything else.
+fn calendar_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
+    let kind = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+    match kind.as_str() {
+        "datetime64" => {
+            let np = py.import("numpy")?;
+            let unit: String = np.getattr("datetime_data")?.call1((obj.getattr("dtype")?,))?.get_item(0)?.extract()?;
+            let int64 = np.getattr("int64")?;
+            let as_unit = |u: &str| -> PyResult<i64> {
+                obj.call_method1("astype", (format!("datetime64[{u}]"),))?.call_method1("astype", (&int64,))?.extract()
+            };
+            if obj.call_method0("__str__")?.extract::<String>()? == "NaT" {
+                return Ok(Some(Value::None));
+            }
+            Ok(Some(match unit.as_str() {
+                "D" | "W" | "M" | "Y" => Value::Date(
+                    i32::try_from(as_unit("D")?)
+                        .map_err(|_| unsupported(py, "a datetime64 outside the range of date".into()))?,
+                ),
+                _ => Value::Timestamp(as_unit("ms")?),
+            }))
+        }
+        _ => {
+            let datetime = py.import("datetime")?;
+            if obj.is_instance(&datetime.getattr("datetime")?)? {
+                let utc = datetime.getattr("timezone")?.getattr("utc")?;
+                let aware = match obj.getattr("tzinfo")?.is_none() {
+                    true => {
+                        let kwargs = PyDict::new(py);
+                        kwargs.set_item("tzinfo", &utc)?;
+                        obj.call_method("replace", (), Some(&kwargs))?
+                    }
+                    false => obj.clone(),
+                };
+                let epoch = datetime.getattr("datetime")?.call1((1970, 1, 1, 0, 0, 0, 0, &utc))?;
+                let delta = aware.call_method1("__sub__", (epoch,))?;
+                let days: i64 = delta.getattr("days")?.extract()?;
+                let seconds: i64 = delta.getattr("seconds")?.extract()?;
+                let micros: i64 = delta.getattr("microseconds")?.extract()?;
+                return Ok(Some(Value::Timestamp(days * 86_400_000 + seconds * 1000 + micros / 1000)));
+            }
+            if obj.is_instance(&datetime.getattr("date")?)? {
+                let ordinal: i64 = obj.call_method0("toordinal")?.extract()?;
+                return Ok(Some(Value::Date((ordinal - 719_163) as i32)));
+            }
+            Ok(None)
+        }
+    }
 }
 
 /// A Python int as a u64 (or, when negative, an i64); larger ones are refused.
@@ -171,11 +226,20 @@ fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObject> {
         Value::Bool(x) => PyBool::new(py, *x).to_owned().into_any().unbind(),
         Value::Str(s) | Value::Json(s) => PyString::new(py, s).into_any().unbind(),
         Value::Bytes(b) => PyBytes::new(py, b).into_any().unbind(),
+        Value::Timestamp(ms) => datetime64(py, *ms, "ms")?,
+        Value::Date(days) => datetime64(py, i64::from(*days), "D")?,
     })
 }
 
+/// `numpy.datetime64(count, unit)`: a timestamp (`ms`) or date (`D`) as numpy
+/// holds it, whatever its year.
+fn datetime64(py: Python<'_>, count: i64, unit: &str) -> PyResult<PyObject> {
+    Ok(py.import("numpy")?.getattr("datetime64")?.call1((count, unit))?.unbind())
+}
+
 /// A column as a numpy array of its declared dtype (strings, bytes and JSON
-/// as an object array, `None` rows as `None`); a scalar column with `None`
+/// as an object array, `None` rows as `None`; a timestamp as
+/// `datetime64[ms]`, a date as `datetime64[D]`); a scalar column with `None`
 /// rows is a `numpy.ma.MaskedArray` of its dtype whose mask marks them.
 fn column_to_py(py: Python<'_>, column: Column) -> PyResult<PyObject> {
     let rows = column.len();
@@ -203,6 +267,12 @@ fn column_to_py(py: Python<'_>, column: Column) -> PyResult<PyObject> {
             }
             return Ok(PyArray1::from_vec(py, objects).into_any().unbind());
         }
+    };
+    let array = match ty {
+        // Epoch milliseconds and days, viewed as numpy's datetime64.
+        polydat_core::PortType::Timestamp => array.call_method1(py, "view", ("datetime64[ms]",))?,
+        polydat_core::PortType::Date => array.call_method1(py, "astype", ("datetime64[D]",))?,
+        _ => array,
     };
     if column.nulls.is_empty() {
         return Ok(array);

@@ -106,6 +106,8 @@ pub fn zero_of(ty: PortType) -> Value {
         PortType::Str => Value::str(""),
         PortType::Bytes => Value::Bytes(Arc::from(&[][..])),
         PortType::Json => Value::Json(Arc::from("null")),
+        PortType::Timestamp => Value::Timestamp(0),
+        PortType::Date => Value::Date(0),
     }
 }
 
@@ -128,6 +130,15 @@ fn const_as(c: &ConstIr, ty: PortType) -> Result<Value, String> {
         (ConstIr::U64(x @ (0 | 1)), PortType::Bool) => Value::Bool(*x == 1),
         (ConstIr::Str(s), PortType::Json) if serde_json::from_str::<serde_json::Value>(s).is_ok() => {
             Value::Json(Arc::from(s.as_str()))
+        }
+        // A timestamp or date constant: an integer (ms or days since the
+        // epoch) or ISO text ("1992-01-01", "1992-01-01T12:00:00Z").
+        (ConstIr::U64(_) | ConstIr::I64(_) | ConstIr::Str(_), PortType::Timestamp | PortType::Date) => {
+            let text = match c {
+                ConstIr::Str(s) => s.clone(),
+                _ => v.display_text(),
+            };
+            crate::nodes::convert::parse_text(&text, ty).map_err(|_| describe_const(c))?
         }
         _ => return Err(describe_const(c)),
     };
@@ -485,9 +496,10 @@ fn resolve_cast(
         let _ = strict;
         return coerce(graph, wire, to, false, node.span, &format!("cast to {to}"), events);
     }
-    let parse_name = format!("__{}_to_{}", from.keyword(), to.keyword());
-    match nodes::lookup(&parse_name) {
-        Some(def) if from == PortType::Str => {
+    // Every other cast is the cast catalog's (`convert::cast_node`): the one
+    // table `conversions(implicit=False)` reports to frontends.
+    match convert::cast_node(from, to) {
+        Some(def) => {
             let node = GraphNode::build(def, Vec::new(), vec![wire], vec![from], node.span)
                 .map_err(|e| CompileError::at(node.span, e))?;
             Ok(graph.push(node))

@@ -7,7 +7,9 @@
 //! holds `None` keeps its type: a scalar row holds the type's zero, a
 //! variable-size row is empty, and its index is listed in [`Column::nulls`]
 //! ([`Column::validity`] is the Arrow validity bitmap; numpy gets a masked
-//! array).
+//! array). A `timestamp` column is its epoch milliseconds (i64 rows), a
+//! `date` column its days since 1970-01-01 (i32 rows): [`Column::ty`] says
+//! which.
 //!
 //! Threads write straight into the final column: [`Column::split`] hands
 //! each thread a [`ColumnPart`] over its own rows, so nothing is copied when
@@ -36,11 +38,11 @@ pub struct Column {
 pub enum ColumnData {
     /// `u64` rows.
     U64(Vec<u64>),
-    /// `i64` rows.
+    /// `i64` rows (epoch milliseconds in a `timestamp` column).
     I64(Vec<i64>),
     /// `u32` rows.
     U32(Vec<u32>),
-    /// `i32` rows.
+    /// `i32` rows (days since 1970-01-01 in a `date` column).
     I32(Vec<i32>),
     /// `f64` rows.
     F64(Vec<f64>),
@@ -137,9 +139,9 @@ impl Column {
     pub fn new(ty: PortType, rows: usize) -> Option<Column> {
         let data = match ty {
             PortType::U64 => ColumnData::U64(zeros(rows)?),
-            PortType::I64 => ColumnData::I64(zeros(rows)?),
+            PortType::I64 | PortType::Timestamp => ColumnData::I64(zeros(rows)?),
             PortType::U32 => ColumnData::U32(zeros(rows)?),
-            PortType::I32 => ColumnData::I32(zeros(rows)?),
+            PortType::I32 | PortType::Date => ColumnData::I32(zeros(rows)?),
             PortType::F64 => ColumnData::F64(zeros(rows)?),
             PortType::F32 => ColumnData::F32(zeros(rows)?),
             PortType::Bool => ColumnData::Bool(zeros(rows)?),
@@ -208,8 +210,10 @@ impl Column {
         }
         match &self.data {
             ColumnData::U64(v) => Value::U64(v[i]),
+            ColumnData::I64(v) if self.ty == PortType::Timestamp => Value::Timestamp(v[i]),
             ColumnData::I64(v) => Value::I64(v[i]),
             ColumnData::U32(v) => Value::U32(v[i]),
+            ColumnData::I32(v) if self.ty == PortType::Date => Value::Date(v[i]),
             ColumnData::I32(v) => Value::I32(v[i]),
             ColumnData::F64(v) => Value::F64(v[i]),
             ColumnData::F32(v) => Value::F32(v[i]),
@@ -411,9 +415,9 @@ impl ColumnPart<'_> {
         let stored = match (&mut self.data, v) {
             (PartData::U64(c), Value::U64(x)) => c.get_mut(at).map(|r| *r = *x),
             (PartData::F64(c), Value::F64(x)) => c.get_mut(at).map(|r| *r = *x),
-            (PartData::I64(c), Value::I64(x)) => c.get_mut(at).map(|r| *r = *x),
+            (PartData::I64(c), Value::I64(x) | Value::Timestamp(x)) => c.get_mut(at).map(|r| *r = *x),
             (PartData::U32(c), Value::U32(x)) => c.get_mut(at).map(|r| *r = *x),
-            (PartData::I32(c), Value::I32(x)) => c.get_mut(at).map(|r| *r = *x),
+            (PartData::I32(c), Value::I32(x) | Value::Date(x)) => c.get_mut(at).map(|r| *r = *x),
             (PartData::F32(c), Value::F32(x)) => c.get_mut(at).map(|r| *r = *x),
             (PartData::Bool(c), Value::Bool(x)) => c.get_mut(at).map(|r| *r = *x),
             (PartData::Var(ty, rows), v) => match var_bytes(*ty, v) {

@@ -18,8 +18,11 @@
 //!   `f32` column in CSV has the shortest `f32` digits, positional for
 //!   `1e-4 <= |x| < 1e6` (numpy's rule for `float32`: `1.234567e+06`); in JSON
 //!   it is the `f64` of the same value.
+//! * A `timestamp` is `YYYY-MM-DDThh:mm:ss.mmmZ` and a `date` `YYYY-MM-DD`
+//!   (a string in JSON), as interpolation renders them.
 
 use super::column::{Column, ColumnData, VarRows};
+use crate::nodes::datetime::{date_text, timestamp_text};
 use crate::types::PortType;
 
 /// The header line of a CSV file with these column names.
@@ -52,10 +55,15 @@ pub fn csv_rows(columns: &[&Column], out: &mut Vec<u8>) {
                 }
                 continue;
             }
+            let ty = cell.column.ty;
             match cell.column.data {
                 ColumnData::U64(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
+                ColumnData::I64(ref v) if ty == PortType::Timestamp => {
+                    out.extend_from_slice(timestamp_text(v[i]).as_bytes())
+                }
                 ColumnData::I64(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
                 ColumnData::U32(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
+                ColumnData::I32(ref v) if ty == PortType::Date => out.extend_from_slice(date_text(v[i]).as_bytes()),
                 ColumnData::I32(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
                 ColumnData::F64(ref v) => float_text(v[i], F64_CUTOFF, &mut floats, out),
                 ColumnData::F32(ref v) => float32_text(v[i], &mut floats, out),
@@ -98,10 +106,15 @@ pub fn jsonl_rows(names: &[&str], columns: &[&Column], out: &mut Vec<u8>) {
                 out.extend_from_slice(b"null");
                 continue;
             }
+            let ty = cell.column.ty;
             match cell.column.data {
                 ColumnData::U64(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
+                ColumnData::I64(ref v) if ty == PortType::Timestamp => {
+                    json_string(timestamp_text(v[i]).as_bytes(), out)
+                }
                 ColumnData::I64(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
                 ColumnData::U32(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
+                ColumnData::I32(ref v) if ty == PortType::Date => json_string(date_text(v[i]).as_bytes(), out),
                 ColumnData::I32(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
                 ColumnData::F64(ref v) => json_float(v[i], &mut floats, out),
                 ColumnData::F32(ref v) => json_float(f64::from(v[i]), &mut floats, out),

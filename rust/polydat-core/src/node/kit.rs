@@ -121,6 +121,51 @@ pub fn canonical_f64_bits(bits: u64) -> u64 {
 }
 scalar!(bool, Bool, Bool, |a| a as u64, |s| s != 0);
 
+/// A `timestamp` in a kit rule: milliseconds since 1970-01-01T00:00:00Z.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Millis(pub i64);
+
+/// A `date` in a kit rule: days since 1970-01-01.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Days(pub i32);
+
+macro_rules! calendar_scalar {
+    ($t:ident, $inner:ty, $pt:ident) => {
+        impl Scalar for $t {
+            const TYPE: PortType = PortType::$pt;
+            #[inline]
+            fn from_value(v: &Value) -> Option<Self> {
+                match v {
+                    Value::$pt(x) => Some($t(*x)),
+                    _ => None,
+                }
+            }
+            #[inline]
+            fn into_value(self) -> Value {
+                Value::$pt(self.0)
+            }
+            #[inline]
+            fn store(self, out: &mut Value) {
+                match out {
+                    Value::$pt(x) => *x = self.0,
+                    other => *other = Value::$pt(self.0),
+                }
+            }
+            #[inline]
+            fn to_slot(self) -> u64 {
+                self.0 as i64 as u64
+            }
+            #[inline]
+            fn from_slot(s: u64) -> Self {
+                $t(s as $inner)
+            }
+        }
+    };
+}
+
+calendar_scalar!(Millis, i64, Timestamp);
+calendar_scalar!(Days, i32, Date);
+
 /// Decodes a slot of port type `ty` into a value (scalars only).
 #[inline]
 pub fn slot_to_value(ty: PortType, s: u64) -> Value {
@@ -132,6 +177,8 @@ pub fn slot_to_value(ty: PortType, s: u64) -> Value {
         PortType::F64 => Value::F64(f64::from_bits(s)),
         PortType::F32 => Value::F32(f32::from_bits(s as u32)),
         PortType::Bool => Value::Bool(s != 0),
+        PortType::Timestamp => Value::Timestamp(s as i64),
+        PortType::Date => Value::Date(s as i32),
         PortType::Str | PortType::Bytes | PortType::Json => Value::None,
     }
 }
@@ -147,6 +194,8 @@ pub fn value_to_slot(v: &Value) -> Option<u64> {
         Value::F64(x) => x.to_slot(),
         Value::F32(x) => x.to_slot(),
         Value::Bool(x) => x.to_slot(),
+        Value::Timestamp(x) => Millis(*x).to_slot(),
+        Value::Date(x) => Days(*x).to_slot(),
         _ => return None,
     })
 }

@@ -1,9 +1,10 @@
 //! Conversions: the literal node, explicit numeric conversions, and the
 //! automatic (class A) widening adapters the compiler inserts on typed wires.
 
-use crate::node::kit::{map1, str_map, to_ref, value_to_slot, SlotEval};
+use crate::node::kit::{map1, str_map, to_ref, value_to_slot, Days, Millis, SlotEval};
 use crate::node::{wire, wire_any, Args, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec, Ty};
-use crate::types::PortType::{self, Bool, Bytes, Json, Str, F32, F64, I32, I64, U32, U64};
+use crate::nodes::datetime::{date_text, parse_iso_millis, timestamp_text};
+use crate::types::PortType::{self, Bool, Bytes, Date, Json, Str, Timestamp, F32, F64, I32, I64, U32, U64};
 use crate::value::Value;
 
 /// A literal in a wire position: an anonymous constant node.
@@ -199,6 +200,45 @@ adapter!(F64_TO_STR, "__f64_to_str", F64: f64 => Str, to_ref, |x| x.to_string())
 adapter!(F32_TO_STR, "__f32_to_str", F32: f32 => Str, to_ref, |x| x.to_string());
 adapter!(BOOL_TO_STR, "__bool_to_str", Bool: bool => Str, to_ref, |x| x.to_string());
 adapter!(U64_TO_BYTES, "__u64_to_bytes", U64: u64 => Bytes, to_ref, |x| x.to_le_bytes().to_vec());
+adapter!(TIMESTAMP_TO_STR, "__timestamp_to_str", Timestamp: Millis => Str, to_ref, |x| timestamp_text(x.0));
+adapter!(DATE_TO_STR, "__date_to_str", Date: Days => Str, to_ref, |x| date_text(x.0));
+adapter!(DATE_TO_TIMESTAMP, "__date_to_timestamp", Date: Days => Timestamp, map1, |x| Millis(
+    i64::from(x.0) * MS_PER_DAY
+));
+
+/// Milliseconds in a day (a `date` is a whole number of them from the epoch).
+pub const MS_PER_DAY: i64 = 86_400_000;
+
+/// Declares a one-wire node `__<from>_to_<to>` that only an explicit `as` uses.
+macro_rules! cast {
+    ($id:ident, $name:literal, $from:ident : $ft:ty => $to:ident, $doc:literal, $f:expr) => {
+        /// A one-wire cast node `__<from>_to_<to>` (see its `name` and `doc` fields).
+        pub const $id: NodeDef = NodeDef {
+            name: $name,
+            category: "adapter",
+            doc: $doc,
+            params: &[wire("input", $from)],
+            outputs: Outputs::One($to),
+            build: |_| Ok(map1($f as fn($ft) -> _)),
+            ..NodeDef::BASE
+        };
+    };
+}
+
+cast!(U64_TO_TIMESTAMP, "__u64_to_timestamp", U64: u64 => Timestamp,
+    "Cast u64 -> timestamp: epoch milliseconds (saturating at i64::MAX).", |x| Millis(x.min(i64::MAX as u64) as i64));
+cast!(I64_TO_TIMESTAMP, "__i64_to_timestamp", I64: i64 => Timestamp,
+    "Cast i64 -> timestamp: epoch milliseconds.", Millis);
+cast!(TIMESTAMP_TO_I64, "__timestamp_to_i64", Timestamp: Millis => I64,
+    "Cast timestamp -> i64: epoch milliseconds.", |x| x.0);
+cast!(TIMESTAMP_TO_DATE, "__timestamp_to_date", Timestamp: Millis => Date,
+"Cast timestamp -> date: the UTC day of the instant (saturating).", |x| Days(
+    x.0.div_euclid(MS_PER_DAY).clamp(i32::MIN as i64, i32::MAX as i64) as i32
+));
+cast!(U64_TO_DATE, "__u64_to_date", U64: u64 => Date,
+    "Cast u64 -> date: days since 1970-01-01 (saturating at i32::MAX).", |x| Days(x.min(i32::MAX as u64) as i32));
+cast!(I32_TO_DATE, "__i32_to_date", I32: i32 => Date, "Cast i32 -> date: days since 1970-01-01.", Days);
+cast!(DATE_TO_I32, "__date_to_i32", Date: Days => I32, "Cast date -> i32: days since 1970-01-01.", |x| x.0);
 
 /// Name of the pass-through node inserted when a `const` binding has no node
 /// of its own to capture (it names an input, or a node another binding shares).
@@ -262,6 +302,9 @@ pub fn auto_adapter(from: PortType, to: PortType) -> Option<&'static NodeDef> {
         (F32, Str) => &F32_TO_STR,
         (Bool, Str) => &BOOL_TO_STR,
         (U64, Bytes) => &U64_TO_BYTES,
+        (Timestamp, Str) => &TIMESTAMP_TO_STR,
+        (Date, Str) => &DATE_TO_STR,
+        (Date, Timestamp) => &DATE_TO_TIMESTAMP,
         _ => return None,
     })
 }
@@ -273,6 +316,13 @@ pub fn cast_node(from: PortType, to: PortType) -> Option<&'static NodeDef> {
     auto_adapter(from, to).or(match (from, to) {
         (Str, U64) => Some(&STR_TO_U64_CAST),
         (Str, F64) => Some(&STR_TO_F64_CAST),
+        (U64, Timestamp) => Some(&U64_TO_TIMESTAMP),
+        (I64, Timestamp) => Some(&I64_TO_TIMESTAMP),
+        (Timestamp, I64) => Some(&TIMESTAMP_TO_I64),
+        (Timestamp, Date) => Some(&TIMESTAMP_TO_DATE),
+        (U64, Date) => Some(&U64_TO_DATE),
+        (I32, Date) => Some(&I32_TO_DATE),
+        (Date, I32) => Some(&DATE_TO_I32),
         _ => None,
     })
 }
@@ -308,6 +358,16 @@ pub const NODES: &[NodeDef] = &[
     F32_TO_STR,
     BOOL_TO_STR,
     U64_TO_BYTES,
+    TIMESTAMP_TO_STR,
+    DATE_TO_STR,
+    DATE_TO_TIMESTAMP,
+    U64_TO_TIMESTAMP,
+    I64_TO_TIMESTAMP,
+    TIMESTAMP_TO_I64,
+    TIMESTAMP_TO_DATE,
+    U64_TO_DATE,
+    I32_TO_DATE,
+    DATE_TO_I32,
 ];
 
 /// Every (from, to) pair the compiler converts on a wire by itself (the
@@ -330,7 +390,9 @@ fn conversion_pairs(table: fn(PortType, PortType) -> Option<&'static NodeDef>) -
 /// (`--set name=value`): integers in decimal or `0x` hex (range-checked),
 /// floats as Rust parses them (`inf`, `NaN`, `1e3`), bools as
 /// `true`/`false`/`1`/`0` (any case), `str` and `json` as the text itself,
-/// `bytes` as the text's UTF-8 bytes. Surrounding whitespace is ignored for
+/// `bytes` as the text's UTF-8 bytes, a `timestamp` as epoch milliseconds or
+/// ISO text (`1992-01-01T12:30:00Z`, UTC), a `date` as days since 1970-01-01
+/// or `YYYY-MM-DD`. Surrounding whitespace is ignored for
 /// numbers and bools. The error says what was expected.
 pub fn parse_text(text: &str, ty: PortType) -> Result<Value, String> {
     fn int(t: &str) -> Option<i128> {
@@ -365,6 +427,22 @@ pub fn parse_text(text: &str, ty: PortType) -> Result<Value, String> {
         Str => Value::str(text),
         Json => Value::Json(text.into()),
         Bytes => Value::Bytes(text.as_bytes().into()),
+        Timestamp => match int(t) {
+            Some(ms) => Value::Timestamp(i64::try_from(ms).map_err(|_| bad("milliseconds that fit in i64"))?),
+            None => Value::Timestamp(
+                parse_iso_millis(t)
+                    .ok_or_else(|| bad("epoch milliseconds or an ISO date-time such as 1992-01-01T12:30:00Z (UTC)"))?,
+            ),
+        },
+        Date => match int(t) {
+            Some(days) => Value::Date(i32::try_from(days).map_err(|_| bad("days that fit in i32"))?),
+            None => match parse_iso_millis(t) {
+                Some(ms) if ms.rem_euclid(MS_PER_DAY) == 0 && !t.contains([':', 'T', 't']) => {
+                    Value::Date(i32::try_from(ms / MS_PER_DAY).map_err(|_| bad("a day that fits in i32"))?)
+                }
+                _ => return Err(bad("days since 1970-01-01 or an ISO date such as 1992-01-01")),
+            },
+        },
     })
 }
 
@@ -419,6 +497,20 @@ pub fn boundary_value(value: Value, to: PortType) -> Result<Value, Value> {
         // A host that writes a number into a string slot has made a mistake
         // worth reporting; wires get their Display adapters from class A instead.
         Str | Bytes => None,
+        // Epoch milliseconds or days as integers; a date widens to its midnight.
+        Timestamp => match &value {
+            V::Date(d) => Some(V::Timestamp(i64::from(*d) * MS_PER_DAY)),
+            V::U64(_) | V::I64(_) | V::U32(_) | V::I32(_) => int.and_then(|i| i64::try_from(i).ok()).map(V::Timestamp),
+            _ => None,
+        },
+        Date => match &value {
+            V::U64(_) | V::I64(_) | V::U32(_) | V::I32(_) => int.and_then(|i| i32::try_from(i).ok()).map(V::Date),
+            // An instant at a midnight is that day.
+            V::Timestamp(ms) if ms.rem_euclid(MS_PER_DAY) == 0 => {
+                i32::try_from(ms.div_euclid(MS_PER_DAY)).ok().map(V::Date)
+            }
+            _ => None,
+        },
     };
     converted.ok_or(value)
 }
@@ -512,8 +604,32 @@ mod tests {
         assert!(ok("TRUE", Bool).same(&Value::Bool(true)));
         assert!(parse_text("yes", Bool).unwrap_err().contains("true, false, 1 or 0"));
         assert!(ok(" eu west ", Str).same(&Value::str(" eu west ")), "strings keep their spaces");
-        assert_eq!(implicit_conversions().len(), 19);
+        assert_eq!(implicit_conversions().len(), 22);
         assert!(cast_conversions().contains(&(Str, U64)));
+        assert!(ok("1992-01-01", Date).same(&Value::Date(8035)));
+        assert!(ok("8035", Date).same(&Value::Date(8035)));
+        assert!(parse_text("1992-01-01T10:00", Date).is_err(), "a date is a whole day");
+        assert!(ok("1992-01-01T00:00:01.5Z", Timestamp).same(&Value::Timestamp(8035 * MS_PER_DAY + 1500)));
+        assert!(ok("-5", Timestamp).same(&Value::Timestamp(-5)));
+        assert!(parse_text("1992-02-30", Timestamp).unwrap_err().contains("ISO date-time"));
+    }
+
+    #[test]
+    fn calendar_casts_and_boundary_writes() {
+        let cast = |from: PortType, to: PortType, v: Value| eval1(cast_node(from, to).unwrap(), &[], &[v]);
+        assert!(cast(U64, Timestamp, Value::U64(u64::MAX)).same(&Value::Timestamp(i64::MAX)), "saturates");
+        assert!(cast(Timestamp, Date, Value::Timestamp(-1)).same(&Value::Date(-1)), "the UTC day, floored");
+        assert!(cast(Date, Timestamp, Value::Date(2)).same(&Value::Timestamp(2 * MS_PER_DAY)));
+        assert!(cast(Date, Str, Value::Date(8035)).same(&Value::str("1992-01-01")));
+        assert!(cast(Timestamp, Str, Value::Timestamp(0)).same(&Value::str("1970-01-01T00:00:00.000Z")));
+        assert!(cast(Timestamp, I64, Value::Timestamp(-7)).same(&Value::I64(-7)));
+        assert!(auto_adapter(U64, Timestamp).is_none(), "a number becomes an instant only by an explicit cast");
+        assert!(boundary_value(Value::U64(5), Timestamp).unwrap().same(&Value::Timestamp(5)));
+        assert!(boundary_value(Value::Date(1), Timestamp).unwrap().same(&Value::Timestamp(MS_PER_DAY)));
+        assert!(boundary_value(Value::Timestamp(MS_PER_DAY), Date).unwrap().same(&Value::Date(1)));
+        assert!(boundary_value(Value::Timestamp(1), Date).is_err(), "not a midnight");
+        assert!(boundary_value(Value::I64(i64::from(i32::MAX) + 1), Date).is_err());
+        assert!(boundary_value(Value::str("1992-01-01"), Date).is_err(), "text is never parsed at the boundary");
     }
 
     #[test]

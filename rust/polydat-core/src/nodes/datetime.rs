@@ -32,6 +32,115 @@ pub fn timestamp(epoch_ms: u64) -> String {
     format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{ms:03}Z")
 }
 
+/// Days since 1970-01-01 (negative before it) as a proleptic Gregorian
+/// (year, month, day); years before 1 are 0, -1, ... (astronomical).
+pub fn civil_from_signed_days(days: i64) -> (i64, u64, u64) {
+    // Shift by whole 400-year eras (146 097 days each) into the unsigned range.
+    const ERA: i64 = 146_097;
+    let eras = if days < 0 { (-days) / ERA + 1 } else { 0 };
+    let (y, m, d) = civil_from_days((days + eras * ERA) as u64);
+    (y as i64 - 400 * eras, m, d)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (the inverse of
+/// [`civil_from_signed_days`]; `month` in 1..=12, `day` in 1..=31).
+pub fn days_from_civil(year: i64, month: u64, day: u64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400) as u64;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe as i64 - 719_468
+}
+
+/// Days in `month` of `year` (proleptic Gregorian).
+pub fn days_in_month(year: i64, month: u64) -> u64 {
+    match month {
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+fn year_text(y: i64) -> String {
+    if y < 0 {
+        format!("-{:04}", -y)
+    } else {
+        format!("{y:04}")
+    }
+}
+
+/// `YYYY-MM-DD` of a `date` (days since 1970-01-01).
+pub fn date_text(days: i32) -> String {
+    let (y, m, d) = civil_from_signed_days(i64::from(days));
+    format!("{}-{m:02}-{d:02}", year_text(y))
+}
+
+/// `YYYY-MM-DDThh:mm:ss.mmmZ` of a `timestamp` (milliseconds since
+/// 1970-01-01T00:00:00Z, negative before it).
+pub fn timestamp_text(ms: i64) -> String {
+    let (days, in_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000) as u64);
+    let (y, mo, d) = civil_from_signed_days(days);
+    let (secs, milli) = (in_day / 1000, in_day % 1000);
+    let (h, mi, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+    format!("{}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{milli:03}Z", year_text(y))
+}
+
+/// Reads `YYYY-MM-DD`, optionally followed by `Thh:mm[:ss[.f...]]` and a
+/// `Z` (or a space instead of the `T`), as milliseconds since the epoch
+/// (UTC; digits past milliseconds are cut). `None` when it is no such text
+/// or names no real day or time.
+pub fn parse_iso_millis(text: &str) -> Option<i64> {
+    let t = text.trim();
+    let t = t.strip_suffix('Z').or_else(|| t.strip_suffix('z')).unwrap_or(t);
+    let (date, time) = match t.find(['T', 't', ' ']) {
+        Some(i) => (&t[..i], Some(&t[i + 1..])),
+        None => (t, None),
+    };
+    let (negative, date) = match date.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, date),
+    };
+    let mut parts = date.split('-');
+    let number = |p: Option<&str>, width: std::ops::RangeInclusive<usize>| -> Option<u64> {
+        let p = p?;
+        (width.contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit())).then(|| p.parse().ok())?
+    };
+    let year = number(parts.next(), 4..=9)? as i64;
+    let (month, day) = (number(parts.next(), 2..=2)?, number(parts.next(), 2..=2)?);
+    let year = if negative { -year } else { year };
+    if parts.next().is_some() || !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
+        return None;
+    }
+    let mut ms = days_from_civil(year, month, day).checked_mul(86_400_000)?;
+    if let Some(time) = time {
+        let (hms, fraction) = match time.split_once('.') {
+            Some((hms, f)) if !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()) => (hms, Some(f)),
+            Some(_) => return None,
+            None => (time, None),
+        };
+        let mut fields = hms.split(':');
+        let h = number(fields.next(), 2..=2)?;
+        let mi = number(fields.next(), 2..=2)?;
+        let s = match fields.next() {
+            Some(f) => number(Some(f), 2..=2)?,
+            None if fraction.is_none() => 0,
+            None => return None,
+        };
+        if fields.next().is_some() || h > 23 || mi > 59 || s > 59 {
+            return None;
+        }
+        let milli = fraction.map_or(0, |f| {
+            let digits: String = f.chars().chain("000".chars()).take(3).collect();
+            digits.parse::<u64>().unwrap_or(0)
+        });
+        ms = ms.checked_add(((h * 3600 + mi * 60 + s) * 1000 + milli) as i64)?;
+    }
+    Some(ms)
+}
+
 /// `to_timestamp`: Epoch milliseconds as YYYY-MM-DDThh:mm:ss.mmmZ (UTC, proleptic Gregorian).
 pub const TO_TIMESTAMP: NodeDef = NodeDef {
     name: "to_timestamp",
@@ -67,6 +176,30 @@ mod tests {
         assert_eq!(ts(253_402_300_799_999), "9999-12-31T23:59:59.999Z");
         assert_eq!(ts(253_402_300_800_000), "10000-01-01T00:00:00.000Z");
         assert_eq!(ts(u64::MAX), "584556019-04-03T14:25:51.615Z");
+    }
+
+    #[test]
+    fn signed_calendar_text_and_parsing_round_trip() {
+        assert_eq!(date_text(0), "1970-01-01");
+        assert_eq!(date_text(-1), "1969-12-31");
+        assert_eq!(date_text(8035), "1992-01-01");
+        assert_eq!(date_text(-719_528), "0000-01-01");
+        assert_eq!(date_text(i32::MIN), "-5877641-06-23");
+        assert_eq!(timestamp_text(-1), "1969-12-31T23:59:59.999Z");
+        assert_eq!(timestamp_text(1_704_067_200_123), "2024-01-01T00:00:00.123Z");
+        for days in (-800_000..800_000).step_by(997) {
+            let (y, m, d) = civil_from_signed_days(days);
+            assert_eq!(days_from_civil(y, m, d), days);
+            assert_eq!(parse_iso_millis(&date_text(days as i32)), Some(days * 86_400_000), "{days}");
+        }
+        for ms in [-1i64, 0, 1, 86_399_999, 1_704_067_200_123, -62_167_219_200_000] {
+            assert_eq!(parse_iso_millis(&timestamp_text(ms)), Some(ms), "{ms}");
+        }
+        assert_eq!(parse_iso_millis("1992-01-01 12:30"), Some(8035 * 86_400_000 + 45_000_000));
+        assert_eq!(parse_iso_millis("2024-02-29T00:00:00.5Z"), Some(1_709_164_800_500));
+        for bad in ["2023-02-29", "1992-13-01", "1992-1-01", "1992-01-01T24:00", "x", "1992-01-01T10", ""] {
+            assert_eq!(parse_iso_millis(bad), None, "{bad}");
+        }
     }
 
     #[test]
