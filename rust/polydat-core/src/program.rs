@@ -5,6 +5,7 @@
 use crate::compile::events::CompileEvent;
 use crate::compile::explain::ExplainData;
 use crate::compile::hoist::Lifecycle;
+use crate::compile::select::Selection;
 use crate::ir::{InputKind, Modifier, Span};
 use crate::node::{NodeDef, NodeEval};
 use crate::provenance::ProvMask;
@@ -142,6 +143,8 @@ pub struct Program {
     pub stats: CompileStats,
     /// What `explain` shows beyond steps and events.
     pub explain: ExplainData,
+    /// The engine and mode chosen for the program (the selection stage).
+    pub selection: Selection,
     input_index: HashMap<String, u32>,
     output_index: HashMap<String, u32>,
     cones: Box<[OnceLock<Box<[u32]>>]>,
@@ -215,6 +218,7 @@ impl Program {
             events,
             stats,
             explain,
+            selection: Selection::default(),
             input_index,
             output_index,
             cones,

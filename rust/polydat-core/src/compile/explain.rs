@@ -27,26 +27,6 @@ pub struct PassRecord {
     pub note: String,
 }
 
-/// The engine and provenance mode chosen for a program, and why.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct EngineChoice {
-    /// What the caller asked for (`auto`, `p1`, ...).
-    pub requested: String,
-    /// What the compiler chose (the binding reports what actually runs).
-    pub chosen: String,
-    /// The provenance mode: as requested, or the P2 mode actually running once the host reports it.
-    pub provenance: String,
-    /// One sentence: why this engine.
-    pub reason: String,
-    /// The heuristic's inputs as (name, value), e.g. ("dynamic_nodes", "12").
-    pub heuristic_inputs: Vec<(String, String)>,
-    /// Native segments of a mixed engine, as step ranges (empty for P1).
-    pub native_segments: Vec<(u32, u32)>,
-    /// How the chosen engine runs the program, one sentence (P2: closure
-    /// steps, slot-kit steps, sweeping); empty when there is nothing to add.
-    pub plan: String,
-}
-
 /// A node of the resolved-graph snapshot (formatted only when explained).
 #[derive(Clone, Debug)]
 pub struct SnapshotNode {
@@ -140,8 +120,6 @@ pub fn literal_text(v: &crate::value::Value) -> String {
 pub struct ExplainData {
     /// Node count, duration and note of every pass, in pipeline order.
     pub passes: Vec<PassRecord>,
-    /// The engine and provenance choice, and why.
-    pub engine: EngineChoice,
     /// The resolved graph, for `explain --dot`.
     pub resolved: GraphSnapshot,
     /// Whether Node Fusion ran (the `fusion` option).
@@ -152,43 +130,42 @@ pub struct ExplainData {
     pub requested_outputs: Option<Vec<String>>,
 }
 
-/// Fills in the P2 provenance selection: the heuristic's inputs and rule.
-fn record_p2_selection(engine: &mut EngineChoice, program: &Program, mode: &str) {
-    let a = crate::engine::p2::analyze(program);
-    engine.provenance = mode.to_string();
-    engine.reason =
-        if engine.requested.contains('/') || !matches!(program.explain.engine.provenance.as_str(), "" | "auto") {
-            format!("provenance {mode} was requested (the heuristic would pick {:?}: {})", a.choice, a.rule)
-        } else {
-            format!("provenance chosen by the heuristic: {}", a.rule)
-        };
-    let (closures, kits, sweeps) = crate::engine::p2::plan::shape(program);
-    let reads = match (sweeps, mode) {
-        (false, _) => "reads walk their cones (a step is not a pure closure)",
-        (true, "raw") => "a stale read sweeps the whole per-cycle program in one pass",
-        (true, "pull") => "a stale read of a broad cone sweeps the whole per-cycle program; selective cones are walked",
-        (true, _) => "reads walk their cones, skipping clean steps",
-    };
-    engine.plan = format!("{closures} closure step(s), {kits} slot-kit step(s); {reads}");
-    engine.heuristic_inputs = vec![
-        ("total_nodes".into(), a.total_nodes.to_string()),
-        ("max_output_cone".into(), a.max_output_cone.to_string()),
-        ("output_cone_ratio".into(), format!("{:.3}", a.output_cone_ratio)),
-        ("stable_nodes".into(), a.stable_nodes.to_string()),
-        ("stable_ratio".into(), format!("{:.3}", a.stable_ratio)),
-    ];
+/// How an engine runs a program, as `explain` shows it: one sentence (P2:
+/// closure and slot-kit steps, whether reads sweep) and the native segments
+/// of a mixed engine as step ranges. The engine layer describes itself;
+/// `explain` only renders what it is given.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct EnginePlan {
+    /// The engine that runs (`p1`, `p2/pull`, ...).
+    pub running: String,
+    /// One sentence on how it runs the program (empty: nothing to add).
+    pub plan: String,
+    /// Native segments, as step ranges (empty unless the engine is mixed).
+    pub native_segments: Vec<(u32, u32)>,
 }
 
-/// The whole explain document of `program` as JSON text. `engine_running`
-/// overrides the recorded choice with what the host actually runs.
-pub fn explain_json(program: &Program, engine_running: Option<&str>) -> String {
-    let mut engine = program.explain.engine.clone();
-    if let Some(running) = engine_running {
-        engine.chosen = running.to_string();
-        if let Some(mode) = running.strip_prefix("p2/") {
-            record_p2_selection(&mut engine, program, mode);
-        }
-    }
+/// The whole explain document of `program` as JSON text; `plan` is how the
+/// engine that runs it runs it (see [`EnginePlan`]).
+pub fn explain_json(program: &Program, plan: &EnginePlan) -> String {
+    let selection = &program.selection;
+    let a = &selection.analysis;
+    let engine = json!({
+        "requested": selection.requested,
+        "chosen": plan.running,
+        "selected": selection.engine.name(),
+        "provenance": plan.running.split_once('/').map_or("", |(_, m)| m),
+        "reason": selection.reason,
+        "heuristic_inputs": [
+            ["total_nodes", a.total_nodes.to_string()],
+            ["max_output_cone", a.max_output_cone.to_string()],
+            ["output_cone_ratio", format!("{:.3}", a.output_cone_ratio)],
+            ["stable_nodes", a.stable_nodes.to_string()],
+            ["stable_ratio", format!("{:.3}", a.stable_ratio)],
+            ["heuristic_choice", a.choice.name().to_string()],
+        ],
+        "native_segments": plan.native_segments,
+        "plan": plan.plan,
+    });
     let steps: Vec<Json> = program
         .steps
         .iter()
@@ -250,8 +227,8 @@ pub fn explain_json(program: &Program, engine_running: Option<&str>) -> String {
             "fusion": program.explain.fusion,
             "strict": program.explain.strict,
             "outputs": program.explain.requested_outputs,
-            "engine": program.explain.engine.requested,
-            "provenance": program.explain.engine.provenance,
+            "engine": selection.requested,
+            "provenance": selection.provenance,
         },
         "stats": {
             "nodes_resolved": program.stats.nodes_resolved,

@@ -10,7 +10,6 @@
 //! * [`modes`]: the four currency strategies, Raw / Push / Pull / PushPull.
 //! * [`kernel`]: [`P2Kernel<M>`], generic over the mode, so each mode is its
 //!   own monomorphic kernel type with no strategy test in its loop.
-//! * [`select`]: the automatic choice of mode from graph analysis.
 //!
 //! P2 is held to P1 bit for bit: the same values (f64 by bits, strings by
 //! content), the same `None` propagation, the same failure messages.
@@ -20,12 +19,10 @@ pub mod modes;
 pub mod plan;
 pub mod refslot;
 pub mod schedule;
-pub mod select;
 pub mod slots;
 
 pub use kernel::{P2Kernel, SlotReadError};
 pub use modes::{Mode, Provenance};
-pub use select::{analyze, Analysis};
 
 use crate::engine::Kernel;
 use crate::program::Program;
@@ -40,6 +37,21 @@ pub type PushKernel = P2Kernel<modes::Push>;
 pub type PullKernel = P2Kernel<modes::Pull>;
 /// The PushPull kernel type: both.
 pub type PushPullKernel = P2Kernel<modes::PushPull>;
+
+/// How P2 in mode `mode` runs `program`, in one sentence (for `explain`):
+/// closure and slot-kit steps, and whether a stale read sweeps.
+pub fn describe(program: &Program, mode: Provenance) -> String {
+    let (closures, kits, sweeps) = plan::shape(program);
+    let reads = match (sweeps, mode) {
+        (false, _) => "reads walk their cones (a step is not a pure closure)",
+        (true, Provenance::Raw) => "a stale read sweeps the whole per-cycle program in one pass",
+        (true, Provenance::Pull) => {
+            "a stale read of a broad cone sweeps the whole per-cycle program; selective cones are walked"
+        }
+        (true, _) => "reads walk their cones, skipping clean steps",
+    };
+    format!("{closures} closure step(s), {kits} slot-kit step(s); {reads}")
+}
 
 /// A new P2 kernel of mode `mode` over `program`.
 pub fn new_kernel(program: &Arc<Program>, mode: Provenance) -> Box<dyn Kernel> {

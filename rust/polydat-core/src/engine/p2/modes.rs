@@ -23,39 +23,7 @@
 //! current until `invalidate_all`.
 
 use super::plan::Plan;
-
-/// The four P2 provenance modes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Provenance {
-    /// No provenance: a read runs every step of the cone not yet run this round.
-    Raw,
-    /// A changed input dirties its dependents; a read runs the dirty steps of the cone.
-    Push,
-    /// Writes record the changed inputs; a read checks the cone guard, then runs as Raw.
-    Pull,
-    /// Push and Pull together: the cone guard, then the dirty steps.
-    PushPull,
-}
-
-impl Provenance {
-    /// Every mode, in reporting order.
-    pub const ALL: [Provenance; 4] = [Provenance::Raw, Provenance::Push, Provenance::Pull, Provenance::PushPull];
-
-    /// The mode's name (`raw`, `push`, `pull`, `pushpull`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Provenance::Raw => "raw",
-            Provenance::Push => "push",
-            Provenance::Pull => "pull",
-            Provenance::PushPull => "pushpull",
-        }
-    }
-
-    /// Parses a mode name (not `auto`).
-    pub fn parse(name: &str) -> Option<Provenance> {
-        Provenance::ALL.into_iter().find(|p| p.name() == name)
-    }
-}
+pub use crate::provenance::Provenance;
 
 /// When a kernel type's stale reads sweep the whole per-cycle program (on a
 /// plan where that is allowed, see `Plan::sweep`) rather than walk a cone.
