@@ -1,55 +1,15 @@
-//! What `explain` shows, recorded while compiling: node counts after each
-//! pass, a snapshot of the resolved graph (for `explain --dot`), the engine
-//! choice with the inputs of its heuristic, and the options used. The compile
-//! events and the lifecycle of every step live in the [`Program`] itself;
-//! [`explain_json`] renders all of it as one JSON document.
+//! `explain`: the snapshot of the resolved graph taken while compiling, and
+//! the whole explain document rendered as JSON from the program — its
+//! passes, steps, lifecycles, events, the selection stage's choice, and the
+//! plan the running engine describes (`program::explain` holds the records).
 
 use super::graph::{Graph, Wire};
-use super::hoist::Lifecycle;
-use crate::ir::{InputKind, Span};
+use crate::ir::WireIr;
 use crate::node::Purity;
+pub use crate::program::explain::{literal_text, EnginePlan, ExplainData, GraphSnapshot, PassRecord, SnapshotNode};
+use crate::program::lifecycle::Lifecycle;
 use crate::program::Program;
-use crate::types::PortType;
-use crate::value::Value;
-use serde::Serialize;
 use serde_json::{json, Value as Json};
-
-/// One pass of the pipeline: the node count after it and its duration.
-#[derive(Clone, Debug, Serialize)]
-pub struct PassRecord {
-    /// The pass name (`resolve`, `fusion`, `emit`, ...).
-    pub pass: &'static str,
-    /// Nodes in the graph after the pass.
-    pub nodes: usize,
-    /// Time since the previous record (the pass's duration), in microseconds.
-    pub micros: u64,
-    /// What the pass did, in a few words (e.g. "3 rewrites in 2 iterations").
-    pub note: String,
-}
-
-/// A node of the resolved-graph snapshot (formatted only when explained).
-#[derive(Clone, Debug)]
-pub struct SnapshotNode {
-    /// The node's op name.
-    pub op: &'static str,
-    /// The node's construction constants.
-    pub consts: Vec<Value>,
-    /// The wires the node reads, in argument order.
-    pub wires: Vec<Wire>,
-    /// The node's source position.
-    pub span: Span,
-    /// Bindings (outputs) naming this node.
-    pub bindings: Vec<String>,
-}
-
-/// The graph as resolution left it (adapters inserted, before fusion).
-#[derive(Clone, Debug, Default)]
-pub struct GraphSnapshot {
-    /// Inputs as (name, type, kind).
-    pub inputs: Vec<(String, PortType, InputKind)>,
-    /// The nodes, in graph order (wires index into this list).
-    pub nodes: Vec<SnapshotNode>,
-}
 
 impl GraphSnapshot {
     /// Records `graph` (cheap: no formatting until [`GraphSnapshot::to_json`]).
@@ -63,85 +23,20 @@ impl GraphSnapshot {
             .map(|(i, n)| SnapshotNode {
                 op: n.def.name,
                 consts: n.consts.clone(),
-                wires: n.wires.clone(),
+                wires: n
+                    .wires
+                    .iter()
+                    .map(|w| match *w {
+                        Wire::Input(i) => WireIr::Input(i as usize),
+                        Wire::Node(n, p) => WireIr::Node { node: n as usize, port: p as usize },
+                    })
+                    .collect(),
                 span: n.span,
                 bindings: std::mem::take(&mut bindings[i]),
             })
             .collect();
         GraphSnapshot { inputs, nodes }
     }
-
-    /// The snapshot as JSON: inputs as `[name, type, kind]`; nodes with `op`,
-    /// `consts` (display text), `wires` (`"in:<input>"` or `"node:<node>:<port>"`),
-    /// `line`, `col` and `bindings`.
-    pub fn to_json(&self) -> Json {
-        let inputs: Vec<Json> = self
-            .inputs
-            .iter()
-            .map(|(name, ty, kind)| json!([name, ty.keyword(), format!("{kind:?}").to_lowercase()]))
-            .collect();
-        let nodes: Vec<Json> = self
-            .nodes
-            .iter()
-            .map(|n| {
-                let wires: Vec<String> = n
-                    .wires
-                    .iter()
-                    .map(|w| match w {
-                        Wire::Input(i) => format!("in:{i}"),
-                        Wire::Node(n, p) => format!("node:{n}:{p}"),
-                    })
-                    .collect();
-                json!({
-                    "op": n.op,
-                    "consts": n.consts.iter().map(literal_text).collect::<Vec<_>>(),
-                    "wires": wires,
-                    "line": n.span.line,
-                    "col": n.span.col,
-                    "bindings": n.bindings,
-                })
-            })
-            .collect();
-        json!({"inputs": inputs, "nodes": nodes})
-    }
-}
-
-/// A constant as source-like text: `1000`, `2.5`, `"key"`.
-pub fn literal_text(v: &crate::value::Value) -> String {
-    match v {
-        Value::Str(s) => format!("{s:?}"),
-        Value::F64(f) => format!("{f:?}"),
-        other => other.display_text(),
-    }
-}
-
-/// Everything `explain` needs beyond the program's steps and events.
-#[derive(Clone, Debug, Default)]
-pub struct ExplainData {
-    /// Node count, duration and note of every pass, in pipeline order.
-    pub passes: Vec<PassRecord>,
-    /// The resolved graph, for `explain --dot`.
-    pub resolved: GraphSnapshot,
-    /// Whether Node Fusion ran (the `fusion` option).
-    pub fusion: bool,
-    /// Whether implicit coercions were refused (the `strict` option).
-    pub strict: bool,
-    /// The outputs requested with `outputs=[...]` (`None`: all).
-    pub requested_outputs: Option<Vec<String>>,
-}
-
-/// How an engine runs a program, as `explain` shows it: one sentence (P2:
-/// closure and slot-kit steps, whether reads sweep) and the native segments
-/// of a mixed engine as step ranges. The engine layer describes itself;
-/// `explain` only renders what it is given.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct EnginePlan {
-    /// The engine that runs (`p1`, `p2/pull`, ...).
-    pub running: String,
-    /// One sentence on how it runs the program (empty: nothing to add).
-    pub plan: String,
-    /// Native segments, as step ranges (empty unless the engine is mixed).
-    pub native_segments: Vec<(u32, u32)>,
 }
 
 /// The whole explain document of `program` as JSON text; `plan` is how the

@@ -18,7 +18,6 @@
 pub mod adapters;
 pub mod dce;
 pub mod emit;
-pub mod events;
 pub mod explain;
 pub mod fold;
 pub mod fusion;
@@ -33,8 +32,8 @@ pub mod toposort;
 use crate::error::CompileError;
 use crate::ir::GraphIr;
 use crate::node::NodeDef;
+use crate::program::events::EventKind;
 use crate::program::{CompileStats, Program};
-use events::EventKind;
 use explain::{ExplainData, GraphSnapshot, PassRecord};
 use graph::Graph;
 use std::time::Instant;

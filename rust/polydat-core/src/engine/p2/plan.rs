@@ -17,9 +17,9 @@
 //!   dependents, volatility.
 
 use super::schedule::schedule;
-use crate::compile::hoist::Lifecycle;
 use crate::node::kit::{BlockStep, Handed, SlotStep, Src, ThreadStep, BLOCK};
 use crate::node::{NodeEval, Purity};
+use crate::program::lifecycle::Lifecycle;
 use crate::program::Program;
 use crate::provenance::ones;
 use crate::types::PortType;

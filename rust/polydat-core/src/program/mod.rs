@@ -2,15 +2,20 @@
 //! steps in evaluation order over one value-slot layout, provenance, output
 //! map, and what the compiler did (events, statistics).
 
-use crate::compile::events::CompileEvent;
-use crate::compile::explain::ExplainData;
-use crate::compile::hoist::Lifecycle;
-use crate::compile::select::Selection;
+pub mod events;
+pub mod explain;
+pub mod lifecycle;
+pub mod selection;
+
 use crate::ir::{InputKind, Modifier, Span};
 use crate::node::{NodeDef, NodeEval};
 use crate::provenance::ProvMask;
 use crate::types::PortType;
 use crate::value::Value;
+use events::CompileEvent;
+use explain::ExplainData;
+use lifecycle::Lifecycle;
+use selection::Selection;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
