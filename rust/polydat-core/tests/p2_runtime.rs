@@ -8,6 +8,7 @@ mod common;
 use common::{Rng, A, G};
 use polydat_core::compile::select::{analyze, select, Request};
 use polydat_core::compile::{compile, CompileOptions};
+use polydat_core::engine::compiled::plan::Executor;
 use polydat_core::engine::p2::{self, Provenance, PullKernel, PushPullKernel, RawKernel, SlotReadError};
 use polydat_core::engine::{generate, new_kernel, EngineKind, Kernel, RowPlan, ENGINE_NAMES};
 use polydat_core::ir::GraphIr;
@@ -447,12 +448,12 @@ fn outcome(k: &mut dyn Kernel, out: usize) -> String {
     }
 }
 
-fn sweep_fallback_on<M: p2::Mode>(name: &str) {
+fn sweep_fallback_on<M: p2::modes::Mode>(name: &str) {
     let p = ok_and_bad();
     let (ok, bad) = (p.output("ok").unwrap(), p.output("bad").unwrap());
     let mut k = p2::P2Kernel::<M>::new(&p);
     let mut p1 = new_kernel(&p, EngineKind::P1);
-    assert!(!k.plan().sweep.is_empty(), "{name}: every step is a pure closure, so the plan sweeps");
+    assert!(k.plan().executor.sweeps(), "{name}: every step is a pure closure, so the plan sweeps");
     let both = |k: &mut dyn Kernel, p1: &mut dyn Kernel, out: usize, what: &str| {
         assert_eq!(outcome(k, out), outcome(p1, out), "{name}: {what}");
     };
@@ -593,8 +594,14 @@ fn pull_runs_selective_cones_as_threads_and_falls_back_on_failure() {
     let (ok, bad, big) = (p.output("ok").unwrap(), p.output("bad").unwrap(), p.output("big").unwrap());
     let mut k = PullKernel::new(&p);
     let plan = k.plan().clone();
-    assert!(plan.cone_thread(ok).is_some() && plan.cone_thread(bad).is_some(), "selective cones get threads");
-    assert!(plan.cone_thread(big).is_none() && plan.broad_cone(big), "a broad cone sweeps instead");
+    assert!(
+        plan.executor.cone_thread(&plan.shape, ok).is_some() && plan.executor.cone_thread(&plan.shape, bad).is_some(),
+        "selective cones get threads"
+    );
+    assert!(
+        plan.executor.cone_thread(&plan.shape, big).is_none() && plan.broad_cone(big),
+        "a broad cone sweeps instead"
+    );
     let mut p1 = new_kernel(&p, EngineKind::P1);
     let mut rng = Rng(11);
     for step in 0..300 {

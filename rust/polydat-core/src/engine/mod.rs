@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod column;
+pub mod compiled;
 pub mod guard;
 pub mod p1;
 pub mod p2;
@@ -43,12 +44,12 @@ pub fn build(
 }
 
 /// How `kind` runs `program`, for `explain`.
-pub fn describe(program: &Program, kind: EngineKind) -> crate::compile::explain::EnginePlan {
+pub fn describe(program: &Arc<Program>, kind: EngineKind) -> crate::program::explain::EnginePlan {
     let plan = match kind {
         EngineKind::P1 => String::new(),
         EngineKind::P2(mode) => p2::describe(program, mode),
     };
-    crate::compile::explain::EnginePlan { running: kind.name().to_string(), plan, native_segments: Vec::new() }
+    crate::program::explain::EnginePlan { running: kind.name().to_string(), plan, native_segments: Vec::new() }
 }
 
 /// A new kernel of `kind` over `program`.

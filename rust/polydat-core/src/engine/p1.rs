@@ -230,7 +230,7 @@ impl State {
             let step = &program.steps[s];
             let (before, after) = self.values.split_at_mut(step.out_start as usize);
             let outs = &mut after[..step.out_types.len()];
-            if self.none_possible[s] && !step.accepts_none && step.ins.iter().any(|&i| before[i as usize].is_none()) {
+            if self.none_possible[s] && step.yields_none(|i| before[i as usize].is_none()) {
                 outs.iter_mut().for_each(|o| *o = Value::None);
             } else {
                 step.eval.eval(&Args::new(before, &step.ins), outs).map_err(|e| (s, e))?;

@@ -94,6 +94,21 @@ impl Step {
     pub fn out_count(&self) -> usize {
         self.out_types.len()
     }
+
+    /// The `None` rule, one place for every engine: a step whose node does
+    /// not accept `None` and that has inputs yields `None` on every output,
+    /// without running, when any input is `None`.
+    #[inline]
+    pub fn propagates_none(&self) -> bool {
+        !self.accepts_none && !self.ins.is_empty()
+    }
+
+    /// This step yields `None` without running, when `is_none` says which
+    /// of its input slots hold `None` (see [`Step::propagates_none`]).
+    #[inline]
+    pub fn yields_none(&self, is_none: impl Fn(u32) -> bool) -> bool {
+        self.propagates_none() && self.ins.iter().any(|&i| is_none(i))
+    }
 }
 
 /// Node counts and timings recorded by the compiler.
