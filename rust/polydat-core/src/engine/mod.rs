@@ -6,9 +6,11 @@
 pub mod bench;
 pub mod column;
 pub mod compiled;
+pub mod failure;
 pub mod guard;
 pub mod p1;
 pub mod p2;
+pub mod scope;
 
 pub use crate::provenance::Provenance;
 

@@ -9,7 +9,9 @@ use super::modes::{Mode, SweepPolicy};
 use super::plan::{Executor, Plan};
 use super::slots::{RefSlotRefused, Slots};
 use crate::engine::column::ColumnPart;
+use crate::engine::failure::{self, PassOutcome};
 use crate::engine::guard::guarded;
+use crate::engine::scope::{init_scope, ScopeInit};
 use crate::engine::{adapt_boundary, fill_row_by_row, raw_read_refused, GenerateError, Kernel, RowFill};
 use crate::error::{EvalError, WriteError};
 use crate::node::NodeError;
@@ -196,20 +198,11 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     }
 
     /// Runs the scope-init path (constants, `const` captures and what they
-    /// read) from the inputs as they are now; `context` names the read.
+    /// read) from the inputs as they are now, by the shared protocol
+    /// ([`init_scope`]); `context` names the read.
     #[cold]
     fn scope_init(&mut self, context: &str) -> Result<(), EvalError> {
-        let plan = &*self.plan;
-        self.mode.begin_read(plan);
-        if let Err(e) = run(plan, &mut self.slots, &mut self.mode, &plan.program.scope_init_steps, context) {
-            // A failed init leaves no partial captures: the next read starts
-            // the whole path again, as a fresh kernel would (P1 does the same).
-            self.mode.invalidate_all();
-            return Err(e);
-        }
-        self.mode.scope_init_done(plan);
-        self.scope_ready = true;
-        Ok(())
+        init_scope(self, context)
     }
 
     /// The word of output `out` when it is a scalar slot and no slot holds
@@ -391,38 +384,32 @@ fn run<M: Mode, X: Executor>(
     settle(plan, slots, mode, outcome, steps, context)
 }
 
-/// Turns the outcome of a guarded pass over `steps` into the engine's result,
-/// attributing a failure (or a contained panic) as P1 does.
+/// Turns the outcome of a guarded pass over `steps` into the engine's result
+/// (the shared [`failure::settle`]), attributing a failure (or a contained
+/// panic) as P1 does, with the step's input values decoded from the slots.
 #[inline(always)]
 fn settle<M: Mode, X: Executor>(
     plan: &Plan<X>,
     slots: &Slots,
     mode: &M,
-    outcome: Result<Result<(), (usize, NodeError)>, String>,
+    outcome: PassOutcome,
     steps: &[u32],
     context: &str,
 ) -> Result<(), EvalError> {
     #[cfg(debug_assertions)]
     assert!(slots.pairs_are_own(&plan.layout), "S9: a Ref pair names a foreign scratch entry");
-    match outcome {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err((s, e))) => Err(attribute(plan, slots, s, &e.0, context)),
-        Err(panic) => {
-            // Steps run in order and each is marked as it succeeds, so the step
-            // that panicked is the first one of the pass still stale.
-            let s = steps.iter().map(|&s| s as usize).find(|&s| mode.stale(s)).unwrap_or(usize::MAX);
-            Err(attribute(plan, slots, s, &panic, context))
-        }
+    if matches!(outcome, Ok(Ok(()))) {
+        return Ok(());
     }
-}
-
-/// The attributed error for a failure of step `s` (the same words as P1).
-fn attribute<X: Executor>(plan: &Plan<X>, slots: &Slots, s: usize, original: &str, context: &str) -> EvalError {
-    let Some(step) = plan.program.steps.get(s) else {
-        return EvalError::attributed(original, "?", &[], Vec::new(), context);
-    };
-    let inputs = slots.input_values(&plan.layout, &plan.steps[s]);
-    EvalError::attributed(original, step.def.name, &step.feeds, inputs, &format!("`{context}`"))
+    failure::settle(
+        outcome,
+        steps,
+        |s| mode.stale(s),
+        |s, message| {
+            let inputs = |_: &crate::program::Step| slots.input_values(&plan.layout, &plan.steps[s]);
+            failure::attribute(&plan.program, s, inputs, message, context)
+        },
+    )
 }
 
 /// The eval loop: one pass over `steps`, each stale step run once.
@@ -459,6 +446,24 @@ impl std::fmt::Display for SlotReadError {
             SlotReadError::Refused(e) => e.fmt(f),
             SlotReadError::Eval(e) => e.fmt(f),
         }
+    }
+}
+
+impl<M: Mode, X: Executor> ScopeInit for CompiledKernel<M, X> {
+    fn scope_ready(&self) -> bool {
+        self.scope_ready
+    }
+    fn run_init_path(&mut self, context: &str) -> Result<(), EvalError> {
+        let plan = &*self.plan;
+        self.mode.begin_read(plan);
+        run(plan, &mut self.slots, &mut self.mode, &plan.program.scope_init_steps, context)
+    }
+    fn forget_init(&mut self) {
+        self.mode.invalidate_all();
+    }
+    fn init_done(&mut self) {
+        self.mode.scope_init_done(&self.plan);
+        self.scope_ready = true;
     }
 }
 
