@@ -5,6 +5,7 @@
 
 pub mod kit;
 pub mod limit;
+pub mod lower;
 
 use crate::types::PortType;
 use crate::value::Value;
@@ -293,6 +294,9 @@ pub struct NodeDef {
     /// divisor of 0: every evaluation fails). The compiler reports it at
     /// `check` and `compile`; the node keeps its run-time semantics.
     pub warns: WarnFn,
+    /// The node's native form for the native tier ([`lower`]); `None`: it
+    /// runs in native code as a call into its slot form.
+    pub lower: Option<lower::LowerFn>,
 }
 
 /// Inspects a node's constants for a warning (see [`NodeDef::warns`]).
@@ -319,6 +323,7 @@ impl NodeDef {
         accepts_none: false,
         build: unbuildable,
         warns: no_warning,
+        lower: None,
     };
 
     /// The output types of a node of this definition built with `consts`
