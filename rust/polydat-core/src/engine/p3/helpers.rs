@@ -38,7 +38,7 @@ pub unsafe extern "C" fn slot_call(call: *const SlotCall, ins: *const u64, outs:
         match call.node.slot_form() {
             Some(form) => match guarded(|| form.eval_slots(ins, outs)) {
                 Ok(Ok(())) => None,
-                Ok(Err(e)) => Some(e.0),
+                Ok(Err(e)) => Some(e.into_message()),
                 Err(panic) => Some(panic.into_boxed_str()),
             },
             None => Some("internal: a native step called a node with no slot form".into()),
