@@ -2,16 +2,23 @@
 //! steps in evaluation order over one value-slot layout, provenance, output
 //! map, and what the compiler did (events, statistics).
 
-use crate::compile::events::CompileEvent;
-use crate::compile::explain::ExplainData;
-use crate::compile::hoist::Lifecycle;
+pub mod events;
+pub mod explain;
+pub mod lifecycle;
+pub mod selection;
+
 use crate::ir::{InputKind, Modifier, Span};
 use crate::node::{NodeDef, NodeEval};
 use crate::provenance::ProvMask;
 use crate::types::PortType;
 use crate::value::Value;
+use events::CompileEvent;
+use explain::ExplainData;
+use lifecycle::Lifecycle;
+use selection::Selection;
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// A program input slot.
 #[derive(Clone, Debug)]
@@ -88,6 +95,21 @@ impl Step {
     pub fn out_count(&self) -> usize {
         self.out_types.len()
     }
+
+    /// The `None` rule, one place for every engine: a step whose node does
+    /// not accept `None` and that has inputs yields `None` on every output,
+    /// without running, when any input is `None`.
+    #[inline]
+    pub fn propagates_none(&self) -> bool {
+        !self.accepts_none && !self.ins.is_empty()
+    }
+
+    /// This step yields `None` without running, when `is_none` says which
+    /// of its input slots hold `None` (see [`Step::propagates_none`]).
+    #[inline]
+    pub fn yields_none(&self, is_none: impl Fn(u32) -> bool) -> bool {
+        self.propagates_none() && self.ins.iter().any(|&i| is_none(i))
+    }
 }
 
 /// Node counts and timings recorded by the compiler.
@@ -142,8 +164,11 @@ pub struct Program {
     pub stats: CompileStats,
     /// What `explain` shows beyond steps and events.
     pub explain: ExplainData,
+    /// The engine and mode chosen for the program (the selection stage).
+    pub selection: Selection,
     input_index: HashMap<String, u32>,
     output_index: HashMap<String, u32>,
+    cache: EngineCache,
     cones: Box<[OnceLock<Box<[u32]>>]>,
     cycle_cones: Box<[OnceLock<Box<[u32]>>]>,
 }
@@ -215,11 +240,19 @@ impl Program {
             events,
             stats,
             explain,
+            selection: Selection::default(),
             input_index,
             output_index,
+            cache: EngineCache::default(),
             cones,
             cycle_cones,
         }
+    }
+
+    /// The program's memo of what engines build from it (plans, native
+    /// code): built once, shared by every kernel on every thread.
+    pub fn cache(&self) -> &EngineCache {
+        &self.cache
     }
 
     /// Index of the input named `name`.
@@ -342,5 +375,25 @@ impl Program {
     /// True if no step is volatile: no nondeterministic node and no `volatile` binding.
     pub fn is_deterministic(&self) -> bool {
         self.volatile_steps.is_empty()
+    }
+}
+
+/// A program's memo of engine-built forms, one per type (a P2 plan, P3's
+/// native code): each is built at the first kernel that needs it and shared
+/// by every later one.
+#[derive(Default)]
+pub struct EngineCache {
+    built: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
+}
+
+impl EngineCache {
+    /// The form of type `T`, built by `build` the first time it is asked for.
+    pub fn get_or_init<T: Any + Send + Sync>(&self, build: impl FnOnce() -> T) -> Arc<T> {
+        let mut built = self.built.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let entry = built.entry(TypeId::of::<T>()).or_insert_with(|| Arc::new(build()));
+        match entry.clone().downcast::<T>() {
+            Ok(form) => form,
+            Err(_) => unreachable!("the cache is keyed by type"),
+        }
     }
 }
