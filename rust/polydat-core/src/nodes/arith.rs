@@ -135,6 +135,21 @@ binop!(U64_MOD, "u64_mod", "a % b, or 0 when b is 0.", |a, b| a.checked_rem(b).u
 binop!(CHECKED_ADD, "checked_add", "a + b, or 0 on overflow.", |a, b| a.checked_add(b).unwrap_or(0));
 binop!(CHECKED_MUL, "checked_mul", "a * b, or 0 on overflow.", |a, b| a.checked_mul(b).unwrap_or(0));
 binop!(CHECKED_SUB, "checked_sub", "a - b, saturating at 0.", |a, b| a.saturating_sub(b));
+binop!(CEIL_TO_MULTIPLE, "ceil_to_multiple", "The smallest multiple of b that is >= a (saturating); a when b is 0.", |a, b| {
+    if b == 0 {
+        a
+    } else {
+        a.div_ceil(b).saturating_mul(b)
+    }
+});
+binop!(MULTIPLES_AT_LEAST, "multiples_at_least", "How many b's cover a: ceil(a / b); 0 when b is 0.", |a, b| {
+    if b == 0 {
+        0
+    } else {
+        a.div_ceil(b)
+    }
+});
+binop!(SET_OR_GET, "set_or_get", "a when it is nonzero, else b.", |a, b| if a == 0 { b } else { a });
 binop!(INTERLEAVE, "interleave", "Morton code of the low 32 bits: a bit i to bit 2i, b bit i to bit 2i+1.", |a, b| {
     morton(a, b)
 });
@@ -253,6 +268,9 @@ pub const NODES: &[NodeDef] = &[
     MAX,
     INTERLEAVE,
     MIXED_RADIX,
+    CEIL_TO_MULTIPLE,
+    MULTIPLES_AT_LEAST,
+    SET_OR_GET,
 ];
 
 #[cfg(test)]
@@ -406,5 +424,25 @@ mod tests {
         assert!(build_err(&MIXED_RADIX, &[], &[U64]).contains("at least one"));
         let many: Vec<Value> = (0..17).map(|_| u(2)).collect();
         assert!(build_err(&MIXED_RADIX, &many, &[U64]).contains("at most 16"));
+    }
+
+    #[test]
+    fn multiples_and_set_or_get_are_upstreams() {
+        // Upstream arithmetic.rs tests.
+        assert_eq!(w2(&CEIL_TO_MULTIPLE, 800, 100), 800);
+        assert_eq!(w2(&CEIL_TO_MULTIPLE, 801, 100), 900);
+        assert_eq!(w2(&CEIL_TO_MULTIPLE, 0, 100), 0);
+        assert_eq!(w2(&CEIL_TO_MULTIPLE, 1, 100), 100);
+        assert_eq!(w2(&CEIL_TO_MULTIPLE, 42, 0), 42, "multiple 0 passes the value through");
+        assert_eq!(w2(&CEIL_TO_MULTIPLE, M, 10), M, "saturates");
+        assert_eq!(w2(&MULTIPLES_AT_LEAST, 800, 100), 8);
+        assert_eq!(w2(&MULTIPLES_AT_LEAST, 801, 100), 9);
+        assert_eq!(w2(&MULTIPLES_AT_LEAST, 1, 100), 1);
+        assert_eq!(w2(&MULTIPLES_AT_LEAST, 0, 100), 0);
+        assert_eq!(w2(&MULTIPLES_AT_LEAST, 42, 0), 0);
+        assert_eq!(w2(&MULTIPLES_AT_LEAST, M, 1), M);
+        assert_eq!(w2(&SET_OR_GET, 7, 99), 7);
+        assert_eq!(w2(&SET_OR_GET, M, 99), M);
+        assert_eq!(w2(&SET_OR_GET, 0, 99), 99);
     }
 }

@@ -15,6 +15,7 @@ pub mod format;
 pub mod hash;
 pub mod lerp;
 pub mod math;
+pub mod pcg;
 pub mod probability;
 pub mod string;
 
@@ -33,6 +34,7 @@ const FAMILIES: &[&[NodeDef]] = &[
     lerp::NODES,
     math::NODES,
     probability::NODES,
+    pcg::NODES,
     string::NODES,
     format::NODES,
     dist::NODES,
