@@ -18,6 +18,7 @@ pub mod math;
 pub mod pcg;
 pub mod probability;
 pub mod string;
+pub mod weighted;
 
 use crate::node::NodeDef;
 use std::collections::HashMap;
@@ -35,6 +36,7 @@ const FAMILIES: &[&[NodeDef]] = &[
     math::NODES,
     probability::NODES,
     pcg::NODES,
+    weighted::NODES,
     string::NODES,
     format::NODES,
     dist::NODES,
