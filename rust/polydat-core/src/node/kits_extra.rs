@@ -88,9 +88,7 @@ pub struct TryToRef<A, R, F> {
 }
 
 /// Wraps `fn(scalar) -> Result<String/Vec<u8>/JsonText, String>` as a node.
-pub fn try_to_ref<A: Scalar, R: Out>(
-    f: impl Fn(A) -> Result<R, String> + Send + Sync + 'static,
-) -> Box<dyn NodeEval> {
+pub fn try_to_ref<A: Scalar, R: Out>(f: impl Fn(A) -> Result<R, String> + Send + Sync + 'static) -> Box<dyn NodeEval> {
     Box::new(TryToRef { f, _t: PhantomData })
 }
 

@@ -135,13 +135,18 @@ binop!(U64_MOD, "u64_mod", "a % b, or 0 when b is 0.", |a, b| a.checked_rem(b).u
 binop!(CHECKED_ADD, "checked_add", "a + b, or 0 on overflow.", |a, b| a.checked_add(b).unwrap_or(0));
 binop!(CHECKED_MUL, "checked_mul", "a * b, or 0 on overflow.", |a, b| a.checked_mul(b).unwrap_or(0));
 binop!(CHECKED_SUB, "checked_sub", "a - b, saturating at 0.", |a, b| a.saturating_sub(b));
-binop!(CEIL_TO_MULTIPLE, "ceil_to_multiple", "The smallest multiple of b that is >= a (saturating); a when b is 0.", |a, b| {
-    if b == 0 {
-        a
-    } else {
-        a.div_ceil(b).saturating_mul(b)
+binop!(
+    CEIL_TO_MULTIPLE,
+    "ceil_to_multiple",
+    "The smallest multiple of b that is >= a (saturating); a when b is 0.",
+    |a, b| {
+        if b == 0 {
+            a
+        } else {
+            a.div_ceil(b).saturating_mul(b)
+        }
     }
-});
+);
 binop!(MULTIPLES_AT_LEAST, "multiples_at_least", "How many b's cover a: ceil(a / b); 0 when b is 0.", |a, b| {
     if b == 0 {
         0

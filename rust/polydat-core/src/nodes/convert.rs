@@ -2,7 +2,9 @@
 //! automatic (class A) widening adapters the compiler inserts on typed wires.
 
 use crate::node::kit::{map1, str_map, to_ref, try_map1, value_to_slot, SlotEval};
-use crate::node::{konst_or, wire, wire_any, Args, Lit, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec, Ty};
+use crate::node::{
+    konst_or, wire, wire_any, Args, Lit, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec, Ty,
+};
 use crate::types::PortType::{self, Bool, Bytes, Json, Str, F32, F64, I32, I64, U32, U64};
 use crate::value::Value;
 

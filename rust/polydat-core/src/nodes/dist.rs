@@ -389,26 +389,62 @@ macro_rules! dist_node {
     };
 }
 
-dist_node!(DIST_LOGNORMAL, "dist_lognormal", "LogNormal(mean, stddev) sample for a unit input u: exp(mean + stddev * probit(u)).", ["mean", "stddev"], |c| {
-    let (mean, sd) = (c.f64(0), c.f64(1));
-    Ok(sampler(Lut::from_fn(|p| (mean + sd * probit(p)).exp())))
-});
-dist_node!(DIST_WEIBULL, "dist_weibull", "Weibull(shape, scale) sample for a unit input u: scale * (-ln(1 - u))^(1/shape).", ["shape", "scale"], |c| {
-    let (shape, scale) = (c.f64(0), c.f64(1));
-    Ok(sampler(Lut::from_fn(|p| scale * (-(1.0 - p).ln()).powf(1.0 / shape))))
-});
-dist_node!(DIST_CAUCHY, "dist_cauchy", "Cauchy(location, scale) sample for a unit input u: location + scale * tan(pi (u - 1/2)).", ["location", "scale"], |c| {
-    let (loc, scale) = (c.f64(0), c.f64(1));
-    Ok(sampler(Lut::from_fn(|p| loc + scale * (std::f64::consts::PI * (p - 0.5)).tan())))
-});
-dist_node!(DIST_LAPLACE, "dist_laplace", "Laplace(location, scale) sample for a unit input u (the two-sided exponential quantile).", ["location", "scale"], |c| {
-    let (loc, scale) = (c.f64(0), c.f64(1));
-    Ok(sampler(Lut::from_fn(|p| if p <= 0.5 { loc + scale * (2.0 * p).ln() } else { loc - scale * (2.0 * (1.0 - p)).ln() })))
-});
-dist_node!(DIST_BETA, "dist_beta", "Beta(alpha, beta) sample for a unit input u: the inverse regularized incomplete beta, by bisection.", ["alpha", "beta"], |c| {
-    let (a, b) = (c.f64(0), c.f64(1));
-    Ok(sampler(Lut::from_fn(|p| inv_regularized_beta(p, a, b))))
-});
+dist_node!(
+    DIST_LOGNORMAL,
+    "dist_lognormal",
+    "LogNormal(mean, stddev) sample for a unit input u: exp(mean + stddev * probit(u)).",
+    ["mean", "stddev"],
+    |c| {
+        let (mean, sd) = (c.f64(0), c.f64(1));
+        Ok(sampler(Lut::from_fn(|p| (mean + sd * probit(p)).exp())))
+    }
+);
+dist_node!(
+    DIST_WEIBULL,
+    "dist_weibull",
+    "Weibull(shape, scale) sample for a unit input u: scale * (-ln(1 - u))^(1/shape).",
+    ["shape", "scale"],
+    |c| {
+        let (shape, scale) = (c.f64(0), c.f64(1));
+        Ok(sampler(Lut::from_fn(|p| scale * (-(1.0 - p).ln()).powf(1.0 / shape))))
+    }
+);
+dist_node!(
+    DIST_CAUCHY,
+    "dist_cauchy",
+    "Cauchy(location, scale) sample for a unit input u: location + scale * tan(pi (u - 1/2)).",
+    ["location", "scale"],
+    |c| {
+        let (loc, scale) = (c.f64(0), c.f64(1));
+        Ok(sampler(Lut::from_fn(|p| loc + scale * (std::f64::consts::PI * (p - 0.5)).tan())))
+    }
+);
+dist_node!(
+    DIST_LAPLACE,
+    "dist_laplace",
+    "Laplace(location, scale) sample for a unit input u (the two-sided exponential quantile).",
+    ["location", "scale"],
+    |c| {
+        let (loc, scale) = (c.f64(0), c.f64(1));
+        Ok(sampler(Lut::from_fn(|p| {
+            if p <= 0.5 {
+                loc + scale * (2.0 * p).ln()
+            } else {
+                loc - scale * (2.0 * (1.0 - p)).ln()
+            }
+        })))
+    }
+);
+dist_node!(
+    DIST_BETA,
+    "dist_beta",
+    "Beta(alpha, beta) sample for a unit input u: the inverse regularized incomplete beta, by bisection.",
+    ["alpha", "beta"],
+    |c| {
+        let (a, b) = (c.f64(0), c.f64(1));
+        Ok(sampler(Lut::from_fn(|p| inv_regularized_beta(p, a, b))))
+    }
+);
 dist_node!(DIST_GAMMA, "dist_gamma", "Gamma(shape, scale) sample for a unit input u: scale times the inverse regularized lower incomplete gamma, by bisection.", ["shape", "scale"], |c| {
     let (shape, scale) = (c.f64(0), c.f64(1));
     Ok(sampler(Lut::from_fn(|p| scale * inv_regularized_gamma_p(p, shape))))
@@ -427,18 +463,24 @@ dist_node!(DIST_POISSON, "dist_poisson", "Poisson(lambda) count for a unit input
     }
     Ok(sampler(discrete_table(&cdf)))
 });
-dist_node!(DIST_GEOMETRIC, "dist_geometric", "Geometric(prob) trial count (from 1) for a unit input u: ceil(ln(1 - u) / ln(1 - prob)).", ["prob"], |c| {
-    let ln_q = (1.0 - c.f64(0)).ln();
-    Ok(sampler(Lut::from_fn(|p| {
-        if p <= 0.0 {
-            1.0
-        } else if p >= 1.0 {
-            f64::INFINITY
-        } else {
-            ((1.0 - p).ln() / ln_q).ceil().max(1.0)
-        }
-    })))
-});
+dist_node!(
+    DIST_GEOMETRIC,
+    "dist_geometric",
+    "Geometric(prob) trial count (from 1) for a unit input u: ceil(ln(1 - u) / ln(1 - prob)).",
+    ["prob"],
+    |c| {
+        let ln_q = (1.0 - c.f64(0)).ln();
+        Ok(sampler(Lut::from_fn(|p| {
+            if p <= 0.0 {
+                1.0
+            } else if p >= 1.0 {
+                f64::INFINITY
+            } else {
+                ((1.0 - p).ln() / ln_q).ceil().max(1.0)
+            }
+        })))
+    }
+);
 
 /// `dist_binomial`: Binomial(trials, prob) successes for a unit input u.
 pub const DIST_BINOMIAL: NodeDef = NodeDef {

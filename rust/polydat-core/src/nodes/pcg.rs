@@ -276,7 +276,9 @@ mod tests {
 
     #[test]
     fn cycle_walk_is_a_bijection() {
-        for (range, seed, stream) in [(50u64, 42u64, 0u64), (64, 123, 7), (1, 42, 0), (2, 0, 0), (1000, 9, 3), (3, 1, 1)] {
+        for (range, seed, stream) in
+            [(50u64, 42u64, 0u64), (64, 123, 7), (1, 42, 0), (2, 0, 0), (1000, 9, 3), (3, 1, 1)]
+        {
             let seen: HashSet<u64> = (0..range).map(|i| run(&CYCLE_WALK, &[range, seed, stream], i)).collect();
             assert_eq!(seen.len() as u64, range, "range {range}");
             assert!(seen.iter().all(|&v| v < range));

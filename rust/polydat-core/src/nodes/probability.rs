@@ -154,7 +154,8 @@ fn parse_one_of_weighted(spec: &str) -> Result<WeightedTable, String> {
 pub const ONE_OF_WEIGHTED: NodeDef = NodeDef {
     name: "one_of_weighted",
     category: "probability",
-    doc: "A value of the spec \"value:weight,...\" chosen with probability proportional to its weight (hashes x itself).",
+    doc:
+        "A value of the spec \"value:weight,...\" chosen with probability proportional to its weight (hashes x itself).",
     params: &[wire("input", U64), konst("spec", Str)],
     outputs: Outputs::One(Str),
     build: |c| {

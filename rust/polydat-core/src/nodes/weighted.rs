@@ -94,7 +94,8 @@ fn parse_pairs(spec: &str) -> Result<Vec<(&str, f64)>, String> {
         .map(str::trim)
         .filter(|e| !e.is_empty())
         .map(|elem| {
-            let (value, weight) = elem.split_once(':').ok_or_else(|| format!("expected 'value:weight', got '{elem}'"))?;
+            let (value, weight) =
+                elem.split_once(':').ok_or_else(|| format!("expected 'value:weight', got '{elem}'"))?;
             let w = weight.parse::<f64>().map_err(|e| format!("invalid weight: {e:?}"))?;
             Ok((value, w))
         })
