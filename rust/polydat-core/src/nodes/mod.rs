@@ -5,6 +5,7 @@
 pub mod arith;
 pub mod assert;
 pub mod bitwise;
+pub mod bytes;
 pub mod compare;
 pub mod context;
 pub mod convert;
@@ -13,10 +14,12 @@ pub mod diagnostic;
 pub mod dist;
 pub mod format;
 pub mod hash;
+pub mod json;
 pub mod lerp;
 pub mod math;
 pub mod pcg;
 pub mod probability;
+pub mod regex;
 pub mod string;
 pub mod weighted;
 
@@ -43,6 +46,9 @@ const FAMILIES: &[&[NodeDef]] = &[
     assert::NODES,
     context::NODES,
     datetime::NODES,
+    bytes::NODES,
+    json::NODES,
+    regex::NODES,
 ];
 
 fn index() -> &'static (Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>) {

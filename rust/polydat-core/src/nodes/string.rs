@@ -172,7 +172,7 @@ enum Piece {
 
 /// Expands a charset spec: `a-z` ranges and single characters, in order. A
 /// backwards range (`z-a`) contributes nothing, as upstream's `lo..=hi`.
-fn expand_charset(spec: &str) -> Vec<char> {
+pub fn expand_charset(spec: &str) -> Vec<char> {
     let cs: Vec<char> = spec.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
