@@ -19,6 +19,7 @@ pub mod lerp;
 pub mod math;
 pub mod pcg;
 pub mod probability;
+pub mod realer;
 pub mod regex;
 pub mod string;
 pub mod weighted;
@@ -49,6 +50,7 @@ const FAMILIES: &[&[NodeDef]] = &[
     bytes::NODES,
     json::NODES,
     regex::NODES,
+    realer::NODES,
 ];
 
 fn index() -> &'static (Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>) {
