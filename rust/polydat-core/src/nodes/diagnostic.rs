@@ -139,7 +139,7 @@ mod tests {
     fn type_names_and_debug_forms_are_upstreams() {
         let t = |v: Value| eval1(&TYPE_OF, &[], &[v]).as_str().unwrap().to_string();
         assert_eq!(t(Value::U64(42)), "u64");
-        assert_eq!(t(Value::F64(3.14)), "f64");
+        assert_eq!(t(Value::F64(2.5)), "f64");
         assert_eq!(t(Value::str("hello")), "String");
         assert_eq!(t(Value::Bool(true)), "bool");
         assert_eq!(t(Value::Bytes(Arc::from(&b"x"[..]))), "bytes");

@@ -125,7 +125,7 @@ fn parse_one_of_weighted(spec: &str) -> Result<WeightedTable, String> {
         };
         let w: f64 = weight.parse().map_err(|e| format!("one_of_weighted: invalid weight: {e:?}"))?;
         // `!(w > 0.0)` so that a NaN weight is refused, as upstream's assert does.
-        if !(w > 0.0) {
+        if w.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
             return Err(format!("one_of_weighted: weight must be positive, got {w}"));
         }
         values.push(Arc::from(value));
@@ -135,7 +135,7 @@ fn parse_one_of_weighted(spec: &str) -> Result<WeightedTable, String> {
         return Err("one_of_weighted: spec must be non-empty".into());
     }
     let total: f64 = weights.iter().fold(0.0, |a, w| a + w);
-    if !(total > 0.0) {
+    if total.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         return Err("one_of_weighted: total weight must be > 0".into());
     }
     let mut running = 0.0;

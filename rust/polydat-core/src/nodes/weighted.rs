@@ -30,7 +30,7 @@ impl AliasTable {
             return Err(format!("at most {} outcomes", u32::MAX));
         }
         let sum: f64 = weights.iter().fold(0.0, |a, w| a + w);
-        if !(sum > 0.0) {
+        if sum.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
             return Err("total weight must be positive".into());
         }
         let scale = n as f64 / sum;
@@ -269,10 +269,10 @@ mod tests {
     fn weighted_nodes_pick_from_their_specs() {
         for i in 0..1000u64 {
             let h = Value::U64(splitmix64(i));
-            let w = eval1(&WEIGHTED_STRINGS, &[s("alpha:0.3;beta:0.5;gamma:0.2")], &[h.clone()]);
+            let w = eval1(&WEIGHTED_STRINGS, &[s("alpha:0.3;beta:0.5;gamma:0.2")], std::slice::from_ref(&h));
             assert!(matches!(w.as_str(), Some("alpha" | "beta" | "gamma")));
-            let u = eval1(&WEIGHTED_U64, &[s("10:0.5;20:0.3;30:0.2")], &[h.clone()]).as_u64().unwrap();
-            let p = eval1(&WEIGHTED_PICK, &[s("10:0.5;20:0.3;30:0.2")], &[h.clone()]).as_u64().unwrap();
+            let u = eval1(&WEIGHTED_U64, &[s("10:0.5;20:0.3;30:0.2")], std::slice::from_ref(&h)).as_u64().unwrap();
+            let p = eval1(&WEIGHTED_PICK, &[s("10:0.5;20:0.3;30:0.2")], std::slice::from_ref(&h)).as_u64().unwrap();
             assert!([10, 20, 30].contains(&u));
             assert_eq!(u, p, "weighted_pick is weighted_u64 over the same spec");
         }
