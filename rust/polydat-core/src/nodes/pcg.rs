@@ -330,4 +330,17 @@ mod tests {
         assert_eq!(build_err(&N_OF, &[u(1), u(65_537)], &[U64]), "m must be in [1, 65536], got 65537");
         assert_eq!(build_err(&N_OF, &[u(9), u(3)], &[U64]), "n (9) must be <= m (3)");
     }
+
+    #[test]
+    fn values_pinned_by_an_independent_implementation() {
+        // Computed by a separate (Python) transcription of upstream's
+        // pcg_seek, Feistel round and cycle walk, not by this code.
+        assert_eq!(run(&PCG, &[42, 0], 0), 7_101_797_662_165_212_071);
+        assert_eq!(run(&PCG, &[42, 0], 1), 5_728_613_405_259_621_552);
+        assert_eq!(run(&PCG, &[42, 0], 1000), 10_192_857_467_160_334_855);
+        assert_eq!(run(&PCG, &[0, 5], u64::MAX), 2_092_226_854_420_137_318);
+        let walk: Vec<u64> = [0, 1, 999, 12345].iter().map(|&x| run(&CYCLE_WALK, &[1000, 42, 3], x)).collect();
+        assert_eq!(walk, [524, 746, 173, 221]);
+        assert_eq!(run(&CYCLE_WALK, &[u64::MAX, 7, 0], 123_456_789), 4_923_132_460_505_812_225);
+    }
 }
