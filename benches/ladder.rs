@@ -10,7 +10,7 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use polydat_core::engine::p1::P1Kernel;
-use polydat_core::engine::p2::{self, Mode, P2Kernel, Provenance};
+use polydat_core::engine::p2::{self, modes::Mode, P2Kernel, Provenance};
 use polydat_core::engine::{new_kernel, EngineKind, Kernel};
 
 #[path = "ladder_ir.rs"]

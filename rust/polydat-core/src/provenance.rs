@@ -1,5 +1,6 @@
-//! Provenance masks: the set of inputs a step transitively reads, as a
-//! multi-word bitmask so programs with any number of inputs are tracked exactly.
+//! Provenance: the set of inputs a step transitively reads ([`ProvMask`], a
+//! multi-word bitmask so programs with any number of inputs are tracked
+//! exactly), and the four ways a compiled kernel uses it ([`Provenance`]).
 
 /// A set of input indices.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -107,5 +108,41 @@ mod tests {
         b.set(199);
         a.union_with(&b);
         assert_eq!(a.count(), 3);
+    }
+}
+
+/// The four provenance modes of the compiled engines: how a kernel knows
+/// which steps are current.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Provenance {
+    /// No provenance: a read runs every step of the cone not yet run this round.
+    #[default]
+    Raw,
+    /// A changed input dirties its dependents; a read runs the dirty steps of the cone.
+    Push,
+    /// Writes record the changed inputs; a read checks the cone guard, then runs as Raw.
+    Pull,
+    /// Push and Pull together: the cone guard, then the dirty steps.
+    PushPull,
+}
+
+impl Provenance {
+    /// Every mode, in reporting order.
+    pub const ALL: [Provenance; 4] = [Provenance::Raw, Provenance::Push, Provenance::Pull, Provenance::PushPull];
+
+    /// The mode's name (`raw`, `push`, `pull`, `pushpull`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Provenance::Raw => "raw",
+            Provenance::Push => "push",
+            Provenance::Pull => "pull",
+            Provenance::PushPull => "pushpull",
+        }
+    }
+
+    /// Parses a mode name (not `auto`).
+    pub fn parse(name: &str) -> Option<Provenance> {
+        Provenance::ALL.into_iter().find(|p| p.name() == name)
     }
 }

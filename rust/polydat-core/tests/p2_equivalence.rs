@@ -226,10 +226,10 @@ fn random_dags_match_p1() {
 
 #[test]
 fn thread_schedules_are_topological_and_keep_the_ladders_chains_in_registers() {
-    use polydat_core::engine::p2::{plan::Plan, schedule::schedule};
+    use polydat_core::engine::compiled::layout::Layout;
+    use polydat_core::engine::p2::schedule::schedule;
     let check = |p: &Arc<Program>| {
-        let plan = Plan::new(p.clone());
-        let order = schedule(&plan.layout, p, &p.cycle_steps);
+        let order = schedule(&Layout::new(p), p, &p.cycle_steps);
         let mut sorted = order.clone();
         sorted.sort_unstable();
         let mut canonical = p.cycle_steps.to_vec();

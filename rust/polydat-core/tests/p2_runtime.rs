@@ -6,7 +6,9 @@
 mod common;
 
 use common::{Rng, A, G};
+use polydat_core::compile::select::{analyze, select, Request};
 use polydat_core::compile::{compile, CompileOptions};
+use polydat_core::engine::compiled::plan::Executor;
 use polydat_core::engine::p2::{self, Provenance, PullKernel, PushPullKernel, RawKernel, SlotReadError};
 use polydat_core::engine::{generate, new_kernel, EngineKind, Kernel, RowPlan, ENGINE_NAMES};
 use polydat_core::ir::GraphIr;
@@ -225,7 +227,8 @@ fn engine_names_parse_and_select() {
         assert_eq!(EngineKind::parse(name).unwrap().name(), name);
     }
     let p = string_program();
-    let sel = |e: &str, pr: &str| EngineKind::select(e, pr, &p).map(|k| k.name());
+    let choose = |e: &str, pr: &str, p: &Program| Request::parse(e, pr).map(|r| select(p, r, e, pr).engine);
+    let sel = |e: &str, pr: &str| choose(e, pr, &p).map(|k| k.name());
     assert_eq!(sel("p2", "pull"), Ok("p2/pull"));
     assert_eq!(sel("p2", "push"), Ok("p2/push"), "push is available when asked for");
     assert_eq!(sel("p2/raw", "auto"), Ok("p2/raw"));
@@ -234,15 +237,15 @@ fn engine_names_parse_and_select() {
     assert_eq!(sel("auto", "auto"), Ok("p1"));
     assert_eq!(sel("auto", "pushpull"), Ok("p2/pushpull"));
     assert_eq!(sel("p1", "auto"), Ok("p1"));
-    let refused = EngineKind::select("p1", "pull", &p).unwrap_err();
+    let refused = choose("p1", "pull", &p).unwrap_err();
     assert_eq!(refused.engine, "p1/pull");
-    assert!(EngineKind::select("p2", "sideways", &p).is_err());
-    assert!(EngineKind::select("p3", "auto", &p).is_err());
-    assert!(EngineKind::check("p9", "auto").is_err());
+    assert!(choose("p2", "sideways", &p).is_err());
+    assert!(choose("p3", "auto", &p).is_err());
+    assert!(choose("p9", "auto", &p).is_err());
     // auto: `upper` reads only an extern (stable), so this small graph is not Raw.
     assert_eq!(sel("p2", "auto"), Ok("p2/pull"));
     let tiny = forest(1, 0, 4);
-    assert_eq!(EngineKind::select("p2", "auto", &tiny).unwrap().name(), "p2/raw", "tiny and all dirty");
+    assert_eq!(choose("p2", "auto", &tiny).unwrap().name(), "p2/raw", "tiny and all dirty");
 }
 
 /// `roots` independent chains of `depth` steps, one per coordinate, plus
@@ -265,11 +268,11 @@ fn forest(roots: usize, stable: usize, depth: usize) -> Arc<Program> {
 #[test]
 fn automatic_selection_follows_the_heuristic() {
     // One chain: the output cone is everything, nothing stable, 40 nodes: Pull.
-    let a = p2::analyze(&forest(1, 0, 40));
+    let a = analyze(&forest(1, 0, 40));
     assert_eq!((a.total_nodes, a.max_output_cone, a.stable_nodes), (40, 40, 0));
     assert_eq!(a.choice, Provenance::Pull);
     // Four independent roots: cone ratio 0.25 → Pull.
-    let a = p2::analyze(&forest(4, 0, 20));
+    let a = analyze(&forest(4, 0, 20));
     assert!((a.output_cone_ratio - 0.25).abs() < 1e-9);
     assert_eq!(a.choice, Provenance::Pull);
     // A big cone with stable parts: PushPull.
@@ -285,14 +288,14 @@ fn automatic_selection_follows_the_heuristic() {
         x = g.node("hash", &[x]);
     }
     g.out("out", x);
-    let a = p2::analyze(&g.build());
+    let a = analyze(&g.build());
     assert_eq!((a.total_nodes, a.stable_nodes, a.max_output_cone), (31, 20, 31));
     assert_eq!(a.choice, Provenance::PushPull);
     // Tiny with a stable part: not Raw (half the nodes are stable: PushPull).
-    assert_eq!(p2::analyze(&forest(1, 1, 4)).choice, Provenance::PushPull);
+    assert_eq!(analyze(&forest(1, 1, 4)).choice, Provenance::PushPull);
     // Push is never chosen.
     for (r, s, d) in [(1, 0, 3), (3, 3, 10), (1, 5, 30), (6, 0, 30)] {
-        assert_ne!(p2::analyze(&forest(r, s, d)).choice, Provenance::Push);
+        assert_ne!(analyze(&forest(r, s, d)).choice, Provenance::Push);
     }
 }
 
@@ -445,12 +448,12 @@ fn outcome(k: &mut dyn Kernel, out: usize) -> String {
     }
 }
 
-fn sweep_fallback_on<M: p2::Mode>(name: &str) {
+fn sweep_fallback_on<M: p2::modes::Mode>(name: &str) {
     let p = ok_and_bad();
     let (ok, bad) = (p.output("ok").unwrap(), p.output("bad").unwrap());
     let mut k = p2::P2Kernel::<M>::new(&p);
     let mut p1 = new_kernel(&p, EngineKind::P1);
-    assert!(!k.plan().sweep.is_empty(), "{name}: every step is a pure closure, so the plan sweeps");
+    assert!(k.plan().executor.sweeps(), "{name}: every step is a pure closure, so the plan sweeps");
     let both = |k: &mut dyn Kernel, p1: &mut dyn Kernel, out: usize, what: &str| {
         assert_eq!(outcome(k, out), outcome(p1, out), "{name}: {what}");
     };
@@ -591,8 +594,14 @@ fn pull_runs_selective_cones_as_threads_and_falls_back_on_failure() {
     let (ok, bad, big) = (p.output("ok").unwrap(), p.output("bad").unwrap(), p.output("big").unwrap());
     let mut k = PullKernel::new(&p);
     let plan = k.plan().clone();
-    assert!(plan.cone_thread(ok).is_some() && plan.cone_thread(bad).is_some(), "selective cones get threads");
-    assert!(plan.cone_thread(big).is_none() && plan.broad_cone(big), "a broad cone sweeps instead");
+    assert!(
+        plan.executor.cone_thread(&plan.shape, ok).is_some() && plan.executor.cone_thread(&plan.shape, bad).is_some(),
+        "selective cones get threads"
+    );
+    assert!(
+        plan.executor.cone_thread(&plan.shape, big).is_none() && plan.broad_cone(big),
+        "a broad cone sweeps instead"
+    );
     let mut p1 = new_kernel(&p, EngineKind::P1);
     let mut rng = Rng(11);
     for step in 0..300 {

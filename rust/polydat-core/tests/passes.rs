@@ -4,7 +4,7 @@
 
 use polydat_core::compile::{compile, explain::explain_json, sketch, CompileOptions};
 use polydat_core::engine::p1::P1Kernel;
-use polydat_core::engine::{generate, new_kernel, EngineKind, Kernel, RowPlan};
+use polydat_core::engine::{describe, generate, new_kernel, EngineKind, Kernel, Provenance, RowPlan};
 use polydat_core::ir::GraphIr;
 use polydat_core::nodes::diagnostic::{probe_count, probe_reset};
 use polydat_core::nodes::hash::splitmix64;
@@ -141,11 +141,12 @@ fn explain_json_carries_passes_lifecycles_and_events() {
          k := add(3, 4)
          out := mod(hash(u64_add(cycle, c)), 10)",
     );
-    let doc: serde_json::Value = serde_json::from_str(&explain_json(&p, Some("p1"))).unwrap();
+    let explain = |kind: EngineKind| explain_json(&p, &describe(&p, kind));
+    let doc: serde_json::Value = serde_json::from_str(&explain(EngineKind::P1)).unwrap();
     let passes: Vec<&str> = doc["passes"].as_array().unwrap().iter().map(|p| p["pass"].as_str().unwrap()).collect();
     assert_eq!(
         passes,
-        ["resolve", "adapters", "snapshot", "polyfill", "fusion", "dce", "toposort", "hoist", "fold", "select", "emit"]
+        ["resolve", "adapters", "snapshot", "polyfill", "fusion", "dce", "toposort", "hoist", "fold", "emit", "select"]
     );
     let class = |name: &str| {
         doc["bindings"].as_array().unwrap().iter().find(|b| b["name"] == name).unwrap()["lifecycle"].clone()
@@ -157,7 +158,7 @@ fn explain_json_carries_passes_lifecycles_and_events() {
     assert!(kinds.contains(&"FusionApplied") && kinds.contains(&"ConstantFolded"), "{kinds:?}");
     assert_eq!(doc["engine"]["chosen"], "p1");
     assert!(!doc["resolved"]["nodes"].as_array().unwrap().is_empty());
-    let on_p2: serde_json::Value = serde_json::from_str(&explain_json(&p, Some("p2/pull"))).unwrap();
+    let on_p2: serde_json::Value = serde_json::from_str(&explain(EngineKind::P2(Provenance::Pull))).unwrap();
     assert_eq!(on_p2["engine"]["provenance"], "pull");
     let inputs = on_p2["engine"]["heuristic_inputs"].as_array().unwrap();
     assert!(inputs.iter().any(|kv| kv[0] == "output_cone_ratio"), "{inputs:?}");

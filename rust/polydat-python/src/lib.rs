@@ -230,15 +230,9 @@ impl Program {
     ) -> PyResult<Program> {
         contained(py, || {
             let ir = GraphIr::from_json(ir_json).map_err(|e| py_error(py, "InternalError", (e,)))?;
-            let options = CompileOptions {
-                strict,
-                outputs,
-                fusion,
-                engine: engine.to_string(),
-                provenance: provenance.to_string(),
-                ..CompileOptions::default()
-            };
-            let (program, kind) = py.allow_threads(|| engine::build(&ir, &options)).map_err(|e| match e {
+            let options = CompileOptions { strict, outputs, fusion, ..CompileOptions::default() };
+            let built = py.allow_threads(|| engine::build(&ir, engine, provenance, options));
+            let (program, kind) = built.map_err(|e| match e {
                 BuildError::Compile(c) => compile_error(py, &c),
                 BuildError::Refused(r) => refused(py, &r),
             })?;
@@ -258,7 +252,7 @@ impl Program {
     #[getter]
     fn provenance_analysis<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         contained(py, || {
-            let a = engine::p2::analyze(&self.inner);
+            let a = &self.inner.selection.analysis;
             let d = PyDict::new(py);
             d.set_item("total_nodes", a.total_nodes)?;
             d.set_item("max_output_cone", a.max_output_cone)?;
@@ -320,7 +314,10 @@ impl Program {
     /// Everything `explain` shows, as JSON text: passes, lifecycle of every
     /// step and binding, events, engine choice, the resolved graph.
     fn explain_json(&self, py: Python<'_>) -> PyResult<String> {
-        contained(py, || Ok(polydat_core::compile::explain::explain_json(&self.inner, Some(self.kind.name()))))
+        contained(py, || {
+            let plan = engine::describe(&self.inner, self.kind);
+            Ok(polydat_core::compile::explain::explain_json(&self.inner, &plan))
+        })
     }
 
     /// A new kernel (one mutable state) over this program.
@@ -609,7 +606,7 @@ fn provenances() -> Vec<&'static str> {
 /// honour, before anything is compiled.
 #[pyfunction]
 fn check_request(py: Python<'_>, engine: &str, provenance: &str) -> PyResult<()> {
-    EngineKind::check(engine, provenance).map_err(|e| refused(py, &e))
+    polydat_core::compile::select::Request::parse(engine, provenance).map(|_| ()).map_err(|e| refused(py, &e))
 }
 
 /// The candidate closest to `name` (the core's "did you mean" rule), or `None`.

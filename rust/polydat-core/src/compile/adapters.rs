@@ -6,12 +6,12 @@
 //! refused. The value-level boundary catalog for host writes lives beside the
 //! class-A catalog, in `nodes::convert`.
 
-use super::events::{CompileEvent, EventKind};
 use super::graph::{Graph, GraphNode, Wire};
 use crate::error::CompileError;
 use crate::ir::Span;
 use crate::node::{NodeDef, ParamSpec};
 use crate::nodes::convert::auto_adapter;
+use crate::program::events::{CompileEvent, EventKind};
 use crate::types::PortType;
 use std::collections::HashMap;
 

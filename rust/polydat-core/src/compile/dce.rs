@@ -1,10 +1,10 @@
 //! Dead-code elimination: keeps only the nodes some requested output needs
 //! (side-channel nodes are pinned), and drops outputs that were not requested.
 
-use super::events::{CompileEvent, EventKind};
 use super::graph::{Graph, Wire};
 use crate::error::CompileError;
 use crate::node::Purity;
+use crate::program::events::{CompileEvent, EventKind};
 
 /// Keeps only the `requested` outputs (all when `None`); an unknown name is an
 /// error listing the outputs. Runs before Node Fusion, so a node that only an

@@ -1,75 +1,15 @@
-//! What `explain` shows, recorded while compiling: node counts after each
-//! pass, a snapshot of the resolved graph (for `explain --dot`), the engine
-//! choice with the inputs of its heuristic, and the options used. The compile
-//! events and the lifecycle of every step live in the [`Program`] itself;
-//! [`explain_json`] renders all of it as one JSON document.
+//! `explain`: the snapshot of the resolved graph taken while compiling, and
+//! the whole explain document rendered as JSON from the program — its
+//! passes, steps, lifecycles, events, the selection stage's choice, and the
+//! plan the running engine describes (`program::explain` holds the records).
 
 use super::graph::{Graph, Wire};
-use super::hoist::Lifecycle;
-use crate::ir::{InputKind, Span};
+use crate::ir::WireIr;
 use crate::node::Purity;
+pub use crate::program::explain::{literal_text, EnginePlan, ExplainData, GraphSnapshot, PassRecord, SnapshotNode};
+use crate::program::lifecycle::Lifecycle;
 use crate::program::Program;
-use crate::types::PortType;
-use crate::value::Value;
-use serde::Serialize;
 use serde_json::{json, Value as Json};
-
-/// One pass of the pipeline: the node count after it and its duration.
-#[derive(Clone, Debug, Serialize)]
-pub struct PassRecord {
-    /// The pass name (`resolve`, `fusion`, `emit`, ...).
-    pub pass: &'static str,
-    /// Nodes in the graph after the pass.
-    pub nodes: usize,
-    /// Time since the previous record (the pass's duration), in microseconds.
-    pub micros: u64,
-    /// What the pass did, in a few words (e.g. "3 rewrites in 2 iterations").
-    pub note: String,
-}
-
-/// The engine and provenance mode chosen for a program, and why.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct EngineChoice {
-    /// What the caller asked for (`auto`, `p1`, ...).
-    pub requested: String,
-    /// What the compiler chose (the binding reports what actually runs).
-    pub chosen: String,
-    /// The provenance mode: as requested, or the P2 mode actually running once the host reports it.
-    pub provenance: String,
-    /// One sentence: why this engine.
-    pub reason: String,
-    /// The heuristic's inputs as (name, value), e.g. ("dynamic_nodes", "12").
-    pub heuristic_inputs: Vec<(String, String)>,
-    /// Native segments of a mixed engine, as step ranges (empty for P1).
-    pub native_segments: Vec<(u32, u32)>,
-    /// How the chosen engine runs the program, one sentence (P2: closure
-    /// steps, slot-kit steps, sweeping); empty when there is nothing to add.
-    pub plan: String,
-}
-
-/// A node of the resolved-graph snapshot (formatted only when explained).
-#[derive(Clone, Debug)]
-pub struct SnapshotNode {
-    /// The node's op name.
-    pub op: &'static str,
-    /// The node's construction constants.
-    pub consts: Vec<Value>,
-    /// The wires the node reads, in argument order.
-    pub wires: Vec<Wire>,
-    /// The node's source position.
-    pub span: Span,
-    /// Bindings (outputs) naming this node.
-    pub bindings: Vec<String>,
-}
-
-/// The graph as resolution left it (adapters inserted, before fusion).
-#[derive(Clone, Debug, Default)]
-pub struct GraphSnapshot {
-    /// Inputs as (name, type, kind).
-    pub inputs: Vec<(String, PortType, InputKind)>,
-    /// The nodes, in graph order (wires index into this list).
-    pub nodes: Vec<SnapshotNode>,
-}
 
 impl GraphSnapshot {
     /// Records `graph` (cheap: no formatting until [`GraphSnapshot::to_json`]).
@@ -83,112 +23,44 @@ impl GraphSnapshot {
             .map(|(i, n)| SnapshotNode {
                 op: n.def.name,
                 consts: n.consts.clone(),
-                wires: n.wires.clone(),
+                wires: n
+                    .wires
+                    .iter()
+                    .map(|w| match *w {
+                        Wire::Input(i) => WireIr::Input(i as usize),
+                        Wire::Node(n, p) => WireIr::Node { node: n as usize, port: p as usize },
+                    })
+                    .collect(),
                 span: n.span,
                 bindings: std::mem::take(&mut bindings[i]),
             })
             .collect();
         GraphSnapshot { inputs, nodes }
     }
-
-    /// The snapshot as JSON: inputs as `[name, type, kind]`; nodes with `op`,
-    /// `consts` (display text), `wires` (`"in:<input>"` or `"node:<node>:<port>"`),
-    /// `line`, `col` and `bindings`.
-    pub fn to_json(&self) -> Json {
-        let inputs: Vec<Json> = self
-            .inputs
-            .iter()
-            .map(|(name, ty, kind)| json!([name, ty.keyword(), format!("{kind:?}").to_lowercase()]))
-            .collect();
-        let nodes: Vec<Json> = self
-            .nodes
-            .iter()
-            .map(|n| {
-                let wires: Vec<String> = n
-                    .wires
-                    .iter()
-                    .map(|w| match w {
-                        Wire::Input(i) => format!("in:{i}"),
-                        Wire::Node(n, p) => format!("node:{n}:{p}"),
-                    })
-                    .collect();
-                json!({
-                    "op": n.op,
-                    "consts": n.consts.iter().map(literal_text).collect::<Vec<_>>(),
-                    "wires": wires,
-                    "line": n.span.line,
-                    "col": n.span.col,
-                    "bindings": n.bindings,
-                })
-            })
-            .collect();
-        json!({"inputs": inputs, "nodes": nodes})
-    }
 }
 
-/// A constant as source-like text: `1000`, `2.5`, `"key"`.
-pub fn literal_text(v: &crate::value::Value) -> String {
-    match v {
-        Value::Str(s) => format!("{s:?}"),
-        Value::F64(f) => format!("{f:?}"),
-        other => other.display_text(),
-    }
-}
-
-/// Everything `explain` needs beyond the program's steps and events.
-#[derive(Clone, Debug, Default)]
-pub struct ExplainData {
-    /// Node count, duration and note of every pass, in pipeline order.
-    pub passes: Vec<PassRecord>,
-    /// The engine and provenance choice, and why.
-    pub engine: EngineChoice,
-    /// The resolved graph, for `explain --dot`.
-    pub resolved: GraphSnapshot,
-    /// Whether Node Fusion ran (the `fusion` option).
-    pub fusion: bool,
-    /// Whether implicit coercions were refused (the `strict` option).
-    pub strict: bool,
-    /// The outputs requested with `outputs=[...]` (`None`: all).
-    pub requested_outputs: Option<Vec<String>>,
-}
-
-/// Fills in the P2 provenance selection: the heuristic's inputs and rule.
-fn record_p2_selection(engine: &mut EngineChoice, program: &Program, mode: &str) {
-    let a = crate::engine::p2::analyze(program);
-    engine.provenance = mode.to_string();
-    engine.reason =
-        if engine.requested.contains('/') || !matches!(program.explain.engine.provenance.as_str(), "" | "auto") {
-            format!("provenance {mode} was requested (the heuristic would pick {:?}: {})", a.choice, a.rule)
-        } else {
-            format!("provenance chosen by the heuristic: {}", a.rule)
-        };
-    let (closures, kits, sweeps) = crate::engine::p2::plan::shape(program);
-    let reads = match (sweeps, mode) {
-        (false, _) => "reads walk their cones (a step is not a pure closure)",
-        (true, "raw") => "a stale read sweeps the whole per-cycle program in one pass",
-        (true, "pull") => "a stale read of a broad cone sweeps the whole per-cycle program; selective cones are walked",
-        (true, _) => "reads walk their cones, skipping clean steps",
-    };
-    engine.plan = format!("{closures} closure step(s), {kits} slot-kit step(s); {reads}");
-    engine.heuristic_inputs = vec![
-        ("total_nodes".into(), a.total_nodes.to_string()),
-        ("max_output_cone".into(), a.max_output_cone.to_string()),
-        ("output_cone_ratio".into(), format!("{:.3}", a.output_cone_ratio)),
-        ("stable_nodes".into(), a.stable_nodes.to_string()),
-        ("stable_ratio".into(), format!("{:.3}", a.stable_ratio)),
-    ];
-}
-
-/// The whole explain document of `program` as JSON text. `engine_running`
-/// overrides the recorded choice with what the host actually runs.
-pub fn explain_json(program: &Program, engine_running: Option<&str>) -> String {
-    let mut engine = program.explain.engine.clone();
-    if let Some(running) = engine_running {
-        engine.chosen = running.to_string();
-        if let Some(mode) = running.strip_prefix("p2/") {
-            record_p2_selection(&mut engine, program, mode);
-        }
-    }
+/// The whole explain document of `program` as JSON text; `plan` is how the
+/// engine that runs it runs it (see [`EnginePlan`]).
+pub fn explain_json(program: &Program, plan: &EnginePlan) -> String {
+    let selection = &program.selection;
+    let a = &selection.analysis;
+    let engine = json!({
+        "requested": selection.requested,
+        "chosen": plan.running,
+        "selected": selection.engine.name(),
+        "provenance": plan.running.split_once('/').map_or("", |(_, m)| m),
+        "reason": selection.reason,
+        "heuristic_inputs": [
+            ["total_nodes", a.total_nodes.to_string()],
+            ["max_output_cone", a.max_output_cone.to_string()],
+            ["output_cone_ratio", format!("{:.3}", a.output_cone_ratio)],
+            ["stable_nodes", a.stable_nodes.to_string()],
+            ["stable_ratio", format!("{:.3}", a.stable_ratio)],
+            ["heuristic_choice", a.choice.name().to_string()],
+        ],
+        "native_segments": plan.native_segments,
+        "plan": plan.plan,
+    });
     let steps: Vec<Json> = program
         .steps
         .iter()
@@ -250,8 +122,8 @@ pub fn explain_json(program: &Program, engine_running: Option<&str>) -> String {
             "fusion": program.explain.fusion,
             "strict": program.explain.strict,
             "outputs": program.explain.requested_outputs,
-            "engine": program.explain.engine.requested,
-            "provenance": program.explain.engine.provenance,
+            "engine": selection.requested,
+            "provenance": selection.provenance,
         },
         "stats": {
             "nodes_resolved": program.stats.nodes_resolved,

@@ -9,13 +9,13 @@
 //! panic is contained the same way. A constant that evaluates to `None` cannot
 //! be a literal: it stays a node and is reclassified `ScopeInit` (run once).
 
-use super::events::{CompileEvent, EventKind};
 use super::graph::{Graph, GraphNode, Wire};
 use super::hoist::Lifecycle;
 use crate::engine::guard::guarded;
 use crate::error::CompileError;
 use crate::node::Args;
 use crate::nodes::convert::{LITERAL, LITERAL_OP};
+use crate::program::events::{CompileEvent, EventKind};
 use crate::value::Value;
 
 /// What folding did.

@@ -14,12 +14,12 @@
 //! with an output `out`); the equivalence test compiles each with fusion on
 //! and off and compares the outputs over the corner inputs (NF2).
 
-use super::events::{CompileEvent, EventKind};
 use super::explain::literal_text;
 use super::graph::{Graph, GraphNode, Wire};
 use crate::node::{NodeDef, Purity, Ty};
 use crate::nodes::convert::LITERAL_OP;
 use crate::nodes::{arith, hash, lerp};
+use crate::program::events::{CompileEvent, EventKind};
 use crate::value::Value;
 
 /// Most sweeps over the rule list before the pass stops (NF4's limit).

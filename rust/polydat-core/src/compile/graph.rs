@@ -1,9 +1,9 @@
 //! The typed graph the compiler passes work on: resolved nodes with their
 //! built evaluators, typed wires, inputs and named outputs.
 
-use super::hoist::Lifecycle;
 use crate::ir::{InputKind, Modifier, Span};
 use crate::node::{BuildCtx, NodeDef, NodeEval, Purity};
+use crate::program::lifecycle::Lifecycle;
 use crate::types::PortType;
 use crate::value::Value;
 use std::sync::Arc;
@@ -70,7 +70,7 @@ impl GraphNode {
         span: Span,
     ) -> Result<GraphNode, String> {
         let eval = (def.build)(&BuildCtx { consts: &consts, wire_types: &in_types })?;
-        let out_types = super::resolve::output_types(def, &consts, &in_types);
+        let out_types = def.output_types(&consts, &in_types);
         Ok(GraphNode {
             def,
             consts,

@@ -24,30 +24,8 @@ use super::graph::{Graph, GraphNode, Wire};
 use crate::error::CompileError;
 use crate::ir::{InputKind, Modifier};
 use crate::node::Purity;
+pub use crate::program::lifecycle::Lifecycle;
 use serde::Serialize;
-
-/// The lifecycle class of a node: when its value is computed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Lifecycle {
-    /// Reads only literals: evaluated at build and replaced by a literal.
-    CompileConst,
-    /// Fixed for the kernel's life: evaluated once at scope init.
-    ScopeInit,
-    /// Recomputed per cycle, when an input in its provenance changes.
-    Dynamic,
-}
-
-impl Lifecycle {
-    /// The class's name as shown by `explain`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Lifecycle::CompileConst => "compile_const",
-            Lifecycle::ScopeInit => "scope_init",
-            Lifecycle::Dynamic => "dynamic",
-        }
-    }
-}
 
 /// How many nodes landed in each class.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]

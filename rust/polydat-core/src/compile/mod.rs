@@ -10,15 +10,14 @@
 //! 6. [`toposort`] — evaluation order, cycle detection;
 //! 7. [`hoist`] — lifecycle class of every node; `const` captures;
 //! 8. [`fold`] — compile constants evaluated and replaced by literals;
-//! 9. engine selection — [`select_engine`] records the request and the graph's shape;
-//!    `engine::build` resolves it against the emitted program (P2's provenance
-//!    heuristic needs its cones), and `explain` reports the engine that runs;
-//! 10. [`emit`] — the immutable [`Program`].
+//! 9. [`emit`] — the immutable [`Program`];
+//! 10. [`select`] — the engine and provenance mode, chosen once from the
+//!     request and the program's shape (the heuristic reads its cones), into
+//!     the program's [`select::Selection`], which `explain` reads.
 
 pub mod adapters;
 pub mod dce;
 pub mod emit;
-pub mod events;
 pub mod explain;
 pub mod fold;
 pub mod fusion;
@@ -26,15 +25,16 @@ pub mod graph;
 pub mod hoist;
 pub mod polyfill;
 pub mod resolve;
+pub mod select;
 pub mod sketch;
 pub mod toposort;
 
 use crate::error::CompileError;
 use crate::ir::GraphIr;
 use crate::node::NodeDef;
+use crate::program::events::EventKind;
 use crate::program::{CompileStats, Program};
-use events::EventKind;
-use explain::{EngineChoice, ExplainData, GraphSnapshot, PassRecord};
+use explain::{ExplainData, GraphSnapshot, PassRecord};
 use graph::Graph;
 use std::time::Instant;
 
@@ -51,10 +51,25 @@ pub struct CompileOptions {
     /// node (P1). Fusion never produces an unsupported node, and polyfills
     /// expand unsupported nodes that have one.
     pub engine_supports: Option<fn(&NodeDef) -> bool>,
-    /// The engine the caller asked for (recorded for `explain`).
+    /// The engine and provenance request, checked ([`select::Request::parse`]).
+    pub request: select::Request,
+    /// The engine the caller asked for, as written (recorded for `explain`).
     pub engine: String,
-    /// The provenance mode the caller asked for (recorded for `explain`).
+    /// The provenance mode the caller asked for, as written (recorded for `explain`).
     pub provenance: String,
+}
+
+impl CompileOptions {
+    /// Default options for the (engine, provenance) request, or its refusal
+    /// (an unknown name, a contradiction), before anything is compiled.
+    pub fn for_request(engine: &str, provenance: &str) -> Result<CompileOptions, crate::error::Refused> {
+        Ok(CompileOptions {
+            request: select::Request::parse(engine, provenance)?,
+            engine: engine.to_string(),
+            provenance: provenance.to_string(),
+            ..CompileOptions::default()
+        })
+    }
 }
 
 impl Default for CompileOptions {
@@ -64,6 +79,7 @@ impl Default for CompileOptions {
             outputs: None,
             fusion: true,
             engine_supports: None,
+            request: select::Request::parse("auto", "auto").expect("the default request is valid"),
             engine: "auto".to_string(),
             provenance: "auto".to_string(),
         }
@@ -115,9 +131,6 @@ pub fn compile(ir: &GraphIr, options: &CompileOptions) -> Result<Program, Compil
         &graph,
         format!("{} evaluated, {} replaced by literals, {} dropped", folded.evaluated, folded.replaced, folded.dropped),
     );
-    let engine = select_engine(&graph, options);
-    trace.record("select", &graph, engine.chosen.clone());
-
     let nodes_final = graph.nodes.len();
     let stats = CompileStats {
         nodes_resolved,
@@ -130,44 +143,18 @@ pub fn compile(ir: &GraphIr, options: &CompileOptions) -> Result<Program, Compil
     };
     let explain = ExplainData {
         passes: Vec::new(),
-        engine,
         resolved,
         fusion: options.fusion,
         strict: options.strict,
         requested_outputs: options.outputs.clone(),
     };
     let mut program = emit::emit(graph, events, stats, explain);
-    let micros = trace.last.elapsed().as_micros() as u64;
-    trace.passes.push(PassRecord { pass: "emit", nodes: nodes_final, micros, note: String::new() });
+    trace.record_nodes("emit", nodes_final, String::new());
+    program.selection = select::select(&program, options.request, &options.engine, &options.provenance);
+    trace.record_nodes("select", nodes_final, program.selection.engine.name().to_string());
     program.explain.passes = trace.passes;
     program.stats.compile_micros = started.elapsed().as_micros();
     Ok(program)
-}
-
-/// Engine selection (seeds §2; engines.md "Automatic Selection Heuristic").
-///
-/// Records the request and the shape of the final, classified graph for
-/// `explain`. The engine layer (`engine::build`) resolves the request against
-/// the emitted program, since P2's provenance heuristic reads its cones; the
-/// explain output then carries the engine that actually runs.
-pub fn select_engine(graph: &Graph, options: &CompileOptions) -> EngineChoice {
-    use hoist::Lifecycle;
-    let count = |l: Lifecycle| graph.nodes.iter().filter(|n| n.lifecycle == l).count();
-    EngineChoice {
-        requested: options.engine.clone(),
-        chosen: if options.engine == "auto" { "p1".into() } else { options.engine.clone() },
-        provenance: options.provenance.clone(),
-        reason: "engine=auto runs the interpreter (P1); p3 and mixed are not built yet".into(),
-        heuristic_inputs: vec![
-            ("nodes".into(), graph.nodes.len().to_string()),
-            ("dynamic_nodes".into(), count(Lifecycle::Dynamic).to_string()),
-            ("scope_init_nodes".into(), count(Lifecycle::ScopeInit).to_string()),
-            ("inputs".into(), graph.inputs.len().to_string()),
-            ("outputs".into(), graph.outputs.len().to_string()),
-        ],
-        native_segments: Vec::new(),
-        plan: String::new(),
-    }
 }
 
 /// Node counts and durations per pass, for `explain`.
@@ -182,9 +169,13 @@ impl PassTrace {
     }
 
     fn record(&mut self, pass: &'static str, graph: &Graph, note: String) {
+        self.record_nodes(pass, graph.nodes.len(), note);
+    }
+
+    fn record_nodes(&mut self, pass: &'static str, nodes: usize, note: String) {
         let now = Instant::now();
         let micros = now.duration_since(self.last).as_micros() as u64;
         self.last = now;
-        self.passes.push(PassRecord { pass, nodes: graph.nodes.len(), micros, note });
+        self.passes.push(PassRecord { pass, nodes, micros, note });
     }
 }

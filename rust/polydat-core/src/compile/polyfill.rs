@@ -11,10 +11,10 @@
 //! Each polyfill is the decomposition of a fused node, so its equivalence
 //! test is the fusion catalog's witnesses, run backwards.
 
-use super::events::{CompileEvent, EventKind};
 use super::graph::{Graph, GraphNode, Wire};
 use crate::node::NodeDef;
 use crate::nodes::{arith, hash, lerp};
+use crate::program::events::{CompileEvent, EventKind};
 use crate::types::PortType;
 use crate::value::Value;
 

@@ -6,13 +6,13 @@
 //! that caused it.
 
 use super::adapters::coerce;
-use super::events::{CompileEvent, EventKind};
 use super::graph::{Graph, GraphInput, GraphNode, GraphOutput, Wire};
 use crate::engine::guard::guarded;
 use crate::error::CompileError;
 use crate::ir::{ArgIr, ConstIr, GraphIr, InputKind, Modifier, NodeIr, Span, WireIr};
-use crate::node::{Args, BuildCtx, NodeDef, Outputs, ParamKind, ParamSpec, Ty};
+use crate::node::{Args, BuildCtx, NodeDef, ParamKind, ParamSpec, Ty};
 use crate::nodes::{self, convert};
+use crate::program::events::{CompileEvent, EventKind};
 use crate::types::PortType;
 use crate::value::Value;
 use std::collections::HashSet;
@@ -444,21 +444,7 @@ pub fn call_output_types(op: &str, wire_types: &[PortType], consts: &[ConstIr]) 
     let in_types: Vec<PortType> =
         wire_types.iter().enumerate().map(|(i, &t)| param_of(i).map_or(t, |p| param_type(p, t))).collect();
     let values: Vec<Value> = consts.iter().map(ConstIr::to_value).collect();
-    Ok(output_types(def, &values, &in_types))
-}
-
-/// Output types of a node from its declaration, constants and wire types.
-pub fn output_types(def: &NodeDef, consts: &[Value], in_types: &[PortType]) -> Vec<PortType> {
-    match def.outputs {
-        Outputs::One(t) => vec![t],
-        Outputs::Named(list) => list.iter().map(|(_, t)| *t).collect(),
-        Outputs::SameAsWire(i) => vec![in_types.get(i).copied().unwrap_or(PortType::U64)],
-        Outputs::PerVariadicConst(t) => {
-            let fixed = def.const_params().filter(|p| !p.variadic).count();
-            vec![t; consts.len().saturating_sub(fixed)]
-        }
-        Outputs::ConstType(i) => vec![consts.get(i).and_then(Value::port_type).unwrap_or(PortType::U64)],
-    }
+    Ok(def.output_types(&values, &in_types))
 }
 
 /// Resolves `expr as T`: same type passes through; a class-A adapter or an

@@ -5,14 +5,17 @@
 
 pub mod bench;
 pub mod column;
+pub mod compiled;
+pub mod failure;
 pub mod guard;
 pub mod p1;
 pub mod p2;
+pub mod scope;
 
-pub use p2::Provenance;
+pub use crate::provenance::Provenance;
 
 use crate::compile::{compile, CompileOptions};
-use crate::error::{BuildError, EvalError, Refused, WriteError};
+use crate::error::{BuildError, EvalError, WriteError};
 use crate::ir::{GraphIr, InputKind};
 pub use crate::program::ColumnSource;
 use crate::program::Program;
@@ -22,127 +25,33 @@ use column::{Column, ColumnPart, PartDone};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// The engines a program can be run on, with the mode actually chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EngineKind {
-    /// The interpreter: the semantic oracle.
-    P1,
-    /// Closures over one flat u64 buffer, in one of the four provenance modes.
-    P2(Provenance),
-}
-
-/// Every engine a program can run on, by the name `prog.engine` reports:
-/// what an equivalence matrix iterates.
-pub const ENGINE_NAMES: [&str; 5] = ["p1", "p2/raw", "p2/push", "p2/pull", "p2/pushpull"];
-
-/// Every value `engine=` accepts besides the [`ENGINE_NAMES`]: `auto` (the
-/// production default) and the engine families.
-pub const ENGINE_REQUESTS: [&str; 5] = ["auto", "p1", "p2", "p3", "mixed"];
-
-/// Every value `provenance=` accepts: `auto` (the selection heuristic) and
-/// the four modes ([`Provenance::ALL`]).
-pub const PROVENANCE_REQUESTS: [&str; 5] = ["auto", "raw", "push", "pull", "pushpull"];
-
-/// An engine request before the program is known: the P2 mode may be left to
-/// the automatic selection.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Request {
-    P1,
-    P2(Option<Provenance>),
-}
-
-impl EngineKind {
-    /// Parses a resolved engine name as `name()` reports it (`p1`, `p2/raw`,
-    /// `p2/push`, `p2/pull`, `p2/pushpull`); `auto` is `p1`.
-    pub fn parse(name: &str) -> Result<EngineKind, Refused> {
-        match name {
-            "p1" | "auto" => Ok(EngineKind::P1),
-            "p2" => Err(Refused {
-                engine: name.to_string(),
-                reason: "p2 needs a provenance mode (p2/raw, p2/push, p2/pull, p2/pushpull) or a program to choose one for (EngineKind::select)".to_string(),
-            }),
-            _ => match request(name, "auto")? {
-                Request::P2(Some(p)) => Ok(EngineKind::P2(p)),
-                _ => unreachable!("only p2/<mode> names reach here"),
-            },
-        }
-    }
-
-    /// Checks an (engine, provenance) request without compiling anything, so
-    /// a bad name fails before the compiler runs.
-    pub fn check(engine: &str, provenance: &str) -> Result<(), Refused> {
-        request(engine, provenance).map(|_| ())
-    }
-
-    /// Resolves an (engine, provenance) request for `program`. `engine` is
-    /// `auto`, `p1`, `p2` or a resolved `p2/<mode>` name; `provenance` is
-    /// `auto`, `raw`, `push`, `pull` or `pushpull`. `p2` with provenance
-    /// `auto` applies the selection heuristic ([`p2::analyze`]); `auto` runs
-    /// P1, or P2 when a provenance mode is asked for; `p1` refuses any
-    /// provenance but `auto`; `p3` and `mixed` are refused (not built yet).
-    pub fn select(engine: &str, provenance: &str, program: &Program) -> Result<EngineKind, Refused> {
-        Ok(match request(engine, provenance)? {
-            Request::P1 => EngineKind::P1,
-            Request::P2(Some(p)) => EngineKind::P2(p),
-            Request::P2(None) => EngineKind::P2(p2::analyze(program).choice),
-        })
-    }
-
-    /// The name reported as `prog.engine` (one of [`ENGINE_NAMES`]).
-    pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::P1 => "p1",
-            EngineKind::P2(Provenance::Raw) => "p2/raw",
-            EngineKind::P2(Provenance::Push) => "p2/push",
-            EngineKind::P2(Provenance::Pull) => "p2/pull",
-            EngineKind::P2(Provenance::PushPull) => "p2/pushpull",
-        }
-    }
-}
-
-fn request(engine: &str, provenance: &str) -> Result<Request, Refused> {
-    let refuse = |engine: &str, reason: String| Refused { engine: engine.to_string(), reason };
-    let mode = match provenance {
-        "auto" => None,
-        other => Some(Provenance::parse(other).ok_or_else(|| {
-            refuse(engine, format!("unknown provenance '{other}'; choose {}", PROVENANCE_REQUESTS.join(", ")))
-        })?),
-    };
-    match (engine, mode) {
-        ("p1", None) => Ok(Request::P1),
-        ("p1", Some(m)) => Err(refuse(
-            &format!("p1/{}", m.name()),
-            format!(
-                "provenance mode '{}' applies only to the compiled engines; p1 always invalidates exactly and pulls lazily (use engine='p2')",
-                m.name()
-            ),
-        )),
-        ("auto", None) => Ok(Request::P1),
-        ("auto" | "p2", m) => Ok(Request::P2(m)),
-        ("p3" | "mixed", _) => Err(refuse(engine, "this engine is not available in this build yet".to_string())),
-        (name, m) => match name.strip_prefix("p2/").and_then(Provenance::parse) {
-            Some(p) if m.is_none() || m == Some(p) => Ok(Request::P2(Some(p))),
-            Some(p) => Err(refuse(
-                name,
-                format!("engine '{name}' names mode '{}' but provenance '{provenance}' was asked for", p.name()),
-            )),
-            None => Err(refuse(
-                name,
-                format!("unknown engine; choose {} (or p2/<mode>)", ENGINE_REQUESTS.join(", ")),
-            )),
-        },
-    }
-}
+pub use crate::compile::select::{EngineKind, ENGINE_NAMES, ENGINE_REQUESTS, PROVENANCE_REQUESTS};
 
 /// The whole build phase behind `polydat.compile`: checks the (engine,
-/// provenance) request, compiles `ir` with `options` (whose `engine` and
-/// `provenance` fields carry the request), and selects the engine for the
-/// compiled program.
-pub fn build(ir: &GraphIr, options: &CompileOptions) -> Result<(Program, EngineKind), BuildError> {
-    EngineKind::check(&options.engine, &options.provenance)?;
-    let program = compile(ir, options)?;
-    let kind = EngineKind::select(&options.engine, &options.provenance, &program)?;
+/// provenance) request before anything is compiled, compiles `ir` with
+/// `options` for it (the selection stage chooses the engine), and returns
+/// the program with the engine chosen.
+pub fn build(
+    ir: &GraphIr,
+    engine: &str,
+    provenance: &str,
+    options: CompileOptions,
+) -> Result<(Program, EngineKind), BuildError> {
+    let checked = CompileOptions::for_request(engine, provenance)?;
+    let options =
+        CompileOptions { request: checked.request, engine: checked.engine, provenance: checked.provenance, ..options };
+    let program = compile(ir, &options)?;
+    let kind = program.selection.engine;
     Ok((program, kind))
+}
+
+/// How `kind` runs `program`, for `explain`.
+pub fn describe(program: &Arc<Program>, kind: EngineKind) -> crate::program::explain::EnginePlan {
+    let plan = match kind {
+        EngineKind::P1 => String::new(),
+        EngineKind::P2(mode) => p2::describe(program, mode),
+    };
+    crate::program::explain::EnginePlan { running: kind.name().to_string(), plan, native_segments: Vec::new() }
 }
 
 /// A new kernel of `kind` over `program`.
@@ -679,20 +588,5 @@ impl std::fmt::Display for GenerateError {
                 "not enough memory for {columns} column(s) of {rows} rows: generate a smaller range at a time"
             ),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn request_names_match_the_engines_and_modes() {
-        let modes: Vec<&str> = Provenance::ALL.iter().map(|p| p.name()).collect();
-        assert_eq!(PROVENANCE_REQUESTS[1..], modes[..]);
-        for name in ENGINE_NAMES.iter().chain(&ENGINE_REQUESTS[..3]) {
-            EngineKind::check(name, "auto").unwrap_or_else(|e| panic!("{name}: {e}"));
-        }
-        assert!(EngineKind::check("p9", "auto").unwrap_err().reason.contains("auto, p1, p2, p3, mixed"));
     }
 }

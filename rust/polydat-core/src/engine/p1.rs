@@ -10,7 +10,9 @@
 //! walk only the `Dynamic` part of a cone. [`P1Kernel::init`] re-runs it.
 
 use super::column::ColumnPart;
+use super::failure::{self, PassOutcome};
 use super::guard::guarded;
+use super::scope::{init_scope, ScopeInit};
 use super::{adapt_boundary, Kernel};
 use crate::error::{EvalError, WriteError};
 use crate::node::{Args, NodeError};
@@ -112,8 +114,7 @@ impl P1Kernel {
     /// `const` is captured again and everything downstream becomes stale.
     pub fn init(&mut self) -> Result<(), EvalError> {
         self.invalidate_all();
-        let program = self.program.clone();
-        self.state.run_scope_init(&program, "scope init")
+        init_scope(&mut Init { state: &mut self.state, program: &self.program }, "scope init")
     }
 
     /// Pulls output `out` and returns a reference to its value slot (the
@@ -122,9 +123,7 @@ impl P1Kernel {
     fn pull_ref(&mut self, out: usize) -> Result<&Value, EvalError> {
         let program = &*self.program;
         let def = &program.outputs[out];
-        if !self.state.scope_ready {
-            self.state.run_scope_init(program, &def.name)?;
-        }
+        init_scope(&mut Init { state: &mut self.state, program }, &def.name)?;
         self.state.rearm_volatile(program);
         if let Some(step) = def.step {
             if !self.state.clean.get(step as usize) {
@@ -148,10 +147,8 @@ impl P1Kernel {
     fn refresh(&mut self, outs: &[usize]) -> Result<(), EvalError> {
         let program = &*self.program;
         let state = &mut self.state;
-        if !state.scope_ready {
-            let context = outs.first().map_or("every output", |&o| program.outputs[o].name.as_str());
-            state.run_scope_init(program, context)?;
-        }
+        let context = outs.first().map_or("every output", |&o| program.outputs[o].name.as_str());
+        init_scope(&mut Init { state: &mut *state, program }, context)?;
         state.rearm_volatile(program);
         let stale = |state: &State, o: usize| program.outputs[o].step.is_some_and(|s| !state.clean.get(s as usize));
         if !outs.iter().any(|&o| stale(state, o)) {
@@ -174,22 +171,30 @@ impl P1Kernel {
     }
 }
 
-impl State {
-    /// Runs the scope-init path (its stale steps) once; `context` names the read that triggered it.
-    #[cold]
-    fn run_scope_init(&mut self, program: &Program, context: &str) -> Result<(), EvalError> {
-        if let Err(e) = self.run_steps(program, &program.scope_init_steps, context) {
-            // A failed init leaves no partial captures: the next read starts
-            // the whole path again, as a fresh kernel would.
-            for &s in program.scope_init_steps.iter() {
-                self.clean.unset(s as usize);
-            }
-            return Err(e);
-        }
-        self.scope_ready = true;
-        Ok(())
-    }
+/// A P1 state and its program, for the scope-init protocol ([`init_scope`]).
+struct Init<'a> {
+    state: &'a mut State,
+    program: &'a Program,
+}
 
+impl ScopeInit for Init<'_> {
+    fn scope_ready(&self) -> bool {
+        self.state.scope_ready
+    }
+    fn run_init_path(&mut self, context: &str) -> Result<(), EvalError> {
+        self.state.run_steps(self.program, &self.program.scope_init_steps, context)
+    }
+    fn forget_init(&mut self) {
+        for &s in self.program.scope_init_steps.iter() {
+            self.state.clean.unset(s as usize);
+        }
+    }
+    fn init_done(&mut self) {
+        self.state.scope_ready = true;
+    }
+}
+
+impl State {
     /// Volatile steps are never current: each read starts with them stale.
     #[inline]
     fn rearm_volatile(&mut self, program: &Program) {
@@ -205,19 +210,16 @@ impl State {
     }
 
     /// Turns the outcome of a guarded pass over `steps` into the engine's
-    /// result, attributing a failure (or a contained panic) to its step.
-    fn settle(
-        &self,
-        program: &Program,
-        outcome: Result<Result<(), (usize, NodeError)>, String>,
-        steps: &[u32],
-        context: &str,
-    ) -> Result<(), EvalError> {
-        match outcome {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err((step, e))) => Err(self.attribute(program, step, &e.0, context)),
-            Err(panic) => Err(self.attribute(program, self.first_stale(steps), &panic, context)),
-        }
+    /// result (the shared [`failure::settle`]): a failure, or a contained
+    /// panic, attributed to its step with its input values.
+    fn settle(&self, program: &Program, outcome: PassOutcome, steps: &[u32], context: &str) -> Result<(), EvalError> {
+        let inputs = |step: &crate::program::Step| step.ins.iter().map(|&i| self.values[i as usize].clone()).collect();
+        failure::settle(
+            outcome,
+            steps,
+            |s| !self.clean.get(s),
+            |s, message| failure::attribute(program, s, inputs, message, context),
+        )
     }
 
     #[inline(always)]
@@ -230,7 +232,7 @@ impl State {
             let step = &program.steps[s];
             let (before, after) = self.values.split_at_mut(step.out_start as usize);
             let outs = &mut after[..step.out_types.len()];
-            if self.none_possible[s] && !step.accepts_none && step.ins.iter().any(|&i| before[i as usize].is_none()) {
+            if self.none_possible[s] && step.yields_none(|i| before[i as usize].is_none()) {
                 outs.iter_mut().for_each(|o| *o = Value::None);
             } else {
                 step.eval.eval(&Args::new(before, &step.ins), outs).map_err(|e| (s, e))?;
@@ -240,21 +242,6 @@ impl State {
             self.clean.set(s);
         }
         Ok(())
-    }
-
-    /// The step a contained panic came from: steps run in order and each is
-    /// marked current as it succeeds, so it is the first of the pass still stale.
-    fn first_stale(&self, steps: &[u32]) -> usize {
-        steps.iter().map(|&s| s as usize).find(|&s| !self.clean.get(s)).unwrap_or(usize::MAX)
-    }
-
-    /// The attributed error for a failure of step `s`.
-    fn attribute(&self, program: &Program, s: usize, original: &str, context: &str) -> EvalError {
-        let Some(step) = program.steps.get(s) else {
-            return EvalError::attributed(original, "?", &[], Vec::new(), context);
-        };
-        let inputs = step.ins.iter().map(|&i| self.values[i as usize].clone()).collect();
-        EvalError::attributed(original, step.def.name, &step.feeds, inputs, &format!("`{context}`"))
     }
 
     #[inline]
@@ -319,9 +306,7 @@ impl Kernel for P1Kernel {
 
     fn eval(&mut self) -> Result<Vec<Value>, EvalError> {
         let program = self.program.clone();
-        if !self.state.scope_ready {
-            self.state.run_scope_init(&program, "every output")?;
-        }
+        init_scope(&mut Init { state: &mut self.state, program: &program }, "every output")?;
         self.state.rearm_volatile(&program);
         let all: Vec<u32> = (0..program.steps.len() as u32).collect();
         self.state.run_steps(&program, &all, "every output")?;

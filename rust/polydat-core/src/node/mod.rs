@@ -322,6 +322,21 @@ impl NodeDef {
         warns: no_warning,
     };
 
+    /// The output types of a node of this definition built with `consts`
+    /// (in parameter order, variadic last) over wires of `in_types`.
+    pub fn output_types(&self, consts: &[Value], in_types: &[PortType]) -> Vec<PortType> {
+        match self.outputs {
+            Outputs::One(t) => vec![t],
+            Outputs::Named(list) => list.iter().map(|(_, t)| *t).collect(),
+            Outputs::SameAsWire(i) => vec![in_types.get(i).copied().unwrap_or(PortType::U64)],
+            Outputs::PerVariadicConst(t) => {
+                let fixed = self.const_params().filter(|p| !p.variadic).count();
+                vec![t; consts.len().saturating_sub(fixed)]
+            }
+            Outputs::ConstType(i) => vec![consts.get(i).and_then(Value::port_type).unwrap_or(PortType::U64)],
+        }
+    }
+
     /// The wire parameters, in order.
     pub fn wire_params(&self) -> impl Iterator<Item = &ParamSpec> {
         self.params.iter().filter(|p| p.kind == ParamKind::Wire)

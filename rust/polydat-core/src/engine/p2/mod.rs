@@ -1,37 +1,125 @@
-//! P2: the program compiled to step closures over one flat `u64` buffer.
+//! P2: the program's steps as closures over one flat `u64` buffer, on the
+//! shared compiled-kernel layer ([`crate::engine::compiled`]): [`Closures`]
+//! is its executor.
 //!
-//! * [`plan`]: the slot layout (scalar `Imm1` words, `Ref2` `(ptr, len)`
-//!   pairs), one closure per scalar step, the generic slot kit for every
-//!   other node, the sweep's threads of tail-calling closures, and the
-//!   invalidation data — shared by every kernel of a program.
-//! * [`schedule`]: the order of a thread's steps, for register handoff.
-//! * [`refslot`]: the scratch behind Ref slots (the only `unsafe` code).
-//! * [`slots`]: a state's buffer, `None` mask and scratch; running one step.
-//! * [`modes`]: the four currency strategies, Raw / Push / Pull / PushPull.
-//! * [`kernel`]: [`P2Kernel<M>`], generic over the mode, so each mode is its
-//!   own monomorphic kernel type with no strategy test in its loop.
-//! * [`select`]: the automatic choice of mode from graph analysis.
+//! * [`closures`]: one closure per scalar step, the node's rule inlined;
+//!   every other node runs through the layer's slot kit.
+//! * [`threads`]: the sweep — the per-cycle program, or one cone, as threads
+//!   of tail-calling closures that hand values on in registers.
+//! * [`schedule`]: the order of a thread's steps, for that handoff.
 //!
 //! P2 is held to P1 bit for bit: the same values (f64 by bits, strings by
 //! content), the same `None` propagation, the same failure messages.
 
-pub mod kernel;
-pub mod modes;
-pub mod plan;
-pub mod refslot;
+pub mod closures;
 pub mod schedule;
-pub mod select;
-pub mod slots;
+pub mod threads;
 
-pub use kernel::{P2Kernel, SlotReadError};
-pub use modes::{Mode, Provenance};
-pub use select::{analyze, Analysis};
-
+use crate::engine::compiled::kernel::CompiledKernel;
+pub use crate::engine::compiled::kernel::SlotReadError;
+pub use crate::engine::compiled::modes;
+use crate::engine::compiled::plan::{Executor, Plan};
+use crate::engine::compiled::shape::Shape;
 use crate::engine::Kernel;
+use crate::node::kit::SlotStep;
+use crate::node::NodeError;
 use crate::program::Program;
-use plan::Plan;
-use std::sync::Arc;
+pub use crate::provenance::Provenance;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+use threads::{run_threads, Thread};
 
+/// The P2 executor: closures for the scalar steps, the sweep and the cone
+/// threads built from them.
+pub struct Closures {
+    /// When the shape is sweepable: its per-cycle steps as threads; else empty.
+    sweep: Box<[Thread]>,
+    /// Per output: the steps of its per-cycle cone as threads, built at the
+    /// first read that asks (see [`Closures::cone_thread`]).
+    cone_threads: Box<[OnceLock<Box<[Thread]>>]>,
+    /// How many more closures cone threads may hold (memory stays linear in
+    /// the program however many outputs are read).
+    cone_room: AtomicUsize,
+}
+
+/// Closures the cone threads of a plan may hold together: this many per
+/// per-cycle step, plus [`CONE_ROOM_BASE`].
+pub const CONE_ROOM_PER_STEP: usize = 4;
+/// See [`CONE_ROOM_PER_STEP`].
+pub const CONE_ROOM_BASE: usize = 4096;
+
+impl Closures {
+    /// The cone thread of output `out` — the steps of its per-cycle cone as
+    /// threads, so a stale read of a selective cone runs without per-step
+    /// bookkeeping (the Pull kernel's way) — or `None`: the plan does not
+    /// sweep, the cone is broad (a sweep serves it), or the cone threads
+    /// already hold their share of memory. Built at the first call for `out`.
+    pub fn cone_thread(&self, shape: &Shape, out: usize) -> Option<&[Thread]> {
+        if self.sweep.is_empty() || shape.broad_cone(out) {
+            return None;
+        }
+        let cell = &self.cone_threads[out];
+        let threads = match cell.get() {
+            Some(threads) => threads,
+            None => {
+                let need = shape.cone(out).len();
+                let room = self.cone_room.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| r.checked_sub(need));
+                cell.get_or_init(|| match room {
+                    Ok(_) => threads::threads(&shape.layout, &shape.program, shape.cone(out)),
+                    Err(_) => Box::default(),
+                })
+            }
+        };
+        (!threads.is_empty()).then_some(&threads[..])
+    }
+}
+
+impl Executor for Closures {
+    type Step = SlotStep;
+
+    fn build(shape: &Shape) -> (Self, Vec<Option<SlotStep>>) {
+        let program = &shape.program;
+        let steps = program
+            .steps
+            .iter()
+            .zip(shape.steps.iter())
+            .map(|(step, facts)| facts.scalar.then(|| closures::scalar_closure(&shape.layout, step)))
+            .collect();
+        let sweep = match shape.sweepable {
+            true => threads::threads(&shape.layout, program, &program.cycle_steps),
+            false => Box::default(),
+        };
+        let closures = Closures {
+            sweep,
+            cone_threads: program.outputs.iter().map(|_| OnceLock::new()).collect(),
+            cone_room: AtomicUsize::new(CONE_ROOM_BASE + CONE_ROOM_PER_STEP * program.cycle_steps.len()),
+        };
+        (closures, steps)
+    }
+
+    #[inline(always)]
+    fn run(step: &SlotStep, buf: &mut [u64]) -> Result<(), NodeError> {
+        step(buf)
+    }
+
+    #[inline(always)]
+    fn sweeps(&self) -> bool {
+        !self.sweep.is_empty()
+    }
+
+    #[inline(always)]
+    fn sweep(&self, buf: &mut Vec<u64>) -> bool {
+        run_threads(&self.sweep, buf)
+    }
+
+    #[inline]
+    fn cone_sweep(&self, shape: &Shape, out: usize, buf: &mut Vec<u64>) -> bool {
+        self.cone_thread(shape, out).is_some_and(|threads| run_threads(threads, buf))
+    }
+}
+
+/// The P2 kernel of mode `M`.
+pub type P2Kernel<M> = CompiledKernel<M, Closures>;
 /// The Raw kernel type: no provenance.
 pub type RawKernel = P2Kernel<modes::Raw>;
 /// The Push kernel type: push-side invalidation.
@@ -43,15 +131,21 @@ pub type PushPullKernel = P2Kernel<modes::PushPull>;
 
 /// A new P2 kernel of mode `mode` over `program`.
 pub fn new_kernel(program: &Arc<Program>, mode: Provenance) -> Box<dyn Kernel> {
-    with_plan(Arc::new(Plan::new(program.clone())), mode)
+    crate::engine::compiled::new_kernel(Arc::new(Plan::<Closures>::new(program.clone())), mode)
 }
 
-/// A new P2 kernel of mode `mode` over a prebuilt plan.
-pub fn with_plan(plan: Arc<Plan>, mode: Provenance) -> Box<dyn Kernel> {
-    match mode {
-        Provenance::Raw => Box::new(RawKernel::with_plan(plan)),
-        Provenance::Push => Box::new(PushKernel::with_plan(plan)),
-        Provenance::Pull => Box::new(PullKernel::with_plan(plan)),
-        Provenance::PushPull => Box::new(PushPullKernel::with_plan(plan)),
-    }
+/// How P2 in mode `mode` runs `program`, in one sentence (for `explain`):
+/// closure and slot-kit steps, and whether a stale read sweeps.
+pub fn describe(program: &Arc<Program>, mode: Provenance) -> String {
+    let shape = Shape::new(program.clone());
+    let (closures, kits) = shape.step_counts();
+    let reads = match (shape.sweepable, mode) {
+        (false, _) => "reads walk their cones (a step is not a pure closure)",
+        (true, Provenance::Raw) => "a stale read sweeps the whole per-cycle program in one pass",
+        (true, Provenance::Pull) => {
+            "a stale read of a broad cone sweeps the whole per-cycle program; selective cones are walked"
+        }
+        (true, _) => "reads walk their cones, skipping clean steps",
+    };
+    format!("{closures} closure step(s), {kits} slot-kit step(s); {reads}")
 }

@@ -1,4 +1,4 @@
-//! The order of a thread's steps (see `plan::threads`): a topological order
+//! The order of a thread's steps (see `threads::threads`): a topological order
 //! of the steps chosen so that as many inputs as possible arrive in the two
 //! registers a thread hands from step to step ([`ThreadStep`]) instead of
 //! through the buffer — a store-to-load round trip on the path from a
@@ -15,7 +15,7 @@
 //!
 //! [`ThreadStep`]: crate::node::kit::ThreadStep
 
-use super::plan::{first_word, Layout, NOWHERE};
+use crate::engine::compiled::layout::{first_word, Layout, NOWHERE};
 use crate::program::Program;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};

@@ -1,23 +1,27 @@
-//! The P2 kernel, generic over its mode: `P2Kernel<Raw>`, `P2Kernel<Push>`,
-//! `P2Kernel<Pull>` and `P2Kernel<PushPull>` are four separately compiled
-//! types; the mode's bookkeeping is inlined into each one's loop.
+//! The compiled kernel, generic over its mode and its executor:
+//! `CompiledKernel<Raw, X>`, `<Push, X>`, `<Pull, X>` and `<PushPull, X>` are
+//! four separately compiled types for each executor `X` (P2's closures,
+//! P3's native code); the mode's bookkeeping is inlined into each one's loop
+//! and the executor's step form into its calls.
 
+use super::layout::NO_ENTRY;
 use super::modes::{Mode, SweepPolicy};
-use super::plan::{Plan, Thread, NO_ENTRY};
+use super::plan::{Executor, Plan};
 use super::slots::{RefSlotRefused, Slots};
 use crate::engine::column::ColumnPart;
+use crate::engine::failure::{self, PassOutcome};
 use crate::engine::guard::guarded;
+use crate::engine::scope::{init_scope, ScopeInit};
 use crate::engine::{adapt_boundary, fill_row_by_row, raw_read_refused, GenerateError, Kernel, RowFill};
 use crate::error::{EvalError, WriteError};
-use crate::node::kit::ThreadStep;
 use crate::node::NodeError;
 use crate::program::Program;
 use crate::value::Value;
 use std::sync::Arc;
 
-/// A P2 kernel: a shared plan, one flat buffer state, and the mode's bookkeeping.
-pub struct P2Kernel<M: Mode> {
-    plan: Arc<Plan>,
+/// A compiled kernel: a shared plan, one flat buffer state, and the mode's bookkeeping.
+pub struct CompiledKernel<M: Mode, X: Executor> {
+    plan: Arc<Plan<X>>,
     slots: Slots,
     mode: M,
     /// The scope-init path has run (since creation or the last `invalidate_all`).
@@ -40,28 +44,28 @@ enum Sweep {
     Walk,
 }
 
-impl<M: Mode> P2Kernel<M> {
+impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     /// A fresh kernel over `program` (builds the plan).
     pub fn new(program: &Arc<Program>) -> Self {
         Self::with_plan(Arc::new(Plan::new(program.clone())))
     }
 
     /// A fresh kernel over an existing plan (kernels of one program can share it).
-    pub fn with_plan(plan: Arc<Plan>) -> Self {
+    pub fn with_plan(plan: Arc<Plan<X>>) -> Self {
         let slots = Slots::new(&plan);
         let mode = M::new(&plan);
-        P2Kernel { plan, slots, mode, scope_ready: false, sweep: Sweep::Stale }
+        CompiledKernel { plan, slots, mode, scope_ready: false, sweep: Sweep::Stale }
     }
 
     /// The shared plan.
-    pub fn plan(&self) -> &Arc<Plan> {
+    pub fn plan(&self) -> &Arc<Plan<X>> {
         &self.plan
     }
 
     /// A copy of this state (inputs, current values, currency); its Ref pairs
     /// name its own scratch, so the two kernels never share bytes.
     pub fn fork(&self) -> Self {
-        P2Kernel {
+        CompiledKernel {
             plan: self.plan.clone(),
             slots: self.slots.fork(&self.plan.layout),
             mode: self.mode.fork(),
@@ -166,7 +170,7 @@ impl<M: Mode> P2Kernel<M> {
                     begun = true;
                 }
                 reading = out;
-                if !cone_sweep::<M>(plan, slots, out) {
+                if !cone_sweep::<M, X>(plan, slots, out) {
                     run_steps(plan, slots, mode, plan.cone(out))?;
                 }
                 mode.output_done(plan, out);
@@ -186,7 +190,7 @@ impl<M: Mode> P2Kernel<M> {
         let plan = &*self.plan;
         self.mode.begin_read(plan);
         let swept = M::sweeps_for(plan, out) && sweep(plan, &mut self.slots, &mut self.sweep);
-        if !swept && !cone_sweep::<M>(plan, &mut self.slots, out) {
+        if !swept && !cone_sweep::<M, X>(plan, &mut self.slots, out) {
             run(plan, &mut self.slots, &mut self.mode, plan.cone(out), &plan.program.outputs[out].name)?;
         }
         self.mode.output_done(plan, out);
@@ -194,20 +198,11 @@ impl<M: Mode> P2Kernel<M> {
     }
 
     /// Runs the scope-init path (constants, `const` captures and what they
-    /// read) from the inputs as they are now; `context` names the read.
+    /// read) from the inputs as they are now, by the shared protocol
+    /// ([`init_scope`]); `context` names the read.
     #[cold]
     fn scope_init(&mut self, context: &str) -> Result<(), EvalError> {
-        let plan = &*self.plan;
-        self.mode.begin_read(plan);
-        if let Err(e) = run(plan, &mut self.slots, &mut self.mode, &plan.program.scope_init_steps, context) {
-            // A failed init leaves no partial captures: the next read starts
-            // the whole path again, as a fresh kernel would (P1 does the same).
-            self.mode.invalidate_all();
-            return Err(e);
-        }
-        self.mode.scope_init_done(plan);
-        self.scope_ready = true;
-        Ok(())
+        init_scope(self, context)
     }
 
     /// The word of output `out` when it is a scalar slot and no slot holds
@@ -353,14 +348,14 @@ impl<M: Mode> P2Kernel<M> {
 /// read walks its own cone instead, which fails or not exactly as P1 does;
 /// reads keep walking cones until an input changes.
 #[inline(always)]
-fn sweep(plan: &Plan, slots: &mut Slots, state: &mut Sweep) -> bool {
+fn sweep<X: Executor>(plan: &Plan<X>, slots: &mut Slots, state: &mut Sweep) -> bool {
     if *state != Sweep::Stale {
         return *state == Sweep::Current;
     }
-    if plan.sweep.is_empty() || !slots.none_free() {
+    if !plan.executor.sweeps() || !slots.none_free() {
         return false;
     }
-    let swept = run_threads(&plan.sweep, &mut slots.buf);
+    let swept = plan.executor.sweep(&mut slots.buf);
     *state = if swept { Sweep::Current } else { Sweep::Walk };
     swept
 }
@@ -370,70 +365,67 @@ fn sweep(plan: &Plan, slots: &mut Slots, state: &mut Sweep) -> bool {
 /// bookkeeping. True when it ran and succeeded; after a failure (an error or
 /// a panic) the read walks the cone instead, which fails exactly as P1 does.
 #[inline]
-fn cone_sweep<M: Mode>(plan: &Plan, slots: &mut Slots, out: usize) -> bool {
+fn cone_sweep<M: Mode, X: Executor>(plan: &Plan<X>, slots: &mut Slots, out: usize) -> bool {
     M::SWEEP == SweepPolicy::BroadCones
         && slots.none_free()
-        && plan.cone_thread(out).is_some_and(|threads| run_threads(threads, &mut slots.buf))
-}
-
-/// Runs `threads` in order over `buf`, inside a panic guard; true when every
-/// step succeeded.
-#[inline]
-#[allow(clippy::ptr_arg)] // threads take the buffer as a thin pointer (see `ThreadStep`)
-fn run_threads(threads: &[Thread], buf: &mut Vec<u64>) -> bool {
-    matches!(guarded(|| threads.iter().all(|thread| ThreadStep::run(thread, buf, 0, 0).is_ok())), Ok(true))
+        && plan.executor.cone_sweep(&plan.shape, out, &mut slots.buf)
 }
 
 /// Runs the stale steps among `steps` (ascending); node panics are contained
 /// and every failure is attributed as P1 attributes it.
-fn run<M: Mode>(plan: &Plan, slots: &mut Slots, mode: &mut M, steps: &[u32], context: &str) -> Result<(), EvalError> {
+fn run<M: Mode, X: Executor>(
+    plan: &Plan<X>,
+    slots: &mut Slots,
+    mode: &mut M,
+    steps: &[u32],
+    context: &str,
+) -> Result<(), EvalError> {
     let outcome = guarded(|| run_steps(plan, &mut *slots, &mut *mode, steps));
     settle(plan, slots, mode, outcome, steps, context)
 }
 
-/// Turns the outcome of a guarded pass over `steps` into the engine's result,
-/// attributing a failure (or a contained panic) as P1 does.
+/// Turns the outcome of a guarded pass over `steps` into the engine's result
+/// (the shared [`failure::settle`]), attributing a failure (or a contained
+/// panic) as P1 does, with the step's input values decoded from the slots.
 #[inline(always)]
-fn settle<M: Mode>(
-    plan: &Plan,
+fn settle<M: Mode, X: Executor>(
+    plan: &Plan<X>,
     slots: &Slots,
     mode: &M,
-    outcome: Result<Result<(), (usize, NodeError)>, String>,
+    outcome: PassOutcome,
     steps: &[u32],
     context: &str,
 ) -> Result<(), EvalError> {
     #[cfg(debug_assertions)]
     assert!(slots.pairs_are_own(&plan.layout), "S9: a Ref pair names a foreign scratch entry");
-    match outcome {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err((s, e))) => Err(attribute(plan, slots, s, &e.0, context)),
-        Err(panic) => {
-            // Steps run in order and each is marked as it succeeds, so the step
-            // that panicked is the first one of the pass still stale.
-            let s = steps.iter().map(|&s| s as usize).find(|&s| mode.stale(s)).unwrap_or(usize::MAX);
-            Err(attribute(plan, slots, s, &panic, context))
-        }
+    if matches!(outcome, Ok(Ok(()))) {
+        return Ok(());
     }
-}
-
-/// The attributed error for a failure of step `s` (the same words as P1).
-fn attribute(plan: &Plan, slots: &Slots, s: usize, original: &str, context: &str) -> EvalError {
-    let Some(step) = plan.program.steps.get(s) else {
-        return EvalError::attributed(original, "?", &[], Vec::new(), context);
-    };
-    let inputs = slots.input_values(&plan.layout, &plan.steps[s]);
-    EvalError::attributed(original, step.def.name, &step.feeds, inputs, &format!("`{context}`"))
+    failure::settle(
+        outcome,
+        steps,
+        |s| mode.stale(s),
+        |s, message| {
+            let inputs = |_: &crate::program::Step| slots.input_values(&plan.layout, &plan.steps[s]);
+            failure::attribute(&plan.program, s, inputs, message, context)
+        },
+    )
 }
 
 /// The eval loop: one pass over `steps`, each stale step run once.
 #[inline(always)]
-fn run_steps<M: Mode>(plan: &Plan, slots: &mut Slots, mode: &mut M, steps: &[u32]) -> Result<(), (usize, NodeError)> {
+fn run_steps<M: Mode, X: Executor>(
+    plan: &Plan<X>,
+    slots: &mut Slots,
+    mode: &mut M,
+    steps: &[u32],
+) -> Result<(), (usize, NodeError)> {
     for &s in steps {
         let s = s as usize;
         if !mode.stale(s) {
             continue;
         }
-        slots.run_step(&plan.layout, &plan.steps[s]).map_err(|e| (s, e))?;
+        slots.run_step::<X>(&plan.layout, &plan.steps[s], &plan.exec[s]).map_err(|e| (s, e))?;
         mode.ran(plan, s);
     }
     Ok(())
@@ -457,13 +449,31 @@ impl std::fmt::Display for SlotReadError {
     }
 }
 
-impl<M: Mode> Clone for P2Kernel<M> {
+impl<M: Mode, X: Executor> ScopeInit for CompiledKernel<M, X> {
+    fn scope_ready(&self) -> bool {
+        self.scope_ready
+    }
+    fn run_init_path(&mut self, context: &str) -> Result<(), EvalError> {
+        let plan = &*self.plan;
+        self.mode.begin_read(plan);
+        run(plan, &mut self.slots, &mut self.mode, &plan.program.scope_init_steps, context)
+    }
+    fn forget_init(&mut self) {
+        self.mode.invalidate_all();
+    }
+    fn init_done(&mut self) {
+        self.mode.scope_init_done(&self.plan);
+        self.scope_ready = true;
+    }
+}
+
+impl<M: Mode, X: Executor> Clone for CompiledKernel<M, X> {
     fn clone(&self) -> Self {
         self.fork()
     }
 }
 
-impl<M: Mode> Kernel for P2Kernel<M> {
+impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
     fn program(&self) -> &Arc<Program> {
         &self.plan.program
     }

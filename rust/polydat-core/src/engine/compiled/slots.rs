@@ -3,8 +3,10 @@
 //! Encoding and decoding between `Value`s and slots, and running one step,
 //! live here; *when* a step runs is the business of the mode (`modes.rs`).
 
-use super::plan::{Color, Exec, Layout, Plan, StepPlan};
-use super::refslot::Scratch;
+use super::layout::{Color, Layout};
+use super::plan::{Exec, Executor};
+use super::scratch::Scratch;
+use super::shape::{Shape, StepFacts};
 use crate::node::kit::{slot_to_value, value_to_slot};
 use crate::node::{Args, NodeError};
 use crate::types::PortType;
@@ -48,7 +50,7 @@ pub struct Slots {
 
 impl Slots {
     /// A state with every input at its default and every other slot empty.
-    pub fn new(plan: &Plan) -> Slots {
+    pub fn new(plan: &Shape) -> Slots {
         let layout = &plan.layout;
         let mut s = Slots {
             buf: vec![0; layout.words],
@@ -202,42 +204,52 @@ impl Slots {
         }
     }
 
-    /// Runs one step: `None` propagation, then the closure or the slot kit.
-    /// The common case — a closure step with no `None` anywhere — is one
-    /// indirect call.
+    /// Runs one step of executor `X`: `None` propagation, then the scalar
+    /// form or the slot kit. The common case — a scalar step with no `None`
+    /// anywhere — is one call of the executor's form.
     #[inline(always)]
-    pub fn run_step(&mut self, layout: &Layout, step: &StepPlan) -> Result<(), NodeError> {
+    pub fn run_step<X: Executor>(
+        &mut self,
+        layout: &Layout,
+        facts: &StepFacts,
+        exec: &Exec<X::Step>,
+    ) -> Result<(), NodeError> {
         if self.none_live == 0 {
-            if let Exec::Slots(f) = &step.exec {
-                return f(&mut self.buf);
+            if let Exec::Scalar(f) = exec {
+                return X::run(f, &mut self.buf);
             }
         }
-        self.run_step_general(layout, step)
+        self.run_step_general::<X>(layout, facts, exec)
     }
 
     /// `run_step` with `None` in play, or through the slot kit.
     #[inline(never)]
-    fn run_step_general(&mut self, layout: &Layout, step: &StepPlan) -> Result<(), NodeError> {
-        let outs = step.out_start as usize..(step.out_start + step.out_count) as usize;
+    fn run_step_general<X: Executor>(
+        &mut self,
+        layout: &Layout,
+        facts: &StepFacts,
+        exec: &Exec<X::Step>,
+    ) -> Result<(), NodeError> {
+        let outs = facts.out_start as usize..(facts.out_start + facts.out_count) as usize;
         if self.none_live != 0 {
-            if step.propagates_none && step.ins.iter().any(|&i| self.none[i as usize]) {
+            if facts.propagates_none && facts.ins.iter().any(|&i| self.none[i as usize]) {
                 for o in outs {
                     self.encode(layout, o, &Value::None);
                 }
                 return Ok(());
             }
-            if let Exec::Slots(_) = step.exec {
+            if let Exec::Scalar(_) = exec {
                 for o in outs.clone() {
                     self.set_none(o, false);
                 }
             }
         }
-        match &step.exec {
-            Exec::Slots(f) => f(&mut self.buf),
+        match exec {
+            Exec::Scalar(f) => X::run(f, &mut self.buf),
             Exec::Kit { node, iota } => {
                 let mut ins = std::mem::take(&mut self.kit_in);
                 ins.clear();
-                ins.extend(step.ins.iter().map(|&i| self.decode(layout, i as usize)));
+                ins.extend(facts.ins.iter().map(|&i| self.decode(layout, i as usize)));
                 let mut outv = std::mem::take(&mut self.kit_out);
                 outv.clear();
                 outv.resize(outs.len(), Value::None);
@@ -255,7 +267,7 @@ impl Slots {
     }
 
     /// The values of step `step`'s inputs (for attributing its failure).
-    pub fn input_values(&self, layout: &Layout, step: &StepPlan) -> Vec<Value> {
+    pub fn input_values(&self, layout: &Layout, step: &StepFacts) -> Vec<Value> {
         step.ins.iter().map(|&i| self.decode(layout, i as usize)).collect()
     }
 }

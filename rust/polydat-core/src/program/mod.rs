@@ -2,14 +2,20 @@
 //! steps in evaluation order over one value-slot layout, provenance, output
 //! map, and what the compiler did (events, statistics).
 
-use crate::compile::events::CompileEvent;
-use crate::compile::explain::ExplainData;
-use crate::compile::hoist::Lifecycle;
+pub mod events;
+pub mod explain;
+pub mod lifecycle;
+pub mod selection;
+
 use crate::ir::{InputKind, Modifier, Span};
 use crate::node::{NodeDef, NodeEval};
 use crate::provenance::ProvMask;
 use crate::types::PortType;
 use crate::value::Value;
+use events::CompileEvent;
+use explain::ExplainData;
+use lifecycle::Lifecycle;
+use selection::Selection;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
@@ -88,6 +94,21 @@ impl Step {
     pub fn out_count(&self) -> usize {
         self.out_types.len()
     }
+
+    /// The `None` rule, one place for every engine: a step whose node does
+    /// not accept `None` and that has inputs yields `None` on every output,
+    /// without running, when any input is `None`.
+    #[inline]
+    pub fn propagates_none(&self) -> bool {
+        !self.accepts_none && !self.ins.is_empty()
+    }
+
+    /// This step yields `None` without running, when `is_none` says which
+    /// of its input slots hold `None` (see [`Step::propagates_none`]).
+    #[inline]
+    pub fn yields_none(&self, is_none: impl Fn(u32) -> bool) -> bool {
+        self.propagates_none() && self.ins.iter().any(|&i| is_none(i))
+    }
 }
 
 /// Node counts and timings recorded by the compiler.
@@ -142,6 +163,8 @@ pub struct Program {
     pub stats: CompileStats,
     /// What `explain` shows beyond steps and events.
     pub explain: ExplainData,
+    /// The engine and mode chosen for the program (the selection stage).
+    pub selection: Selection,
     input_index: HashMap<String, u32>,
     output_index: HashMap<String, u32>,
     cones: Box<[OnceLock<Box<[u32]>>]>,
@@ -215,6 +238,7 @@ impl Program {
             events,
             stats,
             explain,
+            selection: Selection::default(),
             input_index,
             output_index,
             cones,

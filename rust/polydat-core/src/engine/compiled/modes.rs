@@ -22,43 +22,11 @@
 //! path (constants, `const` captures) runs once per kernel, as on P1, and is
 //! current until `invalidate_all`.
 
-use super::plan::Plan;
-
-/// The four P2 provenance modes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Provenance {
-    /// No provenance: a read runs every step of the cone not yet run this round.
-    Raw,
-    /// A changed input dirties its dependents; a read runs the dirty steps of the cone.
-    Push,
-    /// Writes record the changed inputs; a read checks the cone guard, then runs as Raw.
-    Pull,
-    /// Push and Pull together: the cone guard, then the dirty steps.
-    PushPull,
-}
-
-impl Provenance {
-    /// Every mode, in reporting order.
-    pub const ALL: [Provenance; 4] = [Provenance::Raw, Provenance::Push, Provenance::Pull, Provenance::PushPull];
-
-    /// The mode's name (`raw`, `push`, `pull`, `pushpull`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Provenance::Raw => "raw",
-            Provenance::Push => "push",
-            Provenance::Pull => "pull",
-            Provenance::PushPull => "pushpull",
-        }
-    }
-
-    /// Parses a mode name (not `auto`).
-    pub fn parse(name: &str) -> Option<Provenance> {
-        Provenance::ALL.into_iter().find(|p| p.name() == name)
-    }
-}
+use super::shape::Shape;
+pub use crate::provenance::Provenance;
 
 /// When a kernel type's stale reads sweep the whole per-cycle program (on a
-/// plan where that is allowed, see `Plan::sweep`) rather than walk a cone.
+/// plan where that is allowed, see `Shape::sweepable`) rather than walk a cone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SweepPolicy {
     /// Never: the modes that skip clean steps (Push, PushPull).
@@ -82,7 +50,7 @@ pub trait Mode: Clone + Send + Sync + Sized + 'static {
     const SWEEP: SweepPolicy;
     /// A stale read of output `out` sweeps rather than walks its cone.
     #[inline(always)]
-    fn sweeps_for(plan: &Plan, out: usize) -> bool {
+    fn sweeps_for(plan: &Shape, out: usize) -> bool {
         match Self::SWEEP {
             SweepPolicy::Never => false,
             SweepPolicy::BroadCones => plan.broad_cone(out),
@@ -90,29 +58,29 @@ pub trait Mode: Clone + Send + Sync + Sized + 'static {
         }
     }
     /// Fresh bookkeeping: nothing current.
-    fn new(plan: &Plan) -> Self;
+    fn new(plan: &Shape) -> Self;
     /// A deep copy (the state of a forked kernel).
     fn fork(&self) -> Self {
         self.clone()
     }
     /// Input `input` was written (and, when `COMPARES`, changed).
-    fn wrote(&mut self, plan: &Plan, input: usize);
+    fn wrote(&mut self, plan: &Shape, input: usize);
     /// A read starts: later writes belong to a new round; volatile steps re-arm.
-    fn begin_read(&mut self, plan: &Plan);
+    fn begin_read(&mut self, plan: &Shape);
     /// The cone guard: output `out` is current without entering the eval loop.
-    fn output_current(&mut self, plan: &Plan, out: usize) -> bool;
+    fn output_current(&mut self, plan: &Shape, out: usize) -> bool;
     /// Output `out` was computed by a successful read.
-    fn output_done(&mut self, plan: &Plan, out: usize);
+    fn output_done(&mut self, plan: &Shape, out: usize);
     /// Step `s` must run in this read.
     fn stale(&self, s: usize) -> bool;
     /// Step `s` ran (or yielded `None`) successfully.
-    fn ran(&mut self, plan: &Plan, s: usize);
+    fn ran(&mut self, plan: &Shape, s: usize);
     /// The scope-init path ran successfully: its fixed steps stay current
     /// until `invalidate_all`.
-    fn scope_init_done(&mut self, plan: &Plan);
+    fn scope_init_done(&mut self, plan: &Shape);
     /// A sweep made every per-cycle step current (recorded only when an
     /// extern write is about to dirty part of them).
-    fn adopt_sweep(&mut self, plan: &Plan);
+    fn adopt_sweep(&mut self, plan: &Shape);
     /// Nothing is current any more.
     fn invalidate_all(&mut self);
 }
@@ -121,19 +89,19 @@ pub trait Mode: Clone + Send + Sync + Sized + 'static {
 /// ([`Rounds`]) or per-step clean flags ([`Clean`]).
 pub trait StepCurrency: Clone + Send + Sync + 'static {
     /// Fresh bookkeeping: nothing current.
-    fn new(plan: &Plan) -> Self;
+    fn new(plan: &Shape) -> Self;
     /// Input `input` was written.
-    fn wrote(&mut self, plan: &Plan, input: usize);
+    fn wrote(&mut self, plan: &Shape, input: usize);
     /// A read starts; volatile steps re-arm.
-    fn begin_read(&mut self, plan: &Plan);
+    fn begin_read(&mut self, plan: &Shape);
     /// Step `s` must run in this read.
     fn stale(&self, s: usize) -> bool;
     /// Step `s` ran successfully.
-    fn ran(&mut self, plan: &Plan, s: usize);
+    fn ran(&mut self, plan: &Shape, s: usize);
     /// The scope-init path ran: its fixed steps stay current.
-    fn scope_init_done(&mut self, plan: &Plan);
+    fn scope_init_done(&mut self, plan: &Shape);
     /// Every per-cycle step is current (a sweep ran them all).
-    fn adopt_sweep(&mut self, plan: &Plan);
+    fn adopt_sweep(&mut self, plan: &Shape);
     /// Nothing is current any more.
     fn invalidate_all(&mut self);
 }
@@ -151,12 +119,12 @@ pub struct Rounds {
 }
 
 impl StepCurrency for Rounds {
-    fn new(plan: &Plan) -> Rounds {
+    fn new(plan: &Shape) -> Rounds {
         Rounds { round: 1, sealed: false, stamp: vec![0; plan.steps.len()] }
     }
 
     #[inline(always)]
-    fn wrote(&mut self, plan: &Plan, input: usize) {
+    fn wrote(&mut self, plan: &Shape, input: usize) {
         if input < plan.coord_count {
             if self.sealed {
                 self.round += 1;
@@ -173,7 +141,7 @@ impl StepCurrency for Rounds {
     }
 
     #[inline]
-    fn begin_read(&mut self, plan: &Plan) {
+    fn begin_read(&mut self, plan: &Shape) {
         self.sealed = true;
         if plan.has_volatile {
             for &s in plan.program.volatile_steps.iter() {
@@ -188,17 +156,17 @@ impl StepCurrency for Rounds {
     }
 
     #[inline]
-    fn ran(&mut self, plan: &Plan, s: usize) {
+    fn ran(&mut self, plan: &Shape, s: usize) {
         self.stamp[s] = if plan.has_side && plan.steps[s].side { u64::MAX } else { self.round };
     }
 
-    fn scope_init_done(&mut self, plan: &Plan) {
+    fn scope_init_done(&mut self, plan: &Shape) {
         for &s in plan.fixed_steps.iter() {
             self.stamp[s as usize] = u64::MAX;
         }
     }
 
-    fn adopt_sweep(&mut self, plan: &Plan) {
+    fn adopt_sweep(&mut self, plan: &Shape) {
         for &s in plan.program.cycle_steps.iter() {
             self.stamp[s as usize] = self.round;
         }
@@ -212,7 +180,7 @@ impl StepCurrency for Rounds {
 /// Makes the pinned dependents of `input` stale (a new round takes care of
 /// every other step).
 #[inline(always)]
-fn unpin(stamp: &mut [u64], plan: &Plan, input: usize) {
+fn unpin(stamp: &mut [u64], plan: &Shape, input: usize) {
     if !plan.has_pinned {
         return;
     }
@@ -223,7 +191,7 @@ fn unpin(stamp: &mut [u64], plan: &Plan, input: usize) {
 
 /// Makes every dependent of `input` stale.
 #[inline(always)]
-fn dirty_dependents(stamp: &mut [u64], plan: &Plan, input: usize) {
+fn dirty_dependents(stamp: &mut [u64], plan: &Shape, input: usize) {
     for &s in plan.program.input_dependents[input].iter() {
         stamp[s as usize] = 0;
     }
@@ -237,19 +205,19 @@ pub struct Clean {
 }
 
 impl StepCurrency for Clean {
-    fn new(plan: &Plan) -> Clean {
+    fn new(plan: &Shape) -> Clean {
         Clean { clean: vec![false; plan.steps.len()] }
     }
 
     #[inline(always)]
-    fn wrote(&mut self, plan: &Plan, input: usize) {
+    fn wrote(&mut self, plan: &Shape, input: usize) {
         for &s in plan.program.input_dependents[input].iter() {
             self.clean[s as usize] = false;
         }
     }
 
     #[inline]
-    fn begin_read(&mut self, plan: &Plan) {
+    fn begin_read(&mut self, plan: &Shape) {
         if plan.has_volatile {
             for &s in plan.program.volatile_steps.iter() {
                 self.clean[s as usize] = false;
@@ -263,13 +231,13 @@ impl StepCurrency for Clean {
     }
 
     #[inline]
-    fn ran(&mut self, _plan: &Plan, s: usize) {
+    fn ran(&mut self, _plan: &Shape, s: usize) {
         self.clean[s] = true;
     }
 
-    fn scope_init_done(&mut self, _plan: &Plan) {}
+    fn scope_init_done(&mut self, _plan: &Shape) {}
 
-    fn adopt_sweep(&mut self, plan: &Plan) {
+    fn adopt_sweep(&mut self, plan: &Shape) {
         for &s in plan.program.cycle_steps.iter() {
             self.clean[s as usize] = true;
         }
@@ -301,7 +269,7 @@ pub struct Guard {
 }
 
 impl Guard {
-    fn new(plan: &Plan) -> Guard {
+    fn new(plan: &Shape) -> Guard {
         let n = plan.program.inputs.len();
         Guard {
             // Batches start at 2 so that "never computed" (0) is never mistaken
@@ -340,7 +308,7 @@ impl Guard {
     }
 
     #[inline(always)]
-    fn current(&mut self, plan: &Plan, out: usize) -> bool {
+    fn current(&mut self, plan: &Shape, out: usize) -> bool {
         self.sealed = true;
         let v = self.valid[out];
         if v == self.batch {
@@ -367,12 +335,12 @@ impl Guard {
     /// After a gap of several batches (or never computed, `v == 0`): no input
     /// of `out` changed since batch `v`.
     #[cold]
-    fn unchanged_since(&self, plan: &Plan, out: usize, v: u64) -> bool {
+    fn unchanged_since(&self, plan: &Shape, out: usize, v: u64) -> bool {
         v != 0 && plan.out_inputs(out).all(|i| self.changed_at[i] <= v)
     }
 
     #[inline]
-    fn done(&mut self, plan: &Plan, out: usize) {
+    fn done(&mut self, plan: &Shape, out: usize) {
         if !plan.out_volatile[out] {
             self.valid[out] = self.batch;
         }
@@ -431,35 +399,35 @@ impl<C: UnguardedMode> Mode for Unguarded<C> {
     const PROVENANCE: Provenance = C::PROVENANCE;
     const COMPARES: bool = C::COMPARES;
     const SWEEP: SweepPolicy = C::SWEEP;
-    fn new(plan: &Plan) -> Self {
+    fn new(plan: &Shape) -> Self {
         Unguarded(C::new(plan))
     }
     #[inline(always)]
-    fn wrote(&mut self, plan: &Plan, input: usize) {
+    fn wrote(&mut self, plan: &Shape, input: usize) {
         self.0.wrote(plan, input);
     }
     #[inline]
-    fn begin_read(&mut self, plan: &Plan) {
+    fn begin_read(&mut self, plan: &Shape) {
         self.0.begin_read(plan);
     }
     #[inline]
-    fn output_current(&mut self, _plan: &Plan, _out: usize) -> bool {
+    fn output_current(&mut self, _plan: &Shape, _out: usize) -> bool {
         false
     }
     #[inline]
-    fn output_done(&mut self, _plan: &Plan, _out: usize) {}
+    fn output_done(&mut self, _plan: &Shape, _out: usize) {}
     #[inline]
     fn stale(&self, s: usize) -> bool {
         self.0.stale(s)
     }
     #[inline]
-    fn ran(&mut self, plan: &Plan, s: usize) {
+    fn ran(&mut self, plan: &Shape, s: usize) {
         self.0.ran(plan, s);
     }
-    fn scope_init_done(&mut self, plan: &Plan) {
+    fn scope_init_done(&mut self, plan: &Shape) {
         self.0.scope_init_done(plan);
     }
-    fn adopt_sweep(&mut self, plan: &Plan) {
+    fn adopt_sweep(&mut self, plan: &Shape) {
         self.0.adopt_sweep(plan);
     }
     fn invalidate_all(&mut self) {
@@ -488,25 +456,25 @@ impl<C: GuardedMode> Mode for Guarded<C> {
     const PROVENANCE: Provenance = C::PROVENANCE;
     const COMPARES: bool = true;
     const SWEEP: SweepPolicy = C::SWEEP;
-    fn new(plan: &Plan) -> Self {
+    fn new(plan: &Shape) -> Self {
         Guarded { currency: C::new(plan), guard: Guard::new(plan) }
     }
     #[inline(always)]
-    fn wrote(&mut self, plan: &Plan, input: usize) {
+    fn wrote(&mut self, plan: &Shape, input: usize) {
         self.currency.wrote(plan, input);
         self.guard.wrote(input);
     }
     #[inline]
-    fn begin_read(&mut self, plan: &Plan) {
+    fn begin_read(&mut self, plan: &Shape) {
         self.currency.begin_read(plan);
         self.guard.seal();
     }
     #[inline]
-    fn output_current(&mut self, plan: &Plan, out: usize) -> bool {
+    fn output_current(&mut self, plan: &Shape, out: usize) -> bool {
         self.guard.current(plan, out)
     }
     #[inline]
-    fn output_done(&mut self, plan: &Plan, out: usize) {
+    fn output_done(&mut self, plan: &Shape, out: usize) {
         self.guard.done(plan, out);
     }
     #[inline]
@@ -514,13 +482,13 @@ impl<C: GuardedMode> Mode for Guarded<C> {
         self.currency.stale(s)
     }
     #[inline]
-    fn ran(&mut self, plan: &Plan, s: usize) {
+    fn ran(&mut self, plan: &Shape, s: usize) {
         self.currency.ran(plan, s);
     }
-    fn scope_init_done(&mut self, plan: &Plan) {
+    fn scope_init_done(&mut self, plan: &Shape) {
         self.currency.scope_init_done(plan);
     }
-    fn adopt_sweep(&mut self, plan: &Plan) {
+    fn adopt_sweep(&mut self, plan: &Shape) {
         self.currency.adopt_sweep(plan);
     }
     fn invalidate_all(&mut self) {

@@ -1,0 +1,207 @@
+//! Engine selection, the last compile stage: the engine and provenance mode
+//! a program runs on are chosen once, from the caller's request and the
+//! emitted program's shape, into the [`Selection`] the program carries (and
+//! `explain` reads). The automatic provenance choice is the seeds' heuristic
+//! (engines.md, "Automatic Selection Heuristic"):
+//!
+//! ```text
+//! output_cone_ratio = max_output_cone / total_nodes
+//! stable_ratio      = stable_nodes / total_nodes
+//! if total_nodes < 15 and stable_ratio == 0:  Raw       tiny and all dirty
+//! elif output_cone_ratio < 0.5:               Pull      the cone guard pays
+//! elif stable_ratio >= 0.3:                   PushPull  push skips stable parts of big cones
+//! else:                                       Pull      free insurance on all-dirty graphs
+//! ```
+//!
+//! Push alone is never chosen. A *stable* node is a deterministic step whose
+//! provenance holds no coordinate: it reads only externs (configuration,
+//! written rarely) or nothing. Coordinates are taken to change every cycle.
+
+use crate::error::Refused;
+use crate::ir::InputKind;
+pub use crate::program::selection::{
+    Analysis, EngineKind, Provenance, Selection, ENGINE_NAMES, ENGINE_REQUESTS, PROVENANCE_REQUESTS,
+};
+use crate::program::Program;
+
+impl EngineKind {
+    /// Parses an engine name as [`EngineKind::name`] reports it (`p1`,
+    /// `p2/raw`, ...); `auto` is what the default request runs.
+    pub fn parse(name: &str) -> Result<EngineKind, Refused> {
+        match Request::parse(name, "auto")? {
+            Request { family: Family::P1, .. } => Ok(EngineKind::P1),
+            Request { family: Family::P2, mode: Some(m) } => Ok(EngineKind::P2(m)),
+            _ => Err(Refused {
+                engine: name.to_string(),
+                reason: "name an engine and mode (p1, p2/raw, p2/push, p2/pull, p2/pushpull): the automatic \
+                         choice needs a program"
+                    .to_string(),
+            }),
+        }
+    }
+}
+
+/// An engine family, as a request names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    /// `auto`: the production default.
+    Auto,
+    /// `p1`.
+    P1,
+    /// `p2` or `p2/<mode>`.
+    P2,
+}
+
+/// An (engine, provenance) request, checked before anything is compiled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request {
+    family: Family,
+    mode: Option<Provenance>,
+}
+
+impl Request {
+    /// Parses `engine` (`auto`, `p1`, `p2`, `p2/<mode>`, `p3`, `mixed`) and
+    /// `provenance` (`auto` or a mode); refuses what no engine can honour: an
+    /// unknown name, a mode for P1, a `p2/<mode>` that contradicts the
+    /// provenance asked for, an engine this build does not have.
+    pub fn parse(engine: &str, provenance: &str) -> Result<Request, Refused> {
+        let refuse = |engine: &str, reason: String| Refused { engine: engine.to_string(), reason };
+        let mode = match provenance {
+            "auto" => None,
+            other => Some(Provenance::parse(other).ok_or_else(|| {
+                refuse(engine, format!("unknown provenance '{other}'; choose {}", PROVENANCE_REQUESTS.join(", ")))
+            })?),
+        };
+        let (family, named) = match engine.split_once('/') {
+            Some((family, m)) => (family, Some(m)),
+            None => (engine, None),
+        };
+        let named = match named {
+            None => None,
+            Some(m) => match Provenance::parse(m) {
+                Some(p) if mode.is_none() || mode == Some(p) => Some(p),
+                Some(p) => {
+                    return Err(refuse(
+                        engine,
+                        format!(
+                            "engine '{engine}' names mode '{}' but provenance '{provenance}' was asked for",
+                            p.name()
+                        ),
+                    ))
+                }
+                None => return Err(refuse(engine, format!("unknown provenance mode '{m}' in engine '{engine}'"))),
+            },
+        };
+        let mode = named.or(mode);
+        let family = match family {
+            "auto" => Family::Auto,
+            "p1" if named.is_some() => return Err(refuse(engine, "p1 has no provenance modes".to_string())),
+            "p1" => Family::P1,
+            "p2" => Family::P2,
+            "p3" | "mixed" => {
+                return Err(refuse(engine, "this engine is not available in this build yet".to_string()));
+            }
+            _ => {
+                return Err(refuse(
+                    engine,
+                    format!("unknown engine; choose {} (or p2/<mode>)", ENGINE_REQUESTS.join(", ")),
+                ))
+            }
+        };
+        if family == Family::P1 {
+            if let Some(m) = mode {
+                return Err(refuse(
+                    &format!("p1/{}", m.name()),
+                    format!(
+                        "provenance mode '{}' applies only to the compiled engines; p1 always invalidates \
+                         exactly and pulls lazily (use engine='p2')",
+                        m.name()
+                    ),
+                ));
+            }
+        }
+        Ok(Request { family, mode })
+    }
+}
+
+/// Analyses `program` and applies the heuristic.
+pub fn analyze(program: &Program) -> Analysis {
+    let total_nodes = program.steps.len();
+    let max_output_cone = program.max_cone_len();
+    let coordinates: Vec<usize> =
+        program.inputs.iter().enumerate().filter(|(_, i)| i.kind == InputKind::Coordinate).map(|(i, _)| i).collect();
+    let stable_nodes = program
+        .steps
+        .iter()
+        .zip(&program.provenance)
+        .filter(|(step, prov)| !step.volatile && coordinates.iter().all(|&c| !prov.contains(c)))
+        .count();
+    let ratio = |n: usize| if total_nodes == 0 { 0.0 } else { n as f64 / total_nodes as f64 };
+    let (output_cone_ratio, stable_ratio) = (ratio(max_output_cone), ratio(stable_nodes));
+    let (choice, rule) = choose(total_nodes, output_cone_ratio, stable_ratio);
+    Analysis { total_nodes, max_output_cone, output_cone_ratio, stable_nodes, stable_ratio, choice, rule }
+}
+
+/// The heuristic itself.
+pub fn choose(total_nodes: usize, output_cone_ratio: f64, stable_ratio: f64) -> (Provenance, &'static str) {
+    if total_nodes < 15 && stable_ratio == 0.0 {
+        (Provenance::Raw, "total_nodes < 15 and stable_ratio == 0: tiny all-dirty graph, no provenance data")
+    } else if output_cone_ratio < 0.5 {
+        (Provenance::Pull, "output_cone_ratio < 0.5: selective outputs, the cone guard skips whole evaluations")
+    } else if stable_ratio >= 0.3 {
+        (Provenance::PushPull, "stable_ratio >= 0.3: large cones with stable parts, push skips them")
+    } else {
+        (Provenance::Pull, "large, mostly dirty cones: the cone guard costs nothing when it falls through")
+    }
+}
+
+/// The selection stage: resolves `request` for `program`.
+pub fn select(program: &Program, request: Request, requested: &str, provenance: &str) -> Selection {
+    let analysis = analyze(program);
+    let (engine, reason) = match (request.family, request.mode) {
+        (Family::P1, _) => (EngineKind::P1, "engine p1 was requested".to_string()),
+        (Family::Auto, None) => (EngineKind::P1, "engine=auto runs the interpreter (P1) in this build".to_string()),
+        (Family::Auto | Family::P2, Some(m)) => (
+            EngineKind::P2(m),
+            format!(
+                "provenance {} was requested (the heuristic would pick {}: {})",
+                m.name(),
+                analysis.choice.name(),
+                analysis.rule
+            ),
+        ),
+        (Family::P2, None) => {
+            (EngineKind::P2(analysis.choice), format!("provenance chosen by the heuristic: {}", analysis.rule))
+        }
+    };
+    Selection { engine, requested: requested.to_string(), provenance: provenance.to_string(), reason, analysis }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heuristic_table() {
+        assert_eq!(choose(11, 1.0, 0.0).0, Provenance::Raw);
+        assert_eq!(choose(11, 1.0, 0.2).0, Provenance::Pull, "small but partly stable: not Raw");
+        assert_eq!(choose(100, 0.3, 0.7).0, Provenance::Pull);
+        assert_eq!(choose(100, 0.7, 0.7).0, Provenance::PushPull);
+        assert_eq!(choose(100, 0.9, 0.1).0, Provenance::Pull);
+        assert_eq!(choose(0, 0.0, 0.0).0, Provenance::Raw);
+    }
+
+    #[test]
+    fn requests_are_checked_before_compiling() {
+        assert!(Request::parse("p2/pull", "auto").is_ok());
+        assert!(Request::parse("p2/pull", "pull").is_ok());
+        assert!(Request::parse("p2/pull", "raw").unwrap_err().reason.contains("names mode 'pull'"));
+        assert!(Request::parse("p1", "raw").unwrap_err().reason.contains("only to the compiled engines"));
+        assert!(Request::parse("p9", "auto").unwrap_err().reason.contains("auto, p1, p2, p3, mixed"));
+        assert!(Request::parse("p2", "sideways").unwrap_err().reason.contains("unknown provenance"));
+        for name in ENGINE_NAMES {
+            assert_eq!(EngineKind::parse(name).unwrap().name(), name);
+        }
+        assert!(EngineKind::parse("p2").is_err(), "a family alone needs a program to choose a mode");
+    }
+}

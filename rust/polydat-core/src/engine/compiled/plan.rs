@@ -1,0 +1,133 @@
+//! A compiled plan: the program's [`Shape`] (shared by every executor) and
+//! how its steps execute. The [`Executor`] is the engine-specific part — P2
+//! runs steps as closures, P3 as native code — and it provides the fast
+//! forms a kernel may use: the *sweep* (every per-cycle step in one pass),
+//! a cone's sweep, and `generate`'s block program.
+
+use super::shape::Shape;
+use crate::node::kit::{BlockStep, BLOCK};
+use crate::node::{NodeError, NodeEval};
+use crate::program::Program;
+use std::ops::Deref;
+use std::sync::{Arc, OnceLock};
+
+/// How one step runs.
+pub enum Exec<S> {
+    /// The executor's scalar form over buffer words (see [`Shape::steps`]'s
+    /// `scalar`).
+    Scalar(S),
+    /// The generic slot kit: decode inputs to `Value`s, call the P1 form, encode.
+    Kit {
+        /// The node whose P1 form runs.
+        node: Arc<dyn NodeEval>,
+        /// `0..inputs`, the argument index the P1 form reads through.
+        iota: Box<[u32]>,
+    },
+}
+
+/// The engine-specific part of a compiled plan: how scalar steps run, and
+/// the fast forms built on them. Every kernel of a plan shares it (and so
+/// every thread); it holds no per-kernel state.
+pub trait Executor: Send + Sync + Sized + 'static {
+    /// How one scalar step runs.
+    type Step: Send + Sync;
+    /// Builds the executor of `shape` and the scalar form of every step the
+    /// shape marks scalar (`None` for the others, which run through the kit).
+    fn build(shape: &Shape) -> (Self, Vec<Option<Self::Step>>);
+    /// Runs scalar step `step` over the buffer. A failure is the node's own
+    /// message; the kernel attributes it.
+    fn run(step: &Self::Step, buf: &mut [u64]) -> Result<(), NodeError>;
+    /// The executor can sweep (the shape is sweepable and a sweep was built).
+    fn sweeps(&self) -> bool;
+    /// Runs every per-cycle step once, in order, with no per-step
+    /// bookkeeping; true when every step succeeded (a failure, error or
+    /// panic, is contained and reported as `false`).
+    fn sweep(&self, buf: &mut Vec<u64>) -> bool;
+    /// Runs the steps of output `out`'s per-cycle cone once each, in order,
+    /// with no bookkeeping, when the executor has a form for it; true when it
+    /// ran and succeeded.
+    fn cone_sweep(&self, shape: &Shape, out: usize, buf: &mut Vec<u64>) -> bool;
+}
+
+/// Everything the kernels of one program share on one executor.
+pub struct Plan<X: Executor> {
+    /// The executor-neutral part.
+    pub shape: Shape,
+    /// Per program step: how it runs.
+    pub exec: Box<[Exec<X::Step>]>,
+    /// The executor.
+    pub executor: X,
+    /// The program over blocks of rows, built at the first `generate` that
+    /// asks (see [`Plan::block`]).
+    block: OnceLock<Option<BlockPlan>>,
+}
+
+impl<X: Executor> Deref for Plan<X> {
+    type Target = Shape;
+    fn deref(&self) -> &Shape {
+        &self.shape
+    }
+}
+
+impl<X: Executor> Plan<X> {
+    /// Compiles `program` for executor `X`.
+    pub fn new(program: Arc<Program>) -> Plan<X> {
+        let shape = Shape::new(program);
+        let (executor, scalar) = X::build(&shape);
+        let exec = scalar
+            .into_iter()
+            .zip(shape.program.steps.iter())
+            .map(|(form, step)| match form {
+                Some(f) => Exec::Scalar(f),
+                None => Exec::Kit { node: step.eval.clone(), iota: (0..step.ins.len() as u32).collect() },
+            })
+            .collect();
+        Plan { shape, exec, executor, block: OnceLock::new() }
+    }
+
+    /// The program over blocks of rows, for `generate`: when the plan sweeps
+    /// and every per-cycle step has a block form. Built at the first call.
+    pub fn block(&self) -> Option<&BlockPlan> {
+        let build = || match self.executor.sweeps() {
+            true => BlockPlan::new(&self.shape),
+            false => None,
+        };
+        self.block.get_or_init(build).as_ref()
+    }
+}
+
+/// The per-cycle program over blocks of rows (`generate`'s fast path): a
+/// slot-major block buffer holds `rows` consecutive words per buffer word,
+/// and each step is its node's rule over a block of rows ([`NodeEval::block_step`]).
+pub struct BlockPlan {
+    /// Rows per block: [`BLOCK`], or fewer for programs with many slots, so a
+    /// block buffer stays within [`BLOCK_BUFFER_WORDS`].
+    pub rows: usize,
+    /// Every per-cycle step's block closure, in evaluation order.
+    pub steps: Box<[BlockStep]>,
+    /// Buffer words no per-cycle step writes (inputs, values fixed at scope
+    /// init): their rows are the kernel's current value, broadcast.
+    pub fixed_words: Box<[u32]>,
+}
+
+/// The most words a block buffer holds (8 MiB).
+pub const BLOCK_BUFFER_WORDS: usize = 1 << 20;
+
+impl BlockPlan {
+    /// The block program of `shape`, when every per-cycle step has a block form.
+    fn new(shape: &Shape) -> Option<BlockPlan> {
+        let (layout, program) = (&shape.layout, &shape.program);
+        let rows = (BLOCK_BUFFER_WORDS / layout.words.max(1)).clamp(1, BLOCK);
+        let mut written = vec![false; layout.words];
+        let mut steps = Vec::with_capacity(program.cycle_steps.len());
+        for &s in program.cycle_steps.iter() {
+            let step = &program.steps[s as usize];
+            let ins: Vec<usize> = step.ins.iter().map(|&i| layout.off[i as usize] as usize * rows).collect();
+            let out = layout.off[step.out_start as usize] as usize;
+            steps.push(step.eval.clone().block_step(&ins, out * rows, step.out_count())?);
+            written[out..out + step.out_count()].iter_mut().for_each(|w| *w = true);
+        }
+        let fixed_words = (0..layout.words as u32).filter(|&w| !written[w as usize]).collect();
+        Some(BlockPlan { rows, steps: steps.into(), fixed_words })
+    }
+}

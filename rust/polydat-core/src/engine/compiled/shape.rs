@@ -1,0 +1,215 @@
+//! What every compiled kernel of one program shares, whatever executes its
+//! steps: the slot layout, the facts about each step the kernel consults
+//! (what it reads and writes, whether a `None` input short-circuits it,
+//! whether it is a side channel), and the invalidation tables — per-output
+//! cones, provenance masks, pinned dependents, volatility.
+
+use super::layout::{Color, Layout, NO_ENTRY};
+use crate::node::Purity;
+use crate::program::lifecycle::Lifecycle;
+use crate::program::{Program, Step};
+use crate::provenance::ones;
+use crate::types::PortType;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+/// The facts about one step the kernel consults.
+pub struct StepFacts {
+    /// Value slots read, in wire order.
+    pub ins: Box<[u32]>,
+    /// First value slot written.
+    pub out_start: u32,
+    /// Number of output slots written, consecutive from `out_start`.
+    pub out_count: u32,
+    /// A `None` input makes every output `None` without running the node
+    /// (the `None` rule, [`Step::yields_none`]).
+    pub propagates_none: bool,
+    /// Side-channel node: runs once per change of its provenance in every mode.
+    pub side: bool,
+    /// The step runs as a scalar step over buffer words ([`scalar_step`]);
+    /// otherwise through the slot kit (decode, P1 form, encode).
+    pub scalar: bool,
+}
+
+/// The shared, immutable part of every compiled kernel of a program.
+pub struct Shape {
+    /// The program.
+    pub program: Arc<Program>,
+    /// Where every value slot lives in the buffer.
+    pub layout: Layout,
+    /// Per program step: what the kernel needs to know to run it.
+    pub steps: Box<[StepFacts]>,
+    /// Steps of the scope-init path that are not `Dynamic`: current for the
+    /// kernel's life once it has run.
+    pub fixed_steps: Box<[u32]>,
+    /// Coordinates are inputs `0..coord_count`.
+    pub coord_count: usize,
+    /// Per input: its buffer word when it is a `u64` slot (the `write_u64`
+    /// fast path), else [`NO_ENTRY`].
+    pub u64_input_word: Box<[u32]>,
+    /// Some step is volatile (re-armed at every read).
+    pub has_volatile: bool,
+    /// Some step is a side channel.
+    pub has_side: bool,
+    /// Per output: its buffer word when it is a scalar (`Imm1`) slot, else
+    /// [`NO_ENTRY`] (the raw-read fast path).
+    pub out_word: Box<[u32]>,
+    /// Per output: its per-cycle cone ([`Shape::cone`]) is not empty (the
+    /// output's step is `Dynamic`); an empty one is an input passed through,
+    /// or a value fixed at scope init.
+    pub has_cone: Box<[bool]>,
+    /// Per output: the inputs its value depends on, as masks flattened
+    /// into one array: output `o`'s words are
+    /// `out_mask[o * mask_words..(o + 1) * mask_words]` (one cache line, no
+    /// pointer chase; see [`Shape::out_inputs`]).
+    pub out_mask: Box<[u64]>,
+    /// Words per provenance mask (64 inputs per word, at least 1).
+    pub mask_words: usize,
+    /// Per output: never current (volatile cone) — the pull guard never skips it.
+    pub out_volatile: Box<[bool]>,
+    /// Per input: the *pinned* steps whose provenance holds it — steps that
+    /// stay current across rounds until one of their inputs changes:
+    /// side-channel steps and the fixed part of the scope-init path.
+    pub pinned_deps: Box<[Box<[u32]>]>,
+    /// Some input has a pinned dependent (else writes skip `pinned_deps`).
+    pub has_pinned: bool,
+    /// Every per-cycle step is a pure, non-volatile scalar step, so a read
+    /// may *sweep*: run the whole per-cycle program in one pass with no
+    /// per-step bookkeeping (a failure anywhere sends the read back to the
+    /// stamped walk of its own cone, which fails exactly as P1 does).
+    pub sweepable: bool,
+    /// Per output: whether its cone is broad ([`Shape::broad_cone`]), found at
+    /// the first read that asks ([`UNKNOWN`] until then), so building a plan
+    /// never walks every output's cone (a chain of n outputs has cones of n²/2
+    /// steps in all).
+    broad: Box<[AtomicU8]>,
+}
+
+/// [`Shape::broad_cone`] not yet found for an output.
+const UNKNOWN: u8 = 2;
+
+/// Step `step` runs as a scalar step over buffer words: every wire is a
+/// scalar, the node has a slot form, and it does not accept `None` (the
+/// buffer holds no `None`; the mask around it does). Other steps run through
+/// the slot kit.
+pub fn scalar_step(layout: &Layout, step: &Step) -> bool {
+    let scalar_wires =
+        step.ins.iter().all(|&i| !layout.ty[i as usize].is_ref()) && step.out_types.iter().all(|t| !t.is_ref());
+    scalar_wires && !step.accepts_none && step.eval.slot_form().is_some()
+}
+
+impl Shape {
+    /// The shape of `program`.
+    pub fn new(program: Arc<Program>) -> Shape {
+        let layout = Layout::new(&program);
+        let steps: Box<[StepFacts]> = program
+            .steps
+            .iter()
+            .map(|step| StepFacts {
+                ins: step.ins.clone(),
+                out_start: step.out_start,
+                out_count: step.out_count() as u32,
+                propagates_none: step.propagates_none(),
+                side: step.def.purity == Purity::SideChannel,
+                scalar: scalar_step(&layout, step),
+            })
+            .collect();
+        let n_inputs = program.inputs.len();
+        let has_cone = program
+            .outputs
+            .iter()
+            .map(|o| o.step.is_some_and(|s| program.steps[s as usize].lifecycle == Lifecycle::Dynamic))
+            .collect();
+        let mask_words = n_inputs.div_ceil(64).max(1);
+        let mut out_mask = vec![0u64; mask_words * program.outputs.len()];
+        for (o, output) in program.outputs.iter().enumerate() {
+            let mut set = |i: usize| out_mask[o * mask_words + i / 64] |= 1 << (i % 64);
+            match output.step {
+                Some(s) => program.provenance[s as usize].iter_ones().for_each(set),
+                None if (output.slot as usize) < n_inputs => set(output.slot as usize),
+                None => {}
+            }
+        }
+        let out_volatile =
+            program.outputs.iter().map(|o| o.step.is_some_and(|s| program.steps[s as usize].volatile)).collect();
+        let pinned_deps: Box<[Box<[u32]>]> = program
+            .input_dependents
+            .iter()
+            .map(|deps| {
+                let pinned =
+                    |s: u32| steps[s as usize].side || program.steps[s as usize].lifecycle != Lifecycle::Dynamic;
+                deps.iter().copied().filter(|&s| pinned(s)).collect()
+            })
+            .collect();
+        let sweepable = program.cycle_steps.iter().all(|&s| {
+            let step = &program.steps[s as usize];
+            steps[s as usize].scalar && step.def.purity == Purity::Pure && !step.volatile
+        });
+        Shape {
+            broad: program.outputs.iter().map(|_| AtomicU8::new(UNKNOWN)).collect(),
+            sweepable,
+            fixed_steps: (0..program.steps.len() as u32)
+                .filter(|&s| program.steps[s as usize].lifecycle != Lifecycle::Dynamic)
+                .collect(),
+            coord_count: program.coord_count,
+            u64_input_word: (0..n_inputs)
+                .map(|i| if layout.ty[i] == PortType::U64 { layout.off[i] } else { NO_ENTRY })
+                .collect(),
+            out_word: program
+                .outputs
+                .iter()
+                .map(|o| match layout.color(o.slot as usize) {
+                    Color::Imm1 => layout.off[o.slot as usize],
+                    Color::Ref2 => NO_ENTRY,
+                })
+                .collect(),
+            has_volatile: !program.volatile_steps.is_empty(),
+            has_side: steps.iter().any(|s| s.side),
+            layout,
+            steps,
+            has_cone,
+            out_mask: out_mask.into(),
+            mask_words,
+            out_volatile,
+            has_pinned: pinned_deps.iter().any(|d| !d.is_empty()),
+            pinned_deps,
+            program,
+        }
+    }
+
+    /// Output `out`'s per-cycle cone: its `Dynamic` steps, in evaluation order
+    /// (valid once the scope-init path has run; built at first use and shared
+    /// by every kernel of the program).
+    #[inline]
+    pub fn cone(&self, out: usize) -> &[u32] {
+        self.program.cycle_cone(out)
+    }
+
+    /// Output `out`'s cone covers at least half of the per-cycle steps, so
+    /// when it is stale a sweep costs little more than walking the cone (the
+    /// Pull kernel's choice; Raw always sweeps). Half is the line the
+    /// selection heuristic draws between selective and broad cones.
+    #[inline]
+    pub fn broad_cone(&self, out: usize) -> bool {
+        match self.broad[out].load(Ordering::Relaxed) {
+            UNKNOWN => {
+                let broad = 2 * self.cone(out).len() >= self.program.cycle_steps.len();
+                self.broad[out].store(broad as u8, Ordering::Relaxed);
+                broad
+            }
+            known => known == 1,
+        }
+    }
+
+    /// The inputs output `out` depends on, ascending.
+    pub fn out_inputs(&self, out: usize) -> impl Iterator<Item = usize> + '_ {
+        let w = self.mask_words;
+        ones(&self.out_mask[out * w..out * w + w])
+    }
+
+    /// How many steps run as scalar steps and how many through the slot kit.
+    pub fn step_counts(&self) -> (usize, usize) {
+        let scalar = self.steps.iter().filter(|s| s.scalar).count();
+        (scalar, self.steps.len() - scalar)
+    }
+}
