@@ -169,6 +169,9 @@ OVERRIDES: dict[str, NodeOverride] = {
     "lorem_sentence": NodeOverride(consts={"min_words": (4, 0, 1), "max_words": (12, 20)}),
     "lorem_paragraph": NodeOverride(consts={"min_sentences": (3, 0, 1), "max_sentences": (6, 8)}),
     "inspect": NodeOverride(random=False),
+    "char_buf": NodeOverride(
+        consts={"charset": ("A-Za-z0-9", "", "é-ë")}, corner_call='char_buf(a, "a-f0-9", mod(b, 40))', random=False,
+    ),
     "random_string": NodeOverride(consts={"charset": ("A-Za-z0-9", "", "é-ë"), "length": (8, 0, 20)}),
     # assertions
     "in_range": NodeOverride(consts={"lo": (0, 1, 10, 1000), "hi": (1000, 2**32, U64_MAX)}),
