@@ -1,5 +1,5 @@
 //! Criterion: per-cycle cost of every engine on the engine-ladder graph
-//! (SPEC §15) — P1 and each P2 provenance mode — beside the hand-written Rust
+//! (SPEC §15) — P1 and each P2 and P3 provenance mode — beside the hand-written Rust
 //! function computing the same four outputs, in the same run.
 //! One iteration = one cycle: write the three inputs (cycle bumped, seeds
 //! fixed), then read the four outputs as raw words in one read
@@ -11,6 +11,7 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use polydat_core::engine::p1::P1Kernel;
 use polydat_core::engine::p2::{self, modes::Mode, P2Kernel, Provenance};
+use polydat_core::engine::p3::{self, P3Kernel};
 use polydat_core::engine::{new_kernel, EngineKind, Kernel};
 
 #[path = "ladder_ir.rs"]
@@ -53,6 +54,15 @@ fn p2_concrete<M: Mode>(
     concrete(group, &format!("p2_{}", M::PROVENANCE.name()), P2Kernel::<M>::new(program), outs);
 }
 
+/// The P3 kernel of mode `M`, as its concrete type.
+fn p3_concrete<M: Mode>(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    program: &std::sync::Arc<polydat_core::Program>,
+    outs: &[usize],
+) {
+    concrete(group, &format!("p3_{}", M::PROVENANCE.name()), P3Kernel::<M>::with_plan(p3::plan(program)), outs);
+}
+
 fn ladder(c: &mut Criterion) {
     let program = ladder_program();
     let outs: Vec<usize> = OUTPUTS.iter().map(|n| program.output(n).unwrap()).collect();
@@ -67,7 +77,9 @@ fn ladder(c: &mut Criterion) {
         })
     });
 
-    let kinds = std::iter::once(EngineKind::P1).chain(Provenance::ALL.map(EngineKind::P2));
+    let kinds = std::iter::once(EngineKind::P1)
+        .chain(Provenance::ALL.map(EngineKind::P2))
+        .chain(Provenance::ALL.map(EngineKind::P3));
     for kind in kinds {
         let mut kernel: Box<dyn Kernel> = new_kernel(&program, kind);
         let mut cycle = 1u64;
@@ -97,6 +109,8 @@ fn ladder(c: &mut Criterion) {
     p2_concrete::<p2::modes::Push>(&mut group, &program, &outs);
     p2_concrete::<p2::modes::Pull>(&mut group, &program, &outs);
     p2_concrete::<p2::modes::PushPull>(&mut group, &program, &outs);
+    p3_concrete::<p2::modes::Raw>(&mut group, &program, &outs);
+    p3_concrete::<p2::modes::Pull>(&mut group, &program, &outs);
     group.finish();
 }
 

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Rng, A, G};
+use common::{random_dag, Rng, A, G};
 use polydat_core::engine::{new_kernel, EngineKind, Kernel, Provenance};
 use polydat_core::{Program, Value};
 use std::sync::Arc;
@@ -184,35 +184,6 @@ fn handed_over_inputs_in_every_pattern_match_p1() {
         let s = script(&p, seed, 300, |rng, i| Op::WriteU64(i, if rng.next() % 4 == 0 { 0 } else { some_u64(rng) }));
         assert_equivalent(&p, &s);
     }
-}
-
-/// A random DAG of u64 steps over three coordinates: fan-in, fan-out and
-/// long chains, so the thread schedule and its register handoff meet every
-/// shape; every step is an output.
-fn random_dag(seed: u64, steps: usize) -> Arc<Program> {
-    let mut rng = Rng(seed);
-    let mut g = G::new();
-    let mut wires = vec![g.coord("a", "u64"), g.coord("b", "u64"), g.coord("c", "u64")];
-    for i in 0..steps {
-        let pick = |rng: &mut Rng| {
-            // Mostly recent wires (chains), sometimes any (fan-out).
-            let n = wires.len() as u64;
-            let back = if rng.below(4) == 0 { rng.below(n) } else { rng.below(n.min(4)) };
-            wires[(n - 1 - back) as usize]
-        };
-        let (x, y, z) = (pick(&mut rng), pick(&mut rng), pick(&mut rng));
-        let name = format!("s{i}");
-        let wire = match rng.below(6) {
-            0 => g.bind(&name, "hash", &[x]),
-            1 => g.bind(&name, "mod", &[x, A::U(1 + rng.below(1000))]),
-            2 => g.bind(&name, "u64_xor", &[x, y]),
-            3 => g.bind(&name, "u64_sub", &[x, y]),
-            4 => g.bind(&name, "select_u64", &[x, y, z]),
-            _ => g.bind(&name, "u64_add", &[x, x]),
-        };
-        wires.push(wire);
-    }
-    g.build()
 }
 
 #[test]

@@ -139,7 +139,7 @@ fn evaluate(node: &GraphNode, inputs: &[Value]) -> Result<Vec<Value>, CompileErr
     let hint = "every input of this expression is a constant, so it is evaluated while compiling";
     match result {
         Ok(Ok(())) => Ok(outs),
-        Ok(Err(e)) => Err(CompileError::at(node.span, e.0).hint(hint)),
+        Ok(Err(e)) => Err(CompileError::at(node.span, e.message()).hint(hint)),
         Err(panic) => Err(CompileError::at(node.span, panic).hint(hint)),
     }
 }

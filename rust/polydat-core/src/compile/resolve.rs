@@ -367,7 +367,7 @@ fn constant_value(graph: &Graph, wire: Wire) -> Result<Value, String> {
             let index: Vec<u32> = (0..ins.len() as u32).collect();
             match guarded(|| node.eval.eval(&Args::new(&ins, &index), &mut outs)) {
                 Ok(Ok(())) => {}
-                Ok(Err(e)) => return Err(format!("`{}` fails: {}", node.def.name, e.0)),
+                Ok(Err(e)) => return Err(format!("`{}` fails: {}", node.def.name, e.message())),
                 Err(panic) => return Err(format!("`{}` fails: {panic}", node.def.name)),
             }
         }

@@ -31,11 +31,13 @@ impl EngineKind {
         match Request::parse(name, "auto")? {
             Request { family: Family::P1, .. } => Ok(EngineKind::P1),
             Request { family: Family::P2, mode: Some(m) } => Ok(EngineKind::P2(m)),
+            Request { family: Family::P3, mode: Some(m) } => Ok(EngineKind::P3(m)),
             _ => Err(Refused {
                 engine: name.to_string(),
-                reason: "name an engine and mode (p1, p2/raw, p2/push, p2/pull, p2/pushpull): the automatic \
-                         choice needs a program"
-                    .to_string(),
+                reason: format!(
+                    "name an engine and mode ({}): the automatic choice needs a program",
+                    ENGINE_NAMES.join(", ")
+                ),
             }),
         }
     }
@@ -50,6 +52,8 @@ enum Family {
     P1,
     /// `p2` or `p2/<mode>`.
     P2,
+    /// `p3` or `p3/<mode>`.
+    P3,
 }
 
 /// An (engine, provenance) request, checked before anything is compiled.
@@ -98,13 +102,14 @@ impl Request {
             "p1" if named.is_some() => return Err(refuse(engine, "p1 has no provenance modes".to_string())),
             "p1" => Family::P1,
             "p2" => Family::P2,
-            "p3" | "mixed" => {
+            "p3" => Family::P3,
+            "mixed" => {
                 return Err(refuse(engine, "this engine is not available in this build yet".to_string()));
             }
             _ => {
                 return Err(refuse(
                     engine,
-                    format!("unknown engine; choose {} (or p2/<mode>)", ENGINE_REQUESTS.join(", ")),
+                    format!("unknown engine; choose {} (or p2/<mode>, p3/<mode>)", ENGINE_REQUESTS.join(", ")),
                 ))
             }
         };
@@ -173,6 +178,18 @@ pub fn select(program: &Program, request: Request, requested: &str, provenance: 
         (Family::P2, None) => {
             (EngineKind::P2(analysis.choice), format!("provenance chosen by the heuristic: {}", analysis.rule))
         }
+        (Family::P3, Some(m)) => (
+            EngineKind::P3(m),
+            format!(
+                "provenance {} was requested (the heuristic would pick {}: {})",
+                m.name(),
+                analysis.choice.name(),
+                analysis.rule
+            ),
+        ),
+        (Family::P3, None) => {
+            (EngineKind::P3(analysis.choice), format!("provenance chosen by the heuristic: {}", analysis.rule))
+        }
     };
     Selection { engine, requested: requested.to_string(), provenance: provenance.to_string(), reason, analysis }
 }
@@ -198,6 +215,7 @@ mod tests {
         assert!(Request::parse("p2/pull", "raw").unwrap_err().reason.contains("names mode 'pull'"));
         assert!(Request::parse("p1", "raw").unwrap_err().reason.contains("only to the compiled engines"));
         assert!(Request::parse("p9", "auto").unwrap_err().reason.contains("auto, p1, p2, p3, mixed"));
+        assert!(Request::parse("p3/pull", "auto").is_ok());
         assert!(Request::parse("p2", "sideways").unwrap_err().reason.contains("unknown provenance"));
         for name in ENGINE_NAMES {
             assert_eq!(EngineKind::parse(name).unwrap().name(), name);

@@ -10,6 +10,7 @@ pub mod failure;
 pub mod guard;
 pub mod p1;
 pub mod p2;
+pub mod p3;
 pub mod scope;
 
 pub use crate::provenance::Provenance;
@@ -50,6 +51,7 @@ pub fn describe(program: &Arc<Program>, kind: EngineKind) -> crate::program::exp
     let plan = match kind {
         EngineKind::P1 => String::new(),
         EngineKind::P2(mode) => p2::describe(program, mode),
+        EngineKind::P3(mode) => p3::describe(program, mode),
     };
     crate::program::explain::EnginePlan { running: kind.name().to_string(), plan, native_segments: Vec::new() }
 }
@@ -59,6 +61,7 @@ pub fn new_kernel(program: &Arc<Program>, kind: EngineKind) -> Box<dyn Kernel> {
     match kind {
         EngineKind::P1 => Box::new(p1::P1Kernel::new(program.clone())),
         EngineKind::P2(mode) => p2::new_kernel(program, mode),
+        EngineKind::P3(mode) => p3::new_kernel(program, mode),
     }
 }
 

@@ -72,7 +72,7 @@ mod tests {
         let mut s = String::from("abc");
         push_str(&mut s, "def").unwrap();
         let err = reserve(&mut s, usize::MAX).unwrap_err();
-        assert!(err.0.contains("exceeds the limit of 67108864 bytes"), "{}", err.0);
+        assert!(err.message().contains("exceeds the limit of 67108864 bytes"), "{}", err.message());
         assert_eq!(s, "abcdef", "a refused growth changes nothing");
         assert!(check(DEFAULT_MAX_VALUE_BYTES).is_ok() && check(DEFAULT_MAX_VALUE_BYTES + 1).is_err());
     }

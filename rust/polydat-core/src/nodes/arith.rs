@@ -3,6 +3,7 @@
 //! Morton interleaving and mixed-radix decomposition.
 
 use crate::node::kit::{fold_u64, map1, map2, split_u64, try_map1, try_map2};
+use crate::node::lower::{udiv_const, urem_const, ICmp, Lower, NVal};
 use crate::node::{konst, many, wire, NodeDef, Outputs};
 use crate::types::PortType::U64;
 use strength_reduce::StrengthReducedU64;
@@ -31,6 +32,10 @@ pub const ADD: NodeDef = NodeDef {
         let k = c.u64(0);
         Ok(map1(move |x: u64| x.wrapping_add(k)))
     },
+    lower: Some(|l, c, x| {
+        let k = l.iconst(c.u64(0));
+        Some(vec![l.iadd(x[0], k)])
+    }),
     ..NodeDef::BASE
 };
 
@@ -44,6 +49,10 @@ pub const MUL: NodeDef = NodeDef {
         let k = c.u64(0);
         Ok(map1(move |x: u64| x.wrapping_mul(k)))
     },
+    lower: Some(|l, c, x| {
+        let k = l.iconst(c.u64(0));
+        Some(vec![l.imul(x[0], k)])
+    }),
     ..NodeDef::BASE
 };
 
@@ -67,6 +76,10 @@ pub const DIV: NodeDef = NodeDef {
         })
     },
     warns: zero_divisor,
+    lower: Some(|l, c, x| match c.u64(0) {
+        0 => None,
+        k => Some(vec![udiv_const(l, x[0], k)]),
+    }),
     ..NodeDef::BASE
 };
 
@@ -89,6 +102,10 @@ pub const MOD: NodeDef = NodeDef {
         })
     },
     warns: zero_divisor,
+    lower: Some(|l, c, x| match c.u64(0) {
+        0 => None,
+        k => Some(vec![urem_const(l, x[0], k)]),
+    }),
     ..NodeDef::BASE
 };
 
@@ -99,6 +116,12 @@ pub const DIV_WIRE: NodeDef = NodeDef {
     doc: "input / divisor with the divisor a wire; a zero divisor fails the evaluation.",
     params: &[wire("input", U64), wire("divisor", U64)],
     build: |_| Ok(try_map2(|x: u64, d: u64| x.checked_div(d).ok_or_else(|| DIV_ZERO.to_string()))),
+    lower: Some(|l, _, x| {
+        let zero = l.iconst(0);
+        let fails = l.icmp(ICmp::Eq, x[1], zero);
+        l.call_rule_if(fails);
+        Some(vec![l.udiv_or_zero(x[0], x[1])])
+    }),
     ..NodeDef::BASE
 };
 
@@ -109,10 +132,17 @@ pub const MOD_WIRE: NodeDef = NodeDef {
     doc: "input % divisor with the divisor a wire; a zero divisor fails the evaluation.",
     params: &[wire("input", U64), wire("divisor", U64)],
     build: |_| Ok(try_map2(|x: u64, d: u64| x.checked_rem(d).ok_or_else(|| REM_ZERO.to_string()))),
+    lower: Some(|l, _, x| {
+        let zero = l.iconst(0);
+        let fails = l.icmp(ICmp::Eq, x[1], zero);
+        l.call_rule_if(fails);
+        Some(vec![l.urem_or_zero(x[0], x[1])])
+    }),
     ..NodeDef::BASE
 };
 
-/// Declares a total two-wire u64 operation.
+/// Declares a total two-wire u64 operation (with its native lowering, or
+/// without one: the native tier then calls the rule).
 macro_rules! binop {
     ($id:ident, $name:literal, $doc:literal, |$a:ident, $b:ident| $body:expr) => {
         /// A total two-wire `u64` arithmetic node (see its `name` and `doc` fields).
@@ -125,16 +155,51 @@ macro_rules! binop {
             ..NodeDef::BASE
         };
     };
+    ($id:ident, $name:literal, $doc:literal, |$a:ident, $b:ident| $body:expr, lower: |$l:ident, $x:ident, $y:ident| $lower:expr) => {
+        /// A total two-wire `u64` arithmetic node (see its `name` and `doc` fields).
+        pub const $id: NodeDef = NodeDef {
+            name: $name,
+            category: "arithmetic",
+            doc: $doc,
+            params: &[wire("a", U64), wire("b", U64)],
+            build: |_| Ok(map2(|$a: u64, $b: u64| -> u64 { $body })),
+            lower: Some(|$l, _, v| {
+                let ($x, $y) = (v[0], v[1]);
+                Some(vec![$lower])
+            }),
+            ..NodeDef::BASE
+        };
+    };
 }
 
-binop!(U64_ADD, "u64_add", "a + b, wrapping.", |a, b| a.wrapping_add(b));
-binop!(U64_SUB, "u64_sub", "a - b, wrapping.", |a, b| a.wrapping_sub(b));
-binop!(U64_MUL, "u64_mul", "a * b, wrapping.", |a, b| a.wrapping_mul(b));
-binop!(U64_DIV, "u64_div", "a / b, or 0 when b is 0.", |a, b| a.checked_div(b).unwrap_or(0));
-binop!(U64_MOD, "u64_mod", "a % b, or 0 when b is 0.", |a, b| a.checked_rem(b).unwrap_or(0));
-binop!(CHECKED_ADD, "checked_add", "a + b, or 0 on overflow.", |a, b| a.checked_add(b).unwrap_or(0));
-binop!(CHECKED_MUL, "checked_mul", "a * b, or 0 on overflow.", |a, b| a.checked_mul(b).unwrap_or(0));
-binop!(CHECKED_SUB, "checked_sub", "a - b, saturating at 0.", |a, b| a.saturating_sub(b));
+binop!(U64_ADD, "u64_add", "a + b, wrapping.", |a, b| a.wrapping_add(b), lower: |l, a, b| l.iadd(a, b));
+binop!(U64_SUB, "u64_sub", "a - b, wrapping.", |a, b| a.wrapping_sub(b), lower: |l, a, b| l.isub(a, b));
+binop!(U64_MUL, "u64_mul", "a * b, wrapping.", |a, b| a.wrapping_mul(b), lower: |l, a, b| l.imul(a, b));
+binop!(U64_DIV, "u64_div", "a / b, or 0 when b is 0.", |a, b| a.checked_div(b).unwrap_or(0), lower: |l, a, b| {
+    l.udiv_or_zero(a, b)
+});
+binop!(U64_MOD, "u64_mod", "a % b, or 0 when b is 0.", |a, b| a.checked_rem(b).unwrap_or(0), lower: |l, a, b| {
+    l.urem_or_zero(a, b)
+});
+binop!(CHECKED_ADD, "checked_add", "a + b, or 0 on overflow.", |a, b| a.checked_add(b).unwrap_or(0), lower: |l, a, b| {
+    let sum = l.iadd(a, b);
+    let wrapped = l.icmp(ICmp::Lt, sum, a);
+    let zero = l.iconst(0);
+    l.select(wrapped, zero, sum)
+});
+binop!(CHECKED_MUL, "checked_mul", "a * b, or 0 on overflow.", |a, b| a.checked_mul(b).unwrap_or(0), lower: |l, a, b| {
+    let high = l.umulhi(a, b);
+    let product = l.imul(a, b);
+    let zero = l.iconst(0);
+    let overflows = l.icmp(ICmp::Ne, high, zero);
+    l.select(overflows, zero, product)
+});
+binop!(CHECKED_SUB, "checked_sub", "a - b, saturating at 0.", |a, b| a.saturating_sub(b), lower: |l, a, b| {
+    let difference = l.isub(a, b);
+    let under = l.icmp(ICmp::Lt, a, b);
+    let zero = l.iconst(0);
+    l.select(under, zero, difference)
+});
 binop!(
     CEIL_TO_MULTIPLE,
     "ceil_to_multiple",
@@ -157,17 +222,39 @@ binop!(MULTIPLES_AT_LEAST, "multiples_at_least", "How many b's cover a: ceil(a /
 binop!(SET_OR_GET, "set_or_get", "a when it is nonzero, else b.", |a, b| if a == 0 { b } else { a });
 binop!(INTERLEAVE, "interleave", "Morton code of the low 32 bits: a bit i to bit 2i, b bit i to bit 2i+1.", |a, b| {
     morton(a, b)
+}, lower: |l, a, b| {
+    let even = lower_spread_bits(l, a);
+    let odd = lower_spread_bits(l, b);
+    let odd = l.ishl_imm(odd, 1);
+    l.bor(even, odd)
 });
+
+/// The masks and shifts of [`spread_bits`], in order.
+const SPREAD: [(u32, u64); 5] = [
+    (16, 0x0000_ffff_0000_ffff),
+    (8, 0x00ff_00ff_00ff_00ff),
+    (4, 0x0f0f_0f0f_0f0f_0f0f),
+    (2, 0x3333_3333_3333_3333),
+    (1, 0x5555_5555_5555_5555),
+];
+
+/// [`spread_bits`] in native code.
+fn lower_spread_bits(l: &mut dyn Lower, v: NVal) -> NVal {
+    let low = l.iconst(0xffff_ffff);
+    let mut v = l.band(v, low);
+    for (shift, mask) in SPREAD {
+        let shifted = l.ishl_imm(v, shift);
+        let both = l.bor(v, shifted);
+        let mask = l.iconst(mask);
+        v = l.band(both, mask);
+    }
+    v
+}
 
 /// Spreads the low 32 bits of `v` onto the even bit positions.
 #[inline]
 fn spread_bits(v: u64) -> u64 {
-    let mut v = v & 0xffff_ffff;
-    v = (v | (v << 16)) & 0x0000_ffff_0000_ffff;
-    v = (v | (v << 8)) & 0x00ff_00ff_00ff_00ff;
-    v = (v | (v << 4)) & 0x0f0f_0f0f_0f0f_0f0f;
-    v = (v | (v << 2)) & 0x3333_3333_3333_3333;
-    (v | (v << 1)) & 0x5555_5555_5555_5555
+    SPREAD.iter().fold(v & 0xffff_ffff, |v, &(shift, mask)| (v | (v << shift)) & mask)
 }
 
 /// Interleaves the low halves of `a` (even bits) and `b` (odd bits).
@@ -193,12 +280,23 @@ pub const CLAMP: NodeDef = NodeDef {
         Ok(map1(move |x: u64| x.clamp(lo, hi)))
     },
     warns: |c| (c.u64(0) > c.u64(1)).then(|| "min is greater than max, so every evaluation of this node fails".into()),
+    lower: Some(|l, c, x| {
+        let (lo, hi) = (c.u64(0), c.u64(1));
+        if lo > hi {
+            return None;
+        }
+        let (lo, hi) = (l.iconst(lo), l.iconst(hi));
+        let above = l.icmp(ICmp::Gt, x[0], hi);
+        let capped = l.select(above, hi, x[0]);
+        let below = l.icmp(ICmp::Lt, capped, lo);
+        Some(vec![l.select(below, lo, capped)])
+    }),
     ..NodeDef::BASE
 };
 
 /// Declares a variadic u64 fold.
 macro_rules! fold {
-    ($id:ident, $name:literal, $doc:literal, $init:expr, |$a:ident, $b:ident| $body:expr) => {
+    ($id:ident, $name:literal, $doc:literal, $init:expr, |$a:ident, $b:ident| $body:expr, lower: |$l:ident, $x:ident, $y:ident| $lower:expr) => {
         /// A variadic `u64` fold node (see its `name` and `doc` fields).
         pub const $id: NodeDef = NodeDef {
             name: $name,
@@ -206,15 +304,31 @@ macro_rules! fold {
             doc: $doc,
             params: &[many(wire("values", U64))],
             build: |_| Ok(fold_u64($init, |$a: u64, $b: u64| -> u64 { $body })),
+            lower: Some(|$l, _, v| {
+                let mut acc = $l.iconst($init);
+                for &$y in v {
+                    let $x = acc;
+                    acc = $lower;
+                }
+                Some(vec![acc])
+            }),
             ..NodeDef::BASE
         };
     };
 }
 
-fold!(SUM, "sum", "Wrapping sum of all inputs (0 for none).", 0, |a, b| a.wrapping_add(b));
-fold!(PRODUCT, "product", "Wrapping product of all inputs (1 for none).", 1, |a, b| a.wrapping_mul(b));
-fold!(MIN, "min", "Smallest input (u64::MAX for none).", u64::MAX, |a, b| a.min(b));
-fold!(MAX, "max", "Largest input (0 for none).", 0, |a, b| a.max(b));
+fold!(SUM, "sum", "Wrapping sum of all inputs (0 for none).", 0, |a, b| a.wrapping_add(b), lower: |l, a, b| l.iadd(a, b));
+fold!(PRODUCT, "product", "Wrapping product of all inputs (1 for none).", 1, |a, b| a.wrapping_mul(b), lower: |l, a, b| {
+    l.imul(a, b)
+});
+fold!(MIN, "min", "Smallest input (u64::MAX for none).", u64::MAX, |a, b| a.min(b), lower: |l, a, b| {
+    let smaller = l.icmp(ICmp::Lt, b, a);
+    l.select(smaller, b, a)
+});
+fold!(MAX, "max", "Largest input (0 for none).", 0, |a, b| a.max(b), lower: |l, a, b| {
+    let larger = l.icmp(ICmp::Gt, b, a);
+    l.select(larger, b, a)
+});
 
 /// `mixed_radix`: Digits of x in the given radixes, d0 fastest; a final radix 0 takes what is left.
 pub const MIXED_RADIX: NodeDef = NodeDef {
@@ -247,6 +361,23 @@ pub const MIXED_RADIX: NodeDef = NodeDef {
             }
         }))
     },
+    lower: Some(|l, c, x| {
+        let mut rem = x[0];
+        let mut digits = Vec::with_capacity(c.consts.len());
+        for i in 0..c.consts.len() {
+            match c.u64(i) {
+                0 => {
+                    digits.push(rem);
+                    rem = l.iconst(0);
+                }
+                r => {
+                    digits.push(urem_const(l, rem, r));
+                    rem = udiv_const(l, rem, r);
+                }
+            }
+        }
+        Some(digits)
+    }),
     ..NodeDef::BASE
 };
 

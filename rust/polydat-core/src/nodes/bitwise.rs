@@ -6,7 +6,7 @@ use crate::types::PortType::U64;
 
 /// Declares a two-wire bitwise operation.
 macro_rules! bitop {
-    ($id:ident, $name:literal, $doc:literal, |$a:ident, $b:ident| $body:expr) => {
+    ($id:ident, $name:literal, $doc:literal, |$a:ident, $b:ident| $body:expr, lower: $op:ident) => {
         /// A two-wire `u64` bitwise node (see its `name` and `doc` fields).
         pub const $id: NodeDef = NodeDef {
             name: $name,
@@ -14,16 +14,17 @@ macro_rules! bitop {
             doc: $doc,
             params: &[wire("a", U64), wire("b", U64)],
             build: |_| Ok(map2(|$a: u64, $b: u64| -> u64 { $body })),
+            lower: Some(|l, _, v| Some(vec![l.$op(v[0], v[1])])),
             ..NodeDef::BASE
         };
     };
 }
 
-bitop!(U64_AND, "u64_and", "Bitwise a AND b.", |a, b| a & b);
-bitop!(U64_OR, "u64_or", "Bitwise a OR b.", |a, b| a | b);
-bitop!(U64_XOR, "u64_xor", "Bitwise a XOR b.", |a, b| a ^ b);
-bitop!(U64_SHL, "u64_shl", "a shifted left by b mod 64 bits.", |a, b| a.wrapping_shl(b as u32));
-bitop!(U64_SHR, "u64_shr", "a shifted right (logically) by b mod 64 bits.", |a, b| a.wrapping_shr(b as u32));
+bitop!(U64_AND, "u64_and", "Bitwise a AND b.", |a, b| a & b, lower: band);
+bitop!(U64_OR, "u64_or", "Bitwise a OR b.", |a, b| a | b, lower: bor);
+bitop!(U64_XOR, "u64_xor", "Bitwise a XOR b.", |a, b| a ^ b, lower: bxor);
+bitop!(U64_SHL, "u64_shl", "a shifted left by b mod 64 bits.", |a, b| a.wrapping_shl(b as u32), lower: ishl);
+bitop!(U64_SHR, "u64_shr", "a shifted right (logically) by b mod 64 bits.", |a, b| a.wrapping_shr(b as u32), lower: ushr);
 
 /// `u64_not`: Bitwise complement of x.
 pub const U64_NOT: NodeDef = NodeDef {
@@ -32,6 +33,7 @@ pub const U64_NOT: NodeDef = NodeDef {
     doc: "Bitwise complement of x.",
     params: &[wire("input", U64)],
     build: |_| Ok(map1(|x: u64| !x)),
+    lower: Some(|l, _, v| Some(vec![l.bnot(v[0])])),
     ..NodeDef::BASE
 };
 

@@ -63,7 +63,7 @@ pub const BYTES_FROM_HASH: NodeDef = NodeDef {
     build: |c| {
         let size = c.u64(0);
         Ok(try_to_ref(move |x: u64| {
-            limit::check(usize::try_from(size).unwrap_or(usize::MAX)).map_err(|e| e.0.to_string())?;
+            limit::check(usize::try_from(size).unwrap_or(usize::MAX)).map_err(|e| e.message().to_string())?;
             Ok(hash_fill(x, size as usize))
         }))
     },
@@ -154,7 +154,7 @@ pub fn hex_of(b: &[u8]) -> String {
 }
 
 fn grow_check(len: usize, factor: usize) -> Result<(), String> {
-    limit::check(len.saturating_mul(factor)).map_err(|e| e.0.to_string())
+    limit::check(len.saturating_mul(factor)).map_err(|e| e.message().to_string())
 }
 
 /// `to_hex`: the bytes as lower-case hex.

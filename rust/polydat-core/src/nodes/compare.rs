@@ -2,12 +2,13 @@
 //! the eager `select_*` choosers.
 
 use crate::node::kit::{map2, map3, pick_wire, str_map2};
+use crate::node::lower::{FCmp, ICmp};
 use crate::node::{wire, NodeDef, Outputs};
 use crate::types::PortType::{Str, F64, U64};
 
 /// Declares a two-wire comparison over `$t` answering 1 when it holds.
 macro_rules! cmp {
-    ($id:ident, $name:literal, $ty:ident : $t:ty, $doc:literal, |$a:ident, $b:ident| $body:expr) => {
+    ($id:ident, $name:literal, $ty:ident : $t:ty, $doc:literal, |$a:ident, $b:ident| $body:expr, lower: $op:ident($cc:expr)) => {
         /// A two-wire comparison node answering 1 when it holds, else 0 (see its `name` and `doc` fields).
         pub const $id: NodeDef = NodeDef {
             name: $name,
@@ -15,23 +16,24 @@ macro_rules! cmp {
             doc: $doc,
             params: &[wire("a", $ty), wire("b", $ty)],
             build: |_| Ok(map2(|$a: $t, $b: $t| u64::from($body))),
+            lower: Some(|l, _, v| Some(vec![l.$op($cc, v[0], v[1])])),
             ..NodeDef::BASE
         };
     };
 }
 
-cmp!(U64_EQ, "u64_eq", U64: u64, "1 if a == b, else 0.", |a, b| a == b);
-cmp!(U64_NE, "u64_ne", U64: u64, "1 if a != b, else 0.", |a, b| a != b);
-cmp!(U64_LT, "u64_lt", U64: u64, "1 if a < b, else 0.", |a, b| a < b);
-cmp!(U64_GT, "u64_gt", U64: u64, "1 if a > b, else 0.", |a, b| a > b);
-cmp!(U64_LE, "u64_le", U64: u64, "1 if a <= b, else 0.", |a, b| a <= b);
-cmp!(U64_GE, "u64_ge", U64: u64, "1 if a >= b, else 0.", |a, b| a >= b);
-cmp!(F64_EQ, "f64_eq", F64: f64, "1 if a == b under IEEE rules (NaN equals nothing), else 0.", |a, b| a == b);
-cmp!(F64_NE, "f64_ne", F64: f64, "1 if a != b under IEEE rules (NaN differs from everything), else 0.", |a, b| a != b);
-cmp!(F64_LT, "f64_lt", F64: f64, "1 if a < b (false for NaN), else 0.", |a, b| a < b);
-cmp!(F64_GT, "f64_gt", F64: f64, "1 if a > b (false for NaN), else 0.", |a, b| a > b);
-cmp!(F64_LE, "f64_le", F64: f64, "1 if a <= b (false for NaN), else 0.", |a, b| a <= b);
-cmp!(F64_GE, "f64_ge", F64: f64, "1 if a >= b (false for NaN), else 0.", |a, b| a >= b);
+cmp!(U64_EQ, "u64_eq", U64: u64, "1 if a == b, else 0.", |a, b| a == b, lower: icmp(ICmp::Eq));
+cmp!(U64_NE, "u64_ne", U64: u64, "1 if a != b, else 0.", |a, b| a != b, lower: icmp(ICmp::Ne));
+cmp!(U64_LT, "u64_lt", U64: u64, "1 if a < b, else 0.", |a, b| a < b, lower: icmp(ICmp::Lt));
+cmp!(U64_GT, "u64_gt", U64: u64, "1 if a > b, else 0.", |a, b| a > b, lower: icmp(ICmp::Gt));
+cmp!(U64_LE, "u64_le", U64: u64, "1 if a <= b, else 0.", |a, b| a <= b, lower: icmp(ICmp::Le));
+cmp!(U64_GE, "u64_ge", U64: u64, "1 if a >= b, else 0.", |a, b| a >= b, lower: icmp(ICmp::Ge));
+cmp!(F64_EQ, "f64_eq", F64: f64, "1 if a == b under IEEE rules (NaN equals nothing), else 0.", |a, b| a == b, lower: fcmp(FCmp::Eq));
+cmp!(F64_NE, "f64_ne", F64: f64, "1 if a != b under IEEE rules (NaN differs from everything), else 0.", |a, b| a != b, lower: fcmp(FCmp::Ne));
+cmp!(F64_LT, "f64_lt", F64: f64, "1 if a < b (false for NaN), else 0.", |a, b| a < b, lower: fcmp(FCmp::Lt));
+cmp!(F64_GT, "f64_gt", F64: f64, "1 if a > b (false for NaN), else 0.", |a, b| a > b, lower: fcmp(FCmp::Gt));
+cmp!(F64_LE, "f64_le", F64: f64, "1 if a <= b (false for NaN), else 0.", |a, b| a <= b, lower: fcmp(FCmp::Le));
+cmp!(F64_GE, "f64_ge", F64: f64, "1 if a >= b (false for NaN), else 0.", |a, b| a >= b, lower: fcmp(FCmp::Ge));
 
 /// `str_eq`: 1 if the two strings are identical, else 0.
 pub const STR_EQ: NodeDef = NodeDef {
@@ -60,6 +62,7 @@ pub const SELECT_U64: NodeDef = NodeDef {
     doc: "a if cond is nonzero, else b (both are evaluated).",
     params: &[wire("cond", U64), wire("a", U64), wire("b", U64)],
     build: |_| Ok(map3(|c: u64, a: u64, b: u64| if c != 0 { a } else { b })),
+    lower: Some(|l, _, v| Some(vec![l.select(v[0], v[1], v[2])])),
     ..NodeDef::BASE
 };
 
@@ -71,6 +74,10 @@ pub const SELECT_F64: NodeDef = NodeDef {
     params: &[wire("cond", U64), wire("a", F64), wire("b", F64)],
     outputs: Outputs::One(F64),
     build: |_| Ok(map3(|c: u64, a: f64, b: f64| if c != 0 { a } else { b })),
+    lower: Some(|l, _, v| {
+        let chosen = l.select(v[0], v[1], v[2]);
+        Some(vec![l.canonical(chosen)])
+    }),
     ..NodeDef::BASE
 };
 

@@ -2,6 +2,7 @@
 //! automatic (class A) widening adapters the compiler inserts on typed wires.
 
 use crate::node::kit::{map1, str_map, to_ref, try_map1, value_to_slot, SlotEval};
+use crate::node::lower::ICmp;
 use crate::node::{
     konst_or, wire, wire_any, Args, Lit, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec, Ty,
 };
@@ -57,6 +58,7 @@ pub const LITERAL: NodeDef = NodeDef {
         let value = c.consts[0].clone();
         Ok(Box::new(Literal { slot: value_to_slot(&value), value }))
     },
+    lower: Some(|l, c, _| value_to_slot(&c.consts[0]).map(|word| vec![l.iconst(word)])),
     ..NodeDef::BASE
 };
 
@@ -68,6 +70,7 @@ pub const TO_F64: NodeDef = NodeDef {
     params: &[wire("input", U64)],
     outputs: Outputs::One(F64),
     build: |_| Ok(map1(|x: u64| x as f64)),
+    lower: Some(|l, _, x| Some(vec![l.u64_to_f64(x[0])])),
     ..NodeDef::BASE
 };
 
@@ -78,6 +81,7 @@ pub const F64_TO_U64: NodeDef = NodeDef {
     doc: "Truncates toward zero; saturating, NaN gives 0.",
     params: &[wire("input", F64)],
     build: |_| Ok(map1(|x: f64| x as u64)),
+    lower: Some(|l, _, x| Some(vec![l.f64_to_u64(x[0])])),
     ..NodeDef::BASE
 };
 
@@ -169,6 +173,9 @@ pub const STR_TO_F64_CAST: NodeDef = NodeDef {
 /// Declares a one-wire adapter node `__<from>_to_<to>`.
 macro_rules! adapter {
     ($id:ident, $name:literal, $from:ident : $ft:ty => $to:ident, $kit:ident, $f:expr) => {
+        adapter!($id, $name, $from: $ft => $to, $kit, $f, lower: None);
+    };
+    ($id:ident, $name:literal, $from:ident : $ft:ty => $to:ident, $kit:ident, $f:expr, lower: $lower:expr) => {
         /// A one-wire adapter node `__<from>_to_<to>` (see its `name` and `doc` fields).
         pub const $id: NodeDef = NodeDef {
             name: $name,
@@ -177,22 +184,29 @@ macro_rules! adapter {
             params: &[wire("input", $from)],
             outputs: Outputs::One($to),
             build: |_| Ok($kit($f as fn($ft) -> _)),
+            lower: $lower,
             ..NodeDef::BASE
         };
     };
 }
 
-adapter!(U64_TO_F64, "__u64_to_f64", U64: u64 => F64, map1, |x| x as f64);
-adapter!(I64_TO_F64, "__i64_to_f64", I64: i64 => F64, map1, |x| x as f64);
-adapter!(U32_TO_F64, "__u32_to_f64", U32: u32 => F64, map1, |x| x as f64);
-adapter!(I32_TO_F64, "__i32_to_f64", I32: i32 => F64, map1, |x| x as f64);
+adapter!(U64_TO_F64, "__u64_to_f64", U64: u64 => F64, map1, |x| x as f64, lower: Some(|l, _, x| Some(vec![l.u64_to_f64(x[0])])));
+adapter!(I64_TO_F64, "__i64_to_f64", I64: i64 => F64, map1, |x| x as f64, lower: Some(|l, _, x| Some(vec![l.i64_to_f64(x[0])])));
+adapter!(U32_TO_F64, "__u32_to_f64", U32: u32 => F64, map1, |x| x as f64, lower: Some(|l, _, x| Some(vec![l.u64_to_f64(x[0])])));
+adapter!(I32_TO_F64, "__i32_to_f64", I32: i32 => F64, map1, |x| x as f64, lower: Some(|l, _, x| Some(vec![l.i64_to_f64(x[0])])));
 adapter!(F32_TO_F64, "__f32_to_f64", F32: f32 => F64, map1, |x| x as f64);
-adapter!(U32_TO_U64, "__u32_to_u64", U32: u32 => U64, map1, |x| x as u64);
-adapter!(U32_TO_I64, "__u32_to_i64", U32: u32 => I64, map1, |x| x as i64);
-adapter!(I32_TO_I64, "__i32_to_i64", I32: i32 => I64, map1, |x| x as i64);
-adapter!(BOOL_TO_U64, "__bool_to_u64", Bool: bool => U64, map1, |x| x as u64);
-adapter!(BOOL_TO_F64, "__bool_to_f64", Bool: bool => F64, map1, |x| if x { 1.0 } else { 0.0 });
-adapter!(U64_TO_BOOL, "__u64_to_bool", U64: u64 => Bool, map1, |x| x != 0);
+adapter!(U32_TO_U64, "__u32_to_u64", U32: u32 => U64, map1, |x| x as u64, lower: Some(|_, _, x| Some(vec![x[0]])));
+adapter!(U32_TO_I64, "__u32_to_i64", U32: u32 => I64, map1, |x| x as i64, lower: Some(|_, _, x| Some(vec![x[0]])));
+adapter!(I32_TO_I64, "__i32_to_i64", I32: i32 => I64, map1, |x| x as i64, lower: Some(|_, _, x| Some(vec![x[0]])));
+adapter!(BOOL_TO_U64, "__bool_to_u64", Bool: bool => U64, map1, |x| x as u64, lower: Some(|_, _, x| Some(vec![x[0]])));
+adapter!(BOOL_TO_F64, "__bool_to_f64", Bool: bool => F64, map1, |x| if x { 1.0 } else { 0.0 }, lower: Some(|l, _, x| {
+    let (one, zero) = (l.fconst(1.0), l.fconst(0.0));
+    Some(vec![l.select(x[0], one, zero)])
+}));
+adapter!(U64_TO_BOOL, "__u64_to_bool", U64: u64 => Bool, map1, |x| x != 0, lower: Some(|l, _, x| {
+    let zero = l.iconst(0);
+    Some(vec![l.icmp(ICmp::Ne, x[0], zero)])
+}));
 adapter!(U64_TO_STR, "__u64_to_str", U64: u64 => Str, to_ref, |x| x.to_string());
 adapter!(I64_TO_STR, "__i64_to_str", I64: i64 => Str, to_ref, |x| x.to_string());
 adapter!(U32_TO_STR, "__u32_to_str", U32: u32 => Str, to_ref, |x| x.to_string());

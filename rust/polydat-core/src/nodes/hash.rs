@@ -1,6 +1,7 @@
 //! Hash family: SplitMix64 `hash`, `xxhash3`, and the fused hash shortcuts.
 
 use crate::node::kit::map1;
+use crate::node::lower::{urem_const, FOp, Lower, NVal};
 use crate::node::{konst, wire, NodeDef, Outputs};
 use crate::types::PortType::{F64, U64};
 use strength_reduce::StrengthReducedU64;
@@ -26,6 +27,27 @@ pub fn unit_f64(x: u64) -> f64 {
     x as f64 / u64::MAX as f64
 }
 
+/// [`splitmix64`] in native code.
+pub fn lower_splitmix64(l: &mut dyn Lower, x: NVal) -> NVal {
+    let golden = l.iconst(0x9e37_79b9_7f4a_7c15);
+    let mut z = l.iadd(x, golden);
+    for (shift, multiplier) in [(30, 0xbf58_476d_1ce4_e5b9u64), (27, 0x94d0_49bb_1331_11eb)] {
+        let s = l.ushr_imm(z, shift);
+        let z1 = l.bxor(z, s);
+        let m = l.iconst(multiplier);
+        z = l.imul(z1, m);
+    }
+    let s = l.ushr_imm(z, 31);
+    l.bxor(z, s)
+}
+
+/// [`unit_f64`] in native code: the division by `u64::MAX as f64` (2^64), as the rule divides.
+pub fn lower_unit_f64(l: &mut dyn Lower, x: NVal) -> NVal {
+    let f = l.u64_to_f64(x);
+    let max = l.fconst(u64::MAX as f64);
+    l.fop(FOp::Div, f, max)
+}
+
 /// `hash`: SplitMix64 finalizer of x (no seed).
 pub const HASH: NodeDef = NodeDef {
     name: "hash",
@@ -34,6 +56,7 @@ pub const HASH: NodeDef = NodeDef {
     doc: "SplitMix64 finalizer of x (no seed).",
     params: &[wire("input", U64)],
     build: |_| Ok(map1(splitmix64)),
+    lower: Some(|l, _, x| Some(vec![lower_splitmix64(l, x[0])])),
     ..NodeDef::BASE
 };
 
@@ -66,6 +89,14 @@ pub const HASH_RANGE: NodeDef = NodeDef {
             map1(move |x: u64| splitmix64(x) % max)
         })
     },
+    lower: Some(|l, c, x| {
+        let max = c.u64(0);
+        if max == 0 {
+            return Some(vec![l.iconst(0)]);
+        }
+        let h = lower_splitmix64(l, x[0]);
+        Some(vec![urem_const(l, h, max)])
+    }),
     ..NodeDef::BASE
 };
 
@@ -80,6 +111,15 @@ pub const HASH_INTERVAL: NodeDef = NodeDef {
         let (lo, hi) = (c.f64(0), c.f64(1));
         Ok(map1(move |x: u64| lo + unit_f64(splitmix64(x)) * (hi - lo)))
     },
+    lower: Some(|l, c, x| {
+        let (lo, hi) = (c.f64(0), c.f64(1));
+        let h = lower_splitmix64(l, x[0]);
+        let u = lower_unit_f64(l, h);
+        let span = l.fconst(hi - lo);
+        let scaled = l.fop(FOp::Mul, u, span);
+        let lo = l.fconst(lo);
+        Some(vec![l.fop(FOp::Add, lo, scaled)])
+    }),
     ..NodeDef::BASE
 };
 

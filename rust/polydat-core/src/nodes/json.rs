@@ -157,7 +157,7 @@ pub const JSON_TO_STR_PRETTY: NodeDef = NodeDef {
     build: |_| {
         Ok(str_map(|s: &str| {
             let out = serde_json::to_string_pretty(&parse(s)).unwrap_or_default();
-            limit::check(out.len()).map_err(|e| e.0.to_string())?;
+            limit::check(out.len()).map_err(|e| e.message().to_string())?;
             Ok(out)
         }))
     },
@@ -185,7 +185,7 @@ pub const ESCAPE_JSON: NodeDef = NodeDef {
     build: |_| {
         Ok(str_map(|s: &str| {
             let quoted = J::String(s.to_string()).to_string();
-            limit::check(quoted.len()).map_err(|e| e.0.to_string())?;
+            limit::check(quoted.len()).map_err(|e| e.message().to_string())?;
             Ok(quoted[1..quoted.len() - 1].to_string())
         }))
     },

@@ -2,8 +2,9 @@
 //! interpolation and its inverse, range remapping and quantization.
 
 use crate::node::kit::{map1, try_map1};
+use crate::node::lower::{FCmp, FOp, Lower, NVal};
 use crate::node::{konst_or, wire, Lit, NodeDef, Outputs};
-use crate::nodes::hash::unit_f64;
+use crate::nodes::hash::{lower_unit_f64, unit_f64};
 use crate::types::PortType::{F64, U64};
 
 /// `unit_interval`: x / u64::MAX as f64 (0 gives 0.0; values near u64::MAX give exactly 1.0).
@@ -14,6 +15,7 @@ pub const UNIT_INTERVAL: NodeDef = NodeDef {
     params: &[wire("input", U64)],
     outputs: Outputs::One(F64),
     build: |_| Ok(map1(unit_f64)),
+    lower: Some(|l, _, x| Some(vec![lower_unit_f64(l, x[0])])),
     ..NodeDef::BASE
 };
 
@@ -39,6 +41,13 @@ pub const CLAMP_F64: NodeDef = NodeDef {
         (lo.is_nan() || hi.is_nan() || lo > hi)
             .then(|| "min is greater than max (or a bound is NaN), so every evaluation of this node fails".into())
     },
+    lower: Some(|l, c, x| {
+        let (lo, hi) = (c.f64(0), c.f64(1));
+        if lo.is_nan() || hi.is_nan() || lo > hi {
+            return None;
+        }
+        Some(vec![lower_clamp(l, x[0], lo, hi)])
+    }),
     ..NodeDef::BASE
 };
 
@@ -53,6 +62,13 @@ pub const LERP: NodeDef = NodeDef {
         let (a, b) = (c.f64(0), c.f64(1));
         Ok(map1(move |t: f64| a + t * (b - a)))
     },
+    lower: Some(|l, c, x| {
+        let (a, b) = (c.f64(0), c.f64(1));
+        let span = l.fconst(b - a);
+        let scaled = l.fop(FOp::Mul, x[0], span);
+        let a = l.fconst(a);
+        Some(vec![l.fop(FOp::Add, a, scaled)])
+    }),
     ..NodeDef::BASE
 };
 
@@ -67,6 +83,14 @@ pub const SCALE_RANGE: NodeDef = NodeDef {
         let (lo, hi) = (c.f64(0), c.f64(1));
         Ok(map1(move |x: u64| lo + unit_f64(x) * (hi - lo)))
     },
+    lower: Some(|l, c, x| {
+        let (lo, hi) = (c.f64(0), c.f64(1));
+        let u = lower_unit_f64(l, x[0]);
+        let span = l.fconst(hi - lo);
+        let scaled = l.fop(FOp::Mul, u, span);
+        let lo = l.fconst(lo);
+        Some(vec![l.fop(FOp::Add, lo, scaled)])
+    }),
     ..NodeDef::BASE
 };
 
@@ -84,6 +108,14 @@ pub const INV_LERP: NodeDef = NodeDef {
         let inv_span = 1.0 / (b - a);
         Ok(map1(move |x: f64| ((x - a) * inv_span).clamp(0.0, 1.0)))
     },
+    lower: Some(|l, c, x| {
+        let (a, b) = (c.f64(0), c.f64(1));
+        let inv_span = l.fconst(1.0 / (b - a));
+        let a = l.fconst(a);
+        let offset = l.fop(FOp::Sub, x[0], a);
+        let t = l.fop(FOp::Mul, offset, inv_span);
+        Some(vec![lower_clamp(l, t, 0.0, 1.0)])
+    }),
     ..NodeDef::BASE
 };
 
@@ -104,6 +136,17 @@ pub const REMAP: NodeDef = NodeDef {
         let (i0, i1, o0, o1) = (c.f64(0), c.f64(1), c.f64(2), c.f64(3));
         Ok(map1(move |x: f64| o0 + (x - i0) / (i1 - i0) * (o1 - o0)))
     },
+    lower: Some(|l, c, x| {
+        let (i0, i1, o0, o1) = (c.f64(0), c.f64(1), c.f64(2), c.f64(3));
+        let i0v = l.fconst(i0);
+        let offset = l.fop(FOp::Sub, x[0], i0v);
+        let in_span = l.fconst(i1 - i0);
+        let t = l.fop(FOp::Div, offset, in_span);
+        let out_span = l.fconst(o1 - o0);
+        let scaled = l.fop(FOp::Mul, t, out_span);
+        let o0 = l.fconst(o0);
+        Some(vec![l.fop(FOp::Add, o0, scaled)])
+    }),
     ..NodeDef::BASE
 };
 
@@ -120,6 +163,17 @@ pub const QUANTIZE: NodeDef = NodeDef {
     },
     ..NodeDef::BASE
 };
+
+/// `f64::clamp(x, lo, hi)` for `lo <= hi` in native code: two compares, so
+/// -0.0 and NaN pass through as the rule passes them (no min/max instructions).
+fn lower_clamp(l: &mut dyn Lower, x: NVal, lo: f64, hi: f64) -> NVal {
+    let (lo, hi) = (l.fconst(lo), l.fconst(hi));
+    let below = l.fcmp(FCmp::Lt, x, lo);
+    let raised = l.select(below, lo, x);
+    let above = l.fcmp(FCmp::Gt, raised, hi);
+    let clamped = l.select(above, hi, raised);
+    l.canonical(clamped)
+}
 
 /// The interpolation family.
 pub const NODES: &[NodeDef] = &[UNIT_INTERVAL, CLAMP_F64, LERP, SCALE_RANGE, INV_LERP, REMAP, QUANTIZE];

@@ -2,6 +2,7 @@
 //! division and remainder by zero give 0.0).
 
 use crate::node::kit::{map1, map2};
+use crate::node::lower::{FCmp, FOp};
 use crate::node::{wire, NodeDef, Outputs};
 use crate::types::PortType::F64;
 
@@ -24,6 +25,9 @@ macro_rules! unary {
 /// Declares a two-wire f64 function.
 macro_rules! binary {
     ($id:ident, $name:literal, $pa:literal, $pb:literal, $doc:literal, |$a:ident, $b:ident| $body:expr) => {
+        binary!($id, $name, $pa, $pb, $doc, |$a, $b| $body, lower: None);
+    };
+    ($id:ident, $name:literal, $pa:literal, $pb:literal, $doc:literal, |$a:ident, $b:ident| $body:expr, lower: $lower:expr) => {
         /// A two-wire `f64` function node (see its `name` and `doc` fields).
         pub const $id: NodeDef = NodeDef {
             name: $name,
@@ -32,6 +36,7 @@ macro_rules! binary {
             params: &[wire($pa, F64), wire($pb, F64)],
             outputs: Outputs::One(F64),
             build: |_| Ok(map2(|$a: f64, $b: f64| -> f64 { $body })),
+            lower: $lower,
             ..NodeDef::BASE
         };
     };
@@ -50,10 +55,23 @@ unary!(ABS_F64, "abs_f64", "Absolute value of x (clears the sign bit).", |x| x.a
 
 binary!(ATAN2, "atan2", "y", "x", "The angle of the point (x, y) in radians: y.atan2(x).", |y, x| y.atan2(x));
 binary!(POW, "pow", "base", "exponent", "base raised to the power e (powf).", |base, e| base.powf(e));
-binary!(F64_ADD, "f64_add", "a", "b", "a + b (IEEE).", |a, b| a + b);
-binary!(F64_SUB, "f64_sub", "a", "b", "a - b (IEEE).", |a, b| a - b);
-binary!(F64_MUL, "f64_mul", "a", "b", "a * b (IEEE).", |a, b| a * b);
-binary!(F64_DIV, "f64_div", "a", "b", "a / b, or 0.0 when b is zero.", |a, b| if b == 0.0 { 0.0 } else { a / b });
+binary!(F64_ADD, "f64_add", "a", "b", "a + b (IEEE).", |a, b| a + b, lower: Some(|l, _, v| {
+    Some(vec![l.fop(FOp::Add, v[0], v[1])])
+}));
+binary!(F64_SUB, "f64_sub", "a", "b", "a - b (IEEE).", |a, b| a - b, lower: Some(|l, _, v| {
+    Some(vec![l.fop(FOp::Sub, v[0], v[1])])
+}));
+binary!(F64_MUL, "f64_mul", "a", "b", "a * b (IEEE).", |a, b| a * b, lower: Some(|l, _, v| {
+    Some(vec![l.fop(FOp::Mul, v[0], v[1])])
+}));
+binary!(F64_DIV, "f64_div", "a", "b", "a / b, or 0.0 when b is zero.", |a, b| if b == 0.0 { 0.0 } else { a / b }, lower: Some(
+    |l, _, v| {
+        let zero = l.fconst(0.0);
+        let by_zero = l.fcmp(FCmp::Eq, v[1], zero);
+        let quotient = l.fop(FOp::Div, v[0], v[1]);
+        Some(vec![l.select(by_zero, zero, quotient)])
+    }
+));
 binary!(F64_MOD, "f64_mod", "a", "b", "a % b (sign of a), or 0.0 when b is zero.", |a, b| if b == 0.0 {
     0.0
 } else {

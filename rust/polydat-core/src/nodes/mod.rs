@@ -156,14 +156,14 @@ pub(crate) mod testing {
 
     /// Like [`eval`] for single-output nodes that must succeed.
     pub fn eval1(def: &NodeDef, consts: &[Value], wires: &[Value]) -> Value {
-        eval(def, consts, wires).unwrap_or_else(|e| panic!("{} failed: {}", def.name, e.0)).remove(0)
+        eval(def, consts, wires).unwrap_or_else(|e| panic!("{} failed: {}", def.name, e.message())).remove(0)
     }
 
     /// The failure message of an evaluation that must fail.
     pub fn eval_err(def: &NodeDef, consts: &[Value], wires: &[Value]) -> String {
         match eval(def, consts, wires) {
             Ok(v) => panic!("{} should fail, gave {:?}", def.name, v),
-            Err(e) => e.0.into(),
+            Err(e) => e.message().into(),
         }
     }
 

@@ -2,7 +2,9 @@
 //! strings. These nodes hash their input themselves.
 
 use crate::node::kit::{map1, map2, map3, to_ref, value_fn};
+use crate::node::lower::{FCmp, FOp};
 use crate::node::{konst, many, wire, NodeDef, NodeError, Outputs};
+use crate::nodes::hash::lower_splitmix64;
 use crate::nodes::hash::splitmix64;
 use crate::types::PortType::{Str, F64, U64};
 use std::sync::Arc;
@@ -20,6 +22,11 @@ pub const FAIR_COIN: NodeDef = NodeDef {
     doc: "0 or 1 with equal odds: the low bit of hash(x).",
     params: &[wire("input", U64)],
     build: |_| Ok(map1(|x: u64| splitmix64(x) & 1)),
+    lower: Some(|l, _, x| {
+        let h = lower_splitmix64(l, x[0]);
+        let one = l.iconst(1);
+        Some(vec![l.band(h, one)])
+    }),
     ..NodeDef::BASE
 };
 
@@ -37,6 +44,14 @@ pub const UNFAIR_COIN: NodeDef = NodeDef {
         }
         Ok(map1(move |x: u64| u64::from(probability_of(splitmix64(x)) < p)))
     },
+    lower: Some(|l, c, x| {
+        let h = lower_splitmix64(l, x[0]);
+        let f = l.u64_to_f64(h);
+        let scale = l.fconst(u64::MAX as f64 + 1.0);
+        let u = l.fop(FOp::Div, f, scale);
+        let p = l.fconst(c.f64(0));
+        Some(vec![l.fcmp(FCmp::Lt, u, p)])
+    }),
     ..NodeDef::BASE
 };
 

@@ -23,7 +23,7 @@ pub const REGEX_REPLACE: NodeDef = NodeDef {
         let with = c.str(1).to_string();
         Ok(str_map(move |s: &str| {
             let out = re.replace_all(s, with.as_str()).into_owned();
-            crate::node::limit::check(out.len()).map_err(|e| e.0.to_string())?;
+            crate::node::limit::check(out.len()).map_err(|e| e.message().to_string())?;
             Ok(out)
         }))
     },

@@ -16,8 +16,9 @@ use events::CompileEvent;
 use explain::ExplainData;
 use lifecycle::Lifecycle;
 use selection::Selection;
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// A program input slot.
 #[derive(Clone, Debug)]
@@ -167,6 +168,7 @@ pub struct Program {
     pub selection: Selection,
     input_index: HashMap<String, u32>,
     output_index: HashMap<String, u32>,
+    cache: EngineCache,
     cones: Box<[OnceLock<Box<[u32]>>]>,
     cycle_cones: Box<[OnceLock<Box<[u32]>>]>,
 }
@@ -241,9 +243,16 @@ impl Program {
             selection: Selection::default(),
             input_index,
             output_index,
+            cache: EngineCache::default(),
             cones,
             cycle_cones,
         }
+    }
+
+    /// The program's memo of what engines build from it (plans, native
+    /// code): built once, shared by every kernel on every thread.
+    pub fn cache(&self) -> &EngineCache {
+        &self.cache
     }
 
     /// Index of the input named `name`.
@@ -366,5 +375,25 @@ impl Program {
     /// True if no step is volatile: no nondeterministic node and no `volatile` binding.
     pub fn is_deterministic(&self) -> bool {
         self.volatile_steps.is_empty()
+    }
+}
+
+/// A program's memo of engine-built forms, one per type (a P2 plan, P3's
+/// native code): each is built at the first kernel that needs it and shared
+/// by every later one.
+#[derive(Default)]
+pub struct EngineCache {
+    built: Mutex<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
+}
+
+impl EngineCache {
+    /// The form of type `T`, built by `build` the first time it is asked for.
+    pub fn get_or_init<T: Any + Send + Sync>(&self, build: impl FnOnce() -> T) -> Arc<T> {
+        let mut built = self.built.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let entry = built.entry(TypeId::of::<T>()).or_insert_with(|| Arc::new(build()));
+        match entry.clone().downcast::<T>() {
+            Ok(form) => form,
+            Err(_) => unreachable!("the cache is keyed by type"),
+        }
     }
 }

@@ -13,11 +13,14 @@ pub enum EngineKind {
     P1,
     /// Closures over one flat u64 buffer, in one of the four provenance modes.
     P2(Provenance),
+    /// Native code from Cranelift over the same buffer, in one of the four modes.
+    P3(Provenance),
 }
 
 /// Every engine a program can run on, by the name `prog.engine` reports:
 /// what an equivalence matrix iterates.
-pub const ENGINE_NAMES: [&str; 5] = ["p1", "p2/raw", "p2/push", "p2/pull", "p2/pushpull"];
+pub const ENGINE_NAMES: [&str; 9] =
+    ["p1", "p2/raw", "p2/push", "p2/pull", "p2/pushpull", "p3/raw", "p3/push", "p3/pull", "p3/pushpull"];
 
 /// Every value `engine=` accepts besides the [`ENGINE_NAMES`]: `auto` (the
 /// production default) and the engine families.
@@ -36,6 +39,10 @@ impl EngineKind {
             EngineKind::P2(Provenance::Push) => "p2/push",
             EngineKind::P2(Provenance::Pull) => "p2/pull",
             EngineKind::P2(Provenance::PushPull) => "p2/pushpull",
+            EngineKind::P3(Provenance::Raw) => "p3/raw",
+            EngineKind::P3(Provenance::Push) => "p3/push",
+            EngineKind::P3(Provenance::Pull) => "p3/pull",
+            EngineKind::P3(Provenance::PushPull) => "p3/pushpull",
         }
     }
 
@@ -43,7 +50,7 @@ impl EngineKind {
     pub fn mode(self) -> Option<Provenance> {
         match self {
             EngineKind::P1 => None,
-            EngineKind::P2(m) => Some(m),
+            EngineKind::P2(m) | EngineKind::P3(m) => Some(m),
         }
     }
 }

@@ -147,3 +147,41 @@ impl Rng {
         self.next() % n.max(1)
     }
 }
+
+/// A random DAG of u64 steps over three coordinates: fan-in, fan-out and
+/// long chains, so the thread schedule and its register handoff meet every
+/// shape; every step is an output.
+pub fn random_dag(seed: u64, steps: usize) -> Arc<Program> {
+    let mut rng = Rng(seed);
+    let mut g = G::new();
+    let mut wires = vec![g.coord("a", "u64"), g.coord("b", "u64"), g.coord("c", "u64")];
+    for i in 0..steps {
+        let pick = |rng: &mut Rng| {
+            // Mostly recent wires (chains), sometimes any (fan-out).
+            let n = wires.len() as u64;
+            let back = if rng.below(4) == 0 { rng.below(n) } else { rng.below(n.min(4)) };
+            wires[(n - 1 - back) as usize]
+        };
+        let (x, y, z) = (pick(&mut rng), pick(&mut rng), pick(&mut rng));
+        let name = format!("s{i}");
+        let wire = match rng.below(10) {
+            0 => g.bind(&name, "hash", &[x]),
+            1 => g.bind(&name, "mod", &[x, A::U(1 + rng.below(1000))]),
+            2 => g.bind(&name, "u64_xor", &[x, y]),
+            3 => g.bind(&name, "u64_sub", &[x, y]),
+            4 => g.bind(&name, "select_u64", &[x, y, z]),
+            5 => g.bind(&name, "u64_div", &[x, y]),
+            6 => g.bind(&name, "div", &[x, A::U(1 + rng.below(1 << 20))]),
+            7 => {
+                // Through f64 and back: a unit interval scaled and truncated.
+                let u = g.node("unit_interval", &[x]);
+                let scaled = g.node("lerp", &[u, A::F(-3.0), A::F(1e6)]);
+                g.bind(&name, "f64_to_u64", &[scaled])
+            }
+            8 => g.bind(&name, "interleave", &[x, y]),
+            _ => g.bind(&name, "u64_add", &[x, x]),
+        };
+        wires.push(wire);
+    }
+    g.build()
+}

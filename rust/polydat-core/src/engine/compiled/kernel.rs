@@ -405,9 +405,9 @@ fn settle<M: Mode, X: Executor>(
         outcome,
         steps,
         |s| mode.stale(s),
-        |s, message| {
+        |s, message, origin| {
             let inputs = |_: &crate::program::Step| slots.input_values(&plan.layout, &plan.steps[s]);
-            failure::attribute(&plan.program, s, inputs, message, context)
+            failure::attribute(&plan.program, s, inputs, message, origin, context)
         },
     )
 }

@@ -129,9 +129,15 @@ pub type PullKernel = P2Kernel<modes::Pull>;
 /// The PushPull kernel type: both.
 pub type PushPullKernel = P2Kernel<modes::PushPull>;
 
+/// The closure plan of `program`, built once and shared by every kernel of
+/// the program (on every thread).
+pub fn plan(program: &Arc<Program>) -> Arc<Plan<Closures>> {
+    program.cache().get_or_init(|| Plan::<Closures>::new(program.clone()))
+}
+
 /// A new P2 kernel of mode `mode` over `program`.
 pub fn new_kernel(program: &Arc<Program>, mode: Provenance) -> Box<dyn Kernel> {
-    crate::engine::compiled::new_kernel(Arc::new(Plan::<Closures>::new(program.clone())), mode)
+    crate::engine::compiled::new_kernel(plan(program), mode)
 }
 
 /// How P2 in mode `mode` runs `program`, in one sentence (for `explain`):

@@ -1,0 +1,406 @@
+//! Code generation: program steps to Cranelift functions over the compiled
+//! layer's buffer. A function takes the buffer's address; each step reads
+//! its inputs (from the value a step of the same function produced, kept in
+//! a register, or from the buffer), computes its outputs by its node's
+//! lowering ([`crate::node::lower`]) or by calling its slot form
+//! ([`super::helpers::slot_call`]), and stores them to their buffer words.
+//! [`Module`] owns the JIT module and the slot calls its code names.
+
+use super::helpers::{slot_call, SlotCall};
+use crate::engine::compiled::layout::Layout;
+use crate::node::lower::{FCmp, FOp, ICmp, Lower, NVal};
+use crate::node::BuildCtx;
+use crate::program::Program;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::types::{F64, I64};
+use cranelift_codegen::ir::{AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{FuncId, Linkage, Module as _};
+use std::collections::HashMap;
+
+/// A native function over the buffer: `f(buf)`.
+pub type NativeFn = unsafe extern "C" fn(*mut u64);
+
+/// The canonical f64 NaN's bits (the NaN policy).
+const CANONICAL_NAN: u64 = crate::node::kit::CANONICAL_NAN_F64;
+
+/// A JIT module under construction, then finalized: its functions, and the
+/// slot calls and constants their code points at.
+pub struct Module {
+    module: JITModule,
+    ctx: cranelift_codegen::Context,
+    fbc: FunctionBuilderContext,
+    slot_call_id: FuncId,
+    /// The nodes native code calls into, by address: kept alive with the
+    /// code, and boxed so an address never moves when the list grows.
+    #[allow(clippy::vec_box)]
+    calls: Vec<Box<SlotCall>>,
+    functions: usize,
+}
+
+/// What emitting a run of steps produced: whether the code calls a helper
+/// (so it must run inside the catch), and, per step, whether that step's
+/// own code called one.
+pub struct Emitted {
+    /// Some step's code calls a helper.
+    pub fallible: bool,
+}
+
+impl Module {
+    /// A new module for the host machine, optimising for speed.
+    pub fn new() -> Result<Module, String> {
+        let mut flags = settings::builder();
+        flags.set("opt_level", "speed").map_err(|e| e.to_string())?;
+        let isa = cranelift_native::builder()
+            .map_err(|e| format!("native code is not available on this machine: {e}"))?
+            .finish(settings::Flags::new(flags))
+            .map_err(|e| e.to_string())?;
+        let mut builder = JITBuilder::with_isa(isa, cranelift_module::default_libcall_names());
+        builder.symbol("pd_slot_call", slot_call as *const u8);
+        let mut module = JITModule::new(builder);
+        let mut sig = module.make_signature();
+        sig.params.extend([AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I64)]);
+        let slot_call_id = module.declare_function("pd_slot_call", Linkage::Import, &sig).map_err(|e| e.to_string())?;
+        let ctx = module.make_context();
+        Ok(Module { module, ctx, fbc: FunctionBuilderContext::new(), slot_call_id, calls: Vec::new(), functions: 0 })
+    }
+
+    /// Defines a function `f(buf)` computing `steps` (in order, each once)
+    /// of `program` over `layout`'s buffer, and returns its id and whether it
+    /// calls a helper. Values stay in registers from the step that makes them
+    /// to the steps of this function that read them.
+    pub fn steps_function(
+        &mut self,
+        program: &Program,
+        layout: &Layout,
+        steps: &[u32],
+    ) -> Result<(FuncId, Emitted), String> {
+        let mut sig = self.module.make_signature();
+        sig.params.push(AbiParam::new(I64));
+        self.ctx.func.signature = sig;
+        let name = format!("f{}", self.functions);
+        self.functions += 1;
+        let id =
+            self.module.declare_function(&name, Linkage::Local, &self.ctx.func.signature).map_err(|e| e.to_string())?;
+        let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fbc);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let buf = b.block_params(entry)[0];
+        let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
+        let mut words: HashMap<u32, Value> = HashMap::new();
+        let mut fallible = false;
+        for &s in steps {
+            let step = &program.steps[s as usize];
+            let ins: Vec<Value> = step
+                .ins
+                .iter()
+                .map(|&slot| match words.get(&slot) {
+                    Some(&v) => v,
+                    None => {
+                        let v = b.ins().load(I64, MemFlagsData::trusted(), buf, 8 * layout.off[slot as usize] as i32);
+                        words.insert(slot, v);
+                        v
+                    }
+                })
+                .collect();
+            let mut lower =
+                CraneLower { b: &mut b, vals: ins.clone(), slot_call, calls: &mut self.calls, step, called: false };
+            let nvals: Vec<NVal> = (0..ins.len() as u32).map(NVal).collect();
+            let ctx = BuildCtx { consts: &step.consts, wire_types: &step.in_types };
+            let outs = match step.def.lower.and_then(|f| f(&mut lower, &ctx, &nvals)) {
+                Some(outs) => outs,
+                None => lower.call_rule(),
+            };
+            fallible |= lower.called;
+            let outs: Vec<Value> = outs.iter().map(|v| lower.vals[v.0 as usize]).collect();
+            for (k, &v) in outs.iter().enumerate() {
+                let slot = step.out_start + k as u32;
+                b.ins().store(MemFlagsData::trusted(), v, buf, 8 * layout.off[slot as usize] as i32);
+                words.insert(slot, v);
+            }
+        }
+        b.ins().return_(&[]);
+        b.finalize(self.module.target_config());
+        self.module.define_function(id, &mut self.ctx).map_err(|e| format!("native code generation failed: {e:?}"))?;
+        self.module.clear_context(&mut self.ctx);
+        Ok((id, Emitted { fallible }))
+    }
+
+    /// Finalizes the module: every function's code is written, then only run.
+    pub fn finish(mut self) -> Result<Code, String> {
+        self.module.finalize_definitions().map_err(|e| e.to_string())?;
+        Ok(Code { module: Some(self.module), _calls: self.calls })
+    }
+}
+
+/// Finalized native code: the module (its memory is never written again) and
+/// the slot calls its code names by address.
+pub struct Code {
+    module: Option<JITModule>,
+    #[allow(clippy::vec_box)] // addresses held by native code (see `Module::calls`)
+    _calls: Vec<Box<SlotCall>>,
+}
+
+// SAFETY: the module is finalized before `Code` exists and never written
+// again; only its code runs, from any thread, and the slot calls it names are
+// immutable (their nodes are `Send + Sync`).
+unsafe impl Send for Code {}
+// SAFETY: as above: nothing mutates the module or the calls after finalization.
+unsafe impl Sync for Code {}
+
+impl Code {
+    /// The function `id` as a callable pointer.
+    pub fn function(&self, id: FuncId) -> NativeFn {
+        let module = self.module.as_ref().expect("finalized code");
+        let ptr = module.get_finalized_function(id);
+        // SAFETY: `id` was defined with the signature `fn(i64)` (the buffer's
+        // address) in this module, which is finalized; the pointer stays
+        // valid for as long as `self` lives (the caller keeps it alive).
+        unsafe { std::mem::transmute::<*const u8, NativeFn>(ptr) }
+    }
+}
+
+impl Drop for Code {
+    fn drop(&mut self) {
+        if let Some(module) = self.module.take() {
+            // SAFETY: no function of this module can run any more: every
+            // holder of one of its pointers holds `self`, which is dropping.
+            unsafe { module.free_memory() };
+        }
+    }
+}
+
+/// The [`Lower`] of one step over a Cranelift function builder.
+struct CraneLower<'a, 'b> {
+    b: &'a mut FunctionBuilder<'b>,
+    vals: Vec<Value>,
+    slot_call: FuncRef,
+    #[allow(clippy::vec_box)] // addresses held by native code (see `Module::calls`)
+    calls: &'a mut Vec<Box<SlotCall>>,
+    step: &'a crate::program::Step,
+    /// The step's code calls a helper.
+    called: bool,
+}
+
+impl CraneLower<'_, '_> {
+    fn push(&mut self, v: Value) -> NVal {
+        self.vals.push(v);
+        NVal(self.vals.len() as u32 - 1)
+    }
+
+    fn get(&self, v: NVal) -> Value {
+        self.vals[v.0 as usize]
+    }
+
+    fn as_f64(&mut self, v: NVal) -> Value {
+        let w = self.get(v);
+        self.b.ins().bitcast(F64, MemFlagsData::new(), w)
+    }
+
+    fn bool_word(&mut self, c: Value) -> NVal {
+        let w = self.b.ins().uextend(I64, c);
+        self.push(w)
+    }
+
+    /// Calls the step's slot form on its wire inputs (the first `ins` values)
+    /// and returns its outputs.
+    fn emit_rule_call(&mut self) -> Vec<Value> {
+        self.called = true;
+        let (n_in, n_out) = (self.step.ins.len(), self.step.out_count());
+        let call = Box::new(SlotCall { node: self.step.eval.clone(), ins: n_in, outs: n_out });
+        let call_addr = &*call as *const SlotCall as u64;
+        self.calls.push(call);
+        let bytes = (8 * (n_in + n_out)).max(8) as u32;
+        let area = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, bytes, 3));
+        for i in 0..n_in {
+            let v = self.vals[i];
+            self.b.ins().stack_store(I64, v, area, 8 * i as i32);
+        }
+        let ins_addr = self.b.ins().stack_addr(I64, area, 0);
+        let outs_addr = self.b.ins().stack_addr(I64, area, 8 * n_in as i32);
+        let call_ptr = self.b.ins().iconst(I64, call_addr as i64);
+        self.b.ins().call(self.slot_call, &[call_ptr, ins_addr, outs_addr]);
+        (0..n_out).map(|k| self.b.ins().stack_load(I64, I64, area, 8 * (n_in + k) as i32)).collect()
+    }
+
+    fn block(&mut self) -> Block {
+        self.b.create_block()
+    }
+
+    /// `a / b` or `a % b`, 0 when `b` is 0: the divisor is replaced by 1
+    /// when it is 0, so the divide instruction can never trap.
+    fn divide(&mut self, a: NVal, b: NVal, remainder: bool) -> NVal {
+        let (x, d) = (self.get(a), self.get(b));
+        let zero = self.b.ins().icmp_imm_u(IntCC::Equal, d, 0);
+        let one = self.b.ins().iconst(I64, 1);
+        let safe = self.b.ins().select(zero, one, d);
+        let q = match remainder {
+            true => self.b.ins().urem(x, safe),
+            false => self.b.ins().udiv(x, safe),
+        };
+        let nothing = self.b.ins().iconst(I64, 0);
+        let v = self.b.ins().select(zero, nothing, q);
+        self.push(v)
+    }
+}
+
+impl Lower for CraneLower<'_, '_> {
+    fn iconst(&mut self, v: u64) -> NVal {
+        let c = self.b.ins().iconst(I64, v as i64);
+        self.push(c)
+    }
+    fn iadd(&mut self, a: NVal, b: NVal) -> NVal {
+        let (x, y) = (self.get(a), self.get(b));
+        let v = self.b.ins().iadd(x, y);
+        self.push(v)
+    }
+    fn isub(&mut self, a: NVal, b: NVal) -> NVal {
+        let (x, y) = (self.get(a), self.get(b));
+        let v = self.b.ins().isub(x, y);
+        self.push(v)
+    }
+    fn imul(&mut self, a: NVal, b: NVal) -> NVal {
+        let (x, y) = (self.get(a), self.get(b));
+        let v = self.b.ins().imul(x, y);
+        self.push(v)
+    }
+    fn umulhi(&mut self, a: NVal, b: NVal) -> NVal {
+        let (x, y) = (self.get(a), self.get(b));
+        let v = self.b.ins().umulhi(x, y);
+        self.push(v)
+    }
+    fn band(&mut self, a: NVal, b: NVal) -> NVal {
+        let (x, y) = (self.get(a), self.get(b));
+        let v = self.b.ins().band(x, y);
+        self.push(v)
+    }
+    fn bor(&mut self, a: NVal, b: NVal) -> NVal {
+        let (x, y) = (self.get(a), self.get(b));
+        let v = self.b.ins().bor(x, y);
+        self.push(v)
+    }
+    fn bxor(&mut self, a: NVal, b: NVal) -> NVal {
+        let (x, y) = (self.get(a), self.get(b));
+        let v = self.b.ins().bxor(x, y);
+        self.push(v)
+    }
+    fn bnot(&mut self, a: NVal) -> NVal {
+        let x = self.get(a);
+        let v = self.b.ins().bnot(x);
+        self.push(v)
+    }
+    fn ushr_imm(&mut self, a: NVal, n: u32) -> NVal {
+        let x = self.get(a);
+        let v = self.b.ins().ushr_imm_u(x, n as i64);
+        self.push(v)
+    }
+    fn ishl_imm(&mut self, a: NVal, n: u32) -> NVal {
+        let x = self.get(a);
+        let v = self.b.ins().ishl_imm_u(x, n as i64);
+        self.push(v)
+    }
+    fn ushr(&mut self, a: NVal, b: NVal) -> NVal {
+        let (x, y) = (self.get(a), self.get(b));
+        let v = self.b.ins().ushr(x, y);
+        self.push(v)
+    }
+    fn ishl(&mut self, a: NVal, b: NVal) -> NVal {
+        let (x, y) = (self.get(a), self.get(b));
+        let v = self.b.ins().ishl(x, y);
+        self.push(v)
+    }
+    fn udiv_or_zero(&mut self, a: NVal, b: NVal) -> NVal {
+        self.divide(a, b, false)
+    }
+    fn urem_or_zero(&mut self, a: NVal, b: NVal) -> NVal {
+        self.divide(a, b, true)
+    }
+    fn icmp(&mut self, cmp: ICmp, a: NVal, b: NVal) -> NVal {
+        let cc = match cmp {
+            ICmp::Eq => IntCC::Equal,
+            ICmp::Ne => IntCC::NotEqual,
+            ICmp::Lt => IntCC::UnsignedLessThan,
+            ICmp::Gt => IntCC::UnsignedGreaterThan,
+            ICmp::Le => IntCC::UnsignedLessThanOrEqual,
+            ICmp::Ge => IntCC::UnsignedGreaterThanOrEqual,
+        };
+        let (x, y) = (self.get(a), self.get(b));
+        let c = self.b.ins().icmp(cc, x, y);
+        self.bool_word(c)
+    }
+    fn select(&mut self, cond: NVal, a: NVal, b: NVal) -> NVal {
+        let (c, x, y) = (self.get(cond), self.get(a), self.get(b));
+        let v = self.b.ins().select(c, x, y);
+        self.push(v)
+    }
+    fn fop(&mut self, op: FOp, a: NVal, b: NVal) -> NVal {
+        let (x, y) = (self.as_f64(a), self.as_f64(b));
+        let r = match op {
+            FOp::Add => self.b.ins().fadd(x, y),
+            FOp::Sub => self.b.ins().fsub(x, y),
+            FOp::Mul => self.b.ins().fmul(x, y),
+            FOp::Div => self.b.ins().fdiv(x, y),
+        };
+        let w = self.b.ins().bitcast(I64, MemFlagsData::new(), r);
+        let w = self.push(w);
+        self.canonical(w)
+    }
+    fn fcmp(&mut self, cmp: FCmp, a: NVal, b: NVal) -> NVal {
+        let cc = match cmp {
+            FCmp::Eq => FloatCC::Equal,
+            FCmp::Ne => FloatCC::NotEqual,
+            FCmp::Lt => FloatCC::LessThan,
+            FCmp::Gt => FloatCC::GreaterThan,
+            FCmp::Le => FloatCC::LessThanOrEqual,
+            FCmp::Ge => FloatCC::GreaterThanOrEqual,
+        };
+        let (x, y) = (self.as_f64(a), self.as_f64(b));
+        let c = self.b.ins().fcmp(cc, x, y);
+        self.bool_word(c)
+    }
+    fn u64_to_f64(&mut self, a: NVal) -> NVal {
+        let x = self.get(a);
+        let f = self.b.ins().fcvt_from_uint(F64, x);
+        let w = self.b.ins().bitcast(I64, MemFlagsData::new(), f);
+        self.push(w)
+    }
+    fn i64_to_f64(&mut self, a: NVal) -> NVal {
+        let x = self.get(a);
+        let f = self.b.ins().fcvt_from_sint(F64, x);
+        let w = self.b.ins().bitcast(I64, MemFlagsData::new(), f);
+        self.push(w)
+    }
+    fn f64_to_u64(&mut self, a: NVal) -> NVal {
+        let f = self.as_f64(a);
+        let v = self.b.ins().fcvt_to_uint_sat(I64, f);
+        self.push(v)
+    }
+    fn canonical(&mut self, a: NVal) -> NVal {
+        // On the bits, as integers, like the rules' own policy.
+        let w = self.get(a);
+        let magnitude = self.b.ins().band_imm_u(w, 0x7fff_ffff_ffff_ffff);
+        let is_nan = self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, magnitude, 0x7ff0_0000_0000_0000);
+        let canon = self.b.ins().iconst(I64, CANONICAL_NAN as i64);
+        let v = self.b.ins().select(is_nan, canon, w);
+        self.push(v)
+    }
+    fn call_rule(&mut self) -> Vec<NVal> {
+        let outs = self.emit_rule_call();
+        outs.into_iter().map(|v| self.push(v)).collect()
+    }
+    fn call_rule_if(&mut self, cond: NVal) {
+        let (fail, done) = (self.block(), self.block());
+        let c = self.get(cond);
+        self.b.ins().brif(c, fail, &[], done, &[]);
+        self.b.switch_to_block(fail);
+        self.b.seal_block(fail);
+        self.emit_rule_call();
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        self.b.seal_block(done);
+    }
+}

@@ -1,0 +1,217 @@
+//! The native form of a node: its rule written against [`Lower`], a small
+//! builder of machine operations over 64-bit words that the native tier
+//! (P3) implements over Cranelift. A node declares it beside its rule
+//! ([`super::NodeDef::lower`]), so adding a node still touches one file; a
+//! node without one runs in native code as a call into its slot form.
+//!
+//! Every value is a word in the slot encoding (f64 as its bits), as in the
+//! compiled engines' buffer. A lowering must compute exactly what the rule
+//! computes, bit for bit: wrapping integer arithmetic, no trapping
+//! instruction (a division by a wire goes through a test), float results
+//! under the NaN policy (the float operations here apply it), no fused or
+//! reordered float arithmetic, no multiplication by a reciprocal unless the
+//! rule has one. The corner and random-program suites hold every lowering
+//! to the rule on every engine.
+
+use super::BuildCtx;
+
+/// A word in native code under construction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NVal(pub u32);
+
+/// An integer comparison (unsigned).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ICmp {
+    /// `a == b`.
+    Eq,
+    /// `a != b`.
+    Ne,
+    /// `a < b`.
+    Lt,
+    /// `a > b`.
+    Gt,
+    /// `a <= b`.
+    Le,
+    /// `a >= b`.
+    Ge,
+}
+
+/// A float comparison, IEEE (any comparison with NaN is false but `Ne`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FCmp {
+    /// `a == b`.
+    Eq,
+    /// `a != b` (true when either is NaN).
+    Ne,
+    /// `a < b`.
+    Lt,
+    /// `a > b`.
+    Gt,
+    /// `a <= b`.
+    Le,
+    /// `a >= b`.
+    Ge,
+}
+
+/// A float operation; its result is canonicalised under the NaN policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FOp {
+    /// `a + b`.
+    Add,
+    /// `a - b`.
+    Sub,
+    /// `a * b`.
+    Mul,
+    /// `a / b`.
+    Div,
+}
+
+/// The operations a lowering may use (see the module).
+pub trait Lower {
+    /// The word `v`.
+    fn iconst(&mut self, v: u64) -> NVal;
+    /// The bits of `v` (an f64 constant).
+    fn fconst(&mut self, v: f64) -> NVal {
+        self.iconst(v.to_bits())
+    }
+    /// `a + b`, wrapping.
+    fn iadd(&mut self, a: NVal, b: NVal) -> NVal;
+    /// `a - b`, wrapping.
+    fn isub(&mut self, a: NVal, b: NVal) -> NVal;
+    /// `a * b`, wrapping.
+    fn imul(&mut self, a: NVal, b: NVal) -> NVal;
+    /// The high 64 bits of the 128-bit product `a * b`.
+    fn umulhi(&mut self, a: NVal, b: NVal) -> NVal;
+    /// `a & b`.
+    fn band(&mut self, a: NVal, b: NVal) -> NVal;
+    /// `a | b`.
+    fn bor(&mut self, a: NVal, b: NVal) -> NVal;
+    /// `a ^ b`.
+    fn bxor(&mut self, a: NVal, b: NVal) -> NVal;
+    /// `!a`.
+    fn bnot(&mut self, a: NVal) -> NVal;
+    /// `a >> n` (logical) for a constant `n < 64`.
+    fn ushr_imm(&mut self, a: NVal, n: u32) -> NVal;
+    /// `a << n` for a constant `n < 64`.
+    fn ishl_imm(&mut self, a: NVal, n: u32) -> NVal;
+    /// `a >> (b mod 64)` (logical).
+    fn ushr(&mut self, a: NVal, b: NVal) -> NVal;
+    /// `a << (b mod 64)`.
+    fn ishl(&mut self, a: NVal, b: NVal) -> NVal;
+    /// `a / b`, or 0 when `b` is 0 (never a trapping divide).
+    fn udiv_or_zero(&mut self, a: NVal, b: NVal) -> NVal;
+    /// `a % b`, or 0 when `b` is 0 (never a trapping divide).
+    fn urem_or_zero(&mut self, a: NVal, b: NVal) -> NVal;
+    /// 1 when the comparison holds, else 0.
+    fn icmp(&mut self, cmp: ICmp, a: NVal, b: NVal) -> NVal;
+    /// `a` when `cond` is not 0, else `b` (both are computed).
+    fn select(&mut self, cond: NVal, a: NVal, b: NVal) -> NVal;
+    /// The float operation on the floats whose bits `a` and `b` are, its
+    /// result canonicalised (NaN policy).
+    fn fop(&mut self, op: FOp, a: NVal, b: NVal) -> NVal;
+    /// 1 when the float comparison holds, else 0.
+    fn fcmp(&mut self, cmp: FCmp, a: NVal, b: NVal) -> NVal;
+    /// The float nearest to the unsigned integer `a` (Rust's `a as f64`).
+    fn u64_to_f64(&mut self, a: NVal) -> NVal;
+    /// The float nearest to the signed integer `a` (Rust's `a as i64 as f64`).
+    fn i64_to_f64(&mut self, a: NVal) -> NVal;
+    /// Rust's `x as u64` for the float whose bits `a` are: truncation,
+    /// saturating at 0 and u64::MAX, NaN giving 0.
+    fn f64_to_u64(&mut self, a: NVal) -> NVal;
+    /// `a` canonicalised under the NaN policy (for a value a lowering builds
+    /// from float bits by other means).
+    fn canonical(&mut self, a: NVal) -> NVal;
+    /// Computes the node by calling its slot form (the rule itself, from
+    /// native code), for the cases a lowering does not handle inline; the
+    /// outputs are the rule's.
+    fn call_rule(&mut self) -> Vec<NVal>;
+    /// When `cond` is not 0, calls the rule (which then fails with its own
+    /// message, exactly as on every engine); otherwise nothing. A lowering
+    /// uses it for its failure paths (a zero divisor, a value out of range).
+    fn call_rule_if(&mut self, cond: NVal);
+}
+
+/// A node's native form: builds its outputs from its wire inputs `ins` for
+/// a node built with `ctx` (its constants), or `None` when it has no inline
+/// form for these constants (then it runs as a call into its slot form).
+pub type LowerFn = fn(&mut dyn Lower, &BuildCtx<'_>, &[NVal]) -> Option<Vec<NVal>>;
+
+/// A division by the constant `d` (not 0), as the multiply by a magic number
+/// and shifts (Granlund and Montgomery, round-up variant with the add, which
+/// is exact for every u64 dividend): `x / d` computed without a divide.
+pub fn udiv_const(l: &mut dyn Lower, x: NVal, d: u64) -> NVal {
+    debug_assert!(d != 0);
+    if d.is_power_of_two() {
+        return l.ushr_imm(x, d.trailing_zeros());
+    }
+    let (magic, shift) = udiv_magic(d);
+    let m = l.iconst(magic);
+    let t = l.umulhi(x, m);
+    let diff = l.isub(x, t);
+    let half = l.ushr_imm(diff, 1);
+    let sum = l.iadd(half, t);
+    l.ushr_imm(sum, shift - 1)
+}
+
+/// `x % d` for the constant `d` (not 0): `x - (x / d) * d`.
+pub fn urem_const(l: &mut dyn Lower, x: NVal, d: u64) -> NVal {
+    if d.is_power_of_two() {
+        let mask = l.iconst(d - 1);
+        return l.band(x, mask);
+    }
+    let q = udiv_const(l, x, d);
+    let dv = l.iconst(d);
+    let qd = l.imul(q, dv);
+    l.isub(x, qd)
+}
+
+/// The magic multiplier and shift of [`udiv_const`] for a `d` that is not
+/// a power of two: `l = ceil(log2 d)`, `m = floor(2^64 * (2^l - d) / d) + 1`.
+pub fn udiv_magic(d: u64) -> (u64, u32) {
+    let l = 64 - (d - 1).leading_zeros();
+    let m = (((1u128 << l) - d as u128) << 64) / d as u128 + 1;
+    (m as u64, l)
+}
+
+/// The quotient [`udiv_const`] computes, in Rust, for tests.
+pub fn udiv_by_magic(x: u64, d: u64) -> u64 {
+    if d.is_power_of_two() {
+        return x >> d.trailing_zeros();
+    }
+    let (m, l) = udiv_magic(d);
+    let t = ((x as u128 * m as u128) >> 64) as u64;
+    (((x - t) >> 1) + t) >> (l - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn magic_division_is_exact_at_every_corner() {
+        let mut divisors: Vec<u64> = (1..2000).collect();
+        divisors.extend((0..64).flat_map(|b| {
+            let p = 1u64 << b;
+            [p.wrapping_sub(1), p, p.wrapping_add(1)]
+        }));
+        divisors.extend([10_000_000, 1_000_003, 7 << 40, u64::MAX - 1, u64::MAX, (1 << 63) + 1]);
+        let mut dividends: Vec<u64> = (0..300).collect();
+        dividends.extend((0..64).flat_map(|b| {
+            let p = 1u64 << b;
+            [p.wrapping_sub(1), p, p.wrapping_add(1)]
+        }));
+        dividends.extend([u64::MAX, u64::MAX - 1, 0x9e37_79b9_7f4a_7c15, 0xdead_beef_cafe_f00d]);
+        let mut state = 0x1234_5678u64;
+        for _ in 0..20_000 {
+            state = crate::nodes::hash::splitmix64(state);
+            dividends.push(state);
+        }
+        for &d in divisors.iter().filter(|&&d| d != 0) {
+            for &x in &dividends {
+                assert_eq!(udiv_by_magic(x, d), x / d, "{x} / {d}");
+                let r = x.wrapping_sub(udiv_by_magic(x, d).wrapping_mul(d));
+                assert_eq!(r, x % d, "{x} % {d}");
+            }
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! P3 at run time: failures inside native code come back through the catch
+//! as the same attributed errors P1 gives, many times in a row and on
+//! several threads at once; a panic inside a helper is caught too; native
+//! results match P1 on the ladder and on random programs.
+
+mod common;
+
+use polydat_core::compile::sketch;
+use polydat_core::compile::{compile, CompileOptions};
+use polydat_core::engine::compiled::plan::Executor;
+use polydat_core::engine::p1::P1Kernel;
+use polydat_core::engine::p3::{self, catch, helpers, Provenance};
+use polydat_core::engine::{new_kernel, EngineKind, Kernel};
+use polydat_core::node::kit::SlotEval;
+use polydat_core::node::{Args, NodeError, NodeEval};
+use polydat_core::{Program, Value};
+use std::sync::Arc;
+
+fn program(src: &str) -> Arc<Program> {
+    let ir = sketch::parse(src).unwrap();
+    Arc::new(compile(&ir, &CompileOptions::default()).unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// `d` fails when `cycle` is 0 (a wire divisor of zero); the sweep that
+/// computes it calls the rule's helper, so it runs inside the catch.
+const DIVIDES: &str = "input cycle: u64
+h := hash(cycle)
+d := mod_wire(h, cycle)
+out := u64_add(d, h)";
+
+fn modes() -> impl Iterator<Item = EngineKind> {
+    Provenance::ALL.into_iter().map(EngineKind::P3)
+}
+
+#[test]
+fn the_sweep_of_a_fallible_program_runs_in_the_catch() {
+    let p = program(DIVIDES);
+    let plan = p3::plan(&p);
+    assert!(plan.executor.sweeps(), "every step is a pure scalar step");
+    let mut buf = vec![0u64; plan.layout.words];
+    assert!(!plan.executor.sweep(&mut buf), "cycle 0: the divisor is 0, the sweep fails and says so");
+    buf[0] = 7;
+    assert!(plan.executor.sweep(&mut buf));
+    assert!(!catch::installed(), "no catch is left behind");
+}
+
+#[test]
+fn a_violation_is_the_error_p1_gives_and_a_thousand_leave_the_kernel_correct() {
+    let p = program(DIVIDES);
+    let out = p.output("out").unwrap();
+    for kind in modes() {
+        let mut k = new_kernel(&p, kind);
+        let mut oracle = P1Kernel::new(p.clone());
+        for i in 0..1000u64 {
+            let cycle = if i % 2 == 0 { 0 } else { i };
+            k.write_u64(0, cycle);
+            oracle.write_u64(0, cycle);
+            match (k.pull(out), oracle.pull(out)) {
+                (Ok(a), Ok(b)) => assert!(a.same(&b), "{kind:?} at {cycle}"),
+                (Err(a), Err(b)) => {
+                    assert_eq!(a.message, b.message, "{kind:?}");
+                    assert_eq!(a.node, "mod_wire");
+                }
+                (a, b) => panic!("{kind:?} at {cycle}: {a:?} vs {b:?}"),
+            }
+        }
+        k.write_u64(0, 12345);
+        oracle.write_u64(0, 12345);
+        assert!(k.pull(out).unwrap().same(&oracle.pull(out).unwrap()), "{kind:?}: correct afterwards");
+    }
+}
+
+#[test]
+fn violations_on_four_threads_at_once_stay_on_their_threads() {
+    let p = program(DIVIDES);
+    let out = p.output("out").unwrap();
+    let handles: Vec<_> = (0..4u64)
+        .map(|t| {
+            let p = p.clone();
+            std::thread::spawn(move || {
+                let mut k = new_kernel(&p, EngineKind::P3(Provenance::Raw));
+                let mut oracle = P1Kernel::new(p.clone());
+                for i in 0..2000u64 {
+                    let cycle = if (i + t) % 3 == 0 { 0 } else { i * 4 + t };
+                    k.write_u64(0, cycle);
+                    oracle.write_u64(0, cycle);
+                    let (a, b) = (k.pull(out), oracle.pull(out));
+                    match (a, b) {
+                        (Ok(a), Ok(b)) => assert!(a.same(&b)),
+                        (Err(a), Err(b)) => assert_eq!(a.message, b.message),
+                        (a, b) => panic!("thread {t} at {cycle}: {a:?} vs {b:?}"),
+                    }
+                }
+            })
+        })
+        .collect();
+    handles.into_iter().for_each(|h| h.join().unwrap());
+}
+
+/// A node whose slot form panics (no library node does: the test makes one).
+struct Panics;
+
+impl NodeEval for Panics {
+    fn eval(&self, _: &Args<'_>, _: &mut [Value]) -> Result<(), NodeError> {
+        panic!("a helper panicked")
+    }
+    fn slot_form(&self) -> Option<&dyn SlotEval> {
+        Some(self)
+    }
+}
+
+impl SlotEval for Panics {
+    fn eval_slots(&self, _: &[u64], _: &mut [u64]) -> Result<(), NodeError> {
+        panic!("a helper panicked")
+    }
+}
+
+#[test]
+fn a_panic_inside_a_helper_is_caught_at_the_helper_boundary() {
+    let call = helpers::SlotCall { node: Arc::new(Panics), ins: 1, outs: 1 };
+    let (ins, mut outs) = ([5u64], [0u64]);
+    for _ in 0..100 {
+        // SAFETY: `call` lives for the call; the areas have its arity.
+        let caught = catch::catch(|| unsafe { helpers::slot_call(&call, ins.as_ptr(), outs.as_mut_ptr()) });
+        assert_eq!(caught, Err("a helper panicked".into()));
+    }
+    assert!(!catch::installed());
+}
+
+#[test]
+fn the_ladder_on_every_p3_mode_matches_p1_and_by_hand() {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../benches/graphs/ladder.polydat"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let p = program(&src);
+    let names = ["account_id", "shard", "payload_class", "event_token"];
+    let outs: Vec<usize> = names.iter().map(|n| p.output(n).unwrap()).collect();
+    for kind in modes() {
+        let mut k = new_kernel(&p, kind);
+        let mut oracle = P1Kernel::new(p.clone());
+        for cycle in [0u64, 1, 2, 42, 1 << 40, u64::MAX - 1, u64::MAX] {
+            for (i, v) in [cycle, 17, 99].into_iter().enumerate() {
+                k.write_u64(i, v);
+                oracle.write_u64(i, v);
+            }
+            let mut words = [0u64; 4];
+            k.pull_slots(&outs, &mut words).unwrap();
+            let want: Vec<u64> = outs.iter().map(|&o| oracle.pull_slot(o).unwrap()).collect();
+            assert_eq!(words.to_vec(), want, "{kind:?} at {cycle}");
+        }
+    }
+}
+
+#[test]
+fn random_programs_agree_with_p1_on_p3() {
+    for seed in 0..20 {
+        let p = common::random_dag(seed, 40 + 5 * seed as usize);
+        let mut oracle = P1Kernel::new(p.clone());
+        for kind in modes() {
+            let mut k = new_kernel(&p, kind);
+            for cycle in [0u64, 1, 7, u64::MAX] {
+                for i in 0..p.coord_count {
+                    k.write_u64(i, cycle.wrapping_add(i as u64));
+                    oracle.write_u64(i, cycle.wrapping_add(i as u64));
+                }
+                for o in 0..p.outputs.len() {
+                    match (k.pull(o), oracle.pull(o)) {
+                        (Ok(a), Ok(b)) => assert!(a.same(&b), "seed {seed} {kind:?} output {o}: {a} vs {b}"),
+                        (Err(a), Err(b)) => assert_eq!(a.message, b.message),
+                        (a, b) => panic!("seed {seed} {kind:?}: {a:?} vs {b:?}"),
+                    }
+                }
+            }
+        }
+    }
+}
