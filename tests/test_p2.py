@@ -42,8 +42,9 @@ def chain(n: int, source: str = "cycle", prefix: str = "n") -> str:
 
 
 def test_engine_names_are_discoverable():
-    assert _core.engines() == ["p1", *P2_MODES]
-    assert [e.name for e in pt.engines()][: 1 + len(P2_MODES)] == ["p1", *P2_MODES]
+    p3_modes = [m.replace("p2/", "p3/") for m in P2_MODES]
+    assert _core.engines() == ["p1", *P2_MODES, *p3_modes, "mixed"]
+    assert [e.name for e in pt.engines()][: len(_core.engines())] == _core.engines(), "the matrix iterates every engine"
 
 
 @pytest.mark.parametrize("mode", ["raw", "push", "pull", "pushpull"])
@@ -51,18 +52,22 @@ def test_explicit_modes_are_honoured(mode):
     prog = polydat.compile(LADDER, engine="p2", provenance=mode)
     assert prog.engine == f"p2/{mode}"
     assert polydat.compile(LADDER, engine=f"p2/{mode}").engine == f"p2/{mode}"
-    assert polydat.compile(LADDER, provenance=mode).engine == f"p2/{mode}", "auto honours an explicit mode on P2"
+    assert polydat.compile(LADDER, provenance=mode).engine == f"p3/{mode}", "auto honours an explicit mode, natively"
 
 
-def test_auto_stays_p1_and_p1_refuses_modes():
-    assert polydat.compile(LADDER).engine == "p1"
+def test_auto_is_mixed_and_the_hosts_refuse_modes():
+    assert polydat.compile(LADDER).engine == "mixed"
+    assert polydat.compile(LADDER, engine="mixed").engine == "mixed"
     assert polydat.compile(LADDER, engine="p1").engine == "p1"
+    assert polydat.compile(LADDER, engine="p3").engine.startswith("p3/")
     with pytest.raises(polydat.RefusedError, match="p1/pull"):
         polydat.compile(LADDER, engine="p1", provenance="pull")
+    with pytest.raises(polydat.RefusedError, match="mixed/pull"):
+        polydat.compile(LADDER, engine="mixed", provenance="pull")
+    with pytest.raises(polydat.RefusedError, match="no provenance modes"):
+        polydat.compile(LADDER, engine="mixed/raw")
     with pytest.raises(polydat.RefusedError):
         polydat.compile(LADDER, engine="p2/raw", provenance="pull")
-    with pytest.raises(polydat.RefusedError):
-        polydat.compile(LADDER, engine="p3")
     with pytest.raises(polydat.RefusedError):
         polydat.compile(LADDER, engine="p2", provenance="sideways")
 

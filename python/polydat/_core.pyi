@@ -71,6 +71,41 @@ class Program:
         fixed: list[tuple[str, Any]],
         threads: int = 1,
     ) -> dict[str, np.ndarray]: ...
+    def batches(
+        self,
+        coordinate: str,
+        start: int,
+        rows: int,
+        step: int,
+        outputs: list[str],
+        fixed: list[tuple[str, Any]],
+        threads: int = 1,
+        batch_rows: int = 65536,
+        encode: str | None = None,
+        cycles_column: str | None = None,
+    ) -> BatchStream:
+        """The rows of ``generate``'s arguments, ``batch_rows`` at a time,
+        generated ahead on a thread of its own: Arrow record batches (objects
+        with ``__arrow_c_array__``), or CSV/JSONL text as bytes."""
+    def arrow_schema(self, names: list[str]) -> Any:
+        """The Arrow schema (``__arrow_c_schema__``) of columns ``names``."""
+
+class BatchStream:
+    """A stream of batches (see ``Program.batches``)."""
+
+    @property
+    def schema(self) -> Any:
+        """The batches' Arrow schema (an object with ``__arrow_c_schema__``)."""
+    def __iter__(self) -> BatchStream: ...
+    def __next__(self) -> Any: ...
+    def close(self) -> None:
+        """Stops generating; the stream yields nothing more."""
+
+def text_header(names: list[str], format: str) -> bytes:
+    """The CSV header line of ``names`` (nothing for ``jsonl``)."""
+
+def _encode_column(type_name: str, header: str, values: list[Any], format: str) -> bytes:
+    """One column of ``values`` as the CLI writes it, ``csv`` (header first) or ``jsonl``."""
 
 class Kernel:
     """One mutable state over a program; use from one thread at a time."""

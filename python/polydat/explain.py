@@ -61,9 +61,17 @@ def explain(program: Any) -> str:
         lines.append("  heuristic inputs: " + ", ".join(f"{k}={v}" for k, v in engine["heuristic_inputs"]))
     if engine.get("plan"):
         lines.append(f"  plan: {engine['plan']}")
-    if engine.get("native_segments"):
-        segs = ", ".join(f"steps {a}..{b}" for a, b in engine["native_segments"])
-        lines.append(f"  native segments: {segs}")
+    steps = doc["steps"]
+
+    def step_name(index: int) -> str:
+        step = steps[index]
+        shown = [b for b in step["bindings"] if not b.startswith("__")]
+        return f"{step['op']}" + (f" ({', '.join(shown)})" if shown else "")
+
+    for n, members in enumerate(engine.get("native_segments") or [], 1):
+        lines.append(f"  native segment {n}: " + ", ".join(step_name(s) for s in members))
+    for note in engine.get("interpreted") or []:
+        lines.append(f"  interpreted: {step_name(note['step'])}: {note['reason']}")
     flags = [f"fusion {'on' if options['fusion'] else 'off'}", f"strict {'on' if options['strict'] else 'off'}"]
     if options.get("outputs") is not None:
         flags.append("outputs " + ", ".join(options["outputs"]))

@@ -35,6 +35,10 @@ from ..errors import CompileError
 
 MODULE_SUFFIX = ".polydat"
 
+#: The module library shipped with the package (field modules, upstream's
+#: stdlib modules): the last directory every lookup searches.
+STDLIB_DIR = str(Path(__file__).resolve().parent.parent / "stdlib")
+
 
 @dataclass(frozen=True)
 class ResolvedModule:
@@ -159,6 +163,8 @@ class ModuleLoader:
     def _directories(self, search_dir: str | None) -> list[str]:
         dirs = [search_dir] if search_dir else []
         dirs.extend(d for d in self.library_path if d not in dirs)
+        if STDLIB_DIR not in dirs:
+            dirs.append(STDLIB_DIR)
         return dirs
 
     def _search(self, name: str, search_dir: str | None) -> ResolvedModule | None:

@@ -59,6 +59,7 @@ pub fn explain_json(program: &Program, plan: &EnginePlan) -> String {
             ["heuristic_choice", a.choice.name().to_string()],
         ],
         "native_segments": plan.native_segments,
+        "interpreted": plan.interpreted.iter().map(|&(step, why)| json!({"step": step, "reason": why})).collect::<Vec<_>>(),
         "plan": plan.plan,
     });
     let steps: Vec<Json> = program

@@ -30,6 +30,7 @@ impl EngineKind {
     pub fn parse(name: &str) -> Result<EngineKind, Refused> {
         match Request::parse(name, "auto")? {
             Request { family: Family::P1, .. } => Ok(EngineKind::P1),
+            Request { family: Family::Mixed, .. } => Ok(EngineKind::Mixed),
             Request { family: Family::P2, mode: Some(m) } => Ok(EngineKind::P2(m)),
             Request { family: Family::P3, mode: Some(m) } => Ok(EngineKind::P3(m)),
             _ => Err(Refused {
@@ -54,6 +55,8 @@ enum Family {
     P2,
     /// `p3` or `p3/<mode>`.
     P3,
+    /// `mixed`: the interpreter hosting native segments.
+    Mixed,
 }
 
 /// An (engine, provenance) request, checked before anything is compiled.
@@ -103,9 +106,8 @@ impl Request {
             "p1" => Family::P1,
             "p2" => Family::P2,
             "p3" => Family::P3,
-            "mixed" => {
-                return Err(refuse(engine, "this engine is not available in this build yet".to_string()));
-            }
+            "mixed" if named.is_some() => return Err(refuse(engine, "mixed has no provenance modes".to_string())),
+            "mixed" => Family::Mixed,
             _ => {
                 return Err(refuse(
                     engine,
@@ -113,17 +115,16 @@ impl Request {
                 ))
             }
         };
-        if family == Family::P1 {
-            if let Some(m) = mode {
-                return Err(refuse(
-                    &format!("p1/{}", m.name()),
-                    format!(
-                        "provenance mode '{}' applies only to the compiled engines; p1 always invalidates \
-                         exactly and pulls lazily (use engine='p2')",
-                        m.name()
-                    ),
-                ));
-            }
+        if let (Family::P1 | Family::Mixed, Some(m)) = (family, mode) {
+            let host = if family == Family::P1 { "p1" } else { "mixed" };
+            return Err(refuse(
+                &format!("{host}/{}", m.name()),
+                format!(
+                    "provenance mode '{}' applies only to the compiled engines; {host} always invalidates \
+                     exactly and pulls lazily (use engine='p2' or 'p3')",
+                    m.name()
+                ),
+            ));
         }
         Ok(Request { family, mode })
     }
@@ -165,8 +166,13 @@ pub fn select(program: &Program, request: Request, requested: &str, provenance: 
     let analysis = analyze(program);
     let (engine, reason) = match (request.family, request.mode) {
         (Family::P1, _) => (EngineKind::P1, "engine p1 was requested".to_string()),
-        (Family::Auto, None) => (EngineKind::P1, "engine=auto runs the interpreter (P1) in this build".to_string()),
-        (Family::Auto | Family::P2, Some(m)) => (
+        (Family::Mixed, _) => (EngineKind::Mixed, "engine mixed was requested".to_string()),
+        (Family::Auto, None) => (
+            EngineKind::Mixed,
+            "engine=auto runs the mixed engine: the interpreter, with native segments where nodes have a native form"
+                .to_string(),
+        ),
+        (Family::P2, Some(m)) => (
             EngineKind::P2(m),
             format!(
                 "provenance {} was requested (the heuristic would pick {}: {})",
@@ -178,7 +184,7 @@ pub fn select(program: &Program, request: Request, requested: &str, provenance: 
         (Family::P2, None) => {
             (EngineKind::P2(analysis.choice), format!("provenance chosen by the heuristic: {}", analysis.rule))
         }
-        (Family::P3, Some(m)) => (
+        (Family::Auto | Family::P3, Some(m)) => (
             EngineKind::P3(m),
             format!(
                 "provenance {} was requested (the heuristic would pick {}: {})",

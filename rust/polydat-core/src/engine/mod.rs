@@ -8,6 +8,7 @@ pub mod column;
 pub mod compiled;
 pub mod failure;
 pub mod guard;
+pub mod mixed;
 pub mod p1;
 pub mod p2;
 pub mod p3;
@@ -19,6 +20,7 @@ pub use crate::provenance::Provenance;
 use crate::compile::{compile, CompileOptions};
 use crate::error::{BuildError, EvalError, WriteError};
 use crate::ir::{GraphIr, InputKind};
+use crate::program::explain::EnginePlan;
 pub use crate::program::ColumnSource;
 use crate::program::Program;
 use crate::types::PortType;
@@ -48,13 +50,14 @@ pub fn build(
 }
 
 /// How `kind` runs `program`, for `explain`.
-pub fn describe(program: &Arc<Program>, kind: EngineKind) -> crate::program::explain::EnginePlan {
-    let plan = match kind {
-        EngineKind::P1 => String::new(),
-        EngineKind::P2(mode) => p2::describe(program, mode),
-        EngineKind::P3(mode) => p3::describe(program, mode),
-    };
-    crate::program::explain::EnginePlan { running: kind.name().to_string(), plan, native_segments: Vec::new() }
+pub fn describe(program: &Arc<Program>, kind: EngineKind) -> EnginePlan {
+    let plan = |plan: String| EnginePlan { running: kind.name().to_string(), plan, ..EnginePlan::default() };
+    match kind {
+        EngineKind::P1 => plan(String::new()),
+        EngineKind::P2(mode) => plan(p2::describe(program, mode)),
+        EngineKind::P3(mode) => plan(p3::describe(program, mode)),
+        EngineKind::Mixed => mixed::describe(program),
+    }
 }
 
 /// A new kernel of `kind` over `program`.
@@ -63,6 +66,7 @@ pub fn new_kernel(program: &Arc<Program>, kind: EngineKind) -> Box<dyn Kernel> {
         EngineKind::P1 => Box::new(p1::P1Kernel::new(program.clone())),
         EngineKind::P2(mode) => p2::new_kernel(program, mode),
         EngineKind::P3(mode) => p3::new_kernel(program, mode),
+        EngineKind::Mixed => mixed::new_kernel(program),
     }
 }
 

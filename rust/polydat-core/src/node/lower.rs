@@ -183,6 +183,107 @@ pub fn udiv_by_magic(x: u64, d: u64) -> u64 {
     (((x - t) >> 1) + t) >> (l - 1)
 }
 
+/// Whether the native form `lower` of a step built with `ctx` (with `wires`
+/// wire inputs and `outs` outputs) may call the step's rule, so may fail; a
+/// missing native form always runs the rule. Found by running the lowering
+/// against a builder that only records.
+pub fn calls_rule(lower: Option<LowerFn>, ctx: &BuildCtx<'_>, wires: usize, outs: usize) -> bool {
+    /// A [`Lower`] that builds nothing and notes rule calls.
+    struct Probe {
+        next: u32,
+        outs: usize,
+        called: bool,
+    }
+    impl Probe {
+        fn val(&mut self) -> NVal {
+            self.next += 1;
+            NVal(self.next)
+        }
+    }
+    impl Lower for Probe {
+        fn iconst(&mut self, _: u64) -> NVal {
+            self.val()
+        }
+        fn iadd(&mut self, _: NVal, _: NVal) -> NVal {
+            self.val()
+        }
+        fn isub(&mut self, _: NVal, _: NVal) -> NVal {
+            self.val()
+        }
+        fn imul(&mut self, _: NVal, _: NVal) -> NVal {
+            self.val()
+        }
+        fn umulhi(&mut self, _: NVal, _: NVal) -> NVal {
+            self.val()
+        }
+        fn band(&mut self, _: NVal, _: NVal) -> NVal {
+            self.val()
+        }
+        fn bor(&mut self, _: NVal, _: NVal) -> NVal {
+            self.val()
+        }
+        fn bxor(&mut self, _: NVal, _: NVal) -> NVal {
+            self.val()
+        }
+        fn bnot(&mut self, _: NVal) -> NVal {
+            self.val()
+        }
+        fn ushr_imm(&mut self, _: NVal, _: u32) -> NVal {
+            self.val()
+        }
+        fn ishl_imm(&mut self, _: NVal, _: u32) -> NVal {
+            self.val()
+        }
+        fn ushr(&mut self, _: NVal, _: NVal) -> NVal {
+            self.val()
+        }
+        fn ishl(&mut self, _: NVal, _: NVal) -> NVal {
+            self.val()
+        }
+        fn udiv_or_zero(&mut self, _: NVal, _: NVal) -> NVal {
+            self.val()
+        }
+        fn urem_or_zero(&mut self, _: NVal, _: NVal) -> NVal {
+            self.val()
+        }
+        fn icmp(&mut self, _: ICmp, _: NVal, _: NVal) -> NVal {
+            self.val()
+        }
+        fn select(&mut self, _: NVal, _: NVal, _: NVal) -> NVal {
+            self.val()
+        }
+        fn fop(&mut self, _: FOp, _: NVal, _: NVal) -> NVal {
+            self.val()
+        }
+        fn fcmp(&mut self, _: FCmp, _: NVal, _: NVal) -> NVal {
+            self.val()
+        }
+        fn u64_to_f64(&mut self, _: NVal) -> NVal {
+            self.val()
+        }
+        fn i64_to_f64(&mut self, _: NVal) -> NVal {
+            self.val()
+        }
+        fn f64_to_u64(&mut self, _: NVal) -> NVal {
+            self.val()
+        }
+        fn canonical(&mut self, _: NVal) -> NVal {
+            self.val()
+        }
+        fn call_rule(&mut self) -> Vec<NVal> {
+            self.called = true;
+            (0..self.outs).map(|_| self.val()).collect()
+        }
+        fn call_rule_if(&mut self, _: NVal) {
+            self.called = true;
+        }
+    }
+    let Some(lower) = lower else { return true };
+    let mut probe = Probe { next: wires as u32, outs, called: false };
+    let ins: Vec<NVal> = (0..wires as u32).map(NVal).collect();
+    lower(&mut probe, ctx, &ins).is_none() || probe.called
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

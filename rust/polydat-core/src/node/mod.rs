@@ -4,6 +4,7 @@
 //! [`kit`], so one Rust closure is the single copy of the node's rule.
 
 pub mod kit;
+pub mod kits_extra;
 pub mod limit;
 pub mod lower;
 

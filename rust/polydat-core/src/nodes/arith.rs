@@ -141,8 +141,20 @@ pub const MOD_WIRE: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
-/// Declares a total two-wire u64 operation.
+/// Declares a total two-wire u64 operation (with its native lowering, or
+/// without one: the native tier then calls the rule).
 macro_rules! binop {
+    ($id:ident, $name:literal, $doc:literal, |$a:ident, $b:ident| $body:expr) => {
+        /// A total two-wire `u64` arithmetic node (see its `name` and `doc` fields).
+        pub const $id: NodeDef = NodeDef {
+            name: $name,
+            category: "arithmetic",
+            doc: $doc,
+            params: &[wire("a", U64), wire("b", U64)],
+            build: |_| Ok(map2(|$a: u64, $b: u64| -> u64 { $body })),
+            ..NodeDef::BASE
+        };
+    };
     ($id:ident, $name:literal, $doc:literal, |$a:ident, $b:ident| $body:expr, lower: |$l:ident, $x:ident, $y:ident| $lower:expr) => {
         /// A total two-wire `u64` arithmetic node (see its `name` and `doc` fields).
         pub const $id: NodeDef = NodeDef {
@@ -188,6 +200,26 @@ binop!(CHECKED_SUB, "checked_sub", "a - b, saturating at 0.", |a, b| a.saturatin
     let zero = l.iconst(0);
     l.select(under, zero, difference)
 });
+binop!(
+    CEIL_TO_MULTIPLE,
+    "ceil_to_multiple",
+    "The smallest multiple of b that is >= a (saturating); a when b is 0.",
+    |a, b| {
+        if b == 0 {
+            a
+        } else {
+            a.div_ceil(b).saturating_mul(b)
+        }
+    }
+);
+binop!(MULTIPLES_AT_LEAST, "multiples_at_least", "How many b's cover a: ceil(a / b); 0 when b is 0.", |a, b| {
+    if b == 0 {
+        0
+    } else {
+        a.div_ceil(b)
+    }
+});
+binop!(SET_OR_GET, "set_or_get", "a when it is nonzero, else b.", |a, b| if a == 0 { b } else { a });
 binop!(INTERLEAVE, "interleave", "Morton code of the low 32 bits: a bit i to bit 2i, b bit i to bit 2i+1.", |a, b| {
     morton(a, b)
 }, lower: |l, a, b| {
@@ -372,6 +404,9 @@ pub const NODES: &[NodeDef] = &[
     MAX,
     INTERLEAVE,
     MIXED_RADIX,
+    CEIL_TO_MULTIPLE,
+    MULTIPLES_AT_LEAST,
+    SET_OR_GET,
 ];
 
 #[cfg(test)]
@@ -525,5 +560,25 @@ mod tests {
         assert!(build_err(&MIXED_RADIX, &[], &[U64]).contains("at least one"));
         let many: Vec<Value> = (0..17).map(|_| u(2)).collect();
         assert!(build_err(&MIXED_RADIX, &many, &[U64]).contains("at most 16"));
+    }
+
+    #[test]
+    fn multiples_and_set_or_get_are_upstreams() {
+        // Upstream arithmetic.rs tests.
+        assert_eq!(w2(&CEIL_TO_MULTIPLE, 800, 100), 800);
+        assert_eq!(w2(&CEIL_TO_MULTIPLE, 801, 100), 900);
+        assert_eq!(w2(&CEIL_TO_MULTIPLE, 0, 100), 0);
+        assert_eq!(w2(&CEIL_TO_MULTIPLE, 1, 100), 100);
+        assert_eq!(w2(&CEIL_TO_MULTIPLE, 42, 0), 42, "multiple 0 passes the value through");
+        assert_eq!(w2(&CEIL_TO_MULTIPLE, M, 10), M, "saturates");
+        assert_eq!(w2(&MULTIPLES_AT_LEAST, 800, 100), 8);
+        assert_eq!(w2(&MULTIPLES_AT_LEAST, 801, 100), 9);
+        assert_eq!(w2(&MULTIPLES_AT_LEAST, 1, 100), 1);
+        assert_eq!(w2(&MULTIPLES_AT_LEAST, 0, 100), 0);
+        assert_eq!(w2(&MULTIPLES_AT_LEAST, 42, 0), 0);
+        assert_eq!(w2(&MULTIPLES_AT_LEAST, M, 1), M);
+        assert_eq!(w2(&SET_OR_GET, 7, 99), 7);
+        assert_eq!(w2(&SET_OR_GET, M, 99), M);
+        assert_eq!(w2(&SET_OR_GET, 0, 99), 99);
     }
 }

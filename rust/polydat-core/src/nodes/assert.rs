@@ -108,8 +108,50 @@ pub const DEFAULT_OR: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `matches`: Passes the string through; fails when it does not match the regex.
+pub const MATCHES: NodeDef = NodeDef {
+    name: "matches",
+    category: "assert",
+    doc: "Passes the string through; fails when it does not match the regex pattern (found anywhere in it; anchor with ^...$).",
+    params: &[wire("input", Str), konst("pattern", Str)],
+    outputs: Outputs::One(Str),
+    build: |c| {
+        let pattern = c.str(0).to_string();
+        let re = regex::Regex::new(&pattern).map_err(|e| format!("matches: invalid regex {pattern:?}: {e}"))?;
+        Ok(value_fn(move |args, outs| {
+            let v = args.get(0);
+            let s = v.as_str().unwrap_or("");
+            if !re.is_match(s) {
+                return Err(NodeError::new(format!("matches: value {s:?} does not match pattern {pattern:?}")));
+            }
+            outs[0] = v.clone();
+            Ok(())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+/// `this_or`: primary, or default when primary is absent (None).
+pub const THIS_OR: NodeDef = NodeDef {
+    name: "this_or",
+    category: "assert",
+    doc: "primary, or default when primary is absent (None); the u64 form of default_or.",
+    params: &[wire("primary", U64), wire("default", U64)],
+    accepts_none: true,
+    build: |_| {
+        Ok(value_fn(|args, outs| {
+            outs[0] = match args.get(0) {
+                Value::None => args.get(1).clone(),
+                v => v.clone(),
+            };
+            Ok(())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
 /// The assertion family.
-pub const NODES: &[NodeDef] = &[IS_POSITIVE, IN_RANGE, IS_ONE_OF, REQUIRED, DEFAULT_OR];
+pub const NODES: &[NodeDef] = &[IS_POSITIVE, IN_RANGE, IS_ONE_OF, REQUIRED, DEFAULT_OR, MATCHES, THIS_OR];
 
 #[cfg(test)]
 mod tests {
@@ -176,5 +218,23 @@ mod tests {
         let s = eval1(&DEFAULT_OR, &[], &[Value::str("a"), Value::str("b")]);
         assert_eq!(s.as_str(), Some("a"));
         assert!(build_err(&DEFAULT_OR, &[], &[U64, F64]).contains("same type"));
+    }
+
+    #[test]
+    fn matches_passes_or_fails_in_upstreams_words() {
+        let pat = [Value::str(r"^\w+@\w+\.\w+$")];
+        assert_eq!(eval1(&MATCHES, &pat, &[Value::str("jshook@example.com")]).as_str(), Some("jshook@example.com"));
+        assert_eq!(
+            eval_err(&MATCHES, &[Value::str(r"^\d+$")], &[Value::str("abc")]),
+            r#"matches: value "abc" does not match pattern "^\\d+$""#
+        );
+        let err = build_err(&MATCHES, &[Value::str("(")], &[Str]);
+        assert!(err.starts_with("matches: invalid regex \"(\": regex parse error"), "{err}");
+    }
+
+    #[test]
+    fn this_or_coalesces() {
+        assert!(eval1(&THIS_OR, &[], &[u(7), u(99)]).same(&u(7)));
+        assert!(eval1(&THIS_OR, &[], &[Value::None, u(99)]).same(&u(99)));
     }
 }

@@ -1,9 +1,10 @@
 //! Context family: nondeterministic sources. They are never folded or cached
 //! and are re-evaluated on every read that reaches them.
 
-use crate::node::kit::source;
-use crate::node::{konst_or, Lit, NodeDef, Purity};
-use crate::types::PortType::U64;
+use crate::node::kit::{source, value_fn};
+use crate::node::{konst_or, Lit, NodeDef, Outputs, Purity};
+use crate::types::PortType::{Bool, Str, F64, U64};
+use crate::value::Value;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -36,8 +37,153 @@ pub const COUNTER: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// The numeric id of the calling thread (Rust's `ThreadId`, read through its
+/// `ThreadId(N)` debug form as upstream does; 0 if that form changes).
+pub fn thread_number() -> u64 {
+    let id = format!("{:?}", std::thread::current().id());
+    id.trim_start_matches("ThreadId(").trim_end_matches(')').parse().unwrap_or(0)
+}
+
+/// `thread_id`: the numeric id of the thread evaluating the node.
+pub const THREAD_ID: NodeDef = NodeDef {
+    name: "thread_id",
+    category: "context",
+    doc: "The numeric id of the OS thread evaluating the node (differs between threads and runs).",
+    purity: Purity::Nondeterministic,
+    build: |_| Ok(source(thread_number)),
+    ..NodeDef::BASE
+};
+
+/// `session_start_millis`: the wall clock, read once when the node is built.
+pub const SESSION_START_MILLIS: NodeDef = NodeDef {
+    name: "session_start_millis",
+    category: "context",
+    doc: "The wall-clock time in epoch milliseconds when the program was built (the same on every read of one build).",
+    purity: Purity::Nondeterministic,
+    build: |_| {
+        let start = epoch_millis();
+        Ok(source(move || start))
+    },
+    ..NodeDef::BASE
+};
+
+/// `elapsed_millis`: milliseconds since the node was built (saturating at 0).
+pub const ELAPSED_MILLIS: NodeDef = NodeDef {
+    name: "elapsed_millis",
+    category: "context",
+    doc: "Milliseconds of wall-clock time since the program was built (0 if the clock went back).",
+    purity: Purity::Nondeterministic,
+    build: |_| {
+        let start = epoch_millis();
+        Ok(source(move || epoch_millis().saturating_sub(start)))
+    },
+    ..NodeDef::BASE
+};
+
+thread_local! {
+    /// Each thread's xorshift64 state, seeded from the clock's nanoseconds
+    /// (never 0, which xorshift cannot leave).
+    static RNG: std::cell::Cell<u64> = std::cell::Cell::new(
+        (SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+            ^ thread_number().wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            | 1,
+    );
+}
+
+/// The next value of this thread's xorshift64 generator (13, 7, 17 as upstream's).
+pub fn next_random() -> u64 {
+    RNG.with(|r| {
+        let mut s = r.get();
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        r.set(s);
+        s
+    })
+}
+
+/// `random_range`: a random u64 in [min, max) (min when the range is empty); not reproducible.
+pub const RANDOM_RANGE: NodeDef = NodeDef {
+    name: "random_range",
+    category: "context",
+    doc: "A random u64 in [min, max) from a per-thread generator seeded by the clock (min when max <= min); not reproducible.",
+    params: &[konst_or("min", U64, Lit::U64(0)), konst_or("max", U64, Lit::U64(100))],
+    purity: Purity::Nondeterministic,
+    build: |c| {
+        let (min, max) = (c.u64(0), c.u64(1));
+        let span = max.saturating_sub(min).max(1);
+        Ok(source(move || min.wrapping_add(next_random() % span)))
+    },
+    ..NodeDef::BASE
+};
+
+/// `random_f64`: a random f64 in [min, max]; not reproducible.
+pub const RANDOM_F64: NodeDef = NodeDef {
+    name: "random_f64",
+    category: "context",
+    doc: "A random f64, min + u * (max - min) with u in [0, 1] from a per-thread generator seeded by the clock; not reproducible.",
+    params: &[konst_or("min", F64, Lit::F64(0.0)), konst_or("max", F64, Lit::F64(1.0))],
+    outputs: Outputs::One(F64),
+    purity: Purity::Nondeterministic,
+    build: |c| {
+        let (min, max) = (c.f64(0), c.f64(1));
+        Ok(source(move || min + (next_random() as f64 / u64::MAX as f64) * (max - min)))
+    },
+    ..NodeDef::BASE
+};
+
+/// `random_bool`: true with the given probability; not reproducible.
+pub const RANDOM_BOOL: NodeDef = NodeDef {
+    name: "random_bool",
+    category: "context",
+    doc: "true with the given probability (clamped to [0, 1]), from a per-thread generator seeded by the clock; not reproducible.",
+    params: &[konst_or("probability", F64, Lit::F64(0.5))],
+    outputs: Outputs::One(Bool),
+    purity: Purity::Nondeterministic,
+    build: |c| {
+        let threshold = (c.f64(0).clamp(0.0, 1.0) * u64::MAX as f64) as u64;
+        Ok(source(move || next_random() < threshold))
+    },
+    ..NodeDef::BASE
+};
+
+/// `random_string`: `length` random characters of a charset spec (`A-Za-z0-9`); not reproducible.
+pub const RANDOM_STRING: NodeDef = NodeDef {
+    name: "random_string",
+    category: "context",
+    doc: "length random characters of a charset spec such as A-Za-z0-9 (empty charset: \"\"); not reproducible.",
+    params: &[konst_or("charset", Str, Lit::Str("A-Za-z0-9")), konst_or("length", U64, Lit::U64(8))],
+    outputs: Outputs::One(Str),
+    purity: Purity::Nondeterministic,
+    build: |c| {
+        let chars = crate::nodes::string::expand_charset(c.str(0));
+        let length = c.u64(1);
+        Ok(value_fn(move |_, outs| {
+            if chars.is_empty() {
+                outs[0] = Value::str("");
+                return Ok(());
+            }
+            crate::node::limit::check(usize::try_from(length).unwrap_or(usize::MAX).saturating_mul(4))?;
+            let s: String = (0..length).map(|_| chars[(next_random() % chars.len() as u64) as usize]).collect();
+            outs[0] = Value::str(s);
+            Ok(())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
 /// The context family.
-pub const NODES: &[NodeDef] = &[CURRENT_EPOCH_MILLIS, COUNTER];
+pub const NODES: &[NodeDef] = &[
+    CURRENT_EPOCH_MILLIS,
+    COUNTER,
+    THREAD_ID,
+    SESSION_START_MILLIS,
+    ELAPSED_MILLIS,
+    RANDOM_RANGE,
+    RANDOM_F64,
+    RANDOM_BOOL,
+    RANDOM_STRING,
+];
 
 #[cfg(test)]
 mod tests {
@@ -75,5 +221,50 @@ mod tests {
         assert_eq!(slot[0], 3, "both forms advance the same count");
         assert_eq!(eval1(&COUNTER, &[], &[]).as_u64(), Some(0), "default start is 0");
         assert_eq!(COUNTER.purity, Purity::Nondeterministic);
+    }
+
+    #[test]
+    fn session_clocks_and_thread_ids() {
+        let build = |def: &NodeDef| (def.build)(&BuildCtx { consts: &[], wire_types: &[] }).unwrap();
+        let read = |node: &dyn crate::node::NodeEval| {
+            let mut out = [Value::None];
+            node.eval(&Args::new(&[], &[]), &mut out).unwrap();
+            out[0].as_u64().unwrap()
+        };
+        let start = build(&SESSION_START_MILLIS);
+        let first = read(&*start);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        assert_eq!(read(&*start), first, "frozen at build");
+        assert!(first > 1_700_000_000_000);
+        let elapsed = build(&ELAPSED_MILLIS);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let e = read(&*elapsed);
+        assert!((20..60_000).contains(&e), "{e}");
+        let here = thread_number();
+        assert!(here > 0);
+        let there = std::thread::spawn(thread_number).join().unwrap();
+        assert_ne!(here, there);
+        for def in [&THREAD_ID, &SESSION_START_MILLIS, &ELAPSED_MILLIS] {
+            assert_eq!(def.purity, Purity::Nondeterministic, "{}", def.name);
+        }
+    }
+
+    #[test]
+    fn random_nodes_stay_in_their_ranges() {
+        for _ in 0..1000 {
+            let r = eval1(&RANDOM_RANGE, &[Value::U64(10), Value::U64(20)], &[]).as_u64().unwrap();
+            assert!((10..20).contains(&r));
+            let f = eval1(&RANDOM_F64, &[Value::F64(1.0), Value::F64(5.0)], &[]).as_f64().unwrap();
+            assert!((1.0..=5.0).contains(&f));
+        }
+        assert!(eval1(&RANDOM_RANGE, &[Value::U64(7), Value::U64(7)], &[]).same(&Value::U64(7)));
+        assert!(eval1(&RANDOM_BOOL, &[Value::F64(0.0)], &[]).same(&Value::Bool(false)));
+        let s = eval1(&RANDOM_STRING, &[Value::str("A-Z"), Value::U64(20)], &[]);
+        let s = s.as_str().unwrap();
+        assert!(s.len() == 20 && s.chars().all(|c| c.is_ascii_uppercase()));
+        assert_ne!(next_random(), next_random());
+        for def in [&RANDOM_RANGE, &RANDOM_F64, &RANDOM_BOOL, &RANDOM_STRING] {
+            assert_eq!(def.purity, Purity::Nondeterministic);
+        }
     }
 }

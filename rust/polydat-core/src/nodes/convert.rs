@@ -1,9 +1,11 @@
 //! Conversions: the literal node, explicit numeric conversions, and the
 //! automatic (class A) widening adapters the compiler inserts on typed wires.
 
-use crate::node::kit::{map1, str_map, to_ref, value_to_slot, Days, Millis, SlotEval};
+use crate::node::kit::{map1, str_map, to_ref, try_map1, value_to_slot, Days, Millis, SlotEval};
 use crate::node::lower::ICmp;
-use crate::node::{wire, wire_any, Args, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec, Ty};
+use crate::node::{
+    konst_or, wire, wire_any, Args, Lit, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec, Ty,
+};
 use crate::nodes::datetime::{date_text, parse_iso_millis, timestamp_text};
 use crate::types::PortType::{self, Bool, Bytes, Date, Json, Str, Timestamp, F32, F64, I32, I64, U32, U64};
 use crate::value::Value;
@@ -341,8 +343,55 @@ pub fn cast_node(from: PortType, to: PortType) -> Option<&'static NodeDef> {
     })
 }
 
+/// `trunc_u64`: Truncates toward zero; saturating (negative to 0, past u64::MAX to u64::MAX), NaN gives 0.
+pub const TRUNC_U64: NodeDef = NodeDef {
+    name: "trunc_u64",
+    category: "convert",
+    doc: "Truncates toward zero, saturating (below 0 gives 0, above u64::MAX gives u64::MAX); NaN gives 0.",
+    params: &[wire("input", F64)],
+    build: |_| Ok(map1(|x: f64| if x.is_nan() { 0 } else { x.trunc().max(0.0).min(u64::MAX as f64) as u64 })),
+    ..NodeDef::BASE
+};
+
+/// `round_u64`: Rounds half away from zero, saturating; NaN gives 0.
+pub const ROUND_U64: NodeDef = NodeDef {
+    name: "round_u64",
+    category: "convert",
+    doc: "Rounds half away from zero, saturating (below 0 gives 0, above u64::MAX gives u64::MAX); NaN gives 0.",
+    params: &[wire("input", F64)],
+    build: |_| Ok(map1(|x: f64| if x.is_nan() { 0 } else { x.round().max(0.0).min(u64::MAX as f64) as u64 })),
+    ..NodeDef::BASE
+};
+
+/// `discretize`: the bucket of x among `buckets` equal-width bins of [0, range), clamped.
+pub const DISCRETIZE: NodeDef = NodeDef {
+    name: "discretize",
+    category: "convert",
+    doc: "The bucket of x among `buckets` equal-width bins of [0, range): floor(clamp(x, 0, range - eps) / range * buckets), at most buckets - 1.",
+    params: &[wire("input", F64), konst_or("range", F64, Lit::F64(100.0)), konst_or("buckets", U64, Lit::U64(10))],
+    build: |c| {
+        let (range, buckets) = (c.f64(0), c.u64(1));
+        let hi = range - f64::EPSILON;
+        if hi.is_nan() || hi < 0.0 {
+            // Upstream clamps with these bounds and `f64::clamp` panics on
+            // every evaluation; fail the same way, in Rust's words.
+            let msg = format!("min > max, or either was NaN. min = {:?}, max = {hi:?}", 0.0f64);
+            return Ok(try_map1(move |_: f64| Err::<u64, _>(msg.clone())));
+        }
+        Ok(map1(move |x: f64| ((x.clamp(0.0, hi) / range * buckets as f64) as u64).min(buckets.saturating_sub(1))))
+    },
+    warns: |c| {
+        let hi = c.f64(0) - f64::EPSILON;
+        (hi.is_nan() || hi < 0.0).then(|| "the range is below f64::EPSILON (or NaN), so every evaluation of this node fails".into())
+    },
+    ..NodeDef::BASE
+};
+
 /// The conversion family (explicit nodes and adapters).
 pub const NODES: &[NodeDef] = &[
+    TRUNC_U64,
+    ROUND_U64,
+    DISCRETIZE,
     LITERAL,
     CONST_CAPTURE,
     TO_F64,
@@ -669,5 +718,31 @@ mod tests {
         assert!(boundary_value(Value::U64(12), Str).is_err(), "numbers are not silently rendered");
         assert!(ok(Value::None, U64).is_none(), "None clears a slot");
         assert!(boundary_value(Value::F64(0.1), F32).is_err(), "f32 only when exact");
+    }
+
+    #[test]
+    fn explicit_narrowing_casts_are_upstreams() {
+        let f = |d: &NodeDef, x: f64| eval1(d, &[], &[Value::F64(x)]).as_u64().unwrap();
+        assert_eq!(f(&TRUNC_U64, 900.9), 900);
+        assert_eq!(f(&ROUND_U64, 900.9), 901);
+        assert_eq!(f(&ROUND_U64, 2.5), 3, "half away from zero");
+        assert_eq!(f(&TRUNC_U64, -5.0), 0);
+        assert_eq!(f(&ROUND_U64, f64::NAN), 0);
+        assert_eq!(f(&TRUNC_U64, f64::INFINITY), u64::MAX);
+        assert_eq!(f(&TRUNC_U64, -0.0), 0);
+        assert_eq!(f(&ROUND_U64, 1e300), u64::MAX);
+    }
+
+    #[test]
+    fn discretize_buckets_and_clamps() {
+        let d = |x: f64| eval1(&DISCRETIZE, &[Value::F64(100.0), Value::U64(10)], &[Value::F64(x)]).as_u64().unwrap();
+        assert_eq!((d(0.0), d(55.0), d(99.0), d(-5.0), d(200.0)), (0, 5, 9, 0, 9));
+        assert_eq!(d(f64::NAN), 0);
+        let z = eval1(&DISCRETIZE, &[Value::F64(1.0), Value::U64(0)], &[Value::F64(0.7)]);
+        assert!(z.same(&Value::U64(0)), "no buckets: bucket 0");
+        assert_eq!(
+            eval_err(&DISCRETIZE, &[Value::F64(0.0), Value::U64(10)], &[Value::F64(0.5)]),
+            "min > max, or either was NaN. min = 0.0, max = -2.220446049250313e-16"
+        );
     }
 }

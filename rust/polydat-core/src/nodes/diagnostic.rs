@@ -3,8 +3,10 @@
 //! invalidation can be observed from outside (Rust or Python tests).
 
 use crate::node::kit::value_fn;
-use crate::node::{konst, wire_any, NodeDef, Outputs};
+use crate::node::{konst, konst_or, wire_any, Lit, NodeDef, Outputs, Purity};
+use crate::types::PortType;
 use crate::types::PortType::Str;
+use crate::value::Value;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
@@ -45,5 +47,109 @@ pub const PROBE: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// The type name `type_of` reports: upstream's `PortType` display names
+/// (`"String"` for strings), and this project's own for its narrow types.
+pub fn type_name(v: &Value) -> &'static str {
+    match v.port_type() {
+        Some(PortType::Str) => "String",
+        Some(t) => t.keyword(),
+        None => "none",
+    }
+}
+
+/// `type_of`: the input's type name ("u64", "f64", "bool", "String", "bytes", "json", ...).
+pub const TYPE_OF: NodeDef = NodeDef {
+    name: "type_of",
+    category: "diagnostic",
+    doc: "The input's type name: \"u64\", \"f64\", \"bool\", \"String\", \"bytes\", \"json\", ... (upstream's names).",
+    params: &[wire_any("input")],
+    outputs: Outputs::One(Str),
+    build: |_| {
+        Ok(value_fn(|args, outs| {
+            outs[0] = Value::str(type_name(args.get(0)));
+            Ok(())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+/// `debug_repr`: the input's debug representation (`U64(42)`, `Str("hello")`).
+pub const DEBUG_REPR: NodeDef = NodeDef {
+    name: "debug_repr",
+    category: "diagnostic",
+    doc: "The input's debug representation: U64(42), F64(1.5), Str(\"hello\"), Bytes([1, 2]), ...",
+    params: &[wire_any("input")],
+    outputs: Outputs::One(Str),
+    build: |_| {
+        Ok(value_fn(|args, outs| {
+            let text = format!("{:?}", args.get(0));
+            crate::node::limit::check(text.len())?;
+            outs[0] = Value::str(text);
+            Ok(())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+/// `inspect`: passes the input through and prints `[inspect:label] <debug repr>` to stderr.
+pub const INSPECT: NodeDef = NodeDef {
+    name: "inspect",
+    category: "diagnostic",
+    doc: "Passes the input through and prints [inspect:<label>] <debug representation> to stderr (a side channel: kept by dead-code elimination).",
+    params: &[wire_any("input"), konst_or("label", Str, Lit::Str("inspect"))],
+    outputs: Outputs::SameAsWire(0),
+    purity: Purity::SideChannel,
+    build: |c| {
+        let label = c.str(0).to_string();
+        Ok(value_fn(move |args, outs| {
+            eprintln!("[inspect:{label}] {:?}", args.get(0));
+            outs[0] = args.get(0).clone();
+            Ok(())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+/// `identity`: the input, unchanged (any type).
+pub const IDENTITY: NodeDef = NodeDef {
+    name: "identity",
+    category: "diagnostic",
+    doc: "The input, unchanged (any type).",
+    params: &[wire_any("input")],
+    outputs: Outputs::SameAsWire(0),
+    build: |_| {
+        Ok(value_fn(|args, outs| {
+            outs[0] = args.get(0).clone();
+            Ok(())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
 /// The diagnostic family.
-pub const NODES: &[NodeDef] = &[PROBE];
+pub const NODES: &[NodeDef] = &[PROBE, TYPE_OF, DEBUG_REPR, INSPECT, IDENTITY];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nodes::testing::eval1;
+    use std::sync::Arc;
+
+    #[test]
+    fn type_names_and_debug_forms_are_upstreams() {
+        let t = |v: Value| eval1(&TYPE_OF, &[], &[v]).as_str().unwrap().to_string();
+        assert_eq!(t(Value::U64(42)), "u64");
+        assert_eq!(t(Value::F64(2.5)), "f64");
+        assert_eq!(t(Value::str("hello")), "String");
+        assert_eq!(t(Value::Bool(true)), "bool");
+        assert_eq!(t(Value::Bytes(Arc::from(&b"x"[..]))), "bytes");
+        assert_eq!(t(Value::Json(Arc::from("{}"))), "json");
+        let d = |v: Value| eval1(&DEBUG_REPR, &[], &[v]).as_str().unwrap().to_string();
+        assert_eq!(d(Value::U64(42)), "U64(42)");
+        assert_eq!(d(Value::str("hello")), "Str(\"hello\")");
+        assert_eq!(d(Value::F64(1.0)), "F64(1.0)");
+        assert!(eval1(&INSPECT, &[Value::str("t")], &[Value::U64(42)]).same(&Value::U64(42)));
+        assert!(eval1(&IDENTITY, &[], &[Value::str("é")]).same(&Value::str("é")));
+        assert_eq!(INSPECT.purity, Purity::SideChannel);
+    }
+}

@@ -48,8 +48,12 @@ unary!(TAN, "tan", "Tangent of x (radians).", |x| x.tan());
 unary!(SQRT, "sqrt", "Square root of x (NaN below zero; sqrt(-0.0) is -0.0).", |x| x.sqrt());
 unary!(EXP, "exp", "e raised to x.", |x| x.exp());
 unary!(LN, "ln", "Natural logarithm of x (-inf at 0, NaN below zero).", |x| x.ln());
+unary!(ASIN, "asin", "Arcsine of x in radians (NaN outside [-1, 1]).", |x| x.asin());
+unary!(ACOS, "acos", "Arccosine of x in radians (NaN outside [-1, 1]).", |x| x.acos());
+unary!(ATAN, "atan", "Arctangent of x in radians.", |x| x.atan());
 unary!(ABS_F64, "abs_f64", "Absolute value of x (clears the sign bit).", |x| x.abs());
 
+binary!(ATAN2, "atan2", "y", "x", "The angle of the point (x, y) in radians: y.atan2(x).", |y, x| y.atan2(x));
 binary!(POW, "pow", "base", "exponent", "base raised to the power e (powf).", |base, e| base.powf(e));
 binary!(F64_ADD, "f64_add", "a", "b", "a + b (IEEE).", |a, b| a + b, lower: Some(|l, _, v| {
     Some(vec![l.fop(FOp::Add, v[0], v[1])])
@@ -76,7 +80,7 @@ binary!(F64_MOD, "f64_mod", "a", "b", "a % b (sign of a), or 0.0 when b is zero.
 
 /// The math family.
 pub const NODES: &[NodeDef] =
-    &[SIN, COS, TAN, SQRT, EXP, LN, ABS_F64, POW, F64_ADD, F64_SUB, F64_MUL, F64_DIV, F64_MOD];
+    &[SIN, COS, TAN, ASIN, ACOS, ATAN, SQRT, EXP, LN, ABS_F64, ATAN2, POW, F64_ADD, F64_SUB, F64_MUL, F64_DIV, F64_MOD];
 
 #[cfg(test)]
 mod tests {
@@ -145,5 +149,18 @@ mod tests {
         assert_eq!(bits(f2(&F64_MOD, 7.5, 0.0)), bits(0.0));
         assert!(f2(&F64_MOD, f64::INFINITY, 2.0).is_nan());
         assert!(f2(&F64_MOD, 1.0, f64::NAN).is_nan());
+    }
+
+    #[test]
+    fn inverse_trigonometry() {
+        assert_eq!(f1(&ASIN, 1.0), std::f64::consts::FRAC_PI_2);
+        assert_eq!(f1(&ACOS, 1.0), 0.0);
+        assert_eq!(bits(f1(&ATAN, -0.0)), bits(-0.0));
+        assert_eq!(f1(&ATAN, f64::INFINITY), std::f64::consts::FRAC_PI_2);
+        assert!(f1(&ASIN, 1.5).is_nan() && f1(&ACOS, -1.5).is_nan());
+        assert_eq!(bits(f1(&ASIN, 2.0)), crate::node::kit::CANONICAL_NAN_F64);
+        assert_eq!(f2(&ATAN2, 1.0, 0.0), std::f64::consts::FRAC_PI_2, "atan2(y, x)");
+        assert_eq!(f2(&ATAN2, 0.0, -1.0), std::f64::consts::PI);
+        assert_eq!(f2(&ATAN2, -0.0, -1.0), -std::f64::consts::PI);
     }
 }

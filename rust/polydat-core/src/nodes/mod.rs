@@ -5,6 +5,7 @@
 pub mod arith;
 pub mod assert;
 pub mod bitwise;
+pub mod bytes;
 pub mod compare;
 pub mod context;
 pub mod convert;
@@ -13,10 +14,15 @@ pub mod diagnostic;
 pub mod dist;
 pub mod format;
 pub mod hash;
+pub mod json;
 pub mod lerp;
 pub mod math;
+pub mod pcg;
 pub mod probability;
+pub mod realer;
+pub mod regex;
 pub mod string;
+pub mod weighted;
 
 use crate::node::NodeDef;
 use std::collections::HashMap;
@@ -33,12 +39,18 @@ const FAMILIES: &[&[NodeDef]] = &[
     lerp::NODES,
     math::NODES,
     probability::NODES,
+    pcg::NODES,
+    weighted::NODES,
     string::NODES,
     format::NODES,
     dist::NODES,
     assert::NODES,
     context::NODES,
     datetime::NODES,
+    bytes::NODES,
+    json::NODES,
+    regex::NODES,
+    realer::NODES,
 ];
 
 fn index() -> &'static (Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>) {

@@ -1,7 +1,7 @@
 //! Probability family: hash-driven coins and uniform choice among constant
 //! strings. These nodes hash their input themselves.
 
-use crate::node::kit::{map1, to_ref, value_fn};
+use crate::node::kit::{map1, map2, map3, to_ref, value_fn};
 use crate::node::lower::{FCmp, FOp};
 use crate::node::{konst, many, wire, NodeDef, NodeError, Outputs};
 use crate::nodes::hash::lower_splitmix64;
@@ -78,8 +78,115 @@ pub const ONE_OF: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `chance`: the bits of 1.0 with probability p (hash(x) / 2^64 < p), else the bits of 0.0.
+pub const CHANCE: NodeDef = NodeDef {
+    name: "chance",
+    category: "probability",
+    doc: "The f64 bit pattern of 1.0 with probability p (hash(x) / 2^64 < p), else that of 0.0, as a u64.",
+    params: &[wire("input", U64), konst("p", F64)],
+    build: |c| {
+        let p = c.f64(0);
+        if !(0.0..=1.0).contains(&p) {
+            return Err(format!("p must be in [0, 1], got {p}"));
+        }
+        Ok(map1(move |x: u64| if probability_of(splitmix64(x)) < p { 1.0f64.to_bits() } else { 0.0f64.to_bits() }))
+    },
+    ..NodeDef::BASE
+};
+
+/// `select`: if_true when cond is nonzero, else if_false (u64; both evaluated).
+pub const SELECT: NodeDef = NodeDef {
+    name: "select",
+    category: "probability",
+    doc: "if_true when cond is nonzero, else if_false (u64 wires; both are evaluated).",
+    params: &[wire("cond", U64), wire("if_true", U64), wire("if_false", U64)],
+    build: |_| Ok(map3(|c: u64, a: u64, b: u64| if c != 0 { a } else { b })),
+    ..NodeDef::BASE
+};
+
+/// `blend`: a * (1 - mix) + b * mix over f64 values carried as u64 bits.
+pub const BLEND: NodeDef = NodeDef {
+    name: "blend",
+    category: "probability",
+    doc: "a * (1 - mix) + b * mix, where a, b and the result are f64 bit patterns carried as u64.",
+    params: &[wire("a", U64), wire("b", U64), konst("mix", F64)],
+    build: |c| {
+        let mix = c.f64(0);
+        if !(0.0..=1.0).contains(&mix) {
+            return Err(format!("mix must be in [0, 1], got {mix}"));
+        }
+        Ok(map2(move |a: u64, b: u64| {
+            let v = f64::from_bits(a) * (1.0 - mix) + f64::from_bits(b) * mix;
+            // The result travels as bits: the NaN policy applies to it too.
+            crate::node::kit::canonical_f64_bits(v.to_bits())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+/// A parsed `one_of_weighted` spec: values and cumulative weights (last exactly 1.0).
+struct WeightedTable {
+    values: Vec<Arc<str>>,
+    cumulative: Vec<f64>,
+}
+
+/// Parses `"v:w,v:w"` (or `;`) as upstream: every entry `value:weight`
+/// with a positive weight, at least one entry.
+fn parse_one_of_weighted(spec: &str) -> Result<WeightedTable, String> {
+    let (mut values, mut weights) = (Vec::new(), Vec::new());
+    for elem in spec.split([';', ',']).map(str::trim).filter(|e| !e.is_empty()) {
+        let Some((value, weight)) = elem.split_once(':') else {
+            return Err(format!("one_of_weighted: expected 'value:weight', got '{elem}'"));
+        };
+        let w: f64 = weight.parse().map_err(|e| format!("one_of_weighted: invalid weight: {e:?}"))?;
+        // `!(w > 0.0)` so that a NaN weight is refused, as upstream's assert does.
+        if w.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+            return Err(format!("one_of_weighted: weight must be positive, got {w}"));
+        }
+        values.push(Arc::from(value));
+        weights.push(w);
+    }
+    if values.is_empty() {
+        return Err("one_of_weighted: spec must be non-empty".into());
+    }
+    let total: f64 = weights.iter().fold(0.0, |a, w| a + w);
+    if total.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+        return Err("one_of_weighted: total weight must be > 0".into());
+    }
+    let mut running = 0.0;
+    let mut cumulative: Vec<f64> = weights
+        .iter()
+        .map(|w| {
+            running += w / total;
+            running
+        })
+        .collect();
+    *cumulative.last_mut().expect("non-empty") = 1.0;
+    Ok(WeightedTable { values, cumulative })
+}
+
+/// `one_of_weighted`: a value of `"v:w,v:w"` chosen by weight: the first cumulative share >= hash(x) / 2^64.
+pub const ONE_OF_WEIGHTED: NodeDef = NodeDef {
+    name: "one_of_weighted",
+    category: "probability",
+    doc:
+        "A value of the spec \"value:weight,...\" chosen with probability proportional to its weight (hashes x itself).",
+    params: &[wire("input", U64), konst("spec", Str)],
+    outputs: Outputs::One(Str),
+    build: |c| {
+        let table = parse_one_of_weighted(c.str(0))?;
+        Ok(to_ref(move |x: u64| {
+            let unit = probability_of(splitmix64(x));
+            // The cumulative shares are finite and sorted: the partition point is upstream's binary search.
+            let i = table.cumulative.partition_point(|&c| c < unit).min(table.values.len() - 1);
+            table.values[i].clone()
+        }))
+    },
+    ..NodeDef::BASE
+};
+
 /// The probability family.
-pub const NODES: &[NodeDef] = &[FAIR_COIN, UNFAIR_COIN, ONE_OF];
+pub const NODES: &[NodeDef] = &[FAIR_COIN, UNFAIR_COIN, ONE_OF, CHANCE, SELECT, BLEND, ONE_OF_WEIGHTED];
 
 #[cfg(test)]
 mod tests {
@@ -139,5 +246,60 @@ mod tests {
     fn one_of_without_values_fails_each_evaluation() {
         // Upstream probability.rs: the body asserts "values must be non-empty" on eval.
         assert_eq!(eval_err(&ONE_OF, &[], &[Value::U64(3)]), "one_of: values must be non-empty");
+    }
+
+    #[test]
+    fn chance_returns_float_bits() {
+        let c = |p: f64, x: u64| eval1(&CHANCE, &[Value::F64(p)], &[Value::U64(x)]).as_u64().unwrap();
+        for x in 0..50 {
+            assert_eq!(c(0.0, x), 0.0f64.to_bits());
+            assert_eq!(c(1.0, x), 1.0f64.to_bits());
+            let want = if probability_of(splitmix64(x)) < 0.3 { 1.0f64 } else { 0.0 };
+            assert_eq!(c(0.3, x), want.to_bits());
+        }
+        assert_eq!(build_err(&CHANCE, &[Value::F64(1.5)], &[U64]), "p must be in [0, 1], got 1.5");
+    }
+
+    #[test]
+    fn select_and_blend() {
+        let s = |c: u64| eval1(&SELECT, &[], &[Value::U64(c), Value::U64(100), Value::U64(200)]).as_u64().unwrap();
+        assert_eq!((s(1), s(0), s(999)), (100, 200, 100));
+        let b = |mix: f64, a: f64, bb: f64| {
+            let v = eval1(&BLEND, &[Value::F64(mix)], &[Value::U64(a.to_bits()), Value::U64(bb.to_bits())]);
+            f64::from_bits(v.as_u64().unwrap())
+        };
+        assert_eq!(b(0.0, 10.0, 20.0), 10.0);
+        assert_eq!(b(1.0, 10.0, 20.0), 20.0);
+        assert_eq!(b(0.5, 10.0, 20.0), 15.0);
+        assert_eq!(b(0.25, 0.0, 100.0), 25.0);
+        assert_eq!(b(0.5, f64::INFINITY, f64::NEG_INFINITY).to_bits(), crate::node::kit::CANONICAL_NAN_F64);
+        assert_eq!(build_err(&BLEND, &[Value::F64(-0.1)], &[U64, U64]), "mix must be in [0, 1], got -0.1");
+    }
+
+    #[test]
+    fn one_of_weighted_follows_the_cumulative_shares() {
+        let spec = [Value::str("heavy:90,light:10")];
+        let mut heavy = 0;
+        for x in 0..10_000u64 {
+            let v = eval1(&ONE_OF_WEIGHTED, &spec, &[Value::U64(x)]);
+            let want = if probability_of(splitmix64(x)) <= 0.9 { "heavy" } else { "light" };
+            assert_eq!(v.as_str(), Some(want));
+            heavy += u64::from(want == "heavy");
+        }
+        assert!((8_800..9_200).contains(&heavy), "{heavy}");
+        let only = eval1(&ONE_OF_WEIGHTED, &[Value::str("only:1")], &[Value::U64(u64::MAX)]);
+        assert_eq!(only.as_str(), Some("only"));
+        let semi = eval1(&ONE_OF_WEIGHTED, &[Value::str(" x:50 ; y:50 ;")], &[Value::U64(3)]);
+        assert!(matches!(semi.as_str(), Some("x" | "y")));
+    }
+
+    #[test]
+    fn one_of_weighted_refusals_are_upstreams() {
+        let err = |spec: &str| build_err(&ONE_OF_WEIGHTED, &[Value::str(spec)], &[U64]);
+        assert_eq!(err(""), "one_of_weighted: spec must be non-empty");
+        assert_eq!(err("noweight"), "one_of_weighted: expected 'value:weight', got 'noweight'");
+        assert_eq!(err("a:x"), "one_of_weighted: invalid weight: ParseFloatError { kind: Invalid }");
+        assert_eq!(err("a:0"), "one_of_weighted: weight must be positive, got 0");
+        assert_eq!(err("a:NaN"), "one_of_weighted: weight must be positive, got NaN");
     }
 }

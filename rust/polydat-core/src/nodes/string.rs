@@ -172,7 +172,7 @@ enum Piece {
 
 /// Expands a charset spec: `a-z` ranges and single characters, in order. A
 /// backwards range (`z-a`) contributes nothing, as upstream's `lo..=hi`.
-fn expand_charset(spec: &str) -> Vec<char> {
+pub fn expand_charset(spec: &str) -> Vec<char> {
     let cs: Vec<char> = spec.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -238,8 +238,39 @@ pub const COMBINATIONS: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `char_buf`: `length` characters of the charset: h = seed, then per character h = xxh3(h), chars[h mod n].
+pub const CHAR_BUF: NodeDef = NodeDef {
+    name: "char_buf",
+    category: "string",
+    doc: "length characters of the charset (a-z when it is empty or expands to nothing): h = seed, then per character h = xxh3(h) and chars[h mod n].",
+    params: &[wire("seed", U64), konst("charset", Str), wire("length", U64)],
+    outputs: Outputs::One(Str),
+    build: |c| {
+        let mut chars = expand_charset(c.str(0));
+        if chars.is_empty() {
+            chars = ('a'..='z').collect();
+        }
+        Ok(value_fn(move |args, outs| {
+            let (Some(seed), Some(len)) = (args.get(0).as_u64(), args.get(1).as_u64()) else {
+                return Err(crate::node::NodeError::new("internal: char_buf takes two u64 wires"));
+            };
+            let width = chars.iter().map(|c| c.len_utf8()).max().unwrap_or(1);
+            limit::check(usize::try_from(len).unwrap_or(usize::MAX).saturating_mul(width))?;
+            let mut s = String::new();
+            let mut h = seed;
+            for _ in 0..len {
+                h = xxh3_u64(h);
+                s.push(chars[(h % chars.len() as u64) as usize]);
+            }
+            outs[0] = Value::str(s);
+            Ok(())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
 /// The string family.
-pub const NODES: &[NodeDef] = &[STR_CONCAT, STR_UPPER, STR_LOWER, NUMBER_TO_WORDS, HASHED_UUID, COMBINATIONS];
+pub const NODES: &[NodeDef] = &[STR_CONCAT, STR_UPPER, STR_LOWER, NUMBER_TO_WORDS, HASHED_UUID, COMBINATIONS, CHAR_BUF];
 
 #[cfg(test)]
 mod tests {
@@ -340,5 +371,22 @@ mod tests {
     fn concat_renders_bytes_as_text() {
         let parts = [Value::str("<"), Value::Bytes(std::sync::Arc::from(&b"hi\xff"[..])), Value::str(">")];
         assert_eq!(eval1(&STR_CONCAT, &[], &parts).as_str(), Some("<hi\u{fffd}>"));
+    }
+
+    #[test]
+    fn char_buf_chains_xxh3_from_the_seed() {
+        let run = |cs: &str, seed: u64, len: u64| {
+            eval1(&CHAR_BUF, &[Value::str(cs)], &[Value::U64(seed), Value::U64(len)]).as_str().unwrap().to_string()
+        };
+        let h1 = xxh3_u64(42);
+        let h2 = xxh3_u64(h1);
+        let az: Vec<char> = ('a'..='z').collect();
+        assert_eq!(run("", 42, 2), format!("{}{}", az[(h1 % 26) as usize], az[(h2 % 26) as usize]));
+        assert_eq!(run("z-a", 42, 2), run("a-z", 42, 2), "a charset of nothing is a-z");
+        assert_eq!(run("01", 7, 0), "");
+        assert!(run("A-Z0-9", 9, 64).chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()));
+        let err =
+            crate::nodes::testing::eval_err(&CHAR_BUF, &[Value::str("a")], &[Value::U64(1), Value::U64(u64::MAX)]);
+        assert!(err.contains("exceeds the limit"), "{err}");
     }
 }

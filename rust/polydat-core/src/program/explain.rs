@@ -107,15 +107,17 @@ pub struct ExplainData {
 }
 
 /// How an engine runs a program, as `explain` shows it: one sentence (P2:
-/// closure and slot-kit steps, whether reads sweep) and the native segments
-/// of a mixed engine as step ranges. The engine layer describes itself;
-/// `explain` only renders what it is given.
+/// closure and slot-kit steps, whether reads sweep) and, for the mixed
+/// engine, its native segments and why every other step stays interpreted.
+/// The engine layer describes itself; `explain` only renders what it is given.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct EnginePlan {
     /// The engine that runs (`p1`, `p2/pull`, ...).
     pub running: String,
     /// One sentence on how it runs the program (empty: nothing to add).
     pub plan: String,
-    /// Native segments, as step ranges (empty unless the engine is mixed).
-    pub native_segments: Vec<(u32, u32)>,
+    /// Native segments, each as its member steps (empty unless the engine is mixed).
+    pub native_segments: Vec<Vec<u32>>,
+    /// The steps a mixed engine interprets, each with the reason.
+    pub interpreted: Vec<(u32, &'static str)>,
 }

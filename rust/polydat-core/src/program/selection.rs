@@ -15,12 +15,14 @@ pub enum EngineKind {
     P2(Provenance),
     /// Native code from Cranelift over the same buffer, in one of the four modes.
     P3(Provenance),
+    /// The production default: the interpreter hosting native segments.
+    Mixed,
 }
 
 /// Every engine a program can run on, by the name `prog.engine` reports:
 /// what an equivalence matrix iterates.
-pub const ENGINE_NAMES: [&str; 9] =
-    ["p1", "p2/raw", "p2/push", "p2/pull", "p2/pushpull", "p3/raw", "p3/push", "p3/pull", "p3/pushpull"];
+pub const ENGINE_NAMES: [&str; 10] =
+    ["p1", "p2/raw", "p2/push", "p2/pull", "p2/pushpull", "p3/raw", "p3/push", "p3/pull", "p3/pushpull", "mixed"];
 
 /// Every value `engine=` accepts besides the [`ENGINE_NAMES`]: `auto` (the
 /// production default) and the engine families.
@@ -43,13 +45,14 @@ impl EngineKind {
             EngineKind::P3(Provenance::Push) => "p3/push",
             EngineKind::P3(Provenance::Pull) => "p3/pull",
             EngineKind::P3(Provenance::PushPull) => "p3/pushpull",
+            EngineKind::Mixed => "mixed",
         }
     }
 
     /// The provenance mode, for the compiled engines.
     pub fn mode(self) -> Option<Provenance> {
         match self {
-            EngineKind::P1 => None,
+            EngineKind::P1 | EngineKind::Mixed => None,
             EngineKind::P2(m) | EngineKind::P3(m) => Some(m),
         }
     }

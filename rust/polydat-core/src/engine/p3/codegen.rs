@@ -77,6 +77,22 @@ impl Module {
         layout: &Layout,
         steps: &[u32],
     ) -> Result<(FuncId, Emitted), String> {
+        let word = |slot: u32| layout.off[slot as usize];
+        self.function_over(program, steps, &word, None)
+    }
+
+    /// [`Module::steps_function`] over any buffer: `word(slot)` is the
+    /// buffer word of each value slot the steps read or write. With
+    /// `tracker`, the code stores the position (in `steps`) of the step it is
+    /// in to that word before each helper call, so a failure can be
+    /// attributed to the step that failed.
+    pub fn function_over(
+        &mut self,
+        program: &Program,
+        steps: &[u32],
+        word: &dyn Fn(u32) -> u32,
+        tracker: Option<u32>,
+    ) -> Result<(FuncId, Emitted), String> {
         let mut sig = self.module.make_signature();
         sig.params.push(AbiParam::new(I64));
         self.ctx.func.signature = sig;
@@ -93,7 +109,7 @@ impl Module {
         let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
         let mut words: HashMap<u32, Value> = HashMap::new();
         let mut fallible = false;
-        for &s in steps {
+        for (position, &s) in steps.iter().enumerate() {
             let step = &program.steps[s as usize];
             let ins: Vec<Value> = step
                 .ins
@@ -101,14 +117,22 @@ impl Module {
                 .map(|&slot| match words.get(&slot) {
                     Some(&v) => v,
                     None => {
-                        let v = b.ins().load(I64, MemFlagsData::trusted(), buf, 8 * layout.off[slot as usize] as i32);
+                        let v = b.ins().load(I64, MemFlagsData::trusted(), buf, 8 * word(slot) as i32);
                         words.insert(slot, v);
                         v
                     }
                 })
                 .collect();
-            let mut lower =
-                CraneLower { b: &mut b, vals: ins.clone(), slot_call, calls: &mut self.calls, step, called: false };
+            let track = tracker.map(|t| (buf, 8 * t as i32, position as u64));
+            let mut lower = CraneLower {
+                b: &mut b,
+                vals: ins.clone(),
+                slot_call,
+                calls: &mut self.calls,
+                step,
+                called: false,
+                track,
+            };
             let nvals: Vec<NVal> = (0..ins.len() as u32).map(NVal).collect();
             let ctx = BuildCtx { consts: &step.consts, wire_types: &step.in_types };
             let outs = match step.def.lower.and_then(|f| f(&mut lower, &ctx, &nvals)) {
@@ -119,7 +143,7 @@ impl Module {
             let outs: Vec<Value> = outs.iter().map(|v| lower.vals[v.0 as usize]).collect();
             for (k, &v) in outs.iter().enumerate() {
                 let slot = step.out_start + k as u32;
-                b.ins().store(MemFlagsData::trusted(), v, buf, 8 * layout.off[slot as usize] as i32);
+                b.ins().store(MemFlagsData::trusted(), v, buf, 8 * word(slot) as i32);
                 words.insert(slot, v);
             }
         }
@@ -184,6 +208,9 @@ struct CraneLower<'a, 'b> {
     step: &'a crate::program::Step,
     /// The step's code calls a helper.
     called: bool,
+    /// Where to record the step before a helper call: the buffer, the
+    /// tracker word's byte offset, and the step's position.
+    track: Option<(Value, i32, u64)>,
 }
 
 impl CraneLower<'_, '_> {
@@ -210,6 +237,10 @@ impl CraneLower<'_, '_> {
     /// and returns its outputs.
     fn emit_rule_call(&mut self) -> Vec<Value> {
         self.called = true;
+        if let Some((buf, offset, position)) = self.track {
+            let at = self.b.ins().iconst(I64, position as i64);
+            self.b.ins().store(MemFlagsData::trusted(), at, buf, offset);
+        }
         let (n_in, n_out) = (self.step.ins.len(), self.step.out_count());
         let call = Box::new(SlotCall { node: self.step.eval.clone(), ins: n_in, outs: n_out });
         let call_addr = &*call as *const SlotCall as u64;

@@ -1,0 +1,132 @@
+"""Rows per second of a realistic users record: polydat's `generate` (1 and 2
+threads) beside Faker and Mimesis producing the same eight fields, measured in
+one run. A bench, not a test (pytest does not collect it).
+
+Fields: id, full name, email, phone, address, company, signup date, balance
+(from a log-normal distribution).
+
+Run against a release build, in a venv with the bench extra:
+
+    pip install '.[bench]' && python benches/python/bench_users.py
+
+Faker and Mimesis are seeded once and run single-threaded (they have no
+parallel mode); polydat's rows are a pure function of the row number, so they
+need no seed and split across threads by arithmetic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import time
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import polydat  # noqa: E402
+
+SOURCE = """
+input user_id: u64
+id := user_id
+name := full_name(user_id)
+email_address := email(user_id)
+phone := phone_number(user_id)
+address := full_address(user_id)
+employer := company(user_id)
+signup_date := to_date(mod(hash(user_id ^ 0x6a09e667f3bcc908), 157680000000) + 1577836800000)
+balance := format_f64(dist_lognormal(unit_interval(hash(user_id ^ 0xbb67ae8584caa73b)), 6.0, 1.2), 2)
+"""
+
+START = dt.date(2020, 1, 1)
+END = dt.date(2024, 12, 31)
+
+
+def faker_rows(n: int) -> list[tuple]:
+    from faker import Faker
+
+    fake = Faker("en_US")
+    Faker.seed(1234)
+    rng = fake.random
+    rows = []
+    for i in range(n):
+        rows.append((
+            i,
+            fake.name(),
+            fake.email(),
+            fake.phone_number(),
+            fake.address().replace("\n", ", "),
+            fake.company(),
+            fake.date_between(START, END).isoformat(),
+            f"{rng.lognormvariate(6.0, 1.2):.2f}",
+        ))
+    return rows
+
+
+def mimesis_rows(n: int) -> list[tuple]:
+    from mimesis import Address, Datetime, Finance, Locale, Person
+    from mimesis.random import Random
+
+    person, address = Person(Locale.EN, seed=1234), Address(Locale.EN, seed=1234)
+    finance, when = Finance(Locale.EN, seed=1234), Datetime(Locale.EN, seed=1234)
+    rng = Random(1234)
+    rows = []
+    for i in range(n):
+        rows.append((
+            i,
+            person.full_name(),
+            person.email(),
+            person.telephone(),
+            f"{address.address()}, {address.city()}, {address.state(abbr=True)} {address.zip_code()}",
+            finance.company(),
+            when.date(start=2020, end=2024).isoformat(),
+            f"{rng.lognormvariate(6.0, 1.2):.2f}",
+        ))
+    return rows
+
+
+def best_of(repeats: int, run) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", type=int, default=1_000_000, help="polydat rows per run (default 1M)")
+    ap.add_argument("--library-rows", type=int, default=20_000, help="Faker/Mimesis rows per run (default 20k)")
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args()
+
+    prog = polydat.compile(SOURCE, engine="p2")
+    prog.generate(range(1000))  # first use parses the bundled lists
+    results: list[tuple[str, float]] = []
+    for threads in (1, 2):
+        secs = best_of(args.repeats, lambda t=threads: prog.generate(range(args.rows), threads=t))
+        results.append((f"polydat generate, {threads} thread{'s' if threads > 1 else ''} ({prog.engine})", args.rows / secs))
+    for label, fn in (("Faker (seeded once, 1 thread)", faker_rows), ("Mimesis (seeded once, 1 thread)", mimesis_rows)):
+        try:
+            secs = best_of(args.repeats, lambda f=fn: f(args.library_rows))
+        except ImportError as err:
+            print(f"{label}: not installed ({err}); pip install '.[bench]'")
+            continue
+        results.append((label, args.library_rows / secs))
+
+    rates = dict(results)
+    faker = next((r for k, r in rates.items() if k.startswith("Faker")), None)
+    mimesis = next((r for k, r in rates.items() if k.startswith("Mimesis")), None)
+    print(f"users record, 8 fields; best of {args.repeats}")
+    print("| runner | rows/s | vs Faker | vs Mimesis |")
+    print("|---|---:|---:|---:|")
+    for label, rate in results:
+        vf = f"{rate / faker:,.0f}x" if faker else "-"
+        vm = f"{rate / mimesis:,.0f}x" if mimesis else "-"
+        print(f"| {label} | {rate:,.0f} | {vf} | {vm} |")
+    sample = prog.generate(range(2))
+    print("sample row:", {k: (v[0].item() if hasattr(v[0], "item") else v[0]) for k, v in sample.items()})
+
+
+if __name__ == "__main__":
+    main()

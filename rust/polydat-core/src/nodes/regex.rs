@@ -1,0 +1,92 @@
+//! Regex family: replace, match and extract with a pattern compiled once
+//! when the node is built (the `regex` crate's syntax; no look-around).
+
+use crate::node::kit::str_map;
+use crate::node::{konst, wire, NodeDef, Outputs};
+use crate::types::PortType::{Bool, Str};
+use regex::Regex;
+
+/// Compiles a node's pattern, failing construction in upstream's words.
+fn compile(pattern: &str) -> Result<Regex, String> {
+    Regex::new(pattern).map_err(|e| format!("invalid regex: {e}"))
+}
+
+/// `regex_replace`: every match of the pattern replaced ($1, ${name} expand capture groups).
+pub const REGEX_REPLACE: NodeDef = NodeDef {
+    name: "regex_replace",
+    category: "regex",
+    doc: "The input with every match of pattern replaced by replacement ($1 and ${name} expand capture groups).",
+    params: &[wire("input", Str), konst("pattern", Str), konst("replacement", Str)],
+    outputs: Outputs::One(Str),
+    build: |c| {
+        let re = compile(c.str(0))?;
+        let with = c.str(1).to_string();
+        Ok(str_map(move |s: &str| {
+            let out = re.replace_all(s, with.as_str()).into_owned();
+            crate::node::limit::check(out.len()).map_err(|e| e.message().to_string())?;
+            Ok(out)
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+/// `regex_match`: true when the pattern matches somewhere in the input.
+pub const REGEX_MATCH: NodeDef = NodeDef {
+    name: "regex_match",
+    category: "regex",
+    doc: "True when the pattern matches somewhere in the input (anchor with ^...$ for the whole string).",
+    params: &[wire("input", Str), konst("pattern", Str)],
+    outputs: Outputs::One(Bool),
+    build: |c| {
+        let re = compile(c.str(0))?;
+        Ok(str_map(move |s: &str| Ok(re.is_match(s))))
+    },
+    ..NodeDef::BASE
+};
+
+/// `regex_extract`: the first capture group of the first match (the whole match without groups; "" without a match).
+pub const REGEX_EXTRACT: NodeDef = NodeDef {
+    name: "regex_extract",
+    category: "regex",
+    doc: "Capture group 1 of the first match, or the whole match when the pattern has no group 1 match; \"\" when nothing matches.",
+    params: &[wire("input", Str), konst("pattern", Str)],
+    outputs: Outputs::One(Str),
+    build: |c| {
+        let re = compile(c.str(0))?;
+        Ok(str_map(move |s: &str| {
+            Ok(re
+                .captures(s)
+                .and_then(|caps| caps.get(1).or_else(|| caps.get(0)).map(|m| m.as_str().to_string()))
+                .unwrap_or_default())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+/// The regex family (`matches`, the assertion, is in the assertion family).
+pub const NODES: &[NodeDef] = &[REGEX_REPLACE, REGEX_MATCH, REGEX_EXTRACT];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nodes::testing::{build_err, eval1};
+    use crate::value::Value;
+
+    fn run(def: &NodeDef, consts: &[&str], input: &str) -> Value {
+        let consts: Vec<Value> = consts.iter().map(|&c| Value::str(c)).collect();
+        eval1(def, &consts, &[Value::str(input)])
+    }
+
+    #[test]
+    fn upstreams_examples() {
+        assert_eq!(run(&REGEX_REPLACE, &[r"\d+", "NUM"], "abc 123 def 456").as_str(), Some("abc NUM def NUM"));
+        assert_eq!(run(&REGEX_REPLACE, &[r"\d+", "NUM"], "no numbers here").as_str(), Some("no numbers here"));
+        assert_eq!(run(&REGEX_REPLACE, &[r"(\w+)@(\w+)", "$2 at $1"], "me@host").as_str(), Some("host at me"));
+        assert!(run(&REGEX_MATCH, &[r"^\d{3}-\d{4}$"], "123-4567").same(&Value::Bool(true)));
+        assert!(run(&REGEX_MATCH, &[r"^\d{3}-\d{4}$"], "hello").same(&Value::Bool(false)));
+        assert_eq!(run(&REGEX_EXTRACT, &[r"name=(\w+)"], "name=Alice age=30").as_str(), Some("Alice"));
+        assert_eq!(run(&REGEX_EXTRACT, &[r"\d+"], "abc 42 def").as_str(), Some("42"));
+        assert_eq!(run(&REGEX_EXTRACT, &[r"\d+"], "no digits").as_str(), Some(""));
+        assert!(build_err(&REGEX_MATCH, &[Value::str("(")], &[Str]).starts_with("invalid regex: regex parse error"));
+    }
+}

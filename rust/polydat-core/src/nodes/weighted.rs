@@ -1,0 +1,312 @@
+//! Weighted family: discrete choices through alias tables (Vose's method)
+//! built once when the node is built. Sampling reads the input bits as
+//! they are — the input should already be hashed: the low bits (mod n)
+//! pick a slot, the high 32 bits test the slot's bias. The table build
+//! (queue order, scaling, leftovers) and the sampling rule are upstream's,
+//! so choices agree with upstream's for the same input.
+
+use crate::node::kit::{map1, to_ref};
+use crate::node::{konst, many, wire, NodeDef, Outputs};
+use crate::types::PortType::{Str, F64, U64};
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// An alias table over outcomes `0..n`.
+#[derive(Clone, Debug)]
+pub struct AliasTable {
+    biases: Box<[f64]>,
+    aliases: Box<[u32]>,
+}
+
+impl AliasTable {
+    /// The table for `weights` (not normalized; their sum must be positive).
+    /// Upstream's failures: no weights, or a total that is not positive.
+    pub fn from_weights(weights: &[f64]) -> Result<AliasTable, String> {
+        let n = weights.len();
+        if n == 0 {
+            return Err("must have at least one outcome".into());
+        }
+        if n > u32::MAX as usize {
+            return Err(format!("at most {} outcomes", u32::MAX));
+        }
+        let sum: f64 = weights.iter().fold(0.0, |a, w| a + w);
+        if sum.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+            return Err("total weight must be positive".into());
+        }
+        let scale = n as f64 / sum;
+        let mut scaled: Vec<f64> = weights.iter().map(|w| w * scale).collect();
+        let (mut small, mut large) = (VecDeque::new(), VecDeque::new());
+        for (i, &w) in scaled.iter().enumerate() {
+            if w < 1.0 {
+                small.push_back(i);
+            } else {
+                large.push_back(i);
+            }
+        }
+        let mut biases = vec![1.0f64; n];
+        let mut aliases: Vec<u32> = (0..n as u32).collect();
+        while let (Some(s), Some(l)) = (small.pop_front(), large.pop_front()) {
+            biases[s] = scaled[s];
+            aliases[s] = l as u32;
+            scaled[l] -= 1.0 - scaled[s];
+            if scaled[l] < 1.0 {
+                small.push_back(l);
+            } else {
+                large.push_back(l);
+            }
+        }
+        // What floating-point drift leaves over is its own alias.
+        for &i in small.iter().chain(large.iter()) {
+            biases[i] = 1.0;
+        }
+        Ok(AliasTable { biases: biases.into(), aliases: aliases.into() })
+    }
+
+    /// Number of outcomes.
+    pub fn len(&self) -> usize {
+        self.biases.len()
+    }
+
+    /// True when the table has no outcomes (never, once built).
+    pub fn is_empty(&self) -> bool {
+        self.biases.is_empty()
+    }
+
+    /// The outcome for input bits `x`: slot `x mod n`, its primary (the slot
+    /// itself) when `(x >> 32) / u32::MAX` is below its bias, else its alias.
+    #[inline]
+    pub fn sample(&self, x: u64) -> usize {
+        let slot = (x % self.biases.len() as u64) as usize;
+        let frac = (x >> 32) as f64 / u32::MAX as f64;
+        if frac < self.biases[slot] {
+            slot
+        } else {
+            self.aliases[slot] as usize
+        }
+    }
+}
+
+/// The entries of a `value:weight` spec (`;` or `,` separated, blanks
+/// skipped), in the words of upstream's `weighted_strings`/`weighted_u64`
+/// parser (`expected 'value:weight', got '...'`, `invalid weight: ...`).
+fn parse_pairs(spec: &str) -> Result<Vec<(&str, f64)>, String> {
+    spec.split([';', ','])
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .map(|elem| {
+            let (value, weight) =
+                elem.split_once(':').ok_or_else(|| format!("expected 'value:weight', got '{elem}'"))?;
+            let w = weight.parse::<f64>().map_err(|e| format!("invalid weight: {e:?}"))?;
+            Ok((value, w))
+        })
+        .collect()
+}
+
+/// `weighted_strings`: one of the spec's strings, chosen by weight through an alias table over the input bits.
+pub const WEIGHTED_STRINGS: NodeDef = NodeDef {
+    name: "weighted_strings",
+    category: "weighted",
+    doc: "A string of the spec \"value:weight;...\" chosen by weight; an alias table over the input bits (hash the input first).",
+    params: &[wire("input", U64), konst("spec", Str)],
+    outputs: Outputs::One(Str),
+    build: |c| {
+        let pairs = parse_pairs(c.str(0))?;
+        let values: Vec<Arc<str>> = pairs.iter().map(|(v, _)| Arc::from(*v)).collect();
+        let table = AliasTable::from_weights(&pairs.iter().map(|p| p.1).collect::<Vec<_>>())?;
+        Ok(to_ref(move |x: u64| values[table.sample(x)].clone()))
+    },
+    ..NodeDef::BASE
+};
+
+/// `weighted_u64`: one of the spec's numbers, chosen by weight through an alias table over the input bits.
+pub const WEIGHTED_U64: NodeDef = NodeDef {
+    name: "weighted_u64",
+    category: "weighted",
+    doc: "A u64 of the spec \"value:weight;...\" chosen by weight; an alias table over the input bits (hash the input first).",
+    params: &[wire("input", U64), konst("spec", Str)],
+    build: |c| {
+        let mut values = Vec::new();
+        let mut weights = Vec::new();
+        for elem in c.str(0).split([';', ',']).map(str::trim).filter(|e| !e.is_empty()) {
+            let (value, weight) = elem.split_once(':').ok_or_else(|| format!("expected 'value:weight', got '{elem}'"))?;
+            values.push(value.parse::<u64>().map_err(|e| format!("invalid value: {e:?}"))?);
+            weights.push(weight.parse::<f64>().map_err(|e| format!("invalid weight: {e:?}"))?);
+        }
+        let table = AliasTable::from_weights(&weights)?;
+        Ok(map1(move |x: u64| values[table.sample(x)]))
+    },
+    ..NodeDef::BASE
+};
+
+/// `weighted_pick`: `weighted_u64` with upstream's stricter spec checks (positive finite weights, trimmed parts).
+pub const WEIGHTED_PICK: NodeDef = NodeDef {
+    name: "weighted_pick",
+    category: "weighted",
+    doc: "weighted_u64 with a stricter spec: trimmed parts, each weight positive and finite, at least one entry.",
+    params: &[wire("input", U64), konst("spec", Str)],
+    build: |c| {
+        let mut values = Vec::new();
+        let mut weights = Vec::new();
+        for entry in c.str(0).split([';', ',']).map(str::trim).filter(|e| !e.is_empty()) {
+            let (v, w) = entry
+                .split_once(':')
+                .ok_or_else(|| format!("weighted_pick: malformed entry '{entry}', expected 'value:weight'"))?;
+            let value: u64 =
+                v.trim().parse().map_err(|_| format!("weighted_pick: invalid value '{v}' in entry '{entry}'"))?;
+            let weight: f64 =
+                w.trim().parse().map_err(|_| format!("weighted_pick: invalid weight '{w}' in entry '{entry}'"))?;
+            if !(weight.is_finite() && weight > 0.0) {
+                return Err(format!("weighted_pick: weight must be a positive finite f64, got {weight}"));
+            }
+            values.push(value);
+            weights.push(weight);
+        }
+        if weights.is_empty() {
+            return Err("weighted_pick requires at least one entry in spec".into());
+        }
+        let table = AliasTable::from_weights(&weights)?;
+        Ok(map1(move |x: u64| values[table.sample(x)]))
+    },
+    ..NodeDef::BASE
+};
+
+/// `histribution`: a label of a histogram spec ("50 25 13" or "234:50 33:25"), chosen by weight.
+pub const HISTRIBUTION: NodeDef = NodeDef {
+    name: "histribution",
+    category: "weighted",
+    doc: "A label of a histogram spec, chosen by weight through an alias table over the input bits: \"50 25 13\" labels 0, 1, 2; \"234:50 33:25\" labels 234, 33.",
+    params: &[wire("input", U64), konst("spec", Str)],
+    build: |c| {
+        let spec = c.str(0);
+        let labeled = spec.contains(':');
+        let (mut labels, mut weights) = (Vec::new(), Vec::new());
+        // Implicit labels count every separated piece, empty ones included, as upstream.
+        for (i, elem) in spec.split([' ', ',', ';']).enumerate() {
+            let elem = elem.trim();
+            if elem.is_empty() {
+                continue;
+            }
+            if labeled {
+                let (label, weight) =
+                    elem.split_once(':').ok_or_else(|| format!("all elements must be labeled: {elem}"))?;
+                labels.push(label.parse::<u64>().map_err(|e| format!("invalid label: {e:?}"))?);
+                weights.push(weight.parse::<f64>().map_err(|e| format!("invalid weight: {e:?}"))?);
+            } else {
+                labels.push(i as u64);
+                weights.push(elem.parse::<f64>().map_err(|e| format!("invalid weight: {e:?}"))?);
+            }
+        }
+        if weights.is_empty() {
+            return Err("histribution spec must not be empty".into());
+        }
+        let table = AliasTable::from_weights(&weights)?;
+        Ok(map1(move |x: u64| labels[table.sample(x)]))
+    },
+    ..NodeDef::BASE
+};
+
+/// `alias_sample`: the index of an outcome of the given weights, through an alias table over the input bits.
+pub const ALIAS_SAMPLE: NodeDef = NodeDef {
+    name: "alias_sample",
+    category: "weighted",
+    doc: "The index (0-based) of one of the weights, chosen by weight through an alias table over the input bits.",
+    params: &[wire("input", U64), many(konst("weights", F64))],
+    build: |c| {
+        let weights: Vec<f64> = (0..c.tail(0).len()).map(|i| c.f64(i)).collect();
+        let table = AliasTable::from_weights(&weights)?;
+        Ok(map1(move |x: u64| table.sample(x) as u64))
+    },
+    ..NodeDef::BASE
+};
+
+/// The weighted family.
+pub const NODES: &[NodeDef] = &[WEIGHTED_STRINGS, WEIGHTED_U64, WEIGHTED_PICK, HISTRIBUTION, ALIAS_SAMPLE];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nodes::hash::{splitmix64, xxh3_u64};
+    use crate::nodes::testing::{build_err, eval1};
+    use crate::value::Value;
+
+    fn s(v: &str) -> Value {
+        Value::str(v)
+    }
+
+    #[test]
+    fn alias_table_is_vose_as_upstream_builds_it() {
+        // Weights 1, 2, 3 scale to 0.5, 1, 1.5: slot 0 (small) takes bias 0.5
+        // and alias 1 (the first large); slot 1 drops to 0.5 and takes alias 2.
+        let t = AliasTable::from_weights(&[1.0, 2.0, 3.0]).unwrap();
+        assert_eq!(&*t.biases, &[0.5, 0.5, 1.0]);
+        assert_eq!(&*t.aliases, &[1, 2, 2]);
+        let t = AliasTable::from_weights(&[1.0]).unwrap();
+        assert!((0..1000).all(|i| t.sample(i) == 0));
+        assert_eq!(AliasTable::from_weights(&[]).unwrap_err(), "must have at least one outcome");
+        assert_eq!(AliasTable::from_weights(&[0.0, 0.0]).unwrap_err(), "total weight must be positive");
+        assert_eq!(AliasTable::from_weights(&[f64::NAN]).unwrap_err(), "total weight must be positive");
+    }
+
+    #[test]
+    fn sampling_splits_the_input_bits() {
+        let t = AliasTable::from_weights(&[1.0, 2.0, 3.0]).unwrap();
+        // Slot 0 (x % 3 == 0): primary while the high half is below half of u32::MAX.
+        assert_eq!(t.sample(0), 0);
+        assert_eq!(t.sample(0x7fff_ffff_0000_0002), 0, "high half just below the bias");
+        assert_eq!(t.sample(0x8000_0000_0000_0001), 1, "high half just above: the alias");
+        assert_eq!(t.sample(u64::MAX), t.sample(u64::MAX), "deterministic");
+        // The distribution over hashed inputs follows the weights.
+        let mut counts = [0u64; 3];
+        for i in 0..60_000u64 {
+            counts[t.sample(xxh3_u64(i))] += 1;
+        }
+        for (k, want) in [(0, 10_000.0), (1, 20_000.0), (2, 30_000.0)] {
+            assert!((counts[k] as f64 - want).abs() < want * 0.05, "{counts:?}");
+        }
+    }
+
+    #[test]
+    fn weighted_nodes_pick_from_their_specs() {
+        for i in 0..1000u64 {
+            let h = Value::U64(splitmix64(i));
+            let w = eval1(&WEIGHTED_STRINGS, &[s("alpha:0.3;beta:0.5;gamma:0.2")], std::slice::from_ref(&h));
+            assert!(matches!(w.as_str(), Some("alpha" | "beta" | "gamma")));
+            let u = eval1(&WEIGHTED_U64, &[s("10:0.5;20:0.3;30:0.2")], std::slice::from_ref(&h)).as_u64().unwrap();
+            let p = eval1(&WEIGHTED_PICK, &[s("10:0.5;20:0.3;30:0.2")], std::slice::from_ref(&h)).as_u64().unwrap();
+            assert!([10, 20, 30].contains(&u));
+            assert_eq!(u, p, "weighted_pick is weighted_u64 over the same spec");
+        }
+        let only = eval1(&WEIGHTED_PICK, &[s("42:1.0")], &[Value::U64(7)]);
+        assert!(only.same(&Value::U64(42)));
+    }
+
+    #[test]
+    fn spec_refusals_are_upstreams() {
+        let e = |d: &NodeDef, spec: &str| build_err(d, &[s(spec)], &[U64]);
+        assert_eq!(e(&WEIGHTED_STRINGS, "a"), "expected 'value:weight', got 'a'");
+        assert_eq!(e(&WEIGHTED_STRINGS, "a:b"), "invalid weight: ParseFloatError { kind: Invalid }");
+        assert_eq!(e(&WEIGHTED_STRINGS, ""), "must have at least one outcome");
+        assert_eq!(e(&WEIGHTED_U64, "x:1"), "invalid value: ParseIntError { kind: InvalidDigit }");
+        assert_eq!(e(&WEIGHTED_PICK, ""), "weighted_pick requires at least one entry in spec");
+        assert_eq!(e(&WEIGHTED_PICK, "noweight"), "weighted_pick: malformed entry 'noweight', expected 'value:weight'");
+        assert_eq!(e(&WEIGHTED_PICK, "10:0.0;20:1.0"), "weighted_pick: weight must be a positive finite f64, got 0");
+        assert_eq!(e(&WEIGHTED_PICK, "a:1"), "weighted_pick: invalid value 'a' in entry 'a:1'");
+        assert_eq!(e(&HISTRIBUTION, ""), "histribution spec must not be empty");
+        assert_eq!(e(&HISTRIBUTION, "1:5 7"), "all elements must be labeled: 7");
+    }
+
+    #[test]
+    fn histribution_labels() {
+        let run = |spec: &str, x: u64| eval1(&HISTRIBUTION, &[s(spec)], &[Value::U64(x)]).as_u64().unwrap();
+        for i in 0..500 {
+            let h = splitmix64(i);
+            assert!([234, 33, 17, 3].contains(&run("234:50 33:25 17:13 3:12", h)));
+            assert!(run("50 25 13 12", h) < 4);
+        }
+        // Upstream counts empty pieces: "10  20" labels 0 and 2.
+        let labels: std::collections::HashSet<u64> = (0..200).map(|i| run("10  20", splitmix64(i))).collect();
+        assert_eq!(labels, [0, 2].into_iter().collect());
+        let idx = eval1(&ALIAS_SAMPLE, &[Value::F64(1.0), Value::F64(3.0)], &[Value::U64(1)]).as_u64().unwrap();
+        assert_eq!(idx, AliasTable::from_weights(&[1.0, 3.0]).unwrap().sample(1) as u64);
+    }
+}
