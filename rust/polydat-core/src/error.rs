@@ -169,6 +169,12 @@ pub enum WriteError {
         /** The swept coordinate. */
         slot: String,
     },
+    /// The slot is bound to an outer scope's live output: its value comes
+    /// from there on every read, so a write would be lost.
+    BoundSlot {
+        /** The input written. */
+        slot: String,
+    },
     /// Too many coordinate values for the program.
     TooManyCoordinates {
         /** Coordinate values given. */
@@ -187,6 +193,7 @@ impl WriteError {
             WriteError::CoordinateSlot { .. } => "coordinate_slot",
             WriteError::TooManyCoordinates { .. } => "too_many_coordinates",
             WriteError::SweptCoordinate { .. } => "swept_coordinate",
+            WriteError::BoundSlot { .. } => "bound_slot",
         }
     }
 
@@ -196,7 +203,8 @@ impl WriteError {
             WriteError::UnknownInput { name, .. } => name,
             WriteError::TypeMismatch { slot, .. }
             | WriteError::CoordinateSlot { slot }
-            | WriteError::SweptCoordinate { slot } => slot,
+            | WriteError::SweptCoordinate { slot }
+            | WriteError::BoundSlot { slot } => slot,
             WriteError::TooManyCoordinates { .. } => "",
         }
     }
@@ -220,6 +228,11 @@ impl fmt::Display for WriteError {
             WriteError::SweptCoordinate { slot } => {
                 write!(f, "'{slot}' is the coordinate the rows sweep: its value comes from the range, not from inputs")
             }
+            WriteError::BoundSlot { slot } => write!(
+                f,
+                "'{slot}' reads the outer scope's output of that name live; write it in the outer scope \
+                 (or declare it `shared` there to make it writable from here)"
+            ),
             WriteError::TooManyCoordinates { given, count } => {
                 write!(f, "{given} coordinate values given, but the program has {count} coordinates")
             }
@@ -228,6 +241,117 @@ impl fmt::Display for WriteError {
 }
 
 impl std::error::Error for WriteError {}
+
+/// A scope could not be bound under its outer scope (scope-init refused).
+#[derive(Clone, Debug, PartialEq)]
+pub enum BindError {
+    /// A value the outer scope provides does not fit the child's slot.
+    FromOuter {
+        /** The child's slot. */
+        slot: String,
+        /** The slot's type. */
+        expected: PortType,
+        /** What the outer scope gave: its type and value. */
+        got: String,
+    },
+    /// The program reads a name from an outer scope that this one does not provide.
+    Unbound {
+        /** The name. */
+        name: String,
+        /** "did you mean", or the names the outer scopes provide. */
+        hint: String,
+    },
+    /// The outer scope is not the one the program was compiled against.
+    Stale {
+        /** The name that differs. */
+        name: String,
+        /** How it differs. */
+        reason: String,
+    },
+    /// An iteration value was missing, or given for a name that is no iteration variable.
+    Iteration {
+        /** The iteration variable. */
+        name: String,
+        /** What is wrong. */
+        reason: String,
+    },
+    /// A shared cell and the slot bound to it have different types.
+    CellType {
+        /** The cell's name. */
+        name: String,
+        /** The cell's type. */
+        cell: PortType,
+        /** The slot's type. */
+        slot: PortType,
+    },
+    /// The program reads names from an outer scope, but none was given.
+    NeedsOuter {
+        /** The names it reads from one. */
+        names: Vec<String>,
+    },
+    /// The scope-init of the new scope (or of an outer scope it reads) failed.
+    Init(EvalError),
+}
+
+impl BindError {
+    /// A short machine-readable name of the variant.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            BindError::FromOuter { .. } => "from_outer",
+            BindError::Unbound { .. } => "unbound",
+            BindError::Stale { .. } => "stale",
+            BindError::Iteration { .. } => "iteration",
+            BindError::CellType { .. } => "cell_type",
+            BindError::NeedsOuter { .. } => "needs_outer",
+            BindError::Init(_) => "init",
+        }
+    }
+
+    /// The name the error is about ("" when none).
+    pub fn name(&self) -> &str {
+        match self {
+            BindError::FromOuter { slot: name, .. }
+            | BindError::Unbound { name, .. }
+            | BindError::Stale { name, .. }
+            | BindError::Iteration { name, .. }
+            | BindError::CellType { name, .. } => name,
+            BindError::NeedsOuter { names } => names.first().map_or("", String::as_str),
+            BindError::Init(e) => e.outputs.first().map_or("", String::as_str),
+        }
+    }
+}
+
+impl fmt::Display for BindError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BindError::FromOuter { slot, expected, got } => {
+                write!(f, "cannot bind '{slot}' ({expected}) from the outer scope: it gives {got}")
+            }
+            BindError::Unbound { name, hint } => {
+                write!(f, "the outer scope does not provide '{name}', which this program reads from it; {hint}")
+            }
+            BindError::Stale { name, reason } => write!(
+                f,
+                "this program was compiled against a different outer scope: {reason} ('{name}'); compile it against this one"
+            ),
+            BindError::Iteration { name, reason } => write!(f, "iteration variable '{name}': {reason}"),
+            BindError::CellType { name, cell, slot } => {
+                write!(f, "shared cell '{name}' holds {cell}, but this scope's '{name}' is {slot}")
+            }
+            BindError::NeedsOuter { names } => {
+                let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+                write!(
+                    f,
+                    "this program reads {} from an outer scope: make its kernel with kernel(outer=...)",
+                    quoted.join(", ")
+                )
+            }
+            BindError::Init(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for BindError {}
 
 /// An engine or mode cannot run a program; never silently substituted.
 #[derive(Clone, Debug, PartialEq)]

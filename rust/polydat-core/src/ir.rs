@@ -51,9 +51,44 @@ pub struct InputIr {
     /// The value before any write; absent: the zero of its type for a coordinate, `None` for an extern.
     #[serde(default)]
     pub default: Option<ConstIr>,
-    /// The declaration's source position.
+    /// The declaration's source position (of the first read, for a free name).
     #[serde(default)]
     pub span: Span,
+    /// A free name (read, never bound or declared): the compiler looks it up
+    /// in the outer scope's manifest (auto-extern), else it stays an inferred
+    /// coordinate — or, under `strict`, is refused.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub inferred: bool,
+    /// The slot of a `shared` binding of the same name (its cell); the
+    /// binding's value is the cell's one-time starting value.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub cell: bool,
+    /// Where the slot comes from (set by the compiler, not by the frontend).
+    #[serde(skip)]
+    pub origin: InputOrigin,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// Where an input slot comes from, which decides how a scope-init binds it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputOrigin {
+    /// Declared in the program (`input`, `extern`): an extern an outer scope
+    /// provides is bound from it, else it keeps its default.
+    #[default]
+    Declared,
+    /// A free name no outer scope provides: an inferred coordinate.
+    Inferred,
+    /// A free name an outer scope provides (auto-extern): bound from it.
+    Outer,
+    /// An iteration variable: bound from the tuple of its activation.
+    Iteration,
+    /// The cell of a `shared` binding: attached to the outer scope's cell of
+    /// the same name, or a new cell owned by this scope.
+    Cell,
 }
 
 /// One node: `op` names a library node (or a compiler intrinsic such as `__cast`).

@@ -19,7 +19,7 @@ pub mod provenance;
 pub mod types;
 pub mod value;
 
-pub use error::{BuildError, CompileError, EvalError, Refused, WriteError};
+pub use error::{BindError, BuildError, CompileError, EvalError, Refused, WriteError};
 pub use program::Program;
 pub use types::PortType;
 pub use value::Value;

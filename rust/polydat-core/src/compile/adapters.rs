@@ -110,6 +110,7 @@ mod tests {
                 kind: InputKind::Coordinate,
                 default: Value::None,
                 span: Span::default(),
+                origin: Default::default(),
             }],
             ..Graph::default()
         }

@@ -70,7 +70,13 @@ pub fn emit(graph: Graph, events: Vec<CompileEvent>, stats: CompileStats, explai
     let inputs = graph
         .inputs
         .iter()
-        .map(|i| InputDef { name: i.name.clone(), ty: i.ty, kind: i.kind, default: i.default.clone() })
+        .map(|i| InputDef {
+            name: i.name.clone(),
+            ty: i.ty,
+            kind: i.kind,
+            default: i.default.clone(),
+            origin: i.origin,
+        })
         .collect();
     let outputs = graph
         .outputs

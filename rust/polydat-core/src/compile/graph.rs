@@ -1,7 +1,7 @@
 //! The typed graph the compiler passes work on: resolved nodes with their
 //! built evaluators, typed wires, inputs and named outputs.
 
-use crate::ir::{InputKind, Modifier, Span};
+use crate::ir::{InputKind, InputOrigin, Modifier, Span};
 use crate::node::{BuildCtx, NodeDef, NodeEval, Purity};
 use crate::program::lifecycle::Lifecycle;
 use crate::types::PortType;
@@ -30,6 +30,8 @@ pub struct GraphInput {
     pub default: Value,
     /// The declaration's source position.
     pub span: Span,
+    /// Where the slot comes from (how a scope-init binds it).
+    pub origin: InputOrigin,
 }
 
 /// A resolved node.

@@ -113,11 +113,7 @@ fn mark_captures(graph: &mut Graph) -> Result<(), CompileError> {
             Wire::Input(i) => {
                 let input = &graph.inputs[i as usize];
                 if input.kind == InputKind::Coordinate {
-                    return Err(CompileError::at(
-                        out.span,
-                        format!("const '{}' reads coordinate '{}'", out.name, input.name),
-                    )
-                    .hint(capture_hint()));
+                    return Err(coordinate_error(&out.name, "reads", &input.name, out.span));
                 }
                 true
             }
@@ -160,7 +156,21 @@ fn const_reads_coordinate(graph: &Graph, node: usize, coordinate: u32) -> Compil
         .iter()
         .any(|w| matches!(w, Wire::Input(i) if graph.inputs[*i as usize].name == *coordinate));
     let how = if direct { "reads" } else { "depends on" };
-    CompileError::at(span, format!("const '{name}' {how} coordinate '{coordinate}'")).hint(capture_hint())
+    coordinate_error(name, how, coordinate, span)
+}
+
+/// The error of a capture (a `const`, or a cell's starting value) that reads a coordinate.
+fn coordinate_error(name: &str, how: &str, coordinate: &str, span: crate::ir::Span) -> CompileError {
+    match name.strip_prefix("__seed_") {
+        Some(cell) => CompileError::at(
+            span,
+            format!("the starting value of shared '{cell}' {how} coordinate '{coordinate}'"),
+        )
+        .hint(
+            "a cell's starting value is computed once, when its scope starts; it cannot follow a per-cycle coordinate",
+        ),
+        None => CompileError::at(span, format!("const '{name}' {how} coordinate '{coordinate}'")).hint(capture_hint()),
+    }
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@
 //!     the program's [`select::Selection`], which `explain` reads.
 
 pub mod adapters;
+pub mod cells;
 pub mod dce;
 pub mod emit;
 pub mod explain;
@@ -23,6 +24,7 @@ pub mod fold;
 pub mod fusion;
 pub mod graph;
 pub mod hoist;
+pub mod outer;
 pub mod polyfill;
 pub mod resolve;
 pub mod select;
@@ -33,9 +35,12 @@ use crate::error::CompileError;
 use crate::ir::GraphIr;
 use crate::node::NodeDef;
 use crate::program::events::EventKind;
-use crate::program::{CompileStats, Program};
+use crate::program::manifest::Manifest;
+use crate::program::{CellDef, CompileStats, Program, ScopeData};
+use crate::types::PortType;
 use explain::{ExplainData, GraphSnapshot, PassRecord};
 use graph::Graph;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Options of one compilation.
@@ -57,6 +62,14 @@ pub struct CompileOptions {
     pub engine: String,
     /// The provenance mode the caller asked for, as written (recorded for `explain`).
     pub provenance: String,
+    /// The manifest of the outer scope the program is compiled against
+    /// (its free names become extern slots: auto-extern).
+    pub outer: Option<Arc<Manifest>>,
+    /// The iteration variables of an iteration body, with their types.
+    pub iteration: Vec<(String, PortType)>,
+    /// Names that get a slot even when the program does not read them
+    /// (the columns a workload emits from outer scopes).
+    pub keep: Vec<String>,
 }
 
 impl CompileOptions {
@@ -82,6 +95,9 @@ impl Default for CompileOptions {
             request: select::Request::parse("auto", "auto").expect("the default request is valid"),
             engine: "auto".to_string(),
             provenance: "auto".to_string(),
+            outer: None,
+            iteration: Vec::new(),
+            keep: Vec::new(),
         }
     }
 }
@@ -91,16 +107,32 @@ pub fn compile(ir: &GraphIr, options: &CompileOptions) -> Result<Program, Compil
     let started = Instant::now();
     let mut events = Vec::new();
     let mut trace = PassTrace::new();
+    let surface = outer::Surface {
+        outer: options.outer.as_deref(),
+        iteration: &options.iteration,
+        keep: &options.keep,
+        strict: options.strict,
+    };
+    let rewritten = outer::apply(ir, &surface, &mut events)?;
+    let (ir, inlined) = match &rewritten {
+        Some(r) => (&r.ir, r.inlined.clone()),
+        None => (ir, Vec::new()),
+    };
     let mut graph = resolve::resolve(ir, options.strict, &mut events)?;
     let nodes_resolved = graph.nodes.len();
     trace.record("resolve", &graph, format!("{} node(s) typed", graph.nodes.len()));
+    cells::apply(&mut graph, options.strict, &mut events)?;
     adapters::insert(&mut graph, options.strict, &mut events)?;
     let adapters = events.iter().filter(|e| e.kind == EventKind::TypeAdapterInserted).count();
     trace.record("adapters", &graph, format!("{adapters} adapter(s)"));
     let resolved = GraphSnapshot::of(&graph);
     trace.record("snapshot", &graph, "resolved graph kept for explain --dot".into());
 
-    dce::restrict_outputs(&mut graph, options.outputs.as_deref())?;
+    let kept = options.outputs.as_ref().map(|names| {
+        let seeds = graph.outputs.iter().map(|o| &o.name).filter(|n| n.starts_with("__seed_")).cloned();
+        names.iter().cloned().chain(seeds).collect::<Vec<String>>()
+    });
+    dce::restrict_outputs(&mut graph, kept.as_deref())?;
     let supports = options.engine_supports.unwrap_or(|_| true);
     let polyfills = polyfill::apply(&mut graph, supports, &mut events);
     trace.record("polyfill", &graph, format!("{polyfills} node(s) expanded"));
@@ -152,6 +184,11 @@ pub fn compile(ir: &GraphIr, options: &CompileOptions) -> Result<Program, Compil
     trace.record_nodes("emit", nodes_final, String::new());
     program.selection = select::select(&program, options.request, &options.engine, &options.provenance);
     trace.record_nodes("select", nodes_final, program.selection.engine.name().to_string());
+    let cells = (0..program.inputs.len())
+        .filter(|&i| program.inputs[i].origin == crate::ir::InputOrigin::Cell)
+        .map(|input| CellDef { input, seed: program.output(&cells::seed_name(&program.inputs[input].name)) })
+        .collect();
+    program.scope = ScopeData { outer: options.outer.clone(), inlined, cells };
     program.explain.passes = trace.passes;
     program.stats.compile_micros = started.elapsed().as_micros();
     Ok(program)

@@ -9,7 +9,7 @@ use super::adapters::coerce;
 use super::graph::{Graph, GraphInput, GraphNode, GraphOutput, Wire};
 use crate::engine::guard::guarded;
 use crate::error::CompileError;
-use crate::ir::{ArgIr, ConstIr, GraphIr, InputKind, Modifier, NodeIr, Span, WireIr};
+use crate::ir::{ArgIr, ConstIr, GraphIr, InputKind, InputOrigin, Modifier, NodeIr, Span, WireIr};
 use crate::node::{Args, BuildCtx, NodeDef, ParamKind, ParamSpec, Ty};
 use crate::nodes::{self, convert};
 use crate::program::events::{CompileEvent, EventKind};
@@ -79,6 +79,7 @@ fn resolve_inputs(ir: &GraphIr, events: &mut Vec<CompileEvent>) -> Result<Vec<Gr
                 )
             })?,
             (None, InputKind::Coordinate) => zero_of(input.ty),
+            (None, InputKind::Extern) if input.cell || !matches!(input.origin, InputOrigin::Declared) => Value::None,
             (None, InputKind::Extern) => {
                 events.push(CompileEvent::new(
                     EventKind::ExternWithoutDefault,
@@ -88,7 +89,15 @@ fn resolve_inputs(ir: &GraphIr, events: &mut Vec<CompileEvent>) -> Result<Vec<Gr
                 Value::None
             }
         };
-        inputs.push(GraphInput { name: input.name.clone(), ty: input.ty, kind: input.kind, default, span: input.span });
+        let origin = if input.cell { InputOrigin::Cell } else { input.origin };
+        inputs.push(GraphInput {
+            name: input.name.clone(),
+            ty: input.ty,
+            kind: input.kind,
+            default,
+            span: input.span,
+            origin,
+        });
     }
     Ok(inputs)
 }

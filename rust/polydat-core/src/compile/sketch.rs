@@ -6,6 +6,10 @@
 //! extern seed: u64 = 7          # an extern, with an optional default
 //! h := hash(cycle)              # a binding: a call, a name or a literal
 //! const volatile shared x := …  # modifiers before the name
+//! shared n: u64 := 0            # a cell of a pinned type (later reads see the cell)
+//! free region                   # a free name (read, never bound): an
+//!                               # inferred input the compiler may resolve
+//!                               # in an outer scope (auto-extern)
 //! ```
 //!
 //! Expressions are calls `op(arg, ...)`, names of inputs or earlier bindings,
@@ -45,12 +49,35 @@ impl Sketch {
         let code = code.trim();
         let col = indent as u32 + 1;
         let span = Span { line, col };
+        if let Some(name) = code.strip_prefix("free ") {
+            let name = name.trim().to_string();
+            self.names.insert(name.clone(), WireIr::Input(self.ir.inputs.len()));
+            self.ir.inputs.push(InputIr {
+                name,
+                ty: PortType::U64,
+                kind: InputKind::Coordinate,
+                default: None,
+                span,
+                inferred: true,
+                cell: false,
+                origin: Default::default(),
+            });
+            return Ok(());
+        }
         for (word, kind) in [("input ", InputKind::Coordinate), ("extern ", InputKind::Extern)] {
             if let Some(rest) = code.strip_prefix(word) {
                 return self.input(rest, kind, span);
             }
         }
         let (lhs, rhs) = code.split_once(":=").ok_or("expected `name := expr`, `input` or `extern`")?;
+        // `shared name: T := ...` pins the cell's type.
+        let (lhs, pinned) = match lhs.split_once(':') {
+            Some((l, t)) => {
+                let ty = PortType::from_keyword(t.trim()).ok_or_else(|| format!("unknown type '{}'", t.trim()))?;
+                (l, Some(ty))
+            }
+            None => (lhs, None),
+        };
         let mut words: Vec<&str> = lhs.split_whitespace().collect();
         let name = words.pop().ok_or("missing binding name")?.to_string();
         let modifiers = words
@@ -72,8 +99,27 @@ impl Sketch {
         if cursor.pos != cursor.text.len() {
             return Err(format!("unexpected text after expression: '{}'", &cursor.text[cursor.pos..]));
         }
+        let cell = match pinned {
+            Some(ty) if modifiers.contains(&Modifier::Shared) => Some(ty),
+            Some(_) => return Err("a type annotation is only allowed on a shared binding".into()),
+            None => None,
+        };
         self.names.insert(name.clone(), wire);
-        self.ir.outputs.push(OutputIr { name, wire, modifiers, span });
+        self.ir.outputs.push(OutputIr { name: name.clone(), wire, modifiers, span });
+        if let Some(ty) = cell {
+            // As the frontend does: the binding's cell slot, which later reads see.
+            self.names.insert(name.clone(), WireIr::Input(self.ir.inputs.len()));
+            self.ir.inputs.push(InputIr {
+                name,
+                ty,
+                kind: InputKind::Extern,
+                default: None,
+                span,
+                inferred: false,
+                cell: true,
+                origin: Default::default(),
+            });
+        }
         Ok(())
     }
 
@@ -90,7 +136,16 @@ impl Sketch {
         };
         let name = name.trim().to_string();
         self.names.insert(name.clone(), WireIr::Input(self.ir.inputs.len()));
-        self.ir.inputs.push(InputIr { name, ty, kind, default, span });
+        self.ir.inputs.push(InputIr {
+            name,
+            ty,
+            kind,
+            default,
+            span,
+            inferred: false,
+            cell: false,
+            origin: Default::default(),
+        });
         Ok(())
     }
 
@@ -172,6 +227,9 @@ impl Cursor<'_> {
 }
 
 fn literal(token: &str) -> Option<ConstIr> {
+    if let Some(text) = token.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        return Some(ConstIr::Str(text.to_string()));
+    }
     match token {
         "true" => return Some(ConstIr::Bool(true)),
         "false" => return Some(ConstIr::Bool(false)),

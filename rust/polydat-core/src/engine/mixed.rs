@@ -601,6 +601,7 @@ fn assemble(
         segmented.outputs[o].step = segmented.step_of_slot(slot).map(|p| p as u32);
     }
     segmented.selection = program.selection.clone();
+    segmented.scope = program.scope.clone();
     Ok(segmented)
 }
 

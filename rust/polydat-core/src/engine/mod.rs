@@ -4,6 +4,8 @@
 //! runs the row loop (optionally on several threads, one kernel each).
 
 pub mod bench;
+pub mod bind;
+pub mod cell;
 pub mod column;
 pub mod compiled;
 pub mod failure;
@@ -70,6 +72,9 @@ pub fn new_kernel(program: &Arc<Program>, kind: EngineKind) -> Box<dyn Kernel> {
     }
 }
 
+/// Makes the kernel of one `generate` worker.
+pub type KernelMaker = Arc<dyn Fn() -> Box<dyn Kernel> + Send + Sync>;
+
 /// The engine-neutral kernel surface.
 pub trait Kernel: Send + Sync {
     /// The program this kernel runs.
@@ -127,6 +132,10 @@ pub trait Kernel: Send + Sync {
     fn input_value(&self, input: usize) -> Value;
     /// Makes every step stale; inputs are kept.
     fn invalidate_all(&mut self);
+    /// Runs the scope-init path now (constants, `const` captures and what
+    /// they read) if it has not run since creation or the last
+    /// [`Kernel::invalidate_all`]; otherwise it runs at the first read.
+    fn start(&mut self) -> Result<(), EvalError>;
 }
 
 /// The error of a raw u64 read of a `None` or by-reference output.
@@ -249,15 +258,22 @@ impl RowPlan {
 }
 
 impl RowPlan {
+    /// Refuses a fixed value for the swept coordinate itself (it would be ignored).
+    pub fn check_fixed(&self, program: &Program) -> Result<(), GenerateError> {
+        if self.fixed.iter().any(|(i, _)| *i == self.coordinate) {
+            let swept = &program.inputs[self.coordinate].name;
+            return Err(GenerateError::Write(WriteError::SweptCoordinate { slot: swept.clone() }));
+        }
+        Ok(())
+    }
+
     /// Refuses a plan that would generate rows from values nobody gave: a
     /// fixed value for the swept coordinate itself (it would be ignored),
     /// and an input left without one — another coordinate, or an extern
     /// with no default — which would read its zero (or `None`) on every row.
     pub fn check(&self, program: &Program) -> Result<(), GenerateError> {
+        self.check_fixed(program)?;
         let swept = &program.inputs[self.coordinate].name;
-        if self.fixed.iter().any(|(i, _)| *i == self.coordinate) {
-            return Err(GenerateError::Write(WriteError::SweptCoordinate { slot: swept.clone() }));
-        }
         let unset: Vec<String> = program
             .inputs
             .iter()
@@ -406,6 +422,11 @@ pub struct Generator {
     program: Arc<Program>,
     kind: EngineKind,
     plan: RowPlan,
+    /// Makes each worker's kernel (a scope's siblings); `None`: new kernels of `kind`.
+    maker: Option<KernelMaker>,
+    /// The plan with the values the made kernels already hold (bound slots):
+    /// what the checks and the input columns read.
+    view: RowPlan,
     sources: Vec<ColumnSource>,
     outputs: Vec<usize>,
     threads: usize,
@@ -433,12 +454,48 @@ impl Generator {
         sources: &[ColumnSource],
         threads: usize,
     ) -> Result<Generator, GenerateError> {
-        plan.check(program)?;
+        Generator::build(program, kind, None, Vec::new(), plan, sources, threads)
+    }
+
+    /// A generator whose workers' kernels `maker` makes (the kernels of a
+    /// bound scope): `preset` lists the inputs they already hold, with their
+    /// values (for the checks and the input columns; they are not written).
+    pub fn with_maker(
+        program: &Arc<Program>,
+        kind: EngineKind,
+        maker: KernelMaker,
+        preset: Vec<(usize, Value)>,
+        plan: &RowPlan,
+        sources: &[ColumnSource],
+        threads: usize,
+    ) -> Result<Generator, GenerateError> {
+        Generator::build(program, kind, Some(maker), preset, plan, sources, threads)
+    }
+
+    fn build(
+        program: &Arc<Program>,
+        kind: EngineKind,
+        maker: Option<KernelMaker>,
+        preset: Vec<(usize, Value)>,
+        plan: &RowPlan,
+        sources: &[ColumnSource],
+        threads: usize,
+    ) -> Result<Generator, GenerateError> {
+        let mut view = plan.clone();
+        for (i, value) in preset {
+            if i != plan.coordinate && !view.fixed.iter().any(|(f, _)| *f == i) {
+                view.fixed.push((i, value));
+            }
+        }
+        plan.check_fixed(program)?;
+        view.check(program)?;
         let outputs: Vec<usize> =
             sources.iter().filter_map(|s| if let ColumnSource::Output(o) = s { Some(*o) } else { None }).collect();
         Ok(Generator {
             program: program.clone(),
             kind,
+            maker,
+            view,
             plan: plan.clone(),
             sources: sources.to_vec(),
             var_bytes_per_row: vec![0.0; outputs.len()],
@@ -476,7 +533,13 @@ impl Generator {
 
     /// A new kernel with the plan's fixed inputs written.
     fn kernel(&self) -> Result<Box<dyn Kernel>, GenerateError> {
-        let mut kernel = new_kernel(&self.program, self.kind);
+        let mut kernel = match &self.maker {
+            Some(make) => make(),
+            None if !self.program.scope.cells.is_empty() => {
+                Box::new(bind::ScopedKernel::root(&self.program, self.kind, &cell::Tree::new()))
+            }
+            None => new_kernel(&self.program, self.kind),
+        };
         for (i, v) in &self.plan.fixed {
             match self.program.inputs[*i].kind {
                 InputKind::Coordinate => write_coordinate(kernel.as_mut(), *i, v.clone()),
@@ -498,7 +561,7 @@ impl Generator {
             .iter()
             .map(|source| match *source {
                 ColumnSource::Output(_) => Ok(computed.next().expect("one column per output")),
-                ColumnSource::Input(i) => input_column(&program, &self.plan, i, start, rows),
+                ColumnSource::Input(i) => input_column(&program, &self.view, i, start, rows),
             })
             .collect()
     }

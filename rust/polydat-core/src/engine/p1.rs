@@ -323,4 +323,8 @@ impl Kernel for P1Kernel {
         self.state.clean.clear();
         self.state.scope_ready = false;
     }
+
+    fn start(&mut self) -> Result<(), EvalError> {
+        init_scope(&mut Init { state: &mut self.state, program: &self.program }, "scope init")
+    }
 }

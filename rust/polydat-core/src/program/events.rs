@@ -22,6 +22,9 @@ pub enum EventKind {
     ExternWithoutDefault,
     /// A node's constants build but make it useless (e.g. a divisor of 0).
     NodeWarning,
+    /// A free name was resolved in the outer scope (auto-extern) or is an
+    /// iteration variable; the message says how it is bound.
+    AutoExtern,
 }
 
 impl EventKind {
@@ -36,6 +39,7 @@ impl EventKind {
             EventKind::DeadCodeEliminated => "DeadCodeEliminated",
             EventKind::ExternWithoutDefault => "ExternWithoutDefault",
             EventKind::NodeWarning => "NodeWarning",
+            EventKind::AutoExtern => "AutoExtern",
         }
     }
 

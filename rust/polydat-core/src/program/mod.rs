@@ -5,9 +5,10 @@
 pub mod events;
 pub mod explain;
 pub mod lifecycle;
+pub mod manifest;
 pub mod selection;
 
-use crate::ir::{InputKind, Modifier, Span};
+use crate::ir::{InputKind, InputOrigin, Modifier, Span};
 use crate::node::{NodeDef, NodeEval};
 use crate::provenance::ProvMask;
 use crate::types::PortType;
@@ -31,6 +32,8 @@ pub struct InputDef {
     pub kind: InputKind,
     /// The value before any write (the zero of its type for a coordinate without default, `None` for an extern without one).
     pub default: Value,
+    /// Where the slot comes from: how a scope-init binds it.
+    pub origin: InputOrigin,
 }
 
 /// Where a column of `generate` comes from: an output, or an input (the swept
@@ -41,6 +44,37 @@ pub enum ColumnSource {
     Output(usize),
     /// Input `i`.
     Input(usize),
+}
+
+/// What a program carries for scope chains (set by the compiler).
+#[derive(Clone, Debug, Default)]
+pub struct ScopeData {
+    /// The manifest of the outer scope the program was compiled against.
+    pub outer: Option<Arc<manifest::Manifest>>,
+    /// Outer literals inlined as constants, by name: a scope binding the
+    /// program must provide the same literal.
+    pub inlined: Vec<(String, Value)>,
+    /// The program's `shared` cells, in input order.
+    pub cells: Vec<CellDef>,
+}
+
+/// A `shared` binding's cell: its input slot and the output computing its
+/// one-time starting value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellDef {
+    /// The cell's input slot.
+    pub input: usize,
+    /// The output of its starting value (`__seed_<name>`), when one is kept.
+    pub seed: Option<usize>,
+}
+
+impl ScopeData {
+    /// True when a kernel of the program must be bound under an outer scope:
+    /// it has slots an outer scope or an iteration fills, or inlined outer literals.
+    pub fn needs_outer(&self, program: &Program) -> bool {
+        !self.inlined.is_empty()
+            || program.inputs.iter().any(|i| matches!(i.origin, InputOrigin::Outer | InputOrigin::Iteration))
+    }
 }
 
 /// A named output: the value slot it reads and the step producing it
@@ -166,6 +200,9 @@ pub struct Program {
     pub explain: ExplainData,
     /// The engine and mode chosen for the program (the selection stage).
     pub selection: Selection,
+    /// What scope chains need: the outer manifest the program was compiled
+    /// against, the outer literals inlined into it, its cells.
+    pub scope: ScopeData,
     input_index: HashMap<String, u32>,
     output_index: HashMap<String, u32>,
     cache: EngineCache,
@@ -241,6 +278,7 @@ impl Program {
             stats,
             explain,
             selection: Selection::default(),
+            scope: ScopeData::default(),
             input_index,
             output_index,
             cache: EngineCache::default(),

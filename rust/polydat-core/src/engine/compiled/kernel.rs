@@ -615,4 +615,11 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
         self.scope_ready = false;
         self.sweep = Sweep::Stale;
     }
+
+    fn start(&mut self) -> Result<(), EvalError> {
+        match self.scope_ready {
+            true => Ok(()),
+            false => self.scope_init("scope init"),
+        }
+    }
 }
