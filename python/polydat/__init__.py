@@ -27,6 +27,7 @@ from .api import (
 )
 from .errors import (
     ArgumentError,
+    BindError,
     CompileError,
     Diagnostic,
     EvalError,
@@ -36,6 +37,8 @@ from .errors import (
     UnknownNameError,
     WriteError,
 )
+
+from .workload import Workload
 
 try:
     from importlib.metadata import version as _version
@@ -53,11 +56,13 @@ __all__ = [
     "set_max_value_bytes",
     "Program",
     "Kernel",
+    "Workload",
     "PolydatError",
     "CompileError",
     "EvalError",
     "WriteError",
     "RefusedError",
+    "BindError",
     "UnknownNameError",
     "ArgumentError",
     "InternalError",

@@ -71,15 +71,79 @@ class Program:
     options (it is compiled again where it is unpickled), so it can be sent to
     worker processes."""
 
-    def __init__(self, core: _core.Program, source: str, path: str | None, bound: Any, options: dict[str, Any]):
+    def __init__(
+        self,
+        core: _core.Program,
+        source: str,
+        path: str | None,
+        bound: Any,
+        options: dict[str, Any],
+        outer_kernel: Kernel | None = None,
+    ):
         self._core = core
         self.source = source
         self.path = path
         self._bound = bound
         self._options = options
+        self._outer_kernel = outer_kernel
+        self._traversal_programs: dict[tuple[int, tuple[tuple[str, str], ...]], Program] = {}
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_recompile, (self.source, self.path, self._options))
+
+    @property
+    def needs_outer(self) -> bool:
+        """True when a kernel of this program must be bound under an outer
+        scope (it reads names from one, or is an iteration body)."""
+        return any(origin in ("outer", "iteration") for _name, origin in self._core.input_origins) or bool(
+            self._core.inlined()
+        )
+
+    @property
+    def input_origins(self) -> dict[str, str]:
+        """{input name: where it comes from}: ``declared``, ``inferred`` (a free
+        name that became a coordinate), ``outer`` (auto-extern: an outer
+        scope's name), ``iteration`` (an iteration variable) or ``cell`` (a
+        ``shared`` binding's cell)."""
+        return dict(self._core.input_origins)
+
+    @property
+    def inlined(self) -> dict[str, PyValue]:
+        """The outer literals inlined into the program as constants, by name."""
+        return dict(self._core.inlined())
+
+    def manifest(self) -> list[dict[str, Any]]:
+        """What a program compiled against this one may read: one entry per
+        name (``name``, ``type``, ``form``: ``{"literal": ...}``, ``copy``,
+        ``live``, ``cell`` or ``coordinate``), nearest binding first."""
+        return json.loads(self._core.manifest_json())
+
+    @property
+    def traversals(self) -> list[str]:
+        """The comprehensions of the program's ``for`` statements, in source
+        order (activate one with :meth:`Kernel.traverse`)."""
+        return [t.text for t in self._bound.traversals]
+
+    def traversal_program(self, index: int, types: Mapping[str, str]) -> Program:
+        """The body of ``for`` statement ``index`` compiled as a child program
+        whose iteration variables have ``types`` (compiled once per types)."""
+        key = (index, tuple(sorted(types.items())))
+        cached = self._traversal_programs.get(key)
+        if cached is not None:
+            return cached
+        traversal = self._bound.traversals[index]
+        options = dict(self._options)
+        options.pop("outputs", None)
+        program = _compile_source(
+            self.source,
+            self.path,
+            options,
+            outer=self,
+            iteration=list(types.items()),
+            body=(traversal, self._bound.program, self._bound.pragmas),
+        )
+        self._traversal_programs[key] = program
+        return program
 
     @property
     def engine(self) -> str:
@@ -158,9 +222,22 @@ class Program:
             raise WriteError(f"no input named '{name}'{more}", "unknown_input", name)
         return _core.parse_text(text, types[name])
 
-    def kernel(self) -> Kernel:
-        """A new kernel: one mutable state over this program."""
-        return Kernel(self, self._core.kernel())
+    def kernel(self, outer: Kernel | None = None) -> Kernel:
+        """A new kernel: one mutable state over this program. With ``outer``
+        (a kernel), the new kernel is a scope bound under that kernel's: every
+        name the program reads from the outer scope is bound now, once (a
+        literal was inlined at compile time, a const or input is copied, a
+        computed output is read live, a ``shared`` binding is a cell both
+        ways), and the kernel's consts are evaluated. A program compiled with
+        ``outer=`` a kernel binds under that kernel by default. Raises
+        :class:`BindError` when binding is refused."""
+        if outer is None:
+            outer = self._outer_kernel
+        if outer is None:
+            return Kernel(self, self._core.kernel())
+        if not isinstance(outer, Kernel):
+            raise ArgumentError(f"outer must be a polydat.Kernel, not {type(outer).__name__}")
+        return Kernel(self, self._core.kernel(outer._core), outer=outer)
 
     def generate(
         self,
@@ -188,6 +265,8 @@ class Program:
         absent rows are nulls), typed by the declared types: see
         :data:`ARROW_TYPES`. It needs pyarrow.
         """
+        if self.needs_outer:
+            return self._bound_kernel("generate").generate(cycles, outputs, inputs, threads, coordinate, format)
         if format == "arrow":
             pa = _pyarrow("generate(format='arrow')")
             stream = self._stream(cycles, outputs, inputs, threads, coordinate, GENERATE_BATCH_ROWS)
@@ -213,9 +292,27 @@ class Program:
         generates the next batch (on ``threads`` workers) while the caller
         uses the current one, and holds at most three batches. Ctrl-C stops
         the workers and raises in the loop. Needs pyarrow."""
+        if self.needs_outer:
+            kernel = self._bound_kernel("iter_batches")
+            return kernel.iter_batches(cycles, batch_rows, outputs, inputs, threads, coordinate)
         pa = _pyarrow("iter_batches")
         stream = self._stream(cycles, outputs, inputs, threads, coordinate, batch_rows)
         return (pa.record_batch(b) for b in stream)
+
+    def _bound_kernel(self, what: str) -> Kernel:
+        """The kernel a run of a program that needs an outer scope starts from."""
+        if self._outer_kernel is None:
+            from .errors import BindError
+
+            names = [n for n, origin in self._core.input_origins if origin in ("outer", "iteration")]
+            names += list(self.inlined)
+            raise BindError(
+                f"this program reads {', '.join(repr(n) for n in names)} from an outer scope: "
+                f"bind a kernel first and call its {what} (prog.kernel(outer=k).{what}(...))",
+                "needs_outer",
+                names[0] if names else "",
+            )
+        return self.kernel()
 
     def arrow_schema(self, outputs: Sequence[str] | None = None) -> Any:
         """The ``pyarrow.Schema`` of ``generate(format="arrow")`` for ``outputs``,
@@ -284,8 +381,22 @@ class Program:
 
 
 def _recompile(source: str, path: str | None, options: dict[str, Any]) -> Program:
-    """Unpickles a :class:`Program`: compiles its source again with its options."""
-    return compile(source, path=path, **options)
+    """Unpickles a :class:`Program`: compiles its source again with its options
+    (a program compiled against an outer scope keeps that scope's manifest)."""
+    options = dict(options)
+    manifest = options.pop("manifest", None)
+    iteration = options.pop("iteration", ())
+    keep = options.pop("keep", ())
+    if manifest is None and not iteration and not keep:
+        return compile(source, path=path, **options)
+    return _compile_source(source, path, options, outer=_Manifest(manifest), iteration=iteration, keep=keep)
+
+
+class _Manifest:
+    """A manifest (its JSON text) standing for an outer scope at compile time."""
+
+    def __init__(self, text: str | None):
+        self.text = text
 
 
 def _as_range(cycles: range | int | tuple[int, int]) -> range:
@@ -335,12 +446,15 @@ def _check_threads(threads: Any) -> None:
 
 
 class Kernel:
-    """One mutable evaluation state over a program. Not thread-safe: use one
-    kernel per thread (programs are shared)."""
+    """One mutable evaluation state over a program: a scope, root or bound
+    under an outer kernel (:meth:`Program.kernel`). Use one kernel per thread
+    (programs are shared); kernels of one tree may run on different threads."""
 
-    def __init__(self, program: Program, core: _core.Kernel):
+    def __init__(self, program: Program, core: _core.Kernel, outer: Kernel | None = None):
         self.program = program
         self._core = core
+        self.outer = outer
+        """The kernel this one is bound under (None for a root)."""
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{k}={v!r}" for k, v in list(self.input_values().items())[:6])
@@ -353,7 +467,9 @@ class Kernel:
         self._core.set_inputs(list(values), list(named.items()))
 
     def set(self, name: str, value: PyValue) -> None:
-        """Writes an extern by name; type-checked (raises WriteError)."""
+        """Writes an extern by name; type-checked (raises WriteError). On a
+        ``shared`` slot the value is published to the cell: every scope
+        holding the cell sees it at its next read (last write wins)."""
         self._core.set(name, value)
 
     def pull(self, name: str) -> PyValue:
@@ -378,6 +494,198 @@ class Kernel:
         """The current value of every input."""
         return dict(self._core.input_values())
 
+    @property
+    def engine(self) -> str:
+        """The engine the kernel runs on."""
+        return self._core.engine
+
+    @property
+    def iteration(self) -> dict[str, PyValue]:
+        """The iteration values the kernel was bound with ({} for a kernel
+        that is no activation of a traversal)."""
+        return dict(self._core.iteration())
+
+    @property
+    def bindings(self) -> dict[str, str]:
+        """{input name: how it is bound}: ``own`` (the host writes it),
+        ``copied`` (from the outer scope, once), ``live`` (the outer scope's
+        current value at every read), ``cell`` (a shared cell) or ``iteration``."""
+        return dict(self._core.bindings())
+
+    @property
+    def cells(self) -> list[str]:
+        """The shared cells visible in this scope (its own, and those passing through)."""
+        return self._core.cells()[0]
+
+    @property
+    def transit(self) -> list[str]:
+        """The cells this scope only passes through to deeper scopes."""
+        return self._core.cells()[1]
+
+    def manifest(self) -> list[dict[str, Any]]:
+        """What a program compiled against this kernel may read (see
+        :meth:`Program.manifest`), through the whole chain of outer scopes."""
+        return json.loads(self._core.manifest_json())
+
+    def value_of(self, name: str) -> PyValue:
+        """The current value of ``name`` as this scope sees it: its own output
+        or input, else the nearest outer scope's binding of it."""
+        return self._core.value_of(name)
+
+    def for_each(
+        self,
+        comprehension: str,
+        body: str | Program,
+        *,
+        engine: str = "auto",
+        path: str | os.PathLike[str] | None = None,
+        library_path: Iterable[str | os.PathLike[str]] = (),
+        strict: bool = False,
+    ) -> Iterator[Kernel]:
+        """One child kernel per tuple of ``comprehension``, bound under this
+        kernel, with the tuple's names as iteration variables (see
+        :mod:`polydat.dsl.comprehension` for the forms: ``k in 1..4``,
+        ``1..=4``, lists, words, several clauses as a Cartesian product,
+        ``(a, b) in ...`` zips, ``where`` predicates). ``body`` is source,
+        compiled once against this kernel, or a program compiled against it
+        with those iteration variables. ``{name}`` references are read now;
+        the kernels are bound one by one as the iterator advances."""
+        from .dsl import comprehension as comprehensions
+
+        if not isinstance(comprehension, str):
+            raise ArgumentError(f"the comprehension must be text, not {type(comprehension).__name__}")
+        parsed = comprehensions.parse_text(comprehension)
+        types, tuples = parsed.open(self.value_of)
+        if isinstance(body, Program):
+            program = body
+        elif isinstance(body, str):
+            options = {"engine": engine, "library_path": _directories(library_path), "strict": strict}
+            spath = os.fspath(path) if path is not None else None
+            program = _compile_source(body, spath, options, outer=self, iteration=list(types.items()))
+        else:
+            raise ArgumentError(f"body must be source text or a polydat.Program, not {type(body).__name__}")
+        return self._activations(parsed, types, tuples, program, engine, strict)
+
+    def traverse(self, index: int = 0) -> Iterator[Kernel]:
+        """The activations of ``for`` statement ``index`` of this kernel's
+        program: one child kernel per tuple (as :meth:`for_each`), running
+        the statement's body, compiled once."""
+        from .dsl import comprehension as comprehensions
+
+        traversals = self.program._bound.traversals
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(traversals):
+            count = len(traversals)
+            raise ArgumentError(
+                f"traverse({index!r}): the program has {count} for statement{'s' if count != 1 else ''}"
+                + (f" (0..{count - 1})" if count else "")
+            )
+        parsed = traversals[index].comprehension
+        assert isinstance(parsed, comprehensions.Comprehension)
+        types, tuples = parsed.open(self.value_of)
+        program = self.program.traversal_program(index, types)
+        return self._activations(parsed, types, tuples, program, self.program._options.get("engine", "auto"), False)
+
+    def _activations(
+        self, parsed: Any, types: dict[str, str], tuples: Iterator[tuple[Any, ...]], program: Program,
+        engine: str, strict: bool,
+    ) -> Iterator[Kernel]:
+        names = list(types)
+        for values in _filtered(parsed, self, types, tuples, engine, strict):
+            yield Kernel(program, program._core.kernel(self._core, list(zip(names, values))), outer=self)
+
+    def generate(
+        self,
+        cycles: range | int | tuple[int, int] = 1,
+        outputs: Sequence[str] | None = None,
+        inputs: Mapping[str, PyValue] | None = None,
+        threads: int = 1,
+        coordinate: str | None = None,
+        format: str = "numpy",
+    ) -> Any:
+        """:meth:`Program.generate` from this kernel's state: the rows run on
+        kernels of the same scope (its bindings to outer scopes, its current
+        inputs), one per thread; ``inputs`` fixes more inputs for the run."""
+        program = self.program
+        if format == "arrow":
+            pa = _pyarrow("generate(format='arrow')")
+            stream = self._stream(cycles, outputs, inputs, threads, coordinate, GENERATE_BATCH_ROWS)
+            schema = pa.schema(stream.schema)
+            return pa.Table.from_batches([pa.record_batch(b) for b in stream], schema=schema)
+        if format != "numpy":
+            raise ArgumentError(f"format must be 'numpy' or 'arrow', not {format!r}")
+        coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)
+        return self._core.generate(coordinate, start, rows, step, names, fixed, threads=threads)
+
+    def iter_batches(
+        self,
+        cycles: range | int | tuple[int, int] = 1,
+        batch_rows: int = 65536,
+        outputs: Sequence[str] | None = None,
+        inputs: Mapping[str, PyValue] | None = None,
+        threads: int = 1,
+        coordinate: str | None = None,
+    ) -> Iterator[Any]:
+        """:meth:`Program.iter_batches` from this kernel's state (see :meth:`generate`)."""
+        pa = _pyarrow("iter_batches")
+        stream = self._stream(cycles, outputs, inputs, threads, coordinate, batch_rows)
+        return (pa.record_batch(b) for b in stream)
+
+    def _stream(
+        self,
+        cycles: range | int | tuple[int, int],
+        outputs: Sequence[str] | None,
+        inputs: Mapping[str, PyValue] | None,
+        threads: int,
+        coordinate: str | None,
+        batch_rows: int,
+        *,
+        encode: str | None = None,
+        cycles_column: str | None = None,
+    ) -> Any:
+        if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
+            raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
+        coordinate, start, rows, step, names, fixed = self.program._run_args(
+            cycles, outputs, inputs, threads, coordinate
+        )
+        return self._core.batches(
+            coordinate, start, rows, step, names, fixed, threads=threads, batch_rows=batch_rows,
+            encode=encode, cycles_column=cycles_column,
+        )
+
+
+def _filtered(
+    parsed: Any, kernel: Kernel, types: dict[str, str], tuples: Iterator[tuple[Any, ...]], engine: str, strict: bool
+) -> Iterator[tuple[Any, ...]]:
+    """The tuples that pass the comprehension's ``where`` predicate (all of
+    them when it has none): one kernel of the predicate, bound under
+    ``kernel``, takes each tuple's values in turn."""
+    if parsed.where is None:
+        yield from tuples
+        return
+    predicate = _predicate(parsed, kernel, types, engine, strict)
+    names = list(types)
+    check = None
+    for values in tuples:
+        pairs = list(zip(names, values))
+        if check is None:
+            check = Kernel(predicate, predicate._core.kernel(kernel._core, pairs), outer=kernel)
+        else:
+            for name, value in pairs:
+                check.set(name, value)
+        if check.pull("__where"):
+            yield values
+
+
+def _predicate(parsed: Any, kernel: Kernel, types: dict[str, str], engine: str, strict: bool) -> Program:
+    """The ``where`` predicate of a comprehension as a program (output
+    ``__where``) compiled against ``kernel`` with the iteration variables."""
+    source = f"__where := ({parsed.where}) != 0"
+    options = {"engine": engine, "library_path": [], "strict": strict}
+    try:
+        return _compile_source(source, None, options, outer=kernel, iteration=list(types.items()))
+    except CompileError as err:
+        raise parsed.error(f"in the where predicate: {err.message}", parsed.where_line, parsed.where_col, err.hint) from None
+
 
 def compile(
     source: str,
@@ -393,9 +701,15 @@ def compile(
 ) -> Program:
     """Compiles DSL ``source`` into a :class:`Program`.
 
+    ``outer`` (a :class:`Kernel` or a :class:`Program`) is the scope the
+    program is compiled against: every name the program reads but does not
+    bind and the outer scope chain provides becomes a typed extern slot
+    (auto-extern), bound when a kernel is made under a kernel of that scope
+    (:meth:`Program.kernel`); an outer literal is inlined as a constant.
     ``path`` names the source file (for diagnostics and for finding module
     files beside it); ``library_path`` lists more module directories;
-    ``strict`` refuses implicit coercions; ``outputs`` keeps only those outputs
+    ``strict`` refuses implicit coercions and free names nobody provides (an
+    error naming the name, with "did you mean"); ``outputs`` keeps only those outputs
     (dead code is dropped); ``fusion=False`` turns Node Fusion off (for
     equivalence checks and debugging). Raises :class:`CompileError` or
     :class:`RefusedError`.
@@ -407,34 +721,105 @@ def compile(
     if not isinstance(source, str):
         raise ArgumentError(f"source must be text (str), not {type(source).__name__}")
     _core.check_request(engine, provenance)
-    if outer is not None:
-        from .errors import RefusedError
-
-        raise RefusedError("outer scopes are not supported yet", engine)
+    if outer is not None and not isinstance(outer, (Kernel, Program)):
+        raise ArgumentError(f"outer must be a polydat.Kernel or Program, not {type(outer).__name__}")
     spath = os.fspath(path) if path is not None else None
-    libs = _directories(library_path)
-    wanted = _names(outputs, "outputs") if outputs is not None else None
-    bound = dsl.bind(source, path=spath, library_path=libs, strict=strict)
+    options = {
+        "engine": engine,
+        "provenance": provenance,
+        "library_path": _directories(library_path),
+        "strict": strict,
+        "outputs": _names(outputs, "outputs") if outputs is not None else None,
+        "fusion": fusion,
+    }
+    return _compile_source(source, spath, options, outer=outer)
+
+
+def _compile_source(
+    source: str,
+    path: str | None,
+    options: dict[str, Any],
+    *,
+    outer: Any = None,
+    iteration: Sequence[tuple[str, str]] = (),
+    keep: Sequence[str] = (),
+    body: Any = None,
+) -> Program:
+    """Compiles ``source`` (or the ``for`` body ``body`` = (statement, parent
+    AST, pragmas) of it) against ``outer`` (a Kernel, a Program, a
+    :class:`_Manifest` or None) with iteration variables ``iteration`` and
+    kept names ``keep`` (see :func:`compile`)."""
+    from . import dsl
+
+    outer_kernel = outer if isinstance(outer, Kernel) else None
+    if isinstance(outer, (Kernel, Program)):
+        manifest_json: str | None = outer._core.manifest_json()
+    elif isinstance(outer, _Manifest):
+        manifest_json = outer.text
+    else:
+        manifest_json = None
+    entries = json.loads(manifest_json) if manifest_json else []
+    outer_types = {e["name"]: e["type"] for e in entries if e["form"] != "coordinate"}
+    outer_types.update(dict(iteration))
+    coordinates = [e["name"] for e in entries if e["form"] == "coordinate" and e["name"] not in outer_types]
+    engine = options.get("engine", "auto")
+    provenance = options.get("provenance", "auto")
+    strict = bool(options.get("strict", False))
+    libs = list(options.get("library_path", ()))
+    common = {"library_path": libs, "strict": strict, "outer_coordinates": coordinates}
+    if body is not None:
+        traversal, parent_ast, pragmas = body
+        bound = dsl.bind_body(traversal, parent_ast, outer=outer_types, pragmas=pragmas, **common)
+    else:
+        bound = dsl.bind(source, path=path, outer=outer_types, **common)
     try:
         core = _core.Program.compile(
             json.dumps(bound.ir),
             engine=engine,
             provenance=provenance,
-            strict=strict,
-            outputs=wanted,
-            fusion=fusion,
+            strict=strict or bound.strict_types,
+            strict_names=strict or bound.strict,
+            outputs=options.get("outputs"),
+            fusion=options.get("fusion", True),
+            outer_json=manifest_json,
+            iteration=list(iteration),
+            keep=list(keep),
         )
     except CompileError as err:
-        raise _with_source(err, source, spath) from None
-    options = {
+        raise _with_source(err, source, path) from None
+    stored = {
         "engine": engine,
         "provenance": provenance,
         "library_path": libs,
         "strict": strict,
-        "outputs": wanted,
-        "fusion": fusion,
+        "outputs": options.get("outputs"),
+        "fusion": options.get("fusion", True),
     }
-    return Program(core, source, spath, bound, options)
+    if manifest_json is not None or iteration or keep:
+        stored.update(manifest=manifest_json, iteration=list(iteration), keep=list(keep))
+    program = Program(core, source, path, bound, stored, outer_kernel=outer_kernel)
+    if body is None:
+        _check_traversals(program)
+    return program
+
+
+def _check_traversals(program: Program) -> None:
+    """Compiles now the ``for`` bodies whose iteration types are known
+    without reading a name (no ``{name}`` reference), so their errors are
+    compile errors of the program."""
+    def no_refs(name: str) -> Any:
+        raise _HasRefs
+
+    for index, traversal in enumerate(program._bound.traversals):
+        try:
+            types, _tuples = traversal.comprehension.open(no_refs)
+        except _HasRefs:
+            continue
+        program.traversal_program(index, types)
+
+
+class _HasRefs(Exception):
+    """A comprehension reads a name: its types are known only when it opens."""
 
 
 def _directories(paths: Any) -> list[str]:

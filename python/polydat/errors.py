@@ -12,6 +12,8 @@
   coordinate written by name, ...).
 * ``RefusedError`` — an engine or mode cannot run the program, or does not
   exist; never silently substituted.
+* ``BindError`` — a kernel could not be bound under its outer scope (a name
+  it reads is missing there, a value does not fit, ...).
 * ``UnknownNameError`` (also a ``KeyError``) — a read of a name the program
   does not have; ``ArgumentError`` (also a ``ValueError`` and ``TypeError``) —
   a call given the wrong kind of argument; ``InternalError`` — polydat itself
@@ -124,6 +126,21 @@ class WriteError(PolydatError):
         self.slot = slot
 
 
+class BindError(PolydatError):
+    """A kernel could not be bound under its outer scope: the outer scope does
+    not provide a name the program reads from it (``kind`` ``unbound``), gives
+    a value the slot's type refuses (``from_outer``), is not the scope the
+    program was compiled against (``stale``), an iteration value is missing or
+    unknown (``iteration``), a cell's type differs (``cell_type``), or the
+    program needs an outer scope and none was given (``needs_outer``).
+    ``name`` is the name concerned."""
+
+    def __init__(self, message: str, kind: str = "", name: str = ""):
+        super().__init__(message)
+        self.kind = kind
+        self.name = name
+
+
 class UnknownNameError(PolydatError, KeyError):
     """A name that is neither an output nor an input of the program was read
     (``pull``, ``generate(outputs=...)``); the message says "did you mean"."""
@@ -161,6 +178,7 @@ __all__ = [
     "EvalError",
     "WriteError",
     "RefusedError",
+    "BindError",
     "UnknownNameError",
     "ArgumentError",
     "InternalError",

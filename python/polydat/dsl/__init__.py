@@ -32,6 +32,7 @@ from .parser import parse_file, parse_recovering
 __all__ = [
     "parse",
     "bind",
+    "bind_body",
     "check",
     "BoundProgram",
     "Catalog",
@@ -67,6 +68,7 @@ def bind(
     catalog: Catalog | None = None,
     outer: Mapping[str, str] | None = None,
     strict: bool = False,
+    outer_coordinates: Iterable[str] = (),
 ) -> BoundProgram:
     """Parse and bind ``source`` to the graph IR.
 
@@ -74,14 +76,46 @@ def bind(
     beside it); ``library_path`` is a directory, or several, searched for
     modules; ``catalog`` defaults to the compiled core's; ``outer`` maps names
     an enclosing scope provides to their type keyword: a free name listed
-    there becomes an extern input instead of a coordinate. ``strict=True``
-    makes a free name (an inferred input) an error instead of a warning.
+    there becomes an extern input instead of a coordinate, and a free name
+    in ``outer_coordinates`` (a coordinate of the enclosing scope) a
+    coordinate of this program's own, silently. ``strict=True`` makes any
+    other free name (an inferred input) an error instead of a warning.
 
     Raises one CompileError carrying every error of the file; the warnings of
     a program that binds are on :attr:`BoundProgram.warnings`.
     """
     with gc_paused():
-        binder, program = _prepare(source, path, library_path, catalog, outer, strict)
+        binder, program = _prepare(source, path, library_path, catalog, outer, strict, outer_coordinates)
+        return binder.bind(program)
+
+
+def bind_body(
+    traversal: ast.ForStmt,
+    parent: ast.Program,
+    *,
+    library_path: LibraryPath = (),
+    catalog: Catalog | None = None,
+    outer: Mapping[str, str] | None = None,
+    strict: bool = False,
+    outer_coordinates: Iterable[str] = (),
+    pragmas: Iterable[str] = (),
+) -> BoundProgram:
+    """Bind the body of ``for`` statement ``traversal`` (of program
+    ``parent``) as a program of its own: its spans are the file's, the
+    file's modules are callable, and the enclosing scope's ``pragmas`` apply."""
+    statements = tuple(traversal.body) + parent.modules
+    program = ast.Program(statements, parent.source, parent.path)
+    with gc_paused():
+        binder = Binder(
+            catalog if catalog is not None else default_catalog(),
+            library_path=library_path,
+            outer=outer,
+            source_path=parent.path,
+            strict=strict,
+            outer_coordinates=outer_coordinates,
+            pragmas=tuple(pragmas),
+        )
+        binder.report.path = parent.path
         return binder.bind(program)
 
 
@@ -102,7 +136,7 @@ def check(
     binder: Binder | None = None
     try:
         with gc_paused():
-            binder, program = _prepare(source, path, library_path, catalog, outer, strict)
+            binder, program = _prepare(source, path, library_path, catalog, outer, strict, ())
             binder.bind(program)
     except CompileError as err:
         if binder is None:
@@ -121,6 +155,7 @@ def _prepare(
     catalog: Catalog | None,
     outer: Mapping[str, str] | None,
     strict: bool,
+    outer_coordinates: Iterable[str],
 ) -> tuple[Binder, ast.Program]:
     """A binder for ``source`` whose report already holds the parse errors, and the program."""
     file = SourceFile(source, _path_text(path))
@@ -131,6 +166,7 @@ def _prepare(
         outer=outer,
         source_path=program.path,
         strict=strict,
+        outer_coordinates=outer_coordinates,
     )
     binder.report.path = program.path
     binder.report.extend(parse_errors)

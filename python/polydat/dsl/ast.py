@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple, Union
+from typing import Any, NamedTuple, Union
 
 
 class Span(NamedTuple):
@@ -292,7 +292,31 @@ class ModuleDef:
     doc: str | None = None
 
 
-Statement = Union[InputDecl, ExternDecl, Binding, ModuleDef]
+@dataclass(slots=True)
+class Pragma:
+    """``pragma name``: a compile option for this program and the ``for``
+    bodies inside it."""
+
+    name: str
+    span: Span
+
+
+@dataclass(slots=True)
+class ForStmt:
+    """``for <comprehension> { body }``: a traversal. The body is compiled
+    once as a child program; each tuple of the comprehension activates one
+    child kernel with the tuple's names bound as iteration variables.
+    ``comprehension`` is the parsed header (:mod:`polydat.comprehension`),
+    ``text`` its source text."""
+
+    comprehension: Any
+    text: str
+    body: tuple["Statement", ...]
+    span: Span
+    text_span: Span
+
+
+Statement = Union[InputDecl, ExternDecl, Binding, ModuleDef, Pragma, ForStmt]
 
 
 @dataclass(frozen=True)
@@ -321,3 +345,13 @@ class Program:
     def modules(self) -> tuple[ModuleDef, ...]:
         """The module definitions of this file, in source order."""
         return tuple(s for s in self.statements if isinstance(s, ModuleDef))
+
+    @property
+    def traversals(self) -> tuple[ForStmt, ...]:
+        """The ``for`` statements at this level, in source order."""
+        return tuple(s for s in self.statements if isinstance(s, ForStmt))
+
+    @property
+    def pragmas(self) -> tuple[Pragma, ...]:
+        """The ``pragma`` lines at this level, in source order."""
+        return tuple(s for s in self.statements if isinstance(s, Pragma))

@@ -89,6 +89,14 @@ class BoundProgram:
     docs: dict[str, str] = field(default_factory=dict)
     warnings: tuple[Diagnostic, ...] = ()
     inferred_inputs: tuple[str, ...] = ()
+    traversals: tuple[ast.ForStmt, ...] = ()
+    """The program's ``for`` statements (their bodies are bound as child programs)."""
+    pragmas: tuple[str, ...] = ()
+    """The ``pragma`` names of the program (and of the scopes around a ``for`` body)."""
+    strict: bool = False
+    """Free names are errors (``strict=True`` or ``pragma strict``)."""
+    strict_types: bool = False
+    """Implicit coercions are refused (``pragma strict`` or ``pragma strict_types``)."""
 
     @property
     def coordinate_names(self) -> tuple[str, ...]:
@@ -122,11 +130,19 @@ class Binder(Declarations, OperatorLowering, CallLowering):
         outer: Mapping[str, str] | None = None,
         source_path: str | None = None,
         strict: bool = False,
+        outer_coordinates: Any = (),
+        pragmas: Sequence[str] = (),
     ):
         self.catalog = catalog
         self.loader = ModuleLoader(library_path, exclude=source_path)
         self.outer = dict(outer or {})
+        self.outer_coordinates = frozenset(outer_coordinates)
         self.strict = strict
+        self.strict_types = False
+        self.pragmas: list[str] = []
+        self._inferred_externs: set[str] = set()
+        for name in pragmas:
+            self._pragma(name)
         self.report = Report(source_path)
         self.graph = GraphBuilder()
         self.spans: dict[str, Span] = {}
@@ -150,6 +166,8 @@ class Binder(Declarations, OperatorLowering, CallLowering):
             modules = {}
             for definition in program.modules:
                 modules.setdefault(definition.name, definition)
+        for pragma in program.pragmas:
+            self._pragma(pragma.name, pragma.span, file)
         scope = Scope(file, {}, modules, directory_of(program.path), failed_modules=program.unparsed_modules)
         for name in program.unparsed_names:
             scope.env[name] = FAILED
@@ -158,12 +176,17 @@ class Binder(Declarations, OperatorLowering, CallLowering):
         bindings = program.bindings
         reads = [ast.names_read(binding.value) for binding in bindings]
         inferred = self._free_names(reads, owner, scope, coordinates, externs)
+        free = set(inferred)
         for name, type_, span in coordinates:
             index = self.graph.add_input(name, type_, "coordinate", span)
+            if name in free:
+                self.graph.inputs[index]["inferred"] = True
             scope.env[name] = Port(input_wire(index), type_, index)
             self.spans[name] = span
         for name, type_, span, default in externs:
             index = self.graph.add_input(name, type_, "extern", span, default)
+            if name in self._inferred_externs:
+                self.graph.inputs[index]["inferred"] = True
             scope.env[name] = Port(input_wire(index), type_, None)
             self.spans[name] = span
         produced = self._bind_bindings(bindings, scope, check_names=False, reads=reads, owner=owner)
@@ -187,8 +210,36 @@ class Binder(Declarations, OperatorLowering, CallLowering):
             internal_wires=dict(self.internal_wires),
             docs=dict(self.docs),
             warnings=tuple(report.warnings),
-            inferred_inputs=tuple(inferred),
+            inferred_inputs=tuple(n for n in inferred if n not in self.outer_coordinates),
+            traversals=program.traversals,
+            pragmas=tuple(self.pragmas),
+            strict=self.strict,
+            strict_types=self.strict_types,
         )
+
+    #: The pragmas the compiler knows.
+    KNOWN_PRAGMAS = ("strict", "strict_types", "strict_values")
+
+    def _pragma(self, name: str, span: Span | None = None, file: SourceFile | None = None) -> None:
+        """Applies ``pragma name`` (an unknown one is a warning, as upstream)."""
+        if name in self.pragmas:
+            return
+        self.pragmas.append(name)
+        if name == "strict":
+            self.strict = self.strict_types = True
+        elif name == "strict_types":
+            self.strict_types = True
+        elif file is not None and span is not None:
+            if name == "strict_values":
+                message = "pragma 'strict_values' has no effect in this release"
+                hint = "constants are not checked against port constraints at build; assertions still run"
+            else:
+                from . import corerules
+
+                message = f"unknown pragma '{name}'"
+                guess = corerules.suggest(name, list(self.KNOWN_PRAGMAS))
+                hint = f"did you mean '{guess}'?" if guess else f"known pragmas: {', '.join(self.KNOWN_PRAGMAS)}"
+            self.report.add(file.diagnostic(message, span, hint, severity="warning"))
 
     def _bind_bindings(
         self, bindings: Sequence[ast.Binding], scope: Scope, check_names: bool,
@@ -340,6 +391,12 @@ class Binder(Declarations, OperatorLowering, CallLowering):
                 if binding.doc:
                     self.docs[target.name] = binding.doc
                 produced.append((target.name, port, binding.modifiers, target.span))
+                if "shared" in binding.modifiers:
+                    # The binding's cell: later reads of the name read the cell's
+                    # slot; the bound value is the cell's starting value.
+                    cell = self.graph.add_input(target.name, port.type, "extern", target.span)
+                    self.graph.inputs[cell]["cell"] = True
+                    scope.env[target.name] = Port(input_wire(cell), port.type, None)
             else:
                 self.internal_wires[scope.prefix + target.name] = port.wire
         return produced

@@ -34,6 +34,8 @@ class Declarations(LoweringCore):
     catalog: Catalog
     report: Report
     outer: Mapping[str, str]
+    outer_coordinates: frozenset[str]
+    _inferred_externs: set[str]
     strict: bool
 
     def _declarations(
@@ -157,7 +159,7 @@ class Declarations(LoweringCore):
         inferred_externs: list[tuple[str, str, Span, dict[str, Any] | None]] = []
         suggestions = corerules.NameIndex(
             lambda: [*owner, *(name for name, _, _ in coordinates), *(name for name, _, _, _ in externs),
-                     *scope.modules, *self.catalog.names()],
+                     *self.outer, *scope.modules, *self.catalog.names()],
             self.SUGGESTION_BUDGET,
         )
         for refs in reads:
@@ -174,7 +176,14 @@ class Declarations(LoweringCore):
                         scope.env[name] = FAILED
                         continue
                     inferred_externs.append((name, type_, ref.span, None))
+                    self._inferred_externs.add(name)
                     scope.origins[name] = "an extern"
+                    continue
+                if name in self.outer_coordinates:
+                    # A coordinate of the enclosing scope: the child has one of its own.
+                    coordinates.append((name, "u64", ref.span))
+                    scope.origins[name] = "an input"
+                    inferred.append(name)
                     continue
                 guess = suggestions.closest(name)
                 if self.strict:

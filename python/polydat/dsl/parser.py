@@ -220,7 +220,13 @@ class Parser(Recovery):
                 return [self._extern_decl()]
             if word in MODIFIERS:
                 return [self._binding_with_modifiers()]
-            if word in ("pragma", "for", "tile") or (word == "cursor" and not nxt.is_op(":=")):
+            if word == "pragma" and not nxt.is_op(":="):
+                self._not_in_module(in_module, token, "a pragma")
+                return [self._pragma()]
+            if word == "for" and not nxt.is_op(":="):
+                self._not_in_module(in_module, token, "a for statement")
+                return [self._for_statement()]
+            if word == "tile" or (word == "cursor" and not nxt.is_op(":=")):
                 raise self.error(
                     f"'{word}' {NOT_SUPPORTED}", token.span, _UNSUPPORTED_HINTS.get(word)
                 )
@@ -251,6 +257,66 @@ class Parser(Recovery):
         if in_module is not None:
             raise self.expected(f"a statement or '}}' closing module '{in_module}'", token)
         raise self.expected("a statement", token)
+
+    def _pragma(self) -> ast.Pragma:
+        self.advance()  # pragma
+        name = self.peek()
+        if name.kind is not TokenKind.IDENT or name.line != self.tokens[self.pos - 1].line:
+            raise self.expected("a pragma name", name, "write e.g. `pragma strict`")
+        self.advance()
+        return ast.Pragma(name.text, name.span)
+
+    def _for_statement(self) -> ast.ForStmt:
+        """``for <comprehension> { body }``: the header's tokens up to the
+        ``{`` that opens the body (on the same line; a ``{name}`` reference
+        is part of the header), then the body's statements up to its ``}``."""
+        from .comprehension import parse as parse_comprehension
+
+        keyword = self.advance()
+        start = self.pos
+        depth = 0
+        i = start
+        while True:
+            token = self.tokens[i]
+            if token.kind is TokenKind.EOF or token.line != keyword.line:
+                raise self.error(
+                    "expected '{' opening the body of the for statement",
+                    token.span if token.kind is not TokenKind.EOF else keyword.span,
+                    "the body's '{' goes on the line of the `for`: `for k in 1..4 {`",
+                )
+            if token.is_op("(", "["):
+                depth += 1
+            elif token.is_op(")", "]"):
+                depth -= 1
+            elif token.is_op("{") and depth <= 0:
+                is_reference = self.tokens[i + 1].kind is TokenKind.IDENT and self.tokens[i + 2].is_op("}")
+                if not is_reference:
+                    break
+                i += 2
+            i += 1
+        header = self.tokens[start:i]
+        if not header:
+            raise self.error("a for statement needs a comprehension", keyword.span, "write e.g. `for k in 1..4 { ... }`")
+        text = self.file.text[header[0].offset : header[-1].offset + len(header[-1].text)]
+        comprehension = parse_comprehension(header, self.file, text)
+        open_brace = self.tokens[i]
+        self.pos = i + 1
+        body: list[ast.Statement] = []
+        while not self.peek().is_op("}"):
+            if self.peek().kind is TokenKind.EOF:
+                raise self.error(
+                    "expected '}' closing the body of the for statement",
+                    open_brace.span,
+                    "the body opened here is not closed",
+                )
+            nested = self.peek()
+            if nested.kind is TokenKind.IDENT and self.peek(1).is_op("(") and self._is_module_def():
+                raise self.error(
+                    "modules cannot be defined inside a for body", nested.span, "define the module at the top level"
+                )
+            body.extend(self.statement(in_module=None))
+        self.advance()
+        return ast.ForStmt(comprehension, text, tuple(body), keyword.span, header[0].span)
 
     def _not_in_module(self, in_module: str | None, token: Token, what: str) -> None:
         if in_module is not None:
@@ -531,7 +597,7 @@ class Parser(Recovery):
         frame = stack[-1]
         word = token.text
         if word in NON_NAME_KEYWORDS:
-            if word in ("for", "pragma", "tile"):
+            if word in ("for", "tile"):
                 raise self.error(f"'{word}' {NOT_SUPPORTED}", token.span, _UNSUPPORTED_HINTS.get(word))
             raise self.expected("an expression", token)
         self.advance()
@@ -724,8 +790,8 @@ _LINE = TokenKind.LINE
 _PADDING = 3  # EOF copies after the last token, so that peek(2) is an index
 
 _UNSUPPORTED_HINTS = {
-    "for": "for traversals arrive with the scope-chain work",
-    "pragma": "pragmas arrive with the scope-chain work",
+    "for": "a `for` producer (`name := for ...`) is not supported; write a `for` statement, "
+    "or use Kernel.for_each",
     "cursor": "cursors over datasets are not implemented in this release",
     "tile": "tiles (templates) are not implemented in this release; use string interpolation",
 }

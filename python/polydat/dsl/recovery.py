@@ -101,6 +101,10 @@ class Recovery(TokenScanning):
         """Where to continue after the statement at ``start`` failed (always past ``start``)."""
         at = self._at
         first = at(start)
+        if first.is_word("for"):
+            after = self._after_for_body(start)
+            if after is not None:
+                return after
         if first.kind is TokenKind.IDENT and at(start + 1).is_op("(") and self._is_module_def_at(start):
             after = self._after_module_body(start)
             if after is not None:
@@ -124,6 +128,8 @@ class Recovery(TokenScanning):
         if token.kind is not TokenKind.IDENT:
             return False
         nxt = at(i + 1)
+        if token.text in ("for", "pragma"):
+            return not nxt.is_op(":=")
         if token.text in MODIFIERS or token.text == "extern":
             return nxt.kind is TokenKind.IDENT or nxt.is_op("(")
         if token.text == "input" and not nxt.is_op(":="):
@@ -135,6 +141,26 @@ class Recovery(TokenScanning):
         if nxt.is_op(":"):
             return i + 3 < len(self.tokens) and at(i + 2).kind is TokenKind.IDENT and at(i + 3).is_op(":=")
         return nxt.is_op("(") and self._is_module_def_at(i)
+
+    def _after_for_body(self, start: int) -> int | None:
+        """The token after the ``}`` closing the body of the ``for`` at ``start``."""
+        at = self._at
+        i = start + 1
+        while at(i).kind is not TokenKind.EOF and at(i).line == at(start).line:
+            if at(i).is_op("{") and not (at(i + 1).kind is TokenKind.IDENT and at(i + 2).is_op("}")):
+                break
+            i += 1
+        if not at(i).is_op("{"):
+            return None
+        depth = 0
+        for j in range(i, len(self.tokens)):
+            if at(j).is_op("{"):
+                depth += 1
+            elif at(j).is_op("}"):
+                depth -= 1
+                if depth == 0:
+                    return j + 1
+        return len(self.tokens) - 1
 
     def _after_module_body(self, start: int) -> int | None:
         """The token after the ``}`` closing the body of the module defined at ``start``."""

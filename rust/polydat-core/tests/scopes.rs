@@ -79,7 +79,7 @@ fn strict_refuses_a_name_nobody_provides_with_did_you_mean() {
     let parent = root("extern region: str = \"eu\"");
     let ir = sketch::parse("free regoin\nk := str_concat(regoin, \"!\")").unwrap();
     let options =
-        CompileOptions { outer: Some(Arc::new(parent.manifest())), strict: true, ..CompileOptions::default() };
+        CompileOptions { outer: Some(Arc::new(parent.manifest())), strict_names: true, ..CompileOptions::default() };
     let err = failure(compile(&ir, &options));
     assert!(err.message.contains("'regoin' is not bound or declared"), "{}", err.message);
     assert_eq!(err.hint.as_deref(), Some("did you mean 'region'?"));

@@ -4,13 +4,17 @@
 
 use numpy::{IntoPyArray, PyArray1};
 use polydat_core::compile::CompileOptions;
+use polydat_core::engine::bind::Scope;
 use polydat_core::engine::column::{Column, ColumnData};
 use polydat_core::engine::guard::guarded;
-use polydat_core::engine::{self, EngineKind, GenerateError, Kernel as CoreKernel, RowPlan, Stop};
+use polydat_core::engine::{self, EngineKind, GenerateError, Kernel as CoreKernel, KernelMaker, RowPlan, Stop};
+use polydat_core::program::manifest::Manifest;
 
 mod arrow;
 use polydat_core::ir::GraphIr;
-use polydat_core::{BuildError, CompileError, EvalError, Program as CoreProgram, Refused, Value, WriteError};
+use polydat_core::{
+    BindError, BuildError, CompileError, EvalError, Program as CoreProgram, Refused, Value, WriteError,
+};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
@@ -68,6 +72,13 @@ fn unknown_name(py: Python<'_>, message: String, name: &str) -> PyErr {
 
 fn write_error(py: Python<'_>, e: &WriteError) -> PyErr {
     py_error(py, "WriteError", (e.to_string(), e.kind(), e.slot()))
+}
+
+fn bind_error(py: Python<'_>, e: &BindError) -> PyErr {
+    match e {
+        BindError::Init(ev) => eval_error(py, ev),
+        other => py_error(py, "BindError", (other.to_string(), other.kind(), other.name().to_string())),
+    }
 }
 
 fn refused(py: Python<'_>, e: &Refused) -> PyErr {
@@ -301,8 +312,14 @@ struct Program {
 #[pymethods]
 impl Program {
     /// Compiles graph IR (JSON text) for `engine`.
+    /// `outer_json` is the manifest of the outer scope the program is compiled
+    /// against (auto-extern); `iteration` the iteration variables of an
+    /// iteration body, as (name, type keyword); `keep` names that get a
+    /// slot from the outer scope even when unread; `strict` refuses implicit
+    /// coercions, `strict_names` free names nobody provides.
     #[staticmethod]
-    #[pyo3(signature = (ir_json, *, engine="auto", provenance="auto", strict=false, outputs=None, fusion=true))]
+    #[pyo3(signature = (ir_json, *, engine="auto", provenance="auto", strict=false, outputs=None, fusion=true, outer_json=None, iteration=Vec::new(), keep=Vec::new(), strict_names=false))]
+    #[allow(clippy::too_many_arguments)]
     fn compile(
         py: Python<'_>,
         ir_json: &str,
@@ -311,10 +328,31 @@ impl Program {
         strict: bool,
         outputs: Option<Vec<String>>,
         fusion: bool,
+        outer_json: Option<&str>,
+        iteration: Vec<(String, String)>,
+        keep: Vec<String>,
+        strict_names: bool,
     ) -> PyResult<Program> {
         contained(py, || {
             let ir = GraphIr::from_json(ir_json).map_err(|e| py_error(py, "InternalError", (e,)))?;
-            let options = CompileOptions { strict, outputs, fusion, ..CompileOptions::default() };
+            let outer = match outer_json {
+                Some(text) => {
+                    Some(Arc::new(Manifest::from_json(text).map_err(|e| py_error(py, "InternalError", (e,)))?))
+                }
+                None => None,
+            };
+            let iteration =
+                iteration.iter().map(|(n, t)| Ok((n.clone(), port_type(py, t)?))).collect::<PyResult<Vec<_>>>()?;
+            let options = CompileOptions {
+                strict,
+                strict_names,
+                outputs,
+                fusion,
+                outer,
+                iteration,
+                keep,
+                ..CompileOptions::default()
+            };
             let built = py.allow_threads(|| engine::build(&ir, engine, provenance, options));
             let (program, kind) = built.map_err(|e| match e {
                 BuildError::Compile(c) => compile_error(py, &c),
@@ -404,9 +442,54 @@ impl Program {
         })
     }
 
-    /// A new kernel (one mutable state) over this program.
-    fn kernel(&self, py: Python<'_>) -> PyResult<Kernel> {
-        contained(py, || Ok(Kernel { inner: engine::new_kernel(&self.inner, self.kind) }))
+    /// A new kernel (one mutable state) over this program: a root scope, or,
+    /// with `outer`, a scope bound under that kernel's (`iteration` gives
+    /// the iteration variables' values).
+    #[pyo3(signature = (outer=None, iteration=Vec::new()))]
+    fn kernel(
+        &self,
+        py: Python<'_>,
+        outer: Option<&Kernel>,
+        iteration: Vec<(String, Bound<'_, PyAny>)>,
+    ) -> PyResult<Kernel> {
+        contained(py, || {
+            let scope = match outer {
+                None if iteration.is_empty() => Scope::root(&self.inner, self.kind),
+                None => return Err(py_error(py, "ArgumentError", ("iteration values need an outer kernel",))),
+                Some(outer) => {
+                    let values = iteration
+                        .iter()
+                        .map(|(n, v)| Ok((n.clone(), to_value(py, v)?)))
+                        .collect::<PyResult<Vec<_>>>()?;
+                    Scope::bind(&self.inner, self.kind, &outer.scope, values)
+                }
+            };
+            Ok(Kernel { scope: scope.map_err(|e| bind_error(py, &e))? })
+        })
+    }
+
+    /// The manifest (JSON text): the names a program compiled against this
+    /// one may read, with their types and binding forms.
+    fn manifest_json(&self) -> String {
+        Manifest::of_program(&self.inner).to_json()
+    }
+
+    /// Inputs as (name, origin): `declared`, `inferred`, `outer`, `iteration` or `cell`.
+    #[getter]
+    fn input_origins(&self) -> Vec<(String, String)> {
+        self.inner
+            .inputs
+            .iter()
+            .map(|i| {
+                let origin = serde_json::to_string(&i.origin).unwrap_or_default().trim_matches('"').to_string();
+                (i.name.clone(), origin)
+            })
+            .collect()
+    }
+
+    /// The outer literals inlined into the program, as (name, value).
+    fn inlined(&self, py: Python<'_>) -> PyResult<Vec<(String, PyObject)>> {
+        self.inner.scope.inlined.iter().map(|(n, v)| Ok((n.clone(), to_py(py, v)?))).collect()
     }
 
     /// Runs `rows` cycles `start, start + step, ...` writing `coordinate`,
@@ -487,12 +570,7 @@ impl Program {
     ) -> PyResult<arrow::BatchStream> {
         contained(py, || {
             let (plan, sources) = self.row_plan(py, coordinate, start, rows, step, &outputs, &fixed)?;
-            let encode = match encode {
-                None => arrow::Encode::Arrow,
-                Some("csv") => arrow::Encode::Csv,
-                Some("jsonl") => arrow::Encode::Jsonl,
-                Some(other) => return Err(unsupported(py, format!("unknown encoding '{other}' (csv, jsonl or None)"))),
-            };
+            let encode = encoding(py, encode)?;
             let mut names = Vec::with_capacity(outputs.len() + 1);
             names.extend(cycles_column.clone());
             names.extend(outputs.iter().cloned());
@@ -517,20 +595,36 @@ impl Program {
         outputs: &[String],
         fixed: &[(String, Bound<'_, PyAny>)],
     ) -> PyResult<(RowPlan, Vec<engine::ColumnSource>)> {
-        let program = &self.inner;
-        let unknown_input = |name: &str| WriteError::UnknownInput { name: name.into(), known: program.input_names() };
-        let coordinate = program.input(coordinate).ok_or_else(|| write_error(py, &unknown_input(coordinate)))?;
-        let mut fixed_values = Vec::new();
-        for (name, value) in fixed {
-            let i = program.input(name).ok_or_else(|| write_error(py, &unknown_input(name)))?;
-            fixed_values.push((i, to_value(py, value)?));
-        }
-        let mut sources = Vec::new();
-        for name in outputs {
-            sources.push(program.column_source(name).map_err(|m| unknown_name(py, m, name))?);
-        }
-        Ok((RowPlan { coordinate, start, rows, step, fixed: fixed_values }, sources))
+        row_plan(py, &self.inner, coordinate, start, rows, step, outputs, fixed)
     }
+}
+
+/// The checked row plan and column sources of a `generate` call of `program`.
+#[allow(clippy::too_many_arguments)]
+fn row_plan(
+    py: Python<'_>,
+    program: &Arc<CoreProgram>,
+    coordinate: &str,
+    start: u64,
+    rows: usize,
+    step: u64,
+    outputs: &[String],
+    fixed: &[(String, Bound<'_, PyAny>)],
+) -> PyResult<(RowPlan, Vec<engine::ColumnSource>)> {
+    let unknown_input = |name: &str| WriteError::UnknownInput { name: name.into(), known: program.input_names() };
+    let coordinate = program.input(coordinate).ok_or_else(|| write_error(py, &unknown_input(coordinate)))?;
+    let mut fixed_values = Vec::new();
+    for (name, value) in fixed {
+        let i = program.input(name).ok_or_else(|| write_error(py, &unknown_input(name)))?;
+        fixed_values.push((i, to_value(py, value)?));
+    }
+    let sources = column_sources(py, program, outputs)?;
+    Ok((RowPlan { coordinate, start, rows, step, fixed: fixed_values }, sources))
+}
+
+/// What each of `names` selects as a column of `program` (an output, else an input).
+fn column_sources(py: Python<'_>, program: &CoreProgram, names: &[String]) -> PyResult<Vec<engine::ColumnSource>> {
+    names.iter().map(|name| program.column_source(name).map_err(|m| unknown_name(py, m, name))).collect()
 }
 
 /// Looks for a pending signal (Ctrl-C) while the GIL is released: asked at the
@@ -580,10 +674,29 @@ impl SignalWatch {
     }
 }
 
-/// One mutable state over a program; use from one thread at a time.
-#[pyclass(module = "polydat._core")]
+/// One mutable state over a program: a scope, root or bound under an outer
+/// kernel's. Calls lock it, so it is safe to share, but use it from one
+/// thread at a time (give each thread its own kernel).
+#[pyclass(frozen, module = "polydat._core")]
 struct Kernel {
-    inner: Box<dyn CoreKernel>,
+    scope: Arc<Scope>,
+}
+
+impl Kernel {
+    /// The bound inputs' current values (what a `generate` worker's kernel
+    /// already holds) and a maker of such kernels.
+    fn maker(&self) -> (KernelMaker, Vec<(usize, Value)>) {
+        let kernel = self.scope.lock();
+        let program = self.scope.program();
+        let preset = (0..program.inputs.len())
+            .filter(|&i| program.inputs[i].kind == polydat_core::ir::InputKind::Extern)
+            .map(|i| (i, kernel.input_value(i)))
+            .filter(|(i, v)| kernel.is_bound(*i) || !v.is_none())
+            .collect();
+        let scope = self.scope.clone();
+        let maker: KernelMaker = Arc::new(move || Box::new(scope.lock().sibling()));
+        (maker, preset)
+    }
 }
 
 #[pymethods]
@@ -592,7 +705,7 @@ impl Kernel {
     /// write: if any is refused, nothing is written.
     #[pyo3(signature = (values, named))]
     fn set_inputs(
-        &mut self,
+        &self,
         py: Python<'_>,
         values: Vec<Bound<'_, PyAny>>,
         named: Vec<(String, Bound<'_, PyAny>)>,
@@ -601,39 +714,42 @@ impl Kernel {
             let values: Vec<Value> = values.iter().map(|v| to_value(py, v)).collect::<PyResult<_>>()?;
             let named: Vec<(String, Value)> =
                 named.into_iter().map(|(n, v)| Ok((n, to_value(py, &v)?))).collect::<PyResult<_>>()?;
-            engine::write_inputs(self.inner.as_mut(), values, named, true).map_err(|e| write_error(py, &e))
+            let mut kernel = self.scope.lock();
+            engine::write_inputs(&mut *kernel, values, named, true).map_err(|e| write_error(py, &e))
         })
     }
 
-    /// Writes an extern by name (type-checked).
-    fn set(&mut self, py: Python<'_>, name: &str, value: Bound<'_, PyAny>) -> PyResult<()> {
+    /// Writes an extern by name (type-checked); on a `shared` slot, publishes to its cell.
+    fn set(&self, py: Python<'_>, name: &str, value: Bound<'_, PyAny>) -> PyResult<()> {
         contained(py, || {
             let value = to_value(py, &value)?;
-            engine::set_named(self.inner.as_mut(), name, value, false).map_err(|e| write_error(py, &e))
+            let mut kernel = self.scope.lock();
+            engine::set_named(&mut *kernel, name, value, false).map_err(|e| write_error(py, &e))
         })
     }
 
     /// Reads one output (or an input by name).
-    fn pull(&mut self, py: Python<'_>, name: &str) -> PyResult<PyObject> {
+    fn pull(&self, py: Python<'_>, name: &str) -> PyResult<PyObject> {
         contained(py, || {
-            let program = self.inner.program().clone();
+            let program = self.scope.program().clone();
+            let mut kernel = self.scope.lock();
             if let Some(o) = program.output(name) {
-                let v = self.inner.pull(o).map_err(|e| eval_error(py, &e))?;
+                let v = kernel.pull(o).map_err(|e| eval_error(py, &e))?;
                 return to_py(py, &v);
             }
             if let Some(i) = program.input(name) {
-                return to_py(py, &self.inner.input_value(i));
+                return to_py(py, &kernel.input_value(i));
             }
             Err(unknown_name(py, program.unknown_name(name), name))
         })
     }
 
     /// Reads every output as one read: {name: value}.
-    fn eval<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    fn eval<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         contained(py, || {
-            let values = self.inner.eval().map_err(|e| eval_error(py, &e))?;
+            let values = self.scope.lock().eval().map_err(|e| eval_error(py, &e))?;
             let d = PyDict::new(py);
-            for (o, v) in self.inner.program().outputs.iter().zip(&values) {
+            for (o, v) in self.scope.program().outputs.iter().zip(&values) {
                 d.set_item(&o.name, to_py(py, v)?)?;
             }
             Ok(d)
@@ -641,16 +757,16 @@ impl Kernel {
     }
 
     /// Makes every step stale; inputs are kept.
-    fn invalidate_all(&mut self, py: Python<'_>) -> PyResult<()> {
+    fn invalidate_all(&self, py: Python<'_>) -> PyResult<()> {
         contained(py, || {
-            self.inner.invalidate_all();
+            self.scope.lock().invalidate_all();
             Ok(())
         })
     }
 
     /// Re-runs scope init: every `const` is captured again from the current
     /// inputs (at the next read).
-    fn init(&mut self, py: Python<'_>) -> PyResult<()> {
+    fn init(&self, py: Python<'_>) -> PyResult<()> {
         self.invalidate_all(py)
     }
 
@@ -658,12 +774,212 @@ impl Kernel {
     fn input_values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         contained(py, || {
             let d = PyDict::new(py);
-            for (i, def) in self.inner.program().inputs.iter().enumerate() {
-                d.set_item(&def.name, to_py(py, &self.inner.input_value(i))?)?;
+            let kernel = self.scope.lock();
+            for (i, def) in self.scope.program().inputs.iter().enumerate() {
+                d.set_item(&def.name, to_py(py, &kernel.input_value(i))?)?;
             }
             Ok(d)
         })
     }
+
+    /// The engine the kernel runs on (`p1`, `p2/pull`, ...).
+    #[getter]
+    fn engine(&self) -> &'static str {
+        self.scope.kind().name()
+    }
+
+    /// How each input is bound, as (name, form): `own`, `copied`, `live`,
+    /// `cell` or `iteration`.
+    fn bindings(&self, py: Python<'_>) -> PyResult<Vec<(String, &'static str)>> {
+        contained(py, || {
+            let kernel = self.scope.lock();
+            Ok(self
+                .scope
+                .program()
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (d.name.clone(), kernel.binding(i)))
+                .collect())
+        })
+    }
+
+    /// The cells visible in this scope and the names among them it only passes through.
+    fn cells(&self) -> (Vec<String>, Vec<String>) {
+        (self.scope.cell_names(), self.scope.transit().to_vec())
+    }
+
+    /// The iteration values the kernel was bound with, as (name, value).
+    fn iteration(&self, py: Python<'_>) -> PyResult<Vec<(String, PyObject)>> {
+        self.scope.iteration().iter().map(|(n, v)| Ok((n.clone(), to_py(py, v)?))).collect()
+    }
+
+    /// The manifest of this scope (JSON text): its names, then those of the
+    /// outer scopes it does not shadow.
+    fn manifest_json(&self, py: Python<'_>) -> PyResult<String> {
+        contained(py, || Ok(self.scope.manifest().to_json()))
+    }
+
+    /// The current value of `name` as this scope sees it (its own binding,
+    /// else the nearest outer scope's); raises UnknownNameError when no
+    /// scope of the chain binds it.
+    fn value_of(&self, py: Python<'_>, name: &str) -> PyResult<PyObject> {
+        contained(py, || match self.scope.value_of(name).map_err(|e| eval_error(py, &e))? {
+            Some(v) => to_py(py, &v),
+            None => {
+                let names: Vec<String> = self.scope.manifest().names().map(str::to_string).collect();
+                let hint = polydat_core::nodes::did_you_mean(name, names.iter().map(String::as_str))
+                    .unwrap_or_else(|| format!("names here: {}", names.join(", ")));
+                Err(unknown_name(py, format!("no scope of this chain binds '{name}'; {hint}"), name))
+            }
+        })
+    }
+
+    /// `generate` from this kernel's state: the rows run on kernels of the
+    /// same scope (its bindings, its current inputs), one per thread.
+    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1))]
+    #[allow(clippy::too_many_arguments)]
+    fn generate<'py>(
+        &self,
+        py: Python<'py>,
+        coordinate: &str,
+        start: u64,
+        rows: usize,
+        step: u64,
+        outputs: Vec<String>,
+        fixed: Vec<(String, Bound<'py, PyAny>)>,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        contained(py, || {
+            let program = self.scope.program().clone();
+            let (plan, sources) = row_plan(py, &program, coordinate, start, rows, step, &outputs, &fixed)?;
+            let (maker, preset) = self.maker();
+            let kind = self.scope.kind();
+            let interrupt = SignalWatch::new();
+            let hook = || interrupt.interrupted();
+            let stop = Stop::with_hook(&hook);
+            let result = py.allow_threads(|| {
+                engine::Generator::with_maker(&program, kind, maker, preset, &plan, &sources, threads)?
+                    .fill(plan.start, plan.rows, &stop)
+            });
+            let columns = match result {
+                Err(GenerateError::Cancelled) => return Err(interrupt.take()),
+                other => other.map_err(|e| generate_error(py, e))?,
+            };
+            let d = PyDict::new(py);
+            for (name, column) in outputs.iter().zip(columns) {
+                d.set_item(name, column_to_py(py, column)?)?;
+            }
+            Ok(d)
+        })
+    }
+
+    /// The batch stream of `Program.batches`, from this kernel's state (see `generate`).
+    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, batch_rows=65536, encode=None, cycles_column=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn batches<'py>(
+        &self,
+        py: Python<'py>,
+        coordinate: &str,
+        start: u64,
+        rows: usize,
+        step: u64,
+        outputs: Vec<String>,
+        fixed: Vec<(String, Bound<'py, PyAny>)>,
+        threads: usize,
+        batch_rows: usize,
+        encode: Option<&str>,
+        cycles_column: Option<String>,
+    ) -> PyResult<arrow::BatchStream> {
+        contained(py, || {
+            let program = self.scope.program().clone();
+            let (plan, sources) = row_plan(py, &program, coordinate, start, rows, step, &outputs, &fixed)?;
+            let encode = encoding(py, encode)?;
+            let mut names = Vec::with_capacity(outputs.len() + 1);
+            names.extend(cycles_column.clone());
+            names.extend(outputs.iter().cloned());
+            let (maker, preset) = self.maker();
+            let generator =
+                engine::Generator::with_maker(&program, self.scope.kind(), maker, preset, &plan, &sources, threads)
+                    .map_err(|e| generate_error(py, e))?;
+            arrow::BatchStream::start(
+                engine::Batches::of(generator, batch_rows),
+                names,
+                cycles_column.is_some(),
+                encode,
+            )
+            .map_err(|e| py_error(py, "InternalError", (e,)))
+        })
+    }
+}
+
+fn encoding(py: Python<'_>, encode: Option<&str>) -> PyResult<arrow::Encode> {
+    match encode {
+        None => Ok(arrow::Encode::Arrow),
+        Some("csv") => Ok(arrow::Encode::Csv),
+        Some("jsonl") => Ok(arrow::Encode::Jsonl),
+        Some(other) => Err(unsupported(py, format!("unknown encoding '{other}' (csv, jsonl or None)"))),
+    }
+}
+
+/// The rows of several kernels of one program, run after run: for each
+/// `(kernel, start, rows)`, its first coordinate swept over `start..start +
+/// rows` (a program without coordinates reads the same row again), from a
+/// kernel of the same scope (its bindings, its current inputs). Returns the
+/// columns `columns` as CSV rows (no header) or JSON Lines (`format`
+/// `"csv"`/`"jsonl"`: bytes), or as an Arrow record batch (`"arrow"`). The
+/// runs are shared out among `threads` workers; the result is the same on
+/// any number. The GIL is released.
+#[pyfunction]
+#[pyo3(signature = (runs, columns, format, threads=1))]
+fn fill_runs(
+    py: Python<'_>,
+    runs: Vec<(PyRef<'_, Kernel>, u64, usize)>,
+    columns: Vec<String>,
+    format: &str,
+    threads: usize,
+) -> PyResult<PyObject> {
+    contained(py, || {
+        let Some((first, _, _)) = runs.first() else {
+            return Err(py_error(py, "ArgumentError", ("fill_runs needs at least one run",)));
+        };
+        let program = first.scope.program().clone();
+        let sources = column_sources(py, &program, &columns)?;
+        let coordinate = (0..program.coord_count).next();
+        let mut jobs = Vec::with_capacity(runs.len());
+        for (kernel, start, rows) in &runs {
+            if !Arc::ptr_eq(kernel.scope.program(), &program) {
+                return Err(py_error(py, "ArgumentError", ("every run must be a kernel of the same program",)));
+            }
+            let sibling = kernel.scope.lock().sibling();
+            jobs.push(engine::KernelRows { kernel: Box::new(sibling), coordinate, start: *start, rows: *rows });
+        }
+        let interrupt = SignalWatch::new();
+        let hook = || interrupt.interrupted();
+        let stop = Stop::with_hook(&hook);
+        let result = py.allow_threads(|| engine::fill_runs(&program, jobs, &sources, threads, &stop));
+        let filled = match result {
+            Err(GenerateError::Cancelled) => return Err(interrupt.take()),
+            other => other.map_err(|e| generate_error(py, e))?,
+        };
+        let refs: Vec<&Column> = filled.iter().collect();
+        let mut out = Vec::new();
+        match format {
+            "csv" => engine::text::csv_rows(&refs, &mut out),
+            "jsonl" => {
+                let names: Vec<&str> = columns.iter().map(String::as_str).collect();
+                engine::text::jsonl_rows(&names, &refs, &mut out)
+            }
+            "arrow" => {
+                let types: Vec<_> = filled.iter().map(|c| c.ty).collect();
+                let schema = arrow::schema(&columns, &types);
+                let batch = arrow::record_batch(&schema, filled).map_err(|e| py_error(py, "InternalError", (e,)))?;
+                return Ok(pyo3_arrow::PyRecordBatch::new(batch).into_pyobject(py)?.into_any().unbind());
+            }
+            other => return Err(unsupported(py, format!("unknown format '{other}' (csv, jsonl or arrow)"))),
+        }
+        Ok(PyBytes::new(py, &out).into_any().unbind())
+    })
 }
 
 /// How many times `__probe` nodes keyed `key` have evaluated (for tests).
@@ -876,6 +1192,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(probe_reset, m)?)?;
     m.add_function(wrap_pyfunction!(text_header, m)?)?;
     m.add_function(wrap_pyfunction!(_encode_column, m)?)?;
+    m.add_function(wrap_pyfunction!(fill_runs, m)?)?;
     m.add_class::<Program>()?;
     m.add_class::<Kernel>()?;
     m.add_class::<arrow::BatchStream>()?;

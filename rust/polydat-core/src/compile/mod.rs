@@ -48,6 +48,8 @@ use std::time::Instant;
 pub struct CompileOptions {
     /// Refuse implicit (class-A) coercions on wires.
     pub strict: bool,
+    /// Refuse free names nobody provides (instead of inferring coordinates).
+    pub strict_names: bool,
     /// Keep only these outputs (and the nodes they need); all when `None`.
     pub outputs: Option<Vec<String>>,
     /// Run Node Fusion (on by default; off for equivalence tests and debugging).
@@ -89,6 +91,7 @@ impl Default for CompileOptions {
     fn default() -> Self {
         CompileOptions {
             strict: false,
+            strict_names: false,
             outputs: None,
             fusion: true,
             engine_supports: None,
@@ -111,7 +114,7 @@ pub fn compile(ir: &GraphIr, options: &CompileOptions) -> Result<Program, Compil
         outer: options.outer.as_deref(),
         iteration: &options.iteration,
         keep: &options.keep,
-        strict: options.strict,
+        strict: options.strict_names,
     };
     let rewritten = outer::apply(ir, &surface, &mut events)?;
     let (ir, inlined) = match &rewritten {

@@ -709,7 +709,13 @@ impl Batches {
         batch_rows: usize,
     ) -> Result<Batches, GenerateError> {
         let generator = Generator::new(program, kind, plan, sources, threads)?;
-        Ok(Batches { generator, next: plan.start, left: plan.rows, batch_rows: batch_rows.max(1) })
+        Ok(Batches::of(generator, batch_rows))
+    }
+
+    /// The batches of `generator`'s plan, `batch_rows` rows each (at least 1).
+    pub fn of(generator: Generator, batch_rows: usize) -> Batches {
+        let (next, left) = (generator.plan.start, generator.plan.rows);
+        Batches { generator, next, left, batch_rows: batch_rows.max(1) }
     }
 
     /// The generator that fills the batches.
@@ -854,4 +860,143 @@ impl std::fmt::Display for GenerateError {
             ),
         }
     }
+}
+
+/// One run of [`fill_runs`]: a kernel and the rows it fills (its first
+/// coordinate takes `start`, `start + 1`, ...).
+pub struct KernelRows {
+    /// The kernel (a scope's sibling, usually).
+    pub kernel: Box<dyn Kernel>,
+    /// The coordinate the rows sweep (`None`: the program has none; every
+    /// row reads the outputs again).
+    pub coordinate: Option<usize>,
+    /// The coordinate's value at the run's first row.
+    pub start: u64,
+    /// Number of rows.
+    pub rows: usize,
+}
+
+/// Fills one set of columns with the rows of several kernels of `program`,
+/// run after run (a workload phase's iterations, one kernel each): the
+/// columns `sources` of run 0's rows, then run 1's, and so on. The runs are
+/// shared out, in contiguous groups, among up to `threads` workers, each
+/// writing straight into its rows; the columns are the same whatever the
+/// number of threads. An input column holds the kernel's value of that input
+/// on every row of its run (the swept coordinate, its row values).
+pub fn fill_runs(
+    program: &Program,
+    mut runs: Vec<KernelRows>,
+    sources: &[ColumnSource],
+    threads: usize,
+    stop: &Stop<'_>,
+) -> Result<Vec<Column>, GenerateError> {
+    let counts: Vec<usize> = runs.iter().map(|r| r.rows).collect();
+    let total: usize = counts.iter().sum();
+    let type_of = |s: &ColumnSource| match *s {
+        ColumnSource::Output(o) => program.outputs[o].ty,
+        ColumnSource::Input(i) => program.inputs[i].ty,
+    };
+    let mut columns: Vec<Column> = sources
+        .iter()
+        .map(|s| Column::new(type_of(s), total))
+        .collect::<Option<_>>()
+        .ok_or(GenerateError::OutOfMemory { rows: total, columns: sources.len() })?;
+    let mut per_run: Vec<Vec<ColumnPart<'_>>> = (0..runs.len()).map(|_| Vec::with_capacity(sources.len())).collect();
+    for column in columns.iter_mut() {
+        for (r, part) in column.split(&counts).into_iter().enumerate() {
+            per_run[r].push(part);
+        }
+    }
+    let outs: Vec<usize> =
+        sources.iter().filter_map(|s| if let ColumnSource::Output(o) = s { Some(*o) } else { None }).collect();
+    let fill_one = |run: &mut KernelRows, parts: Vec<ColumnPart<'_>>| -> Result<Vec<PartDone>, GenerateError> {
+        let mut output_parts = Vec::with_capacity(outs.len());
+        let mut input_parts = Vec::new();
+        for (k, (source, part)) in sources.iter().zip(parts).enumerate() {
+            match *source {
+                ColumnSource::Output(_) => output_parts.push((k, part)),
+                ColumnSource::Input(i) => input_parts.push((k, i, part)),
+            }
+        }
+        if run.rows > 0 && !outs.is_empty() {
+            let mut parts: Vec<ColumnPart<'_>> = Vec::with_capacity(output_parts.len());
+            let mut order = Vec::with_capacity(output_parts.len());
+            for (k, part) in output_parts {
+                order.push(k);
+                parts.push(part);
+            }
+            match run.coordinate {
+                Some(coordinate) => {
+                    let rows = RowFill { coordinate, first: run.start, step: 1, count: run.rows, stop };
+                    run.kernel.fill_rows(&rows, &outs, &mut parts)?;
+                }
+                None => {
+                    for _ in 0..run.rows {
+                        run.kernel.pull_row(&outs, &mut parts).map_err(GenerateError::Eval)?;
+                    }
+                }
+            }
+            output_parts = order.into_iter().zip(parts).collect();
+        }
+        for (_, i, part) in input_parts.iter_mut() {
+            if Some(*i) == run.coordinate {
+                for r in 0..run.rows as u64 {
+                    part.push(&Value::U64(run.start.wrapping_add(r)));
+                }
+            } else {
+                let value = run.kernel.input_value(*i);
+                (0..run.rows).for_each(|_| part.push(&value));
+            }
+        }
+        let mut done: Vec<(usize, PartDone)> = output_parts.into_iter().map(|(k, p)| (k, p.done())).collect();
+        done.extend(input_parts.into_iter().map(|(k, _, p)| (k, p.done())));
+        done.sort_by_key(|(k, _)| *k);
+        Ok(done.into_iter().map(|(_, d)| d).collect())
+    };
+    // Contiguous groups of runs of about equal rows, one per worker.
+    let workers = threads.clamp(1, runs.len().max(1));
+    let target = total.div_ceil(workers).max(1);
+    let mut groups: Vec<usize> = Vec::with_capacity(workers);
+    let (mut rows_in_group, mut runs_in_group) = (0, 0);
+    for &n in &counts {
+        rows_in_group += n;
+        runs_in_group += 1;
+        if rows_in_group >= target && groups.len() + 1 < workers {
+            groups.push(runs_in_group);
+            (rows_in_group, runs_in_group) = (0, 0);
+        }
+    }
+    groups.push(runs_in_group);
+    let mut jobs: Vec<Vec<(&mut KernelRows, Vec<ColumnPart<'_>>)>> = Vec::with_capacity(groups.len());
+    let mut pairs = runs.iter_mut().zip(per_run);
+    for &size in &groups {
+        jobs.push(pairs.by_ref().take(size).collect());
+    }
+    let run_group = |group: Vec<(&mut KernelRows, Vec<ColumnPart<'_>>)>| -> Result<Vec<Vec<PartDone>>, GenerateError> {
+        group.into_iter().map(|(run, parts)| fill_one(run, parts)).collect()
+    };
+    let results: Vec<Result<Vec<Vec<PartDone>>, GenerateError>> = if jobs.len() == 1 {
+        jobs.into_iter().map(run_group).collect()
+    } else {
+        std::thread::scope(|scope| {
+            let mut jobs = jobs.into_iter();
+            let own = jobs.next().unwrap_or_default();
+            let handles: Vec<_> = jobs.map(|group| scope.spawn(|| run_group(group))).collect();
+            let mut results = vec![run_group(own)];
+            results.extend(handles.into_iter().map(|h| h.join().unwrap_or(Err(GenerateError::Panicked))));
+            results
+        })
+    };
+    let mut by_column: Vec<Vec<PartDone>> = (0..columns.len()).map(|_| Vec::with_capacity(counts.len())).collect();
+    for result in results {
+        for run in result? {
+            for (c, part) in run.into_iter().enumerate() {
+                by_column[c].push(part);
+            }
+        }
+    }
+    for (column, parts) in columns.iter_mut().zip(by_column) {
+        column.absorb(parts);
+    }
+    Ok(columns)
 }

@@ -1,0 +1,515 @@
+"""Workloads: scope chains from a YAML file, generating one table per phase.
+
+::
+
+    params:                 # the params scope: one const per parameter (overridable: -p users=500)
+      users: 100
+    bindings: |             # the workload scope (DSL), under the params
+      shop := "polyshop"
+    phases:                 # in order; each writes one table
+      users:
+        cycles: "{users}"   # rows: a count (or A..B), {name} read from the phase's scopes
+        bindings: |         # the rows program, one row per cycle
+          user_id := cycle
+          name := full_name(user_id)
+        emit: [user_id, name]
+      orders:
+        for_each: "user in 0..{users}"   # one iteration scope per tuple (see below)
+        bindings: |
+          order_count := 1 + mod(hash(user), 4)
+          order_id := row_offset + cycle
+        cycles: "{order_count}"
+        emit: [order_id, user]
+
+The chain is params → workload bindings → each phase's iteration scopes →
+the phase's rows program. ``for_each`` is one comprehension (see
+:mod:`polydat.dsl.comprehension`) or a list of levels, each a comprehension
+or ``{each: "...", bindings: "..."}`` with bindings of that level's scope;
+a level's ``{name}`` references read the enclosing scope. Every iteration
+scope also binds ``ordinal`` (the position of its tuple among all the
+tuples of its level in the phase, from 0) and ``row_offset`` (the rows the
+phase wrote before it), so ids can be globally unique: the rows of a phase
+are numbered ``row_offset + cycle``.
+
+Each row carries the phase's iteration values (every level's names, first)
+and then the ``emit`` names (default: every output of the rows program; a
+name bound in an outer scope may be emitted too). Rows are a pure function
+of the parameters, so a table is the same byte for byte on any number of
+threads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from .errors import ArgumentError, PolydatError
+
+__all__ = ["Workload", "Phase", "Level", "WorkloadError"]
+
+EXTRA_NAMES = (("ordinal", "u64"), ("row_offset", "u64"))
+"""The names every iteration scope binds besides its tuple's."""
+
+RUN_BATCH_ROWS = 1 << 16
+"""Rows (about) per call into the core while a phase is written."""
+
+RUN_BATCH_RUNS = 4096
+"""Iterations at most per call into the core."""
+
+
+class WorkloadError(PolydatError):
+    """The workload file is malformed; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Level:
+    """One ``for_each`` level: a comprehension and the bindings of its scope."""
+
+    each: str
+    bindings: str = ""
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase: its iteration levels, rows program, row count and emitted columns."""
+
+    name: str
+    levels: tuple[Level, ...] = ()
+    bindings: str = ""
+    cycles: str = "1"
+    emit: tuple[str, ...] | None = None
+
+
+@dataclass
+class Workload:
+    """A workload file: parameters, the workload scope's bindings, phases."""
+
+    params: dict[str, Any]
+    bindings: str
+    phases: list[Phase]
+    path: str | None = None
+    engine: str = "auto"
+    _chain: Any = field(default=None, init=False, repr=False)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Workload:
+        """Reads a workload YAML file (see the module)."""
+        import yaml
+
+        path = os.fspath(path)
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = yaml.safe_load(f)
+        except yaml.YAMLError as err:
+            raise WorkloadError(f"{path}: not valid YAML: {err}") from None
+        return cls.from_dict(data, path=path)
+
+    @classmethod
+    def from_dict(cls, data: Any, path: str | None = None) -> Workload:
+        """A workload from its YAML data (a mapping)."""
+        where = path or "workload"
+        if not isinstance(data, Mapping):
+            raise WorkloadError(f"{where}: a workload is a mapping with params, bindings and phases")
+        unknown = sorted(set(data) - {"params", "bindings", "phases", "description"})
+        if unknown:
+            raise WorkloadError(f"{where}: unknown key '{unknown[0]}' (keys: params, bindings, phases)")
+        params = data.get("params") or {}
+        if not isinstance(params, Mapping):
+            raise WorkloadError(f"{where}: params must be a mapping of names to values")
+        for name, value in params.items():
+            _check_param(where, name, value)
+        bindings = _text(data.get("bindings"), f"{where}: bindings")
+        phases_data = data.get("phases")
+        if not phases_data:
+            raise WorkloadError(f"{where}: a workload needs phases")
+        if isinstance(phases_data, Mapping):
+            items = list(phases_data.items())
+        elif isinstance(phases_data, list):
+            items = []
+            for i, entry in enumerate(phases_data):
+                if not isinstance(entry, Mapping) or "name" not in entry:
+                    raise WorkloadError(f"{where}: phase #{i + 1} needs a name")
+                items.append((entry["name"], {k: v for k, v in entry.items() if k != "name"}))
+        else:
+            raise WorkloadError(f"{where}: phases must be a mapping of phase names to phases")
+        phases = [_phase(where, str(name), spec) for name, spec in items]
+        names = [p.name for p in phases]
+        for i, name in enumerate(names):
+            if name in names[:i]:
+                raise WorkloadError(f"{where}: phase '{name}' is defined twice")
+        return cls(dict(params), bindings, phases, path)
+
+    def with_params(self, **values: Any) -> Workload:
+        """A copy with some parameters replaced (each keeps its kind)."""
+        params = dict(self.params)
+        for name, value in values.items():
+            if name not in params:
+                from . import _core
+
+                hint = _core.suggest(name, list(params))
+                more = f"; did you mean '{hint}'?" if hint else f"; params are: {', '.join(params) or '(none)'}"
+                raise ArgumentError(f"no param named '{name}'{more}")
+            _check_param(self.path or "workload", name, value)
+            params[name] = value
+        return Workload(params, self.bindings, self.phases, self.path, self.engine)
+
+    def parse_param(self, name: str, text: str) -> Any:
+        """``text`` read as parameter ``name``'s kind (the command line's ``-p name=value``)."""
+        if name not in self.params:
+            from . import _core
+
+            hint = _core.suggest(name, list(self.params))
+            more = f"; did you mean '{hint}'?" if hint else f"; params are: {', '.join(self.params) or '(none)'}"
+            raise ArgumentError(f"no param named '{name}'{more}")
+        current = self.params[name]
+        try:
+            if isinstance(current, bool):
+                lowered = text.strip().lower()
+                if lowered not in ("true", "false", "1", "0"):
+                    raise ValueError
+                return lowered in ("true", "1")
+            if isinstance(current, int):
+                return int(text.strip(), 0)
+            if isinstance(current, float):
+                return float(text)
+        except ValueError:
+            kind = type(current).__name__
+            raise ArgumentError(f"param '{name}' is {kind} ({current!r}); cannot read {text!r} as one") from None
+        return text
+
+    # -- the chain ------------------------------------------------------------
+
+    def chain(self) -> Any:
+        """The compiled chain: params kernel, workload kernel (built once)."""
+        if self._chain is None:
+            self._chain = _Chain(self)
+        return self._chain
+
+    def columns(self, phase: str | Phase) -> list[str]:
+        """The columns of a phase's table: its iteration variables, then the emitted names."""
+        return self.chain().columns(self._phase(phase))
+
+    def _phase(self, phase: str | Phase) -> Phase:
+        if isinstance(phase, Phase):
+            return phase
+        for p in self.phases:
+            if p.name == phase:
+                return p
+        from . import _core
+
+        hint = _core.suggest(phase, [p.name for p in self.phases])
+        raise ArgumentError(f"no phase named '{phase}'" + (f"; did you mean '{hint}'?" if hint else ""))
+
+    def write(self, phase: str | Phase, out: IO[bytes], format: str = "csv", threads: int = 1) -> int:
+        """Writes the table of ``phase`` to ``out`` as CSV (with a header),
+        JSON Lines or Parquet; returns the row count."""
+        from . import _core
+
+        chain = self.chain()
+        phase = self._phase(phase)
+        columns = chain.columns(phase)
+        if format == "parquet":
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            writer = None
+            total = 0
+            try:
+                for runs, rows in chain.batches(phase):
+                    batch = pa.record_batch(_core.fill_runs(runs, columns, "arrow", threads))
+                    if writer is None:
+                        writer = pq.ParquetWriter(out, batch.schema)
+                    writer.write_batch(batch)
+                    total += rows
+                if writer is None:  # no row: a file with the schema
+                    schema = chain.schema(phase)
+                    writer = pq.ParquetWriter(out, schema)
+            finally:
+                if writer is not None:
+                    writer.close()
+            return total
+        if format not in ("csv", "jsonl"):
+            raise ArgumentError(f"format must be csv, jsonl or parquet, not {format!r}")
+        if format == "csv":
+            out.write(_core.text_header(columns, "csv"))
+        total = 0
+        for runs, rows in chain.batches(phase):
+            out.write(_core.fill_runs(runs, columns, format, threads))
+            total += rows
+        return total
+
+    def table(self, phase: str | Phase, threads: int = 1) -> Any:
+        """The table of ``phase`` as a ``pyarrow.Table``."""
+        import pyarrow as pa
+
+        from . import _core
+
+        chain = self.chain()
+        phase = self._phase(phase)
+        columns = chain.columns(phase)
+        batches = [pa.record_batch(_core.fill_runs(runs, columns, "arrow", threads)) for runs, _ in chain.batches(phase)]
+        if not batches:
+            return chain.schema(phase).empty_table()
+        return pa.Table.from_batches(batches)
+
+    def tables(self, threads: int = 1) -> dict[str, Any]:
+        """Every phase's table, as ``pyarrow.Table`` s by phase name."""
+        return {p.name: self.table(p, threads) for p in self.phases}
+
+    def run(self, out_dir: str | os.PathLike[str], format: str = "csv", threads: int = 1) -> dict[str, str]:
+        """Writes every phase's table to ``out_dir/<phase>.<format>``; returns
+        the files by phase name."""
+        out_dir = os.fspath(out_dir)
+        os.makedirs(out_dir, exist_ok=True)
+        written = {}
+        for phase in self.phases:
+            target = os.path.join(out_dir, f"{phase.name}.{format}")
+            with open(target, "wb") as f:
+                self.write(phase, f, format, threads)
+            written[phase.name] = target
+        return written
+
+
+def _check_param(where: str, name: Any, value: Any) -> None:
+    if not isinstance(name, str) or not name.isidentifier() or name.startswith("__"):
+        raise WorkloadError(f"{where}: param name {name!r} is not a valid name")
+    if not isinstance(value, (bool, int, float, str)):
+        raise WorkloadError(
+            f"{where}: param '{name}' is a {type(value).__name__}; params are numbers, strings or booleans"
+        )
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+        raise WorkloadError(f"{where}: param '{name}' = {value} does not fit in 64 bits")
+
+
+def _text(value: Any, what: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise WorkloadError(f"{what} must be DSL source text (a YAML block: `bindings: |`)")
+    return value
+
+
+def _phase(where: str, name: str, spec: Any) -> Phase:
+    here = f"{where}: phase '{name}'"
+    if spec is None:
+        spec = {}
+    if not isinstance(spec, Mapping):
+        raise WorkloadError(f"{here} must be a mapping (for_each, cycles, bindings, emit)")
+    unknown = sorted(set(spec) - {"for_each", "cycles", "bindings", "emit", "description"})
+    if unknown:
+        raise WorkloadError(f"{here}: unknown key '{unknown[0]}' (keys: for_each, cycles, bindings, emit)")
+    levels: list[Level] = []
+    for_each = spec.get("for_each")
+    if for_each is not None:
+        entries = for_each if isinstance(for_each, list) else [for_each]
+        for i, entry in enumerate(entries):
+            if isinstance(entry, str):
+                levels.append(Level(entry))
+            elif isinstance(entry, Mapping) and isinstance(entry.get("each"), str):
+                extra = sorted(set(entry) - {"each", "bindings"})
+                if extra:
+                    raise WorkloadError(f"{here}: for_each level {i + 1} has an unknown key '{extra[0]}'")
+                levels.append(Level(entry["each"], _text(entry.get("bindings"), f"{here}: for_each level {i + 1}")))
+            else:
+                raise WorkloadError(
+                    f"{here}: for_each is a comprehension, or a list of them (each a string or "
+                    "{each: ..., bindings: ...})"
+                )
+    cycles = spec.get("cycles", 1)
+    if isinstance(cycles, bool) or not isinstance(cycles, (int, str)):
+        raise WorkloadError(f"{here}: cycles is a count, a range A..B, or text with {{name}} references")
+    emit = spec.get("emit")
+    if emit is not None:
+        if isinstance(emit, str):
+            emit = [e.strip() for e in emit.split(",") if e.strip()]
+        if not isinstance(emit, list) or not all(isinstance(e, str) for e in emit):
+            raise WorkloadError(f"{here}: emit is a list of names")
+        emit = tuple(emit)
+    return Phase(name, tuple(levels), _text(spec.get("bindings"), f"{here}: bindings"), str(cycles), emit)
+
+
+def _params_program(params: Mapping[str, Any], engine: str, path: str | None) -> Any:
+    """The params scope: one unfolded-by-name ``const NAME := <literal>`` per
+    parameter (built as IR, so any string is taken as it is)."""
+    from . import _core
+    from .api import Program
+    from .dsl import BoundProgram, ast
+
+    nodes, outputs, lines = [], [], []
+    for name, value in params.items():
+        if isinstance(value, bool):
+            const: dict[str, Any] = {"bool": value}
+        elif isinstance(value, int):
+            const = {"u64": value} if value >= 0 else {"i64": value}
+        elif isinstance(value, float):
+            const = {"f64": struct.unpack("<Q", struct.pack("<d", value))[0]}
+        else:
+            const = {"str": value}
+        nodes.append({"op": "__lit", "args": [{"const": const}]})
+        outputs.append({"name": name, "wire": {"node": {"node": len(nodes) - 1, "port": 0}}, "modifiers": ["const"]})
+        lines.append(f"const {name} := {json.dumps(value)}")
+    ir = {"inputs": [], "nodes": nodes, "outputs": outputs}
+    core = _core.Program.compile(json.dumps(ir), engine=engine)
+    source = "\n".join(lines)
+    bound = BoundProgram(
+        ir=ir,
+        source=source,
+        path=path,
+        input_names=(),
+        input_types={},
+        output_types={name: "" for name in params},
+        spans={},
+        program=ast.Program((), source, path),
+    )
+    options = {"engine": engine, "provenance": "auto", "library_path": [], "strict": False, "outputs": None, "fusion": True}
+    return Program(core, source, path, bound, options)
+
+
+class _Chain:
+    """A workload's compiled scopes and the runs of each phase."""
+
+    def __init__(self, workload: Workload):
+        from .api import _compile_source
+
+        self.workload = workload
+        self.path = workload.path
+        self.options = {"engine": workload.engine, "library_path": [], "strict": False}
+        params = _params_program(workload.params, workload.engine, self.path)
+        self.params_kernel = params.kernel()
+        if workload.bindings.strip():
+            program = _compile_source(workload.bindings, self.path, self.options, outer=self.params_kernel)
+            self.root = program.kernel(self.params_kernel)
+        else:
+            self.root = self.params_kernel
+        self._programs: dict[Any, Any] = {}
+        self._parsed: dict[str, Any] = {}
+
+    def _compile(self, key: Any, source: str, outer: Any, iteration: Sequence[tuple[str, str]], keep=()) -> Any:
+        from .api import _compile_source
+
+        cache_key = (key, tuple(iteration), tuple(keep))
+        program = self._programs.get(cache_key)
+        if program is None:
+            program = _compile_source(source, self.path, self.options, outer=outer, iteration=iteration, keep=keep)
+            self._programs[cache_key] = program
+        return program
+
+    def comprehension(self, phase: Phase, level: int) -> Any:
+        from .dsl.comprehension import parse_text
+
+        key = f"{phase.name}/{level}"
+        parsed = self._parsed.get(key)
+        if parsed is None:
+            text = phase.levels[level].each
+            try:
+                parsed = parse_text(text)
+            except PolydatError as err:
+                raise WorkloadError(f"{self.path or 'workload'}: phase '{phase.name}', for_each {text!r}:\n{err}") from None
+            self._parsed[key] = parsed
+        return parsed
+
+    def iteration_names(self, phase: Phase) -> list[str]:
+        return [n for level in range(len(phase.levels)) for n in self.comprehension(phase, level).names]
+
+    def rows_program(self, phase: Phase, outer: Any) -> Any:
+        keep = [*self.iteration_names(phase), *(phase.emit or ())]
+        return self._compile(("rows", phase.name), phase.bindings, outer, (), keep)
+
+    def columns(self, phase: Phase) -> list[str]:
+        first = next(self.runs(phase), None)
+        if first is None:
+            return self.iteration_names(phase) + list(phase.emit or ())
+        return self._columns(phase, first[0].program)
+
+    def _columns(self, phase: Phase, program: Any) -> list[str]:
+        emit = list(phase.emit) if phase.emit is not None else list(program.outputs)
+        names = self.iteration_names(phase)
+        return names + [e for e in emit if e not in names]
+
+    def schema(self, phase: Phase) -> Any:
+        import pyarrow as pa
+
+        return pa.schema([pa.field(c, pa.null()) for c in self.columns(phase)])
+
+    def runs(self, phase: Phase) -> Iterator[tuple[Any, int, int]]:
+        """Every (rows kernel, first cycle, rows) of the phase, in order."""
+        counters = {"rows": 0, "ordinal": [0] * len(phase.levels)}
+        yield from self._walk(phase, 0, self.root, counters)
+
+    def _walk(self, phase: Phase, level: int, outer: Any, counters: dict[str, Any]) -> Iterator[tuple[Any, int, int]]:
+        from .api import Kernel, _filtered
+
+        if level == len(phase.levels):
+            program = self.rows_program(phase, outer)
+            kernel = program.kernel(outer)
+            start, rows = self._cycles(phase, kernel)
+            counters["rows"] += rows
+            yield kernel, start, rows
+            return
+        parsed = self.comprehension(phase, level)
+        try:
+            types, tuples = parsed.open(outer.value_of)
+        except PolydatError as err:
+            raise WorkloadError(f"{self.path or 'workload'}: phase '{phase.name}', for_each {parsed.text!r}:\n{err}") from None
+        names = list(types)
+        iteration = [*types.items(), *EXTRA_NAMES]
+        program = self._compile(("level", phase.name, level), phase.levels[level].bindings, outer, iteration)
+        for values in _filtered(parsed, outer, types, tuples, self.workload.engine, False):
+            pairs = [*zip(names, values), ("ordinal", counters["ordinal"][level]), ("row_offset", counters["rows"])]
+            counters["ordinal"][level] += 1
+            kernel = Kernel(program, program._core.kernel(outer._core, pairs), outer=outer)
+            yield from self._walk(phase, level + 1, kernel, counters)
+
+    def _cycles(self, phase: Phase, kernel: Any) -> tuple[int, int]:
+        import re
+
+        text = phase.cycles
+
+        def value(match: re.Match[str]) -> str:
+            name = match.group(1)
+            try:
+                v = kernel.value_of(name)
+            except PolydatError as err:
+                raise WorkloadError(f"{self.path or 'workload'}: phase '{phase.name}', cycles {text!r}: {err}") from None
+            if isinstance(v, bool) or not isinstance(v, (int, str)):
+                raise WorkloadError(
+                    f"{self.path or 'workload'}: phase '{phase.name}', cycles {text!r}: '{name}' is {v!r}, not a count"
+                )
+            return str(v)
+
+        resolved = re.sub(r"\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}", value, text).strip()
+        try:
+            if ".." in resolved:
+                a, b = resolved.split("..", 1)
+                start, stop = int(a, 0), int(b, 0)
+            else:
+                start, stop = 0, int(resolved, 0)
+        except ValueError:
+            raise WorkloadError(
+                f"{self.path or 'workload'}: phase '{phase.name}': cycles {text!r} is {resolved!r}, "
+                "not a count or a range A..B"
+            ) from None
+        if start < 0 or stop < start or stop >= 2**64:
+            raise WorkloadError(f"{self.path or 'workload'}: phase '{phase.name}': cycles {resolved!r} is no valid range")
+        return start, stop - start
+
+    def batches(self, phase: Phase) -> Iterator[tuple[list[tuple[Any, int, int]], int]]:
+        """The phase's runs in groups of about :data:`RUN_BATCH_ROWS` rows, as
+        (``[(kernel core, start, rows)]``, rows) — what ``fill_runs`` takes;
+        runs of no row are left out."""
+        group: list[tuple[Any, int, int]] = []
+        rows = 0
+        for kernel, start, count in self.runs(phase):
+            if count == 0:
+                continue
+            group.append((kernel._core, start, count))
+            rows += count
+            if rows >= RUN_BATCH_ROWS or len(group) >= RUN_BATCH_RUNS:
+                yield group, rows
+                group, rows = [], 0
+        if group:
+            yield group, rows
