@@ -698,6 +698,7 @@ def compile(
     strict: bool = False,
     outputs: Sequence[str] | None = None,
     fusion: bool = True,
+    iteration: Mapping[str, str] | None = None,
 ) -> Program:
     """Compiles DSL ``source`` into a :class:`Program`.
 
@@ -708,6 +709,9 @@ def compile(
     (:meth:`Program.kernel`); an outer literal is inlined as a constant.
     ``path`` names the source file (for diagnostics and for finding module
     files beside it); ``library_path`` lists more module directories;
+    ``iteration`` ({name: type}) makes the program the body of an iteration
+    (:meth:`Kernel.for_each`): those names are iteration variables, bound
+    from each tuple.
     ``strict`` refuses implicit coercions and free names nobody provides (an
     error naming the name, with "did you mean"); ``outputs`` keeps only those outputs
     (dead code is dropped); ``fusion=False`` turns Node Fusion off (for
@@ -732,7 +736,9 @@ def compile(
         "outputs": _names(outputs, "outputs") if outputs is not None else None,
         "fusion": fusion,
     }
-    return _compile_source(source, spath, options, outer=outer)
+    if iteration is not None and not isinstance(iteration, Mapping):
+        raise ArgumentError("iteration must be a mapping of names to type names, e.g. {'k': 'u64'}")
+    return _compile_source(source, spath, options, outer=outer, iteration=list((iteration or {}).items()))
 
 
 def _compile_source(

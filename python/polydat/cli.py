@@ -164,6 +164,10 @@ def plan_run(args: argparse.Namespace) -> RunPlan:
     an input without a value, ...) fails before anything is written."""
     import polydat
 
+    if args.cycles is None:
+        raise UsageError("--cycles is required when running a program (A..B or N)")
+    if args.param:
+        raise UsageError("-p sets a workload's params; a program's externs are set with --set NAME=VALUE")
     cycles = parse_cycles(args.cycles)
     if args.format == "parquet" and args.output is None:
         raise UsageError("--format parquet needs an output file (-o FILE, or -o - for standard output)")
@@ -415,13 +419,77 @@ def _write(plan: RunPlan, output: str | None, header: bool) -> None:
             write_rows(plan, out, header=header)
 
 
+def is_workload(path: str) -> bool:
+    """A workload file (YAML) rather than a program."""
+    return path.endswith((".yaml", ".yml"))
+
+
+def cmd_run_workload(args: argparse.Namespace) -> int:
+    """``polydat run WORKLOAD.yaml``: every phase's table, one file per phase
+    (``-o DIR/PHASE.FORMAT``), or one phase's to stdout."""
+    from .workload import Workload
+
+    for flag, given in (
+        ("--cycles", args.cycles is not None),
+        ("--outputs", args.outputs is not None),
+        ("--set", bool(args.set)),
+        ("--parts", args.parts is not None),
+        ("--part", args.part is not None),
+        ("--no-coordinate", args.no_coordinate),
+    ):
+        if given:
+            raise UsageError(f"{flag} does not apply to a workload (its phases say their cycles and columns)")
+    workload = Workload.load(args.file)
+    overrides = {}
+    for item in args.param:
+        name, eq, text = item.partition("=")
+        name = name.strip()
+        if not eq or not name:
+            raise UsageError(f"-p {item!r}: expected NAME=VALUE")
+        try:
+            overrides[name] = workload.parse_param(name, text)
+        except PolydatError as err:
+            raise UsageError(f"-p {item}: {err}") from None
+    workload = workload.with_params(**overrides)
+    workload.engine = args.engine
+    if args.lib:
+        raise UsageError("--lib does not apply to a workload: modules are found beside the workload file")
+    ext = args.format
+    if args.output is None or args.output == "-":
+        if len(workload.phases) > 1:
+            raise UsageError(
+                f"the workload has {len(workload.phases)} phases, one table each: give -o DIR "
+                "(files DIR/PHASE.FORMAT)"
+            )
+        out = sys.stdout.buffer
+        if ext == "parquet" and out.isatty():
+            raise UsageError("refusing to write Parquet to a terminal; redirect it or use -o DIR")
+        sys.stdout.flush()
+        workload.write(workload.phases[0], out, ext, args.threads)
+        out.flush()
+        return 0
+    if os.path.exists(args.output) and not os.path.isdir(args.output):
+        raise UsageError(f"-o {args.output}: a workload writes one file per phase; -o names a directory")
+    try:
+        os.makedirs(args.output, exist_ok=True)
+    except OSError as err:
+        raise UsageError(f"-o {args.output}: cannot create the directory: {err.strerror}") from None
+    for phase in workload.phases:
+        with open_output(os.path.join(args.output, f"{phase.name}.{ext}")) as out:
+            workload.write(phase, out, ext, args.threads)
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """``polydat run``: generate rows to stdout or to ``-o PATH`` (see
     :func:`open_output`); with ``--parts N``, the ``--part I`` of N contiguous
     ranges of the cycles (every part, one after another, when ``--part`` is
     not given), each to its own file ``-o`` names by :func:`part_path`. Only
     the first part of a CSV has the header, so the parts' text, concatenated
-    in order, is the unsharded text byte for byte."""
+    in order, is the unsharded text byte for byte. A workload file (YAML)
+    runs every phase instead (:func:`cmd_run_workload`)."""
+    if is_workload(args.file):
+        return cmd_run_workload(args)
     plan = plan_run(args)
     if args.parts is None:
         if args.part is not None:
@@ -560,10 +628,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"polydat {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="generate rows from a program")
-    run.add_argument("file")
+    run = sub.add_parser("run", help="generate rows from a program, or every table of a workload (.yaml)")
+    run.add_argument("file", help="a program (.polydat) or a workload (.yaml / .yml)")
     run.add_argument(
-        "--cycles", required=True, help="A..B (B exclusive, at most 2**64) or N; K/M/G/Ki/Mi/Gi suffixes allowed"
+        "--cycles",
+        help="A..B (B exclusive, at most 2**64) or N; K/M/G/Ki/Mi/Gi suffixes allowed (programs only: "
+        "a workload's phases say their cycles)",
+    )
+    run.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a workload param (read as the kind of its value in the file; repeatable)",
     )
     run.add_argument("--outputs", help="comma-separated output names (default: all)")
     run.add_argument(
@@ -581,7 +659,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="write to PATH instead of stdout ('-': stdout, Parquet included). A new or regular file is "
         "written under a temporary name and renamed into place on success, keeping an existing file's "
-        "mode and owner (through a symlink, its target); a device or FIFO is written directly",
+        "mode and owner (through a symlink, its target); a device or FIFO is written directly. "
+        "For a workload, PATH is a directory: one file PHASE.FORMAT per phase",
     )
     run.add_argument("--engine", default="auto")
     run.add_argument(

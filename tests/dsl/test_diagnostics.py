@@ -129,9 +129,9 @@ CASES: list[tuple[str, str]] = [
         "  = hint: a module is written `m(p: u64) -> (o: u64) := { ... }`",
     ),
     (
-        "pragma strict",
-        "1:1:error: 'pragma' is not supported yet\n  | pragma strict\n  | ^\n"
-        "  = hint: pragmas arrive with the scope-chain work",
+        "for k 1..4 {\n}",
+        "1:7:error: expected 'in', found '1'\n  | for k 1..4 {\n  |       ^\n"
+        "  = hint: a clause is written `name in values`",
     ),
     (
         "input cycle\nx := hsah(cycle)",

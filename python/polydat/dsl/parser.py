@@ -279,9 +279,10 @@ class Parser(Recovery):
         while True:
             token = self.tokens[i]
             if token.kind is TokenKind.EOF or token.line != keyword.line:
+                last = self.tokens[i - 1]
                 raise self.error(
                     "expected '{' opening the body of the for statement",
-                    token.span if token.kind is not TokenKind.EOF else keyword.span,
+                    Span(last.line, last.col + len(last.text)),
                     "the body's '{' goes on the line of the `for`: `for k in 1..4 {`",
                 )
             if token.is_op("(", "["):

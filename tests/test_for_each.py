@@ -1,0 +1,213 @@
+"""Kernel.for_each and the DSL for statement: every comprehension form, the
+iteration variables' types, where predicates, {name} references read at open,
+nested traversals (grandchildren), pragmas, and clear errors."""
+
+from __future__ import annotations
+
+import pytest
+
+import polydat
+from polydat import CompileError
+
+
+@pytest.fixture
+def root() -> polydat.Kernel:
+    return polydat.compile('extern ks: str = "5,6,7"\nconst n := 3\nextern words: str = "a,b"').kernel()
+
+
+def tuples(kernel: polydat.Kernel, comprehension: str, body: str = "one := 1") -> list[dict[str, object]]:
+    return [k.iteration for k in kernel.for_each(comprehension, body)]
+
+
+@pytest.mark.parametrize(
+    "comprehension, expected",
+    [
+        ("k in 1..4", [{"k": 1}, {"k": 2}, {"k": 3}]),
+        ("k in 1..=4", [{"k": 1}, {"k": 2}, {"k": 3}, {"k": 4}]),
+        ("k in 0..10 step 4", [{"k": 0}, {"k": 4}, {"k": 8}]),
+        ("k in 10,20,30", [{"k": 10}, {"k": 20}, {"k": 30}]),
+        ("w in load,verify", [{"w": "load"}, {"w": "verify"}]),
+        ("w in 'a b', \"c\"", [{"w": "a b"}, {"w": "c"}]),
+        ("f in 0.0..1.0 step 0.5", [{"f": 0.0}, {"f": 0.5}]),
+        ("f in 0.0..=1.0 step 0.5", [{"f": 0.0}, {"f": 0.5}, {"f": 1.0}]),
+        ("b in true, false", [{"b": True}, {"b": False}]),
+        ("x in -1, 2", [{"x": -1}, {"x": 2}]),
+        (
+            "k in 1..3, w in x,y",
+            [{"k": 1, "w": "x"}, {"k": 1, "w": "y"}, {"k": 2, "w": "x"}, {"k": 2, "w": "y"}],
+        ),
+        ("(a, b) in (x, y, z), 1..4", [{"a": "x", "b": 1}, {"a": "y", "b": 2}, {"a": "z", "b": 3}]),
+        ("k in 1..10 where {k} % 3 == 0", [{"k": 3}, {"k": 6}, {"k": 9}]),
+        ("k in 1..4, j in 1..4 where {k} < {j} && {j} != 3", [{"k": 1, "j": 2}]),
+        ("k in {ks}", [{"k": 5}, {"k": 6}, {"k": 7}]),
+        ("k in 0..{n}", [{"k": 0}, {"k": 1}, {"k": 2}]),
+        ("w in {words}, k in {n}", [{"w": "a", "k": 3}, {"w": "b", "k": 3}]),
+        ("k in 5..2", []),
+    ],
+)
+def test_comprehension_forms(root: polydat.Kernel, comprehension: str, expected: list[dict[str, object]]) -> None:
+    assert tuples(root, comprehension) == expected
+
+
+def test_iteration_variables_are_typed_by_their_values(root: polydat.Kernel) -> None:
+    kid = next(root.for_each("k in 1..2, f in 0.5, w in a, b in true, i in -3", "one := 1"))
+    assert kid.program.input_types == {"k": "u64", "f": "f64", "w": "str", "b": "bool", "i": "i64"}
+    kid = next(root.for_each("f in 1, 2.5", "g := f * 2.0"))
+    assert kid.pull("g") == 2.0, "an int among floats is a float"
+
+
+def test_the_body_reads_iteration_variables_and_outer_names(root: polydat.Kernel) -> None:
+    values = [k.pull("v") for k in root.for_each("k in 1..4", 'v := "{k * n}-{words}"')]
+    assert values == ["3-a,b", "6-a,b", "9-a,b"]
+
+
+def test_a_body_compiled_once_serves_every_tuple(root: polydat.Kernel) -> None:
+    body = polydat.compile("v := k + n", outer=root, iteration={"k": "u64"}, engine="p2")
+    kids = list(root.for_each("k in 1..4", body))
+    assert [k.pull("v") for k in kids] == [4, 5, 6]
+    assert all(k.program is body for k in kids)
+    assert kids[0].engine.startswith("p2")
+    wrong = polydat.compile("v := n", outer=root)
+    with pytest.raises(polydat.BindError) as info:
+        next(root.for_each("k in 1..4", wrong))
+    assert info.value.kind == "iteration"
+
+
+@pytest.mark.parametrize(
+    "comprehension, message, col",
+    [
+        ("k in", "expected a value", 5),
+        ("k 1..4", "expected 'in'", 3),
+        ("(a, b) in 1..3", "zips 2 sources", 1),
+        ("k in 1..4 order lex", "'order' strategies are not supported", 11),
+        ("k in 0.0..1.0", "a float range needs a step", 6),
+        ("k in a, 1", "mix int and str", 1),
+        ("k in 1..4, k in 2", "named by two clauses", 1),
+        ("k in 1..4 where", "'where' needs a predicate", 11),
+        ("k in {nope}", "no scope of this chain binds 'nope'", 6),
+        ("k in {words}..3", "a range bound must be a number", 6),
+        ("(a, b) in (1, 2), (3)", "different lengths", 1),
+        ("k in 0..3 step 0", "a range step must be positive", 6),
+    ],
+)
+def test_comprehension_errors_point_at_their_column(root: polydat.Kernel, comprehension: str, message: str, col: int) -> None:
+    with pytest.raises(CompileError) as info:
+        list(root.for_each(comprehension, "one := 1"))
+    assert message in info.value.message
+    assert (info.value.line, info.value.col) == (1, col)
+
+
+def test_a_bad_where_predicate_is_reported_at_the_where(root: polydat.Kernel) -> None:
+    with pytest.raises(CompileError) as info:
+        list(root.for_each("k in 1..4 where hsah(k) > 1", "one := 1"))
+    assert info.value.message.startswith("in the where predicate:") and "hsah" in info.value.message
+    assert info.value.col == 11
+
+
+def test_bad_arguments_are_clear(root: polydat.Kernel) -> None:
+    with pytest.raises(polydat.ArgumentError):
+        root.for_each(42, "x := 1")  # type: ignore[arg-type]
+    with pytest.raises(polydat.ArgumentError):
+        root.for_each("k in 1..2", 42)  # type: ignore[arg-type]
+    with pytest.raises(CompileError):
+        root.for_each("k in 1..2", "k := 1")
+
+
+FOR_PROGRAM = """
+input cycle
+base := cycle * 100
+for k in 1..4, limit in 10,20 {
+    f := hash(k)
+    g := limit + k + base
+}
+for w in a,b {
+    label := "{w}{base}"
+    for i in 0..2 {
+        deep := "{label}/{i}"
+    }
+}
+"""
+
+
+def test_the_for_statement_compiles_its_body_once_and_traverse_activates_it() -> None:
+    program = polydat.compile(FOR_PROGRAM)
+    assert program.traversals == ["k in 1..4, limit in 10,20", "w in a,b"]
+    assert program.outputs == {"base": "u64"}, "a for body's bindings belong to its own scope"
+    kernel = program.kernel()
+    kernel.set_inputs(cycle=2)
+    acts = list(kernel.traverse(0))
+    assert [(a.iteration["k"], a.iteration["limit"], a.pull("g")) for a in acts] == [
+        (k, limit, limit + k + 200) for k in (1, 2, 3) for limit in (10, 20)
+    ]
+    assert len({id(a.program) for a in acts}) == 1
+    kernel.set_inputs(cycle=3)
+    assert acts[0].pull("g") == 311, "the body reads the outer output live"
+
+
+def test_a_nested_for_is_a_grandchild() -> None:
+    kernel = polydat.compile(FOR_PROGRAM).kernel()
+    outer = list(kernel.traverse(1))
+    assert [a.pull("label") for a in outer] == ["a0", "b0"]
+    inner = [g.pull("deep") for a in outer for g in a.traverse(0)]
+    assert inner == ["a0/0", "a0/1", "b0/0", "b0/1"]
+
+
+def test_a_for_body_error_is_a_compile_error_of_the_program() -> None:
+    with pytest.raises(CompileError) as info:
+        polydat.compile("for k in 1..4 {\n    f := hsah(k)\n}")
+    assert (info.value.line, info.value.col) == (2, 10)
+    assert info.value.hint == "did you mean 'hash'?"
+    with pytest.raises(CompileError) as info:
+        polydat.compile("for k in 1..4 {\n    k := 2\n}")
+    assert "iteration variable" in info.value.message
+
+
+def test_a_for_over_a_reference_compiles_when_it_opens() -> None:
+    program = polydat.compile('extern sizes: str = "1,2"\nfor s in {sizes} {\n    v := s * 2\n}')
+    kernel = program.kernel()
+    assert [a.pull("v") for a in kernel.traverse()] == [2, 4]
+    kernel.set("sizes", "0.5,1.5")
+    assert [a.pull("v") for a in kernel.traverse()] == [1.0, 3.0], "floats: a body compiled for f64"
+
+
+def test_traverse_refuses_a_missing_for() -> None:
+    kernel = polydat.compile("x := 1").kernel()
+    with pytest.raises(polydat.ArgumentError) as info:
+        kernel.traverse(0)
+    assert "0 for statements" in str(info.value)
+
+
+def test_pragma_strict_and_unknown_pragmas() -> None:
+    with pytest.raises(CompileError) as info:
+        polydat.compile("pragma strict\nx := hash(cycel)\ninput cycle")
+    assert "'cycel'" in info.value.message and info.value.hint == "did you mean 'cycle'?"
+    program = polydat.compile("pragma strcit\ninput cycle\nx := hash(cycle)")
+    (warning,) = program.warnings
+    assert warning.message == "unknown pragma 'strcit'" and warning.hint == "did you mean 'strict'?"
+    assert (warning.line, warning.col) == (1, 8)
+    (warning,) = polydat.compile("pragma strict_values\nx := 1").warnings
+    assert "no effect" in warning.message
+    with pytest.raises(CompileError) as info:
+        polydat.compile("pragma strict_types\ninput c\nx := sin(c)")
+    assert "strict" in info.value.message, "strict_types refuses implicit coercions"
+
+
+def test_a_pragma_reaches_into_for_bodies() -> None:
+    with pytest.raises(CompileError) as info:
+        polydat.compile("pragma strict\nfor k in 1..3 {\n    v := k + nope\n}")
+    assert "'nope'" in info.value.message and info.value.line == 3
+
+
+def test_for_syntax_errors() -> None:
+    with pytest.raises(CompileError) as info:
+        polydat.compile("for k in 1..4\nx := 1")
+    assert info.value.message == "expected '{' opening the body of the for statement"
+    assert (info.value.line, info.value.col) == (1, 14)
+    with pytest.raises(CompileError) as info:
+        polydat.compile("for k in 1..4 {\n x := 1\n")
+    assert "closing the body" in info.value.message
+    with pytest.raises(CompileError) as info:
+        polydat.compile("for k in 1..4 {\n m(a) -> (b) := { b := a }\n}")
+    assert "modules cannot be defined inside a for body" in info.value.message
+    diagnostics = polydat.check("for k in 1..4 {\n x := hsah(k)\n}")
+    assert [(d.line, d.col) for d in diagnostics if d.severity == "error"] == [(2, 7)]

@@ -1,0 +1,206 @@
+"""Workloads: YAML scope chains (params → workload bindings → phases →
+for_each levels → rows), one-to-many tables with globally unique ids and no
+orphans, byte-identical output on any thread count, and clear errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import polydat
+from polydat.workload import Workload, WorkloadError
+
+ROOT = Path(__file__).resolve().parent.parent
+SHOP = ROOT / "examples" / "shop" / "shop.yaml"
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "polydat.cli", *args], capture_output=True, text=True, timeout=300)
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def shop_tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, str]]]:
+    out = tmp_path_factory.mktemp("shop")
+    r = cli("run", str(SHOP), "-o", str(out), "-p", "users=300")
+    assert r.returncode == 0, r.stderr
+    return {name: read_csv(out / f"{name}.csv") for name in ("users", "orders", "order_lines")}
+
+
+def test_the_example_tables_join_with_no_orphans(shop_tables: dict[str, list[dict[str, str]]]) -> None:
+    users, orders, lines = shop_tables["users"], shop_tables["orders"], shop_tables["order_lines"]
+    assert len(users) == 300
+    user_ids = {u["user_id"] for u in users}
+    assert len(user_ids) == 300
+    order_ids = [o["order_id"] for o in orders]
+    assert len(set(order_ids)) == len(order_ids), "order ids are globally unique"
+    assert order_ids == [str(i) for i in range(len(orders))], "and dense"
+    assert {o["user_id"] for o in orders} <= user_ids, "every order's user exists"
+    assert len({o["user_id"] for o in orders}) < 300, "some users have no order (a Poisson count)"
+    per_user = [sum(1 for o in orders if o["user_id"] == u) for u in sorted(user_ids, key=int)]
+    assert len(set(per_user)) > 2, "a variable number of orders per user"
+    known = set(order_ids)
+    assert {line["order_id"] for line in lines} == known, "every line's order exists, every order has lines"
+    line_ids = [line["line_id"] for line in lines]
+    assert line_ids == [str(i) for i in range(len(lines))], "line ids are dense and unique"
+    expected = {o["order_id"]: int(o["line_count"]) for o in orders}
+    counted: dict[str, int] = {}
+    for line in lines:
+        counted[line["order_id"]] = counted.get(line["order_id"], 0) + 1
+    assert counted == expected, "an order's lines are as many as its line_count"
+    assert all(o["currency"] == "EUR" for o in orders), "a workload-scope name emitted from a phase"
+    assert list(orders[0]) == ["user", "order_no", "order_id", "user_id", "placed_at", "status", "line_count", "currency"]
+
+
+def test_the_example_is_byte_identical_on_one_and_two_threads(tmp_path: Path) -> None:
+    outputs = {}
+    for threads in ("1", "2"):
+        out = tmp_path / threads
+        r = cli("run", str(SHOP), "-o", str(out), "--threads", threads, "-p", "users=2000")
+        assert r.returncode == 0, r.stderr
+        outputs[threads] = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+    assert outputs["1"].keys() == {"users.csv", "orders.csv", "order_lines.csv"}
+    assert outputs["1"] == outputs["2"]
+    assert len(outputs["1"]["order_lines.csv"].splitlines()) > 5000
+
+
+def test_the_api_gives_the_same_tables(shop_tables: dict[str, list[dict[str, str]]]) -> None:
+    tables = Workload.load(SHOP).with_params(users=300).tables(threads=2)
+    assert tables["orders"].num_rows == len(shop_tables["orders"])
+    assert tables["order_lines"].column("order_id").to_pylist()[:3] == [
+        int(x["order_id"]) for x in shop_tables["order_lines"][:3]
+    ]
+
+
+def test_formats_jsonl_and_parquet(tmp_path: Path) -> None:
+    import json
+
+    import pyarrow.parquet as pq
+
+    r = cli("run", str(SHOP), "-o", str(tmp_path / "j"), "--format", "jsonl", "-p", "users=20")
+    assert r.returncode == 0, r.stderr
+    first = json.loads((tmp_path / "j" / "orders.jsonl").read_text().splitlines()[0])
+    assert set(first) == {"user", "order_no", "order_id", "user_id", "placed_at", "status", "line_count", "currency"}
+    r = cli("run", str(SHOP), "-o", str(tmp_path / "p"), "--format", "parquet", "-p", "users=20")
+    assert r.returncode == 0, r.stderr
+    table = pq.read_table(tmp_path / "p" / "users.parquet")
+    assert table.num_rows == 20 and table.column_names == ["user_id", "name", "email", "signup_date"]
+
+
+WORKLOAD = """
+params:
+  users: 5
+  scale: 10
+bindings: |
+  const prefix := "u"
+phases:
+  users:
+    cycles: "{users}"
+    bindings: |
+      id := cycle
+      label := "{prefix}{id}"
+  orders:
+    for_each: "user in 0..{users}"
+    bindings: |
+      count := mod(hash(user), 4)
+      order_id := row_offset + cycle
+      spend := (user + 1) * scale
+    cycles: "{count}"
+    emit: [order_id, spend, prefix]
+  pairs:
+    for_each:
+      - each: "a in 1..3"
+        bindings: "twice := a * 2"
+      - "b in 0..{twice} where {b} != 1"
+    emit: [twice, ordinal]
+"""
+
+
+def test_a_workload_from_yaml_text(tmp_path: Path) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(WORKLOAD)
+    w = Workload.load(path)
+    users = w.table("users").to_pylist()
+    assert users == [{"id": i, "label": f"u{i}"} for i in range(5)]
+    orders = w.table("orders").to_pylist()
+    assert [o["order_id"] for o in orders] == list(range(len(orders)))
+    assert all(o["spend"] == (o["user"] + 1) * 10 and o["prefix"] == "u" for o in orders)
+    assert w.columns("orders") == ["user", "order_id", "spend", "prefix"]
+    pairs = w.table("pairs").to_pylist()
+    assert pairs == [
+        {"a": 1, "b": 0, "twice": 2, "ordinal": 0},
+        {"a": 2, "b": 0, "twice": 4, "ordinal": 1},
+        {"a": 2, "b": 2, "twice": 4, "ordinal": 2},
+        {"a": 2, "b": 3, "twice": 4, "ordinal": 3},
+    ]
+    bigger = w.with_params(users=7).table("users")
+    assert bigger.num_rows == 7
+    r = cli("run", str(path), "-o", str(tmp_path / "out"), "-p", "scale=3")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "out" / "orders.csv").read_text().splitlines()[1].split(",")[2] == "3"
+
+
+def test_one_phase_goes_to_stdout(tmp_path: Path) -> None:
+    path = tmp_path / "one.yaml"
+    path.write_text("params: {n: 3}\nphases:\n  t:\n    cycles: '{n}'\n    bindings: 'x := cycle * 2'\n")
+    r = cli("run", str(path))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["x", "0", "2", "4"]
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("- a\n- b", "a workload is a mapping"),
+        ("params: {n: 1}", "needs phases"),
+        ("phases: {p: {cycle: 3}}", "unknown key 'cycle'"),
+        ("nonsense: 1\nphases: {p: {}}", "unknown key 'nonsense'"),
+        ("params: {n: [1]}\nphases: {p: {}}", "param 'n' is a list"),
+        ("phases: {p: {for_each: 3}}", "for_each is a comprehension"),
+        ("phases: {p: {cycles: '{nope}', bindings: 'x := 1'}}", "no scope of this chain binds 'nope'"),
+        ("phases: {p: {cycles: 'lots', bindings: 'x := 1'}}", "not a count or a range"),
+        ("phases: {p: {for_each: 'k in', bindings: 'x := k'}}", "expected a value"),
+        ("phases: {p: {bindings: 'x := hsah(1)'}}", "did you mean 'hash'"),
+        ("phases: {p: {emit: [nope], bindings: 'x := 1'}}", "'nope' is neither bound"),
+        ("phases: {p: {", "not valid YAML"),
+    ],
+)
+def test_bad_workloads_are_clear_errors(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(polydat.PolydatError) as info:
+        w = Workload.load(path)
+        for phase in w.phases:
+            w.write(phase, io.BytesIO())
+    assert message in str(info.value)
+    r = cli("run", str(path), "-o", str(tmp_path / "o"))
+    assert r.returncode == 1 and message in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["-p", "usres=3"], "did you mean 'users'"),
+        (["-p", "users=many"], "cannot read 'many'"),
+        (["-p", "users"], "expected NAME=VALUE"),
+        (["--cycles", "10"], "--cycles does not apply to a workload"),
+        ([], "give -o DIR"),
+    ],
+)
+def test_bad_workload_command_lines(args: list[str], message: str) -> None:
+    r = cli("run", str(SHOP), *args)
+    assert r.returncode == 2 and message in r.stderr, r.stderr
+
+
+def test_a_workload_error_is_a_workload_error() -> None:
+    with pytest.raises(WorkloadError):
+        Workload.from_dict({"phases": {"p": {"cycles": True}}})
