@@ -40,7 +40,15 @@ class Program:
         strict: bool = False,
         outputs: list[str] | None = None,
         fusion: bool = True,
-    ) -> Program: ...
+        outer_json: str | None = None,
+        iteration: list[tuple[str, str]] = ...,
+        keep: list[str] = ...,
+        strict_names: bool = False,
+    ) -> Program:
+        """``outer_json``: the manifest of the outer scope compiled against
+        (auto-extern); ``iteration``: (name, type) of iteration variables;
+        ``keep``: names given a slot even when unread; ``strict_names``:
+        refuse free names nobody provides."""
     @property
     def engine(self) -> str: ...
     @property
@@ -60,7 +68,15 @@ class Program:
     def stats(self) -> dict[str, int]: ...
     def explain_json(self) -> str:
         """Passes, lifecycles, events, engine choice and resolved graph as JSON."""
-    def kernel(self) -> Kernel: ...
+    def kernel(self, outer: Kernel | None = None, iteration: list[tuple[str, Any]] = ...) -> Kernel:
+        """A root kernel, or one bound under ``outer`` (raises ``BindError``)."""
+    def manifest_json(self) -> str:
+        """The names a program compiled against this one may read (JSON)."""
+    @property
+    def input_origins(self) -> list[tuple[str, str]]:
+        """(name, origin) per input: declared, inferred, outer, iteration or cell."""
+    def inlined(self) -> list[tuple[str, Any]]:
+        """The outer literals inlined as constants, (name, value)."""
     def generate(
         self,
         coordinate: str,
@@ -108,16 +124,60 @@ def _encode_column(type_name: str, header: str, values: list[Any], format: str) 
     """One column of ``values`` as the CLI writes it, ``csv`` (header first) or ``jsonl``."""
 
 class Kernel:
-    """One mutable state over a program; use from one thread at a time."""
+    """One mutable state over a program: a scope, root or bound under an
+    outer kernel's; use from one thread at a time."""
 
     def set_inputs(self, values: list[Any], named: list[tuple[str, Any]]) -> None: ...
-    def set(self, name: str, value: Any) -> None: ...
+    def set(self, name: str, value: Any) -> None:
+        """Writes an extern; on a shared slot, publishes to its cell."""
     def pull(self, name: str) -> Any: ...
     def eval(self) -> dict[str, Any]: ...
     def invalidate_all(self) -> None: ...
     def init(self) -> None:
         """Re-captures every const from the current inputs (at the next read)."""
     def input_values(self) -> dict[str, Any]: ...
+    @property
+    def engine(self) -> str: ...
+    def bindings(self) -> list[tuple[str, str]]:
+        """(input, form) per input: own, copied, live, cell or iteration."""
+    def cells(self) -> tuple[list[str], list[str]]:
+        """The cells visible here, and those among them only passed through."""
+    def iteration(self) -> list[tuple[str, Any]]:
+        """The iteration values the kernel was bound with."""
+    def manifest_json(self) -> str:
+        """This scope's manifest through its outer chain (JSON)."""
+    def value_of(self, name: str) -> Any:
+        """The current value of ``name`` as this scope sees it (raises ``UnknownNameError``)."""
+    def generate(
+        self,
+        coordinate: str,
+        start: int,
+        rows: int,
+        step: int,
+        outputs: list[str],
+        fixed: list[tuple[str, Any]],
+        threads: int = 1,
+    ) -> dict[str, np.ndarray]:
+        """``Program.generate`` from this kernel's state, on kernels of its scope."""
+    def batches(
+        self,
+        coordinate: str,
+        start: int,
+        rows: int,
+        step: int,
+        outputs: list[str],
+        fixed: list[tuple[str, Any]],
+        threads: int = 1,
+        batch_rows: int = 65536,
+        encode: str | None = None,
+        cycles_column: str | None = None,
+    ) -> BatchStream:
+        """``Program.batches`` from this kernel's state."""
+
+def fill_runs(runs: list[tuple[Kernel, int, int]], columns: list[str], format: str, threads: int = 1) -> Any:
+    """The rows of several kernels of one program, run after run ((kernel,
+    start, rows) each), as CSV rows or JSON Lines (bytes) or an Arrow record
+    batch (``format="arrow"``), on ``threads`` workers."""
 
 def engine_requests() -> list[str]:
     """The names ``engine=`` accepts besides :func:`engines`: ``["auto", "p1", "p2", "p3", "mixed"]``."""
