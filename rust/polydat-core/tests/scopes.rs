@@ -167,6 +167,20 @@ fn a_shared_cell_is_two_way_and_siblings_see_each_others_writes() {
     // The cell keeps its type: a value that does not fit is refused, and so is clearing it.
     assert_eq!(set(&b, "flag", Value::str("x")).unwrap_err().kind(), "type_mismatch");
     assert_eq!(set(&b, "flag", Value::None).unwrap_err().kind(), "type_mismatch");
+    // Also through the kernel's own write (no name lookup in front of it): the cell is untouched.
+    let slot = child.input("flag").unwrap();
+    assert!(b.lock().write(slot, Value::str("x")).is_err());
+    assert!(pull(&parent, "flag").same(&u(4)));
+    assert!(pull(&a, "g").same(&u(104)));
+}
+
+#[test]
+fn a_host_write_before_the_first_read_is_not_overwritten_by_the_starting_value() {
+    let top = root("shared s: u64 := 1
+t := u64_add(s, 0)");
+    set(&top, "s", u(5)).unwrap();
+    assert!(pull(&top, "t").same(&u(5)));
+    assert!(pull(&top, "s").same(&u(5)));
 }
 
 #[test]

@@ -134,3 +134,27 @@ impl Cell {
         super::adapt_boundary(&self.name, self.ty, value)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_seed_writes_only_an_unwritten_cell_and_every_write_advances_the_epoch() {
+        let tree = Tree::new();
+        let cell = Cell::new("x", PortType::U64, &tree);
+        assert!(cell.get().0.is_none() && cell.get().1 == 0);
+        let (v, r) = cell.publish(Value::U64(5)).unwrap();
+        assert!(v.same(&Value::U64(5)) && r == 1);
+        let (v, r) = cell.seed(Value::U64(1)).unwrap();
+        assert!(v.same(&Value::U64(5)) && r == 1, "a written cell keeps its value");
+        let fresh = Cell::new("y", PortType::F64, &tree);
+        let before = tree.epoch();
+        let (v, r) = fresh.seed(Value::U64(2)).unwrap();
+        assert!(v.same(&Value::F64(2.0)) && r == 1, "converted to the cell's type");
+        assert!(tree.epoch() > before);
+        assert!(fresh.publish(Value::str("no")).is_err());
+        assert!(fresh.publish(Value::None).is_err());
+        assert_eq!(fresh.revision(), 1);
+    }
+}
