@@ -274,3 +274,25 @@ def test_the_manifest_lists_each_name_with_its_form(parent: polydat.Kernel) -> N
     assert child.value_of("region") == "eu"
     with pytest.raises(polydat.UnknownNameError):
         child.value_of("regoin")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_root_program_with_cells_generates_on_every_engine(engine: str) -> None:
+    program = polydat.compile("input cycle\nextern base: u64 = 4\nshared s: u64 := base\nx := s + cycle", engine=engine)
+    assert list(program.generate(range(5), outputs=["x"])["x"]) == [4, 5, 6, 7, 8]
+    assert list(program.generate(range(3), outputs=["x"], inputs={"base": 10})["x"]) == [10, 11, 12]
+    k = program.kernel()
+    k.set("s", 100)
+    assert list(k.generate(range(3), outputs=["x"])["x"]) == [100, 101, 102], "a kernel's generate keeps its cell"
+
+
+def test_generate_from_a_bound_kernel_and_from_its_program(parent: polydat.Kernel) -> None:
+    parent.set("region", "us")
+    child = polydat.compile("input cycle\nt := \"{region}{cycle}\"\nh := hits + cycle", outer=parent)
+    cols = child.generate(range(3), outputs=["t", "h", "region"])
+    assert list(cols["t"]) == ["us0", "us1", "us2"] and list(cols["region"]) == ["us"] * 3
+    assert list(cols["h"]) == [0, 1, 2]
+    table = child.kernel().generate(range(4), outputs=["h"], threads=2, format="arrow")
+    assert table.column("h").to_pylist() == [0, 1, 2, 3]
+    batches = list(child.kernel().iter_batches(range(5), batch_rows=2, outputs=["t"]))
+    assert [b.num_rows for b in batches] == [2, 2, 1]

@@ -208,7 +208,9 @@ class Workload:
         """Writes the table of ``phase`` to ``out`` as CSV (with a header),
         JSON Lines or Parquet; returns the row count."""
         from . import _core
+        from .api import _check_threads
 
+        _check_threads(threads)
         chain = self.chain()
         phase = self._phase(phase)
         columns = chain.columns(phase)
@@ -247,7 +249,9 @@ class Workload:
         import pyarrow as pa
 
         from . import _core
+        from .api import _check_threads
 
+        _check_threads(threads)
         chain = self.chain()
         phase = self._phase(phase)
         columns = chain.columns(phase)

@@ -176,8 +176,10 @@ fn a_shared_cell_is_two_way_and_siblings_see_each_others_writes() {
 
 #[test]
 fn a_host_write_before_the_first_read_is_not_overwritten_by_the_starting_value() {
-    let top = root("shared s: u64 := 1
-t := u64_add(s, 0)");
+    let top = root(
+        "shared s: u64 := 1
+t := u64_add(s, 0)",
+    );
     set(&top, "s", u(5)).unwrap();
     assert!(pull(&top, "t").same(&u(5)));
     assert!(pull(&top, "s").same(&u(5)));

@@ -281,6 +281,8 @@ impl RowPlan {
             .filter(|&(i, def)| {
                 i != self.coordinate
                     && (def.kind == InputKind::Coordinate || def.default.is_none())
+                    // A cell has its starting value.
+                    && def.origin != crate::ir::InputOrigin::Cell
                     && !self.fixed.iter().any(|(f, _)| *f == i)
             })
             .map(|(_, def)| def.name.clone())
