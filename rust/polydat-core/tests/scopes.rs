@@ -125,7 +125,7 @@ fn a_const_is_copied_once_and_a_computed_output_is_live() {
     // Live: the child sees the parent's current value at every read.
     set(&parent, "cycle", u(5)).unwrap();
     assert!(pull(&kid, "yy").same(&u(106)));
-    // CF4: the parent re-captures its const after a write; the child keeps its copy.
+    // Binding happens once: the parent re-captures its const after a write; the child keeps its copy.
     set(&parent, "seed", u(2)).unwrap();
     parent.lock().invalidate_all();
     assert!(pull(&parent, "c").same(&u(polydat_core::nodes::hash::splitmix64(2))));
