@@ -395,12 +395,11 @@ fn bind_kernel(
     }
     for (name, value) in &program.scope.inlined {
         let now = match outer.resolve(name) {
-            Some(Source::Output(scope, o, Form::Literal(c), _)) => {
+            Some(Source::Output(_, _, Form::Literal(c), _)) => {
                 let v = c.to_value();
                 if v.same(value) {
                     continue;
                 }
-                let _ = (scope, o);
                 format!("it was the literal {} and is now the literal {}", value.display_text(), v.display_text())
             }
             Some(_) => format!("it was the literal {}, and is no literal here", value.display_text()),
