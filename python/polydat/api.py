@@ -590,7 +590,7 @@ class Kernel:
         engine: str, strict: bool,
     ) -> Iterator[Kernel]:
         names = list(types)
-        for values in _filtered(parsed, self, types, tuples, engine, strict):
+        for values in _filtered(parsed, self._core, types, tuples, engine, strict):
             yield Kernel(program, program._core.kernel(self._core, list(zip(names, values))), outer=self)
 
     def generate(
@@ -654,21 +654,21 @@ class Kernel:
 
 
 def _filtered(
-    parsed: Any, kernel: Kernel, types: dict[str, str], tuples: Iterator[tuple[Any, ...]], engine: str, strict: bool
+    parsed: Any, outer: _core.Kernel, types: dict[str, str], tuples: Iterator[tuple[Any, ...]], engine: str, strict: bool
 ) -> Iterator[tuple[Any, ...]]:
     """The tuples that pass the comprehension's ``where`` predicate (all of
     them when it has none): one kernel of the predicate, bound under
-    ``kernel``, takes each tuple's values in turn."""
+    ``outer`` (a core kernel), takes each tuple's values in turn."""
     if parsed.where is None:
         yield from tuples
         return
-    predicate = _predicate(parsed, kernel, types, engine, strict)
+    predicate = _predicate(parsed, outer, types, engine, strict)
     names = list(types)
     check = None
     for values in tuples:
         pairs = list(zip(names, values))
         if check is None:
-            check = Kernel(predicate, predicate._core.kernel(kernel._core, pairs), outer=kernel)
+            check = predicate._core.kernel(outer, pairs)
         else:
             for name, value in pairs:
                 check.set(name, value)
@@ -676,7 +676,7 @@ def _filtered(
             yield values
 
 
-def _predicate(parsed: Any, kernel: Kernel, types: dict[str, str], engine: str, strict: bool) -> Program:
+def _predicate(parsed: Any, kernel: Any, types: dict[str, str], engine: str, strict: bool) -> Program:
     """The ``where`` predicate of a comprehension as a program (output
     ``__where``) compiled against ``kernel`` with the iteration variables."""
     source = f"__where := ({parsed.where}) != 0"
@@ -760,6 +760,8 @@ def _compile_source(
     outer_kernel = outer if isinstance(outer, Kernel) else None
     if isinstance(outer, (Kernel, Program)):
         manifest_json: str | None = outer._core.manifest_json()
+    elif isinstance(outer, _core.Kernel):
+        manifest_json = outer.manifest_json()
     elif isinstance(outer, _Manifest):
         manifest_json = outer.text
     else:

@@ -42,11 +42,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import struct
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from .api import _filtered
 from .errors import ArgumentError, PolydatError
 
 __all__ = ["Workload", "Phase", "Level", "WorkloadError"]
@@ -373,6 +375,69 @@ def _params_program(params: Mapping[str, Any], engine: str, path: str | None) ->
     return Program(core, source, path, bound, options)
 
 
+_REFERENCE = re.compile(r"\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}")
+
+
+class _Plan:
+    """One phase, ready to walk: its levels' comprehensions (parsed once),
+    their programs (compiled once per iteration types), the rows program."""
+
+    def __init__(self, chain: _Chain, phase: Phase):
+        from .dsl.comprehension import parse_text
+
+        self.phase = phase
+        self.where = f"{chain.path or 'workload'}: phase '{phase.name}'"
+        self.levels = []
+        for level in phase.levels:
+            try:
+                self.levels.append(parse_text(level.each))
+            except PolydatError as err:
+                raise WorkloadError(f"{self.where}, for_each {level.each!r}:\n{err}") from None
+        self.names = [n for parsed in self.levels for n in parsed.names]
+        self.keep = [*self.names, *(phase.emit or ())]
+        self.level_programs: list[dict[tuple[tuple[str, str], ...], Any]] = [{} for _ in self.levels]
+        self.rows_program: Any = None
+        self.fixed_cycles = None if _REFERENCE.search(phase.cycles) else self.parse_cycles(phase.cycles, phase.cycles)
+
+    def columns(self, program: Any) -> list[str]:
+        emit = list(self.phase.emit) if self.phase.emit is not None else list(program.outputs)
+        return self.names + [e for e in emit if e not in self.names]
+
+    def cycles(self, kernel: Any) -> tuple[int, int]:
+        """The (first cycle, rows) of the run of rows kernel ``kernel``."""
+        if self.fixed_cycles is not None:
+            return self.fixed_cycles
+        text = self.phase.cycles
+
+        def value(match: re.Match[str]) -> str:
+            name = match.group(1)
+            try:
+                v = kernel.value_of(name)
+            except PolydatError as err:
+                raise WorkloadError(f"{self.where}, cycles {text!r}: {err}") from None
+            if isinstance(v, bool) or not isinstance(v, (int, str)):
+                raise WorkloadError(f"{self.where}, cycles {text!r}: '{name}' is {v!r}, not a count")
+            return str(v)
+
+        return self.parse_cycles(_REFERENCE.sub(value, text), text)
+
+    def parse_cycles(self, resolved: str, text: str) -> tuple[int, int]:
+        resolved = resolved.strip()
+        try:
+            if ".." in resolved:
+                a, b = resolved.split("..", 1)
+                start, stop = int(a, 0), int(b, 0)
+            else:
+                start, stop = 0, int(resolved, 0)
+        except ValueError:
+            raise WorkloadError(
+                f"{self.where}: cycles {text!r} is {resolved!r}, not a count or a range A..B"
+            ) from None
+        if start < 0 or stop < start or stop >= 2**64:
+            raise WorkloadError(f"{self.where}: cycles {resolved!r} is no valid range")
+        return start, stop - start
+
+
 class _Chain:
     """A workload's compiled scopes and the runs of each phase."""
 
@@ -389,50 +454,28 @@ class _Chain:
             self.root = program.kernel(self.params_kernel)
         else:
             self.root = self.params_kernel
-        self._programs: dict[Any, Any] = {}
-        self._parsed: dict[str, Any] = {}
+        self._plans: dict[str, _Plan] = {}
 
-    def _compile(self, key: Any, source: str, outer: Any, iteration: Sequence[tuple[str, str]], keep=()) -> Any:
+    def plan(self, phase: Phase) -> _Plan:
+        plan = self._plans.get(phase.name)
+        if plan is None:
+            plan = self._plans[phase.name] = _Plan(self, phase)
+        return plan
+
+    def _compile(self, source: str, outer: Any, iteration: Sequence[tuple[str, str]], keep: Sequence[str] = ()) -> Any:
         from .api import _compile_source
 
-        cache_key = (key, tuple(iteration), tuple(keep))
-        program = self._programs.get(cache_key)
-        if program is None:
-            program = _compile_source(source, self.path, self.options, outer=outer, iteration=iteration, keep=keep)
-            self._programs[cache_key] = program
-        return program
-
-    def comprehension(self, phase: Phase, level: int) -> Any:
-        from .dsl.comprehension import parse_text
-
-        key = f"{phase.name}/{level}"
-        parsed = self._parsed.get(key)
-        if parsed is None:
-            text = phase.levels[level].each
-            try:
-                parsed = parse_text(text)
-            except PolydatError as err:
-                raise WorkloadError(f"{self.path or 'workload'}: phase '{phase.name}', for_each {text!r}:\n{err}") from None
-            self._parsed[key] = parsed
-        return parsed
+        return _compile_source(source, self.path, self.options, outer=outer, iteration=iteration, keep=keep)
 
     def iteration_names(self, phase: Phase) -> list[str]:
-        return [n for level in range(len(phase.levels)) for n in self.comprehension(phase, level).names]
-
-    def rows_program(self, phase: Phase, outer: Any) -> Any:
-        keep = [*self.iteration_names(phase), *(phase.emit or ())]
-        return self._compile(("rows", phase.name), phase.bindings, outer, (), keep)
+        return list(self.plan(phase).names)
 
     def columns(self, phase: Phase) -> list[str]:
+        plan = self.plan(phase)
         first = next(self.runs(phase), None)
-        if first is None:
-            return self.iteration_names(phase) + list(phase.emit or ())
-        return self._columns(phase, first[0].program)
-
-    def _columns(self, phase: Phase, program: Any) -> list[str]:
-        emit = list(phase.emit) if phase.emit is not None else list(program.outputs)
-        names = self.iteration_names(phase)
-        return names + [e for e in emit if e not in names]
+        if first is None or plan.rows_program is None:
+            return plan.names + list(phase.emit or ())
+        return plan.columns(plan.rows_program)
 
     def schema(self, phase: Phase) -> Any:
         import pyarrow as pa
@@ -440,77 +483,50 @@ class _Chain:
         return pa.schema([pa.field(c, pa.null()) for c in self.columns(phase)])
 
     def runs(self, phase: Phase) -> Iterator[tuple[Any, int, int]]:
-        """Every (rows kernel, first cycle, rows) of the phase, in order."""
-        counters = {"rows": 0, "ordinal": [0] * len(phase.levels)}
-        yield from self._walk(phase, 0, self.root, counters)
+        """Every (rows kernel (a core kernel), first cycle, rows) of the phase, in order."""
+        plan = self.plan(phase)
+        counters = [0, [0] * len(plan.levels)]
+        yield from self._walk(plan, 0, self.root._core, counters)
 
-    def _walk(self, phase: Phase, level: int, outer: Any, counters: dict[str, Any]) -> Iterator[tuple[Any, int, int]]:
-        from .api import Kernel, _filtered
-
-        if level == len(phase.levels):
-            program = self.rows_program(phase, outer)
-            kernel = program.kernel(outer)
-            start, rows = self._cycles(phase, kernel)
-            counters["rows"] += rows
+    def _walk(self, plan: _Plan, level: int, outer: Any, counters: list[Any]) -> Iterator[tuple[Any, int, int]]:
+        if level == len(plan.levels):
+            if plan.rows_program is None:
+                plan.rows_program = self._compile(plan.phase.bindings, outer, (), plan.keep)
+            kernel = plan.rows_program._core.kernel(outer)
+            start, rows = plan.cycles(kernel)
+            counters[0] += rows
             yield kernel, start, rows
             return
-        parsed = self.comprehension(phase, level)
+        parsed = plan.levels[level]
         try:
             types, tuples = parsed.open(outer.value_of)
         except PolydatError as err:
-            raise WorkloadError(f"{self.path or 'workload'}: phase '{phase.name}', for_each {parsed.text!r}:\n{err}") from None
+            raise WorkloadError(f"{plan.where}, for_each {parsed.text!r}:\n{err}") from None
+        key = tuple(types.items())
+        program = plan.level_programs[level].get(key)
+        if program is None:
+            iteration = [*types.items(), *EXTRA_NAMES]
+            program = self._compile(plan.phase.levels[level].bindings, outer, iteration)
+            plan.level_programs[level][key] = program
+        bind = program._core.kernel
         names = list(types)
-        iteration = [*types.items(), *EXTRA_NAMES]
-        program = self._compile(("level", phase.name, level), phase.levels[level].bindings, outer, iteration)
+        ordinals = counters[1]
+        deeper = level + 1
         for values in _filtered(parsed, outer, types, tuples, self.workload.engine, False):
-            pairs = [*zip(names, values), ("ordinal", counters["ordinal"][level]), ("row_offset", counters["rows"])]
-            counters["ordinal"][level] += 1
-            kernel = Kernel(program, program._core.kernel(outer._core, pairs), outer=outer)
-            yield from self._walk(phase, level + 1, kernel, counters)
-
-    def _cycles(self, phase: Phase, kernel: Any) -> tuple[int, int]:
-        import re
-
-        text = phase.cycles
-
-        def value(match: re.Match[str]) -> str:
-            name = match.group(1)
-            try:
-                v = kernel.value_of(name)
-            except PolydatError as err:
-                raise WorkloadError(f"{self.path or 'workload'}: phase '{phase.name}', cycles {text!r}: {err}") from None
-            if isinstance(v, bool) or not isinstance(v, (int, str)):
-                raise WorkloadError(
-                    f"{self.path or 'workload'}: phase '{phase.name}', cycles {text!r}: '{name}' is {v!r}, not a count"
-                )
-            return str(v)
-
-        resolved = re.sub(r"\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}", value, text).strip()
-        try:
-            if ".." in resolved:
-                a, b = resolved.split("..", 1)
-                start, stop = int(a, 0), int(b, 0)
-            else:
-                start, stop = 0, int(resolved, 0)
-        except ValueError:
-            raise WorkloadError(
-                f"{self.path or 'workload'}: phase '{phase.name}': cycles {text!r} is {resolved!r}, "
-                "not a count or a range A..B"
-            ) from None
-        if start < 0 or stop < start or stop >= 2**64:
-            raise WorkloadError(f"{self.path or 'workload'}: phase '{phase.name}': cycles {resolved!r} is no valid range")
-        return start, stop - start
+            pairs = [*zip(names, values), ("ordinal", ordinals[level]), ("row_offset", counters[0])]
+            ordinals[level] += 1
+            yield from self._walk(plan, deeper, bind(outer, pairs), counters)
 
     def batches(self, phase: Phase) -> Iterator[tuple[list[tuple[Any, int, int]], int]]:
         """The phase's runs in groups of about :data:`RUN_BATCH_ROWS` rows, as
-        (``[(kernel core, start, rows)]``, rows) — what ``fill_runs`` takes;
+        (``[(core kernel, start, rows)]``, rows) — what ``fill_runs`` takes;
         runs of no row are left out."""
         group: list[tuple[Any, int, int]] = []
         rows = 0
         for kernel, start, count in self.runs(phase):
             if count == 0:
                 continue
-            group.append((kernel._core, start, count))
+            group.append((kernel, start, count))
             rows += count
             if rows >= RUN_BATCH_ROWS or len(group) >= RUN_BATCH_RUNS:
                 yield group, rows
