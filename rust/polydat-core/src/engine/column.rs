@@ -19,6 +19,7 @@
 use crate::node::kit::Scalar;
 use crate::types::PortType;
 use crate::value::Value;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 /// One output's values over a range of cycles.
@@ -318,6 +319,45 @@ impl Column {
     }
 }
 
+/// The width in bytes of one row of a scalar column of type `ty` (8, 4, or
+/// 1 for a bool), as a row loop stores it; `None` for a variable-size type.
+pub fn row_width(ty: PortType) -> Option<u8> {
+    match ty {
+        PortType::U64 | PortType::I64 | PortType::F64 | PortType::Timestamp => Some(8),
+        PortType::U32 | PortType::I32 | PortType::F32 | PortType::Date => Some(4),
+        PortType::Bool => Some(1),
+        PortType::Str | PortType::Bytes | PortType::Json => None,
+    }
+}
+
+/// The unwritten rows of a scalar column part, lent to a row loop
+/// ([`ColumnPart::rows_ahead`]): their address, how many there are, and the
+/// width of one row. Only a live part makes one, so the address is valid
+/// for writes of `rows` rows for as long as it is borrowed.
+pub struct RowsOut<'a> {
+    addr: *mut u8,
+    rows: usize,
+    width: u8,
+    _part: PhantomData<&'a mut [u8]>,
+}
+
+impl RowsOut<'_> {
+    /// The address of the first unwritten row.
+    pub fn addr(&self) -> *mut u8 {
+        self.addr
+    }
+
+    /// Rows that may be written from [`RowsOut::addr`].
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Bytes per row ([`row_width`]).
+    pub fn width(&self) -> u8 {
+        self.width
+    }
+}
+
 /// The bytes `value` stores in a variable-size column of type `ty`, or
 /// `None` when it is no such value (a null row).
 #[inline]
@@ -457,6 +497,34 @@ impl ColumnPart<'_> {
             self.nulls.push(self.first + at);
         }
         self.at += 1;
+    }
+
+    /// The unwritten rows of a scalar part, for a row loop to store into
+    /// (then [`ColumnPart::advance`] past what it wrote); `None` for a
+    /// variable-size part.
+    pub fn rows_ahead(&mut self) -> Option<RowsOut<'_>> {
+        fn out<T>(rows: &mut [T], at: usize, width: u8) -> Option<RowsOut<'_>> {
+            let ahead = rows.get_mut(at..)?;
+            let (addr, rows) = (ahead.as_mut_ptr().cast::<u8>(), ahead.len());
+            Some(RowsOut { addr, rows, width, _part: PhantomData })
+        }
+        let at = self.at;
+        match &mut self.data {
+            PartData::U64(c) => out(c, at, 8),
+            PartData::I64(c) => out(c, at, 8),
+            PartData::F64(c) => out(c, at, 8),
+            PartData::U32(c) => out(c, at, 4),
+            PartData::I32(c) => out(c, at, 4),
+            PartData::F32(c) => out(c, at, 4),
+            PartData::Bool(c) => out(c, at, 1),
+            PartData::Var(..) => None,
+        }
+    }
+
+    /// Counts the next `rows` rows as written (by a row loop, through
+    /// [`ColumnPart::rows_ahead`]).
+    pub fn advance(&mut self, rows: usize) {
+        self.at += rows;
     }
 
     /// Writes the next rows: scalars of type `ty` given as slot words (the P2

@@ -20,18 +20,21 @@ pub mod catch;
 pub mod codegen;
 pub mod helpers;
 
+use crate::engine::column::{row_width, RowsOut};
 use crate::engine::compiled::kernel::CompiledKernel;
 use crate::engine::compiled::modes;
-use crate::engine::compiled::plan::{Executor, Plan};
+use crate::engine::compiled::plan::{Executor, Plan, RowLoop};
 use crate::engine::compiled::shape::Shape;
 use crate::engine::p2::closures::scalar_closure;
 use crate::engine::Kernel;
 use crate::node::kit::SlotStep;
 use crate::node::NodeError;
+use crate::node::Purity;
 use crate::program::Program;
 pub use crate::provenance::Provenance;
-use codegen::{Code, Module, NativeFn};
-use std::sync::Arc;
+use codegen::{Code, Module, NativeFn, RowLoopFn};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// How one scalar step runs on P3.
 pub enum NativeStep {
@@ -49,8 +52,76 @@ pub struct Native {
     sweep: Option<(NativeFn, bool)>,
     /// Steps that run as their own native function.
     native_steps: usize,
+    /// `generate`'s row loops, by coordinate input and outputs, built at the
+    /// first `generate` that asks (`None`: these columns have none).
+    row_loops: Mutex<HashMap<RowLoopKey, Option<Arc<NativeRowLoop>>>>,
     /// The code every function pointer here points into (kept alive with them).
     _code: Code,
+}
+
+/// What a row loop is built for: the coordinate input and the outputs, in column order.
+type RowLoopKey = (usize, Box<[usize]>);
+
+/// A native row loop ([`Module::row_loop`]) and the code it lives in.
+struct NativeRowLoop {
+    f: RowLoopFn,
+    /// It calls a helper: it runs inside the catch.
+    fallible: bool,
+    /// The width of each column's rows.
+    widths: Box<[u8]>,
+    _code: Code,
+}
+
+impl RowLoop for NativeRowLoop {
+    fn fill(&self, buf: &mut [u64], first: u64, step: u64, count: u64, columns: &[RowsOut<'_>]) -> Result<(), u64> {
+        let fits = columns.len() == self.widths.len()
+            && columns.iter().zip(self.widths.iter()).all(|(c, &w)| c.width() == w && c.rows() as u64 >= count);
+        if !fits {
+            return Err(0);
+        }
+        let addrs: Vec<*mut u8> = columns.iter().map(|c| c.addr()).collect();
+        let mut progress = 0u64;
+        let (buf, cols, at) = (buf.as_mut_ptr(), addrs.as_ptr(), &mut progress as *mut u64);
+        // SAFETY: the loop was generated for this plan's layout and reads only
+        // words of a buffer of that layout (`buf` is one, borrowed mutably
+        // for the call); it stores row `i < count` of column `k` at
+        // `addrs[k] + i * widths[k]`, and each `RowsOut` lends at least
+        // `count` rows of that width (checked above); `at` is a live local.
+        let run = || unsafe { (self.f)(buf, first, step, count, cols, at) };
+        match self.fallible {
+            false => {
+                run();
+                Ok(())
+            }
+            true => catch::catch(run).map_err(|_| progress),
+        }
+    }
+}
+
+/// The row loop of outputs `outs` over coordinate input `coordinate`: when
+/// every per-cycle step they need is a pure, non-volatile scalar step and
+/// every output a scalar column.
+fn build_row_loop(shape: &Shape, coordinate: usize, outs: &[usize]) -> Result<Option<NativeRowLoop>, String> {
+    let program = &shape.program;
+    let mut needed = vec![false; program.steps.len()];
+    for &o in outs {
+        program.cycle_cone(o).iter().for_each(|&s| needed[s as usize] = true);
+    }
+    let steps: Vec<u32> = program.cycle_steps.iter().copied().filter(|&s| needed[s as usize]).collect();
+    let runs_bare = |s: u32| {
+        let step = &program.steps[s as usize];
+        shape.steps[s as usize].scalar && step.def.purity == Purity::Pure && !step.volatile
+    };
+    let widths: Option<Vec<u8>> = outs.iter().map(|&o| row_width(program.outputs[o].ty)).collect();
+    let (Some(widths), true) = (widths, steps.iter().all(|&s| runs_bare(s))) else {
+        return Ok(None);
+    };
+    let columns: Vec<(u32, u8)> = outs.iter().zip(&widths).map(|(&o, &w)| (program.outputs[o].slot, w)).collect();
+    let mut module = Module::new()?;
+    let (id, emitted) = module.row_loop(program, &shape.layout, &steps, coordinate as u32, &columns)?;
+    let code = module.finish()?;
+    let f = code.row_loop(id);
+    Ok(Some(NativeRowLoop { f, fallible: emitted.fallible, widths: widths.into(), _code: code }))
 }
 
 impl Native {
@@ -100,7 +171,7 @@ fn compile(shape: &Shape) -> Result<(Native, Vec<Option<NativeStep>>), String> {
         })
         .collect();
     let sweep = sweep.map(|(id, emitted)| (code.function(id), emitted.fallible));
-    Ok((Native { sweep, native_steps, _code: code }, steps))
+    Ok((Native { sweep, native_steps, row_loops: Mutex::default(), _code: code }, steps))
 }
 
 impl Executor for Native {
@@ -153,6 +224,17 @@ impl Executor for Native {
     #[inline]
     fn cone_sweep(&self, _shape: &Shape, _out: usize, _buf: &mut Vec<u64>) -> bool {
         false
+    }
+
+    fn row_loop(&self, shape: &Shape, coordinate: usize, outs: &[usize]) -> Option<Arc<dyn RowLoop>> {
+        let mut loops = self.row_loops.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let built =
+            loops.entry((coordinate, outs.into())).or_insert_with(|| match build_row_loop(shape, coordinate, outs) {
+                Ok(found) => found.map(Arc::new),
+                // As for the program's own code: a failure here is a bug.
+                Err(e) => panic!("internal: native code generation failed: {e}"),
+            });
+        built.clone().map(|l| l as Arc<dyn RowLoop>)
     }
 }
 
