@@ -16,6 +16,7 @@ pytest-benchmark (see test_ladder.py).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 from collections.abc import Callable
@@ -132,6 +133,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--json", metavar="PATH", help="also write {runner: ns per row} to PATH")
     args = ap.parse_args()
     found = runners()
     check_agree(found)
@@ -148,6 +150,9 @@ def main() -> None:
     for name, secs in best.items():
         ratios = "".join(f"{secs / b:>12.3f}" for b in base.values())
         print(f"{name:<26}{secs:>9.3f}{secs / args.rows * 1e9:>9.2f}{ratios}")
+    if args.json:
+        per_row = {name: secs / args.rows * 1e9 for name, secs in best.items()}
+        Path(args.json).write_text(json.dumps({"rows": args.rows, "ns_per_row": per_row}, indent=1))
 
 
 if __name__ == "__main__":

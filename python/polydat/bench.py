@@ -1,4 +1,4 @@
-"""``polydat bench``: performance scenarios (SPEC §15).
+"""``polydat bench``: performance scenarios.
 
 A scenario file is a polydat program with optional sections, each opened by
 a ``/// @name`` line::

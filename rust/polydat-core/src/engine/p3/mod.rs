@@ -34,7 +34,8 @@ use crate::program::Program;
 pub use crate::provenance::Provenance;
 use codegen::{Code, Module, NativeFn, RowLoopFn};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// How one scalar step runs on P3.
 pub enum NativeStep {
@@ -52,11 +53,72 @@ pub struct Native {
     sweep: Option<(NativeFn, bool)>,
     /// Steps that run as their own native function.
     native_steps: usize,
+    /// Per output: its per-cycle cone as one native function, built at the
+    /// first read that asks (see [`Native::cone_function`]).
+    cones: Box<[OnceLock<Option<CodeFn>>]>,
+    /// How many more steps cone functions may hold (memory stays linear in
+    /// the program however many outputs are read).
+    cone_room: AtomicUsize,
     /// `generate`'s row loops, by coordinate input and outputs, built at the
     /// first `generate` that asks (`None`: these columns have none).
     row_loops: Mutex<HashMap<RowLoopKey, Option<Arc<NativeRowLoop>>>>,
     /// The code every function pointer here points into (kept alive with them).
     _code: Code,
+}
+
+/// A native function of its own module, and whether it calls a helper
+/// (then it runs inside the catch).
+struct CodeFn {
+    f: NativeFn,
+    fallible: bool,
+    _code: Code,
+}
+
+/// Steps the cone functions of a plan may hold together: this many per
+/// per-cycle step, plus [`CONE_ROOM_BASE`].
+pub const CONE_ROOM_PER_STEP: usize = 4;
+/// See [`CONE_ROOM_PER_STEP`].
+pub const CONE_ROOM_BASE: usize = 4096;
+
+/// Runs native function `f` over `buf` (inside the catch when it is
+/// `fallible`); true when it returned.
+fn run_native(f: NativeFn, fallible: bool, buf: &mut [u64]) -> bool {
+    let ptr = buf.as_mut_ptr();
+    // SAFETY: `f` was generated for this plan's layout and touches only
+    // words of a buffer of that layout; `ptr` is such a buffer, borrowed
+    // mutably for the call.
+    let run = || unsafe { f(ptr) };
+    match fallible {
+        false => {
+            run();
+            true
+        }
+        true => catch::catch(run).is_ok(),
+    }
+}
+
+impl Native {
+    /// The native function of output `out`'s per-cycle cone — so a stale
+    /// read of a selective cone runs in one call (the Pull kernel's way) —
+    /// or `None`: the plan does not sweep, the cone is broad (the sweep
+    /// serves it), or the cone functions already hold their share of
+    /// memory. Built at the first call for `out`.
+    fn cone_function(&self, shape: &Shape, out: usize) -> Option<&CodeFn> {
+        if self.sweep.is_none() || shape.broad_cone(out) {
+            return None;
+        }
+        let build = || {
+            let steps = shape.cone(out);
+            let room =
+                self.cone_room.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| r.checked_sub(steps.len()));
+            room.ok()?;
+            let mut module = Module::new().ok()?;
+            let (id, emitted) = module.steps_function(&shape.program, &shape.layout, steps).ok()?;
+            let code = module.finish().ok()?;
+            Some(CodeFn { f: code.function(id), fallible: emitted.fallible, _code: code })
+        };
+        self.cones[out].get_or_init(build).as_ref()
+    }
 }
 
 /// What a row loop is built for: the coordinate input and the outputs, in column order.
@@ -171,7 +233,15 @@ fn compile(shape: &Shape) -> Result<(Native, Vec<Option<NativeStep>>), String> {
         })
         .collect();
     let sweep = sweep.map(|(id, emitted)| (code.function(id), emitted.fallible));
-    Ok((Native { sweep, native_steps, row_loops: Mutex::default(), _code: code }, steps))
+    let native = Native {
+        sweep,
+        native_steps,
+        cones: program.outputs.iter().map(|_| OnceLock::new()).collect(),
+        cone_room: AtomicUsize::new(CONE_ROOM_BASE + CONE_ROOM_PER_STEP * program.cycle_steps.len()),
+        row_loops: Mutex::default(),
+        _code: code,
+    };
+    Ok((native, steps))
 }
 
 impl Executor for Native {
@@ -207,23 +277,12 @@ impl Executor for Native {
     #[inline]
     fn sweep(&self, buf: &mut Vec<u64>) -> bool {
         let Some((f, fallible)) = self.sweep else { return false };
-        let ptr = buf.as_mut_ptr();
-        // SAFETY: the sweep was generated for this plan's layout and touches
-        // only words of a buffer of that layout; `ptr` is such a buffer,
-        // borrowed mutably for the call.
-        let run = || unsafe { f(ptr) };
-        match fallible {
-            false => {
-                run();
-                true
-            }
-            true => catch::catch(run).is_ok(),
-        }
+        run_native(f, fallible, buf)
     }
 
     #[inline]
-    fn cone_sweep(&self, _shape: &Shape, _out: usize, _buf: &mut Vec<u64>) -> bool {
-        false
+    fn cone_sweep(&self, shape: &Shape, out: usize, buf: &mut Vec<u64>) -> bool {
+        self.cone_function(shape, out).is_some_and(|c| run_native(c.f, c.fallible, buf))
     }
 
     fn row_loop(&self, shape: &Shape, coordinate: usize, outs: &[usize]) -> Option<Arc<dyn RowLoop>> {
