@@ -1,5 +1,5 @@
 //! Criterion: per-cycle cost of every engine on the engine-ladder graph
-//! (SPEC §15) — P1 and each P2 and P3 provenance mode — beside the hand-written Rust
+//! — P1, each P2 and P3 provenance mode, and the mixed engine — beside the hand-written Rust
 //! function computing the same four outputs, in the same run.
 //! One iteration = one cycle: write the three inputs (cycle bumped, seeds
 //! fixed), then read the four outputs as raw words in one read
@@ -79,7 +79,8 @@ fn ladder(c: &mut Criterion) {
 
     let kinds = std::iter::once(EngineKind::P1)
         .chain(Provenance::ALL.map(EngineKind::P2))
-        .chain(Provenance::ALL.map(EngineKind::P3));
+        .chain(Provenance::ALL.map(EngineKind::P3))
+        .chain([EngineKind::Mixed]);
     for kind in kinds {
         let mut kernel: Box<dyn Kernel> = new_kernel(&program, kind);
         let mut cycle = 1u64;
@@ -110,7 +111,9 @@ fn ladder(c: &mut Criterion) {
     p2_concrete::<p2::modes::Pull>(&mut group, &program, &outs);
     p2_concrete::<p2::modes::PushPull>(&mut group, &program, &outs);
     p3_concrete::<p2::modes::Raw>(&mut group, &program, &outs);
+    p3_concrete::<p2::modes::Push>(&mut group, &program, &outs);
     p3_concrete::<p2::modes::Pull>(&mut group, &program, &outs);
+    p3_concrete::<p2::modes::PushPull>(&mut group, &program, &outs);
     group.finish();
 }
 

@@ -1,4 +1,4 @@
-//! The engine-ladder graph (SPEC §15) as graph IR, and a hand-written Rust
+//! The engine-ladder graph as graph IR, and a hand-written Rust
 //! function computing the same four outputs: the baseline every engine is
 //! quoted against. Shared by the ladder benches (`#[path]`-included).
 

@@ -27,7 +27,7 @@ def test_readme_table_reproduces_upstream():
 
 def test_program_metadata():
     prog = polydat.compile(README)
-    assert prog.engine == "mixed"
+    assert prog.engine == "p3/raw", "every step runs natively: P3, in the heuristic's mode"
     assert prog.inputs == ["cycle"]
     assert prog.outputs == {"hashed": "u64", "user_id": "u64", "bucket": "u64"}
 

@@ -96,6 +96,7 @@ def test_compare_modes_report(tmp_path):
     text = out.getvalue()
     assert "small" in text and "pushpull" in text and "auto picks" in text
     assert "auto vs fastest P2 mode" in text
+    assert "engine=auto vs the fastest kernel measured" in text
 
 
 def test_cli_bench(capsys):

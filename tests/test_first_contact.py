@@ -169,7 +169,7 @@ def test_programs_pickle_as_source_and_options() -> None:
 def test_reprs_are_informative() -> None:
     prog = polydat.compile(USERS)
     shown = repr(prog)
-    assert "engine='mixed'" in shown and "inputs=['cycle']" in shown and "user_id" in shown
+    assert f"engine='{prog.engine}'" in shown and "inputs=['cycle']" in shown and "user_id" in shown
     k = prog.kernel()
     k.set_inputs(7)
-    assert repr(k) == "<polydat.Kernel engine='mixed' inputs(cycle=7)>"
+    assert repr(k) == f"<polydat.Kernel engine='{prog.engine}' inputs(cycle=7)>"

@@ -307,7 +307,8 @@ def test_explain_reports_passes_fusions_folds_and_lifecycles():
         "user_id := hash(cycle) % 1000\nk := 3 + 4\n"
     )
     text = program.explain()
-    for needle in ("engine: mixed", "passes:", "fusion", "hoist", "fold", "bindings:",
+    assert program.engine == "p3/pull", "every step runs natively"
+    for needle in ("engine: p3/pull", "passes:", "fusion", "hoist", "fold", "bindings:",
                    "scope-init (once per kernel)", "compile-const (folded at build)",
                    "hash_mod_to_hash_range", "folded constants:"):  # fmt: skip
         assert needle in text, needle

@@ -2,8 +2,8 @@
 
 Run ``python benches/scenarios/generate.py`` to regenerate them; the files are
 committed, so ``polydat bench benches/scenarios/*.polydat`` works without this
-script. Each scenario exercises one shape of graph and change pattern (SPEC
-§15); its header says what it measures and what the provenance modes should do
+script. Each scenario exercises one shape of graph and change pattern; its
+header says what it measures and what the provenance modes should do
 on it. Chains alternate ``hash`` with ``add``/``u64_xor`` by a constant, which
 no fusion rule rewrites, so node counts are what the files say.
 """
@@ -325,7 +325,7 @@ def ladder() -> str:
     ]
     return scenario(
         """
-ladder: the engine-ladder graph of SPEC §15 (11 nodes, 3 inputs) with the
+ladder: the engine-ladder graph (11 nodes, 3 inputs) with the
 criterion bench's fixed seeds, one of the four consumed outputs read per
 cycle. Tiny and all dirty: the heuristic picks Raw.
 """,

@@ -1,4 +1,4 @@
-"""``polydat bench``: performance scenarios (SPEC §15).
+"""``polydat bench``: performance scenarios.
 
 A scenario file is a polydat program with optional sections, each opened by
 a ``/// @name`` line::
@@ -176,6 +176,8 @@ class Report:
     auto: str
     """The kernel ``engine="p2"`` picks (``p2/<mode>``)."""
     results: list[Measurement]
+    engine_auto: str = ""
+    """What ``engine="auto"`` runs (``p3/<mode>`` or ``mixed``)."""
 
     def fastest(self, family: str = "p2") -> Measurement | None:
         """The measurement with the lowest median among engines named ``family...``."""
@@ -191,6 +193,8 @@ class Report:
             "analysis": self.analysis,
             "auto": self.auto,
             "fastest_p2": fastest.engine if fastest else None,
+            "engine_auto": self.engine_auto,
+            "fastest": best.engine if (best := self.fastest("")) else None,
             "results": [
                 {"engine": r.engine, "min_ns": r.min, "median_ns": r.median, "net_ns": r.net, "driver_ns": r.driver}
                 for r in self.results
@@ -242,7 +246,10 @@ def run_scenario(
             iters,
         )
         results.append(Measurement(engine=t["engine"], net=list(t["net"]), driver=list(t["driver"])))
-    return Report(scenario=scenario, analysis=graph.provenance_analysis, auto=graph.engine, results=results)
+    engine_auto = polydat.compile(scenario.graph, path=scenario.path, library_path=library_path).engine
+    return Report(
+        scenario=scenario, analysis=graph.provenance_analysis, auto=graph.engine, results=results, engine_auto=engine_auto
+    )
 
 
 def _fmt(x: float) -> str:
@@ -323,4 +330,15 @@ def main(
             fastest = r.fastest()
             ok = "yes" if fastest and fastest.engine == r.auto else "no"
             out.write(f"  {r.scenario.name:<28} auto {r.auto:<13} fastest {fastest.engine if fastest else '-':<13} {ok}\n")
+    if compare_modes and len(reports) > 1 and not as_json:
+        out.write("engine=auto vs the fastest kernel measured (by median):\n")
+        for r in reports:
+            best, auto = r.fastest(""), next((m for m in r.results if m.engine == r.engine_auto), None)
+            if best is None or auto is None:
+                continue
+            ratio = auto.median / best.median if best.median > 0 else float("inf")
+            verdict = "within 10%" if ratio <= 1.10 else "slower"
+            out.write(
+                f"  {r.scenario.name:<28} auto {r.engine_auto:<13} fastest {best.engine:<13} {ratio:5.2f}x  {verdict}\n"
+            )
     return 0

@@ -72,11 +72,15 @@ def generated_columns(source: str, engine: str, provenance: str, cycles: range) 
 @FAST
 @given(pt.programs(max_bindings=6), st.integers(0, 2**64 - 1))
 def test_generate_over_blocks_agrees(example: pt.Example, start: int) -> None:
-    """P2's generate runs eligible programs in blocks of rows; every mode matches P1 over 600 rows."""
+    """P2's generate runs eligible programs in blocks of rows, P3's and mixed's
+    through a native row loop; every mode matches P1 over 600 rows."""
     cycles = range(start, min(start + 600, 2**64))
     try:
         want = generated_columns(example.source, "p1", "auto", cycles)
     except polydat.CompileError:
         return  # a constant that fails to fold: covered by test_random_programs_agree
-    for mode in ("raw", "push", "pull", "pushpull"):
-        assert generated_columns(example.source, "p2", mode, cycles) == want, f"p2/{mode}\n{example}"
+    for engine in ("p2", "p3"):
+        for mode in ("raw", "push", "pull", "pushpull"):
+            got = generated_columns(example.source, engine, mode, cycles)
+            assert got == want, f"{engine}/{mode}\n{example}"
+    assert generated_columns(example.source, "mixed", "auto", cycles) == want, f"mixed\n{example}"

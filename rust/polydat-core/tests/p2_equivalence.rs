@@ -116,7 +116,7 @@ fn some_f64(rng: &mut Rng) -> f64 {
     }
 }
 
-/// The engine-ladder graph (SPEC §15).
+/// The engine-ladder graph.
 fn ladder() -> Arc<Program> {
     let mut g = G::new();
     let (cycle, tenant, op) =

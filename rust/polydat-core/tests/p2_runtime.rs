@@ -235,7 +235,10 @@ fn engine_names_parse_and_select() {
     assert_eq!(sel("p2/raw", "auto"), Ok("p2/raw"));
     assert_eq!(sel("p2/raw", "raw"), Ok("p2/raw"));
     assert!(sel("p2/raw", "pull").is_err());
-    assert_eq!(sel("auto", "auto"), Ok("mixed"));
+    assert_eq!(sel("auto", "auto"), Ok("mixed"), "a string step: the interpreter hosts native segments");
+    let scalar = forest(4, 0, 20);
+    let auto = |p: &Program| choose("auto", "auto", p).map(|k| k.name());
+    assert_eq!(auto(&scalar), Ok("p3/pull"), "every step native: P3 in the heuristic's mode");
     assert_eq!(sel("auto", "pushpull"), Ok("p3/pushpull"), "an explicit mode runs natively");
     assert_eq!(sel("p1", "auto"), Ok("p1"));
     let refused = choose("p1", "pull", &p).unwrap_err();
@@ -278,7 +281,7 @@ fn automatic_selection_follows_the_heuristic() {
     let a = analyze(&forest(4, 0, 20));
     assert!((a.output_cone_ratio - 0.25).abs() < 1e-9);
     assert_eq!(a.choice, Provenance::Pull);
-    // A big cone with stable parts: PushPull.
+    // A big cone with stable parts: Pull (PushPull is never picked).
     let mut g = G::new();
     let cycle = g.coord("cycle", "u64");
     let k = g.ext("k", "u64", Some(A::U(1)));
@@ -293,12 +296,12 @@ fn automatic_selection_follows_the_heuristic() {
     g.out("out", x);
     let a = analyze(&g.build());
     assert_eq!((a.total_nodes, a.stable_nodes, a.max_output_cone), (31, 20, 31));
-    assert_eq!(a.choice, Provenance::PushPull);
-    // Tiny with a stable part: not Raw (half the nodes are stable: PushPull).
-    assert_eq!(analyze(&forest(1, 1, 4)).choice, Provenance::PushPull);
-    // Push is never chosen.
+    assert_eq!(a.choice, Provenance::Pull);
+    // Tiny with a stable part: not Raw (the guard skips the stable half).
+    assert_eq!(analyze(&forest(1, 1, 4)).choice, Provenance::Pull);
+    // Push and PushPull are never chosen.
     for (r, s, d) in [(1, 0, 3), (3, 3, 10), (1, 5, 30), (6, 0, 30)] {
-        assert_ne!(analyze(&forest(r, s, d)).choice, Provenance::Push);
+        assert!(matches!(analyze(&forest(r, s, d)).choice, Provenance::Raw | Provenance::Pull));
     }
 }
 

@@ -177,3 +177,106 @@ fn random_programs_agree_with_p1_on_p3() {
         }
     }
 }
+
+/// A program `generate` runs through P3's native row loop: u64, f64 and
+/// bool columns, an extern (loaded once before the loop), a value fixed at
+/// scope init, an input passed through, and a row-dependent failure
+/// (`div_wire` by `cycle % 1000`, zero once in a thousand rows).
+const ROWS: &str = "input cycle: u64
+extern k: u64 = 3
+h := hash(cycle)
+id := mod(h, 1000000)
+u := unit_interval(h)
+scaled := f64_mul(u, 2.5)
+small := u64_lt(h, 4611686018427387903)
+const kk := hash(k)
+mixed := u64_add(h, kk)
+cycle_out := cycle
+d := mod(cycle, 1000)
+ratio := div_wire(1099511627776, d)";
+
+#[test]
+fn generate_runs_a_native_row_loop_that_matches_p1_row_for_row() {
+    use polydat_core::engine::{generate, RowPlan};
+    let p = program(ROWS);
+    let ok: Vec<usize> = ["id", "scaled", "small", "kk", "mixed", "cycle_out"].map(|n| p.output(n).unwrap()).into();
+    let plan = p3::plan(&p);
+    assert!(plan.executor.row_loop(&plan.shape, 0, &ok).is_some(), "every column is a native scalar");
+    let cases = [
+        (RowPlan::range(0, 1, 200_001, 1), 1), // several chunks of the loop and a partial one
+        (RowPlan::range(0, 1, 3, 1), 1),       // the first row, then one row in the loop
+        (RowPlan { start: u64::MAX - 700, rows: 1500, ..RowPlan::range(0, 0, 1, 1) }, 2), // wraps
+        (RowPlan::range(0, 7, 7 + 13 * 999, 13), 3), // a step, three threads
+    ];
+    for (rows, threads) in cases {
+        let rows = RowPlan { fixed: vec![(1, Value::U64(9))], ..rows };
+        let want = polydat_core::engine::generate(&p, EngineKind::P1, &rows, &ok, 1).unwrap();
+        for kind in modes().chain([EngineKind::Mixed]) {
+            let got = generate(&p, kind, &rows, &ok, threads).unwrap();
+            for (a, b) in want.iter().zip(&got) {
+                assert_eq!(a.len(), b.len(), "{kind:?}");
+                assert!(a.to_values().iter().zip(b.to_values()).all(|(x, y)| x.same(&y)), "{kind:?} x{threads}");
+            }
+        }
+    }
+    // A failing row inside the loop: the same error as P1, from the same row,
+    // after thousands of good rows, on every thread count.
+    let ratio = vec![p.output("ratio").unwrap(), p.output("id").unwrap()];
+    let rows = RowPlan::range(0, 1, 2500, 1);
+    let want = generate(&p, EngineKind::P1, &rows, &ratio, 1).unwrap_err().to_string();
+    assert!(want.contains("divide by zero") && want.contains("1000"), "{want}");
+    for kind in modes().chain([EngineKind::Mixed]) {
+        for threads in [1, 2] {
+            let got = generate(&p, kind, &rows, &ratio, threads).unwrap_err().to_string();
+            assert_eq!(got, want, "{kind:?} x{threads}");
+        }
+    }
+}
+
+/// Four independent roots: every output's cone is a quarter of the
+/// program (selective), and `bad` fails when `d` is 0.
+const ROOTS: &str = "input a: u64
+input b: u64
+input c: u64
+input d: u64
+a1 := hash(a)
+a2 := mod(a1, 1000)
+a3 := hash(a2)
+b1 := hash(b)
+b2 := u64_add(b1, 7)
+b3 := hash(b2)
+c1 := hash(c)
+c2 := u64_xor(c1, 99)
+c3 := hash(c2)
+d1 := hash(d)
+bad := mod_wire(d1, d)";
+
+#[test]
+fn a_selective_cone_runs_as_one_native_function_and_agrees_with_p1() {
+    let p = program(ROOTS);
+    let plan = p3::plan(&p);
+    let outs: Vec<usize> = ["a3", "b3", "c3", "bad"].map(|n| p.output(n).unwrap()).into();
+    let mut buf = vec![0u64; plan.layout.words];
+    buf[plan.layout.off[3] as usize] = 5; // d = 5: `bad` does not fail
+    for &o in &outs {
+        assert!(!plan.broad_cone(o), "output {o} is selective");
+        assert!(plan.executor.cone_sweep(&plan.shape, o, &mut buf), "output {o} has a cone function");
+    }
+    for kind in modes() {
+        let mut k = new_kernel(&p, kind);
+        let mut oracle = P1Kernel::new(p.clone());
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for round in 0..400 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let (input, value) = ((state >> 33) as usize % 4, (state >> 40) % 3);
+            k.write_u64(input, value);
+            oracle.write_u64(input, value);
+            let out = outs[(state >> 20) as usize % 4];
+            match (k.pull(out), oracle.pull(out)) {
+                (Ok(x), Ok(y)) => assert!(x.same(&y), "{kind:?} round {round}"),
+                (Err(x), Err(y)) => assert_eq!(x.to_string(), y.to_string(), "{kind:?} round {round}"),
+                (x, y) => panic!("{kind:?} round {round}: {x:?} vs {y:?}"),
+            }
+        }
+    }
+}

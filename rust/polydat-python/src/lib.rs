@@ -7,10 +7,11 @@ use polydat_core::compile::CompileOptions;
 use polydat_core::engine::bind::Scope;
 use polydat_core::engine::column::{Column, ColumnData};
 use polydat_core::engine::guard::guarded;
-use polydat_core::engine::{self, EngineKind, GenerateError, Kernel as CoreKernel, KernelMaker, RowPlan, Stop};
+use polydat_core::engine::{self, EngineKind, Filled, GenerateError, Kernel as CoreKernel, KernelMaker, RowPlan, Stop};
 use polydat_core::program::manifest::Manifest;
 
 mod arrow;
+mod host;
 use polydat_core::ir::GraphIr;
 use polydat_core::{
     BindError, BuildError, CompileError, EvalError, Program as CoreProgram, Refused, Value, WriteError,
@@ -90,7 +91,9 @@ pub(crate) fn generate_error(py: Python<'_>, e: GenerateError) -> PyErr {
         GenerateError::Write(w) => write_error(py, &w),
         GenerateError::Eval(ev) => eval_error(py, &ev),
         GenerateError::OutOfMemory { .. } => PyMemoryError::new_err(e.to_string()),
-        GenerateError::Panicked | GenerateError::Threads(_) => py_error(py, "InternalError", (e.to_string(),)),
+        GenerateError::Panicked | GenerateError::Threads(_) | GenerateError::HostRows(_) => {
+            py_error(py, "InternalError", (e.to_string(),))
+        }
         GenerateError::Cancelled => PyKeyboardInterrupt::new_err(e.to_string()),
         GenerateError::Unset { ref names, .. } => {
             let first = names.first().cloned().unwrap_or_default();
@@ -279,17 +282,30 @@ fn column_to_py(py: Python<'_>, column: Column) -> PyResult<PyObject> {
             return Ok(PyArray1::from_vec(py, objects).into_any().unbind());
         }
     };
+    finish_array(py, array, ty, rows, &column.nulls)
+}
+
+/// A numpy array of a column's rows as `generate` returns it: a timestamp
+/// viewed as `datetime64[ms]`, a date as `datetime64[D]`, and with `None`
+/// rows (`nulls`, ascending) a `numpy.ma.MaskedArray` whose mask marks them.
+fn finish_array(
+    py: Python<'_>,
+    array: PyObject,
+    ty: polydat_core::PortType,
+    rows: usize,
+    nulls: &[usize],
+) -> PyResult<PyObject> {
     let array = match ty {
         // Epoch milliseconds and days, viewed as numpy's datetime64.
         polydat_core::PortType::Timestamp => array.call_method1(py, "view", ("datetime64[ms]",))?,
         polydat_core::PortType::Date => array.call_method1(py, "astype", ("datetime64[D]",))?,
         _ => array,
     };
-    if column.nulls.is_empty() {
+    if nulls.is_empty() {
         return Ok(array);
     }
     let mut mask = vec![false; rows];
-    column.nulls.iter().for_each(|&i| mask[i] = true);
+    nulls.iter().for_each(|&i| mask[i] = true);
     let masked = py.import("numpy.ma")?.getattr("MaskedArray")?;
     let kwargs = PyDict::new(py);
     kwargs.set_item("mask", mask.into_pyarray(py))?;
@@ -516,14 +532,37 @@ impl Program {
             let interrupt = SignalWatch::new();
             let hook = || interrupt.interrupted();
             let stop = Stop::with_hook(&hook);
-            let result = py.allow_threads(|| engine::generate_columns(program, kind, &plan, &sources, threads, &stop));
+            // Scalar outputs of many rows go straight into numpy's own arrays.
+            let mut arrays: Vec<Option<host::HostArray<'py>>> = sources
+                .iter()
+                .map(|s| match *s {
+                    engine::ColumnSource::Output(o) if plan.rows() >= host::HOST_MIN_ROWS => {
+                        host::HostArray::zeros(py, program.outputs[o].ty, plan.rows())
+                    }
+                    _ => None,
+                })
+                .collect();
+            let lent = arrays.iter_mut().map(|a| a.as_mut().map(|a| a.rows()).transpose()).collect::<PyResult<_>>()?;
+            let result =
+                py.allow_threads(|| engine::generate_into(program, kind, &plan, &sources, threads, &stop, lent));
             let columns = match result {
                 Err(GenerateError::Cancelled) => return Err(interrupt.take()),
                 other => other.map_err(|e| generate_error(py, e))?,
             };
             let d = PyDict::new(py);
-            for (name, column) in outputs.iter().zip(columns) {
-                d.set_item(name, column_to_py(py, column)?)?;
+            for ((name, column), array) in outputs.iter().zip(columns).zip(arrays) {
+                let value = match (column, array) {
+                    (Filled::Column(column), _) => column_to_py(py, column)?,
+                    (Filled::InPlace { nulls }, Some(array)) => {
+                        let ty = match program.column_source(name) {
+                            Ok(engine::ColumnSource::Output(o)) => program.outputs[o].ty,
+                            _ => unreachable!("rows in place are an output's"),
+                        };
+                        finish_array(py, array.array(), ty, plan.rows(), &nulls)?
+                    }
+                    (Filled::InPlace { .. }, None) => unreachable!("rows in place were lent"),
+                };
+                d.set_item(name, value)?;
             }
             Ok(d)
         })

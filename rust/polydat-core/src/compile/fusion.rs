@@ -1,4 +1,4 @@
-//! Node Fusion (seeds §5, axioms NF1–NF4): a registry of subgraph patterns,
+//! Node Fusion (axioms NF1–NF4): a registry of subgraph patterns,
 //! each rewritten into one node computing the same values bit for bit.
 //!
 //! The pass iterates to a fixpoint. Within an iteration the rules are tried in

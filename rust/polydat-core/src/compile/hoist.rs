@@ -1,5 +1,5 @@
-//! Hoisting: the lifecycle classification of every node (seeds §3.1,
-//! axioms H1–H3), run on the sorted, post-fusion graph.
+//! Hoisting: the lifecycle classification of every node (axioms
+//! H1–H3), run on the sorted, post-fusion graph.
 //!
 //! A node's class is the join (maximum) of its seeds and its producers, with
 //! `Dynamic > ScopeInit > CompileConst`:

@@ -1,5 +1,5 @@
 //! The graph compiler: one module per pass, run in a fixed order by
-//! [`compile`] (seeds graph_compiler.md §2, §6):
+//! [`compile`]:
 //!
 //! 1. [`resolve`] — IR → typed graph (ops, arguments, constants, output types);
 //!    then [`adapters`] — automatic class-A adapters on mismatched wires (`strict` refuses them);

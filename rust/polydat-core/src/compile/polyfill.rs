@@ -1,4 +1,4 @@
-//! Polyfills (seeds §5.3): a registry of rewrites that expand a node the
+//! Polyfills: a registry of rewrites that expand a node the
 //! target engine cannot run into an equivalent small subgraph of nodes it can.
 //!
 //! The engine's capability is a predicate over node definitions

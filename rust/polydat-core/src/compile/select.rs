@@ -1,21 +1,31 @@
 //! Engine selection, the last compile stage: the engine and provenance mode
 //! a program runs on are chosen once, from the caller's request and the
 //! emitted program's shape, into the [`Selection`] the program carries (and
-//! `explain` reads). The automatic provenance choice is the seeds' heuristic
-//! (engines.md, "Automatic Selection Heuristic"):
+//! `explain` reads).
+//!
+//! `engine="auto"` runs P3 when every step is a scalar step with a slot form
+//! (the whole program runs natively, with no by-reference value to box), and
+//! otherwise the mixed engine: the interpreter hosting native segments.
+//!
+//! The automatic provenance choice started from the seeds' heuristic and was
+//! then measured (`polydat bench benches/scenarios/*.polydat
+//! --compare-modes`): PushPull was never the fastest mode on any scenario,
+//! and Pull came within 10% of the best mode on every scenario but tiny
+//! all-dirty graphs, where Raw wins:
 //!
 //! ```text
 //! output_cone_ratio = max_output_cone / total_nodes
 //! stable_ratio      = stable_nodes / total_nodes
-//! if total_nodes < 15 and stable_ratio == 0:  Raw       tiny and all dirty
-//! elif output_cone_ratio < 0.5:               Pull      the cone guard pays
-//! elif stable_ratio >= 0.3:                   PushPull  push skips stable parts of big cones
-//! else:                                       Pull      free insurance on all-dirty graphs
+//! if total_nodes < 15 and stable_ratio == 0:  Raw    tiny and all dirty
+//! elif output_cone_ratio < 0.5:               Pull   the cone guard skips whole evaluations
+//! elif stable_ratio >= 0.3:                   Pull   the guard skips reads of the stable parts
+//! else:                                       Pull   free insurance on all-dirty graphs
 //! ```
 //!
-//! Push alone is never chosen. A *stable* node is a deterministic step whose
-//! provenance holds no coordinate: it reads only externs (configuration,
-//! written rarely) or nothing. Coordinates are taken to change every cycle.
+//! Push and PushPull are never chosen; a caller may still ask for them. A
+//! *stable* node is a deterministic step whose provenance holds no
+//! coordinate: it reads only externs (configuration, written rarely) or
+//! nothing. Coordinates are taken to change every cycle.
 
 use crate::error::Refused;
 use crate::ir::InputKind;
@@ -155,10 +165,20 @@ pub fn choose(total_nodes: usize, output_cone_ratio: f64, stable_ratio: f64) -> 
     } else if output_cone_ratio < 0.5 {
         (Provenance::Pull, "output_cone_ratio < 0.5: selective outputs, the cone guard skips whole evaluations")
     } else if stable_ratio >= 0.3 {
-        (Provenance::PushPull, "stable_ratio >= 0.3: large cones with stable parts, push skips them")
+        (Provenance::Pull, "stable_ratio >= 0.3: large cones with stable parts, the guard skips their reads")
     } else {
         (Provenance::Pull, "large, mostly dirty cones: the cone guard costs nothing when it falls through")
     }
+}
+
+/// Every step of `program` is a scalar step with a slot form (no
+/// by-reference wire, no `None` accepted): P3 runs the whole program
+/// natively, so `engine="auto"` picks it over the mixed engine.
+pub fn runs_natively(program: &Program) -> bool {
+    program.steps.iter().all(|step| {
+        let scalar = step.in_types.iter().chain(step.out_types.iter()).all(|t| !t.is_ref());
+        scalar && !step.accepts_none && step.eval.slot_form().is_some()
+    })
 }
 
 /// The selection stage: resolves `request` for `program`.
@@ -167,9 +187,17 @@ pub fn select(program: &Program, request: Request, requested: &str, provenance: 
     let (engine, reason) = match (request.family, request.mode) {
         (Family::P1, _) => (EngineKind::P1, "engine p1 was requested".to_string()),
         (Family::Mixed, _) => (EngineKind::Mixed, "engine mixed was requested".to_string()),
+        (Family::Auto, None) if runs_natively(program) => (
+            EngineKind::P3(analysis.choice),
+            format!(
+                "engine=auto runs P3: every step is a scalar step that runs natively; provenance chosen by the heuristic: {}",
+                analysis.rule
+            ),
+        ),
         (Family::Auto, None) => (
             EngineKind::Mixed,
-            "engine=auto runs the mixed engine: the interpreter, with native segments where nodes have a native form"
+            "engine=auto runs the mixed engine: some step reads or writes a by-reference value or accepts None, \
+             so the interpreter runs it, with native segments where nodes have a native form"
                 .to_string(),
         ),
         (Family::P2, Some(m)) => (
@@ -209,7 +237,7 @@ mod tests {
         assert_eq!(choose(11, 1.0, 0.0).0, Provenance::Raw);
         assert_eq!(choose(11, 1.0, 0.2).0, Provenance::Pull, "small but partly stable: not Raw");
         assert_eq!(choose(100, 0.3, 0.7).0, Provenance::Pull);
-        assert_eq!(choose(100, 0.7, 0.7).0, Provenance::PushPull);
+        assert_eq!(choose(100, 0.7, 0.7).0, Provenance::Pull, "PushPull is never picked");
         assert_eq!(choose(100, 0.9, 0.1).0, Provenance::Pull);
         assert_eq!(choose(0, 0.0, 0.0).0, Provenance::Raw);
     }

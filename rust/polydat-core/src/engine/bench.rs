@@ -1,4 +1,4 @@
-//! The timing loop of `polydat bench` (SPEC §15): a performance scenario is a
+//! The timing loop of `polydat bench`: a performance scenario is a
 //! graph program, an optional driver program over `input meta: u64` whose
 //! outputs feed the graph's inputs positionally, and pull weights (one output
 //! pulled per cycle, chosen deterministically). The loop runs here, in Rust;

@@ -19,6 +19,7 @@
 use crate::node::kit::Scalar;
 use crate::types::PortType;
 use crate::value::Value;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 /// One output's values over a range of cycles.
@@ -267,44 +268,27 @@ impl Column {
     /// sum must be the column's length, or, for a variable-size column,
     /// the number of rows to be written), one per writer.
     pub fn split(&mut self, counts: &[usize]) -> Vec<ColumnPart<'_>> {
-        fn cut<'a, T>(mut rows: &'a mut [T], counts: &[usize]) -> Vec<&'a mut [T]> {
-            let mut parts = Vec::with_capacity(counts.len());
-            for &n in counts {
-                let (part, rest) = std::mem::take(&mut rows).split_at_mut(n);
-                parts.push(part);
-                rows = rest;
-            }
-            parts
-        }
         let ty = self.ty;
-        let data: Vec<PartData<'_>> = match &mut self.data {
-            ColumnData::U64(v) => cut(v, counts).into_iter().map(PartData::U64).collect(),
-            ColumnData::I64(v) => cut(v, counts).into_iter().map(PartData::I64).collect(),
-            ColumnData::U32(v) => cut(v, counts).into_iter().map(PartData::U32).collect(),
-            ColumnData::I32(v) => cut(v, counts).into_iter().map(PartData::I32).collect(),
-            ColumnData::F64(v) => cut(v, counts).into_iter().map(PartData::F64).collect(),
-            ColumnData::F32(v) => cut(v, counts).into_iter().map(PartData::F32).collect(),
-            ColumnData::Bool(v) => cut(v, counts).into_iter().map(PartData::Bool).collect(),
-            ColumnData::Var(_) => counts
-                .iter()
-                .map(|&n| {
+        let rows = match &mut self.data {
+            ColumnData::U64(v) => HostRows::U64(v),
+            ColumnData::I64(v) => HostRows::I64(v),
+            ColumnData::U32(v) => HostRows::U32(v),
+            ColumnData::I32(v) => HostRows::I32(v),
+            ColumnData::F64(v) => HostRows::F64(v),
+            ColumnData::F32(v) => HostRows::F32(v),
+            ColumnData::Bool(v) => HostRows::Bool(v),
+            ColumnData::Var(_) => {
+                let data = counts.iter().map(|&n| {
                     let mut rows = VarRows::default();
                     // Best effort: a part that cannot reserve grows as it goes.
                     let _ = rows.offsets.try_reserve_exact(n + 1);
                     rows.offsets.push(0);
                     PartData::Var(ty, rows)
-                })
-                .collect(),
+                });
+                return parts(data, counts);
+            }
         };
-        let mut first = 0;
-        data.into_iter()
-            .zip(counts)
-            .map(|(data, &n)| {
-                let part = ColumnPart { data, at: 0, first, nulls: Vec::new() };
-                first += n;
-                part
-            })
-            .collect()
+        rows.split(counts)
     }
 
     /// Takes back the finished parts of a [`Column::split`], in row order.
@@ -315,6 +299,135 @@ impl Column {
                 all.append(rows);
             }
         }
+    }
+}
+
+/// Scalar rows that a host owns (a numpy array's buffer, say), which
+/// `generate` fills in place instead of a column of its own
+/// ([`crate::engine::Generator::fill_into`]).
+pub enum HostRows<'a> {
+    /// `u64` rows.
+    U64(&'a mut [u64]),
+    /// `i64` rows (a `timestamp` column's epoch milliseconds).
+    I64(&'a mut [i64]),
+    /// `u32` rows.
+    U32(&'a mut [u32]),
+    /// `i32` rows (a `date` column's days).
+    I32(&'a mut [i32]),
+    /// `f64` rows.
+    F64(&'a mut [f64]),
+    /// `f32` rows.
+    F32(&'a mut [f32]),
+    /// `bool` rows.
+    Bool(&'a mut [bool]),
+}
+
+impl<'a> HostRows<'a> {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        match self {
+            HostRows::U64(r) => r.len(),
+            HostRows::I64(r) => r.len(),
+            HostRows::U32(r) => r.len(),
+            HostRows::I32(r) => r.len(),
+            HostRows::F64(r) => r.len(),
+            HostRows::F32(r) => r.len(),
+            HostRows::Bool(r) => r.len(),
+        }
+    }
+
+    /// No rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The rows are of the representation of a column of type `ty`.
+    pub fn holds(&self, ty: PortType) -> bool {
+        matches!(
+            (self, ty),
+            (HostRows::U64(_), PortType::U64)
+                | (HostRows::I64(_), PortType::I64 | PortType::Timestamp)
+                | (HostRows::U32(_), PortType::U32)
+                | (HostRows::I32(_), PortType::I32 | PortType::Date)
+                | (HostRows::F64(_), PortType::F64)
+                | (HostRows::F32(_), PortType::F32)
+                | (HostRows::Bool(_), PortType::Bool)
+        )
+    }
+
+    /// Splits the rows into consecutive parts of `counts` rows each (their
+    /// sum must be the number of rows), one per writer.
+    pub fn split(self, counts: &[usize]) -> Vec<ColumnPart<'a>> {
+        fn cut<'a, T>(mut rows: &'a mut [T], counts: &[usize]) -> Vec<&'a mut [T]> {
+            let mut parts = Vec::with_capacity(counts.len());
+            for &n in counts {
+                let (part, rest) = std::mem::take(&mut rows).split_at_mut(n);
+                parts.push(part);
+                rows = rest;
+            }
+            parts
+        }
+        let data: Vec<PartData<'a>> = match self {
+            HostRows::U64(v) => cut(v, counts).into_iter().map(PartData::U64).collect(),
+            HostRows::I64(v) => cut(v, counts).into_iter().map(PartData::I64).collect(),
+            HostRows::U32(v) => cut(v, counts).into_iter().map(PartData::U32).collect(),
+            HostRows::I32(v) => cut(v, counts).into_iter().map(PartData::I32).collect(),
+            HostRows::F64(v) => cut(v, counts).into_iter().map(PartData::F64).collect(),
+            HostRows::F32(v) => cut(v, counts).into_iter().map(PartData::F32).collect(),
+            HostRows::Bool(v) => cut(v, counts).into_iter().map(PartData::Bool).collect(),
+        };
+        parts(data.into_iter(), counts)
+    }
+}
+
+/// Column parts over `data`, the parts of `counts` rows each, in row order.
+fn parts<'a>(data: impl Iterator<Item = PartData<'a>>, counts: &[usize]) -> Vec<ColumnPart<'a>> {
+    let mut first = 0;
+    data.zip(counts)
+        .map(|(data, &n)| {
+            let part = ColumnPart { data, at: 0, first, nulls: Vec::new() };
+            first += n;
+            part
+        })
+        .collect()
+}
+
+/// The width in bytes of one row of a scalar column of type `ty` (8, 4, or
+/// 1 for a bool), as a row loop stores it; `None` for a variable-size type.
+pub fn row_width(ty: PortType) -> Option<u8> {
+    match ty {
+        PortType::U64 | PortType::I64 | PortType::F64 | PortType::Timestamp => Some(8),
+        PortType::U32 | PortType::I32 | PortType::F32 | PortType::Date => Some(4),
+        PortType::Bool => Some(1),
+        PortType::Str | PortType::Bytes | PortType::Json => None,
+    }
+}
+
+/// The unwritten rows of a scalar column part, lent to a row loop
+/// ([`ColumnPart::rows_ahead`]): their address, how many there are, and the
+/// width of one row. Only a live part makes one, so the address is valid
+/// for writes of `rows` rows for as long as it is borrowed.
+pub struct RowsOut<'a> {
+    addr: *mut u8,
+    rows: usize,
+    width: u8,
+    _part: PhantomData<&'a mut [u8]>,
+}
+
+impl RowsOut<'_> {
+    /// The address of the first unwritten row.
+    pub fn addr(&self) -> *mut u8 {
+        self.addr
+    }
+
+    /// Rows that may be written from [`RowsOut::addr`].
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Bytes per row ([`row_width`]).
+    pub fn width(&self) -> u8 {
+        self.width
     }
 }
 
@@ -357,6 +470,13 @@ pub struct ColumnPart<'a> {
 pub struct PartDone {
     nulls: Vec<usize>,
     var: Option<VarRows>,
+}
+
+impl PartDone {
+    /// The rows of the column (not of the part) that hold `None`, ascending.
+    pub fn nulls(&self) -> &[usize] {
+        &self.nulls
+    }
 }
 
 impl ColumnPart<'_> {
@@ -457,6 +577,34 @@ impl ColumnPart<'_> {
             self.nulls.push(self.first + at);
         }
         self.at += 1;
+    }
+
+    /// The unwritten rows of a scalar part, for a row loop to store into
+    /// (then [`ColumnPart::advance`] past what it wrote); `None` for a
+    /// variable-size part.
+    pub fn rows_ahead(&mut self) -> Option<RowsOut<'_>> {
+        fn out<T>(rows: &mut [T], at: usize, width: u8) -> Option<RowsOut<'_>> {
+            let ahead = rows.get_mut(at..)?;
+            let (addr, rows) = (ahead.as_mut_ptr().cast::<u8>(), ahead.len());
+            Some(RowsOut { addr, rows, width, _part: PhantomData })
+        }
+        let at = self.at;
+        match &mut self.data {
+            PartData::U64(c) => out(c, at, 8),
+            PartData::I64(c) => out(c, at, 8),
+            PartData::F64(c) => out(c, at, 8),
+            PartData::U32(c) => out(c, at, 4),
+            PartData::I32(c) => out(c, at, 4),
+            PartData::F32(c) => out(c, at, 4),
+            PartData::Bool(c) => out(c, at, 1),
+            PartData::Var(..) => None,
+        }
+    }
+
+    /// Counts the next `rows` rows as written (by a row loop, through
+    /// [`ColumnPart::rows_ahead`]).
+    pub fn advance(&mut self, rows: usize) {
+        self.at += rows;
     }
 
     /// Writes the next rows: scalars of type `ty` given as slot words (the P2

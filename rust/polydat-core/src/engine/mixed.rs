@@ -21,11 +21,14 @@
 //! a buffer of its own, and decodes the outputs read outside it; a failure
 //! inside names the member node ([`Origin`]), with that member's inputs.
 
+use super::column::ColumnPart;
 use super::compiled::layout::NO_ENTRY;
+use super::compiled::plan::Executor;
 use super::p1::P1Kernel;
 use super::p3::catch;
 use super::p3::codegen::{Code, Module, NativeFn};
-use super::Kernel;
+use super::{fill_row_by_row, GenerateError, Kernel, RowFill};
+use crate::error::{EvalError, WriteError};
 use crate::node::kit::{slot_to_value, value_to_slot};
 use crate::node::{lower, Args, BuildCtx, NodeDef, NodeError, NodeEval, Origin, Purity};
 use crate::program::explain::EnginePlan;
@@ -375,7 +378,112 @@ pub fn mixed(program: &Arc<Program>) -> Arc<MixedProgram> {
 
 /// A new mixed kernel over `program`.
 pub fn new_kernel(program: &Arc<Program>) -> Box<dyn Kernel> {
-    Box::new(P1Kernel::new(mixed(program).program.clone()))
+    Box::new(MixedKernel {
+        interpreter: P1Kernel::new(mixed(program).program.clone()),
+        original: program.clone(),
+        rows: None,
+    })
+}
+
+/// The mixed kernel: P1 over the segmented program for every read, and, for
+/// `generate` over scalar columns, P3's native row loop over the original
+/// program, when P3 has one for them (the values are the same: every engine
+/// agrees; a failing row is reported as P1 reports it).
+struct MixedKernel {
+    /// P1 over the segmented program.
+    interpreter: P1Kernel,
+    /// The program as compiled (the row loop's).
+    original: Arc<Program>,
+    /// The P3 Raw kernel `generate` runs its row loops on, made at the
+    /// first `generate` that can use one.
+    rows: Option<Box<dyn Kernel>>,
+}
+
+impl MixedKernel {
+    /// The P3 kernel for `generate`'s rows, holding this kernel's inputs, when
+    /// P3 has a row loop for outputs `outs` over coordinate `coordinate`: every
+    /// input has a value and every scope-init step is pure (so the values
+    /// fixed at scope init are the interpreter's own).
+    fn row_kernel(&mut self, coordinate: usize, outs: &[usize]) -> Option<&mut dyn Kernel> {
+        let program = &self.original;
+        let deterministic_init = program.scope_init_steps.iter().all(|&s| {
+            let step = &program.steps[s as usize];
+            step.def.purity == Purity::Pure && !step.volatile
+        });
+        let inputs: Vec<Value> = (0..program.inputs.len()).map(|i| self.interpreter.input_value(i)).collect();
+        if !deterministic_init || inputs.iter().any(Value::is_none) {
+            return None;
+        }
+        let plan = super::p3::plan(program);
+        plan.executor.row_loop(&plan.shape, coordinate, outs)?;
+        let kernel =
+            self.rows.get_or_insert_with(|| super::p3::new_kernel(program, crate::provenance::Provenance::Raw));
+        for (i, value) in inputs.into_iter().enumerate() {
+            if kernel.input_value(i).same(&value) {
+                continue;
+            }
+            kernel.write(i, value).ok()?;
+        }
+        Some(kernel.as_mut())
+    }
+}
+
+impl Kernel for MixedKernel {
+    fn program(&self) -> &Arc<Program> {
+        self.interpreter.program()
+    }
+    fn write(&mut self, input: usize, value: Value) -> Result<(), WriteError> {
+        self.interpreter.write(input, value)
+    }
+    #[inline]
+    fn write_u64(&mut self, input: usize, value: u64) {
+        self.interpreter.write_u64(input, value)
+    }
+    fn pull(&mut self, out: usize) -> Result<Value, EvalError> {
+        self.interpreter.pull(out)
+    }
+    #[inline]
+    fn pull_slot(&mut self, out: usize) -> Result<u64, EvalError> {
+        self.interpreter.pull_slot(out)
+    }
+    fn pull_slots(&mut self, outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
+        self.interpreter.pull_slots(outs, words)
+    }
+    fn pull_row(&mut self, outs: &[usize], columns: &mut [ColumnPart<'_>]) -> Result<(), EvalError> {
+        self.interpreter.pull_row(outs, columns)
+    }
+    fn pull_into(&mut self, out: usize, column: &mut ColumnPart<'_>) -> Result<(), EvalError> {
+        self.interpreter.pull_into(out, column)
+    }
+    fn fill_rows(
+        &mut self,
+        rows: &RowFill<'_>,
+        outs: &[usize],
+        columns: &mut [ColumnPart<'_>],
+    ) -> Result<(), GenerateError> {
+        let scalar = rows.count > 1
+            && self.original.inputs[rows.coordinate].ty == PortType::U64
+            && outs.iter().all(|&o| !self.original.outputs[o].ty.is_ref());
+        let Some(native) = scalar.then(|| self.row_kernel(rows.coordinate, outs)).flatten() else {
+            return fill_row_by_row(&mut self.interpreter, rows, outs, columns);
+        };
+        native.fill_rows(rows, outs, columns)?;
+        let last = rows.first.wrapping_add((rows.count as u64 - 1).wrapping_mul(rows.step));
+        self.interpreter.write_u64(rows.coordinate, last);
+        Ok(())
+    }
+    fn eval(&mut self) -> Result<Vec<Value>, EvalError> {
+        self.interpreter.eval()
+    }
+    fn input_value(&self, input: usize) -> Value {
+        self.interpreter.input_value(input)
+    }
+    fn invalidate_all(&mut self) {
+        self.interpreter.invalidate_all()
+    }
+    fn start(&mut self) -> Result<(), EvalError> {
+        self.interpreter.start()
+    }
 }
 
 /// Builds the segmented program (see the module).

@@ -27,7 +27,7 @@ pub use crate::program::ColumnSource;
 use crate::program::Program;
 use crate::types::PortType;
 use crate::value::Value;
-use column::{Column, ColumnPart, PartDone};
+use column::{Column, ColumnPart, HostRows, PartDone};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -307,6 +307,20 @@ pub fn generate_columns(
     Generator::new(program, kind, plan, sources, threads)?.fill(plan.start, plan.rows, stop)
 }
 
+/// [`generate_columns`], writing the output sources `host` gives rows for
+/// straight into them (see [`Generator::fill_into`]).
+pub fn generate_into(
+    program: &Arc<Program>,
+    kind: EngineKind,
+    plan: &RowPlan,
+    sources: &[ColumnSource],
+    threads: usize,
+    stop: &Stop<'_>,
+    host: Vec<Option<HostRows<'_>>>,
+) -> Result<Vec<Filled>, GenerateError> {
+    Generator::new(program, kind, plan, sources, threads)?.fill_into(plan.start, plan.rows, stop, host)
+}
+
 /// The column of input `i` over `rows` rows of `plan` from cycle `start`.
 fn input_column(program: &Program, plan: &RowPlan, i: usize, start: u64, rows: usize) -> Result<Column, GenerateError> {
     let oom = || GenerateError::OutOfMemory { rows, columns: 1 };
@@ -557,18 +571,71 @@ impl Generator {
     /// order. A failing row's error names it ([`EvalError::at_row`]); of
     /// several failing workers, the first in row order is reported.
     pub fn fill(&mut self, start: u64, rows: usize, stop: &Stop<'_>) -> Result<Vec<Column>, GenerateError> {
-        let mut computed = self.fill_outputs(start, rows, stop)?.into_iter();
+        let host = (0..self.sources.len()).map(|_| None).collect();
+        let filled = self.fill_into(start, rows, stop, host)?;
+        Ok(filled
+            .into_iter()
+            .map(|f| match f {
+                Filled::Column(c) => c,
+                Filled::InPlace { .. } => unreachable!("no host rows were given"),
+            })
+            .collect())
+    }
+
+    /// [`Generator::fill`], writing each output source that `host` gives
+    /// rows for straight into them (a host's own buffer: a numpy array, so
+    /// the memory is allocated the host's way). `host` has one entry per
+    /// source; rows given for an input source, of another type than the
+    /// output's, or of another length than `rows`, are refused.
+    pub fn fill_into(
+        &mut self,
+        start: u64,
+        rows: usize,
+        stop: &Stop<'_>,
+        host: Vec<Option<HostRows<'_>>>,
+    ) -> Result<Vec<Filled>, GenerateError> {
         let program = self.program.clone();
+        let mut outputs_host = Vec::with_capacity(self.outputs.len());
+        for (source, h) in self.sources.iter().zip(host) {
+            match (*source, h) {
+                (ColumnSource::Output(o), h) => {
+                    if let Some(h) = &h {
+                        let ty = program.outputs[o].ty;
+                        if !h.holds(ty) || h.len() != rows {
+                            return Err(GenerateError::HostRows(format!(
+                                "the rows given for output '{}' are not {rows} rows of {ty}",
+                                program.outputs[o].name
+                            )));
+                        }
+                    }
+                    outputs_host.push(h);
+                }
+                (ColumnSource::Input(_), None) => {}
+                (ColumnSource::Input(i), Some(_)) => {
+                    return Err(GenerateError::HostRows(format!(
+                        "rows were given for input '{}', which generate does not compute",
+                        program.inputs[i].name
+                    )))
+                }
+            }
+        }
+        let mut computed = self.fill_outputs(start, rows, stop, outputs_host)?.into_iter();
         self.sources
             .iter()
             .map(|source| match *source {
                 ColumnSource::Output(_) => Ok(computed.next().expect("one column per output")),
-                ColumnSource::Input(i) => input_column(&program, &self.view, i, start, rows),
+                ColumnSource::Input(i) => input_column(&program, &self.view, i, start, rows).map(Filled::Column),
             })
             .collect()
     }
 
-    fn fill_outputs(&mut self, start: u64, rows: usize, stop: &Stop<'_>) -> Result<Vec<Column>, GenerateError> {
+    fn fill_outputs(
+        &mut self,
+        start: u64,
+        rows: usize,
+        stop: &Stop<'_>,
+        host: Vec<Option<HostRows<'_>>>,
+    ) -> Result<Vec<Filled>, GenerateError> {
         let program = self.program.clone();
         let outputs = &self.outputs;
         let threads = self.threads.clamp(1, rows.max(1));
@@ -578,15 +645,24 @@ impl Generator {
             let kernel = self.kernel()?;
             self.kernels.push(kernel);
         }
-        let mut columns: Vec<Column> = outputs
+        let mut columns: Vec<Option<Column>> = outputs
             .iter()
-            .map(|&o| Column::new(program.outputs[o].ty, rows))
+            .zip(&host)
+            .map(|(&o, h)| match h {
+                Some(_) => Some(None),
+                None => Column::new(program.outputs[o].ty, rows).map(Some),
+            })
             .collect::<Option<_>>()
             .ok_or(GenerateError::OutOfMemory { rows, columns: outputs.len() })?;
         let reserve: Vec<usize> = self.var_bytes_per_row.iter().map(|&b| (b * 1.03 * chunk as f64) as usize).collect();
         let mut shares: Vec<Vec<ColumnPart<'_>>> = (0..threads).map(|_| Vec::with_capacity(outputs.len())).collect();
-        for (c, column) in columns.iter_mut().enumerate() {
-            for (share, mut part) in shares.iter_mut().zip(column.split(&counts)) {
+        for (c, (column, h)) in columns.iter_mut().zip(host).enumerate() {
+            let parts = match (column, h) {
+                (Some(column), _) => column.split(&counts),
+                (None, Some(h)) => h.split(&counts),
+                (None, None) => unreachable!("a column or host rows for every output"),
+            };
+            for (share, mut part) in shares.iter_mut().zip(parts) {
                 // Best effort: a part that cannot reserve grows as it goes.
                 let _ = part.reserve_bytes(reserve[c]);
                 share.push(part);
@@ -674,16 +750,34 @@ impl Generator {
                 by_column[c].push(part);
             }
         }
-        for (c, (column, parts)) in columns.iter_mut().zip(by_column).enumerate() {
+        let mut filled = Vec::with_capacity(columns.len());
+        for (c, (column, parts)) in columns.into_iter().zip(by_column).enumerate() {
+            let Some(mut column) = column else {
+                filled.push(Filled::InPlace { nulls: parts.iter().flat_map(|p| p.nulls().iter().copied()).collect() });
+                continue;
+            };
             column.absorb(parts);
             if let column::ColumnData::Var(var) = &column.data {
                 if rows > 0 {
                     self.var_bytes_per_row[c] = var.data.len() as f64 / rows as f64;
                 }
             }
+            filled.push(Filled::Column(column));
         }
-        Ok(columns)
+        Ok(filled)
     }
+}
+
+/// One column of [`Generator::fill_into`].
+#[derive(Debug)]
+pub enum Filled {
+    /// A column the core allocated.
+    Column(Column),
+    /// The host's rows, filled in place; these rows hold `None` (ascending).
+    InPlace {
+        /// Rows that hold `None` (their values are the type's zero).
+        nulls: Vec<usize>,
+    },
 }
 
 /// A stream of batches: the rows of a plan in order, `batch_rows` at a
@@ -817,6 +911,8 @@ pub enum GenerateError {
     Panicked,
     /// A worker thread could not be started (the system's message).
     Threads(String),
+    /// The host's rows for a column do not fit it ([`Generator::fill_into`]).
+    HostRows(String),
     /// The caller asked the run to stop ([`Stop::request`]).
     Cancelled,
     /// Inputs other than the swept coordinate have no value.
@@ -842,6 +938,7 @@ impl std::fmt::Display for GenerateError {
             GenerateError::Eval(e) => e.fmt(f),
             GenerateError::Panicked => f.write_str("a generate worker thread panicked"),
             GenerateError::Threads(e) => write!(f, "could not start a generate worker thread: {e}"),
+            GenerateError::HostRows(e) => write!(f, "internal: {e}"),
             GenerateError::Cancelled => f.write_str("generate was interrupted"),
             GenerateError::Unset { names, swept } => {
                 let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();

@@ -8,7 +8,7 @@ use crate::value::Value;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-/// A scalar carried in one 64-bit slot (SPEC §4 slot encoding).
+/// A scalar carried in one 64-bit slot (its slot encoding).
 pub trait Scalar: Copy + Send + Sync + 'static {
     /// The port type of this Rust type.
     const TYPE: PortType;

@@ -6,9 +6,9 @@
 
 use super::layout::NO_ENTRY;
 use super::modes::{Mode, SweepPolicy};
-use super::plan::{Executor, Plan};
+use super::plan::{Executor, Plan, RowLoop};
 use super::slots::{RefSlotRefused, Slots};
-use crate::engine::column::ColumnPart;
+use crate::engine::column::{ColumnPart, RowsOut};
 use crate::engine::failure::{self, PassOutcome};
 use crate::engine::guard::guarded;
 use crate::engine::scope::{init_scope, ScopeInit};
@@ -18,6 +18,9 @@ use crate::node::NodeError;
 use crate::program::Program;
 use crate::value::Value;
 use std::sync::Arc;
+
+/// Rows per call of a native row loop: a stop request is seen between calls.
+const NATIVE_CHUNK_ROWS: usize = 1 << 16;
 
 /// A compiled kernel: a shared plan, one flat buffer state, and the mode's bookkeeping.
 pub struct CompiledKernel<M: Mode, X: Executor> {
@@ -271,6 +274,53 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             } else {
                 fill_row_by_row(self, &RowFill { first, count: n, ..*rows }, outs, columns)?;
             }
+            left -= n;
+        }
+        let last = rest.first.wrapping_add((rest.count as u64).wrapping_sub(1).wrapping_mul(rows.step));
+        self.write_u64(rows.coordinate, last);
+        Ok(())
+    }
+
+    /// `generate`'s row-loop path: the first row goes through the row path
+    /// (it runs the scope-init path, and reports a failure there exactly);
+    /// the rest run through the executor's row loop, in chunks so a stop
+    /// request is seen. A chunk that fails at some row is finished row by
+    /// row from that row, so the failure is reported exactly as P1 reports
+    /// it. The kernel ends holding the last row's coordinate.
+    fn fill_native(
+        &mut self,
+        row_loop: &dyn RowLoop,
+        rows: &RowFill<'_>,
+        outs: &[usize],
+        columns: &mut [ColumnPart<'_>],
+    ) -> Result<(), GenerateError> {
+        fill_row_by_row(self, &RowFill { count: 1, ..*rows }, outs, columns)?;
+        let rest = RowFill { first: rows.first.wrapping_add(rows.step), count: rows.count - 1, ..*rows };
+        if !self.slots.none_free() {
+            return fill_row_by_row(self, &rest, outs, columns);
+        }
+        let (mut cycle, mut left) = (rest.first, rest.count);
+        while left > 0 {
+            if rows.stop.requested() {
+                return Err(GenerateError::Cancelled);
+            }
+            let n = left.min(NATIVE_CHUNK_ROWS);
+            let ahead: Option<Vec<RowsOut<'_>>> = columns.iter_mut().map(|c| c.rows_ahead()).collect();
+            let done = match ahead {
+                Some(ahead) => row_loop.fill(&mut self.slots.buf, cycle, rows.step, n as u64, &ahead),
+                None => Err(0),
+            };
+            let written = match done {
+                Ok(()) => n,
+                Err(row) => row as usize,
+            };
+            columns.iter_mut().for_each(|c| c.advance(written));
+            let next = cycle.wrapping_add((written as u64).wrapping_mul(rows.step));
+            if written < n {
+                let tail = RowFill { first: next, count: n - written, ..*rows };
+                fill_row_by_row(self, &tail, outs, columns)?;
+            }
+            cycle = cycle.wrapping_add((n as u64).wrapping_mul(rows.step));
             left -= n;
         }
         let last = rest.first.wrapping_add((rest.count as u64).wrapping_sub(1).wrapping_mul(rows.step));
@@ -557,11 +607,16 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
         columns: &mut [ColumnPart<'_>],
     ) -> Result<(), GenerateError> {
         let plan = &*self.plan;
-        let blocks = rows.count > 1
-            && plan.block().is_some()
+        let scalar = rows.count > 1
             && plan.u64_input_word[rows.coordinate] != NO_ENTRY
             && outs.iter().all(|&o| plan.out_word[o] != NO_ENTRY);
-        match blocks {
+        if !scalar {
+            return fill_row_by_row(self, rows, outs, columns);
+        }
+        if let Some(row_loop) = plan.executor.row_loop(&plan.shape, rows.coordinate, outs) {
+            return self.fill_native(&*row_loop, rows, outs, columns);
+        }
+        match plan.block().is_some() {
             true => self.fill_blocks(rows, outs, columns),
             false => fill_row_by_row(self, rows, outs, columns),
         }

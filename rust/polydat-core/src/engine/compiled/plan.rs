@@ -5,6 +5,7 @@
 //! a cone's sweep, and `generate`'s block program.
 
 use super::shape::Shape;
+use crate::engine::column::RowsOut;
 use crate::node::kit::{BlockStep, BLOCK};
 use crate::node::{NodeError, NodeEval};
 use crate::program::Program;
@@ -47,6 +48,26 @@ pub trait Executor: Send + Sync + Sized + 'static {
     /// with no bookkeeping, when the executor has a form for it; true when it
     /// ran and succeeded.
     fn cone_sweep(&self, shape: &Shape, out: usize, buf: &mut Vec<u64>) -> bool;
+    /// `generate`'s row loop for outputs `outs` over coordinate input
+    /// `coordinate`, when the executor has one for them (built at the first
+    /// call and kept). Every output must be a scalar slot.
+    fn row_loop(&self, _shape: &Shape, _coordinate: usize, _outs: &[usize]) -> Option<Arc<dyn RowLoop>> {
+        None
+    }
+}
+
+/// A compiled row loop: the per-cycle steps a set of scalar columns needs,
+/// with the loop over rows in the same code (see [`Executor::row_loop`]).
+pub trait RowLoop: Send + Sync {
+    /// Computes `count` rows (row `i` at coordinate `first + i * step`,
+    /// wrapping) over `buf`, a kernel buffer of the plan whose scope-init
+    /// path has run and whose inputs hold the values every row shares, and
+    /// stores output `k` of row `i` as row `i` of `columns[k]` (of the width
+    /// of the output's type). The buffer itself is left as it was. `Err(i)`
+    /// when row `i` failed: the rows before it are written, the others not.
+    /// A column with fewer than `count` rows, or of another width, is
+    /// refused before anything runs (`Err(0)`).
+    fn fill(&self, buf: &mut [u64], first: u64, step: u64, count: u64, columns: &[RowsOut<'_>]) -> Result<(), u64>;
 }
 
 /// Everything the kernels of one program share on one executor.

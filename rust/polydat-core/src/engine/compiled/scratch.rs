@@ -1,4 +1,4 @@
-//! Ref slots (SPEC §10): a `str`/`bytes`/`json` value lives in two buffer
+//! Ref slots: a `str`/`bytes`/`json` value lives in two buffer
 //! words as a `(ptr, len)` pair naming bytes in a scratch entry owned by the
 //! kernel state. Every Ref value slot — input or step output — owns exactly
 //! one entry, and only its writer (the host write for an input, the producing

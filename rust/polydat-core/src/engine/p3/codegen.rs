@@ -13,7 +13,9 @@ use crate::node::BuildCtx;
 use crate::program::Program;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F64, I64};
-use cranelift_codegen::ir::{AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value};
+use cranelift_codegen::ir::{
+    AbiParam, Block, BlockArg, FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
@@ -22,6 +24,12 @@ use std::collections::HashMap;
 
 /// A native function over the buffer: `f(buf)`.
 pub type NativeFn = unsafe extern "C" fn(*mut u64);
+
+/// `generate`'s native row loop (see [`Module::row_loop`]):
+/// `f(buf, first, step, count, columns, progress)`, where `columns` points
+/// at one row address per column and `progress` at a word the loop stores
+/// the current row to.
+pub type RowLoopFn = unsafe extern "C" fn(*mut u64, u64, u64, u64, *const *mut u8, *mut u64);
 
 /// The canonical f64 NaN's bits (the NaN policy).
 const CANONICAL_NAN: u64 = crate::node::kit::CANONICAL_NAN_F64;
@@ -93,13 +101,7 @@ impl Module {
         word: &dyn Fn(u32) -> u32,
         tracker: Option<u32>,
     ) -> Result<(FuncId, Emitted), String> {
-        let mut sig = self.module.make_signature();
-        sig.params.push(AbiParam::new(I64));
-        self.ctx.func.signature = sig;
-        let name = format!("f{}", self.functions);
-        self.functions += 1;
-        let id =
-            self.module.declare_function(&name, Linkage::Local, &self.ctx.func.signature).map_err(|e| e.to_string())?;
+        let id = self.declare(1)?;
         let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fbc);
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
@@ -107,51 +109,126 @@ impl Module {
         b.seal_block(entry);
         let buf = b.block_params(entry)[0];
         let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
-        let mut words: HashMap<u32, Value> = HashMap::new();
-        let mut fallible = false;
-        for (position, &s) in steps.iter().enumerate() {
-            let step = &program.steps[s as usize];
-            let ins: Vec<Value> = step
-                .ins
-                .iter()
-                .map(|&slot| match words.get(&slot) {
-                    Some(&v) => v,
-                    None => {
-                        let v = b.ins().load(I64, MemFlagsData::trusted(), buf, 8 * word(slot) as i32);
-                        words.insert(slot, v);
-                        v
-                    }
-                })
-                .collect();
-            let track = tracker.map(|t| (buf, 8 * t as i32, position as u64));
-            let mut lower = CraneLower {
-                b: &mut b,
-                vals: ins.clone(),
-                slot_call,
-                calls: &mut self.calls,
-                step,
-                called: false,
-                track,
-            };
-            let nvals: Vec<NVal> = (0..ins.len() as u32).map(NVal).collect();
-            let ctx = BuildCtx { consts: &step.consts, wire_types: &step.in_types };
-            let outs = match step.def.lower.and_then(|f| f(&mut lower, &ctx, &nvals)) {
-                Some(outs) => outs,
-                None => lower.call_rule(),
-            };
-            fallible |= lower.called;
-            let outs: Vec<Value> = outs.iter().map(|v| lower.vals[v.0 as usize]).collect();
-            for (k, &v) in outs.iter().enumerate() {
-                let slot = step.out_start + k as u32;
-                b.ins().store(MemFlagsData::trusted(), v, buf, 8 * word(slot) as i32);
-                words.insert(slot, v);
-            }
-        }
+        let mut emit = StepEmitter { slot_call, calls: &mut self.calls, buf, word, tracker, store: true };
+        let fallible = emit.steps(&mut b, program, steps, &mut HashMap::new());
         b.ins().return_(&[]);
         b.finalize(self.module.target_config());
+        self.define(id)?;
+        Ok((id, Emitted { fallible }))
+    }
+
+    /// Defines `generate`'s row loop over `steps` of `program` (the per-cycle
+    /// steps the columns need, in order) on `layout`'s buffer, as
+    /// [`RowLoopFn`]: row `i` of `0..count` gives the coordinate slot
+    /// `coordinate` the value `first + i * step` (wrapping), computes the
+    /// steps with values in registers, and stores each of `columns` (a value
+    /// slot and the width in bytes of its column's rows: 8, 4, or 1 for a
+    /// bool) to row `i` of its column. Every other slot the steps read is
+    /// loaded once, before the loop. Before each row it stores `i` to
+    /// `progress`, so a failure inside names its row.
+    pub fn row_loop(
+        &mut self,
+        program: &Program,
+        layout: &Layout,
+        steps: &[u32],
+        coordinate: u32,
+        columns: &[(u32, u8)],
+    ) -> Result<(FuncId, Emitted), String> {
+        let id = self.declare(6)?;
+        let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fbc);
+        let (entry, header, body, exit) = (b.create_block(), b.create_block(), b.create_block(), b.create_block());
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        b.seal_block(entry);
+        let [buf, first, stride, count, cols, progress] = b.block_params(entry)[..] else {
+            return Err("internal: row loop signature".into());
+        };
+        let trusted = MemFlagsData::trusted();
+        let bases: Vec<Value> = (0..columns.len()).map(|k| b.ins().load(I64, trusted, cols, 8 * k as i32)).collect();
+        // Loop-invariant reads: every slot the steps read that none of them writes.
+        let written: std::collections::HashSet<u32> = steps
+            .iter()
+            .flat_map(|&s| {
+                let step = &program.steps[s as usize];
+                step.out_start..step.out_start + step.out_count() as u32
+            })
+            .collect();
+        let mut invariant: HashMap<u32, Value> = HashMap::new();
+        for &s in steps {
+            for &slot in program.steps[s as usize].ins.iter() {
+                if slot != coordinate && !written.contains(&slot) && !invariant.contains_key(&slot) {
+                    let v = b.ins().load(I64, trusted, buf, 8 * layout.off[slot as usize] as i32);
+                    invariant.insert(slot, v);
+                }
+            }
+        }
+        // Columns of values no step computes (an input, a value fixed at scope init).
+        for &(slot, _) in columns {
+            if slot != coordinate && !written.contains(&slot) && !invariant.contains_key(&slot) {
+                let v = b.ins().load(I64, trusted, buf, 8 * layout.off[slot as usize] as i32);
+                invariant.insert(slot, v);
+            }
+        }
+        let zero = b.ins().iconst(I64, 0);
+        b.append_block_param(header, I64);
+        b.append_block_param(header, I64);
+        b.ins().jump(header, &[BlockArg::Value(zero), BlockArg::Value(first)]);
+        b.switch_to_block(header);
+        let (row, cycle) = (b.block_params(header)[0], b.block_params(header)[1]);
+        let done = b.ins().icmp(IntCC::Equal, row, count);
+        b.ins().brif(done, exit, &[], body, &[]);
+        b.switch_to_block(body);
+        b.seal_block(body);
+        b.ins().store(trusted, row, progress, 0);
+        let mut words = invariant;
+        words.insert(coordinate, cycle);
+        let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
+        let word = |slot: u32| layout.off[slot as usize];
+        let mut emit = StepEmitter { slot_call, calls: &mut self.calls, buf, word: &word, tracker: None, store: false };
+        let fallible = emit.steps(&mut b, program, steps, &mut words);
+        for (&(slot, width), &base) in columns.iter().zip(&bases) {
+            let Some(&value) = words.get(&slot) else {
+                return Err(format!("internal: column slot {slot} is not computed by the row loop"));
+            };
+            let offset = b.ins().imul_imm_u(row, width as i64);
+            let at = b.ins().iadd(base, offset);
+            match width {
+                8 => b.ins().store(trusted, value, at, 0),
+                4 => b.ins().istore32(trusted, value, at, 0),
+                1 => {
+                    let truth = b.ins().icmp_imm_u(IntCC::NotEqual, value, 0);
+                    b.ins().store(trusted, truth, at, 0)
+                }
+                other => return Err(format!("internal: a column of {other}-byte rows")),
+            };
+        }
+        let next_row = b.ins().iadd_imm_u(row, 1);
+        let next_cycle = b.ins().iadd(cycle, stride);
+        b.ins().jump(header, &[BlockArg::Value(next_row), BlockArg::Value(next_cycle)]);
+        b.seal_block(header);
+        b.switch_to_block(exit);
+        b.seal_block(exit);
+        b.ins().return_(&[]);
+        b.finalize(self.module.target_config());
+        self.define(id)?;
+        Ok((id, Emitted { fallible }))
+    }
+
+    /// Declares the next function, of `params` i64 parameters and no result.
+    fn declare(&mut self, params: usize) -> Result<FuncId, String> {
+        let mut sig = self.module.make_signature();
+        sig.params.extend((0..params).map(|_| AbiParam::new(I64)));
+        self.ctx.func.signature = sig;
+        let name = format!("f{}", self.functions);
+        self.functions += 1;
+        self.module.declare_function(&name, Linkage::Local, &self.ctx.func.signature).map_err(|e| e.to_string())
+    }
+
+    /// Compiles the function just built (and finalized) as `id`.
+    fn define(&mut self, id: FuncId) -> Result<(), String> {
         self.module.define_function(id, &mut self.ctx).map_err(|e| format!("native code generation failed: {e:?}"))?;
         self.module.clear_context(&mut self.ctx);
-        Ok((id, Emitted { fallible }))
+        Ok(())
     }
 
     /// Finalizes the module: every function's code is written, then only run.
@@ -186,6 +263,16 @@ impl Code {
         // valid for as long as `self` lives (the caller keeps it alive).
         unsafe { std::mem::transmute::<*const u8, NativeFn>(ptr) }
     }
+
+    /// The row loop `id` ([`Module::row_loop`]) as a callable pointer.
+    pub fn row_loop(&self, id: FuncId) -> RowLoopFn {
+        let module = self.module.as_ref().expect("finalized code");
+        let ptr = module.get_finalized_function(id);
+        // SAFETY: `id` was defined by `Module::row_loop` with six i64
+        // parameters, the signature of `RowLoopFn`, in this finalized module;
+        // the pointer is valid while `self` lives.
+        unsafe { std::mem::transmute::<*const u8, RowLoopFn>(ptr) }
+    }
 }
 
 impl Drop for Code {
@@ -195,6 +282,77 @@ impl Drop for Code {
             // holder of one of its pointers holds `self`, which is dropping.
             unsafe { module.free_memory() };
         }
+    }
+}
+
+/// Emits steps into a function under construction.
+struct StepEmitter<'a> {
+    slot_call: FuncRef,
+    #[allow(clippy::vec_box)] // addresses held by native code (see `Module::calls`)
+    calls: &'a mut Vec<Box<SlotCall>>,
+    /// The buffer's address.
+    buf: Value,
+    /// The buffer word of each value slot.
+    word: &'a dyn Fn(u32) -> u32,
+    /// Where to record the position of the step before a helper call.
+    tracker: Option<u32>,
+    /// Store every output to its buffer word (a row loop keeps them in registers).
+    store: bool,
+}
+
+impl StepEmitter<'_> {
+    /// Emits `steps` in order. `words` holds the values known so far by
+    /// slot; a slot not in it is loaded from the buffer. Returns whether
+    /// some step's code calls a helper.
+    fn steps(
+        &mut self,
+        b: &mut FunctionBuilder<'_>,
+        program: &Program,
+        steps: &[u32],
+        words: &mut HashMap<u32, Value>,
+    ) -> bool {
+        let mut fallible = false;
+        for (position, &s) in steps.iter().enumerate() {
+            let step = &program.steps[s as usize];
+            let ins: Vec<Value> = step
+                .ins
+                .iter()
+                .map(|&slot| match words.get(&slot) {
+                    Some(&v) => v,
+                    None => {
+                        let v = b.ins().load(I64, MemFlagsData::trusted(), self.buf, 8 * (self.word)(slot) as i32);
+                        words.insert(slot, v);
+                        v
+                    }
+                })
+                .collect();
+            let track = self.tracker.map(|t| (self.buf, 8 * t as i32, position as u64));
+            let mut lower = CraneLower {
+                b: &mut *b,
+                vals: ins.clone(),
+                slot_call: self.slot_call,
+                calls: &mut *self.calls,
+                step,
+                called: false,
+                track,
+            };
+            let nvals: Vec<NVal> = (0..ins.len() as u32).map(NVal).collect();
+            let ctx = BuildCtx { consts: &step.consts, wire_types: &step.in_types };
+            let outs = match step.def.lower.and_then(|f| f(&mut lower, &ctx, &nvals)) {
+                Some(outs) => outs,
+                None => lower.call_rule(),
+            };
+            fallible |= lower.called;
+            let outs: Vec<Value> = outs.iter().map(|v| lower.vals[v.0 as usize]).collect();
+            for (k, &v) in outs.iter().enumerate() {
+                let slot = step.out_start + k as u32;
+                if self.store {
+                    b.ins().store(MemFlagsData::trusted(), v, self.buf, 8 * (self.word)(slot) as i32);
+                }
+                words.insert(slot, v);
+            }
+        }
+        fallible
     }
 }
 

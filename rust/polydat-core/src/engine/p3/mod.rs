@@ -20,18 +20,22 @@ pub mod catch;
 pub mod codegen;
 pub mod helpers;
 
+use crate::engine::column::{row_width, RowsOut};
 use crate::engine::compiled::kernel::CompiledKernel;
 use crate::engine::compiled::modes;
-use crate::engine::compiled::plan::{Executor, Plan};
+use crate::engine::compiled::plan::{Executor, Plan, RowLoop};
 use crate::engine::compiled::shape::Shape;
 use crate::engine::p2::closures::scalar_closure;
 use crate::engine::Kernel;
 use crate::node::kit::SlotStep;
 use crate::node::NodeError;
+use crate::node::Purity;
 use crate::program::Program;
 pub use crate::provenance::Provenance;
-use codegen::{Code, Module, NativeFn};
-use std::sync::Arc;
+use codegen::{Code, Module, NativeFn, RowLoopFn};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// How one scalar step runs on P3.
 pub enum NativeStep {
@@ -49,8 +53,137 @@ pub struct Native {
     sweep: Option<(NativeFn, bool)>,
     /// Steps that run as their own native function.
     native_steps: usize,
+    /// Per output: its per-cycle cone as one native function, built at the
+    /// first read that asks (see [`Native::cone_function`]).
+    cones: Box<[OnceLock<Option<CodeFn>>]>,
+    /// How many more steps cone functions may hold (memory stays linear in
+    /// the program however many outputs are read).
+    cone_room: AtomicUsize,
+    /// `generate`'s row loops, by coordinate input and outputs, built at the
+    /// first `generate` that asks (`None`: these columns have none).
+    row_loops: Mutex<HashMap<RowLoopKey, Option<Arc<NativeRowLoop>>>>,
     /// The code every function pointer here points into (kept alive with them).
     _code: Code,
+}
+
+/// A native function of its own module, and whether it calls a helper
+/// (then it runs inside the catch).
+struct CodeFn {
+    f: NativeFn,
+    fallible: bool,
+    _code: Code,
+}
+
+/// Steps the cone functions of a plan may hold together: this many per
+/// per-cycle step, plus [`CONE_ROOM_BASE`].
+pub const CONE_ROOM_PER_STEP: usize = 4;
+/// See [`CONE_ROOM_PER_STEP`].
+pub const CONE_ROOM_BASE: usize = 4096;
+
+/// Runs native function `f` over `buf` (inside the catch when it is
+/// `fallible`); true when it returned.
+fn run_native(f: NativeFn, fallible: bool, buf: &mut [u64]) -> bool {
+    let ptr = buf.as_mut_ptr();
+    // SAFETY: `f` was generated for this plan's layout and touches only
+    // words of a buffer of that layout; `ptr` is such a buffer, borrowed
+    // mutably for the call.
+    let run = || unsafe { f(ptr) };
+    match fallible {
+        false => {
+            run();
+            true
+        }
+        true => catch::catch(run).is_ok(),
+    }
+}
+
+impl Native {
+    /// The native function of output `out`'s per-cycle cone — so a stale
+    /// read of a selective cone runs in one call (the Pull kernel's way) —
+    /// or `None`: the plan does not sweep, the cone is broad (the sweep
+    /// serves it), or the cone functions already hold their share of
+    /// memory. Built at the first call for `out`.
+    fn cone_function(&self, shape: &Shape, out: usize) -> Option<&CodeFn> {
+        if self.sweep.is_none() || shape.broad_cone(out) {
+            return None;
+        }
+        let build = || {
+            let steps = shape.cone(out);
+            let room =
+                self.cone_room.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| r.checked_sub(steps.len()));
+            room.ok()?;
+            let mut module = Module::new().ok()?;
+            let (id, emitted) = module.steps_function(&shape.program, &shape.layout, steps).ok()?;
+            let code = module.finish().ok()?;
+            Some(CodeFn { f: code.function(id), fallible: emitted.fallible, _code: code })
+        };
+        self.cones[out].get_or_init(build).as_ref()
+    }
+}
+
+/// What a row loop is built for: the coordinate input and the outputs, in column order.
+type RowLoopKey = (usize, Box<[usize]>);
+
+/// A native row loop ([`Module::row_loop`]) and the code it lives in.
+struct NativeRowLoop {
+    f: RowLoopFn,
+    /// It calls a helper: it runs inside the catch.
+    fallible: bool,
+    /// The width of each column's rows.
+    widths: Box<[u8]>,
+    _code: Code,
+}
+
+impl RowLoop for NativeRowLoop {
+    fn fill(&self, buf: &mut [u64], first: u64, step: u64, count: u64, columns: &[RowsOut<'_>]) -> Result<(), u64> {
+        let fits = columns.len() == self.widths.len()
+            && columns.iter().zip(self.widths.iter()).all(|(c, &w)| c.width() == w && c.rows() as u64 >= count);
+        if !fits {
+            return Err(0);
+        }
+        let addrs: Vec<*mut u8> = columns.iter().map(|c| c.addr()).collect();
+        let mut progress = 0u64;
+        let (buf, cols, at) = (buf.as_mut_ptr(), addrs.as_ptr(), &mut progress as *mut u64);
+        // SAFETY: the loop was generated for this plan's layout and reads only
+        // words of a buffer of that layout (`buf` is one, borrowed mutably
+        // for the call); it stores row `i < count` of column `k` at
+        // `addrs[k] + i * widths[k]`, and each `RowsOut` lends at least
+        // `count` rows of that width (checked above); `at` is a live local.
+        let run = || unsafe { (self.f)(buf, first, step, count, cols, at) };
+        match self.fallible {
+            false => {
+                run();
+                Ok(())
+            }
+            true => catch::catch(run).map_err(|_| progress),
+        }
+    }
+}
+
+/// The row loop of outputs `outs` over coordinate input `coordinate`: when
+/// every per-cycle step they need is a pure, non-volatile scalar step and
+/// every output a scalar column.
+fn build_row_loop(shape: &Shape, coordinate: usize, outs: &[usize]) -> Result<Option<NativeRowLoop>, String> {
+    let program = &shape.program;
+    let mut needed = vec![false; program.steps.len()];
+    for &o in outs {
+        program.cycle_cone(o).iter().for_each(|&s| needed[s as usize] = true);
+    }
+    let steps: Vec<u32> = program.cycle_steps.iter().copied().filter(|&s| needed[s as usize]).collect();
+    let runs_bare = |s: u32| {
+        let step = &program.steps[s as usize];
+        shape.steps[s as usize].scalar && step.def.purity == Purity::Pure && !step.volatile
+    };
+    let widths: Option<Vec<u8>> = outs.iter().map(|&o| row_width(program.outputs[o].ty)).collect();
+    let (Some(widths), true) = (widths, steps.iter().all(|&s| runs_bare(s))) else {
+        return Ok(None);
+    };
+    let columns: Vec<(u32, u8)> = outs.iter().zip(&widths).map(|(&o, &w)| (program.outputs[o].slot, w)).collect();
+    let mut module = Module::new()?;
+    let (id, emitted) = module.row_loop(program, &shape.layout, &steps, coordinate as u32, &columns)?;
+    let code = module.finish()?;
+    let f = code.row_loop(id);
+    Ok(Some(NativeRowLoop { f, fallible: emitted.fallible, widths: widths.into(), _code: code }))
 }
 
 impl Native {
@@ -100,7 +233,15 @@ fn compile(shape: &Shape) -> Result<(Native, Vec<Option<NativeStep>>), String> {
         })
         .collect();
     let sweep = sweep.map(|(id, emitted)| (code.function(id), emitted.fallible));
-    Ok((Native { sweep, native_steps, _code: code }, steps))
+    let native = Native {
+        sweep,
+        native_steps,
+        cones: program.outputs.iter().map(|_| OnceLock::new()).collect(),
+        cone_room: AtomicUsize::new(CONE_ROOM_BASE + CONE_ROOM_PER_STEP * program.cycle_steps.len()),
+        row_loops: Mutex::default(),
+        _code: code,
+    };
+    Ok((native, steps))
 }
 
 impl Executor for Native {
@@ -136,23 +277,23 @@ impl Executor for Native {
     #[inline]
     fn sweep(&self, buf: &mut Vec<u64>) -> bool {
         let Some((f, fallible)) = self.sweep else { return false };
-        let ptr = buf.as_mut_ptr();
-        // SAFETY: the sweep was generated for this plan's layout and touches
-        // only words of a buffer of that layout; `ptr` is such a buffer,
-        // borrowed mutably for the call.
-        let run = || unsafe { f(ptr) };
-        match fallible {
-            false => {
-                run();
-                true
-            }
-            true => catch::catch(run).is_ok(),
-        }
+        run_native(f, fallible, buf)
     }
 
     #[inline]
-    fn cone_sweep(&self, _shape: &Shape, _out: usize, _buf: &mut Vec<u64>) -> bool {
-        false
+    fn cone_sweep(&self, shape: &Shape, out: usize, buf: &mut Vec<u64>) -> bool {
+        self.cone_function(shape, out).is_some_and(|c| run_native(c.f, c.fallible, buf))
+    }
+
+    fn row_loop(&self, shape: &Shape, coordinate: usize, outs: &[usize]) -> Option<Arc<dyn RowLoop>> {
+        let mut loops = self.row_loops.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let built =
+            loops.entry((coordinate, outs.into())).or_insert_with(|| match build_row_loop(shape, coordinate, outs) {
+                Ok(found) => found.map(Arc::new),
+                // As for the program's own code: a failure here is a bug.
+                Err(e) => panic!("internal: native code generation failed: {e}"),
+            });
+        built.clone().map(|l| l as Arc<dyn RowLoop>)
     }
 }
 

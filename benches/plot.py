@@ -1,0 +1,61 @@
+"""Draws docs/performance.png from the benchmark results of one run:
+criterion's ladder estimates (target/criterion/ladder/*/new/estimates.json,
+after `cargo bench -p polydat-core --bench ladder`) and the Python ladder
+bench's JSON (`python benches/python/ladder.py --json ladder.json`).
+
+    python benches/plot.py [--python ladder.json] [--out docs/performance.png]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def criterion_ladder(root: Path) -> dict[str, float]:
+    """Median ns per cycle of every ladder benchmark criterion measured."""
+    found = {}
+    for estimates in sorted((root / "target" / "criterion" / "ladder").glob("*/new/estimates.json")):
+        found[estimates.parent.parent.name] = json.loads(estimates.read_text())["median"]["point_estimate"]
+    return found
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--python", type=Path, help="the Python ladder bench's JSON")
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "performance.png")
+    args = ap.parse_args()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = [("criterion: ladder, ns per cycle (one read of 4 outputs)", criterion_ladder(ROOT))]
+    if args.python:
+        data = json.loads(args.python.read_text())
+        panels.append((f"Python generate: ladder, ns per row ({data['rows']:,} rows)", data["ns_per_row"]))
+    panels = [(title, values) for title, values in panels if values]
+    if not panels:
+        raise SystemExit("no results found: run the benches first (see the docstring)")
+    fig, axes = plt.subplots(len(panels), 1, figsize=(9, 0.32 * sum(len(v) for _, v in panels) + 1.6 * len(panels)))
+    axes = [axes] if len(panels) == 1 else list(axes)
+    for ax, (title, values) in zip(axes, panels):
+        names = sorted(values, key=values.get)
+        colours = ["tab:gray" if ("hand" in n or "numpy" in n or "numba" in n) else "tab:blue" for n in names]
+        ax.barh(names, [values[n] for n in names], color=colours)
+        ax.invert_yaxis()
+        ax.set_title(title, fontsize=10)
+        ax.set_xscale("log")
+        for y, n in enumerate(names):
+            ax.text(values[n], y, f" {values[n]:.1f}", va="center", fontsize=8)
+    fig.tight_layout()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(args.out, dpi=110)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

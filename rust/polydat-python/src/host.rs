@@ -1,0 +1,78 @@
+//! numpy arrays that `generate` fills in place: numpy allocates them (its
+//! allocator asks the kernel for huge pages on large arrays, so filling
+//! 10M rows does not take a page fault per 4 KiB), the core writes the rows
+//! straight into their buffers ([`polydat_core::engine::Generator::fill_into`]).
+
+use numpy::{PyArray1, PyArrayMethods, PyReadwriteArray1};
+use polydat_core::engine::column::HostRows;
+use polydat_core::PortType;
+use pyo3::prelude::*;
+
+/// Columns shorter than this are allocated by the core and handed over
+/// (numpy's huge-page advice starts at a few MiB; small arrays gain nothing).
+pub const HOST_MIN_ROWS: usize = 1 << 16;
+
+/// A numpy array of one output's declared dtype, borrowed for writing.
+pub enum HostArray<'py> {
+    U64(PyReadwriteArray1<'py, u64>),
+    I64(PyReadwriteArray1<'py, i64>),
+    U32(PyReadwriteArray1<'py, u32>),
+    I32(PyReadwriteArray1<'py, i32>),
+    F64(PyReadwriteArray1<'py, f64>),
+    F32(PyReadwriteArray1<'py, f32>),
+    Bool(PyReadwriteArray1<'py, bool>),
+}
+
+impl<'py> HostArray<'py> {
+    /// A zeroed array of `rows` rows for a column of type `ty`, or `None`
+    /// for a variable-size type (the core builds those) and when numpy
+    /// cannot allocate it (the core then tries, and reports running out of
+    /// memory in its own words).
+    pub fn zeros(py: Python<'py>, ty: PortType, rows: usize) -> Option<HostArray<'py>> {
+        fn make<'py, T: numpy::Element>(
+            py: Python<'py>,
+            rows: usize,
+            dtype: &str,
+        ) -> Option<PyReadwriteArray1<'py, T>> {
+            let numpy = py.import("numpy").ok()?;
+            let array = numpy.call_method1("zeros", (rows, dtype)).ok()?;
+            array.downcast_into::<PyArray1<T>>().ok()?.try_readwrite().ok()
+        }
+        Some(match ty {
+            PortType::U64 => HostArray::U64(make(py, rows, "uint64")?),
+            PortType::I64 | PortType::Timestamp => HostArray::I64(make(py, rows, "int64")?),
+            PortType::U32 => HostArray::U32(make(py, rows, "uint32")?),
+            PortType::I32 | PortType::Date => HostArray::I32(make(py, rows, "int32")?),
+            PortType::F64 => HostArray::F64(make(py, rows, "float64")?),
+            PortType::F32 => HostArray::F32(make(py, rows, "float32")?),
+            PortType::Bool => HostArray::Bool(make(py, rows, "bool")?),
+            PortType::Str | PortType::Bytes | PortType::Json => return None,
+        })
+    }
+
+    /// The array's rows, lent to the core.
+    pub fn rows(&mut self) -> PyResult<HostRows<'_>> {
+        Ok(match self {
+            HostArray::U64(a) => HostRows::U64(a.as_slice_mut()?),
+            HostArray::I64(a) => HostRows::I64(a.as_slice_mut()?),
+            HostArray::U32(a) => HostRows::U32(a.as_slice_mut()?),
+            HostArray::I32(a) => HostRows::I32(a.as_slice_mut()?),
+            HostArray::F64(a) => HostRows::F64(a.as_slice_mut()?),
+            HostArray::F32(a) => HostRows::F32(a.as_slice_mut()?),
+            HostArray::Bool(a) => HostRows::Bool(a.as_slice_mut()?),
+        })
+    }
+
+    /// The array itself.
+    pub fn array(&self) -> PyObject {
+        match self {
+            HostArray::U64(a) => a.as_any().clone().unbind(),
+            HostArray::I64(a) => a.as_any().clone().unbind(),
+            HostArray::U32(a) => a.as_any().clone().unbind(),
+            HostArray::I32(a) => a.as_any().clone().unbind(),
+            HostArray::F64(a) => a.as_any().clone().unbind(),
+            HostArray::F32(a) => a.as_any().clone().unbind(),
+            HostArray::Bool(a) => a.as_any().clone().unbind(),
+        }
+    }
+}
