@@ -712,3 +712,21 @@ fn a_row_read_refuses_none_and_ref_outputs_as_p1_does() {
         }
     }
 }
+
+#[test]
+fn auto_runs_p2_on_a_program_too_large_to_compile_natively_at_once() {
+    use polydat_core::compile::select::AUTO_NATIVE_MAX_STEPS;
+    let mut g = G::new();
+    let mut x = g.coord("cycle", "u64");
+    for _ in 0..AUTO_NATIVE_MAX_STEPS + 1 {
+        x = g.node("hash", &[x]);
+    }
+    g.out("end", x);
+    let big = g.build();
+    let sel = select(&big, Request::parse("auto", "auto").unwrap(), "auto", "auto");
+    assert_eq!(sel.engine, EngineKind::P2(Provenance::Pull), "{}", sel.reason);
+    assert!(sel.reason.contains("more than 4096 steps"), "{}", sel.reason);
+    let small = forest(1, 0, 40);
+    let sel = select(&small, Request::parse("auto", "auto").unwrap(), "auto", "auto");
+    assert_eq!(sel.engine, EngineKind::P3(Provenance::Pull), "{}", sel.reason);
+}

@@ -5,7 +5,9 @@
 //!
 //! `engine="auto"` runs P3 when every step is a scalar step with a slot form
 //! (the whole program runs natively, with no by-reference value to box), and
-//! otherwise the mixed engine: the interpreter hosting native segments.
+//! otherwise the mixed engine: the interpreter hosting native segments. A
+//! program of more than [`AUTO_NATIVE_MAX_STEPS`] steps runs on P2 (native
+//! code for it would take seconds to build).
 //!
 //! The automatic provenance choice started from the seeds' heuristic and was
 //! then measured (`polydat bench benches/scenarios/*.polydat
@@ -171,6 +173,12 @@ pub fn choose(total_nodes: usize, output_cone_ratio: f64, stable_ratio: f64) -> 
     }
 }
 
+/// The most steps `engine="auto"` compiles to native code: P3 and the
+/// mixed engine build native code for every step when the first kernel is
+/// made (about 60 µs a step: 2,000 steps take about 0.12 s, 20,000 about
+/// 3 s), so larger programs run on P2, whose kernels are ready at once.
+pub const AUTO_NATIVE_MAX_STEPS: usize = 4096;
+
 /// Every step of `program` is a scalar step with a slot form (no
 /// by-reference wire, no `None` accepted): P3 runs the whole program
 /// natively, so `engine="auto"` picks it over the mixed engine.
@@ -187,6 +195,14 @@ pub fn select(program: &Program, request: Request, requested: &str, provenance: 
     let (engine, reason) = match (request.family, request.mode) {
         (Family::P1, _) => (EngineKind::P1, "engine p1 was requested".to_string()),
         (Family::Mixed, _) => (EngineKind::Mixed, "engine mixed was requested".to_string()),
+        (Family::Auto, None) if program.steps.len() > AUTO_NATIVE_MAX_STEPS => (
+            EngineKind::P2(analysis.choice),
+            format!(
+                "engine=auto runs P2 on a program of more than {AUTO_NATIVE_MAX_STEPS} steps (native code for it \
+                 would take seconds to build); provenance chosen by the heuristic: {}",
+                analysis.rule
+            ),
+        ),
         (Family::Auto, None) if runs_natively(program) => (
             EngineKind::P3(analysis.choice),
             format!(
