@@ -36,7 +36,7 @@ def assert_flat(samples: list[float], what: str) -> None:
     assert samples[-1] - samples[0] < 8.0, f"{what}: RSS grew from {samples[0]:.1f} to {samples[-1]:.1f} MB"
 
 
-@pytest.mark.parametrize("engine", ["p1", "p2"])
+@pytest.mark.parametrize("engine", ["p1", "p2", "p3", "mixed"])
 def test_string_pulls_do_not_grow_memory(engine: str) -> None:
     k = polydat.compile('input cycle: u64\nlabel := "user-{mod(hash(cycle), 1000000)}"', engine=engine).kernel()
 
@@ -47,7 +47,7 @@ def test_string_pulls_do_not_grow_memory(engine: str) -> None:
     assert_flat(sampled(step), f"{engine} string pulls")
 
 
-@pytest.mark.parametrize("engine", ["p1", "p2"])
+@pytest.mark.parametrize("engine", ["p1", "p2", "p3", "mixed"])
 def test_set_inputs_does_not_grow_memory(engine: str) -> None:
     k = polydat.compile("input (a: u64, b: u64)\nextern r: str = \"x\"\ns := u64_add(a, b)", engine=engine).kernel()
 
@@ -57,7 +57,7 @@ def test_set_inputs_does_not_grow_memory(engine: str) -> None:
     assert_flat(sampled(step), f"{engine} set_inputs")
 
 
-@pytest.mark.parametrize("engine", ["p1", "p2/raw", "p2/pull", "p2/pushpull"])
+@pytest.mark.parametrize("engine", ["p1", "p2/raw", "p2/pull", "p2/pushpull", "p3/raw", "p3/pull", "mixed"])
 def test_predicate_failures_on_four_threads_leave_kernels_correct(engine: str) -> None:
     prog = polydat.compile("input cycle: u64\nchecked := in_range(cycle, 0, 999)\nh := hash(checked)", engine=engine)
     want = polydat.compile(prog.source, engine="p1").kernel()
