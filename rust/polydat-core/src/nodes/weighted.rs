@@ -5,7 +5,8 @@
 //! (queue order, scaling, leftovers) and the sampling rule are upstream's,
 //! so choices agree with upstream's for the same input.
 
-use crate::node::kit::{map1, to_ref};
+use crate::node::by_bytes::pick_str;
+use crate::node::kit::map1;
 use crate::node::{konst, many, wire, NodeDef, Outputs};
 use crate::types::PortType::{Str, F64, U64};
 use std::collections::VecDeque;
@@ -113,7 +114,7 @@ pub const WEIGHTED_STRINGS: NodeDef = NodeDef {
         let pairs = parse_pairs(c.str(0))?;
         let values: Vec<Arc<str>> = pairs.iter().map(|(v, _)| Arc::from(*v)).collect();
         let table = AliasTable::from_weights(&pairs.iter().map(|p| p.1).collect::<Vec<_>>())?;
-        Ok(to_ref(move |x: u64| values[table.sample(x)].clone()))
+        Ok(pick_str(values, move |x| table.sample(x)))
     },
     ..NodeDef::BASE
 };

@@ -1,0 +1,317 @@
+//! The by-bytes form of a node: its rule over its inputs as they sit in a
+//! compiled kernel's buffer — a scalar as its slot word, a `str`/`bytes`/
+//! `json` value as the bytes of its scratch entry — writing its one
+//! by-reference output straight into a byte buffer the engine reuses from
+//! row to row (the output's own scratch entry). No `Value` is built on the
+//! way in or out, and a rule that formats writes into that buffer, so a
+//! string step costs no allocation once the buffer is large enough.
+//!
+//! A node declares it beside its other forms, from the same rule: the kits
+//! here ([`to_text`], [`pick_str`], [`str_text`]) take one closure and derive
+//! both the P1 form (a fresh `Value`) and the by-bytes form (the reused
+//! buffer); the generic kits of [`super::kit`] and [`super::kits_extra`]
+//! with a by-reference result get a by-bytes form that copies their result
+//! in. The P1 form stays the reference: both forms give the same bytes and
+//! the same failures (the tests of `nodes::bytes_forms` hold every node to it).
+
+use super::kit::Scalar;
+use super::{Args, NodeError, NodeEval};
+use crate::types::PortType;
+use crate::value::Value;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+/// One input of a by-bytes evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg<'a> {
+    /// A scalar, as its slot word (see [`Scalar::to_slot`]).
+    Word(u64),
+    /// A `str`, `json` or `bytes` value, as its bytes (UTF-8 for text).
+    Bytes(&'a [u8]),
+}
+
+impl<'a> Arg<'a> {
+    /// The scalar this argument carries, as type `A`.
+    #[inline]
+    pub fn scalar<A: Scalar>(self) -> Result<A, NodeError> {
+        match self {
+            Arg::Word(w) => Ok(A::from_slot(w)),
+            Arg::Bytes(_) => Err(wrong_arg(A::TYPE.keyword())),
+        }
+    }
+
+    /// The bytes of a by-reference argument.
+    #[inline]
+    pub fn bytes(self) -> Result<&'a [u8], NodeError> {
+        match self {
+            Arg::Bytes(b) => Ok(b),
+            Arg::Word(_) => Err(wrong_arg("bytes")),
+        }
+    }
+
+    /// The text of a `str` or `json` argument (checked to be UTF-8).
+    #[inline]
+    pub fn text(self) -> Result<&'a str, NodeError> {
+        std::str::from_utf8(self.bytes()?)
+            .map_err(|_| NodeError::new("internal: a text slot holds bytes that are not UTF-8"))
+    }
+}
+
+#[cold]
+fn wrong_arg(want: &str) -> NodeError {
+    NodeError::new(format!("internal: a by-bytes step expected a {want} argument"))
+}
+
+/// The by-bytes form of a node whose one output is by reference.
+pub trait BytesEval: Send + Sync {
+    /// Evaluates over `ins` (one per wire, none of them `None`) and writes
+    /// the output's bytes to `out`, which arrives empty (its capacity kept
+    /// from earlier rows). The bytes are what the P1 form's value holds (its
+    /// UTF-8 text for `str` and `json`); a failure is the P1 form's failure,
+    /// and `out` may then hold anything.
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: &mut Vec<u8>) -> Result<(), NodeError>;
+}
+
+/// Runs `f` over `out` as a `String` (no copy: the buffer arrives empty,
+/// which is valid UTF-8, and goes back with what `f` wrote).
+#[inline]
+pub fn write_text(out: &mut Vec<u8>, f: impl FnOnce(&mut String) -> Result<(), NodeError>) -> Result<(), NodeError> {
+    out.clear();
+    let mut s = String::from_utf8(std::mem::take(out)).unwrap_or_default();
+    let result = f(&mut s);
+    *out = s.into_bytes();
+    result
+}
+
+/// A wire value as a rule that renders values reads it: a scalar (a
+/// `Value` with no heap part), or borrowed text or bytes. P1 makes one from
+/// its `Value` ([`ValueRef::of`]), the by-bytes form from its argument and
+/// the wire's type ([`ValueRef::from_arg`]), so one rule serves both.
+#[derive(Clone, Debug)]
+pub enum ValueRef<'a> {
+    /// The absent value.
+    None,
+    /// A scalar (never `Str`, `Json` or `Bytes`).
+    Scalar(Value),
+    /// A string.
+    Str(&'a str),
+    /// JSON text.
+    Json(&'a str),
+    /// A byte string.
+    Bytes(&'a [u8]),
+}
+
+impl<'a> ValueRef<'a> {
+    /// A view of `v`.
+    #[inline]
+    pub fn of(v: &'a Value) -> ValueRef<'a> {
+        match v {
+            Value::None => ValueRef::None,
+            Value::Str(s) => ValueRef::Str(s),
+            Value::Json(s) => ValueRef::Json(s),
+            Value::Bytes(b) => ValueRef::Bytes(b),
+            scalar => ValueRef::Scalar(scalar.clone()),
+        }
+    }
+
+    /// The value of argument `arg` of wire type `ty`.
+    #[inline]
+    pub fn from_arg(arg: Arg<'a>, ty: PortType) -> Result<ValueRef<'a>, NodeError> {
+        Ok(match (ty, arg) {
+            (PortType::Str, arg) => ValueRef::Str(arg.text()?),
+            (PortType::Json, arg) => ValueRef::Json(arg.text()?),
+            (PortType::Bytes, arg) => ValueRef::Bytes(arg.bytes()?),
+            (ty, Arg::Word(w)) => ValueRef::Scalar(super::kit::slot_to_value(ty, w)),
+            (_, Arg::Bytes(_)) => return Err(wrong_arg(ty.keyword())),
+        })
+    }
+
+    /// Appends the value's display text ([`Value::display_text`]) to `out`.
+    #[inline]
+    pub fn push_display(&self, out: &mut String) {
+        match self {
+            ValueRef::None => {}
+            ValueRef::Scalar(v) => crate::value::push_display(out, v),
+            ValueRef::Str(s) | ValueRef::Json(s) => out.push_str(s),
+            ValueRef::Bytes(b) => crate::value::push_hex(out, b),
+        }
+    }
+}
+
+/// Appends `x` in decimal (what `x.to_string()` gives).
+#[inline]
+pub fn push_u64(out: &mut String, x: u64) {
+    out.push_str(itoa::Buffer::new().format(x));
+}
+
+/// Appends `x` in decimal, left-padded with zeros to at least `width`
+/// digits (what `format!("{x:0width$}")` gives).
+#[inline]
+pub fn push_u64_padded(out: &mut String, x: u64, width: usize) {
+    let mut buf = itoa::Buffer::new();
+    let digits = buf.format(x);
+    out.extend(std::iter::repeat_n('0', width.saturating_sub(digits.len())));
+    out.push_str(digits);
+}
+
+/// Kit for a scalar-input rule that writes text: `f(x, out)` appends the
+/// value to `out`. P1 gives it a fresh string; the by-bytes form, the
+/// engine's reused buffer.
+pub struct TextMap<A, F> {
+    f: F,
+    _t: PhantomData<fn(A)>,
+}
+
+/// Wraps an infallible `fn(scalar, &mut String)` (appending the result) as a `str` node.
+pub fn to_text<A: Scalar>(f: impl Fn(A, &mut String) + Send + Sync + 'static) -> Box<dyn NodeEval> {
+    try_to_text(move |a: A, s: &mut String| {
+        f(a, s);
+        Ok(())
+    })
+}
+
+/// Wraps a fallible `fn(scalar, &mut String) -> Result<(), NodeError>` as a `str` node.
+pub fn try_to_text<A: Scalar>(
+    f: impl Fn(A, &mut String) -> Result<(), NodeError> + Send + Sync + 'static,
+) -> Box<dyn NodeEval> {
+    Box::new(TextMap { f, _t: PhantomData })
+}
+
+impl<A: Scalar, F: Fn(A, &mut String) -> Result<(), NodeError> + Send + Sync> NodeEval for TextMap<A, F> {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        let a = A::from_value(args.get(0)).ok_or_else(|| wrong_arg(A::TYPE.keyword()))?;
+        let mut s = String::new();
+        (self.f)(a, &mut s)?;
+        outs[0] = Value::Str(Arc::from(s));
+        Ok(())
+    }
+    fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        Some(self)
+    }
+}
+
+impl<A: Scalar, F: Fn(A, &mut String) -> Result<(), NodeError> + Send + Sync> BytesEval for TextMap<A, F> {
+    #[inline]
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: &mut Vec<u8>) -> Result<(), NodeError> {
+        let a = ins[0].scalar::<A>()?;
+        write_text(out, |s| (self.f)(a, s))
+    }
+}
+
+/// Kit for a rule over one string that writes text: `f(input, out)`.
+pub struct StrText<F> {
+    f: F,
+}
+
+/// Wraps `fn(&str, &mut String)` (appending the result) as a `str` node over a `str` wire.
+pub fn str_text(f: impl Fn(&str, &mut String) + Send + Sync + 'static) -> Box<dyn NodeEval> {
+    Box::new(StrText { f })
+}
+
+impl<F: Fn(&str, &mut String) + Send + Sync> NodeEval for StrText<F> {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        let input = args.get(0).as_str().ok_or_else(|| wrong_arg("str"))?;
+        let mut s = String::new();
+        (self.f)(input, &mut s);
+        outs[0] = Value::Str(Arc::from(s));
+        Ok(())
+    }
+    fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        Some(self)
+    }
+}
+
+impl<F: Fn(&str, &mut String) + Send + Sync> BytesEval for StrText<F> {
+    #[inline]
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: &mut Vec<u8>) -> Result<(), NodeError> {
+        let input = ins[0].text()?;
+        write_text(out, |s| {
+            (self.f)(input, s);
+            Ok(())
+        })
+    }
+}
+
+/// Kit for a pick from a table of strings built once: `index(x)` says
+/// which. P1 shares the chosen string (no copy); the by-bytes form copies
+/// its bytes.
+pub struct PickStr<V, F> {
+    values: V,
+    index: F,
+}
+
+/// Wraps a table of strings and `fn(u64) -> index` as a `str` node over a u64 wire.
+pub fn pick_str<V, F>(values: V, index: F) -> Box<dyn NodeEval>
+where
+    V: AsRef<[Arc<str>]> + Send + Sync + 'static,
+    F: Fn(u64) -> usize + Send + Sync + 'static,
+{
+    Box::new(PickStr { values, index })
+}
+
+impl<V: AsRef<[Arc<str>]> + Send + Sync, F: Fn(u64) -> usize + Send + Sync> PickStr<V, F> {
+    #[inline]
+    fn pick(&self, x: u64) -> &Arc<str> {
+        &self.values.as_ref()[(self.index)(x)]
+    }
+}
+
+impl<V: AsRef<[Arc<str>]> + Send + Sync, F: Fn(u64) -> usize + Send + Sync> NodeEval for PickStr<V, F> {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        let x = u64::from_value(args.get(0)).ok_or_else(|| wrong_arg("u64"))?;
+        outs[0] = Value::Str(self.pick(x).clone());
+        Ok(())
+    }
+    fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        Some(self)
+    }
+}
+
+impl<V: AsRef<[Arc<str>]> + Send + Sync, F: Fn(u64) -> usize + Send + Sync> BytesEval for PickStr<V, F> {
+    #[inline]
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: &mut Vec<u8>) -> Result<(), NodeError> {
+        let x = ins[0].scalar::<u64>()?;
+        out.extend_from_slice(self.pick(x).as_bytes());
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_kits_write_into_the_reused_buffer() {
+        let node = to_text(|x: u64, s: &mut String| push_u64_padded(s, x, 4));
+        let mut out = Vec::with_capacity(64);
+        let cap = out.capacity();
+        node.bytes_form().unwrap().eval_bytes(&[Arg::Word(7)], &mut out).unwrap();
+        assert_eq!(out, b"0007");
+        assert_eq!(out.capacity(), cap, "the buffer's allocation is kept");
+        let mut v = [Value::None];
+        node.eval(&Args::new(&[Value::U64(7)], &[0]), &mut v).unwrap();
+        assert!(v[0].same(&Value::str("0007")));
+        assert!(node.bytes_form().unwrap().eval_bytes(&[Arg::Bytes(b"x")], &mut out).is_err());
+    }
+
+    #[test]
+    fn picks_copy_the_chosen_string() {
+        let node = pick_str(vec![Arc::<str>::from("a"), Arc::from("bc")], |x| (x % 2) as usize);
+        let mut out = Vec::new();
+        node.bytes_form().unwrap().eval_bytes(&[Arg::Word(3)], &mut out).unwrap();
+        assert_eq!(out, b"bc");
+    }
+
+    #[test]
+    fn value_refs_render_display_text() {
+        for v in [Value::U64(5), Value::F64(-0.5), Value::Bool(true), Value::Timestamp(-1), Value::Date(3)] {
+            let mut s = String::new();
+            ValueRef::of(&v).push_display(&mut s);
+            assert_eq!(s, v.display_text());
+        }
+        let mut s = String::new();
+        ValueRef::from_arg(Arg::Bytes(&[0xab, 1]), PortType::Bytes).unwrap().push_display(&mut s);
+        assert_eq!(s, "ab01");
+        assert!(ValueRef::from_arg(Arg::Bytes(&[0xff]), PortType::Str).is_err(), "text is checked");
+    }
+}
