@@ -7,7 +7,7 @@ mod common;
 
 use polydat_core::compile::sketch;
 use polydat_core::compile::{compile, CompileOptions};
-use polydat_core::engine::compiled::plan::Executor;
+use polydat_core::engine::compiled::plan::{Executor, Part};
 use polydat_core::engine::p1::P1Kernel;
 use polydat_core::engine::p3::{self, catch, helpers, Provenance};
 use polydat_core::engine::{new_kernel, EngineKind, Kernel};
@@ -38,9 +38,11 @@ fn the_sweep_of_a_fallible_program_runs_in_the_catch() {
     let plan = p3::plan(&p);
     assert!(plan.executor.sweeps(), "every step is a pure scalar step");
     let mut buf = vec![0u64; plan.layout.words];
-    assert!(!plan.executor.sweep(&mut buf), "cycle 0: the divisor is 0, the sweep fails and says so");
+    let parts = plan.executor.sweep().expect("a sweep");
+    let [Part::Scalar(run)] = parts else { panic!("one run of scalar steps") };
+    assert!(!p3::Native::run_scalar(run, &mut buf), "cycle 0: the divisor is 0, the sweep fails and says so");
     buf[0] = 7;
-    assert!(plan.executor.sweep(&mut buf));
+    assert!(p3::Native::run_scalar(run, &mut buf));
     assert!(!catch::installed(), "no catch is left behind");
 }
 

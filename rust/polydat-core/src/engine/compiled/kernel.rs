@@ -6,7 +6,7 @@
 
 use super::layout::NO_ENTRY;
 use super::modes::{Mode, SweepPolicy};
-use super::plan::{Executor, Plan, RowLoop};
+use super::plan::{Exec, Executor, Part, Plan, RowLoop};
 use super::slots::{RefSlotRefused, Slots};
 use crate::engine::column::{ColumnPart, RowsOut};
 use crate::engine::failure::{self, PassOutcome};
@@ -402,12 +402,35 @@ fn sweep<X: Executor>(plan: &Plan<X>, slots: &mut Slots, state: &mut Sweep) -> b
     if *state != Sweep::Stale {
         return *state == Sweep::Current;
     }
-    if !plan.executor.sweeps() || !slots.none_free() {
+    let Some(parts) = plan.executor.sweep() else { return false };
+    if !slots.none_free() {
         return false;
     }
-    let swept = plan.executor.sweep(&mut slots.buf);
+    let swept = run_parts(plan, slots, parts);
     *state = if swept { Sweep::Current } else { Sweep::Walk };
     swept
+}
+
+/// Runs the parts of a sweep in order over a state with no `None` in it:
+/// each scalar run in the executor's form, each by-bytes step over the
+/// scratch; inside one panic guard. True when every step succeeded.
+#[inline]
+pub fn run_parts<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[Part<X::Run>]) -> bool {
+    let pass = || {
+        parts.iter().all(|part| match part {
+            Part::Scalar(run) => X::run_scalar(run, &mut slots.buf),
+            Part::Bytes(s) => {
+                let s = *s as usize;
+                match &plan.exec[s] {
+                    Exec::Kit { node, bytes: true, .. } => {
+                        slots.run_bytes(&plan.layout, &plan.steps[s], &**node).is_ok()
+                    }
+                    _ => false,
+                }
+            }
+        })
+    };
+    matches!(guarded(pass), Ok(true))
 }
 
 /// The cone sweep (Pull, on a selective cone of a sweepable plan): runs every
@@ -416,9 +439,10 @@ fn sweep<X: Executor>(plan: &Plan<X>, slots: &mut Slots, state: &mut Sweep) -> b
 /// a panic) the read walks the cone instead, which fails exactly as P1 does.
 #[inline]
 fn cone_sweep<M: Mode, X: Executor>(plan: &Plan<X>, slots: &mut Slots, out: usize) -> bool {
-    M::SWEEP == SweepPolicy::BroadCones
-        && slots.none_free()
-        && plan.executor.cone_sweep(&plan.shape, out, &mut slots.buf)
+    if M::SWEEP != SweepPolicy::BroadCones || !slots.none_free() {
+        return false;
+    }
+    plan.executor.cone_sweep(&plan.shape, out).is_some_and(|parts| run_parts(plan, slots, parts))
 }
 
 /// Runs the stale steps among `steps` (ascending); node panics are contained
@@ -629,7 +653,7 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
         for (column, &out) in columns.iter_mut().zip(outs) {
             match self.scalar_word(out) {
                 Some(word) => column.push_word(program.outputs[out].ty, word),
-                None => column.push(&self.slots.decode(layout, program.outputs[out].slot as usize)),
+                None => self.slots.push_into(layout, program.outputs[out].slot as usize, column),
             }
         }
         Ok(())
@@ -638,7 +662,7 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
     #[inline]
     fn pull_into(&mut self, out: usize, column: &mut ColumnPart<'_>) -> Result<(), EvalError> {
         let slot = self.pull_value_slot(out)?;
-        column.push(&self.slots.decode(&self.plan.layout, slot));
+        self.slots.push_into(&self.plan.layout, slot, column);
         Ok(())
     }
 

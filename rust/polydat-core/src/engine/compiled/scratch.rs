@@ -12,11 +12,20 @@
 //! > has not been touched since the pair was written.
 //!
 //! (R) holds because (a) pairs are written only here ([`Scratch::publish`],
-//! [`Scratch::repoint`]), each time together with the entry they name; (b) the
-//! slot layout gives Ref words to no scalar writer (scalar steps write only
-//! their own scalar words, and host u64 writes refuse Ref inputs); (c) a
-//! cloned state re-points every pair at its own entries before use. Debug
-//! builds check (R) after every evaluation pass ([`Scratch::verify`]).
+//! [`Scratch::rewrite`], [`Scratch::repoint`]), each time together with the
+//! entry they name; (b) the slot layout gives Ref words to no scalar writer
+//! (scalar steps write only their own scalar words, and host u64 writes
+//! refuse Ref inputs); (c) a cloned state re-points every pair at its own
+//! entries before use. Debug builds check (R) after every evaluation pass
+//! ([`Scratch::verify`]) and at every view.
+//!
+//! [`Scratch::rewrite`] (a by-bytes step writing its output in place) lifts
+//! (R) for one slot, its output, while the step runs: the entry is taken
+//! out to be written and its pair names no bytes (length 0) until the entry
+//! is put back and the pair published — also when the step fails or
+//! panics. Nothing views that slot meanwhile (a step never reads its own
+//! output), and a pair of length 0 names no memory, so even a view then
+//! would read nothing.
 
 /// The byte entries behind the Ref slots of one kernel state, one per Ref
 /// value slot, reused across runs (no allocation once an entry is large enough).
@@ -42,6 +51,46 @@ impl Scratch {
         entry.extend_from_slice(bytes);
         buf[off] = entry.as_ptr() as usize as u64;
         buf[off + 1] = entry.len() as u64;
+    }
+
+    /// Rewrites entry `e` in place: `write` gets the entry, emptied (its
+    /// capacity kept, so a steady state allocates nothing), to write the
+    /// slot's new bytes into, together with this scratch and the buffer to
+    /// view other slots through; then the entry goes back and its pair at
+    /// `buf[off]`, `buf[off + 1]` is published — whether `write` succeeds,
+    /// fails or panics. `write` must not view entry `e` itself.
+    #[inline]
+    pub fn rewrite<R>(
+        &mut self,
+        buf: &mut [u64],
+        off: usize,
+        e: usize,
+        write: impl FnOnce(&Scratch, &[u64], &mut Vec<u8>) -> R,
+    ) -> R {
+        /// Puts the entry back and publishes its pair when dropped (also
+        /// during a panic's unwinding), so (R) holds again afterwards.
+        struct PutBack<'a> {
+            scratch: &'a mut Scratch,
+            buf: &'a mut [u64],
+            off: usize,
+            e: usize,
+            entry: Vec<u8>,
+        }
+        impl Drop for PutBack<'_> {
+            fn drop(&mut self) {
+                let entry = std::mem::take(&mut self.entry);
+                self.buf[self.off] = entry.as_ptr() as usize as u64;
+                self.buf[self.off + 1] = entry.len() as u64;
+                self.scratch.entries[self.e] = entry;
+            }
+        }
+        // The pair names no bytes while the entry is out (see the module).
+        buf[off + 1] = 0;
+        let mut entry = std::mem::take(&mut self.entries[e]);
+        entry.clear();
+        let mut put_back = PutBack { scratch: self, buf, off, e, entry };
+        let PutBack { scratch, buf, entry, .. } = &mut put_back;
+        write(scratch, buf, entry)
     }
 
     /// The bytes named by the pair at `buf[off]` (entry `e`), borrowed for as
@@ -93,6 +142,38 @@ impl Clone for Scratch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rewrite_keeps_the_allocation_and_publishes_its_pair() {
+        let refs = [(0u32, 0u32), (2, 1)];
+        let mut buf = vec![0u64; 4];
+        let mut a = Scratch::new(2);
+        a.repoint(&mut buf, &refs);
+        a.publish(&mut buf, 2, 1, b"input");
+        a.rewrite(&mut buf, 0, 0, |s, buf, out| {
+            out.extend_from_slice(b"<");
+            out.extend_from_slice(s.view(buf, 2, 1));
+            out.reserve(100);
+        });
+        assert_eq!(a.view(&buf, 0, 0), b"<input");
+        assert!(a.verify(&buf, &refs));
+        let ptr = buf[0];
+        a.rewrite(&mut buf, 0, 0, |_, _, out| {
+            assert!(out.is_empty(), "the entry arrives empty");
+            out.extend_from_slice(b"again");
+        });
+        assert_eq!((buf[0], a.view(&buf, 0, 0)), (ptr, &b"again"[..]), "no new allocation");
+        // A panicking writer still leaves (R) holding.
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            a.rewrite(&mut buf, 0, 0, |_, _, out| {
+                out.extend_from_slice(b"part");
+                panic!("a node panicked");
+            })
+        }));
+        assert!(caught.is_err());
+        assert!(a.verify(&buf, &refs));
+        assert_eq!(a.view(&buf, 0, 0), b"part");
+    }
 
     #[test]
     fn publish_view_and_repoint() {

@@ -3,12 +3,14 @@
 //! Encoding and decoding between `Value`s and slots, and running one step,
 //! live here; *when* a step runs is the business of the mode (`modes.rs`).
 
-use super::layout::{Color, Layout};
+use super::layout::{Color, Layout, NO_ENTRY};
 use super::plan::{Exec, Executor};
 use super::scratch::Scratch;
 use super::shape::{Shape, StepFacts};
+use crate::engine::column::ColumnPart;
+use crate::node::by_bytes::Arg;
 use crate::node::kit::{slot_to_value, value_to_slot};
-use crate::node::{Args, NodeError};
+use crate::node::{Args, NodeError, NodeEval};
 use crate::types::PortType;
 use crate::value::Value;
 use std::fmt;
@@ -34,6 +36,9 @@ impl fmt::Display for RefSlotRefused {
 }
 
 impl std::error::Error for RefSlotRefused {}
+
+/// Inputs of a by-bytes step taken on the stack (more are collected).
+const ARGS_ON_STACK: usize = 16;
 
 /// Buffer, None mask, scratch.
 pub struct Slots {
@@ -205,8 +210,8 @@ impl Slots {
     }
 
     /// Runs one step of executor `X`: `None` propagation, then the scalar
-    /// form or the slot kit. The common case — a scalar step with no `None`
-    /// anywhere — is one call of the executor's form.
+    /// form, the by-bytes form or the slot kit. The common cases — a scalar
+    /// or by-bytes step with no `None` anywhere — are one call of that form.
     #[inline(always)]
     pub fn run_step<X: Executor>(
         &mut self,
@@ -215,11 +220,62 @@ impl Slots {
         exec: &Exec<X::Step>,
     ) -> Result<(), NodeError> {
         if self.none_live == 0 {
-            if let Exec::Scalar(f) = exec {
-                return X::run(f, &mut self.buf);
+            match exec {
+                Exec::Scalar(f) => return X::run(f, &mut self.buf),
+                Exec::Kit { node, bytes: true, .. } => return self.run_bytes(layout, facts, &**node),
+                Exec::Kit { .. } => {}
             }
         }
         self.run_step_general::<X>(layout, facts, exec)
+    }
+
+    /// Runs by-bytes step `facts` (its node `node`; no input `None`): the
+    /// node's by-bytes form reads its scalar inputs' words and its
+    /// by-reference inputs' scratch bytes and writes its output's scratch
+    /// entry in place ([`Scratch::rewrite`]); no `Value` is made.
+    #[inline]
+    pub fn run_bytes(&mut self, layout: &Layout, facts: &StepFacts, node: &dyn NodeEval) -> Result<(), NodeError> {
+        let Some(form) = node.bytes_form() else {
+            return Err(NodeError::new("internal: a by-bytes step's node has no by-bytes form"));
+        };
+        let slot = facts.out_start as usize;
+        let (off, e) = (layout.off[slot] as usize, layout.entry[slot] as usize);
+        let result = self.scratch.rewrite(&mut self.buf, off, e, |scratch, buf, out| {
+            let arg = |i: &u32| {
+                let (i, at) = (*i as usize, layout.off[*i as usize] as usize);
+                match layout.entry[i] {
+                    NO_ENTRY => Arg::Word(buf[at]),
+                    entry => Arg::Bytes(scratch.view(buf, at, entry as usize)),
+                }
+            };
+            let n = facts.ins.len();
+            if n <= ARGS_ON_STACK {
+                let mut args = [Arg::Word(0); ARGS_ON_STACK];
+                args.iter_mut().zip(facts.ins.iter()).for_each(|(a, i)| *a = arg(i));
+                form.eval_bytes(&args[..n], out)
+            } else {
+                let args: Vec<Arg<'_>> = facts.ins.iter().map(arg).collect();
+                form.eval_bytes(&args, out)
+            }
+        });
+        if result.is_ok() && self.none_live != 0 {
+            self.set_none(slot, false);
+        }
+        result
+    }
+
+    /// Writes value slot `slot` as the next row of `column`: a scalar's word,
+    /// a by-reference value's scratch bytes, or a null row (no `Value` made).
+    #[inline]
+    pub fn push_into(&self, layout: &Layout, slot: usize, column: &mut ColumnPart<'_>) {
+        let off = layout.off[slot] as usize;
+        match (self.none[slot], layout.color(slot)) {
+            (true, _) => column.push_bytes(None),
+            (false, Color::Imm1) => column.push_word(layout.ty[slot], self.buf[off]),
+            (false, Color::Ref2) => {
+                column.push_bytes(Some(self.scratch.view(&self.buf, off, layout.entry[slot] as usize)))
+            }
+        }
     }
 
     /// `run_step` with `None` in play, or through the slot kit.
@@ -246,7 +302,10 @@ impl Slots {
         }
         match exec {
             Exec::Scalar(f) => X::run(f, &mut self.buf),
-            Exec::Kit { node, iota } => {
+            Exec::Kit { node, bytes: true, .. } if facts.ins.iter().all(|&i| !self.none[i as usize]) => {
+                self.run_bytes(layout, facts, &**node)
+            }
+            Exec::Kit { node, iota, .. } => {
                 let mut ins = std::mem::take(&mut self.kit_in);
                 ins.clear();
                 ins.extend(facts.ins.iter().map(|&i| self.decode(layout, i as usize)));

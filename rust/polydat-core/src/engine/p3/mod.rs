@@ -23,7 +23,7 @@ pub mod helpers;
 use crate::engine::column::{row_width, RowsOut};
 use crate::engine::compiled::kernel::CompiledKernel;
 use crate::engine::compiled::modes;
-use crate::engine::compiled::plan::{Executor, Plan, RowLoop};
+use crate::engine::compiled::plan::{compile_sweep, Executor, Part, Plan, RowLoop, Sweep};
 use crate::engine::compiled::shape::Shape;
 use crate::engine::p2::closures::scalar_closure;
 use crate::engine::Kernel;
@@ -45,11 +45,15 @@ pub enum NativeStep {
     Closure(SlotStep),
 }
 
+/// One scalar run of a P3 sweep: its steps as one native function, and
+/// whether it calls a helper (then it runs inside the catch).
+pub type NativeRun = (NativeFn, bool);
+
 /// The P3 executor: the program's native code.
 pub struct Native {
-    /// When the shape is sweepable: the per-cycle program as one function,
-    /// and whether it calls a helper (then it runs inside the catch).
-    sweep: Option<(NativeFn, bool)>,
+    /// When the shape is sweepable: the per-cycle program, each run of
+    /// scalar steps as one native function (by-bytes steps between them).
+    sweep: Option<Sweep<NativeRun>>,
     /// Steps that run as their own native function.
     native_steps: usize,
     /// `generate`'s row loops, by coordinate input and outputs, built at the
@@ -125,11 +129,13 @@ fn build_row_loop(shape: &Shape, coordinate: usize, outs: &[usize]) -> Result<Op
 }
 
 impl Native {
-    /// Steps that run as their own native function, and the per-cycle steps
-    /// the sweep function computes (0 without a sweep).
-    pub fn counts(&self, shape: &Shape) -> (usize, usize) {
+    /// Steps that run as their own native function, the per-cycle steps
+    /// the sweep computes (0 without a sweep), and how many native
+    /// functions it runs them in.
+    pub fn counts(&self, shape: &Shape) -> (usize, usize, usize) {
         let swept = if self.sweep.is_some() { shape.program.cycle_steps.len() } else { 0 };
-        (self.native_steps, swept)
+        let functions = self.sweep.iter().flatten().filter(|p| matches!(p, Part::Scalar(_))).count();
+        (self.native_steps, swept, functions)
     }
 }
 
@@ -150,7 +156,21 @@ fn compile(shape: &Shape) -> Result<(Native, Vec<Option<NativeStep>>), String> {
         ids.push(id);
     }
     let sweep = match shape.sweepable && !program.cycle_steps.is_empty() {
-        true => Some(module.steps_function(program, layout, &program.cycle_steps)?),
+        true => {
+            let mut failed = None;
+            let sweep =
+                compile_sweep(shape, &program.cycle_steps, |run| match module.steps_function(program, layout, run) {
+                    Ok(built) => Some(built),
+                    Err(e) => {
+                        failed = Some(e);
+                        None
+                    }
+                });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            Some(sweep)
+        }
         false => None,
     };
     let code = module.finish()?;
@@ -170,12 +190,21 @@ fn compile(shape: &Shape) -> Result<(Native, Vec<Option<NativeStep>>), String> {
             })
         })
         .collect();
-    let sweep = sweep.map(|(id, emitted)| (code.function(id), emitted.fallible));
+    let sweep = sweep.map(|parts| {
+        let parts = parts.into_vec().into_iter().map(|part| match part {
+            Part::Scalar(Some((id, emitted))) => Part::Scalar((code.function(id), emitted.fallible)),
+            Part::Bytes(s) => Part::Bytes(s),
+            // Every run compiled (a failure returned above).
+            Part::Scalar(None) => unreachable!("a sweep run failed to compile"),
+        });
+        parts.collect()
+    });
     Ok((Native { sweep, native_steps, row_loops: Mutex::default(), _code: code }, steps))
 }
 
 impl Executor for Native {
     type Step = NativeStep;
+    type Run = NativeRun;
 
     fn build(shape: &Shape) -> (Self, Vec<Option<NativeStep>>) {
         match compile(shape) {
@@ -199,18 +228,12 @@ impl Executor for Native {
         Ok(())
     }
 
-    #[inline(always)]
-    fn sweeps(&self) -> bool {
-        self.sweep.is_some()
-    }
-
     #[inline]
-    fn sweep(&self, buf: &mut Vec<u64>) -> bool {
-        let Some((f, fallible)) = self.sweep else { return false };
+    fn run_scalar(&(f, fallible): &NativeRun, buf: &mut Vec<u64>) -> bool {
         let ptr = buf.as_mut_ptr();
-        // SAFETY: the sweep was generated for this plan's layout and touches
-        // only words of a buffer of that layout; `ptr` is such a buffer,
-        // borrowed mutably for the call.
+        // SAFETY: the run was generated for this plan's layout and touches
+        // only words of a buffer of that layout; `ptr` is such a buffer (a
+        // kernel state's), borrowed mutably for the call.
         let run = || unsafe { f(ptr) };
         match fallible {
             false => {
@@ -221,9 +244,14 @@ impl Executor for Native {
         }
     }
 
+    #[inline(always)]
+    fn sweep(&self) -> Option<&[Part<NativeRun>]> {
+        self.sweep.as_deref()
+    }
+
     #[inline]
-    fn cone_sweep(&self, _shape: &Shape, _out: usize, _buf: &mut Vec<u64>) -> bool {
-        false
+    fn cone_sweep(&self, _shape: &Shape, _out: usize) -> Option<&[Part<NativeRun>]> {
+        None
     }
 
     fn row_loop(&self, shape: &Shape, coordinate: usize, outs: &[usize]) -> Option<Arc<dyn RowLoop>> {
@@ -263,12 +291,21 @@ pub fn new_kernel(program: &Arc<Program>, mode: Provenance) -> Box<dyn Kernel> {
 /// How P3 in mode `mode` runs `program`, in one sentence (for `explain`).
 pub fn describe(program: &Arc<Program>, mode: Provenance) -> String {
     let plan = plan(program);
-    let (native, swept) = plan.executor.counts(&plan.shape);
+    let (native, swept, functions) = plan.executor.counts(&plan.shape);
     let steps = plan.shape.program.steps.len();
     let sweep = match (swept, mode) {
         (0, _) => "reads walk their cones".to_string(),
-        (n, Provenance::Raw | Provenance::Pull) => {
+        (n, Provenance::Raw | Provenance::Pull)
+            if functions == 1
+                && n == plan.shape.program.cycle_steps.len()
+                && plan.shape.steps.iter().all(|s| !s.bytes) =>
+        {
             format!("a stale read runs the {n} per-cycle steps as one native function")
+        }
+        (n, Provenance::Raw | Provenance::Pull) => {
+            let bytes =
+                n - plan.shape.program.cycle_steps.iter().filter(|&&s| plan.shape.steps[s as usize].scalar).count();
+            format!("a stale read runs the {n} per-cycle steps as {functions} native function(s) and {bytes} by-bytes step(s)")
         }
         (_, _) => "reads walk their cones, skipping clean steps".to_string(),
     };
