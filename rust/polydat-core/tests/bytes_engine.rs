@@ -138,7 +138,9 @@ fn generate_matches_p1_and_fails_at_the_same_row() {
         .map(|o| p.output(o).unwrap())
         .into();
     let (name, tag) = (p.input("name").unwrap(), p.input("tag").unwrap());
-    for fixed in [vec![(tag, Value::str("T")), (name, Value::str(""))], vec![(tag, Value::str("é")), (name, Value::str("x"))]] {
+    for fixed in
+        [vec![(tag, Value::str("T")), (name, Value::str(""))], vec![(tag, Value::str("é")), (name, Value::str("x"))]]
+    {
         let mut outs = good.clone();
         outs.push(p.output("named").unwrap());
         let rows = RowPlan { fixed: fixed.clone(), ..RowPlan::range(0, 3, 3 + 5000, 1) };
@@ -156,7 +158,8 @@ fn generate_matches_p1_and_fails_at_the_same_row() {
     }
     // A by-bytes step that fails on some rows: the same error, from the same row.
     let outs = vec![p.output("label").unwrap(), p.output("tail").unwrap()];
-    let rows = RowPlan { fixed: vec![(tag, Value::str("T")), (name, Value::str("n"))], ..RowPlan::range(0, 0, 3000, 1) };
+    let rows =
+        RowPlan { fixed: vec![(tag, Value::str("T")), (name, Value::str("n"))], ..RowPlan::range(0, 0, 3000, 1) };
     let want = generate(&p, EngineKind::P1, &rows, &outs, 1).unwrap_err().to_string();
     assert!(want.contains("exceeds the limit") && want.contains("char_buf"), "{want}");
     for kind in compiled() {

@@ -55,12 +55,16 @@ fn corners(ty: PortType) -> Vec<Value> {
         "ab\ncd\tef",
     ];
     match ty {
-        PortType::U64 => [0, 1, 2, 3, 7, 9, 10, 42, 255, 1000, 65_535, 1 << 32, 1_700_000_000_000, 1 << 63, u64::MAX - 1, u64::MAX]
-            .into_iter()
-            .chain([0x9e37_79b9_7f4a_7c15, 0xdead_beef_cafe_f00d, 253_402_300_799_999])
-            .map(Value::U64)
-            .collect(),
-        PortType::I64 => [0, 1, -1, 42, -42, i64::MIN, i64::MAX, 1_700_000_000_000].into_iter().map(Value::I64).collect(),
+        PortType::U64 => {
+            [0, 1, 2, 3, 7, 9, 10, 42, 255, 1000, 65_535, 1 << 32, 1_700_000_000_000, 1 << 63, u64::MAX - 1, u64::MAX]
+                .into_iter()
+                .chain([0x9e37_79b9_7f4a_7c15, 0xdead_beef_cafe_f00d, 253_402_300_799_999])
+                .map(Value::U64)
+                .collect()
+        }
+        PortType::I64 => {
+            [0, 1, -1, 42, -42, i64::MIN, i64::MAX, 1_700_000_000_000].into_iter().map(Value::I64).collect()
+        }
         PortType::U32 => [0, 1, 7, u32::MAX].into_iter().map(Value::U32).collect(),
         PortType::I32 => [0, -1, 5, i32::MIN, i32::MAX].into_iter().map(Value::I32).collect(),
         PortType::F64 => [
@@ -141,9 +145,15 @@ fn const_sets(def: &NodeDef) -> Vec<Vec<Value>> {
         "combinations" => Some(vec![vec![s("A-C;-;0-1")], vec![s("0-9a-f;0-9a-f")], vec![s("x;ab;;Q")]]),
         "char_buf" => Some(vec![vec![s("a-z")], vec![s("")], vec![s("αβγ0-9")]]),
         "format_datetime" => Some(vec![vec![s("%Y-%m-%d %H:%M:%S.%f %j %y %b %B %a %A %s %%")], vec![s("%F")]]),
-        "format_u64" => Some(vec![vec![Value::U64(10)], vec![Value::U64(16)], vec![Value::U64(8)], vec![Value::U64(2)]]),
-        "format_f64" => Some(vec![vec![Value::U64(2)], vec![Value::U64(0)], vec![Value::U64(17)], vec![Value::U64(70_000)]]),
-        "zero_pad_u64" => Some(vec![vec![Value::U64(10)], vec![Value::U64(0)], vec![Value::U64(25)], vec![Value::U64(1 << 20)]]),
+        "format_u64" => {
+            Some(vec![vec![Value::U64(10)], vec![Value::U64(16)], vec![Value::U64(8)], vec![Value::U64(2)]])
+        }
+        "format_f64" => {
+            Some(vec![vec![Value::U64(2)], vec![Value::U64(0)], vec![Value::U64(17)], vec![Value::U64(70_000)]])
+        }
+        "zero_pad_u64" => {
+            Some(vec![vec![Value::U64(10)], vec![Value::U64(0)], vec![Value::U64(25)], vec![Value::U64(1 << 20)]])
+        }
         "lorem_sentence" => Some(vec![vec![Value::U64(4), Value::U64(12)], vec![Value::U64(0), Value::U64(1)]]),
         "lorem_paragraph" => Some(vec![vec![Value::U64(3), Value::U64(6)], vec![Value::U64(0), Value::U64(2)]]),
         _ => None,
@@ -165,7 +175,8 @@ fn const_sets(def: &NodeDef) -> Vec<Vec<Value>> {
         if p.variadic {
             continue;
         }
-        sets = sets.iter().flat_map(|set| options.iter().map(move |o| [set.clone(), vec![o.clone()]].concat())).collect();
+        sets =
+            sets.iter().flat_map(|set| options.iter().map(move |o| [set.clone(), vec![o.clone()]].concat())).collect();
     }
     sets
 }
@@ -208,7 +219,9 @@ fn rows(types: &[PortType]) -> Vec<Vec<Value>> {
         _ => {
             let longest = columns.iter().map(Vec::len).max().unwrap_or(0);
             (0..longest * 3)
-                .map(|r| columns.iter().enumerate().map(|(w, c)| c[(r + w * 5 + r / longest) % c.len()].clone()).collect())
+                .map(|r| {
+                    columns.iter().enumerate().map(|(w, c)| c[(r + w * 5 + r / longest) % c.len()].clone()).collect()
+                })
                 .collect()
         }
     }
@@ -219,7 +232,9 @@ fn p1_outcome(node: &dyn NodeEval, ins: &[Value]) -> Result<Vec<u8>, String> {
     let iota: Vec<u32> = (0..ins.len() as u32).collect();
     let mut outs = [Value::None];
     match node.eval(&Args::new(ins, &iota), &mut outs) {
-        Ok(()) => Ok(bytes_of(&outs[0]).map(<[u8]>::to_vec).unwrap_or_else(|| format!("a non-reference {}", outs[0]).into_bytes())),
+        Ok(()) => Ok(bytes_of(&outs[0])
+            .map(<[u8]>::to_vec)
+            .unwrap_or_else(|| format!("a non-reference {}", outs[0]).into_bytes())),
         Err(e) => Err(e.message().to_string()),
     }
 }
