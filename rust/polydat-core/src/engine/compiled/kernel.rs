@@ -12,7 +12,9 @@ use crate::engine::column::{ColumnPart, RowsOut};
 use crate::engine::failure::{self, PassOutcome};
 use crate::engine::guard::guarded;
 use crate::engine::scope::{init_scope, ScopeInit};
-use crate::engine::{adapt_boundary, fill_row_by_row, raw_read_refused, GenerateError, Kernel, RowFill};
+use crate::engine::{
+    adapt_boundary, fill_row_by_row, raw_read_refused, GenerateError, Kernel, RowFill, STOP_CHECK_ROWS,
+};
 use crate::error::{EvalError, WriteError};
 use crate::node::NodeError;
 use crate::program::Program;
@@ -328,6 +330,54 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         Ok(())
     }
 
+    /// `generate`'s sweep path (any columns, string ones included): the first
+    /// row goes through the row path (it runs the scope-init path, and
+    /// reports a failure there exactly); for each other row the coordinate's
+    /// word is set and the sweep runs with no per-row bookkeeping, and every
+    /// column takes its row from the buffer and the scratch. A row whose
+    /// sweep fails is redone through the row path, so a failure is reported
+    /// exactly as P1 reports it. Afterwards the kernel holds the last row's
+    /// coordinate, every step stale.
+    fn fill_swept(
+        &mut self,
+        rows: &RowFill<'_>,
+        outs: &[usize],
+        columns: &mut [ColumnPart<'_>],
+    ) -> Result<(), GenerateError> {
+        fill_row_by_row(self, &RowFill { count: 1, ..*rows }, outs, columns)?;
+        let rest = RowFill { first: rows.first.wrapping_add(rows.step), count: rows.count - 1, ..*rows };
+        if !self.slots.none_free() {
+            return fill_row_by_row(self, &rest, outs, columns);
+        }
+        let plan = self.plan.clone();
+        let Some(parts) = plan.executor.sweep() else {
+            return fill_row_by_row(self, &rest, outs, columns);
+        };
+        let word = plan.u64_input_word[rows.coordinate] as usize;
+        let slots: Vec<usize> = outs.iter().map(|&o| plan.program.outputs[o].slot as usize).collect();
+        let mut cycle = rest.first;
+        for row in 0..rest.count {
+            if row % STOP_CHECK_ROWS == 0 && rows.stop.requested() {
+                self.wrote(rows.coordinate);
+                return Err(GenerateError::Cancelled);
+            }
+            self.slots.buf[word] = cycle;
+            if run_parts(&plan, &mut self.slots, parts) {
+                for (column, &slot) in columns.iter_mut().zip(&slots) {
+                    self.slots.push_into(&plan.layout, slot, column);
+                }
+            } else {
+                // The kernel learns of the write, so the row path recomputes the row.
+                self.wrote(rows.coordinate);
+                fill_row_by_row(self, &RowFill { first: cycle, count: 1, ..*rows }, outs, columns)?;
+            }
+            cycle = cycle.wrapping_add(rows.step);
+        }
+        // What the sweeps left is the last row's, but the currency does not know it.
+        self.wrote(rows.coordinate);
+        Ok(())
+    }
+
     /// Stores a changed u64 input (the comparing modes' write path).
     #[inline(never)]
     fn store_changed_u64(&mut self, input: usize, word: usize, value: u64) {
@@ -631,17 +681,18 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
         columns: &mut [ColumnPart<'_>],
     ) -> Result<(), GenerateError> {
         let plan = &*self.plan;
-        let scalar = rows.count > 1
-            && plan.u64_input_word[rows.coordinate] != NO_ENTRY
-            && outs.iter().all(|&o| plan.out_word[o] != NO_ENTRY);
-        if !scalar {
-            return fill_row_by_row(self, rows, outs, columns);
+        let u64_rows = rows.count > 1 && plan.u64_input_word[rows.coordinate] != NO_ENTRY;
+        let scalar = u64_rows && outs.iter().all(|&o| plan.out_word[o] != NO_ENTRY);
+        if scalar {
+            if let Some(row_loop) = plan.executor.row_loop(&plan.shape, rows.coordinate, outs) {
+                return self.fill_native(&*row_loop, rows, outs, columns);
+            }
+            if plan.block().is_some() {
+                return self.fill_blocks(rows, outs, columns);
+            }
         }
-        if let Some(row_loop) = plan.executor.row_loop(&plan.shape, rows.coordinate, outs) {
-            return self.fill_native(&*row_loop, rows, outs, columns);
-        }
-        match plan.block().is_some() {
-            true => self.fill_blocks(rows, outs, columns),
+        match u64_rows && plan.executor.sweeps() {
+            true => self.fill_swept(rows, outs, columns),
             false => fill_row_by_row(self, rows, outs, columns),
         }
     }
