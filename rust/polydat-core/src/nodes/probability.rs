@@ -9,6 +9,7 @@ use crate::nodes::hash::lower_splitmix64;
 use crate::nodes::hash::splitmix64;
 use crate::types::PortType::{Str, F64, U64};
 use std::sync::Arc;
+use strength_reduce::StrengthReducedU64;
 
 /// `h / 2^64`: a hash as a probability in [0, 1].
 #[inline]
@@ -72,7 +73,7 @@ pub const ONE_OF: NodeDef = NodeDef {
             // Upstream builds and its body asserts on every evaluation.
             return Ok(value_fn(|_, _| Err(NodeError::new(ONE_OF_EMPTY))));
         }
-        let n = values.len() as u64;
+        let n = StrengthReducedU64::new(values.len() as u64);
         Ok(pick_str(values, move |x| (splitmix64(x) % n) as usize))
     },
     warns: |c| c.tail(0).is_empty().then(|| "no values to choose from, so every evaluation of this node fails".into()),

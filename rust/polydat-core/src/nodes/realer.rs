@@ -11,11 +11,14 @@ use crate::nodes::hash::xxh3_u64;
 use crate::nodes::weighted::AliasTable;
 use crate::types::PortType::{Str, U64};
 use std::sync::{Arc, OnceLock};
+use strength_reduce::StrengthReducedU64;
 
 /// A word list: its values and, for a weighted one, the alias table.
 pub struct Dataset {
     values: Vec<Arc<str>>,
     table: Option<AliasTable>,
+    /// The number of values, for `x mod len` without a division instruction.
+    len: StrengthReducedU64,
 }
 
 impl Dataset {
@@ -30,7 +33,7 @@ impl Dataset {
     pub fn index(&self, x: u64) -> usize {
         match &self.table {
             Some(t) => t.sample(x),
-            None => (x % self.values.len() as u64) as usize,
+            None => (x % self.len) as usize,
         }
     }
 
@@ -70,7 +73,8 @@ fn rows(csv: &'static str) -> impl Iterator<Item = Vec<String>> {
 fn uniform(csv: &'static str, col: usize) -> Dataset {
     let values: Vec<Arc<str>> = rows(csv).filter_map(|r| r.get(col).map(|v| Arc::from(v.trim()))).collect();
     assert!(!values.is_empty(), "a bundled list is empty");
-    Dataset { values, table: None }
+    let len = StrengthReducedU64::new(values.len() as u64);
+    Dataset { values, table: None, len }
 }
 
 /// A weighted list: names from column 0, weights from column `w`, rows
@@ -85,7 +89,8 @@ fn weighted(csv: &'static str, w: usize, keep: impl Fn(&[String]) -> bool) -> Da
         }
     }
     let table = AliasTable::from_weights(&weights).expect("a bundled weighted list has positive weights");
-    Dataset { values, table: Some(table) }
+    let len = StrengthReducedU64::new(values.len() as u64);
+    Dataset { values, table: Some(table), len }
 }
 
 const FIRST_NAMES: &str = include_str!("../../data/first_names.csv");

@@ -11,12 +11,38 @@ use crate::node::{konst, many, wire, NodeDef, Outputs};
 use crate::types::PortType::{Str, F64, U64};
 use std::collections::VecDeque;
 use std::sync::Arc;
+use strength_reduce::StrengthReducedU64;
 
 /// An alias table over outcomes `0..n`.
 #[derive(Clone, Debug)]
 pub struct AliasTable {
     biases: Box<[f64]>,
     aliases: Box<[u32]>,
+    /// Per slot: how many values of the high 32 input bits pick the slot
+    /// itself (see [`bias_threshold`]), so sampling needs no float division.
+    thresholds: Box<[u64]>,
+    /// `n`, for the slot's `x mod n` without a division instruction.
+    slots: StrengthReducedU64,
+}
+
+/// The number of `hi` in `0..2^32` for which upstream's test of a slot's
+/// bias, `hi as f64 / u32::MAX as f64 < bias`, holds: the test is monotone
+/// in `hi` (an exact integer over a constant, correctly rounded), so it
+/// holds exactly for `hi` below this count, and `hi < threshold` is the
+/// same test in integers.
+fn bias_threshold(bias: f64) -> u64 {
+    let holds = |hi: u64| (hi as f64 / u32::MAX as f64) < bias;
+    // Invariant: the test holds below `lo` and fails from `hi` on.
+    let (mut lo, mut hi) = (0u64, 1u64 << 32);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if holds(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 impl AliasTable {
@@ -60,7 +86,13 @@ impl AliasTable {
         for &i in small.iter().chain(large.iter()) {
             biases[i] = 1.0;
         }
-        Ok(AliasTable { biases: biases.into(), aliases: aliases.into() })
+        let thresholds = biases.iter().map(|&b| bias_threshold(b)).collect();
+        Ok(AliasTable {
+            biases: biases.into(),
+            aliases: aliases.into(),
+            thresholds,
+            slots: StrengthReducedU64::new(n as u64),
+        })
     }
 
     /// Number of outcomes.
@@ -77,9 +109,9 @@ impl AliasTable {
     /// itself) when `(x >> 32) / u32::MAX` is below its bias, else its alias.
     #[inline]
     pub fn sample(&self, x: u64) -> usize {
-        let slot = (x % self.biases.len() as u64) as usize;
-        let frac = (x >> 32) as f64 / u32::MAX as f64;
-        if frac < self.biases[slot] {
+        let slot = (x % self.slots) as usize;
+        // `(x >> 32) as f64 / u32::MAX as f64 < bias`, in integers (see `bias_threshold`).
+        if x >> 32 < self.thresholds[slot] {
             slot
         } else {
             self.aliases[slot] as usize
@@ -246,6 +278,42 @@ mod tests {
         assert_eq!(AliasTable::from_weights(&[]).unwrap_err(), "must have at least one outcome");
         assert_eq!(AliasTable::from_weights(&[0.0, 0.0]).unwrap_err(), "total weight must be positive");
         assert_eq!(AliasTable::from_weights(&[f64::NAN]).unwrap_err(), "total weight must be positive");
+    }
+
+    #[test]
+    fn integer_sampling_is_upstreams_float_test() {
+        let reference = |t: &AliasTable, x: u64| {
+            let slot = (x % t.biases.len() as u64) as usize;
+            let frac = (x >> 32) as f64 / u32::MAX as f64;
+            if frac < t.biases[slot] {
+                slot
+            } else {
+                t.aliases[slot] as usize
+            }
+        };
+        let tables = [
+            AliasTable::from_weights(&[1.0, 2.0, 3.0]).unwrap(),
+            AliasTable::from_weights(&[0.1, 1e-9, 7.0, 3.3, 0.5]).unwrap(),
+            AliasTable::from_weights(&(1..200).map(|i| 1.0 / i as f64).collect::<Vec<_>>()).unwrap(),
+            AliasTable::from_weights(&[1.0]).unwrap(),
+        ];
+        for t in &tables {
+            // Every slot at and around its threshold, and hashed inputs.
+            for slot in 0..t.len() as u64 {
+                let th = t.thresholds[slot as usize];
+                for hi in [0, 1, th.saturating_sub(2), th.saturating_sub(1), th, th + 1, u32::MAX as u64] {
+                    let hi = hi.min(u32::MAX as u64);
+                    let x = (hi << 32) | (slot + t.len() as u64 * 3).min(u32::MAX as u64);
+                    assert_eq!(t.sample(x), reference(t, x), "x = {x:#x}");
+                }
+            }
+            for i in 0..20_000u64 {
+                let x = splitmix64(i);
+                assert_eq!(t.sample(x), reference(t, x));
+            }
+        }
+        assert_eq!(bias_threshold(1.0), u32::MAX as u64, "only hi = u32::MAX reaches 1.0");
+        assert_eq!((bias_threshold(0.0), bias_threshold(f64::NAN)), (0, 0));
     }
 
     #[test]
