@@ -6,7 +6,7 @@
 //! The buffer is reused from call to call, as the engines reuse a scratch
 //! entry, so a form that leaves or reads stale bytes is caught.
 
-use polydat_core::node::by_bytes::Arg;
+use polydat_core::node::by_bytes::{Arg, Sink};
 use polydat_core::node::kit::value_to_slot;
 use polydat_core::node::limit::{max_value_bytes, set_max_value_bytes};
 use polydat_core::node::{Args, BuildCtx, NodeDef, NodeEval, ParamKind, Ty};
@@ -239,21 +239,31 @@ fn p1_outcome(node: &dyn NodeEval, ins: &[Value]) -> Result<Vec<u8>, String> {
     }
 }
 
-fn bytes_outcome(node: &dyn NodeEval, ins: &[Value], buf: &mut Vec<u8>) -> Result<Vec<u8>, String> {
+/// The engines' reused output entries: a text one and a bytes one.
+#[derive(Default)]
+struct Entries {
+    text: String,
+    bytes: Vec<u8>,
+}
+
+fn bytes_outcome(node: &dyn NodeEval, ins: &[Value], out: PortType, buf: &mut Entries) -> Result<Vec<u8>, String> {
     let args: Vec<Arg<'_>> = ins
         .iter()
-        .map(|v| match bytes_of(v) {
-            Some(b) => Arg::Bytes(b),
-            None => Arg::Word(value_to_slot(v).expect("a scalar")),
+        .map(|v| match v {
+            Value::Str(s) | Value::Json(s) => Arg::Text(s),
+            Value::Bytes(b) => Arg::Bytes(b),
+            v => Arg::Word(value_to_slot(v).expect("a scalar")),
         })
         .collect();
     // The engines hand the form its output's entry emptied, capacity kept.
-    buf.clear();
+    buf.text.clear();
+    buf.bytes.clear();
     let form = node.bytes_form().expect("a by-bytes form");
-    match form.eval_bytes(&args, buf) {
-        Ok(()) => Ok(buf.clone()),
-        Err(e) => Err(e.message().to_string()),
-    }
+    let result = match out {
+        PortType::Bytes => form.eval_bytes(&args, Sink::Bytes(&mut buf.bytes)).map(|()| buf.bytes.clone()),
+        _ => form.eval_bytes(&args, Sink::Text(&mut buf.text)).map(|()| buf.text.as_bytes().to_vec()),
+    };
+    result.map_err(|e| e.message().to_string())
 }
 
 /// What the sweep over the catalog found, per node: combinations compared
@@ -268,7 +278,7 @@ struct Seen {
 /// by-bytes form and a by-reference output; returns what each node saw.
 fn sweep_catalog(mismatches: &mut Vec<String>) -> BTreeMap<&'static str, Seen> {
     let mut seen: BTreeMap<&'static str, Seen> = BTreeMap::new();
-    let mut buf = Vec::with_capacity(8);
+    let mut buf = Entries::default();
     for def in catalog() {
         for consts in const_sets(def) {
             for types in wire_type_sets(def) {
@@ -280,7 +290,7 @@ fn sweep_catalog(mismatches: &mut Vec<String>) -> BTreeMap<&'static str, Seen> {
                 }
                 for ins in rows(&types) {
                     let want = p1_outcome(node.as_ref(), &ins);
-                    let got = bytes_outcome(node.as_ref(), &ins, &mut buf);
+                    let got = bytes_outcome(node.as_ref(), &ins, outs[0], &mut buf);
                     let entry = seen.entry(def.name).or_default();
                     entry.compared += 1;
                     entry.failures += usize::from(want.is_err());

@@ -1,10 +1,12 @@
 //! The by-bytes form of a node: its rule over its inputs as they sit in a
-//! compiled kernel's buffer — a scalar as its slot word, a `str`/`bytes`/
-//! `json` value as the bytes of its scratch entry — writing its one
-//! by-reference output straight into a byte buffer the engine reuses from
-//! row to row (the output's own scratch entry). No `Value` is built on the
-//! way in or out, and a rule that formats writes into that buffer, so a
-//! string step costs no allocation once the buffer is large enough.
+//! compiled kernel's buffer — a scalar as its slot word, a `str`/`json`
+//! value as the text of its scratch entry, a `bytes` value as its bytes —
+//! writing its one by-reference output straight into a buffer the engine
+//! reuses from row to row (the output's own scratch entry: a `String` for
+//! text, a `Vec<u8>` for bytes). No `Value` is built on the way in or out,
+//! text is never re-checked for UTF-8 (a text entry is a `String`), and a
+//! rule that formats writes into that buffer, so a string step costs no
+//! allocation once the buffer is large enough.
 //!
 //! A node declares it beside its other forms, from the same rule: the kits
 //! here ([`to_text`], [`pick_str`], [`str_text`]) take one closure and derive
@@ -12,7 +14,7 @@
 //! buffer); the generic kits of [`super::kit`] and [`super::kits_extra`]
 //! with a by-reference result get a by-bytes form that copies their result
 //! in. The P1 form stays the reference: both forms give the same bytes and
-//! the same failures (the tests of `nodes::bytes_forms` hold every node to it).
+//! the same failures (`tests/bytes_forms.rs` holds every node to it).
 
 use super::kit::Scalar;
 use super::{Args, NodeError, NodeEval};
@@ -26,7 +28,9 @@ use std::sync::Arc;
 pub enum Arg<'a> {
     /// A scalar, as its slot word (see [`Scalar::to_slot`]).
     Word(u64),
-    /// A `str`, `json` or `bytes` value, as its bytes (UTF-8 for text).
+    /// A `str` or `json` value, as its text.
+    Text(&'a str),
+    /// A `bytes` value, as its bytes.
     Bytes(&'a [u8]),
 }
 
@@ -36,24 +40,27 @@ impl<'a> Arg<'a> {
     pub fn scalar<A: Scalar>(self) -> Result<A, NodeError> {
         match self {
             Arg::Word(w) => Ok(A::from_slot(w)),
-            Arg::Bytes(_) => Err(wrong_arg(A::TYPE.keyword())),
+            _ => Err(wrong_arg(A::TYPE.keyword())),
         }
     }
 
-    /// The bytes of a by-reference argument.
+    /// The bytes of a by-reference argument (a text's UTF-8 bytes).
     #[inline]
     pub fn bytes(self) -> Result<&'a [u8], NodeError> {
         match self {
             Arg::Bytes(b) => Ok(b),
+            Arg::Text(t) => Ok(t.as_bytes()),
             Arg::Word(_) => Err(wrong_arg("bytes")),
         }
     }
 
-    /// The text of a `str` or `json` argument (checked to be UTF-8).
+    /// The text of a `str` or `json` argument.
     #[inline]
     pub fn text(self) -> Result<&'a str, NodeError> {
-        std::str::from_utf8(self.bytes()?)
-            .map_err(|_| NodeError::new("internal: a text slot holds bytes that are not UTF-8"))
+        match self {
+            Arg::Text(t) => Ok(t),
+            _ => Err(wrong_arg("str")),
+        }
     }
 }
 
@@ -62,25 +69,59 @@ fn wrong_arg(want: &str) -> NodeError {
     NodeError::new(format!("internal: a by-bytes step expected a {want} argument"))
 }
 
+/// Where a by-bytes form writes its output: a text output's `String`, or a
+/// `bytes` output's `Vec<u8>` — the output's scratch entry, arriving empty
+/// (its capacity kept from earlier rows).
+#[derive(Debug)]
+pub enum Sink<'a> {
+    /// A `str` or `json` output.
+    Text(&'a mut String),
+    /// A `bytes` output.
+    Bytes(&'a mut Vec<u8>),
+}
+
+impl<'a> Sink<'a> {
+    /// The text buffer of a text output.
+    #[inline]
+    pub fn text(self) -> Result<&'a mut String, NodeError> {
+        match self {
+            Sink::Text(s) => Ok(s),
+            Sink::Bytes(_) => Err(NodeError::new("internal: a text rule was given a bytes output")),
+        }
+    }
+
+    /// Appends a result's value: text to either kind, bytes to a bytes output.
+    #[inline]
+    pub fn put(self, value: OutRef<'_>) -> Result<(), NodeError> {
+        match (self, value) {
+            (Sink::Text(s), OutRef::Text(t)) => s.push_str(t),
+            (Sink::Bytes(b), OutRef::Text(t)) => b.extend_from_slice(t.as_bytes()),
+            (Sink::Bytes(b), OutRef::Bytes(x)) => b.extend_from_slice(x),
+            _ => return Err(NodeError::new("internal: a by-bytes result does not fit its output")),
+        }
+        Ok(())
+    }
+}
+
+/// A kit result's by-reference value (see [`super::kit::Out::out_ref`]).
+#[derive(Clone, Copy, Debug)]
+pub enum OutRef<'a> {
+    /// Text (a `str` or `json` result).
+    Text(&'a str),
+    /// Bytes (a `bytes` result).
+    Bytes(&'a [u8]),
+    /// A scalar result (no by-reference value).
+    Scalar,
+}
+
 /// The by-bytes form of a node whose one output is by reference.
 pub trait BytesEval: Send + Sync {
     /// Evaluates over `ins` (one per wire, none of them `None`) and writes
-    /// the output's bytes to `out`, which arrives empty (its capacity kept
-    /// from earlier rows). The bytes are what the P1 form's value holds (its
-    /// UTF-8 text for `str` and `json`); a failure is the P1 form's failure,
-    /// and `out` may then hold anything.
-    fn eval_bytes(&self, ins: &[Arg<'_>], out: &mut Vec<u8>) -> Result<(), NodeError>;
-}
-
-/// Runs `f` over `out` as a `String` (no copy: the buffer arrives empty,
-/// which is valid UTF-8, and goes back with what `f` wrote).
-#[inline]
-pub fn write_text(out: &mut Vec<u8>, f: impl FnOnce(&mut String) -> Result<(), NodeError>) -> Result<(), NodeError> {
-    out.clear();
-    let mut s = String::from_utf8(std::mem::take(out)).unwrap_or_default();
-    let result = f(&mut s);
-    *out = s.into_bytes();
-    result
+    /// the output's value to `out` (empty on arrival). It is what the P1
+    /// form's value holds (the text of a `str` or `json`, the bytes of a
+    /// `bytes`); a failure is the P1 form's failure, and `out` may then
+    /// hold anything.
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError>;
 }
 
 /// A wire value as a rule that renders values reads it: a scalar (a
@@ -122,7 +163,7 @@ impl<'a> ValueRef<'a> {
             (PortType::Json, arg) => ValueRef::Json(arg.text()?),
             (PortType::Bytes, arg) => ValueRef::Bytes(arg.bytes()?),
             (ty, Arg::Word(w)) => ValueRef::Scalar(super::kit::slot_to_value(ty, w)),
-            (_, Arg::Bytes(_)) => return Err(wrong_arg(ty.keyword())),
+            (ty, _) => return Err(wrong_arg(ty.keyword())),
         })
     }
 
@@ -192,9 +233,8 @@ impl<A: Scalar, F: Fn(A, &mut String) -> Result<(), NodeError> + Send + Sync> No
 
 impl<A: Scalar, F: Fn(A, &mut String) -> Result<(), NodeError> + Send + Sync> BytesEval for TextMap<A, F> {
     #[inline]
-    fn eval_bytes(&self, ins: &[Arg<'_>], out: &mut Vec<u8>) -> Result<(), NodeError> {
-        let a = ins[0].scalar::<A>()?;
-        write_text(out, |s| (self.f)(a, s))
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        (self.f)(ins[0].scalar::<A>()?, out.text()?)
     }
 }
 
@@ -223,12 +263,9 @@ impl<F: Fn(&str, &mut String) + Send + Sync> NodeEval for StrText<F> {
 
 impl<F: Fn(&str, &mut String) + Send + Sync> BytesEval for StrText<F> {
     #[inline]
-    fn eval_bytes(&self, ins: &[Arg<'_>], out: &mut Vec<u8>) -> Result<(), NodeError> {
-        let input = ins[0].text()?;
-        write_text(out, |s| {
-            (self.f)(input, s);
-            Ok(())
-        })
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        (self.f)(ins[0].text()?, out.text()?);
+        Ok(())
     }
 }
 
@@ -269,10 +306,9 @@ impl<V: AsRef<[Arc<str>]> + Send + Sync, F: Fn(u64) -> usize + Send + Sync> Node
 
 impl<V: AsRef<[Arc<str>]> + Send + Sync, F: Fn(u64) -> usize + Send + Sync> BytesEval for PickStr<V, F> {
     #[inline]
-    fn eval_bytes(&self, ins: &[Arg<'_>], out: &mut Vec<u8>) -> Result<(), NodeError> {
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
         let x = ins[0].scalar::<u64>()?;
-        out.extend_from_slice(self.pick(x).as_bytes());
-        Ok(())
+        out.put(OutRef::Text(self.pick(x)))
     }
 }
 
@@ -283,23 +319,25 @@ mod tests {
     #[test]
     fn text_kits_write_into_the_reused_buffer() {
         let node = to_text(|x: u64, s: &mut String| push_u64_padded(s, x, 4));
-        let mut out = Vec::with_capacity(64);
+        let form = node.bytes_form().unwrap();
+        let mut out = String::with_capacity(64);
         let cap = out.capacity();
-        node.bytes_form().unwrap().eval_bytes(&[Arg::Word(7)], &mut out).unwrap();
-        assert_eq!(out, b"0007");
+        form.eval_bytes(&[Arg::Word(7)], Sink::Text(&mut out)).unwrap();
+        assert_eq!(out, "0007");
         assert_eq!(out.capacity(), cap, "the buffer's allocation is kept");
         let mut v = [Value::None];
         node.eval(&Args::new(&[Value::U64(7)], &[0]), &mut v).unwrap();
         assert!(v[0].same(&Value::str("0007")));
-        assert!(node.bytes_form().unwrap().eval_bytes(&[Arg::Bytes(b"x")], &mut out).is_err());
+        assert!(form.eval_bytes(&[Arg::Text("x")], Sink::Text(&mut out)).is_err());
+        assert!(form.eval_bytes(&[Arg::Word(7)], Sink::Bytes(&mut Vec::new())).is_err());
     }
 
     #[test]
     fn picks_copy_the_chosen_string() {
         let node = pick_str(vec![Arc::<str>::from("a"), Arc::from("bc")], |x| (x % 2) as usize);
-        let mut out = Vec::new();
-        node.bytes_form().unwrap().eval_bytes(&[Arg::Word(3)], &mut out).unwrap();
-        assert_eq!(out, b"bc");
+        let mut out = String::new();
+        node.bytes_form().unwrap().eval_bytes(&[Arg::Word(3)], Sink::Text(&mut out)).unwrap();
+        assert_eq!(out, "bc");
     }
 
     #[test]
@@ -312,6 +350,6 @@ mod tests {
         let mut s = String::new();
         ValueRef::from_arg(Arg::Bytes(&[0xab, 1]), PortType::Bytes).unwrap().push_display(&mut s);
         assert_eq!(s, "ab01");
-        assert!(ValueRef::from_arg(Arg::Bytes(&[0xff]), PortType::Str).is_err(), "text is checked");
+        assert!(ValueRef::from_arg(Arg::Bytes(&[0xff]), PortType::Str).is_err(), "a str wire takes text");
     }
 }

@@ -2,7 +2,7 @@
 //! a kit wraps it so that every engine form (P1 over `Value`s, P2 over 64-bit
 //! slots) is derived from that one closure and cannot drift from it.
 
-use super::by_bytes::{Arg, BytesEval};
+use super::by_bytes::{Arg, BytesEval, OutRef, Sink};
 use super::{Args, NodeError, NodeEval};
 use crate::types::PortType;
 use crate::value::Value;
@@ -207,10 +207,10 @@ pub trait Out: Send + Sync + 'static {
     const TYPE: PortType;
     /// Packs into a value.
     fn into_out(self) -> Value;
-    /// The bytes of a by-reference result, as its value holds them (the
-    /// by-bytes form copies them out); empty for a scalar, which has none.
-    fn out_bytes(&self) -> &[u8] {
-        &[]
+    /// The by-reference value of a result, as its value holds it (the
+    /// by-bytes form copies it out); [`OutRef::Scalar`] for a scalar.
+    fn out_ref(&self) -> OutRef<'_> {
+        OutRef::Scalar
     }
 }
 
@@ -233,8 +233,8 @@ impl Out for String {
     fn into_out(self) -> Value {
         Value::Str(Arc::from(self))
     }
-    fn out_bytes(&self) -> &[u8] {
-        self.as_bytes()
+    fn out_ref(&self) -> OutRef<'_> {
+        OutRef::Text(self)
     }
 }
 
@@ -244,8 +244,8 @@ impl Out for Arc<str> {
     fn into_out(self) -> Value {
         Value::Str(self)
     }
-    fn out_bytes(&self) -> &[u8] {
-        self.as_bytes()
+    fn out_ref(&self) -> OutRef<'_> {
+        OutRef::Text(self)
     }
 }
 
@@ -254,8 +254,8 @@ impl Out for Vec<u8> {
     fn into_out(self) -> Value {
         Value::Bytes(Arc::from(self))
     }
-    fn out_bytes(&self) -> &[u8] {
-        self
+    fn out_ref(&self) -> OutRef<'_> {
+        OutRef::Bytes(self)
     }
 }
 
@@ -573,9 +573,8 @@ impl<A: Scalar, R: Out, F: Fn(A) -> R + Send + Sync> NodeEval for ScalarToRef<A,
 }
 
 impl<A: Scalar, R: Out, F: Fn(A) -> R + Send + Sync> BytesEval for ScalarToRef<A, R, F> {
-    fn eval_bytes(&self, ins: &[Arg<'_>], out: &mut Vec<u8>) -> Result<(), NodeError> {
-        out.extend_from_slice((self.f)(ins[0].scalar::<A>()?).out_bytes());
-        Ok(())
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        out.put((self.f)(ins[0].scalar::<A>()?).out_ref())
     }
 }
 
@@ -601,9 +600,8 @@ impl<R: Out, F: Fn(&str) -> Result<R, String> + Send + Sync> NodeEval for StrMap
 }
 
 impl<R: Out, F: Fn(&str) -> Result<R, String> + Send + Sync> BytesEval for StrMap<R, F> {
-    fn eval_bytes(&self, ins: &[Arg<'_>], out: &mut Vec<u8>) -> Result<(), NodeError> {
-        out.extend_from_slice((self.f)(ins[0].text()?).map_err(NodeError::new)?.out_bytes());
-        Ok(())
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        out.put((self.f)(ins[0].text()?).map_err(NodeError::new)?.out_ref())
     }
 }
 
@@ -656,13 +654,13 @@ impl<A: Scalar, F: Fn(A) -> usize + Send + Sync> NodeEval for PickWire<A, F> {
 }
 
 impl<A: Scalar, F: Fn(A) -> usize + Send + Sync> BytesEval for PickWire<A, F> {
-    fn eval_bytes(&self, ins: &[Arg<'_>], out: &mut Vec<u8>) -> Result<(), NodeError> {
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
         let i = (self.f)(ins[0].scalar::<A>()?);
         match ins.get(i) {
-            Some(arg) => out.extend_from_slice(arg.bytes()?),
-            None => return Err(picked_past(i, ins.len())),
+            Some(Arg::Text(t)) => out.put(OutRef::Text(t)),
+            Some(arg) => out.put(OutRef::Bytes(arg.bytes()?)),
+            None => Err(picked_past(i, ins.len())),
         }
-        Ok(())
     }
 }
 

@@ -3,7 +3,7 @@
 //! in [`super::kit`], each wraps one Rust closure, so a node's rule has one
 //! copy; these run on P1 and through the engines' generic (value) path.
 
-use super::by_bytes::{Arg, BytesEval};
+use super::by_bytes::{Arg, BytesEval, OutRef, Sink};
 use super::kit::{ref_form, Out, Scalar};
 use super::{Args, NodeError, NodeEval};
 use crate::types::PortType;
@@ -20,8 +20,8 @@ impl Out for JsonText {
     fn into_out(self) -> Value {
         Value::Json(Arc::from(self.0))
     }
-    fn out_bytes(&self) -> &[u8] {
-        self.0.as_bytes()
+    fn out_ref(&self) -> OutRef<'_> {
+        OutRef::Text(&self.0)
     }
 }
 
@@ -63,9 +63,8 @@ impl<R: Out, F: Fn(&[u8]) -> Result<R, String> + Send + Sync> NodeEval for Bytes
 }
 
 impl<R: Out, F: Fn(&[u8]) -> Result<R, String> + Send + Sync> BytesEval for BytesMap<R, F> {
-    fn eval_bytes(&self, ins: &[Arg<'_>], out: &mut Vec<u8>) -> Result<(), NodeError> {
-        out.extend_from_slice((self.f)(ins[0].bytes()?).map_err(NodeError::new)?.out_bytes());
-        Ok(())
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        out.put((self.f)(ins[0].bytes()?).map_err(NodeError::new)?.out_ref())
     }
 }
 
@@ -97,10 +96,9 @@ impl<A: Scalar, R: Out, F: Fn(A, &str) -> Result<R, String> + Send + Sync> NodeE
 }
 
 impl<A: Scalar, R: Out, F: Fn(A, &str) -> Result<R, String> + Send + Sync> BytesEval for ScalarStrMap<A, R, F> {
-    fn eval_bytes(&self, ins: &[Arg<'_>], out: &mut Vec<u8>) -> Result<(), NodeError> {
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
         let r = (self.f)(ins[0].scalar::<A>()?, ins[1].text()?).map_err(NodeError::new)?;
-        out.extend_from_slice(r.out_bytes());
-        Ok(())
+        out.put(r.out_ref())
     }
 }
 
@@ -129,9 +127,8 @@ impl<A: Scalar, R: Out, F: Fn(A) -> Result<R, String> + Send + Sync> NodeEval fo
 }
 
 impl<A: Scalar, R: Out, F: Fn(A) -> Result<R, String> + Send + Sync> BytesEval for TryToRef<A, R, F> {
-    fn eval_bytes(&self, ins: &[Arg<'_>], out: &mut Vec<u8>) -> Result<(), NodeError> {
-        out.extend_from_slice((self.f)(ins[0].scalar::<A>()?).map_err(NodeError::new)?.out_bytes());
-        Ok(())
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        out.put((self.f)(ins[0].scalar::<A>()?).map_err(NodeError::new)?.out_ref())
     }
 }
 

@@ -1,7 +1,7 @@
 //! Formatting family: `printf` with Rust-style `{}` placeholders, and the
 //! single-value formatters `format_u64`, `format_f64`, `zero_pad_u64`.
 
-use crate::node::by_bytes::{push_u64, push_u64_padded, to_text, write_text, Arg, BytesEval, ValueRef};
+use crate::node::by_bytes::{push_u64, push_u64_padded, to_text, Arg, BytesEval, Sink, ValueRef};
 use crate::node::kit::value_fn;
 use crate::node::{konst, konst_or, limit, many, wire, wire_any, Args, Lit, NodeDef, NodeError, NodeEval, Outputs};
 use crate::types::PortType::{self, Str, F64, U64};
@@ -263,12 +263,12 @@ impl NodeEval for Printf {
 }
 
 impl BytesEval for Printf {
-    fn eval_bytes(&self, ins: &[Arg<'_>], out: &mut Vec<u8>) -> Result<(), NodeError> {
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
         let arg = |i: usize| match self.types.get(i) {
             Some(&ty) => ValueRef::from_arg(ins[i], ty),
             None => Err(NodeError::new("internal: printf has no type for a wire")),
         };
-        write_text(out, |s| self.format(ins.len(), arg, s))
+        self.format(ins.len(), arg, out.text()?)
     }
 }
 

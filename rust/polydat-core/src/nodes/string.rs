@@ -1,7 +1,7 @@
 //! String family: concatenation, case mapping, English number words, hashed
 //! UUIDs and mixed-radix character combinations.
 
-use crate::node::by_bytes::{str_text, to_text, write_text, Arg, BytesEval, ValueRef};
+use crate::node::by_bytes::{str_text, to_text, Arg, BytesEval, Sink, ValueRef};
 use crate::node::kit::to_ref;
 use crate::node::{konst, limit, many, wire, wire_any, Args, NodeDef, NodeError, NodeEval, Outputs};
 use crate::nodes::hash::xxh3_u64;
@@ -49,20 +49,24 @@ impl NodeEval for Concat {
 }
 
 impl BytesEval for Concat {
-    fn eval_bytes(&self, ins: &[Arg<'_>], out: &mut Vec<u8>) -> Result<(), NodeError> {
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
         let arg = |i: usize| match self.types.get(i) {
             Some(&ty) => ValueRef::from_arg(ins[i], ty),
             None => Err(NodeError::new("internal: str_concat has no type for a wire")),
         };
-        write_text(out, |s| Concat::concat(ins.len(), arg, s))
+        Concat::concat(ins.len(), arg, out.text()?)
     }
 }
 
 /// Appends `s` mapped by `ascii` when it is all ASCII (the same text the
 /// full Unicode mapping gives), else by `unicode`.
-fn map_case(out: &mut String, s: &str, ascii: fn(&u8) -> u8, unicode: fn(&str) -> String) {
+fn map_case(out: &mut String, s: &str, ascii: fn(&mut str), unicode: fn(&str) -> String) {
     if s.is_ascii() {
-        out.extend(s.as_bytes().iter().map(|b| ascii(b) as char));
+        let start = out.len();
+        out.push_str(s);
+        if let Some(added) = out.get_mut(start..) {
+            ascii(added);
+        }
     } else {
         out.push_str(&unicode(s));
     }
@@ -86,7 +90,7 @@ pub const STR_UPPER: NodeDef = NodeDef {
     doc: "The string in upper case (full Unicode mapping).",
     params: &[wire("input", Str)],
     outputs: Outputs::One(Str),
-    build: |_| Ok(str_text(|s, out| map_case(out, s, u8::to_ascii_uppercase, str::to_uppercase))),
+    build: |_| Ok(str_text(|s, out| map_case(out, s, str::make_ascii_uppercase, str::to_uppercase))),
     ..NodeDef::BASE
 };
 
@@ -97,7 +101,7 @@ pub const STR_LOWER: NodeDef = NodeDef {
     doc: "The string in lower case (full Unicode mapping).",
     params: &[wire("input", Str)],
     outputs: Outputs::One(Str),
-    build: |_| Ok(str_text(|s, out| map_case(out, s, u8::to_ascii_lowercase, str::to_lowercase))),
+    build: |_| Ok(str_text(|s, out| map_case(out, s, str::make_ascii_lowercase, str::to_lowercase))),
     ..NodeDef::BASE
 };
 
@@ -339,9 +343,9 @@ impl NodeEval for CharBuf {
 }
 
 impl BytesEval for CharBuf {
-    fn eval_bytes(&self, ins: &[Arg<'_>], out: &mut Vec<u8>) -> Result<(), NodeError> {
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
         let (seed, len) = (ins[0].scalar::<u64>()?, ins[1].scalar::<u64>()?);
-        write_text(out, |s| self.fill(seed, len, s))
+        self.fill(seed, len, out.text()?)
     }
 }
 

@@ -355,23 +355,37 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         };
         let word = plan.u64_input_word[rows.coordinate] as usize;
         let slots: Vec<usize> = outs.iter().map(|&o| plan.program.outputs[o].slot as usize).collect();
-        let mut cycle = rest.first;
-        for row in 0..rest.count {
-            if row % STOP_CHECK_ROWS == 0 && rows.stop.requested() {
+        let cycle_of = |row: usize| rest.first.wrapping_add((row as u64).wrapping_mul(rows.step));
+        let mut row = 0;
+        while row < rest.count {
+            if rows.stop.requested() {
                 self.wrote(rows.coordinate);
                 return Err(GenerateError::Cancelled);
             }
-            self.slots.buf[word] = cycle;
-            if run_parts(&plan, &mut self.slots, parts) {
-                for (column, &slot) in columns.iter_mut().zip(&slots) {
-                    self.slots.push_into(&plan.layout, slot, column);
+            // Up to STOP_CHECK_ROWS rows under one panic guard; `row` is the
+            // next row to run, so after a failure (an error or a panic) it is
+            // the row that failed.
+            let end = rest.count.min(row + STOP_CHECK_ROWS);
+            let (state, layout) = (&mut self.slots, &plan.layout);
+            let pass = || {
+                while row < end {
+                    state.buf[word] = cycle_of(row);
+                    if !run_parts_unguarded(&plan, state, parts) {
+                        return false;
+                    }
+                    for (column, &slot) in columns.iter_mut().zip(&slots) {
+                        state.push_into(layout, slot, column);
+                    }
+                    row += 1;
                 }
-            } else {
+                true
+            };
+            if !matches!(guarded(pass), Ok(true)) {
                 // The kernel learns of the write, so the row path recomputes the row.
                 self.wrote(rows.coordinate);
-                fill_row_by_row(self, &RowFill { first: cycle, count: 1, ..*rows }, outs, columns)?;
+                fill_row_by_row(self, &RowFill { first: cycle_of(row), count: 1, ..*rows }, outs, columns)?;
+                row += 1;
             }
-            cycle = cycle.wrapping_add(rows.step);
         }
         // What the sweeps left is the last row's, but the currency does not know it.
         self.wrote(rows.coordinate);
@@ -466,21 +480,22 @@ fn sweep<X: Executor>(plan: &Plan<X>, slots: &mut Slots, state: &mut Sweep) -> b
 /// scratch; inside one panic guard. True when every step succeeded.
 #[inline]
 pub fn run_parts<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[Part<X::Run>]) -> bool {
-    let pass = || {
-        parts.iter().all(|part| match part {
-            Part::Scalar(run) => X::run_scalar(run, &mut slots.buf),
-            Part::Bytes(s) => {
-                let s = *s as usize;
-                match &plan.exec[s] {
-                    Exec::Kit { node, bytes: true, .. } => {
-                        slots.run_bytes(&plan.layout, &plan.steps[s], &**node).is_ok()
-                    }
-                    _ => false,
-                }
+    matches!(guarded(|| run_parts_unguarded(plan, slots, parts)), Ok(true))
+}
+
+/// [`run_parts`] without the panic guard (its caller holds one).
+#[inline(always)]
+fn run_parts_unguarded<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[Part<X::Run>]) -> bool {
+    parts.iter().all(|part| match part {
+        Part::Scalar(run) => X::run_scalar(run, &mut slots.buf),
+        Part::Bytes(s) => {
+            let s = *s as usize;
+            match &plan.exec[s] {
+                Exec::Kit { node, bytes: true, .. } => slots.run_bytes(&plan.layout, &plan.steps[s], &**node).is_ok(),
+                _ => false,
             }
-        })
-    };
-    matches!(guarded(pass), Ok(true))
+        }
+    })
 }
 
 /// The cone sweep (Pull, on a selective cone of a sweepable plan): runs every

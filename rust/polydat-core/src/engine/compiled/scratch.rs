@@ -4,6 +4,10 @@
 //! one entry, and only its writer (the host write for an input, the producing
 //! step for an output) rewrites it, republishing the pair each time.
 //!
+//! An entry is typed by its slot: a `str` or `json` slot's entry is a
+//! `String` (so its text is valid UTF-8 by construction and is read as a
+//! `&str` with no check), a `bytes` slot's a `Vec<u8>`.
+//!
 //! This is the only module of P2 with `unsafe` code. The invariant every block
 //! relies on:
 //!
@@ -27,70 +31,186 @@
 //! output), and a pair of length 0 names no memory, so even a view then
 //! would read nothing.
 
-/// The byte entries behind the Ref slots of one kernel state, one per Ref
-/// value slot, reused across runs (no allocation once an entry is large enough).
+/// One scratch entry: the text of a `str`/`json` slot or the bytes of a
+/// `bytes` slot.
+#[derive(Clone, Debug)]
+pub enum Entry {
+    /// A `str` or `json` slot's text.
+    Text(String),
+    /// A `bytes` slot's bytes.
+    Bytes(Vec<u8>),
+}
+
+impl Entry {
+    #[inline]
+    fn as_bytes(&self) -> &[u8] {
+        match self {
+            Entry::Text(s) => s.as_bytes(),
+            Entry::Bytes(b) => b,
+        }
+    }
+
+    /// The pair naming this entry's bytes.
+    #[inline]
+    fn pair(&self) -> (u64, u64) {
+        let bytes = self.as_bytes();
+        (bytes.as_ptr() as usize as u64, bytes.len() as u64)
+    }
+}
+
+/// An entry's buffer as a writer gets it: a `String` (text entries) or a
+/// `Vec<u8>` (bytes entries).
+pub trait EntryBuf: Sized {
+    /// Takes the buffer out of `entry` (a fresh one when it is of the other
+    /// kind, which a layout never asks for), emptied, capacity kept.
+    fn take_from(entry: &mut Entry) -> Self;
+    /// The buffer as an entry again.
+    fn into_entry(self) -> Entry;
+}
+
+impl EntryBuf for String {
+    #[inline]
+    fn take_from(entry: &mut Entry) -> String {
+        match std::mem::replace(entry, Entry::Bytes(Vec::new())) {
+            Entry::Text(mut s) => {
+                s.clear();
+                s
+            }
+            Entry::Bytes(_) => String::new(),
+        }
+    }
+    #[inline]
+    fn into_entry(self) -> Entry {
+        Entry::Text(self)
+    }
+}
+
+impl EntryBuf for Vec<u8> {
+    #[inline]
+    fn take_from(entry: &mut Entry) -> Vec<u8> {
+        match std::mem::replace(entry, Entry::Bytes(Vec::new())) {
+            Entry::Bytes(mut b) => {
+                b.clear();
+                b
+            }
+            Entry::Text(_) => Vec::new(),
+        }
+    }
+    #[inline]
+    fn into_entry(self) -> Entry {
+        Entry::Bytes(self)
+    }
+}
+
+/// The entries behind the Ref slots of one kernel state, one per Ref value
+/// slot, reused across runs (no allocation once an entry is large enough).
 #[derive(Debug, Default)]
 pub struct Scratch {
-    entries: Vec<Vec<u8>>,
+    entries: Vec<Entry>,
 }
 
 impl Scratch {
-    /// `count` empty entries.
-    pub fn new(count: usize) -> Scratch {
-        Scratch { entries: vec![Vec::new(); count] }
+    /// One empty entry per element of `text`: a text entry where it is true
+    /// (a `str` or `json` slot), a bytes entry otherwise.
+    pub fn new(text: &[bool]) -> Scratch {
+        let entry = |&t: &bool| if t { Entry::Text(String::new()) } else { Entry::Bytes(Vec::new()) };
+        Scratch { entries: text.iter().map(entry).collect() }
     }
 
-    /// Rewrites entry `e` with `bytes` and publishes its pair at `buf[off]`, `buf[off + 1]`.
+    /// Rewrites entry `e` with `text` and publishes its pair at `buf[off]`,
+    /// `buf[off + 1]` (a bytes entry takes the text's bytes).
     #[inline]
-    pub fn publish(&mut self, buf: &mut [u64], off: usize, e: usize, bytes: &[u8]) {
+    pub fn publish_text(&mut self, buf: &mut [u64], off: usize, e: usize, text: &str) {
         // Keep the old pair harmless while the entry changes (a zero length
         // names no bytes), so a failure part-way never leaves a stale length.
         buf[off + 1] = 0;
         let entry = &mut self.entries[e];
-        entry.clear();
-        entry.extend_from_slice(bytes);
-        buf[off] = entry.as_ptr() as usize as u64;
-        buf[off + 1] = entry.len() as u64;
+        match entry {
+            Entry::Text(s) => {
+                s.clear();
+                s.push_str(text);
+            }
+            Entry::Bytes(b) => {
+                b.clear();
+                b.extend_from_slice(text.as_bytes());
+            }
+        }
+        (buf[off], buf[off + 1]) = entry.pair();
     }
 
-    /// Rewrites entry `e` in place: `write` gets the entry, emptied (its
-    /// capacity kept, so a steady state allocates nothing), to write the
-    /// slot's new bytes into, together with this scratch and the buffer to
-    /// view other slots through; then the entry goes back and its pair at
+    /// Rewrites entry `e` with `bytes` and publishes its pair (a text entry
+    /// takes them as text, invalid UTF-8 replaced, as a decode would read them).
+    #[inline]
+    pub fn publish_bytes(&mut self, buf: &mut [u64], off: usize, e: usize, bytes: &[u8]) {
+        match &self.entries[e] {
+            Entry::Bytes(_) => {
+                buf[off + 1] = 0;
+                let entry = &mut self.entries[e];
+                if let Entry::Bytes(b) = entry {
+                    b.clear();
+                    b.extend_from_slice(bytes);
+                }
+                (buf[off], buf[off + 1]) = entry.pair();
+            }
+            Entry::Text(_) => self.publish_text(buf, off, e, &String::from_utf8_lossy(bytes)),
+        }
+    }
+
+    /// Rewrites entry `e` in place: `write` gets the entry's buffer (a
+    /// `String` for a text entry, a `Vec<u8>` for a bytes entry), emptied
+    /// (its capacity kept, so a steady state allocates nothing), to write
+    /// the slot's new value into, together with this scratch and the buffer
+    /// to view other slots through; then the entry goes back and its pair at
     /// `buf[off]`, `buf[off + 1]` is published — whether `write` succeeds,
     /// fails or panics. `write` must not view entry `e` itself.
     #[inline]
-    pub fn rewrite<R>(
+    pub fn rewrite<B: EntryBuf, R>(
         &mut self,
         buf: &mut [u64],
         off: usize,
         e: usize,
-        write: impl FnOnce(&Scratch, &[u64], &mut Vec<u8>) -> R,
+        write: impl FnOnce(&Scratch, &[u64], &mut B) -> R,
     ) -> R {
         /// Puts the entry back and publishes its pair when dropped (also
         /// during a panic's unwinding), so (R) holds again afterwards.
-        struct PutBack<'a> {
+        struct PutBack<'a, B: EntryBuf> {
             scratch: &'a mut Scratch,
             buf: &'a mut [u64],
             off: usize,
             e: usize,
-            entry: Vec<u8>,
+            entry: Option<B>,
         }
-        impl Drop for PutBack<'_> {
+        impl<B: EntryBuf> Drop for PutBack<'_, B> {
+            #[inline]
             fn drop(&mut self) {
-                let entry = std::mem::take(&mut self.entry);
-                self.buf[self.off] = entry.as_ptr() as usize as u64;
-                self.buf[self.off + 1] = entry.len() as u64;
-                self.scratch.entries[self.e] = entry;
+                if let Some(entry) = self.entry.take() {
+                    let entry = entry.into_entry();
+                    (self.buf[self.off], self.buf[self.off + 1]) = entry.pair();
+                    self.scratch.entries[self.e] = entry;
+                }
             }
         }
         // The pair names no bytes while the entry is out (see the module).
         buf[off + 1] = 0;
-        let mut entry = std::mem::take(&mut self.entries[e]);
-        entry.clear();
-        let mut put_back = PutBack { scratch: self, buf, off, e, entry };
+        let entry = B::take_from(&mut self.entries[e]);
+        let mut put_back = PutBack { scratch: self, buf, off, e, entry: Some(entry) };
         let PutBack { scratch, buf, entry, .. } = &mut put_back;
-        write(scratch, buf, entry)
+        match entry {
+            Some(entry) => write(scratch, buf, entry),
+            None => unreachable!("the entry is out until the guard drops"),
+        }
+    }
+
+    /// The text of text entry `e`, whose pair is at `buf[off]` (`None` for a
+    /// bytes entry). Read from the entry itself: no check of the bytes.
+    #[inline]
+    pub fn view_text<'a>(&'a self, buf: &'a [u64], off: usize, e: usize) -> Option<&'a str> {
+        let entry = &self.entries[e];
+        debug_assert_eq!((buf[off], buf[off + 1]), entry.pair(), "Ref pair at word {off} does not name entry {e}");
+        match entry {
+            Entry::Text(s) => Some(s),
+            Entry::Bytes(_) => None,
+        }
     }
 
     /// The bytes named by the pair at `buf[off]` (entry `e`), borrowed for as
@@ -99,13 +219,13 @@ impl Scratch {
     pub fn view<'a>(&'a self, buf: &'a [u64], off: usize, e: usize) -> &'a [u8] {
         let (ptr, len) = (buf[off] as usize as *const u8, buf[off + 1] as usize);
         debug_assert_eq!(
-            (ptr, len),
-            (self.entries[e].as_ptr(), self.entries[e].len()),
+            (ptr as usize as u64, len as u64),
+            self.entries[e].pair(),
             "Ref pair at word {off} does not name its own scratch entry {e}"
         );
-        // SAFETY: by (R) the pair is (as_ptr, len) of entry `e`, which is a live
-        // Vec<u8> allocation owned by `self` holding `len` initialised bytes
-        // (or a dangling, aligned, non-null pointer with len 0). The returned
+        // SAFETY: by (R) the pair is (as_ptr, len) of entry `e`'s bytes, a live
+        // String or Vec<u8> allocation owned by `self` holding `len` initialised
+        // bytes (or a dangling, aligned, non-null pointer with len 0). The returned
         // slice borrows `self`, so the entry cannot be mutated, moved or freed
         // while the slice lives; it is read-only, so no `&mut` aliases it.
         unsafe { std::slice::from_raw_parts(ptr, len) }
@@ -116,18 +236,13 @@ impl Scratch {
     /// names the donor's entries.
     pub fn repoint(&self, buf: &mut [u64], refs: &[(u32, u32)]) {
         for &(off, e) in refs {
-            let entry = &self.entries[e as usize];
-            buf[off as usize] = entry.as_ptr() as usize as u64;
-            buf[off as usize + 1] = entry.len() as u64;
+            (buf[off as usize], buf[off as usize + 1]) = self.entries[e as usize].pair();
         }
     }
 
     /// True when every pair listed in `refs` names its own entry (S9).
     pub fn verify(&self, buf: &[u64], refs: &[(u32, u32)]) -> bool {
-        refs.iter().all(|&(off, e)| {
-            let entry = &self.entries[e as usize];
-            buf[off as usize] == entry.as_ptr() as usize as u64 && buf[off as usize + 1] == entry.len() as u64
-        })
+        refs.iter().all(|&(off, e)| (buf[off as usize], buf[off as usize + 1]) == self.entries[e as usize].pair())
     }
 }
 
@@ -147,26 +262,27 @@ mod tests {
     fn rewrite_keeps_the_allocation_and_publishes_its_pair() {
         let refs = [(0u32, 0u32), (2, 1)];
         let mut buf = vec![0u64; 4];
-        let mut a = Scratch::new(2);
+        let mut a = Scratch::new(&[true, false]);
         a.repoint(&mut buf, &refs);
-        a.publish(&mut buf, 2, 1, b"input");
-        a.rewrite(&mut buf, 0, 0, |s, buf, out| {
-            out.extend_from_slice(b"<");
-            out.extend_from_slice(s.view(buf, 2, 1));
+        a.publish_bytes(&mut buf, 2, 1, b"input");
+        a.rewrite(&mut buf, 0, 0, |s, buf, out: &mut String| {
+            out.push('<');
+            out.push_str(std::str::from_utf8(s.view(buf, 2, 1)).unwrap());
             out.reserve(100);
         });
-        assert_eq!(a.view(&buf, 0, 0), b"<input");
+        assert_eq!(a.view_text(&buf, 0, 0), Some("<input"));
+        assert_eq!(a.view_text(&buf, 2, 1), None, "a bytes entry has no text");
         assert!(a.verify(&buf, &refs));
         let ptr = buf[0];
-        a.rewrite(&mut buf, 0, 0, |_, _, out| {
+        a.rewrite(&mut buf, 0, 0, |_, _, out: &mut String| {
             assert!(out.is_empty(), "the entry arrives empty");
-            out.extend_from_slice(b"again");
+            out.push_str("again");
         });
         assert_eq!((buf[0], a.view(&buf, 0, 0)), (ptr, &b"again"[..]), "no new allocation");
         // A panicking writer still leaves (R) holding.
         let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            a.rewrite(&mut buf, 0, 0, |_, _, out| {
-                out.extend_from_slice(b"part");
+            a.rewrite(&mut buf, 0, 0, |_, _, out: &mut String| {
+                out.push_str("part");
                 panic!("a node panicked");
             })
         }));
@@ -179,11 +295,11 @@ mod tests {
     fn publish_view_and_repoint() {
         let refs = [(0u32, 0u32), (2, 1)];
         let mut buf = vec![0u64; 4];
-        let mut a = Scratch::new(2);
+        let mut a = Scratch::new(&[false, true]);
         a.repoint(&mut buf, &refs);
         assert!(a.verify(&buf, &refs));
-        a.publish(&mut buf, 0, 0, b"hello");
-        a.publish(&mut buf, 2, 1, b"");
+        a.publish_bytes(&mut buf, 0, 0, b"hello");
+        a.publish_text(&mut buf, 2, 1, "");
         assert_eq!(a.view(&buf, 0, 0), b"hello");
         assert_eq!(a.view(&buf, 2, 1), b"");
         // A clone re-pointed at its own entries is independent of the donor.
@@ -192,7 +308,7 @@ mod tests {
         assert!(!b.verify(&buf_b, &refs[..1]), "a cloned buffer still names the donor's entry");
         b.repoint(&mut buf_b, &refs);
         assert!(b.verify(&buf_b, &refs));
-        a.publish(&mut buf, 0, 0, b"changed, and longer than before");
+        a.publish_bytes(&mut buf, 0, 0, b"changed, and longer than before");
         assert_eq!(b.view(&buf_b, 0, 0), b"hello");
         assert_eq!(a.view(&buf, 0, 0), b"changed, and longer than before");
     }

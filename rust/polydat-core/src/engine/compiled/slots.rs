@@ -8,7 +8,7 @@ use super::plan::{Exec, Executor};
 use super::scratch::Scratch;
 use super::shape::{Shape, StepFacts};
 use crate::engine::column::ColumnPart;
-use crate::node::by_bytes::Arg;
+use crate::node::by_bytes::{Arg, Sink};
 use crate::node::kit::{slot_to_value, value_to_slot};
 use crate::node::{Args, NodeError, NodeEval};
 use crate::types::PortType;
@@ -38,7 +38,7 @@ impl fmt::Display for RefSlotRefused {
 impl std::error::Error for RefSlotRefused {}
 
 /// Inputs of a by-bytes step taken on the stack (more are collected).
-const ARGS_ON_STACK: usize = 16;
+const ARGS_ON_STACK: usize = 8;
 
 /// Buffer, None mask, scratch.
 pub struct Slots {
@@ -61,7 +61,7 @@ impl Slots {
             buf: vec![0; layout.words],
             none: vec![false; layout.ty.len()],
             none_live: 0,
-            scratch: Scratch::new(layout.refs.len()),
+            scratch: Scratch::new(&layout.entry_text()),
             kit_in: Vec::new(),
             kit_out: Vec::new(),
         };
@@ -125,12 +125,11 @@ impl Slots {
             }
             Color::Ref2 => {
                 let e = layout.entry[slot] as usize;
-                let bytes: &[u8] = match v {
-                    Value::Str(s) | Value::Json(s) => s.as_bytes(),
-                    Value::Bytes(b) => b,
-                    _ => &[],
-                };
-                self.scratch.publish(&mut self.buf, off, e, bytes);
+                match v {
+                    Value::Str(s) | Value::Json(s) => self.scratch.publish_text(&mut self.buf, off, e, s),
+                    Value::Bytes(b) => self.scratch.publish_bytes(&mut self.buf, off, e, b),
+                    _ => self.scratch.publish_text(&mut self.buf, off, e, ""),
+                }
                 self.set_none(slot, !matches!(v, Value::Str(_) | Value::Json(_) | Value::Bytes(_)));
             }
         }
@@ -186,16 +185,16 @@ impl Slots {
 
     /// The bytes of Ref slot `slot`, copied out as a value of its type.
     fn decode_ref(&self, layout: &Layout, slot: usize) -> Value {
-        let bytes = self.scratch.view(&self.buf, layout.off[slot] as usize, layout.entry[slot] as usize);
+        let (off, e) = (layout.off[slot] as usize, layout.entry[slot] as usize);
         let text = || -> Arc<str> {
-            match std::str::from_utf8(bytes) {
-                Ok(s) => Arc::from(s),
-                Err(_) => Arc::from(String::from_utf8_lossy(bytes).as_ref()),
+            match self.scratch.view_text(&self.buf, off, e) {
+                Some(s) => Arc::from(s),
+                None => Arc::from(String::from_utf8_lossy(self.scratch.view(&self.buf, off, e)).as_ref()),
             }
         };
         match layout.ty[slot] {
             PortType::Json => Value::Json(text()),
-            PortType::Bytes => Value::Bytes(Arc::from(bytes)),
+            PortType::Bytes => Value::Bytes(Arc::from(self.scratch.view(&self.buf, off, e))),
             _ => Value::Str(text()),
         }
     }
@@ -240,12 +239,16 @@ impl Slots {
         };
         let slot = facts.out_start as usize;
         let (off, e) = (layout.off[slot] as usize, layout.entry[slot] as usize);
-        let result = self.scratch.rewrite(&mut self.buf, off, e, |scratch, buf, out| {
+        // The inputs as the form reads them: words, and entries' text or bytes.
+        let run = |scratch: &Scratch, buf: &[u64], out: Sink<'_>| {
             let arg = |i: &u32| {
                 let (i, at) = (*i as usize, layout.off[*i as usize] as usize);
                 match layout.entry[i] {
                     NO_ENTRY => Arg::Word(buf[at]),
-                    entry => Arg::Bytes(scratch.view(buf, at, entry as usize)),
+                    entry => match scratch.view_text(buf, at, entry as usize) {
+                        Some(text) => Arg::Text(text),
+                        None => Arg::Bytes(scratch.view(buf, at, entry as usize)),
+                    },
                 }
             };
             let n = facts.ins.len();
@@ -257,7 +260,13 @@ impl Slots {
                 let args: Vec<Arg<'_>> = facts.ins.iter().map(arg).collect();
                 form.eval_bytes(&args, out)
             }
-        });
+        };
+        let result = match layout.ty[slot] {
+            PortType::Bytes => {
+                self.scratch.rewrite(&mut self.buf, off, e, |sc, buf, out: &mut Vec<u8>| run(sc, buf, Sink::Bytes(out)))
+            }
+            _ => self.scratch.rewrite(&mut self.buf, off, e, |sc, buf, out: &mut String| run(sc, buf, Sink::Text(out))),
+        };
         if result.is_ok() && self.none_live != 0 {
             self.set_none(slot, false);
         }
