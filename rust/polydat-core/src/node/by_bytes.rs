@@ -269,34 +269,99 @@ impl<F: Fn(&str, &mut String) + Send + Sync> BytesEval for StrText<F> {
     }
 }
 
+/// A table of strings built once, for picks: each string shared (P1 hands
+/// out a clone of its `Arc`), and all of their text back to back in one
+/// buffer with a `(start, end)` span per string, so a by-bytes pick reads
+/// one span and one run of bytes, close to the others (not a separate
+/// allocation per string).
+#[derive(Debug)]
+pub struct StrTable {
+    values: Box<[Arc<str>]>,
+    text: Box<str>,
+    spans: Box<[(u32, u32)]>,
+}
+
+impl StrTable {
+    /// The table of `values` (their text is copied once; an index past
+    /// `u32` bytes of text falls back to the shared string).
+    pub fn new(values: Vec<Arc<str>>) -> StrTable {
+        let mut text = String::new();
+        let spans = values
+            .iter()
+            .map(|v| {
+                let start = text.len();
+                text.push_str(v);
+                match (u32::try_from(start), u32::try_from(text.len())) {
+                    (Ok(a), Ok(b)) => (a, b),
+                    _ => (u32::MAX, u32::MAX),
+                }
+            })
+            .collect();
+        StrTable { values: values.into(), text: text.into(), spans }
+    }
+
+    /// The strings, in order.
+    #[inline]
+    pub fn values(&self) -> &[Arc<str>] {
+        &self.values
+    }
+
+    /// Number of strings.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// True when the table has no strings.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// String `i`, shared.
+    #[inline]
+    pub fn get(&self, i: usize) -> &Arc<str> {
+        &self.values[i]
+    }
+
+    /// The text of string `i`, from the table's one buffer.
+    #[inline]
+    pub fn text(&self, i: usize) -> &str {
+        let (a, b) = self.spans[i];
+        match self.text.get(a as usize..b as usize) {
+            Some(t) => t,
+            None => &self.values[i],
+        }
+    }
+}
+
+impl AsRef<StrTable> for StrTable {
+    fn as_ref(&self) -> &StrTable {
+        self
+    }
+}
+
 /// Kit for a pick from a table of strings built once: `index(x)` says
 /// which. P1 shares the chosen string (no copy); the by-bytes form copies
-/// its bytes.
-pub struct PickStr<V, F> {
-    values: V,
+/// its text from the table's buffer.
+pub struct PickStr<T, F> {
+    table: T,
     index: F,
 }
 
 /// Wraps a table of strings and `fn(u64) -> index` as a `str` node over a u64 wire.
-pub fn pick_str<V, F>(values: V, index: F) -> Box<dyn NodeEval>
+pub fn pick_str<T, F>(table: T, index: F) -> Box<dyn NodeEval>
 where
-    V: AsRef<[Arc<str>]> + Send + Sync + 'static,
+    T: AsRef<StrTable> + Send + Sync + 'static,
     F: Fn(u64) -> usize + Send + Sync + 'static,
 {
-    Box::new(PickStr { values, index })
+    Box::new(PickStr { table, index })
 }
 
-impl<V: AsRef<[Arc<str>]> + Send + Sync, F: Fn(u64) -> usize + Send + Sync> PickStr<V, F> {
-    #[inline]
-    fn pick(&self, x: u64) -> &Arc<str> {
-        &self.values.as_ref()[(self.index)(x)]
-    }
-}
-
-impl<V: AsRef<[Arc<str>]> + Send + Sync, F: Fn(u64) -> usize + Send + Sync> NodeEval for PickStr<V, F> {
+impl<T: AsRef<StrTable> + Send + Sync, F: Fn(u64) -> usize + Send + Sync> NodeEval for PickStr<T, F> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
         let x = u64::from_value(args.get(0)).ok_or_else(|| wrong_arg("u64"))?;
-        outs[0] = Value::Str(self.pick(x).clone());
+        outs[0] = Value::Str(self.table.as_ref().get((self.index)(x)).clone());
         Ok(())
     }
     fn bytes_form(&self) -> Option<&dyn BytesEval> {
@@ -304,11 +369,11 @@ impl<V: AsRef<[Arc<str>]> + Send + Sync, F: Fn(u64) -> usize + Send + Sync> Node
     }
 }
 
-impl<V: AsRef<[Arc<str>]> + Send + Sync, F: Fn(u64) -> usize + Send + Sync> BytesEval for PickStr<V, F> {
+impl<T: AsRef<StrTable> + Send + Sync, F: Fn(u64) -> usize + Send + Sync> BytesEval for PickStr<T, F> {
     #[inline]
     fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
         let x = ins[0].scalar::<u64>()?;
-        out.put(OutRef::Text(self.pick(x)))
+        out.put(OutRef::Text(self.table.as_ref().text((self.index)(x))))
     }
 }
 
@@ -334,7 +399,9 @@ mod tests {
 
     #[test]
     fn picks_copy_the_chosen_string() {
-        let node = pick_str(vec![Arc::<str>::from("a"), Arc::from("bc")], |x| (x % 2) as usize);
+        let table = StrTable::new(vec![Arc::<str>::from("a"), Arc::from("bc"), Arc::from("")]);
+        assert_eq!((table.text(0), table.text(1), table.text(2)), ("a", "bc", ""));
+        let node = pick_str(table, |x| (x % 2) as usize);
         let mut out = String::new();
         node.bytes_form().unwrap().eval_bytes(&[Arg::Word(3)], Sink::Text(&mut out)).unwrap();
         assert_eq!(out, "bc");

@@ -1,7 +1,7 @@
 //! Probability family: hash-driven coins and uniform choice among constant
 //! strings. These nodes hash their input themselves.
 
-use crate::node::by_bytes::pick_str;
+use crate::node::by_bytes::{pick_str, StrTable};
 use crate::node::kit::{map1, map2, map3, value_fn};
 use crate::node::lower::{FCmp, FOp};
 use crate::node::{konst, many, wire, NodeDef, NodeError, Outputs};
@@ -74,7 +74,7 @@ pub const ONE_OF: NodeDef = NodeDef {
             return Ok(value_fn(|_, _| Err(NodeError::new(ONE_OF_EMPTY))));
         }
         let n = StrengthReducedU64::new(values.len() as u64);
-        Ok(pick_str(values, move |x| (splitmix64(x) % n) as usize))
+        Ok(pick_str(StrTable::new(values), move |x| (splitmix64(x) % n) as usize))
     },
     warns: |c| c.tail(0).is_empty().then(|| "no values to choose from, so every evaluation of this node fails".into()),
     ..NodeDef::BASE
@@ -178,7 +178,7 @@ pub const ONE_OF_WEIGHTED: NodeDef = NodeDef {
     build: |c| {
         let WeightedTable { values, cumulative } = parse_one_of_weighted(c.str(0))?;
         let last = values.len() - 1;
-        Ok(pick_str(values, move |x| {
+        Ok(pick_str(StrTable::new(values), move |x| {
             let unit = probability_of(splitmix64(x));
             // The cumulative shares are finite and sorted: the partition point is upstream's binary search.
             cumulative.partition_point(|&c| c < unit).min(last)

@@ -5,7 +5,7 @@
 //! `input mod len`, as upstream's: hash the input first (the field
 //! modules of the standard library do).
 
-use crate::node::by_bytes::{pick_str, to_text};
+use crate::node::by_bytes::{pick_str, to_text, StrTable};
 use crate::node::{konst_or, wire, Lit, NodeDef, NodeEval, Outputs};
 use crate::nodes::hash::xxh3_u64;
 use crate::nodes::weighted::AliasTable;
@@ -15,7 +15,7 @@ use strength_reduce::StrengthReducedU64;
 
 /// A word list: its values and, for a weighted one, the alias table.
 pub struct Dataset {
-    values: Vec<Arc<str>>,
+    values: StrTable,
     table: Option<AliasTable>,
     /// The number of values, for `x mod len` without a division instruction.
     len: StrengthReducedU64,
@@ -24,8 +24,8 @@ pub struct Dataset {
 impl Dataset {
     /// The value for input bits `x`.
     #[inline]
-    pub fn pick(&self, x: u64) -> &Arc<str> {
-        &self.values[self.index(x)]
+    pub fn pick(&self, x: u64) -> &str {
+        self.values.text(self.index(x))
     }
 
     /// The index of the value for input bits `x`.
@@ -39,6 +39,11 @@ impl Dataset {
 
     /// The values, in file order.
     pub fn values(&self) -> &[Arc<str>] {
+        self.values.values()
+    }
+
+    /// The values as a pick table.
+    pub fn table(&self) -> &StrTable {
         &self.values
     }
 }
@@ -74,7 +79,7 @@ fn uniform(csv: &'static str, col: usize) -> Dataset {
     let values: Vec<Arc<str>> = rows(csv).filter_map(|r| r.get(col).map(|v| Arc::from(v.trim()))).collect();
     assert!(!values.is_empty(), "a bundled list is empty");
     let len = StrengthReducedU64::new(values.len() as u64);
-    Dataset { values, table: None, len }
+    Dataset { values: StrTable::new(values), table: None, len }
 }
 
 /// A weighted list: names from column 0, weights from column `w`, rows
@@ -90,7 +95,7 @@ fn weighted(csv: &'static str, w: usize, keep: impl Fn(&[String]) -> bool) -> Da
     }
     let table = AliasTable::from_weights(&weights).expect("a bundled weighted list has positive weights");
     let len = StrengthReducedU64::new(values.len() as u64);
-    Dataset { values, table: Some(table), len }
+    Dataset { values: StrTable::new(values), table: Some(table), len }
 }
 
 const FIRST_NAMES: &str = include_str!("../../data/first_names.csv");
@@ -135,7 +140,7 @@ dataset!(lorem_words, uniform(LOREM_WORDS, 0));
 
 fn picker(data: fn() -> &'static Dataset) -> Box<dyn NodeEval> {
     let data = data();
-    pick_str(data.values(), move |x| data.index(x))
+    pick_str(data.table(), move |x| data.index(x))
 }
 
 macro_rules! real {

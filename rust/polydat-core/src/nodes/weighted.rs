@@ -5,7 +5,7 @@
 //! (queue order, scaling, leftovers) and the sampling rule are upstream's,
 //! so choices agree with upstream's for the same input.
 
-use crate::node::by_bytes::pick_str;
+use crate::node::by_bytes::{pick_str, StrTable};
 use crate::node::kit::map1;
 use crate::node::{konst, many, wire, NodeDef, Outputs};
 use crate::types::PortType::{Str, F64, U64};
@@ -17,10 +17,11 @@ use strength_reduce::StrengthReducedU64;
 #[derive(Clone, Debug)]
 pub struct AliasTable {
     biases: Box<[f64]>,
-    aliases: Box<[u32]>,
-    /// Per slot: how many values of the high 32 input bits pick the slot
-    /// itself (see [`bias_threshold`]), so sampling needs no float division.
-    thresholds: Box<[u64]>,
+    /// Per slot, in one word (one memory access a sample): the alias in the
+    /// high 32 bits and, in the low 32, how many values of the high 32 input
+    /// bits pick the slot itself (see [`bias_threshold`]), so sampling needs
+    /// no float division.
+    packed: Box<[u64]>,
     /// `n`, for the slot's `x mod n` without a division instruction.
     slots: StrengthReducedU64,
 }
@@ -86,13 +87,16 @@ impl AliasTable {
         for &i in small.iter().chain(large.iter()) {
             biases[i] = 1.0;
         }
-        let thresholds = biases.iter().map(|&b| bias_threshold(b)).collect();
-        Ok(AliasTable {
-            biases: biases.into(),
-            aliases: aliases.into(),
-            thresholds,
-            slots: StrengthReducedU64::new(n as u64),
-        })
+        // A bias is at most 1.0 (only a slot below 1.0 takes its own scaled
+        // weight), so its threshold is at most u32::MAX and fits the low half.
+        let packed = biases
+            .iter()
+            .zip(&aliases)
+            .map(|(&b, &alias)| {
+                (u64::from(alias) << 32) | u64::from(u32::try_from(bias_threshold(b)).unwrap_or(u32::MAX))
+            })
+            .collect();
+        Ok(AliasTable { biases: biases.into(), packed, slots: StrengthReducedU64::new(n as u64) })
     }
 
     /// Number of outcomes.
@@ -110,11 +114,12 @@ impl AliasTable {
     #[inline]
     pub fn sample(&self, x: u64) -> usize {
         let slot = (x % self.slots) as usize;
+        let packed = self.packed[slot];
         // `(x >> 32) as f64 / u32::MAX as f64 < bias`, in integers (see `bias_threshold`).
-        if x >> 32 < self.thresholds[slot] {
+        if x >> 32 < packed & 0xffff_ffff {
             slot
         } else {
-            self.aliases[slot] as usize
+            (packed >> 32) as usize
         }
     }
 }
@@ -146,7 +151,7 @@ pub const WEIGHTED_STRINGS: NodeDef = NodeDef {
         let pairs = parse_pairs(c.str(0))?;
         let values: Vec<Arc<str>> = pairs.iter().map(|(v, _)| Arc::from(*v)).collect();
         let table = AliasTable::from_weights(&pairs.iter().map(|p| p.1).collect::<Vec<_>>())?;
-        Ok(pick_str(values, move |x| table.sample(x)))
+        Ok(pick_str(StrTable::new(values), move |x| table.sample(x)))
     },
     ..NodeDef::BASE
 };
@@ -272,7 +277,8 @@ mod tests {
         // and alias 1 (the first large); slot 1 drops to 0.5 and takes alias 2.
         let t = AliasTable::from_weights(&[1.0, 2.0, 3.0]).unwrap();
         assert_eq!(&*t.biases, &[0.5, 0.5, 1.0]);
-        assert_eq!(&*t.aliases, &[1, 2, 2]);
+        let aliases: Vec<u64> = t.packed.iter().map(|p| p >> 32).collect();
+        assert_eq!(aliases, [1, 2, 2]);
         let t = AliasTable::from_weights(&[1.0]).unwrap();
         assert!((0..1000).all(|i| t.sample(i) == 0));
         assert_eq!(AliasTable::from_weights(&[]).unwrap_err(), "must have at least one outcome");
@@ -288,7 +294,7 @@ mod tests {
             if frac < t.biases[slot] {
                 slot
             } else {
-                t.aliases[slot] as usize
+                (t.packed[slot] >> 32) as usize
             }
         };
         let tables = [
@@ -300,7 +306,8 @@ mod tests {
         for t in &tables {
             // Every slot at and around its threshold, and hashed inputs.
             for slot in 0..t.len() as u64 {
-                let th = t.thresholds[slot as usize];
+                let th = t.packed[slot as usize] & 0xffff_ffff;
+                assert_eq!(th, bias_threshold(t.biases[slot as usize]));
                 for hi in [0, 1, th.saturating_sub(2), th.saturating_sub(1), th, th + 1, u32::MAX as u64] {
                     let hi = hi.min(u32::MAX as u64);
                     let x = (hi << 32) | (slot + t.len() as u64 * 3).min(u32::MAX as u64);

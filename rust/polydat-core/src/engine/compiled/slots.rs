@@ -40,6 +40,20 @@ impl std::error::Error for RefSlotRefused {}
 /// Inputs of a by-bytes step taken on the stack (more are collected).
 const ARGS_ON_STACK: usize = 8;
 
+/// Value slot `slot` as a by-bytes form reads it: a scalar's word, a text
+/// entry's text, a bytes entry's bytes.
+#[inline(always)]
+fn arg<'a>(layout: &Layout, scratch: &'a Scratch, buf: &'a [u64], slot: u32) -> Arg<'a> {
+    let (slot, at) = (slot as usize, layout.off[slot as usize] as usize);
+    match layout.entry[slot] {
+        NO_ENTRY => Arg::Word(buf[at]),
+        entry => match scratch.view_text(buf, at, entry as usize) {
+            Some(text) => Arg::Text(text),
+            None => Arg::Bytes(scratch.view(buf, at, entry as usize)),
+        },
+    }
+}
+
 /// Buffer, None mask, scratch.
 pub struct Slots {
     /// The flat word buffer: every value slot at its [`Layout::off`] word.
@@ -241,23 +255,15 @@ impl Slots {
         let (off, e) = (layout.off[slot] as usize, layout.entry[slot] as usize);
         // The inputs as the form reads them: words, and entries' text or bytes.
         let run = |scratch: &Scratch, buf: &[u64], out: Sink<'_>| {
-            let arg = |i: &u32| {
-                let (i, at) = (*i as usize, layout.off[*i as usize] as usize);
-                match layout.entry[i] {
-                    NO_ENTRY => Arg::Word(buf[at]),
-                    entry => match scratch.view_text(buf, at, entry as usize) {
-                        Some(text) => Arg::Text(text),
-                        None => Arg::Bytes(scratch.view(buf, at, entry as usize)),
-                    },
-                }
-            };
             let n = facts.ins.len();
             if n <= ARGS_ON_STACK {
                 let mut args = [Arg::Word(0); ARGS_ON_STACK];
-                args.iter_mut().zip(facts.ins.iter()).for_each(|(a, i)| *a = arg(i));
+                for (a, &i) in args.iter_mut().zip(facts.ins.iter()) {
+                    *a = arg(layout, scratch, buf, i);
+                }
                 form.eval_bytes(&args[..n], out)
             } else {
-                let args: Vec<Arg<'_>> = facts.ins.iter().map(arg).collect();
+                let args: Vec<Arg<'_>> = facts.ins.iter().map(|&i| arg(layout, scratch, buf, i)).collect();
                 form.eval_bytes(&args, out)
             }
         };
