@@ -171,19 +171,7 @@ fn pad_text(out: &mut String, body: &str, spec: &Spec) -> Result<(), NodeError> 
 fn render(out: &mut String, v: &ValueRef<'_>, spec: &Spec) -> Result<(), NodeError> {
     let start = out.len();
     match v {
-        ValueRef::Scalar(Value::U64(x)) => {
-            let _ = match spec.conversion {
-                'x' => write!(out, "{x:x}"),
-                'X' => write!(out, "{x:X}"),
-                'b' => write!(out, "{x:b}"),
-                'o' => write!(out, "{x:o}"),
-                _ => {
-                    push_u64(out, *x);
-                    Ok(())
-                }
-            };
-            pad_numeric(out, start, spec);
-        }
+        ValueRef::Scalar(Value::U64(x)) => render_u64(out, *x, spec),
         ValueRef::Scalar(Value::F64(x)) => {
             let _ = match spec.precision {
                 Some(p) if p > MAX_FIELD => return Err(NodeError::new(FMT_RANGE)),
@@ -206,6 +194,31 @@ fn render(out: &mut String, v: &ValueRef<'_>, spec: &Spec) -> Result<(), NodeErr
     Ok(())
 }
 
+/// Renders a u64 argument under its spec (its radix, then the numeric fill).
+#[inline]
+fn render_u64(out: &mut String, x: u64, spec: &Spec) {
+    let start = out.len();
+    let _ = match spec.conversion {
+        'x' => write!(out, "{x:x}"),
+        'X' => write!(out, "{x:X}"),
+        'b' => write!(out, "{x:b}"),
+        'o' => write!(out, "{x:o}"),
+        _ => {
+            push_u64(out, x);
+            Ok(())
+        }
+    };
+    pad_numeric(out, start, spec);
+}
+
+/// An argument as `printf`'s two commonest kinds, read without making a
+/// [`ValueRef`]: a u64, or a string; else `Other` (read through `ValueRef`).
+enum Quick<'a> {
+    U64(u64),
+    Str(&'a str),
+    Other,
+}
+
 /// A built `printf`: the parsed format, and the type of each wire (which
 /// the by-bytes form reads its slot words by).
 struct Printf {
@@ -220,6 +233,7 @@ impl Printf {
     fn format<'a>(
         &self,
         argc: usize,
+        quick: impl Fn(usize) -> Quick<'a>,
         arg: impl Fn(usize) -> Result<ValueRef<'a>, NodeError>,
         s: &mut String,
     ) -> Result<(), NodeError> {
@@ -234,13 +248,23 @@ impl Printf {
             match p {
                 Piece::Text(t) => limit::push_str(s, t)?,
                 Piece::Arg(spec) => {
-                    let arg = arg(next)?;
-                    if let ValueRef::Str(text) | ValueRef::Json(text) = arg {
-                        // Room for the argument before it is copied in (a
-                        // field adds at most its width besides).
-                        limit::reserve(s, text.len())?;
+                    match quick(next) {
+                        // `render`'s own arms for these kinds.
+                        Quick::U64(x) => render_u64(s, x, spec),
+                        Quick::Str(text) => {
+                            limit::reserve(s, text.len())?;
+                            pad_text(s, text, spec)?;
+                        }
+                        Quick::Other => {
+                            let arg = arg(next)?;
+                            if let ValueRef::Str(text) | ValueRef::Json(text) = arg {
+                                // Room for the argument before it is copied in (a
+                                // field adds at most its width besides).
+                                limit::reserve(s, text.len())?;
+                            }
+                            render(s, &arg, spec)?;
+                        }
                     }
-                    render(s, &arg, spec)?;
                     limit::check(s.len())?;
                     next += 1;
                 }
@@ -253,7 +277,12 @@ impl Printf {
 impl NodeEval for Printf {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
         let mut s = String::new();
-        self.format(args.len(), |i| Ok(ValueRef::of(args.get(i))), &mut s)?;
+        let quick = |i: usize| match args.get(i) {
+            Value::U64(x) => Quick::U64(*x),
+            Value::Str(t) => Quick::Str(t),
+            _ => Quick::Other,
+        };
+        self.format(args.len(), quick, |i| Ok(ValueRef::of(args.get(i))), &mut s)?;
         outs[0] = Value::str(s);
         Ok(())
     }
@@ -268,7 +297,12 @@ impl BytesEval for Printf {
             Some(&ty) => ValueRef::from_arg(ins[i], ty),
             None => Err(NodeError::new("internal: printf has no type for a wire")),
         };
-        self.format(ins.len(), arg, out.text()?)
+        let quick = |i: usize| match (self.types.get(i), ins[i]) {
+            (Some(PortType::U64), Arg::Word(x)) => Quick::U64(x),
+            (Some(PortType::Str), Arg::Text(t)) => Quick::Str(t),
+            _ => Quick::Other,
+        };
+        self.format(ins.len(), quick, arg, out.text()?)
     }
 }
 

@@ -24,12 +24,12 @@
 //! ([`Scratch::verify`]) and at every view.
 //!
 //! [`Scratch::rewrite`] (a by-bytes step writing its output in place) lifts
-//! (R) for one slot, its output, while the step runs: the entry is taken
-//! out to be written and its pair names no bytes (length 0) until the entry
-//! is put back and the pair published — also when the step fails or
-//! panics. Nothing views that slot meanwhile (a step never reads its own
-//! output), and a pair of length 0 names no memory, so even a view then
-//! would read nothing.
+//! (R) for one slot, its output, while the step runs: its pair names no
+//! bytes (length 0) while the entry is written (it may move when it grows),
+//! and is published again afterwards — also when the step fails or panics.
+//! The writer reads the other entries only ([`Peers`]: the entry being
+//! written is borrowed mutably, so it cannot be viewed), and a pair of
+//! length 0 names no memory.
 
 /// One scratch entry: the text of a `str`/`json` slot or the bytes of a
 /// `bytes` slot.
@@ -61,44 +61,78 @@ impl Entry {
 /// An entry's buffer as a writer gets it: a `String` (text entries) or a
 /// `Vec<u8>` (bytes entries).
 pub trait EntryBuf: Sized {
-    /// Takes the buffer out of `entry` (a fresh one when it is of the other
-    /// kind, which a layout never asks for), emptied, capacity kept.
-    fn take_from(entry: &mut Entry) -> Self;
-    /// The buffer as an entry again.
-    fn into_entry(self) -> Entry;
+    /// The buffer of `entry`, emptied (capacity kept); an entry of the
+    /// other kind (which a layout never asks for) is replaced first.
+    fn emptied(entry: &mut Entry) -> &mut Self;
 }
 
 impl EntryBuf for String {
     #[inline]
-    fn take_from(entry: &mut Entry) -> String {
-        match std::mem::replace(entry, Entry::Bytes(Vec::new())) {
-            Entry::Text(mut s) => {
+    fn emptied(entry: &mut Entry) -> &mut String {
+        if let Entry::Bytes(_) = entry {
+            *entry = Entry::Text(String::new());
+        }
+        match entry {
+            Entry::Text(s) => {
                 s.clear();
                 s
             }
-            Entry::Bytes(_) => String::new(),
+            Entry::Bytes(_) => unreachable!("the entry was just made a text entry"),
         }
-    }
-    #[inline]
-    fn into_entry(self) -> Entry {
-        Entry::Text(self)
     }
 }
 
 impl EntryBuf for Vec<u8> {
     #[inline]
-    fn take_from(entry: &mut Entry) -> Vec<u8> {
-        match std::mem::replace(entry, Entry::Bytes(Vec::new())) {
-            Entry::Bytes(mut b) => {
+    fn emptied(entry: &mut Entry) -> &mut Vec<u8> {
+        if let Entry::Text(_) = entry {
+            *entry = Entry::Bytes(Vec::new());
+        }
+        match entry {
+            Entry::Bytes(b) => {
                 b.clear();
                 b
             }
-            Entry::Text(_) => Vec::new(),
+            Entry::Text(_) => unreachable!("the entry was just made a bytes entry"),
         }
     }
+}
+
+/// The other entries of a scratch while one is being rewritten
+/// ([`Scratch::rewrite`]): what the writer may read.
+pub struct Peers<'a> {
+    before: &'a [Entry],
+    after: &'a [Entry],
+}
+
+impl<'a> Peers<'a> {
+    /// Entry `e` (not the one being rewritten).
     #[inline]
-    fn into_entry(self) -> Entry {
-        Entry::Bytes(self)
+    fn entry(&self, e: usize) -> &'a Entry {
+        match e.checked_sub(self.before.len()) {
+            None => &self.before[e],
+            Some(k) => &self.after[k - 1],
+        }
+    }
+
+    /// The text of text entry `e`, whose pair is at `buf[off]` (`None` for a
+    /// bytes entry), read from the entry itself.
+    #[inline]
+    pub fn view_text(&self, buf: &[u64], off: usize, e: usize) -> Option<&'a str> {
+        let entry = self.entry(e);
+        debug_assert_eq!((buf[off], buf[off + 1]), entry.pair(), "Ref pair at word {off} does not name entry {e}");
+        match entry {
+            Entry::Text(s) => Some(s),
+            Entry::Bytes(_) => None,
+        }
+    }
+
+    /// The bytes of entry `e`, whose pair is at `buf[off]`, read from the entry itself.
+    #[inline]
+    pub fn view(&self, buf: &[u64], off: usize, e: usize) -> &'a [u8] {
+        let entry = self.entry(e);
+        debug_assert_eq!((buf[off], buf[off + 1]), entry.pair(), "Ref pair at word {off} does not name entry {e}");
+        entry.as_bytes()
     }
 }
 
@@ -159,46 +193,39 @@ impl Scratch {
     /// Rewrites entry `e` in place: `write` gets the entry's buffer (a
     /// `String` for a text entry, a `Vec<u8>` for a bytes entry), emptied
     /// (its capacity kept, so a steady state allocates nothing), to write
-    /// the slot's new value into, together with this scratch and the buffer
-    /// to view other slots through; then the entry goes back and its pair at
+    /// the slot's new value into, together with the other entries and the
+    /// buffer to read other slots through; then the entry's pair at
     /// `buf[off]`, `buf[off + 1]` is published — whether `write` succeeds,
-    /// fails or panics. `write` must not view entry `e` itself.
+    /// fails or panics.
     #[inline]
     pub fn rewrite<B: EntryBuf, R>(
         &mut self,
         buf: &mut [u64],
         off: usize,
         e: usize,
-        write: impl FnOnce(&Scratch, &[u64], &mut B) -> R,
+        write: impl FnOnce(&Peers<'_>, &[u64], &mut B) -> R,
     ) -> R {
-        /// Puts the entry back and publishes its pair when dropped (also
-        /// during a panic's unwinding), so (R) holds again afterwards.
-        struct PutBack<'a, B: EntryBuf> {
-            scratch: &'a mut Scratch,
+        /// Publishes the entry's pair when dropped (also during a panic's
+        /// unwinding), so (R) holds again afterwards.
+        struct Publish<'a> {
             buf: &'a mut [u64],
             off: usize,
-            e: usize,
-            entry: Option<B>,
+            entry: &'a mut Entry,
         }
-        impl<B: EntryBuf> Drop for PutBack<'_, B> {
+        impl Drop for Publish<'_> {
             #[inline]
             fn drop(&mut self) {
-                if let Some(entry) = self.entry.take() {
-                    let entry = entry.into_entry();
-                    (self.buf[self.off], self.buf[self.off + 1]) = entry.pair();
-                    self.scratch.entries[self.e] = entry;
-                }
+                (self.buf[self.off], self.buf[self.off + 1]) = self.entry.pair();
             }
         }
-        // The pair names no bytes while the entry is out (see the module).
+        // The pair names no bytes while the entry changes (see the module).
         buf[off + 1] = 0;
-        let entry = B::take_from(&mut self.entries[e]);
-        let mut put_back = PutBack { scratch: self, buf, off, e, entry: Some(entry) };
-        let PutBack { scratch, buf, entry, .. } = &mut put_back;
-        match entry {
-            Some(entry) => write(scratch, buf, entry),
-            None => unreachable!("the entry is out until the guard drops"),
-        }
+        let (before, rest) = self.entries.split_at_mut(e);
+        let (entry, after) = rest.split_first_mut().expect("a scratch entry per Ref slot");
+        let peers = Peers { before, after };
+        let mut publish = Publish { buf, off, entry };
+        let Publish { buf, entry, .. } = &mut publish;
+        write(&peers, buf, B::emptied(entry))
     }
 
     /// The text of text entry `e`, whose pair is at `buf[off]` (`None` for a
@@ -265,9 +292,10 @@ mod tests {
         let mut a = Scratch::new(&[true, false]);
         a.repoint(&mut buf, &refs);
         a.publish_bytes(&mut buf, 2, 1, b"input");
-        a.rewrite(&mut buf, 0, 0, |s, buf, out: &mut String| {
+        a.rewrite(&mut buf, 0, 0, |peers, buf, out: &mut String| {
             out.push('<');
-            out.push_str(std::str::from_utf8(s.view(buf, 2, 1)).unwrap());
+            out.push_str(std::str::from_utf8(peers.view(buf, 2, 1)).unwrap());
+            assert_eq!(peers.view_text(buf, 2, 1), None, "a bytes entry has no text");
             out.reserve(100);
         });
         assert_eq!(a.view_text(&buf, 0, 0), Some("<input"));

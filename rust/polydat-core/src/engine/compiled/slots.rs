@@ -5,7 +5,7 @@
 
 use super::layout::{Color, Layout, NO_ENTRY};
 use super::plan::{Exec, Executor};
-use super::scratch::Scratch;
+use super::scratch::{Peers, Scratch};
 use super::shape::{Shape, StepFacts};
 use crate::engine::column::ColumnPart;
 use crate::node::by_bytes::{Arg, Sink};
@@ -43,7 +43,7 @@ const ARGS_ON_STACK: usize = 8;
 /// Value slot `slot` as a by-bytes form reads it: a scalar's word, a text
 /// entry's text, a bytes entry's bytes.
 #[inline(always)]
-fn arg<'a>(layout: &Layout, scratch: &'a Scratch, buf: &'a [u64], slot: u32) -> Arg<'a> {
+fn arg<'a>(layout: &Layout, scratch: &Peers<'a>, buf: &'a [u64], slot: u32) -> Arg<'a> {
     let (slot, at) = (slot as usize, layout.off[slot as usize] as usize);
     match layout.entry[slot] {
         NO_ENTRY => Arg::Word(buf[at]),
@@ -254,7 +254,7 @@ impl Slots {
         let slot = facts.out_start as usize;
         let (off, e) = (layout.off[slot] as usize, layout.entry[slot] as usize);
         // The inputs as the form reads them: words, and entries' text or bytes.
-        let run = |scratch: &Scratch, buf: &[u64], out: Sink<'_>| {
+        let run = |scratch: &Peers<'_>, buf: &[u64], out: Sink<'_>| {
             let n = facts.ins.len();
             if n <= ARGS_ON_STACK {
                 let mut args = [Arg::Word(0); ARGS_ON_STACK];
