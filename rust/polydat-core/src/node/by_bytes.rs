@@ -179,6 +179,35 @@ impl<'a> ValueRef<'a> {
     }
 }
 
+/// The P1 form's text value: `f` writes it into a buffer this thread
+/// reuses (no growing of a fresh string), and the value is made from it in
+/// one allocation, its own.
+#[inline]
+pub fn text_value(f: impl FnOnce(&mut String) -> Result<(), NodeError>) -> Result<Value, NodeError> {
+    thread_local! {
+        static BUF: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    /// A buffer that grew past this is let go after use.
+    const KEEP: usize = 1 << 16;
+    BUF.with(|buf| match buf.try_borrow_mut() {
+        Ok(mut s) => {
+            s.clear();
+            let result = f(&mut s).map(|()| Value::Str(Arc::from(s.as_str())));
+            if s.capacity() > KEEP {
+                *s = String::new();
+            }
+            result
+        }
+        // In use further up this thread's stack (a rule never calls
+        // another, so never expected): a fresh string.
+        Err(_) => {
+            let mut s = String::new();
+            f(&mut s)?;
+            Ok(Value::Str(Arc::from(s)))
+        }
+    })
+}
+
 /// Appends `x` in decimal (what `x.to_string()` gives).
 #[inline]
 pub fn push_u64(out: &mut String, x: u64) {
@@ -221,9 +250,7 @@ pub fn try_to_text<A: Scalar>(
 impl<A: Scalar, F: Fn(A, &mut String) -> Result<(), NodeError> + Send + Sync> NodeEval for TextMap<A, F> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
         let a = A::from_value(args.get(0)).ok_or_else(|| wrong_arg(A::TYPE.keyword()))?;
-        let mut s = String::new();
-        (self.f)(a, &mut s)?;
-        outs[0] = Value::Str(Arc::from(s));
+        outs[0] = text_value(|s| (self.f)(a, s))?;
         Ok(())
     }
     fn bytes_form(&self) -> Option<&dyn BytesEval> {
@@ -251,9 +278,10 @@ pub fn str_text(f: impl Fn(&str, &mut String) + Send + Sync + 'static) -> Box<dy
 impl<F: Fn(&str, &mut String) + Send + Sync> NodeEval for StrText<F> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
         let input = args.get(0).as_str().ok_or_else(|| wrong_arg("str"))?;
-        let mut s = String::new();
-        (self.f)(input, &mut s);
-        outs[0] = Value::Str(Arc::from(s));
+        outs[0] = text_value(|s| {
+            (self.f)(input, s);
+            Ok(())
+        })?;
         Ok(())
     }
     fn bytes_form(&self) -> Option<&dyn BytesEval> {

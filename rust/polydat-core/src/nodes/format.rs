@@ -1,7 +1,7 @@
 //! Formatting family: `printf` with Rust-style `{}` placeholders, and the
 //! single-value formatters `format_u64`, `format_f64`, `zero_pad_u64`.
 
-use crate::node::by_bytes::{push_u64, push_u64_padded, to_text, Arg, BytesEval, Sink, ValueRef};
+use crate::node::by_bytes::{push_u64, push_u64_padded, text_value, to_text, Arg, BytesEval, Sink, ValueRef};
 use crate::node::kit::value_fn;
 use crate::node::{konst, konst_or, limit, many, wire, wire_any, Args, Lit, NodeDef, NodeError, NodeEval, Outputs};
 use crate::types::PortType::{self, Str, F64, U64};
@@ -276,14 +276,12 @@ impl Printf {
 
 impl NodeEval for Printf {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-        let mut s = String::new();
         let quick = |i: usize| match args.get(i) {
             Value::U64(x) => Quick::U64(*x),
             Value::Str(t) => Quick::Str(t),
             _ => Quick::Other,
         };
-        self.format(args.len(), quick, |i| Ok(ValueRef::of(args.get(i))), &mut s)?;
-        outs[0] = Value::str(s);
+        outs[0] = text_value(|s| self.format(args.len(), quick, |i| Ok(ValueRef::of(args.get(i))), s))?;
         Ok(())
     }
     fn bytes_form(&self) -> Option<&dyn BytesEval> {

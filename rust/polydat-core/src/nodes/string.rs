@@ -1,7 +1,7 @@
 //! String family: concatenation, case mapping, English number words, hashed
 //! UUIDs and mixed-radix character combinations.
 
-use crate::node::by_bytes::{str_text, to_text, Arg, BytesEval, Sink, ValueRef};
+use crate::node::by_bytes::{str_text, text_value, to_text, Arg, BytesEval, Sink, ValueRef};
 use crate::node::kit::to_ref;
 use crate::node::{konst, limit, many, wire, wire_any, Args, NodeDef, NodeError, NodeEval, Outputs};
 use crate::nodes::hash::xxh3_u64;
@@ -38,9 +38,7 @@ impl Concat {
 
 impl NodeEval for Concat {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-        let mut s = String::new();
-        Concat::concat(args.len(), |i| Ok(ValueRef::of(args.get(i))), &mut s)?;
-        outs[0] = Value::str(s);
+        outs[0] = text_value(|s| Concat::concat(args.len(), |i| Ok(ValueRef::of(args.get(i))), s))?;
         Ok(())
     }
     fn bytes_form(&self) -> Option<&dyn BytesEval> {
@@ -332,9 +330,7 @@ impl NodeEval for CharBuf {
         let (Some(seed), Some(len)) = (args.get(0).as_u64(), args.get(1).as_u64()) else {
             return Err(NodeError::new("internal: char_buf takes two u64 wires"));
         };
-        let mut s = String::new();
-        self.fill(seed, len, &mut s)?;
-        outs[0] = Value::str(s);
+        outs[0] = text_value(|s| self.fill(seed, len, s))?;
         Ok(())
     }
     fn bytes_form(&self) -> Option<&dyn BytesEval> {

@@ -498,13 +498,20 @@ fn run_parts_unguarded<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[
     })
 }
 
-/// The cone sweep (Pull, on a selective cone of a sweepable plan): runs every
+/// The cone sweep (Pull — and Raw when its sweep runs string steps — on a
+/// selective cone of a sweepable plan): runs every
 /// step of output `out`'s per-cycle cone once, in order, with no per-step
 /// bookkeeping. True when it ran and succeeded; after a failure (an error or
 /// a panic) the read walks the cone instead, which fails exactly as P1 does.
 #[inline]
 fn cone_sweep<M: Mode, X: Executor>(plan: &Plan<X>, slots: &mut Slots, out: usize) -> bool {
-    if M::SWEEP != SweepPolicy::BroadCones || !slots.none_free() {
+    // Pull's way for a selective cone; Raw's too when its sweep is costly.
+    let selective = match M::SWEEP {
+        SweepPolicy::Never => false,
+        SweepPolicy::BroadCones => true,
+        SweepPolicy::Always => plan.costly_sweep,
+    };
+    if !selective || !slots.none_free() {
         return false;
     }
     plan.executor.cone_sweep(&plan.shape, out).is_some_and(|parts| run_parts(plan, slots, parts))
@@ -706,7 +713,7 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
                 return self.fill_blocks(rows, outs, columns);
             }
         }
-        match u64_rows && plan.executor.sweeps() {
+        match u64_rows && plan.executor.sweeps() && plan.broad_cones(outs) {
             true => self.fill_swept(rows, outs, columns),
             false => fill_row_by_row(self, rows, outs, columns),
         }

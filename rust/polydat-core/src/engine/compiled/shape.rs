@@ -92,6 +92,10 @@ pub struct Shape {
     /// with no per-step bookkeeping (a failure anywhere sends the read back
     /// to the stamped walk of its own cone, which fails exactly as P1 does).
     pub sweepable: bool,
+    /// The sweep runs by-bytes steps, so sweeping everything for a read of
+    /// a selective cone costs far more than walking that cone: the modes
+    /// that sweep every stale read (Raw) sweep only for broad cones then.
+    pub costly_sweep: bool,
     /// Per output: whether its cone is broad ([`Shape::broad_cone`]), found at
     /// the first read that asks ([`UNKNOWN`] until then), so building a plan
     /// never walks every output's cone (a chain of n outputs has cones of n²/2
@@ -171,9 +175,11 @@ impl Shape {
             let facts = &steps[s as usize];
             (facts.scalar || facts.bytes) && step.def.purity == Purity::Pure && !step.volatile
         });
+        let costly_sweep = sweepable && program.cycle_steps.iter().any(|&s| steps[s as usize].bytes);
         Shape {
             broad: program.outputs.iter().map(|_| AtomicU8::new(UNKNOWN)).collect(),
             sweepable,
+            costly_sweep,
             fixed_steps: (0..program.steps.len() as u32)
                 .filter(|&s| program.steps[s as usize].lifecycle != Lifecycle::Dynamic)
                 .collect(),
@@ -225,6 +231,19 @@ impl Shape {
             }
             known => known == 1,
         }
+    }
+
+    /// The outputs `outs` together have a broad cone: their per-cycle
+    /// cones cover at least half of the per-cycle steps (see [`Shape::broad_cone`]).
+    pub fn broad_cones(&self, outs: &[usize]) -> bool {
+        if let [out] = outs {
+            return self.broad_cone(*out);
+        }
+        let mut needed = vec![false; self.program.steps.len()];
+        for &o in outs {
+            self.cone(o).iter().for_each(|&s| needed[s as usize] = true);
+        }
+        2 * needed.iter().filter(|&&n| n).count() >= self.program.cycle_steps.len()
     }
 
     /// The inputs output `out` depends on, ascending.

@@ -154,7 +154,10 @@ pub fn describe(program: &Arc<Program>, mode: Provenance) -> String {
     let (closures, bytes, kits) = shape.step_counts();
     let reads = match (shape.sweepable, mode) {
         (false, _) => "reads walk their cones (a step is not a pure closure or by-bytes step)",
-        (true, Provenance::Raw) => "a stale read sweeps the whole per-cycle program in one pass",
+        (true, Provenance::Raw) if !shape.costly_sweep => "a stale read sweeps the whole per-cycle program in one pass",
+        (true, Provenance::Raw) => {
+            "a stale read of a broad cone sweeps the whole per-cycle program; selective cones are walked (the sweep runs string steps)"
+        }
         (true, Provenance::Pull) => {
             "a stale read of a broad cone sweeps the whole per-cycle program; selective cones are walked"
         }
