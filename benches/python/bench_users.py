@@ -11,7 +11,9 @@ Run against a release build, in a venv with the bench extra:
 
 Faker and Mimesis are seeded once and run single-threaded (they have no
 parallel mode); polydat's rows are a pure function of the row number, so they
-need no seed and split across threads by arithmetic.
+need no seed and split across threads by arithmetic. polydat is measured
+twice: numpy format (a Python string object per cell, as Faker makes) and
+format="arrow" (Arrow string columns, no object per cell).
 """
 
 from __future__ import annotations
@@ -98,14 +100,26 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=1_000_000, help="polydat rows per run (default 1M)")
     ap.add_argument("--library-rows", type=int, default=20_000, help="Faker/Mimesis rows per run (default 20k)")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--engine", default="p2", help="polydat engine (default p2; auto is the mixed engine)")
     args = ap.parse_args()
 
-    prog = polydat.compile(SOURCE, engine="p2")
+    prog = polydat.compile(SOURCE, engine=args.engine)
     prog.generate(range(1000))  # first use parses the bundled lists
     results: list[tuple[str, float]] = []
-    for threads in (1, 2):
-        secs = best_of(args.repeats, lambda t=threads: prog.generate(range(args.rows), threads=t))
-        results.append((f"polydat generate, {threads} thread{'s' if threads > 1 else ''} ({prog.engine})", args.rows / secs))
+    formats = ["numpy"]
+    try:
+        import pyarrow  # noqa: F401
+
+        formats.append("arrow")
+    except ImportError:
+        print("pyarrow not installed: the format='arrow' rows are left out")
+    for fmt in formats:
+        for threads in (1, 2):
+            run = lambda t=threads, f=fmt: prog.generate(range(args.rows), threads=t, format=f)  # noqa: E731
+            secs = best_of(args.repeats, run)
+            what = "object arrays" if fmt == "numpy" else "format='arrow'"
+            label = f"polydat generate, {what}, {threads} thread{'s' if threads > 1 else ''} ({prog.engine})"
+            results.append((label, args.rows / secs))
     for label, fn in (("Faker (seeded once, 1 thread)", faker_rows), ("Mimesis (seeded once, 1 thread)", mimesis_rows)):
         try:
             secs = best_of(args.repeats, lambda f=fn: f(args.library_rows))

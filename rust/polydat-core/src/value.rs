@@ -114,20 +114,43 @@ impl Value {
     /// (`str_concat`, interpolation, CSV output): u64 decimal, f64 as Rust
     /// prints it, a timestamp as `YYYY-MM-DDThh:mm:ss.mmmZ`, a date as `YYYY-MM-DD`.
     pub fn display_text(&self) -> String {
-        match self {
-            Value::None => String::new(),
-            Value::U64(v) => v.to_string(),
-            Value::I64(v) => v.to_string(),
-            Value::U32(v) => v.to_string(),
-            Value::I32(v) => v.to_string(),
-            Value::F64(v) => v.to_string(),
-            Value::F32(v) => v.to_string(),
-            Value::Bool(v) => v.to_string(),
-            Value::Str(s) | Value::Json(s) => s.to_string(),
-            Value::Bytes(b) => b.iter().map(|x| format!("{x:02x}")).collect(),
-            Value::Timestamp(ms) => crate::nodes::datetime::timestamp_text(*ms),
-            Value::Date(days) => crate::nodes::datetime::date_text(*days),
+        let mut out = String::new();
+        push_display(&mut out, self);
+        out
+    }
+}
+
+/// Appends `v`'s display text ([`Value::display_text`]) to `out`.
+pub fn push_display(out: &mut String, v: &Value) {
+    use std::fmt::Write;
+    let mut int = itoa::Buffer::new();
+    match v {
+        Value::None => {}
+        Value::U64(v) => out.push_str(int.format(*v)),
+        Value::I64(v) => out.push_str(int.format(*v)),
+        Value::U32(v) => out.push_str(int.format(*v)),
+        Value::I32(v) => out.push_str(int.format(*v)),
+        Value::F64(v) => {
+            let _ = write!(out, "{v}");
         }
+        Value::F32(v) => {
+            let _ = write!(out, "{v}");
+        }
+        Value::Bool(v) => out.push_str(if *v { "true" } else { "false" }),
+        Value::Str(s) | Value::Json(s) => out.push_str(s),
+        Value::Bytes(b) => push_hex(out, b),
+        Value::Timestamp(ms) => crate::nodes::datetime::push_timestamp_text(out, *ms),
+        Value::Date(days) => crate::nodes::datetime::push_date_text(out, *days),
+    }
+}
+
+/// Appends `bytes` as lower-case hex, two digits a byte.
+pub fn push_hex(out: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(bytes.len() * 2);
+    for &b in bytes {
+        out.push(DIGITS[(b >> 4) as usize] as char);
+        out.push(DIGITS[(b & 15) as usize] as char);
     }
 }
 

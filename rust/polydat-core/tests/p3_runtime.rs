@@ -7,7 +7,7 @@ mod common;
 
 use polydat_core::compile::sketch;
 use polydat_core::compile::{compile, CompileOptions};
-use polydat_core::engine::compiled::plan::Executor;
+use polydat_core::engine::compiled::plan::{Executor, Part};
 use polydat_core::engine::p1::P1Kernel;
 use polydat_core::engine::p3::{self, catch, helpers, Provenance};
 use polydat_core::engine::{new_kernel, EngineKind, Kernel};
@@ -38,9 +38,11 @@ fn the_sweep_of_a_fallible_program_runs_in_the_catch() {
     let plan = p3::plan(&p);
     assert!(plan.executor.sweeps(), "every step is a pure scalar step");
     let mut buf = vec![0u64; plan.layout.words];
-    assert!(!plan.executor.sweep(&mut buf), "cycle 0: the divisor is 0, the sweep fails and says so");
+    let parts = plan.executor.sweep().expect("a sweep");
+    let [Part::Scalar(run)] = parts else { panic!("one run of scalar steps") };
+    assert!(!p3::Native::run_scalar(run, &mut buf), "cycle 0: the divisor is 0, the sweep fails and says so");
     buf[0] = 7;
-    assert!(plan.executor.sweep(&mut buf));
+    assert!(p3::Native::run_scalar(run, &mut buf));
     assert!(!catch::installed(), "no catch is left behind");
 }
 
@@ -256,11 +258,10 @@ fn a_selective_cone_runs_as_one_native_function_and_agrees_with_p1() {
     let p = program(ROOTS);
     let plan = p3::plan(&p);
     let outs: Vec<usize> = ["a3", "b3", "c3", "bad"].map(|n| p.output(n).unwrap()).into();
-    let mut buf = vec![0u64; plan.layout.words];
-    buf[plan.layout.off[3] as usize] = 5; // d = 5: `bad` does not fail
     for &o in &outs {
         assert!(!plan.broad_cone(o), "output {o} is selective");
-        assert!(plan.executor.cone_sweep(&plan.shape, o, &mut buf), "output {o} has a cone function");
+        let parts = plan.executor.cone_sweep(&plan.shape, o).expect("a native cone sweep");
+        assert!(matches!(parts, [Part::Scalar(_)]), "output {o}: its cone is one native function");
     }
     for kind in modes() {
         let mut k = new_kernel(&p, kind);

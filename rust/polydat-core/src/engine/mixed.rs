@@ -385,9 +385,10 @@ pub fn new_kernel(program: &Arc<Program>) -> Box<dyn Kernel> {
     })
 }
 
-/// The mixed kernel: P1 over the segmented program for every read, and, for
-/// `generate` over scalar columns, P3's native row loop over the original
-/// program, when P3 has one for them (the values are the same: every engine
+/// The mixed kernel: P1 over the segmented program for every read, and,
+/// for `generate`, a P3 kernel over the original program when P3 can run the
+/// columns without the interpreter: its native row loop (scalar columns), or
+/// its sweep, string steps by bytes (the values are the same: every engine
 /// agrees; a failing row is reported as P1 reports it).
 struct MixedKernel {
     /// P1 over the segmented program.
@@ -401,9 +402,10 @@ struct MixedKernel {
 
 impl MixedKernel {
     /// The P3 kernel for `generate`'s rows, holding this kernel's inputs, when
-    /// P3 has a row loop for outputs `outs` over coordinate `coordinate`: every
-    /// input has a value and every scope-init step is pure (so the values
-    /// fixed at scope init are the interpreter's own).
+    /// P3 has a row loop for outputs `outs` over coordinate `coordinate` (all
+    /// scalar) or a sweep of the whole per-cycle program: every input has a
+    /// value and every scope-init step is pure (so the values fixed at scope
+    /// init are the interpreter's own).
     fn row_kernel(&mut self, coordinate: usize, outs: &[usize]) -> Option<&mut dyn Kernel> {
         let program = &self.original;
         let deterministic_init = program.scope_init_steps.iter().all(|&s| {
@@ -415,7 +417,11 @@ impl MixedKernel {
             return None;
         }
         let plan = super::p3::plan(program);
-        plan.executor.row_loop(&plan.shape, coordinate, outs)?;
+        let scalar = outs.iter().all(|&o| !program.outputs[o].ty.is_ref());
+        let native = scalar && plan.executor.row_loop(&plan.shape, coordinate, outs).is_some();
+        if !native && !plan.executor.sweeps() {
+            return None;
+        }
         let kernel =
             self.rows.get_or_insert_with(|| super::p3::new_kernel(program, crate::provenance::Provenance::Raw));
         for (i, value) in inputs.into_iter().enumerate() {
@@ -461,10 +467,8 @@ impl Kernel for MixedKernel {
         outs: &[usize],
         columns: &mut [ColumnPart<'_>],
     ) -> Result<(), GenerateError> {
-        let scalar = rows.count > 1
-            && self.original.inputs[rows.coordinate].ty == PortType::U64
-            && outs.iter().all(|&o| !self.original.outputs[o].ty.is_ref());
-        let Some(native) = scalar.then(|| self.row_kernel(rows.coordinate, outs)).flatten() else {
+        let compiled = rows.count > 1 && self.original.inputs[rows.coordinate].ty == PortType::U64;
+        let Some(native) = compiled.then(|| self.row_kernel(rows.coordinate, outs)).flatten() else {
             return fill_row_by_row(&mut self.interpreter, rows, outs, columns);
         };
         native.fill_rows(rows, outs, columns)?;

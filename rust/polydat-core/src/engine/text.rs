@@ -22,7 +22,7 @@
 //!   (a string in JSON), as interpolation renders them.
 
 use super::column::{Column, ColumnData, VarRows};
-use crate::nodes::datetime::{date_text, timestamp_text};
+use crate::nodes::datetime::{push_date_text, push_timestamp_text};
 use crate::types::PortType;
 
 /// The header line of a CSV file with these column names.
@@ -44,6 +44,7 @@ pub fn csv_rows(columns: &[&Column], out: &mut Vec<u8>) {
     let mut cells: Vec<Cells<'_>> = columns.iter().map(|c| Cells::new(c)).collect();
     let mut floats = ryu::Buffer::new();
     let mut ints = itoa::Buffer::new();
+    let mut text = String::new();
     for i in 0..rows {
         for (c, cell) in cells.iter_mut().enumerate() {
             if c > 0 {
@@ -59,11 +60,17 @@ pub fn csv_rows(columns: &[&Column], out: &mut Vec<u8>) {
             match cell.column.data {
                 ColumnData::U64(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
                 ColumnData::I64(ref v) if ty == PortType::Timestamp => {
-                    out.extend_from_slice(timestamp_text(v[i]).as_bytes())
+                    text.clear();
+                    push_timestamp_text(&mut text, v[i]);
+                    out.extend_from_slice(text.as_bytes())
                 }
                 ColumnData::I64(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
                 ColumnData::U32(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
-                ColumnData::I32(ref v) if ty == PortType::Date => out.extend_from_slice(date_text(v[i]).as_bytes()),
+                ColumnData::I32(ref v) if ty == PortType::Date => {
+                    text.clear();
+                    push_date_text(&mut text, v[i]);
+                    out.extend_from_slice(text.as_bytes())
+                }
                 ColumnData::I32(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
                 ColumnData::F64(ref v) => float_text(v[i], F64_CUTOFF, &mut floats, out),
                 ColumnData::F32(ref v) => float32_text(v[i], &mut floats, out),
@@ -95,6 +102,7 @@ pub fn jsonl_rows(names: &[&str], columns: &[&Column], out: &mut Vec<u8>) {
     let mut cells: Vec<Cells<'_>> = columns.iter().map(|c| Cells::new(c)).collect();
     let mut floats = ryu::Buffer::new();
     let mut ints = itoa::Buffer::new();
+    let mut text = String::new();
     for i in 0..rows {
         if cells.is_empty() {
             out.extend_from_slice(b"{}\n");
@@ -110,11 +118,17 @@ pub fn jsonl_rows(names: &[&str], columns: &[&Column], out: &mut Vec<u8>) {
             match cell.column.data {
                 ColumnData::U64(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
                 ColumnData::I64(ref v) if ty == PortType::Timestamp => {
-                    json_string(timestamp_text(v[i]).as_bytes(), out)
+                    text.clear();
+                    push_timestamp_text(&mut text, v[i]);
+                    json_string(text.as_bytes(), out)
                 }
                 ColumnData::I64(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
                 ColumnData::U32(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
-                ColumnData::I32(ref v) if ty == PortType::Date => json_string(date_text(v[i]).as_bytes(), out),
+                ColumnData::I32(ref v) if ty == PortType::Date => {
+                    text.clear();
+                    push_date_text(&mut text, v[i]);
+                    json_string(text.as_bytes(), out)
+                }
                 ColumnData::I32(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
                 ColumnData::F64(ref v) => json_float(v[i], &mut floats, out),
                 ColumnData::F32(ref v) => json_float(f64::from(v[i]), &mut floats, out),

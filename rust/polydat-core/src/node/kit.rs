@@ -2,6 +2,7 @@
 //! a kit wraps it so that every engine form (P1 over `Value`s, P2 over 64-bit
 //! slots) is derived from that one closure and cannot drift from it.
 
+use super::by_bytes::{Arg, BytesEval, OutRef, Sink};
 use super::{Args, NodeError, NodeEval};
 use crate::types::PortType;
 use crate::value::Value;
@@ -206,6 +207,17 @@ pub trait Out: Send + Sync + 'static {
     const TYPE: PortType;
     /// Packs into a value.
     fn into_out(self) -> Value;
+    /// The by-reference value of a result, as its value holds it (the
+    /// by-bytes form copies it out); [`OutRef::Scalar`] for a scalar.
+    fn out_ref(&self) -> OutRef<'_> {
+        OutRef::Scalar
+    }
+}
+
+/// `node` as its by-bytes form when its result type `R` is by reference.
+#[inline]
+pub(crate) fn ref_form<R: Out>(node: &dyn BytesEval) -> Option<&dyn BytesEval> {
+    R::TYPE.is_ref().then_some(node)
 }
 
 impl<T: Scalar> Out for T {
@@ -221,6 +233,9 @@ impl Out for String {
     fn into_out(self) -> Value {
         Value::Str(Arc::from(self))
     }
+    fn out_ref(&self) -> OutRef<'_> {
+        OutRef::Text(self)
+    }
 }
 
 /// A shared string: lets a rule hand out a prebuilt string without copying it.
@@ -229,12 +244,18 @@ impl Out for Arc<str> {
     fn into_out(self) -> Value {
         Value::Str(self)
     }
+    fn out_ref(&self) -> OutRef<'_> {
+        OutRef::Text(self)
+    }
 }
 
 impl Out for Vec<u8> {
     const TYPE: PortType = PortType::Bytes;
     fn into_out(self) -> Value {
         Value::Bytes(Arc::from(self))
+    }
+    fn out_ref(&self) -> OutRef<'_> {
+        OutRef::Bytes(self)
     }
 }
 
@@ -546,6 +567,15 @@ impl<A: Scalar, R: Out, F: Fn(A) -> R + Send + Sync> NodeEval for ScalarToRef<A,
         outs[0] = (self.f)(arg::<A>(args, 0)?).into_out();
         Ok(())
     }
+    fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        ref_form::<R>(self)
+    }
+}
+
+impl<A: Scalar, R: Out, F: Fn(A) -> R + Send + Sync> BytesEval for ScalarToRef<A, R, F> {
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        out.put((self.f)(ins[0].scalar::<A>()?).out_ref())
+    }
 }
 
 /// Kit for a rule over one string input.
@@ -563,6 +593,15 @@ impl<R: Out, F: Fn(&str) -> Result<R, String> + Send + Sync> NodeEval for StrMap
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
         outs[0] = (self.f)(str_arg(args, 0)?).map_err(NodeError::new)?.into_out();
         Ok(())
+    }
+    fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        ref_form::<R>(self)
+    }
+}
+
+impl<R: Out, F: Fn(&str) -> Result<R, String> + Send + Sync> BytesEval for StrMap<R, F> {
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        out.put((self.f)(ins[0].text()?).map_err(NodeError::new)?.out_ref())
     }
 }
 
@@ -601,12 +640,33 @@ impl<A: Scalar, F: Fn(A) -> usize + Send + Sync> NodeEval for PickWire<A, F> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
         let i = (self.f)(arg::<A>(args, 0)?);
         if i >= args.len() {
-            return Err(NodeError::new(format!("internal: picked wire {i} of {}", args.len())));
+            return Err(picked_past(i, args.len()));
         }
         outs[0] = args.get(i).clone();
         canonical_value(&mut outs[0]);
         Ok(())
     }
+    /// The by-bytes form copies the chosen wire's bytes (engines use it only
+    /// when the output, and so every wire picked from, is by reference).
+    fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        Some(self)
+    }
+}
+
+impl<A: Scalar, F: Fn(A) -> usize + Send + Sync> BytesEval for PickWire<A, F> {
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        let i = (self.f)(ins[0].scalar::<A>()?);
+        match ins.get(i) {
+            Some(Arg::Text(t)) => out.put(OutRef::Text(t)),
+            Some(arg) => out.put(OutRef::Bytes(arg.bytes()?)),
+            None => Err(picked_past(i, ins.len())),
+        }
+    }
+}
+
+#[cold]
+fn picked_past(i: usize, len: usize) -> NodeError {
+    NodeError::new(format!("internal: picked wire {i} of {len}"))
 }
 
 /// Kit for a node with a hand-written rule over whole `Value`s (variadic,

@@ -3,7 +3,8 @@
 //! in [`super::kit`], each wraps one Rust closure, so a node's rule has one
 //! copy; these run on P1 and through the engines' generic (value) path.
 
-use super::kit::{Out, Scalar};
+use super::by_bytes::{Arg, BytesEval, OutRef, Sink};
+use super::kit::{ref_form, Out, Scalar};
 use super::{Args, NodeError, NodeEval};
 use crate::types::PortType;
 use crate::value::Value;
@@ -18,6 +19,9 @@ impl Out for JsonText {
     const TYPE: PortType = PortType::Json;
     fn into_out(self) -> Value {
         Value::Json(Arc::from(self.0))
+    }
+    fn out_ref(&self) -> OutRef<'_> {
+        OutRef::Text(&self.0)
     }
 }
 
@@ -53,6 +57,15 @@ impl<R: Out, F: Fn(&[u8]) -> Result<R, String> + Send + Sync> NodeEval for Bytes
         super::kit::canonical_value(&mut outs[0]);
         Ok(())
     }
+    fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        ref_form::<R>(self)
+    }
+}
+
+impl<R: Out, F: Fn(&[u8]) -> Result<R, String> + Send + Sync> BytesEval for BytesMap<R, F> {
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        out.put((self.f)(ins[0].bytes()?).map_err(NodeError::new)?.out_ref())
+    }
 }
 
 /// Kit for a rule over a scalar and a string (`char_buf`-like nodes whose
@@ -77,6 +90,16 @@ impl<A: Scalar, R: Out, F: Fn(A, &str) -> Result<R, String> + Send + Sync> NodeE
         super::kit::canonical_value(&mut outs[0]);
         Ok(())
     }
+    fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        ref_form::<R>(self)
+    }
+}
+
+impl<A: Scalar, R: Out, F: Fn(A, &str) -> Result<R, String> + Send + Sync> BytesEval for ScalarStrMap<A, R, F> {
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        let r = (self.f)(ins[0].scalar::<A>()?, ins[1].text()?).map_err(NodeError::new)?;
+        out.put(r.out_ref())
+    }
 }
 
 /// Kit for a fallible rule over one scalar with a by-reference result
@@ -97,6 +120,15 @@ impl<A: Scalar, R: Out, F: Fn(A) -> Result<R, String> + Send + Sync> NodeEval fo
         let a = A::from_value(args.get(0)).ok_or_else(|| wrong_type(args.get(0), A::TYPE.keyword()))?;
         outs[0] = (self.f)(a).map_err(NodeError::new)?.into_out();
         Ok(())
+    }
+    fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        ref_form::<R>(self)
+    }
+}
+
+impl<A: Scalar, R: Out, F: Fn(A) -> Result<R, String> + Send + Sync> BytesEval for TryToRef<A, R, F> {
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        out.put((self.f)(ins[0].scalar::<A>()?).map_err(NodeError::new)?.out_ref())
     }
 }
 

@@ -3,6 +3,7 @@
 //! file under `nodes/`; its evaluation forms are built from the typed kits in
 //! [`kit`], so one Rust closure is the single copy of the node's rule.
 
+pub mod by_bytes;
 pub mod kit;
 pub mod kits_extra;
 pub mod limit;
@@ -274,6 +275,15 @@ pub trait NodeEval: Send + Sync {
     /// block form (its programs generate row by row).
     fn block_step(self: Arc<Self>, ins: &[usize], out: usize, outs: usize) -> Option<kit::BlockStep> {
         let _ = (ins, out, outs);
+        None
+    }
+
+    /// The by-bytes form ([`by_bytes::BytesEval`]), for a node with one
+    /// by-reference output: its rule over the inputs' slot words and bytes,
+    /// writing the output's bytes into a reused buffer, so P2 and P3 run a
+    /// string step with no `Value` in between. `None`: the engines run the
+    /// node through the generic slot kit (decode, P1 form, encode).
+    fn bytes_form(&self) -> Option<&dyn by_bytes::BytesEval> {
         None
     }
 }

@@ -1,13 +1,15 @@
 //! Conversions: the literal node, explicit numeric conversions, and the
 //! automatic (class A) widening adapters the compiler inserts on typed wires.
 
+use crate::node::by_bytes::to_text;
 use crate::node::kit::{map1, str_map, to_ref, try_map1, value_to_slot, Days, Millis, SlotEval};
 use crate::node::lower::ICmp;
 use crate::node::{
     konst_or, wire, wire_any, Args, Lit, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec, Ty,
 };
-use crate::nodes::datetime::{date_text, parse_iso_millis, timestamp_text};
+use crate::nodes::datetime::{parse_iso_millis, push_date_text, push_timestamp_text};
 use crate::types::PortType::{self, Bool, Bytes, Date, Json, Str, Timestamp, F32, F64, I32, I64, U32, U64};
+use crate::value::push_display;
 use crate::value::Value;
 
 /// A literal in a wire position: an anonymous constant node.
@@ -171,6 +173,23 @@ pub const STR_TO_F64_CAST: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// Declares a one-wire adapter node `__<from>_to_<to>` whose rule writes
+/// text ([`to_text`]: P1 and the by-bytes form from one closure).
+macro_rules! text_adapter {
+    ($id:ident, $name:literal, $from:ident : $ft:ty, $f:expr) => {
+        /// A one-wire adapter node `__<from>_to_str` (see its `name` and `doc` fields).
+        pub const $id: NodeDef = NodeDef {
+            name: $name,
+            category: "adapter",
+            doc: concat!("Automatic adapter ", stringify!($from), " -> Str."),
+            params: &[wire("input", $from)],
+            outputs: Outputs::One(Str),
+            build: |_| Ok(to_text($f as fn($ft, &mut String))),
+            ..NodeDef::BASE
+        };
+    };
+}
+
 /// Declares a one-wire adapter node `__<from>_to_<to>`.
 macro_rules! adapter {
     ($id:ident, $name:literal, $from:ident : $ft:ty => $to:ident, $kit:ident, $f:expr) => {
@@ -208,16 +227,17 @@ adapter!(U64_TO_BOOL, "__u64_to_bool", U64: u64 => Bool, map1, |x| x != 0, lower
     let zero = l.iconst(0);
     Some(vec![l.icmp(ICmp::Ne, x[0], zero)])
 }));
-adapter!(U64_TO_STR, "__u64_to_str", U64: u64 => Str, to_ref, |x| x.to_string());
-adapter!(I64_TO_STR, "__i64_to_str", I64: i64 => Str, to_ref, |x| x.to_string());
-adapter!(U32_TO_STR, "__u32_to_str", U32: u32 => Str, to_ref, |x| x.to_string());
-adapter!(I32_TO_STR, "__i32_to_str", I32: i32 => Str, to_ref, |x| x.to_string());
-adapter!(F64_TO_STR, "__f64_to_str", F64: f64 => Str, to_ref, |x| x.to_string());
-adapter!(F32_TO_STR, "__f32_to_str", F32: f32 => Str, to_ref, |x| x.to_string());
-adapter!(BOOL_TO_STR, "__bool_to_str", Bool: bool => Str, to_ref, |x| x.to_string());
+// Each is `x.to_string()` (the display text), written into the output.
+text_adapter!(U64_TO_STR, "__u64_to_str", U64: u64, |x, out| push_display(out, &Value::U64(x)));
+text_adapter!(I64_TO_STR, "__i64_to_str", I64: i64, |x, out| push_display(out, &Value::I64(x)));
+text_adapter!(U32_TO_STR, "__u32_to_str", U32: u32, |x, out| push_display(out, &Value::U32(x)));
+text_adapter!(I32_TO_STR, "__i32_to_str", I32: i32, |x, out| push_display(out, &Value::I32(x)));
+text_adapter!(F64_TO_STR, "__f64_to_str", F64: f64, |x, out| push_display(out, &Value::F64(x)));
+text_adapter!(F32_TO_STR, "__f32_to_str", F32: f32, |x, out| push_display(out, &Value::F32(x)));
+text_adapter!(BOOL_TO_STR, "__bool_to_str", Bool: bool, |x, out| push_display(out, &Value::Bool(x)));
 adapter!(U64_TO_BYTES, "__u64_to_bytes", U64: u64 => Bytes, to_ref, |x| x.to_le_bytes().to_vec());
-adapter!(TIMESTAMP_TO_STR, "__timestamp_to_str", Timestamp: Millis => Str, to_ref, |x| timestamp_text(x.0));
-adapter!(DATE_TO_STR, "__date_to_str", Date: Days => Str, to_ref, |x| date_text(x.0));
+text_adapter!(TIMESTAMP_TO_STR, "__timestamp_to_str", Timestamp: Millis, |x, out| push_timestamp_text(out, x.0));
+text_adapter!(DATE_TO_STR, "__date_to_str", Date: Days, |x, out| push_date_text(out, x.0));
 adapter!(DATE_TO_TIMESTAMP, "__date_to_timestamp", Date: Days => Timestamp, map1, |x| Millis(
     i64::from(x.0) * MS_PER_DAY
 ));

@@ -1,6 +1,7 @@
 //! Datetime family: epoch milliseconds rendered as UTC timestamps.
 
-use crate::node::kit::{map1, split_u64, to_ref};
+use crate::node::by_bytes::{push_u64_padded, to_text};
+use crate::node::kit::{map1, split_u64};
 use crate::node::{konst, konst_or, wire, Lit, NodeDef, Outputs};
 use crate::types::PortType::{Str, U64};
 use std::fmt::Write;
@@ -25,12 +26,44 @@ pub fn civil_from_days(days: u64) -> (u64, u64, u64) {
 
 /// `YYYY-MM-DDThh:mm:ss.mmmZ` for epoch milliseconds (UTC, no leap seconds).
 pub fn timestamp(epoch_ms: u64) -> String {
+    let mut out = String::new();
+    push_timestamp(&mut out, epoch_ms);
+    out
+}
+
+/// Appends [`timestamp`]'s text for `epoch_ms` to `out`.
+pub fn push_timestamp(out: &mut String, epoch_ms: u64) {
     let (secs, ms) = (epoch_ms / 1000, epoch_ms % 1000);
     let (mins, s) = (secs / 60, secs % 60);
     let (hours, mi) = (mins / 60, mins % 60);
     let (days, h) = (hours / 24, hours % 24);
     let (y, mo, d) = civil_from_days(days);
-    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{ms:03}Z")
+    push_clock(out, y, mo, d, h, mi, s, ms);
+}
+
+/// Appends `YYYY-MM-DDThh:mm:ss.mmmZ` (each field zero-padded to its
+/// width, a year past 9999 in full): `format!("{y:04}-{mo:02}-...")`.
+#[allow(clippy::too_many_arguments)]
+fn push_clock(out: &mut String, y: u64, mo: u64, d: u64, h: u64, mi: u64, s: u64, ms: u64) {
+    push_ymd(out, y, mo, d);
+    out.push('T');
+    push_u64_padded(out, h, 2);
+    out.push(':');
+    push_u64_padded(out, mi, 2);
+    out.push(':');
+    push_u64_padded(out, s, 2);
+    out.push('.');
+    push_u64_padded(out, ms, 3);
+    out.push('Z');
+}
+
+/// Appends `YYYY-MM-DD` of a non-negative year: `format!("{y:04}-{mo:02}-{d:02}")`.
+fn push_ymd(out: &mut String, y: u64, mo: u64, d: u64) {
+    push_u64_padded(out, y, 4);
+    out.push('-');
+    push_u64_padded(out, mo, 2);
+    out.push('-');
+    push_u64_padded(out, d, 2);
 }
 
 /// Days since 1970-01-01 (negative before it) as a proleptic Gregorian
@@ -65,28 +98,59 @@ pub fn days_in_month(year: i64, month: u64) -> u64 {
     }
 }
 
-fn year_text(y: i64) -> String {
+/// Appends a year as `{:04}`, a negative one as `-` and `{:04}` of its magnitude.
+fn push_year(out: &mut String, y: i64) {
     if y < 0 {
-        format!("-{:04}", -y)
-    } else {
-        format!("{y:04}")
+        out.push('-');
     }
+    push_u64_padded(out, y.unsigned_abs(), 4);
 }
 
 /// `YYYY-MM-DD` of a `date` (days since 1970-01-01).
 pub fn date_text(days: i32) -> String {
+    let mut out = String::new();
+    push_date_text(&mut out, days);
+    out
+}
+
+/// Appends [`date_text`] of `days` to `out`.
+pub fn push_date_text(out: &mut String, days: i32) {
     let (y, m, d) = civil_from_signed_days(i64::from(days));
-    format!("{}-{m:02}-{d:02}", year_text(y))
+    push_year(out, y);
+    out.push('-');
+    push_u64_padded(out, m, 2);
+    out.push('-');
+    push_u64_padded(out, d, 2);
 }
 
 /// `YYYY-MM-DDThh:mm:ss.mmmZ` of a `timestamp` (milliseconds since
 /// 1970-01-01T00:00:00Z, negative before it).
 pub fn timestamp_text(ms: i64) -> String {
+    let mut out = String::new();
+    push_timestamp_text(&mut out, ms);
+    out
+}
+
+/// Appends [`timestamp_text`] of `ms` to `out`.
+pub fn push_timestamp_text(out: &mut String, ms: i64) {
     let (days, in_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000) as u64);
     let (y, mo, d) = civil_from_signed_days(days);
     let (secs, milli) = (in_day / 1000, in_day % 1000);
     let (h, mi, s) = (secs / 3600, secs / 60 % 60, secs % 60);
-    format!("{}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{milli:03}Z", year_text(y))
+    push_year(out, y);
+    out.push('-');
+    push_u64_padded(out, mo, 2);
+    out.push('-');
+    push_u64_padded(out, d, 2);
+    out.push('T');
+    push_u64_padded(out, h, 2);
+    out.push(':');
+    push_u64_padded(out, mi, 2);
+    out.push(':');
+    push_u64_padded(out, s, 2);
+    out.push('.');
+    push_u64_padded(out, milli, 3);
+    out.push('Z');
 }
 
 /// Reads `YYYY-MM-DD`, optionally followed by `Thh:mm[:ss[.f...]]` and a
@@ -149,7 +213,7 @@ pub const TO_TIMESTAMP: NodeDef = NodeDef {
     doc: "Epoch milliseconds as YYYY-MM-DDThh:mm:ss.mmmZ (UTC, proleptic Gregorian).",
     params: &[wire("input", U64)],
     outputs: Outputs::One(Str),
-    build: |_| Ok(to_ref(timestamp)),
+    build: |_| Ok(to_text(|x: u64, out: &mut String| push_timestamp(out, x))),
     ..NodeDef::BASE
 };
 
@@ -223,9 +287,9 @@ pub const TO_DATE: NodeDef = NodeDef {
     params: &[wire("input", U64)],
     outputs: Outputs::One(Str),
     build: |_| {
-        Ok(to_ref(|x: u64| {
+        Ok(to_text(|x: u64, out: &mut String| {
             let [y, mo, d, ..] = components(x);
-            format!("{y:04}-{mo:02}-{d:02}")
+            push_ymd(out, y, mo, d);
         }))
     },
     ..NodeDef::BASE
@@ -298,9 +362,8 @@ pub const FORMAT_DATETIME: NodeDef = NodeDef {
     outputs: Outputs::One(Str),
     build: |c| {
         let pieces = parse_strftime(c.str(0))?;
-        Ok(to_ref(move |x: u64| {
+        Ok(to_text(move |x: u64, out: &mut String| {
             let [y, mo, d, h, mi, s, ms] = components(x);
-            let mut out = String::new();
             for p in &pieces {
                 let _ = match p {
                     Piece::Text(t) => write!(out, "{t}"),
@@ -320,7 +383,6 @@ pub const FORMAT_DATETIME: NodeDef = NodeDef {
                     Piece::Field(_) => write!(out, "{}", x / 1000),
                 };
             }
-            out
         }))
     },
     ..NodeDef::BASE

@@ -1,10 +1,12 @@
 //! Formatting family: `printf` with Rust-style `{}` placeholders, and the
 //! single-value formatters `format_u64`, `format_f64`, `zero_pad_u64`.
 
-use crate::node::kit::{to_ref, value_fn};
-use crate::node::{konst, konst_or, limit, many, wire, wire_any, Lit, NodeDef, NodeError, Outputs};
-use crate::types::PortType::{Str, F64, U64};
+use crate::node::by_bytes::{push_u64, push_u64_padded, text_value, to_text, Arg, BytesEval, Sink, ValueRef};
+use crate::node::kit::value_fn;
+use crate::node::{konst, konst_or, limit, many, wire, wire_any, Args, Lit, NodeDef, NodeError, NodeEval, Outputs};
+use crate::types::PortType::{self, Str, F64, U64};
 use crate::value::Value;
+use std::fmt::Write;
 
 /// Largest width or precision Rust's formatter accepts; past it, formatting
 /// panics with [`FMT_RANGE`] (upstream fails every evaluation with that text).
@@ -126,13 +128,16 @@ fn parse_format(fmt: &str) -> Result<Vec<Piece>, String> {
     Ok(pieces)
 }
 
-/// Left-pads `body` to the spec's width with its fill (`0` or space),
-/// counting bytes, as upstream's `apply_width` (no sign awareness).
-fn pad_numeric(out: &mut String, body: &str, spec: &Spec) {
-    let fill = if spec.zero { '0' } else { ' ' };
-    let n = spec.width.map_or(0, |w| w.saturating_sub(body.len()));
-    out.extend(std::iter::repeat_n(fill, n));
-    out.push_str(body);
+/// Left-pads the text `out` gained since byte `start` to the spec's width
+/// with its fill (`0` or space), counting bytes, as upstream's
+/// `apply_width` (no sign awareness).
+fn pad_numeric(out: &mut String, start: usize, spec: &Spec) {
+    let Some(width) = spec.width else { return };
+    let n = width.saturating_sub(out.len() - start);
+    if n > 0 {
+        let fill = if spec.zero { "0" } else { " " };
+        out.insert_str(start, &fill.repeat(n));
+    }
 }
 
 /// Left-pads `body` to the spec's width; zero padding goes after any sign.
@@ -163,34 +168,140 @@ fn pad_text(out: &mut String, body: &str, spec: &Spec) -> Result<(), NodeError> 
 }
 
 /// Renders one argument under its spec, by upstream's rules per value kind.
-fn render(out: &mut String, v: &Value, spec: &Spec) -> Result<(), NodeError> {
+fn render(out: &mut String, v: &ValueRef<'_>, spec: &Spec) -> Result<(), NodeError> {
+    let start = out.len();
     match v {
-        Value::U64(x) => {
-            let body = match spec.conversion {
-                'x' => format!("{x:x}"),
-                'X' => format!("{x:X}"),
-                'b' => format!("{x:b}"),
-                'o' => format!("{x:o}"),
-                _ => x.to_string(),
-            };
-            pad_numeric(out, &body, spec);
-        }
-        Value::F64(x) => {
-            let body = match spec.precision {
+        ValueRef::Scalar(Value::U64(x)) => render_u64(out, *x, spec),
+        ValueRef::Scalar(Value::F64(x)) => {
+            let _ = match spec.precision {
                 Some(p) if p > MAX_FIELD => return Err(NodeError::new(FMT_RANGE)),
-                Some(p) => format!("{x:.p$}"),
-                None => format!("{x:?}"),
+                Some(p) => write!(out, "{x:.p$}"),
+                None => write!(out, "{x:?}"),
             };
-            pad_numeric(out, &body, spec);
+            pad_numeric(out, start, spec);
         }
         // Upstream ignores width and precision for booleans.
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Str(t) => pad_text(out, t, spec)?,
+        ValueRef::Scalar(Value::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
+        ValueRef::Str(t) => pad_text(out, t, spec)?,
         // Kinds upstream carries differently (its printf renders them with
         // its `Value`'s Debug form): display text, zero padding after a sign.
-        other => pad_signed(out, &other.display_text(), spec),
+        other => {
+            let mut text = String::new();
+            other.push_display(&mut text);
+            pad_signed(out, &text, spec);
+        }
     }
     Ok(())
+}
+
+/// Renders a u64 argument under its spec (its radix, then the numeric fill).
+#[inline]
+fn render_u64(out: &mut String, x: u64, spec: &Spec) {
+    let start = out.len();
+    let _ = match spec.conversion {
+        'x' => write!(out, "{x:x}"),
+        'X' => write!(out, "{x:X}"),
+        'b' => write!(out, "{x:b}"),
+        'o' => write!(out, "{x:o}"),
+        _ => {
+            push_u64(out, x);
+            Ok(())
+        }
+    };
+    pad_numeric(out, start, spec);
+}
+
+/// An argument as `printf`'s two commonest kinds, read without making a
+/// [`ValueRef`]: a u64, or a string; else `Other` (read through `ValueRef`).
+enum Quick<'a> {
+    U64(u64),
+    Str(&'a str),
+    Other,
+}
+
+/// A built `printf`: the parsed format, and the type of each wire (which
+/// the by-bytes form reads its slot words by).
+struct Printf {
+    pieces: Vec<Piece>,
+    wanted: usize,
+    types: Box<[PortType]>,
+}
+
+impl Printf {
+    /// Appends the formatted text to `s` (empty), taking argument `i` from
+    /// `arg(i)` for each of the `argc` wires: the one rule of both forms.
+    fn format<'a>(
+        &self,
+        argc: usize,
+        quick: impl Fn(usize) -> Quick<'a>,
+        arg: impl Fn(usize) -> Result<ValueRef<'a>, NodeError>,
+        s: &mut String,
+    ) -> Result<(), NodeError> {
+        if argc < self.wanted {
+            // Upstream fails at the first placeholder without an input.
+            return Err(NodeError::new(format!(
+                "printf: format references input #{argc} but only {argc} wire input(s) supplied"
+            )));
+        }
+        let mut next = 0;
+        for p in &self.pieces {
+            match p {
+                Piece::Text(t) => limit::push_str(s, t)?,
+                Piece::Arg(spec) => {
+                    match quick(next) {
+                        // `render`'s own arms for these kinds.
+                        Quick::U64(x) => render_u64(s, x, spec),
+                        Quick::Str(text) => {
+                            limit::reserve(s, text.len())?;
+                            pad_text(s, text, spec)?;
+                        }
+                        Quick::Other => {
+                            let arg = arg(next)?;
+                            if let ValueRef::Str(text) | ValueRef::Json(text) = arg {
+                                // Room for the argument before it is copied in (a
+                                // field adds at most its width besides).
+                                limit::reserve(s, text.len())?;
+                            }
+                            render(s, &arg, spec)?;
+                        }
+                    }
+                    limit::check(s.len())?;
+                    next += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl NodeEval for Printf {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        let quick = |i: usize| match args.get(i) {
+            Value::U64(x) => Quick::U64(*x),
+            Value::Str(t) => Quick::Str(t),
+            _ => Quick::Other,
+        };
+        outs[0] = text_value(|s| self.format(args.len(), quick, |i| Ok(ValueRef::of(args.get(i))), s))?;
+        Ok(())
+    }
+    fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        Some(self)
+    }
+}
+
+impl BytesEval for Printf {
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        let arg = |i: usize| match self.types.get(i) {
+            Some(&ty) => ValueRef::from_arg(ins[i], ty),
+            None => Err(NodeError::new("internal: printf has no type for a wire")),
+        };
+        let quick = |i: usize| match (self.types.get(i), ins[i]) {
+            (Some(PortType::U64), Arg::Word(x)) => Quick::U64(x),
+            (Some(PortType::Str), Arg::Text(t)) => Quick::Str(t),
+            _ => Quick::Other,
+        };
+        self.format(ins.len(), quick, arg, out.text()?)
+    }
 }
 
 /// `printf`: Fills the format's {} placeholders with the arguments in order ({:05} {:8} {:.2} {:x} {:X} {:b} {:o}).
@@ -203,35 +314,7 @@ pub const PRINTF: NodeDef = NodeDef {
     build: |c| {
         let pieces = parse_format(c.str(0))?;
         let wanted = pieces.iter().filter(|p| matches!(p, Piece::Arg(_))).count();
-        Ok(value_fn(move |args, outs| {
-            let argc = args.len();
-            if argc < wanted {
-                // Upstream fails at the first placeholder without an input.
-                return Err(NodeError::new(format!(
-                    "printf: format references input #{argc} but only {argc} wire input(s) supplied"
-                )));
-            }
-            let mut s = String::new();
-            let mut next = 0;
-            for p in &pieces {
-                match p {
-                    Piece::Text(t) => limit::push_str(&mut s, t)?,
-                    Piece::Arg(spec) => {
-                        let arg = args.get(next);
-                        if let Some(text) = arg.as_str() {
-                            // Room for the argument before it is copied in (a
-                            // field adds at most its width besides).
-                            limit::reserve(&mut s, text.len())?;
-                        }
-                        render(&mut s, arg, spec)?;
-                        limit::check(s.len())?;
-                        next += 1;
-                    }
-                }
-            }
-            outs[0] = Value::str(s);
-            Ok(())
-        }))
+        Ok(Box::new(Printf { pieces, wanted, types: c.wire_types.into() }))
     },
     ..NodeDef::BASE
 };
@@ -245,10 +328,16 @@ pub const FORMAT_U64: NodeDef = NodeDef {
     outputs: Outputs::One(Str),
     build: |c| {
         Ok(match c.u64(0) {
-            16 => to_ref(|x: u64| format!("{x:#x}")),
-            8 => to_ref(|x: u64| format!("{x:#o}")),
-            2 => to_ref(|x: u64| format!("{x:#b}")),
-            _ => to_ref(|x: u64| x.to_string()),
+            16 => to_text(|x: u64, out: &mut String| {
+                let _ = write!(out, "{x:#x}");
+            }),
+            8 => to_text(|x: u64, out: &mut String| {
+                let _ = write!(out, "{x:#o}");
+            }),
+            2 => to_text(|x: u64, out: &mut String| {
+                let _ = write!(out, "{x:#b}");
+            }),
+            _ => to_text(|x: u64, out: &mut String| push_u64(out, x)),
         })
     },
     ..NodeDef::BASE
@@ -268,7 +357,9 @@ pub const FORMAT_F64: NodeDef = NodeDef {
             return Ok(value_fn(|_, _| Err(NodeError::new(FMT_RANGE))));
         }
         let p = p as usize;
-        Ok(to_ref(move |x: f64| format!("{x:.p$}")))
+        Ok(to_text(move |x: f64, out: &mut String| {
+            let _ = write!(out, "{x:.p$}");
+        }))
     },
     ..NodeDef::BASE
 };
@@ -287,7 +378,7 @@ pub const ZERO_PAD_U64: NodeDef = NodeDef {
             return Ok(value_fn(|_, _| Err(NodeError::new(FMT_RANGE))));
         }
         let w = w as usize;
-        Ok(to_ref(move |x: u64| format!("{x:0>w$}")))
+        Ok(to_text(move |x: u64, out: &mut String| push_u64_padded(out, x, w)))
     },
     ..NodeDef::BASE
 };

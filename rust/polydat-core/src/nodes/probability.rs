@@ -1,13 +1,15 @@
 //! Probability family: hash-driven coins and uniform choice among constant
 //! strings. These nodes hash their input themselves.
 
-use crate::node::kit::{map1, map2, map3, to_ref, value_fn};
+use crate::node::by_bytes::{pick_str, StrTable};
+use crate::node::kit::{map1, map2, map3, value_fn};
 use crate::node::lower::{FCmp, FOp};
 use crate::node::{konst, many, wire, NodeDef, NodeError, Outputs};
 use crate::nodes::hash::lower_splitmix64;
 use crate::nodes::hash::splitmix64;
 use crate::types::PortType::{Str, F64, U64};
 use std::sync::Arc;
+use strength_reduce::StrengthReducedU64;
 
 /// `h / 2^64`: a hash as a probability in [0, 1].
 #[inline]
@@ -71,8 +73,8 @@ pub const ONE_OF: NodeDef = NodeDef {
             // Upstream builds and its body asserts on every evaluation.
             return Ok(value_fn(|_, _| Err(NodeError::new(ONE_OF_EMPTY))));
         }
-        let n = values.len() as u64;
-        Ok(to_ref(move |x: u64| values[(splitmix64(x) % n) as usize].clone()))
+        let n = StrengthReducedU64::new(values.len() as u64);
+        Ok(pick_str(StrTable::new(values), move |x| (splitmix64(x) % n) as usize))
     },
     warns: |c| c.tail(0).is_empty().then(|| "no values to choose from, so every evaluation of this node fails".into()),
     ..NodeDef::BASE
@@ -174,12 +176,12 @@ pub const ONE_OF_WEIGHTED: NodeDef = NodeDef {
     params: &[wire("input", U64), konst("spec", Str)],
     outputs: Outputs::One(Str),
     build: |c| {
-        let table = parse_one_of_weighted(c.str(0))?;
-        Ok(to_ref(move |x: u64| {
+        let WeightedTable { values, cumulative } = parse_one_of_weighted(c.str(0))?;
+        let last = values.len() - 1;
+        Ok(pick_str(StrTable::new(values), move |x| {
             let unit = probability_of(splitmix64(x));
             // The cumulative shares are finite and sorted: the partition point is upstream's binary search.
-            let i = table.cumulative.partition_point(|&c| c < unit).min(table.values.len() - 1);
-            table.values[i].clone()
+            cumulative.partition_point(|&c| c < unit).min(last)
         }))
     },
     ..NodeDef::BASE

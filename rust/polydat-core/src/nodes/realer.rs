@@ -5,32 +5,45 @@
 //! `input mod len`, as upstream's: hash the input first (the field
 //! modules of the standard library do).
 
-use crate::node::kit::to_ref;
+use crate::node::by_bytes::{pick_str, to_text, StrTable};
 use crate::node::{konst_or, wire, Lit, NodeDef, NodeEval, Outputs};
 use crate::nodes::hash::xxh3_u64;
 use crate::nodes::weighted::AliasTable;
 use crate::types::PortType::{Str, U64};
 use std::sync::{Arc, OnceLock};
+use strength_reduce::StrengthReducedU64;
 
 /// A word list: its values and, for a weighted one, the alias table.
 pub struct Dataset {
-    values: Vec<Arc<str>>,
+    values: StrTable,
     table: Option<AliasTable>,
+    /// The number of values, for `x mod len` without a division instruction.
+    len: StrengthReducedU64,
 }
 
 impl Dataset {
     /// The value for input bits `x`.
     #[inline]
-    pub fn pick(&self, x: u64) -> &Arc<str> {
-        let i = match &self.table {
+    pub fn pick(&self, x: u64) -> &str {
+        self.values.text(self.index(x))
+    }
+
+    /// The index of the value for input bits `x`.
+    #[inline]
+    pub fn index(&self, x: u64) -> usize {
+        match &self.table {
             Some(t) => t.sample(x),
-            None => (x % self.values.len() as u64) as usize,
-        };
-        &self.values[i]
+            None => (x % self.len) as usize,
+        }
     }
 
     /// The values, in file order.
     pub fn values(&self) -> &[Arc<str>] {
+        self.values.values()
+    }
+
+    /// The values as a pick table.
+    pub fn table(&self) -> &StrTable {
         &self.values
     }
 }
@@ -65,7 +78,8 @@ fn rows(csv: &'static str) -> impl Iterator<Item = Vec<String>> {
 fn uniform(csv: &'static str, col: usize) -> Dataset {
     let values: Vec<Arc<str>> = rows(csv).filter_map(|r| r.get(col).map(|v| Arc::from(v.trim()))).collect();
     assert!(!values.is_empty(), "a bundled list is empty");
-    Dataset { values, table: None }
+    let len = StrengthReducedU64::new(values.len() as u64);
+    Dataset { values: StrTable::new(values), table: None, len }
 }
 
 /// A weighted list: names from column 0, weights from column `w`, rows
@@ -80,7 +94,8 @@ fn weighted(csv: &'static str, w: usize, keep: impl Fn(&[String]) -> bool) -> Da
         }
     }
     let table = AliasTable::from_weights(&weights).expect("a bundled weighted list has positive weights");
-    Dataset { values, table: Some(table) }
+    let len = StrengthReducedU64::new(values.len() as u64);
+    Dataset { values: StrTable::new(values), table: Some(table), len }
 }
 
 const FIRST_NAMES: &str = include_str!("../../data/first_names.csv");
@@ -125,7 +140,7 @@ dataset!(lorem_words, uniform(LOREM_WORDS, 0));
 
 fn picker(data: fn() -> &'static Dataset) -> Box<dyn NodeEval> {
     let data = data();
-    to_ref(move |x: u64| data.pick(x).clone())
+    pick_str(data.table(), move |x| data.index(x))
 }
 
 macro_rules! real {
@@ -219,22 +234,24 @@ pub const FULL_NAMES: NodeDef = NodeDef {
     outputs: Outputs::One(Str),
     build: |_| {
         let (female, male, last) = (female_first_names(), male_first_names(), last_names());
-        Ok(to_ref(move |x: u64| {
+        Ok(to_text(move |x: u64, out: &mut String| {
             let h2 = xxh3_u64(x);
             let h3 = xxh3_u64(h2);
             let first = if h2 & 1 == 0 { female.pick(h2) } else { male.pick(h2) };
-            format!("{first} {}", last.pick(h3))
+            out.push_str(first);
+            out.push(' ');
+            out.push_str(last.pick(h3));
         }))
     },
     ..NodeDef::BASE
 };
 
-/// Words of lorem text from `x`: count in [min, max] by x, word i from xxh3 chained from x.
-fn lorem(x: u64, min: u64, max: u64) -> String {
+/// Appends words of lorem text from `x` to `s`: count in [min, max] by x,
+/// word i from xxh3 chained from x.
+fn lorem(s: &mut String, x: u64, min: u64, max: u64) {
     let words = lorem_words();
     let n = min + x % (max - min + 1);
     let mut h = x;
-    let mut s = String::new();
     for i in 0..n {
         h = xxh3_u64(h);
         let w = words.pick(h);
@@ -252,7 +269,6 @@ fn lorem(x: u64, min: u64, max: u64) -> String {
     if n > 0 {
         s.push('.');
     }
-    s
 }
 
 fn word_bounds(c: &crate::node::BuildCtx<'_>, what: &str) -> Result<(u64, u64), String> {
@@ -275,7 +291,7 @@ pub const LOREM_SENTENCE: NodeDef = NodeDef {
     outputs: Outputs::One(Str),
     build: |c| {
         let (min, max) = word_bounds(c, "words")?;
-        Ok(to_ref(move |x: u64| lorem(x, min, max)))
+        Ok(to_text(move |x: u64, out: &mut String| lorem(out, x, min, max)))
     },
     ..NodeDef::BASE
 };
@@ -289,18 +305,16 @@ pub const LOREM_PARAGRAPH: NodeDef = NodeDef {
     outputs: Outputs::One(Str),
     build: |c| {
         let (min, max) = word_bounds(c, "sentences")?;
-        Ok(to_ref(move |x: u64| {
+        Ok(to_text(move |x: u64, out: &mut String| {
             let n = min + x % (max - min + 1);
             let mut h = xxh3_u64(x ^ 0x5851_f42d_4c95_7f2d);
-            let mut out = String::new();
             for i in 0..n {
                 h = xxh3_u64(h);
                 if i > 0 {
                     out.push(' ');
                 }
-                out.push_str(&lorem(h, 4, 12));
+                lorem(out, h, 4, 12);
             }
-            out
         }))
     },
     ..NodeDef::BASE

@@ -1,12 +1,74 @@
 //! String family: concatenation, case mapping, English number words, hashed
 //! UUIDs and mixed-radix character combinations.
 
-use crate::node::kit::{str_map, to_ref, value_fn};
-use crate::node::{konst, limit, many, wire, wire_any, NodeDef, Outputs};
+use crate::node::by_bytes::{str_text, text_value, to_text, Arg, BytesEval, Sink, ValueRef};
+use crate::node::kit::to_ref;
+use crate::node::{konst, limit, many, wire, wire_any, Args, NodeDef, NodeError, NodeEval, Outputs};
 use crate::nodes::hash::xxh3_u64;
-use crate::types::PortType::{Str, U64};
+use crate::types::PortType::{self, Str, U64};
 use crate::value::Value;
-use std::fmt::Write;
+
+/// A built `str_concat`: the type of each wire, which the by-bytes form
+/// reads its slot words by.
+struct Concat {
+    types: Box<[PortType]>,
+}
+
+impl Concat {
+    /// Appends every argument's text to `s`: the one rule of both forms.
+    fn concat<'a>(
+        argc: usize,
+        arg: impl Fn(usize) -> Result<ValueRef<'a>, NodeError>,
+        s: &mut String,
+    ) -> Result<(), NodeError> {
+        for i in 0..argc {
+            match arg(i)? {
+                ValueRef::Str(t) | ValueRef::Json(t) => limit::push_str(s, t)?,
+                // Upstream renders bytes as (lossy) UTF-8 text, not hex.
+                ValueRef::Bytes(b) => limit::push_str(s, &String::from_utf8_lossy(b))?,
+                other => {
+                    other.push_display(s);
+                    limit::check(s.len())?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl NodeEval for Concat {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        outs[0] = text_value(|s| Concat::concat(args.len(), |i| Ok(ValueRef::of(args.get(i))), s))?;
+        Ok(())
+    }
+    fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        Some(self)
+    }
+}
+
+impl BytesEval for Concat {
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        let arg = |i: usize| match self.types.get(i) {
+            Some(&ty) => ValueRef::from_arg(ins[i], ty),
+            None => Err(NodeError::new("internal: str_concat has no type for a wire")),
+        };
+        Concat::concat(ins.len(), arg, out.text()?)
+    }
+}
+
+/// Appends `s` mapped by `ascii` when it is all ASCII (the same text the
+/// full Unicode mapping gives), else by `unicode`.
+fn map_case(out: &mut String, s: &str, ascii: fn(&mut str), unicode: fn(&str) -> String) {
+    if s.is_ascii() {
+        let start = out.len();
+        out.push_str(s);
+        if let Some(added) = out.get_mut(start..) {
+            ascii(added);
+        }
+    } else {
+        out.push_str(&unicode(s));
+    }
+}
 
 /// `str_concat`: The display text of every input, joined with nothing between.
 pub const STR_CONCAT: NodeDef = NodeDef {
@@ -15,21 +77,7 @@ pub const STR_CONCAT: NodeDef = NodeDef {
     doc: "The display text of every input, joined with nothing between.",
     params: &[many(wire_any("parts"))],
     outputs: Outputs::One(Str),
-    build: |_| {
-        Ok(value_fn(|args, outs| {
-            let mut s = String::new();
-            for v in args.iter() {
-                match v {
-                    Value::Str(t) => limit::push_str(&mut s, t)?,
-                    // Upstream renders bytes as (lossy) UTF-8 text, not hex.
-                    Value::Bytes(b) => limit::push_str(&mut s, &String::from_utf8_lossy(b))?,
-                    other => limit::push_str(&mut s, &other.display_text())?,
-                }
-            }
-            outs[0] = Value::str(s);
-            Ok(())
-        }))
-    },
+    build: |c| Ok(Box::new(Concat { types: c.wire_types.into() })),
     ..NodeDef::BASE
 };
 
@@ -40,7 +88,7 @@ pub const STR_UPPER: NodeDef = NodeDef {
     doc: "The string in upper case (full Unicode mapping).",
     params: &[wire("input", Str)],
     outputs: Outputs::One(Str),
-    build: |_| Ok(str_map(|s| Ok(s.to_uppercase()))),
+    build: |_| Ok(str_text(|s, out| map_case(out, s, str::make_ascii_uppercase, str::to_uppercase))),
     ..NodeDef::BASE
 };
 
@@ -51,7 +99,7 @@ pub const STR_LOWER: NodeDef = NodeDef {
     doc: "The string in lower case (full Unicode mapping).",
     params: &[wire("input", Str)],
     outputs: Outputs::One(Str),
-    build: |_| Ok(str_map(|s| Ok(s.to_lowercase()))),
+    build: |_| Ok(str_text(|s, out| map_case(out, s, str::make_ascii_lowercase, str::to_lowercase))),
     ..NodeDef::BASE
 };
 
@@ -136,6 +184,13 @@ pub const NUMBER_TO_WORDS: NodeDef = NodeDef {
 /// A version-4, RFC 4122 variant UUID whose 128 bits come from xxh3 of `x`
 /// and xxh3 of that hash (both little-endian).
 pub fn uuid_from(x: u64) -> String {
+    let mut s = String::with_capacity(36);
+    push_uuid(&mut s, x);
+    s
+}
+
+/// Appends [`uuid_from`] of `x` to `s`.
+fn push_uuid(s: &mut String, x: u64) {
     let h1 = xxh3_u64(x);
     let h2 = xxh3_u64(h1);
     let mut b = [0u8; 16];
@@ -143,14 +198,12 @@ pub fn uuid_from(x: u64) -> String {
     b[8..].copy_from_slice(&h2.to_le_bytes());
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
-    let mut s = String::with_capacity(36);
     for (i, byte) in b.iter().enumerate() {
         if matches!(i, 4 | 6 | 8 | 10) {
             s.push('-');
         }
-        let _ = write!(s, "{byte:02x}");
+        crate::value::push_hex(s, std::slice::from_ref(byte));
     }
-    s
 }
 
 /// `hashed_uuid`: A deterministic version-4 UUID string built from two chained xxh3 hashes of x.
@@ -160,7 +213,7 @@ pub const HASHED_UUID: NodeDef = NodeDef {
     doc: "A deterministic version-4 UUID string built from two chained xxh3 hashes of x.",
     params: &[wire("input", U64)],
     outputs: Outputs::One(Str),
-    build: |_| Ok(to_ref(uuid_from)),
+    build: |_| Ok(to_text(|x: u64, out: &mut String| push_uuid(out, x))),
     ..NodeDef::BASE
 };
 
@@ -219,9 +272,8 @@ pub const COMBINATIONS: NodeDef = NodeDef {
             Piece::Choice(cs) => m.saturating_mul(cs.len() as u64),
             Piece::Literal(_) => m,
         });
-        Ok(to_ref(move |x: u64| {
+        Ok(to_text(move |x: u64, s: &mut String| {
             let mut rem = x % modulus;
-            let mut s = String::new();
             for p in &pieces {
                 match p {
                     Piece::Literal(t) => s.push_str(t),
@@ -232,7 +284,6 @@ pub const COMBINATIONS: NodeDef = NodeDef {
                     }
                 }
             }
-            s
         }))
     },
     ..NodeDef::BASE
@@ -250,24 +301,49 @@ pub const CHAR_BUF: NodeDef = NodeDef {
         if chars.is_empty() {
             chars = ('a'..='z').collect();
         }
-        Ok(value_fn(move |args, outs| {
-            let (Some(seed), Some(len)) = (args.get(0).as_u64(), args.get(1).as_u64()) else {
-                return Err(crate::node::NodeError::new("internal: char_buf takes two u64 wires"));
-            };
-            let width = chars.iter().map(|c| c.len_utf8()).max().unwrap_or(1);
-            limit::check(usize::try_from(len).unwrap_or(usize::MAX).saturating_mul(width))?;
-            let mut s = String::new();
-            let mut h = seed;
-            for _ in 0..len {
-                h = xxh3_u64(h);
-                s.push(chars[(h % chars.len() as u64) as usize]);
-            }
-            outs[0] = Value::str(s);
-            Ok(())
-        }))
+        Ok(Box::new(CharBuf { chars }))
     },
     ..NodeDef::BASE
 };
+
+/// A built `char_buf`: its charset.
+struct CharBuf {
+    chars: Vec<char>,
+}
+
+impl CharBuf {
+    /// Appends `len` characters from `seed` to `s`: the one rule of both forms.
+    fn fill(&self, seed: u64, len: u64, s: &mut String) -> Result<(), NodeError> {
+        let width = self.chars.iter().map(|c| c.len_utf8()).max().unwrap_or(1);
+        limit::check(usize::try_from(len).unwrap_or(usize::MAX).saturating_mul(width))?;
+        let mut h = seed;
+        for _ in 0..len {
+            h = xxh3_u64(h);
+            s.push(self.chars[(h % self.chars.len() as u64) as usize]);
+        }
+        Ok(())
+    }
+}
+
+impl NodeEval for CharBuf {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        let (Some(seed), Some(len)) = (args.get(0).as_u64(), args.get(1).as_u64()) else {
+            return Err(NodeError::new("internal: char_buf takes two u64 wires"));
+        };
+        outs[0] = text_value(|s| self.fill(seed, len, s))?;
+        Ok(())
+    }
+    fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        Some(self)
+    }
+}
+
+impl BytesEval for CharBuf {
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        let (seed, len) = (ins[0].scalar::<u64>()?, ins[1].scalar::<u64>()?);
+        self.fill(seed, len, out.text()?)
+    }
+}
 
 /// The string family.
 pub const NODES: &[NodeDef] = &[STR_CONCAT, STR_UPPER, STR_LOWER, NUMBER_TO_WORDS, HASHED_UUID, COMBINATIONS, CHAR_BUF];

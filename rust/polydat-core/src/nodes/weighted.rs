@@ -5,17 +5,45 @@
 //! (queue order, scaling, leftovers) and the sampling rule are upstream's,
 //! so choices agree with upstream's for the same input.
 
-use crate::node::kit::{map1, to_ref};
+use crate::node::by_bytes::{pick_str, StrTable};
+use crate::node::kit::map1;
 use crate::node::{konst, many, wire, NodeDef, Outputs};
 use crate::types::PortType::{Str, F64, U64};
 use std::collections::VecDeque;
 use std::sync::Arc;
+use strength_reduce::StrengthReducedU64;
 
 /// An alias table over outcomes `0..n`.
 #[derive(Clone, Debug)]
 pub struct AliasTable {
     biases: Box<[f64]>,
-    aliases: Box<[u32]>,
+    /// Per slot, in one word (one memory access a sample): the alias in the
+    /// high 32 bits and, in the low 32, how many values of the high 32 input
+    /// bits pick the slot itself (see [`bias_threshold`]), so sampling needs
+    /// no float division.
+    packed: Box<[u64]>,
+    /// `n`, for the slot's `x mod n` without a division instruction.
+    slots: StrengthReducedU64,
+}
+
+/// The number of `hi` in `0..2^32` for which upstream's test of a slot's
+/// bias, `hi as f64 / u32::MAX as f64 < bias`, holds: the test is monotone
+/// in `hi` (an exact integer over a constant, correctly rounded), so it
+/// holds exactly for `hi` below this count, and `hi < threshold` is the
+/// same test in integers.
+fn bias_threshold(bias: f64) -> u64 {
+    let holds = |hi: u64| (hi as f64 / u32::MAX as f64) < bias;
+    // Invariant: the test holds below `lo` and fails from `hi` on.
+    let (mut lo, mut hi) = (0u64, 1u64 << 32);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if holds(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 impl AliasTable {
@@ -59,7 +87,16 @@ impl AliasTable {
         for &i in small.iter().chain(large.iter()) {
             biases[i] = 1.0;
         }
-        Ok(AliasTable { biases: biases.into(), aliases: aliases.into() })
+        // A bias is at most 1.0 (only a slot below 1.0 takes its own scaled
+        // weight), so its threshold is at most u32::MAX and fits the low half.
+        let packed = biases
+            .iter()
+            .zip(&aliases)
+            .map(|(&b, &alias)| {
+                (u64::from(alias) << 32) | u64::from(u32::try_from(bias_threshold(b)).unwrap_or(u32::MAX))
+            })
+            .collect();
+        Ok(AliasTable { biases: biases.into(), packed, slots: StrengthReducedU64::new(n as u64) })
     }
 
     /// Number of outcomes.
@@ -76,12 +113,13 @@ impl AliasTable {
     /// itself) when `(x >> 32) / u32::MAX` is below its bias, else its alias.
     #[inline]
     pub fn sample(&self, x: u64) -> usize {
-        let slot = (x % self.biases.len() as u64) as usize;
-        let frac = (x >> 32) as f64 / u32::MAX as f64;
-        if frac < self.biases[slot] {
+        let slot = (x % self.slots) as usize;
+        let packed = self.packed[slot];
+        // `(x >> 32) as f64 / u32::MAX as f64 < bias`, in integers (see `bias_threshold`).
+        if x >> 32 < packed & 0xffff_ffff {
             slot
         } else {
-            self.aliases[slot] as usize
+            (packed >> 32) as usize
         }
     }
 }
@@ -113,7 +151,7 @@ pub const WEIGHTED_STRINGS: NodeDef = NodeDef {
         let pairs = parse_pairs(c.str(0))?;
         let values: Vec<Arc<str>> = pairs.iter().map(|(v, _)| Arc::from(*v)).collect();
         let table = AliasTable::from_weights(&pairs.iter().map(|p| p.1).collect::<Vec<_>>())?;
-        Ok(to_ref(move |x: u64| values[table.sample(x)].clone()))
+        Ok(pick_str(StrTable::new(values), move |x| table.sample(x)))
     },
     ..NodeDef::BASE
 };
@@ -239,12 +277,50 @@ mod tests {
         // and alias 1 (the first large); slot 1 drops to 0.5 and takes alias 2.
         let t = AliasTable::from_weights(&[1.0, 2.0, 3.0]).unwrap();
         assert_eq!(&*t.biases, &[0.5, 0.5, 1.0]);
-        assert_eq!(&*t.aliases, &[1, 2, 2]);
+        let aliases: Vec<u64> = t.packed.iter().map(|p| p >> 32).collect();
+        assert_eq!(aliases, [1, 2, 2]);
         let t = AliasTable::from_weights(&[1.0]).unwrap();
         assert!((0..1000).all(|i| t.sample(i) == 0));
         assert_eq!(AliasTable::from_weights(&[]).unwrap_err(), "must have at least one outcome");
         assert_eq!(AliasTable::from_weights(&[0.0, 0.0]).unwrap_err(), "total weight must be positive");
         assert_eq!(AliasTable::from_weights(&[f64::NAN]).unwrap_err(), "total weight must be positive");
+    }
+
+    #[test]
+    fn integer_sampling_is_upstreams_float_test() {
+        let reference = |t: &AliasTable, x: u64| {
+            let slot = (x % t.biases.len() as u64) as usize;
+            let frac = (x >> 32) as f64 / u32::MAX as f64;
+            if frac < t.biases[slot] {
+                slot
+            } else {
+                (t.packed[slot] >> 32) as usize
+            }
+        };
+        let tables = [
+            AliasTable::from_weights(&[1.0, 2.0, 3.0]).unwrap(),
+            AliasTable::from_weights(&[0.1, 1e-9, 7.0, 3.3, 0.5]).unwrap(),
+            AliasTable::from_weights(&(1..200).map(|i| 1.0 / i as f64).collect::<Vec<_>>()).unwrap(),
+            AliasTable::from_weights(&[1.0]).unwrap(),
+        ];
+        for t in &tables {
+            // Every slot at and around its threshold, and hashed inputs.
+            for slot in 0..t.len() as u64 {
+                let th = t.packed[slot as usize] & 0xffff_ffff;
+                assert_eq!(th, bias_threshold(t.biases[slot as usize]));
+                for hi in [0, 1, th.saturating_sub(2), th.saturating_sub(1), th, th + 1, u32::MAX as u64] {
+                    let hi = hi.min(u32::MAX as u64);
+                    let x = (hi << 32) | (slot + t.len() as u64 * 3).min(u32::MAX as u64);
+                    assert_eq!(t.sample(x), reference(t, x), "x = {x:#x}");
+                }
+            }
+            for i in 0..20_000u64 {
+                let x = splitmix64(i);
+                assert_eq!(t.sample(x), reference(t, x));
+            }
+        }
+        assert_eq!(bias_threshold(1.0), u32::MAX as u64, "only hi = u32::MAX reaches 1.0");
+        assert_eq!((bias_threshold(0.0), bias_threshold(f64::NAN)), (0, 0));
     }
 
     #[test]

@@ -6,13 +6,15 @@
 
 use super::layout::NO_ENTRY;
 use super::modes::{Mode, SweepPolicy};
-use super::plan::{Executor, Plan, RowLoop};
+use super::plan::{Exec, Executor, Part, Plan, RowLoop};
 use super::slots::{RefSlotRefused, Slots};
 use crate::engine::column::{ColumnPart, RowsOut};
 use crate::engine::failure::{self, PassOutcome};
 use crate::engine::guard::guarded;
 use crate::engine::scope::{init_scope, ScopeInit};
-use crate::engine::{adapt_boundary, fill_row_by_row, raw_read_refused, GenerateError, Kernel, RowFill};
+use crate::engine::{
+    adapt_boundary, fill_row_by_row, raw_read_refused, GenerateError, Kernel, RowFill, STOP_CHECK_ROWS,
+};
 use crate::error::{EvalError, WriteError};
 use crate::node::NodeError;
 use crate::program::Program;
@@ -328,6 +330,68 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         Ok(())
     }
 
+    /// `generate`'s sweep path (any columns, string ones included): the first
+    /// row goes through the row path (it runs the scope-init path, and
+    /// reports a failure there exactly); for each other row the coordinate's
+    /// word is set and the sweep runs with no per-row bookkeeping, and every
+    /// column takes its row from the buffer and the scratch. A row whose
+    /// sweep fails is redone through the row path, so a failure is reported
+    /// exactly as P1 reports it. Afterwards the kernel holds the last row's
+    /// coordinate, every step stale.
+    fn fill_swept(
+        &mut self,
+        rows: &RowFill<'_>,
+        outs: &[usize],
+        columns: &mut [ColumnPart<'_>],
+    ) -> Result<(), GenerateError> {
+        fill_row_by_row(self, &RowFill { count: 1, ..*rows }, outs, columns)?;
+        let rest = RowFill { first: rows.first.wrapping_add(rows.step), count: rows.count - 1, ..*rows };
+        if !self.slots.none_free() {
+            return fill_row_by_row(self, &rest, outs, columns);
+        }
+        let plan = self.plan.clone();
+        let Some(parts) = plan.executor.sweep() else {
+            return fill_row_by_row(self, &rest, outs, columns);
+        };
+        let word = plan.u64_input_word[rows.coordinate] as usize;
+        let slots: Vec<usize> = outs.iter().map(|&o| plan.program.outputs[o].slot as usize).collect();
+        let cycle_of = |row: usize| rest.first.wrapping_add((row as u64).wrapping_mul(rows.step));
+        let mut row = 0;
+        while row < rest.count {
+            if rows.stop.requested() {
+                self.wrote(rows.coordinate);
+                return Err(GenerateError::Cancelled);
+            }
+            // Up to STOP_CHECK_ROWS rows under one panic guard; `row` is the
+            // next row to run, so after a failure (an error or a panic) it is
+            // the row that failed.
+            let end = rest.count.min(row + STOP_CHECK_ROWS);
+            let (state, layout) = (&mut self.slots, &plan.layout);
+            let pass = || {
+                while row < end {
+                    state.buf[word] = cycle_of(row);
+                    if !run_parts_unguarded(&plan, state, parts) {
+                        return false;
+                    }
+                    for (column, &slot) in columns.iter_mut().zip(&slots) {
+                        state.push_into(layout, slot, column);
+                    }
+                    row += 1;
+                }
+                true
+            };
+            if !matches!(guarded(pass), Ok(true)) {
+                // The kernel learns of the write, so the row path recomputes the row.
+                self.wrote(rows.coordinate);
+                fill_row_by_row(self, &RowFill { first: cycle_of(row), count: 1, ..*rows }, outs, columns)?;
+                row += 1;
+            }
+        }
+        // What the sweeps left is the last row's, but the currency does not know it.
+        self.wrote(rows.coordinate);
+        Ok(())
+    }
+
     /// Stores a changed u64 input (the comparing modes' write path).
     #[inline(never)]
     fn store_changed_u64(&mut self, input: usize, word: usize, value: u64) {
@@ -402,23 +466,55 @@ fn sweep<X: Executor>(plan: &Plan<X>, slots: &mut Slots, state: &mut Sweep) -> b
     if *state != Sweep::Stale {
         return *state == Sweep::Current;
     }
-    if !plan.executor.sweeps() || !slots.none_free() {
+    let Some(parts) = plan.executor.sweep() else { return false };
+    if !slots.none_free() {
         return false;
     }
-    let swept = plan.executor.sweep(&mut slots.buf);
+    let swept = run_parts(plan, slots, parts);
     *state = if swept { Sweep::Current } else { Sweep::Walk };
     swept
 }
 
-/// The cone sweep (Pull, on a selective cone of a sweepable plan): runs every
+/// Runs the parts of a sweep in order over a state with no `None` in it:
+/// each scalar run in the executor's form, each by-bytes step over the
+/// scratch; inside one panic guard. True when every step succeeded.
+#[inline]
+pub fn run_parts<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[Part<X::Run>]) -> bool {
+    matches!(guarded(|| run_parts_unguarded(plan, slots, parts)), Ok(true))
+}
+
+/// [`run_parts`] without the panic guard (its caller holds one).
+#[inline(always)]
+fn run_parts_unguarded<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[Part<X::Run>]) -> bool {
+    parts.iter().all(|part| match part {
+        Part::Scalar(run) => X::run_scalar(run, &mut slots.buf),
+        Part::Bytes(s) => {
+            let s = *s as usize;
+            match &plan.exec[s] {
+                Exec::Kit { node, bytes: true, .. } => slots.run_bytes(&plan.layout, &plan.steps[s], &**node).is_ok(),
+                _ => false,
+            }
+        }
+    })
+}
+
+/// The cone sweep (Pull — and Raw when its sweep runs string steps — on a
+/// selective cone of a sweepable plan): runs every
 /// step of output `out`'s per-cycle cone once, in order, with no per-step
 /// bookkeeping. True when it ran and succeeded; after a failure (an error or
 /// a panic) the read walks the cone instead, which fails exactly as P1 does.
 #[inline]
 fn cone_sweep<M: Mode, X: Executor>(plan: &Plan<X>, slots: &mut Slots, out: usize) -> bool {
-    M::SWEEP == SweepPolicy::BroadCones
-        && slots.none_free()
-        && plan.executor.cone_sweep(&plan.shape, out, &mut slots.buf)
+    // Pull's way for a selective cone; Raw's too when its sweep is costly.
+    let selective = match M::SWEEP {
+        SweepPolicy::Never => false,
+        SweepPolicy::BroadCones => true,
+        SweepPolicy::Always => plan.costly_sweep,
+    };
+    if !selective || !slots.none_free() {
+        return false;
+    }
+    plan.executor.cone_sweep(&plan.shape, out).is_some_and(|parts| run_parts(plan, slots, parts))
 }
 
 /// Runs the stale steps among `steps` (ascending); node panics are contained
@@ -607,17 +703,18 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
         columns: &mut [ColumnPart<'_>],
     ) -> Result<(), GenerateError> {
         let plan = &*self.plan;
-        let scalar = rows.count > 1
-            && plan.u64_input_word[rows.coordinate] != NO_ENTRY
-            && outs.iter().all(|&o| plan.out_word[o] != NO_ENTRY);
-        if !scalar {
-            return fill_row_by_row(self, rows, outs, columns);
+        let u64_rows = rows.count > 1 && plan.u64_input_word[rows.coordinate] != NO_ENTRY;
+        let scalar = u64_rows && outs.iter().all(|&o| plan.out_word[o] != NO_ENTRY);
+        if scalar {
+            if let Some(row_loop) = plan.executor.row_loop(&plan.shape, rows.coordinate, outs) {
+                return self.fill_native(&*row_loop, rows, outs, columns);
+            }
+            if plan.block().is_some() {
+                return self.fill_blocks(rows, outs, columns);
+            }
         }
-        if let Some(row_loop) = plan.executor.row_loop(&plan.shape, rows.coordinate, outs) {
-            return self.fill_native(&*row_loop, rows, outs, columns);
-        }
-        match plan.block().is_some() {
-            true => self.fill_blocks(rows, outs, columns),
+        match u64_rows && plan.executor.sweeps() && plan.broad_cones(outs) {
+            true => self.fill_swept(rows, outs, columns),
             false => fill_row_by_row(self, rows, outs, columns),
         }
     }
@@ -629,7 +726,7 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
         for (column, &out) in columns.iter_mut().zip(outs) {
             match self.scalar_word(out) {
                 Some(word) => column.push_word(program.outputs[out].ty, word),
-                None => column.push(&self.slots.decode(layout, program.outputs[out].slot as usize)),
+                None => self.slots.push_into(layout, program.outputs[out].slot as usize, column),
             }
         }
         Ok(())
@@ -638,7 +735,7 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
     #[inline]
     fn pull_into(&mut self, out: usize, column: &mut ColumnPart<'_>) -> Result<(), EvalError> {
         let slot = self.pull_value_slot(out)?;
-        column.push(&self.slots.decode(&self.plan.layout, slot));
+        self.slots.push_into(&self.plan.layout, slot, column);
         Ok(())
     }
 

@@ -61,6 +61,18 @@ impl Layout {
         Layout { ty: ty.into(), off: off.into(), entry: entry.into(), refs: refs.into(), words: words as usize }
     }
 
+    /// Per scratch entry: its slot holds text (`str` or `json`), so the
+    /// entry is a `String`; else bytes.
+    pub fn entry_text(&self) -> Vec<bool> {
+        let mut text = vec![false; self.refs.len()];
+        for (slot, &e) in self.entry.iter().enumerate() {
+            if e != NO_ENTRY {
+                text[e as usize] = matches!(self.ty[slot], PortType::Str | PortType::Json);
+            }
+        }
+        text
+    }
+
     /// The colour of value slot `slot`.
     #[inline]
     pub fn color(&self, slot: usize) -> Color {

@@ -5,7 +5,7 @@
 //!
 //! | mode      | write (coordinate)                    | stale read                             |
 //! |-----------|---------------------------------------|----------------------------------------|
-//! | Raw       | plain copy; starts a new round        | sweep; else the cone's steps not yet run this round |
+//! | Raw       | plain copy; starts a new round        | sweep (a broad cone only, when the sweep runs string steps; else the cone's thread); else the cone's steps not yet run this round |
 //! | Push      | compare; dirty the input's dependents | the dirty steps of the cone            |
 //! | Pull      | compare; record changed mask / stamp  | cone guard; then a sweep (broad cone) or the cone's thread (selective cone); else as Raw |
 //! | PushPull  | Push + Pull                           | cone guard, then as Push               |
@@ -54,7 +54,8 @@ pub trait Mode: Clone + Send + Sync + Sized + 'static {
         match Self::SWEEP {
             SweepPolicy::Never => false,
             SweepPolicy::BroadCones => plan.broad_cone(out),
-            SweepPolicy::Always => true,
+            // A sweep that runs string steps is worth it for broad cones only.
+            SweepPolicy::Always => !plan.costly_sweep || plan.broad_cone(out),
         }
     }
     /// Fresh bookkeeping: nothing current.

@@ -2,7 +2,10 @@
 //! how its steps execute. The [`Executor`] is the engine-specific part — P2
 //! runs steps as closures, P3 as native code — and it provides the fast
 //! forms a kernel may use: the *sweep* (every per-cycle step in one pass),
-//! a cone's sweep, and `generate`'s block program.
+//! a cone's sweep, and `generate`'s block program. A sweep is a list of
+//! [`Part`]s: runs of scalar steps in the executor's form, and by-bytes
+//! steps, which the shared layer runs (so P2 and P3 run string steps the
+//! same way, over the same scratch).
 
 use super::shape::Shape;
 use crate::engine::column::RowsOut;
@@ -17,13 +20,41 @@ pub enum Exec<S> {
     /// The executor's scalar form over buffer words (see [`Shape::steps`]'s
     /// `scalar`).
     Scalar(S),
-    /// The generic slot kit: decode inputs to `Value`s, call the P1 form, encode.
+    /// The generic slot kit: decode inputs to `Value`s, call the P1 form,
+    /// encode — or, for a by-bytes step with no `None` input, the node's
+    /// by-bytes form over the scratch ([`super::slots::Slots::run_bytes`]).
     Kit {
         /// The node whose P1 form runs.
         node: Arc<dyn NodeEval>,
         /// `0..inputs`, the argument index the P1 form reads through.
         iota: Box<[u32]>,
+        /// The step is a by-bytes step ([`super::shape::StepFacts::bytes`]).
+        bytes: bool,
     },
+}
+
+/// One part of a compiled sweep (see [`super::shape::Run`]).
+pub enum Part<R> {
+    /// A run of scalar steps, in the executor's compiled form.
+    Scalar(R),
+    /// By-bytes step `step` (the shared layer runs it).
+    Bytes(u32),
+}
+
+/// A compiled sweep: its parts in order.
+pub type Sweep<R> = Box<[Part<R>]>;
+
+/// Compiles the parts of a sweep over `steps` (see [`Shape::sweep_runs`]),
+/// each scalar run by `compile`.
+pub fn compile_sweep<R>(shape: &Shape, steps: &[u32], mut compile: impl FnMut(&[u32]) -> R) -> Sweep<R> {
+    shape
+        .sweep_runs(steps)
+        .into_iter()
+        .map(|run| match run {
+            super::shape::Run::Scalar(steps) => Part::Scalar(compile(&steps)),
+            super::shape::Run::Bytes(step) => Part::Bytes(step),
+        })
+        .collect()
 }
 
 /// The engine-specific part of a compiled plan: how scalar steps run, and
@@ -32,22 +63,28 @@ pub enum Exec<S> {
 pub trait Executor: Send + Sync + Sized + 'static {
     /// How one scalar step runs.
     type Step: Send + Sync;
+    /// How one run of scalar steps of a sweep runs ([`Part::Scalar`]).
+    type Run: Send + Sync;
     /// Builds the executor of `shape` and the scalar form of every step the
     /// shape marks scalar (`None` for the others, which run through the kit).
     fn build(shape: &Shape) -> (Self, Vec<Option<Self::Step>>);
     /// Runs scalar step `step` over the buffer. A failure is the node's own
     /// message; the kernel attributes it.
     fn run(step: &Self::Step, buf: &mut [u64]) -> Result<(), NodeError>;
+    /// Runs a run of scalar steps once each, in order, with no per-step
+    /// bookkeeping; true when every step succeeded. A failure is contained
+    /// (a panic may escape: the kernel runs sweeps inside a panic guard).
+    fn run_scalar(run: &Self::Run, buf: &mut Vec<u64>) -> bool;
+    /// The sweep: every per-cycle step once, in an order that respects
+    /// their dependencies ([`Part`]s); `None` when the shape is not sweepable.
+    fn sweep(&self) -> Option<&[Part<Self::Run>]>;
     /// The executor can sweep (the shape is sweepable and a sweep was built).
-    fn sweeps(&self) -> bool;
-    /// Runs every per-cycle step once, in order, with no per-step
-    /// bookkeeping; true when every step succeeded (a failure, error or
-    /// panic, is contained and reported as `false`).
-    fn sweep(&self, buf: &mut Vec<u64>) -> bool;
-    /// Runs the steps of output `out`'s per-cycle cone once each, in order,
-    /// with no bookkeeping, when the executor has a form for it; true when it
-    /// ran and succeeded.
-    fn cone_sweep(&self, shape: &Shape, out: usize, buf: &mut Vec<u64>) -> bool;
+    fn sweeps(&self) -> bool {
+        self.sweep().is_some()
+    }
+    /// The sweep of output `out`'s per-cycle cone (its steps once each, with
+    /// no bookkeeping), when the executor has one for it.
+    fn cone_sweep(&self, shape: &Shape, out: usize) -> Option<&[Part<Self::Run>]>;
     /// `generate`'s row loop for outputs `outs` over coordinate input
     /// `coordinate`, when the executor has one for them (built at the first
     /// call and kept). Every output must be a scalar slot.
@@ -98,9 +135,14 @@ impl<X: Executor> Plan<X> {
         let exec = scalar
             .into_iter()
             .zip(shape.program.steps.iter())
-            .map(|(form, step)| match form {
+            .zip(shape.steps.iter())
+            .map(|((form, step), facts)| match form {
                 Some(f) => Exec::Scalar(f),
-                None => Exec::Kit { node: step.eval.clone(), iota: (0..step.ins.len() as u32).collect() },
+                None => Exec::Kit {
+                    node: step.eval.clone(),
+                    iota: (0..step.ins.len() as u32).collect(),
+                    bytes: facts.bytes,
+                },
             })
             .collect();
         Plan { shape, exec, executor, block: OnceLock::new() }

@@ -29,6 +29,20 @@ pub struct StepFacts {
     /// The step runs as a scalar step over buffer words ([`scalar_step`]);
     /// otherwise through the slot kit (decode, P1 form, encode).
     pub scalar: bool,
+    /// The step runs its node's by-bytes form ([`bytes_step`]) whenever none
+    /// of its inputs is `None`, writing its output's scratch entry in place.
+    pub bytes: bool,
+}
+
+/// One part of a sweep ([`Shape::sweep_runs`]): a run of scalar steps, which
+/// the executor compiles in its own form, or one by-bytes step, which the
+/// shared layer runs over the scratch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Run {
+    /// Scalar steps, in an order that respects their dependencies.
+    Scalar(Box<[u32]>),
+    /// One by-bytes step.
+    Bytes(u32),
 }
 
 /// The shared, immutable part of every compiled kernel of a program.
@@ -73,11 +87,15 @@ pub struct Shape {
     pub pinned_deps: Box<[Box<[u32]>]>,
     /// Some input has a pinned dependent (else writes skip `pinned_deps`).
     pub has_pinned: bool,
-    /// Every per-cycle step is a pure, non-volatile scalar step, so a read
-    /// may *sweep*: run the whole per-cycle program in one pass with no
-    /// per-step bookkeeping (a failure anywhere sends the read back to the
-    /// stamped walk of its own cone, which fails exactly as P1 does).
+    /// Every per-cycle step is a pure, non-volatile scalar or by-bytes step,
+    /// so a read may *sweep*: run the whole per-cycle program in one pass
+    /// with no per-step bookkeeping (a failure anywhere sends the read back
+    /// to the stamped walk of its own cone, which fails exactly as P1 does).
     pub sweepable: bool,
+    /// The sweep runs by-bytes steps, so sweeping everything for a read of
+    /// a selective cone costs far more than walking that cone: the modes
+    /// that sweep every stale read (Raw) sweep only for broad cones then.
+    pub costly_sweep: bool,
     /// Per output: whether its cone is broad ([`Shape::broad_cone`]), found at
     /// the first read that asks ([`UNKNOWN`] until then), so building a plan
     /// never walks every output's cone (a chain of n outputs has cones of n²/2
@@ -98,6 +116,16 @@ pub fn scalar_step(layout: &Layout, step: &Step) -> bool {
     scalar_wires && !step.accepts_none && step.eval.slot_form().is_some()
 }
 
+/// Step `step` runs its node's by-bytes form: it is no scalar step, its one
+/// output is by reference, and its node has the form. (A `None` input still
+/// takes the `None` rule, or — for a node that accepts `None` — the slot kit.)
+pub fn bytes_step(layout: &Layout, step: &Step) -> bool {
+    !scalar_step(layout, step)
+        && step.out_types.len() == 1
+        && step.out_types[0].is_ref()
+        && step.eval.bytes_form().is_some()
+}
+
 impl Shape {
     /// The shape of `program`.
     pub fn new(program: Arc<Program>) -> Shape {
@@ -112,6 +140,7 @@ impl Shape {
                 propagates_none: step.propagates_none(),
                 side: step.def.purity == Purity::SideChannel,
                 scalar: scalar_step(&layout, step),
+                bytes: bytes_step(&layout, step),
             })
             .collect();
         let n_inputs = program.inputs.len();
@@ -143,11 +172,14 @@ impl Shape {
             .collect();
         let sweepable = program.cycle_steps.iter().all(|&s| {
             let step = &program.steps[s as usize];
-            steps[s as usize].scalar && step.def.purity == Purity::Pure && !step.volatile
+            let facts = &steps[s as usize];
+            (facts.scalar || facts.bytes) && step.def.purity == Purity::Pure && !step.volatile
         });
+        let costly_sweep = sweepable && program.cycle_steps.iter().any(|&s| steps[s as usize].bytes);
         Shape {
             broad: program.outputs.iter().map(|_| AtomicU8::new(UNKNOWN)).collect(),
             sweepable,
+            costly_sweep,
             fixed_steps: (0..program.steps.len() as u32)
                 .filter(|&s| program.steps[s as usize].lifecycle != Lifecycle::Dynamic)
                 .collect(),
@@ -201,15 +233,79 @@ impl Shape {
         }
     }
 
+    /// The outputs `outs` together have a broad cone: their per-cycle
+    /// cones cover at least half of the per-cycle steps (see [`Shape::broad_cone`]).
+    pub fn broad_cones(&self, outs: &[usize]) -> bool {
+        if let [out] = outs {
+            return self.broad_cone(*out);
+        }
+        let mut needed = vec![false; self.program.steps.len()];
+        for &o in outs {
+            self.cone(o).iter().for_each(|&s| needed[s as usize] = true);
+        }
+        2 * needed.iter().filter(|&&n| n).count() >= self.program.cycle_steps.len()
+    }
+
     /// The inputs output `out` depends on, ascending.
     pub fn out_inputs(&self, out: usize) -> impl Iterator<Item = usize> + '_ {
         let w = self.mask_words;
         ones(&self.out_mask[out * w..out * w + w])
     }
 
-    /// How many steps run as scalar steps and how many through the slot kit.
-    pub fn step_counts(&self) -> (usize, usize) {
+    /// How many steps run as scalar steps, how many by bytes, and how many
+    /// through the slot kit.
+    pub fn step_counts(&self) -> (usize, usize, usize) {
         let scalar = self.steps.iter().filter(|s| s.scalar).count();
-        (scalar, self.steps.len() - scalar)
+        let bytes = self.steps.iter().filter(|s| s.bytes).count();
+        (scalar, bytes, self.steps.len() - scalar - bytes)
+    }
+
+    /// The steps `steps` (an evaluation order; each a scalar or by-bytes
+    /// step) as the parts of a sweep: runs of scalar steps between by-bytes
+    /// steps, in an order that respects every dependency. Steps are pure,
+    /// so any such order computes the same values; it is chosen for long
+    /// scalar runs (an executor compiles each as one piece): every scalar
+    /// step that is ready goes in the current run before the ready by-bytes
+    /// steps run, so a program whose scalar steps do not read strings is
+    /// one scalar run and its by-bytes steps.
+    pub fn sweep_runs(&self, steps: &[u32]) -> Vec<Run> {
+        let program = &self.program;
+        let position: std::collections::HashMap<usize, usize> =
+            steps.iter().enumerate().map(|(at, &s)| (s as usize, at)).collect();
+        // Each position's producers among `steps` (earlier positions: the order is topological).
+        let producers: Vec<Vec<usize>> = steps
+            .iter()
+            .map(|&s| {
+                let ins = program.steps[s as usize].ins.iter();
+                ins.filter_map(|&i| program.step_of_slot(i)).filter_map(|p| position.get(&p).copied()).collect()
+            })
+            .collect();
+        let mut done = vec![false; steps.len()];
+        let mut left = steps.len();
+        let mut runs = Vec::new();
+        while left > 0 {
+            // One pass in order takes every ready step of the wanted kind,
+            // chains of them included (producers come first).
+            let mut take = |bytes: bool| {
+                let mut taken = Vec::new();
+                for at in 0..steps.len() {
+                    let s = steps[at] as usize;
+                    if !done[at] && self.steps[s].bytes == bytes && producers[at].iter().all(|&p| done[p]) {
+                        done[at] = true;
+                        taken.push(steps[at]);
+                    }
+                }
+                taken
+            };
+            let scalar = take(false);
+            left -= scalar.len();
+            if !scalar.is_empty() {
+                runs.push(Run::Scalar(scalar.into()));
+            }
+            let bytes = take(true);
+            left -= bytes.len();
+            runs.extend(bytes.into_iter().map(Run::Bytes));
+        }
+        runs
     }
 }

@@ -3,12 +3,14 @@
 //! Encoding and decoding between `Value`s and slots, and running one step,
 //! live here; *when* a step runs is the business of the mode (`modes.rs`).
 
-use super::layout::{Color, Layout};
+use super::layout::{Color, Layout, NO_ENTRY};
 use super::plan::{Exec, Executor};
-use super::scratch::Scratch;
+use super::scratch::{Peers, Scratch};
 use super::shape::{Shape, StepFacts};
+use crate::engine::column::ColumnPart;
+use crate::node::by_bytes::{Arg, Sink};
 use crate::node::kit::{slot_to_value, value_to_slot};
-use crate::node::{Args, NodeError};
+use crate::node::{Args, NodeError, NodeEval};
 use crate::types::PortType;
 use crate::value::Value;
 use std::fmt;
@@ -35,6 +37,23 @@ impl fmt::Display for RefSlotRefused {
 
 impl std::error::Error for RefSlotRefused {}
 
+/// Inputs of a by-bytes step taken on the stack (more are collected).
+const ARGS_ON_STACK: usize = 8;
+
+/// Value slot `slot` as a by-bytes form reads it: a scalar's word, a text
+/// entry's text, a bytes entry's bytes.
+#[inline(always)]
+fn arg<'a>(layout: &Layout, scratch: &Peers<'a>, buf: &'a [u64], slot: u32) -> Arg<'a> {
+    let (slot, at) = (slot as usize, layout.off[slot as usize] as usize);
+    match layout.entry[slot] {
+        NO_ENTRY => Arg::Word(buf[at]),
+        entry => match scratch.view_text(buf, at, entry as usize) {
+            Some(text) => Arg::Text(text),
+            None => Arg::Bytes(scratch.view(buf, at, entry as usize)),
+        },
+    }
+}
+
 /// Buffer, None mask, scratch.
 pub struct Slots {
     /// The flat word buffer: every value slot at its [`Layout::off`] word.
@@ -56,7 +75,7 @@ impl Slots {
             buf: vec![0; layout.words],
             none: vec![false; layout.ty.len()],
             none_live: 0,
-            scratch: Scratch::new(layout.refs.len()),
+            scratch: Scratch::new(&layout.entry_text()),
             kit_in: Vec::new(),
             kit_out: Vec::new(),
         };
@@ -120,12 +139,11 @@ impl Slots {
             }
             Color::Ref2 => {
                 let e = layout.entry[slot] as usize;
-                let bytes: &[u8] = match v {
-                    Value::Str(s) | Value::Json(s) => s.as_bytes(),
-                    Value::Bytes(b) => b,
-                    _ => &[],
-                };
-                self.scratch.publish(&mut self.buf, off, e, bytes);
+                match v {
+                    Value::Str(s) | Value::Json(s) => self.scratch.publish_text(&mut self.buf, off, e, s),
+                    Value::Bytes(b) => self.scratch.publish_bytes(&mut self.buf, off, e, b),
+                    _ => self.scratch.publish_text(&mut self.buf, off, e, ""),
+                }
                 self.set_none(slot, !matches!(v, Value::Str(_) | Value::Json(_) | Value::Bytes(_)));
             }
         }
@@ -181,16 +199,16 @@ impl Slots {
 
     /// The bytes of Ref slot `slot`, copied out as a value of its type.
     fn decode_ref(&self, layout: &Layout, slot: usize) -> Value {
-        let bytes = self.scratch.view(&self.buf, layout.off[slot] as usize, layout.entry[slot] as usize);
+        let (off, e) = (layout.off[slot] as usize, layout.entry[slot] as usize);
         let text = || -> Arc<str> {
-            match std::str::from_utf8(bytes) {
-                Ok(s) => Arc::from(s),
-                Err(_) => Arc::from(String::from_utf8_lossy(bytes).as_ref()),
+            match self.scratch.view_text(&self.buf, off, e) {
+                Some(s) => Arc::from(s),
+                None => Arc::from(String::from_utf8_lossy(self.scratch.view(&self.buf, off, e)).as_ref()),
             }
         };
         match layout.ty[slot] {
             PortType::Json => Value::Json(text()),
-            PortType::Bytes => Value::Bytes(Arc::from(bytes)),
+            PortType::Bytes => Value::Bytes(Arc::from(self.scratch.view(&self.buf, off, e))),
             _ => Value::Str(text()),
         }
     }
@@ -205,8 +223,8 @@ impl Slots {
     }
 
     /// Runs one step of executor `X`: `None` propagation, then the scalar
-    /// form or the slot kit. The common case — a scalar step with no `None`
-    /// anywhere — is one call of the executor's form.
+    /// form, the by-bytes form or the slot kit. The common cases — a scalar
+    /// or by-bytes step with no `None` anywhere — are one call of that form.
     #[inline(always)]
     pub fn run_step<X: Executor>(
         &mut self,
@@ -215,11 +233,64 @@ impl Slots {
         exec: &Exec<X::Step>,
     ) -> Result<(), NodeError> {
         if self.none_live == 0 {
-            if let Exec::Scalar(f) = exec {
-                return X::run(f, &mut self.buf);
+            match exec {
+                Exec::Scalar(f) => return X::run(f, &mut self.buf),
+                Exec::Kit { node, bytes: true, .. } => return self.run_bytes(layout, facts, &**node),
+                Exec::Kit { .. } => {}
             }
         }
         self.run_step_general::<X>(layout, facts, exec)
+    }
+
+    /// Runs by-bytes step `facts` (its node `node`; no input `None`): the
+    /// node's by-bytes form reads its scalar inputs' words and its
+    /// by-reference inputs' scratch bytes and writes its output's scratch
+    /// entry in place ([`Scratch::rewrite`]); no `Value` is made.
+    #[inline]
+    pub fn run_bytes(&mut self, layout: &Layout, facts: &StepFacts, node: &dyn NodeEval) -> Result<(), NodeError> {
+        let Some(form) = node.bytes_form() else {
+            return Err(NodeError::new("internal: a by-bytes step's node has no by-bytes form"));
+        };
+        let slot = facts.out_start as usize;
+        let (off, e) = (layout.off[slot] as usize, layout.entry[slot] as usize);
+        // The inputs as the form reads them: words, and entries' text or bytes.
+        let run = |scratch: &Peers<'_>, buf: &[u64], out: Sink<'_>| {
+            let n = facts.ins.len();
+            if n <= ARGS_ON_STACK {
+                let mut args = [Arg::Word(0); ARGS_ON_STACK];
+                for (a, &i) in args.iter_mut().zip(facts.ins.iter()) {
+                    *a = arg(layout, scratch, buf, i);
+                }
+                form.eval_bytes(&args[..n], out)
+            } else {
+                let args: Vec<Arg<'_>> = facts.ins.iter().map(|&i| arg(layout, scratch, buf, i)).collect();
+                form.eval_bytes(&args, out)
+            }
+        };
+        let result = match layout.ty[slot] {
+            PortType::Bytes => {
+                self.scratch.rewrite(&mut self.buf, off, e, |sc, buf, out: &mut Vec<u8>| run(sc, buf, Sink::Bytes(out)))
+            }
+            _ => self.scratch.rewrite(&mut self.buf, off, e, |sc, buf, out: &mut String| run(sc, buf, Sink::Text(out))),
+        };
+        if result.is_ok() && self.none_live != 0 {
+            self.set_none(slot, false);
+        }
+        result
+    }
+
+    /// Writes value slot `slot` as the next row of `column`: a scalar's word,
+    /// a by-reference value's scratch bytes, or a null row (no `Value` made).
+    #[inline]
+    pub fn push_into(&self, layout: &Layout, slot: usize, column: &mut ColumnPart<'_>) {
+        let off = layout.off[slot] as usize;
+        match (self.none[slot], layout.color(slot)) {
+            (true, _) => column.push_bytes(None),
+            (false, Color::Imm1) => column.push_word(layout.ty[slot], self.buf[off]),
+            (false, Color::Ref2) => {
+                column.push_bytes(Some(self.scratch.view(&self.buf, off, layout.entry[slot] as usize)))
+            }
+        }
     }
 
     /// `run_step` with `None` in play, or through the slot kit.
@@ -246,7 +317,10 @@ impl Slots {
         }
         match exec {
             Exec::Scalar(f) => X::run(f, &mut self.buf),
-            Exec::Kit { node, iota } => {
+            Exec::Kit { node, bytes: true, .. } if facts.ins.iter().all(|&i| !self.none[i as usize]) => {
+                self.run_bytes(layout, facts, &**node)
+            }
+            Exec::Kit { node, iota, .. } => {
                 let mut ins = std::mem::take(&mut self.kit_in);
                 ins.clear();
                 ins.extend(facts.ins.iter().map(|&i| self.decode(layout, i as usize)));

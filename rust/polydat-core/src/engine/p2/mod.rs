@@ -18,7 +18,7 @@ pub mod threads;
 use crate::engine::compiled::kernel::CompiledKernel;
 pub use crate::engine::compiled::kernel::SlotReadError;
 pub use crate::engine::compiled::modes;
-use crate::engine::compiled::plan::{Executor, Plan};
+use crate::engine::compiled::plan::{compile_sweep, Executor, Part, Plan, Sweep};
 use crate::engine::compiled::shape::Shape;
 use crate::engine::Kernel;
 use crate::node::kit::SlotStep;
@@ -29,14 +29,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use threads::{run_threads, Thread};
 
+/// One scalar run of a P2 sweep: its steps as threads.
+pub type Threads = Box<[Thread]>;
+
 /// The P2 executor: closures for the scalar steps, the sweep and the cone
 /// threads built from them.
 pub struct Closures {
-    /// When the shape is sweepable: its per-cycle steps as threads; else empty.
-    sweep: Box<[Thread]>,
-    /// Per output: the steps of its per-cycle cone as threads, built at the
-    /// first read that asks (see [`Closures::cone_thread`]).
-    cone_threads: Box<[OnceLock<Box<[Thread]>>]>,
+    /// When the shape is sweepable: its per-cycle steps, scalar runs as threads.
+    sweep: Option<Sweep<Threads>>,
+    /// Per output: the steps of its per-cycle cone, scalar runs as threads,
+    /// built at the first read that asks (see [`Closures::cone_thread`]);
+    /// empty when it has none.
+    cone_threads: Box<[OnceLock<Sweep<Threads>>]>,
     /// How many more closures cone threads may hold (memory stays linear in
     /// the program however many outputs are read).
     cone_room: AtomicUsize,
@@ -54,8 +58,8 @@ impl Closures {
     /// bookkeeping (the Pull kernel's way) — or `None`: the plan does not
     /// sweep, the cone is broad (a sweep serves it), or the cone threads
     /// already hold their share of memory. Built at the first call for `out`.
-    pub fn cone_thread(&self, shape: &Shape, out: usize) -> Option<&[Thread]> {
-        if self.sweep.is_empty() || shape.broad_cone(out) {
+    pub fn cone_thread(&self, shape: &Shape, out: usize) -> Option<&[Part<Threads>]> {
+        if self.sweep.is_none() || shape.broad_cone(out) {
             return None;
         }
         let cell = &self.cone_threads[out];
@@ -65,7 +69,7 @@ impl Closures {
                 let need = shape.cone(out).len();
                 let room = self.cone_room.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| r.checked_sub(need));
                 cell.get_or_init(|| match room {
-                    Ok(_) => threads::threads(&shape.layout, &shape.program, shape.cone(out)),
+                    Ok(_) => sweep_of(shape, shape.cone(out)),
                     Err(_) => Box::default(),
                 })
             }
@@ -74,8 +78,14 @@ impl Closures {
     }
 }
 
+/// The steps `steps` of a sweepable shape as a P2 sweep: each scalar run as threads.
+fn sweep_of(shape: &Shape, steps: &[u32]) -> Sweep<Threads> {
+    compile_sweep(shape, steps, |run| threads::threads(&shape.layout, &shape.program, run))
+}
+
 impl Executor for Closures {
     type Step = SlotStep;
+    type Run = Threads;
 
     fn build(shape: &Shape) -> (Self, Vec<Option<SlotStep>>) {
         let program = &shape.program;
@@ -85,10 +95,7 @@ impl Executor for Closures {
             .zip(shape.steps.iter())
             .map(|(step, facts)| facts.scalar.then(|| closures::scalar_closure(&shape.layout, step)))
             .collect();
-        let sweep = match shape.sweepable {
-            true => threads::threads(&shape.layout, program, &program.cycle_steps),
-            false => Box::default(),
-        };
+        let sweep = shape.sweepable.then(|| sweep_of(shape, &program.cycle_steps));
         let closures = Closures {
             sweep,
             cone_threads: program.outputs.iter().map(|_| OnceLock::new()).collect(),
@@ -103,18 +110,18 @@ impl Executor for Closures {
     }
 
     #[inline(always)]
-    fn sweeps(&self) -> bool {
-        !self.sweep.is_empty()
+    fn run_scalar(run: &Threads, buf: &mut Vec<u64>) -> bool {
+        run_threads(run, buf)
     }
 
     #[inline(always)]
-    fn sweep(&self, buf: &mut Vec<u64>) -> bool {
-        run_threads(&self.sweep, buf)
+    fn sweep(&self) -> Option<&[Part<Threads>]> {
+        self.sweep.as_deref()
     }
 
     #[inline]
-    fn cone_sweep(&self, shape: &Shape, out: usize, buf: &mut Vec<u64>) -> bool {
-        self.cone_thread(shape, out).is_some_and(|threads| run_threads(threads, buf))
+    fn cone_sweep(&self, shape: &Shape, out: usize) -> Option<&[Part<Threads>]> {
+        self.cone_thread(shape, out)
     }
 }
 
@@ -144,14 +151,18 @@ pub fn new_kernel(program: &Arc<Program>, mode: Provenance) -> Box<dyn Kernel> {
 /// closure and slot-kit steps, and whether a stale read sweeps.
 pub fn describe(program: &Arc<Program>, mode: Provenance) -> String {
     let shape = Shape::new(program.clone());
-    let (closures, kits) = shape.step_counts();
+    let (closures, bytes, kits) = shape.step_counts();
     let reads = match (shape.sweepable, mode) {
-        (false, _) => "reads walk their cones (a step is not a pure closure)",
-        (true, Provenance::Raw) => "a stale read sweeps the whole per-cycle program in one pass",
+        (false, _) => "reads walk their cones (a step is not a pure closure or by-bytes step)",
+        (true, Provenance::Raw) if !shape.costly_sweep => "a stale read sweeps the whole per-cycle program in one pass",
+        (true, Provenance::Raw) => {
+            "a stale read of a broad cone sweeps the whole per-cycle program; selective cones are walked (the sweep runs string steps)"
+        }
         (true, Provenance::Pull) => {
             "a stale read of a broad cone sweeps the whole per-cycle program; selective cones are walked"
         }
         (true, _) => "reads walk their cones, skipping clean steps",
     };
-    format!("{closures} closure step(s), {kits} slot-kit step(s); {reads}")
+    let by_bytes = if bytes > 0 { format!(", {bytes} by-bytes step(s)") } else { String::new() };
+    format!("{closures} closure step(s), {kits} slot-kit step(s){by_bytes}; {reads}")
 }

@@ -23,7 +23,7 @@ pub mod helpers;
 use crate::engine::column::{row_width, RowsOut};
 use crate::engine::compiled::kernel::CompiledKernel;
 use crate::engine::compiled::modes;
-use crate::engine::compiled::plan::{Executor, Plan, RowLoop};
+use crate::engine::compiled::plan::{compile_sweep, Executor, Part, Plan, RowLoop, Sweep};
 use crate::engine::compiled::shape::Shape;
 use crate::engine::p2::closures::scalar_closure;
 use crate::engine::Kernel;
@@ -32,7 +32,8 @@ use crate::node::NodeError;
 use crate::node::Purity;
 use crate::program::Program;
 pub use crate::provenance::Provenance;
-use codegen::{Code, Module, NativeFn, RowLoopFn};
+use codegen::{Code, Emitted, Module, NativeFn, RowLoopFn};
+use cranelift_module::FuncId;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -46,16 +47,20 @@ pub enum NativeStep {
     Closure(SlotStep),
 }
 
+/// One scalar run of a P3 sweep: its steps as one native function, and
+/// whether it calls a helper (then it runs inside the catch).
+pub type NativeRun = (NativeFn, bool);
+
 /// The P3 executor: the program's native code.
 pub struct Native {
-    /// When the shape is sweepable: the per-cycle program as one function,
-    /// and whether it calls a helper (then it runs inside the catch).
-    sweep: Option<(NativeFn, bool)>,
+    /// When the shape is sweepable: the per-cycle program, each run of
+    /// scalar steps as one native function (by-bytes steps between them).
+    sweep: Option<Sweep<NativeRun>>,
     /// Steps that run as their own native function.
     native_steps: usize,
     /// Per output: its per-cycle cone as one native function, built at the
     /// first read that asks (see [`Native::cone_function`]).
-    cones: Box<[OnceLock<Option<CodeFn>>]>,
+    cones: Box<[OnceLock<Option<ConeSweep>>]>,
     /// How many more steps cone functions may hold (memory stays linear in
     /// the program however many outputs are read).
     cone_room: AtomicUsize,
@@ -66,12 +71,21 @@ pub struct Native {
     _code: Code,
 }
 
-/// A native function of its own module, and whether it calls a helper
-/// (then it runs inside the catch).
-struct CodeFn {
-    f: NativeFn,
-    fallible: bool,
+/// A cone's sweep ([`Native::cone_function`]) and the code it lives in.
+struct ConeSweep {
+    parts: Sweep<NativeRun>,
     _code: Code,
+}
+
+/// The compiled parts of a sweep, their scalar runs' ids turned into
+/// functions of `code` (every run compiled: a failure was returned before).
+fn native_parts(parts: Sweep<Option<(FuncId, Emitted)>>, code: &Code) -> Sweep<NativeRun> {
+    let parts = parts.into_vec().into_iter().map(|part| match part {
+        Part::Scalar(Some((id, emitted))) => Part::Scalar((code.function(id), emitted.fallible)),
+        Part::Bytes(s) => Part::Bytes(s),
+        Part::Scalar(None) => unreachable!("a sweep run failed to compile"),
+    });
+    parts.collect()
 }
 
 /// Steps the cone functions of a plan may hold together: this many per
@@ -80,30 +94,13 @@ pub const CONE_ROOM_PER_STEP: usize = 4;
 /// See [`CONE_ROOM_PER_STEP`].
 pub const CONE_ROOM_BASE: usize = 4096;
 
-/// Runs native function `f` over `buf` (inside the catch when it is
-/// `fallible`); true when it returned.
-fn run_native(f: NativeFn, fallible: bool, buf: &mut [u64]) -> bool {
-    let ptr = buf.as_mut_ptr();
-    // SAFETY: `f` was generated for this plan's layout and touches only
-    // words of a buffer of that layout; `ptr` is such a buffer, borrowed
-    // mutably for the call.
-    let run = || unsafe { f(ptr) };
-    match fallible {
-        false => {
-            run();
-            true
-        }
-        true => catch::catch(run).is_ok(),
-    }
-}
-
 impl Native {
-    /// The native function of output `out`'s per-cycle cone — so a stale
-    /// read of a selective cone runs in one call (the Pull kernel's way) —
-    /// or `None`: the plan does not sweep, the cone is broad (the sweep
-    /// serves it), or the cone functions already hold their share of
-    /// memory. Built at the first call for `out`.
-    fn cone_function(&self, shape: &Shape, out: usize) -> Option<&CodeFn> {
+    /// The sweep of output `out`'s per-cycle cone as native code — so a
+    /// stale read of a selective cone runs its scalar steps in one call per
+    /// run (the Pull kernel's way) — or `None`: the plan does not sweep, the
+    /// cone is broad (the sweep serves it), or the cone sweeps already hold
+    /// their share of memory. Built at the first call for `out`.
+    fn cone_function(&self, shape: &Shape, out: usize) -> Option<&[Part<NativeRun>]> {
         if self.sweep.is_none() || shape.broad_cone(out) {
             return None;
         }
@@ -113,11 +110,22 @@ impl Native {
                 self.cone_room.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| r.checked_sub(steps.len()));
             room.ok()?;
             let mut module = Module::new().ok()?;
-            let (id, emitted) = module.steps_function(&shape.program, &shape.layout, steps).ok()?;
+            let mut failed = false;
+            let parts =
+                compile_sweep(shape, steps, |run| match module.steps_function(&shape.program, &shape.layout, run) {
+                    Ok(built) => Some(built),
+                    Err(_) => {
+                        failed = true;
+                        None
+                    }
+                });
+            if failed {
+                return None;
+            }
             let code = module.finish().ok()?;
-            Some(CodeFn { f: code.function(id), fallible: emitted.fallible, _code: code })
+            Some(ConeSweep { parts: native_parts(parts, &code), _code: code })
         };
-        self.cones[out].get_or_init(build).as_ref()
+        self.cones[out].get_or_init(build).as_ref().map(|c| &c.parts[..])
     }
 }
 
@@ -187,11 +195,13 @@ fn build_row_loop(shape: &Shape, coordinate: usize, outs: &[usize]) -> Result<Op
 }
 
 impl Native {
-    /// Steps that run as their own native function, and the per-cycle steps
-    /// the sweep function computes (0 without a sweep).
-    pub fn counts(&self, shape: &Shape) -> (usize, usize) {
+    /// Steps that run as their own native function, the per-cycle steps
+    /// the sweep computes (0 without a sweep), and how many native
+    /// functions it runs them in.
+    pub fn counts(&self, shape: &Shape) -> (usize, usize, usize) {
         let swept = if self.sweep.is_some() { shape.program.cycle_steps.len() } else { 0 };
-        (self.native_steps, swept)
+        let functions = self.sweep.iter().flatten().filter(|p| matches!(p, Part::Scalar(_))).count();
+        (self.native_steps, swept, functions)
     }
 }
 
@@ -212,7 +222,21 @@ fn compile(shape: &Shape) -> Result<(Native, Vec<Option<NativeStep>>), String> {
         ids.push(id);
     }
     let sweep = match shape.sweepable && !program.cycle_steps.is_empty() {
-        true => Some(module.steps_function(program, layout, &program.cycle_steps)?),
+        true => {
+            let mut failed = None;
+            let sweep =
+                compile_sweep(shape, &program.cycle_steps, |run| match module.steps_function(program, layout, run) {
+                    Ok(built) => Some(built),
+                    Err(e) => {
+                        failed = Some(e);
+                        None
+                    }
+                });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            Some(sweep)
+        }
         false => None,
     };
     let code = module.finish()?;
@@ -232,7 +256,7 @@ fn compile(shape: &Shape) -> Result<(Native, Vec<Option<NativeStep>>), String> {
             })
         })
         .collect();
-    let sweep = sweep.map(|(id, emitted)| (code.function(id), emitted.fallible));
+    let sweep = sweep.map(|parts| native_parts(parts, &code));
     let native = Native {
         sweep,
         native_steps,
@@ -246,6 +270,7 @@ fn compile(shape: &Shape) -> Result<(Native, Vec<Option<NativeStep>>), String> {
 
 impl Executor for Native {
     type Step = NativeStep;
+    type Run = NativeRun;
 
     fn build(shape: &Shape) -> (Self, Vec<Option<NativeStep>>) {
         match compile(shape) {
@@ -269,20 +294,30 @@ impl Executor for Native {
         Ok(())
     }
 
+    #[inline]
+    fn run_scalar(&(f, fallible): &NativeRun, buf: &mut Vec<u64>) -> bool {
+        let ptr = buf.as_mut_ptr();
+        // SAFETY: the run was generated for this plan's layout and touches
+        // only words of a buffer of that layout; `ptr` is such a buffer (a
+        // kernel state's), borrowed mutably for the call.
+        let run = || unsafe { f(ptr) };
+        match fallible {
+            false => {
+                run();
+                true
+            }
+            true => catch::catch(run).is_ok(),
+        }
+    }
+
     #[inline(always)]
-    fn sweeps(&self) -> bool {
-        self.sweep.is_some()
+    fn sweep(&self) -> Option<&[Part<NativeRun>]> {
+        self.sweep.as_deref()
     }
 
     #[inline]
-    fn sweep(&self, buf: &mut Vec<u64>) -> bool {
-        let Some((f, fallible)) = self.sweep else { return false };
-        run_native(f, fallible, buf)
-    }
-
-    #[inline]
-    fn cone_sweep(&self, shape: &Shape, out: usize, buf: &mut Vec<u64>) -> bool {
-        self.cone_function(shape, out).is_some_and(|c| run_native(c.f, c.fallible, buf))
+    fn cone_sweep(&self, shape: &Shape, out: usize) -> Option<&[Part<NativeRun>]> {
+        self.cone_function(shape, out)
     }
 
     fn row_loop(&self, shape: &Shape, coordinate: usize, outs: &[usize]) -> Option<Arc<dyn RowLoop>> {
@@ -322,12 +357,21 @@ pub fn new_kernel(program: &Arc<Program>, mode: Provenance) -> Box<dyn Kernel> {
 /// How P3 in mode `mode` runs `program`, in one sentence (for `explain`).
 pub fn describe(program: &Arc<Program>, mode: Provenance) -> String {
     let plan = plan(program);
-    let (native, swept) = plan.executor.counts(&plan.shape);
+    let (native, swept, functions) = plan.executor.counts(&plan.shape);
     let steps = plan.shape.program.steps.len();
     let sweep = match (swept, mode) {
         (0, _) => "reads walk their cones".to_string(),
-        (n, Provenance::Raw | Provenance::Pull) => {
+        (n, Provenance::Raw | Provenance::Pull)
+            if functions == 1
+                && n == plan.shape.program.cycle_steps.len()
+                && plan.shape.steps.iter().all(|s| !s.bytes) =>
+        {
             format!("a stale read runs the {n} per-cycle steps as one native function")
+        }
+        (n, Provenance::Raw | Provenance::Pull) => {
+            let bytes =
+                n - plan.shape.program.cycle_steps.iter().filter(|&&s| plan.shape.steps[s as usize].scalar).count();
+            format!("a stale read runs the {n} per-cycle steps as {functions} native function(s) and {bytes} by-bytes step(s)")
         }
         (_, _) => "reads walk their cones, skipping clean steps".to_string(),
     };

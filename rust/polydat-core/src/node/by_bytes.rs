@@ -1,0 +1,450 @@
+//! The by-bytes form of a node: its rule over its inputs as they sit in a
+//! compiled kernel's buffer — a scalar as its slot word, a `str`/`json`
+//! value as the text of its scratch entry, a `bytes` value as its bytes —
+//! writing its one by-reference output straight into a buffer the engine
+//! reuses from row to row (the output's own scratch entry: a `String` for
+//! text, a `Vec<u8>` for bytes). No `Value` is built on the way in or out,
+//! text is never re-checked for UTF-8 (a text entry is a `String`), and a
+//! rule that formats writes into that buffer, so a string step costs no
+//! allocation once the buffer is large enough.
+//!
+//! A node declares it beside its other forms, from the same rule: the kits
+//! here ([`to_text`], [`pick_str`], [`str_text`]) take one closure and derive
+//! both the P1 form (a fresh `Value`) and the by-bytes form (the reused
+//! buffer); the generic kits of [`super::kit`] and [`super::kits_extra`]
+//! with a by-reference result get a by-bytes form that copies their result
+//! in. The P1 form stays the reference: both forms give the same bytes and
+//! the same failures (`tests/bytes_forms.rs` holds every node to it).
+
+use super::kit::Scalar;
+use super::{Args, NodeError, NodeEval};
+use crate::types::PortType;
+use crate::value::Value;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+/// One input of a by-bytes evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arg<'a> {
+    /// A scalar, as its slot word (see [`Scalar::to_slot`]).
+    Word(u64),
+    /// A `str` or `json` value, as its text.
+    Text(&'a str),
+    /// A `bytes` value, as its bytes.
+    Bytes(&'a [u8]),
+}
+
+impl<'a> Arg<'a> {
+    /// The scalar this argument carries, as type `A`.
+    #[inline]
+    pub fn scalar<A: Scalar>(self) -> Result<A, NodeError> {
+        match self {
+            Arg::Word(w) => Ok(A::from_slot(w)),
+            _ => Err(wrong_arg(A::TYPE.keyword())),
+        }
+    }
+
+    /// The bytes of a by-reference argument (a text's UTF-8 bytes).
+    #[inline]
+    pub fn bytes(self) -> Result<&'a [u8], NodeError> {
+        match self {
+            Arg::Bytes(b) => Ok(b),
+            Arg::Text(t) => Ok(t.as_bytes()),
+            Arg::Word(_) => Err(wrong_arg("bytes")),
+        }
+    }
+
+    /// The text of a `str` or `json` argument.
+    #[inline]
+    pub fn text(self) -> Result<&'a str, NodeError> {
+        match self {
+            Arg::Text(t) => Ok(t),
+            _ => Err(wrong_arg("str")),
+        }
+    }
+}
+
+#[cold]
+fn wrong_arg(want: &str) -> NodeError {
+    NodeError::new(format!("internal: a by-bytes step expected a {want} argument"))
+}
+
+/// Where a by-bytes form writes its output: a text output's `String`, or a
+/// `bytes` output's `Vec<u8>` — the output's scratch entry, arriving empty
+/// (its capacity kept from earlier rows).
+#[derive(Debug)]
+pub enum Sink<'a> {
+    /// A `str` or `json` output.
+    Text(&'a mut String),
+    /// A `bytes` output.
+    Bytes(&'a mut Vec<u8>),
+}
+
+impl<'a> Sink<'a> {
+    /// The text buffer of a text output.
+    #[inline]
+    pub fn text(self) -> Result<&'a mut String, NodeError> {
+        match self {
+            Sink::Text(s) => Ok(s),
+            Sink::Bytes(_) => Err(NodeError::new("internal: a text rule was given a bytes output")),
+        }
+    }
+
+    /// Appends a result's value: text to either kind, bytes to a bytes output.
+    #[inline]
+    pub fn put(self, value: OutRef<'_>) -> Result<(), NodeError> {
+        match (self, value) {
+            (Sink::Text(s), OutRef::Text(t)) => s.push_str(t),
+            (Sink::Bytes(b), OutRef::Text(t)) => b.extend_from_slice(t.as_bytes()),
+            (Sink::Bytes(b), OutRef::Bytes(x)) => b.extend_from_slice(x),
+            _ => return Err(NodeError::new("internal: a by-bytes result does not fit its output")),
+        }
+        Ok(())
+    }
+}
+
+/// A kit result's by-reference value (see [`super::kit::Out::out_ref`]).
+#[derive(Clone, Copy, Debug)]
+pub enum OutRef<'a> {
+    /// Text (a `str` or `json` result).
+    Text(&'a str),
+    /// Bytes (a `bytes` result).
+    Bytes(&'a [u8]),
+    /// A scalar result (no by-reference value).
+    Scalar,
+}
+
+/// The by-bytes form of a node whose one output is by reference.
+pub trait BytesEval: Send + Sync {
+    /// Evaluates over `ins` (one per wire, none of them `None`) and writes
+    /// the output's value to `out` (empty on arrival). It is what the P1
+    /// form's value holds (the text of a `str` or `json`, the bytes of a
+    /// `bytes`); a failure is the P1 form's failure, and `out` may then
+    /// hold anything.
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError>;
+}
+
+/// A wire value as a rule that renders values reads it: a scalar (a
+/// `Value` with no heap part), or borrowed text or bytes. P1 makes one from
+/// its `Value` ([`ValueRef::of`]), the by-bytes form from its argument and
+/// the wire's type ([`ValueRef::from_arg`]), so one rule serves both.
+#[derive(Clone, Debug)]
+pub enum ValueRef<'a> {
+    /// The absent value.
+    None,
+    /// A scalar (never `Str`, `Json` or `Bytes`).
+    Scalar(Value),
+    /// A string.
+    Str(&'a str),
+    /// JSON text.
+    Json(&'a str),
+    /// A byte string.
+    Bytes(&'a [u8]),
+}
+
+impl<'a> ValueRef<'a> {
+    /// A view of `v`.
+    #[inline]
+    pub fn of(v: &'a Value) -> ValueRef<'a> {
+        match v {
+            Value::None => ValueRef::None,
+            Value::Str(s) => ValueRef::Str(s),
+            Value::Json(s) => ValueRef::Json(s),
+            Value::Bytes(b) => ValueRef::Bytes(b),
+            scalar => ValueRef::Scalar(scalar.clone()),
+        }
+    }
+
+    /// The value of argument `arg` of wire type `ty`.
+    #[inline]
+    pub fn from_arg(arg: Arg<'a>, ty: PortType) -> Result<ValueRef<'a>, NodeError> {
+        Ok(match (ty, arg) {
+            (PortType::Str, arg) => ValueRef::Str(arg.text()?),
+            (PortType::Json, arg) => ValueRef::Json(arg.text()?),
+            (PortType::Bytes, arg) => ValueRef::Bytes(arg.bytes()?),
+            (ty, Arg::Word(w)) => ValueRef::Scalar(super::kit::slot_to_value(ty, w)),
+            (ty, _) => return Err(wrong_arg(ty.keyword())),
+        })
+    }
+
+    /// Appends the value's display text ([`Value::display_text`]) to `out`.
+    #[inline]
+    pub fn push_display(&self, out: &mut String) {
+        match self {
+            ValueRef::None => {}
+            ValueRef::Scalar(v) => crate::value::push_display(out, v),
+            ValueRef::Str(s) | ValueRef::Json(s) => out.push_str(s),
+            ValueRef::Bytes(b) => crate::value::push_hex(out, b),
+        }
+    }
+}
+
+/// The P1 form's text value: `f` writes it into a buffer this thread
+/// reuses (no growing of a fresh string), and the value is made from it in
+/// one allocation, its own.
+#[inline]
+pub fn text_value(f: impl FnOnce(&mut String) -> Result<(), NodeError>) -> Result<Value, NodeError> {
+    thread_local! {
+        static BUF: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    /// A buffer that grew past this is let go after use.
+    const KEEP: usize = 1 << 16;
+    BUF.with(|buf| match buf.try_borrow_mut() {
+        Ok(mut s) => {
+            s.clear();
+            let result = f(&mut s).map(|()| Value::Str(Arc::from(s.as_str())));
+            if s.capacity() > KEEP {
+                *s = String::new();
+            }
+            result
+        }
+        // In use further up this thread's stack (a rule never calls
+        // another, so never expected): a fresh string.
+        Err(_) => {
+            let mut s = String::new();
+            f(&mut s)?;
+            Ok(Value::Str(Arc::from(s)))
+        }
+    })
+}
+
+/// Appends `x` in decimal (what `x.to_string()` gives).
+#[inline]
+pub fn push_u64(out: &mut String, x: u64) {
+    out.push_str(itoa::Buffer::new().format(x));
+}
+
+/// Appends `x` in decimal, left-padded with zeros to at least `width`
+/// digits (what `format!("{x:0width$}")` gives).
+#[inline]
+pub fn push_u64_padded(out: &mut String, x: u64, width: usize) {
+    let mut buf = itoa::Buffer::new();
+    let digits = buf.format(x);
+    out.extend(std::iter::repeat_n('0', width.saturating_sub(digits.len())));
+    out.push_str(digits);
+}
+
+/// Kit for a scalar-input rule that writes text: `f(x, out)` appends the
+/// value to `out`. P1 gives it a fresh string; the by-bytes form, the
+/// engine's reused buffer.
+pub struct TextMap<A, F> {
+    f: F,
+    _t: PhantomData<fn(A)>,
+}
+
+/// Wraps an infallible `fn(scalar, &mut String)` (appending the result) as a `str` node.
+pub fn to_text<A: Scalar>(f: impl Fn(A, &mut String) + Send + Sync + 'static) -> Box<dyn NodeEval> {
+    try_to_text(move |a: A, s: &mut String| {
+        f(a, s);
+        Ok(())
+    })
+}
+
+/// Wraps a fallible `fn(scalar, &mut String) -> Result<(), NodeError>` as a `str` node.
+pub fn try_to_text<A: Scalar>(
+    f: impl Fn(A, &mut String) -> Result<(), NodeError> + Send + Sync + 'static,
+) -> Box<dyn NodeEval> {
+    Box::new(TextMap { f, _t: PhantomData })
+}
+
+impl<A: Scalar, F: Fn(A, &mut String) -> Result<(), NodeError> + Send + Sync> NodeEval for TextMap<A, F> {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        let a = A::from_value(args.get(0)).ok_or_else(|| wrong_arg(A::TYPE.keyword()))?;
+        outs[0] = text_value(|s| (self.f)(a, s))?;
+        Ok(())
+    }
+    fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        Some(self)
+    }
+}
+
+impl<A: Scalar, F: Fn(A, &mut String) -> Result<(), NodeError> + Send + Sync> BytesEval for TextMap<A, F> {
+    #[inline]
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        (self.f)(ins[0].scalar::<A>()?, out.text()?)
+    }
+}
+
+/// Kit for a rule over one string that writes text: `f(input, out)`.
+pub struct StrText<F> {
+    f: F,
+}
+
+/// Wraps `fn(&str, &mut String)` (appending the result) as a `str` node over a `str` wire.
+pub fn str_text(f: impl Fn(&str, &mut String) + Send + Sync + 'static) -> Box<dyn NodeEval> {
+    Box::new(StrText { f })
+}
+
+impl<F: Fn(&str, &mut String) + Send + Sync> NodeEval for StrText<F> {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        let input = args.get(0).as_str().ok_or_else(|| wrong_arg("str"))?;
+        outs[0] = text_value(|s| {
+            (self.f)(input, s);
+            Ok(())
+        })?;
+        Ok(())
+    }
+    fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        Some(self)
+    }
+}
+
+impl<F: Fn(&str, &mut String) + Send + Sync> BytesEval for StrText<F> {
+    #[inline]
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        (self.f)(ins[0].text()?, out.text()?);
+        Ok(())
+    }
+}
+
+/// A table of strings built once, for picks: each string shared (P1 hands
+/// out a clone of its `Arc`), and all of their text back to back in one
+/// buffer with a `(start, end)` span per string, so a by-bytes pick reads
+/// one span and one run of bytes, close to the others (not a separate
+/// allocation per string).
+#[derive(Debug)]
+pub struct StrTable {
+    values: Box<[Arc<str>]>,
+    text: Box<str>,
+    spans: Box<[(u32, u32)]>,
+}
+
+impl StrTable {
+    /// The table of `values` (their text is copied once; an index past
+    /// `u32` bytes of text falls back to the shared string).
+    pub fn new(values: Vec<Arc<str>>) -> StrTable {
+        let mut text = String::new();
+        let spans = values
+            .iter()
+            .map(|v| {
+                let start = text.len();
+                text.push_str(v);
+                match (u32::try_from(start), u32::try_from(text.len())) {
+                    (Ok(a), Ok(b)) => (a, b),
+                    _ => (u32::MAX, u32::MAX),
+                }
+            })
+            .collect();
+        StrTable { values: values.into(), text: text.into(), spans }
+    }
+
+    /// The strings, in order.
+    #[inline]
+    pub fn values(&self) -> &[Arc<str>] {
+        &self.values
+    }
+
+    /// Number of strings.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// True when the table has no strings.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// String `i`, shared.
+    #[inline]
+    pub fn get(&self, i: usize) -> &Arc<str> {
+        &self.values[i]
+    }
+
+    /// The text of string `i`, from the table's one buffer.
+    #[inline]
+    pub fn text(&self, i: usize) -> &str {
+        let (a, b) = self.spans[i];
+        match self.text.get(a as usize..b as usize) {
+            Some(t) => t,
+            None => &self.values[i],
+        }
+    }
+}
+
+impl AsRef<StrTable> for StrTable {
+    fn as_ref(&self) -> &StrTable {
+        self
+    }
+}
+
+/// Kit for a pick from a table of strings built once: `index(x)` says
+/// which. P1 shares the chosen string (no copy); the by-bytes form copies
+/// its text from the table's buffer.
+pub struct PickStr<T, F> {
+    table: T,
+    index: F,
+}
+
+/// Wraps a table of strings and `fn(u64) -> index` as a `str` node over a u64 wire.
+pub fn pick_str<T, F>(table: T, index: F) -> Box<dyn NodeEval>
+where
+    T: AsRef<StrTable> + Send + Sync + 'static,
+    F: Fn(u64) -> usize + Send + Sync + 'static,
+{
+    Box::new(PickStr { table, index })
+}
+
+impl<T: AsRef<StrTable> + Send + Sync, F: Fn(u64) -> usize + Send + Sync> NodeEval for PickStr<T, F> {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        let x = u64::from_value(args.get(0)).ok_or_else(|| wrong_arg("u64"))?;
+        outs[0] = Value::Str(self.table.as_ref().get((self.index)(x)).clone());
+        Ok(())
+    }
+    fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        Some(self)
+    }
+}
+
+impl<T: AsRef<StrTable> + Send + Sync, F: Fn(u64) -> usize + Send + Sync> BytesEval for PickStr<T, F> {
+    #[inline]
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        let x = ins[0].scalar::<u64>()?;
+        out.put(OutRef::Text(self.table.as_ref().text((self.index)(x))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_kits_write_into_the_reused_buffer() {
+        let node = to_text(|x: u64, s: &mut String| push_u64_padded(s, x, 4));
+        let form = node.bytes_form().unwrap();
+        let mut out = String::with_capacity(64);
+        let cap = out.capacity();
+        form.eval_bytes(&[Arg::Word(7)], Sink::Text(&mut out)).unwrap();
+        assert_eq!(out, "0007");
+        assert_eq!(out.capacity(), cap, "the buffer's allocation is kept");
+        let mut v = [Value::None];
+        node.eval(&Args::new(&[Value::U64(7)], &[0]), &mut v).unwrap();
+        assert!(v[0].same(&Value::str("0007")));
+        assert!(form.eval_bytes(&[Arg::Text("x")], Sink::Text(&mut out)).is_err());
+        assert!(form.eval_bytes(&[Arg::Word(7)], Sink::Bytes(&mut Vec::new())).is_err());
+    }
+
+    #[test]
+    fn picks_copy_the_chosen_string() {
+        let table = StrTable::new(vec![Arc::<str>::from("a"), Arc::from("bc"), Arc::from("")]);
+        assert_eq!((table.text(0), table.text(1), table.text(2)), ("a", "bc", ""));
+        let node = pick_str(table, |x| (x % 2) as usize);
+        let mut out = String::new();
+        node.bytes_form().unwrap().eval_bytes(&[Arg::Word(3)], Sink::Text(&mut out)).unwrap();
+        assert_eq!(out, "bc");
+    }
+
+    #[test]
+    fn value_refs_render_display_text() {
+        for v in [Value::U64(5), Value::F64(-0.5), Value::Bool(true), Value::Timestamp(-1), Value::Date(3)] {
+            let mut s = String::new();
+            ValueRef::of(&v).push_display(&mut s);
+            assert_eq!(s, v.display_text());
+        }
+        let mut s = String::new();
+        ValueRef::from_arg(Arg::Bytes(&[0xab, 1]), PortType::Bytes).unwrap().push_display(&mut s);
+        assert_eq!(s, "ab01");
+        assert!(ValueRef::from_arg(Arg::Bytes(&[0xff]), PortType::Str).is_err(), "a str wire takes text");
+    }
+}
