@@ -15,10 +15,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def criterion_ladder(root: Path) -> dict[str, float]:
+def criterion_ladder(criterion: Path) -> dict[str, float]:
     """Median ns per cycle of every ladder benchmark criterion measured."""
     found = {}
-    for estimates in sorted((root / "target" / "criterion" / "ladder").glob("*/new/estimates.json")):
+    for estimates in sorted((criterion / "ladder").glob("*/new/estimates.json")):
         found[estimates.parent.parent.name] = json.loads(estimates.read_text())["median"]["point_estimate"]
     return found
 
@@ -27,13 +27,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--python", type=Path, help="the Python ladder bench's JSON")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "performance.png")
+    ap.add_argument("--criterion", type=Path, default=ROOT / "target" / "criterion", help="criterion's output directory")
     args = ap.parse_args()
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = [("criterion: ladder, ns per cycle (one read of 4 outputs)", criterion_ladder(ROOT))]
+    panels = [("criterion: ladder, ns per cycle (one read of 4 outputs)", criterion_ladder(args.criterion))]
     if args.python:
         data = json.loads(args.python.read_text())
         panels.append((f"Python generate: ladder, ns per row ({data['rows']:,} rows)", data["ns_per_row"]))
