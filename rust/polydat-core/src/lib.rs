@@ -8,6 +8,7 @@
 //! hoisting, constant folding, emit) → [`program::Program`]
 //! (immutable, shared) → an engine kernel ([`engine`]).
 
+pub mod calendar;
 pub mod compile;
 pub mod engine;
 pub mod error;

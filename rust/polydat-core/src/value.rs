@@ -139,8 +139,8 @@ pub fn push_display(out: &mut String, v: &Value) {
         Value::Bool(v) => out.push_str(if *v { "true" } else { "false" }),
         Value::Str(s) | Value::Json(s) => out.push_str(s),
         Value::Bytes(b) => push_hex(out, b),
-        Value::Timestamp(ms) => crate::nodes::datetime::push_timestamp_text(out, *ms),
-        Value::Date(days) => crate::nodes::datetime::push_date_text(out, *days),
+        Value::Timestamp(ms) => crate::calendar::push_timestamp_text(out, *ms),
+        Value::Date(days) => crate::calendar::push_date_text(out, *days),
     }
 }
 

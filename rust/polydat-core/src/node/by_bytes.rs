@@ -216,13 +216,7 @@ pub fn push_u64(out: &mut String, x: u64) {
 
 /// Appends `x` in decimal, left-padded with zeros to at least `width`
 /// digits (what `format!("{x:0width$}")` gives).
-#[inline]
-pub fn push_u64_padded(out: &mut String, x: u64, width: usize) {
-    let mut buf = itoa::Buffer::new();
-    let digits = buf.format(x);
-    out.extend(std::iter::repeat_n('0', width.saturating_sub(digits.len())));
-    out.push_str(digits);
-}
+pub use crate::calendar::push_u64_padded;
 
 /// Kit for a scalar-input rule that writes text: `f(x, out)` appends the
 /// value to `out`. P1 gives it a fresh string; the by-bytes form, the
