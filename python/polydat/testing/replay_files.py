@@ -21,40 +21,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TextIO
 
-from .script import Example, Step, Write, as_steps, decode_step, describe_write, encode_step
+from .script import REPLAY_PULLS, REPLAY_STEP, Example, Step, decode_step, replay_text
 
 __all__ = ["replay", "replay_text", "load_replay", "check_replay", "main"]
-
-_HEADER = "# polydat.testing replay"
-_MACHINE = "#@ "
-_PULLS = "#@pulls "
-
-
-def replay_text(source: str, steps: Iterable[Step | Write], pulls: Sequence[str] | None = None) -> str:
-    """The replay file for ``source`` and its script, as text."""
-    import json
-
-    lines = [
-        f"{_HEADER}: check it on every engine with `python -m polydat.testing <file>`",
-        "# script: each step writes, then pulls (default: every output in turn)",
-    ]
-    if pulls is not None:
-        lines.append(f"# default pulls: {', '.join(pulls)}")
-        lines.append(_PULLS + json.dumps(list(pulls)))
-    for index, step in enumerate(as_steps(steps)):
-        what = [describe_write(step.write) if step.write is not None else "no write"]
-        if step.invalidate_all:
-            what.append("invalidate_all()")
-        if step.pulls is not None:
-            what.append("pull " + (", ".join(step.pulls) if step.pulls else "nothing"))
-        lines.append(f"# step {index}: " + "; ".join(what))
-        lines.append(_MACHINE + encode_step(step))
-    body = source if source.endswith("\n") else source + "\n"
-    return "\n".join(lines) + "\n" + body
-
 
 def replay(
     example: Example,
@@ -81,10 +53,10 @@ def load_replay(text: str) -> Example:
     steps: list[Step] = []
     pulls: list[str] | None = None
     for line in text.splitlines():
-        if line.startswith(_PULLS):
-            pulls = list(json.loads(line[len(_PULLS):]))
-        elif line.startswith(_MACHINE):
-            steps.append(decode_step(line[len(_MACHINE):]))
+        if line.startswith(REPLAY_PULLS):
+            pulls = list(json.loads(line[len(REPLAY_PULLS):]))
+        elif line.startswith(REPLAY_STEP):
+            steps.append(decode_step(line[len(REPLAY_STEP):]))
     return Example(text, steps, pulls)
 
 

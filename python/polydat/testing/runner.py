@@ -39,7 +39,7 @@ from typing import Any
 
 from .canon import Outcome, canonical, canonical_failure, type_only
 from .matrix import ORACLE, EngineSpec, engines as default_engines
-from .script import EVAL, Step, Write, apply_write, as_steps, describe_write
+from .script import EVAL, Step, Write, apply_write, as_steps, describe_write, replay_text
 
 __all__ = [
     "Observation",
@@ -507,8 +507,6 @@ def assert_engines_agree(
     if refused:
         lines.append("refused: " + "; ".join(f"{k}: {v.splitlines()[0] if v else ''}" for k, v in refused.items()))
     if len(steps) <= REPLAY_STEP_LIMIT:
-        from .replay_files import replay_text
-
         lines.append("replay file:\n" + replay_text(source, steps, pulls))
     else:
         lines.append(f"(script of {len(steps)} steps; polydat.testing.replay() writes a replay file)")

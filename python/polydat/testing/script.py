@@ -194,6 +194,35 @@ class Example:
         object.__setattr__(self, "pulls", tuple(pulls) if pulls is not None else None)
 
     def __str__(self) -> str:
-        from .replay_files import replay_text
-
         return replay_text(self.source, self.steps, self.pulls)
+
+
+REPLAY_HEADER = "# polydat.testing replay"
+"""The first line of a replay file."""
+REPLAY_STEP = "#@ "
+"""The prefix of a replay file's machine-readable step lines."""
+REPLAY_PULLS = "#@pulls "
+"""The prefix of a replay file's default pulls line."""
+
+
+def replay_text(source: str, steps: Iterable[Step | Write], pulls: Sequence[str] | None = None) -> str:
+    """The replay file for ``source`` and its script, as text."""
+    import json
+
+    lines = [
+        f"{REPLAY_HEADER}: check it on every engine with `python -m polydat.testing <file>`",
+        "# script: each step writes, then pulls (default: every output in turn)",
+    ]
+    if pulls is not None:
+        lines.append(f"# default pulls: {', '.join(pulls)}")
+        lines.append(REPLAY_PULLS + json.dumps(list(pulls)))
+    for index, step in enumerate(as_steps(steps)):
+        what = [describe_write(step.write) if step.write is not None else "no write"]
+        if step.invalidate_all:
+            what.append("invalidate_all()")
+        if step.pulls is not None:
+            what.append("pull " + (", ".join(step.pulls) if step.pulls else "nothing"))
+        lines.append(f"# step {index}: " + "; ".join(what))
+        lines.append(REPLAY_STEP + encode_step(step))
+    body = source if source.endswith("\n") else source + "\n"
+    return "\n".join(lines) + "\n" + body

@@ -23,7 +23,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from .matrix import ORACLE, EngineSpec
+from .spec import ORACLE, EngineSpec
 
 __all__ = ["variants", "generate_variant", "GenerateKernel", "GenerateProgram"]
 
