@@ -16,7 +16,7 @@
 //! in. The P1 form stays the reference: both forms give the same bytes and
 //! the same failures (`tests/bytes_forms.rs` holds every node to it).
 
-use super::kit::Scalar;
+use super::slot::Scalar;
 use super::{Args, NodeError, NodeEval};
 use crate::types::PortType;
 use crate::value::Value;
@@ -162,7 +162,7 @@ impl<'a> ValueRef<'a> {
             (PortType::Str, arg) => ValueRef::Str(arg.text()?),
             (PortType::Json, arg) => ValueRef::Json(arg.text()?),
             (PortType::Bytes, arg) => ValueRef::Bytes(arg.bytes()?),
-            (ty, Arg::Word(w)) => ValueRef::Scalar(super::kit::slot_to_value(ty, w)),
+            (ty, Arg::Word(w)) => ValueRef::Scalar(super::slot::slot_to_value(ty, w)),
             (ty, _) => return Err(wrong_arg(ty.keyword())),
         })
     }

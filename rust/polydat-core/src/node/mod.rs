@@ -8,6 +8,7 @@ pub mod kit;
 pub mod kits_extra;
 pub mod limit;
 pub mod lower;
+pub mod slot;
 
 use crate::types::PortType;
 use crate::value::Value;
