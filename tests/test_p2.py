@@ -103,7 +103,8 @@ def test_explain_tells_how_p2_runs_the_program():
     assert "a stale read of a broad cone sweeps" in pull
     push = polydat.compile(LADDER, engine="p2", provenance="push").explain()
     assert "reads walk their cones, skipping clean steps" in push
-    # A string step with a by-bytes form runs by bytes, and the program still sweeps.
+    # A string step with a by-bytes form runs by bytes, and the program still
+    # sweeps (for broad cones: a sweep that runs string steps costs more).
     text = polydat.compile("input cycle: u64\ns := hashed_uuid(cycle)\nh := hash(cycle)", engine="p2", provenance="raw")
     assert "1 closure step(s), 0 slot-kit step(s), 1 by-bytes step(s); a stale read of a broad cone sweeps" in text.explain()
     # A node without one runs through the slot kit, and a program with one cannot sweep.

@@ -363,12 +363,52 @@ impl AsRef<StrTable> for StrTable {
     }
 }
 
-/// Kit for a pick from a table of strings built once: `index(x)` says
-/// which. P1 shares the chosen string (no copy); the by-bytes form copies
-/// its text from the table's buffer.
-pub struct PickStr<T, F> {
+impl StrTable {
+    /// The text of `len` bytes at byte `start` of the table's buffer (a
+    /// span of one of its strings, as [`StrTable::span`] gives it).
+    #[inline]
+    pub fn text_at(&self, start: u32, len: u32) -> &str {
+        let start = start as usize;
+        self.text.get(start..start + len as usize).unwrap_or_default()
+    }
+
+    /// The `(start, len)` of string `i` in the table's buffer, when it has one.
+    pub fn span(&self, i: usize) -> Option<(u32, u32)> {
+        let (a, b) = self.spans[i];
+        (self.text.get(a as usize..b as usize).is_some()).then_some((a, b - a))
+    }
+}
+
+/// A rule that picks one string of a table for each input.
+pub trait StrPick: Send + Sync {
+    /// The string for input `x`, shared (the P1 form hands out a clone).
+    fn value(&self, x: u64) -> &Arc<str>;
+    /// The text of the same string (the by-bytes form copies it), found
+    /// the quickest way the table has.
+    fn text(&self, x: u64) -> &str;
+}
+
+/// A table and a rule giving the index of the string for an input.
+struct Indexed<T, F> {
     table: T,
     index: F,
+}
+
+impl<T: AsRef<StrTable> + Send + Sync, F: Fn(u64) -> usize + Send + Sync> StrPick for Indexed<T, F> {
+    #[inline]
+    fn value(&self, x: u64) -> &Arc<str> {
+        self.table.as_ref().get((self.index)(x))
+    }
+    #[inline]
+    fn text(&self, x: u64) -> &str {
+        self.table.as_ref().text((self.index)(x))
+    }
+}
+
+/// Kit for a pick of one of a table's strings: P1 shares the chosen string
+/// (no copy); the by-bytes form copies its text.
+pub struct PickStr<P> {
+    pick: P,
 }
 
 /// Wraps a table of strings and `fn(u64) -> index` as a `str` node over a u64 wire.
@@ -377,13 +417,18 @@ where
     T: AsRef<StrTable> + Send + Sync + 'static,
     F: Fn(u64) -> usize + Send + Sync + 'static,
 {
-    Box::new(PickStr { table, index })
+    pick(Indexed { table, index })
 }
 
-impl<T: AsRef<StrTable> + Send + Sync, F: Fn(u64) -> usize + Send + Sync> NodeEval for PickStr<T, F> {
+/// Wraps a pick rule as a `str` node over a u64 wire.
+pub fn pick<P: StrPick + 'static>(pick: P) -> Box<dyn NodeEval> {
+    Box::new(PickStr { pick })
+}
+
+impl<P: StrPick> NodeEval for PickStr<P> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
         let x = u64::from_value(args.get(0)).ok_or_else(|| wrong_arg("u64"))?;
-        outs[0] = Value::Str(self.table.as_ref().get((self.index)(x)).clone());
+        outs[0] = Value::Str(self.pick.value(x).clone());
         Ok(())
     }
     fn bytes_form(&self) -> Option<&dyn BytesEval> {
@@ -391,11 +436,11 @@ impl<T: AsRef<StrTable> + Send + Sync, F: Fn(u64) -> usize + Send + Sync> NodeEv
     }
 }
 
-impl<T: AsRef<StrTable> + Send + Sync, F: Fn(u64) -> usize + Send + Sync> BytesEval for PickStr<T, F> {
+impl<P: StrPick> BytesEval for PickStr<P> {
     #[inline]
     fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
         let x = ins[0].scalar::<u64>()?;
-        out.put(OutRef::Text(self.table.as_ref().text((self.index)(x))))
+        out.put(OutRef::Text(self.pick.text(x)))
     }
 }
 

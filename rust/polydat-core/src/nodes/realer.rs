@@ -5,10 +5,10 @@
 //! `input mod len`, as upstream's: hash the input first (the field
 //! modules of the standard library do).
 
-use crate::node::by_bytes::{pick_str, to_text, StrTable};
+use crate::node::by_bytes::{pick, to_text, StrPick, StrTable};
 use crate::node::{konst_or, wire, Lit, NodeDef, NodeEval, Outputs};
 use crate::nodes::hash::xxh3_u64;
-use crate::nodes::weighted::AliasTable;
+use crate::nodes::weighted::{AliasPicks, AliasTable};
 use crate::types::PortType::{Str, U64};
 use std::sync::{Arc, OnceLock};
 use strength_reduce::StrengthReducedU64;
@@ -16,7 +16,7 @@ use strength_reduce::StrengthReducedU64;
 /// A word list: its values and, for a weighted one, the alias table.
 pub struct Dataset {
     values: StrTable,
-    table: Option<AliasTable>,
+    table: Option<AliasPicks>,
     /// The number of values, for `x mod len` without a division instruction.
     len: StrengthReducedU64,
 }
@@ -25,14 +25,17 @@ impl Dataset {
     /// The value for input bits `x`.
     #[inline]
     pub fn pick(&self, x: u64) -> &str {
-        self.values.text(self.index(x))
+        match &self.table {
+            Some(t) => t.text(&self.values, x),
+            None => self.values.text((x % self.len) as usize),
+        }
     }
 
     /// The index of the value for input bits `x`.
     #[inline]
     pub fn index(&self, x: u64) -> usize {
         match &self.table {
-            Some(t) => t.sample(x),
+            Some(t) => t.index(x),
             None => (x % self.len) as usize,
         }
     }
@@ -95,7 +98,8 @@ fn weighted(csv: &'static str, w: usize, keep: impl Fn(&[String]) -> bool) -> Da
     }
     let table = AliasTable::from_weights(&weights).expect("a bundled weighted list has positive weights");
     let len = StrengthReducedU64::new(values.len() as u64);
-    Dataset { values: StrTable::new(values), table: Some(table), len }
+    let values = StrTable::new(values);
+    Dataset { table: Some(AliasPicks::new(table, &values)), values, len }
 }
 
 const FIRST_NAMES: &str = include_str!("../../data/first_names.csv");
@@ -138,9 +142,19 @@ dataset!(company_words, uniform(COMPANY_WORDS, 0));
 dataset!(job_titles, uniform(JOB_TITLES, 0));
 dataset!(lorem_words, uniform(LOREM_WORDS, 0));
 
+impl StrPick for &'static Dataset {
+    #[inline]
+    fn value(&self, x: u64) -> &Arc<str> {
+        self.values.get(self.index(x))
+    }
+    #[inline]
+    fn text(&self, x: u64) -> &str {
+        self.pick(x)
+    }
+}
+
 fn picker(data: fn() -> &'static Dataset) -> Box<dyn NodeEval> {
-    let data = data();
-    pick_str(data.table(), move |x| data.index(x))
+    pick(data())
 }
 
 macro_rules! real {

@@ -5,7 +5,7 @@
 //! (queue order, scaling, leftovers) and the sampling rule are upstream's,
 //! so choices agree with upstream's for the same input.
 
-use crate::node::by_bytes::{pick_str, StrTable};
+use crate::node::by_bytes::{pick, StrPick, StrTable};
 use crate::node::kit::map1;
 use crate::node::{konst, many, wire, NodeDef, Outputs};
 use crate::types::PortType::{Str, F64, U64};
@@ -124,6 +124,90 @@ impl AliasTable {
     }
 }
 
+/// One slot of an alias table over a string table, laid out for the
+/// by-bytes pick: the slot's threshold and the spans (in the string table's
+/// buffer) of its primary and its alias, so a sample reads one record and
+/// then the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(16))]
+struct PickRecord {
+    threshold: u32,
+    primary: u32,
+    alias: u32,
+    primary_len: u16,
+    alias_len: u16,
+}
+
+/// Weighted picks of a string table's strings through an alias table (its
+/// outcomes are the table's indices). P1 samples the alias table and shares
+/// the string; the by-bytes form reads one [`PickRecord`] (when every
+/// string is short enough to have one) and copies the text.
+#[derive(Debug)]
+pub struct AliasPicks {
+    alias: AliasTable,
+    records: Option<Box<[PickRecord]>>,
+}
+
+impl AliasPicks {
+    /// The picks of `alias` over the strings of `table` (as many as it has outcomes).
+    pub fn new(alias: AliasTable, table: &StrTable) -> AliasPicks {
+        let span = |i: usize| table.span(i).and_then(|(start, len)| Some((start, u16::try_from(len).ok()?)));
+        let records: Option<Box<[PickRecord]>> = (table.len() == alias.len())
+            .then(|| {
+                (0..alias.len())
+                    .map(|slot| {
+                        let packed = alias.packed[slot];
+                        let ((primary, primary_len), (alias, alias_len)) =
+                            (span(slot)?, span((packed >> 32) as usize)?);
+                        let threshold = (packed & 0xffff_ffff) as u32;
+                        Some(PickRecord { threshold, primary, alias, primary_len, alias_len })
+                    })
+                    .collect()
+            })
+            .flatten();
+        AliasPicks { alias, records }
+    }
+
+    /// The index of the string for input bits `x` ([`AliasTable::sample`]).
+    #[inline]
+    pub fn index(&self, x: u64) -> usize {
+        self.alias.sample(x)
+    }
+
+    /// The text of the string for input bits `x`, from `table` (the one the
+    /// picks were made over): [`AliasTable::sample`]'s choice, through one record.
+    #[inline]
+    pub fn text<'t>(&self, table: &'t StrTable, x: u64) -> &'t str {
+        match &self.records {
+            Some(records) => {
+                let r = records[(x % self.alias.slots) as usize];
+                match x >> 32 < u64::from(r.threshold) {
+                    true => table.text_at(r.primary, u32::from(r.primary_len)),
+                    false => table.text_at(r.alias, u32::from(r.alias_len)),
+                }
+            }
+            None => table.text(self.index(x)),
+        }
+    }
+}
+
+/// A string table picked from by weight (the `weighted_strings` node).
+struct WeightedStrings {
+    table: StrTable,
+    picks: AliasPicks,
+}
+
+impl StrPick for WeightedStrings {
+    #[inline]
+    fn value(&self, x: u64) -> &Arc<str> {
+        self.table.get(self.picks.index(x))
+    }
+    #[inline]
+    fn text(&self, x: u64) -> &str {
+        self.picks.text(&self.table, x)
+    }
+}
+
 /// The entries of a `value:weight` spec (`;` or `,` separated, blanks
 /// skipped), in the words of upstream's `weighted_strings`/`weighted_u64`
 /// parser (`expected 'value:weight', got '...'`, `invalid weight: ...`).
@@ -150,8 +234,9 @@ pub const WEIGHTED_STRINGS: NodeDef = NodeDef {
     build: |c| {
         let pairs = parse_pairs(c.str(0))?;
         let values: Vec<Arc<str>> = pairs.iter().map(|(v, _)| Arc::from(*v)).collect();
-        let table = AliasTable::from_weights(&pairs.iter().map(|p| p.1).collect::<Vec<_>>())?;
-        Ok(pick_str(StrTable::new(values), move |x| table.sample(x)))
+        let alias = AliasTable::from_weights(&pairs.iter().map(|p| p.1).collect::<Vec<_>>())?;
+        let table = StrTable::new(values);
+        Ok(pick(WeightedStrings { picks: AliasPicks::new(alias, &table), table }))
     },
     ..NodeDef::BASE
 };
@@ -321,6 +406,31 @@ mod tests {
         }
         assert_eq!(bias_threshold(1.0), u32::MAX as u64, "only hi = u32::MAX reaches 1.0");
         assert_eq!((bias_threshold(0.0), bias_threshold(f64::NAN)), (0, 0));
+    }
+
+    #[test]
+    fn pick_records_choose_what_the_alias_table_samples() {
+        let names: Vec<Arc<str>> = (0..300).map(|i| Arc::from(format!("name{}", "x".repeat(i % 7)).as_str())).collect();
+        let weights: Vec<f64> = (0..300).map(|i| 1.0 + (i * 37 % 101) as f64).collect();
+        let table = StrTable::new(names);
+        let picks = AliasPicks::new(AliasTable::from_weights(&weights).unwrap(), &table);
+        assert!(picks.records.is_some());
+        for i in 0..50_000u64 {
+            let x = splitmix64(i);
+            assert_eq!(picks.text(&table, x), table.text(picks.index(x)), "x = {x:#x}");
+        }
+        // At each slot's threshold and either side of it.
+        for (slot, r) in picks.records.as_ref().unwrap().iter().enumerate() {
+            for hi in [0u64, u64::from(r.threshold).saturating_sub(1), u64::from(r.threshold), u32::MAX as u64] {
+                let x = (hi.min(u32::MAX as u64) << 32) | slot as u64;
+                assert_eq!(picks.text(&table, x), table.text(picks.index(x)));
+            }
+        }
+        // A string too long for a record: the picks go through the index.
+        let long = StrTable::new(vec![Arc::from("a"), Arc::from("b".repeat(70_000).as_str())]);
+        let picks = AliasPicks::new(AliasTable::from_weights(&[1.0, 1.0]).unwrap(), &long);
+        assert!(picks.records.is_none());
+        assert_eq!(picks.text(&long, 1).len(), 70_000);
     }
 
     #[test]

@@ -35,6 +35,15 @@ pub struct CompiledKernel<M: Mode, X: Executor> {
     sweep: Sweep,
 }
 
+/// How a column takes its rows in `generate`'s sweep path.
+enum Take {
+    /// A scalar output's buffer word, its type, and the words of the rows
+    /// not yet stored.
+    Word { word: usize, ty: crate::types::PortType, staged: Vec<u64> },
+    /// A by-reference output's pair word and scratch entry.
+    Ref { off: usize, e: usize },
+}
+
 /// Where a kernel's per-cycle values stand against its last sweep (a pass
 /// over every per-cycle step, see [`sweep`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -354,7 +363,22 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             return fill_row_by_row(self, &rest, outs, columns);
         };
         let word = plan.u64_input_word[rows.coordinate] as usize;
-        let slots: Vec<usize> = outs.iter().map(|&o| plan.program.outputs[o].slot as usize).collect();
+        let layout = &plan.layout;
+        // How each column takes a row: a scalar's word, staged and stored a
+        // chunk at a time; a string's bytes, from its scratch entry.
+        let mut takes: Vec<Take> = outs
+            .iter()
+            .map(|&o| {
+                let slot = plan.program.outputs[o].slot as usize;
+                let off = layout.off[slot] as usize;
+                match layout.entry[slot] {
+                    NO_ENTRY => {
+                        Take::Word { word: off, ty: layout.ty[slot], staged: Vec::with_capacity(STOP_CHECK_ROWS) }
+                    }
+                    e => Take::Ref { off, e: e as usize },
+                }
+            })
+            .collect();
         let cycle_of = |row: usize| rest.first.wrapping_add((row as u64).wrapping_mul(rows.step));
         let mut row = 0;
         while row < rest.count {
@@ -366,21 +390,31 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             // next row to run, so after a failure (an error or a panic) it is
             // the row that failed.
             let end = rest.count.min(row + STOP_CHECK_ROWS);
-            let (state, layout) = (&mut self.slots, &plan.layout);
+            let state = &mut self.slots;
             let pass = || {
                 while row < end {
                     state.buf[word] = cycle_of(row);
                     if !run_parts_unguarded(&plan, state, parts) {
                         return false;
                     }
-                    for (column, &slot) in columns.iter_mut().zip(&slots) {
-                        state.push_into(layout, slot, column);
+                    for (take, column) in takes.iter_mut().zip(columns.iter_mut()) {
+                        match take {
+                            Take::Word { word, staged, .. } => staged.push(state.buf[*word]),
+                            Take::Ref { off, e } => column.push_bytes(Some(state.ref_bytes(*off, *e))),
+                        }
                     }
                     row += 1;
                 }
                 true
             };
-            if !matches!(guarded(pass), Ok(true)) {
+            let done = matches!(guarded(pass), Ok(true));
+            for (take, column) in takes.iter_mut().zip(columns.iter_mut()) {
+                if let Take::Word { ty, staged, .. } = take {
+                    column.extend_words(*ty, staged);
+                    staged.clear();
+                }
+            }
+            if !done {
                 // The kernel learns of the write, so the row path recomputes the row.
                 self.wrote(rows.coordinate);
                 fill_row_by_row(self, &RowFill { first: cycle_of(row), count: 1, ..*rows }, outs, columns)?;

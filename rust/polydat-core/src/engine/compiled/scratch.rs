@@ -15,7 +15,8 @@
 //! > `(entry.as_ptr(), entry.len())` of that slot's own entry, and the entry
 //! > has not been touched since the pair was written.
 //!
-//! (R) holds because (a) pairs are written only here ([`Scratch::publish`],
+//! (R) holds because (a) pairs are written only here ([`Scratch::publish_text`],
+//! [`Scratch::publish_bytes`],
 //! [`Scratch::rewrite`], [`Scratch::repoint`]), each time together with the
 //! entry they name; (b) the slot layout gives Ref words to no scalar writer
 //! (scalar steps write only their own scalar words, and host u64 writes
@@ -215,7 +216,13 @@ impl Scratch {
         impl Drop for Publish<'_> {
             #[inline]
             fn drop(&mut self) {
-                (self.buf[self.off], self.buf[self.off + 1]) = self.entry.pair();
+                let bytes = self.entry.as_bytes();
+                // Two word loads, not one load of the pair: the writer has
+                // just stored the length, and a load spanning that store
+                // would wait for it to reach the cache.
+                let len = std::hint::black_box(bytes.len());
+                self.buf[self.off] = bytes.as_ptr() as usize as u64;
+                self.buf[self.off + 1] = len as u64;
             }
         }
         // The pair names no bytes while the entry changes (see the module).

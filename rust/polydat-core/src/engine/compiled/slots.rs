@@ -279,6 +279,12 @@ impl Slots {
         result
     }
 
+    /// The bytes of the Ref slot whose pair is at `off` and entry is `e`.
+    #[inline]
+    pub fn ref_bytes(&self, off: usize, e: usize) -> &[u8] {
+        self.scratch.view(&self.buf, off, e)
+    }
+
     /// Writes value slot `slot` as the next row of `column`: a scalar's word,
     /// a by-reference value's scratch bytes, or a null row (no `Value` made).
     #[inline]
