@@ -52,15 +52,7 @@ pub fn push_timestamp(out: &mut String, epoch_ms: u64) {
 #[allow(clippy::too_many_arguments)]
 fn push_clock(out: &mut String, y: u64, mo: u64, d: u64, h: u64, mi: u64, s: u64, ms: u64) {
     push_ymd(out, y, mo, d);
-    out.push('T');
-    push_u64_padded(out, h, 2);
-    out.push(':');
-    push_u64_padded(out, mi, 2);
-    out.push(':');
-    push_u64_padded(out, s, 2);
-    out.push('.');
-    push_u64_padded(out, ms, 3);
-    out.push('Z');
+    push_time(out, h, mi, s, ms);
 }
 
 /// Appends `YYYY-MM-DD` of a non-negative year: `format!("{y:04}-{mo:02}-{d:02}")`.
@@ -137,6 +129,19 @@ pub fn timestamp_text(ms: i64) -> String {
     out
 }
 
+/// Appends `Thh:mm:ss.mmmZ`, each field zero-padded to its width.
+fn push_time(out: &mut String, h: u64, mi: u64, s: u64, ms: u64) {
+    out.push('T');
+    push_u64_padded(out, h, 2);
+    out.push(':');
+    push_u64_padded(out, mi, 2);
+    out.push(':');
+    push_u64_padded(out, s, 2);
+    out.push('.');
+    push_u64_padded(out, ms, 3);
+    out.push('Z');
+}
+
 /// Appends [`timestamp_text`] of `ms` to `out`.
 pub fn push_timestamp_text(out: &mut String, ms: i64) {
     let (days, in_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000) as u64);
@@ -148,15 +153,7 @@ pub fn push_timestamp_text(out: &mut String, ms: i64) {
     push_u64_padded(out, mo, 2);
     out.push('-');
     push_u64_padded(out, d, 2);
-    out.push('T');
-    push_u64_padded(out, h, 2);
-    out.push(':');
-    push_u64_padded(out, mi, 2);
-    out.push(':');
-    push_u64_padded(out, s, 2);
-    out.push('.');
-    push_u64_padded(out, milli, 3);
-    out.push('Z');
+    push_time(out, h, mi, s, milli);
 }
 
 /// Reads `YYYY-MM-DD`, optionally followed by `Thh:mm[:ss[.f...]]` and a
