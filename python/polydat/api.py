@@ -267,15 +267,7 @@ class Program:
         """
         if self.needs_outer:
             return self._bound_kernel("generate").generate(cycles, outputs, inputs, threads, coordinate, format)
-        if format == "arrow":
-            pa = _pyarrow("generate(format='arrow')")
-            stream = self._stream(cycles, outputs, inputs, threads, coordinate, GENERATE_BATCH_ROWS)
-            schema = pa.schema(stream.schema)
-            return pa.Table.from_batches([pa.record_batch(b) for b in stream], schema=schema)
-        if format != "numpy":
-            raise ArgumentError(f"format must be 'numpy' or 'arrow', not {format!r}")
-        coordinate, start, rows, step, names, fixed = self._run_args(cycles, outputs, inputs, threads, coordinate)
-        return self._core.generate(coordinate, start, rows, step, names, fixed, threads=threads)
+        return _generate(self, self._core, cycles, outputs, inputs, threads, coordinate, format)
 
     def iter_batches(
         self,
@@ -295,9 +287,7 @@ class Program:
         if self.needs_outer:
             kernel = self._bound_kernel("iter_batches")
             return kernel.iter_batches(cycles, batch_rows, outputs, inputs, threads, coordinate)
-        pa = _pyarrow("iter_batches")
-        stream = self._stream(cycles, outputs, inputs, threads, coordinate, batch_rows)
-        return (pa.record_batch(b) for b in stream)
+        return _iter_batches(self, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
 
     def _bound_kernel(self, what: str) -> Kernel:
         """The kernel a run of a program that needs an outer scope starts from."""
@@ -356,20 +346,9 @@ class Program:
         cycles_column: str | None = None,
     ) -> Any:
         """The core's batch stream of a run (see :meth:`iter_batches`)."""
-        if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
-            raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
-        coordinate, start, rows, step, names, fixed = self._run_args(cycles, outputs, inputs, threads, coordinate)
-        return self._core.batches(
-            coordinate,
-            start,
-            rows,
-            step,
-            names,
-            fixed,
-            threads=threads,
-            batch_rows=batch_rows,
-            encode=encode,
-            cycles_column=cycles_column,
+        return _stream(
+            self, self._core, cycles, outputs, inputs, threads, coordinate, batch_rows,
+            encode=encode, cycles_column=cycles_column,
         )
 
     def __repr__(self) -> str:
@@ -605,16 +584,7 @@ class Kernel:
         """:meth:`Program.generate` from this kernel's state: the rows run on
         kernels of the same scope (its bindings to outer scopes, its current
         inputs), one per thread; ``inputs`` fixes more inputs for the run."""
-        program = self.program
-        if format == "arrow":
-            pa = _pyarrow("generate(format='arrow')")
-            stream = self._stream(cycles, outputs, inputs, threads, coordinate, GENERATE_BATCH_ROWS)
-            schema = pa.schema(stream.schema)
-            return pa.Table.from_batches([pa.record_batch(b) for b in stream], schema=schema)
-        if format != "numpy":
-            raise ArgumentError(f"format must be 'numpy' or 'arrow', not {format!r}")
-        coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)
-        return self._core.generate(coordinate, start, rows, step, names, fixed, threads=threads)
+        return _generate(self.program, self._core, cycles, outputs, inputs, threads, coordinate, format)
 
     def iter_batches(
         self,
@@ -626,31 +596,69 @@ class Kernel:
         coordinate: str | None = None,
     ) -> Iterator[Any]:
         """:meth:`Program.iter_batches` from this kernel's state (see :meth:`generate`)."""
-        pa = _pyarrow("iter_batches")
-        stream = self._stream(cycles, outputs, inputs, threads, coordinate, batch_rows)
-        return (pa.record_batch(b) for b in stream)
+        return _iter_batches(self.program, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
 
-    def _stream(
-        self,
-        cycles: range | int | tuple[int, int],
-        outputs: Sequence[str] | None,
-        inputs: Mapping[str, PyValue] | None,
-        threads: int,
-        coordinate: str | None,
-        batch_rows: int,
-        *,
-        encode: str | None = None,
-        cycles_column: str | None = None,
-    ) -> Any:
-        if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
-            raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
-        coordinate, start, rows, step, names, fixed = self.program._run_args(
-            cycles, outputs, inputs, threads, coordinate
-        )
-        return self._core.batches(
-            coordinate, start, rows, step, names, fixed, threads=threads, batch_rows=batch_rows,
-            encode=encode, cycles_column=cycles_column,
-        )
+
+def _generate(
+    program: Program,
+    core: Any,
+    cycles: range | int | tuple[int, int],
+    outputs: Sequence[str] | None,
+    inputs: Mapping[str, PyValue] | None,
+    threads: int,
+    coordinate: str | None,
+    format: str,
+) -> Any:
+    """``generate`` of ``program``'s rows on ``core`` (a core program, or a
+    core kernel whose scope the rows run in): numpy columns or an Arrow table."""
+    if format == "arrow":
+        pa = _pyarrow("generate(format='arrow')")
+        stream = _stream(program, core, cycles, outputs, inputs, threads, coordinate, GENERATE_BATCH_ROWS)
+        schema = pa.schema(stream.schema)
+        return pa.Table.from_batches([pa.record_batch(b) for b in stream], schema=schema)
+    if format != "numpy":
+        raise ArgumentError(f"format must be 'numpy' or 'arrow', not {format!r}")
+    coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)
+    return core.generate(coordinate, start, rows, step, names, fixed, threads=threads)
+
+
+def _iter_batches(
+    program: Program,
+    core: Any,
+    cycles: range | int | tuple[int, int],
+    batch_rows: int,
+    outputs: Sequence[str] | None,
+    inputs: Mapping[str, PyValue] | None,
+    threads: int,
+    coordinate: str | None,
+) -> Iterator[Any]:
+    """``iter_batches`` of ``program``'s rows on ``core`` (see :func:`_generate`)."""
+    pa = _pyarrow("iter_batches")
+    stream = _stream(program, core, cycles, outputs, inputs, threads, coordinate, batch_rows)
+    return (pa.record_batch(b) for b in stream)
+
+
+def _stream(
+    program: Program,
+    core: Any,
+    cycles: range | int | tuple[int, int],
+    outputs: Sequence[str] | None,
+    inputs: Mapping[str, PyValue] | None,
+    threads: int,
+    coordinate: str | None,
+    batch_rows: int,
+    *,
+    encode: str | None = None,
+    cycles_column: str | None = None,
+) -> Any:
+    """The core's batch stream of a run of ``program`` on ``core`` (see :func:`_generate`)."""
+    if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
+        raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
+    coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)
+    return core.batches(
+        coordinate, start, rows, step, names, fixed, threads=threads, batch_rows=batch_rows,
+        encode=encode, cycles_column=cycles_column,
+    )
 
 
 def _filtered(

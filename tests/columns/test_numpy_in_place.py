@@ -43,3 +43,17 @@ def test_large_columns_with_absent_rows_are_masked_arrays_of_their_dtype():
         assert isinstance(cols[name], np.ma.MaskedArray) and cols[name].dtype == dtype, name
         assert cols[name].mask.all() and len(cols[name]) == ROWS, name
     assert not isinstance(cols["h"], np.ma.MaskedArray) and cols["h"].dtype == np.uint64
+
+
+def test_a_kernels_generate_fills_the_same_columns_as_the_programs():
+    """Kernel.generate (rows from a kernel's state) takes the same path."""
+    prog = polydat.compile(ALL_TYPES.read_text())
+    kernel = prog.kernel()
+    from_program = prog.generate(range(ROWS), inputs=ALL_TYPES_INPUTS, threads=2)
+    from_kernel = kernel.generate(range(ROWS), inputs=ALL_TYPES_INPUTS, threads=2)
+    for name, column in from_program.items():
+        assert same(column, from_kernel[name]), name
+    prog = polydat.compile(NULLS)
+    none = {"tag": None, "n": None, "x": None, "b": None}
+    cols = prog.kernel().generate(range(ROWS), inputs=none)
+    assert isinstance(cols["maybe_n"], np.ma.MaskedArray) and cols["maybe_n"].mask.all()

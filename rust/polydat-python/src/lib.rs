@@ -529,42 +529,8 @@ impl Program {
         contained(py, || {
             let (plan, sources) = self.row_plan(py, coordinate, start, rows, step, &outputs, &fixed)?;
             let (program, kind) = (&self.inner, self.kind);
-            let interrupt = SignalWatch::new();
-            let hook = || interrupt.interrupted();
-            let stop = Stop::with_hook(&hook);
-            // Scalar outputs of many rows go straight into numpy's own arrays.
-            let mut arrays: Vec<Option<host::HostArray<'py>>> = sources
-                .iter()
-                .map(|s| match *s {
-                    engine::ColumnSource::Output(o) if plan.rows() >= host::HOST_MIN_ROWS => {
-                        host::HostArray::zeros(py, program.outputs[o].ty, plan.rows())
-                    }
-                    _ => None,
-                })
-                .collect();
-            let lent = arrays.iter_mut().map(|a| a.as_mut().map(|a| a.rows()).transpose()).collect::<PyResult<_>>()?;
-            let result =
-                py.allow_threads(|| engine::generate_into(program, kind, &plan, &sources, threads, &stop, lent));
-            let columns = match result {
-                Err(GenerateError::Cancelled) => return Err(interrupt.take()),
-                other => other.map_err(|e| generate_error(py, e))?,
-            };
-            let d = PyDict::new(py);
-            for ((name, column), array) in outputs.iter().zip(columns).zip(arrays) {
-                let value = match (column, array) {
-                    (Filled::Column(column), _) => column_to_py(py, column)?,
-                    (Filled::InPlace { nulls }, Some(array)) => {
-                        let ty = match program.column_source(name) {
-                            Ok(engine::ColumnSource::Output(o)) => program.outputs[o].ty,
-                            _ => unreachable!("rows in place are an output's"),
-                        };
-                        finish_array(py, array.array(), ty, plan.rows(), &nulls)?
-                    }
-                    (Filled::InPlace { .. }, None) => unreachable!("rows in place were lent"),
-                };
-                d.set_item(name, value)?;
-            }
-            Ok(d)
+            let make = || engine::Generator::new(program, kind, &plan, &sources, threads);
+            generate_dict(py, program, &plan, &sources, &outputs, make)
         })
     }
 
@@ -894,22 +860,8 @@ impl Kernel {
             let (plan, sources) = row_plan(py, &program, coordinate, start, rows, step, &outputs, &fixed)?;
             let (maker, preset) = self.maker();
             let kind = self.scope.kind();
-            let interrupt = SignalWatch::new();
-            let hook = || interrupt.interrupted();
-            let stop = Stop::with_hook(&hook);
-            let result = py.allow_threads(|| {
-                engine::Generator::with_maker(&program, kind, maker, preset, &plan, &sources, threads)?
-                    .fill(plan.start, plan.rows, &stop)
-            });
-            let columns = match result {
-                Err(GenerateError::Cancelled) => return Err(interrupt.take()),
-                other => other.map_err(|e| generate_error(py, e))?,
-            };
-            let d = PyDict::new(py);
-            for (name, column) in outputs.iter().zip(columns) {
-                d.set_item(name, column_to_py(py, column)?)?;
-            }
-            Ok(d)
+            let make = || engine::Generator::with_maker(&program, kind, maker, preset, &plan, &sources, threads);
+            generate_dict(py, &program, &plan, &sources, &outputs, make)
         })
     }
 
@@ -950,6 +902,50 @@ impl Kernel {
             .map_err(|e| py_error(py, "InternalError", (e,)))
         })
     }
+}
+
+/// `generate`'s result, `{name: numpy array}` for `names` (the columns of
+/// `sources`): the generator `make` builds runs over the plan's rows without
+/// the GIL (Ctrl-C stops every worker and raises `KeyboardInterrupt`);
+/// scalar outputs of many rows go straight into numpy's own arrays.
+fn generate_dict<'py>(
+    py: Python<'py>,
+    program: &polydat_core::Program,
+    plan: &RowPlan,
+    sources: &[engine::ColumnSource],
+    names: &[String],
+    make: impl FnOnce() -> Result<engine::Generator, GenerateError> + Send,
+) -> PyResult<Bound<'py, PyDict>> {
+    let interrupt = SignalWatch::new();
+    let hook = || interrupt.interrupted();
+    let stop = Stop::with_hook(&hook);
+    let mut arrays: Vec<Option<host::HostArray<'py>>> = sources
+        .iter()
+        .map(|s| match *s {
+            engine::ColumnSource::Output(o) if plan.rows() >= host::HOST_MIN_ROWS => {
+                host::HostArray::zeros(py, program.outputs[o].ty, plan.rows())
+            }
+            _ => None,
+        })
+        .collect();
+    let lent = arrays.iter_mut().map(|a| a.as_mut().map(|a| a.rows()).transpose()).collect::<PyResult<_>>()?;
+    let result = py.allow_threads(|| make()?.fill_into(plan.start, plan.rows, &stop, lent));
+    let columns = match result {
+        Err(GenerateError::Cancelled) => return Err(interrupt.take()),
+        other => other.map_err(|e| generate_error(py, e))?,
+    };
+    let d = PyDict::new(py);
+    for (((name, column), array), source) in names.iter().zip(columns).zip(arrays).zip(sources) {
+        let value = match (column, array, *source) {
+            (Filled::Column(column), _, _) => column_to_py(py, column)?,
+            (Filled::InPlace { nulls }, Some(array), engine::ColumnSource::Output(o)) => {
+                finish_array(py, array.array(), program.outputs[o].ty, plan.rows(), &nulls)?
+            }
+            (Filled::InPlace { .. }, _, _) => unreachable!("rows in place were lent for an output"),
+        };
+        d.set_item(name, value)?;
+    }
+    Ok(d)
 }
 
 fn encoding(py: Python<'_>, encode: Option<&str>) -> PyResult<arrow::Encode> {

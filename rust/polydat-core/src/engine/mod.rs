@@ -16,6 +16,7 @@ pub mod p2;
 pub mod p3;
 pub mod scope;
 pub mod text;
+pub mod workers;
 
 pub use crate::provenance::Provenance;
 
@@ -639,8 +640,9 @@ impl Generator {
         let program = self.program.clone();
         let outputs = &self.outputs;
         let threads = self.threads.clamp(1, rows.max(1));
-        let chunk = rows.div_ceil(threads).max(1);
-        let counts: Vec<usize> = (0..threads).map(|t| chunk.min(rows.saturating_sub(t * chunk))).collect();
+        let tasks = workers::task_count(rows, threads);
+        let chunk = rows.div_ceil(tasks).max(1);
+        let counts: Vec<usize> = (0..tasks).map(|t| chunk.min(rows.saturating_sub(t * chunk))).collect();
         while self.kernels.len() < threads {
             let kernel = self.kernel()?;
             self.kernels.push(kernel);
@@ -655,7 +657,7 @@ impl Generator {
             .collect::<Option<_>>()
             .ok_or(GenerateError::OutOfMemory { rows, columns: outputs.len() })?;
         let reserve: Vec<usize> = self.var_bytes_per_row.iter().map(|&b| (b * 1.03 * chunk as f64) as usize).collect();
-        let mut shares: Vec<Vec<ColumnPart<'_>>> = (0..threads).map(|_| Vec::with_capacity(outputs.len())).collect();
+        let mut shares: Vec<Vec<ColumnPart<'_>>> = (0..tasks).map(|_| Vec::with_capacity(outputs.len())).collect();
         for (c, (column, h)) in columns.iter_mut().zip(host).enumerate() {
             let parts = match (column, h) {
                 (Some(column), _) => column.split(&counts),
@@ -674,6 +676,9 @@ impl Generator {
                          kernel: &mut Box<dyn Kernel>,
                          mut parts: Vec<ColumnPart<'_>>|
          -> Result<Vec<PartDone>, GenerateError> {
+            if stop.requested() {
+                return Err(GenerateError::Cancelled);
+            }
             let rows = RowFill {
                 coordinate,
                 first: start.wrapping_add(((t * chunk) as u64).wrapping_mul(step)),
@@ -684,66 +689,30 @@ impl Generator {
             kernel.fill_rows(&rows, outputs, &mut parts)?;
             Ok(parts.into_iter().map(ColumnPart::done).collect())
         };
-        let kernels = &mut self.kernels[..threads];
-        let done: Vec<Vec<PartDone>> = if threads == 1 {
-            match run_share(0, &mut kernels[0], shares.pop().unwrap_or_default()) {
-                Ok(parts) => vec![parts],
-                Err(e) => {
-                    // A kernel that stopped part-way holds that row's state: start afresh.
-                    self.kernels.clear();
-                    return Err(e);
-                }
-            }
-        } else {
-            // Share 0 runs on the calling thread (so a stop hook that only acts
-            // there, like a signal check, is consulted), the others on new ones.
-            let results: Vec<Result<Vec<PartDone>, GenerateError>> = std::thread::scope(|scope| {
-                let mut shares = shares.into_iter();
-                let mut kernels = kernels.iter_mut();
-                let own = shares.next().unwrap_or_default();
-                let own_kernel = kernels.next().expect("one kernel per worker");
-                let mut handles = Vec::with_capacity(threads - 1);
-                for (t, (parts, kernel)) in shares.zip(kernels).enumerate().map(|(i, s)| (i + 1, s)) {
-                    let run = &run_share;
-                    let spawned = std::thread::Builder::new()
-                        .name(format!("polydat-generate-{t}"))
-                        .spawn_scoped(scope, move || run(t, kernel, parts));
-                    match spawned {
-                        Ok(handle) => handles.push(Ok(handle)),
-                        Err(e) => {
-                            // The threads already started stop at their next check.
-                            stop.request();
-                            handles.push(Err(GenerateError::Threads(e.to_string())));
-                            break;
-                        }
-                    }
-                }
-                let mine = if stop.requested() { Err(GenerateError::Cancelled) } else { run_share(0, own_kernel, own) };
-                let mut results = vec![mine];
-                results.extend(
-                    handles.into_iter().map(|h| h.and_then(|h| h.join().unwrap_or(Err(GenerateError::Panicked)))),
-                );
-                results
-            });
-            // The first failure in row order is the one a single thread would
-            // have met; a share that only stopped because another failed is not one.
-            let mut done = Vec::with_capacity(threads);
-            let mut first_error = None;
-            for result in results {
-                match result {
-                    Ok(parts) => done.push(parts),
-                    Err(GenerateError::Cancelled) => first_error = first_error.or(Some(GenerateError::Cancelled)),
-                    Err(e) if matches!(first_error, None | Some(GenerateError::Cancelled)) => first_error = Some(e),
-                    Err(_) => {}
-                }
-            }
-            if let Some(e) = first_error {
-                // A kernel that stopped part-way holds that row's state: start afresh.
-                self.kernels.clear();
-                return Err(e);
-            }
-            done
+        // The first worker is the calling thread (so a stop hook that only
+        // acts there, like a signal check, is consulted).
+        let trouble = |t: workers::Trouble| match t {
+            workers::Trouble::Spawn(e) => GenerateError::Threads(e.to_string()),
+            workers::Trouble::Panicked => GenerateError::Panicked,
         };
+        let outcomes = workers::run_shared(&mut self.kernels[..threads], shares, &run_share, &trouble);
+        // The first failure in row order is the one a single thread would
+        // have met; a task that only stopped because of a stop request is not one.
+        let mut done = Vec::with_capacity(tasks);
+        let mut first_error = None;
+        for outcome in outcomes {
+            match outcome {
+                Some(Ok(parts)) => done.push(parts),
+                Some(Err(GenerateError::Cancelled)) => first_error = first_error.or(Some(GenerateError::Cancelled)),
+                Some(Err(e)) if matches!(first_error, None | Some(GenerateError::Cancelled)) => first_error = Some(e),
+                Some(Err(_)) | None => {}
+            }
+        }
+        if let Some(e) = first_error {
+            // A kernel that stopped part-way holds that row's state: start afresh.
+            self.kernels.clear();
+            return Err(e);
+        }
         let mut by_column: Vec<Vec<PartDone>> = (0..columns.len()).map(|_| Vec::with_capacity(threads)).collect();
         for share in done {
             for (c, part) in share.into_iter().enumerate() {
