@@ -869,6 +869,24 @@ pub struct RowFill<'a> {
     pub stop: &'a Stop<'a>,
 }
 
+impl RowFill<'_> {
+    /// The coordinate's value at row `row` (wrapping).
+    #[inline]
+    pub fn cycle_of(&self, row: usize) -> u64 {
+        self.first.wrapping_add((row as u64).wrapping_mul(self.step))
+    }
+
+    /// The rows `skip..count` of these rows.
+    pub fn after(&self, skip: usize) -> Self {
+        RowFill { first: self.cycle_of(skip), count: self.count.saturating_sub(skip), ..*self }
+    }
+
+    /// The rows `0..count` of these rows.
+    pub fn first_rows(&self, count: usize) -> Self {
+        RowFill { count: count.min(self.count), ..*self }
+    }
+}
+
 /// Why `generate` stopped.
 #[derive(Clone, Debug)]
 pub enum GenerateError {

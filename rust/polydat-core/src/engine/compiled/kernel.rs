@@ -6,7 +6,7 @@
 
 use super::layout::NO_ENTRY;
 use super::modes::{Mode, SweepPolicy};
-use super::plan::{Exec, Executor, Part, Plan, RowLoop};
+use super::plan::{BlockPlan, Exec, Executor, Part, Plan, RowLoop};
 use super::slots::{RefSlotRefused, Slots};
 use crate::engine::column::{ColumnPart, RowsOut};
 use crate::engine::failure::{self, PassOutcome};
@@ -237,27 +237,39 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         let _ = self.write(input, Value::U64(value));
     }
 
-    /// `generate`'s block path. The first row goes through the row path (it
-    /// runs the scope-init path, and reports a failure there exactly); the
-    /// rest run in blocks over the block program, each value slot's rows
-    /// side by side. A block that fails anywhere (an error or a panic) is
-    /// redone row by row, so a failure is reported exactly as P1 reports it.
-    /// The kernel ends holding the last row's coordinate.
-    fn fill_blocks(
+    /// The frame every fast `generate` path shares: the first row goes
+    /// through the row path (it runs the scope-init path, and reports a
+    /// failure there exactly); then, while no slot holds `None`, `fast`
+    /// fills the other rows (the row path does when one does). `fast` ends
+    /// with the kernel holding the last row's coordinate.
+    fn fill_after_first_row(
         &mut self,
         rows: &RowFill<'_>,
         outs: &[usize],
         columns: &mut [ColumnPart<'_>],
+        fast: impl FnOnce(&mut Self, &RowFill<'_>, &mut [ColumnPart<'_>]) -> Result<(), GenerateError>,
     ) -> Result<(), GenerateError> {
-        fill_row_by_row(self, &RowFill { count: 1, ..*rows }, outs, columns)?;
-        let plan = self.plan.clone();
-        let Some(block) = plan.block() else {
-            return Ok(());
-        };
-        let rest = RowFill { first: rows.first.wrapping_add(rows.step), count: rows.count - 1, ..*rows };
-        if !self.slots.none_free() {
-            return fill_row_by_row(self, &rest, outs, columns);
+        fill_row_by_row(self, &rows.first_rows(1), outs, columns)?;
+        let rest = rows.after(1);
+        match self.slots.none_free() {
+            true => fast(self, &rest, columns),
+            false => fill_row_by_row(self, &rest, outs, columns),
         }
+    }
+
+    /// `generate`'s block path: rows (after the first, see
+    /// [`Self::fill_after_first_row`]) in blocks over the block program, each
+    /// value slot's rows side by side. A block that fails anywhere (an error
+    /// or a panic) is redone row by row, so a failure is reported exactly as
+    /// P1 reports it.
+    fn fill_blocks(
+        &mut self,
+        block: &BlockPlan,
+        rows: &RowFill<'_>,
+        outs: &[usize],
+        columns: &mut [ColumnPart<'_>],
+    ) -> Result<(), GenerateError> {
+        let plan = self.plan.clone();
         let b = block.rows;
         let mut buf = vec![0u64; plan.layout.words * b];
         for &w in block.fixed_words.iter() {
@@ -265,16 +277,14 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             buf[w * b..(w + 1) * b].fill(self.slots.buf[w]);
         }
         let coordinate = plan.u64_input_word[rows.coordinate] as usize * b;
-        let (mut cycle, mut left) = (rest.first, rest.count);
-        while left > 0 {
+        for first in (0..rows.count).step_by(b) {
             if rows.stop.requested() {
                 return Err(GenerateError::Cancelled);
             }
-            let n = left.min(b);
-            let first = cycle;
-            for word in &mut buf[coordinate..coordinate + n] {
-                *word = cycle;
-                cycle = cycle.wrapping_add(rows.step);
+            let block_rows = rows.after(first).first_rows(b);
+            let n = block_rows.count;
+            for (i, word) in buf[coordinate..coordinate + n].iter_mut().enumerate() {
+                *word = block_rows.cycle_of(i);
             }
             let pass = || block.steps.iter().all(|f| f(&mut buf, n).is_ok());
             if matches!(guarded(pass), Ok(true)) {
@@ -283,21 +293,18 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                     column.extend_words(plan.program.outputs[out].ty, &buf[at..at + n]);
                 }
             } else {
-                fill_row_by_row(self, &RowFill { first, count: n, ..*rows }, outs, columns)?;
+                fill_row_by_row(self, &block_rows, outs, columns)?;
             }
-            left -= n;
         }
-        let last = rest.first.wrapping_add((rest.count as u64).wrapping_sub(1).wrapping_mul(rows.step));
-        self.write_u64(rows.coordinate, last);
+        self.write_u64(rows.coordinate, rows.cycle_of(rows.count - 1));
         Ok(())
     }
 
-    /// `generate`'s row-loop path: the first row goes through the row path
-    /// (it runs the scope-init path, and reports a failure there exactly);
-    /// the rest run through the executor's row loop, in chunks so a stop
-    /// request is seen. A chunk that fails at some row is finished row by
-    /// row from that row, so the failure is reported exactly as P1 reports
-    /// it. The kernel ends holding the last row's coordinate.
+    /// `generate`'s row-loop path: rows (after the first, see
+    /// [`Self::fill_after_first_row`]) through the executor's row loop, in
+    /// chunks so a stop request is seen. A chunk that fails at some row is
+    /// finished row by row from that row, so the failure is reported exactly
+    /// as P1 reports it.
     fn fill_native(
         &mut self,
         row_loop: &dyn RowLoop,
@@ -305,63 +312,41 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         outs: &[usize],
         columns: &mut [ColumnPart<'_>],
     ) -> Result<(), GenerateError> {
-        fill_row_by_row(self, &RowFill { count: 1, ..*rows }, outs, columns)?;
-        let rest = RowFill { first: rows.first.wrapping_add(rows.step), count: rows.count - 1, ..*rows };
-        if !self.slots.none_free() {
-            return fill_row_by_row(self, &rest, outs, columns);
-        }
-        let (mut cycle, mut left) = (rest.first, rest.count);
-        while left > 0 {
+        for first in (0..rows.count).step_by(NATIVE_CHUNK_ROWS) {
             if rows.stop.requested() {
                 return Err(GenerateError::Cancelled);
             }
-            let n = left.min(NATIVE_CHUNK_ROWS);
+            let chunk = rows.after(first).first_rows(NATIVE_CHUNK_ROWS);
             let ahead: Option<Vec<RowsOut<'_>>> = columns.iter_mut().map(|c| c.rows_ahead()).collect();
             let done = match ahead {
-                Some(ahead) => row_loop.fill(&mut self.slots.buf, cycle, rows.step, n as u64, &ahead),
+                Some(ahead) => row_loop.fill(&mut self.slots.buf, chunk.first, chunk.step, chunk.count as u64, &ahead),
                 None => Err(0),
             };
-            let written = match done {
-                Ok(()) => n,
-                Err(row) => row as usize,
-            };
+            let written = done.map_or_else(|row| row as usize, |()| chunk.count);
             columns.iter_mut().for_each(|c| c.advance(written));
-            let next = cycle.wrapping_add((written as u64).wrapping_mul(rows.step));
-            if written < n {
-                let tail = RowFill { first: next, count: n - written, ..*rows };
-                fill_row_by_row(self, &tail, outs, columns)?;
+            if written < chunk.count {
+                fill_row_by_row(self, &chunk.after(written), outs, columns)?;
             }
-            cycle = cycle.wrapping_add((n as u64).wrapping_mul(rows.step));
-            left -= n;
         }
-        let last = rest.first.wrapping_add((rest.count as u64).wrapping_sub(1).wrapping_mul(rows.step));
-        self.write_u64(rows.coordinate, last);
+        self.write_u64(rows.coordinate, rows.cycle_of(rows.count - 1));
         Ok(())
     }
 
-    /// `generate`'s sweep path (any columns, string ones included): the first
-    /// row goes through the row path (it runs the scope-init path, and
-    /// reports a failure there exactly); for each other row the coordinate's
-    /// word is set and the sweep runs with no per-row bookkeeping, and every
-    /// column takes its row from the buffer and the scratch. A row whose
-    /// sweep fails is redone through the row path, so a failure is reported
-    /// exactly as P1 reports it. Afterwards the kernel holds the last row's
-    /// coordinate, every step stale.
+    /// `generate`'s sweep path (any columns, string ones included): for each
+    /// row (after the first, see [`Self::fill_after_first_row`]) the
+    /// coordinate's word is set and the sweep `parts` run with no per-row
+    /// bookkeeping, and every column takes its row from the buffer and the
+    /// scratch. A row whose sweep fails is redone through the row path, so
+    /// a failure is reported exactly as P1 reports it. Afterwards the kernel
+    /// holds the last row's coordinate, every step stale.
     fn fill_swept(
         &mut self,
+        parts: &[Part<X::Run>],
         rows: &RowFill<'_>,
         outs: &[usize],
         columns: &mut [ColumnPart<'_>],
     ) -> Result<(), GenerateError> {
-        fill_row_by_row(self, &RowFill { count: 1, ..*rows }, outs, columns)?;
-        let rest = RowFill { first: rows.first.wrapping_add(rows.step), count: rows.count - 1, ..*rows };
-        if !self.slots.none_free() {
-            return fill_row_by_row(self, &rest, outs, columns);
-        }
         let plan = self.plan.clone();
-        let Some(parts) = plan.executor.sweep() else {
-            return fill_row_by_row(self, &rest, outs, columns);
-        };
         let word = plan.u64_input_word[rows.coordinate] as usize;
         let layout = &plan.layout;
         // How each column takes a row: a scalar's word, staged and stored a
@@ -379,9 +364,8 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                 }
             })
             .collect();
-        let cycle_of = |row: usize| rest.first.wrapping_add((row as u64).wrapping_mul(rows.step));
         let mut row = 0;
-        while row < rest.count {
+        while row < rows.count {
             if rows.stop.requested() {
                 self.wrote(rows.coordinate);
                 return Err(GenerateError::Cancelled);
@@ -389,11 +373,11 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             // Up to STOP_CHECK_ROWS rows under one panic guard; `row` is the
             // next row to run, so after a failure (an error or a panic) it is
             // the row that failed.
-            let end = rest.count.min(row + STOP_CHECK_ROWS);
+            let end = rows.count.min(row + STOP_CHECK_ROWS);
             let state = &mut self.slots;
             let pass = || {
                 while row < end {
-                    state.buf[word] = cycle_of(row);
+                    state.buf[word] = rows.cycle_of(row);
                     if !run_parts_unguarded(&plan, state, parts) {
                         return false;
                     }
@@ -417,7 +401,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             if !done {
                 // The kernel learns of the write, so the row path recomputes the row.
                 self.wrote(rows.coordinate);
-                fill_row_by_row(self, &RowFill { first: cycle_of(row), count: 1, ..*rows }, outs, columns)?;
+                fill_row_by_row(self, &rows.after(row).first_rows(1), outs, columns)?;
                 row += 1;
             }
         }
@@ -736,20 +720,28 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
         outs: &[usize],
         columns: &mut [ColumnPart<'_>],
     ) -> Result<(), GenerateError> {
-        let plan = &*self.plan;
+        let plan = self.plan.clone();
         let u64_rows = rows.count > 1 && plan.u64_input_word[rows.coordinate] != NO_ENTRY;
         let scalar = u64_rows && outs.iter().all(|&o| plan.out_word[o] != NO_ENTRY);
         if scalar {
             if let Some(row_loop) = plan.executor.row_loop(&plan.shape, rows.coordinate, outs) {
-                return self.fill_native(&*row_loop, rows, outs, columns);
+                return self.fill_after_first_row(rows, outs, columns, |k, rest, columns| {
+                    k.fill_native(&*row_loop, rest, outs, columns)
+                });
             }
-            if plan.block().is_some() {
-                return self.fill_blocks(rows, outs, columns);
+            if let Some(block) = plan.block() {
+                return self.fill_after_first_row(rows, outs, columns, |k, rest, columns| {
+                    k.fill_blocks(block, rest, outs, columns)
+                });
             }
         }
-        match u64_rows && plan.executor.sweeps() && plan.broad_cones(outs) {
-            true => self.fill_swept(rows, outs, columns),
-            false => fill_row_by_row(self, rows, outs, columns),
+        match plan.executor.sweep() {
+            Some(parts) if u64_rows && plan.broad_cones(outs) => {
+                self.fill_after_first_row(rows, outs, columns, |k, rest, columns| {
+                    k.fill_swept(parts, rest, outs, columns)
+                })
+            }
+            _ => fill_row_by_row(self, rows, outs, columns),
         }
     }
 
