@@ -498,6 +498,13 @@ fn sweep<X: Executor>(plan: &Plan<X>, slots: &mut Slots, state: &mut Sweep) -> b
 /// scratch; inside one panic guard. True when every step succeeded.
 #[inline]
 pub fn run_parts<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[Part<X::Run>]) -> bool {
+    // Native code that cannot panic needs no guard (the hottest read: a sweep
+    // that is one native function).
+    if let [Part::Scalar(run)] = parts {
+        if !X::may_panic(run) {
+            return X::run_scalar(run, &mut slots.buf);
+        }
+    }
     matches!(guarded(|| run_parts_unguarded(plan, slots, parts)), Ok(true))
 }
 

@@ -75,6 +75,12 @@ pub trait Executor: Send + Sync + Sized + 'static {
     /// bookkeeping; true when every step succeeded. A failure is contained
     /// (a panic may escape: the kernel runs sweeps inside a panic guard).
     fn run_scalar(run: &Self::Run, buf: &mut Vec<u64>) -> bool;
+    /// A panic can escape [`Executor::run_scalar`] of `run` (so the kernel
+    /// runs it inside a panic guard). True unless the executor knows better.
+    #[inline(always)]
+    fn may_panic(_run: &Self::Run) -> bool {
+        true
+    }
     /// The sweep: every per-cycle step once, in an order that respects
     /// their dependencies ([`Part`]s); `None` when the shape is not sweepable.
     fn sweep(&self) -> Option<&[Part<Self::Run>]>;

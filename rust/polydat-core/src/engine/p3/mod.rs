@@ -310,6 +310,14 @@ impl Executor for Native {
         }
     }
 
+    /// Native code that calls no helper is plain arithmetic on the buffer;
+    /// code that does runs its helpers inside the catch, which turns a
+    /// helper's panic into a failure: nothing unwinds out of either.
+    #[inline(always)]
+    fn may_panic(&(_, fallible): &NativeRun) -> bool {
+        fallible
+    }
+
     #[inline(always)]
     fn sweep(&self) -> Option<&[Part<NativeRun>]> {
         self.sweep.as_deref()
