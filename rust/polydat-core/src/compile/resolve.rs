@@ -456,7 +456,7 @@ fn literal_node(graph: &mut Graph, value: Value, span: Span) -> Result<Wire, Com
 /// expressions as it lowers them: `wire_types` are the types of the wire
 /// arguments as written, `consts` the construction constants given (in
 /// parameter order, defaults not filled). The same rule the compiler types
-/// the node by ([`output_types`]); an unknown op is an error.
+/// the node by ([`NodeDef::output_types`](crate::node::NodeDef::output_types)); an unknown op is an error.
 pub fn call_output_types(op: &str, wire_types: &[PortType], consts: &[ConstIr]) -> Result<Vec<PortType>, String> {
     let def = nodes::lookup(op).ok_or_else(|| format!("unknown node '{op}'"))?;
     let params: Vec<&ParamSpec> = def.wire_params().collect();

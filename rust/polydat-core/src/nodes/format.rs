@@ -12,7 +12,7 @@ use std::fmt::Write;
 /// panics with [`FMT_RANGE`] (upstream fails every evaluation with that text).
 const MAX_FIELD: usize = u16::MAX as usize;
 
-/// Rust's own words when a width or precision exceeds [`MAX_FIELD`].
+/// Rust's own words when a width or precision exceeds `MAX_FIELD`.
 pub const FMT_RANGE: &str = "Formatting argument out of range";
 
 /// Largest `printf` width accepted at build. Upstream pads numbers by hand to

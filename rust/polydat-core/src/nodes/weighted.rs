@@ -140,7 +140,7 @@ struct PickRecord {
 
 /// Weighted picks of a string table's strings through an alias table (its
 /// outcomes are the table's indices). P1 samples the alias table and shares
-/// the string; the by-bytes form reads one [`PickRecord`] (when every
+/// the string; the by-bytes form reads one `PickRecord` (when every
 /// string is short enough to have one) and copies the text.
 #[derive(Debug)]
 pub struct AliasPicks {

@@ -20,7 +20,7 @@ pub type Thread = Box<[ThreadStep]>;
 
 /// The steps `steps` (in evaluation order) as threads: scheduled for
 /// register handoff ([`schedule`]), then cut into runs of at most
-/// [`THREAD_LEN`] steps in which a step tail-calls the next and hands it its
+/// `THREAD_LEN` steps in which a step tail-calls the next and hands it its
 /// own first output and the one it was handed
 /// ([`NodeEval::threaded_step`](crate::node::NodeEval::threaded_step)), so a
 /// run costs one indirect jump per step.

@@ -13,7 +13,7 @@
 //! Safety argument (why the jump is sound):
 //!
 //! * Between the `setjmp` frame and the `longjmp` there are only: the C
-//!   frame itself, [`trampoline`] (Rust, `extern "C"`, holds a raw pointer),
+//!   frame itself, `trampoline` (Rust, `extern "C"`, holds a raw pointer),
 //!   native frames (which own nothing), and the helper's frame. No frame
 //!   skipped by the jump owns a value with a destructor: the trampoline holds
 //!   only a pointer, and a helper moves its message into the thread-local
