@@ -334,7 +334,8 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
 
     /// `generate`'s sweep path (any columns, string ones included): for each
     /// row (after the first, see [`Self::fill_after_first_row`]) the
-    /// coordinate's word is set and the sweep `parts` run with no per-row
+    /// coordinate's word is set and the sweep `parts` (the whole sweep, or
+    /// one output's cone sweep) run with no per-row
     /// bookkeeping, and every column takes its row from the buffer and the
     /// scratch. A row whose sweep fails is redone through the row path, so
     /// a failure is reported exactly as P1 reports it. Afterwards the kernel
@@ -742,13 +743,17 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
                 });
             }
         }
-        match plan.executor.sweep() {
-            Some(parts) if u64_rows && plan.broad_cones(outs) => {
-                self.fill_after_first_row(rows, outs, columns, |k, rest, columns| {
-                    k.fill_swept(parts, rest, outs, columns)
-                })
-            }
-            _ => fill_row_by_row(self, rows, outs, columns),
+        // The whole sweep for outputs that need most steps; one output's cone sweep otherwise.
+        let parts = match outs {
+            _ if !u64_rows => None,
+            [out] if !plan.broad_cone(*out) => plan.executor.cone_sweep(&plan.shape, *out),
+            _ if plan.broad_cones(outs) => plan.executor.sweep(),
+            _ => None,
+        };
+        match parts {
+            Some(parts) => self
+                .fill_after_first_row(rows, outs, columns, |k, rest, columns| k.fill_swept(parts, rest, outs, columns)),
+            None => fill_row_by_row(self, rows, outs, columns),
         }
     }
 
