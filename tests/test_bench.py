@@ -74,13 +74,15 @@ def test_rust_loop_reports_per_iteration_timings():
     s = parse_scenario(SMALL)
     graph = polydat.compile(s.graph, engine="p2")
     driver = polydat.compile(s.driver)
-    for engine in ["p1", "p2/raw", "p2/push", "p2/pull", "p2/pushpull", "program"]:
-        t = _core.bench_scenario(graph._core, driver._core, engine, [("hot", 1)], 500, 3)
+    engines = ["p1", "p2/raw", "p2/push", "p2/pull", "p2/pushpull", "program"]
+    timings = _core.bench_scenario(graph._core, driver._core, engines, [("hot", 1)], 500, 3)
+    assert len(timings) == len(engines)
+    for engine, t in zip(engines, timings):
         assert len(t["net"]) == len(t["total"]) == len(t["driver"]) == 3
         assert all(n >= 0.1 for n in t["net"])
         assert t["engine"] == (graph.engine if engine == "program" else engine)
     with pytest.raises(polydat.RefusedError):
-        _core.bench_scenario(graph._core, None, "p9", [], 10, 1)
+        _core.bench_scenario(graph._core, None, ["p1", "p9"], [], 10, 1)
 
 
 def test_compare_modes_report(tmp_path):

@@ -20,13 +20,14 @@ def engines() -> list[str]:
 def bench_scenario(
     graph: Program,
     driver: Program | None,
-    engine: str,
+    engines: list[str],
     pulls: list[tuple[str, int]],
     cycles: int,
     iters: int,
-) -> dict[str, Any]:
-    """Times a performance scenario in Rust; ``{"engine", "total", "driver", "net"}``
-    in ns per cycle, one entry per timed iteration."""
+) -> list[dict[str, Any]]:
+    """Times a performance scenario in Rust on every engine of ``engines``,
+    interleaved round by round; per engine ``{"engine", "total", "driver",
+    "net"}`` in ns per cycle, one entry per timed iteration."""
 
 class Program:
     """A compiled, immutable program (thread-safe)."""

@@ -1037,28 +1037,34 @@ fn engines() -> Vec<&'static str> {
     engine::ENGINE_NAMES.to_vec()
 }
 
-/// Runs a performance scenario in Rust: `graph` on `engine` (an `engines()`
-/// name, or `"program"` for the engine `graph` was compiled for), fed by
-/// `driver` (outputs → graph inputs, positionally; `None`: the cycle into
-/// input 0), pulling one output per cycle by `pulls` weights. One warm-up
-/// pass, then `iters` timed iterations of `cycles` cycles; returns
-/// `{"engine", "total", "driver", "net"}` with ns per cycle per iteration
-/// (`net` = total minus the driver's own cost). The GIL is released.
+/// Runs a performance scenario in Rust: `graph` on each of `engines` (an
+/// `engines()` name, or `"program"` for the engine `graph` was compiled
+/// for), interleaved round by round, fed by `driver` (outputs → graph
+/// inputs, positionally; `None`: the cycle into input 0), pulling one output
+/// per cycle by `pulls` weights. One warm-up pass, then `iters` timed rounds
+/// of `cycles` cycles; returns one `{"engine", "total", "driver", "net"}`
+/// per engine with ns per cycle per iteration (`net` = total minus the
+/// driver's own cost). The GIL is released.
 #[pyfunction]
-#[pyo3(signature = (graph, driver, engine, pulls, cycles, iters))]
+#[pyo3(signature = (graph, driver, engines, pulls, cycles, iters))]
 fn bench_scenario<'py>(
     py: Python<'py>,
     graph: &Program,
     driver: Option<&Program>,
-    engine: &str,
+    engines: Vec<String>,
     pulls: Vec<(String, u64)>,
     cycles: u64,
     iters: usize,
-) -> PyResult<Bound<'py, PyDict>> {
-    use polydat_core::engine::bench::{run, Scenario};
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    use polydat_core::engine::bench::{run_interleaved, Scenario};
     contained(py, || {
-        let kind =
-            if engine == "program" { graph.kind } else { EngineKind::parse(engine).map_err(|e| refused(py, &e))? };
+        let kinds = engines
+            .iter()
+            .map(|e| match e.as_str() {
+                "program" => Ok(graph.kind),
+                name => EngineKind::parse(name).map_err(|e| refused(py, &e)),
+            })
+            .collect::<PyResult<Vec<_>>>()?;
         let mut weights = Vec::new();
         for (name, w) in pulls {
             let o = graph.inner.output(&name).ok_or_else(|| {
@@ -1068,13 +1074,21 @@ fn bench_scenario<'py>(
             weights.push((o, w));
         }
         let scenario = Scenario { driver: driver.map(|d| d.inner.clone()), graph: graph.inner.clone(), pulls: weights };
-        let timing = py.allow_threads(|| run(&scenario, kind, cycles, iters)).map_err(|e| generate_error(py, e))?;
-        let d = PyDict::new(py);
-        d.set_item("engine", kind.name())?;
-        d.set_item("net", timing.net())?;
-        d.set_item("total", timing.total)?;
-        d.set_item("driver", timing.driver)?;
-        Ok(d)
+        let timings = py
+            .allow_threads(|| run_interleaved(&scenario, &kinds, cycles, iters))
+            .map_err(|e| generate_error(py, e))?;
+        kinds
+            .iter()
+            .zip(timings)
+            .map(|(kind, timing)| {
+                let d = PyDict::new(py);
+                d.set_item("engine", kind.name())?;
+                d.set_item("net", timing.net())?;
+                d.set_item("total", timing.total)?;
+                d.set_item("driver", timing.driver)?;
+                Ok(d)
+            })
+            .collect()
     })
 }
 

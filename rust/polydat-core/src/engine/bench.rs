@@ -142,54 +142,85 @@ fn read(graph: &mut dyn Kernel, out: usize, scalar: bool) -> Result<(), Generate
 const BLOCK: u64 = 1024;
 
 /// Runs scenario `s` on engine `kind`: one warm-up pass, then `iters` timed
-/// iterations of `cycles` cycles each (meta = the running cycle count). Each
-/// iteration runs in blocks of `BLOCK` cycles, and every block is timed
-/// twice: the full cycle (driver, graph writes, one pull), then the driver
-/// alone over the same metas. An iteration reports the median block, so a
-/// block hit by preemption does not count, and the driver is subtracted from
-/// timings taken under the same conditions.
+/// iterations of `cycles` cycles each (see [`run_interleaved`]).
 pub fn run(s: &Scenario, kind: EngineKind, cycles: u64, iters: usize) -> Result<Timing, GenerateError> {
+    let mut timings = run_interleaved(s, &[kind], cycles, iters)?;
+    Ok(timings.pop().unwrap_or_default())
+}
+
+/// Runs scenario `s` on every engine of `kinds`, interleaved: one warm-up
+/// pass each, then `iters` rounds in which every engine runs one timed
+/// iteration of `cycles` cycles (meta = that engine's running cycle count),
+/// so a change of the machine's load during the run touches every engine
+/// alike. Each iteration runs in blocks of `BLOCK` cycles, and every block
+/// is timed twice: the full cycle (driver, graph writes, one pull), then
+/// the driver alone over the same metas. An iteration reports the median
+/// block, so a block hit by preemption does not count, and the driver is
+/// subtracted from timings taken under the same conditions. One timing per
+/// engine, in the order of `kinds`.
+pub fn run_interleaved(
+    s: &Scenario,
+    kinds: &[EngineKind],
+    cycles: u64,
+    iters: usize,
+) -> Result<Vec<Timing>, GenerateError> {
     let cycles = cycles.max(1);
     let schedule = pull_schedule(&s.graph, &s.pulls, cycles);
-    let mut graph = new_kernel(&s.graph, kind);
     let scalar: Vec<bool> = s.graph.outputs.iter().map(|o| !o.ty.is_ref()).collect();
-    let mut drive = Drive::new(s);
-    let mut timing = Timing::default();
-    let mut meta = 0u64;
+    let mut runners: Vec<Runner> =
+        kinds.iter().map(|&kind| Runner { graph: new_kernel(&s.graph, kind), drive: Drive::new(s), meta: 0 }).collect();
+    let mut timings = vec![Timing::default(); kinds.len()];
     for iter in 0..=iters {
         let n = if iter == 0 { cycles.min(10 * BLOCK) } else { cycles };
+        for (runner, timing) in runners.iter_mut().zip(timings.iter_mut()) {
+            let (total, driver) = runner.iteration(n, &schedule, &scalar)?;
+            if iter > 0 {
+                timing.total.push(total);
+                timing.driver.push(driver);
+            }
+        }
+    }
+    Ok(timings)
+}
+
+/// One engine's kernel and driver in a scenario run, and its running cycle count.
+struct Runner {
+    graph: Box<dyn Kernel>,
+    drive: Drive,
+    meta: u64,
+}
+
+impl Runner {
+    /// One iteration of `n` cycles in blocks: the (total, driver) ns per
+    /// cycle of the block whose net cost is the median.
+    fn iteration(&mut self, n: u64, schedule: &[u32], scalar: &[bool]) -> Result<(f64, f64), GenerateError> {
         let (mut totals, mut drivers) = (Vec::new(), Vec::new());
         let mut done = 0u64;
         while done < n {
             let len = BLOCK.min(n - done);
-            let start = meta + done;
+            let start = self.meta + done;
             let t = Instant::now();
             for c in 0..len {
-                drive.cycle(start + c, Some(graph.as_mut()))?;
+                self.drive.cycle(start + c, Some(self.graph.as_mut()))?;
                 let out = schedule[(done + c) as usize] as usize;
-                read(graph.as_mut(), out, scalar[out])?;
+                read(self.graph.as_mut(), out, scalar[out])?;
             }
             let total = t.elapsed().as_nanos() as f64 / len as f64;
             let t = Instant::now();
             for c in 0..len {
-                drive.cycle(start + c, None)?;
+                self.drive.cycle(start + c, None)?;
             }
             let driver = t.elapsed().as_nanos() as f64 / len as f64;
             totals.push(total);
             drivers.push(driver);
             done += len;
         }
-        meta += n;
-        if iter > 0 {
-            // The block whose net cost is the median, with its own driver figure.
-            let mut order: Vec<usize> = (0..totals.len()).collect();
-            order.sort_by(|&a, &b| (totals[a] - drivers[a]).total_cmp(&(totals[b] - drivers[b])));
-            let mid = order[order.len() / 2];
-            timing.total.push(totals[mid]);
-            timing.driver.push(drivers[mid]);
-        }
+        self.meta += n;
+        let mut order: Vec<usize> = (0..totals.len()).collect();
+        order.sort_by(|&a, &b| (totals[a] - drivers[a]).total_cmp(&(totals[b] - drivers[b])));
+        let mid = order[order.len() / 2];
+        Ok((totals[mid], drivers[mid]))
     }
-    Ok(timing)
 }
 
 #[cfg(test)]
@@ -243,5 +274,14 @@ mod tests {
         }
         let bare = Scenario { driver: None, graph: program(GRAPH), pulls: vec![] };
         assert_eq!(run(&bare, EngineKind::P1, 100, 1).unwrap().total.len(), 1);
+    }
+
+    #[test]
+    fn interleaved_runs_time_every_engine_every_round() {
+        let s = Scenario { driver: Some(program(DRIVER)), graph: program(GRAPH), pulls: vec![(1, 1)] };
+        let kinds = [EngineKind::P1, EngineKind::P2(crate::engine::Provenance::Pull)];
+        let timings = run_interleaved(&s, &kinds, 3_000, 4).unwrap();
+        assert_eq!(timings.len(), 2);
+        assert!(timings.iter().all(|t| t.total.len() == 4 && t.driver.len() == 4));
     }
 }
