@@ -80,9 +80,9 @@ def test_automatic_selection_reports_its_figures():
     assert set(a) == {"total_nodes", "max_output_cone", "output_cone_ratio", "stable_nodes", "stable_ratio", "choice", "rule"}
     assert (a["total_nodes"], a["stable_nodes"], a["choice"]) == (11, 0, "raw")
     assert tiny.engine == "p2/raw"
-    # A long all-dirty chain: the guard is free insurance.
+    # A long all-dirty chain: the guard would never skip, so Raw.
     long = polydat.compile("input cycle: u64\n" + chain(40), engine="p2")
-    assert long.engine == "p2/pull" and long.provenance_analysis["output_cone_ratio"] == 1.0
+    assert long.engine == "p2/raw" and long.provenance_analysis["output_cone_ratio"] == 1.0
     # Four independent roots: selective cones.
     roots = "input (a: u64, b: u64, c: u64, d: u64)\n" + "\n".join(chain(10, s, f"{s}_") for s in "abcd")
     assert polydat.compile(roots, engine="p2").engine == "p2/pull"

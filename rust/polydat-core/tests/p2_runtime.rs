@@ -248,8 +248,9 @@ fn engine_names_parse_and_select() {
     assert_eq!(sel("mixed", "auto"), Ok("mixed"));
     assert_eq!(choose("mixed", "raw", &p).unwrap_err().engine, "mixed/raw");
     assert!(choose("p9", "auto", &p).is_err());
-    // auto: `upper` reads only an extern (stable), so this small graph is not Raw.
-    assert_eq!(sel("p2", "auto"), Ok("p2/pull"));
+    // auto: a broad cone that changes every cycle (`upper`, on an extern, is
+    // too small a stable part for the guard to skip anything): Raw.
+    assert_eq!(sel("p2", "auto"), Ok("p2/raw"));
     let tiny = forest(1, 0, 4);
     assert_eq!(choose("p2", "auto", &tiny).unwrap().name(), "p2/raw", "tiny and all dirty");
 }
@@ -273,10 +274,11 @@ fn forest(roots: usize, stable: usize, depth: usize) -> Arc<Program> {
 
 #[test]
 fn automatic_selection_follows_the_heuristic() {
-    // One chain: the output cone is everything, nothing stable, 40 nodes: Pull.
+    // One chain: the output cone is everything, nothing stable, 40 nodes:
+    // the guard would never skip, so Raw.
     let a = analyze(&forest(1, 0, 40));
     assert_eq!((a.total_nodes, a.max_output_cone, a.stable_nodes), (40, 40, 0));
-    assert_eq!(a.choice, Provenance::Pull);
+    assert_eq!(a.choice, Provenance::Raw);
     // Four independent roots: cone ratio 0.25 → Pull.
     let a = analyze(&forest(4, 0, 20));
     assert!((a.output_cone_ratio - 0.25).abs() < 1e-9);
@@ -724,9 +726,9 @@ fn auto_runs_p2_on_a_program_too_large_to_compile_natively_at_once() {
     g.out("end", x);
     let big = g.build();
     let sel = select(&big, Request::parse("auto", "auto").unwrap(), "auto", "auto");
-    assert_eq!(sel.engine, EngineKind::P2(Provenance::Pull), "{}", sel.reason);
+    assert_eq!(sel.engine, EngineKind::P2(Provenance::Raw), "{}", sel.reason);
     assert!(sel.reason.contains("more than 4096 steps"), "{}", sel.reason);
     let small = forest(1, 0, 40);
     let sel = select(&small, Request::parse("auto", "auto").unwrap(), "auto", "auto");
-    assert_eq!(sel.engine, EngineKind::P3(Provenance::Pull), "{}", sel.reason);
+    assert_eq!(sel.engine, EngineKind::P3(Provenance::Raw), "{}", sel.reason);
 }

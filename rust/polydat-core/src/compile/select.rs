@@ -169,7 +169,10 @@ pub fn choose(total_nodes: usize, output_cone_ratio: f64, stable_ratio: f64) -> 
     } else if stable_ratio >= 0.3 {
         (Provenance::Pull, "stable_ratio >= 0.3: large cones with stable parts, the guard skips their reads")
     } else {
-        (Provenance::Pull, "large, mostly dirty cones: the cone guard costs nothing when it falls through")
+        (
+            Provenance::Raw,
+            "large, mostly dirty cones: the cone guard would fall through, Raw's sweep does not pay for it",
+        )
     }
 }
 
@@ -251,10 +254,11 @@ mod tests {
     #[test]
     fn heuristic_table() {
         assert_eq!(choose(11, 1.0, 0.0).0, Provenance::Raw);
-        assert_eq!(choose(11, 1.0, 0.2).0, Provenance::Pull, "small but partly stable: not Raw");
+        assert_eq!(choose(11, 1.0, 0.2).0, Provenance::Raw, "broad and mostly dirty: nothing for the guard to skip");
         assert_eq!(choose(100, 0.3, 0.7).0, Provenance::Pull);
         assert_eq!(choose(100, 0.7, 0.7).0, Provenance::Pull, "PushPull is never picked");
-        assert_eq!(choose(100, 0.9, 0.1).0, Provenance::Pull);
+        assert_eq!(choose(100, 0.9, 0.1).0, Provenance::Raw);
+        assert_eq!(choose(100, 0.4, 0.0).0, Provenance::Pull, "selective outputs");
         assert_eq!(choose(0, 0.0, 0.0).0, Provenance::Raw);
     }
 
