@@ -782,12 +782,16 @@ def _compile_source(
     provenance = options.get("provenance", "auto")
     strict = bool(options.get("strict", False))
     libs = list(options.get("library_path", ()))
-    common = {"library_path": libs, "strict": strict, "outer_coordinates": coordinates}
     if body is not None:
         traversal, parent_ast, pragmas = body
-        bound = dsl.bind_body(traversal, parent_ast, outer=outer_types, pragmas=pragmas, **common)
+        bound = dsl.bind_body(
+            traversal, parent_ast, outer=outer_types, pragmas=pragmas,
+            library_path=libs, strict=strict, outer_coordinates=coordinates,
+        )
     else:
-        bound = dsl.bind(source, path=path, outer=outer_types, **common)
+        bound = dsl.bind(
+            source, path=path, outer=outer_types, library_path=libs, strict=strict, outer_coordinates=coordinates
+        )
     try:
         core = _core.Program.compile(
             json.dumps(bound.ir),

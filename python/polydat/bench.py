@@ -281,8 +281,8 @@ def render(report: Report, compare_modes: bool, out: IO[str]) -> None:
                 continue
             cells = []
             for m in MODES:
-                r = by_engine.get(f"{family}/{m}")
-                cells.append(f"{_fmt(r.median)} ({_fmt(r.min)})" if r else "-")
+                found = by_engine.get(f"{family}/{m}")
+                cells.append(f"{_fmt(found.median)} ({_fmt(found.min)})" if found else "-")
             fastest = report.fastest(family)
             note = ""
             if report.auto.startswith(f"{family}/") and fastest is not None:

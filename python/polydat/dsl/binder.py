@@ -440,15 +440,15 @@ class Binder(Declarations, OperatorLowering, CallLowering):
             flat = self._flat_call(root, scope)  # type: ignore[arg-type]
             if flat is not None:
                 return flat
-        plan = self._plan(root, scope, True)
-        children = plan.children
+        root_plan = self._plan(root, scope, True)
+        children = root_plan.children
         for child in children:
             if type(child) not in _LEAVES:
                 break
         else:  # a call of names and literals (the usual binding): no stack needed
-            return plan.finish([self._leaf(child, scope) for child in children])  # type: ignore[misc]
+            return root_plan.finish([self._leaf(child, scope) for child in children])  # type: ignore[misc]
         results: list[Value] = []
-        work: list[tuple[ast.Expr, Plan | None]] = [(root, plan)]
+        work: list[tuple[ast.Expr, Plan | None]] = [(root, root_plan)]
         for child in reversed(children):
             work.append((child, None))
         while work:
@@ -493,7 +493,7 @@ class Binder(Declarations, OperatorLowering, CallLowering):
             operand = expr.operand  # type: ignore[union-attr]
             if expr.op == "-" and type(operand) in (ast.IntLit, ast.FloatLit):  # type: ignore[union-attr]
                 # A negated number is an f64 constant (upstream folds it the same way).
-                negative = {"f64": f64_bits(-float(operand.value))}
+                negative = {"f64": f64_bits(-float(operand.value))}  # type: ignore[union-attr]
                 return Plan((), lambda _: self._literal_value(negative, expr.span, scope))
             return Plan((operand,), lambda v: self._unary(expr, v[0], scope))  # type: ignore[arg-type]
         if kind is ast.Cast:

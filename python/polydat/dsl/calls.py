@@ -13,7 +13,7 @@ lowered in a fresh scope whose parameters are the arguments.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from . import ast
 from .ast import Span
@@ -157,10 +157,7 @@ class CallLowering(LoweringCore):
         params = spec.params
         args = call.args
         if len(args) == len(params) and self._wire_only(spec):
-            for arg in args:
-                if arg.name is not None:
-                    break
-            else:
+            if all(given.name is None for given in args):
                 return self._plan_wire_call(call, spec, scope)
         what = f"'{call.func}'"
         variadic_last = bool(params) and params[-1].variadic
@@ -251,7 +248,7 @@ class CallLowering(LoweringCore):
         if spec is None or name in scope.modules or name in scope.failed_modules:
             return None
         args = call.args
-        if len(args) != len(spec.params):  # type: ignore[union-attr]
+        if len(args) != len(spec.params):  # type: ignore[union-attr, attr-defined]
             return None
         env = scope.env
         ports: list[Port | None] = []
@@ -275,14 +272,16 @@ class CallLowering(LoweringCore):
         key = (name, wire_types)
         types = self._flat_types.get(key)
         if types is None:
+            cacheable = True
             if literals:  # the literal operands' types, without emitting them yet
                 wire_types = tuple(
-                    p.type if p is not None else corerules.output_types(LITERAL_OP, (), (literal_const(a.value),))[0]
+                    p.type if p is not None
+                    else corerules.output_types(LITERAL_OP, (), (literal_const(a.value),))[0]  # type: ignore[arg-type]
                     for p, a in zip(ports, args)
                 )
-                key = None
+                cacheable = False
             types = self._output_types(spec, wire_types, (), call.span, scope)  # type: ignore[arg-type]
-            if key is not None:
+            if cacheable:
                 self._flat_types[key] = types
         if len(types) != 1:
             return None
@@ -433,7 +432,8 @@ class CallLowering(LoweringCore):
                     ) from None
                 body.env[param.name] = LiteralEntry(entry.literal.with_kind_for(type_), entry.span)
             else:
-                body.env[param.name] = self._coerce_argument(entry, type_, span, param, what, caller, body)
+                port = cast(Port, entry)  # not a literal: the port of a wire argument
+                body.env[param.name] = self._coerce_argument(port, type_, span, param, what, caller, body)
         self._active_modules.append(module.key)
         try:
             self._bind_bindings(definition.body, body, check_names=True)

@@ -11,6 +11,9 @@ them); anything else returns None and is left to the general parser.
 
 from __future__ import annotations
 
+import re
+from typing import cast
+
 from . import ast
 from .ast import Span
 from .grammar import BINARY_PRECEDENCE, SPECIAL_WORDS
@@ -32,7 +35,7 @@ def continues(token: Token) -> bool:
 
 def line_binding(token: Token) -> ast.Binding:
     """The binding ``name := f(a, 1)`` a ``LINE`` token stands for (as the general parser builds it)."""
-    match = token.value
+    match = cast("re.Match[str]", token.value)  # a LINE token's value is its line's match
     line = token.line
     to_col = token.col - token.offset  # a source offset on this line + to_col = its column
     target = _new_span(Span, (line, token.col))

@@ -29,7 +29,7 @@ import math
 import re
 from sys import intern
 from enum import Enum
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from ..errors import CompileError, Diagnostic
 from .ast import Span
@@ -225,7 +225,8 @@ class Lexer:
         lines = self.fast_lines and self.offsets is None  # not for interpolated fragments
         pos = 0
         if lines:  # a simple line first in the text
-            indent = _LEADING_SPACE.match(text).end()
+            lead = _LEADING_SPACE.match(text)
+            indent = lead.end() if lead is not None else 0
             simple = SIMPLE_LINE.match(text, indent)
             if simple is not None and self._take_line(simple, 1, 0, docs):
                 pos = simple.end()
@@ -233,12 +234,13 @@ class Lexer:
         while restart:
             restart = False
             for m in _SCANNER.finditer(text, pos):
-                group = m.lastindex
+                group = cast(int, m.lastindex)  # every alternative is a group
                 start = m.start(group)
                 if group == 2:
                     word = intern(m.group(2))  # one object per name: less memory, faster lookups
                     if docs:
-                        doc, docs = "\n".join(docs), []
+                        doc: str | None = "\n".join(docs)
+                        docs = []
                         append(_new_token(Token, (IDENT, word, start, line, start - line_start + 1, word, doc, None)))
                     else:
                         append(_new_token(Token, (IDENT, word, start, line, start - line_start + 1, word, None, None)))

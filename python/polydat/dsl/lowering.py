@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from . import ast
 from .ast import Span
@@ -144,7 +144,7 @@ def literal_of(expr: ast.Expr, env: Mapping[str, EnvEntry] | None = None) -> Lit
         return None
     simple = _LITERAL_KINDS.get(kind)
     if simple is not None:
-        return LiteralValue(simple, expr.value)  # type: ignore[union-attr]
+        return LiteralValue(simple, expr.value)  # type: ignore[union-attr, arg-type]
     if kind is ast.UnaryOp and expr.op == "-":  # type: ignore[union-attr]
         inner = expr.operand  # type: ignore[union-attr]
         if type(inner) is ast.IntLit:
@@ -163,7 +163,7 @@ def literal_const(expr: ast.Expr) -> dict[str, Any] | None:
     if kind is ast.IntLit:
         return {"u64": expr.value}  # type: ignore[union-attr]
     if kind is ast.FloatLit:
-        return {"f64": f64_bits(expr.value)}  # type: ignore[union-attr]
+        return {"f64": f64_bits(expr.value)}  # type: ignore[union-attr, arg-type]
     if kind is ast.StrLit:
         return {"str": expr.value}  # type: ignore[union-attr]
     if kind is ast.BoolLit:
@@ -257,7 +257,7 @@ class LoweringCore:
                 port = self._literal_port(const, expr.span, scope)
                 scope.literal_ports[expr.name] = port
             return Value((port,), expr.span, f"'{expr.name}'")
-        return Value((entry,), expr.span, f"'{expr.name}'")
+        return Value((cast(Port, entry),), expr.span, f"'{expr.name}'")
 
     def _emit(self, op: str, args: list[dict[str, Any]], types: Sequence[str], span: Span,
               scope: Scope, inputs: Iterable[Port], producer: str) -> Value:
