@@ -333,24 +333,6 @@ class Program:
         start = rng.start if len(rng) else 0
         return coordinate, start, len(rng), rng.step, names, fixed
 
-    def _stream(
-        self,
-        cycles: range | int | tuple[int, int],
-        outputs: Sequence[str] | None,
-        inputs: Mapping[str, PyValue] | None,
-        threads: int,
-        coordinate: str | None,
-        batch_rows: int,
-        *,
-        encode: str | None = None,
-        cycles_column: str | None = None,
-    ) -> Any:
-        """The core's batch stream of a run (see :meth:`iter_batches`)."""
-        return _stream(
-            self, self._core, cycles, outputs, inputs, threads, coordinate, batch_rows,
-            encode=encode, cycles_column=cycles_column,
-        )
-
     def __repr__(self) -> str:
         where = f" path={self.path!r}" if self.path else ""
         return (
@@ -613,7 +595,7 @@ def _generate(
     core kernel whose scope the rows run in): numpy columns or an Arrow table."""
     if format == "arrow":
         pa = _pyarrow("generate(format='arrow')")
-        stream = _stream(program, core, cycles, outputs, inputs, threads, coordinate, GENERATE_BATCH_ROWS)
+        stream = batch_stream(program, core, cycles, outputs, inputs, threads, coordinate, GENERATE_BATCH_ROWS)
         schema = pa.schema(stream.schema)
         return pa.Table.from_batches([pa.record_batch(b) for b in stream], schema=schema)
     if format != "numpy":
@@ -634,11 +616,11 @@ def _iter_batches(
 ) -> Iterator[Any]:
     """``iter_batches`` of ``program``'s rows on ``core`` (see :func:`_generate`)."""
     pa = _pyarrow("iter_batches")
-    stream = _stream(program, core, cycles, outputs, inputs, threads, coordinate, batch_rows)
+    stream = batch_stream(program, core, cycles, outputs, inputs, threads, coordinate, batch_rows)
     return (pa.record_batch(b) for b in stream)
 
 
-def _stream(
+def batch_stream(
     program: Program,
     core: Any,
     cycles: range | int | tuple[int, int],
@@ -651,7 +633,10 @@ def _stream(
     encode: str | None = None,
     cycles_column: str | None = None,
 ) -> Any:
-    """The core's batch stream of a run of ``program`` on ``core`` (see :func:`_generate`)."""
+    """The core's batch stream of a run of ``program`` on ``core`` (see
+    :func:`_generate`): what ``iter_batches`` and ``polydat run`` read.
+    ``encode`` ("csv", "jsonl") yields each batch as text; ``cycles_column``
+    puts the rows' cycle numbers first under that name."""
     if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
         raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
     coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)

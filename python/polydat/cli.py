@@ -203,11 +203,15 @@ def _batches(plan: RunPlan, encode: str | None) -> Iterator[tuple[int, Any]]:
     per batch (an item is CSV or JSONL text, or an Arrow batch when
     ``encode`` is None), advancing the progress bar. The core generates the
     next batch on ``--threads`` workers while this one is written."""
+    from .api import batch_stream
+
     cycles = plan.cycles
     bar = _progress(cycles.stop - cycles.start, plan.progress)  # len() overflows past 2**63
     try:
         for segment in _segments(cycles):
-            stream = plan.prog._stream(
+            stream = batch_stream(
+                plan.prog,
+                plan.prog._core,
                 segment,
                 plan.names,
                 plan.inputs,

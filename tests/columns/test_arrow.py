@@ -139,7 +139,9 @@ def test_format_is_checked_and_pyarrow_is_optional(monkeypatch: pytest.MonkeyPat
 
 def test_the_core_hands_batches_over_the_pycapsule_interface():
     prog = polydat.compile_file(EXAMPLE)
-    stream = prog._stream(range(10), ["user_id", "label"], None, 1, None, 4)
+    from polydat.api import batch_stream
+
+    stream = batch_stream(prog, prog._core, range(10), ["user_id", "label"], None, 1, None, 4)
     item = next(iter(stream))
     assert hasattr(item, "__arrow_c_array__") and hasattr(stream.schema, "__arrow_c_schema__")
     schema_capsule, array_capsule = item.__arrow_c_array__()

@@ -302,9 +302,9 @@ impl Column {
     }
 }
 
-/// Scalar rows that a host owns (a numpy array's buffer, say), which
-/// `generate` fills in place instead of a column of its own
-/// ([`crate::engine::Generator::fill_into`]).
+/// Scalar rows filled in place: a column's own, or rows a host owns (a
+/// numpy array's buffer, say), which `generate` fills instead of a column
+/// of its own ([`crate::engine::Generator::fill_into`]).
 pub enum HostRows<'a> {
     /// `u64` rows.
     U64(&'a mut [u64]),
@@ -368,13 +368,13 @@ impl<'a> HostRows<'a> {
             parts
         }
         let data: Vec<PartData<'a>> = match self {
-            HostRows::U64(v) => cut(v, counts).into_iter().map(PartData::U64).collect(),
-            HostRows::I64(v) => cut(v, counts).into_iter().map(PartData::I64).collect(),
-            HostRows::U32(v) => cut(v, counts).into_iter().map(PartData::U32).collect(),
-            HostRows::I32(v) => cut(v, counts).into_iter().map(PartData::I32).collect(),
-            HostRows::F64(v) => cut(v, counts).into_iter().map(PartData::F64).collect(),
-            HostRows::F32(v) => cut(v, counts).into_iter().map(PartData::F32).collect(),
-            HostRows::Bool(v) => cut(v, counts).into_iter().map(PartData::Bool).collect(),
+            HostRows::U64(v) => cut(v, counts).into_iter().map(HostRows::U64).map(PartData::Fixed).collect(),
+            HostRows::I64(v) => cut(v, counts).into_iter().map(HostRows::I64).map(PartData::Fixed).collect(),
+            HostRows::U32(v) => cut(v, counts).into_iter().map(HostRows::U32).map(PartData::Fixed).collect(),
+            HostRows::I32(v) => cut(v, counts).into_iter().map(HostRows::I32).map(PartData::Fixed).collect(),
+            HostRows::F64(v) => cut(v, counts).into_iter().map(HostRows::F64).map(PartData::Fixed).collect(),
+            HostRows::F32(v) => cut(v, counts).into_iter().map(HostRows::F32).map(PartData::Fixed).collect(),
+            HostRows::Bool(v) => cut(v, counts).into_iter().map(HostRows::Bool).map(PartData::Fixed).collect(),
         };
         parts(data.into_iter(), counts)
     }
@@ -442,15 +442,10 @@ fn var_bytes(ty: PortType, value: &Value) -> Option<&[u8]> {
     }
 }
 
-/// The rows of one [`ColumnPart`].
+/// The rows of one [`ColumnPart`]: a slice of scalar rows (the column's own,
+/// or a host's), or the variable-size rows it builds.
 enum PartData<'a> {
-    U64(&'a mut [u64]),
-    I64(&'a mut [i64]),
-    U32(&'a mut [u32]),
-    I32(&'a mut [i32]),
-    F64(&'a mut [f64]),
-    F32(&'a mut [f32]),
-    Bool(&'a mut [bool]),
+    Fixed(HostRows<'a>),
     Var(PortType, VarRows),
 }
 
@@ -533,13 +528,13 @@ impl ColumnPart<'_> {
     pub fn push(&mut self, v: &Value) {
         let at = self.at;
         let stored = match (&mut self.data, v) {
-            (PartData::U64(c), Value::U64(x)) => c.get_mut(at).map(|r| *r = *x),
-            (PartData::F64(c), Value::F64(x)) => c.get_mut(at).map(|r| *r = *x),
-            (PartData::I64(c), Value::I64(x) | Value::Timestamp(x)) => c.get_mut(at).map(|r| *r = *x),
-            (PartData::U32(c), Value::U32(x)) => c.get_mut(at).map(|r| *r = *x),
-            (PartData::I32(c), Value::I32(x) | Value::Date(x)) => c.get_mut(at).map(|r| *r = *x),
-            (PartData::F32(c), Value::F32(x)) => c.get_mut(at).map(|r| *r = *x),
-            (PartData::Bool(c), Value::Bool(x)) => c.get_mut(at).map(|r| *r = *x),
+            (PartData::Fixed(HostRows::U64(c)), Value::U64(x)) => c.get_mut(at).map(|r| *r = *x),
+            (PartData::Fixed(HostRows::F64(c)), Value::F64(x)) => c.get_mut(at).map(|r| *r = *x),
+            (PartData::Fixed(HostRows::I64(c)), Value::I64(x) | Value::Timestamp(x)) => c.get_mut(at).map(|r| *r = *x),
+            (PartData::Fixed(HostRows::U32(c)), Value::U32(x)) => c.get_mut(at).map(|r| *r = *x),
+            (PartData::Fixed(HostRows::I32(c)), Value::I32(x) | Value::Date(x)) => c.get_mut(at).map(|r| *r = *x),
+            (PartData::Fixed(HostRows::F32(c)), Value::F32(x)) => c.get_mut(at).map(|r| *r = *x),
+            (PartData::Fixed(HostRows::Bool(c)), Value::Bool(x)) => c.get_mut(at).map(|r| *r = *x),
             (PartData::Var(ty, rows), v) => match var_bytes(*ty, v) {
                 Some(bytes) => {
                     rows.push(bytes);
@@ -564,13 +559,13 @@ impl ColumnPart<'_> {
     pub fn push_word(&mut self, ty: PortType, word: u64) {
         let at = self.at;
         let stored = match &mut self.data {
-            PartData::U64(c) => c.get_mut(at).map(|r| *r = word),
-            PartData::I64(c) => c.get_mut(at).map(|r| *r = i64::from_slot(word)),
-            PartData::U32(c) => c.get_mut(at).map(|r| *r = u32::from_slot(word)),
-            PartData::I32(c) => c.get_mut(at).map(|r| *r = i32::from_slot(word)),
-            PartData::F64(c) => c.get_mut(at).map(|r| *r = f64::from_slot(word)),
-            PartData::F32(c) => c.get_mut(at).map(|r| *r = f32::from_slot(word)),
-            PartData::Bool(c) => c.get_mut(at).map(|r| *r = bool::from_slot(word)),
+            PartData::Fixed(HostRows::U64(c)) => c.get_mut(at).map(|r| *r = word),
+            PartData::Fixed(HostRows::I64(c)) => c.get_mut(at).map(|r| *r = i64::from_slot(word)),
+            PartData::Fixed(HostRows::U32(c)) => c.get_mut(at).map(|r| *r = u32::from_slot(word)),
+            PartData::Fixed(HostRows::I32(c)) => c.get_mut(at).map(|r| *r = i32::from_slot(word)),
+            PartData::Fixed(HostRows::F64(c)) => c.get_mut(at).map(|r| *r = f64::from_slot(word)),
+            PartData::Fixed(HostRows::F32(c)) => c.get_mut(at).map(|r| *r = f32::from_slot(word)),
+            PartData::Fixed(HostRows::Bool(c)) => c.get_mut(at).map(|r| *r = bool::from_slot(word)),
             PartData::Var(..) => return self.push(&crate::node::kit::slot_to_value(ty, word)),
         };
         if stored.is_none() {
@@ -590,13 +585,13 @@ impl ColumnPart<'_> {
         }
         let at = self.at;
         match &mut self.data {
-            PartData::U64(c) => out(c, at, 8),
-            PartData::I64(c) => out(c, at, 8),
-            PartData::F64(c) => out(c, at, 8),
-            PartData::U32(c) => out(c, at, 4),
-            PartData::I32(c) => out(c, at, 4),
-            PartData::F32(c) => out(c, at, 4),
-            PartData::Bool(c) => out(c, at, 1),
+            PartData::Fixed(HostRows::U64(c)) => out(c, at, 8),
+            PartData::Fixed(HostRows::I64(c)) => out(c, at, 8),
+            PartData::Fixed(HostRows::F64(c)) => out(c, at, 8),
+            PartData::Fixed(HostRows::U32(c)) => out(c, at, 4),
+            PartData::Fixed(HostRows::I32(c)) => out(c, at, 4),
+            PartData::Fixed(HostRows::F32(c)) => out(c, at, 4),
+            PartData::Fixed(HostRows::Bool(c)) => out(c, at, 1),
             PartData::Var(..) => None,
         }
     }
@@ -621,13 +616,13 @@ impl ColumnPart<'_> {
         }
         let at = self.at;
         let fitted = match &mut self.data {
-            PartData::U64(c) => put(c, at, words, |w| w),
-            PartData::I64(c) => put(c, at, words, i64::from_slot),
-            PartData::U32(c) => put(c, at, words, u32::from_slot),
-            PartData::I32(c) => put(c, at, words, i32::from_slot),
-            PartData::F64(c) => put(c, at, words, f64::from_slot),
-            PartData::F32(c) => put(c, at, words, f32::from_slot),
-            PartData::Bool(c) => put(c, at, words, bool::from_slot),
+            PartData::Fixed(HostRows::U64(c)) => put(c, at, words, |w| w),
+            PartData::Fixed(HostRows::I64(c)) => put(c, at, words, i64::from_slot),
+            PartData::Fixed(HostRows::U32(c)) => put(c, at, words, u32::from_slot),
+            PartData::Fixed(HostRows::I32(c)) => put(c, at, words, i32::from_slot),
+            PartData::Fixed(HostRows::F64(c)) => put(c, at, words, f64::from_slot),
+            PartData::Fixed(HostRows::F32(c)) => put(c, at, words, f32::from_slot),
+            PartData::Fixed(HostRows::Bool(c)) => put(c, at, words, bool::from_slot),
             PartData::Var(..) => false,
         };
         if fitted {

@@ -81,33 +81,6 @@ impl RowPlan {
     }
 }
 
-/// Runs `plan` and returns one column per requested source, in order: the
-/// outputs through [`generate_until`], inputs from the plan itself.
-pub fn generate_columns(
-    program: &Arc<Program>,
-    kind: EngineKind,
-    plan: &RowPlan,
-    sources: &[ColumnSource],
-    threads: usize,
-    stop: &Stop<'_>,
-) -> Result<Vec<Column>, GenerateError> {
-    Generator::new(program, kind, plan, sources, threads)?.fill(plan.start, plan.rows, stop)
-}
-
-/// [`generate_columns`], writing the output sources `host` gives rows for
-/// straight into them (see [`Generator::fill_into`]).
-pub fn generate_into(
-    program: &Arc<Program>,
-    kind: EngineKind,
-    plan: &RowPlan,
-    sources: &[ColumnSource],
-    threads: usize,
-    stop: &Stop<'_>,
-    host: Vec<Option<HostRows<'_>>>,
-) -> Result<Vec<Filled>, GenerateError> {
-    Generator::new(program, kind, plan, sources, threads)?.fill_into(plan.start, plan.rows, stop, host)
-}
-
 /// The column of input `i` over `rows` rows of `plan` from cycle `start`.
 fn input_column(program: &Program, plan: &RowPlan, i: usize, start: u64, rows: usize) -> Result<Column, GenerateError> {
     let oom = || GenerateError::OutOfMemory { rows, columns: 1 };
