@@ -21,6 +21,50 @@ pub fn xxh3_u64(x: u64) -> u64 {
     xxhash_rust::xxh3::xxh3_64(&x.to_le_bytes())
 }
 
+/// XXH3's key for 4- to 8-byte inputs with seed 0: secret words 1 and 2 xored.
+const XXH3_BITFLIP_8: u64 = 0x1cad_21f7_2c81_017c ^ 0xdb97_9083_e96d_d4de;
+/// XXH3's multiplier in its final mix of short inputs.
+const XXH3_RRMXMX: u64 = 0x9fb2_1c65_1e98_df25;
+
+/// [`xxh3_u64`] written out: XXH3 for an input of exactly 8 bytes takes
+/// its two 32-bit halves swapped, keys them, and mixes them once
+/// ("rrmxmx"); this is the formula the native form emits.
+#[inline]
+pub fn xxh3_u64_formula(x: u64) -> u64 {
+    let mut h = x.rotate_left(32) ^ XXH3_BITFLIP_8;
+    h ^= h.rotate_left(49) ^ h.rotate_left(24);
+    h = h.wrapping_mul(XXH3_RRMXMX);
+    h ^= (h >> 35).wrapping_add(8);
+    h = h.wrapping_mul(XXH3_RRMXMX);
+    h ^ (h >> 28)
+}
+
+/// `x` rotated left by `n` (0 < n < 64) in native code.
+fn lower_rotl(l: &mut dyn Lower, x: NVal, n: u32) -> NVal {
+    let high = l.ishl_imm(x, n);
+    let low = l.ushr_imm(x, 64 - n);
+    l.bor(high, low)
+}
+
+/// [`xxh3_u64_formula`] in native code.
+pub fn lower_xxh3_u64(l: &mut dyn Lower, x: NVal) -> NVal {
+    let swapped = lower_rotl(l, x, 32);
+    let key = l.iconst(XXH3_BITFLIP_8);
+    let h = l.bxor(swapped, key);
+    let (r49, r24) = (lower_rotl(l, h, 49), lower_rotl(l, h, 24));
+    let r = l.bxor(r49, r24);
+    let h = l.bxor(h, r);
+    let m = l.iconst(XXH3_RRMXMX);
+    let h = l.imul(h, m);
+    let s = l.ushr_imm(h, 35);
+    let eight = l.iconst(8);
+    let s = l.iadd(s, eight);
+    let h = l.bxor(h, s);
+    let h = l.imul(h, m);
+    let s = l.ushr_imm(h, 28);
+    l.bxor(h, s)
+}
+
 /// `x as f64 / u64::MAX as f64`, the unit-interval projection used by hash shortcuts.
 #[inline]
 pub fn unit_f64(x: u64) -> f64 {
@@ -68,6 +112,7 @@ pub const XXHASH3: NodeDef = NodeDef {
     doc: "xxh3_64 of the 8 little-endian bytes of x.",
     params: &[wire("input", U64)],
     build: |_| Ok(map1(xxh3_u64)),
+    lower: Some(|l, _, x| Some(vec![lower_xxh3_u64(l, x[0])])),
     ..NodeDef::BASE
 };
 
@@ -131,6 +176,15 @@ mod tests {
     use super::*;
     use crate::nodes::testing::eval1;
     use crate::value::Value;
+
+    #[test]
+    fn the_xxh3_formula_is_the_crate_s_xxh3_of_eight_bytes() {
+        let corners = [0, 1, u64::MAX, 1 << 32, (1 << 32) - 1, 1 << 63, 0x8000_0000, 0xdead_beef_cafe_f00d];
+        let walk = (0..100_000u64).map(|i| splitmix64(i) >> (i % 64));
+        for x in corners.into_iter().chain(walk) {
+            assert_eq!(xxh3_u64_formula(x), xxh3_u64(x), "x = {x:#x}");
+        }
+    }
 
     #[test]
     fn splitmix_reference_values() {

@@ -743,12 +743,22 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
                 });
             }
         }
-        // The whole sweep for outputs that need most steps; one output's cone sweep otherwise.
+        // A narrow output's cone sweep; the whole sweep when the columns need
+        // every per-cycle step; a sweep of the steps they need otherwise.
+        let columns_sweep;
         let parts = match outs {
             _ if !u64_rows => None,
             [out] if !plan.broad_cone(*out) => plan.executor.cone_sweep(&plan.shape, *out),
-            _ if plan.broad_cones(outs) => plan.executor.sweep(),
-            _ => None,
+            _ => {
+                let steps = plan.cones_steps(outs);
+                match steps.len() == plan.program.cycle_steps.len() {
+                    true => plan.executor.sweep(),
+                    false => {
+                        columns_sweep = plan.executor.columns_sweep(&plan.shape, outs, &steps);
+                        columns_sweep.as_deref().map(|s| &s.parts[..])
+                    }
+                }
+            }
         };
         match parts {
             Some(parts) => self

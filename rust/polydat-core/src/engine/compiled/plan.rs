@@ -12,8 +12,10 @@ use crate::engine::column::RowsOut;
 use crate::node::kit::{BlockStep, BLOCK};
 use crate::node::{NodeError, NodeEval};
 use crate::program::Program;
+use std::any::Any;
+use std::collections::HashMap;
 use std::ops::Deref;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// How one step runs.
 pub enum Exec<S> {
@@ -57,6 +59,57 @@ pub fn compile_sweep<R>(shape: &Shape, steps: &[u32], mut compile: impl FnMut(&[
         .collect()
 }
 
+/// A sweep over some of the per-cycle steps (see [`Executor::columns_sweep`]),
+/// with whatever its parts point into kept alive beside them.
+pub struct PartialSweep<R> {
+    /// The sweep's parts, in order.
+    pub parts: Sweep<R>,
+    /// What the parts point into (P3: the native code), kept with them.
+    _keep: Option<Box<dyn Any + Send + Sync>>,
+}
+
+impl<R> PartialSweep<R> {
+    /// A sweep of `parts`, keeping `keep` alive as long as they are.
+    pub fn new(parts: Sweep<R>, keep: Option<Box<dyn Any + Send + Sync>>) -> Self {
+        PartialSweep { parts, _keep: keep }
+    }
+}
+
+/// How many sets of columns one plan keeps a sweep for (memory stays
+/// bounded however many different `outputs=` a program is generated with;
+/// past it, `generate` runs the whole sweep).
+pub const COLUMN_SWEEPS: usize = 64;
+
+/// The sweeps `generate` built for sets of columns, by the columns' outputs:
+/// built at the first `generate` of a set, shared by every kernel of the
+/// plan (on every thread). `None` records a set with none.
+pub struct ColumnSweeps<R> {
+    built: Mutex<HashMap<Box<[usize]>, Option<Arc<PartialSweep<R>>>>>,
+}
+
+impl<R> Default for ColumnSweeps<R> {
+    fn default() -> Self {
+        ColumnSweeps { built: Mutex::default() }
+    }
+}
+
+impl<R> ColumnSweeps<R> {
+    /// The sweep for outputs `outs`: the one built before, or `build`'s
+    /// (kept, while fewer than [`COLUMN_SWEEPS`] sets are).
+    pub fn get(&self, outs: &[usize], build: impl FnOnce() -> Option<PartialSweep<R>>) -> Option<Arc<PartialSweep<R>>> {
+        let mut built = self.built.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(found) = built.get(outs) {
+            return found.clone();
+        }
+        if built.len() >= COLUMN_SWEEPS {
+            return None;
+        }
+        let sweep = build().map(Arc::new);
+        built.insert(outs.into(), sweep.clone());
+        sweep
+    }
+}
+
 /// The engine-specific part of a compiled plan: how scalar steps run, and
 /// the fast forms built on them. Every kernel of a plan shares it (and so
 /// every thread); it holds no per-kernel state.
@@ -91,6 +144,10 @@ pub trait Executor: Send + Sync + Sized + 'static {
     /// The sweep of output `out`'s per-cycle cone (its steps once each, with
     /// no bookkeeping), when the executor has one for it.
     fn cone_sweep(&self, shape: &Shape, out: usize) -> Option<&[Part<Self::Run>]>;
+    /// `generate`'s sweep of `steps`, the per-cycle steps outputs `outs`
+    /// need when that is not all of them (see [`Shape::cones_steps`]), when
+    /// the executor sweeps (built at the first call for `outs` and kept).
+    fn columns_sweep(&self, shape: &Shape, outs: &[usize], steps: &[u32]) -> Option<Arc<PartialSweep<Self::Run>>>;
     /// `generate`'s row loop for outputs `outs` over coordinate input
     /// `coordinate`, when the executor has one for them (built at the first
     /// call and kept). Every output must be a scalar slot.

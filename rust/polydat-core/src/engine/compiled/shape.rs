@@ -233,17 +233,17 @@ impl Shape {
         }
     }
 
-    /// The outputs `outs` together have a broad cone: their per-cycle
-    /// cones cover at least half of the per-cycle steps (see [`Shape::broad_cone`]).
-    pub fn broad_cones(&self, outs: &[usize]) -> bool {
+    /// The per-cycle steps outputs `outs` need together (the union of their
+    /// cones), in evaluation order.
+    pub fn cones_steps(&self, outs: &[usize]) -> Vec<u32> {
         if let [out] = outs {
-            return self.broad_cone(*out);
+            return self.cone(*out).to_vec();
         }
         let mut needed = vec![false; self.program.steps.len()];
         for &o in outs {
             self.cone(o).iter().for_each(|&s| needed[s as usize] = true);
         }
-        2 * needed.iter().filter(|&&n| n).count() >= self.program.cycle_steps.len()
+        self.program.cycle_steps.iter().copied().filter(|&s| needed[s as usize]).collect()
     }
 
     /// The inputs output `out` depends on, ascending.

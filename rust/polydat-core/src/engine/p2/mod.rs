@@ -18,7 +18,7 @@ pub mod threads;
 use crate::engine::compiled::kernel::CompiledKernel;
 pub use crate::engine::compiled::kernel::SlotReadError;
 pub use crate::engine::compiled::modes;
-use crate::engine::compiled::plan::{compile_sweep, Executor, Part, Plan, Sweep};
+use crate::engine::compiled::plan::{compile_sweep, ColumnSweeps, Executor, Part, PartialSweep, Plan, Sweep};
 use crate::engine::compiled::shape::Shape;
 use crate::engine::Kernel;
 use crate::node::kit::SlotStep;
@@ -44,6 +44,8 @@ pub struct Closures {
     /// How many more closures cone threads may hold (memory stays linear in
     /// the program however many outputs are read).
     cone_room: AtomicUsize,
+    /// `generate`'s sweeps for sets of columns.
+    column_sweeps: ColumnSweeps<Threads>,
 }
 
 /// Closures the cone threads of a plan may hold together: this many per
@@ -100,6 +102,7 @@ impl Executor for Closures {
             sweep,
             cone_threads: program.outputs.iter().map(|_| OnceLock::new()).collect(),
             cone_room: AtomicUsize::new(CONE_ROOM_BASE + CONE_ROOM_PER_STEP * program.cycle_steps.len()),
+            column_sweeps: ColumnSweeps::default(),
         };
         (closures, steps)
     }
@@ -122,6 +125,11 @@ impl Executor for Closures {
     #[inline]
     fn cone_sweep(&self, shape: &Shape, out: usize) -> Option<&[Part<Threads>]> {
         self.cone_thread(shape, out)
+    }
+
+    fn columns_sweep(&self, shape: &Shape, outs: &[usize], steps: &[u32]) -> Option<Arc<PartialSweep<Threads>>> {
+        self.sweep.as_ref()?;
+        self.column_sweeps.get(outs, || Some(PartialSweep::new(sweep_of(shape, steps), None)))
     }
 }
 

@@ -23,7 +23,7 @@ pub mod helpers;
 use crate::engine::column::{row_width, RowsOut};
 use crate::engine::compiled::kernel::CompiledKernel;
 use crate::engine::compiled::modes;
-use crate::engine::compiled::plan::{compile_sweep, Executor, Part, Plan, RowLoop, Sweep};
+use crate::engine::compiled::plan::{compile_sweep, ColumnSweeps, Executor, Part, PartialSweep, Plan, RowLoop, Sweep};
 use crate::engine::compiled::shape::Shape;
 use crate::engine::p2::closures::scalar_closure;
 use crate::engine::Kernel;
@@ -67,6 +67,8 @@ pub struct Native {
     /// `generate`'s row loops, by coordinate input and outputs, built at the
     /// first `generate` that asks (`None`: these columns have none).
     row_loops: Mutex<HashMap<RowLoopKey, Option<Arc<NativeRowLoop>>>>,
+    /// `generate`'s sweeps for sets of columns.
+    column_sweeps: ColumnSweeps<NativeRun>,
     /// The code every function pointer here points into (kept alive with them).
     _code: Code,
 }
@@ -109,24 +111,31 @@ impl Native {
             let room =
                 self.cone_room.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| r.checked_sub(steps.len()));
             room.ok()?;
-            let mut module = Module::new().ok()?;
-            let mut failed = false;
-            let parts =
-                compile_sweep(shape, steps, |run| match module.steps_function(&shape.program, &shape.layout, run) {
-                    Ok(built) => Some(built),
-                    Err(_) => {
-                        failed = true;
-                        None
-                    }
-                });
-            if failed {
-                return None;
-            }
-            let code = module.finish().ok()?;
-            Some(ConeSweep { parts: native_parts(parts, &code), _code: code })
+            let (parts, code) = native_sweep(shape, steps)?;
+            Some(ConeSweep { parts, _code: code })
         };
         self.cones[out].get_or_init(build).as_ref().map(|c| &c.parts[..])
     }
+}
+
+/// Steps `steps` of a sweepable shape as the parts of a sweep, each scalar
+/// run one native function of a new module, and that module's code; `None`
+/// when code generation fails (the caller goes without the sweep).
+fn native_sweep(shape: &Shape, steps: &[u32]) -> Option<(Sweep<NativeRun>, Code)> {
+    let mut module = Module::new().ok()?;
+    let mut failed = false;
+    let parts = compile_sweep(shape, steps, |run| match module.steps_function(&shape.program, &shape.layout, run) {
+        Ok(built) => Some(built),
+        Err(_) => {
+            failed = true;
+            None
+        }
+    });
+    if failed {
+        return None;
+    }
+    let code = module.finish().ok()?;
+    Some((native_parts(parts, &code), code))
 }
 
 /// What a row loop is built for: the coordinate input and the outputs, in column order.
@@ -263,6 +272,7 @@ fn compile(shape: &Shape) -> Result<(Native, Vec<Option<NativeStep>>), String> {
         cones: program.outputs.iter().map(|_| OnceLock::new()).collect(),
         cone_room: AtomicUsize::new(CONE_ROOM_BASE + CONE_ROOM_PER_STEP * program.cycle_steps.len()),
         row_loops: Mutex::default(),
+        column_sweeps: ColumnSweeps::default(),
         _code: code,
     };
     Ok((native, steps))
@@ -326,6 +336,14 @@ impl Executor for Native {
     #[inline]
     fn cone_sweep(&self, shape: &Shape, out: usize) -> Option<&[Part<NativeRun>]> {
         self.cone_function(shape, out)
+    }
+
+    fn columns_sweep(&self, shape: &Shape, outs: &[usize], steps: &[u32]) -> Option<Arc<PartialSweep<NativeRun>>> {
+        self.sweep.as_ref()?;
+        self.column_sweeps.get(outs, || {
+            let (parts, code) = native_sweep(shape, steps)?;
+            Some(PartialSweep::new(parts, Some(Box::new(code))))
+        })
     }
 
     fn row_loop(&self, shape: &Shape, coordinate: usize, outs: &[usize]) -> Option<Arc<dyn RowLoop>> {
