@@ -84,8 +84,11 @@ pub const COLUMN_SWEEPS: usize = 64;
 /// built at the first `generate` of a set, shared by every kernel of the
 /// plan (on every thread). `None` records a set with none.
 pub struct ColumnSweeps<R> {
-    built: Mutex<HashMap<Box<[usize]>, Option<SharedSweep<R>>>>,
+    built: Mutex<SweepsByOutputs<R>>,
 }
+
+/// The sweeps built so far, by their columns' outputs.
+type SweepsByOutputs<R> = HashMap<Box<[usize]>, Option<SharedSweep<R>>>;
 
 /// A partial sweep shared by the kernels of a plan.
 pub type SharedSweep<R> = Arc<PartialSweep<R>>;
