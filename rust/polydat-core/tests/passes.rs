@@ -146,7 +146,10 @@ fn explain_json_carries_passes_lifecycles_and_events() {
     let passes: Vec<&str> = doc["passes"].as_array().unwrap().iter().map(|p| p["pass"].as_str().unwrap()).collect();
     assert_eq!(
         passes,
-        ["resolve", "adapters", "snapshot", "polyfill", "fusion", "dce", "toposort", "hoist", "fold", "emit", "select"]
+        [
+            "resolve", "adapters", "snapshot", "polyfill", "fusion", "cse", "dce", "toposort", "hoist", "fold", "emit",
+            "select"
+        ]
     );
     let class = |name: &str| {
         doc["bindings"].as_array().unwrap().iter().find(|b| b["name"] == name).unwrap()["lifecycle"].clone()

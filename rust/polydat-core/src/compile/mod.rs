@@ -5,7 +5,8 @@
 //!    then [`adapters`] — automatic class-A adapters on mismatched wires (`strict` refuses them);
 //! 2. [`dce::restrict_outputs`] — keep only the requested outputs;
 //! 3. [`polyfill`] — expand nodes the target engine cannot run;
-//! 4. [`fusion`] — Node Fusion to a fixpoint (unless disabled);
+//! 4. [`fusion`] — Node Fusion to a fixpoint (unless disabled); then
+//!    [`cse`] — identical pure nodes merged (with fusion);
 //! 5. [`dce`] — drop nodes no output needs (side channels pinned);
 //! 6. [`toposort`] — evaluation order, cycle detection;
 //! 7. [`hoist`] — lifecycle class of every node; `const` captures;
@@ -17,6 +18,7 @@
 
 pub mod adapters;
 pub mod cells;
+pub mod cse;
 pub mod dce;
 pub mod emit;
 pub mod explain;
@@ -52,7 +54,8 @@ pub struct CompileOptions {
     pub strict_names: bool,
     /// Keep only these outputs (and the nodes they need); all when `None`.
     pub outputs: Option<Vec<String>>,
-    /// Run Node Fusion (on by default; off for equivalence tests and debugging).
+    /// Run Node Fusion and common-subexpression merging (on by default;
+    /// off for equivalence tests and debugging: the graph as written).
     pub fusion: bool,
     /// The target engine's capability: the nodes it can run. `None`: every
     /// node (P1). Fusion never produces an unsupported node, and polyfills
@@ -142,6 +145,8 @@ pub fn compile(ir: &GraphIr, options: &CompileOptions) -> Result<Program, Compil
     let fused = if options.fusion {
         let s = fusion::fuse(&mut graph, supports, &mut events);
         trace.record("fusion", &graph, format!("{} rewrite(s) in {} iteration(s)", s.applied, s.iterations));
+        let merged = cse::merge(&mut graph, &mut events);
+        trace.record("cse", &graph, format!("{merged} node(s) merged into identical ones"));
         s.applied
     } else {
         trace.record("fusion", &graph, "disabled".into());

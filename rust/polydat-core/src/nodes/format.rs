@@ -204,8 +204,15 @@ fn render_u64(out: &mut String, x: u64, spec: &Spec) {
         'b' => write!(out, "{x:b}"),
         'o' => write!(out, "{x:o}"),
         _ => {
-            push_u64(out, x);
-            Ok(())
+            // Decimal, the common case: the fill goes first, nothing moves.
+            let mut digits = itoa::Buffer::new();
+            let digits = digits.format(x);
+            if let Some(width) = spec.width {
+                let fill = if spec.zero { '0' } else { ' ' };
+                out.extend(std::iter::repeat_n(fill, width.saturating_sub(digits.len())));
+            }
+            out.push_str(digits);
+            return;
         }
     };
     pad_numeric(out, start, spec);

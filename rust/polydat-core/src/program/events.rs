@@ -16,6 +16,8 @@ pub enum EventKind {
     PolyfillApplied,
     /// A compile-constant node was evaluated at build and replaced by its value.
     ConstantFolded,
+    /// Identical pure nodes were merged into one (common subexpressions).
+    CommonSubexpressionMerged,
     /// Dead-code elimination dropped nodes no requested output needs.
     DeadCodeEliminated,
     /// An extern has no default: the host must set it.
@@ -36,6 +38,7 @@ impl EventKind {
             EventKind::FusionLimitReached => "FusionLimitReached",
             EventKind::PolyfillApplied => "PolyfillApplied",
             EventKind::ConstantFolded => "ConstantFolded",
+            EventKind::CommonSubexpressionMerged => "CommonSubexpressionMerged",
             EventKind::DeadCodeEliminated => "DeadCodeEliminated",
             EventKind::ExternWithoutDefault => "ExternWithoutDefault",
             EventKind::NodeWarning => "NodeWarning",

@@ -254,17 +254,23 @@ impl Slots {
         let slot = facts.out_start as usize;
         let (off, e) = (layout.off[slot] as usize, layout.entry[slot] as usize);
         // The inputs as the form reads them: words, and entries' text or bytes.
+        // Exactly as many arguments as the step has, on the stack for the
+        // common counts (no slots written that the form never reads).
         let run = |scratch: &Peers<'_>, buf: &[u64], out: Sink<'_>| {
-            let n = facts.ins.len();
-            if n <= ARGS_ON_STACK {
-                let mut args = [Arg::Word(0); ARGS_ON_STACK];
-                for (a, &i) in args.iter_mut().zip(facts.ins.iter()) {
-                    *a = arg(layout, scratch, buf, i);
+            let ins = &facts.ins[..];
+            let at = |k: usize| arg(layout, scratch, buf, ins[k]);
+            match ins.len() {
+                1 => form.eval_bytes(&[at(0)], out),
+                2 => form.eval_bytes(&[at(0), at(1)], out),
+                3 => form.eval_bytes(&[at(0), at(1), at(2)], out),
+                n if n <= ARGS_ON_STACK => {
+                    let mut args = [Arg::Word(0); ARGS_ON_STACK];
+                    for (k, a) in args.iter_mut().enumerate().take(n) {
+                        *a = at(k);
+                    }
+                    form.eval_bytes(&args[..n], out)
                 }
-                form.eval_bytes(&args[..n], out)
-            } else {
-                let args: Vec<Arg<'_>> = facts.ins.iter().map(|&i| arg(layout, scratch, buf, i)).collect();
-                form.eval_bytes(&args, out)
+                _ => form.eval_bytes(&ins.iter().map(|&i| arg(layout, scratch, buf, i)).collect::<Vec<_>>(), out),
             }
         };
         let result = match layout.ty[slot] {
