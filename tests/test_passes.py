@@ -372,3 +372,23 @@ def test_a_2000_node_program_compiles_and_runs():
     k = program.kernel()
     k.set_inputs(U64_MAX)
     assert -1.0 <= k.pull("last") <= 1.0
+
+
+CSE_SOURCE = """input cycle: u64
+a := one_of(hash(cycle ^ 3), "x", "y")
+b := one_of(hash(cycle ^ 3), "x", "y")
+c := "{a}-{mod(hash(cycle ^ 3), 10)}"
+d := "{b}-{mod(hash(cycle ^ 3), 10)}"
+"""
+
+
+@pytest.mark.parametrize("engine", ["p1", "p2", "p3", "mixed", "p2/pull", "p3/push"])
+def test_identical_expressions_are_computed_once_and_read_by_every_binding(engine):
+    merged = polydat.compile(CSE_SOURCE, engine=engine)
+    written = polydat.compile(CSE_SOURCE, engine=engine, fusion=False)
+    assert any(e["kind"] == "CommonSubexpressionMerged" for e in merged.events)
+    assert not any(e["kind"] == "CommonSubexpressionMerged" for e in written.events)
+    assert merged.stats["nodes_final"] < written.stats["nodes_final"]
+    want = {k: v.tolist() for k, v in written.generate(range(300)).items()}
+    assert {k: v.tolist() for k, v in merged.generate(range(300)).items()} == want
+    assert want["a"] == want["b"] and want["c"] == want["d"]
