@@ -80,7 +80,7 @@ pub fn column_array(column: Column) -> Result<ArrayRef, String> {
         ColumnData::F32(v) => Arc::new(Float32Array::new(ScalarBuffer::from(v), nulls)),
         ColumnData::Bool(v) => Arc::new(BooleanArray::new(v.iter().copied().collect(), nulls)),
         ColumnData::Var(v) => {
-            let offsets = v.offsets_i32().ok_or_else(|| {
+            let (offsets, data) = v.into_narrow().map_err(|v| {
                 format!(
                     "a {ty} column of one batch holds {} bytes, more than Arrow's 2 GiB per array: \
                      use a smaller batch_rows",
@@ -88,7 +88,7 @@ pub fn column_array(column: Column) -> Result<ArrayRef, String> {
                 )
             })?;
             let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
-            let data = Buffer::from_vec(v.data);
+            let data = Buffer::from_vec(data);
             match ty {
                 PortType::Bytes => Arc::new(BinaryArray::try_new(offsets, data, nulls).map_err(|e| e.to_string())?),
                 _ => Arc::new(StringArray::try_new(offsets, data, nulls).map_err(|e| e.to_string())?),

@@ -55,14 +55,105 @@ pub enum ColumnData {
     Var(VarRows),
 }
 
+/// The row boundaries of [`VarRows`]: 32-bit while the data fits in
+/// `i32::MAX` bytes (Arrow's `string`/`binary` layout, handed over as is),
+/// 64-bit from the row that crosses it on (Arrow's large layout).
+#[derive(Clone, Debug)]
+pub enum Offsets {
+    /// Every offset at most `i32::MAX`.
+    Narrow(Vec<i32>),
+    /// Offsets past `i32::MAX`.
+    Wide(Vec<i64>),
+}
+
+impl Default for Offsets {
+    fn default() -> Self {
+        Offsets::Narrow(Vec::new())
+    }
+}
+
+impl Offsets {
+    /// Number of offsets.
+    #[inline]
+    pub fn len(&self) -> usize {
+        match self {
+            Offsets::Narrow(v) => v.len(),
+            Offsets::Wide(v) => v.len(),
+        }
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Offset `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> usize {
+        match self {
+            Offsets::Narrow(v) => v[i] as usize,
+            Offsets::Wide(v) => v[i] as usize,
+        }
+    }
+
+    /// The offsets as 64-bit integers (a copy).
+    pub fn to_vec(&self) -> Vec<i64> {
+        match self {
+            Offsets::Narrow(v) => v.iter().map(|&o| i64::from(o)).collect(),
+            Offsets::Wide(v) => v.clone(),
+        }
+    }
+
+    /// Room for `more` offsets, when memory allows (best effort).
+    fn try_reserve(&mut self, more: usize) {
+        let _ = match self {
+            Offsets::Narrow(v) => v.try_reserve_exact(more),
+            Offsets::Wide(v) => v.try_reserve_exact(more),
+        };
+    }
+
+    /// Appends offset `end` (widening every offset when it passes `i32::MAX`).
+    #[inline]
+    fn push(&mut self, end: usize) {
+        match self {
+            Offsets::Narrow(v) if end <= i32::MAX as usize => v.push(end as i32),
+            _ => self.wide().push(end as i64),
+        }
+    }
+
+    /// The 64-bit offsets, converting narrow ones first.
+    #[cold]
+    fn wide(&mut self) -> &mut Vec<i64> {
+        if let Offsets::Narrow(v) = self {
+            *self = Offsets::Wide(v.iter().map(|&o| i64::from(o)).collect());
+        }
+        match self {
+            Offsets::Wide(v) => v,
+            Offsets::Narrow(_) => unreachable!("just widened"),
+        }
+    }
+
+    /// Appends `other`'s offsets after its first, each moved by `base`.
+    fn extend_rebased(&mut self, other: &Offsets, base: usize) {
+        let last = base + other.get(other.len() - 1);
+        match (&mut *self, other) {
+            (Offsets::Narrow(v), Offsets::Narrow(o)) if last <= i32::MAX as usize => {
+                v.extend(o[1..].iter().map(|&x| x + base as i32));
+            }
+            _ => {
+                let moved: Vec<i64> = (1..other.len()).map(|i| (other.get(i) + base) as i64).collect();
+                self.wide().extend(moved);
+            }
+        }
+    }
+}
+
 /// Variable-size rows in Arrow's layout: `offsets` has one more entry than
 /// there are rows, starting at 0; row `i` is `data[offsets[i]..offsets[i + 1]]`.
-/// The offsets are 64-bit (Arrow's large layout); a host that wants 32-bit
-/// offsets converts them when they fit ([`VarRows::offsets_i32`]).
 #[derive(Clone, Debug, Default)]
 pub struct VarRows {
     /// Row boundaries into `data` (`rows + 1` entries, non-decreasing, first 0).
-    pub offsets: Vec<i64>,
+    pub offsets: Offsets,
     /// Every row's bytes, back to back (UTF-8 for `str` and `json`).
     pub data: Vec<u8>,
 }
@@ -72,7 +163,7 @@ impl VarRows {
         let mut offsets = Vec::new();
         offsets.try_reserve_exact(rows + 1).ok()?;
         offsets.push(0);
-        Some(VarRows { offsets, data: Vec::new() })
+        Some(VarRows { offsets: Offsets::Narrow(offsets), data: Vec::new() })
     }
 
     /// Number of rows.
@@ -88,7 +179,11 @@ impl VarRows {
     /// The bytes of row `i`.
     #[inline]
     pub fn row(&self, i: usize) -> &[u8] {
-        &self.data[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+        let (start, end) = match &self.offsets {
+            Offsets::Narrow(v) => (v[i] as usize, v[i + 1] as usize),
+            Offsets::Wide(v) => (v[i] as usize, v[i + 1] as usize),
+        };
+        &self.data[start..end]
     }
 
     /// Row `i` as text (the rows of `str` and `json` columns are UTF-8 by
@@ -98,19 +193,20 @@ impl VarRows {
         std::str::from_utf8(self.row(i)).unwrap_or_default()
     }
 
-    /// The offsets as 32-bit integers (Arrow's `string`/`binary` layout), or
-    /// `None` when the data holds more than `i32::MAX` bytes.
-    pub fn offsets_i32(&self) -> Option<Vec<i32>> {
-        if self.data.len() > i32::MAX as usize {
-            return None;
+    /// The rows as Arrow's 32-bit layout (offsets, data), moved out with no
+    /// conversion; `Err` gives the rows back when the data holds more than
+    /// `i32::MAX` bytes.
+    pub fn into_narrow(self) -> Result<(Vec<i32>, Vec<u8>), VarRows> {
+        match self.offsets {
+            Offsets::Narrow(offsets) => Ok((offsets, self.data)),
+            wide => Err(VarRows { offsets: wide, data: self.data }),
         }
-        Some(self.offsets.iter().map(|&o| o as i32).collect())
     }
 
     #[inline]
     fn push(&mut self, bytes: &[u8]) {
         self.data.extend_from_slice(bytes);
-        self.offsets.push(self.data.len() as i64);
+        self.offsets.push(self.data.len());
     }
 
     /// Appends `other`'s rows.
@@ -119,9 +215,9 @@ impl VarRows {
             *self = other;
             return;
         }
-        let base = self.data.len() as i64;
+        let base = self.data.len();
         self.data.extend_from_slice(&other.data);
-        self.offsets.extend(other.offsets[1..].iter().map(|&o| o + base));
+        self.offsets.extend_rebased(&other.offsets, base);
     }
 }
 
@@ -281,7 +377,7 @@ impl Column {
                 let data = counts.iter().map(|&n| {
                     let mut rows = VarRows::default();
                     // Best effort: a part that cannot reserve grows as it goes.
-                    let _ = rows.offsets.try_reserve_exact(n + 1);
+                    rows.offsets.try_reserve(n + 1);
                     rows.offsets.push(0);
                     PartData::Var(ty, rows)
                 });
@@ -665,7 +761,33 @@ mod tests {
         assert!(rows[0].same(&Value::str("a")) && rows[1].same(&Value::str("b")) && rows[2].is_none());
         assert_eq!(column.nulls, [2]);
         let ColumnData::Var(var) = &column.data else { panic!("a str column is variable-size") };
-        assert_eq!((var.offsets.as_slice(), var.data.as_slice()), ([0, 1, 2, 2].as_slice(), b"ab".as_slice()));
+        assert!(matches!(&var.offsets, Offsets::Narrow(_)));
+        assert_eq!((var.offsets.to_vec(), var.data.as_slice()), (vec![0, 1, 2, 2], b"ab".as_slice()));
+    }
+
+    #[test]
+    fn offsets_stay_32_bit_until_one_passes_i32_max() {
+        let big = i32::MAX as usize;
+        let mut offsets = Offsets::default();
+        for end in [0, 5, big] {
+            offsets.push(end);
+        }
+        assert!(matches!(&offsets, Offsets::Narrow(v) if v == &[0, 5, i32::MAX]));
+        offsets.push(big + 10);
+        assert!(matches!(&offsets, Offsets::Wide(v) if v == &[0, 5, big as i64, big as i64 + 10]));
+        assert_eq!((offsets.len(), offsets.get(3)), (4, big + 10));
+
+        let mut first = Offsets::Narrow(vec![0, 3]);
+        first.extend_rebased(&Offsets::Narrow(vec![0, 2, 4]), 3);
+        assert!(matches!(&first, Offsets::Narrow(v) if v == &[0, 3, 5, 7]), "small parts stay narrow");
+        first.extend_rebased(&Offsets::Narrow(vec![0, 1]), big);
+        assert_eq!(first.to_vec(), [0, 3, 5, 7, big as i64 + 1], "a part past i32::MAX widens them");
+        assert!(matches!(first, Offsets::Wide(_)));
+
+        let wide = VarRows { offsets: Offsets::Wide(vec![0, 1]), data: vec![b'a'] };
+        assert!(wide.into_narrow().is_err(), "wide rows are refused as Arrow's 32-bit layout");
+        let narrow = VarRows { offsets: Offsets::Narrow(vec![0, 1]), data: vec![b'a'] };
+        assert_eq!(narrow.into_narrow().unwrap(), (vec![0, 1], vec![b'a']));
     }
 
     #[test]
