@@ -28,3 +28,16 @@ def test_the_agreement_check_can_fail() -> None:
         assert "broken: column shard" in str(err)
     else:
         raise AssertionError("a baseline that differs must be refused")
+
+
+def test_the_string_column_bench_compares_builds_round_by_round() -> None:
+    import subprocess
+
+    import pytest
+
+    pytest.importorskip("pyarrow")
+    script = Path(__file__).resolve().parents[1] / "benches" / "columns" / "generate_memory.py"
+    run = [sys.executable, str(script), "--baseline", sys.executable, "--rows", "3000", "--rounds", "1"]
+    out = subprocess.run(run, capture_output=True, text=True, check=True).stdout
+    assert out.count("| 1 |") == 2, out
+    assert "3 u64 + 2 str: median speed-up" in out and "2 str: median speed-up" in out, out
