@@ -389,6 +389,13 @@ impl Column {
 
     /// Takes back the finished parts of a [`Column::split`], in row order.
     pub fn absorb(&mut self, parts: Vec<PartDone>) {
+        if let ColumnData::Var(all) = &mut self.data {
+            // Room for every part at once: one copy of each, no regrowth.
+            let (bytes, rows) =
+                parts.iter().filter_map(|p| p.var.as_ref()).fold((0, 0), |(b, r), v| (b + v.data.len(), r + v.len()));
+            let _ = all.data.try_reserve_exact(bytes.saturating_sub(all.data.len()));
+            all.offsets.try_reserve(rows.saturating_sub(all.len()));
+        }
         for part in parts {
             self.nulls.extend(part.nulls);
             if let (ColumnData::Var(all), Some(rows)) = (&mut self.data, part.var) {
@@ -564,6 +571,11 @@ pub struct PartDone {
 }
 
 impl PartDone {
+    /// True when the part holds variable-size rows (absorbing it copies them).
+    pub fn is_var(&self) -> bool {
+        self.var.is_some()
+    }
+
     /// The rows of the column (not of the part) that hold `None`, ascending.
     pub fn nulls(&self) -> &[usize] {
         &self.nulls

@@ -12,7 +12,7 @@ use crate::program::{ColumnSource, Program};
 use crate::types::PortType;
 use crate::value::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// What `generate` iterates: the coordinate written per row and its values
 /// (`start`, `start + step`, ... for `rows` rows, wrapping past u64::MAX, so
@@ -479,21 +479,66 @@ impl Generator {
             }
         }
         let mut filled = Vec::with_capacity(columns.len());
+        let mut owned = Vec::new();
         for (c, (column, parts)) in columns.into_iter().zip(by_column).enumerate() {
-            let Some(mut column) = column else {
-                filled.push(Filled::InPlace { nulls: parts.iter().flat_map(|p| p.nulls().iter().copied()).collect() });
-                continue;
-            };
-            column.absorb(parts);
+            match column {
+                Some(column) => owned.push((c, column, parts)),
+                None => {
+                    filled.push((c, Filled::InPlace { nulls: parts.iter().flat_map(|p| p.nulls().to_vec()).collect() }))
+                }
+            }
+        }
+        for (c, column) in absorb_all(owned, threads) {
             if let column::ColumnData::Var(var) = &column.data {
                 if rows > 0 {
                     self.var_bytes_per_row[c] = var.data.len() as f64 / rows as f64;
                 }
             }
-            filled.push(Filled::Column(column));
+            filled.push((c, Filled::Column(column)));
         }
-        Ok(filled)
+        filled.sort_by_key(|&(c, _)| c);
+        Ok(filled.into_iter().map(|(_, f)| f).collect())
     }
+}
+
+/// Takes back each column's finished parts ([`Column::absorb`]). Absorbing
+/// variable-size parts copies their bytes together, so when there are
+/// several such columns they are absorbed on up to `threads` threads at
+/// once (the calling thread among them), not one after another while the
+/// other workers wait. Returns the columns with their indices, in no order.
+fn absorb_all(columns: Vec<(usize, Column, Vec<PartDone>)>, threads: usize) -> Vec<(usize, Column)> {
+    let copies = |parts: &[PartDone]| parts.len() > 1 && parts.iter().any(PartDone::is_var);
+    let (copied, moved): (Vec<_>, Vec<_>) = columns.into_iter().partition(|(_, _, parts)| copies(parts));
+    let absorb = |(c, mut column, parts): (usize, Column, Vec<PartDone>)| {
+        column.absorb(parts);
+        (c, column)
+    };
+    let mut out: Vec<(usize, Column)> = moved.into_iter().map(absorb).collect();
+    let lanes = threads.min(copied.len()).max(1);
+    let mut lane_work: Vec<Vec<_>> = (0..lanes).map(|_| Vec::new()).collect();
+    for (i, work) in copied.into_iter().enumerate() {
+        lane_work[i % lanes].push(work);
+    }
+    // Each lane's columns wait in a slot its thread takes them from; a lane
+    // whose thread could not start is absorbed here afterwards.
+    let slots: Vec<Mutex<Option<Vec<_>>>> = lane_work.into_iter().map(|w| Mutex::new(Some(w))).collect();
+    let take = |i: usize| slots[i].lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take().unwrap_or_default();
+    std::thread::scope(|scope| {
+        let spawned: Vec<_> = (1..slots.len())
+            .filter_map(|i| {
+                let lane = move || take(i).into_iter().map(absorb).collect::<Vec<_>>();
+                std::thread::Builder::new().name("polydat-absorb".into()).spawn_scoped(scope, lane).ok()
+            })
+            .collect();
+        out.extend(take(0).into_iter().map(absorb));
+        for handle in spawned {
+            out.extend(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+        }
+    });
+    for i in 1..slots.len() {
+        out.extend(take(i).into_iter().map(absorb));
+    }
+    out
 }
 
 /// One column of [`Generator::fill_into`].
@@ -844,4 +889,45 @@ pub fn fill_runs(
         column.absorb(parts);
     }
     Ok(columns)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::column::ColumnPart;
+    use crate::types::PortType;
+    use crate::value::Value;
+
+    /// Column `c` of `rows` rows in `parts` parts, row `i` the text "c.i"
+    /// (every fifth row `None`), and the rows it must hold afterwards.
+    fn split_column(c: usize, rows: usize, parts: usize) -> ((usize, Column, Vec<PartDone>), Vec<Value>) {
+        let mut column = Column::new(PortType::Str, rows).unwrap();
+        let counts: Vec<usize> = (0..parts).map(|p| rows / parts + usize::from(p < rows % parts)).collect();
+        let want: Vec<Value> =
+            (0..rows).map(|i| if i % 5 == 4 { Value::None } else { Value::str(format!("{c}.{i}").as_str()) }).collect();
+        let mut done = Vec::new();
+        let mut at = 0;
+        for (mut part, n) in column.split(&counts).into_iter().zip(counts.clone()) {
+            want[at..at + n].iter().for_each(|v| part.push(v));
+            at += n;
+            done.push(ColumnPart::done(part));
+        }
+        ((c, column, done), want)
+    }
+
+    #[test]
+    fn columns_absorbed_on_several_threads_hold_their_rows_in_order() {
+        for threads in [1, 2, 3] {
+            let (work, wants): (Vec<_>, Vec<_>) = (0..5).map(|c| split_column(c, 23 + c, 1 + c % 4)).unzip();
+            let mut got = absorb_all(work, threads);
+            got.sort_by_key(|(c, _)| *c);
+            assert_eq!(got.len(), 5);
+            for ((c, column), want) in got.iter().zip(&wants) {
+                let rows: Vec<Value> = (0..column.len()).map(|i| column.get(i)).collect();
+                assert_eq!(rows.len(), want.len(), "column {c} on {threads} threads");
+                assert!(rows.iter().zip(want).all(|(a, b)| a.same(b)), "column {c} on {threads} threads");
+                assert_eq!(column.nulls, (0..want.len()).filter(|i| i % 5 == 4).collect::<Vec<_>>());
+            }
+        }
+    }
 }
