@@ -517,7 +517,7 @@ fn run_parts_unguarded<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[
         Part::Bytes(s) => {
             let s = *s as usize;
             match &plan.exec[s] {
-                Exec::Kit { node, bytes: true, .. } => slots.run_bytes(&plan.layout, &plan.steps[s], &**node).is_ok(),
+                Exec::Kit { node, bytes: true, .. } => slots.run_bytes(&plan.steps[s], &**node).is_ok(),
                 _ => false,
             }
         }

@@ -32,6 +32,36 @@ pub struct StepFacts {
     /// The step runs its node's by-bytes form ([`bytes_step`]) whenever none
     /// of its inputs is `None`, writing its output's scratch entry in place.
     pub bytes: bool,
+    /// Where a by-bytes step's values sit (empty for other steps).
+    pub io: BytesIo,
+}
+
+/// Where a by-bytes step's values sit in a kernel state, looked up once per
+/// plan rather than on every run: its output's pair word and scratch entry,
+/// and each input's word and entry ([`NO_ENTRY`] for a scalar's word).
+#[derive(Clone, Debug, Default)]
+pub struct BytesIo {
+    /// The buffer word of the output's `(ptr, len)` pair.
+    pub out_word: u32,
+    /// The output's scratch entry.
+    pub out_entry: u32,
+    /// The output is a `bytes` value (its entry a byte buffer, not text).
+    pub out_bytes: bool,
+    /// Per input, in wire order: its buffer word and its scratch entry.
+    pub ins: Box<[(u32, u32)]>,
+}
+
+impl BytesIo {
+    /// The places of by-bytes step `step`'s values in `layout`.
+    fn of(layout: &Layout, step: &Step) -> BytesIo {
+        let out = step.out_start as usize;
+        BytesIo {
+            out_word: layout.off[out],
+            out_entry: layout.entry[out],
+            out_bytes: layout.ty[out] == PortType::Bytes,
+            ins: step.ins.iter().map(|&i| (layout.off[i as usize], layout.entry[i as usize])).collect(),
+        }
+    }
 }
 
 /// One part of a sweep ([`Shape::sweep_runs`]): a run of scalar steps, which
@@ -141,6 +171,10 @@ impl Shape {
                 side: step.def.purity == Purity::SideChannel,
                 scalar: scalar_step(&layout, step),
                 bytes: bytes_step(&layout, step),
+                io: match bytes_step(&layout, step) {
+                    true => BytesIo::of(&layout, step),
+                    false => BytesIo::default(),
+                },
             })
             .collect();
         let n_inputs = program.inputs.len();

@@ -40,12 +40,13 @@ impl std::error::Error for RefSlotRefused {}
 /// Inputs of a by-bytes step taken on the stack (more are collected).
 const ARGS_ON_STACK: usize = 8;
 
-/// Value slot `slot` as a by-bytes form reads it: a scalar's word, a text
-/// entry's text, a bytes entry's bytes.
+/// The value at buffer word `at` (scratch entry `entry`, [`NO_ENTRY`] for a
+/// scalar) as a by-bytes form reads it: a scalar's word, a text entry's
+/// text, a bytes entry's bytes.
 #[inline(always)]
-fn arg<'a>(layout: &Layout, scratch: &Peers<'a>, buf: &'a [u64], slot: u32) -> Arg<'a> {
-    let (slot, at) = (slot as usize, layout.off[slot as usize] as usize);
-    match layout.entry[slot] {
+fn arg<'a>(scratch: &Peers<'a>, buf: &'a [u64], (at, entry): (u32, u32)) -> Arg<'a> {
+    let at = at as usize;
+    match entry {
         NO_ENTRY => Arg::Word(buf[at]),
         entry => match scratch.view_text(buf, at, entry as usize) {
             Some(text) => Arg::Text(text),
@@ -235,7 +236,7 @@ impl Slots {
         if self.none_live == 0 {
             match exec {
                 Exec::Scalar(f) => return X::run(f, &mut self.buf),
-                Exec::Kit { node, bytes: true, .. } => return self.run_bytes(layout, facts, &**node),
+                Exec::Kit { node, bytes: true, .. } => return self.run_bytes(facts, &**node),
                 Exec::Kit { .. } => {}
             }
         }
@@ -247,18 +248,17 @@ impl Slots {
     /// by-reference inputs' scratch bytes and writes its output's scratch
     /// entry in place ([`Scratch::rewrite`]); no `Value` is made.
     #[inline]
-    pub fn run_bytes(&mut self, layout: &Layout, facts: &StepFacts, node: &dyn NodeEval) -> Result<(), NodeError> {
+    pub fn run_bytes(&mut self, facts: &StepFacts, node: &dyn NodeEval) -> Result<(), NodeError> {
         let Some(form) = node.bytes_form() else {
             return Err(NodeError::new("internal: a by-bytes step's node has no by-bytes form"));
         };
-        let slot = facts.out_start as usize;
-        let (off, e) = (layout.off[slot] as usize, layout.entry[slot] as usize);
-        // The inputs as the form reads them: words, and entries' text or bytes.
+        let io = &facts.io;
+        let (off, e) = (io.out_word as usize, io.out_entry as usize);
         // Exactly as many arguments as the step has, on the stack for the
         // common counts (no slots written that the form never reads).
         let run = |scratch: &Peers<'_>, buf: &[u64], out: Sink<'_>| {
-            let ins = &facts.ins[..];
-            let at = |k: usize| arg(layout, scratch, buf, ins[k]);
+            let ins = &io.ins[..];
+            let at = |k: usize| arg(scratch, buf, ins[k]);
             match ins.len() {
                 1 => form.eval_bytes(&[at(0)], out),
                 2 => form.eval_bytes(&[at(0), at(1)], out),
@@ -270,17 +270,19 @@ impl Slots {
                     }
                     form.eval_bytes(&args[..n], out)
                 }
-                _ => form.eval_bytes(&ins.iter().map(|&i| arg(layout, scratch, buf, i)).collect::<Vec<_>>(), out),
+                _ => form.eval_bytes(&ins.iter().map(|&i| arg(scratch, buf, i)).collect::<Vec<_>>(), out),
             }
         };
-        let result = match layout.ty[slot] {
-            PortType::Bytes => {
+        let result = match io.out_bytes {
+            true => {
                 self.scratch.rewrite(&mut self.buf, off, e, |sc, buf, out: &mut Vec<u8>| run(sc, buf, Sink::Bytes(out)))
             }
-            _ => self.scratch.rewrite(&mut self.buf, off, e, |sc, buf, out: &mut String| run(sc, buf, Sink::Text(out))),
+            false => {
+                self.scratch.rewrite(&mut self.buf, off, e, |sc, buf, out: &mut String| run(sc, buf, Sink::Text(out)))
+            }
         };
         if result.is_ok() && self.none_live != 0 {
-            self.set_none(slot, false);
+            self.set_none(facts.out_start as usize, false);
         }
         result
     }
@@ -330,7 +332,7 @@ impl Slots {
         match exec {
             Exec::Scalar(f) => X::run(f, &mut self.buf),
             Exec::Kit { node, bytes: true, .. } if facts.ins.iter().all(|&i| !self.none[i as usize]) => {
-                self.run_bytes(layout, facts, &**node)
+                self.run_bytes(facts, &**node)
             }
             Exec::Kit { node, iota, .. } => {
                 let mut ins = std::mem::take(&mut self.kit_in);
