@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+from collections.abc import Callable
 import os
 import time
 
@@ -96,7 +97,7 @@ def main() -> None:
 
     prog = polydat.compile(SOURCE, engine=args.engine)
     prog.generate(range(1000))  # first use parses the bundled lists
-    runners: list[tuple[str, int, object]] = []
+    runners: list[tuple[str, int, Callable[[], object]]] = []
     formats = ["numpy"]
     try:
         import pyarrow  # noqa: F401
@@ -123,7 +124,7 @@ def main() -> None:
     for _ in range(args.repeats):
         for label, _, run in runners:
             t = time.perf_counter()
-            run()  # type: ignore[operator]
+            run()
             best[label] = min(best[label], time.perf_counter() - t)
     results = [(label, rows / best[label]) for label, rows, _ in runners]
 

@@ -96,14 +96,6 @@ impl Offsets {
         }
     }
 
-    /// The offsets as 64-bit integers (a copy).
-    pub fn to_vec(&self) -> Vec<i64> {
-        match self {
-            Offsets::Narrow(v) => v.iter().map(|&o| i64::from(o)).collect(),
-            Offsets::Wide(v) => v.clone(),
-        }
-    }
-
     /// Room for `more` offsets, when memory allows (best effort).
     fn try_reserve(&mut self, more: usize) {
         let _ = match self {
@@ -140,10 +132,7 @@ impl Offsets {
             (Offsets::Narrow(v), Offsets::Narrow(o)) if last <= i32::MAX as usize => {
                 v.extend(o[1..].iter().map(|&x| x + base as i32));
             }
-            _ => {
-                let moved: Vec<i64> = (1..other.len()).map(|i| (other.get(i) + base) as i64).collect();
-                self.wide().extend(moved);
-            }
+            _ => self.wide().extend((1..other.len()).map(|i| (other.get(i) + base) as i64)),
         }
     }
 }
@@ -207,6 +196,23 @@ impl VarRows {
     fn push(&mut self, bytes: &[u8]) {
         self.data.extend_from_slice(bytes);
         self.offsets.push(self.data.len());
+    }
+
+    /// Appends the rows of `parts`, in order: the first moved in when there
+    /// are no rows yet, then room made once for all the others, each copied.
+    fn append_all(&mut self, parts: Vec<VarRows>) {
+        let mut parts = parts.into_iter();
+        if self.is_empty() && self.data.is_empty() {
+            match parts.next() {
+                Some(first) => *self = first,
+                None => return,
+            }
+        }
+        let rest: Vec<VarRows> = parts.collect();
+        let bytes = rest.iter().map(|v| v.data.len()).sum();
+        let _ = self.data.try_reserve_exact(bytes);
+        self.offsets.try_reserve(rest.iter().map(VarRows::len).sum());
+        rest.into_iter().for_each(|part| self.append(part));
     }
 
     /// Appends `other`'s rows.
@@ -389,18 +395,13 @@ impl Column {
 
     /// Takes back the finished parts of a [`Column::split`], in row order.
     pub fn absorb(&mut self, parts: Vec<PartDone>) {
-        if let ColumnData::Var(all) = &mut self.data {
-            // Room for every part at once: one copy of each, no regrowth.
-            let (bytes, rows) =
-                parts.iter().filter_map(|p| p.var.as_ref()).fold((0, 0), |(b, r), v| (b + v.data.len(), r + v.len()));
-            let _ = all.data.try_reserve_exact(bytes.saturating_sub(all.data.len()));
-            all.offsets.try_reserve(rows.saturating_sub(all.len()));
-        }
+        let mut var = Vec::new();
         for part in parts {
             self.nulls.extend(part.nulls);
-            if let (ColumnData::Var(all), Some(rows)) = (&mut self.data, part.var) {
-                all.append(rows);
-            }
+            var.extend(part.var);
+        }
+        if let ColumnData::Var(all) = &mut self.data {
+            all.append_all(var);
         }
     }
 }
@@ -773,8 +774,8 @@ mod tests {
         assert!(rows[0].same(&Value::str("a")) && rows[1].same(&Value::str("b")) && rows[2].is_none());
         assert_eq!(column.nulls, [2]);
         let ColumnData::Var(var) = &column.data else { panic!("a str column is variable-size") };
-        assert!(matches!(&var.offsets, Offsets::Narrow(_)));
-        assert_eq!((var.offsets.to_vec(), var.data.as_slice()), (vec![0, 1, 2, 2], b"ab".as_slice()));
+        assert!(matches!(&var.offsets, Offsets::Narrow(v) if v == &[0, 1, 2, 2]));
+        assert_eq!(var.data, b"ab");
     }
 
     #[test]
@@ -793,8 +794,8 @@ mod tests {
         first.extend_rebased(&Offsets::Narrow(vec![0, 2, 4]), 3);
         assert!(matches!(&first, Offsets::Narrow(v) if v == &[0, 3, 5, 7]), "small parts stay narrow");
         first.extend_rebased(&Offsets::Narrow(vec![0, 1]), big);
-        assert_eq!(first.to_vec(), [0, 3, 5, 7, big as i64 + 1], "a part past i32::MAX widens them");
-        assert!(matches!(first, Offsets::Wide(_)));
+        let widened = [0, 3, 5, 7, big as i64 + 1];
+        assert!(matches!(&first, Offsets::Wide(v) if v == &widened), "a part past i32::MAX widens them");
 
         let wide = VarRows { offsets: Offsets::Wide(vec![0, 1]), data: vec![b'a'] };
         assert!(wide.into_narrow().is_err(), "wide rows are refused as Arrow's 32-bit layout");

@@ -12,7 +12,7 @@ use crate::program::{ColumnSource, Program};
 use crate::types::PortType;
 use crate::value::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// What `generate` iterates: the coordinate written per row and its values
 /// (`start`, `start + step`, ... for `rows` rows, wrapping past u64::MAX, so
@@ -488,7 +488,7 @@ impl Generator {
                 }
             }
         }
-        for (c, column) in absorb_all(owned, threads) {
+        for (c, column) in absorb_all(owned, threads)? {
             if let column::ColumnData::Var(var) = &column.data {
                 if rows > 0 {
                     self.var_bytes_per_row[c] = var.data.len() as f64 / rows as f64;
@@ -502,11 +502,14 @@ impl Generator {
 }
 
 /// Takes back each column's finished parts ([`Column::absorb`]). Absorbing
-/// variable-size parts copies their bytes together, so when there are
-/// several such columns they are absorbed on up to `threads` threads at
-/// once (the calling thread among them), not one after another while the
+/// variable-size parts copies their bytes together, so those columns are
+/// shared among up to `threads` workers ([`workers::run_shared`], the
+/// calling thread among them), not absorbed one after another while the
 /// other workers wait. Returns the columns with their indices, in no order.
-fn absorb_all(columns: Vec<(usize, Column, Vec<PartDone>)>, threads: usize) -> Vec<(usize, Column)> {
+fn absorb_all(
+    columns: Vec<(usize, Column, Vec<PartDone>)>,
+    threads: usize,
+) -> Result<Vec<(usize, Column)>, GenerateError> {
     let copies = |parts: &[PartDone]| parts.len() > 1 && parts.iter().any(PartDone::is_var);
     let (copied, moved): (Vec<_>, Vec<_>) = columns.into_iter().partition(|(_, _, parts)| copies(parts));
     let absorb = |(c, mut column, parts): (usize, Column, Vec<PartDone>)| {
@@ -514,31 +517,17 @@ fn absorb_all(columns: Vec<(usize, Column, Vec<PartDone>)>, threads: usize) -> V
         (c, column)
     };
     let mut out: Vec<(usize, Column)> = moved.into_iter().map(absorb).collect();
-    let lanes = threads.min(copied.len()).max(1);
-    let mut lane_work: Vec<Vec<_>> = (0..lanes).map(|_| Vec::new()).collect();
-    for (i, work) in copied.into_iter().enumerate() {
-        lane_work[i % lanes].push(work);
-    }
-    // Each lane's columns wait in a slot its thread takes them from; a lane
-    // whose thread could not start is absorbed here afterwards.
-    let slots: Vec<Mutex<Option<Vec<_>>>> = lane_work.into_iter().map(|w| Mutex::new(Some(w))).collect();
-    let take = |i: usize| slots[i].lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take().unwrap_or_default();
-    std::thread::scope(|scope| {
-        let spawned: Vec<_> = (1..slots.len())
-            .filter_map(|i| {
-                let lane = move || take(i).into_iter().map(absorb).collect::<Vec<_>>();
-                std::thread::Builder::new().name("polydat-absorb".into()).spawn_scoped(scope, lane).ok()
-            })
-            .collect();
-        out.extend(take(0).into_iter().map(absorb));
-        for handle in spawned {
-            out.extend(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+    let mut lanes = vec![(); threads.clamp(1, copied.len().max(1))];
+    let run = |_: usize, _: &mut (), work| Ok(absorb(work));
+    for outcome in workers::run_shared(&mut lanes, copied, &run, &|trouble| trouble) {
+        match outcome {
+            Some(Ok(column)) => out.push(column),
+            // A lane that could not start left its columns to the others.
+            Some(Err(workers::Trouble::Spawn(_))) => {}
+            Some(Err(workers::Trouble::Panicked)) | None => return Err(GenerateError::Panicked),
         }
-    });
-    for i in 1..slots.len() {
-        out.extend(take(i).into_iter().map(absorb));
     }
-    out
+    Ok(out)
 }
 
 /// One column of [`Generator::fill_into`].
@@ -919,7 +908,7 @@ mod tests {
     fn columns_absorbed_on_several_threads_hold_their_rows_in_order() {
         for threads in [1, 2, 3] {
             let (work, wants): (Vec<_>, Vec<_>) = (0..5).map(|c| split_column(c, 23 + c, 1 + c % 4)).unzip();
-            let mut got = absorb_all(work, threads);
+            let mut got = absorb_all(work, threads).unwrap();
             got.sort_by_key(|(c, _)| *c);
             assert_eq!(got.len(), 5);
             for ((c, column), want) in got.iter().zip(&wants) {

@@ -26,19 +26,6 @@ const XXH3_BITFLIP_8: u64 = 0x1cad_21f7_2c81_017c ^ 0xdb97_9083_e96d_d4de;
 /// XXH3's multiplier in its final mix of short inputs.
 const XXH3_RRMXMX: u64 = 0x9fb2_1c65_1e98_df25;
 
-/// [`xxh3_u64`] written out: XXH3 for an input of exactly 8 bytes takes
-/// its two 32-bit halves swapped, keys them, and mixes them once
-/// ("rrmxmx"); this is the formula the native form emits.
-#[inline]
-pub fn xxh3_u64_formula(x: u64) -> u64 {
-    let mut h = x.rotate_left(32) ^ XXH3_BITFLIP_8;
-    h ^= h.rotate_left(49) ^ h.rotate_left(24);
-    h = h.wrapping_mul(XXH3_RRMXMX);
-    h ^= (h >> 35).wrapping_add(8);
-    h = h.wrapping_mul(XXH3_RRMXMX);
-    h ^ (h >> 28)
-}
-
 /// `x` rotated left by `n` (0 < n < 64) in native code.
 fn lower_rotl(l: &mut dyn Lower, x: NVal, n: u32) -> NVal {
     let high = l.ishl_imm(x, n);
@@ -46,7 +33,8 @@ fn lower_rotl(l: &mut dyn Lower, x: NVal, n: u32) -> NVal {
     l.bor(high, low)
 }
 
-/// [`xxh3_u64_formula`] in native code.
+/// [`xxh3_u64`] in native code: XXH3 for an input of exactly 8 bytes takes
+/// its two 32-bit halves swapped, keys them, and mixes them once ("rrmxmx").
 pub fn lower_xxh3_u64(l: &mut dyn Lower, x: NVal) -> NVal {
     let swapped = lower_rotl(l, x, 32);
     let key = l.iconst(XXH3_BITFLIP_8);
@@ -176,6 +164,18 @@ mod tests {
     use super::*;
     use crate::nodes::testing::eval1;
     use crate::value::Value;
+
+    /// [`xxh3_u64`] written out: XXH3 for an input of exactly 8 bytes takes
+    /// its two 32-bit halves swapped, keys them, and mixes them once
+    /// ("rrmxmx"); this is the formula the native form emits.
+    fn xxh3_u64_formula(x: u64) -> u64 {
+        let mut h = x.rotate_left(32) ^ XXH3_BITFLIP_8;
+        h ^= h.rotate_left(49) ^ h.rotate_left(24);
+        h = h.wrapping_mul(XXH3_RRMXMX);
+        h ^= (h >> 35).wrapping_add(8);
+        h = h.wrapping_mul(XXH3_RRMXMX);
+        h ^ (h >> 28)
+    }
 
     #[test]
     fn the_xxh3_formula_is_the_crate_s_xxh3_of_eight_bytes() {

@@ -743,21 +743,15 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
                 });
             }
         }
-        // A narrow output's cone sweep; the whole sweep when the columns need
-        // every per-cycle step; a sweep of the steps they need otherwise.
+        // A narrow output's cone sweep; a sweep of the steps the columns
+        // need; the whole sweep when they need every step (or have none).
         let columns_sweep;
         let parts = match outs {
             _ if !u64_rows => None,
             [out] if !plan.broad_cone(*out) => plan.executor.cone_sweep(&plan.shape, *out),
             _ => {
-                let steps = plan.cones_steps(outs);
-                match steps.len() == plan.program.cycle_steps.len() {
-                    true => plan.executor.sweep(),
-                    false => {
-                        columns_sweep = plan.executor.columns_sweep(&plan.shape, outs, &steps);
-                        columns_sweep.as_deref().map(|s| &s.parts[..])
-                    }
-                }
+                columns_sweep = plan.executor.columns_sweep(&plan.shape, outs);
+                columns_sweep.as_deref().map(|s| &s.parts[..]).or_else(|| plan.executor.sweep())
             }
         };
         match parts {

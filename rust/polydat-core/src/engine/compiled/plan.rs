@@ -82,7 +82,9 @@ pub const COLUMN_SWEEPS: usize = 64;
 
 /// The sweeps `generate` built for sets of columns, by the columns' outputs:
 /// built at the first `generate` of a set, shared by every kernel of the
-/// plan (on every thread). `None` records a set with none.
+/// plan (on every thread). `None` records a set with none of its own (its
+/// columns need every per-cycle step, or the build failed): the whole sweep
+/// serves it.
 pub struct ColumnSweeps<R> {
     built: Mutex<SweepsByOutputs<R>>,
 }
@@ -100,9 +102,16 @@ impl<R> Default for ColumnSweeps<R> {
 }
 
 impl<R> ColumnSweeps<R> {
-    /// The sweep for outputs `outs`: the one built before, or `build`'s
-    /// (kept, while fewer than [`COLUMN_SWEEPS`] sets are).
-    pub fn get(&self, outs: &[usize], build: impl FnOnce() -> Option<PartialSweep<R>>) -> Option<Arc<PartialSweep<R>>> {
+    /// The sweep of the per-cycle steps outputs `outs` need
+    /// ([`Shape::cones_steps`]): the one built before, or `build`'s over
+    /// those steps (kept, while fewer than [`COLUMN_SWEEPS`] sets are);
+    /// `None` when they are every per-cycle step.
+    pub fn get(
+        &self,
+        shape: &Shape,
+        outs: &[usize],
+        build: impl FnOnce(&[u32]) -> Option<PartialSweep<R>>,
+    ) -> Option<SharedSweep<R>> {
         let mut built = self.built.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some(found) = built.get(outs) {
             return found.clone();
@@ -110,7 +119,8 @@ impl<R> ColumnSweeps<R> {
         if built.len() >= COLUMN_SWEEPS {
             return None;
         }
-        let sweep = build().map(Arc::new);
+        let steps = shape.cones_steps(outs);
+        let sweep = (steps.len() < shape.program.cycle_steps.len()).then(|| build(&steps)).flatten().map(Arc::new);
         built.insert(outs.into(), sweep.clone());
         sweep
     }
@@ -150,10 +160,10 @@ pub trait Executor: Send + Sync + Sized + 'static {
     /// The sweep of output `out`'s per-cycle cone (its steps once each, with
     /// no bookkeeping), when the executor has one for it.
     fn cone_sweep(&self, shape: &Shape, out: usize) -> Option<&[Part<Self::Run>]>;
-    /// `generate`'s sweep of `steps`, the per-cycle steps outputs `outs`
-    /// need when that is not all of them (see [`Shape::cones_steps`]), when
-    /// the executor sweeps (built at the first call for `outs` and kept).
-    fn columns_sweep(&self, shape: &Shape, outs: &[usize], steps: &[u32]) -> Option<Arc<PartialSweep<Self::Run>>>;
+    /// `generate`'s sweep of the per-cycle steps outputs `outs` need, when
+    /// the executor sweeps and that is not all of them (built at the first
+    /// call for `outs` and kept, [`ColumnSweeps`]).
+    fn columns_sweep(&self, shape: &Shape, outs: &[usize]) -> Option<SharedSweep<Self::Run>>;
     /// `generate`'s row loop for outputs `outs` over coordinate input
     /// `coordinate`, when the executor has one for them (built at the first
     /// call and kept). Every output must be a scalar slot.

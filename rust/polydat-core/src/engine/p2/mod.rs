@@ -18,7 +18,9 @@ pub mod threads;
 use crate::engine::compiled::kernel::CompiledKernel;
 pub use crate::engine::compiled::kernel::SlotReadError;
 pub use crate::engine::compiled::modes;
-use crate::engine::compiled::plan::{compile_sweep, ColumnSweeps, Executor, Part, PartialSweep, Plan, Sweep};
+use crate::engine::compiled::plan::{
+    compile_sweep, ColumnSweeps, Executor, Part, PartialSweep, Plan, SharedSweep, Sweep,
+};
 use crate::engine::compiled::shape::Shape;
 use crate::engine::Kernel;
 use crate::node::kit::SlotStep;
@@ -127,9 +129,9 @@ impl Executor for Closures {
         self.cone_thread(shape, out)
     }
 
-    fn columns_sweep(&self, shape: &Shape, outs: &[usize], steps: &[u32]) -> Option<Arc<PartialSweep<Threads>>> {
+    fn columns_sweep(&self, shape: &Shape, outs: &[usize]) -> Option<SharedSweep<Threads>> {
         self.sweep.as_ref()?;
-        self.column_sweeps.get(outs, || Some(PartialSweep::new(sweep_of(shape, steps), None)))
+        self.column_sweeps.get(shape, outs, |steps| Some(PartialSweep::new(sweep_of(shape, steps), None)))
     }
 }
 

@@ -23,7 +23,9 @@ pub mod helpers;
 use crate::engine::column::{row_width, RowsOut};
 use crate::engine::compiled::kernel::CompiledKernel;
 use crate::engine::compiled::modes;
-use crate::engine::compiled::plan::{compile_sweep, ColumnSweeps, Executor, Part, PartialSweep, Plan, RowLoop, Sweep};
+use crate::engine::compiled::plan::{
+    compile_sweep, ColumnSweeps, Executor, Part, PartialSweep, Plan, RowLoop, SharedSweep, Sweep,
+};
 use crate::engine::compiled::shape::Shape;
 use crate::engine::p2::closures::scalar_closure;
 use crate::engine::Kernel;
@@ -60,7 +62,7 @@ pub struct Native {
     native_steps: usize,
     /// Per output: its per-cycle cone as one native function, built at the
     /// first read that asks (see [`Native::cone_function`]).
-    cones: Box<[OnceLock<Option<ConeSweep>>]>,
+    cones: Box<[OnceLock<Option<PartialSweep<NativeRun>>>]>,
     /// How many more steps cone functions may hold (memory stays linear in
     /// the program however many outputs are read).
     cone_room: AtomicUsize,
@@ -70,12 +72,6 @@ pub struct Native {
     /// `generate`'s sweeps for sets of columns.
     column_sweeps: ColumnSweeps<NativeRun>,
     /// The code every function pointer here points into (kept alive with them).
-    _code: Code,
-}
-
-/// A cone's sweep ([`Native::cone_function`]) and the code it lives in.
-struct ConeSweep {
-    parts: Sweep<NativeRun>,
     _code: Code,
 }
 
@@ -111,17 +107,16 @@ impl Native {
             let room =
                 self.cone_room.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| r.checked_sub(steps.len()));
             room.ok()?;
-            let (parts, code) = native_sweep(shape, steps)?;
-            Some(ConeSweep { parts, _code: code })
+            native_sweep(shape, steps)
         };
         self.cones[out].get_or_init(build).as_ref().map(|c| &c.parts[..])
     }
 }
 
-/// Steps `steps` of a sweepable shape as the parts of a sweep, each scalar
-/// run one native function of a new module, and that module's code; `None`
-/// when code generation fails (the caller goes without the sweep).
-fn native_sweep(shape: &Shape, steps: &[u32]) -> Option<(Sweep<NativeRun>, Code)> {
+/// Steps `steps` of a sweepable shape as a sweep, each scalar run one
+/// native function of a new module (kept with the parts); `None` when code
+/// generation fails (the caller goes without the sweep).
+fn native_sweep(shape: &Shape, steps: &[u32]) -> Option<PartialSweep<NativeRun>> {
     let mut module = Module::new().ok()?;
     let mut failed = false;
     let parts = compile_sweep(shape, steps, |run| match module.steps_function(&shape.program, &shape.layout, run) {
@@ -135,7 +130,7 @@ fn native_sweep(shape: &Shape, steps: &[u32]) -> Option<(Sweep<NativeRun>, Code)
         return None;
     }
     let code = module.finish().ok()?;
-    Some((native_parts(parts, &code), code))
+    Some(PartialSweep::new(native_parts(parts, &code), Some(Box::new(code))))
 }
 
 /// What a row loop is built for: the coordinate input and the outputs, in column order.
@@ -338,12 +333,9 @@ impl Executor for Native {
         self.cone_function(shape, out)
     }
 
-    fn columns_sweep(&self, shape: &Shape, outs: &[usize], steps: &[u32]) -> Option<Arc<PartialSweep<NativeRun>>> {
+    fn columns_sweep(&self, shape: &Shape, outs: &[usize]) -> Option<SharedSweep<NativeRun>> {
         self.sweep.as_ref()?;
-        self.column_sweeps.get(outs, || {
-            let (parts, code) = native_sweep(shape, steps)?;
-            Some(PartialSweep::new(parts, Some(Box::new(code))))
-        })
+        self.column_sweeps.get(shape, outs, |steps| native_sweep(shape, steps))
     }
 
     fn row_loop(&self, shape: &Shape, coordinate: usize, outs: &[usize]) -> Option<Arc<dyn RowLoop>> {
