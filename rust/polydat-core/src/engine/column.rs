@@ -631,6 +631,42 @@ impl ColumnPart<'_> {
         self.at += 1;
     }
 
+    /// The text of a `str` or `json` part's rows so far, moved out of the
+    /// part so that a by-bytes form can append the next rows to it in place
+    /// ([`crate::node::by_bytes::BytesEval::appends`]); `None` for any other
+    /// part. While the text is out, the part's rows are ended with
+    /// [`Self::end_text_row`] and nothing else is written to it; then
+    /// [`Self::put_text`] gives the text back.
+    pub fn take_text(&mut self) -> Option<String> {
+        let PartData::Var(PortType::Str | PortType::Json, rows) = &mut self.data else { return None };
+        match String::from_utf8(std::mem::take(&mut rows.data)) {
+            Ok(text) => Some(text),
+            Err(e) => {
+                rows.data = e.into_bytes();
+                None
+            }
+        }
+    }
+
+    /// Ends the next row of a part whose text is out ([`Self::take_text`]):
+    /// the row is what `text` gained since the previous row ended.
+    #[inline]
+    pub fn end_text_row(&mut self, text: &str) {
+        if let PartData::Var(_, rows) = &mut self.data {
+            rows.offsets.push(text.len());
+            self.at += 1;
+        }
+    }
+
+    /// Gives back the text [`Self::take_text`] moved out, without whatever
+    /// was appended after the last row ended (a row that failed midway).
+    pub fn put_text(&mut self, mut text: String) {
+        if let PartData::Var(_, rows) = &mut self.data {
+            text.truncate(rows.offsets.get(rows.offsets.len() - 1));
+            rows.data = text.into_bytes();
+        }
+    }
+
     /// Writes the next row; `None` (or a value of another type, which a typed
     /// program never produces) makes it a null row.
     #[inline]
@@ -776,6 +812,31 @@ mod tests {
         let ColumnData::Var(var) = &column.data else { panic!("a str column is variable-size") };
         assert!(matches!(&var.offsets, Offsets::Narrow(v) if v == &[0, 1, 2, 2]));
         assert_eq!(var.data, b"ab");
+    }
+
+    #[test]
+    fn text_taken_out_takes_rows_in_place_and_drops_a_half_written_one() {
+        let mut column = Column::new(PortType::Str, 4).unwrap();
+        let mut parts = column.split(&[4]);
+        let mut part = parts.pop().expect("one part");
+        part.push(&Value::str("é"));
+        let mut text = part.take_text().expect("a str part's text");
+        assert_eq!(text, "é");
+        text.push_str("bc");
+        part.end_text_row(&text);
+        text.push('d');
+        part.end_text_row(&text);
+        text.push_str("half");
+        part.put_text(text);
+        part.push(&Value::str("z"));
+        assert_eq!(part.written(), 4);
+        let done = vec![part.done()];
+        drop(parts);
+        column.absorb(done);
+        let rows: Vec<Value> = (0..4).map(|i| column.get(i)).collect();
+        assert!(["é", "bc", "d", "z"].iter().zip(&rows).all(|(&want, got)| got.same(&Value::str(want))), "{rows:?}");
+        let mut bytes = Column::new(PortType::Bytes, 1).unwrap();
+        assert!(bytes.split(&[1])[0].take_text().is_none(), "a bytes part has no text");
     }
 
     #[test]

@@ -71,7 +71,9 @@ fn wrong_arg(want: &str) -> NodeError {
 
 /// Where a by-bytes form writes its output: a text output's `String`, or a
 /// `bytes` output's `Vec<u8>` — the output's scratch entry, arriving empty
-/// (its capacity kept from earlier rows).
+/// (its capacity kept from earlier rows); or, for a form that
+/// [appends](BytesEval::appends), possibly a column's buffer holding the
+/// rows before this one.
 #[derive(Debug)]
 pub enum Sink<'a> {
     /// A `str` or `json` output.
@@ -122,6 +124,16 @@ pub trait BytesEval: Send + Sync {
     /// `bytes`); a failure is the P1 form's failure, and `out` may then
     /// hold anything.
     fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError>;
+
+    /// True when [`Self::eval_bytes`] only appends its value to `out` and
+    /// reads nothing of what `out` held on arrival — not even its length —
+    /// so `out` may be an output column's growing buffer (`generate` then
+    /// writes the row there, with no copy through the scratch). A form
+    /// that measures its value (for the size limit, for padding) measures
+    /// from `out`'s length on arrival.
+    fn appends(&self) -> bool {
+        false
+    }
 }
 
 /// A wire value as a rule that renders values reads it: a scalar (a
@@ -226,7 +238,8 @@ pub struct TextMap<A, F> {
     _t: PhantomData<fn(A)>,
 }
 
-/// Wraps an infallible `fn(scalar, &mut String)` (appending the result) as a `str` node.
+/// Wraps an infallible `fn(scalar, &mut String)` (appending the result) as
+/// a `str` node (the rule's contract is [`try_to_text`]'s).
 pub fn to_text<A: Scalar>(f: impl Fn(A, &mut String) + Send + Sync + 'static) -> Box<dyn NodeEval> {
     try_to_text(move |a: A, s: &mut String| {
         f(a, s);
@@ -234,7 +247,10 @@ pub fn to_text<A: Scalar>(f: impl Fn(A, &mut String) + Send + Sync + 'static) ->
     })
 }
 
-/// Wraps a fallible `fn(scalar, &mut String) -> Result<(), NodeError>` as a `str` node.
+/// Wraps a fallible `fn(scalar, &mut String) -> Result<(), NodeError>` as a
+/// `str` node. The rule appends its text to the string it is given and
+/// reads nothing of what that string held (not its length either): the
+/// by-bytes form may hand it a column's text ([`BytesEval::appends`]).
 pub fn try_to_text<A: Scalar>(
     f: impl Fn(A, &mut String) -> Result<(), NodeError> + Send + Sync + 'static,
 ) -> Box<dyn NodeEval> {
@@ -257,6 +273,10 @@ impl<A: Scalar, F: Fn(A, &mut String) -> Result<(), NodeError> + Send + Sync> By
     fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
         (self.f)(ins[0].scalar::<A>()?, out.text()?)
     }
+    /// The rule appends (see [`try_to_text`]).
+    fn appends(&self) -> bool {
+        true
+    }
 }
 
 /// Kit for a rule over one string that writes text: `f(input, out)`.
@@ -264,7 +284,8 @@ pub struct StrText<F> {
     f: F,
 }
 
-/// Wraps `fn(&str, &mut String)` (appending the result) as a `str` node over a `str` wire.
+/// Wraps `fn(&str, &mut String)` (appending the result, reading nothing of
+/// what the string held, as [`try_to_text`]'s rule) as a `str` node over a `str` wire.
 pub fn str_text(f: impl Fn(&str, &mut String) + Send + Sync + 'static) -> Box<dyn NodeEval> {
     Box::new(StrText { f })
 }
@@ -288,6 +309,10 @@ impl<F: Fn(&str, &mut String) + Send + Sync> BytesEval for StrText<F> {
     fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
         (self.f)(ins[0].text()?, out.text()?);
         Ok(())
+    }
+    /// The rule appends (see [`str_text`]).
+    fn appends(&self) -> bool {
+        true
     }
 }
 
@@ -441,6 +466,9 @@ impl<P: StrPick> BytesEval for PickStr<P> {
     fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
         let x = ins[0].scalar::<u64>()?;
         out.put(OutRef::Text(self.pick.text(x)))
+    }
+    fn appends(&self) -> bool {
+        true
     }
 }
 

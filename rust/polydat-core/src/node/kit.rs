@@ -389,6 +389,9 @@ impl<A: Scalar, R: Out, F: Fn(A) -> R + Send + Sync> BytesEval for ScalarToRef<A
     fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
         out.put((self.f)(ins[0].scalar::<A>()?).out_ref())
     }
+    fn appends(&self) -> bool {
+        true
+    }
 }
 
 /// Kit for a rule over one string input.
@@ -415,6 +418,9 @@ impl<R: Out, F: Fn(&str) -> Result<R, String> + Send + Sync> NodeEval for StrMap
 impl<R: Out, F: Fn(&str) -> Result<R, String> + Send + Sync> BytesEval for StrMap<R, F> {
     fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
         out.put((self.f)(ins[0].text()?).map_err(NodeError::new)?.out_ref())
+    }
+    fn appends(&self) -> bool {
+        true
     }
 }
 
@@ -474,6 +480,9 @@ impl<A: Scalar, F: Fn(A) -> usize + Send + Sync> BytesEval for PickWire<A, F> {
             Some(arg) => out.put(OutRef::Bytes(arg.bytes()?)),
             None => Err(picked_past(i, ins.len())),
         }
+    }
+    fn appends(&self) -> bool {
+        true
     }
 }
 

@@ -66,6 +66,9 @@ impl<R: Out, F: Fn(&[u8]) -> Result<R, String> + Send + Sync> BytesEval for Byte
     fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
         out.put((self.f)(ins[0].bytes()?).map_err(NodeError::new)?.out_ref())
     }
+    fn appends(&self) -> bool {
+        true
+    }
 }
 
 /// Kit for a rule over a scalar and a string (`char_buf`-like nodes whose
@@ -100,6 +103,9 @@ impl<A: Scalar, R: Out, F: Fn(A, &str) -> Result<R, String> + Send + Sync> Bytes
         let r = (self.f)(ins[0].scalar::<A>()?, ins[1].text()?).map_err(NodeError::new)?;
         out.put(r.out_ref())
     }
+    fn appends(&self) -> bool {
+        true
+    }
 }
 
 /// Kit for a fallible rule over one scalar with a by-reference result
@@ -129,6 +135,9 @@ impl<A: Scalar, R: Out, F: Fn(A) -> Result<R, String> + Send + Sync> NodeEval fo
 impl<A: Scalar, R: Out, F: Fn(A) -> Result<R, String> + Send + Sync> BytesEval for TryToRef<A, R, F> {
     fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
         out.put((self.f)(ins[0].scalar::<A>()?).map_err(NodeError::new)?.out_ref())
+    }
+    fn appends(&self) -> bool {
+        true
     }
 }
 

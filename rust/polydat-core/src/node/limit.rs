@@ -38,7 +38,14 @@ pub fn too_large(bytes: usize) -> NodeError {
 /// when the memory cannot be had.
 #[inline]
 pub fn reserve(s: &mut String, extra: usize) -> Result<(), NodeError> {
-    let wanted = s.len().saturating_add(extra);
+    reserve_from(s, 0, extra)
+}
+
+/// [`reserve`] for a value written to `s` from byte `start` on (a sink that
+/// may hold earlier values: only the bytes from `start` count).
+#[inline]
+pub fn reserve_from(s: &mut String, start: usize, extra: usize) -> Result<(), NodeError> {
+    let wanted = (s.len() - start).saturating_add(extra);
     if wanted > max_value_bytes() {
         return Err(too_large(wanted));
     }
@@ -48,7 +55,13 @@ pub fn reserve(s: &mut String, extra: usize) -> Result<(), NodeError> {
 /// Appends `t` to `s` within the limit (see [`reserve`]).
 #[inline]
 pub fn push_str(s: &mut String, t: &str) -> Result<(), NodeError> {
-    reserve(s, t.len())?;
+    push_str_from(s, 0, t)
+}
+
+/// [`push_str`] for a value written to `s` from byte `start` on (see [`reserve_from`]).
+#[inline]
+pub fn push_str_from(s: &mut String, start: usize, t: &str) -> Result<(), NodeError> {
+    reserve_from(s, start, t.len())?;
     s.push_str(t);
     Ok(())
 }
@@ -75,5 +88,20 @@ mod tests {
         assert!(err.message().contains("exceeds the limit of 67108864 bytes"), "{}", err.message());
         assert_eq!(s, "abcdef", "a refused growth changes nothing");
         assert!(check(DEFAULT_MAX_VALUE_BYTES).is_ok() && check(DEFAULT_MAX_VALUE_BYTES + 1).is_err());
+    }
+
+    #[test]
+    fn a_value_after_earlier_ones_counts_from_its_start() {
+        let mut s = "x".repeat(DEFAULT_MAX_VALUE_BYTES);
+        let start = s.len();
+        push_str_from(&mut s, start, "more").unwrap();
+        assert!(reserve_from(&mut s, start, DEFAULT_MAX_VALUE_BYTES - 4).is_ok());
+        let err = reserve_from(&mut s, start, DEFAULT_MAX_VALUE_BYTES - 3).unwrap_err();
+        assert!(
+            err.message().contains(&format!("a value of {} bytes", DEFAULT_MAX_VALUE_BYTES + 1)),
+            "{}",
+            err.message()
+        );
+        assert!(push_str(&mut s, "y").is_err(), "from byte 0, the whole string counts");
     }
 }

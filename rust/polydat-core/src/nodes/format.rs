@@ -235,8 +235,9 @@ struct Printf {
 }
 
 impl Printf {
-    /// Appends the formatted text to `s` (empty), taking argument `i` from
-    /// `arg(i)` for each of the `argc` wires: the one rule of both forms.
+    /// Appends the formatted text to `s` (which may hold earlier rows:
+    /// the text is measured from `s`'s length on arrival), taking argument
+    /// `i` from `arg(i)` for each of the `argc` wires: the one rule of both forms.
     fn format<'a>(
         &self,
         argc: usize,
@@ -250,16 +251,16 @@ impl Printf {
                 "printf: format references input #{argc} but only {argc} wire input(s) supplied"
             )));
         }
-        let mut next = 0;
+        let (start, mut next) = (s.len(), 0);
         for p in &self.pieces {
             match p {
-                Piece::Text(t) => limit::push_str(s, t)?,
+                Piece::Text(t) => limit::push_str_from(s, start, t)?,
                 Piece::Arg(spec) => {
                     match quick(next) {
                         // `render`'s own arms for these kinds.
                         Quick::U64(x) => render_u64(s, x, spec),
                         Quick::Str(text) => {
-                            limit::reserve(s, text.len())?;
+                            limit::reserve_from(s, start, text.len())?;
                             pad_text(s, text, spec)?;
                         }
                         Quick::Other => {
@@ -267,12 +268,12 @@ impl Printf {
                             if let ValueRef::Str(text) | ValueRef::Json(text) = arg {
                                 // Room for the argument before it is copied in (a
                                 // field adds at most its width besides).
-                                limit::reserve(s, text.len())?;
+                                limit::reserve_from(s, start, text.len())?;
                             }
                             render(s, &arg, spec)?;
                         }
                     }
-                    limit::check(s.len())?;
+                    limit::check(s.len() - start)?;
                     next += 1;
                 }
             }
@@ -308,6 +309,9 @@ impl BytesEval for Printf {
             _ => Quick::Other,
         };
         self.format(ins.len(), quick, arg, out.text()?)
+    }
+    fn appends(&self) -> bool {
+        true
     }
 }
 

@@ -167,6 +167,35 @@ pub(crate) mod testing {
         }
     }
 
+    /// Builds `def` with `consts` (defaults filled) for wires of `types` and
+    /// runs its by-bytes form on `args` twice: into an empty text sink, and
+    /// into one already holding `before`. Gives what each run added, and
+    /// whether the form says it [appends](crate::node::by_bytes::BytesEval::appends).
+    pub fn bytes_twice(
+        def: &NodeDef,
+        consts: &[Value],
+        types: &[PortType],
+        args: &[crate::node::by_bytes::Arg<'_>],
+        before: &str,
+    ) -> (String, Result<String, NodeError>, bool) {
+        use crate::node::by_bytes::Sink;
+        let mut all = consts.to_vec();
+        let const_params: Vec<_> = def.params.iter().filter(|p| p.kind == ParamKind::Const).collect();
+        for p in const_params.iter().skip(all.len()) {
+            if let Some(d) = p.default {
+                all.push(d.to_value());
+            }
+        }
+        let node = (def.build)(&BuildCtx { consts: &all, wire_types: types }).expect("the node builds");
+        let form = node.bytes_form().expect("a by-bytes form");
+        let mut alone = String::new();
+        form.eval_bytes(args, Sink::Text(&mut alone)).unwrap_or_else(|e| panic!("{}: {}", def.name, e.message()));
+        let mut after = before.to_string();
+        let second = form.eval_bytes(args, Sink::Text(&mut after)).map(|()| after[before.len()..].to_string());
+        assert!(after.starts_with(before), "{} changed what its sink held", def.name);
+        (alone, second, form.appends())
+    }
+
     /// The construction error of a build that must fail.
     pub fn build_err(def: &NodeDef, consts: &[Value], wire_types: &[PortType]) -> String {
         match (def.build)(&BuildCtx { consts, wire_types }) {
@@ -203,6 +232,49 @@ mod tests {
         assert_eq!(names("printf"), ["format", "parts"]);
         assert_eq!(names("sum"), ["values"]);
         assert_eq!(names("default_or"), ["value", "fallback"]);
+    }
+
+    #[test]
+    fn forms_that_append_write_the_same_value_after_earlier_text() {
+        use crate::node::by_bytes::Arg;
+        use crate::node::limit::DEFAULT_MAX_VALUE_BYTES;
+        use crate::types::PortType::{self, Str, U64};
+        use crate::value::Value;
+        let text = |s: &str| Value::str(s);
+        /// A node, its constants, its wire types and the arguments it runs on.
+        type Case<'a> = (&'a NodeDef, Vec<Value>, Vec<PortType>, Vec<Arg<'a>>);
+        let cases: Vec<Case<'_>> = vec![
+            (
+                &format::PRINTF,
+                vec![text("a={:05} {:>6}|{:x}")],
+                vec![U64, Str, U64],
+                vec![Arg::Word(42), Arg::Text("é"), Arg::Word(255)],
+            ),
+            (&format::PRINTF, vec![text("{:.3}")], vec![PortType::F64], vec![Arg::Word(1.5f64.to_bits())]),
+            (&string::STR_CONCAT, vec![], vec![Str, U64], vec![Arg::Text("id-"), Arg::Word(7)]),
+            (&probability::ONE_OF, vec![text("red"), text("green")], vec![U64], vec![Arg::Word(3)]),
+            (&string::CHAR_BUF, vec![text("a-f")], vec![U64, U64], vec![Arg::Word(9), Arg::Word(12)]),
+            (&format::ZERO_PAD_U64, vec![Value::U64(8)], vec![U64], vec![Arg::Word(123)]),
+            (&format::FORMAT_U64, vec![Value::U64(16)], vec![U64], vec![Arg::Word(255)]),
+            (&datetime::TO_DATE, vec![], vec![U64], vec![Arg::Word(1_700_000_000_000)]),
+            (&realer::FULL_NAMES, vec![], vec![U64], vec![Arg::Word(5)]),
+            (&realer::LOREM_SENTENCE, vec![], vec![U64], vec![Arg::Word(5)]),
+            (&string::STR_UPPER, vec![], vec![Str], vec![Arg::Text("MiXed é")]),
+            (&string::NUMBER_TO_WORDS, vec![], vec![U64], vec![Arg::Word(1234)]),
+            (&bytes::URL_ENCODE, vec![], vec![Str], vec![Arg::Text("a b&c")]),
+            (&compare::SELECT_STR, vec![], vec![U64, Str, Str], vec![Arg::Word(1), Arg::Text("yes"), Arg::Text("no")]),
+        ];
+        // Earlier text longer than one value may be: only the new value counts.
+        let long = "x".repeat(DEFAULT_MAX_VALUE_BYTES + 1);
+        for (def, consts, types, args) in &cases {
+            for before in ["", "earlier rows ", &long[..]] {
+                let (alone, second, appends) = testing::bytes_twice(def, consts, types, args, before);
+                assert!(appends, "{} should append", def.name);
+                let second =
+                    second.unwrap_or_else(|e| panic!("{} after {} bytes: {}", def.name, before.len(), e.message()));
+                assert_eq!(second, alone, "{}", def.name);
+            }
+        }
     }
 
     #[test]

@@ -15,20 +15,22 @@ struct Concat {
 }
 
 impl Concat {
-    /// Appends every argument's text to `s`: the one rule of both forms.
+    /// Appends every argument's text to `s` (measured from `s`'s length on
+    /// arrival): the one rule of both forms.
     fn concat<'a>(
         argc: usize,
         arg: impl Fn(usize) -> Result<ValueRef<'a>, NodeError>,
         s: &mut String,
     ) -> Result<(), NodeError> {
+        let start = s.len();
         for i in 0..argc {
             match arg(i)? {
-                ValueRef::Str(t) | ValueRef::Json(t) => limit::push_str(s, t)?,
+                ValueRef::Str(t) | ValueRef::Json(t) => limit::push_str_from(s, start, t)?,
                 // Upstream renders bytes as (lossy) UTF-8 text, not hex.
-                ValueRef::Bytes(b) => limit::push_str(s, &String::from_utf8_lossy(b))?,
+                ValueRef::Bytes(b) => limit::push_str_from(s, start, &String::from_utf8_lossy(b))?,
                 other => {
                     other.push_display(s);
-                    limit::check(s.len())?;
+                    limit::check(s.len() - start)?;
                 }
             }
         }
@@ -53,6 +55,9 @@ impl BytesEval for Concat {
             None => Err(NodeError::new("internal: str_concat has no type for a wire")),
         };
         Concat::concat(ins.len(), arg, out.text()?)
+    }
+    fn appends(&self) -> bool {
+        true
     }
 }
 
@@ -342,6 +347,9 @@ impl BytesEval for CharBuf {
     fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
         let (seed, len) = (ins[0].scalar::<u64>()?, ins[1].scalar::<u64>()?);
         self.fill(seed, len, out.text()?)
+    }
+    fn appends(&self) -> bool {
+        true
     }
 }
 

@@ -7,6 +7,7 @@
 use super::layout::NO_ENTRY;
 use super::modes::{Mode, SweepPolicy};
 use super::plan::{BlockPlan, Exec, Executor, Part, Plan, RowLoop};
+use super::shape::StepFacts;
 use super::slots::{RefSlotRefused, Slots};
 use crate::engine::column::{ColumnPart, RowsOut};
 use crate::engine::failure::{self, PassOutcome};
@@ -16,6 +17,7 @@ use crate::engine::{
     adapt_boundary, fill_row_by_row, raw_read_refused, GenerateError, Kernel, RowFill, STOP_CHECK_ROWS,
 };
 use crate::error::{EvalError, WriteError};
+use crate::node::by_bytes::{BytesEval, Sink};
 use crate::node::NodeError;
 use crate::program::Program;
 use crate::value::Value;
@@ -42,6 +44,36 @@ enum Take {
     Word { word: usize, ty: crate::types::PortType, staged: Vec<u64> },
     /// A by-reference output's pair word and scratch entry.
     Ref { off: usize, e: usize },
+    /// A text output its step writes straight into the column's text (moved
+    /// out of the column for the fill, [`ColumnPart::take_text`]); its pair
+    /// word and scratch entry, which it takes its rows from again once the
+    /// text is given back.
+    Text { text: String, off: usize, e: usize },
+}
+
+impl Take {
+    /// Gives a [`Take::Text`]'s text back to `column`; it takes its rows from
+    /// the scratch from then on.
+    fn give_back(&mut self, column: &mut ColumnPart<'_>) {
+        if let Take::Text { text, off, e } = self {
+            column.put_text(std::mem::take(text));
+            *self = Take::Ref { off: *off, e: *e };
+        }
+    }
+}
+
+/// One part of a sweep as `generate`'s sweep path runs it, the by-bytes
+/// form of a by-bytes step looked up once per fill.
+enum FillStep<'a, R> {
+    /// A run of scalar steps.
+    Scalar(&'a R),
+    /// A by-bytes step writing its scratch entry.
+    Bytes(&'a StepFacts, &'a dyn BytesEval),
+    /// A by-bytes step writing into the text of column `k` ([`Take::Text`]).
+    Text(&'a StepFacts, &'a dyn BytesEval, usize),
+    /// A by-bytes step with no by-bytes form (a bug): the row fails, and
+    /// the row path reports it.
+    Fails,
 }
 
 /// Where a kernel's per-cycle values stand against its last sweep (a pass
@@ -337,9 +369,11 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     /// coordinate's word is set and the sweep `parts` (the whole sweep, or
     /// one output's cone sweep) run with no per-row
     /// bookkeeping, and every column takes its row from the buffer and the
-    /// scratch. A row whose sweep fails is redone through the row path, so
-    /// a failure is reported exactly as P1 reports it. Afterwards the kernel
-    /// holds the last row's coordinate, every step stale.
+    /// scratch — or, for a text output no step reads whose form appends,
+    /// its step writes the row straight into the column. A row whose sweep
+    /// fails is redone through the row path (from then on every row goes
+    /// through the scratch), so a failure is reported exactly as P1 reports
+    /// it. Afterwards the kernel holds the last row's coordinate, every step stale.
     fn fill_swept(
         &mut self,
         parts: &[Part<X::Run>],
@@ -365,9 +399,51 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                 }
             })
             .collect();
+        let program = &plan.program;
+        let mut steps: Vec<FillStep<'_, X::Run>> = parts
+            .iter()
+            .map(|part| {
+                let s = match part {
+                    Part::Scalar(run) => return FillStep::Scalar(run),
+                    Part::Bytes(s) => *s as usize,
+                };
+                let facts = &plan.steps[s];
+                let form = match &plan.exec[s] {
+                    Exec::Kit { node, bytes: true, .. } => node.bytes_form(),
+                    _ => None,
+                };
+                let Some(form) = form else { return FillStep::Fails };
+                let slot = facts.out_start;
+                let mut taking = outs.iter().enumerate().filter(|&(_, &o)| program.outputs[o].slot == slot);
+                let only = match (taking.next(), taking.next()) {
+                    (Some((k, _)), None) => Some(k),
+                    _ => None,
+                };
+                let direct = form.appends() && !program.steps.iter().any(|st| st.ins.contains(&slot));
+                let text = only.filter(|_| direct).and_then(|k| Some((k, columns[k].take_text()?)));
+                match text {
+                    Some((k, text)) => match takes[k] {
+                        Take::Ref { off, e } => {
+                            takes[k] = Take::Text { text, off, e };
+                            FillStep::Text(facts, form, k)
+                        }
+                        // Not a by-reference output after all: the text goes straight back.
+                        _ => {
+                            columns[k].put_text(text);
+                            FillStep::Bytes(facts, form)
+                        }
+                    },
+                    None => FillStep::Bytes(facts, form),
+                }
+            })
+            .collect();
+        let give_back = |takes: &mut [Take], columns: &mut [ColumnPart<'_>]| {
+            takes.iter_mut().zip(columns.iter_mut()).for_each(|(take, column)| take.give_back(column));
+        };
         let mut row = 0;
         while row < rows.count {
             if rows.stop.requested() {
+                give_back(&mut takes, columns);
                 self.wrote(rows.coordinate);
                 return Err(GenerateError::Cancelled);
             }
@@ -379,13 +455,23 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             let pass = || {
                 while row < end {
                     state.buf[word] = rows.cycle_of(row);
-                    if !run_parts_unguarded(&plan, state, parts) {
+                    let ran = steps.iter().all(|step| match *step {
+                        FillStep::Scalar(run) => X::run_scalar(run, &mut state.buf),
+                        FillStep::Bytes(facts, form) => state.run_form(facts, form).is_ok(),
+                        FillStep::Text(facts, form, k) => match &mut takes[k] {
+                            Take::Text { text, .. } => state.run_form_into(facts, form, Sink::Text(text)).is_ok(),
+                            _ => false,
+                        },
+                        FillStep::Fails => false,
+                    });
+                    if !ran {
                         return false;
                     }
                     for (take, column) in takes.iter_mut().zip(columns.iter_mut()) {
                         match take {
                             Take::Word { word, staged, .. } => staged.push(state.buf[*word]),
                             Take::Ref { off, e } => column.push_bytes(Some(state.ref_bytes(*off, *e))),
+                            Take::Text { text, .. } => column.end_text_row(text),
                         }
                     }
                     row += 1;
@@ -400,12 +486,21 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                 }
             }
             if !done {
+                // The row path writes to the columns: every text goes back
+                // first (without the failed row's part), and stays there.
+                give_back(&mut takes, columns);
+                for step in steps.iter_mut() {
+                    if let FillStep::Text(facts, form, _) = *step {
+                        *step = FillStep::Bytes(facts, form);
+                    }
+                }
                 // The kernel learns of the write, so the row path recomputes the row.
                 self.wrote(rows.coordinate);
                 fill_row_by_row(self, &rows.after(row).first_rows(1), outs, columns)?;
                 row += 1;
             }
         }
+        give_back(&mut takes, columns);
         // What the sweeps left is the last row's, but the currency does not know it.
         self.wrote(rows.coordinate);
         Ok(())

@@ -235,6 +235,12 @@ impl Scratch {
         write(&peers, buf, B::emptied(entry))
     }
 
+    /// Every entry, for reading while none is being rewritten.
+    #[inline]
+    pub fn peers(&self) -> Peers<'_> {
+        Peers { before: &self.entries, after: &[] }
+    }
+
     /// The text of text entry `e`, whose pair is at `buf[off]` (`None` for a
     /// bytes entry). Read from the entry itself: no check of the bytes.
     #[inline]

@@ -8,7 +8,7 @@ use super::plan::{Exec, Executor};
 use super::scratch::{Peers, Scratch};
 use super::shape::{Shape, StepFacts};
 use crate::engine::column::ColumnPart;
-use crate::node::by_bytes::{Arg, Sink};
+use crate::node::by_bytes::{Arg, BytesEval, Sink};
 use crate::node::kit::{slot_to_value, value_to_slot};
 use crate::node::{Args, NodeError, NodeEval};
 use crate::types::PortType;
@@ -53,6 +53,39 @@ fn arg<'a>(scratch: &Peers<'a>, buf: &'a [u64], (at, entry): (u32, u32)) -> Arg<
             None => Arg::Bytes(scratch.view(buf, at, entry as usize)),
         },
     }
+}
+
+/// Evaluates by-bytes form `form` over the values at `ins` (each a buffer
+/// word and scratch entry) into `out`, with exactly as many arguments as
+/// there are inputs, on the stack for the common counts.
+#[inline(always)]
+fn eval_form(
+    form: &dyn BytesEval,
+    ins: &[(u32, u32)],
+    scratch: &Peers<'_>,
+    buf: &[u64],
+    out: Sink<'_>,
+) -> Result<(), NodeError> {
+    let at = |k: usize| arg(scratch, buf, ins[k]);
+    match ins.len() {
+        1 => form.eval_bytes(&[at(0)], out),
+        2 => form.eval_bytes(&[at(0), at(1)], out),
+        3 => form.eval_bytes(&[at(0), at(1), at(2)], out),
+        n if n <= ARGS_ON_STACK => {
+            let mut args = [Arg::Word(0); ARGS_ON_STACK];
+            for (k, a) in args.iter_mut().enumerate().take(n) {
+                *a = at(k);
+            }
+            form.eval_bytes(&args[..n], out)
+        }
+        _ => form.eval_bytes(&ins.iter().map(|&i| arg(scratch, buf, i)).collect::<Vec<_>>(), out),
+    }
+}
+
+/// The failure of a by-bytes step whose node has no by-bytes form (a bug).
+#[cold]
+pub fn no_bytes_form() -> NodeError {
+    NodeError::new("internal: a by-bytes step's node has no by-bytes form")
 }
 
 /// Buffer, None mask, scratch.
@@ -249,30 +282,18 @@ impl Slots {
     /// entry in place ([`Scratch::rewrite`]); no `Value` is made.
     #[inline]
     pub fn run_bytes(&mut self, facts: &StepFacts, node: &dyn NodeEval) -> Result<(), NodeError> {
-        let Some(form) = node.bytes_form() else {
-            return Err(NodeError::new("internal: a by-bytes step's node has no by-bytes form"));
-        };
+        match node.bytes_form() {
+            Some(form) => self.run_form(facts, form),
+            None => Err(no_bytes_form()),
+        }
+    }
+
+    /// [`Self::run_bytes`] with the node's by-bytes form already looked up.
+    #[inline]
+    pub fn run_form(&mut self, facts: &StepFacts, form: &dyn BytesEval) -> Result<(), NodeError> {
         let io = &facts.io;
         let (off, e) = (io.out_word as usize, io.out_entry as usize);
-        // Exactly as many arguments as the step has, on the stack for the
-        // common counts (no slots written that the form never reads).
-        let run = |scratch: &Peers<'_>, buf: &[u64], out: Sink<'_>| {
-            let ins = &io.ins[..];
-            let at = |k: usize| arg(scratch, buf, ins[k]);
-            match ins.len() {
-                1 => form.eval_bytes(&[at(0)], out),
-                2 => form.eval_bytes(&[at(0), at(1)], out),
-                3 => form.eval_bytes(&[at(0), at(1), at(2)], out),
-                n if n <= ARGS_ON_STACK => {
-                    let mut args = [Arg::Word(0); ARGS_ON_STACK];
-                    for (k, a) in args.iter_mut().enumerate().take(n) {
-                        *a = at(k);
-                    }
-                    form.eval_bytes(&args[..n], out)
-                }
-                _ => form.eval_bytes(&ins.iter().map(|&i| arg(scratch, buf, i)).collect::<Vec<_>>(), out),
-            }
-        };
+        let run = |scratch: &Peers<'_>, buf: &[u64], out: Sink<'_>| eval_form(form, &io.ins, scratch, buf, out);
         let result = match io.out_bytes {
             true => {
                 self.scratch.rewrite(&mut self.buf, off, e, |sc, buf, out: &mut Vec<u8>| run(sc, buf, Sink::Bytes(out)))
@@ -285,6 +306,15 @@ impl Slots {
             self.set_none(facts.out_start as usize, false);
         }
         result
+    }
+
+    /// Runs by-bytes step `facts` (no input `None`) with its form `form`,
+    /// writing its value to `out` instead of its scratch entry (which keeps
+    /// what it held): `out` is a column's text, which the form
+    /// [appends](BytesEval::appends) to.
+    #[inline]
+    pub fn run_form_into(&self, facts: &StepFacts, form: &dyn BytesEval, out: Sink<'_>) -> Result<(), NodeError> {
+        eval_form(form, &facts.io.ins, &self.scratch.peers(), &self.buf, out)
     }
 
     /// The bytes of the Ref slot whose pair is at `off` and entry is `e`.
