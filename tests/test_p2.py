@@ -58,7 +58,10 @@ def test_explicit_modes_are_honoured(mode):
 def test_auto_runs_natively_or_mixed_and_the_hosts_refuse_modes():
     assert polydat.compile(LADDER).engine == "p3/raw", "every step is native: P3 in the heuristic's mode"
     strings = LADDER + '\nlabel := "account-{account_id}"'
-    assert polydat.compile(strings).engine == "mixed", "a by-reference step: the interpreter hosts native segments"
+    assert polydat.compile(strings).engine == "p3/raw", "a text step written in place: still P3"
+    boxed = LADDER + "\nextern e: u64\nkept := default_or(e, account_id)"
+    assert polydat.compile(boxed).engine == "mixed", "a None-accepting step: the interpreter hosts native segments"
+    assert "needs values boxed" in polydat.compile(boxed).explain()
     assert polydat.compile(LADDER, engine="mixed").engine == "mixed"
     assert polydat.compile(LADDER, engine="p1").engine == "p1"
     assert polydat.compile(LADDER, engine="p3").engine.startswith("p3/")

@@ -4,8 +4,9 @@
 //! `explain` reads).
 //!
 //! `engine="auto"` runs P3 when every step is a scalar step with a slot form
-//! (the whole program runs natively, with no by-reference value to box), and
-//! otherwise the mixed engine: the interpreter hosting native segments. A
+//! or a by-bytes step (the whole program runs natively and writes its text in
+//! place, with no value to box), and otherwise the mixed engine: the
+//! interpreter hosting native segments. A
 //! program of more than [`AUTO_NATIVE_MAX_STEPS`] steps runs on P2 (native
 //! code for it would take seconds to build).
 //!
@@ -182,14 +183,13 @@ pub fn choose(total_nodes: usize, output_cone_ratio: f64, stable_ratio: f64) -> 
 /// 3 s), so larger programs run on P2, whose kernels are ready at once.
 pub const AUTO_NATIVE_MAX_STEPS: usize = 4096;
 
-/// Every step of `program` is a scalar step with a slot form (no
-/// by-reference wire, no `None` accepted): P3 runs the whole program
-/// natively, so `engine="auto"` picks it over the mixed engine.
-pub fn runs_natively(program: &Program) -> bool {
-    program.steps.iter().all(|step| {
-        let scalar = step.in_types.iter().chain(step.out_types.iter()).all(|t| !t.is_ref());
-        scalar && !step.accepts_none && step.eval.slot_form().is_some()
-    })
+/// Every step of `program` is a scalar step or a by-bytes one
+/// ([`crate::program::Step::is_scalar`], [`crate::program::Step::is_by_bytes`]):
+/// P3 runs the whole program as native code and in-place text, with no
+/// value boxed, so `engine="auto"` picks it over the mixed engine (whose
+/// interpreter would run every by-reference step on `Value`s).
+pub fn runs_compiled(program: &Program) -> bool {
+    program.steps.iter().all(|step| step.is_scalar() || step.is_by_bytes())
 }
 
 /// The selection stage: resolves `request` for `program`.
@@ -206,17 +206,18 @@ pub fn select(program: &Program, request: Request, requested: &str, provenance: 
                 analysis.rule
             ),
         ),
-        (Family::Auto, None) if runs_natively(program) => (
+        (Family::Auto, None) if runs_compiled(program) => (
             EngineKind::P3(analysis.choice),
             format!(
-                "engine=auto runs P3: every step is a scalar step that runs natively; provenance chosen by the heuristic: {}",
+                "engine=auto runs P3: every step runs natively or writes its text in place; provenance chosen by the \
+                 heuristic: {}",
                 analysis.rule
             ),
         ),
         (Family::Auto, None) => (
             EngineKind::Mixed,
-            "engine=auto runs the mixed engine: some step reads or writes a by-reference value or accepts None, \
-             so the interpreter runs it, with native segments where nodes have a native form"
+            "engine=auto runs the mixed engine: some step needs values boxed (it accepts None, or has no native or \
+             in-place form), so the interpreter runs it, with native segments where nodes have a native form"
                 .to_string(),
         ),
         (Family::P2, Some(m)) => (

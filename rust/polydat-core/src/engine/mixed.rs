@@ -93,14 +93,11 @@ pub struct Segmentation {
 /// Why step `s` of `program` cannot join a segment, if it cannot.
 fn ineligible(program: &Program, s: usize) -> Option<Interpreted> {
     let step = &program.steps[s];
-    let scalar = step.in_types.iter().chain(step.out_types.iter()).all(|t| !t.is_ref())
-        && !step.accepts_none
-        && step.eval.slot_form().is_some();
     if step.lifecycle != Lifecycle::Dynamic || step.capture {
         Some(Interpreted::NotDynamic)
     } else if step.def.purity != Purity::Pure || step.volatile {
         Some(Interpreted::NotPure)
-    } else if !scalar {
+    } else if !step.is_scalar() {
         Some(Interpreted::NotScalar)
     } else if step.def.lower.is_none() {
         Some(Interpreted::NoNativeForm)

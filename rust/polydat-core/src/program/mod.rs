@@ -138,6 +138,23 @@ impl Step {
         !self.accepts_none && !self.ins.is_empty()
     }
 
+    /// The step is a scalar step, one rule for every engine: every wire is a
+    /// scalar, its node has a slot form over words, and it does not accept
+    /// `None`. The compiled engines run it over buffer words (native code or
+    /// a closure), and the mixed engine may put it in a native segment;
+    /// other steps go through their by-bytes form or the slot kit.
+    pub fn is_scalar(&self) -> bool {
+        let scalar_wires = self.in_types.iter().chain(self.out_types.iter()).all(|t| !t.is_ref());
+        scalar_wires && !self.accepts_none && self.eval.slot_form().is_some()
+    }
+
+    /// The step runs its node's by-bytes form on the compiled engines: it is
+    /// no scalar step, its one output is by reference, and its node has the
+    /// form (which writes the text or bytes in place, no `Value` made).
+    pub fn is_by_bytes(&self) -> bool {
+        !self.is_scalar() && self.out_types.len() == 1 && self.out_types[0].is_ref() && self.eval.bytes_form().is_some()
+    }
+
     /// This step yields `None` without running, when `is_none` says which
     /// of its input slots hold `None` (see [`Step::propagates_none`]).
     #[inline]

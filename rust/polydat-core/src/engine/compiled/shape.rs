@@ -26,10 +26,10 @@ pub struct StepFacts {
     pub propagates_none: bool,
     /// Side-channel node: runs once per change of its provenance in every mode.
     pub side: bool,
-    /// The step runs as a scalar step over buffer words ([`scalar_step`]);
+    /// The step runs as a scalar step over buffer words ([`Step::is_scalar`]);
     /// otherwise through the slot kit (decode, P1 form, encode).
     pub scalar: bool,
-    /// The step runs its node's by-bytes form ([`bytes_step`]) whenever none
+    /// The step runs its node's by-bytes form ([`Step::is_by_bytes`]) whenever none
     /// of its inputs is `None`, writing its output's scratch entry in place.
     pub bytes: bool,
     /// Where a by-bytes step's values sit (empty for other steps).
@@ -136,26 +136,6 @@ pub struct Shape {
 /// [`Shape::broad_cone`] not yet found for an output.
 const UNKNOWN: u8 = 2;
 
-/// Step `step` runs as a scalar step over buffer words: every wire is a
-/// scalar, the node has a slot form, and it does not accept `None` (the
-/// buffer holds no `None`; the mask around it does). Other steps run through
-/// the slot kit.
-pub fn scalar_step(layout: &Layout, step: &Step) -> bool {
-    let scalar_wires =
-        step.ins.iter().all(|&i| !layout.ty[i as usize].is_ref()) && step.out_types.iter().all(|t| !t.is_ref());
-    scalar_wires && !step.accepts_none && step.eval.slot_form().is_some()
-}
-
-/// Step `step` runs its node's by-bytes form: it is no scalar step, its one
-/// output is by reference, and its node has the form. (A `None` input still
-/// takes the `None` rule, or — for a node that accepts `None` — the slot kit.)
-pub fn bytes_step(layout: &Layout, step: &Step) -> bool {
-    !scalar_step(layout, step)
-        && step.out_types.len() == 1
-        && step.out_types[0].is_ref()
-        && step.eval.bytes_form().is_some()
-}
-
 impl Shape {
     /// The shape of `program`.
     pub fn new(program: Arc<Program>) -> Shape {
@@ -169,9 +149,9 @@ impl Shape {
                 out_count: step.out_count() as u32,
                 propagates_none: step.propagates_none(),
                 side: step.def.purity == Purity::SideChannel,
-                scalar: scalar_step(&layout, step),
-                bytes: bytes_step(&layout, step),
-                io: match bytes_step(&layout, step) {
+                scalar: step.is_scalar(),
+                bytes: step.is_by_bytes(),
+                io: match step.is_by_bytes() {
                     true => BytesIo::of(&layout, step),
                     false => BytesIo::default(),
                 },
