@@ -235,7 +235,19 @@ fn engine_names_parse_and_select() {
     assert_eq!(sel("p2/raw", "auto"), Ok("p2/raw"));
     assert_eq!(sel("p2/raw", "raw"), Ok("p2/raw"));
     assert!(sel("p2/raw", "pull").is_err());
-    assert_eq!(sel("auto", "auto"), Ok("mixed"), "a string step: the interpreter hosts native segments");
+    assert!(sel("auto", "auto").unwrap().starts_with("p3/"), "string steps by bytes: P3 runs the whole program");
+    let boxed = {
+        let mut g = G::new();
+        let cycle = g.coord("cycle", "u64");
+        let e = g.ext("e", "u64", None);
+        g.bind("kept", "default_or", &[e, cycle]);
+        g.build()
+    };
+    assert_eq!(
+        choose("auto", "auto", &boxed).map(|k| k.name()),
+        Ok("mixed"),
+        "a None-accepting step: the interpreter hosts native segments"
+    );
     let scalar = forest(4, 0, 20);
     let auto = |p: &Program| choose("auto", "auto", p).map(|k| k.name());
     assert_eq!(auto(&scalar), Ok("p3/pull"), "every step native: P3 in the heuristic's mode");
