@@ -96,6 +96,12 @@ impl Offsets {
         }
     }
 
+    /// The last offset (the end of the last row).
+    #[inline]
+    fn last(&self) -> usize {
+        self.get(self.len() - 1)
+    }
+
     /// Room for `more` offsets, when memory allows (best effort).
     fn try_reserve(&mut self, more: usize) {
         let _ = match self {
@@ -127,7 +133,7 @@ impl Offsets {
 
     /// Appends `other`'s offsets after its first, each moved by `base`.
     fn extend_rebased(&mut self, other: &Offsets, base: usize) {
-        let last = base + other.get(other.len() - 1);
+        let last = base + other.last();
         match (&mut *self, other) {
             (Offsets::Narrow(v), Offsets::Narrow(o)) if last <= i32::MAX as usize => {
                 v.extend(o[1..].iter().map(|&x| x + base as i32));
@@ -662,7 +668,7 @@ impl ColumnPart<'_> {
     /// was appended after the last row ended (a row that failed midway).
     pub fn put_text(&mut self, mut text: String) {
         if let PartData::Var(_, rows) = &mut self.data {
-            text.truncate(rows.offsets.get(rows.offsets.len() - 1));
+            text.truncate(rows.offsets.last());
             rows.data = text.into_bytes();
         }
     }

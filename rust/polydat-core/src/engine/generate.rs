@@ -483,9 +483,10 @@ impl Generator {
         for (c, (column, parts)) in columns.into_iter().zip(by_column).enumerate() {
             match column {
                 Some(column) => owned.push((c, column, parts)),
-                None => {
-                    filled.push((c, Filled::InPlace { nulls: parts.iter().flat_map(|p| p.nulls().to_vec()).collect() }))
-                }
+                None => filled.push((
+                    c,
+                    Filled::InPlace { nulls: parts.iter().flat_map(|p| p.nulls().iter().copied()).collect() },
+                )),
             }
         }
         for (c, column) in absorb_all(owned, threads)? {

@@ -6,7 +6,7 @@
 
 use super::layout::NO_ENTRY;
 use super::modes::{Mode, SweepPolicy};
-use super::plan::{BlockPlan, Exec, Executor, Part, Plan, RowLoop};
+use super::plan::{BlockPlan, Executor, Part, Plan, RowLoop};
 use super::shape::StepFacts;
 use super::slots::{RefSlotRefused, Slots};
 use crate::engine::column::{ColumnPart, RowsOut};
@@ -408,31 +408,20 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                     Part::Bytes(s) => *s as usize,
                 };
                 let facts = &plan.steps[s];
-                let form = match &plan.exec[s] {
-                    Exec::Kit { node, bytes: true, .. } => node.bytes_form(),
-                    _ => None,
-                };
-                let Some(form) = form else { return FillStep::Fails };
-                let slot = facts.out_start;
-                let mut taking = outs.iter().enumerate().filter(|&(_, &o)| program.outputs[o].slot == slot);
+                let Some(form) = plan.exec[s].bytes_form() else { return FillStep::Fails };
+                // The one column taking this step's output, when no step reads it.
+                let mut taking = outs.iter().enumerate().filter(|&(_, &o)| program.outputs[o].slot == facts.out_start);
                 let only = match (taking.next(), taking.next()) {
-                    (Some((k, _)), None) => Some(k),
+                    (Some((k, _)), None) if form.appends() && !facts.io.out_read => Some(k),
                     _ => None,
                 };
-                let direct = form.appends() && !program.steps.iter().any(|st| st.ins.contains(&slot));
-                let text = only.filter(|_| direct).and_then(|k| Some((k, columns[k].take_text()?)));
-                match text {
-                    Some((k, text)) => match takes[k] {
-                        Take::Ref { off, e } => {
-                            takes[k] = Take::Text { text, off, e };
-                            FillStep::Text(facts, form, k)
-                        }
-                        // Not a by-reference output after all: the text goes straight back.
-                        _ => {
-                            columns[k].put_text(text);
-                            FillStep::Bytes(facts, form)
-                        }
-                    },
+                let Some(k) = only else { return FillStep::Bytes(facts, form) };
+                let Take::Ref { off, e } = takes[k] else { return FillStep::Bytes(facts, form) };
+                match columns[k].take_text() {
+                    Some(text) => {
+                        takes[k] = Take::Text { text, off, e };
+                        FillStep::Text(facts, form, k)
+                    }
                     None => FillStep::Bytes(facts, form),
                 }
             })
@@ -611,10 +600,7 @@ fn run_parts_unguarded<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[
         Part::Scalar(run) => X::run_scalar(run, &mut slots.buf),
         Part::Bytes(s) => {
             let s = *s as usize;
-            match &plan.exec[s] {
-                Exec::Kit { node, bytes: true, .. } => slots.run_bytes(&plan.steps[s], &**node).is_ok(),
-                _ => false,
-            }
+            plan.exec[s].bytes_form().is_some_and(|form| slots.run_form(&plan.steps[s], form).is_ok())
         }
     })
 }

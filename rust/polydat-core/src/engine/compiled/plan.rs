@@ -9,6 +9,7 @@
 
 use super::shape::Shape;
 use crate::engine::column::RowsOut;
+use crate::node::by_bytes::BytesEval;
 use crate::node::kit::{BlockStep, BLOCK};
 use crate::node::{NodeError, NodeEval};
 use crate::program::Program;
@@ -33,6 +34,17 @@ pub enum Exec<S> {
         /// The step is a by-bytes step ([`super::shape::StepFacts::bytes`]).
         bytes: bool,
     },
+}
+
+impl<S> Exec<S> {
+    /// The node's by-bytes form, for a by-bytes step.
+    #[inline]
+    pub fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        match self {
+            Exec::Kit { node, bytes: true, .. } => node.bytes_form(),
+            _ => None,
+        }
+    }
 }
 
 /// One part of a compiled sweep (see [`super::shape::Run`]).

@@ -49,17 +49,22 @@ pub struct BytesIo {
     pub out_bytes: bool,
     /// Per input, in wire order: its buffer word and its scratch entry.
     pub ins: Box<[(u32, u32)]>,
+    /// Some step of the program reads the output (so its value must be in
+    /// the scratch, not only in an output column).
+    pub out_read: bool,
 }
 
 impl BytesIo {
-    /// The places of by-bytes step `step`'s values in `layout`.
-    fn of(layout: &Layout, step: &Step) -> BytesIo {
+    /// The places of by-bytes step `step`'s values in `layout`; `read[slot]`
+    /// says which value slots some step reads.
+    fn of(layout: &Layout, step: &Step, read: &[bool]) -> BytesIo {
         let out = step.out_start as usize;
         BytesIo {
             out_word: layout.off[out],
             out_entry: layout.entry[out],
             out_bytes: layout.ty[out] == PortType::Bytes,
             ins: step.ins.iter().map(|&i| (layout.off[i as usize], layout.entry[i as usize])).collect(),
+            out_read: read[out],
         }
     }
 }
@@ -140,6 +145,8 @@ impl Shape {
     /// The shape of `program`.
     pub fn new(program: Arc<Program>) -> Shape {
         let layout = Layout::new(&program);
+        let mut read = vec![false; program.slot_count];
+        program.steps.iter().flat_map(|step| step.ins.iter()).for_each(|&i| read[i as usize] = true);
         let steps: Box<[StepFacts]> = program
             .steps
             .iter()
@@ -152,7 +159,7 @@ impl Shape {
                 scalar: step.is_scalar(),
                 bytes: step.is_by_bytes(),
                 io: match step.is_by_bytes() {
-                    true => BytesIo::of(&layout, step),
+                    true => BytesIo::of(&layout, step, &read),
                     false => BytesIo::default(),
                 },
             })

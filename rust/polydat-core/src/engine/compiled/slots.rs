@@ -84,7 +84,7 @@ fn eval_form(
 
 /// The failure of a by-bytes step whose node has no by-bytes form (a bug).
 #[cold]
-pub fn no_bytes_form() -> NodeError {
+fn no_bytes_form() -> NodeError {
     NodeError::new("internal: a by-bytes step's node has no by-bytes form")
 }
 
