@@ -7,12 +7,14 @@ mod common;
 
 use polydat_core::compile::sketch;
 use polydat_core::compile::{compile, CompileOptions};
+use polydat_core::engine::column::Column;
 use polydat_core::engine::compiled::plan::{Executor, Part};
 use polydat_core::engine::p1::P1Kernel;
 use polydat_core::engine::p3::{self, catch, helpers, Provenance};
 use polydat_core::engine::{new_kernel, EngineKind, Kernel};
 use polydat_core::node::kit::SlotEval;
 use polydat_core::node::{Args, NodeError, NodeEval};
+use polydat_core::types::PortType;
 use polydat_core::{Program, Value};
 use std::sync::Arc;
 
@@ -233,6 +235,15 @@ fn generate_runs_a_native_row_loop_that_matches_p1_row_for_row() {
             assert_eq!(got, want, "{kind:?} x{threads}");
         }
     }
+    // The loop itself names the failing row (the rows before it are written,
+    // and `generate` redoes only the rest row by row): cycle 1000 is row 999.
+    let row_loop = plan.executor.row_loop(&plan.shape, 0, &ratio).expect("a fallible loop is native too");
+    let mut columns = [Column::new(PortType::U64, 2500).unwrap(), Column::new(PortType::U64, 2500).unwrap()];
+    let mut parts: Vec<_> = columns.iter_mut().map(|c| c.split(&[2500]).pop().unwrap()).collect();
+    let ahead: Vec<_> = parts.iter_mut().map(|c| c.rows_ahead().unwrap()).collect();
+    let mut buf = vec![0u64; plan.shape.layout.words];
+    buf[plan.shape.layout.off[1] as usize] = 9;
+    assert_eq!(row_loop.fill(&mut buf, 1, 1, 2500, &ahead), Err(999));
 }
 
 /// Four independent roots: every output's cone is a quarter of the

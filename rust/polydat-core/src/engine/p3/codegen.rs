@@ -28,7 +28,7 @@ pub type NativeFn = unsafe extern "C" fn(*mut u64);
 /// `generate`'s native row loop (see [`Module::row_loop`]):
 /// `f(buf, first, step, count, columns, progress)`, where `columns` points
 /// at one row address per column and `progress` at a word the loop stores
-/// the current row to.
+/// the current row to before each helper call.
 pub type RowLoopFn = unsafe extern "C" fn(*mut u64, u64, u64, u64, *const *mut u8, *mut u64);
 
 /// The canonical f64 NaN's bits (the NaN policy).
@@ -109,6 +109,7 @@ impl Module {
         b.seal_block(entry);
         let buf = b.block_params(entry)[0];
         let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
+        let tracker = tracker.map(Tracker::Position);
         let mut emit = StepEmitter { slot_call, calls: &mut self.calls, buf, word, tracker, store: true };
         let fallible = emit.steps(&mut b, program, steps, &mut HashMap::new());
         b.ins().return_(&[]);
@@ -124,8 +125,9 @@ impl Module {
     /// steps with values in registers, and stores each of `columns` (a value
     /// slot and the width in bytes of its column's rows: 8, 4, or 1 for a
     /// bool) to row `i` of its column. Every other slot the steps read is
-    /// loaded once, before the loop. Before each row it stores `i` to
-    /// `progress`, so a failure inside names its row.
+    /// loaded once, before the loop. Before each helper call it stores `i`
+    /// to `progress`, so a failure inside names its row (a loop that calls
+    /// no helper cannot fail, and stores nothing there).
     pub fn row_loop(
         &mut self,
         program: &Program,
@@ -179,19 +181,25 @@ impl Module {
         b.ins().brif(done, exit, &[], body, &[]);
         b.switch_to_block(body);
         b.seal_block(body);
-        b.ins().store(trusted, row, progress, 0);
         let mut words = invariant;
         words.insert(coordinate, cycle);
         let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
         let word = |slot: u32| layout.off[slot as usize];
-        let mut emit = StepEmitter { slot_call, calls: &mut self.calls, buf, word: &word, tracker: None, store: false };
+        let tracker = Some(Tracker::Row { progress, row });
+        let mut emit = StepEmitter { slot_call, calls: &mut self.calls, buf, word: &word, tracker, store: false };
         let fallible = emit.steps(&mut b, program, steps, &mut words);
         for (&(slot, width), &base) in columns.iter().zip(&bases) {
             let Some(&value) = words.get(&slot) else {
                 return Err(format!("internal: column slot {slot} is not computed by the row loop"));
             };
-            let offset = b.ins().imul_imm_u(row, width as i64);
-            let at = b.ins().iadd(base, offset);
+            // `base + (row << log2 width)`: one scaled-index address.
+            let at = match width {
+                1 => b.ins().iadd(base, row),
+                _ => {
+                    let offset = b.ins().ishl_imm_u(row, width.trailing_zeros() as i64);
+                    b.ins().iadd(base, offset)
+                }
+            };
             match width {
                 8 => b.ins().store(trusted, value, at, 0),
                 4 => b.ins().istore32(trusted, value, at, 0),
@@ -285,6 +293,24 @@ impl Drop for Code {
     }
 }
 
+/// What emitted code records before each helper call, so that a failure
+/// inside the call can be placed.
+#[derive(Clone, Copy)]
+enum Tracker {
+    /// The position (in the emitted steps) of the step making the call, to
+    /// this buffer word.
+    Position(u32),
+    /// A row loop's current row, to the word at `progress`.
+    Row { progress: Value, row: Value },
+}
+
+/// The value a helper call's [`Tracker`] stores.
+#[derive(Clone, Copy)]
+enum Mark {
+    Position(u64),
+    Row(Value),
+}
+
 /// Emits steps into a function under construction.
 struct StepEmitter<'a> {
     slot_call: FuncRef,
@@ -294,8 +320,8 @@ struct StepEmitter<'a> {
     buf: Value,
     /// The buffer word of each value slot.
     word: &'a dyn Fn(u32) -> u32,
-    /// Where to record the position of the step before a helper call.
-    tracker: Option<u32>,
+    /// What to record before a helper call, so a failure can be placed.
+    tracker: Option<Tracker>,
     /// Store every output to its buffer word (a row loop keeps them in registers).
     store: bool,
 }
@@ -326,7 +352,10 @@ impl StepEmitter<'_> {
                     }
                 })
                 .collect();
-            let track = self.tracker.map(|t| (self.buf, 8 * t as i32, position as u64));
+            let track = self.tracker.map(|t| match t {
+                Tracker::Position(word) => (self.buf, 8 * word as i32, Mark::Position(position as u64)),
+                Tracker::Row { progress, row } => (progress, 0, Mark::Row(row)),
+            });
             let mut lower = CraneLower {
                 b: &mut *b,
                 vals: ins.clone(),
@@ -366,9 +395,9 @@ struct CraneLower<'a, 'b> {
     step: &'a crate::program::Step,
     /// The step's code calls a helper.
     called: bool,
-    /// Where to record the step before a helper call: the buffer, the
-    /// tracker word's byte offset, and the step's position.
-    track: Option<(Value, i32, u64)>,
+    /// Where to record the step before a helper call: an address, a byte
+    /// offset from it, and what to store there.
+    track: Option<(Value, i32, Mark)>,
 }
 
 impl CraneLower<'_, '_> {
@@ -395,9 +424,12 @@ impl CraneLower<'_, '_> {
     /// and returns its outputs.
     fn emit_rule_call(&mut self) -> Vec<Value> {
         self.called = true;
-        if let Some((buf, offset, position)) = self.track {
-            let at = self.b.ins().iconst(I64, position as i64);
-            self.b.ins().store(MemFlagsData::trusted(), at, buf, offset);
+        if let Some((addr, offset, mark)) = self.track {
+            let value = match mark {
+                Mark::Position(position) => self.b.ins().iconst(I64, position as i64),
+                Mark::Row(row) => row,
+            };
+            self.b.ins().store(MemFlagsData::trusted(), value, addr, offset);
         }
         let (n_in, n_out) = (self.step.ins.len(), self.step.out_count());
         let call = Box::new(SlotCall { node: self.step.eval.clone(), ins: n_in, outs: n_out });
