@@ -45,7 +45,18 @@ impl Default for Spec {
 #[derive(Debug, PartialEq)]
 enum Piece {
     Text(String),
+    /// A literal of one character (pushed without a copy call).
+    Char(char),
     Arg(Spec),
+}
+
+/// The piece of literal text `text`.
+fn literal(text: String) -> Piece {
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => Piece::Char(c),
+        _ => Piece::Text(text),
+    }
 }
 
 /// Reads a run of ASCII digits as a field size.
@@ -105,7 +116,7 @@ fn parse_format(fmt: &str) -> Result<Vec<Piece>, String> {
             }
             '{' => {
                 if !text.is_empty() {
-                    pieces.push(Piece::Text(std::mem::take(&mut text)));
+                    pieces.push(literal(std::mem::take(&mut text)));
                 }
                 let start = i + 1;
                 let close = chars[start..].iter().position(|&c| c == '}').map_or(chars.len(), |n| start + n);
@@ -123,7 +134,7 @@ fn parse_format(fmt: &str) -> Result<Vec<Piece>, String> {
         }
     }
     if !text.is_empty() {
-        pieces.push(Piece::Text(text));
+        pieces.push(literal(text));
     }
     Ok(pieces)
 }
@@ -255,6 +266,10 @@ impl Printf {
         for p in &self.pieces {
             match p {
                 Piece::Text(t) => limit::push_str_from(s, start, t)?,
+                Piece::Char(c) => {
+                    limit::reserve_from(s, start, c.len_utf8())?;
+                    s.push(*c);
+                }
                 Piece::Arg(spec) => {
                     match quick(next) {
                         // `render`'s own arms for these kinds.
