@@ -18,7 +18,7 @@ use super::explain::literal_text;
 use super::graph::{Graph, GraphNode, Wire};
 use crate::node::{NodeDef, Purity, Ty};
 use crate::nodes::convert::LITERAL_OP;
-use crate::nodes::{arith, hash, lerp};
+use crate::nodes::{arith, hash, lerp, realer};
 use crate::program::events::{CompileEvent, EventKind};
 use crate::value::Value;
 
@@ -228,6 +228,55 @@ pub static CATALOG: &[FusionRule] = &[
         replacement: |m| Replacement { def: &arith::MOD, wires: m.wires.clone(), consts: vec![m.consts[1].clone()] },
         witnesses: &["out := mod(mod(x, 1000), 10)", "out := mod(mod(x, 18446744073709551615), 5)"],
     },
+    FusionRule {
+        name: "printf_word_picks",
+        priority: 50,
+        doc: "printf(fmt, .., list(x), ..) -> __printf_words(fmt, \"..,list,..\", .., x, ..) for word-list nodes `list` (pure, not volatile, not named by a modified binding such as const): the word is picked where it is printed; the pick, when something else reads it, stays",
+        root: "printf",
+        matcher: |g, n| {
+            let node = &g.nodes[n];
+            let mut lists = Vec::with_capacity(node.wires.len());
+            let mut wires = Vec::with_capacity(node.wires.len());
+            for &w in &node.wires {
+                let pick = match w {
+                    Wire::Node(p, 0) => Some(&g.nodes[p as usize]),
+                    _ => None,
+                };
+                // A pick a `const` (or other modified) binding names is not
+                // picked again: its binding's value is not the pick's now.
+                let bound_with_modifiers = |w: Wire| g.outputs.iter().any(|o| o.wire == w && !o.modifiers.is_empty());
+                match pick.filter(|p| {
+                    realer::word_list(p.def.name).is_some()
+                        && p.def.purity == Purity::Pure
+                        && !p.volatile
+                        && !p.capture
+                        && !bound_with_modifiers(w)
+                }) {
+                    Some(pick) => {
+                        lists.push(pick.def.name);
+                        wires.push(pick.wires[0]);
+                    }
+                    None => {
+                        lists.push("");
+                        wires.push(w);
+                    }
+                }
+            }
+            let format = node.consts.first()?.clone();
+            // The picks are not swallowed: one that something else reads stays.
+            lists.iter().any(|l| !l.is_empty()).then(|| Match {
+                interior: Vec::new(),
+                wires,
+                consts: vec![format, Value::str(lists.join(","))],
+            })
+        },
+        replacement: |m| same_holes(&realer::PRINTF_WORDS, m),
+        witnesses: &[
+            "out := printf(\"{} {}\", first_names_all(hash(x)), last_names(x))",
+            "out := printf(\"{:>12}|{}|{:<4}|{:05}\", city_names(x), x, state_codes(hash(x)), x)",
+            "out := printf(\"{}\", street_suffixes(x))",
+        ],
+    },
 ];
 
 /// The catalog in run order: priority, then name.
@@ -295,11 +344,18 @@ fn try_rule(
     }
     let in_types: Vec<_> = rep.wires.iter().map(|w| graph.wire_type(*w)).collect();
     // NF1: the fused node takes the wires as they are and yields the root's types.
-    let typed = rep.def.wire_params().zip(&in_types).all(|(p, t)| match p.ty {
-        Ty::Is(want) => want == *t,
-        Ty::Any => true,
+    let params: Vec<_> = rep.def.wire_params().collect();
+    let variadic = params.last().is_some_and(|p| p.variadic);
+    let counted = match variadic {
+        true => in_types.len() + 1 >= params.len(),
+        false => in_types.len() == params.len(),
+    };
+    // Wire `i` binds parameter `i`, or the variadic last one past it.
+    let typed = in_types.iter().enumerate().all(|(i, t)| match params.get(i).or(params.last().filter(|_| variadic)) {
+        Some(p) => matches!(p.ty, Ty::Is(want) if want == *t) || p.ty == Ty::Any,
+        None => false,
     });
-    if !typed || rep.def.wire_params().count() != in_types.len() {
+    if !counted || !typed {
         return false;
     }
     let Ok(mut fused) = GraphNode::build(rep.def, rep.consts, rep.wires, in_types, root.span) else {

@@ -1,7 +1,7 @@
 //! Formatting family: `printf` with Rust-style `{}` placeholders, and the
 //! single-value formatters `format_u64`, `format_f64`, `zero_pad_u64`.
 
-use crate::node::by_bytes::{push_u64, push_u64_padded, text_value, to_text, Arg, BytesEval, Sink, ValueRef};
+use crate::node::by_bytes::{push_u64, push_u64_padded, text_value, to_text, Arg, BytesEval, Sink, StrPick, ValueRef};
 use crate::node::kit::value_fn;
 use crate::node::{konst, konst_or, limit, many, wire, wire_any, Args, Lit, NodeDef, NodeError, NodeEval, Outputs};
 use crate::types::PortType::{self, Str, F64, U64};
@@ -237,15 +237,42 @@ enum Quick<'a> {
     Other,
 }
 
-/// A built `printf`: the parsed format, and the type of each wire (which
-/// the by-bytes form reads its slot words by).
+/// A built `printf`: the parsed format, the type of each wire (which the
+/// by-bytes form reads its slot words by), and, per wire, the word list a
+/// u64 wire picks its text from, when it does (see [`printf_over_picks`]).
 struct Printf {
     pieces: Vec<Piece>,
     wanted: usize,
     types: Box<[PortType]>,
+    picks: Box<[Option<&'static dyn StrPick>]>,
+}
+
+/// A `printf` of `format` whose wire `i` is read as
+/// `picks[i].text(wire)` where `picks[i]` is given — the text the pick's
+/// own node would have handed it — and as itself elsewhere. Fusion makes it
+/// from `printf(format, .., pick(x), ..)`, so a picked word is copied once,
+/// into the formatted text, with no step or slot of its own.
+pub fn printf_over_picks(
+    format: &str,
+    wire_types: &[PortType],
+    picks: Vec<Option<&'static dyn StrPick>>,
+) -> Result<Box<dyn NodeEval>, String> {
+    if picks.len() != wire_types.len() || picks.iter().zip(wire_types).any(|(p, &t)| p.is_some() && t != U64) {
+        return Err("internal: a printf over picks needs one entry per wire, each picked wire a u64".into());
+    }
+    let mut printf = Printf::new(format, wire_types)?;
+    printf.picks = picks.into();
+    Ok(Box::new(printf))
 }
 
 impl Printf {
+    /// `printf` of `format` over wires of `types`, picking no text.
+    fn new(format: &str, types: &[PortType]) -> Result<Printf, String> {
+        let pieces = parse_format(format)?;
+        let wanted = pieces.iter().filter(|p| matches!(p, Piece::Arg(_))).count();
+        Ok(Printf { pieces, wanted, types: types.into(), picks: vec![None; types.len()].into() })
+    }
+
     /// Appends the formatted text to `s` (which may hold earlier rows:
     /// the text is measured from `s`'s length on arrival), taking argument
     /// `i` from `arg(i)` for each of the `argc` wires: the one rule of both forms.
@@ -271,7 +298,12 @@ impl Printf {
                     s.push(*c);
                 }
                 Piece::Arg(spec) => {
-                    match quick(next) {
+                    // A picked wire's text is its list's word for the u64.
+                    let value = match (quick(next), self.picks.get(next)) {
+                        (Quick::U64(x), Some(Some(words))) => Quick::Str(words.text(x)),
+                        (value, _) => value,
+                    };
+                    match value {
                         // `render`'s own arms for these kinds.
                         Quick::U64(x) => render_u64(s, x, spec),
                         Quick::Str(text) => {
@@ -337,11 +369,7 @@ pub const PRINTF: NodeDef = NodeDef {
     doc: "Fills the format's {} placeholders with the arguments in order ({:05} {:8} {:.2} {:x} {:X} {:b} {:o}).",
     params: &[konst("format", Str), many(wire_any("parts"))],
     outputs: Outputs::One(Str),
-    build: |c| {
-        let pieces = parse_format(c.str(0))?;
-        let wanted = pieces.iter().filter(|p| matches!(p, Piece::Arg(_))).count();
-        Ok(Box::new(Printf { pieces, wanted, types: c.wire_types.into() }))
-    },
+    build: |c| Ok(Box::new(Printf::new(c.str(0), c.wire_types)?)),
     ..NodeDef::BASE
 };
 

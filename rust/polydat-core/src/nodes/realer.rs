@@ -6,7 +6,8 @@
 //! modules of the standard library do).
 
 use crate::node::by_bytes::{pick, to_text, StrPick, StrTable};
-use crate::node::{konst_or, wire, Lit, NodeDef, NodeEval, Outputs};
+use crate::node::{konst, konst_or, many, wire, wire_any, Lit, NodeDef, NodeEval, Outputs};
+use crate::nodes::format::printf_over_picks;
 use crate::nodes::hash::xxh3_u64;
 use crate::nodes::weighted::{AliasPicks, AliasTable};
 use crate::types::PortType::{Str, U64};
@@ -142,7 +143,7 @@ dataset!(company_words, uniform(COMPANY_WORDS, 0));
 dataset!(job_titles, uniform(JOB_TITLES, 0));
 dataset!(lorem_words, uniform(LOREM_WORDS, 0));
 
-impl StrPick for &'static Dataset {
+impl StrPick for Dataset {
     #[inline]
     fn value(&self, x: u64) -> &Arc<str> {
         self.values.get(self.index(x))
@@ -153,91 +154,117 @@ impl StrPick for &'static Dataset {
     }
 }
 
+impl StrPick for &'static Dataset {
+    #[inline]
+    fn value(&self, x: u64) -> &Arc<str> {
+        (**self).value(x)
+    }
+    #[inline]
+    fn text(&self, x: u64) -> &str {
+        (**self).text(x)
+    }
+}
+
 fn picker(data: fn() -> &'static Dataset) -> Box<dyn NodeEval> {
     pick(data())
 }
 
-macro_rules! real {
-    ($id:ident, $name:literal, $doc:literal, $data:ident) => {
-        /// A real-data node (see its `name` and `doc` fields).
-        pub const $id: NodeDef = NodeDef {
-            name: $name,
-            category: "realer",
-            doc: $doc,
-            params: &[wire("input", U64)],
-            outputs: Outputs::One(Str),
-            build: |_| Ok(picker($data)),
-            ..NodeDef::BASE
-        };
+/// Defines one node per word list, `(const, name, doc, list)`, and
+/// [`WORD_LISTS`], the same lists by node name.
+macro_rules! word_lists {
+    ($(($id:ident, $name:literal, $doc:literal, $data:ident)),* $(,)?) => {
+        $(
+            /// A real-data node (see its `name` and `doc` fields).
+            pub const $id: NodeDef = NodeDef {
+                name: $name,
+                category: "realer",
+                doc: $doc,
+                params: &[wire("input", U64)],
+                outputs: Outputs::One(Str),
+                build: |_| Ok(picker($data)),
+                ..NodeDef::BASE
+            };
+        )*
+        /// Every word-list node's name and its list.
+        const WORD_LISTS: &[(&str, fn() -> &'static Dataset)] = &[$(($name, $data)),*];
     };
 }
 
-real!(
-    FIRST_NAMES_NODE,
-    "first_names",
-    "A 1990 US Census female first name, by frequency (alias table over the input bits: hash first).",
-    female_first_names
+word_lists!(
+    (
+        FIRST_NAMES_NODE,
+        "first_names",
+        "A 1990 US Census female first name, by frequency (alias table over the input bits: hash first).",
+        female_first_names
+    ),
+    (
+        FIRST_NAMES_MALE,
+        "first_names_male",
+        "A 1990 US Census male first name, by frequency (alias table over the input bits).",
+        male_first_names
+    ),
+    (
+        FIRST_NAMES_ALL,
+        "first_names_all",
+        "A 1990 US Census first name of either sex, by frequency (alias table over the input bits).",
+        all_first_names
+    ),
+    (
+        LAST_NAMES_NODE,
+        "last_names",
+        "A 1990 US Census surname, by frequency (alias table over the input bits).",
+        last_names
+    ),
+    (STATE_CODES, "state_codes", "A US state's two-letter code, uniformly (input mod 50).", state_codes),
+    (
+        STATE_NAMES,
+        "state_names",
+        "A US state's name, uniformly (input mod 50; the same state as state_codes).",
+        state_names
+    ),
+    (
+        COUNTRY_CODES,
+        "country_codes",
+        "An ISO 3166-1 alpha-2 country code, uniformly (input mod the list).",
+        country_codes
+    ),
+    (
+        COUNTRY_NAMES,
+        "country_names",
+        "A country's English name, uniformly (input mod the list; the same country as country_codes).",
+        country_names
+    ),
+    (NATIONALITIES_NODE, "nationalities", "A nationality, uniformly (input mod the list).", nationalities),
+    (CITY_NAMES, "city_names", "A US city name, uniformly (input mod the list).", cities),
+    (STREET_NAMES_NODE, "street_names", "A street name, uniformly (input mod the list).", street_names),
+    (
+        STREET_SUFFIXES_NODE,
+        "street_suffixes",
+        "A street suffix (Avenue, Court, ...), uniformly (input mod the list).",
+        street_suffixes
+    ),
+    (
+        COMPANY_SUFFIXES_NODE,
+        "company_suffixes",
+        "A company suffix (Inc, LLC, ...), uniformly (input mod the list).",
+        company_suffixes
+    ),
+    (
+        COMPANY_WORDS_NODE,
+        "company_words",
+        "A word for company names (Adaptive, Advanced, ...), uniformly (input mod the list).",
+        company_words
+    ),
+    (JOB_TITLES_NODE, "job_titles", "A job title, uniformly (input mod the list).", job_titles),
+    (LOREM_WORDS_NODE, "lorem_words", "A lorem ipsum word, uniformly (input mod the list).", lorem_words),
 );
-real!(
-    FIRST_NAMES_MALE,
-    "first_names_male",
-    "A 1990 US Census male first name, by frequency (alias table over the input bits).",
-    male_first_names
-);
-real!(
-    FIRST_NAMES_ALL,
-    "first_names_all",
-    "A 1990 US Census first name of either sex, by frequency (alias table over the input bits).",
-    all_first_names
-);
-real!(
-    LAST_NAMES_NODE,
-    "last_names",
-    "A 1990 US Census surname, by frequency (alias table over the input bits).",
-    last_names
-);
-real!(STATE_CODES, "state_codes", "A US state's two-letter code, uniformly (input mod 50).", state_codes);
-real!(
-    STATE_NAMES,
-    "state_names",
-    "A US state's name, uniformly (input mod 50; the same state as state_codes).",
-    state_names
-);
-real!(
-    COUNTRY_CODES,
-    "country_codes",
-    "An ISO 3166-1 alpha-2 country code, uniformly (input mod the list).",
-    country_codes
-);
-real!(
-    COUNTRY_NAMES,
-    "country_names",
-    "A country's English name, uniformly (input mod the list; the same country as country_codes).",
-    country_names
-);
-real!(NATIONALITIES_NODE, "nationalities", "A nationality, uniformly (input mod the list).", nationalities);
-real!(CITY_NAMES, "city_names", "A US city name, uniformly (input mod the list).", cities);
-real!(STREET_NAMES_NODE, "street_names", "A street name, uniformly (input mod the list).", street_names);
-real!(
-    STREET_SUFFIXES_NODE,
-    "street_suffixes",
-    "A street suffix (Avenue, Court, ...), uniformly (input mod the list).",
-    street_suffixes
-);
-real!(
-    COMPANY_SUFFIXES_NODE,
-    "company_suffixes",
-    "A company suffix (Inc, LLC, ...), uniformly (input mod the list).",
-    company_suffixes
-);
-real!(
-    COMPANY_WORDS_NODE,
-    "company_words",
-    "A word for company names (Adaptive, Advanced, ...), uniformly (input mod the list).",
-    company_words
-);
-real!(JOB_TITLES_NODE, "job_titles", "A job title, uniformly (input mod the list).", job_titles);
-real!(LOREM_WORDS_NODE, "lorem_words", "A lorem ipsum word, uniformly (input mod the list).", lorem_words);
+
+/// The list the word-list node `name` picks from (`None`: `name` is no
+/// such node). Two nodes with one name pick the same way, so a pick may be
+/// made wherever its text is wanted (fusion does, see [`PRINTF_WORDS`]).
+pub fn word_list(name: &str) -> Option<&'static Dataset> {
+    WORD_LISTS.iter().find(|(n, _)| *n == name).map(|(_, list)| list())
+}
 
 /// `full_names`: "First Last": the sex by bit 0 of xxh3(x), the first name by frequency from that hash, the surname from its xxh3.
 pub const FULL_NAMES: NodeDef = NodeDef {
@@ -334,6 +361,33 @@ pub const LOREM_PARAGRAPH: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `__printf_words`: `printf` whose word-list arguments are picked in place.
+/// Fusion makes it from `printf(format, .., list(x), ..)` for word-list
+/// nodes `list`: the wire is `x`, and the word is copied once, into the
+/// formatted text, with no step or slot of its own.
+pub const PRINTF_WORDS: NodeDef = NodeDef {
+    name: "__printf_words",
+    category: "realer",
+    doc: "printf(format, parts) whose part i is picked from word list i of `words` (comma-separated node names, empty for a plain part).",
+    params: &[konst("format", Str), konst("words", Str), many(wire_any("parts"))],
+    outputs: Outputs::One(Str),
+    build: |c| {
+        let picks = c
+            .str(1)
+            .split(',')
+            .map(|name| match name {
+                "" => Ok(None),
+                name => match word_list(name) {
+                    Some(list) => Ok(Some(list as &'static dyn StrPick)),
+                    None => Err(format!("__printf_words: `{name}` is not a word-list node")),
+                },
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        printf_over_picks(c.str(0), c.wire_types, picks)
+    },
+    ..NodeDef::BASE
+};
+
 /// The real-data family.
 pub const NODES: &[NodeDef] = &[
     FIRST_NAMES_NODE,
@@ -355,6 +409,7 @@ pub const NODES: &[NodeDef] = &[
     LOREM_WORDS_NODE,
     LOREM_SENTENCE,
     LOREM_PARAGRAPH,
+    PRINTF_WORDS,
 ];
 
 #[cfg(test)]
