@@ -186,7 +186,10 @@ fn render(out: &mut String, v: &ValueRef<'_>, spec: &Spec) -> Result<(), NodeErr
         ValueRef::Scalar(Value::F64(x)) => {
             let _ = match spec.precision {
                 Some(p) if p > MAX_FIELD => return Err(NodeError::new(FMT_RANGE)),
-                Some(p) => write!(out, "{x:.p$}"),
+                Some(p) => {
+                    push_fixed(out, *x, p);
+                    Ok(())
+                }
                 None => write!(out, "{x:?}"),
             };
             pad_numeric(out, start, spec);
@@ -227,6 +230,58 @@ fn render_u64(out: &mut String, x: u64, spec: &Spec) {
         }
     };
     pad_numeric(out, start, spec);
+}
+
+/// Appends `x` with `p` decimal places, exactly as `format!("{x:.p$}")`
+/// writes it (the exact binary value rounded half to even), by integer
+/// arithmetic when the rounded value times 10^p fits a u64 — every
+/// amount-like value — and through the general formatter otherwise.
+pub fn push_fixed(out: &mut String, x: f64, p: usize) {
+    match fixed_digits(x, p) {
+        Some(q) => {
+            if x.is_sign_negative() {
+                out.push('-');
+            }
+            let scale = 10u64.pow(p as u32);
+            push_u64(out, q / scale);
+            if p > 0 {
+                out.push('.');
+                push_u64_padded(out, q % scale, p);
+            }
+        }
+        None => {
+            let _ = write!(out, "{x:.p$}");
+        }
+    }
+}
+
+/// `|x| * 10^p` rounded half to even, when `x` is finite, `p` is at most
+/// 19 and the result fits a u64. `x` is `m * 2^e` with an integer `m` of
+/// at most 53 bits, so `m * 10^p` is exact in a u128 and the rounding is
+/// decided on the bits shifted out.
+fn fixed_digits(x: f64, p: usize) -> Option<u64> {
+    if !x.is_finite() || p > 19 {
+        return None;
+    }
+    let bits = x.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    let fraction = bits & ((1u64 << 52) - 1);
+    let (m, e) = match biased {
+        0 => (fraction, -1074),
+        _ => (fraction | (1u64 << 52), biased - 1075),
+    };
+    let n = u128::from(m) * u128::from(10u64.pow(p as u32));
+    let q = match e {
+        0.. => n.checked_shl(e as u32).filter(|&v| v >> e == n)?,
+        -127..=-1 => {
+            let s = (-e) as u32;
+            let (q, rest, half) = (n >> s, n & ((1u128 << s) - 1), 1u128 << (s - 1));
+            q + u128::from(rest > half || (rest == half && q & 1 == 1))
+        }
+        // Below 2^-127 the scaled value is under 2^-14: it rounds to 0.
+        _ => 0,
+    };
+    u64::try_from(q).ok()
 }
 
 /// An argument as `printf`'s two commonest kinds, read without making a
@@ -411,9 +466,7 @@ pub const FORMAT_F64: NodeDef = NodeDef {
             return Ok(value_fn(|_, _| Err(NodeError::new(FMT_RANGE))));
         }
         let p = p as usize;
-        Ok(to_text(move |x: f64, out: &mut String| {
-            let _ = write!(out, "{x:.p$}");
-        }))
+        Ok(to_text(move |x: f64, out: &mut String| push_fixed(out, x, p)))
     },
     ..NodeDef::BASE
 };
@@ -447,6 +500,41 @@ mod tests {
 
     fn printf(fmt: &str, args: &[Value]) -> String {
         eval1(&PRINTF, &[Value::str(fmt)], args).as_str().unwrap().to_string()
+    }
+
+    #[test]
+    fn fixed_decimals_are_the_formatters_own() {
+        let check = |x: f64, p: usize| {
+            let mut got = String::new();
+            push_fixed(&mut got, x, p);
+            assert_eq!(got, format!("{x:.p$}"), "{x:?} to {p} places");
+        };
+        // Exact ties (k + 1/2) / 10^p at every precision, both signs.
+        for p in 0..=19 {
+            for k in [0u64, 1, 2, 3, 7, 10, 99, 12345, 1 << 40] {
+                for frac in [0.5f64, 0.25, 0.75, 0.125, 0.375] {
+                    let x = (k as f64 + frac) / 10f64.powi(p as i32);
+                    check(x, p);
+                    check(-x, p);
+                }
+            }
+        }
+        let specials =
+            [0.0, -0.0, 1e-320, -1e-320, 5e-324, 0.005, 1.005, 0.999, 9.995, 2.5, 0.5, 1.5, 1e15, 1e16, 1e19, 1e22];
+        for x in specials.into_iter().chain([f64::MAX, f64::MIN_POSITIVE, f64::NAN, f64::INFINITY, -f64::INFINITY]) {
+            for p in [0, 1, 2, 3, 6, 17, 19, 20, 30] {
+                check(x, p);
+                check(-x, p);
+            }
+        }
+        // Many mantissas at exponents around the fast path's edges.
+        let mut h = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..200_000 {
+            h = crate::nodes::hash::splitmix64(h);
+            let e = (h >> 53) as i32 % 150 - 90;
+            let x = ((h & ((1 << 53) - 1)) as f64) * 2f64.powi(e - 52);
+            check(if h & (1 << 63) != 0 { -x } else { x }, (h >> 58) as usize % 21);
+        }
     }
 
     #[test]
