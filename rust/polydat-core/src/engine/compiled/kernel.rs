@@ -183,9 +183,12 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             let context = outs.first().map_or("every output", |&o| plan.program.outputs[o].name.as_str());
             self.scope_init(context)?;
         }
+        // Raw sweeps for every read of a plan whose sweep is cheap, with no
+        // look at the outputs (a sweep no output needed is only wasted work).
         let sweeps = M::SWEEP != SweepPolicy::Never
             && self.sweep == Sweep::Stale
-            && outs.iter().any(|&o| M::sweeps_for(&self.plan, o) && self.stale(o));
+            && ((M::SWEEP == SweepPolicy::Always && !self.plan.costly_sweep)
+                || outs.iter().any(|&o| M::sweeps_for(&self.plan, o) && self.stale(o)));
         if sweeps {
             self.mode.begin_read(&self.plan);
             sweep(&self.plan, &mut self.slots, &mut self.sweep);
@@ -581,15 +584,22 @@ fn sweep<X: Executor>(plan: &Plan<X>, slots: &mut Slots, state: &mut Sweep) -> b
 /// Runs the parts of a sweep in order over a state with no `None` in it:
 /// each scalar run in the executor's form, each by-bytes step over the
 /// scratch; inside one panic guard. True when every step succeeded.
-#[inline]
+#[inline(always)]
 pub fn run_parts<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[Part<X::Run>]) -> bool {
     // Native code that cannot panic needs no guard (the hottest read: a sweep
-    // that is one native function).
+    // that is one native function, called from the read itself).
     if let [Part::Scalar(run)] = parts {
         if !X::may_panic(run) {
             return X::run_scalar(run, &mut slots.buf);
         }
     }
+    run_parts_guarded(plan, slots, parts)
+}
+
+/// [`run_parts`] inside the panic guard (kept out of line, so the read that
+/// calls one native function stays small).
+#[inline(never)]
+fn run_parts_guarded<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[Part<X::Run>]) -> bool {
     matches!(guarded(|| run_parts_unguarded(plan, slots, parts)), Ok(true))
 }
 
