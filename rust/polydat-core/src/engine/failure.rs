@@ -30,7 +30,7 @@ pub fn attribute(
     let Some(step) = program.steps.get(s) else {
         return EvalError::attributed(original, "?", &[], Vec::new(), &context);
     };
-    EvalError::attributed(original, step.def.name, &step.feeds, inputs(step), &context)
+    EvalError::attributed(original, step.def.reported_name(), &step.feeds, inputs(step), &context)
 }
 
 /// Turns the outcome of a guarded pass over `steps` into the engine's

@@ -572,7 +572,7 @@ fn rebuild(program: &Arc<Program>, segmentation: &Segmentation) -> Result<Progra
             .map(|&m| {
                 let step = &program.steps[m as usize];
                 Member {
-                    node: step.def.name,
+                    node: step.def.reported_name(),
                     eval: step.eval.clone(),
                     feeds: step.feeds.clone(),
                     ins: step.ins.iter().map(|&slot| (word_of[&slot], slot_type(slot))).collect(),

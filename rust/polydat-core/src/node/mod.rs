@@ -359,6 +359,9 @@ pub struct NodeDef {
     /// The node's native form for the native tier ([`lower`]); `None`: it
     /// runs in native code as a call into its slot form.
     pub lower: Option<lower::LowerFn>,
+    /// The node a failure of this one names, when not itself: a node only
+    /// fusion makes names the node the user wrote (`None`: [`NodeDef::name`]).
+    pub reports_as: Option<&'static str>,
 }
 
 /// Inspects a node's constants for a warning (see [`NodeDef::warns`]).
@@ -386,7 +389,13 @@ impl NodeDef {
         build: unbuildable,
         warns: no_warning,
         lower: None,
+        reports_as: None,
     };
+
+    /// The node name a failure of this node reports (see [`NodeDef::reports_as`]).
+    pub fn reported_name(&self) -> &'static str {
+        self.reports_as.unwrap_or(self.name)
+    }
 
     /// The output types of a node of this definition built with `consts`
     /// (in parameter order, variadic last) over wires of `in_types`.

@@ -385,6 +385,7 @@ pub const PRINTF_WORDS: NodeDef = NodeDef {
             .collect::<Result<Vec<_>, String>>()?;
         printf_over_picks(c.str(0), c.wire_types, picks)
     },
+    reports_as: Some("printf"),
     ..NodeDef::BASE
 };
 
