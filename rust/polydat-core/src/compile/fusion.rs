@@ -233,43 +233,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 50,
         doc: "printf(fmt, .., list(x), ..) -> __printf_words(fmt, \"..,list,..\", .., x, ..) for word-list nodes `list` (pure, not volatile, not named by a modified binding such as const): the word is picked where it is printed; the pick, when something else reads it, stays",
         root: "printf",
-        matcher: |g, n| {
-            let node = &g.nodes[n];
-            let mut lists = Vec::with_capacity(node.wires.len());
-            let mut wires = Vec::with_capacity(node.wires.len());
-            for &w in &node.wires {
-                let pick = match w {
-                    Wire::Node(p, 0) => Some(&g.nodes[p as usize]),
-                    _ => None,
-                };
-                // A pick a `const` (or other modified) binding names is not
-                // picked again: its binding's value is not the pick's now.
-                let bound_with_modifiers = |w: Wire| g.outputs.iter().any(|o| o.wire == w && !o.modifiers.is_empty());
-                match pick.filter(|p| {
-                    realer::word_list(p.def.name).is_some()
-                        && p.def.purity == Purity::Pure
-                        && !p.volatile
-                        && !p.capture
-                        && !bound_with_modifiers(w)
-                }) {
-                    Some(pick) => {
-                        lists.push(pick.def.name);
-                        wires.push(pick.wires[0]);
-                    }
-                    None => {
-                        lists.push("");
-                        wires.push(w);
-                    }
-                }
-            }
-            let format = node.consts.first()?.clone();
-            // The picks are not swallowed: one that something else reads stays.
-            lists.iter().any(|l| !l.is_empty()).then(|| Match {
-                interior: Vec::new(),
-                wires,
-                consts: vec![format, Value::str(lists.join(","))],
-            })
-        },
+        matcher: word_picks,
         replacement: |m| same_holes(&realer::PRINTF_WORDS, m),
         witnesses: &[
             "out := printf(\"{} {}\", first_names_all(hash(x)), last_names(x))",
@@ -489,6 +453,41 @@ fn chain(graph: &Graph, n: usize, op: &str) -> Option<Match> {
         interior: vec![inner],
         wires: vec![graph.nodes[inner].wires[0]],
         consts: vec![Value::U64(a), Value::U64(outer)],
+    })
+}
+
+/// `printf`'s wires with each word-list pick replaced by the pick's own
+/// input, and the list names (empty for a wire kept), when at least one
+/// wire is such a pick. A pick is taken when it is pure and not volatile,
+/// and no `const` (or other modified) binding names it: that binding's
+/// value is not the pick's value now. The picks are not swallowed: one
+/// that something else reads stays.
+fn word_picks(graph: &Graph, n: usize) -> Option<Match> {
+    let node = &graph.nodes[n];
+    let modified = |w: Wire| graph.outputs.iter().any(|o| o.wire == w && !o.modifiers.is_empty());
+    let pick_of = |w: Wire| match w {
+        Wire::Node(p, 0) => Some(&graph.nodes[p as usize]).filter(|p| {
+            realer::word_list(p.def.name).is_some()
+                && p.def.purity == Purity::Pure
+                && !p.volatile
+                && !p.capture
+                && !modified(w)
+        }),
+        _ => None,
+    };
+    let (lists, wires): (Vec<&str>, Vec<Wire>) = node
+        .wires
+        .iter()
+        .map(|&w| match pick_of(w) {
+            Some(pick) => (pick.def.name, pick.wires[0]),
+            None => ("", w),
+        })
+        .unzip();
+    let format = node.consts.first()?.clone();
+    lists.iter().any(|l| !l.is_empty()).then(|| Match {
+        interior: Vec::new(),
+        wires,
+        consts: vec![format, Value::str(lists.join(","))],
     })
 }
 

@@ -278,7 +278,7 @@ fn fixed_digits(x: f64, p: usize) -> Option<u64> {
             let (q, rest, half) = (n >> s, n & ((1u128 << s) - 1), 1u128 << (s - 1));
             q + u128::from(rest > half || (rest == half && q & 1 == 1))
         }
-        // Below 2^-127 the scaled value is under 2^-14: it rounds to 0.
+        // n < 2^117, so past 127 shifted bits the value is under 2^-11: it rounds to 0.
         _ => 0,
     };
     u64::try_from(q).ok()
