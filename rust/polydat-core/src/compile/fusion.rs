@@ -57,8 +57,9 @@ pub struct FusionRule {
     pub doc: &'static str,
     /// Op of the pattern's root node (a cheap pre-filter for the matcher).
     pub root: &'static str,
-    /// Recognises the pattern rooted at node `n`.
-    pub matcher: fn(&Graph, usize) -> Option<Match>,
+    /// Recognises the pattern rooted at node `n` (`modified[i]`: a binding
+    /// with modifiers, such as `const`, names node `i`).
+    pub matcher: fn(&Graph, &[bool], usize) -> Option<Match>,
     /// Builds the fused node from the match.
     pub replacement: fn(&Match) -> Replacement,
     /// Sketch programs exercising the pattern, for the equivalence test.
@@ -83,7 +84,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 10,
         doc: "mod(hash(x), K) -> hash_range(x, K), K != 0 (mod by 0 fails; hash_range(x, 0) is 0)",
         root: "mod",
-        matcher: |g, n| {
+        matcher: |g, _, n| {
             let k = const_u64(g, n, 0).filter(|&k| k != 0)?;
             let h = producer(g, g.nodes[n].wires[0], "hash")?;
             Some(Match { interior: vec![h], wires: vec![g.nodes[h].wires[0]], consts: vec![Value::U64(k)] })
@@ -101,7 +102,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 20,
         doc: "lerp(unit_interval(hash(x)), a, b) -> hash_interval(x, a, b)",
         root: "lerp",
-        matcher: |g, n| {
+        matcher: |g, _, n| {
             let u = producer(g, g.nodes[n].wires[0], "unit_interval")?;
             let h = producer(g, g.nodes[u].wires[0], "hash")?;
             let consts = g.nodes[n].consts.clone();
@@ -119,7 +120,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 25,
         doc: "scale_range(hash(x), a, b) -> hash_interval(x, a, b) (same formula)",
         root: "scale_range",
-        matcher: |g, n| {
+        matcher: |g, _, n| {
             let h = producer(g, g.nodes[n].wires[0], "hash")?;
             let consts = g.nodes[n].consts.clone();
             Some(Match { interior: vec![h], wires: vec![g.nodes[h].wires[0]], consts })
@@ -132,7 +133,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 30,
         doc: "lerp(unit_interval(x), a, b) -> scale_range(x, a, b)",
         root: "lerp",
-        matcher: |g, n| {
+        matcher: |g, _, n| {
             let u = producer(g, g.nodes[n].wires[0], "unit_interval")?;
             let consts = g.nodes[n].consts.clone();
             Some(Match { interior: vec![u], wires: vec![g.nodes[u].wires[0]], consts })
@@ -145,7 +146,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 1,
         doc: "u64_add(x, literal K) or u64_add(literal K, x) -> add(x, K)",
         root: "u64_add",
-        matcher: |g, n| literal_operand(g, n, true),
+        matcher: |g, _, n| literal_operand(g, n, true),
         replacement: |m| same_holes(&arith::ADD, m),
         witnesses: &["out := u64_add(x, 5)", "out := u64_add(18446744073709551615, x)"],
     },
@@ -154,7 +155,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 2,
         doc: "u64_sub(x, literal K) -> add(x, 2^64 - K) (both wrap)",
         root: "u64_sub",
-        matcher: |g, n| literal_operand(g, n, false),
+        matcher: |g, _, n| literal_operand(g, n, false),
         replacement: |m| Replacement {
             def: &arith::ADD,
             wires: m.wires.clone(),
@@ -167,7 +168,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 3,
         doc: "u64_mul(x, literal K) or u64_mul(literal K, x) -> mul(x, K)",
         root: "u64_mul",
-        matcher: |g, n| literal_operand(g, n, true),
+        matcher: |g, _, n| literal_operand(g, n, true),
         replacement: |m| same_holes(&arith::MUL, m),
         witnesses: &["out := u64_mul(x, 3)", "out := u64_mul(0, x)"],
     },
@@ -176,7 +177,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 4,
         doc: "u64_mod(x, literal K) -> mod(x, K), K != 0 (u64_mod by 0 is 0; mod by 0 fails)",
         root: "u64_mod",
-        matcher: |g, n| literal_operand(g, n, false).filter(|m| u64_of(&m.consts[0]) != 0),
+        matcher: |g, _, n| literal_operand(g, n, false).filter(|m| u64_of(&m.consts[0]) != 0),
         replacement: |m| same_holes(&arith::MOD, m),
         witnesses: &["out := u64_mod(x, 10)", "out := u64_mod(x, 4294967296)"],
     },
@@ -185,7 +186,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 5,
         doc: "u64_div(x, literal K) -> div(x, K), K != 0 (u64_div by 0 is 0; div by 0 fails)",
         root: "u64_div",
-        matcher: |g, n| literal_operand(g, n, false).filter(|m| u64_of(&m.consts[0]) != 0),
+        matcher: |g, _, n| literal_operand(g, n, false).filter(|m| u64_of(&m.consts[0]) != 0),
         replacement: |m| same_holes(&arith::DIV, m),
         witnesses: &["out := u64_div(x, 7)", "out := u64_div(x, 1)"],
     },
@@ -194,7 +195,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 40,
         doc: "add(add(x, A), B) -> add(x, A + B) (wrapping addition is associative)",
         root: "add",
-        matcher: |g, n| chain(g, n, "add"),
+        matcher: |g, _, n| chain(g, n, "add"),
         replacement: |m| Replacement {
             def: &arith::ADD,
             wires: m.wires.clone(),
@@ -207,7 +208,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 41,
         doc: "mul(mul(x, A), B) -> mul(x, A * B) (wrapping multiplication is associative)",
         root: "mul",
-        matcher: |g, n| chain(g, n, "mul"),
+        matcher: |g, _, n| chain(g, n, "mul"),
         replacement: |m| Replacement {
             def: &arith::MUL,
             wires: m.wires.clone(),
@@ -220,7 +221,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 42,
         doc: "mod(mod(x, A), B) -> mod(x, B) when B divides A (A, B != 0)",
         root: "mod",
-        matcher: |g, n| {
+        matcher: |g, _, n| {
             let m = chain(g, n, "mod")?;
             let (a, b) = (u64_of(&m.consts[0]), u64_of(&m.consts[1]));
             (a != 0 && b != 0 && a % b == 0).then_some(m)
@@ -296,7 +297,7 @@ fn try_rule(
     if root.def.purity != Purity::Pure {
         return false;
     }
-    let Some(m) = (rule.matcher)(graph, n) else {
+    let Some(m) = (rule.matcher)(graph, &readers.modified, n) else {
         return false;
     };
     if !m.interior.iter().all(|&i| readers.swallowable(graph, i)) {
@@ -349,6 +350,8 @@ struct Readers {
     pinned: Vec<bool>,
     /// Per node: nothing live reads it.
     dead: Vec<bool>,
+    /// Per node: a binding with modifiers (`const`, `shared`, `volatile`) names it.
+    modified: Vec<bool>,
 }
 
 impl Readers {
@@ -365,12 +368,14 @@ impl Readers {
             }
         }
         let mut pinned: Vec<bool> = graph.nodes.iter().map(|n| n.def.purity == Purity::SideChannel).collect();
+        let mut modified = vec![false; graph.nodes.len()];
         for o in &graph.outputs {
             if let Wire::Node(n, _) = o.wire {
                 pinned[n as usize] = true;
+                modified[n as usize] |= !o.modifiers.is_empty();
             }
         }
-        Readers { count, pinned, dead: live.into_iter().map(|l| !l).collect() }
+        Readers { count, pinned, dead: live.into_iter().map(|l| !l).collect(), modified }
     }
 
     /// True when node `i` may disappear into a pattern: exactly one reader,
@@ -462,16 +467,11 @@ fn chain(graph: &Graph, n: usize, op: &str) -> Option<Match> {
 /// and no `const` (or other modified) binding names it: that binding's
 /// value is not the pick's value now. The picks are not swallowed: one
 /// that something else reads stays.
-fn word_picks(graph: &Graph, n: usize) -> Option<Match> {
+fn word_picks(graph: &Graph, modified: &[bool], n: usize) -> Option<Match> {
     let node = &graph.nodes[n];
-    let modified = |w: Wire| graph.outputs.iter().any(|o| o.wire == w && !o.modifiers.is_empty());
     let pick_of = |w: Wire| match w {
-        Wire::Node(p, 0) => Some(&graph.nodes[p as usize]).filter(|p| {
-            realer::word_list(p.def.name).is_some()
-                && p.def.purity == Purity::Pure
-                && !p.volatile
-                && !p.capture
-                && !modified(w)
+        Wire::Node(p, 0) if !modified[p as usize] => Some(&graph.nodes[p as usize]).filter(|p| {
+            realer::word_list(p.def.name).is_some() && p.def.purity == Purity::Pure && !p.volatile && !p.capture
         }),
         _ => None,
     };

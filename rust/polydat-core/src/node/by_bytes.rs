@@ -413,6 +413,18 @@ pub trait StrPick: Send + Sync {
     fn text(&self, x: u64) -> &str;
 }
 
+/// A shared pick is the pick (a `&'static` table picks as the table does).
+impl<P: StrPick + ?Sized> StrPick for &P {
+    #[inline]
+    fn value(&self, x: u64) -> &Arc<str> {
+        (**self).value(x)
+    }
+    #[inline]
+    fn text(&self, x: u64) -> &str {
+        (**self).text(x)
+    }
+}
+
 /// A table and a rule giving the index of the string for an input.
 struct Indexed<T, F> {
     table: T,

@@ -154,17 +154,6 @@ impl StrPick for Dataset {
     }
 }
 
-impl StrPick for &'static Dataset {
-    #[inline]
-    fn value(&self, x: u64) -> &Arc<str> {
-        (**self).value(x)
-    }
-    #[inline]
-    fn text(&self, x: u64) -> &str {
-        (**self).text(x)
-    }
-}
-
 fn picker(data: fn() -> &'static Dataset) -> Box<dyn NodeEval> {
     pick(data())
 }

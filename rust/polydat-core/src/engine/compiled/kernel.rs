@@ -183,11 +183,11 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             let context = outs.first().map_or("every output", |&o| plan.program.outputs[o].name.as_str());
             self.scope_init(context)?;
         }
-        // Raw sweeps for every read of a plan whose sweep is cheap, with no
-        // look at the outputs (a sweep no output needed is only wasted work).
+        // A mode that sweeps for every read does not look at the outputs (a
+        // sweep no output needed is only wasted work).
         let sweeps = M::SWEEP != SweepPolicy::Never
             && self.sweep == Sweep::Stale
-            && ((M::SWEEP == SweepPolicy::Always && !self.plan.costly_sweep)
+            && (M::sweeps_every_read(&self.plan)
                 || outs.iter().any(|&o| M::sweeps_for(&self.plan, o) && self.stale(o)));
         if sweeps {
             self.mode.begin_read(&self.plan);
@@ -610,7 +610,7 @@ fn run_parts_unguarded<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[
         Part::Scalar(run) => X::run_scalar(run, &mut slots.buf),
         Part::Bytes(s) => {
             let s = *s as usize;
-            plan.exec[s].bytes_form().is_some_and(|form| slots.run_form(&plan.steps[s], form).is_ok())
+            slots.run_bytes(&plan.steps[s], &plan.exec[s]).is_ok()
         }
     })
 }

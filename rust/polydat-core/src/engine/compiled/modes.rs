@@ -48,6 +48,12 @@ pub trait Mode: Clone + Send + Sync + Sized + 'static {
     /// When a stale read sweeps (runs every per-cycle step in one pass)
     /// instead of walking its cone.
     const SWEEP: SweepPolicy;
+    /// Every stale read sweeps, whichever outputs it reads: Raw on a plan
+    /// whose sweep runs no string steps.
+    #[inline(always)]
+    fn sweeps_every_read(plan: &Shape) -> bool {
+        Self::SWEEP == SweepPolicy::Always && !plan.costly_sweep
+    }
     /// A stale read of output `out` sweeps rather than walks its cone.
     #[inline(always)]
     fn sweeps_for(plan: &Shape, out: usize) -> bool {
@@ -55,7 +61,7 @@ pub trait Mode: Clone + Send + Sync + Sized + 'static {
             SweepPolicy::Never => false,
             SweepPolicy::BroadCones => plan.broad_cone(out),
             // A sweep that runs string steps is worth it for broad cones only.
-            SweepPolicy::Always => !plan.costly_sweep || plan.broad_cone(out),
+            SweepPolicy::Always => Self::sweeps_every_read(plan) || plan.broad_cone(out),
         }
     }
     /// Fresh bookkeeping: nothing current.

@@ -150,18 +150,21 @@ impl Shape {
         let steps: Box<[StepFacts]> = program
             .steps
             .iter()
-            .map(|step| StepFacts {
-                ins: step.ins.clone(),
-                out_start: step.out_start,
-                out_count: step.out_count() as u32,
-                propagates_none: step.propagates_none(),
-                side: step.def.purity == Purity::SideChannel,
-                scalar: step.is_scalar(),
-                bytes: step.is_by_bytes(),
-                io: match step.is_by_bytes() {
-                    true => BytesIo::of(&layout, step, &read),
-                    false => BytesIo::default(),
-                },
+            .map(|step| {
+                let bytes = step.is_by_bytes();
+                StepFacts {
+                    ins: step.ins.clone(),
+                    out_start: step.out_start,
+                    out_count: step.out_count() as u32,
+                    propagates_none: step.propagates_none(),
+                    side: step.def.purity == Purity::SideChannel,
+                    scalar: step.is_scalar(),
+                    bytes,
+                    io: match bytes {
+                        true => BytesIo::of(&layout, step, &read),
+                        false => BytesIo::default(),
+                    },
+                }
             })
             .collect();
         let n_inputs = program.inputs.len();

@@ -10,7 +10,7 @@ use super::shape::{Shape, StepFacts};
 use crate::engine::column::ColumnPart;
 use crate::node::by_bytes::{Arg, BytesEval, Sink};
 use crate::node::kit::{slot_to_value, value_to_slot};
-use crate::node::{Args, NodeError, NodeEval};
+use crate::node::{Args, NodeError};
 use crate::types::PortType;
 use crate::value::Value;
 use std::fmt;
@@ -269,20 +269,20 @@ impl Slots {
         if self.none_live == 0 {
             match exec {
                 Exec::Scalar(f) => return X::run(f, &mut self.buf),
-                Exec::Kit { node, bytes: true, .. } => return self.run_bytes(facts, &**node),
+                Exec::Kit { bytes: true, .. } => return self.run_bytes(facts, exec),
                 Exec::Kit { .. } => {}
             }
         }
         self.run_step_general::<X>(layout, facts, exec)
     }
 
-    /// Runs by-bytes step `facts` (its node `node`; no input `None`): the
-    /// node's by-bytes form reads its scalar inputs' words and its
-    /// by-reference inputs' scratch bytes and writes its output's scratch
-    /// entry in place ([`Scratch::rewrite`]); no `Value` is made.
+    /// Runs by-bytes step `facts` (run as `exec`; no input `None`): the
+    /// node's by-bytes form ([`Exec::bytes_form`]) reads its scalar inputs'
+    /// words and its by-reference inputs' scratch bytes and writes its
+    /// output's scratch entry in place ([`Scratch::rewrite`]); no `Value` is made.
     #[inline]
-    pub fn run_bytes(&mut self, facts: &StepFacts, node: &dyn NodeEval) -> Result<(), NodeError> {
-        match node.bytes_form() {
+    pub fn run_bytes<S>(&mut self, facts: &StepFacts, exec: &Exec<S>) -> Result<(), NodeError> {
+        match exec.bytes_form() {
             Some(form) => self.run_form(facts, form),
             None => Err(no_bytes_form()),
         }
@@ -361,8 +361,8 @@ impl Slots {
         }
         match exec {
             Exec::Scalar(f) => X::run(f, &mut self.buf),
-            Exec::Kit { node, bytes: true, .. } if facts.ins.iter().all(|&i| !self.none[i as usize]) => {
-                self.run_bytes(facts, &**node)
+            Exec::Kit { bytes: true, .. } if facts.ins.iter().all(|&i| !self.none[i as usize]) => {
+                self.run_bytes(facts, exec)
             }
             Exec::Kit { node, iota, .. } => {
                 let mut ins = std::mem::take(&mut self.kit_in);

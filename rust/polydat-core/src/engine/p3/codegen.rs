@@ -304,13 +304,6 @@ enum Tracker {
     Row { progress: Value, row: Value },
 }
 
-/// The value a helper call's [`Tracker`] stores.
-#[derive(Clone, Copy)]
-enum Mark {
-    Position(u64),
-    Row(Value),
-}
-
 /// Emits steps into a function under construction.
 struct StepEmitter<'a> {
     slot_call: FuncRef,
@@ -352,10 +345,6 @@ impl StepEmitter<'_> {
                     }
                 })
                 .collect();
-            let track = self.tracker.map(|t| match t {
-                Tracker::Position(word) => (self.buf, 8 * word as i32, Mark::Position(position as u64)),
-                Tracker::Row { progress, row } => (progress, 0, Mark::Row(row)),
-            });
             let mut lower = CraneLower {
                 b: &mut *b,
                 vals: ins.clone(),
@@ -363,7 +352,7 @@ impl StepEmitter<'_> {
                 calls: &mut *self.calls,
                 step,
                 called: false,
-                track,
+                track: self.tracker.map(|t| (t, self.buf, position as u64)),
             };
             let nvals: Vec<NVal> = (0..ins.len() as u32).map(NVal).collect();
             let ctx = BuildCtx { consts: &step.consts, wire_types: &step.in_types };
@@ -395,9 +384,9 @@ struct CraneLower<'a, 'b> {
     step: &'a crate::program::Step,
     /// The step's code calls a helper.
     called: bool,
-    /// Where to record the step before a helper call: an address, a byte
-    /// offset from it, and what to store there.
-    track: Option<(Value, i32, Mark)>,
+    /// What to record before a helper call: the tracker, the buffer's
+    /// address and the step's position.
+    track: Option<(Tracker, Value, u64)>,
 }
 
 impl CraneLower<'_, '_> {
@@ -424,12 +413,15 @@ impl CraneLower<'_, '_> {
     /// and returns its outputs.
     fn emit_rule_call(&mut self) -> Vec<Value> {
         self.called = true;
-        if let Some((addr, offset, mark)) = self.track {
-            let value = match mark {
-                Mark::Position(position) => self.b.ins().iconst(I64, position as i64),
-                Mark::Row(row) => row,
-            };
-            self.b.ins().store(MemFlagsData::trusted(), value, addr, offset);
+        match self.track {
+            Some((Tracker::Position(word), buf, position)) => {
+                let at = self.b.ins().iconst(I64, position as i64);
+                self.b.ins().store(MemFlagsData::trusted(), at, buf, 8 * word as i32);
+            }
+            Some((Tracker::Row { progress, row }, _, _)) => {
+                self.b.ins().store(MemFlagsData::trusted(), row, progress, 0);
+            }
+            None => {}
         }
         let (n_in, n_out) = (self.step.ins.len(), self.step.out_count());
         let call = Box::new(SlotCall { node: self.step.eval.clone(), ins: n_in, outs: n_out });
