@@ -6,6 +6,7 @@ graph IR, and the Rust core (``polydat._core``) compiles and runs it.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -91,13 +92,23 @@ class Program:
     def __reduce__(self) -> tuple[Any, ...]:
         return (_recompile, (self.source, self.path, self._options))
 
+    @functools.cached_property
+    def _run_facts(self) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
+        """What every run asks and the program never changes, asked of the
+        core once: whether it needs an outer scope, its coordinate inputs,
+        and its output names."""
+        needs_outer = any(origin in ("outer", "iteration") for _name, origin in self._core.input_origins) or bool(
+            self._core.inlined()
+        )
+        coordinates = tuple(name for name, _ty, kind in self._core.inputs if kind == "coordinate")
+        outputs = tuple(name for name, _ty in self._core.outputs if not name.startswith("__"))
+        return needs_outer, coordinates, outputs
+
     @property
     def needs_outer(self) -> bool:
         """True when a kernel of this program must be bound under an outer
         scope (it reads names from one, or is an iteration body)."""
-        return any(origin in ("outer", "iteration") for _name, origin in self._core.input_origins) or bool(
-            self._core.inlined()
-        )
+        return self._run_facts[0]
 
     @property
     def input_origins(self) -> dict[str, str]:
@@ -166,7 +177,7 @@ class Program:
     @property
     def coordinates(self) -> list[str]:
         """The coordinate inputs (written by :meth:`Kernel.set_inputs`)."""
-        return [name for name, _ty, kind in self._core.inputs if kind == "coordinate"]
+        return list(self._run_facts[1])
 
     @property
     def input_types(self) -> dict[str, str]:
@@ -321,11 +332,11 @@ class Program:
     ) -> tuple[str, int, int, int, list[str], list[tuple[str, PyValue]]]:
         """The checked arguments of a run, as the core takes them."""
         rng = _as_range(cycles)
-        coords = self.coordinates
+        _needs_outer, coords, all_outputs = self._run_facts
         coordinate = coordinate or (coords[0] if coords else None)
         if coordinate is None:
             raise ArgumentError("this program has no coordinate input to iterate over")
-        names = _names(outputs, "outputs") if outputs is not None else list(self.outputs)
+        names = _names(outputs, "outputs") if outputs is not None else list(all_outputs)
         if inputs is not None and not isinstance(inputs, Mapping):
             raise ArgumentError(f"inputs must be a mapping of input names to values, not {type(inputs).__name__}")
         fixed = list((inputs or {}).items())

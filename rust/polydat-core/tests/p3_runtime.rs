@@ -244,6 +244,10 @@ fn generate_runs_a_native_row_loop_that_matches_p1_row_for_row() {
     let mut buf = vec![0u64; plan.shape.layout.words];
     buf[plan.shape.layout.off[1] as usize] = 9;
     assert_eq!(row_loop.fill(&mut buf, 1, 1, 2500, &ahead), Err(999));
+    // A step of 3 runs the loop with a row counter: cycle 1000 is row 333.
+    assert_eq!(row_loop.fill(&mut buf, 1, 3, 2500, &ahead), Err(333));
+    // A step of 1 across the wrap: cycle 0 (a zero divisor) is row 6.
+    assert_eq!(row_loop.fill(&mut buf, u64::MAX - 5, 1, 2500, &ahead), Err(6));
 }
 
 /// Four independent roots: every output's cone is a quarter of the

@@ -136,21 +136,90 @@ pub trait Lower {
 /// form for these constants (then it runs as a call into its slot form).
 pub type LowerFn = fn(&mut dyn Lower, &BuildCtx<'_>, &[NVal]) -> Option<Vec<NVal>>;
 
-/// A division by the constant `d` (not 0), as the multiply by a magic number
-/// and shifts (Granlund and Montgomery, round-up variant with the add, which
-/// is exact for every u64 dividend): `x / d` computed without a divide.
-pub fn udiv_const(l: &mut dyn Lower, x: NVal, d: u64) -> NVal {
-    debug_assert!(d != 0);
+/// How `x / d` is computed for a constant `d` (not 0) without a divide
+/// (Granlund and Montgomery's multiply by a magic number; see [`div_plan`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DivPlan {
+    /// `d` is `2^k`: `x >> k`.
+    Shift(u32),
+    /// `mulhi(x >> pre, m) >> post`: a magic that fits 64 bits, after
+    /// shifting out `pre` low zero bits of `d` when that is what makes it fit.
+    Multiply {
+        /// Low zero bits of `d` shifted out of the dividend first.
+        pre: u32,
+        /// The magic multiplier.
+        m: u64,
+        /// The shift of the high half of the product.
+        post: u32,
+    },
+    /// The round-up variant with the add, exact for every u64 dividend when
+    /// no 64-bit magic is: `t = mulhi(x, m)`, `((x - t) / 2 + t) >> (l - 1)`.
+    AddBack {
+        /// The magic multiplier (the low 64 bits of a 65-bit one).
+        m: u64,
+        /// `ceil(log2 d)`.
+        l: u32,
+    },
+}
+
+/// The cheapest exact [`DivPlan`] for the constant `d` (not 0).
+///
+/// A magic `m = ceil(2^(64+s) / d')` gives `floor(y * m / 2^(64+s)) =
+/// floor(y / d')` for every `y < 2^(64-pre)` when its error
+/// `m * d' - 2^(64+s)` is at most `2^(s+pre)`: the error term `e * y /
+/// (d' * 2^(64+s))` then stays below `1 / d'`, less than any gap between
+/// `y / d'` and the next integer. The search takes the smallest such `s`
+/// with `m` in 64 bits, first for `d` itself, then for its odd part after
+/// shifting out its low zero bits; failing both, the add-back form.
+pub fn div_plan(d: u64) -> DivPlan {
+    assert!(d != 0, "division plan for a zero divisor");
     if d.is_power_of_two() {
-        return l.ushr_imm(x, d.trailing_zeros());
+        return DivPlan::Shift(d.trailing_zeros());
     }
-    let (magic, shift) = udiv_magic(d);
-    let m = l.iconst(magic);
-    let t = l.umulhi(x, m);
-    let diff = l.isub(x, t);
-    let half = l.ushr_imm(diff, 1);
-    let sum = l.iadd(half, t);
-    l.ushr_imm(sum, shift - 1)
+    let fitting = |odd: u64, pre: u32| {
+        let bits = 64 - (odd - 1).leading_zeros();
+        (0..=bits.min(63)).find_map(|post| {
+            let two = 1u128 << (64 + post);
+            let m = two.div_ceil(odd as u128);
+            let error = m * odd as u128 - two;
+            (m <= u64::MAX as u128 && error <= 1u128 << (post + pre)).then_some(DivPlan::Multiply {
+                pre,
+                m: m as u64,
+                post,
+            })
+        })
+    };
+    let pre = d.trailing_zeros();
+    fitting(d, 0).or_else(|| (pre > 0).then(|| fitting(d >> pre, pre)).flatten()).unwrap_or_else(|| {
+        let l = 64 - (d - 1).leading_zeros();
+        let m = (((1u128 << l) - d as u128) << 64) / d as u128 + 1;
+        DivPlan::AddBack { m: m as u64, l }
+    })
+}
+
+/// `x / d` for the constant `d` (not 0), by its [`div_plan`].
+pub fn udiv_const(l: &mut dyn Lower, x: NVal, d: u64) -> NVal {
+    match div_plan(d) {
+        DivPlan::Shift(k) => l.ushr_imm(x, k),
+        DivPlan::Multiply { pre, m, post } => {
+            let y = if pre > 0 { l.ushr_imm(x, pre) } else { x };
+            let m = l.iconst(m);
+            let q = l.umulhi(y, m);
+            if post > 0 {
+                l.ushr_imm(q, post)
+            } else {
+                q
+            }
+        }
+        DivPlan::AddBack { m, l: bits } => {
+            let m = l.iconst(m);
+            let t = l.umulhi(x, m);
+            let diff = l.isub(x, t);
+            let half = l.ushr_imm(diff, 1);
+            let sum = l.iadd(half, t);
+            l.ushr_imm(sum, bits - 1)
+        }
+    }
 }
 
 /// `x % d` for the constant `d` (not 0): `x - (x / d) * d`.
@@ -165,22 +234,17 @@ pub fn urem_const(l: &mut dyn Lower, x: NVal, d: u64) -> NVal {
     l.isub(x, qd)
 }
 
-/// The magic multiplier and shift of [`udiv_const`] for a `d` that is not
-/// a power of two: `l = ceil(log2 d)`, `m = floor(2^64 * (2^l - d) / d) + 1`.
-pub fn udiv_magic(d: u64) -> (u64, u32) {
-    let l = 64 - (d - 1).leading_zeros();
-    let m = (((1u128 << l) - d as u128) << 64) / d as u128 + 1;
-    (m as u64, l)
-}
-
 /// The quotient [`udiv_const`] computes, in Rust, for tests.
-pub fn udiv_by_magic(x: u64, d: u64) -> u64 {
-    if d.is_power_of_two() {
-        return x >> d.trailing_zeros();
+pub fn udiv_by_plan(x: u64, d: u64) -> u64 {
+    let mulhi = |a: u64, b: u64| ((a as u128 * b as u128) >> 64) as u64;
+    match div_plan(d) {
+        DivPlan::Shift(k) => x >> k,
+        DivPlan::Multiply { pre, m, post } => mulhi(x >> pre, m) >> post,
+        DivPlan::AddBack { m, l } => {
+            let t = mulhi(x, m);
+            (((x - t) >> 1) + t) >> (l - 1)
+        }
     }
-    let (m, l) = udiv_magic(d);
-    let t = ((x as u128 * m as u128) >> 64) as u64;
-    (((x - t) >> 1) + t) >> (l - 1)
 }
 
 /// Whether the native form `lower` of a step built with `ctx` (with `wires`
@@ -289,6 +353,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn division_plans_are_the_cheapest_exact_ones() {
+        assert_eq!(div_plan(64), DivPlan::Shift(6));
+        // 10^7 (the ladder's modulus) needs neither the add nor a pre-shift.
+        assert_eq!(div_plan(10_000_000), DivPlan::Multiply { pre: 0, m: 0xd6bf_94d5_e57a_42bd, post: 23 });
+        assert_eq!(div_plan(3), DivPlan::Multiply { pre: 0, m: 0xaaaa_aaaa_aaaa_aaab, post: 1 });
+        // 7 has no 64-bit magic; 14 has one once its low zero bit is shifted out.
+        assert!(matches!(div_plan(7), DivPlan::AddBack { .. }));
+        assert!(matches!(div_plan(14), DivPlan::Multiply { pre: 1, .. }));
+    }
+
+    #[test]
     fn magic_division_is_exact_at_every_corner() {
         let mut divisors: Vec<u64> = (1..2000).collect();
         divisors.extend((0..64).flat_map(|b| {
@@ -308,9 +383,17 @@ mod tests {
             dividends.push(state);
         }
         for &d in divisors.iter().filter(|&&d| d != 0) {
-            for &x in &dividends {
-                assert_eq!(udiv_by_magic(x, d), x / d, "{x} / {d}");
-                let r = x.wrapping_sub(udiv_by_magic(x, d).wrapping_mul(d));
+            // The dividends where a quotient steps: the last multiple of `d`
+            // and its neighbours, and a few random multiples.
+            let top = (u64::MAX / d) * d;
+            let mut steps = vec![top, top - 1, top.wrapping_add(d - 1), d - 1, d, d.wrapping_add(1)];
+            for k in 0..8u64 {
+                let q = crate::nodes::hash::splitmix64(d ^ k) % (u64::MAX / d).max(1);
+                steps.extend([q * d, (q * d).wrapping_sub(1)]);
+            }
+            for &x in dividends.iter().chain(&steps) {
+                assert_eq!(udiv_by_plan(x, d), x / d, "{x} / {d}");
+                let r = x.wrapping_sub(udiv_by_plan(x, d).wrapping_mul(d));
                 assert_eq!(r, x % d, "{x} % {d}");
             }
         }

@@ -128,6 +128,12 @@ impl Module {
     /// loaded once, before the loop. Before each helper call it stores `i`
     /// to `progress`, so a failure inside names its row (a loop that calls
     /// no helper cannot fail, and stores nothing there).
+    ///
+    /// The function holds two loops over the same body: one for a step of
+    /// 1, whose only counter is the coordinate itself (each column's rows
+    /// are addressed from its base moved back by `first` rows, and the loop
+    /// ends at `first + count`), and one for any step, with a row counter
+    /// beside the coordinate. Both are rotated: one test and branch per row.
     pub fn row_loop(
         &mut self,
         program: &Program,
@@ -138,7 +144,7 @@ impl Module {
     ) -> Result<(FuncId, Emitted), String> {
         let id = self.declare(6)?;
         let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fbc);
-        let (entry, header, body, exit) = (b.create_block(), b.create_block(), b.create_block(), b.create_block());
+        let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
         b.seal_block(entry);
@@ -147,7 +153,9 @@ impl Module {
         };
         let trusted = MemFlagsData::trusted();
         let bases: Vec<Value> = (0..columns.len()).map(|k| b.ins().load(I64, trusted, cols, 8 * k as i32)).collect();
-        // Loop-invariant reads: every slot the steps read that none of them writes.
+        // Loop-invariant reads: every slot the steps read that none of them
+        // writes, and the columns of values no step computes (an input, a
+        // value fixed at scope init).
         let written: std::collections::HashSet<u32> = steps
             .iter()
             .flat_map(|&s| {
@@ -155,69 +163,81 @@ impl Module {
                 step.out_start..step.out_start + step.out_count() as u32
             })
             .collect();
+        let read = steps.iter().flat_map(|&s| program.steps[s as usize].ins.iter().copied());
         let mut invariant: HashMap<u32, Value> = HashMap::new();
-        for &s in steps {
-            for &slot in program.steps[s as usize].ins.iter() {
-                if slot != coordinate && !written.contains(&slot) && !invariant.contains_key(&slot) {
-                    let v = b.ins().load(I64, trusted, buf, 8 * layout.off[slot as usize] as i32);
-                    invariant.insert(slot, v);
-                }
-            }
-        }
-        // Columns of values no step computes (an input, a value fixed at scope init).
-        for &(slot, _) in columns {
+        for slot in read.chain(columns.iter().map(|&(slot, _)| slot)) {
             if slot != coordinate && !written.contains(&slot) && !invariant.contains_key(&slot) {
                 let v = b.ins().load(I64, trusted, buf, 8 * layout.off[slot as usize] as i32);
                 invariant.insert(slot, v);
             }
         }
-        let zero = b.ins().iconst(I64, 0);
-        b.append_block_param(header, I64);
-        b.append_block_param(header, I64);
-        b.ins().jump(header, &[BlockArg::Value(zero), BlockArg::Value(first)]);
-        b.switch_to_block(header);
-        let (row, cycle) = (b.block_params(header)[0], b.block_params(header)[1]);
-        let done = b.ins().icmp(IntCC::Equal, row, count);
-        b.ins().brif(done, exit, &[], body, &[]);
-        b.switch_to_block(body);
-        b.seal_block(body);
-        let mut words = invariant;
-        words.insert(coordinate, cycle);
+        let (unit, general, exit) = (b.create_block(), b.create_block(), b.create_block());
+        let (unit_body, general_body) = (b.create_block(), b.create_block());
+        let empty = b.ins().icmp_imm_u(IntCC::Equal, count, 0);
+        let is_unit = b.ins().icmp_imm_u(IntCC::Equal, stride, 1);
+        let go = b.create_block();
+        b.ins().brif(empty, exit, &[], go, &[]);
+        b.switch_to_block(go);
+        b.seal_block(go);
+        b.ins().brif(is_unit, unit, &[], general, &[]);
+
         let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
         let word = |slot: u32| layout.off[slot as usize];
-        let tracker = Some(Tracker::Row { progress, row });
-        let mut emit = StepEmitter { slot_call, calls: &mut self.calls, buf, word: &word, tracker, store: false };
-        let fallible = emit.steps(&mut b, program, steps, &mut words);
-        for (&(slot, width), &base) in columns.iter().zip(&bases) {
-            let Some(&value) = words.get(&slot) else {
-                return Err(format!("internal: column slot {slot} is not computed by the row loop"));
-            };
-            // `base + (row << log2 width)`: one scaled-index address.
-            let at = match width {
-                1 => b.ins().iadd(base, row),
-                _ => {
-                    let offset = b.ins().ishl_imm_u(row, width.trailing_zeros() as i64);
-                    b.ins().iadd(base, offset)
-                }
-            };
-            match width {
-                8 => b.ins().store(trusted, value, at, 0),
-                4 => b.ins().istore32(trusted, value, at, 0),
-                1 => {
-                    let truth = b.ins().icmp_imm_u(IntCC::NotEqual, value, 0);
-                    b.ins().store(trusted, truth, at, 0)
-                }
-                other => return Err(format!("internal: a column of {other}-byte rows")),
-            };
-        }
+        let mut body = RowBody {
+            program,
+            steps,
+            coordinate,
+            columns,
+            invariant: &invariant,
+            emit: StepEmitter { slot_call, calls: &mut self.calls, buf, word: &word, tracker: None, store: false },
+            progress,
+            fallible: false,
+        };
+
+        // Step 1: the coordinate counts from `first` to `first + count`.
+        b.switch_to_block(unit);
+        b.seal_block(unit);
+        let end = b.ins().iadd(first, count);
+        let moved: Vec<Value> = columns
+            .iter()
+            .zip(&bases)
+            .map(|(&(_, width), &base)| {
+                let back = b.ins().imul_imm_u(first, width as i64);
+                b.ins().isub(base, back)
+            })
+            .collect();
+        b.append_block_param(unit_body, I64);
+        b.ins().jump(unit_body, &[BlockArg::Value(first)]);
+        b.switch_to_block(unit_body);
+        let cycle = b.block_params(unit_body)[0];
+        let row = b.ins().isub(cycle, first);
+        body.emit(&mut b, cycle, row, &moved, cycle)?;
+        let next = b.ins().iadd_imm_u(cycle, 1);
+        let done = b.ins().icmp(IntCC::Equal, next, end);
+        b.ins().brif(done, exit, &[], unit_body, &[BlockArg::Value(next)]);
+        b.seal_block(unit_body);
+
+        // Any step: a row counter beside the coordinate.
+        b.switch_to_block(general);
+        b.seal_block(general);
+        let zero = b.ins().iconst(I64, 0);
+        b.append_block_param(general_body, I64);
+        b.append_block_param(general_body, I64);
+        b.ins().jump(general_body, &[BlockArg::Value(zero), BlockArg::Value(first)]);
+        b.switch_to_block(general_body);
+        let (row, cycle) = (b.block_params(general_body)[0], b.block_params(general_body)[1]);
+        body.emit(&mut b, cycle, row, &bases, row)?;
         let next_row = b.ins().iadd_imm_u(row, 1);
         let next_cycle = b.ins().iadd(cycle, stride);
-        b.ins().jump(header, &[BlockArg::Value(next_row), BlockArg::Value(next_cycle)]);
-        b.seal_block(header);
+        let done = b.ins().icmp(IntCC::Equal, next_row, count);
+        b.ins().brif(done, exit, &[], general_body, &[BlockArg::Value(next_row), BlockArg::Value(next_cycle)]);
+        b.seal_block(general_body);
+
         b.switch_to_block(exit);
         b.seal_block(exit);
         b.ins().return_(&[]);
         b.finalize(self.module.target_config());
+        let fallible = body.fallible;
         self.define(id)?;
         Ok((id, Emitted { fallible }))
     }
@@ -371,6 +391,65 @@ impl StepEmitter<'_> {
             }
         }
         fallible
+    }
+}
+
+/// The body of a row loop ([`Module::row_loop`]): one row's steps and its
+/// column stores, emitted once per loop of the function.
+struct RowBody<'a> {
+    program: &'a Program,
+    steps: &'a [u32],
+    coordinate: u32,
+    columns: &'a [(u32, u8)],
+    /// The values loaded before the loops, by slot.
+    invariant: &'a HashMap<u32, Value>,
+    emit: StepEmitter<'a>,
+    /// The word the row is stored to before each helper call.
+    progress: Value,
+    /// Some step's code calls a helper.
+    fallible: bool,
+}
+
+impl RowBody<'_> {
+    /// Emits one row: the coordinate slot holds `cycle`; `row` is the row's
+    /// number (stored for a helper call); column `k`'s value is stored at
+    /// `bases[k] + index * width`.
+    fn emit(
+        &mut self,
+        b: &mut FunctionBuilder<'_>,
+        cycle: Value,
+        row: Value,
+        bases: &[Value],
+        index: Value,
+    ) -> Result<(), String> {
+        let mut words = self.invariant.clone();
+        words.insert(self.coordinate, cycle);
+        self.emit.tracker = Some(Tracker::Row { progress: self.progress, row });
+        self.fallible |= self.emit.steps(b, self.program, self.steps, &mut words);
+        for (&(slot, width), &base) in self.columns.iter().zip(bases) {
+            let Some(&value) = words.get(&slot) else {
+                return Err(format!("internal: column slot {slot} is not computed by the row loop"));
+            };
+            // `base + (index << log2 width)`: one scaled-index address.
+            let at = match width {
+                1 => b.ins().iadd(base, index),
+                _ => {
+                    let offset = b.ins().ishl_imm_u(index, width.trailing_zeros() as i64);
+                    b.ins().iadd(base, offset)
+                }
+            };
+            let trusted = MemFlagsData::trusted();
+            match width {
+                8 => b.ins().store(trusted, value, at, 0),
+                4 => b.ins().istore32(trusted, value, at, 0),
+                1 => {
+                    let truth = b.ins().icmp_imm_u(IntCC::NotEqual, value, 0);
+                    b.ins().store(trusted, truth, at, 0)
+                }
+                other => return Err(format!("internal: a column of {other}-byte rows")),
+            };
+        }
+        Ok(())
     }
 }
 
