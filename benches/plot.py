@@ -45,7 +45,8 @@ def main() -> None:
     axes = [axes] if len(panels) == 1 else list(axes)
     for ax, (title, values) in zip(axes, panels):
         names = sorted(values, key=values.get)
-        colours = ["tab:gray" if ("hand" in n or "numpy" in n or "numba" in n) else "tab:blue" for n in names]
+        baseline = ("hand", "numpy", "numba", "floor")
+        colours = ["tab:gray" if any(b in n for b in baseline) else "tab:blue" for n in names]
         ax.barh(names, [values[n] for n in names], color=colours)
         ax.invert_yaxis()
         ax.set_title(title, fontsize=10)
