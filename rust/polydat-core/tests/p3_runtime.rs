@@ -205,7 +205,7 @@ fn generate_runs_a_native_row_loop_that_matches_p1_row_for_row() {
     let p = program(ROWS);
     let ok: Vec<usize> = ["id", "scaled", "small", "kk", "mixed", "cycle_out"].map(|n| p.output(n).unwrap()).into();
     let plan = p3::plan(&p);
-    assert!(plan.executor.row_loop(&plan.shape, 0, &ok).is_some(), "every column is a native scalar");
+    assert!(plan.executor.row_loop(&plan.shape, 0, &ok, 1).is_some(), "every column is a native scalar");
     let cases = [
         (RowPlan::range(0, 1, 200_001, 1), 1), // several chunks of the loop and a partial one
         (RowPlan::range(0, 1, 3, 1), 1),       // the first row, then one row in the loop
@@ -237,15 +237,18 @@ fn generate_runs_a_native_row_loop_that_matches_p1_row_for_row() {
     }
     // The loop itself names the failing row (the rows before it are written,
     // and `generate` redoes only the rest row by row): cycle 1000 is row 999.
-    let row_loop = plan.executor.row_loop(&plan.shape, 0, &ratio).expect("a fallible loop is native too");
+    let row_loop = plan.executor.row_loop(&plan.shape, 0, &ratio, 1).expect("a fallible loop is native too");
     let mut columns = [Column::new(PortType::U64, 2500).unwrap(), Column::new(PortType::U64, 2500).unwrap()];
     let mut parts: Vec<_> = columns.iter_mut().map(|c| c.split(&[2500]).pop().unwrap()).collect();
     let ahead: Vec<_> = parts.iter_mut().map(|c| c.rows_ahead().unwrap()).collect();
     let mut buf = vec![0u64; plan.shape.layout.words];
     buf[plan.shape.layout.off[1] as usize] = 9;
     assert_eq!(row_loop.fill(&mut buf, 1, 1, 2500, &ahead), Err(999));
-    // A step of 3 runs the loop with a row counter: cycle 1000 is row 333.
-    assert_eq!(row_loop.fill(&mut buf, 1, 3, 2500, &ahead), Err(333));
+    // The loop built for a step of 1 refuses another step before it runs;
+    // the one for any step has a row counter: cycle 1000 is row 333.
+    assert_eq!(row_loop.fill(&mut buf, 1, 3, 2500, &ahead), Err(0));
+    let any_step = plan.executor.row_loop(&plan.shape, 0, &ratio, 3).expect("a loop for any step");
+    assert_eq!(any_step.fill(&mut buf, 1, 3, 2500, &ahead), Err(333));
     // A step of 1 across the wrap: cycle 0 (a zero divisor) is row 6.
     assert_eq!(row_loop.fill(&mut buf, u64::MAX - 5, 1, 2500, &ahead), Err(6));
 }

@@ -399,11 +399,11 @@ struct MixedKernel {
 
 impl MixedKernel {
     /// The P3 kernel for `generate`'s rows, holding this kernel's inputs, when
-    /// P3 has a row loop for outputs `outs` over coordinate `coordinate` (all
-    /// scalar) or a sweep of the whole per-cycle program: every input has a
+    /// P3 has a row loop for outputs `outs` over coordinate `coordinate`,
+    /// rows `step` apart (all scalar), or a sweep of the whole per-cycle program: every input has a
     /// value and every scope-init step is pure (so the values fixed at scope
     /// init are the interpreter's own).
-    fn row_kernel(&mut self, coordinate: usize, outs: &[usize]) -> Option<&mut dyn Kernel> {
+    fn row_kernel(&mut self, coordinate: usize, step: u64, outs: &[usize]) -> Option<&mut dyn Kernel> {
         let program = &self.original;
         let deterministic_init = program.scope_init_steps.iter().all(|&s| {
             let step = &program.steps[s as usize];
@@ -415,7 +415,7 @@ impl MixedKernel {
         }
         let plan = super::p3::plan(program);
         let scalar = outs.iter().all(|&o| !program.outputs[o].ty.is_ref());
-        let native = scalar && plan.executor.row_loop(&plan.shape, coordinate, outs).is_some();
+        let native = scalar && plan.executor.row_loop(&plan.shape, coordinate, outs, step).is_some();
         if !native && !plan.executor.sweeps() {
             return None;
         }
@@ -465,7 +465,7 @@ impl Kernel for MixedKernel {
         columns: &mut [ColumnPart<'_>],
     ) -> Result<(), GenerateError> {
         let compiled = rows.count > 1 && self.original.inputs[rows.coordinate].ty == PortType::U64;
-        let Some(native) = compiled.then(|| self.row_kernel(rows.coordinate, outs)).flatten() else {
+        let Some(native) = compiled.then(|| self.row_kernel(rows.coordinate, rows.step, outs)).flatten() else {
             return fill_row_by_row(&mut self.interpreter, rows, outs, columns);
         };
         native.fill_rows(rows, outs, columns)?;

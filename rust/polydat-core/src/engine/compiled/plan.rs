@@ -177,9 +177,11 @@ pub trait Executor: Send + Sync + Sized + 'static {
     /// call for `outs` and kept, [`ColumnSweeps`]).
     fn columns_sweep(&self, shape: &Shape, outs: &[usize]) -> Option<SharedSweep<Self::Run>>;
     /// `generate`'s row loop for outputs `outs` over coordinate input
-    /// `coordinate`, when the executor has one for them (built at the first
-    /// call and kept). Every output must be a scalar slot.
-    fn row_loop(&self, _shape: &Shape, _coordinate: usize, _outs: &[usize]) -> Option<Arc<dyn RowLoop>> {
+    /// `coordinate`, for rows `step` apart, when the executor has one for
+    /// them (built at the first call and kept; a loop may be specialised for
+    /// a step of 1, and then refuses any other). Every output must be a
+    /// scalar slot.
+    fn row_loop(&self, _shape: &Shape, _coordinate: usize, _outs: &[usize], _step: u64) -> Option<Arc<dyn RowLoop>> {
         None
     }
 }
@@ -193,8 +195,9 @@ pub trait RowLoop: Send + Sync {
     /// stores output `k` of row `i` as row `i` of `columns[k]` (of the width
     /// of the output's type). The buffer itself is left as it was. `Err(i)`
     /// when row `i` failed: the rows before it are written, the others not.
-    /// A column with fewer than `count` rows, or of another width, is
-    /// refused before anything runs (`Err(0)`).
+    /// A column with fewer than `count` rows, or of another width, or a
+    /// step the loop was not built for, is refused before anything runs
+    /// (`Err(0)`).
     fn fill(&self, buf: &mut [u64], first: u64, step: u64, count: u64, columns: &[RowsOut<'_>]) -> Result<(), u64>;
 }
 

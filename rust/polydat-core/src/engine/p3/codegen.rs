@@ -129,11 +129,11 @@ impl Module {
     /// to `progress`, so a failure inside names its row (a loop that calls
     /// no helper cannot fail, and stores nothing there).
     ///
-    /// The function holds two loops over the same body: one for a step of
-    /// 1, whose only counter is the coordinate itself (each column's rows
-    /// are addressed from its base moved back by `first` rows, and the loop
-    /// ends at `first + count`), and one for any step, with a row counter
-    /// beside the coordinate. Both are rotated: one test and branch per row.
+    /// With `unit_step`, the loop is for a step of 1 (the `step` argument is
+    /// not read): its only counter is the coordinate itself, each column's
+    /// rows are addressed from its base moved back by `first` rows, and the
+    /// loop ends at `first + count`. Otherwise a row counter runs beside the
+    /// coordinate. Either loop is rotated: one test and branch per row.
     pub fn row_loop(
         &mut self,
         program: &Program,
@@ -141,6 +141,7 @@ impl Module {
         steps: &[u32],
         coordinate: u32,
         columns: &[(u32, u8)],
+        unit_step: bool,
     ) -> Result<(FuncId, Emitted), String> {
         let id = self.declare(6)?;
         let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fbc);
@@ -171,15 +172,11 @@ impl Module {
                 invariant.insert(slot, v);
             }
         }
-        let (unit, general, exit) = (b.create_block(), b.create_block(), b.create_block());
-        let (unit_body, general_body) = (b.create_block(), b.create_block());
+        let (start, body_block, exit) = (b.create_block(), b.create_block(), b.create_block());
         let empty = b.ins().icmp_imm_u(IntCC::Equal, count, 0);
-        let is_unit = b.ins().icmp_imm_u(IntCC::Equal, stride, 1);
-        let go = b.create_block();
-        b.ins().brif(empty, exit, &[], go, &[]);
-        b.switch_to_block(go);
-        b.seal_block(go);
-        b.ins().brif(is_unit, unit, &[], general, &[]);
+        b.ins().brif(empty, exit, &[], start, &[]);
+        b.switch_to_block(start);
+        b.seal_block(start);
 
         let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
         let word = |slot: u32| layout.off[slot as usize];
@@ -193,45 +190,41 @@ impl Module {
             progress,
             fallible: false,
         };
-
-        // Step 1: the coordinate counts from `first` to `first + count`.
-        b.switch_to_block(unit);
-        b.seal_block(unit);
-        let end = b.ins().iadd(first, count);
-        let moved: Vec<Value> = columns
-            .iter()
-            .zip(&bases)
-            .map(|(&(_, width), &base)| {
-                let back = b.ins().imul_imm_u(first, width as i64);
-                b.ins().isub(base, back)
-            })
-            .collect();
-        b.append_block_param(unit_body, I64);
-        b.ins().jump(unit_body, &[BlockArg::Value(first)]);
-        b.switch_to_block(unit_body);
-        let cycle = b.block_params(unit_body)[0];
-        let row = b.ins().isub(cycle, first);
-        body.emit(&mut b, cycle, row, &moved, cycle)?;
-        let next = b.ins().iadd_imm_u(cycle, 1);
-        let done = b.ins().icmp(IntCC::Equal, next, end);
-        b.ins().brif(done, exit, &[], unit_body, &[BlockArg::Value(next)]);
-        b.seal_block(unit_body);
-
-        // Any step: a row counter beside the coordinate.
-        b.switch_to_block(general);
-        b.seal_block(general);
-        let zero = b.ins().iconst(I64, 0);
-        b.append_block_param(general_body, I64);
-        b.append_block_param(general_body, I64);
-        b.ins().jump(general_body, &[BlockArg::Value(zero), BlockArg::Value(first)]);
-        b.switch_to_block(general_body);
-        let (row, cycle) = (b.block_params(general_body)[0], b.block_params(general_body)[1]);
-        body.emit(&mut b, cycle, row, &bases, row)?;
-        let next_row = b.ins().iadd_imm_u(row, 1);
-        let next_cycle = b.ins().iadd(cycle, stride);
-        let done = b.ins().icmp(IntCC::Equal, next_row, count);
-        b.ins().brif(done, exit, &[], general_body, &[BlockArg::Value(next_row), BlockArg::Value(next_cycle)]);
-        b.seal_block(general_body);
+        if unit_step {
+            // The coordinate counts from `first` to `first + count`.
+            let end = b.ins().iadd(first, count);
+            let moved: Vec<Value> = columns
+                .iter()
+                .zip(&bases)
+                .map(|(&(_, width), &base)| {
+                    let back = b.ins().imul_imm_u(first, width as i64);
+                    b.ins().isub(base, back)
+                })
+                .collect();
+            b.append_block_param(body_block, I64);
+            b.ins().jump(body_block, &[BlockArg::Value(first)]);
+            b.switch_to_block(body_block);
+            let cycle = b.block_params(body_block)[0];
+            let row = b.ins().isub(cycle, first);
+            body.emit(&mut b, cycle, row, &moved, cycle)?;
+            let next = b.ins().iadd_imm_u(cycle, 1);
+            let done = b.ins().icmp(IntCC::Equal, next, end);
+            b.ins().brif(done, exit, &[], body_block, &[BlockArg::Value(next)]);
+        } else {
+            // A row counter beside the coordinate.
+            let zero = b.ins().iconst(I64, 0);
+            b.append_block_param(body_block, I64);
+            b.append_block_param(body_block, I64);
+            b.ins().jump(body_block, &[BlockArg::Value(zero), BlockArg::Value(first)]);
+            b.switch_to_block(body_block);
+            let (row, cycle) = (b.block_params(body_block)[0], b.block_params(body_block)[1]);
+            body.emit(&mut b, cycle, row, &bases, row)?;
+            let next_row = b.ins().iadd_imm_u(row, 1);
+            let next_cycle = b.ins().iadd(cycle, stride);
+            let done = b.ins().icmp(IntCC::Equal, next_row, count);
+            b.ins().brif(done, exit, &[], body_block, &[BlockArg::Value(next_row), BlockArg::Value(next_cycle)]);
+        }
+        b.seal_block(body_block);
 
         b.switch_to_block(exit);
         b.seal_block(exit);
@@ -395,7 +388,7 @@ impl StepEmitter<'_> {
 }
 
 /// The body of a row loop ([`Module::row_loop`]): one row's steps and its
-/// column stores, emitted once per loop of the function.
+/// column stores.
 struct RowBody<'a> {
     program: &'a Program,
     steps: &'a [u32],

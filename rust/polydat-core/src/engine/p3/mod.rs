@@ -133,14 +133,17 @@ fn native_sweep(shape: &Shape, steps: &[u32]) -> Option<PartialSweep<NativeRun>>
     Some(PartialSweep::new(native_parts(parts, &code), Some(Box::new(code))))
 }
 
-/// What a row loop is built for: the coordinate input and the outputs, in column order.
-type RowLoopKey = (usize, Box<[usize]>);
+/// What a row loop is built for: the coordinate input, the outputs in
+/// column order, and whether the rows are a step of 1 apart.
+type RowLoopKey = (usize, Box<[usize]>, bool);
 
 /// A native row loop ([`Module::row_loop`]) and the code it lives in.
 struct NativeRowLoop {
     f: RowLoopFn,
     /// It calls a helper: it runs inside the catch.
     fallible: bool,
+    /// It is built for a step of 1 and refuses any other.
+    unit_step: bool,
     /// The width of each column's rows.
     widths: Box<[u8]>,
     _code: Code,
@@ -148,7 +151,8 @@ struct NativeRowLoop {
 
 impl RowLoop for NativeRowLoop {
     fn fill(&self, buf: &mut [u64], first: u64, step: u64, count: u64, columns: &[RowsOut<'_>]) -> Result<(), u64> {
-        let fits = columns.len() == self.widths.len()
+        let fits = (!self.unit_step || step == 1)
+            && columns.len() == self.widths.len()
             && columns.iter().zip(self.widths.iter()).all(|(c, &w)| c.width() == w && c.rows() as u64 >= count);
         if !fits {
             return Err(0);
@@ -172,10 +176,15 @@ impl RowLoop for NativeRowLoop {
     }
 }
 
-/// The row loop of outputs `outs` over coordinate input `coordinate`: when
-/// every per-cycle step they need is a pure, non-volatile scalar step and
-/// every output a scalar column.
-fn build_row_loop(shape: &Shape, coordinate: usize, outs: &[usize]) -> Result<Option<NativeRowLoop>, String> {
+/// The row loop of outputs `outs` over coordinate input `coordinate` (for a
+/// step of 1 only, with `unit_step`): when every per-cycle step they need is
+/// a pure, non-volatile scalar step and every output a scalar column.
+fn build_row_loop(
+    shape: &Shape,
+    coordinate: usize,
+    outs: &[usize],
+    unit_step: bool,
+) -> Result<Option<NativeRowLoop>, String> {
     let program = &shape.program;
     let mut needed = vec![false; program.steps.len()];
     for &o in outs {
@@ -192,10 +201,10 @@ fn build_row_loop(shape: &Shape, coordinate: usize, outs: &[usize]) -> Result<Op
     };
     let columns: Vec<(u32, u8)> = outs.iter().zip(&widths).map(|(&o, &w)| (program.outputs[o].slot, w)).collect();
     let mut module = Module::new()?;
-    let (id, emitted) = module.row_loop(program, &shape.layout, &steps, coordinate as u32, &columns)?;
+    let (id, emitted) = module.row_loop(program, &shape.layout, &steps, coordinate as u32, &columns, unit_step)?;
     let code = module.finish()?;
     let f = code.row_loop(id);
-    Ok(Some(NativeRowLoop { f, fallible: emitted.fallible, widths: widths.into(), _code: code }))
+    Ok(Some(NativeRowLoop { f, fallible: emitted.fallible, unit_step, widths: widths.into(), _code: code }))
 }
 
 impl Native {
@@ -338,14 +347,15 @@ impl Executor for Native {
         self.column_sweeps.get(shape, outs, |steps| native_sweep(shape, steps))
     }
 
-    fn row_loop(&self, shape: &Shape, coordinate: usize, outs: &[usize]) -> Option<Arc<dyn RowLoop>> {
+    fn row_loop(&self, shape: &Shape, coordinate: usize, outs: &[usize], step: u64) -> Option<Arc<dyn RowLoop>> {
+        let unit_step = step == 1;
         let mut loops = self.row_loops.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let built =
-            loops.entry((coordinate, outs.into())).or_insert_with(|| match build_row_loop(shape, coordinate, outs) {
-                Ok(found) => found.map(Arc::new),
-                // As for the program's own code: a failure here is a bug.
-                Err(e) => panic!("internal: native code generation failed: {e}"),
-            });
+        let key = (coordinate, outs.into(), unit_step);
+        let built = loops.entry(key).or_insert_with(|| match build_row_loop(shape, coordinate, outs, unit_step) {
+            Ok(found) => found.map(Arc::new),
+            // As for the program's own code: a failure here is a bug.
+            Err(e) => panic!("internal: native code generation failed: {e}"),
+        });
         built.clone().map(|l| l as Arc<dyn RowLoop>)
     }
 }
