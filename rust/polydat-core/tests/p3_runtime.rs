@@ -299,3 +299,28 @@ fn a_selective_cone_runs_as_one_native_function_and_agrees_with_p1() {
         }
     }
 }
+
+/// A coordinate a side channel reads: writing it must re-run the side step
+/// (it is pinned, so only its provenance dirties it), on every engine and
+/// mode, through `write_u64` — the Raw modes' shortest write path takes only
+/// coordinates with no pinned dependent.
+#[test]
+fn a_coordinate_write_reruns_the_side_channel_that_reads_it() {
+    use polydat_core::nodes::hash::splitmix64;
+    let p =
+        program("input cycle: u64\ninput other: u64\nseen := inspect(cycle, \"w\")\nh := hash(seen)\ng := hash(other)");
+    let (h, g) = (p.output("h").unwrap(), p.output("g").unwrap());
+    let kinds = std::iter::once(EngineKind::P1)
+        .chain(Provenance::ALL.map(EngineKind::P2))
+        .chain(Provenance::ALL.map(EngineKind::P3))
+        .chain([EngineKind::Mixed]);
+    for kind in kinds {
+        let mut k = new_kernel(&p, kind);
+        for cycle in [1u64, 2, 3, 3, 7] {
+            k.write_u64(0, cycle);
+            k.write_u64(1, cycle * 10);
+            assert_eq!(k.pull_slot(h).unwrap(), splitmix64(cycle), "{}: h at cycle {cycle}", kind.name());
+            assert_eq!(k.pull_slot(g).unwrap(), splitmix64(cycle * 10), "{}: g at cycle {cycle}", kind.name());
+        }
+    }
+}

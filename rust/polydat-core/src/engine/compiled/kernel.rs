@@ -498,6 +498,21 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         Ok(())
     }
 
+    /// `write_u64` in a mode that does not compare, off its fastest path
+    /// (an input with pinned dependents, an extern, a state holding `None`,
+    /// or an input that is not a u64 slot, which takes the checked path);
+    /// kept out of line, so the coordinate write stays small.
+    #[inline(never)]
+    fn write_u64_uncompared(&mut self, input: usize, value: u64) {
+        match self.plan.u64_input_word[input] {
+            NO_ENTRY => self.write_u64_checked(input, value),
+            word => {
+                self.slots.store_u64(input, word as usize, value);
+                self.wrote(input);
+            }
+        }
+    }
+
     /// Stores a changed u64 input (the comparing modes' write path).
     #[inline(never)]
     fn store_changed_u64(&mut self, input: usize, word: usize, value: u64) {
@@ -755,21 +770,29 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
 
     #[inline]
     fn write_u64(&mut self, input: usize, value: u64) {
-        let plan = &*self.plan;
-        let word = plan.u64_input_word[input];
+        // The modes that do not compare, writing a coordinate no pinned step
+        // depends on into a state with no `None`: the word and a new round,
+        // nothing else to look at.
+        if !M::COMPARES {
+            let word = self.plan.plain_coordinate_word.get(input).copied().unwrap_or(NO_ENTRY);
+            if word != NO_ENTRY && self.slots.none_free() {
+                self.slots.buf[word as usize] = value;
+                self.sweep = Sweep::Stale;
+                self.mode.wrote_plain_coordinate(&self.plan, input);
+                return;
+            }
+            return self.write_u64_uncompared(input, value);
+        }
+        let word = self.plan.u64_input_word[input];
         if word == NO_ENTRY {
             return self.write_u64_checked(input, value);
         }
-        if M::COMPARES {
-            // The comparing modes mostly see equal values: keep that path
-            // free of the bookkeeping a change needs.
-            if self.slots.holds_u64(input, word as usize, value) {
-                return;
-            }
-            return self.store_changed_u64(input, word as usize, value);
+        // The comparing modes mostly see equal values: keep that path
+        // free of the bookkeeping a change needs.
+        if self.slots.holds_u64(input, word as usize, value) {
+            return;
         }
-        self.slots.store_u64(input, word as usize, value);
-        self.wrote(input);
+        self.store_changed_u64(input, word as usize, value);
     }
 
     fn pull(&mut self, out: usize) -> Result<Value, EvalError> {

@@ -72,6 +72,13 @@ pub trait Mode: Clone + Send + Sync + Sized + 'static {
     }
     /// Input `input` was written (and, when `COMPARES`, changed).
     fn wrote(&mut self, plan: &Shape, input: usize);
+    /// Coordinate `input`, which no pinned step depends on, was written
+    /// (`Shape::plain_coordinate_word`): the same as [`Mode::wrote`], which
+    /// a mode may shortcut.
+    #[inline(always)]
+    fn wrote_plain_coordinate(&mut self, plan: &Shape, input: usize) {
+        self.wrote(plan, input);
+    }
     /// A read starts: later writes belong to a new round; volatile steps re-arm.
     fn begin_read(&mut self, plan: &Shape);
     /// The cone guard: output `out` is current without entering the eval loop.
@@ -99,6 +106,12 @@ pub trait StepCurrency: Clone + Send + Sync + 'static {
     fn new(plan: &Shape) -> Self;
     /// Input `input` was written.
     fn wrote(&mut self, plan: &Shape, input: usize);
+    /// Coordinate `input`, which no pinned step depends on, was written (see
+    /// [`Mode::wrote_plain_coordinate`]).
+    #[inline(always)]
+    fn wrote_plain_coordinate(&mut self, plan: &Shape, input: usize) {
+        self.wrote(plan, input);
+    }
     /// A read starts; volatile steps re-arm.
     fn begin_read(&mut self, plan: &Shape);
     /// Step `s` must run in this read.
@@ -128,6 +141,15 @@ pub struct Rounds {
 impl StepCurrency for Rounds {
     fn new(plan: &Shape) -> Rounds {
         Rounds { round: 1, sealed: false, stamp: vec![0; plan.steps.len()] }
+    }
+
+    #[inline(always)]
+    fn wrote_plain_coordinate(&mut self, _plan: &Shape, _input: usize) {
+        // A new round makes every per-cycle step stale; there is nothing to unpin.
+        if self.sealed {
+            self.round += 1;
+            self.sealed = false;
+        }
     }
 
     #[inline(always)]
@@ -412,6 +434,10 @@ impl<C: UnguardedMode> Mode for Unguarded<C> {
     #[inline(always)]
     fn wrote(&mut self, plan: &Shape, input: usize) {
         self.0.wrote(plan, input);
+    }
+    #[inline(always)]
+    fn wrote_plain_coordinate(&mut self, plan: &Shape, input: usize) {
+        self.0.wrote_plain_coordinate(plan, input);
     }
     #[inline]
     fn begin_read(&mut self, plan: &Shape) {

@@ -96,6 +96,10 @@ pub struct Shape {
     /// Per input: its buffer word when it is a `u64` slot (the `write_u64`
     /// fast path), else [`NO_ENTRY`].
     pub u64_input_word: Box<[u32]>,
+    /// Per input: its buffer word when it is a `u64` coordinate that no
+    /// pinned step depends on — a write of it only stores the word and
+    /// starts a new round (Raw's fastest write) — else [`NO_ENTRY`].
+    pub plain_coordinate_word: Box<[u32]>,
     /// Some step is volatile (re-armed at every read).
     pub has_volatile: bool,
     /// Some step is a side channel.
@@ -210,6 +214,12 @@ impl Shape {
             coord_count: program.coord_count,
             u64_input_word: (0..n_inputs)
                 .map(|i| if layout.ty[i] == PortType::U64 { layout.off[i] } else { NO_ENTRY })
+                .collect(),
+            plain_coordinate_word: (0..n_inputs)
+                .map(|i| match layout.ty[i] == PortType::U64 && i < program.coord_count && pinned_deps[i].is_empty() {
+                    true => layout.off[i],
+                    false => NO_ENTRY,
+                })
                 .collect(),
             out_word: program
                 .outputs
