@@ -400,9 +400,9 @@ struct MixedKernel {
 impl MixedKernel {
     /// The P3 kernel for `generate`'s rows, holding this kernel's inputs, when
     /// P3 has a row loop for outputs `outs` over coordinate `coordinate`,
-    /// rows `step` apart (all scalar), or a sweep of the whole per-cycle program: every input has a
-    /// value and every scope-init step is pure (so the values fixed at scope
-    /// init are the interpreter's own).
+    /// rows `step` apart (all scalar), or a sweep of the whole per-cycle
+    /// program: every input has a value and every scope-init step is pure
+    /// (so the values fixed at scope init are the interpreter's own).
     fn row_kernel(&mut self, coordinate: usize, step: u64, outs: &[usize]) -> Option<&mut dyn Kernel> {
         let program = &self.original;
         let deterministic_init = program.scope_init_steps.iter().all(|&s| {

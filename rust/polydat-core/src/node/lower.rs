@@ -234,19 +234,6 @@ pub fn urem_const(l: &mut dyn Lower, x: NVal, d: u64) -> NVal {
     l.isub(x, qd)
 }
 
-/// The quotient [`udiv_const`] computes, in Rust, for tests.
-pub fn udiv_by_plan(x: u64, d: u64) -> u64 {
-    let mulhi = |a: u64, b: u64| ((a as u128 * b as u128) >> 64) as u64;
-    match div_plan(d) {
-        DivPlan::Shift(k) => x >> k,
-        DivPlan::Multiply { pre, m, post } => mulhi(x >> pre, m) >> post,
-        DivPlan::AddBack { m, l } => {
-            let t = mulhi(x, m);
-            (((x - t) >> 1) + t) >> (l - 1)
-        }
-    }
-}
-
 /// Whether the native form `lower` of a step built with `ctx` (with `wires`
 /// wire inputs and `outs` outputs) may call the step's rule, so may fail; a
 /// missing native form always runs the rule. Found by running the lowering
@@ -351,6 +338,19 @@ pub fn calls_rule(lower: Option<LowerFn>, ctx: &BuildCtx<'_>, wires: usize, outs
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The quotient [`udiv_const`] computes, in Rust, for tests.
+    fn udiv_by_plan(x: u64, d: u64) -> u64 {
+        let mulhi = |a: u64, b: u64| ((a as u128 * b as u128) >> 64) as u64;
+        match div_plan(d) {
+            DivPlan::Shift(k) => x >> k,
+            DivPlan::Multiply { pre, m, post } => mulhi(x >> pre, m) >> post,
+            DivPlan::AddBack { m, l } => {
+                let t = mulhi(x, m);
+                (((x - t) >> 1) + t) >> (l - 1)
+            }
+        }
+    }
 
     #[test]
     fn division_plans_are_the_cheapest_exact_ones() {

@@ -138,6 +138,17 @@ pub struct Rounds {
     stamp: Vec<u64>,
 }
 
+impl Rounds {
+    /// A coordinate was written: the first such write after a read starts a new round.
+    #[inline(always)]
+    fn begin_round(&mut self) {
+        if self.sealed {
+            self.round += 1;
+            self.sealed = false;
+        }
+    }
+}
+
 impl StepCurrency for Rounds {
     fn new(plan: &Shape) -> Rounds {
         Rounds { round: 1, sealed: false, stamp: vec![0; plan.steps.len()] }
@@ -146,19 +157,13 @@ impl StepCurrency for Rounds {
     #[inline(always)]
     fn wrote_plain_coordinate(&mut self, _plan: &Shape, _input: usize) {
         // A new round makes every per-cycle step stale; there is nothing to unpin.
-        if self.sealed {
-            self.round += 1;
-            self.sealed = false;
-        }
+        self.begin_round();
     }
 
     #[inline(always)]
     fn wrote(&mut self, plan: &Shape, input: usize) {
         if input < plan.coord_count {
-            if self.sealed {
-                self.round += 1;
-                self.sealed = false;
-            }
+            self.begin_round();
             unpin(&mut self.stamp, plan, input);
         } else if self.sealed {
             dirty_dependents(&mut self.stamp, plan, input);

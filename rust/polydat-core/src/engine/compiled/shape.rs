@@ -204,6 +204,8 @@ impl Shape {
             (facts.scalar || facts.bytes) && step.def.purity == Purity::Pure && !step.volatile
         });
         let costly_sweep = sweepable && program.cycle_steps.iter().any(|&s| steps[s as usize].bytes);
+        let u64_input_word: Box<[u32]> =
+            (0..n_inputs).map(|i| if layout.ty[i] == PortType::U64 { layout.off[i] } else { NO_ENTRY }).collect();
         Shape {
             broad: program.outputs.iter().map(|_| AtomicU8::new(UNKNOWN)).collect(),
             sweepable,
@@ -212,15 +214,15 @@ impl Shape {
                 .filter(|&s| program.steps[s as usize].lifecycle != Lifecycle::Dynamic)
                 .collect(),
             coord_count: program.coord_count,
-            u64_input_word: (0..n_inputs)
-                .map(|i| if layout.ty[i] == PortType::U64 { layout.off[i] } else { NO_ENTRY })
-                .collect(),
-            plain_coordinate_word: (0..n_inputs)
-                .map(|i| match layout.ty[i] == PortType::U64 && i < program.coord_count && pinned_deps[i].is_empty() {
-                    true => layout.off[i],
+            plain_coordinate_word: u64_input_word
+                .iter()
+                .enumerate()
+                .map(|(i, &word)| match i < program.coord_count && pinned_deps[i].is_empty() {
+                    true => word,
                     false => NO_ENTRY,
                 })
                 .collect(),
+            u64_input_word,
             out_word: program
                 .outputs
                 .iter()

@@ -178,20 +178,10 @@ impl Module {
         b.switch_to_block(start);
         b.seal_block(start);
 
-        let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
-        let word = |slot: u32| layout.off[slot as usize];
-        let mut body = RowBody {
-            program,
-            steps,
-            coordinate,
-            columns,
-            invariant: &invariant,
-            emit: StepEmitter { slot_call, calls: &mut self.calls, buf, word: &word, tracker: None, store: false },
-            progress,
-            fallible: false,
-        };
-        if unit_step {
-            // The coordinate counts from `first` to `first + count`.
+        // The body's counters (its block parameters): the coordinate alone
+        // for a step of 1, a row counter and the coordinate otherwise; and
+        // where row `index` of each column goes (`bases[k] + index * width`).
+        let (cycle, row, index, bases, end) = if unit_step {
             let end = b.ins().iadd(first, count);
             let moved: Vec<Value> = columns
                 .iter()
@@ -206,23 +196,57 @@ impl Module {
             b.switch_to_block(body_block);
             let cycle = b.block_params(body_block)[0];
             let row = b.ins().isub(cycle, first);
-            body.emit(&mut b, cycle, row, &moved, cycle)?;
-            let next = b.ins().iadd_imm_u(cycle, 1);
-            let done = b.ins().icmp(IntCC::Equal, next, end);
-            b.ins().brif(done, exit, &[], body_block, &[BlockArg::Value(next)]);
+            (cycle, row, cycle, moved, Some(end))
         } else {
-            // A row counter beside the coordinate.
             let zero = b.ins().iconst(I64, 0);
             b.append_block_param(body_block, I64);
             b.append_block_param(body_block, I64);
             b.ins().jump(body_block, &[BlockArg::Value(zero), BlockArg::Value(first)]);
             b.switch_to_block(body_block);
             let (row, cycle) = (b.block_params(body_block)[0], b.block_params(body_block)[1]);
-            body.emit(&mut b, cycle, row, &bases, row)?;
-            let next_row = b.ins().iadd_imm_u(row, 1);
-            let next_cycle = b.ins().iadd(cycle, stride);
-            let done = b.ins().icmp(IntCC::Equal, next_row, count);
-            b.ins().brif(done, exit, &[], body_block, &[BlockArg::Value(next_row), BlockArg::Value(next_cycle)]);
+            (cycle, row, row, bases, None)
+        };
+        let mut words = invariant;
+        words.insert(coordinate, cycle);
+        let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
+        let word = |slot: u32| layout.off[slot as usize];
+        let tracker = Some(Tracker::Row { progress, row });
+        let mut emit = StepEmitter { slot_call, calls: &mut self.calls, buf, word: &word, tracker, store: false };
+        let fallible = emit.steps(&mut b, program, steps, &mut words);
+        for (&(slot, width), &base) in columns.iter().zip(&bases) {
+            let Some(&value) = words.get(&slot) else {
+                return Err(format!("internal: column slot {slot} is not computed by the row loop"));
+            };
+            // `base + (index << log2 width)`: one scaled-index address.
+            let at = match width {
+                1 => b.ins().iadd(base, index),
+                _ => {
+                    let offset = b.ins().ishl_imm_u(index, width.trailing_zeros() as i64);
+                    b.ins().iadd(base, offset)
+                }
+            };
+            match width {
+                8 => b.ins().store(trusted, value, at, 0),
+                4 => b.ins().istore32(trusted, value, at, 0),
+                1 => {
+                    let truth = b.ins().icmp_imm_u(IntCC::NotEqual, value, 0);
+                    b.ins().store(trusted, truth, at, 0)
+                }
+                other => return Err(format!("internal: a column of {other}-byte rows")),
+            };
+        }
+        match end {
+            Some(end) => {
+                let next = b.ins().iadd_imm_u(cycle, 1);
+                let done = b.ins().icmp(IntCC::Equal, next, end);
+                b.ins().brif(done, exit, &[], body_block, &[BlockArg::Value(next)]);
+            }
+            None => {
+                let next_row = b.ins().iadd_imm_u(row, 1);
+                let next_cycle = b.ins().iadd(cycle, stride);
+                let done = b.ins().icmp(IntCC::Equal, next_row, count);
+                b.ins().brif(done, exit, &[], body_block, &[BlockArg::Value(next_row), BlockArg::Value(next_cycle)]);
+            }
         }
         b.seal_block(body_block);
 
@@ -230,7 +254,6 @@ impl Module {
         b.seal_block(exit);
         b.ins().return_(&[]);
         b.finalize(self.module.target_config());
-        let fallible = body.fallible;
         self.define(id)?;
         Ok((id, Emitted { fallible }))
     }
@@ -384,65 +407,6 @@ impl StepEmitter<'_> {
             }
         }
         fallible
-    }
-}
-
-/// The body of a row loop ([`Module::row_loop`]): one row's steps and its
-/// column stores.
-struct RowBody<'a> {
-    program: &'a Program,
-    steps: &'a [u32],
-    coordinate: u32,
-    columns: &'a [(u32, u8)],
-    /// The values loaded before the loops, by slot.
-    invariant: &'a HashMap<u32, Value>,
-    emit: StepEmitter<'a>,
-    /// The word the row is stored to before each helper call.
-    progress: Value,
-    /// Some step's code calls a helper.
-    fallible: bool,
-}
-
-impl RowBody<'_> {
-    /// Emits one row: the coordinate slot holds `cycle`; `row` is the row's
-    /// number (stored for a helper call); column `k`'s value is stored at
-    /// `bases[k] + index * width`.
-    fn emit(
-        &mut self,
-        b: &mut FunctionBuilder<'_>,
-        cycle: Value,
-        row: Value,
-        bases: &[Value],
-        index: Value,
-    ) -> Result<(), String> {
-        let mut words = self.invariant.clone();
-        words.insert(self.coordinate, cycle);
-        self.emit.tracker = Some(Tracker::Row { progress: self.progress, row });
-        self.fallible |= self.emit.steps(b, self.program, self.steps, &mut words);
-        for (&(slot, width), &base) in self.columns.iter().zip(bases) {
-            let Some(&value) = words.get(&slot) else {
-                return Err(format!("internal: column slot {slot} is not computed by the row loop"));
-            };
-            // `base + (index << log2 width)`: one scaled-index address.
-            let at = match width {
-                1 => b.ins().iadd(base, index),
-                _ => {
-                    let offset = b.ins().ishl_imm_u(index, width.trailing_zeros() as i64);
-                    b.ins().iadd(base, offset)
-                }
-            };
-            let trusted = MemFlagsData::trusted();
-            match width {
-                8 => b.ins().store(trusted, value, at, 0),
-                4 => b.ins().istore32(trusted, value, at, 0),
-                1 => {
-                    let truth = b.ins().icmp_imm_u(IntCC::NotEqual, value, 0);
-                    b.ins().store(trusted, truth, at, 0)
-                }
-                other => return Err(format!("internal: a column of {other}-byte rows")),
-            };
-        }
-        Ok(())
     }
 }
 
