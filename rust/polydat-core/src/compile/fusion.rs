@@ -18,7 +18,7 @@ use super::explain::literal_text;
 use super::graph::{Graph, GraphNode, Wire};
 use crate::node::{NodeDef, Purity, Ty};
 use crate::nodes::convert::LITERAL_OP;
-use crate::nodes::{arith, hash, lerp, realer};
+use crate::nodes::{arith, format, hash, lerp, realer, string};
 use crate::program::events::{CompileEvent, EventKind};
 use crate::value::Value;
 
@@ -230,9 +230,22 @@ pub static CATALOG: &[FusionRule] = &[
         witnesses: &["out := mod(mod(x, 1000), 10)", "out := mod(mod(x, 18446744073709551615), 5)"],
     },
     FusionRule {
+        name: "printf_of_printf",
+        priority: 45,
+        doc: "printf(outer, .., printf(inner, ys..), ..) -> printf(outer with inner spliced in, .., ys.., ..) when the inner printf fills a plain {} and both take exactly one wire per placeholder: the inner text is written where it is printed",
+        root: "printf",
+        matcher: |g, _, n| nested_printf(g, n),
+        replacement: |m| same_holes(&format::PRINTF, m),
+        witnesses: &[
+            "out := printf(\"<{}>|{:05}\", printf(\"{:x}-{}{{}}\", x, hash(x)), x)",
+            "out := printf(\"{}{}\", printf(\"}}{}\", x), printf(\"{{{:>3}\", x))",
+            "out := printf(\"{} {}\", printf(\"{}\", printf(\"a{}b\", x)), x)",
+        ],
+    },
+    FusionRule {
         name: "printf_word_picks",
         priority: 50,
-        doc: "printf(fmt, .., list(x), ..) -> __printf_words(fmt, \"..,list,..\", .., x, ..) for word-list nodes `list` (pure, not volatile, not named by a modified binding such as const): the word is picked where it is printed; the pick, when something else reads it, stays",
+        doc: "printf(fmt, .., list(x), ..) -> __printf_words(fmt, \"..,list,..\", .., x, ..) for word-list nodes `list` (pure, not volatile, not named by a modified binding such as const), and str_lower(list(x)) -> entry str_lower(list), picked from the list in lower case: the word is picked where it is printed; the pick, when something else reads it, stays",
         root: "printf",
         matcher: word_picks,
         replacement: |m| same_holes(&realer::PRINTF_WORDS, m),
@@ -240,6 +253,7 @@ pub static CATALOG: &[FusionRule] = &[
             "out := printf(\"{} {}\", first_names_all(hash(x)), last_names(x))",
             "out := printf(\"{:>12}|{}|{:<4}|{:05}\", city_names(x), x, state_codes(hash(x)), x)",
             "out := printf(\"{}\", street_suffixes(x))",
+            "out := printf(\"{}.{}@{}\", str_lower(first_names_all(hash(x))), str_lower(last_names(x)), city_names(x))",
         ],
     },
 ];
@@ -461,33 +475,62 @@ fn chain(graph: &Graph, n: usize, op: &str) -> Option<Match> {
     })
 }
 
-/// `printf`'s wires with each word-list pick replaced by the pick's own
-/// input, and the list names (empty for a wire kept), when at least one
-/// wire is such a pick. A pick is taken when it is pure and not volatile,
+/// `printf`'s wires with each word-list pick (or pick in lower case,
+/// `str_lower(list(x))`) replaced by the pick's own input, and the list
+/// entries (empty for a wire kept), when at least one wire is such a pick. A pick is taken when it is pure and not volatile,
 /// and no `const` (or other modified) binding names it: that binding's
 /// value is not the pick's value now. The picks are not swallowed: one
 /// that something else reads stays.
 fn word_picks(graph: &Graph, modified: &[bool], n: usize) -> Option<Match> {
     let node = &graph.nodes[n];
-    let pick_of = |w: Wire| match w {
+    // The node behind `w` when it is `op` (any word list for `None`), pure,
+    // not volatile, and not named by a modified binding.
+    let plain = |w: Wire, op: Option<&str>| match w {
         Wire::Node(p, 0) if !modified[p as usize] => Some(&graph.nodes[p as usize]).filter(|p| {
-            realer::word_list(p.def.name).is_some() && p.def.purity == Purity::Pure && !p.volatile && !p.capture
+            op.map_or(realer::word_list(p.def.name).is_some(), |op| p.def.name == op)
+                && p.def.purity == Purity::Pure
+                && !p.volatile
+                && !p.capture
         }),
         _ => None,
     };
-    let (lists, wires): (Vec<&str>, Vec<Wire>) = node
-        .wires
-        .iter()
-        .map(|&w| match pick_of(w) {
-            Some(pick) => (pick.def.name, pick.wires[0]),
-            None => ("", w),
-        })
-        .unzip();
+    // A pick, or a pick in lower case: its `words` entry and its input.
+    let pick_of = |w: Wire| match plain(w, None) {
+        Some(pick) => Some((pick.def.name.to_string(), pick.wires[0])),
+        None => {
+            let lower = plain(w, Some(string::STR_LOWER.name))?;
+            let pick = plain(lower.wires[0], None)?;
+            Some((format!("{}{})", realer::LOWERED_PREFIX, pick.def.name), pick.wires[0]))
+        }
+    };
+    let (lists, wires): (Vec<String>, Vec<Wire>) =
+        node.wires.iter().map(|&w| pick_of(w).unwrap_or_else(|| (String::new(), w))).unzip();
     let format = node.consts.first()?.clone();
     lists.iter().any(|l| !l.is_empty()).then(|| Match {
         interior: Vec::new(),
         wires,
         consts: vec![format, Value::str(lists.join(","))],
+    })
+}
+
+/// `printf(outer, ..)` whose first wire from another `printf` fills a
+/// plain `{}` of `outer`: the inner printf's wires in its place, and the
+/// spliced format ([`format::splice_format`]). Both must take exactly one
+/// wire per placeholder, so that neither fails for a missing input or
+/// ignores a surplus one.
+fn nested_printf(graph: &Graph, n: usize) -> Option<Match> {
+    let node = &graph.nodes[n];
+    fn exact(node: &GraphNode) -> Option<&str> {
+        let format = node.consts.first()?.as_str()?;
+        (format::placeholder_count(format) == node.wires.len()).then_some(format)
+    }
+    let outer = exact(node)?;
+    node.wires.iter().enumerate().find_map(|(k, &w)| {
+        let p = producer(graph, w, format::PRINTF.name)?;
+        let inner = &graph.nodes[p];
+        let spliced = format::splice_format(outer, k, exact(inner)?)?;
+        let wires = node.wires[..k].iter().chain(&inner.wires).chain(&node.wires[k + 1..]).copied().collect();
+        Some(Match { interior: vec![p], wires, consts: vec![Value::str(spliced)] })
     })
 }
 

@@ -219,6 +219,10 @@ impl VarRows {
         let _ = self.data.try_reserve_exact(bytes);
         self.offsets.try_reserve(rest.iter().map(VarRows::len).sum());
         rest.into_iter().for_each(|part| self.append(part));
+        // Give back what the data was reserved beyond its rows.
+        if self.data.capacity() - self.data.len() > self.data.len() / 16 + 4096 {
+            self.data.shrink_to_fit();
+        }
     }
 
     /// Appends `other`'s rows.
@@ -593,14 +597,9 @@ impl ColumnPart<'_> {
     /// Ends the part (see [`Column::absorb`]).
     pub fn done(self) -> PartDone {
         let var = match self.data {
-            PartData::Var(_, mut rows) => {
-                // Give back what the data grew beyond its rows (the buffers
-                // are handed on as they are).
-                if rows.data.capacity() - rows.data.len() > rows.data.len() / 16 + 4096 {
-                    rows.data.shrink_to_fit();
-                }
-                Some(rows)
-            }
+            // Handed on as it is: the column gives back what its data
+            // reserved beyond its rows once every part is in (`append_all`).
+            PartData::Var(_, rows) => Some(rows),
             _ => None,
         };
         PartDone { nulls: self.nulls, var }

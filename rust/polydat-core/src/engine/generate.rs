@@ -415,7 +415,12 @@ impl Generator {
             })
             .collect::<Option<_>>()
             .ok_or(GenerateError::OutOfMemory { rows, columns: outputs.len() })?;
-        let reserve: Vec<usize> = self.var_bytes_per_row.iter().map(|&b| (b * 1.03 * chunk as f64) as usize).collect();
+        // The first part reserves for the whole column: the others' bytes are
+        // appended to it when the parts are absorbed, with no reallocation.
+        let reserve = |c: usize, t: usize| {
+            let rows = if t == 0 { rows } else { chunk };
+            (self.var_bytes_per_row[c] * 1.03 * rows as f64) as usize
+        };
         let mut shares: Vec<Vec<ColumnPart<'_>>> = (0..tasks).map(|_| Vec::with_capacity(outputs.len())).collect();
         for (c, (column, h)) in columns.iter_mut().zip(host).enumerate() {
             let parts = match (column, h) {
@@ -423,9 +428,9 @@ impl Generator {
                 (None, Some(h)) => h.split(&counts),
                 (None, None) => unreachable!("a column or host rows for every output"),
             };
-            for (share, mut part) in shares.iter_mut().zip(parts) {
+            for (t, (share, mut part)) in shares.iter_mut().zip(parts).enumerate() {
                 // Best effort: a part that cannot reserve grows as it goes.
-                let _ = part.reserve_bytes(reserve[c]);
+                let _ = part.reserve_bytes(reserve(c, t));
                 share.push(part);
             }
         }

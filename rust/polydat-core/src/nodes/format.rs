@@ -99,12 +99,21 @@ fn parse_spec(body: &[char]) -> Result<Spec, String> {
     Ok(spec)
 }
 
+/// One token of a format string: literal text (its braces unescaped), or
+/// a placeholder's body (what stands between its braces) and whether a `}`
+/// closed it.
+#[derive(Debug, PartialEq)]
+enum Token {
+    Text(String),
+    Hole { body: Vec<char>, closed: bool },
+}
+
 /// Splits a format string into literal text and placeholders, as upstream:
 /// `{{` and `}}` are braces, a `{` opens a placeholder that runs to the next
 /// `}` (or to the end of the format), and a lone `}` is literal text.
-fn parse_format(fmt: &str) -> Result<Vec<Piece>, String> {
+fn tokens(fmt: &str) -> Vec<Token> {
     let chars: Vec<char> = fmt.chars().collect();
-    let mut pieces = Vec::new();
+    let mut tokens = Vec::new();
     let mut text = String::new();
     let mut i = 0;
     while i < chars.len() {
@@ -116,12 +125,13 @@ fn parse_format(fmt: &str) -> Result<Vec<Piece>, String> {
             }
             '{' => {
                 if !text.is_empty() {
-                    pieces.push(literal(std::mem::take(&mut text)));
+                    tokens.push(Token::Text(std::mem::take(&mut text)));
                 }
                 let start = i + 1;
-                let close = chars[start..].iter().position(|&c| c == '}').map_or(chars.len(), |n| start + n);
-                pieces.push(Piece::Arg(parse_spec(&chars[start..close])?));
-                i = close + 1;
+                let close = chars[start..].iter().position(|&c| c == '}').map(|n| start + n);
+                let end = close.unwrap_or(chars.len());
+                tokens.push(Token::Hole { body: chars[start..end].to_vec(), closed: close.is_some() });
+                i = end + 1;
             }
             '}' if next == Some('}') => {
                 text.push('}');
@@ -134,9 +144,66 @@ fn parse_format(fmt: &str) -> Result<Vec<Piece>, String> {
         }
     }
     if !text.is_empty() {
-        pieces.push(literal(text));
+        tokens.push(Token::Text(text));
     }
-    Ok(pieces)
+    tokens
+}
+
+/// The pieces of a format string ([`tokens`], each placeholder's spec parsed).
+fn parse_format(fmt: &str) -> Result<Vec<Piece>, String> {
+    tokens(fmt)
+        .into_iter()
+        .map(|t| match t {
+            Token::Text(text) => Ok(literal(text)),
+            Token::Hole { body, .. } => parse_spec(&body).map(Piece::Arg),
+        })
+        .collect()
+}
+
+/// Number of placeholders in a format string.
+pub fn placeholder_count(fmt: &str) -> usize {
+    tokens(fmt).iter().filter(|t| matches!(t, Token::Hole { .. })).count()
+}
+
+/// The format that prints `inner`'s text where `outer` has its placeholder
+/// `k`: `outer` with that placeholder replaced by `inner`'s pieces, so that
+/// `printf(outer, .., printf(inner, ys..), ..)` is `printf(spliced, .., ys.., ..)`
+/// for every value. `None` unless placeholder `k` is a plain `{}` (which
+/// copies a string as it is) and every placeholder of both is closed.
+pub fn splice_format(outer: &str, k: usize, inner: &str) -> Option<String> {
+    let (outer, inner) = (tokens(outer), tokens(inner));
+    let holes = |ts: &[Token]| ts.iter().filter(|t| matches!(t, Token::Hole { .. })).count();
+    if outer.iter().chain(&inner).any(|t| matches!(t, Token::Hole { closed: false, .. })) || k >= holes(&outer) {
+        return None;
+    }
+    let mut spliced = String::new();
+    let mut hole = 0;
+    let render = |t: &Token, out: &mut String| match t {
+        Token::Text(text) => text.chars().for_each(|c| match c {
+            '{' => out.push_str("{{"),
+            '}' => out.push_str("}}"),
+            c => out.push(c),
+        }),
+        Token::Hole { body, .. } => {
+            out.push('{');
+            out.extend(body);
+            out.push('}');
+        }
+    };
+    for t in &outer {
+        if let Token::Hole { body, .. } = t {
+            hole += 1;
+            if hole == k + 1 {
+                if !body.is_empty() {
+                    return None;
+                }
+                inner.iter().for_each(|t| render(t, &mut spliced));
+                continue;
+            }
+        }
+        render(t, &mut spliced);
+    }
+    Some(spliced)
 }
 
 /// Left-pads the text `out` gained since byte `start` to the spec's width
@@ -606,6 +673,31 @@ mod tests {
         assert_eq!(e, "printf: format references input #1 but only 1 wire input(s) supplied");
         let e = eval_err(&PRINTF, &[Value::str("x{:05}")], &[]);
         assert_eq!(e, "printf: format references input #0 but only 0 wire input(s) supplied");
+    }
+
+    #[test]
+    fn a_spliced_format_prints_the_inner_text_in_place() {
+        let (x, y, z) = (Value::U64(7), Value::U64(255), Value::str("{z}"));
+        let cases: &[(&str, usize, &str, &[Value], &[Value])] = &[
+            ("<{}>|{:05}", 0, "{:x}-{}{{}}", &[y.clone(), z.clone()], &[x.clone()]),
+            ("}}{}{{", 0, "}{}}}", &[z.clone()], &[]),
+            ("{:3}{}", 1, "a{}b", &[x.clone()], &[y.clone()]),
+            ("{}", 0, "", &[], &[]),
+        ];
+        for &(outer, k, inner, ys, rest) in cases {
+            let spliced = splice_format(outer, k, inner).unwrap_or_else(|| panic!("{outer} / {inner}"));
+            let inner_text = Value::str(printf(inner, ys));
+            let mut outer_args = rest.to_vec();
+            outer_args.insert(k, inner_text);
+            let mut spliced_args = rest.to_vec();
+            spliced_args.splice(k..k, ys.iter().cloned());
+            assert_eq!(printf(&spliced, &spliced_args), printf(outer, &outer_args), "{outer} / {inner} -> {spliced}");
+            assert_eq!(placeholder_count(&spliced), placeholder_count(outer) + placeholder_count(inner) - 1);
+        }
+        assert_eq!(splice_format("{:5}", 0, "{}"), None, "a padded placeholder is not a plain copy");
+        assert_eq!(splice_format("{} {}", 2, "{}"), None, "no third placeholder");
+        assert_eq!(splice_format("{} {", 0, "{}"), None, "an unclosed placeholder");
+        assert_eq!(splice_format("{}", 0, "a {"), None, "an unclosed inner placeholder");
     }
 
     #[test]

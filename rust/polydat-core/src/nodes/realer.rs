@@ -9,6 +9,7 @@ use crate::node::by_bytes::{pick, to_text, StrPick, StrTable};
 use crate::node::{konst, konst_or, many, wire, wire_any, Lit, NodeDef, NodeEval, Outputs};
 use crate::nodes::format::printf_over_picks;
 use crate::nodes::hash::xxh3_u64;
+use crate::nodes::string::push_lower;
 use crate::nodes::weighted::{AliasPicks, AliasTable};
 use crate::types::PortType::{Str, U64};
 use std::sync::{Arc, OnceLock};
@@ -20,6 +21,8 @@ pub struct Dataset {
     table: Option<AliasPicks>,
     /// The number of values, for `x mod len` without a division instruction.
     len: StrengthReducedU64,
+    /// The same list in lower case ([`Dataset::lowered`]), made on first use.
+    lowered: OnceLock<Box<Dataset>>,
 }
 
 impl Dataset {
@@ -49,6 +52,25 @@ impl Dataset {
     /// The values as a pick table.
     pub fn table(&self) -> &StrTable {
         &self.values
+    }
+
+    /// The same picks with every value as `str_lower` maps it: the pick of
+    /// this list for `x` in lower case is this list's pick for `x`.
+    pub fn lowered(&self) -> &Dataset {
+        self.lowered.get_or_init(|| {
+            let values = self
+                .values()
+                .iter()
+                .map(|v| {
+                    let mut lower = String::new();
+                    push_lower(&mut lower, v);
+                    Arc::from(lower)
+                })
+                .collect();
+            let values = StrTable::new(values);
+            let table = self.table.as_ref().map(|t| t.over(&values));
+            Box::new(Dataset { values, table, len: self.len, lowered: OnceLock::new() })
+        })
     }
 }
 
@@ -83,7 +105,7 @@ fn uniform(csv: &'static str, col: usize) -> Dataset {
     let values: Vec<Arc<str>> = rows(csv).filter_map(|r| r.get(col).map(|v| Arc::from(v.trim()))).collect();
     assert!(!values.is_empty(), "a bundled list is empty");
     let len = StrengthReducedU64::new(values.len() as u64);
-    Dataset { values: StrTable::new(values), table: None, len }
+    Dataset { values: StrTable::new(values), table: None, len, lowered: OnceLock::new() }
 }
 
 /// A weighted list: names from column 0, weights from column `w`, rows
@@ -100,7 +122,7 @@ fn weighted(csv: &'static str, w: usize, keep: impl Fn(&[String]) -> bool) -> Da
     let table = AliasTable::from_weights(&weights).expect("a bundled weighted list has positive weights");
     let len = StrengthReducedU64::new(values.len() as u64);
     let values = StrTable::new(values);
-    Dataset { table: Some(AliasPicks::new(table, &values)), values, len }
+    Dataset { table: Some(AliasPicks::new(table, &values)), values, len, lowered: OnceLock::new() }
 }
 
 const FIRST_NAMES: &str = include_str!("../../data/first_names.csv");
@@ -255,6 +277,18 @@ pub fn word_list(name: &str) -> Option<&'static Dataset> {
     WORD_LISTS.iter().find(|(n, _)| *n == name).map(|(_, list)| list())
 }
 
+/// What [`PRINTF_WORDS`] prints for a `words` entry: the word list `name`,
+/// or for `str_lower(name)` the list in lower case ([`Dataset::lowered`]).
+pub fn printed_list(entry: &str) -> Option<&'static Dataset> {
+    match entry.strip_prefix(LOWERED_PREFIX).and_then(|e| e.strip_suffix(')')) {
+        Some(name) => word_list(name).map(Dataset::lowered),
+        None => word_list(entry),
+    }
+}
+
+/// How a `words` entry of [`PRINTF_WORDS`] names a list printed in lower case.
+pub const LOWERED_PREFIX: &str = "str_lower(";
+
 /// `full_names`: "First Last": the sex by bit 0 of xxh3(x), the first name by frequency from that hash, the surname from its xxh3.
 pub const FULL_NAMES: NodeDef = NodeDef {
     name: "full_names",
@@ -366,7 +400,7 @@ pub const PRINTF_WORDS: NodeDef = NodeDef {
             .split(',')
             .map(|name| match name {
                 "" => Ok(None),
-                name => match word_list(name) {
+                name => match printed_list(name) {
                     Some(list) => Ok(Some(list as &'static dyn StrPick)),
                     None => Err(format!("__printf_words: `{name}` is not a word-list node")),
                 },

@@ -75,6 +75,11 @@ fn map_case(out: &mut String, s: &str, ascii: fn(&mut str), unicode: fn(&str) ->
     }
 }
 
+/// Appends `s` in lower case (`str_lower`'s mapping: full Unicode).
+pub fn push_lower(out: &mut String, s: &str) {
+    map_case(out, s, str::make_ascii_lowercase, str::to_lowercase);
+}
+
 /// `str_concat`: The display text of every input, joined with nothing between.
 pub const STR_CONCAT: NodeDef = NodeDef {
     name: "str_concat",
@@ -104,7 +109,7 @@ pub const STR_LOWER: NodeDef = NodeDef {
     doc: "The string in lower case (full Unicode mapping).",
     params: &[wire("input", Str)],
     outputs: Outputs::One(Str),
-    build: |_| Ok(str_text(|s, out| map_case(out, s, str::make_ascii_lowercase, str::to_lowercase))),
+    build: |_| Ok(str_text(|s, out| push_lower(out, s))),
     ..NodeDef::BASE
 };
 

@@ -168,6 +168,11 @@ impl AliasPicks {
         AliasPicks { alias, records }
     }
 
+    /// The same picks over `table`, another table of as many strings.
+    pub fn over(&self, table: &StrTable) -> AliasPicks {
+        AliasPicks::new(self.alias.clone(), table)
+    }
+
     /// The index of the string for input bits `x` ([`AliasTable::sample`]).
     #[inline]
     pub fn index(&self, x: u64) -> usize {
