@@ -145,14 +145,15 @@ struct PickRecord {
 #[derive(Debug)]
 pub struct AliasPicks {
     alias: AliasTable,
-    records: Option<Box<[PickRecord]>>,
+    /// Shared with the picks of a table laid out the same way ([`Self::over`]).
+    records: Option<Arc<[PickRecord]>>,
 }
 
 impl AliasPicks {
     /// The picks of `alias` over the strings of `table` (as many as it has outcomes).
     pub fn new(alias: AliasTable, table: &StrTable) -> AliasPicks {
         let span = |i: usize| table.span(i).and_then(|(start, len)| Some((start, u16::try_from(len).ok()?)));
-        let records: Option<Box<[PickRecord]>> = (table.len() == alias.len())
+        let records: Option<Arc<[PickRecord]>> = (table.len() == alias.len())
             .then(|| {
                 (0..alias.len())
                     .map(|slot| {
@@ -168,9 +169,16 @@ impl AliasPicks {
         AliasPicks { alias, records }
     }
 
-    /// The same picks over `table`, another table of as many strings.
+    /// The same picks over `table`, another table of as many strings; when
+    /// its strings lie where this one's do (a list mapped to strings of the
+    /// same lengths), the records are shared, not copied, and so is their
+    /// room in the cache.
     pub fn over(&self, table: &StrTable) -> AliasPicks {
-        AliasPicks::new(self.alias.clone(), table)
+        let mut picks = AliasPicks::new(self.alias.clone(), table);
+        if picks.records == self.records {
+            picks.records = self.records.clone();
+        }
+        picks
     }
 
     /// The index of the string for input bits `x` ([`AliasTable::sample`]).
@@ -356,6 +364,20 @@ mod tests {
     use crate::nodes::hash::{splitmix64, xxh3_u64};
     use crate::nodes::testing::{build_err, eval1};
     use crate::value::Value;
+
+    #[test]
+    fn picks_over_a_table_laid_out_alike_share_their_records() {
+        let table = |words: &[&str]| StrTable::new(words.iter().map(|&w| Arc::from(w)).collect());
+        let (upper, lower, longer) = (table(&["Ann", "Bo", "Cy"]), table(&["ann", "bo", "cy"]), table(&["anne", "bo", "cy"]));
+        let picks = AliasPicks::new(AliasTable::from_weights(&[5.0, 1.0, 2.0]).unwrap(), &upper);
+        let (alike, unlike) = (picks.over(&lower), picks.over(&longer));
+        let shared = |p: &AliasPicks| Arc::ptr_eq(p.records.as_ref().unwrap(), picks.records.as_ref().unwrap());
+        assert!(shared(&alike) && !shared(&unlike));
+        for x in (0..2000u64).map(xxh3_u64) {
+            assert_eq!(alike.text(&lower, x), upper.text(picks.index(x)).to_lowercase());
+            assert_eq!(unlike.text(&longer, x), longer.text(picks.index(x)));
+        }
+    }
 
     fn s(v: &str) -> Value {
         Value::str(v)
