@@ -243,6 +243,18 @@ pub static CATALOG: &[FusionRule] = &[
         ],
     },
     FusionRule {
+        name: "printf_zero_pad",
+        priority: 44,
+        doc: "printf(fmt, .., zero_pad_u64(x, W), ..) -> printf(fmt with {:0W} there, .., x, ..) at a plain {} (W at most 64), when printf takes exactly one wire per placeholder: the digits are written where they are printed",
+        root: "printf",
+        matcher: |g, _, n| zero_pad_in_printf(g, n),
+        replacement: |m| same_holes(&format::PRINTF, m),
+        witnesses: &[
+            "out := printf(\"{}-{}\", zero_pad_u64(x, 5), zero_pad_u64(hash(x), 24))",
+            "out := printf(\"[{}]\", zero_pad_u64(mod(x, 1000), 0))",
+        ],
+    },
+    FusionRule {
         name: "printf_word_picks",
         priority: 50,
         doc: "printf(fmt, .., list(x), ..) -> __printf_words(fmt, \"..,list,..\", .., x, ..) for word-list nodes `list` (pure, not volatile, not named by a modified binding such as const), and str_lower(list(x)) -> entry str_lower(list), picked from the list in lower case: the word is picked where it is printed; the pick, when something else reads it, stays",
@@ -513,6 +525,28 @@ fn word_picks(graph: &Graph, modified: &[bool], n: usize) -> Option<Match> {
     })
 }
 
+/// `printf(fmt, ..)` whose first wire from `zero_pad_u64(x, W)` (W at most
+/// 64) fills a plain `{}`: `x` in its place and `{:0W}` for the `{}` (the
+/// same digits and zeros).
+fn zero_pad_in_printf(graph: &Graph, n: usize) -> Option<Match> {
+    let node = &graph.nodes[n];
+    let outer = exact_printf(node)?;
+    node.wires.iter().enumerate().find_map(|(k, &w)| {
+        let p = producer(graph, w, format::ZERO_PAD_U64.name)?;
+        let width = const_u64(graph, p, 0).filter(|&w| w <= 64)?;
+        let spliced = format::splice_format(outer, k, &format!("{{:0{width}}}"))?;
+        let mut wires = node.wires.clone();
+        wires[k] = graph.nodes[p].wires[0];
+        Some(Match { interior: vec![p], wires, consts: vec![Value::str(spliced)] })
+    })
+}
+
+/// The format of a `printf` node that takes exactly one wire per placeholder.
+fn exact_printf(node: &GraphNode) -> Option<&str> {
+    let format = node.consts.first()?.as_str()?;
+    (format::placeholder_count(format) == node.wires.len()).then_some(format)
+}
+
 /// `printf(outer, ..)` whose first wire from another `printf` fills a
 /// plain `{}` of `outer`: the inner printf's wires in its place, and the
 /// spliced format ([`format::splice_format`]). Both must take exactly one
@@ -520,15 +554,11 @@ fn word_picks(graph: &Graph, modified: &[bool], n: usize) -> Option<Match> {
 /// ignores a surplus one.
 fn nested_printf(graph: &Graph, n: usize) -> Option<Match> {
     let node = &graph.nodes[n];
-    fn exact(node: &GraphNode) -> Option<&str> {
-        let format = node.consts.first()?.as_str()?;
-        (format::placeholder_count(format) == node.wires.len()).then_some(format)
-    }
-    let outer = exact(node)?;
+    let outer = exact_printf(node)?;
     node.wires.iter().enumerate().find_map(|(k, &w)| {
         let p = producer(graph, w, format::PRINTF.name)?;
         let inner = &graph.nodes[p];
-        let spliced = format::splice_format(outer, k, exact(inner)?)?;
+        let spliced = format::splice_format(outer, k, exact_printf(inner)?)?;
         let wires = node.wires[..k].iter().chain(&inner.wires).chain(&node.wires[k + 1..]).copied().collect();
         Some(Match { interior: vec![p], wires, consts: vec![Value::str(spliced)] })
     })
