@@ -24,9 +24,10 @@ again := "{first}.{last_names(key)}@{city_names(hash(key))}"
 padded := printf("[{:>4}|{:<10}|{:05}]", state_codes(key), street_suffixes(hash(key ^ salt)), key)
 const fixed := company_words(salt)
 frozen := "{fixed} {company_suffixes(key)}"
+nested := printf("<{}|{}>", printf("{}.{}", str_lower(first_names_all(h)), zero_pad_u64(key, 7)), str_lower(street_names(key)))
 """
 
-OUTPUTS = ["first", "greeting", "again", "padded", "frozen"]
+OUTPUTS = ["first", "greeting", "again", "padded", "frozen", "nested"]
 
 
 def _fired(prog: polydat.Program) -> list[str]:
@@ -36,7 +37,14 @@ def _fired(prog: polydat.Program) -> list[str]:
 def test_the_rewrite_fires_and_leaves_a_read_pick_in_place() -> None:
     prog = polydat.compile(SOURCE)
     fired = _fired(prog)
-    assert len(fired) == 4, fired  # greeting, again, padded, frozen
+    assert len(fired) == 5, fired  # greeting, again, padded, frozen, nested
+    # The nested printf is spliced into its reader, the padding becomes a
+    # placeholder's, and the lowered names are picked from lowered lists.
+    nested = [f for f in fired if "str_lower(" in f]
+    assert nested and nested[0].endswith(
+        '"<{}.{:07}|{}>", "str_lower(first_names_all),,str_lower(street_names)")'), nested
+    messages = [e["message"] for e in prog.events]
+    assert any(m.startswith("printf_of_printf") for m in messages) and any(m.startswith("printf_zero_pad") for m in messages)
     # `first` is an output as well as a printed part: it stays a step.
     ops = [s["op"] for s in prog.explain_data()["steps"]]
     assert "first_names_all" in ops

@@ -231,7 +231,10 @@ pub static CATALOG: &[FusionRule] = &[
     },
     FusionRule {
         name: "printf_of_printf",
-        priority: 45,
+        // Before printf_zero_pad, which then finds the padding a spliced
+        // inner printf brought; both before printf_word_picks, whose node
+        // no printf rule reads.
+        priority: 43,
         doc: "printf(outer, .., printf(inner, ys..), ..) -> printf(outer with inner spliced in, .., ys.., ..) when the inner printf fills a plain {} and both take exactly one wire per placeholder: the inner text is written where it is printed",
         root: "printf",
         matcher: |g, _, n| nested_printf(g, n),

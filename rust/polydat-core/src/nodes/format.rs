@@ -677,16 +677,18 @@ mod tests {
 
     #[test]
     fn a_spliced_format_prints_the_inner_text_in_place() {
+        // (outer, k, inner, the inner printf's arguments, the outer's others)
+        type Case = (&'static str, usize, &'static str, Vec<Value>, Vec<Value>);
         let (x, y, z) = (Value::U64(7), Value::U64(255), Value::str("{z}"));
-        let cases: &[(&str, usize, &str, &[Value], &[Value])] = &[
-            ("<{}>|{:05}", 0, "{:x}-{}{{}}", &[y.clone(), z.clone()], &[x.clone()]),
-            ("}}{}{{", 0, "}{}}}", &[z.clone()], &[]),
-            ("{:3}{}", 1, "a{}b", &[x.clone()], &[y.clone()]),
-            ("{}", 0, "", &[], &[]),
+        let cases: Vec<Case> = vec![
+            ("<{}>|{:05}", 0, "{:x}-{}{{}}", vec![y.clone(), z.clone()], vec![x.clone()]),
+            ("}}{}{{", 0, "}{}}}", vec![z], vec![]),
+            ("{:3}{}", 1, "a{}b", vec![x], vec![y]),
+            ("{}", 0, "", vec![], vec![]),
         ];
-        for &(outer, k, inner, ys, rest) in cases {
+        for (outer, k, inner, ys, rest) in cases {
             let spliced = splice_format(outer, k, inner).unwrap_or_else(|| panic!("{outer} / {inner}"));
-            let inner_text = Value::str(printf(inner, ys));
+            let inner_text = Value::str(printf(inner, &ys));
             let mut outer_args = rest.to_vec();
             outer_args.insert(k, inner_text);
             let mut spliced_args = rest.to_vec();

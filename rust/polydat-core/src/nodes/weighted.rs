@@ -368,7 +368,8 @@ mod tests {
     #[test]
     fn picks_over_a_table_laid_out_alike_share_their_records() {
         let table = |words: &[&str]| StrTable::new(words.iter().map(|&w| Arc::from(w)).collect());
-        let (upper, lower, longer) = (table(&["Ann", "Bo", "Cy"]), table(&["ann", "bo", "cy"]), table(&["anne", "bo", "cy"]));
+        let (upper, lower, longer) =
+            (table(&["Ann", "Bo", "Cy"]), table(&["ann", "bo", "cy"]), table(&["anne", "bo", "cy"]));
         let picks = AliasPicks::new(AliasTable::from_weights(&[5.0, 1.0, 2.0]).unwrap(), &upper);
         let (alike, unlike) = (picks.over(&lower), picks.over(&longer));
         let shared = |p: &AliasPicks| Arc::ptr_eq(p.records.as_ref().unwrap(), picks.records.as_ref().unwrap());
