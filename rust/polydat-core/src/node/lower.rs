@@ -129,12 +129,6 @@ pub trait Lower {
     /// message, exactly as on every engine); otherwise nothing. A lowering
     /// uses it for its failure paths (a zero divisor, a value out of range).
     fn call_rule_if(&mut self, cond: NVal);
-    /// Number of entries of the lookup table the built node samples
-    /// ([`super::NodeEval::lookup_table`]), `None` when it has none.
-    fn table_len(&mut self) -> Option<usize>;
-    /// Entry `min(index, len - 1)` of that table, as its f64 bits: a read
-    /// that stays inside the table whatever the index.
-    fn table_word(&mut self, index: NVal) -> NVal;
 }
 
 /// A node's native form: builds its outputs from its wire inputs `ins` for
@@ -333,13 +327,6 @@ pub fn calls_rule(lower: Option<LowerFn>, ctx: &BuildCtx<'_>, wires: usize, outs
         }
         fn call_rule_if(&mut self, _: NVal) {
             self.called = true;
-        }
-        // A node whose lowering reads a table always builds one.
-        fn table_len(&mut self) -> Option<usize> {
-            Some(2)
-        }
-        fn table_word(&mut self, _: NVal) -> NVal {
-            self.val()
         }
     }
     let Some(lower) = lower else { return true };

@@ -287,13 +287,6 @@ pub trait NodeEval: Send + Sync {
     fn bytes_form(&self) -> Option<&dyn by_bytes::BytesEval> {
         None
     }
-
-    /// The lookup table the rule samples (a distribution's inverse-CDF
-    /// table), for a native form that reads it in place
-    /// ([`lower::Lower::table_word`]); `None` for a rule without one.
-    fn lookup_table(&self) -> Option<&[f64]> {
-        None
-    }
 }
 
 /// What a node's `build` function receives: the constants (in parameter order,

@@ -2,12 +2,9 @@
 //! built once per node instance. Each node maps a unit value u (clamped to
 //! [0, 1]) to a sample by linear interpolation between table entries.
 
-use crate::node::kit::{map1, BlockStep, SlotEval, SlotStep, Src, ThreadStep};
-use crate::node::lower::{FCmp, FOp, ICmp, Lower, NVal};
-use crate::node::{konst, wire, Args, BuildCtx, NodeDef, NodeError, NodeEval, Outputs};
+use crate::node::kit::map1;
+use crate::node::{konst, wire, BuildCtx, NodeDef, NodeEval, Outputs};
 use crate::types::PortType::{Str, F64, U64};
-use crate::value::Value;
-use std::sync::Arc;
 
 /// Table intervals: entries sit at p = i / RESOLUTION for i in 0..=RESOLUTION.
 pub const RESOLUTION: usize = 1000;
@@ -96,66 +93,7 @@ pub fn probit(p: f64) -> f64 {
 
 /// Wraps a table as a sampling node.
 fn sampler(lut: Lut) -> Box<dyn NodeEval> {
-    let lut = Arc::new(lut);
-    let table = lut.clone();
-    Box::new(Sampled { lut, kit: Arc::from(map1(move |u: f64| table.sample(u))) })
-}
-
-/// A node whose rule samples a table: every engine form is the scalar
-/// kit's over [`Lut::sample`], and native code reads the same table in
-/// place ([`lower_sample`]).
-struct Sampled {
-    lut: Arc<Lut>,
-    kit: Arc<dyn NodeEval>,
-}
-
-impl NodeEval for Sampled {
-    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-        self.kit.eval(args, outs)
-    }
-    fn slot_form(&self) -> Option<&dyn SlotEval> {
-        self.kit.slot_form()
-    }
-    fn slot_step(self: Arc<Self>, ins: &[usize], out: usize, outs: usize) -> Option<SlotStep> {
-        self.kit.clone().slot_step(ins, out, outs)
-    }
-    fn threaded_step(self: Arc<Self>, ins: &[Src], out: usize, outs: usize) -> Option<ThreadStep> {
-        self.kit.clone().threaded_step(ins, out, outs)
-    }
-    fn block_step(self: Arc<Self>, ins: &[usize], out: usize, outs: usize) -> Option<BlockStep> {
-        self.kit.clone().block_step(ins, out, outs)
-    }
-    fn lookup_table(&self) -> Option<&[f64]> {
-        Some(self.lut.entries())
-    }
-}
-
-/// The native form of every table sampler: [`Lut::sample`] step by step
-/// (the clamp, the index, the interpolation, in the rule's order), over
-/// the built node's own table.
-fn lower_sample(l: &mut dyn Lower, _: &BuildCtx<'_>, ins: &[NVal]) -> Option<Vec<NVal>> {
-    let len = l.table_len().filter(|&n| n >= 2)?;
-    let (zero, one) = (l.fconst(0.0), l.fconst(1.0));
-    // `u.clamp(0.0, 1.0)`: NaN and -0.0 pass as they are.
-    let below = l.fcmp(FCmp::Lt, ins[0], zero);
-    let u = l.select(below, zero, ins[0]);
-    let above = l.fcmp(FCmp::Gt, u, one);
-    let u = l.select(above, one, u);
-    let last = l.fconst((len - 1) as f64);
-    let pos = l.fop(FOp::Mul, u, last);
-    // `(pos as usize).min(last - 1)`
-    let i = l.f64_to_u64(pos);
-    let cap = l.iconst(len as u64 - 2);
-    let over = l.icmp(ICmp::Gt, i, cap);
-    let i = l.select(over, cap, i);
-    let at = l.u64_to_f64(i);
-    let frac = l.fop(FOp::Sub, pos, at);
-    let step = l.iconst(1);
-    let next = l.iadd(i, step);
-    let (a, b) = (l.table_word(i), l.table_word(next));
-    let rest = l.fop(FOp::Sub, one, frac);
-    let (wa, wb) = (l.fop(FOp::Mul, a, rest), l.fop(FOp::Mul, b, frac));
-    Some(vec![l.fop(FOp::Add, wa, wb)])
+    map1(move |u: f64| lut.sample(u))
 }
 
 // Upstream validates none of these constants: a table over nonsense
@@ -181,7 +119,6 @@ pub const DIST_NORMAL: NodeDef = NodeDef {
     params: &[wire("input", F64), konst("mean", F64), konst("stddev", F64)],
     outputs: Outputs::One(F64),
     build: build_normal,
-    lower: Some(lower_sample),
     ..NodeDef::BASE
 };
 
@@ -194,7 +131,6 @@ pub const DIST_EXPONENTIAL: NodeDef = NodeDef {
     params: &[wire("input", F64), konst("rate", F64)],
     outputs: Outputs::One(F64),
     build: build_exponential,
-    lower: Some(lower_sample),
     ..NodeDef::BASE
 };
 
@@ -209,7 +145,6 @@ pub const DIST_UNIFORM: NodeDef = NodeDef {
         let (lo, hi) = (c.f64(0), c.f64(1));
         Ok(sampler(Lut::from_fn(|p| lo + p * (hi - lo))))
     },
-    lower: Some(lower_sample),
     ..NodeDef::BASE
 };
 
@@ -224,7 +159,6 @@ pub const DIST_PARETO: NodeDef = NodeDef {
         let (scale, shape) = (c.f64(0), c.f64(1));
         Ok(sampler(Lut::from_fn(|p| scale / (1.0 - p).powf(1.0 / shape))))
     },
-    lower: Some(lower_sample),
     ..NodeDef::BASE
 };
 
@@ -283,7 +217,6 @@ pub const DIST_ZIPF: NodeDef = NodeDef {
         }
         Ok(sampler(zipf_table(n, c.f64(1))?))
     },
-    lower: Some(lower_sample),
     ..NodeDef::BASE
 };
 
@@ -451,7 +384,6 @@ macro_rules! dist_node {
             params: &[wire("input", F64), $(konst($p, F64)),*],
             outputs: Outputs::One(F64),
             build: |$c| $body,
-            lower: Some(lower_sample),
             ..NodeDef::BASE
         };
     };
@@ -578,7 +510,6 @@ pub const DIST_BINOMIAL: NodeDef = NodeDef {
         }
         Ok(sampler(discrete_table(&cdf)))
     },
-    lower: Some(lower_sample),
     ..NodeDef::BASE
 };
 
@@ -602,7 +533,6 @@ pub const DIST_EMPIRICAL: NodeDef = NodeDef {
         values.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
         Ok(sampler(Lut::from_values(values)))
     },
-    lower: Some(lower_sample),
     ..NodeDef::BASE
 };
 
@@ -620,7 +550,6 @@ pub const LUT_SAMPLE: NodeDef = NodeDef {
         }
         Ok(sampler(Lut::from_values(values)))
     },
-    lower: Some(lower_sample),
     ..NodeDef::BASE
 };
 
@@ -649,23 +578,6 @@ mod tests {
     use super::*;
     use crate::nodes::testing::{build_err, eval1};
     use crate::value::Value;
-
-    #[test]
-    fn every_sampler_runs_natively_over_its_own_table() {
-        let ctx = BuildCtx { consts: &[], wire_types: &[F64] };
-        for def in NODES {
-            assert!(
-                !crate::node::lower::calls_rule(def.lower, &ctx, 1, 1),
-                "{} calls its rule from native code",
-                def.name
-            );
-        }
-        let built =
-            (DIST_LOGNORMAL.build)(&BuildCtx { consts: &[Value::F64(6.0), Value::F64(1.2)], wire_types: &[F64] });
-        let table = built.as_ref().ok().and_then(|n| n.lookup_table().map(<[f64]>::to_vec)).unwrap_or_default();
-        assert_eq!(table.len(), RESOLUTION + 1);
-        assert_eq!(table[RESOLUTION / 2], (6.0 + 1.2 * probit(0.5)).exp());
-    }
 
     fn sample(def: &NodeDef, consts: &[Value], u: f64) -> f64 {
         eval1(def, consts, &[Value::F64(u)]).as_f64().unwrap()

@@ -41,9 +41,8 @@ pub struct Module {
     ctx: cranelift_codegen::Context,
     fbc: FunctionBuilderContext,
     slot_call_id: FuncId,
-    /// The nodes native code calls into, or reads the lookup table of, by
-    /// address: kept alive with the code, and boxed so an address never
-    /// moves when the list grows.
+    /// The nodes native code calls into, by address: kept alive with the
+    /// code, and boxed so an address never moves when the list grows.
     #[allow(clippy::vec_box)]
     calls: Vec<Box<SlotCall>>,
     functions: usize,
@@ -641,29 +640,6 @@ impl Lower for CraneLower<'_, '_> {
     fn call_rule(&mut self) -> Vec<NVal> {
         let outs = self.emit_rule_call();
         outs.into_iter().map(|v| self.push(v)).collect()
-    }
-    fn table_len(&mut self) -> Option<usize> {
-        self.step.eval.lookup_table().map(<[f64]>::len).filter(|&n| n > 0)
-    }
-    fn table_word(&mut self, index: NVal) -> NVal {
-        let Some(last) = self.table_len().map(|n| n as u64 - 1) else {
-            debug_assert!(false, "table_word without a table (a lowering checks table_len first)");
-            return self.iconst(0);
-        };
-        let address = self.step.eval.lookup_table().map_or(0, |t| t.as_ptr() as u64);
-        // The node owns the table: kept with the calls, it lives as long as
-        // the code, and a boxed slice never moves. The index is clamped to
-        // the last entry, so the load stays inside the table.
-        self.calls.push(Box::new(SlotCall { node: self.step.eval.clone(), ins: 0, outs: 0 }));
-        let i = self.get(index);
-        let over = self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThan, i, last as i64);
-        let last = self.b.ins().iconst(I64, last as i64);
-        let clamped = self.b.ins().select(over, last, i);
-        let offset = self.b.ins().ishl_imm_u(clamped, 3);
-        let base = self.b.ins().iconst(I64, address as i64);
-        let at = self.b.ins().iadd(base, offset);
-        let v = self.b.ins().load(I64, MemFlagsData::trusted().with_readonly(), at, 0);
-        self.push(v)
     }
     fn call_rule_if(&mut self, cond: NVal) {
         let (fail, done) = (self.block(), self.block());
