@@ -532,22 +532,10 @@ fn word_picks(graph: &Graph, modified: &[bool], n: usize) -> Option<Match> {
 /// 64) fills a plain `{}`: `x` in its place and `{:0W}` for the `{}` (the
 /// same digits and zeros).
 fn zero_pad_in_printf(graph: &Graph, n: usize) -> Option<Match> {
-    let node = &graph.nodes[n];
-    let outer = exact_printf(node)?;
-    node.wires.iter().enumerate().find_map(|(k, &w)| {
-        let p = producer(graph, w, format::ZERO_PAD_U64.name)?;
-        let width = const_u64(graph, p, 0).filter(|&w| w <= 64)?;
-        let spliced = format::splice_format(outer, k, &format!("{{:0{width}}}"))?;
-        let mut wires = node.wires.clone();
-        wires[k] = graph.nodes[p].wires[0];
-        Some(Match { interior: vec![p], wires, consts: vec![Value::str(spliced)] })
+    splice_into_printf(graph, n, format::ZERO_PAD_U64.name, |pad| {
+        let width = pad.consts.first()?.as_u64().filter(|&w| w <= 64)?;
+        Some((format!("{{:0{width}}}"), vec![pad.wires[0]]))
     })
-}
-
-/// The format of a `printf` node that takes exactly one wire per placeholder.
-fn exact_printf(node: &GraphNode) -> Option<&str> {
-    let format = node.consts.first()?.as_str()?;
-    (format::placeholder_count(format) == node.wires.len()).then_some(format)
 }
 
 /// `printf(outer, ..)` whose first wire from another `printf` fills a
@@ -556,15 +544,36 @@ fn exact_printf(node: &GraphNode) -> Option<&str> {
 /// wire per placeholder, so that neither fails for a missing input or
 /// ignores a surplus one.
 fn nested_printf(graph: &Graph, n: usize) -> Option<Match> {
+    splice_into_printf(graph, n, format::PRINTF.name, |inner| {
+        Some((exact_printf(inner)?.to_string(), inner.wires.clone()))
+    })
+}
+
+/// `printf(fmt, ..)`, taking exactly one wire per placeholder, whose first
+/// wire from an `op` node that `as_format` reads as a format over wires
+/// fills a plain `{}`: those wires in its place and that format spliced in
+/// ([`format::splice_format`]); the `op` node is consumed.
+fn splice_into_printf(
+    graph: &Graph,
+    n: usize,
+    op: &str,
+    as_format: impl Fn(&GraphNode) -> Option<(String, Vec<Wire>)>,
+) -> Option<Match> {
     let node = &graph.nodes[n];
     let outer = exact_printf(node)?;
     node.wires.iter().enumerate().find_map(|(k, &w)| {
-        let p = producer(graph, w, format::PRINTF.name)?;
-        let inner = &graph.nodes[p];
-        let spliced = format::splice_format(outer, k, exact_printf(inner)?)?;
-        let wires = node.wires[..k].iter().chain(&inner.wires).chain(&node.wires[k + 1..]).copied().collect();
+        let p = producer(graph, w, op)?;
+        let (inner, inner_wires) = as_format(&graph.nodes[p])?;
+        let spliced = format::splice_format(outer, k, &inner)?;
+        let wires = node.wires[..k].iter().chain(&inner_wires).chain(&node.wires[k + 1..]).copied().collect();
         Some(Match { interior: vec![p], wires, consts: vec![Value::str(spliced)] })
     })
+}
+
+/// The format of a `printf` node that takes exactly one wire per placeholder.
+fn exact_printf(node: &GraphNode) -> Option<&str> {
+    let format = node.consts.first()?.as_str()?;
+    (format::placeholder_count(format) == node.wires.len()).then_some(format)
 }
 
 fn same_holes(def: &'static NodeDef, m: &Match) -> Replacement {
