@@ -54,8 +54,8 @@ impl Dataset {
         &self.values
     }
 
-    /// The same picks with every value as `str_lower` maps it: the pick of
-    /// this list for `x` in lower case is this list's pick for `x`.
+    /// The list with every value as `str_lower` maps it, picked the same
+    /// way: its pick for `x` is this list's pick for `x` in lower case.
     pub fn lowered(&self) -> &Dataset {
         self.lowered.get_or_init(|| {
             let values = self
