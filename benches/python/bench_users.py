@@ -12,8 +12,10 @@ Run against a release build, in a venv with the bench extra:
 Faker and Mimesis are seeded once and run single-threaded (they have no
 parallel mode); polydat's rows are a pure function of the row number, so they
 need no seed and split across threads by arithmetic. polydat is measured
-twice: numpy format (a Python string object per cell, as Faker makes) and
-format="arrow" (Arrow string columns, no object per cell).
+three ways: numpy format (a Python string object per cell, as Faker makes),
+format="arrow" (Arrow string columns, no object per cell), and a whole table
+streamed as Arrow batches by iter_batches (as a Parquet or CSV writer takes
+it; --stream-rows 0 leaves it out).
 """
 
 from __future__ import annotations
@@ -91,6 +93,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=1_000_000, help="polydat rows per run (default 1M)")
     ap.add_argument("--library-rows", type=int, default=20_000, help="Faker/Mimesis rows per run (default 20k)")
+    ap.add_argument(
+        "--stream-rows", type=int, default=8_000_000,
+        help="rows of the streamed table, in batches of --batch-rows (default 8M; 0 leaves it out)")
+    ap.add_argument("--batch-rows", type=int, default=1 << 20, help="rows per streamed batch (default 2^20)")
     ap.add_argument("--repeats", type=int, default=3, help="rounds; every runner runs once a round (best kept)")
     ap.add_argument("--engine", default="p2", help="polydat engine (default p2; auto is the mixed engine)")
     args = ap.parse_args()
@@ -111,6 +117,17 @@ def main() -> None:
             what = "object arrays" if fmt == "numpy" else "format='arrow'"
             label = f"polydat generate, {what}, {threads} thread{'s' if threads > 1 else ''} ({prog.engine})"
             runners.append((label, args.rows, run))
+    if args.stream_rows and "arrow" in formats:
+        # A whole table streamed as Arrow batches (what a writer to Parquet
+        # or CSV consumes): memory stays bounded, and each batch is made
+        # while the one before is handed over.
+        for threads in (1, 2):
+            def stream(t: int = threads) -> int:
+                return sum(b.num_rows for b in prog.iter_batches(
+                    range(args.stream_rows), batch_rows=args.batch_rows, threads=t))
+            label = (f"polydat iter_batches, {args.stream_rows:,} rows in batches of {args.batch_rows:,}, "
+                     f"{threads} thread{'s' if threads > 1 else ''} ({prog.engine})")
+            runners.append((label, args.stream_rows, stream))
     for label, fn in (("Faker (seeded once, 1 thread)", faker_rows), ("Mimesis (seeded once, 1 thread)", mimesis_rows)):
         try:
             fn(10)
