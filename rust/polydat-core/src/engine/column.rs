@@ -610,6 +610,25 @@ impl ColumnPart<'_> {
         self.at
     }
 
+    /// Reserves room for `rows` more rows of variable-size data at the
+    /// bytes per row of the rows written so far (best effort; nothing for a
+    /// scalar part or one with no rows yet). `text` is the part's text when
+    /// it is out ([`Self::take_text`]). A part that reserved nothing up
+    /// front (the first batch of a generator) then grows once, not by
+    /// doubling, which copies what it wrote each time.
+    pub fn reserve_rows_like_so_far(&mut self, text: Option<&mut String>, rows: usize) {
+        let PartData::Var(_, var) = &mut self.data else { return };
+        if self.at == 0 {
+            return;
+        }
+        let written = text.as_ref().map_or(var.data.len(), |t| t.len());
+        let more = (written as f64 / self.at as f64 * 1.03 * rows as f64) as usize;
+        let _ = match text {
+            Some(text) => text.try_reserve(more),
+            None => var.data.try_reserve(more),
+        };
+    }
+
     /// Reserves room for `bytes` more bytes of variable-size data (nothing
     /// for a scalar part); `None` when that much memory cannot be had.
     pub fn reserve_bytes(&mut self, bytes: usize) -> Option<()> {
@@ -786,6 +805,23 @@ impl ColumnPart<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_part_reserves_its_rest_at_the_size_of_its_rows_so_far() {
+        let mut column = Column::new(PortType::Str, 1000).unwrap();
+        let mut parts = column.split(&[1000]);
+        let part = &mut parts[0];
+        for _ in 0..10 {
+            part.push_bytes(Some(b"abcde"));
+        }
+        part.reserve_rows_like_so_far(None, 990);
+        let PartData::Var(_, rows) = &part.data else { panic!("a str part holds variable-size rows") };
+        assert!(rows.data.capacity() >= 50 + 990 * 5, "{}", rows.data.capacity());
+        let mut text = part.take_text().unwrap();
+        part.reserve_rows_like_so_far(Some(&mut text), 2000);
+        assert!(text.capacity() >= 50 + 2000 * 5, "{}", text.capacity());
+        part.put_text(text);
+    }
 
     #[test]
     fn parts_write_in_place_and_nulls_keep_the_type() {

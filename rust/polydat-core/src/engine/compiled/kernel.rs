@@ -443,6 +443,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             // next row to run, so after a failure (an error or a panic) it is
             // the row that failed.
             let end = rows.count.min(row + STOP_CHECK_ROWS);
+            let first_chunk = row == 0;
             let state = &mut self.slots;
             let pass = || {
                 while row < end {
@@ -472,9 +473,17 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             };
             let done = matches!(guarded(pass), Ok(true));
             for (take, column) in takes.iter_mut().zip(columns.iter_mut()) {
-                if let Take::Word { ty, staged, .. } = take {
-                    column.extend_words(*ty, staged);
-                    staged.clear();
+                match take {
+                    Take::Word { ty, staged, .. } => {
+                        column.extend_words(*ty, staged);
+                        staged.clear();
+                    }
+                    // Room for the rest of the rows, at the first chunk's size.
+                    Take::Text { text, .. } if first_chunk && done => {
+                        column.reserve_rows_like_so_far(Some(text), rows.count - row)
+                    }
+                    Take::Ref { .. } if first_chunk && done => column.reserve_rows_like_so_far(None, rows.count - row),
+                    _ => {}
                 }
             }
             if !done {
