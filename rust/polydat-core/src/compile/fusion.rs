@@ -498,24 +498,22 @@ fn chain(graph: &Graph, n: usize, op: &str) -> Option<Match> {
 /// that something else reads stays.
 fn word_picks(graph: &Graph, modified: &[bool], n: usize) -> Option<Match> {
     let node = &graph.nodes[n];
-    // The node behind `w` when it is `op` (any word list for `None`), pure,
-    // not volatile, and not named by a modified binding.
-    let plain = |w: Wire, op: Option<&str>| match w {
-        Wire::Node(p, 0) if !modified[p as usize] => Some(&graph.nodes[p as usize]).filter(|p| {
-            op.map_or(realer::word_list(p.def.name).is_some(), |op| p.def.name == op)
-                && p.def.purity == Purity::Pure
-                && !p.volatile
-                && !p.capture
-        }),
+    // The node behind `w` when it is pure, not volatile, not a capture and
+    // not named by a modified binding.
+    let usable = |w: Wire| match w {
+        Wire::Node(p, 0) if !modified[p as usize] => {
+            Some(&graph.nodes[p as usize]).filter(|p| p.def.purity == Purity::Pure && !p.volatile && !p.capture)
+        }
         _ => None,
     };
+    let pick = |w: Wire| usable(w).filter(|p| realer::word_list(p.def.name).is_some());
     // A pick, or a pick in lower case: its `words` entry and its input.
-    let pick_of = |w: Wire| match plain(w, None) {
+    let pick_of = |w: Wire| match pick(w) {
         Some(pick) => Some((pick.def.name.to_string(), pick.wires[0])),
         None => {
-            let lower = plain(w, Some(string::STR_LOWER.name))?;
-            let pick = plain(lower.wires[0], None)?;
-            Some((format!("{}{})", realer::LOWERED_PREFIX, pick.def.name), pick.wires[0]))
+            let lower = usable(w).filter(|n| n.def.name == string::STR_LOWER.name)?;
+            let pick = pick(lower.wires[0])?;
+            Some((realer::lowered_entry(pick.def.name), pick.wires[0]))
         }
     };
     let (lists, wires): (Vec<String>, Vec<Wire>) =

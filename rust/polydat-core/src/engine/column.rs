@@ -237,6 +237,13 @@ impl VarRows {
     }
 }
 
+/// The bytes to reserve for `rows` rows of variable-size data expected at
+/// `bytes_per_row` (a measured average), with a small margin so that a
+/// slightly longer stretch of rows still fits.
+pub fn reservation(bytes_per_row: f64, rows: usize) -> usize {
+    (bytes_per_row * 1.03 * rows as f64) as usize
+}
+
 /// Allocates `rows` zeros without aborting when memory runs out.
 fn zeros<T: Clone + Default>(rows: usize) -> Option<Vec<T>> {
     let mut v = Vec::new();
@@ -622,7 +629,7 @@ impl ColumnPart<'_> {
             return;
         }
         let written = text.as_ref().map_or(var.data.len(), |t| t.len());
-        let more = (written as f64 / self.at as f64 * 1.03 * rows as f64) as usize;
+        let more = reservation(written as f64 / self.at as f64, rows);
         let _ = match text {
             Some(text) => text.try_reserve(more),
             None => var.data.try_reserve(more),

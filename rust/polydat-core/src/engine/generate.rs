@@ -417,10 +417,8 @@ impl Generator {
             .ok_or(GenerateError::OutOfMemory { rows, columns: outputs.len() })?;
         // The first part reserves for the whole column: the others' bytes are
         // appended to it when the parts are absorbed, with no reallocation.
-        let reserve = |c: usize, t: usize| {
-            let rows = if t == 0 { rows } else { chunk };
-            (self.var_bytes_per_row[c] * 1.03 * rows as f64) as usize
-        };
+        let reserve =
+            |c: usize, t: usize| column::reservation(self.var_bytes_per_row[c], if t == 0 { rows } else { chunk });
         let mut shares: Vec<Vec<ColumnPart<'_>>> = (0..tasks).map(|_| Vec::with_capacity(outputs.len())).collect();
         for (c, (column, h)) in columns.iter_mut().zip(host).enumerate() {
             let parts = match (column, h) {

@@ -162,7 +162,12 @@ fn parse_format(fmt: &str) -> Result<Vec<Piece>, String> {
 
 /// Number of placeholders in a format string.
 pub fn placeholder_count(fmt: &str) -> usize {
-    tokens(fmt).iter().filter(|t| matches!(t, Token::Hole { .. })).count()
+    holes(&tokens(fmt))
+}
+
+/// Number of placeholders among `tokens`.
+fn holes(tokens: &[Token]) -> usize {
+    tokens.iter().filter(|t| matches!(t, Token::Hole { .. })).count()
 }
 
 /// The format that prints `inner`'s text where `outer` has its placeholder
@@ -172,7 +177,6 @@ pub fn placeholder_count(fmt: &str) -> usize {
 /// copies a string as it is) and every placeholder of both is closed.
 pub fn splice_format(outer: &str, k: usize, inner: &str) -> Option<String> {
     let (outer, inner) = (tokens(outer), tokens(inner));
-    let holes = |ts: &[Token]| ts.iter().filter(|t| matches!(t, Token::Hole { .. })).count();
     if outer.iter().chain(&inner).any(|t| matches!(t, Token::Hole { closed: false, .. })) || k >= holes(&outer) {
         return None;
     }

@@ -9,7 +9,7 @@ use crate::node::by_bytes::{pick, to_text, StrPick, StrTable};
 use crate::node::{konst, konst_or, many, wire, wire_any, Lit, NodeDef, NodeEval, Outputs};
 use crate::nodes::format::printf_over_picks;
 use crate::nodes::hash::xxh3_u64;
-use crate::nodes::string::push_lower;
+use crate::nodes::string::{push_lower, STR_LOWER};
 use crate::nodes::weighted::{AliasPicks, AliasTable};
 use crate::types::PortType::{Str, U64};
 use std::sync::{Arc, OnceLock};
@@ -278,16 +278,20 @@ pub fn word_list(name: &str) -> Option<&'static Dataset> {
 }
 
 /// What [`PRINTF_WORDS`] prints for a `words` entry: the word list `name`,
-/// or for `str_lower(name)` the list in lower case ([`Dataset::lowered`]).
+/// or for [`lowered_entry`]`(name)` the list in lower case ([`Dataset::lowered`]).
 pub fn printed_list(entry: &str) -> Option<&'static Dataset> {
-    match entry.strip_prefix(LOWERED_PREFIX).and_then(|e| e.strip_suffix(')')) {
+    let lowered = entry.strip_prefix(STR_LOWER.name).and_then(|e| e.strip_prefix('(')?.strip_suffix(')'));
+    match lowered {
         Some(name) => word_list(name).map(Dataset::lowered),
         None => word_list(entry),
     }
 }
 
-/// How a `words` entry of [`PRINTF_WORDS`] names a list printed in lower case.
-pub const LOWERED_PREFIX: &str = "str_lower(";
+/// The `words` entry of [`PRINTF_WORDS`] for list `name` printed in lower
+/// case: `str_lower(name)`.
+pub fn lowered_entry(name: &str) -> String {
+    format!("{}({name})", STR_LOWER.name)
+}
 
 /// `full_names`: "First Last": the sex by bit 0 of xxh3(x), the first name by frequency from that hash, the surname from its xxh3.
 pub const FULL_NAMES: NodeDef = NodeDef {

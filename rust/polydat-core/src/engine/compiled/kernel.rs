@@ -473,17 +473,16 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             };
             let done = matches!(guarded(pass), Ok(true));
             for (take, column) in takes.iter_mut().zip(columns.iter_mut()) {
-                match take {
-                    Take::Word { ty, staged, .. } => {
-                        column.extend_words(*ty, staged);
-                        staged.clear();
-                    }
-                    // Room for the rest of the rows, at the first chunk's size.
-                    Take::Text { text, .. } if first_chunk && done => {
-                        column.reserve_rows_like_so_far(Some(text), rows.count - row)
-                    }
-                    Take::Ref { .. } if first_chunk && done => column.reserve_rows_like_so_far(None, rows.count - row),
-                    _ => {}
+                if let Take::Word { ty, staged, .. } = take {
+                    column.extend_words(*ty, staged);
+                    staged.clear();
+                }
+            }
+            if first_chunk && done {
+                // Room for the rest of the rows, at the first chunk's size.
+                for (take, column) in takes.iter_mut().zip(columns.iter_mut()) {
+                    let text = if let Take::Text { text, .. } = take { Some(text) } else { None };
+                    column.reserve_rows_like_so_far(text, rows.count - row);
                 }
             }
             if !done {
