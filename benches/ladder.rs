@@ -4,9 +4,11 @@
 //! One iteration = one cycle: write the three inputs (cycle bumped, seeds
 //! fixed), then read the four outputs as raw words in one read
 //! (`pull_slots`, the row read of `generate`; upstream's loop is `eval` then
-//! `get_slot` ×4). Each engine and mode is measured twice: through the
-//! engine-neutral `Box<dyn Kernel>` (what `generate` and Python drive) and as
-//! its concrete type (no dynamic dispatch; upstream's P1 and P2 rungs).
+//! `get_slot` ×4). Each engine and mode is measured three ways: through the
+//! engine-neutral `Box<dyn Kernel>` (what `generate` and Python drive), the
+//! same with the writes and the read as one call (`pull_slots_at`, rows
+//! `*_at`), and as its concrete type (no dynamic dispatch; upstream's P1 and
+//! P2 rungs).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use polydat_core::engine::p1::P1Kernel;
@@ -95,6 +97,14 @@ fn ladder(c: &mut Criterion) {
                 black_box(&words);
             })
         });
+        // The same cycle as one call: the three inputs and the four outputs.
+        group.bench_function(format!("{}_at", kind.name().replace('/', "_")), |b| {
+            b.iter(|| {
+                cycle = cycle.wrapping_add(1);
+                kernel.pull_slots_at(&[cycle, TENANT_SEED, OPERATION_SEED], &outs, &mut words).unwrap();
+                black_box(&words);
+            })
+        });
         // Sanity: every engine computes what the hand-written function computes.
         for cyc in [0, 1, 42, u64::MAX] {
             kernel.write_u64(0, cyc);
@@ -102,6 +112,8 @@ fn ladder(c: &mut Criterion) {
             kernel.write_u64(2, OPERATION_SEED);
             let got: Vec<u64> = outs.iter().map(|&o| kernel.pull(o).unwrap().as_u64().unwrap()).collect();
             assert_eq!(got, ladder_by_hand(cyc, TENANT_SEED, OPERATION_SEED), "{}", kind.name());
+            kernel.pull_slots_at(&[cyc, TENANT_SEED, OPERATION_SEED], &outs, &mut words).unwrap();
+            assert_eq!(words, ladder_by_hand(cyc, TENANT_SEED, OPERATION_SEED), "{} in one call", kind.name());
         }
     }
 

@@ -324,3 +324,107 @@ fn a_coordinate_write_reruns_the_side_channel_that_reads_it() {
         }
     }
 }
+
+/// Raw's row read: a stale `pull_slots` of scalar outputs (or a
+/// `pull_slots_at`, which writes the leading coordinates first) computes
+/// their cones in one native call and stores no slot, so the round stays
+/// stale and a later read of the same round sweeps as usual; the values,
+/// and a failing row's error, are P1's.
+#[test]
+fn raw_reads_a_row_of_scalar_outputs_in_one_native_call_and_agrees_with_p1() {
+    let p = program(&format!("{ROWS}\nlabel := str_concat(\"n\", id)"));
+    let plan = p3::plan(&p);
+    let names = ["id", "scaled", "small", "kk", "mixed", "cycle_out", "ratio"];
+    let outs: Vec<usize> = names.map(|n| p.output(n).unwrap()).into();
+    assert!(plan.executor.row_read(&plan.shape, 0, &outs).is_some(), "every output is a native scalar");
+    assert!(plan.executor.row_read(&plan.shape, 1, &outs).is_some(), "the coordinate is plain");
+    assert!(plan.executor.row_read(&plan.shape, 2, &outs).is_none(), "the second input is an extern");
+    let label = p.output("label").unwrap();
+    assert!(plan.executor.row_read(&plan.shape, 0, &[outs[0], label]).is_none(), "a string output has none");
+    // The read itself, over a fresh kernel state's buffer (values fixed at
+    // scope init are not there yet): P1's words; the buffer is left as it
+    // was but for the coordinate the read writes; a zero divisor (cycle
+    // 1000) fails.
+    let bare = &[outs[0], outs[5]];
+    let read = plan.executor.row_read(&plan.shape, 0, bare).unwrap();
+    let read_at = plan.executor.row_read(&plan.shape, 1, bare).unwrap();
+    let divides = plan.executor.row_read(&plan.shape, 0, &[outs[6]]).unwrap();
+    let mut buf = polydat_core::engine::compiled::slots::Slots::new(&plan.shape).buf;
+    let cycle_word = plan.shape.layout.off[0] as usize;
+    let mut oracle = P1Kernel::new(p.clone());
+    for cycle in [7u64, 1000, u64::MAX] {
+        let mut want = [0u64; 2];
+        oracle.write_u64(0, cycle);
+        oracle.pull_slots(bare, &mut want).unwrap();
+        let mut before = buf.clone();
+        let mut words = [0u64; 2];
+        assert!(p3::Native::read_row(&read_at, &mut buf, &[cycle], &mut words));
+        before[cycle_word] = cycle;
+        assert_eq!((buf.clone(), words), (before.clone(), want), "cycle {cycle}: the read wrote the coordinate alone");
+        words = [0; 2];
+        assert!(p3::Native::read_row(&read, &mut buf, &[], &mut words));
+        assert_eq!(words, want, "cycle {cycle}");
+        assert_eq!(p3::Native::read_row(&divides, &mut buf, &[], &mut words), cycle != 1000, "cycle {cycle}");
+        assert_eq!(buf, before, "cycle {cycle}: a read alone stores nothing to the buffer");
+        assert!(!p3::Native::read_row(&read, &mut buf, &[], &mut words[..1]), "too few words: refused");
+        assert!(!p3::Native::read_row(&read_at, &mut buf, &[], &mut words), "too few values: refused");
+    }
+    // Through the kernel: reads alone and reads at a coordinate, between
+    // extern writes and other reads of the same round.
+    let mut k = p3::RawKernel::with_plan(plan.clone());
+    k.start().unwrap();
+    let mut oracle = P1Kernel::new(p.clone());
+    for (round, cycle) in [5u64, 999, 1000, 1001, 0, u64::MAX, 77, 1000, 12].into_iter().enumerate() {
+        if round == 6 {
+            k.write_u64(1, 11);
+            oracle.write_u64(1, 11);
+        }
+        let (mut got, mut want) = ([0u64; 7], [0u64; 7]);
+        oracle.write_u64(0, cycle);
+        let b = oracle.pull_slots(&outs, &mut want);
+        let a = match round % 2 {
+            0 => k.pull_slots_at(&[cycle], &outs, &mut got),
+            _ => {
+                k.write_u64(0, cycle);
+                k.pull_slots(&outs, &mut got)
+            }
+        };
+        match (a, b) {
+            (Ok(()), Ok(())) => assert_eq!(got, want, "cycle {cycle}"),
+            (Err(x), Err(y)) => assert_eq!(x.to_string(), y.to_string(), "cycle {cycle}"),
+            (x, y) => panic!("cycle {cycle}: {x:?} vs {y:?}"),
+        }
+        assert!(k.keeps_row_read(), "cycle {cycle}");
+        // Other reads of the same round: a cone walk (the string), the row
+        // read again, and after a sweep of everything, plain loads.
+        assert_eq!(k.pull(label).unwrap().to_string(), oracle.pull(label).unwrap().to_string(), "cycle {cycle}");
+        let mut again = [0u64; 7];
+        assert_eq!(k.pull_slots(&outs, &mut again).is_ok(), cycle % 1000 != 0);
+        if cycle % 1000 != 0 {
+            assert_eq!(again, want, "cycle {cycle}, read again");
+            k.eval().unwrap();
+            assert!(k.swept(), "cycle {cycle}: eval swept");
+            let mut loaded = [0u64; 7];
+            k.pull_slots(&outs, &mut loaded).unwrap();
+            assert_eq!(loaded, want, "cycle {cycle}, read after the sweep");
+        }
+        // Writing the extern too: no row read for two inputs, the usual path.
+        let mut both = [0u64; 7];
+        let a = k.pull_slots_at(&[cycle, 3 + round as u64], &outs, &mut both).map_err(|e| e.to_string());
+        oracle.write_u64(1, 3 + round as u64);
+        let b = oracle.pull_slots(&outs, &mut want).map(|()| want).map_err(|e| e.to_string());
+        assert_eq!(a.map(|()| both), b, "cycle {cycle}, extern written");
+    }
+    // A read at a new coordinate right after a sweep made every value
+    // current: from then on the sweep's values are stale.
+    k.write_u64(0, 41);
+    k.eval().unwrap();
+    assert!(k.swept());
+    let (mut got, mut want) = ([0u64; 7], [0u64; 7]);
+    k.pull_slots_at(&[42], &outs, &mut got).unwrap();
+    oracle.write_u64(0, 42);
+    oracle.pull_slots(&outs, &mut want).unwrap();
+    assert_eq!(got, want);
+    assert!(!k.swept(), "the write made the round stale");
+    assert_eq!(k.pull(label).unwrap().to_string(), oracle.pull(label).unwrap().to_string());
+}

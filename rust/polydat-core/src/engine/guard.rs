@@ -31,6 +31,22 @@ pub fn guarded<R>(f: impl FnOnce() -> R) -> Result<R, String> {
     result.map_err(panic_message)
 }
 
+/// Runs `f`, then sets this thread's quiet flag back to what it was before
+/// however `f` came back — also when a jump skipped the end of a
+/// [`guarded`] inside it (the native catch jumps out of its own guard).
+#[inline]
+pub fn restoring_quiet<R>(f: impl FnOnce() -> R) -> R {
+    let was = QUIET.with(Cell::get);
+    let result = f();
+    QUIET.with(|q| q.set(was));
+    result
+}
+
+/// Panics on this thread are not printed now (inside [`guarded`]).
+pub fn is_quiet() -> bool {
+    QUIET.with(Cell::get)
+}
+
 /// The message of a caught panic.
 #[cold]
 pub fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {

@@ -104,6 +104,16 @@ pub trait Kernel: Send + Sync {
         }
         Ok(())
     }
+    /// Writes `values[i]` into u64 input `i` for each `i` (as
+    /// [`Kernel::write_u64`] writes it), then reads the outputs `outs` as ONE
+    /// read of raw words (as [`Kernel::pull_slots`]): the program evaluated
+    /// as a function of its leading inputs, one call per row.
+    fn pull_slots_at(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
+        for (input, &value) in values.iter().enumerate() {
+            self.write_u64(input, value);
+        }
+        self.pull_slots(outs, words)
+    }
     /// Reads the outputs `outs` as ONE read (volatile steps run once for all of
     /// them) and writes each value as the next row of its column part: one
     /// row of `generate`.

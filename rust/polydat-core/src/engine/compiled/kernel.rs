@@ -6,7 +6,7 @@
 
 use super::layout::NO_ENTRY;
 use super::modes::{Mode, SweepPolicy};
-use super::plan::{BlockPlan, Executor, Part, Plan, RowLoop};
+use super::plan::{BlockPlan, Executor, Part, Plan, RowLoop, RowReadKey};
 use super::shape::StepFacts;
 use super::slots::{RefSlotRefused, Slots};
 use crate::engine::column::{ColumnPart, RowsOut};
@@ -35,6 +35,11 @@ pub struct CompiledKernel<M: Mode, X: Executor> {
     scope_ready: bool,
     /// Where the per-cycle values stand against the last sweep.
     sweep: Sweep,
+    /// The executor's row read for the inputs written and the outputs read
+    /// by the last `pull_slots` or `pull_slots_at` (Raw; `None` inside: they
+    /// have none), kept so a loop of the same reads finds it without asking
+    /// the plan.
+    row_read: Option<(RowReadKey, Option<Arc<X::RowRead>>)>,
 }
 
 /// How a column takes its rows in `generate`'s sweep path.
@@ -100,7 +105,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     pub fn with_plan(plan: Arc<Plan<X>>) -> Self {
         let slots = Slots::new(&plan);
         let mode = M::new(&plan);
-        CompiledKernel { plan, slots, mode, scope_ready: false, sweep: Sweep::Stale }
+        CompiledKernel { plan, slots, mode, scope_ready: false, sweep: Sweep::Stale, row_read: None }
     }
 
     /// The shared plan.
@@ -117,6 +122,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             mode: self.mode.fork(),
             scope_ready: self.scope_ready,
             sweep: self.sweep,
+            row_read: self.row_read.clone(),
         }
     }
 
@@ -146,6 +152,12 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         M::SWEEP != SweepPolicy::Never && self.sweep == Sweep::Current
     }
 
+    /// The kernel keeps a row read for the outputs `pull_slots` read last
+    /// (diagnostics and tests).
+    pub fn keeps_row_read(&self) -> bool {
+        matches!(self.row_read, Some((_, Some(_))))
+    }
+
     /// Step `step` holds its current value: a sweep made everything current,
     /// or the mode's bookkeeping says so (diagnostics and tests).
     pub fn step_is_current(&self, step: usize) -> bool {
@@ -171,6 +183,112 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         let word = self.scalar_word(out)?;
         self.mode.output_done(&self.plan, out);
         Some(word)
+    }
+
+    /// Raw's read of scalar outputs by the executor's row read (see
+    /// [`Executor::row_read`]), which first writes `values` to the leading
+    /// inputs (none: a read alone, which needs a stale round): the outputs'
+    /// cones computed in one call and their words handed back, no slot
+    /// stored — so the round stays stale and a later read of the same round
+    /// sweeps as usual. This is the fast path, by the row read kept from the
+    /// last such read; true when it served the read.
+    #[inline(always)]
+    fn read_row_kept(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> bool {
+        self.may_read_row(values) && self.keeps_row_read_for(values, outs) && self.run_kept_row_read(values, words)
+    }
+
+    /// [`Self::read_row_kept`] for other inputs or outputs than the last
+    /// ones: asks the plan for their row read, keeps it, and runs it.
+    #[inline(always)]
+    fn read_row_first(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> bool {
+        if !self.may_read_row(values) || self.keeps_row_read_for(values, outs) {
+            return false;
+        }
+        let read = self.plan.executor.row_read(&self.plan.shape, values.len(), outs);
+        self.row_read = Some(((values.len(), outs.into()), read));
+        self.run_kept_row_read(values, words)
+    }
+
+    /// A row read may serve a read that writes `values` first: a Raw kernel
+    /// of an executor that has row reads, scope-init done, no `None` in the
+    /// state, and a stale round unless the read writes a coordinate.
+    #[inline(always)]
+    fn may_read_row(&self, values: &[u64]) -> bool {
+        let stale = !values.is_empty() || self.sweep == Sweep::Stale;
+        X::READS_ROWS && M::SWEEP == SweepPolicy::Always && self.scope_ready && stale && self.slots.none_free()
+    }
+
+    /// The kept row read is the one for `values.len()` inputs and `outs`.
+    #[inline(always)]
+    fn keeps_row_read_for(&self, values: &[u64], outs: &[usize]) -> bool {
+        // An element loop, not a slice compare (which is a call to `memcmp`).
+        matches!(&self.row_read, Some(((inputs, read_for), _))
+            if *inputs == values.len() && read_for.len() == outs.len() && read_for.iter().zip(outs).all(|(a, b)| a == b))
+    }
+
+    /// Runs the kept row read, if there is one. Its writes are recorded as
+    /// `write_u64` records a plain coordinate's (the read stores the words
+    /// itself); no read is begun, since the read runs no step: nothing it
+    /// makes current for a later write to make stale, nothing volatile to
+    /// re-arm (the next read that runs steps begins its own).
+    #[inline(always)]
+    fn run_kept_row_read(&mut self, values: &[u64], words: &mut [u64]) -> bool {
+        let Some((_, Some(read))) = &self.row_read else { return false };
+        if !values.is_empty() {
+            self.sweep = Sweep::Stale;
+            (0..values.len()).for_each(|input| self.mode.wrote_plain_coordinate(&self.plan, input));
+        }
+        X::read_row(read, &mut self.slots.buf, values, words)
+    }
+
+    /// [`Kernel::pull_slots_at`] when the kept row read did not serve it:
+    /// a row read built for it, or the writes, then the outputs brought up
+    /// to date and their words read (out of line, so the fast path stays
+    /// small).
+    #[inline(never)]
+    fn pull_slots_at_general(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
+        if self.read_row_first(values, outs, words) {
+            return Ok(());
+        }
+        // Plain coordinates written by a mode that does not compare, into a
+        // state with no `None`: each `write_u64`'s fast path, its lookups
+        // done once for the row.
+        if !M::COMPARES && values.len() <= self.plan.plain_leading_coordinates && self.slots.none_free() {
+            let (at, buf) = (&self.plan.plain_coordinate_word[..values.len()], &mut self.slots.buf);
+            for (&word, &value) in at.iter().zip(values) {
+                buf[word as usize] = value;
+            }
+            if !values.is_empty() {
+                self.sweep = Sweep::Stale;
+            }
+            (0..values.len()).for_each(|input| self.mode.wrote_plain_coordinate(&self.plan, input));
+        } else {
+            for (input, &value) in values.iter().enumerate() {
+                self.write_u64(input, value);
+            }
+        }
+        self.refresh(outs)?;
+        let mut read = 0;
+        if self.slots.none_free() {
+            // The usual row: no slot holds `None`, so a scalar output's word
+            // is its value (a loop with no call, so nothing is reloaded).
+            let (out_word, buf) = (&*self.plan.out_word, &*self.slots.buf);
+            let scalar =
+                |out: usize| out_word.get(out).filter(|&&at| at != NO_ENTRY).and_then(|&at| buf.get(at as usize));
+            for (word, &out) in words.iter_mut().zip(outs) {
+                let Some(&value) = scalar(out) else { break };
+                *word = value;
+                read += 1;
+            }
+        }
+        if read == outs.len().min(words.len()) {
+            return Ok(());
+        }
+        // From the first output the loop above could not read: its refusal.
+        for (word, &out) in words.iter_mut().zip(outs).skip(read) {
+            *word = self.current_word(out)?;
+        }
+        Ok(())
     }
 
     /// Brings the outputs `outs` up to date as one read: the scope-init path
@@ -817,29 +935,17 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
         self.current_word(out)
     }
 
+    #[inline]
     fn pull_slots(&mut self, outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
-        self.refresh(outs)?;
-        let mut read = 0;
-        if self.slots.none_free() {
-            // The usual row: no slot holds `None`, so a scalar output's word
-            // is its value (a loop with no call, so nothing is reloaded).
-            let (out_word, buf) = (&*self.plan.out_word, &*self.slots.buf);
-            let scalar =
-                |out: usize| out_word.get(out).filter(|&&at| at != NO_ENTRY).and_then(|&at| buf.get(at as usize));
-            for (word, &out) in words.iter_mut().zip(outs) {
-                let Some(&value) = scalar(out) else { break };
-                *word = value;
-                read += 1;
-            }
-        }
-        if read == outs.len().min(words.len()) {
+        self.pull_slots_at(&[], outs, words)
+    }
+
+    #[inline]
+    fn pull_slots_at(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
+        if self.read_row_kept(values, outs, words) {
             return Ok(());
         }
-        // From the first output the loop above could not read: its refusal.
-        for (word, &out) in words.iter_mut().zip(outs).skip(read) {
-            *word = self.current_word(out)?;
-        }
-        Ok(())
+        self.pull_slots_at_general(values, outs, words)
     }
 
     /// Blocks of rows through the block program when the plan has one, the

@@ -138,6 +138,10 @@ impl<R> ColumnSweeps<R> {
     }
 }
 
+/// What a row read is built for ([`Executor::row_read`]): how many leading
+/// inputs it writes, and the outputs it reads, in order.
+pub type RowReadKey = (usize, Box<[usize]>);
+
 /// The engine-specific part of a compiled plan: how scalar steps run, and
 /// the fast forms built on them. Every kernel of a plan shares it (and so
 /// every thread); it holds no per-kernel state.
@@ -146,6 +150,10 @@ pub trait Executor: Send + Sync + Sized + 'static {
     type Step: Send + Sync;
     /// How one run of scalar steps of a sweep runs ([`Part::Scalar`]).
     type Run: Send + Sync;
+    /// A compiled row read ([`Executor::row_read`]).
+    type RowRead: Send + Sync;
+    /// The executor builds row reads (Raw kernels look for one).
+    const READS_ROWS: bool = false;
     /// Builds the executor of `shape` and the scalar form of every step the
     /// shape marks scalar (`None` for the others, which run through the kit).
     fn build(shape: &Shape) -> (Self, Vec<Option<Self::Step>>);
@@ -183,6 +191,25 @@ pub trait Executor: Send + Sync + Sized + 'static {
     /// scalar slot.
     fn row_loop(&self, _shape: &Shape, _coordinate: usize, _outs: &[usize], _step: u64) -> Option<Arc<dyn RowLoop>> {
         None
+    }
+    /// Raw's read of the scalar outputs `outs` as one call that writes the
+    /// first `inputs` inputs (plain coordinates, see
+    /// `Shape::plain_leading_coordinates`; 0 for a read alone), computes
+    /// only the outputs' per-cycle cones, with every value in registers, and
+    /// hands back their words without storing any slot; when the executor
+    /// has one for them (built at the first call and kept).
+    fn row_read(&self, _shape: &Shape, _inputs: usize, _outs: &[usize]) -> Option<Arc<Self::RowRead>> {
+        None
+    }
+    /// Runs `read` over `buf`, a kernel buffer of the plan whose scope-init
+    /// path has run and which holds no `None`: stores `values` to its
+    /// inputs' words and the raw word of its `k`-th output to `words[k]`,
+    /// and leaves the rest of the buffer as it was. False when `values` is
+    /// not as many words as its inputs or `words` has too few, and nothing
+    /// ran; or when a step failed, after the inputs were stored (the caller
+    /// then reads the usual way, which fails exactly as P1 does).
+    fn read_row(_read: &Self::RowRead, _buf: &mut [u64], _values: &[u64], _words: &mut [u64]) -> bool {
+        false
     }
 }
 

@@ -100,6 +100,9 @@ pub struct Shape {
     /// pinned step depends on — a write of it only stores the word and
     /// starts a new round (Raw's fastest write) — else [`NO_ENTRY`].
     pub plain_coordinate_word: Box<[u32]>,
+    /// How many of the first inputs have a [`Shape::plain_coordinate_word`]
+    /// (a row of them is written with stores alone).
+    pub plain_leading_coordinates: usize,
     /// Some step is volatile (re-armed at every read).
     pub has_volatile: bool,
     /// Some step is a side channel.
@@ -206,6 +209,14 @@ impl Shape {
         let costly_sweep = sweepable && program.cycle_steps.iter().any(|&s| steps[s as usize].bytes);
         let u64_input_word: Box<[u32]> =
             (0..n_inputs).map(|i| if layout.ty[i] == PortType::U64 { layout.off[i] } else { NO_ENTRY }).collect();
+        let plain_coordinate_word: Box<[u32]> = u64_input_word
+            .iter()
+            .enumerate()
+            .map(|(i, &word)| match i < program.coord_count && pinned_deps[i].is_empty() {
+                true => word,
+                false => NO_ENTRY,
+            })
+            .collect();
         Shape {
             broad: program.outputs.iter().map(|_| AtomicU8::new(UNKNOWN)).collect(),
             sweepable,
@@ -214,14 +225,8 @@ impl Shape {
                 .filter(|&s| program.steps[s as usize].lifecycle != Lifecycle::Dynamic)
                 .collect(),
             coord_count: program.coord_count,
-            plain_coordinate_word: u64_input_word
-                .iter()
-                .enumerate()
-                .map(|(i, &word)| match i < program.coord_count && pinned_deps[i].is_empty() {
-                    true => word,
-                    false => NO_ENTRY,
-                })
-                .collect(),
+            plain_leading_coordinates: plain_coordinate_word.iter().take_while(|&&w| w != NO_ENTRY).count(),
+            plain_coordinate_word,
             u64_input_word,
             out_word: program
                 .outputs

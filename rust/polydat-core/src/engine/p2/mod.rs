@@ -90,6 +90,8 @@ fn sweep_of(shape: &Shape, steps: &[u32]) -> Sweep<Threads> {
 impl Executor for Closures {
     type Step = SlotStep;
     type Run = Threads;
+    /// Closures have no row read: Raw sweeps.
+    type RowRead = ();
 
     fn build(shape: &Shape) -> (Self, Vec<Option<SlotStep>>) {
         let program = &shape.program;

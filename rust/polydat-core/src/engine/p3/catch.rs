@@ -27,6 +27,7 @@
 //! * With no catch installed, [`raise`] prints the message and aborts: the
 //!   last resort, loud, never an unwind through native frames.
 
+use crate::engine::guard;
 use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
 
@@ -50,7 +51,7 @@ extern "C" fn trampoline(ctx: *mut c_void) {
     // SAFETY: `ctx` is the address of a `&mut dyn FnMut()` that `catch` keeps
     // alive on its own stack for the whole call.
     let body = unsafe { &mut *(ctx as *mut &mut dyn FnMut()) };
-    let failure = crate::engine::guard::guarded(body).err();
+    let failure = guard::guarded(body).err();
     if let Some(message) = failure {
         raise(message.into_boxed_str());
     }
@@ -67,7 +68,9 @@ pub fn catch(mut body: impl FnMut()) -> Result<(), Box<str>> {
     // SAFETY: `polydat_catch` calls `trampoline(ctx)` once with the context
     // given, while `body` and `ctx` live on this frame; the slot is this
     // thread's `BUFFER`, which the C side saves and restores (see the module).
-    let raised = unsafe { polydat_catch(trampoline, ctx, slot) };
+    // A raise jumps out of the trampoline's panic guard before that guard
+    // ends, so the guard's quiet flag is set back here.
+    let raised = guard::restoring_quiet(|| unsafe { polydat_catch(trampoline, ctx, slot) });
     match raised {
         0 => Ok(()),
         _ => Err(MESSAGE.with(|m| m.borrow_mut().take()).unwrap_or_else(|| "a native helper failed".into())),
@@ -108,6 +111,7 @@ mod tests {
         assert!(!installed());
         assert_eq!(catch(|| fails()), Err("boom".into()));
         assert!(!installed(), "the slot is restored after a raise");
+        assert!(!guard::is_quiet(), "panics are printed again after a raise (the guard's flag is set back)");
         let outer = catch(|| {
             assert!(installed());
             let inner = catch(|| fails());

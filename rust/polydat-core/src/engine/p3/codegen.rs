@@ -31,6 +31,10 @@ pub type NativeFn = unsafe extern "C" fn(*mut u64);
 /// the current row to before each helper call.
 pub type RowLoopFn = unsafe extern "C" fn(*mut u64, u64, u64, u64, *const *mut u8, *mut u64);
 
+/// A row read (see [`Module::row_read`]): `f(buf, values, out)` writes its
+/// inputs from `values` and stores the raw word of its `k`-th output to `out[k]`.
+pub type RowReadFn = unsafe extern "C" fn(*mut u64, *const u64, *mut u64);
+
 /// The canonical f64 NaN's bits (the NaN policy).
 const CANONICAL_NAN: u64 = crate::node::kit::CANONICAL_NAN_F64;
 
@@ -103,11 +107,7 @@ impl Module {
     ) -> Result<(FuncId, Emitted), String> {
         let id = self.declare(1)?;
         let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fbc);
-        let entry = b.create_block();
-        b.append_block_params_for_function_params(entry);
-        b.switch_to_block(entry);
-        b.seal_block(entry);
-        let buf = b.block_params(entry)[0];
+        let buf = entry_block(&mut b)[0];
         let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
         let tracker = tracker.map(Tracker::Position);
         let mut emit = StepEmitter { slot_call, calls: &mut self.calls, buf, word, tracker, store: true };
@@ -145,11 +145,7 @@ impl Module {
     ) -> Result<(FuncId, Emitted), String> {
         let id = self.declare(6)?;
         let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fbc);
-        let entry = b.create_block();
-        b.append_block_params_for_function_params(entry);
-        b.switch_to_block(entry);
-        b.seal_block(entry);
-        let [buf, first, stride, count, cols, progress] = b.block_params(entry)[..] else {
+        let [buf, first, stride, count, cols, progress] = entry_block(&mut b)[..] else {
             return Err("internal: row loop signature".into());
         };
         let trusted = MemFlagsData::trusted();
@@ -258,6 +254,51 @@ impl Module {
         Ok((id, Emitted { fallible }))
     }
 
+    /// Defines a function `f(buf, values, out)` that stores `values[i]` to
+    /// the buffer word of input slot `inputs[i]`, computes `steps` (in
+    /// order, each once) over `layout`'s buffer with every value in
+    /// registers (the inputs' too), and stores the raw word of value slot
+    /// `slots[k]` to `out[k]`; it stores nothing else to the buffer. A slot
+    /// neither written nor computed (another input, a value fixed at scope
+    /// init) is loaded from the buffer. Returns its id and whether it calls
+    /// a helper (the inputs are stored before any call).
+    pub fn row_read(
+        &mut self,
+        program: &Program,
+        layout: &Layout,
+        inputs: &[u32],
+        steps: &[u32],
+        slots: &[u32],
+    ) -> Result<(FuncId, Emitted), String> {
+        let id = self.declare(3)?;
+        let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fbc);
+        let [buf, values, out] = entry_block(&mut b)[..] else {
+            return Err("internal: row read signature".into());
+        };
+        let trusted = MemFlagsData::trusted();
+        let word = |slot: u32| layout.off[slot as usize];
+        let mut words = HashMap::new();
+        for (i, &input) in inputs.iter().enumerate() {
+            let value = b.ins().load(I64, trusted, values, 8 * i as i32);
+            b.ins().store(trusted, value, buf, 8 * word(input) as i32);
+            words.insert(input, value);
+        }
+        let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
+        let mut emit = StepEmitter { slot_call, calls: &mut self.calls, buf, word: &word, tracker: None, store: false };
+        let fallible = emit.steps(&mut b, program, steps, &mut words);
+        for (k, &slot) in slots.iter().enumerate() {
+            let value = match words.get(&slot) {
+                Some(&v) => v,
+                None => b.ins().load(I64, trusted, buf, 8 * word(slot) as i32),
+            };
+            b.ins().store(trusted, value, out, 8 * k as i32);
+        }
+        b.ins().return_(&[]);
+        b.finalize(self.module.target_config());
+        self.define(id)?;
+        Ok((id, Emitted { fallible }))
+    }
+
     /// Declares the next function, of `params` i64 parameters and no result.
     fn declare(&mut self, params: usize) -> Result<FuncId, String> {
         let mut sig = self.module.make_signature();
@@ -308,6 +349,16 @@ impl Code {
         unsafe { std::mem::transmute::<*const u8, NativeFn>(ptr) }
     }
 
+    /// The row read `id` ([`Module::row_read`]) as a callable pointer.
+    pub fn row_read(&self, id: FuncId) -> RowReadFn {
+        let module = self.module.as_ref().expect("finalized code");
+        let ptr = module.get_finalized_function(id);
+        // SAFETY: `id` was defined by `Module::row_read` with three i64
+        // parameters, the signature of `RowReadFn`, in this finalized module;
+        // the pointer is valid while `self` lives.
+        unsafe { std::mem::transmute::<*const u8, RowReadFn>(ptr) }
+    }
+
     /// The row loop `id` ([`Module::row_loop`]) as a callable pointer.
     pub fn row_loop(&self, id: FuncId) -> RowLoopFn {
         let module = self.module.as_ref().expect("finalized code");
@@ -327,6 +378,16 @@ impl Drop for Code {
             unsafe { module.free_memory() };
         }
     }
+}
+
+/// Starts a function: its entry block, sealed and current; returns the
+/// function's parameters.
+fn entry_block(b: &mut FunctionBuilder<'_>) -> Vec<Value> {
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    b.block_params(entry).to_vec()
 }
 
 /// What emitted code records before each helper call, so that a failure

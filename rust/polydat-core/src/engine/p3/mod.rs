@@ -22,9 +22,10 @@ pub mod helpers;
 
 use crate::engine::column::{row_width, RowsOut};
 use crate::engine::compiled::kernel::CompiledKernel;
+use crate::engine::compiled::layout::NO_ENTRY;
 use crate::engine::compiled::modes;
 use crate::engine::compiled::plan::{
-    compile_sweep, ColumnSweeps, Executor, Part, PartialSweep, Plan, RowLoop, SharedSweep, Sweep,
+    compile_sweep, ColumnSweeps, Executor, Part, PartialSweep, Plan, RowLoop, RowReadKey, SharedSweep, Sweep,
 };
 use crate::engine::compiled::shape::Shape;
 use crate::engine::p2::closures::scalar_closure;
@@ -34,7 +35,7 @@ use crate::node::NodeError;
 use crate::node::Purity;
 use crate::program::Program;
 pub use crate::provenance::Provenance;
-use codegen::{Code, Emitted, Module, NativeFn, RowLoopFn};
+use codegen::{Code, Emitted, Module, NativeFn, RowLoopFn, RowReadFn};
 use cranelift_module::FuncId;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -71,6 +72,9 @@ pub struct Native {
     row_loops: Mutex<HashMap<RowLoopKey, Option<Arc<NativeRowLoop>>>>,
     /// `generate`'s sweeps for sets of columns.
     column_sweeps: ColumnSweeps<NativeRun>,
+    /// Raw's row reads, by inputs written and outputs, built at the first read that asks
+    /// (`None`: these outputs have none).
+    row_reads: Mutex<HashMap<RowReadKey, Option<Arc<NativeRowRead>>>>,
     /// The code every function pointer here points into (kept alive with them).
     _code: Code,
 }
@@ -186,17 +190,8 @@ fn build_row_loop(
     unit_step: bool,
 ) -> Result<Option<NativeRowLoop>, String> {
     let program = &shape.program;
-    let mut needed = vec![false; program.steps.len()];
-    for &o in outs {
-        program.cycle_cone(o).iter().for_each(|&s| needed[s as usize] = true);
-    }
-    let steps: Vec<u32> = program.cycle_steps.iter().copied().filter(|&s| needed[s as usize]).collect();
-    let runs_bare = |s: u32| {
-        let step = &program.steps[s as usize];
-        shape.steps[s as usize].scalar && step.def.purity == Purity::Pure && !step.volatile
-    };
     let widths: Option<Vec<u8>> = outs.iter().map(|&o| row_width(program.outputs[o].ty)).collect();
-    let (Some(widths), true) = (widths, steps.iter().all(|&s| runs_bare(s))) else {
+    let (Some(widths), Some(steps)) = (widths, bare_steps(shape, outs)) else {
         return Ok(None);
     };
     let columns: Vec<(u32, u8)> = outs.iter().zip(&widths).map(|(&o, &w)| (program.outputs[o].slot, w)).collect();
@@ -205,6 +200,52 @@ fn build_row_loop(
     let code = module.finish()?;
     let f = code.row_loop(id);
     Ok(Some(NativeRowLoop { f, fallible: emitted.fallible, unit_step, widths: widths.into(), _code: code }))
+}
+
+/// The per-cycle steps outputs `outs` need, in order, when every one is a
+/// pure, non-volatile scalar step (code for them runs with no bookkeeping:
+/// a row loop, a row read).
+fn bare_steps(shape: &Shape, outs: &[usize]) -> Option<Vec<u32>> {
+    let program = &shape.program;
+    let steps = shape.cones_steps(outs);
+    let runs_bare = |s: u32| {
+        let step = &program.steps[s as usize];
+        shape.steps[s as usize].scalar && step.def.purity == Purity::Pure && !step.volatile
+    };
+    steps.iter().all(|&s| runs_bare(s)).then_some(steps)
+}
+
+/// Row reads a plan keeps at most (one per set of outputs read together).
+const ROW_READS: usize = 64;
+
+/// A native row read ([`Module::row_read`]) and the code it lives in.
+pub struct NativeRowRead {
+    f: RowReadFn,
+    /// It calls a helper: it runs inside the catch.
+    fallible: bool,
+    /// How many leading inputs it writes.
+    inputs: usize,
+    /// How many words it stores.
+    outputs: usize,
+    _code: Code,
+}
+
+/// The row read of the scalar outputs `outs` that writes the first `inputs`
+/// inputs: when those are plain coordinates and every per-cycle step the
+/// outputs need is a pure, non-volatile scalar step.
+fn build_row_read(shape: &Shape, inputs: usize, outs: &[usize]) -> Result<Option<NativeRowRead>, String> {
+    let program = &shape.program;
+    let fits = inputs <= shape.plain_leading_coordinates && outs.iter().all(|&o| shape.out_word[o] != NO_ENTRY);
+    let (true, Some(steps)) = (fits, bare_steps(shape, outs)) else {
+        return Ok(None);
+    };
+    let slots: Vec<u32> = outs.iter().map(|&o| program.outputs[o].slot).collect();
+    let written: Vec<u32> = (0..inputs as u32).collect();
+    let mut module = Module::new()?;
+    let (id, emitted) = module.row_read(program, &shape.layout, &written, &steps, &slots)?;
+    let code = module.finish()?;
+    let f = code.row_read(id);
+    Ok(Some(NativeRowRead { f, fallible: emitted.fallible, inputs, outputs: outs.len(), _code: code }))
 }
 
 impl Native {
@@ -277,6 +318,7 @@ fn compile(shape: &Shape) -> Result<(Native, Vec<Option<NativeStep>>), String> {
         cone_room: AtomicUsize::new(CONE_ROOM_BASE + CONE_ROOM_PER_STEP * program.cycle_steps.len()),
         row_loops: Mutex::default(),
         column_sweeps: ColumnSweeps::default(),
+        row_reads: Mutex::default(),
         _code: code,
     };
     Ok((native, steps))
@@ -285,6 +327,8 @@ fn compile(shape: &Shape) -> Result<(Native, Vec<Option<NativeStep>>), String> {
 impl Executor for Native {
     type Step = NativeStep;
     type Run = NativeRun;
+    type RowRead = NativeRowRead;
+    const READS_ROWS: bool = true;
 
     fn build(shape: &Shape) -> (Self, Vec<Option<NativeStep>>) {
         match compile(shape) {
@@ -358,6 +402,52 @@ impl Executor for Native {
         });
         built.clone().map(|l| l as Arc<dyn RowLoop>)
     }
+
+    fn row_read(&self, shape: &Shape, inputs: usize, outs: &[usize]) -> Option<Arc<NativeRowRead>> {
+        let mut reads = self.row_reads.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let key = (inputs, outs.into());
+        if let Some(found) = reads.get(&key) {
+            return found.clone();
+        }
+        if reads.len() >= ROW_READS {
+            return None;
+        }
+        let built = match build_row_read(shape, inputs, outs) {
+            Ok(found) => found.map(Arc::new),
+            // As for the program's own code: a failure here is a bug.
+            Err(e) => panic!("internal: native code generation failed: {e}"),
+        };
+        reads.insert(key, built.clone());
+        built
+    }
+
+    #[inline(always)]
+    fn read_row(read: &NativeRowRead, buf: &mut [u64], values: &[u64], words: &mut [u64]) -> bool {
+        if values.len() != read.inputs || words.len() < read.outputs {
+            return false;
+        }
+        let (buf, values, out) = (buf.as_mut_ptr(), values.as_ptr(), words.as_mut_ptr());
+        // SAFETY: the read was generated for this plan's layout and touches
+        // only words of a buffer of that layout (`buf` is a kernel state's
+        // buffer of this plan); it loads `read.inputs` words from `values`
+        // and stores `read.outputs` words from `out`, and both have as many
+        // (checked above).
+        let run = || unsafe { (read.f)(buf, values, out) };
+        match read.fallible {
+            false => {
+                run();
+                true
+            }
+            true => caught(run),
+        }
+    }
+}
+
+/// Runs `run` (native code) inside the catch; true when it returned (out of
+/// line, so a caller whose code needs no catch stays small).
+#[inline(never)]
+fn caught(run: impl FnMut()) -> bool {
+    catch::catch(run).is_ok()
 }
 
 /// The P3 kernel of mode `M`.
