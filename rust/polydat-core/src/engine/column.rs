@@ -206,34 +206,41 @@ impl VarRows {
 
     /// Appends the rows of `parts`, in order: the first moved in when there
     /// are no rows yet, then room made once for all the others, each copied.
-    fn append_all(&mut self, parts: Vec<VarRows>) {
+    /// Returns the parts copied, emptied, their memory kept (see
+    /// [`Column::split_reusing`]).
+    fn append_all(&mut self, parts: Vec<VarRows>) -> Vec<VarRows> {
         let mut parts = parts.into_iter();
         if self.is_empty() && self.data.is_empty() {
             match parts.next() {
                 Some(first) => *self = first,
-                None => return,
+                None => return Vec::new(),
             }
         }
         let rest: Vec<VarRows> = parts.collect();
         let bytes = rest.iter().map(|v| v.data.len()).sum();
         let _ = self.data.try_reserve_exact(bytes);
         self.offsets.try_reserve(rest.iter().map(VarRows::len).sum());
-        rest.into_iter().for_each(|part| self.append(part));
+        for part in &rest {
+            let base = self.data.len();
+            self.data.extend_from_slice(&part.data);
+            self.offsets.extend_rebased(&part.offsets, base);
+        }
         // Give back what the data was reserved beyond its rows.
         if self.data.capacity() - self.data.len() > self.data.len() / 16 + 4096 {
             self.data.shrink_to_fit();
         }
+        rest.into_iter().map(VarRows::emptied).collect()
     }
 
-    /// Appends `other`'s rows.
-    fn append(&mut self, other: VarRows) {
-        if self.data.is_empty() && self.is_empty() {
-            *self = other;
-            return;
+    /// No rows (not even the first offset), with the memory kept: a part's
+    /// buffers to fill again.
+    fn emptied(mut self) -> VarRows {
+        self.data.clear();
+        match &mut self.offsets {
+            Offsets::Narrow(v) => v.clear(),
+            wide => *wide = Offsets::default(),
         }
-        let base = self.data.len();
-        self.data.extend_from_slice(&other.data);
-        self.offsets.extend_rebased(&other.offsets, base);
+        self
     }
 }
 
@@ -387,6 +394,15 @@ impl Column {
     /// sum must be the column's length, or, for a variable-size column,
     /// the number of rows to be written), one per writer.
     pub fn split(&mut self, counts: &[usize]) -> Vec<ColumnPart<'_>> {
+        self.split_reusing(counts, &mut Vec::new())
+    }
+
+    /// [`Column::split`], the parts after the first of a variable-size
+    /// column filling buffers from `spare` (what an earlier
+    /// [`Column::absorb`] gave back) while there are any: memory already
+    /// written once, so filling it again takes no page faults. The first
+    /// part always starts afresh (it becomes the column's own buffer).
+    pub fn split_reusing(&mut self, counts: &[usize], spare: &mut Vec<VarRows>) -> Vec<ColumnPart<'_>> {
         let ty = self.ty;
         let rows = match &mut self.data {
             ColumnData::U64(v) => HostRows::U64(v),
@@ -397,8 +413,11 @@ impl Column {
             ColumnData::F32(v) => HostRows::F32(v),
             ColumnData::Bool(v) => HostRows::Bool(v),
             ColumnData::Var(_) => {
-                let data = counts.iter().map(|&n| {
-                    let mut rows = VarRows::default();
+                let data = counts.iter().enumerate().map(|(t, &n)| {
+                    let mut rows = match t {
+                        0 => VarRows::default(),
+                        _ => spare.pop().unwrap_or_default(),
+                    };
                     // Best effort: a part that cannot reserve grows as it goes.
                     rows.offsets.try_reserve(n + 1);
                     rows.offsets.push(0);
@@ -411,14 +430,17 @@ impl Column {
     }
 
     /// Takes back the finished parts of a [`Column::split`], in row order.
-    pub fn absorb(&mut self, parts: Vec<PartDone>) {
+    /// Returns the buffers of the variable-size parts whose rows were copied
+    /// into the column's, emptied, for [`Column::split_reusing`].
+    pub fn absorb(&mut self, parts: Vec<PartDone>) -> Vec<VarRows> {
         let mut var = Vec::new();
         for part in parts {
             self.nulls.extend(part.nulls);
             var.extend(part.var);
         }
-        if let ColumnData::Var(all) = &mut self.data {
-            all.append_all(var);
+        match &mut self.data {
+            ColumnData::Var(all) => all.append_all(var),
+            _ => Vec::new(),
         }
     }
 }
@@ -860,6 +882,33 @@ mod tests {
         let ColumnData::Var(var) = &column.data else { panic!("a str column is variable-size") };
         assert!(matches!(&var.offsets, Offsets::Narrow(v) if v == &[0, 1, 2, 2]));
         assert_eq!(var.data, b"ab");
+    }
+
+    #[test]
+    fn the_buffers_of_parts_copied_in_fill_the_next_split_again() {
+        let fill = |column: &mut Column, spare: &mut Vec<VarRows>, rows: [&str; 4]| {
+            let mut parts = column.split_reusing(&[2, 2], spare);
+            let part1 = match &parts[1].data {
+                PartData::Var(_, rows) => (rows.data.as_ptr(), rows.data.capacity()),
+                _ => unreachable!("a str part"),
+            };
+            for (k, row) in rows.iter().enumerate() {
+                parts[k / 2].push(&Value::str(*row));
+            }
+            let done: Vec<PartDone> = parts.into_iter().map(ColumnPart::done).collect();
+            *spare = column.absorb(done);
+            part1
+        };
+        let mut spare = Vec::new();
+        let mut first = Column::new(PortType::Str, 4).unwrap();
+        fill(&mut first, &mut spare, ["a", "b", "cc", "dd"]);
+        let [kept] = &spare[..] else { panic!("the second part's buffers come back: {}", spare.len()) };
+        let (at, room) = (kept.data.as_ptr(), kept.data.capacity());
+        assert!(kept.data.is_empty() && kept.offsets.is_empty() && room >= 4);
+        let mut second = Column::new(PortType::Str, 4).unwrap();
+        assert_eq!(fill(&mut second, &mut spare, ["e", "f", "gg", "h"]), (at, room), "the second part filled them");
+        let same = |c: &Column, want: [&str; 4]| (0..4).all(|i| c.get(i).same(&Value::str(want[i])));
+        assert!(same(&first, ["a", "b", "cc", "dd"]) && same(&second, ["e", "f", "gg", "h"]));
     }
 
     #[test]

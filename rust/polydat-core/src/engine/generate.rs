@@ -4,7 +4,7 @@
 //! a [`Stop`] checked between blocks of rows, and the errors a run can end
 //! with ([`GenerateError`]).
 
-use super::column::{self, Column, ColumnPart, HostRows, PartDone};
+use super::column::{self, Column, ColumnPart, HostRows, PartDone, VarRows};
 use super::{adapt_boundary, bind, cell, new_kernel, workers, write_coordinate, EngineKind, Kernel, KernelMaker};
 use crate::error::{EvalError, WriteError};
 use crate::ir::InputKind;
@@ -211,6 +211,10 @@ pub struct Generator {
     /// Bytes per row the last batch's variable-size output columns held
     /// (what the next batch reserves up front).
     var_bytes_per_row: Vec<f64>,
+    /// Per output: buffers of the last batch's variable-size parts after the
+    /// first, emptied once their rows were copied into the column, for the
+    /// next batch's parts (memory already written takes no page faults).
+    spare_var: Vec<Vec<VarRows>>,
 }
 
 impl std::fmt::Debug for Generator {
@@ -275,6 +279,7 @@ impl Generator {
             plan: plan.clone(),
             sources: sources.to_vec(),
             var_bytes_per_row: vec![0.0; outputs.len()],
+            spare_var: outputs.iter().map(|_| Vec::new()).collect(),
             outputs,
             threads: threads.max(1),
             kernels: Vec::new(),
@@ -422,7 +427,7 @@ impl Generator {
         let mut shares: Vec<Vec<ColumnPart<'_>>> = (0..tasks).map(|_| Vec::with_capacity(outputs.len())).collect();
         for (c, (column, h)) in columns.iter_mut().zip(host).enumerate() {
             let parts = match (column, h) {
-                (Some(column), _) => column.split(&counts),
+                (Some(column), _) => column.split_reusing(&counts, &mut self.spare_var[c]),
                 (None, Some(h)) => h.split(&counts),
                 (None, None) => unreachable!("a column or host rows for every output"),
             };
@@ -492,12 +497,13 @@ impl Generator {
                 )),
             }
         }
-        for (c, column) in absorb_all(owned, threads)? {
+        for (c, column, spare) in absorb_all(owned, threads)? {
             if let column::ColumnData::Var(var) = &column.data {
                 if rows > 0 {
                     self.var_bytes_per_row[c] = var.data.len() as f64 / rows as f64;
                 }
             }
+            self.spare_var[c] = spare;
             filled.push((c, Filled::Column(column)));
         }
         filled.sort_by_key(|&(c, _)| c);
@@ -509,18 +515,19 @@ impl Generator {
 /// variable-size parts copies their bytes together, so those columns are
 /// shared among up to `threads` workers ([`workers::run_shared`], the
 /// calling thread among them), not absorbed one after another while the
-/// other workers wait. Returns the columns with their indices, in no order.
+/// other workers wait. Returns the columns with their indices, in no order,
+/// each with the emptied buffers of the parts copied into it.
 fn absorb_all(
     columns: Vec<(usize, Column, Vec<PartDone>)>,
     threads: usize,
-) -> Result<Vec<(usize, Column)>, GenerateError> {
+) -> Result<Vec<(usize, Column, Vec<VarRows>)>, GenerateError> {
     let copies = |parts: &[PartDone]| parts.len() > 1 && parts.iter().any(PartDone::is_var);
     let (copied, moved): (Vec<_>, Vec<_>) = columns.into_iter().partition(|(_, _, parts)| copies(parts));
     let absorb = |(c, mut column, parts): (usize, Column, Vec<PartDone>)| {
-        column.absorb(parts);
-        (c, column)
+        let spare = column.absorb(parts);
+        (c, column, spare)
     };
-    let mut out: Vec<(usize, Column)> = moved.into_iter().map(absorb).collect();
+    let mut out: Vec<(usize, Column, Vec<VarRows>)> = moved.into_iter().map(absorb).collect();
     let mut lanes = vec![(); threads.clamp(1, copied.len().max(1))];
     let run = |_: usize, _: &mut (), work| Ok(absorb(work));
     for outcome in workers::run_shared(&mut lanes, copied, &run, &|trouble| trouble) {
@@ -913,9 +920,10 @@ mod tests {
         for threads in [1, 2, 3] {
             let (work, wants): (Vec<_>, Vec<_>) = (0..5).map(|c| split_column(c, 23 + c, 1 + c % 4)).unzip();
             let mut got = absorb_all(work, threads).unwrap();
-            got.sort_by_key(|(c, _)| *c);
+            got.sort_by_key(|(c, _, _)| *c);
             assert_eq!(got.len(), 5);
-            for ((c, column), want) in got.iter().zip(&wants) {
+            for ((c, column, spare), want) in got.iter().zip(&wants) {
+                assert_eq!(spare.len(), c % 4, "column {c}: every part but the first gives its buffers back");
                 let rows: Vec<Value> = (0..column.len()).map(|i| column.get(i)).collect();
                 assert_eq!(rows.len(), want.len(), "column {c} on {threads} threads");
                 assert!(rows.iter().zip(want).all(|(a, b)| a.same(b)), "column {c} on {threads} threads");
