@@ -192,21 +192,28 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     /// stored — so the round stays stale and a later read of the same round
     /// sweeps as usual. This is the fast path, by the row read kept from the
     /// last such read; true when it served the read.
+    /// Only a row read that cannot fail runs here: the fast path then makes
+    /// no call but the native one and keeps nothing live across it.
     #[inline(always)]
     fn read_row_kept(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> bool {
-        self.may_read_row(values) && self.keeps_row_read_for(values, outs) && self.run_kept_row_read(values, words)
+        self.may_read_row(values)
+            && self.keeps_row_read_for(values, outs)
+            && self.run_kept_row_read(values, words, true)
     }
 
-    /// [`Self::read_row_kept`] for other inputs or outputs than the last
-    /// ones: asks the plan for their row read, keeps it, and runs it.
+    /// [`Self::read_row_kept`] when that did not serve the read: for other
+    /// inputs or outputs than the last ones, asks the plan for their row
+    /// read and keeps it; runs the kept one, also one that may fail.
     #[inline(always)]
-    fn read_row_first(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> bool {
-        if !self.may_read_row(values) || self.keeps_row_read_for(values, outs) {
+    fn read_row_general(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> bool {
+        if !self.may_read_row(values) {
             return false;
         }
-        let read = self.plan.executor.row_read(&self.plan.shape, values.len(), outs);
-        self.row_read = Some(((values.len(), outs.into()), read));
-        self.run_kept_row_read(values, words)
+        if !self.keeps_row_read_for(values, outs) {
+            let read = self.plan.executor.row_read(&self.plan.shape, values.len(), outs);
+            self.row_read = Some(((values.len(), outs.into()), read));
+        }
+        self.run_kept_row_read(values, words, false)
     }
 
     /// A row read may serve a read that writes `values` first: a Raw kernel
@@ -231,9 +238,13 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     /// itself); no read is begun, since the read runs no step: nothing it
     /// makes current for a later write to make stale, nothing volatile to
     /// re-arm (the next read that runs steps begins its own).
+    /// With `bare_only`, a read that may fail is left alone (false).
     #[inline(always)]
-    fn run_kept_row_read(&mut self, values: &[u64], words: &mut [u64]) -> bool {
+    fn run_kept_row_read(&mut self, values: &[u64], words: &mut [u64], bare_only: bool) -> bool {
         let Some((_, Some(read))) = &self.row_read else { return false };
+        if bare_only && X::row_read_may_fail(read) {
+            return false;
+        }
         if !values.is_empty() {
             self.sweep = Sweep::Stale;
             (0..values.len()).for_each(|input| self.mode.wrote_plain_coordinate(&self.plan, input));
@@ -247,7 +258,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     /// small).
     #[inline(never)]
     fn pull_slots_at_general(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
-        if self.read_row_first(values, outs, words) {
+        if self.read_row_general(values, outs, words) {
             return Ok(());
         }
         // Plain coordinates written by a mode that does not compare, into a

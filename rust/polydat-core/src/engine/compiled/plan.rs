@@ -211,6 +211,10 @@ pub trait Executor: Send + Sync + Sized + 'static {
     fn read_row(_read: &Self::RowRead, _buf: &mut [u64], _values: &[u64], _words: &mut [u64]) -> bool {
         false
     }
+    /// `read` may fail ([`Executor::read_row`] then runs it inside a guard).
+    fn row_read_may_fail(_read: &Self::RowRead) -> bool {
+        true
+    }
 }
 
 /// A compiled row loop: the per-cycle steps a set of scalar columns needs,

@@ -422,6 +422,11 @@ impl Executor for Native {
     }
 
     #[inline(always)]
+    fn row_read_may_fail(read: &NativeRowRead) -> bool {
+        read.fallible
+    }
+
+    #[inline(always)]
     fn read_row(read: &NativeRowRead, buf: &mut [u64], values: &[u64], words: &mut [u64]) -> bool {
         if values.len() != read.inputs || words.len() < read.outputs {
             return false;
