@@ -451,3 +451,38 @@ fn raw_reads_a_row_of_scalar_outputs_in_one_native_call_and_agrees_with_p1() {
     assert!(!k.swept(), "the write made the round stale");
     assert_eq!(k.pull(label).unwrap().to_string(), oracle.pull(label).unwrap().to_string());
 }
+
+/// A loop that reads a few sets of outputs in turn keeps a row read for
+/// each (the last four), and every read is P1's.
+#[test]
+fn raw_keeps_the_row_reads_of_a_few_output_sets_read_in_turn() {
+    let p = program(ROWS);
+    let plan = p3::plan(&p);
+    let id = |n: &str| p.output(n).unwrap();
+    let sets: Vec<Vec<usize>> = vec![
+        vec![id("id"), id("scaled")],
+        vec![id("small")],
+        vec![id("mixed"), id("id")],
+        vec![id("cycle_out")],
+        vec![id("kk"), id("small")],
+        vec![id("scaled"), id("mixed"), id("id")],
+    ];
+    let mut k = p3::RawKernel::with_plan(plan.clone());
+    k.start().unwrap();
+    let mut oracle = P1Kernel::new(p.clone());
+    for (round, cycle) in (1u64..200).filter(|c| c % 1000 != 0).enumerate() {
+        // Two sets in turn for a while, then all six.
+        let outs = &sets[if round < 100 { round % 2 } else { round % 6 }];
+        let (mut got, mut want) = (vec![0u64; outs.len()], vec![0u64; outs.len()]);
+        k.pull_slots_at(&[cycle * 7919], outs, &mut got).unwrap();
+        oracle.write_u64(0, cycle * 7919);
+        oracle.pull_slots(outs, &mut want).unwrap();
+        assert_eq!(got, want, "round {round}");
+        assert!(k.keeps_row_read());
+        match round < 100 {
+            true => assert_eq!(k.kept_row_reads(), (round + 1).min(2), "round {round}: one for each of the two sets"),
+            false => assert!(k.kept_row_reads() <= 4, "round {round}"),
+        }
+    }
+    assert_eq!(k.kept_row_reads(), 4, "the last four sets");
+}

@@ -36,10 +36,27 @@ pub struct CompiledKernel<M: Mode, X: Executor> {
     /// Where the per-cycle values stand against the last sweep.
     sweep: Sweep,
     /// The executor's row read for the inputs written and the outputs read
-    /// by the last `pull_slots` or `pull_slots_at` (Raw; `None` inside: they
-    /// have none), kept so a loop of the same reads finds it without asking
-    /// the plan.
-    row_read: Option<(RowReadKey, Option<Arc<X::RowRead>>)>,
+    /// by the last `pull_slots` or `pull_slots_at` (Raw), kept so a loop of
+    /// the same reads finds it without asking the plan.
+    row_read: Option<KeptRowRead<X>>,
+    /// The row reads kept before it, most recent first (at most
+    /// [`OLDER_ROW_READS`]): a loop that reads a few sets of outputs in turn
+    /// finds each here rather than asking the plan (a lock and a lookup).
+    older_row_reads: Vec<KeptRowRead<X>>,
+}
+
+/// A row read a kernel keeps: what it is for, and the read (`None`: those
+/// inputs and outputs have none).
+type KeptRowRead<X> = (RowReadKey, Option<Arc<<X as Executor>::RowRead>>);
+
+/// How many row reads a kernel keeps besides the last one.
+const OLDER_ROW_READS: usize = 3;
+
+/// `key` is the row read for `values.len()` inputs and the outputs `outs`.
+#[inline(always)]
+fn row_read_is_for((inputs, read_for): &RowReadKey, values: &[u64], outs: &[usize]) -> bool {
+    // An element loop, not a slice compare (which is a call to `memcmp`).
+    *inputs == values.len() && read_for.len() == outs.len() && read_for.iter().zip(outs).all(|(a, b)| a == b)
 }
 
 /// How a column takes its rows in `generate`'s sweep path.
@@ -105,7 +122,15 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     pub fn with_plan(plan: Arc<Plan<X>>) -> Self {
         let slots = Slots::new(&plan);
         let mode = M::new(&plan);
-        CompiledKernel { plan, slots, mode, scope_ready: false, sweep: Sweep::Stale, row_read: None }
+        CompiledKernel {
+            plan,
+            slots,
+            mode,
+            scope_ready: false,
+            sweep: Sweep::Stale,
+            row_read: None,
+            older_row_reads: Vec::new(),
+        }
     }
 
     /// The shared plan.
@@ -123,6 +148,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             scope_ready: self.scope_ready,
             sweep: self.sweep,
             row_read: self.row_read.clone(),
+            older_row_reads: self.older_row_reads.clone(),
         }
     }
 
@@ -156,6 +182,12 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     /// (diagnostics and tests).
     pub fn keeps_row_read(&self) -> bool {
         matches!(self.row_read, Some((_, Some(_))))
+    }
+
+    /// How many row reads the kernel keeps (the last one and the older
+    /// ones; diagnostics and tests).
+    pub fn kept_row_reads(&self) -> usize {
+        usize::from(self.row_read.is_some()) + self.older_row_reads.len()
     }
 
     /// Step `step` holds its current value: a sweep made everything current,
@@ -210,8 +242,18 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             return false;
         }
         if !self.keeps_row_read_for(values, outs) {
-            let read = self.plan.executor.row_read(&self.plan.shape, values.len(), outs);
-            self.row_read = Some(((values.len(), outs.into()), read));
+            let older = self.older_row_reads.iter().position(|(key, _)| row_read_is_for(key, values, outs));
+            let read = match older {
+                Some(at) => self.older_row_reads.remove(at),
+                None => {
+                    let read = self.plan.executor.row_read(&self.plan.shape, values.len(), outs);
+                    ((values.len(), outs.into()), read)
+                }
+            };
+            if let Some(last) = self.row_read.replace(read) {
+                self.older_row_reads.insert(0, last);
+                self.older_row_reads.truncate(OLDER_ROW_READS);
+            }
         }
         self.run_kept_row_read(values, words, false)
     }
@@ -228,9 +270,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     /// The kept row read is the one for `values.len()` inputs and `outs`.
     #[inline(always)]
     fn keeps_row_read_for(&self, values: &[u64], outs: &[usize]) -> bool {
-        // An element loop, not a slice compare (which is a call to `memcmp`).
-        matches!(&self.row_read, Some(((inputs, read_for), _))
-            if *inputs == values.len() && read_for.len() == outs.len() && read_for.iter().zip(outs).all(|(a, b)| a == b))
+        matches!(&self.row_read, Some((key, _)) if row_read_is_for(key, values, outs))
     }
 
     /// Runs the kept row read, if there is one. Its writes are recorded as
