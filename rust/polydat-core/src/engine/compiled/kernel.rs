@@ -6,7 +6,7 @@
 
 use super::layout::NO_ENTRY;
 use super::modes::{Mode, SweepPolicy};
-use super::plan::{BlockPlan, Executor, Part, Plan, RowLoop, RowReadKey};
+use super::plan::{BlockPlan, Executor, Part, Plan, RowLoop};
 use super::shape::StepFacts;
 use super::slots::{RefSlotRefused, Slots};
 use crate::engine::column::{ColumnPart, RowsOut};
@@ -21,7 +21,10 @@ use crate::node::by_bytes::{BytesEval, Sink};
 use crate::node::NodeError;
 use crate::program::Program;
 use crate::value::Value;
+use row_read::KeptRowRead;
 use std::sync::Arc;
+
+mod row_read;
 
 /// Rows per call of a native row loop: a stop request is seen between calls.
 const NATIVE_CHUNK_ROWS: usize = 1 << 16;
@@ -43,20 +46,6 @@ pub struct CompiledKernel<M: Mode, X: Executor> {
     /// [`OLDER_ROW_READS`]): a loop that reads a few sets of outputs in turn
     /// finds each here rather than asking the plan (a lock and a lookup).
     older_row_reads: Vec<KeptRowRead<X>>,
-}
-
-/// A row read a kernel keeps: what it is for, and the read (`None`: those
-/// inputs and outputs have none).
-type KeptRowRead<X> = (RowReadKey, Option<Arc<<X as Executor>::RowRead>>);
-
-/// How many row reads a kernel keeps besides the last one.
-const OLDER_ROW_READS: usize = 3;
-
-/// `key` is the row read for `values.len()` inputs and the outputs `outs`.
-#[inline(always)]
-fn row_read_is_for((inputs, read_for): &RowReadKey, values: &[u64], outs: &[usize]) -> bool {
-    // An element loop, not a slice compare (which is a call to `memcmp`).
-    *inputs == values.len() && read_for.len() == outs.len() && read_for.iter().zip(outs).all(|(a, b)| a == b)
 }
 
 /// How a column takes its rows in `generate`'s sweep path.
@@ -178,18 +167,6 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         M::SWEEP != SweepPolicy::Never && self.sweep == Sweep::Current
     }
 
-    /// The kernel keeps a row read for the outputs `pull_slots` read last
-    /// (diagnostics and tests).
-    pub fn keeps_row_read(&self) -> bool {
-        matches!(self.row_read, Some((_, Some(_))))
-    }
-
-    /// How many row reads the kernel keeps (the last one and the older
-    /// ones; diagnostics and tests).
-    pub fn kept_row_reads(&self) -> usize {
-        usize::from(self.row_read.is_some()) + self.older_row_reads.len()
-    }
-
     /// Step `step` holds its current value: a sweep made everything current,
     /// or the mode's bookkeeping says so (diagnostics and tests).
     pub fn step_is_current(&self, step: usize) -> bool {
@@ -217,81 +194,6 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         Some(word)
     }
 
-    /// Raw's read of scalar outputs by the executor's row read (see
-    /// [`Executor::row_read`]), which first writes `values` to the leading
-    /// inputs (none: a read alone, which needs a stale round): the outputs'
-    /// cones computed in one call and their words handed back, no slot
-    /// stored — so the round stays stale and a later read of the same round
-    /// sweeps as usual. This is the fast path, by the row read kept from the
-    /// last such read; true when it served the read.
-    /// Only a row read that cannot fail runs here: the fast path then makes
-    /// no call but the native one and keeps nothing live across it.
-    #[inline(always)]
-    fn read_row_kept(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> bool {
-        self.may_read_row(values)
-            && self.keeps_row_read_for(values, outs)
-            && self.run_kept_row_read(values, words, true)
-    }
-
-    /// [`Self::read_row_kept`] when that did not serve the read: for other
-    /// inputs or outputs than the last ones, asks the plan for their row
-    /// read and keeps it; runs the kept one, also one that may fail.
-    #[inline(always)]
-    fn read_row_general(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> bool {
-        if !self.may_read_row(values) {
-            return false;
-        }
-        if !self.keeps_row_read_for(values, outs) {
-            let older = self.older_row_reads.iter().position(|(key, _)| row_read_is_for(key, values, outs));
-            let read = match older {
-                Some(at) => self.older_row_reads.remove(at),
-                None => {
-                    let read = self.plan.executor.row_read(&self.plan.shape, values.len(), outs);
-                    ((values.len(), outs.into()), read)
-                }
-            };
-            if let Some(last) = self.row_read.replace(read) {
-                self.older_row_reads.insert(0, last);
-                self.older_row_reads.truncate(OLDER_ROW_READS);
-            }
-        }
-        self.run_kept_row_read(values, words, false)
-    }
-
-    /// A row read may serve a read that writes `values` first: a Raw kernel
-    /// of an executor that has row reads, scope-init done, no `None` in the
-    /// state, and a stale round unless the read writes a coordinate.
-    #[inline(always)]
-    fn may_read_row(&self, values: &[u64]) -> bool {
-        let stale = !values.is_empty() || self.sweep == Sweep::Stale;
-        X::READS_ROWS && M::SWEEP == SweepPolicy::Always && self.scope_ready && stale && self.slots.none_free()
-    }
-
-    /// The kept row read is the one for `values.len()` inputs and `outs`.
-    #[inline(always)]
-    fn keeps_row_read_for(&self, values: &[u64], outs: &[usize]) -> bool {
-        matches!(&self.row_read, Some((key, _)) if row_read_is_for(key, values, outs))
-    }
-
-    /// Runs the kept row read, if there is one. Its writes are recorded as
-    /// `write_u64` records a plain coordinate's (the read stores the words
-    /// itself); no read is begun, since the read runs no step: nothing it
-    /// makes current for a later write to make stale, nothing volatile to
-    /// re-arm (the next read that runs steps begins its own).
-    /// With `bare_only`, a read that may fail is left alone (false).
-    #[inline(always)]
-    fn run_kept_row_read(&mut self, values: &[u64], words: &mut [u64], bare_only: bool) -> bool {
-        let Some((_, Some(read))) = &self.row_read else { return false };
-        if bare_only && X::row_read_may_fail(read) {
-            return false;
-        }
-        if !values.is_empty() {
-            self.sweep = Sweep::Stale;
-            (0..values.len()).for_each(|input| self.mode.wrote_plain_coordinate(&self.plan, input));
-        }
-        X::read_row(read, &mut self.slots.buf, values, words)
-    }
-
     /// [`Kernel::pull_slots_at`] when the kept row read did not serve it:
     /// a row read built for it, or the writes, then the outputs brought up
     /// to date and their words read (out of line, so the fast path stays
@@ -309,10 +211,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             for (&word, &value) in at.iter().zip(values) {
                 buf[word as usize] = value;
             }
-            if !values.is_empty() {
-                self.sweep = Sweep::Stale;
-            }
-            (0..values.len()).for_each(|input| self.mode.wrote_plain_coordinate(&self.plan, input));
+            self.wrote_plain_coordinates(values.len());
         } else {
             for (input, &value) in values.iter().enumerate() {
                 self.write_u64(input, value);
@@ -695,6 +594,16 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     fn store_changed_u64(&mut self, input: usize, word: usize, value: u64) {
         self.slots.store_u64(input, word, value);
         self.wrote(input);
+    }
+
+    /// The first `count` inputs, plain coordinates, were written (their
+    /// words stored): what `write_u64`'s fast path records for each.
+    #[inline(always)]
+    fn wrote_plain_coordinates(&mut self, count: usize) {
+        if count > 0 {
+            self.sweep = Sweep::Stale;
+        }
+        (0..count).for_each(|input| self.mode.wrote_plain_coordinate(&self.plan, input));
     }
 
     /// Input `input` was written (and, when the mode compares, changed): a
