@@ -107,7 +107,8 @@ pub trait Kernel: Send + Sync {
     /// Writes `values[i]` into u64 input `i` for each `i` (as
     /// [`Kernel::write_u64`] writes it), then reads the outputs `outs` as ONE
     /// read of raw words (as [`Kernel::pull_slots`]): the program evaluated
-    /// as a function of its leading inputs, one call per row.
+    /// as a function of its leading inputs, one call per row. Like
+    /// `write_u64`'s `input`, each `i` must name an input of the program.
     fn pull_slots_at(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
         for (input, &value) in values.iter().enumerate() {
             self.write_u64(input, value);
