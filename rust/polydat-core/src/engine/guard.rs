@@ -35,7 +35,7 @@ pub fn guarded<R>(f: impl FnOnce() -> R) -> Result<R, String> {
 /// however `f` came back — also when a jump skipped the end of a
 /// [`guarded`] inside it (the native catch jumps out of its own guard).
 #[inline]
-pub fn restoring_quiet<R>(f: impl FnOnce() -> R) -> R {
+pub(crate) fn restoring_quiet<R>(f: impl FnOnce() -> R) -> R {
     let was = QUIET.with(Cell::get);
     let result = f();
     QUIET.with(|q| q.set(was));
@@ -43,7 +43,8 @@ pub fn restoring_quiet<R>(f: impl FnOnce() -> R) -> R {
 }
 
 /// Panics on this thread are not printed now (inside [`guarded`]).
-pub fn is_quiet() -> bool {
+#[cfg(test)]
+pub(crate) fn is_quiet() -> bool {
     QUIET.with(Cell::get)
 }
 

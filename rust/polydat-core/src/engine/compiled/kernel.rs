@@ -203,19 +203,8 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         if self.read_row_general(values, outs, words) {
             return Ok(());
         }
-        // Plain coordinates written by a mode that does not compare, into a
-        // state with no `None`: each `write_u64`'s fast path, its lookups
-        // done once for the row.
-        if !M::COMPARES && values.len() <= self.plan.plain_leading_coordinates && self.slots.none_free() {
-            let (at, buf) = (&self.plan.plain_coordinate_word[..values.len()], &mut self.slots.buf);
-            for (&word, &value) in at.iter().zip(values) {
-                buf[word as usize] = value;
-            }
-            self.wrote_plain_coordinates(values.len());
-        } else {
-            for (input, &value) in values.iter().enumerate() {
-                self.write_u64(input, value);
-            }
+        for (input, &value) in values.iter().enumerate() {
+            self.write_u64(input, value);
         }
         self.refresh(outs)?;
         let mut read = 0;
@@ -594,16 +583,6 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     fn store_changed_u64(&mut self, input: usize, word: usize, value: u64) {
         self.slots.store_u64(input, word, value);
         self.wrote(input);
-    }
-
-    /// The first `count` inputs, plain coordinates, were written (their
-    /// words stored): what `write_u64`'s fast path records for each.
-    #[inline(always)]
-    fn wrote_plain_coordinates(&mut self, count: usize) {
-        if count > 0 {
-            self.sweep = Sweep::Stale;
-        }
-        (0..count).for_each(|input| self.mode.wrote_plain_coordinate(&self.plan, input));
     }
 
     /// Input `input` was written (and, when the mode compares, changed): a

@@ -92,49 +92,65 @@ impl<R> PartialSweep<R> {
 /// past it, `generate` runs the whole sweep).
 pub const COLUMN_SWEEPS: usize = 64;
 
-/// The sweeps `generate` built for sets of columns, by the columns' outputs:
-/// built at the first `generate` of a set, shared by every kernel of the
-/// plan (on every thread). `None` records a set with none of its own (its
-/// columns need every per-cycle step, or the build failed): the whole sweep
-/// serves it.
-pub struct ColumnSweeps<R> {
-    built: Mutex<SweepsByOutputs<R>>,
+/// Forms built at the first call that asks for them, by key, and shared by
+/// every kernel of a plan (on every thread); `None` records a key with none.
+/// At most `cap` keys are kept: past them a new key gets `None`, unbuilt, so
+/// memory stays bounded however many keys a program is asked for.
+pub struct BuiltForms<K, V> {
+    built: Mutex<HashMap<K, Option<Arc<V>>>>,
+    cap: usize,
 }
 
-/// The sweeps built so far, by their columns' outputs.
-type SweepsByOutputs<R> = HashMap<Box<[usize]>, Option<SharedSweep<R>>>;
+impl<K: std::hash::Hash + Eq, V> BuiltForms<K, V> {
+    /// No form built yet; at most `cap` keys kept.
+    pub fn new(cap: usize) -> Self {
+        BuiltForms { built: Mutex::default(), cap }
+    }
+
+    /// The form of `key`: the one built before, or `build`'s (kept).
+    pub fn get(&self, key: K, build: impl FnOnce() -> Option<V>) -> Option<Arc<V>> {
+        let mut built = self.built.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(found) = built.get(&key) {
+            return found.clone();
+        }
+        if built.len() >= self.cap {
+            return None;
+        }
+        let form = build().map(Arc::new);
+        built.insert(key, form.clone());
+        form
+    }
+}
+
+/// The sweeps `generate` built for sets of columns, by the columns' outputs
+/// (at most [`COLUMN_SWEEPS`] sets). `None` records a set with none of its
+/// own (its columns need every per-cycle step, or the build failed): the
+/// whole sweep serves it.
+pub struct ColumnSweeps<R>(BuiltForms<Box<[usize]>, PartialSweep<R>>);
 
 /// A partial sweep shared by the kernels of a plan.
 pub type SharedSweep<R> = Arc<PartialSweep<R>>;
 
 impl<R> Default for ColumnSweeps<R> {
     fn default() -> Self {
-        ColumnSweeps { built: Mutex::default() }
+        ColumnSweeps(BuiltForms::new(COLUMN_SWEEPS))
     }
 }
 
 impl<R> ColumnSweeps<R> {
     /// The sweep of the per-cycle steps outputs `outs` need
     /// ([`Shape::cones_steps`]): the one built before, or `build`'s over
-    /// those steps (kept, while fewer than [`COLUMN_SWEEPS`] sets are);
-    /// `None` when they are every per-cycle step.
+    /// those steps; `None` when they are every per-cycle step.
     pub fn get(
         &self,
         shape: &Shape,
         outs: &[usize],
         build: impl FnOnce(&[u32]) -> Option<PartialSweep<R>>,
     ) -> Option<SharedSweep<R>> {
-        let mut built = self.built.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(found) = built.get(outs) {
-            return found.clone();
-        }
-        if built.len() >= COLUMN_SWEEPS {
-            return None;
-        }
-        let steps = shape.cones_steps(outs);
-        let sweep = (steps.len() < shape.program.cycle_steps.len()).then(|| build(&steps)).flatten().map(Arc::new);
-        built.insert(outs.into(), sweep.clone());
-        sweep
+        self.0.get(outs.into(), || {
+            let steps = shape.cones_steps(outs);
+            (steps.len() < shape.program.cycle_steps.len()).then(|| build(&steps)).flatten()
+        })
     }
 }
 

@@ -25,7 +25,8 @@ use crate::engine::compiled::kernel::CompiledKernel;
 use crate::engine::compiled::layout::NO_ENTRY;
 use crate::engine::compiled::modes;
 use crate::engine::compiled::plan::{
-    compile_sweep, ColumnSweeps, Executor, Part, PartialSweep, Plan, RowLoop, RowReadKey, SharedSweep, Sweep,
+    compile_sweep, BuiltForms, ColumnSweeps, Executor, Part, PartialSweep, Plan, RowLoop, RowReadKey, SharedSweep,
+    Sweep,
 };
 use crate::engine::compiled::shape::Shape;
 use crate::engine::p2::closures::scalar_closure;
@@ -37,9 +38,8 @@ use crate::program::Program;
 pub use crate::provenance::Provenance;
 use codegen::{Code, Emitted, Module, NativeFn, RowLoopFn, RowReadFn};
 use cranelift_module::FuncId;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 /// How one scalar step runs on P3.
 pub enum NativeStep {
@@ -69,12 +69,12 @@ pub struct Native {
     cone_room: AtomicUsize,
     /// `generate`'s row loops, by coordinate input and outputs, built at the
     /// first `generate` that asks (`None`: these columns have none).
-    row_loops: Mutex<HashMap<RowLoopKey, Option<Arc<NativeRowLoop>>>>,
+    row_loops: BuiltForms<RowLoopKey, NativeRowLoop>,
     /// `generate`'s sweeps for sets of columns.
     column_sweeps: ColumnSweeps<NativeRun>,
     /// Raw's row reads, by inputs written and outputs, built at the first read that asks
     /// (`None`: these outputs have none).
-    row_reads: Mutex<HashMap<RowReadKey, Option<Arc<NativeRowRead>>>>,
+    row_reads: BuiltForms<RowReadKey, NativeRowRead>,
     /// The code every function pointer here points into (kept alive with them).
     _code: Code,
 }
@@ -316,9 +316,9 @@ fn compile(shape: &Shape) -> Result<(Native, Vec<Option<NativeStep>>), String> {
         native_steps,
         cones: program.outputs.iter().map(|_| OnceLock::new()).collect(),
         cone_room: AtomicUsize::new(CONE_ROOM_BASE + CONE_ROOM_PER_STEP * program.cycle_steps.len()),
-        row_loops: Mutex::default(),
+        row_loops: BuiltForms::new(usize::MAX),
         column_sweeps: ColumnSweeps::default(),
-        row_reads: Mutex::default(),
+        row_reads: BuiltForms::new(ROW_READS),
         _code: code,
     };
     Ok((native, steps))
@@ -393,32 +393,20 @@ impl Executor for Native {
 
     fn row_loop(&self, shape: &Shape, coordinate: usize, outs: &[usize], step: u64) -> Option<Arc<dyn RowLoop>> {
         let unit_step = step == 1;
-        let mut loops = self.row_loops.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let key = (coordinate, outs.into(), unit_step);
-        let built = loops.entry(key).or_insert_with(|| match build_row_loop(shape, coordinate, outs, unit_step) {
-            Ok(found) => found.map(Arc::new),
+        let built = self.row_loops.get((coordinate, outs.into(), unit_step), || {
             // As for the program's own code: a failure here is a bug.
-            Err(e) => panic!("internal: native code generation failed: {e}"),
+            build_row_loop(shape, coordinate, outs, unit_step)
+                .unwrap_or_else(|e| panic!("internal: native code generation failed: {e}"))
         });
-        built.clone().map(|l| l as Arc<dyn RowLoop>)
+        built.map(|l| l as Arc<dyn RowLoop>)
     }
 
     fn row_read(&self, shape: &Shape, inputs: usize, outs: &[usize]) -> Option<Arc<NativeRowRead>> {
-        let mut reads = self.row_reads.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let key = (inputs, outs.into());
-        if let Some(found) = reads.get(&key) {
-            return found.clone();
-        }
-        if reads.len() >= ROW_READS {
-            return None;
-        }
-        let built = match build_row_read(shape, inputs, outs) {
-            Ok(found) => found.map(Arc::new),
+        self.row_reads.get((inputs, outs.into()), || {
             // As for the program's own code: a failure here is a bug.
-            Err(e) => panic!("internal: native code generation failed: {e}"),
-        };
-        reads.insert(key, built.clone());
-        built
+            build_row_read(shape, inputs, outs)
+                .unwrap_or_else(|e| panic!("internal: native code generation failed: {e}"))
+        })
     }
 
     #[inline(always)]

@@ -99,15 +99,15 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     /// With `bare_only`, a read that may fail is left alone (false).
     #[inline(always)]
     fn run_kept_row_read(&mut self, values: &[u64], words: &mut [u64], bare_only: bool) -> bool {
-        let may_fail = match &self.row_read {
-            Some((_, Some(read))) => X::row_read_may_fail(read),
-            _ => return false,
-        };
-        if bare_only && may_fail {
+        let Some((_, Some(read))) = &self.row_read else { return false };
+        if bare_only && X::row_read_may_fail(read) {
             return false;
         }
-        self.wrote_plain_coordinates(values.len());
-        let Some((_, Some(read))) = &self.row_read else { return false };
+        // What `write_u64`'s plain-coordinate path records for each input.
+        if !values.is_empty() {
+            self.sweep = Sweep::Stale;
+        }
+        (0..values.len()).for_each(|input| self.mode.wrote_plain_coordinate(&self.plan, input));
         X::read_row(read, &mut self.slots.buf, values, words)
     }
 }
