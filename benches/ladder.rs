@@ -7,10 +7,12 @@
 //! `get_slot` ×4). Each engine and mode is measured three ways: through the
 //! engine-neutral `Box<dyn Kernel>` (what `generate` and Python drive), the
 //! same with the writes and the read as one call (`pull_slots_at`, rows
-//! `*_at`), and as its concrete type (no dynamic dispatch; upstream's P1 and
-//! P2 rungs).
+//! `*_at`), the same through a row reader prepared once (`row_reader`, rows
+//! `*_reader`), and as its concrete type (no dynamic dispatch; upstream's P1
+//! and P2 rungs; `p3_raw_reader_concrete` is P3 Raw's reader so).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use polydat_core::engine::compiled::kernel::CompiledRowReader;
 use polydat_core::engine::p1::P1Kernel;
 use polydat_core::engine::p2::{self, modes::Mode, P2Kernel, Provenance};
 use polydat_core::engine::p3::{self, P3Kernel};
@@ -105,6 +107,21 @@ fn ladder(c: &mut Criterion) {
                 black_box(&words);
             })
         });
+        // The same cycle through a row reader, prepared once (`row_reader`).
+        {
+            let mut reader = kernel.row_reader(&outs);
+            group.bench_function(format!("{}_reader", kind.name().replace('/', "_")), |b| {
+                b.iter(|| {
+                    cycle = cycle.wrapping_add(1);
+                    reader.read(&[cycle, TENANT_SEED, OPERATION_SEED], &mut words).unwrap();
+                    black_box(&words);
+                })
+            });
+            for cyc in [0, 1, 42, u64::MAX] {
+                reader.read(&[cyc, TENANT_SEED, OPERATION_SEED], &mut words).unwrap();
+                assert_eq!(words, ladder_by_hand(cyc, TENANT_SEED, OPERATION_SEED), "{} by its reader", kind.name());
+            }
+        }
         // Sanity: every engine computes what the hand-written function computes.
         for cyc in [0, 1, 42, u64::MAX] {
             kernel.write_u64(0, cyc);
@@ -126,6 +143,22 @@ fn ladder(c: &mut Criterion) {
     p3_concrete::<p2::modes::Push>(&mut group, &program, &outs);
     p3_concrete::<p2::modes::Pull>(&mut group, &program, &outs);
     p3_concrete::<p2::modes::PushPull>(&mut group, &program, &outs);
+
+    // P3 Raw's row reader as its concrete type: one native call per cycle.
+    let mut kernel = P3Kernel::<p2::modes::Raw>::with_plan(p3::plan(&program));
+    let mut reader = CompiledRowReader::new(&mut kernel, &outs);
+    let (mut cycle, mut words) = (1u64, [0u64; 4]);
+    group.bench_function("p3_raw_reader_concrete", |b| {
+        b.iter(|| {
+            cycle = cycle.wrapping_add(1);
+            reader.read(&[cycle, TENANT_SEED, OPERATION_SEED], &mut words).unwrap();
+            black_box(&words);
+        })
+    });
+    for cyc in [0, 1, 42, u64::MAX] {
+        reader.read(&[cyc, TENANT_SEED, OPERATION_SEED], &mut words).unwrap();
+        assert_eq!(words, ladder_by_hand(cyc, TENANT_SEED, OPERATION_SEED), "p3 raw by its concrete reader");
+    }
     group.finish();
 }
 

@@ -348,6 +348,48 @@ fn a_coordinate_write_reruns_the_side_channel_that_reads_it() {
     }
 }
 
+/// A row reader (`Kernel::row_reader`) reads rows as `pull_slots_at` does
+/// on every engine: values and errors are P1's, for rows that write the
+/// coordinate and rows that read the same round again, for outputs that
+/// cannot fail and for one that fails at a zero divisor; and the kernel
+/// read after the reader is done sees the last row written (a reader that
+/// ran P3 Raw's native read leaves the round stale).
+#[test]
+fn a_row_reader_reads_rows_as_pull_slots_at_does_on_every_engine() {
+    let p = program(&format!("{ROWS}\nlabel := str_concat(\"n\", id)"));
+    let bare: Vec<usize> = ["id", "scaled", "small", "kk", "mixed", "cycle_out"].map(|n| p.output(n).unwrap()).into();
+    let failing: Vec<usize> = ["ratio", "id"].map(|n| p.output(n).unwrap()).into();
+    let label = p.output("label").unwrap();
+    let kinds = [EngineKind::P1, EngineKind::P2(Provenance::Raw), EngineKind::P2(Provenance::Pull)];
+    for kind in kinds.into_iter().chain(modes()).chain([EngineKind::Mixed]) {
+        let mut k = new_kernel(&p, kind);
+        let mut oracle = P1Kernel::new(p.clone());
+        for outs in [&bare, &failing] {
+            let mut last = 0;
+            {
+                let mut reader = k.row_reader(outs);
+                for (row, cycle) in [5u64, 999, 1000, 1001, 0, u64::MAX, 77, 2000, 12, 13].into_iter().enumerate() {
+                    let (mut got, mut want) = ([0u64; 6], [0u64; 6]);
+                    let n = outs.len();
+                    // Every third row reads the last row's round again.
+                    let values: &[u64] = if row % 3 == 2 { &[] } else { std::slice::from_ref(&cycle) };
+                    let cycle = if values.is_empty() { last } else { cycle };
+                    let b = oracle.pull_slots_at(values, outs, &mut want[..n]).map_err(|e| e.to_string());
+                    let a = reader.read(values, &mut got[..n]).map_err(|e| e.to_string());
+                    assert_eq!(a.map(|()| got), b.map(|()| want), "{}, cycle {cycle}", kind.name());
+                    last = cycle;
+                }
+            }
+            oracle.write_u64(0, last);
+            assert_eq!(k.pull(label).unwrap().to_string(), oracle.pull(label).unwrap().to_string(), "{}", kind.name());
+            let at = |k: &mut dyn Kernel| {
+                outs.iter().map(|&o| k.pull_slot(o).map_err(|e| e.to_string())).collect::<Vec<_>>()
+            };
+            assert_eq!(at(&mut *k), at(&mut oracle), "{}: read after the reader", kind.name());
+        }
+    }
+}
+
 /// Raw's row read: a stale `pull_slots` of scalar outputs (or a
 /// `pull_slots_at`, which writes the leading coordinates first) computes
 /// their cones in one native call and stores no slot, so the round stays

@@ -74,6 +74,26 @@ pub fn new_kernel(program: &Arc<Program>, kind: EngineKind) -> Box<dyn Kernel> {
     }
 }
 
+/// A loop of row reads on one kernel, made by [`Kernel::row_reader`].
+pub trait RowReader {
+    /// Writes `values[i]` into u64 input `i` for each `i`, then reads the
+    /// reader's outputs as raw words into `words`: what
+    /// [`Kernel::pull_slots_at`] does, with the same results and errors.
+    fn read(&mut self, values: &[u64], words: &mut [u64]) -> Result<(), EvalError>;
+}
+
+/// The row reader of a kernel with nothing to prepare: `pull_slots_at`.
+struct ReadsAt<'k, K: ?Sized> {
+    kernel: &'k mut K,
+    outs: &'k [usize],
+}
+
+impl<K: Kernel + ?Sized> RowReader for ReadsAt<'_, K> {
+    fn read(&mut self, values: &[u64], words: &mut [u64]) -> Result<(), EvalError> {
+        self.kernel.pull_slots_at(values, self.outs, words)
+    }
+}
+
 /// Makes the kernel of one `generate` worker.
 pub type KernelMaker = Arc<dyn Fn() -> Box<dyn Kernel> + Send + Sync>;
 
@@ -114,6 +134,14 @@ pub trait Kernel: Send + Sync {
             self.write_u64(input, value);
         }
         self.pull_slots(outs, words)
+    }
+    /// A loop of [`Kernel::pull_slots_at`] reads of the same outputs `outs`,
+    /// prepared once: the reader's [`RowReader::read`] is `pull_slots_at` on
+    /// this kernel, and while it lives nothing else touches the kernel, so
+    /// an engine may check once what every such read needs (Raw's native
+    /// row read: one call per row, nothing else).
+    fn row_reader<'k>(&'k mut self, outs: &'k [usize]) -> Box<dyn RowReader + 'k> {
+        Box::new(ReadsAt { kernel: self, outs })
     }
     /// Reads the outputs `outs` as ONE read (volatile steps run once for all of
     /// them) and writes each value as the next row of its column part: one

@@ -14,13 +14,14 @@ use crate::engine::failure::{self, PassOutcome};
 use crate::engine::guard::guarded;
 use crate::engine::scope::{init_scope, ScopeInit};
 use crate::engine::{
-    adapt_boundary, fill_row_by_row, raw_read_refused, GenerateError, Kernel, RowFill, STOP_CHECK_ROWS,
+    adapt_boundary, fill_row_by_row, raw_read_refused, GenerateError, Kernel, RowFill, RowReader, STOP_CHECK_ROWS,
 };
 use crate::error::{EvalError, WriteError};
 use crate::node::by_bytes::{BytesEval, Sink};
 use crate::node::NodeError;
 use crate::program::Program;
 use crate::value::Value;
+pub use row_read::CompiledRowReader;
 use row_read::KeptRowRead;
 use std::sync::Arc;
 
@@ -885,6 +886,10 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
             return Ok(());
         }
         self.pull_slots_at_general(values, outs, words)
+    }
+
+    fn row_reader<'k>(&'k mut self, outs: &'k [usize]) -> Box<dyn RowReader + 'k> {
+        Box::new(CompiledRowReader::new(self, outs))
     }
 
     /// Blocks of rows through the block program when the plan has one, the

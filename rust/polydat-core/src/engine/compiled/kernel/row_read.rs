@@ -6,6 +6,9 @@
 use super::{CompiledKernel, Sweep};
 use crate::engine::compiled::modes::{Mode, SweepPolicy};
 use crate::engine::compiled::plan::{Executor, RowReadKey};
+use crate::engine::compiled::shape::Shape;
+use crate::engine::{Kernel, RowReader};
+use crate::error::EvalError;
 use std::sync::Arc;
 
 /// A row read a kernel keeps: what it is for, and the read (`None`: those
@@ -85,6 +88,22 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         X::READS_ROWS && M::SWEEP == SweepPolicy::Always && self.scope_ready && stale && self.slots.none_free()
     }
 
+    /// The kept row read, when it serves reads that write `values.len()`
+    /// inputs and read `outs` now and cannot fail (what a
+    /// [`CompiledRowReader`] may run with no other check).
+    fn bare_row_read_for(&self, values: &[u64], outs: &[usize]) -> Option<Arc<X::RowRead>> {
+        match &self.row_read {
+            Some((_, Some(read)))
+                if self.may_read_row(values)
+                    && self.keeps_row_read_for(values, outs)
+                    && !X::row_read_may_fail(read) =>
+            {
+                Some(read.clone())
+            }
+            _ => None,
+        }
+    }
+
     /// The kept row read is the one for `values.len()` inputs and `outs`.
     #[inline(always)]
     fn keeps_row_read_for(&self, values: &[u64], outs: &[usize]) -> bool {
@@ -104,10 +123,78 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             return false;
         }
         // What `write_u64`'s plain-coordinate path records for each input.
-        if !values.is_empty() {
-            self.sweep = Sweep::Stale;
+        // Recorded once the read ran (a read that did not run is written by
+        // the caller's usual path, which records its writes itself).
+        let ran = X::read_row(read, &mut self.slots.buf, values, words);
+        if ran {
+            record_row_read_writes(&mut self.sweep, &mut self.mode, &self.plan.shape, values.len());
         }
-        (0..values.len()).for_each(|input| self.mode.wrote_plain_coordinate(&self.plan, input));
-        X::read_row(read, &mut self.slots.buf, values, words)
+        ran
+    }
+}
+
+/// Records a row read's writes of the first `inputs` inputs as `write_u64`
+/// records a plain coordinate's (the read stores the words itself).
+#[inline(always)]
+fn record_row_read_writes<M: Mode>(sweep: &mut Sweep, mode: &mut M, shape: &Shape, inputs: usize) {
+    if inputs != 0 {
+        *sweep = Sweep::Stale;
+    }
+    (0..inputs).for_each(|input| mode.wrote_plain_coordinate(shape, input));
+}
+
+/// The row reader of a compiled kernel ([`Kernel::row_reader`]). Once a
+/// read has found a row read that cannot fail for its inputs and outputs,
+/// the next reads of as many inputs run it with no other check: what it
+/// needs (scope-init done, no `None` in the buffer, a Raw kernel) holds
+/// until something else touches the kernel, which the reader's borrow
+/// rules out, and the row read itself stores only inputs and leaves the
+/// round stale. Any other read is `pull_slots_at`'s, after which the
+/// reader looks again.
+pub struct CompiledRowReader<'k, M: Mode, X: Executor> {
+    kernel: &'k mut CompiledKernel<M, X>,
+    outs: &'k [usize],
+    /// The row read the reads run, and how many inputs they write.
+    bare: Option<(usize, Arc<X::RowRead>)>,
+}
+
+impl<'k, M: Mode, X: Executor> CompiledRowReader<'k, M, X> {
+    /// The reader of `outs` on `kernel`.
+    pub fn new(kernel: &'k mut CompiledKernel<M, X>, outs: &'k [usize]) -> Self {
+        Self { kernel, outs, bare: None }
+    }
+
+    /// See [`RowReader::read`].
+    #[inline(always)]
+    pub fn read(&mut self, values: &[u64], words: &mut [u64]) -> Result<(), EvalError> {
+        if let Some((inputs, read)) = &self.bare {
+            // A read of no input reads the same round again, which stays
+            // stale. (The read cannot fail, as checked when it was found;
+            // asking again leaves the guarded call out of this path.)
+            if *inputs == values.len() && !X::row_read_may_fail(read) {
+                let kernel = &mut *self.kernel;
+                if X::read_row(read, &mut kernel.slots.buf, values, words) {
+                    record_row_read_writes(&mut kernel.sweep, &mut kernel.mode, &kernel.plan.shape, values.len());
+                    return Ok(());
+                }
+            }
+        }
+        self.read_and_look_again(values, words)
+    }
+
+    /// A read the kept row read did not serve: `pull_slots_at`'s, then the
+    /// row read for the next reads looked for again (out of line, so the
+    /// fast path saves no register).
+    #[inline(never)]
+    fn read_and_look_again(&mut self, values: &[u64], words: &mut [u64]) -> Result<(), EvalError> {
+        let read = self.kernel.pull_slots_at(values, self.outs, words);
+        self.bare = self.kernel.bare_row_read_for(values, self.outs).map(|found| (values.len(), found));
+        read
+    }
+}
+
+impl<M: Mode, X: Executor> RowReader for CompiledRowReader<'_, M, X> {
+    fn read(&mut self, values: &[u64], words: &mut [u64]) -> Result<(), EvalError> {
+        CompiledRowReader::read(self, values, words)
     }
 }
