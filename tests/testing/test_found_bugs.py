@@ -7,6 +7,7 @@ engines agree, so whoever fixes it removes the marker.
 
 from __future__ import annotations
 
+import dataclasses
 
 import polydat.testing as pt
 from polydat.testing import EVAL, Step
@@ -27,3 +28,30 @@ def test_capture_after_a_failed_const_init() -> None:
 
 def test_capture_after_a_failed_const_init_without_coordinate_write() -> None:
     pt.assert_engines_agree(CAPTURE_AFTER_FAILED_INIT, [Step(0, pulls=[EVAL]), Step({"ef": 0.0}, pulls=[EVAL])])
+
+
+MERGED_FAILING_CAST = """\
+input cycle: u64
+extern es: str = ""
+volatile v0 := hash((es as u64))
+v1 := (es as u64)
+"""
+
+
+def test_a_failure_in_merged_identical_nodes_agrees_with_the_graph_as_written() -> None:
+    # Found by the long random-program profile. With fusion on, the two casts are one node,
+    # bound to `v1`, and reading `v0` fails there "(output v1)"; with fusion off (no merging
+    # either) `v0`'s own cast fails, bound to no output. The message is otherwise the same.
+    unfused = [e for e in pt.engines(include_variants=True) if e.name == "p1/unfused"]
+    assert unfused and unfused[0].graph_as_written
+    script = [Step(None), Step({"es": ""}), Step({"es": "7"}), Step({"cycle": 3, "es": ""})]
+    pt.assert_engines_agree(MERGED_FAILING_CAST, script, engines=pt.engines() + unfused)
+    # The outputs named are what differs, and the rest of the message is still compared.
+    table = pt.outcomes(MERGED_FAILING_CAST, script, engines=[pt.engines()[0], unfused[0]])
+    seen = [o.outcome.data[1] for o in table["p1/unfused"].observations if o.outcome.is_error]
+    assert any("(no declared output)" in message for message in seen)
+    strict = dataclasses.replace(unfused[0], name="p1/unfused, outputs compared", graph_as_written=False)
+    assert pt.outcomes(MERGED_FAILING_CAST, script, engines=[pt.engines()[0], strict]).disagreements()
+    other = pt.Outcome("error", ("EvalError", "x\n  ↳ in node `a` (output v1) while evaluating `v0`"))
+    moved = pt.Outcome("error", ("EvalError", "x\n  ↳ in node `b` (no declared output) while evaluating `v0`"))
+    assert pt.canon.without_output_attribution(other) != pt.canon.without_output_attribution(moved)

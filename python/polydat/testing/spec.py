@@ -73,7 +73,10 @@ class EngineSpec:
     (``Program.engine``); ``None`` skips that check. ``stateless`` marks an
     engine that rebuilds its state for every step (fresh kernels, one-cycle
     ``generate``): outputs that depend on a ``const`` capture are not
-    compared with it.
+    compared with it. ``graph_as_written`` marks an engine compiled with no
+    rewriting (``fusion=False``, which also merges no identical nodes): its
+    failures are compared without the outputs the failing node is bound to,
+    which merging changes.
     """
 
     name: str
@@ -83,6 +86,7 @@ class EngineSpec:
     reported: str | None = None
     description: str = ""
     stateless: bool = False
+    graph_as_written: bool = False
 
     @property
     def rebuilds_state(self) -> bool:

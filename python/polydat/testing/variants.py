@@ -1,7 +1,10 @@
 """Matrix variants that hold other code paths to the oracle.
 
 * ``p1/unfused`` compiles with Node Fusion off. Any difference from ``p1``
-  means a fusion rule changed a value.
+  means a fusion rule changed a value. (Its failures are compared without
+  the outputs the failing node is bound to: with fusion off, identical
+  nodes are not merged, so a failure in one of them may name no output
+  where the merged node names the output it serves.)
 * ``p1/generate`` answers every pull through ``Program.generate`` over a
   one-cycle range, with the other inputs fixed to the kernel's current
   values. This is the batch path that ``polydat run`` and ``generate()``
@@ -128,7 +131,7 @@ def variants() -> list[EngineSpec]:
     found = []
     if "fusion" in inspect.signature(polydat.compile).parameters:
         found.append(EngineSpec("p1/unfused", {"engine": ORACLE, "fusion": False}, reported=ORACLE,
-                                description="p1 without Node Fusion"))
+                                graph_as_written=True, description="p1 without Node Fusion"))
     if hasattr(polydat.Program, "generate"):
         found.append(generate_variant(EngineSpec(ORACLE, {"engine": ORACLE}, reported=ORACLE)))
     return found
