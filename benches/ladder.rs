@@ -17,6 +17,7 @@ use polydat_core::engine::p1::P1Kernel;
 use polydat_core::engine::p2::{self, modes::Mode, P2Kernel, Provenance};
 use polydat_core::engine::p3::{self, P3Kernel};
 use polydat_core::engine::{new_kernel, EngineKind, Kernel};
+use polydat_core::error::EvalError;
 
 #[path = "ladder_ir.rs"]
 mod ladder_ir;
@@ -46,6 +47,28 @@ fn concrete<K: Kernel>(
         kernel.write_u64(2, OPERATION_SEED);
         let got: Vec<u64> = outs.iter().map(|&o| kernel.pull_slot(o).unwrap()).collect();
         assert_eq!(got, ladder_by_hand(cyc, TENANT_SEED, OPERATION_SEED), "{name}");
+    }
+}
+
+/// Benchmarks `read` as `name`: per iteration, the three inputs of the next
+/// cycle written and the four outputs read in one call. Then checks that it
+/// computes what the hand-written function computes.
+fn row_reads(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    mut read: impl FnMut(&[u64], &mut [u64]) -> Result<(), EvalError>,
+) {
+    let (mut cycle, mut words) = (1u64, [0u64; 4]);
+    group.bench_function(name, |b| {
+        b.iter(|| {
+            cycle = cycle.wrapping_add(1);
+            read(&[cycle, TENANT_SEED, OPERATION_SEED], &mut words).unwrap();
+            black_box(&words);
+        })
+    });
+    for cyc in [0, 1, 42, u64::MAX] {
+        read(&[cyc, TENANT_SEED, OPERATION_SEED], &mut words).unwrap();
+        assert_eq!(words, ladder_by_hand(cyc, TENANT_SEED, OPERATION_SEED), "{name}");
     }
 }
 
@@ -89,7 +112,8 @@ fn ladder(c: &mut Criterion) {
         let mut kernel: Box<dyn Kernel> = new_kernel(&program, kind);
         let mut cycle = 1u64;
         let mut words = [0u64; 4];
-        group.bench_function(kind.name().replace('/', "_"), |b| {
+        let name = kind.name().replace('/', "_");
+        group.bench_function(&name, |b| {
             b.iter(|| {
                 cycle = cycle.wrapping_add(1);
                 kernel.write_u64(0, cycle);
@@ -100,28 +124,11 @@ fn ladder(c: &mut Criterion) {
             })
         });
         // The same cycle as one call: the three inputs and the four outputs.
-        group.bench_function(format!("{}_at", kind.name().replace('/', "_")), |b| {
-            b.iter(|| {
-                cycle = cycle.wrapping_add(1);
-                kernel.pull_slots_at(&[cycle, TENANT_SEED, OPERATION_SEED], &outs, &mut words).unwrap();
-                black_box(&words);
-            })
-        });
+        row_reads(&mut group, &format!("{name}_at"), |values, words| kernel.pull_slots_at(values, &outs, words));
         // The same cycle through a row reader, prepared once (`row_reader`).
-        {
-            let mut reader = kernel.row_reader(&outs);
-            group.bench_function(format!("{}_reader", kind.name().replace('/', "_")), |b| {
-                b.iter(|| {
-                    cycle = cycle.wrapping_add(1);
-                    reader.read(&[cycle, TENANT_SEED, OPERATION_SEED], &mut words).unwrap();
-                    black_box(&words);
-                })
-            });
-            for cyc in [0, 1, 42, u64::MAX] {
-                reader.read(&[cyc, TENANT_SEED, OPERATION_SEED], &mut words).unwrap();
-                assert_eq!(words, ladder_by_hand(cyc, TENANT_SEED, OPERATION_SEED), "{} by its reader", kind.name());
-            }
-        }
+        let mut reader = kernel.row_reader(&outs);
+        row_reads(&mut group, &format!("{name}_reader"), |values, words| reader.read(values, words));
+        drop(reader);
         // Sanity: every engine computes what the hand-written function computes.
         for cyc in [0, 1, 42, u64::MAX] {
             kernel.write_u64(0, cyc);
@@ -129,8 +136,6 @@ fn ladder(c: &mut Criterion) {
             kernel.write_u64(2, OPERATION_SEED);
             let got: Vec<u64> = outs.iter().map(|&o| kernel.pull(o).unwrap().as_u64().unwrap()).collect();
             assert_eq!(got, ladder_by_hand(cyc, TENANT_SEED, OPERATION_SEED), "{}", kind.name());
-            kernel.pull_slots_at(&[cyc, TENANT_SEED, OPERATION_SEED], &outs, &mut words).unwrap();
-            assert_eq!(words, ladder_by_hand(cyc, TENANT_SEED, OPERATION_SEED), "{} in one call", kind.name());
         }
     }
 
@@ -147,18 +152,7 @@ fn ladder(c: &mut Criterion) {
     // P3 Raw's row reader as its concrete type: one native call per cycle.
     let mut kernel = P3Kernel::<p2::modes::Raw>::with_plan(p3::plan(&program));
     let mut reader = CompiledRowReader::new(&mut kernel, &outs);
-    let (mut cycle, mut words) = (1u64, [0u64; 4]);
-    group.bench_function("p3_raw_reader_concrete", |b| {
-        b.iter(|| {
-            cycle = cycle.wrapping_add(1);
-            reader.read(&[cycle, TENANT_SEED, OPERATION_SEED], &mut words).unwrap();
-            black_box(&words);
-        })
-    });
-    for cyc in [0, 1, 42, u64::MAX] {
-        reader.read(&[cyc, TENANT_SEED, OPERATION_SEED], &mut words).unwrap();
-        assert_eq!(words, ladder_by_hand(cyc, TENANT_SEED, OPERATION_SEED), "p3 raw by its concrete reader");
-    }
+    row_reads(&mut group, "p3_raw_reader_concrete", |values, words| reader.read(values, words));
     group.finish();
 }
 
