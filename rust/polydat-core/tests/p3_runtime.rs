@@ -353,7 +353,8 @@ fn a_coordinate_write_reruns_the_side_channel_that_reads_it() {
 /// coordinate and rows that read the same round again, for outputs that
 /// cannot fail and for one that fails at a zero divisor; and the kernel
 /// read after the reader is done sees the last row written (a reader that
-/// ran P3 Raw's native read leaves the round stale).
+/// ran P3 Raw's native read leaves the round stale); a by-reference output
+/// is refused as `pull_slots_at` refuses it.
 #[test]
 fn a_row_reader_reads_rows_as_pull_slots_at_does_on_every_engine() {
     let p = program(&format!("{ROWS}\nlabel := str_concat(\"n\", id)"));
@@ -387,6 +388,12 @@ fn a_row_reader_reads_rows_as_pull_slots_at_does_on_every_engine() {
             };
             assert_eq!(at(&mut *k), at(&mut oracle), "{}: read after the reader", kind.name());
         }
+        // A by-reference output is refused as `pull_slots_at` refuses it.
+        let (mut got, mut want) = ([0u64; 2], [0u64; 2]);
+        let with_text = [bare[0], label];
+        let refused = oracle.pull_slots_at(&[9], &with_text, &mut want).unwrap_err().to_string();
+        let mut reader = k.row_reader(&with_text);
+        assert_eq!(reader.read(&[9], &mut got).unwrap_err().to_string(), refused, "{}", kind.name());
     }
 }
 
