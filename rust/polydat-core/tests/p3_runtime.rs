@@ -350,28 +350,44 @@ fn a_coordinate_write_reruns_the_side_channel_that_reads_it() {
 
 /// A row reader (`Kernel::row_reader`) reads rows as `pull_slots_at` does
 /// on every engine: values and errors are P1's, for rows that write the
-/// coordinate and rows that read the same round again, for outputs that
+/// coordinate and rows that read the same round again, a first row read
+/// into too few words (which sweeps, so the next rows must make that sweep
+/// stale), for outputs that
 /// cannot fail and for one that fails at a zero divisor; and the kernel
 /// read after the reader is done sees the last row written (a reader that
 /// ran P3 Raw's native read leaves the round stale); a by-reference output
 /// is refused as `pull_slots_at` refuses it.
 #[test]
 fn a_row_reader_reads_rows_as_pull_slots_at_does_on_every_engine() {
-    let p = program(&format!("{ROWS}\nlabel := str_concat(\"n\", id)"));
+    // Without a string output Raw sweeps; with one, its reads walk cones.
+    for source in [ROWS.to_string(), format!("{ROWS}\nlabel := str_concat(\"n\", id)")] {
+        let p = program(&source);
+        reads_rows_as_pull_slots_at_does(&p, p.output("label"));
+    }
+}
+
+/// [`a_row_reader_reads_rows_as_pull_slots_at_does_on_every_engine`] on
+/// `p`, with its string output `label` if it has one.
+fn reads_rows_as_pull_slots_at_does(p: &Arc<Program>, label: Option<usize>) {
     let bare: Vec<usize> = ["id", "scaled", "small", "kk", "mixed", "cycle_out"].map(|n| p.output(n).unwrap()).into();
     let failing: Vec<usize> = ["ratio", "id"].map(|n| p.output(n).unwrap()).into();
-    let label = p.output("label").unwrap();
     let kinds = [EngineKind::P1, EngineKind::P2(Provenance::Raw), EngineKind::P2(Provenance::Pull)];
     for kind in kinds.into_iter().chain(modes()).chain([EngineKind::Mixed]) {
-        let mut k = new_kernel(&p, kind);
+        let mut k = new_kernel(p, kind);
         let mut oracle = P1Kernel::new(p.clone());
+        // Started, so that the first row, read into too few words, finds a
+        // row read it cannot run, and reads (and sweeps) the usual way.
+        k.start().unwrap();
+        oracle.start().unwrap();
         for outs in [&bare, &failing] {
             let mut last = 0;
             {
                 let mut reader = k.row_reader(outs);
                 for (row, cycle) in [5u64, 999, 1000, 1001, 0, u64::MAX, 77, 2000, 12, 13].into_iter().enumerate() {
                     let (mut got, mut want) = ([0u64; 6], [0u64; 6]);
-                    let n = outs.len();
+                    // The first row reads into fewer words than outputs (the
+                    // usual way: the native read wants a word per output).
+                    let n = if row == 0 { outs.len() - 1 } else { outs.len() };
                     // Every third row reads the last row's round again.
                     let values: &[u64] = if row % 3 == 2 { &[] } else { std::slice::from_ref(&cycle) };
                     let cycle = if values.is_empty() { last } else { cycle };
@@ -382,18 +398,23 @@ fn a_row_reader_reads_rows_as_pull_slots_at_does_on_every_engine() {
                 }
             }
             oracle.write_u64(0, last);
-            assert_eq!(k.pull(label).unwrap().to_string(), oracle.pull(label).unwrap().to_string(), "{}", kind.name());
+            if let Some(label) = label {
+                let (a, b) = (k.pull(label).unwrap(), oracle.pull(label).unwrap());
+                assert_eq!(a.to_string(), b.to_string(), "{}", kind.name());
+            }
             let at = |k: &mut dyn Kernel| {
                 outs.iter().map(|&o| k.pull_slot(o).map_err(|e| e.to_string())).collect::<Vec<_>>()
             };
             assert_eq!(at(&mut *k), at(&mut oracle), "{}: read after the reader", kind.name());
         }
         // A by-reference output is refused as `pull_slots_at` refuses it.
-        let (mut got, mut want) = ([0u64; 2], [0u64; 2]);
-        let with_text = [bare[0], label];
-        let refused = oracle.pull_slots_at(&[9], &with_text, &mut want).unwrap_err().to_string();
-        let mut reader = k.row_reader(&with_text);
-        assert_eq!(reader.read(&[9], &mut got).unwrap_err().to_string(), refused, "{}", kind.name());
+        if let Some(label) = label {
+            let (mut got, mut want) = ([0u64; 2], [0u64; 2]);
+            let with_text = [bare[0], label];
+            let refused = oracle.pull_slots_at(&[9], &with_text, &mut want).unwrap_err().to_string();
+            let mut reader = k.row_reader(&with_text);
+            assert_eq!(reader.read(&[9], &mut got).unwrap_err().to_string(), refused, "{}", kind.name());
+        }
     }
 }
 

@@ -148,9 +148,10 @@ fn record_row_read_writes<M: Mode>(sweep: &mut Sweep, mode: &mut M, shape: &Shap
 /// the next reads of as many inputs run it with no other check: what it
 /// needs (scope-init done, no `None` in the buffer, a Raw kernel) holds
 /// until something else touches the kernel, which the reader's borrow
-/// rules out, and the row read itself stores only inputs and leaves the
-/// round stale. Any other read is `pull_slots_at`'s, after which the
-/// reader looks again.
+/// rules out, and the row read itself stores only inputs. Each read still
+/// records its writes, as `write_u64` does: the read that found the row
+/// read may have swept, and the next row's values make that sweep stale.
+/// Any other read is `pull_slots_at`'s, after which the reader looks again.
 pub struct CompiledRowReader<'k, M: Mode, X: Executor> {
     kernel: &'k mut CompiledKernel<M, X>,
     outs: &'k [usize],
