@@ -122,25 +122,41 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         if bare_only && X::row_read_may_fail(read) {
             return false;
         }
-        // What `write_u64`'s plain-coordinate path records for each input.
-        // Recorded once the read ran (a read that did not run is written by
-        // the caller's usual path, which records its writes itself).
-        let ran = X::read_row(read, &mut self.slots.buf, values, words);
-        if ran {
-            record_row_read_writes(&mut self.sweep, &mut self.mode, &self.plan.shape, values.len());
-        }
-        ran
+        run_row_read::<M, X>(
+            read,
+            &mut self.slots.buf,
+            &mut self.sweep,
+            &mut self.mode,
+            &self.plan.shape,
+            values,
+            words,
+        )
     }
 }
 
-/// Records a row read's writes of the first `inputs` inputs as `write_u64`
-/// records a plain coordinate's (the read stores the words itself).
+/// Runs `read` over a kernel's buffer `buf` (see [`Executor::read_row`]);
+/// once it ran, records its writes of `values` as `write_u64` records a
+/// plain coordinate's, in the kernel's `sweep` and `mode` (the read stores
+/// the words itself; a read that did not run is written by the caller's
+/// usual path, which records its writes itself). True when it ran.
 #[inline(always)]
-fn record_row_read_writes<M: Mode>(sweep: &mut Sweep, mode: &mut M, shape: &Shape, inputs: usize) {
-    if inputs != 0 {
+fn run_row_read<M: Mode, X: Executor>(
+    read: &X::RowRead,
+    buf: &mut [u64],
+    sweep: &mut Sweep,
+    mode: &mut M,
+    shape: &Shape,
+    values: &[u64],
+    words: &mut [u64],
+) -> bool {
+    if !X::read_row(read, buf, values, words) {
+        return false;
+    }
+    if !values.is_empty() {
         *sweep = Sweep::Stale;
     }
-    (0..inputs).for_each(|input| mode.wrote_plain_coordinate(shape, input));
+    (0..values.len()).for_each(|input| mode.wrote_plain_coordinate(shape, input));
+    true
 }
 
 /// The row reader of a compiled kernel ([`Kernel::row_reader`]). Once a
@@ -174,8 +190,9 @@ impl<'k, M: Mode, X: Executor> CompiledRowReader<'k, M, X> {
             // asking again leaves the guarded call out of this path.)
             if *inputs == values.len() && !X::row_read_may_fail(read) {
                 let kernel = &mut *self.kernel;
-                if X::read_row(read, &mut kernel.slots.buf, values, words) {
-                    record_row_read_writes(&mut kernel.sweep, &mut kernel.mode, &kernel.plan.shape, values.len());
+                let (buf, sweep, mode, shape) =
+                    (&mut kernel.slots.buf, &mut kernel.sweep, &mut kernel.mode, &kernel.plan.shape);
+                if run_row_read::<M, X>(read, buf, sweep, mode, shape, values, words) {
                     return Ok(());
                 }
             }
