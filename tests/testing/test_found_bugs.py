@@ -55,3 +55,23 @@ def test_a_failure_in_merged_identical_nodes_agrees_with_the_graph_as_written() 
     other = pt.Outcome("error", ("EvalError", "x\n  ↳ in node `a` (output v1) while evaluating `v0`"))
     moved = pt.Outcome("error", ("EvalError", "x\n  ↳ in node `b` (no declared output) while evaluating `v0`"))
     assert pt.canon.without_output_attribution(other) != pt.canon.without_output_attribution(moved)
+
+
+SEGMENT_READS_A_FAILING_VALUE = """\
+input cycle: u64
+extern es: str = ""
+volatile v0 := first_names(cycle)
+volatile v1 := sin(0.0)
+v2 := (cycle + cycle)
+const v3 := 0
+const v4 := v3
+const v5 := v3
+v6 := if((cycle + cycle), cycle, (es as u64))
+"""
+
+
+def test_reading_one_value_of_a_native_segment_does_not_evaluate_what_only_another_needs() -> None:
+    # Found by the long random-program profile: on mixed, `v2` and `v6`'s select made one
+    # segment, which parsed `es` (failing on "") for a read of `v2` alone; P1 reads v2 = 0.
+    pt.assert_engines_agree(SEGMENT_READS_A_FAILING_VALUE, [Step((0,), invalidate_all=True), Step({"es": "4"})],
+                            engines=pt.engines(include_variants=True))

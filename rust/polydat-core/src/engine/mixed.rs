@@ -63,6 +63,9 @@ pub enum Interpreted {
     NoNativeForm,
     /// It may fail, and a segment would run it for values that do not need it.
     MayFailUnneeded,
+    /// It reads a value from outside its segment whose evaluation may fail,
+    /// and a segment would evaluate that for values that do not need it.
+    ReadsMayFailUnneeded,
     /// It was the only eligible step of its group.
     Alone,
 }
@@ -76,6 +79,9 @@ impl Interpreted {
             Interpreted::NotScalar => "by-reference values or a None-accepting node",
             Interpreted::NoNativeForm => "its node has no native form",
             Interpreted::MayFailUnneeded => "it may fail, and a segment would run it for values that do not need it",
+            Interpreted::ReadsMayFailUnneeded => {
+                "it reads a value that may fail, and a segment would read it for values that do not need it"
+            }
             Interpreted::Alone => "the only eligible step of its group",
         }
     }
@@ -107,8 +113,9 @@ fn ineligible(program: &Program, s: usize) -> Option<Interpreted> {
 }
 
 /// Groups `program`'s eligible steps into convex, connected segments in
-/// which every member that may fail is needed by every value the segment
-/// exposes (so a read never fails for a member it does not need).
+/// which every member that may fail, or that reads a value from outside
+/// whose evaluation may fail, is needed by every value the segment exposes
+/// (so a read never fails for a member it does not need).
 pub fn segment(program: &Program) -> Segmentation {
     let n = program.steps.len();
     let mut interpreted: Vec<Option<Interpreted>> = (0..n).map(|s| ineligible(program, s)).collect();
@@ -120,9 +127,16 @@ pub fn segment(program: &Program) -> Segmentation {
             lower::calls_rule(step.def.lower, &ctx, step.ins.len(), step.out_count())
         })
         .collect();
+    // Per step: evaluating it may fail (it, or a per-cycle step it reads).
+    let mut cone_may_fail = vec![false; n];
+    for (s, step) in program.steps.iter().enumerate() {
+        let reads_failing = step.ins.iter().filter_map(|&slot| program.step_of_slot(slot)).any(|p| cone_may_fail[p]);
+        cone_may_fail[s] = step.lifecycle == Lifecycle::Dynamic && (may_fail[s] || reads_failing);
+    }
     loop {
         let groups = grow(program, &interpreted);
-        let misplaced: Vec<usize> = groups.iter().flat_map(|g| misplaced(program, g, &may_fail)).collect();
+        let misplaced: Vec<usize> =
+            groups.iter().flat_map(|g| misplaced(program, g, &may_fail, &cone_may_fail)).collect();
         if misplaced.is_empty() {
             let mut segments = Vec::new();
             for group in groups {
@@ -134,7 +148,10 @@ pub fn segment(program: &Program) -> Segmentation {
             }
             return Segmentation { segments, interpreted };
         }
-        misplaced.into_iter().for_each(|s| interpreted[s] = Some(Interpreted::MayFailUnneeded));
+        for s in misplaced {
+            let why = if may_fail[s] { Interpreted::MayFailUnneeded } else { Interpreted::ReadsMayFailUnneeded };
+            interpreted[s] = Some(why);
+        }
     }
 }
 
@@ -179,16 +196,27 @@ fn grow(program: &Program, interpreted: &[Option<Interpreted>]) -> Vec<Vec<u32>>
 const TRACE_BUDGET: usize = 1 << 24;
 
 /// The members of segment `members` that may fail but are not needed by
-/// every value it exposes (a slot read outside it, or a named output).
-fn misplaced(program: &Program, members: &[u32], may_fail: &[bool]) -> Vec<usize> {
-    let fallible: Vec<usize> = members.iter().map(|&m| m as usize).filter(|&m| may_fail[m]).collect();
-    if fallible.is_empty() || members.len() < 2 {
+/// every value it exposes (a slot read outside it, or a named output). A
+/// member may fail by its own rule (`may_fail`), or because it reads a
+/// step outside the segment whose evaluation may fail (`cone_may_fail`):
+/// the segment evaluates all of its inputs before it runs.
+fn misplaced(program: &Program, members: &[u32], may_fail: &[bool], cone_may_fail: &[bool]) -> Vec<usize> {
+    if members.len() < 2 {
+        return Vec::new();
+    }
+    let position: HashMap<usize, usize> = members.iter().enumerate().map(|(i, &m)| (m as usize, i)).collect();
+    let reads_failing_outside = |m: usize| {
+        let producers = program.steps[m].ins.iter().filter_map(|&slot| program.step_of_slot(slot));
+        producers.filter(|p| !position.contains_key(p)).any(|p| cone_may_fail[p])
+    };
+    let fallible: Vec<usize> =
+        members.iter().map(|&m| m as usize).filter(|&m| may_fail[m] || reads_failing_outside(m)).collect();
+    if fallible.is_empty() {
         return Vec::new();
     }
     if fallible.len().saturating_mul(members.len()) > TRACE_BUDGET {
         return fallible;
     }
-    let position: HashMap<usize, usize> = members.iter().enumerate().map(|(i, &m)| (m as usize, i)).collect();
     // Per member: the members reading it, and how many values it exposes.
     let mut readers: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
     let mut exposes = vec![0usize; members.len()];
