@@ -42,9 +42,9 @@ fn the_sweep_of_a_fallible_program_runs_in_the_catch() {
     let mut buf = vec![0u64; plan.layout.words];
     let parts = plan.executor.sweep().expect("a sweep");
     let [Part::Scalar(run)] = parts else { panic!("one run of scalar steps") };
-    assert!(!p3::Native::run_scalar(run, &mut buf), "cycle 0: the divisor is 0, the sweep fails and says so");
+    assert!(!<p3::Native>::run_scalar(run, &mut buf), "cycle 0: the divisor is 0, the sweep fails and says so");
     buf[0] = 7;
-    assert!(p3::Native::run_scalar(run, &mut buf));
+    assert!(<p3::Native>::run_scalar(run, &mut buf));
     assert!(!catch::installed(), "no catch is left behind");
 }
 
@@ -451,16 +451,16 @@ fn raw_reads_a_row_of_scalar_outputs_in_one_native_call_and_agrees_with_p1() {
         oracle.pull_slots(bare, &mut want).unwrap();
         let mut before = buf.clone();
         let mut words = [0u64; 2];
-        assert!(p3::Native::read_row(&read_at, &mut buf, &[cycle], &mut words));
+        assert!(<p3::Native>::read_row(&read_at, &mut buf, &[cycle], &mut words));
         before[cycle_word] = cycle;
         assert_eq!((buf.clone(), words), (before.clone(), want), "cycle {cycle}: the read wrote the coordinate alone");
         words = [0; 2];
-        assert!(p3::Native::read_row(&read, &mut buf, &[], &mut words));
+        assert!(<p3::Native>::read_row(&read, &mut buf, &[], &mut words));
         assert_eq!(words, want, "cycle {cycle}");
-        assert_eq!(p3::Native::read_row(&divides, &mut buf, &[], &mut words), cycle != 1000, "cycle {cycle}");
+        assert_eq!(<p3::Native>::read_row(&divides, &mut buf, &[], &mut words), cycle != 1000, "cycle {cycle}");
         assert_eq!(buf, before, "cycle {cycle}: a read alone stores nothing to the buffer");
-        assert!(!p3::Native::read_row(&read, &mut buf, &[], &mut words[..1]), "too few words: refused");
-        assert!(!p3::Native::read_row(&read_at, &mut buf, &[], &mut words), "too few values: refused");
+        assert!(!<p3::Native>::read_row(&read, &mut buf, &[], &mut words[..1]), "too few words: refused");
+        assert!(!<p3::Native>::read_row(&read_at, &mut buf, &[], &mut words), "too few values: refused");
     }
     // Through the kernel: reads alone and reads at a coordinate, between
     // extern writes and other reads of the same round.

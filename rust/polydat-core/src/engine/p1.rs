@@ -218,7 +218,7 @@ impl State {
             outcome,
             steps,
             |s| !self.clean.get(s),
-            |s, message, origin| failure::attribute(program, s, inputs, message, origin, context),
+            |s, message| failure::attribute(program, s, inputs, message, context),
         )
     }
 

@@ -83,6 +83,8 @@ enum FillStep<'a, R> {
     Bytes(&'a StepFacts, &'a dyn BytesEval),
     /// A by-bytes step writing into the text of column `k` ([`Take::Text`]).
     Text(&'a StepFacts, &'a dyn BytesEval, usize),
+    /// Step `s`, run by its node's rule ([`Part::Rule`]).
+    Rule(usize),
     /// A by-bytes step with no by-bytes form (a bug): the row fails, and
     /// the row path reports it.
     Fails,
@@ -466,6 +468,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             .map(|part| {
                 let s = match part {
                     Part::Scalar(run) => return FillStep::Scalar(run),
+                    Part::Rule(s) => return FillStep::Rule(*s as usize),
                     Part::Bytes(s) => *s as usize,
                 };
                 let facts = &plan.steps[s];
@@ -513,6 +516,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                             Take::Text { text, .. } => state.run_form_into(facts, form, Sink::Text(text)).is_ok(),
                             _ => false,
                         },
+                        FillStep::Rule(s) => run_rule_part::<X>(&plan, state, s),
                         FillStep::Fails => false,
                     });
                     if !ran {
@@ -693,7 +697,16 @@ fn run_parts_unguarded<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[
             let s = *s as usize;
             slots.run_bytes(&plan.steps[s], &plan.exec[s]).is_ok()
         }
+        Part::Rule(s) => run_rule_part(plan, slots, *s as usize),
     })
+}
+
+/// Runs step `s` of a sweep by its node's rule; true when it succeeded and
+/// yielded no `None` (native code after it reads words, which carry no
+/// absent value: the read walks its cone instead, by the `None` rule).
+#[inline]
+fn run_rule_part<X: Executor>(plan: &Plan<X>, slots: &mut Slots, s: usize) -> bool {
+    slots.run_step::<X>(&plan.layout, &plan.steps[s], &plan.exec[s]).is_ok() && slots.none_free()
 }
 
 /// The cone sweep (Pull — and Raw when its sweep runs string steps — on a
@@ -749,9 +762,9 @@ fn settle<M: Mode, X: Executor>(
         outcome,
         steps,
         |s| mode.stale(s),
-        |s, message, origin| {
+        |s, message| {
             let inputs = |_: &crate::program::Step| slots.input_values(&plan.layout, &plan.steps[s]);
-            failure::attribute(&plan.program, s, inputs, message, origin, context)
+            failure::attribute(&plan.program, s, inputs, message, context)
         },
     )
 }
