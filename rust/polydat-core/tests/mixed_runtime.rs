@@ -53,8 +53,8 @@ fn the_ladder_is_one_segment_and_matches_p1() {
     let mut oracle = P1Kernel::new(p.clone());
     for cycle in [0u64, 1, 2, 42, 1 << 40, u64::MAX] {
         for (i, v) in [cycle, 17, 99].into_iter().enumerate() {
-            k.write_u64(i, v);
-            oracle.write_u64(i, v);
+            k.write_u64(i, v).unwrap();
+            oracle.write_u64(i, v).unwrap();
         }
         agree(k.as_mut(), &mut oracle, &format!("cycle {cycle}"));
     }
@@ -93,8 +93,8 @@ s := format_u64(a)",
     let mut k = new_kernel(&p, EngineKind::Mixed);
     let mut oracle = P1Kernel::new(p.clone());
     for cycle in [0u64, 5, u64::MAX] {
-        k.write_u64(0, cycle);
-        oracle.write_u64(0, cycle);
+        k.write_u64(0, cycle).unwrap();
+        oracle.write_u64(0, cycle).unwrap();
         agree(k.as_mut(), &mut oracle, &format!("cycle {cycle}"));
     }
     // An absent extern: the segment runs its members' rules, so `b` and `c`
@@ -103,8 +103,8 @@ s := format_u64(a)",
     for cycle in [0u64, 9] {
         k.write(width, Value::None).unwrap();
         oracle.write(width, Value::None).unwrap();
-        k.write_u64(0, cycle);
-        oracle.write_u64(0, cycle);
+        k.write_u64(0, cycle).unwrap();
+        oracle.write_u64(0, cycle).unwrap();
         agree(k.as_mut(), &mut oracle, "width None");
         assert!(k.pull(p.output("c").unwrap()).unwrap().is_none());
         assert!(!k.pull(p.output("a").unwrap()).unwrap().is_none());
@@ -132,8 +132,8 @@ out := u64_add(mod_wire(hash(cycle), divisor), u64_add(cycle, unused))",
     let unused = p.input("unused").unwrap();
     k.write(unused, Value::None).unwrap();
     oracle.write(unused, Value::None).unwrap();
-    k.write_u64(0, 5);
-    oracle.write_u64(0, 5);
+    k.write_u64(0, 5).unwrap();
+    oracle.write_u64(0, 5).unwrap();
     let out = p.output("out").unwrap();
     let (a, b) = (k.pull(out).unwrap_err(), oracle.pull(out).unwrap_err());
     assert_eq!(a.node, "mod_wire");
@@ -154,8 +154,8 @@ out := u64_add(mod_wire(hash(cycle), cycle), 1)",
     let out = p.output("out").unwrap();
     for i in 0..1000u64 {
         let cycle = if i % 2 == 0 { 0 } else { i };
-        k.write_u64(0, cycle);
-        oracle.write_u64(0, cycle);
+        k.write_u64(0, cycle).unwrap();
+        oracle.write_u64(0, cycle).unwrap();
         match (k.pull(out), oracle.pull(out)) {
             (Ok(a), Ok(b)) => assert!(a.same(&b)),
             (Err(a), Err(b)) => {
@@ -185,13 +185,13 @@ out := u64_add(d, h2)",
     let (h, out) = (p.output("h").unwrap(), p.output("out").unwrap());
     let mut k = new_kernel(&p, EngineKind::Mixed);
     let mut oracle = P1Kernel::new(p.clone());
-    k.write_u64(0, 0);
-    oracle.write_u64(0, 0);
+    k.write_u64(0, 0).unwrap();
+    oracle.write_u64(0, 0).unwrap();
     assert!(k.pull(h).is_ok(), "a fresh read of h");
     agree(k.as_mut(), &mut oracle, "cycle 0");
     assert_eq!(k.pull(out).unwrap_err().node, "mod_wire");
     assert!(k.pull(h).is_ok(), "h after out failed");
-    k.write_u64(0, 0);
+    k.write_u64(0, 0).unwrap();
     assert_eq!(k.eval().unwrap_err().node, "mod_wire", "eval reads out too");
 }
 
@@ -212,11 +212,11 @@ pick := select_u64(two, cycle, n)",
     assert_eq!(seg.interpreted[pick], None, "{seg:?}");
     let mut k = new_kernel(&p, EngineKind::Mixed);
     let mut oracle = P1Kernel::new(p.clone());
-    k.write_u64(0, 0);
+    k.write_u64(0, 0).unwrap();
     assert_eq!(k.pull(p.output("two").unwrap()).unwrap().as_u64(), Some(0), "a fresh read of two");
     for cycle in [0, 3] {
-        k.write_u64(0, cycle);
-        oracle.write_u64(0, cycle);
+        k.write_u64(0, cycle).unwrap();
+        oracle.write_u64(0, cycle).unwrap();
         agree(k.as_mut(), &mut oracle, &format!("cycle {cycle}"));
     }
 }
@@ -241,8 +241,8 @@ bucket := mod(hash(user_id), 64)",
     let mut k = new_kernel(&p, EngineKind::Mixed);
     let mut oracle = P1Kernel::new(p.clone());
     for cycle in [0u64, 5, u64::MAX] {
-        k.write_u64(0, cycle);
-        oracle.write_u64(0, cycle);
+        k.write_u64(0, cycle).unwrap();
+        oracle.write_u64(0, cycle).unwrap();
         agree(k.as_mut(), &mut oracle, &format!("cycle {cycle}"));
     }
 }
@@ -257,8 +257,8 @@ fn random_programs_agree_with_p1_on_mixed() {
         let mut k = new_kernel(&p, EngineKind::Mixed);
         for cycle in [0u64, 1, 7, 1 << 33, u64::MAX] {
             for i in 0..p.coord_count {
-                k.write_u64(i, cycle.wrapping_add(i as u64));
-                oracle.write_u64(i, cycle.wrapping_add(i as u64));
+                k.write_u64(i, cycle.wrapping_add(i as u64)).unwrap();
+                oracle.write_u64(i, cycle.wrapping_add(i as u64)).unwrap();
             }
             agree(k.as_mut(), &mut oracle, &format!("seed {seed} cycle {cycle}"));
         }
@@ -288,8 +288,8 @@ c := hash(b)",
     let mut k = new_kernel(&p, EngineKind::Mixed);
     let mut oracle = P1Kernel::new(p.clone());
     for cycle in [0u64, 3, u64::MAX] {
-        k.write_u64(0, cycle);
-        oracle.write_u64(0, cycle);
+        k.write_u64(0, cycle).unwrap();
+        oracle.write_u64(0, cycle).unwrap();
         agree(k.as_mut(), &mut oracle, &format!("cycle {cycle}"));
     }
 }

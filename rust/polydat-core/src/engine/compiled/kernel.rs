@@ -14,14 +14,14 @@ use crate::engine::failure::{self, PassOutcome};
 use crate::engine::guard::guarded;
 use crate::engine::scope::{init_scope, ScopeInit};
 use crate::engine::{
-    adapt_boundary, fill_row_by_row, raw_read_refused, GenerateError, Kernel, RowFill, RowReader, STOP_CHECK_ROWS,
+    adapt_boundary, fill_row_by_row, raw_read_refused, GenerateError, Kernel, RowFill, RowFiller, STOP_CHECK_ROWS,
 };
 use crate::error::{EvalError, WriteError};
 use crate::node::by_bytes::{BytesEval, Sink};
 use crate::node::NodeError;
 use crate::program::Program;
 use crate::value::Value;
-pub use row_read::CompiledRowReader;
+pub use row_read::CompiledRows;
 use row_read::KeptRowRead;
 use std::sync::Arc;
 
@@ -40,7 +40,7 @@ pub struct CompiledKernel<M: Mode, X: Executor> {
     /// Where the per-cycle values stand against the last sweep.
     sweep: Sweep,
     /// The executor's row read for the inputs written and the outputs read
-    /// by the last `pull_slots` or `pull_slots_at` (Raw), kept so a loop of
+    /// by the last read of raw words ([`RowFiller::read_words`], Raw), kept so a loop of
     /// the same reads finds it without asking the plan.
     row_read: Option<KeptRowRead<X>>,
     /// The row reads kept before it, most recent first (at most
@@ -197,19 +197,30 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         Some(word)
     }
 
-    /// [`Kernel::pull_slots_at`] when the kept row read did not serve it:
+    /// Writes `values[i]` into u64 input `i`, then reads the outputs `outs`
+    /// as one read of raw words ([`RowFiller::read_words`]): Raw's row read
+    /// kept from the last such read when it serves, else the general path.
+    #[inline]
+    pub fn read_words(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> Result<(), GenerateError> {
+        if self.read_row_kept(values, outs, words) {
+            return Ok(());
+        }
+        self.read_words_general(values, outs, words)
+    }
+
+    /// [`Self::read_words`] when the kept row read did not serve it:
     /// a row read built for it, or the writes, then the outputs brought up
     /// to date and their words read (out of line, so the fast path stays
     /// small).
     #[inline(never)]
-    fn pull_slots_at_general(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
+    fn read_words_general(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> Result<(), GenerateError> {
         if self.read_row_general(values, outs, words) {
             return Ok(());
         }
         for (input, &value) in values.iter().enumerate() {
-            self.write_u64(input, value);
+            self.write_word(input, value).map_err(GenerateError::Write)?;
         }
-        self.refresh(outs)?;
+        self.refresh(outs).map_err(GenerateError::Eval)?;
         let mut read = 0;
         if self.slots.none_free() {
             // The usual row: no slot holds `None`, so a scalar output's word
@@ -228,7 +239,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         }
         // From the first output the loop above could not read: its refusal.
         for (word, &out) in words.iter_mut().zip(outs).skip(read) {
-            *word = self.current_word(out)?;
+            *word = self.current_word(out).map_err(GenerateError::Eval)?;
         }
         Ok(())
     }
@@ -322,14 +333,13 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         (word != NO_ENTRY && self.slots.none_free()).then(|| self.slots.buf[word as usize])
     }
 
-    /// `write_u64` into an input that is not a u64 slot: the checked path, so
-    /// a Ref pair is never overwritten by a raw word. That entry point has no
-    /// error channel: a value the slot's type refuses is dropped (use `write`
-    /// to see why).
+    /// A u64 write into an input that is not a u64 slot: the checked path
+    /// (the value adapted to the slot's type, or refused), so a Ref pair is
+    /// never overwritten by a raw word.
     #[cold]
     #[inline(never)]
-    fn write_u64_checked(&mut self, input: usize, value: u64) {
-        let _ = self.write(input, Value::U64(value));
+    fn write_u64_checked(&mut self, input: usize, value: u64) -> Result<(), WriteError> {
+        self.write(input, Value::U64(value))
     }
 
     /// The frame every fast `generate` path shares: the first row goes
@@ -344,12 +354,23 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         columns: &mut [ColumnPart<'_>],
         fast: impl FnOnce(&mut Self, &RowFill<'_>, &mut [ColumnPart<'_>]) -> Result<(), GenerateError>,
     ) -> Result<(), GenerateError> {
-        fill_row_by_row(self, &rows.first_rows(1), outs, columns)?;
+        self.fill_by_rows(&rows.first_rows(1), outs, columns)?;
         let rest = rows.after(1);
         match self.slots.none_free() {
             true => fast(self, &rest, columns),
-            false => fill_row_by_row(self, &rest, outs, columns),
+            false => self.fill_by_rows(&rest, outs, columns),
         }
+    }
+
+    /// Fills `rows` one row at a time: the coordinate written, the row read
+    /// as one read ([`Self::push_row`]).
+    fn fill_by_rows(
+        &mut self,
+        rows: &RowFill<'_>,
+        outs: &[usize],
+        columns: &mut [ColumnPart<'_>],
+    ) -> Result<(), GenerateError> {
+        fill_row_by_row(self, rows, |k| k.push_row(outs, columns))
     }
 
     /// `generate`'s block path: rows (after the first, see
@@ -388,11 +409,10 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                     column.extend_words(plan.program.outputs[out].ty, &buf[at..at + n]);
                 }
             } else {
-                fill_row_by_row(self, &block_rows, outs, columns)?;
+                self.fill_by_rows(&block_rows, outs, columns)?;
             }
         }
-        self.write_u64(rows.coordinate, rows.cycle_of(rows.count - 1));
-        Ok(())
+        self.write_word(rows.coordinate, rows.cycle_of(rows.count - 1)).map_err(GenerateError::Write)
     }
 
     /// `generate`'s row-loop path: rows (after the first, see
@@ -420,11 +440,10 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             let written = done.map_or_else(|row| row as usize, |()| chunk.count);
             columns.iter_mut().for_each(|c| c.advance(written));
             if written < chunk.count {
-                fill_row_by_row(self, &chunk.after(written), outs, columns)?;
+                self.fill_by_rows(&chunk.after(written), outs, columns)?;
             }
         }
-        self.write_u64(rows.coordinate, rows.cycle_of(rows.count - 1));
-        Ok(())
+        self.write_word(rows.coordinate, rows.cycle_of(rows.count - 1)).map_err(GenerateError::Write)
     }
 
     /// `generate`'s sweep path (any columns, string ones included): for each
@@ -558,7 +577,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                 }
                 // The kernel learns of the write, so the row path recomputes the row.
                 self.wrote(rows.coordinate);
-                fill_row_by_row(self, &rows.after(row).first_rows(1), outs, columns)?;
+                self.fill_by_rows(&rows.after(row).first_rows(1), outs, columns)?;
                 row += 1;
             }
         }
@@ -573,12 +592,13 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     /// or an input that is not a u64 slot, which takes the checked path);
     /// kept out of line, so the coordinate write stays small.
     #[inline(never)]
-    fn write_u64_uncompared(&mut self, input: usize, value: u64) {
+    fn write_u64_uncompared(&mut self, input: usize, value: u64) -> Result<(), WriteError> {
         match self.plan.u64_input_word[input] {
             NO_ENTRY => self.write_u64_checked(input, value),
             word => {
                 self.slots.store_u64(input, word as usize, value);
                 self.wrote(input);
+                Ok(())
             }
         }
     }
@@ -830,25 +850,12 @@ impl<M: Mode, X: Executor> Clone for CompiledKernel<M, X> {
     }
 }
 
-impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
-    fn program(&self) -> &Arc<Program> {
-        &self.plan.program
-    }
-
-    fn write(&mut self, input: usize, value: Value) -> Result<(), WriteError> {
-        let plan = &*self.plan;
-        let def = &plan.program.inputs[input];
-        let value = adapt_boundary(&def.name, def.ty, value)?;
-        if M::COMPARES && self.slots.holds(&plan.layout, input, &value) {
-            return Ok(());
-        }
-        self.slots.encode(&plan.layout, input, &value);
-        self.wrote(input);
-        Ok(())
-    }
-
+/// The kernel's writes and reads beneath [`Kernel`]'s: the u64 write, raw
+/// word reads and `generate`'s row paths ([`CompiledRows`] runs them).
+impl<M: Mode, X: Executor> CompiledKernel<M, X> {
+    /// Writes a u64 into input `input` ([`Kernel::write_u64`]).
     #[inline]
-    fn write_u64(&mut self, input: usize, value: u64) {
+    pub fn write_word(&mut self, input: usize, value: u64) -> Result<(), WriteError> {
         // The modes that do not compare, writing a coordinate no pinned step
         // depends on into a state with no `None`: the word and a new round,
         // nothing else to look at.
@@ -858,7 +865,7 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
                 self.slots.buf[word as usize] = value;
                 self.sweep = Sweep::Stale;
                 self.mode.wrote_plain_coordinate(&self.plan, input);
-                return;
+                return Ok(());
             }
             return self.write_u64_uncompared(input, value);
         }
@@ -869,18 +876,15 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
         // The comparing modes mostly see equal values: keep that path
         // free of the bookkeeping a change needs.
         if self.slots.holds_u64(input, word as usize, value) {
-            return;
+            return Ok(());
         }
         self.store_changed_u64(input, word as usize, value);
+        Ok(())
     }
 
-    fn pull(&mut self, out: usize) -> Result<Value, EvalError> {
-        let slot = self.pull_value_slot(out)?;
-        Ok(self.slots.decode(&self.plan.layout, slot))
-    }
-
+    /// Reads output `out` as its raw word ([`Kernel::pull_word`]).
     #[inline]
-    fn pull_slot(&mut self, out: usize) -> Result<u64, EvalError> {
+    pub fn pull_word_of(&mut self, out: usize) -> Result<u64, EvalError> {
         if let Some(word) = self.swept_word(out) {
             return Ok(word);
         }
@@ -888,26 +892,11 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
         self.current_word(out)
     }
 
-    #[inline]
-    fn pull_slots(&mut self, outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
-        self.pull_slots_at(&[], outs, words)
-    }
-
-    #[inline]
-    fn pull_slots_at(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
-        if self.read_row_kept(values, outs, words) {
-            return Ok(());
-        }
-        self.pull_slots_at_general(values, outs, words)
-    }
-
-    fn row_reader<'k>(&'k mut self, outs: &'k [usize]) -> Box<dyn RowReader + 'k> {
-        Box::new(CompiledRowReader::new(self, outs))
-    }
-
-    /// Blocks of rows through the block program when the plan has one, the
-    /// coordinate is a u64 and every column a scalar; row by row otherwise.
-    fn fill_rows(
+    /// Fills `rows` of the outputs `outs` ([`RowFiller::fill`]): the
+    /// executor's native row loop, else blocks through the block program
+    /// (a u64 coordinate and scalar columns), else a sweep per row (an
+    /// output's cone, the columns' steps, or the whole sweep), else row by row.
+    pub fn fill_rows(
         &mut self,
         rows: &RowFill<'_>,
         outs: &[usize],
@@ -942,12 +931,14 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
         match parts {
             Some(parts) => self
                 .fill_after_first_row(rows, outs, columns, |k, rest, columns| k.fill_swept(parts, rest, outs, columns)),
-            None => fill_row_by_row(self, rows, outs, columns),
+            None => self.fill_by_rows(rows, outs, columns),
         }
     }
 
+    /// Reads the outputs `outs` as one read and pushes each as the next row
+    /// of its column ([`RowFiller::push_row`]).
     #[inline]
-    fn pull_row(&mut self, outs: &[usize], columns: &mut [ColumnPart<'_>]) -> Result<(), EvalError> {
+    pub fn push_row(&mut self, outs: &[usize], columns: &mut [ColumnPart<'_>]) -> Result<(), EvalError> {
         self.refresh(outs)?;
         let (layout, program) = (&self.plan.layout, &self.plan.program);
         for (column, &out) in columns.iter_mut().zip(outs) {
@@ -958,12 +949,38 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
         }
         Ok(())
     }
+}
+
+impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
+    fn program(&self) -> &Arc<Program> {
+        &self.plan.program
+    }
+
+    fn write(&mut self, input: usize, value: Value) -> Result<(), WriteError> {
+        let plan = &*self.plan;
+        let def = &plan.program.inputs[input];
+        let value = adapt_boundary(&def.name, def.ty, value)?;
+        if M::COMPARES && self.slots.holds(&plan.layout, input, &value) {
+            return Ok(());
+        }
+        self.slots.encode(&plan.layout, input, &value);
+        self.wrote(input);
+        Ok(())
+    }
 
     #[inline]
-    fn pull_into(&mut self, out: usize, column: &mut ColumnPart<'_>) -> Result<(), EvalError> {
+    fn write_u64(&mut self, input: usize, value: u64) -> Result<(), WriteError> {
+        self.write_word(input, value)
+    }
+
+    fn pull(&mut self, out: usize) -> Result<Value, EvalError> {
         let slot = self.pull_value_slot(out)?;
-        self.slots.push_into(&self.plan.layout, slot, column);
-        Ok(())
+        Ok(self.slots.decode(&self.plan.layout, slot))
+    }
+
+    #[inline]
+    fn pull_word(&mut self, out: usize) -> Result<u64, EvalError> {
+        self.pull_word_of(out)
     }
 
     fn eval(&mut self) -> Result<Vec<Value>, EvalError> {
@@ -1000,5 +1017,9 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
             true => Ok(()),
             false => self.scope_init("scope init"),
         }
+    }
+
+    fn rows<'k>(&'k mut self, outs: &'k [usize]) -> Result<Box<dyn RowFiller + 'k>, EvalError> {
+        Ok(Box::new(CompiledRows::new(self, outs)))
     }
 }
