@@ -474,14 +474,42 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
         return 0
     if os.path.exists(args.output) and not os.path.isdir(args.output):
         raise UsageError(f"-o {args.output}: a workload writes one file per phase; -o names a directory")
+    created = _missing_directories(args.output)
     try:
         os.makedirs(args.output, exist_ok=True)
     except OSError as err:
         raise UsageError(f"-o {args.output}: cannot create the directory: {err.strerror}") from None
-    for phase in workload.phases:
-        with open_output(os.path.join(args.output, f"{phase.name}.{ext}")) as out:
-            workload.write(phase, out, ext, args.threads)
+    written: list[str] = []
+    try:
+        for phase in workload.phases:
+            target = os.path.join(args.output, f"{phase.name}.{ext}")
+            new = not os.path.lexists(target)
+            with open_output(target) as out:
+                workload.write(phase, out, ext, args.threads)
+            if new:
+                written.append(target)
+    except BaseException:  # Ctrl-C, a signal, an error: take back what this run created
+        for path in written:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        for directory in created:
+            with contextlib.suppress(OSError):
+                os.rmdir(directory)  # only when empty: never a file that was not ours
+        raise
     return 0
+
+
+def _missing_directories(path: str) -> list[str]:
+    """The directories ``os.makedirs(path)`` would create, deepest first."""
+    missing = []
+    path = os.path.abspath(path)
+    while not os.path.exists(path):
+        missing.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    return missing
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -539,9 +567,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     status = 0
     for path in args.files:
-        with open(path, encoding="utf-8") as f:
-            source = f.read()
-        diagnostics = polydat.check(source, path=path, library_path=args.lib)
+        if is_workload(path):
+            diagnostics = _check_workload(path, args.lib)
+        else:
+            with open(path, encoding="utf-8") as f:
+                source = f.read()
+            diagnostics = polydat.check(source, path=path, library_path=args.lib)
         for d in diagnostics:
             print(d.render(), file=sys.stderr)
         if any(d.severity == "error" for d in diagnostics):
@@ -551,17 +582,41 @@ def cmd_check(args: argparse.Namespace) -> int:
     return status
 
 
+def _check_workload(path: str, lib: list[str]) -> list[Any]:
+    """Every diagnostic of a workload file (:meth:`Workload.check`)."""
+    from .workload import Workload, WorkloadError, _diagnostics
+
+    if lib:
+        raise UsageError("--lib does not apply to a workload: modules are found beside the workload file")
+    try:
+        return Workload.load(path).check()
+    except WorkloadError as err:
+        return _diagnostics(err)
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
-    """``polydat explain``: what the compiler did, or the graph as DOT."""
+    """``polydat explain``: what the compiler did, or the graph as DOT (for a
+    workload, of each of its scopes)."""
     import polydat
 
-    prog = polydat.compile_file(args.file, engine=args.engine, library_path=args.lib)
+    if is_workload(args.file):
+        from .workload import Workload
+
+        if args.lib:
+            raise UsageError("--lib does not apply to a workload: modules are found beside the workload file")
+        workload = Workload.load(args.file)
+        workload.engine = args.engine
+        programs = [p for _label, p in workload.programs()] if args.dot else []
+    else:
+        programs = [polydat.compile_file(args.file, engine=args.engine, library_path=args.lib)]
     if args.dot:
         from .explain import to_dot
 
-        print(to_dot(prog))
+        print("\n".join(to_dot(prog) for prog in programs))
+    elif is_workload(args.file):
+        print(workload.explain())
     else:
-        print(prog.explain())
+        print(programs[0].explain())
     return 0
 
 
@@ -689,12 +744,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--lib", action="append", default=[], help="module library directory (repeatable)")
     run.set_defaults(func=cmd_run)
 
-    check = sub.add_parser("check", help="print diagnostics; exit 1 on error")
+    check = sub.add_parser("check", help="print diagnostics of programs or workloads (.yaml); exit 1 on error")
     check.add_argument("files", nargs="+")
     check.add_argument("--lib", action="append", default=[])
     check.set_defaults(func=cmd_check)
 
-    explain = sub.add_parser("explain", help="show what the compiler did")
+    explain = sub.add_parser("explain", help="show what the compiler did (for a workload, with each scope)")
     explain.add_argument("file")
     explain.add_argument("--engine", default="auto")
     explain.add_argument("--dot", action="store_true", help="emit Graphviz DOT of the resolved graph")
