@@ -1,4 +1,4 @@
-"""The ``polydat`` command line: ``run``, ``check``, ``explain``, ``nodes``, ``bench``.
+"""The ``polydat`` command line: ``run``, ``check``, ``explain``, ``nodes``, ``fields``, ``data``, ``bench``.
 
 Every failure a user can cause (bad source, bad arguments, a failing node, an
 unwritable file) ends with a clear message on stderr and a non-zero exit code,
@@ -641,6 +641,13 @@ def cmd_nodes(args: argparse.Namespace) -> int:
             by_name.setdefault(alias, n)
     node = by_name.get(args.name)
     if node is None:
+        from .fields import field, licences
+
+        found = field(args.name)
+        if found is not None:
+            print(f"'{args.name}' is a bundled field module, not a node (`polydat fields` lists them):")
+            print(found.render(licences()))
+            return 0
         from . import _core
 
         close = _core.suggest(args.name, list(by_name))
@@ -651,6 +658,53 @@ def cmd_nodes(args: argparse.Namespace) -> int:
     print(f"  category: {node['category']}   purity: {node['purity']}")
     if node["aliases"]:
         print(f"  aliases: {', '.join(node['aliases'])}")
+    return 0
+
+
+def cmd_fields(args: argparse.Namespace) -> int:
+    """``polydat fields``: the bundled field modules, or one of them."""
+    from .fields import field, fields, licences
+
+    known = licences()
+    if args.name is not None:
+        found = field(args.name)
+        if found is None:
+            from . import _core
+
+            close = _core.suggest(args.name, [f.name for f in fields()])
+            hint = f"; did you mean '{close}'?" if close else "; `polydat fields` lists them"
+            raise UsageError(f"no field module named '{args.name}'{hint}")
+        print(found.render(known))
+        print(f"    defined in {found.file}")
+        return 0
+    listed = fields()
+    print("\n\n".join(f.render(known) for f in listed))
+    print(f"\n{len(listed)} field modules (call them with a key: `email(user_id)`); `polydat data` lists the data files.")
+    return 0
+
+
+def cmd_data(args: argparse.Namespace) -> int:
+    """``polydat data``: the bundled data files with their sources and licences, or one file's text."""
+    from .fields import DATA_DIR, data_files
+
+    files = data_files()
+    if args.file is not None:
+        by_name = {f["name"]: f for f in files}
+        by_name.update({f["name"].removesuffix(".csv"): f for f in files})
+        found = by_name.get(args.file)
+        if found is None:
+            raise UsageError(f"no data file named '{args.file}'; `polydat data` lists them")
+        path = os.path.join(DATA_DIR, found["name"])
+        with open(path, encoding="utf-8") as f:
+            sys.stdout.write(f.read())
+        return 0
+    for f in files:
+        print(f"{f['name']}  ({f['entries']} entries: {', '.join(f['columns'])})")
+        print(f"    {f['about']}")
+        print(f"    source: {f['source']}")
+        print(f"    licence: {f['licence']}")
+        print(f"    nodes: {', '.join(f['nodes'])}")
+    print(f"\n{len(files)} files, embedded in the core and shipped in {DATA_DIR} (README.md: their provenance).")
     return 0
 
 
@@ -759,6 +813,14 @@ def build_parser() -> argparse.ArgumentParser:
     nodes = sub.add_parser("nodes", help="list the node catalog, or describe one node")
     nodes.add_argument("name", nargs="?")
     nodes.set_defaults(func=cmd_nodes)
+
+    fields = sub.add_parser("fields", help="list the bundled field modules (email, full_name, country, ...)")
+    fields.add_argument("name", nargs="?")
+    fields.set_defaults(func=cmd_fields)
+
+    data = sub.add_parser("data", help="list the bundled data files with their sources and licences, or print one")
+    data.add_argument("file", nargs="?")
+    data.set_defaults(func=cmd_data)
 
     bench = sub.add_parser("bench", help="time performance scenario files (driver cost subtracted)")
     bench.add_argument("files", nargs="+", metavar="FILE")
