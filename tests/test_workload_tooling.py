@@ -235,3 +235,16 @@ def test_a_failed_run_into_an_existing_directory_keeps_what_was_there(tmp_path: 
     r = cli("run", str(path), "-o", str(out))
     assert r.returncode == 1 and "no scope of this chain binds 'nope'" in r.stderr
     assert os.listdir(out) == ["keep.txt"], "the phase file this run wrote is taken back"
+
+
+def test_check_reaches_a_rows_program_under_a_level_without_tuples(tmp_path: Path) -> None:
+    text = "params: {n: 0}\nphases:\n  t:\n    for_each: 'k in 0..{n}'\n    bindings: 'x := hsah(k)'\n"
+    [error] = Workload.load(write(tmp_path, text)).check()
+    assert (error.line, error.col, error.message) == (5, 21, "unknown node 'hsah'")
+    deeper = (
+        "params: {n: 0}\nphases:\n  t:\n    for_each:\n      - 'k in 0..{n}'\n      - 'j in 0..{k}'\n"
+        "    bindings: 'x := hsah(j)'\n"
+    )
+    [note] = Workload.load(write(tmp_path, deeper)).check()
+    assert note.severity == "warning" and (note.line, note.col) == (5, 10)
+    assert note.message == "phase 't': for_each level 1 gives no tuple with these params, so the scopes under it were not checked"

@@ -370,7 +370,7 @@ class Workload:
         found: list[Diagnostic] = []
         for phase in self.phases:
             try:
-                next(chain.runs(phase), None)
+                found.extend(chain.compile_phase(phase))
             except PolydatError as err:
                 found.extend(_diagnostics(err))
         for scope in chain.scopes:
@@ -394,7 +394,7 @@ class Workload:
     def _scopes(self) -> list[tuple[str, Any, TextAt | None]]:
         chain = self.chain()
         for phase in self.phases:
-            next(chain.runs(phase), None)
+            chain.compile_phase(phase)
         return [(scope.label, scope.program, scope.at) for scope in chain.scopes]
 
     def _phase(self, phase: str | Phase) -> Phase:
@@ -797,6 +797,34 @@ class _Chain:
             raise _located(_unset_error(program, unset), at)
         self.scopes.append(scope)
         return program
+
+    def compile_phase(self, phase: Phase) -> list[Diagnostic]:
+        """Compiles every scope of ``phase`` along its first iteration (and
+        resolves its first row count). When its levels give no tuple with
+        these params, the rows program is compiled against the last level's
+        program if that level was reached; otherwise a warning says which
+        scopes were not checked."""
+        plan = self.plan(phase)
+        if next(self.runs(phase), None) is not None or plan.rows_program is not None:
+            return []
+        reached = [programs for programs in plan.level_programs if programs]
+        if len(reached) == len(plan.levels) and reached:
+            outer = next(iter(reached[-1].values()))
+            plan.rows_program = self._compile(
+                f"phase '{phase.name}': rows", phase.bindings, phase.bindings_at, outer, (), plan.keep,
+                rows=True, emit_at=phase.emit_at,
+            )
+            return []
+        level = len(reached)
+        at = phase.levels[level - 1].each_at if level else None
+        message = (
+            f"phase '{phase.name}': for_each level {level} gives no tuple with these params, so the scopes "
+            "under it were not checked"
+        )
+        quoted = at.lines[at.line - 1] if at is not None and 0 < at.line <= len(at.lines) else None
+        line, col = (at.line, at.col + 1) if at is not None else (0, 0)
+        return [Diagnostic(message, line, col, "check it with params that give tuples (-p NAME=VALUE)", "warning",
+                           quoted, self.path)]
 
     def iteration_names(self, phase: Phase) -> list[str]:
         return list(self.plan(phase).names)
