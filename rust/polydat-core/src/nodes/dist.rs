@@ -241,7 +241,7 @@ fn from_mode(
     let (mut k, mut w) = (mode, 1.0f64);
     while k > 0 {
         w *= down(k);
-        if !(w >= NEGLIGIBLE) {
+        if w.is_nan() || w < NEGLIGIBLE {
             break;
         }
         k -= 1;
@@ -256,7 +256,7 @@ fn from_mode(
     let (mut k, mut w) = (mode, 1.0f64);
     while k < last {
         w *= up(k);
-        if !(w >= NEGLIGIBLE) {
+        if w.is_nan() || w < NEGLIGIBLE {
             break;
         }
         k += 1;
@@ -271,11 +271,11 @@ fn from_mode(
 /// The Poisson(lambda) table (a `lambda` that is not positive puts all mass
 /// on 0, as Poisson(0) does; upstream refuses no lambda either).
 pub fn poisson_table(lambda: f64) -> Result<Discrete, String> {
-    if !(lambda > 0.0) {
+    if lambda.is_nan() || lambda <= 0.0 {
         return Ok(Discrete::point(0));
     }
     // The table spans about 21 standard deviations: refuse at once what it cannot hold.
-    if !(21.0 * lambda.sqrt() <= DISCRETE_MAX_ENTRIES as f64) {
+    if 21.0 * lambda.sqrt() > DISCRETE_MAX_ENTRIES as f64 {
         return Err(format!("dist_poisson: lambda {lambda} needs a CDF table of more than {DISCRETE_MAX_ENTRIES} entries (at most {DISCRETE_MAX_ENTRIES})"));
     }
     let mode = lambda.floor() as u64;
@@ -285,7 +285,7 @@ pub fn poisson_table(lambda: f64) -> Result<Discrete, String> {
 /// The Binomial(trials, prob) table (a `prob` at or below 0, or NaN, puts
 /// all mass on 0; at or above 1, on `trials`).
 pub fn binomial_table(trials: u64, prob: f64) -> Result<Discrete, String> {
-    if !(prob > 0.0) || trials == 0 {
+    if prob.is_nan() || prob <= 0.0 || trials == 0 {
         return Ok(Discrete::point(0));
     }
     if prob >= 1.0 {
@@ -293,7 +293,7 @@ pub fn binomial_table(trials: u64, prob: f64) -> Result<Discrete, String> {
     }
     let n = trials as f64;
     // The table spans about 21 standard deviations: refuse at once what it cannot hold.
-    if !(21.0 * (n * prob * (1.0 - prob)).sqrt() <= DISCRETE_MAX_ENTRIES as f64) {
+    if 21.0 * (n * prob * (1.0 - prob)).sqrt() > DISCRETE_MAX_ENTRIES as f64 {
         return Err(format!("dist_binomial: {trials} trials need a CDF table of more than {DISCRETE_MAX_ENTRIES} entries (at most {DISCRETE_MAX_ENTRIES})"));
     }
     let odds = prob / (1.0 - prob);
