@@ -134,11 +134,14 @@ class TextAt:
         is returned as it is."""
         if d.path not in (None, self.path):
             return d
+        line, col = self.locate(d.line, d.col)
+        return replace(d, line=line, col=col, source_line=self.quote(line), path=self.path)
+
+    def quote(self, line: int) -> str | None:
+        """The file's line ``line`` (from 1) as a diagnostic quotes it."""
         from .dsl.diagnostics import display_line
 
-        line, col = self.locate(d.line, d.col)
-        quoted = display_line(self.lines[line - 1]) if 0 < line <= len(self.lines) else None
-        return replace(d, line=line, col=col, source_line=quoted, path=self.path)
+        return display_line(self.lines[line - 1]) if 0 < line <= len(self.lines) else None
 
     def error(self, err: CompileError) -> CompileError:
         """``err`` with every diagnostic at the file's position."""
@@ -637,8 +640,7 @@ class _Plan:
         at = self.phase.cycles_at
         if at is None:
             return WorkloadError(f"{self.where}, {message}")
-        quoted = at.lines[at.line - 1] if 0 < at.line <= len(at.lines) else None
-        return WorkloadError(f"phase '{self.phase.name}', {message}", at.line, at.col + 1, at.path, quoted)
+        return WorkloadError(f"phase '{self.phase.name}', {message}", at.line, at.col + 1, at.path, at.quote(at.line))
 
     def cycles(self, kernel: Any) -> tuple[int, int]:
         """The (first cycle, rows) of the run of rows kernel ``kernel``."""
@@ -809,11 +811,7 @@ class _Chain:
             return []
         reached = [programs for programs in plan.level_programs if programs]
         if len(reached) == len(plan.levels) and reached:
-            outer = next(iter(reached[-1].values()))
-            plan.rows_program = self._compile(
-                f"phase '{phase.name}': rows", phase.bindings, phase.bindings_at, outer, (), plan.keep,
-                rows=True, emit_at=phase.emit_at,
-            )
+            self._compile_rows(plan, next(iter(reached[-1].values())))
             return []
         level = len(reached)
         at = phase.levels[level - 1].each_at if level else None
@@ -821,10 +819,18 @@ class _Chain:
             f"phase '{phase.name}': for_each level {level} gives no tuple with these params, so the scopes "
             "under it were not checked"
         )
-        quoted = at.lines[at.line - 1] if at is not None and 0 < at.line <= len(at.lines) else None
         line, col = (at.line, at.col + 1) if at is not None else (0, 0)
+        quoted = at.quote(line) if at is not None else None
         return [Diagnostic(message, line, col, "check it with params that give tuples (-p NAME=VALUE)", "warning",
                            quoted, self.path)]
+
+    def _compile_rows(self, plan: _Plan, outer: Any) -> None:
+        """Compiles the phase's rows program against ``outer`` (a kernel or program of its last scope)."""
+        phase = plan.phase
+        plan.rows_program = self._compile(
+            f"phase '{phase.name}': rows", phase.bindings, phase.bindings_at, outer, (), plan.keep,
+            rows=True, emit_at=phase.emit_at,
+        )
 
     def iteration_names(self, phase: Phase) -> list[str]:
         return list(self.plan(phase).names)
@@ -851,10 +857,7 @@ class _Chain:
         phase = plan.phase
         if level == len(plan.levels):
             if plan.rows_program is None:
-                plan.rows_program = self._compile(
-                    f"phase '{phase.name}': rows", phase.bindings, phase.bindings_at, outer, (), plan.keep,
-                    rows=True, emit_at=phase.emit_at,
-                )
+                self._compile_rows(plan, outer)
             kernel = plan.rows_program._core.kernel(outer)
             start, rows = plan.cycles(kernel)
             counters[0] += rows
