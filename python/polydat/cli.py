@@ -695,8 +695,8 @@ def cmd_data(args: argparse.Namespace) -> int:
         if found is None:
             raise UsageError(f"no data file named '{args.file}'; `polydat data` lists them")
         path = os.path.join(DATA_DIR, found["name"])
-        with open(path, encoding="utf-8") as f:
-            sys.stdout.write(f.read())
+        with open(path, encoding="utf-8") as handle:
+            sys.stdout.write(handle.read())
         return 0
     for f in files:
         print(f"{f['name']}  ({f['entries']} entries: {', '.join(f['columns'])})")

@@ -84,9 +84,9 @@ def fields() -> list[Field]:
     from .dsl.parser import parse_file
 
     by_node: dict[str, list[str]] = {}
-    for data in data_files():
-        for node in data["nodes"]:
-            by_node.setdefault(node, []).append(data["name"])
+    for listed in data_files():
+        for node in listed["nodes"]:
+            by_node.setdefault(node, []).append(listed["name"])
     found = []
     for entry in sorted(os.listdir(STDLIB_DIR)):
         if not entry.endswith(MODULE_SUFFIX):
