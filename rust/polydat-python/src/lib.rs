@@ -4,7 +4,7 @@
 
 use numpy::{IntoPyArray, PyArray1};
 use polydat_core::compile::CompileOptions;
-use polydat_core::engine::bind::Scope;
+use polydat_core::engine::bind::{Scope, ScopedKernel};
 use polydat_core::engine::column::{Column, ColumnData};
 use polydat_core::engine::guard::guarded;
 use polydat_core::engine::{self, EngineKind, Filled, GenerateError, Kernel as CoreKernel, KernelMaker, RowPlan, Stop};
@@ -477,7 +477,7 @@ impl Program {
                         .iter()
                         .map(|(n, v)| Ok((n.clone(), to_value(py, v)?)))
                         .collect::<PyResult<Vec<_>>>()?;
-                    Scope::bind(&self.inner, self.kind, &outer.scope, values)
+                    py.allow_threads(|| Scope::bind(&self.inner, self.kind, &outer.scope, values))
                 }
             };
             Ok(Kernel { scope: scope.map_err(|e| bind_error(py, &e))? })
@@ -682,25 +682,42 @@ impl SignalWatch {
 /// One mutable state over a program: a scope, root or bound under an outer
 /// kernel's. Calls lock it, so it is safe to share, but use it from one
 /// thread at a time (give each thread its own kernel).
+///
+/// Lock discipline (what keeps kernels of one tree on several threads free
+/// of deadlocks): a scope's lock is only ever taken with the GIL released
+/// ([`Kernel::locked`]), and no Python object is made while it is held, so
+/// no thread waits for a kernel lock while holding the GIL, and none waits
+/// for the GIL while holding a kernel lock.
 #[pyclass(frozen, module = "polydat._core")]
 struct Kernel {
     scope: Arc<Scope>,
 }
 
 impl Kernel {
+    /// Runs `f` on this scope's locked kernel with the GIL released; the
+    /// lock is dropped before the GIL is taken back. Convert what `f`
+    /// returns to Python objects only afterwards.
+    fn locked<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut ScopedKernel) -> R + Send) -> R {
+        py.allow_threads(|| f(&mut self.scope.lock()))
+    }
+
     /// The bound inputs' current values (what a `generate` worker's kernel
     /// already holds) and a maker of such kernels.
-    fn maker(&self) -> (KernelMaker, Vec<(usize, Value)>) {
-        let kernel = self.scope.lock();
-        let program = self.scope.program();
-        let preset = (0..program.inputs.len())
-            .filter(|&i| program.inputs[i].kind == polydat_core::ir::InputKind::Extern)
-            .map(|i| (i, kernel.input_value(i)))
-            .filter(|(i, v)| kernel.is_bound(*i) || !v.is_none())
-            .collect();
+    fn maker(&self, py: Python<'_>) -> (KernelMaker, Vec<(usize, Value)>) {
+        let preset = self.locked(py, |kernel| Self::preset(kernel));
         let scope = self.scope.clone();
         let maker: KernelMaker = Arc::new(move || Box::new(scope.lock().sibling()));
         (maker, preset)
+    }
+
+    /// The bound externs' current values of `kernel`.
+    fn preset(kernel: &ScopedKernel) -> Vec<(usize, Value)> {
+        let program = kernel.program();
+        (0..program.inputs.len())
+            .filter(|&i| program.inputs[i].kind == polydat_core::ir::InputKind::Extern)
+            .map(|i| (i, kernel.input_value(i)))
+            .filter(|(i, v)| kernel.is_bound(*i) || !v.is_none())
+            .collect()
     }
 }
 
@@ -719,8 +736,8 @@ impl Kernel {
             let values: Vec<Value> = values.iter().map(|v| to_value(py, v)).collect::<PyResult<_>>()?;
             let named: Vec<(String, Value)> =
                 named.into_iter().map(|(n, v)| Ok((n, to_value(py, &v)?))).collect::<PyResult<_>>()?;
-            let mut kernel = self.scope.lock();
-            engine::write_inputs(&mut *kernel, values, named, true).map_err(|e| write_error(py, &e))
+            let written = self.locked(py, |kernel| engine::write_inputs(kernel, values, named, true));
+            written.map_err(|e| write_error(py, &e))
         })
     }
 
@@ -728,22 +745,21 @@ impl Kernel {
     fn set(&self, py: Python<'_>, name: &str, value: Bound<'_, PyAny>) -> PyResult<()> {
         contained(py, || {
             let value = to_value(py, &value)?;
-            let mut kernel = self.scope.lock();
-            engine::set_named(&mut *kernel, name, value, false).map_err(|e| write_error(py, &e))
+            let written = self.locked(py, |kernel| engine::set_named(kernel, name, value, false));
+            written.map_err(|e| write_error(py, &e))
         })
     }
 
     /// Reads one output (or an input by name).
     fn pull(&self, py: Python<'_>, name: &str) -> PyResult<PyObject> {
         contained(py, || {
-            let program = self.scope.program().clone();
-            let mut kernel = self.scope.lock();
+            let program = self.scope.program();
             if let Some(o) = program.output(name) {
-                let v = kernel.pull(o).map_err(|e| eval_error(py, &e))?;
+                let v = self.locked(py, |kernel| kernel.pull(o)).map_err(|e| eval_error(py, &e))?;
                 return to_py(py, &v);
             }
             if let Some(i) = program.input(name) {
-                return to_py(py, &kernel.input_value(i));
+                return to_py(py, &self.locked(py, |kernel| kernel.input_value(i)));
             }
             Err(unknown_name(py, program.unknown_name(name), name))
         })
@@ -752,7 +768,7 @@ impl Kernel {
     /// Reads every output as one read: {name: value}.
     fn eval<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         contained(py, || {
-            let values = self.scope.lock().eval().map_err(|e| eval_error(py, &e))?;
+            let values = self.locked(py, |kernel| kernel.eval()).map_err(|e| eval_error(py, &e))?;
             let d = PyDict::new(py);
             for (o, v) in self.scope.program().outputs.iter().zip(&values) {
                 d.set_item(&o.name, to_py(py, v)?)?;
@@ -764,7 +780,7 @@ impl Kernel {
     /// Makes every step stale; inputs are kept.
     fn invalidate_all(&self, py: Python<'_>) -> PyResult<()> {
         contained(py, || {
-            self.scope.lock().invalidate_all();
+            self.locked(py, |kernel| kernel.invalidate_all());
             Ok(())
         })
     }
@@ -778,10 +794,11 @@ impl Kernel {
     /// Current values of every input: {name: value}.
     fn input_values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         contained(py, || {
+            let count = self.scope.program().inputs.len();
+            let values = self.locked(py, |kernel| (0..count).map(|i| kernel.input_value(i)).collect::<Vec<_>>());
             let d = PyDict::new(py);
-            let kernel = self.scope.lock();
-            for (i, def) in self.scope.program().inputs.iter().enumerate() {
-                d.set_item(&def.name, to_py(py, &kernel.input_value(i))?)?;
+            for (def, value) in self.scope.program().inputs.iter().zip(&values) {
+                d.set_item(&def.name, to_py(py, value)?)?;
             }
             Ok(d)
         })
@@ -797,15 +814,10 @@ impl Kernel {
     /// `cell` or `iteration`.
     fn bindings(&self, py: Python<'_>) -> PyResult<Vec<(String, &'static str)>> {
         contained(py, || {
-            let kernel = self.scope.lock();
-            Ok(self
-                .scope
-                .program()
-                .inputs
-                .iter()
-                .enumerate()
-                .map(|(i, d)| (d.name.clone(), kernel.binding(i)))
-                .collect())
+            let inputs = &self.scope.program().inputs;
+            Ok(self.locked(py, |kernel| {
+                inputs.iter().enumerate().map(|(i, d)| (d.name.clone(), kernel.binding(i))).collect()
+            }))
         })
     }
 
@@ -829,7 +841,7 @@ impl Kernel {
     /// else the nearest outer scope's); raises UnknownNameError when no
     /// scope of the chain binds it.
     fn value_of(&self, py: Python<'_>, name: &str) -> PyResult<PyObject> {
-        contained(py, || match self.scope.value_of(name).map_err(|e| eval_error(py, &e))? {
+        contained(py, || match py.allow_threads(|| self.scope.value_of(name)).map_err(|e| eval_error(py, &e))? {
             Some(v) => to_py(py, &v),
             None => {
                 let names: Vec<String> = self.scope.manifest().names().map(str::to_string).collect();
@@ -858,7 +870,7 @@ impl Kernel {
         contained(py, || {
             let program = self.scope.program().clone();
             let (plan, sources) = row_plan(py, &program, coordinate, start, rows, step, &outputs, &fixed)?;
-            let (maker, preset) = self.maker();
+            let (maker, preset) = self.maker(py);
             let kind = self.scope.kind();
             let make = || engine::Generator::with_maker(&program, kind, maker, preset, &plan, &sources, threads);
             generate_dict(py, &program, &plan, &sources, &outputs, make)
@@ -889,7 +901,7 @@ impl Kernel {
             let mut names = Vec::with_capacity(outputs.len() + 1);
             names.extend(cycles_column.clone());
             names.extend(outputs.iter().cloned());
-            let (maker, preset) = self.maker();
+            let (maker, preset) = self.maker(py);
             let generator =
                 engine::Generator::with_maker(&program, self.scope.kind(), maker, preset, &plan, &sources, threads)
                     .map_err(|e| generate_error(py, e))?;
@@ -986,7 +998,7 @@ fn fill_runs(
             if !Arc::ptr_eq(kernel.scope.program(), &program) {
                 return Err(py_error(py, "ArgumentError", ("every run must be a kernel of the same program",)));
             }
-            let sibling = kernel.scope.lock().sibling();
+            let sibling = kernel.locked(py, |kernel| kernel.sibling());
             jobs.push(engine::KernelRows { kernel: Box::new(sibling), coordinate, start: *start, rows: *rows });
         }
         let interrupt = SignalWatch::new();
