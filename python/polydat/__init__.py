@@ -32,6 +32,7 @@ from .errors import (
     Diagnostic,
     EvalError,
     InternalError,
+    OutOfMemoryError,
     PolydatError,
     RefusedError,
     UnknownNameError,
@@ -66,5 +67,6 @@ __all__ = [
     "UnknownNameError",
     "ArgumentError",
     "InternalError",
+    "OutOfMemoryError",
     "Diagnostic",
 ]

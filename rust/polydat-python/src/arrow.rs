@@ -3,7 +3,7 @@
 //! the Arrow PyCapsule interface by `pyo3-arrow`; and the batch stream behind
 //! `Program.iter_batches` and the command line's writers.
 
-use crate::{generate_error, py_error};
+use crate::{generate_error, out_of_memory, py_bytes, py_error};
 use arrow_array::{
     ArrayRef, BinaryArray, BooleanArray, Date32Array, Float32Array, Float64Array, Int32Array, Int64Array, RecordBatch,
     StringArray, TimestampMillisecondArray, UInt32Array, UInt64Array,
@@ -15,7 +15,6 @@ use polydat_core::engine::guard::guarded;
 use polydat_core::engine::{text, Batches, GenerateError, Stop};
 use polydat_core::PortType;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
 use pyo3_arrow::{PyRecordBatch, PySchema};
 use std::collections::HashMap;
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
@@ -255,15 +254,23 @@ impl BatchStream {
                     guarded(|| {
                         let refs: Vec<&Column> = columns.iter().collect();
                         let mut out = Vec::new();
-                        match encode {
+                        let encoded = match encode {
                             Encode::Csv => text::csv_rows(&refs, &mut out),
                             _ => text::jsonl_rows(&names, &refs, &mut out),
-                        }
-                        out
+                        };
+                        encoded.map(|()| out)
                     })
                 });
                 match text {
-                    Ok(out) => Ok(Some(PyBytes::new(py, &out).into_any().unbind())),
+                    Ok(Ok(out)) => {
+                        let bytes = py_bytes(py, &out);
+                        drop(out);
+                        Ok(Some(bytes?.into_any().unbind()))
+                    }
+                    Ok(Err(_)) => {
+                        self.finish();
+                        Err(out_of_memory(py, "the text of one batch of rows"))
+                    }
                     Err(panic) => {
                         Err(py_error(py, "InternalError", (format!("internal error (a Rust panic): {panic}"),)))
                     }

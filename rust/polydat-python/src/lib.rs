@@ -90,7 +90,7 @@ pub(crate) fn generate_error(py: Python<'_>, e: GenerateError) -> PyErr {
     match e {
         GenerateError::Write(w) => write_error(py, &w),
         GenerateError::Eval(ev) => eval_error(py, &ev),
-        GenerateError::OutOfMemory { .. } => PyMemoryError::new_err(e.to_string()),
+        GenerateError::OutOfMemory { .. } => py_error(py, "OutOfMemoryError", (e.to_string(),)),
         GenerateError::Panicked | GenerateError::Threads(_) | GenerateError::HostRows(_) => {
             py_error(py, "InternalError", (e.to_string(),))
         }
@@ -100,6 +100,39 @@ pub(crate) fn generate_error(py: Python<'_>, e: GenerateError) -> PyErr {
             py_error(py, "WriteError", (e.to_string(), "unset_input", first))
         }
     }
+}
+
+/// `polydat.OutOfMemoryError`: what `what` needs does not fit in memory.
+pub(crate) fn out_of_memory(py: Python<'_>, what: &str) -> PyErr {
+    py_error(py, "OutOfMemoryError", (format!("not enough memory for {what}: ask for fewer rows at a time"),))
+}
+
+/// A memory error raised while making Python objects (numpy's, Python's
+/// own) as `polydat.OutOfMemoryError`; any other error as it is.
+fn as_out_of_memory(py: Python<'_>, err: PyErr, what: &str) -> PyErr {
+    let ours = py.import("polydat.errors").and_then(|m| m.getattr("OutOfMemoryError"));
+    let already = ours.is_ok_and(|class| err.matches(py, class).unwrap_or(false));
+    match err.is_instance_of::<PyMemoryError>(py) && !already {
+        true => out_of_memory(py, what),
+        false => err,
+    }
+}
+
+/// Fails with `polydat.OutOfMemoryError` unless `bytes` bytes can be had
+/// now. Asked before making many Python objects: pyo3 cannot report a
+/// failed allocation of one (it panics), so their memory is tried first.
+fn ensure_memory(py: Python<'_>, bytes: usize, what: &str) -> PyResult<()> {
+    let mut probe: Vec<u8> = Vec::new();
+    probe.try_reserve_exact(bytes).map_err(|_| out_of_memory(py, what))
+}
+
+/// `bytes` as a Python `bytes` object (`polydat.OutOfMemoryError` when it does not fit).
+pub(crate) fn py_bytes<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, bytes.len(), |buf| {
+        buf.copy_from_slice(bytes);
+        Ok(())
+    })
+    .map_err(|e| as_out_of_memory(py, e, "the text of the rows"))
 }
 
 fn unsupported(py: Python<'_>, message: String) -> PyErr {
@@ -267,15 +300,23 @@ fn column_to_py(py: Python<'_>, column: Column) -> PyResult<PyObject> {
         ColumnData::F32(v) => v.into_pyarray(py).into_any().unbind(),
         ColumnData::Bool(v) => v.into_pyarray(py).into_any().unbind(),
         ColumnData::Var(ref v) => {
+            let what = format!("the {rows} Python objects of a {ty} column");
+            // A str object: a header of at most 64 bytes (allocator rounding
+            // included), and one byte per character when all are ASCII, at
+            // most four per byte otherwise; bytes objects report failure.
+            let per_byte = if ty == polydat_core::PortType::Bytes || v.data.is_ascii() { 1 } else { 4 };
+            let needed = rows.saturating_mul(64 + size_of::<PyObject>()).saturating_add(v.data.len() * per_byte);
+            ensure_memory(py, needed, &what)?;
             let mut nulls = column.nulls.iter().peekable();
-            let mut objects: Vec<PyObject> = Vec::with_capacity(rows);
+            let mut objects: Vec<PyObject> = Vec::new();
+            objects.try_reserve_exact(rows).map_err(|_| out_of_memory(py, &what))?;
             for i in 0..rows {
                 if nulls.next_if_eq(&&i).is_some() {
                     objects.push(py.None());
                     continue;
                 }
                 objects.push(match ty {
-                    polydat_core::PortType::Bytes => PyBytes::new(py, v.row(i)).into_any().unbind(),
+                    polydat_core::PortType::Bytes => py_bytes(py, v.row(i))?.into_any().unbind(),
                     _ => PyString::new(py, v.text(i)).into_any().unbind(),
                 });
             }
@@ -304,7 +345,9 @@ fn finish_array(
     if nulls.is_empty() {
         return Ok(array);
     }
-    let mut mask = vec![false; rows];
+    let mut mask = Vec::new();
+    mask.try_reserve_exact(rows).map_err(|_| out_of_memory(py, "the mask of a column's None rows"))?;
+    mask.resize(rows, false);
     nulls.iter().for_each(|&i| mask[i] = true);
     let masked = py.import("numpy.ma")?.getattr("MaskedArray")?;
     let kwargs = PyDict::new(py);
@@ -949,12 +992,13 @@ fn generate_dict<'py>(
     let d = PyDict::new(py);
     for (((name, column), array), source) in names.iter().zip(columns).zip(arrays).zip(sources) {
         let value = match (column, array, *source) {
-            (Filled::Column(column), _, _) => column_to_py(py, column)?,
+            (Filled::Column(column), _, _) => column_to_py(py, column),
             (Filled::InPlace { nulls }, Some(array), engine::ColumnSource::Output(o)) => {
-                finish_array(py, array.array(), program.outputs[o].ty, plan.rows(), &nulls)?
+                finish_array(py, array.array(), program.outputs[o].ty, plan.rows(), &nulls)
             }
             (Filled::InPlace { .. }, _, _) => unreachable!("rows in place were lent for an output"),
         };
+        let value = value.map_err(|e| as_out_of_memory(py, e, &format!("the column '{name}' as numpy")))?;
         d.set_item(name, value)?;
     }
     Ok(d)
@@ -1011,7 +1055,7 @@ fn fill_runs(
         };
         let refs: Vec<&Column> = filled.iter().collect();
         let mut out = Vec::new();
-        match format {
+        let encoded = match format {
             "csv" => engine::text::csv_rows(&refs, &mut out),
             "jsonl" => {
                 let names: Vec<&str> = columns.iter().map(String::as_str).collect();
@@ -1024,8 +1068,9 @@ fn fill_runs(
                 return Ok(pyo3_arrow::PyRecordBatch::new(batch).into_pyobject(py)?.into_any().unbind());
             }
             other => return Err(unsupported(py, format!("unknown format '{other}' (csv, jsonl or arrow)"))),
-        }
-        Ok(PyBytes::new(py, &out).into_any().unbind())
+        };
+        encoded.map_err(|_| out_of_memory(py, "the text of the rows"))?;
+        Ok(py_bytes(py, &out)?.into_any().unbind())
     })
 }
 
@@ -1221,16 +1266,17 @@ fn _encode_column<'py>(
             parts[0].push(&value);
         }
         let done = parts.into_iter().map(|p| p.done()).collect();
-        column.absorb(done);
+        column.absorb(done).map_err(|_| out_of_memory(py, "the rows"))?;
         let mut out = Vec::new();
-        match format {
+        let encoded = match format {
             "csv" => {
                 engine::text::csv_header(&[header], &mut out);
-                engine::text::csv_rows(&[&column], &mut out);
+                engine::text::csv_rows(&[&column], &mut out)
             }
             _ => engine::text::jsonl_rows(&[header], &[&column], &mut out),
-        }
-        Ok(PyBytes::new(py, &out))
+        };
+        encoded.map_err(|_| out_of_memory(py, "the text of the rows"))?;
+        py_bytes(py, &out)
     })
 }
 

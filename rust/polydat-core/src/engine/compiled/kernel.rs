@@ -371,9 +371,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         }
         let coordinate = plan.u64_input_word[rows.coordinate] as usize * b;
         for first in (0..rows.count).step_by(b) {
-            if rows.stop.requested() {
-                return Err(GenerateError::Cancelled);
-            }
+            rows.check(columns)?;
             let block_rows = rows.after(first).first_rows(b);
             let n = block_rows.count;
             for (i, word) in buf[coordinate..coordinate + n].iter_mut().enumerate() {
@@ -406,9 +404,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         columns: &mut [ColumnPart<'_>],
     ) -> Result<(), GenerateError> {
         for first in (0..rows.count).step_by(NATIVE_CHUNK_ROWS) {
-            if rows.stop.requested() {
-                return Err(GenerateError::Cancelled);
-            }
+            rows.check(columns)?;
             let chunk = rows.after(first).first_rows(NATIVE_CHUNK_ROWS);
             let ahead: Option<Vec<RowsOut<'_>>> = columns.iter_mut().map(|c| c.rows_ahead()).collect();
             let done = match ahead {
@@ -492,10 +488,10 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         };
         let mut row = 0;
         while row < rows.count {
-            if rows.stop.requested() {
+            if let Err(stopped) = rows.check(columns) {
                 give_back(&mut takes, columns);
                 self.wrote(rows.coordinate);
-                return Err(GenerateError::Cancelled);
+                return Err(stopped);
             }
             // Up to STOP_CHECK_ROWS rows under one panic guard; `row` is the
             // next row to run, so after a failure (an error or a panic) it is
