@@ -366,12 +366,43 @@ def _publish(tmp: str, target: OutputTarget) -> None:
     os.replace(tmp, target.path)
 
 
+_PUBLISH_SIGNALS = {getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)}
+"""Signals held back while finished files are renamed into place."""
+
+
 @contextlib.contextmanager
-def open_output(path: str | None) -> Iterator[IO[bytes]]:
+def publishing_together() -> Iterator[list[tuple[str, OutputTarget]]]:
+    """Several outputs published as one: :func:`open_output` given the list
+    this yields leaves each finished temporary file in it, and only when the
+    ``with`` block succeeds are they all renamed into place, with Ctrl-C,
+    SIGTERM and SIGHUP held back meanwhile (a signal that arrives then acts
+    once every file is in place). On any failure every temporary file is
+    removed: the old files all stay, or the new ones all replace them."""
+    pending: list[tuple[str, OutputTarget]] = []
+    try:
+        yield pending
+        blocking = hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _PUBLISH_SIGNALS) if blocking else None
+        try:
+            while pending:
+                _publish(*pending[0])
+                pending.pop(0)
+        finally:
+            if held is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    finally:
+        for tmp, _ in pending:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+
+
+@contextlib.contextmanager
+def open_output(path: str | None, together: list[tuple[str, OutputTarget]] | None = None) -> Iterator[IO[bytes]]:
     """A binary stream to ``-o PATH``, opened as :func:`output_target` decides
-    and published when the ``with`` block succeeds. On any failure,
-    ``KeyboardInterrupt`` and :class:`Terminated` included, the temporary file
-    is removed and an existing file is left as it was."""
+    and published when the ``with`` block succeeds (with ``together``, the
+    list of :func:`publishing_together`, when that block does). On any
+    failure, ``KeyboardInterrupt`` and :class:`Terminated` included, the
+    temporary file is removed and an existing file is left as it was."""
     target = output_target(path)
     if target.stream is not None:
         target.stream.flush()
@@ -392,7 +423,10 @@ def open_output(path: str | None) -> Iterator[IO[bytes]]:
             yield f
             f.flush()
             os.fsync(f.fileno())
-        _publish(tmp, target)
+        if together is None:
+            _publish(tmp, target)
+        else:
+            together.append((tmp, target))
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -478,9 +512,12 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
         os.makedirs(args.output, exist_ok=True)
     except OSError as err:
         raise UsageError(f"-o {args.output}: cannot create the directory: {err.strerror}") from None
-    for phase in workload.phases:
-        with open_output(os.path.join(args.output, f"{phase.name}.{ext}")) as out:
-            workload.write(phase, out, ext, args.threads)
+    # Every table is written before any replaces an old one: an interrupted
+    # run leaves the old tables, never a mix of old and new.
+    with publishing_together() as together:
+        for phase in workload.phases:
+            with open_output(os.path.join(args.output, f"{phase.name}.{ext}"), together) as out:
+                workload.write(phase, out, ext, args.threads)
     return 0
 
 

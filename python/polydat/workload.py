@@ -75,15 +75,43 @@ class Level:
     bindings: str = ""
 
 
+def phase_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a phase, or None. A phase name is a table
+    name (its file is ``DIR/NAME.FORMAT``), never a path: it may not be
+    empty, hold a path separator (``/``, ``\\``) or a NUL, or be ``.`` or ``..``."""
+    if not name:
+        return "is empty"
+    if "/" in name or "\\" in name or (os.altsep and os.altsep in name):
+        return "holds a path separator"
+    if name in (".", ".."):
+        return "is a path component"
+    if "\0" in name:
+        return "holds a NUL character"
+    return None
+
+
+def _bad_phase_name(where: str, name: str, problem: str) -> WorkloadError:
+    return WorkloadError(
+        f"{where}: phase name {name!r} {problem}; a phase name is a table name (its file is "
+        "DIR/NAME.FORMAT), not a path"
+    )
+
+
 @dataclass(frozen=True)
 class Phase:
-    """One phase: its iteration levels, rows program, row count and emitted columns."""
+    """One phase: its iteration levels, rows program, row count and emitted
+    columns. Its name is a table name (:func:`phase_name_problem` says which are not)."""
 
     name: str
     levels: tuple[Level, ...] = ()
     bindings: str = ""
     cycles: str = "1"
     emit: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        problem = phase_name_problem(self.name)
+        if problem is not None:
+            raise _bad_phase_name("workload", self.name, problem)
 
 
 @dataclass
@@ -138,6 +166,10 @@ class Workload:
                 items.append((entry["name"], {k: v for k, v in entry.items() if k != "name"}))
         else:
             raise WorkloadError(f"{where}: phases must be a mapping of phase names to phases")
+        for name, _ in items:
+            problem = phase_name_problem(str(name))
+            if problem is not None:
+                raise _bad_phase_name(_phase_key_position(path, str(name)) or where, str(name), problem)
         phases = [_phase(where, str(name), spec) for name, spec in items]
         names = [p.name for p in phases]
         for i, name in enumerate(names):
@@ -278,6 +310,35 @@ class Workload:
                 self.write(phase, f, format, threads)
             written[phase.name] = target
         return written
+
+
+def _phase_key_position(path: str | None, name: str) -> str | None:
+    """``PATH:LINE:COL`` of phase ``name``'s name in the workload file at
+    ``path`` (its key under ``phases``, or its ``name:`` value in a list),
+    or None when it cannot be found."""
+    if path is None:
+        return None
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            root = yaml.compose(f)
+    except (OSError, yaml.YAMLError):
+        return None
+    if not isinstance(root, yaml.MappingNode):
+        return None
+    phases = next((v for k, v in root.value if k.value == "phases"), None)
+    nodes: list[Any] = []
+    if isinstance(phases, yaml.MappingNode):
+        nodes = [k for k, _ in phases.value]
+    elif isinstance(phases, yaml.SequenceNode):
+        for entry in phases.value:
+            if isinstance(entry, yaml.MappingNode):
+                nodes += [v for k, v in entry.value if k.value == "name"]
+    for node in nodes:
+        if isinstance(node, yaml.ScalarNode) and str(node.value) == name:
+            return f"{path}:{node.start_mark.line + 1}:{node.start_mark.column + 1}"
+    return None
 
 
 def _check_param(where: str, name: Any, value: Any) -> None:
