@@ -5,6 +5,9 @@ unwritable file) ends with a clear message on stderr and a non-zero exit code,
 never a traceback: usage errors exit 2 with one line and nothing on stdout,
 errors polydat raises (:class:`PolydatError`) exit 1, SIGTERM and SIGHUP exit
 128 + the signal number, like Ctrl-C (130), after removing any temporary file.
+A reader that goes away before the end of the rows ends the run as SIGPIPE
+ends ``cat`` or ``yes``: exit 141 (128 + SIGPIPE), quietly for standard
+output (the ``| head`` idiom), with one line naming a FIFO given by ``-o``.
 """
 
 from __future__ import annotations
@@ -46,8 +49,20 @@ PROGRESS_DELAY = 1.0
 _SI = {"K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30}
 
 
+BROKEN_PIPE_EXIT = 128 + 13
+"""The exit status when the reader of the rows goes away (128 + SIGPIPE)."""
+
+
 class UsageError(Exception):
     """A command-line argument is invalid."""
+
+
+class OutputClosed(Exception):
+    """The reader of ``-o PATH`` (a FIFO, say) closed it before the end of the rows."""
+
+    def __init__(self, path: str):
+        super().__init__(path)
+        self.path = path
 
 
 class Terminated(BaseException):
@@ -410,8 +425,11 @@ def open_output(path: str | None, together: list[tuple[str, OutputTarget]] | Non
         target.stream.buffer.flush()  # type: ignore[attr-defined]
         return
     if target.how == "direct":
-        with open(target.path, "wb") as f:
-            yield f
+        try:
+            with open(target.path, "wb") as f:
+                yield f
+        except BrokenPipeError:
+            raise OutputClosed(target.path) from None
         return
     directory = os.path.dirname(target.path)
     try:
@@ -811,9 +829,12 @@ def _run_command(argv: Sequence[str] | None) -> int:
     except UsageError as err:
         print(f"polydat: {err}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # e.g. `| head`
+    except OutputClosed as err:
+        print(f"polydat: -o {err.path}: the reader closed it before the end of the rows", file=sys.stderr)
+        return BROKEN_PIPE_EXIT
+    except BrokenPipeError:  # `| head`: quietly, as `cat` or `yes` killed by SIGPIPE
         _silence_stdout()
-        return 0
+        return BROKEN_PIPE_EXIT
     except (OSError, UnicodeDecodeError) as err:
         print(f"polydat: {err}", file=sys.stderr)
         return 2
