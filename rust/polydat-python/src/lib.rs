@@ -199,6 +199,8 @@ fn to_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
 /// A `datetime.datetime` (naive ones are UTC), `datetime.date` or
 /// `numpy.datetime64` as a timestamp (epoch milliseconds) or a date (days:
 /// a `datetime.date`, or a datetime64 in days); `None` for anything else.
+/// numpy's `NaT` is its int64 `i64::MIN` in any unit, and is taken as that
+/// value (the smallest timestamp, which reads back as `NaT`), never as `None`.
 fn calendar_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
     let kind = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
     match kind.as_str() {
@@ -209,9 +211,6 @@ fn calendar_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Option<Val
             let as_unit = |u: &str| -> PyResult<i64> {
                 obj.call_method1("astype", (format!("datetime64[{u}]"),))?.call_method1("astype", (&int64,))?.extract()
             };
-            if obj.call_method0("__str__")?.extract::<String>()? == "NaT" {
-                return Ok(Some(Value::None));
-            }
             Ok(Some(match unit.as_str() {
                 "D" | "W" | "M" | "Y" => Value::Date(
                     i32::try_from(as_unit("D")?)
