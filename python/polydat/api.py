@@ -685,9 +685,11 @@ def _filtered(
 
 def _predicate(parsed: Any, kernel: Any, types: dict[str, str], engine: str, strict: bool) -> Program:
     """The ``where`` predicate of a comprehension as a program (output
-    ``__where``) compiled against ``kernel`` with the iteration variables."""
+    ``__where``) compiled against ``kernel`` with the iteration variables.
+    Its names must exist (``strict_names``): a name nobody provides would
+    read as a default and silently keep or drop every tuple."""
     source = f"__where := ({parsed.where}) != 0"
-    options = {"engine": engine, "library_path": [], "strict": strict}
+    options = {"engine": engine, "library_path": [], "strict": strict, "strict_names": True}
     try:
         return _compile_source(source, None, options, outer=kernel, iteration=list(types.items()))
     except CompileError as err:
@@ -797,7 +799,7 @@ def _compile_source(
             engine=engine,
             provenance=provenance,
             strict=strict or bound.strict_types,
-            strict_names=strict or bound.strict,
+            strict_names=strict or bool(options.get("strict_names")) or bound.strict,
             outputs=options.get("outputs"),
             fusion=options.get("fusion", True),
             outer_json=manifest_json,
