@@ -2,8 +2,11 @@
 
 Every failure a user can cause (bad source, bad arguments, a failing node, an
 unwritable file) ends with a clear message on stderr and a non-zero exit code,
-never a traceback: usage errors exit 2 with one line and nothing on stdout,
-errors polydat raises (:class:`PolydatError`) exit 1, SIGTERM and SIGHUP exit
+never a traceback: usage errors (the command line itself is wrong) exit 2 with
+one line and nothing on stdout; a run that fails exits 1 — errors polydat
+raises (:class:`PolydatError`), and files the system will not read or write
+(missing file or directory, no permission, full disk: one line naming the
+path); SIGTERM and SIGHUP exit
 128 + the signal number, like Ctrl-C (130), after removing any temporary file.
 A reader that goes away before the end of the rows ends the run as SIGPIPE
 ends ``cat`` or ``yes``: exit 141 (128 + SIGPIPE), quietly for standard
@@ -34,9 +37,6 @@ if TYPE_CHECKING:
 BATCH_ROWS = 1 << 16
 """Rows per batch while streaming output (memory is bounded by a few batches)."""
 
-SEGMENT_ROWS = 1 << 62
-"""The most rows one batch stream of the core runs (a run of more is several)."""
-
 CYCLE_END = 1 << 64
 """Cycles lie in ``0..2**64``: a range may end (exclusively) at 2**64, no later."""
 
@@ -55,6 +55,18 @@ BROKEN_PIPE_EXIT = 128 + 13
 
 class UsageError(Exception):
     """A command-line argument is invalid."""
+
+
+class RunFailed(Exception):
+    """The run failed outside polydat (a file or directory the system will
+    not read or write); the message names the path. Exit status 1."""
+
+
+def _system_error(err: OSError, path: str | None = None) -> str:
+    """``PATH: reason`` of an ``OSError`` (``path`` when it names none)."""
+    where = err.filename if err.filename is not None else path
+    reason = err.strerror or str(err)
+    return f"{where}: {reason}" if where is not None else reason
 
 
 class OutputClosed(Exception):
@@ -207,10 +219,11 @@ def _progress(total: int, mode: str) -> Any:
 
 
 def _segments(cycles: range) -> Iterator[range]:
-    """The run's cycles in segments the core can count (a run may have up to
-    2**64 rows; one stream takes fewer than 2**63)."""
-    for first in range(cycles.start, cycles.stop, SEGMENT_ROWS):
-        yield range(first, min(first + SEGMENT_ROWS, cycles.stop))
+    """The run's cycles in segments one stream of the core takes (a run may
+    have up to 2**64 rows): :func:`polydat.api.segments`."""
+    from .api import segments
+
+    return segments(cycles)
 
 
 def _batches(plan: RunPlan, encode: str | None) -> Iterator[tuple[int, Any]]:
@@ -430,17 +443,22 @@ def open_output(path: str | None, together: list[tuple[str, OutputTarget]] | Non
                 yield f
         except BrokenPipeError:
             raise OutputClosed(target.path) from None
+        except OSError as err:
+            raise RunFailed(f"-o {_system_error(err, target.path)}") from None
         return
     directory = os.path.dirname(target.path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target.path)}.", suffix=".partial", dir=directory)
     except OSError as err:
-        raise UsageError(f"-o {path}: cannot create a file in {directory}: {err.strerror}") from None
+        raise RunFailed(f"-o {path}: cannot create a file in {directory}: {err.strerror}") from None
     try:
-        with os.fdopen(fd, "wb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
+        try:
+            with os.fdopen(fd, "wb") as f:
+                yield f
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as err:
+            raise RunFailed(f"-o {_system_error(err, target.path)}") from None
         if together is None:
             _publish(tmp, target)
         else:
@@ -529,7 +547,7 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
     try:
         os.makedirs(args.output, exist_ok=True)
     except OSError as err:
-        raise UsageError(f"-o {args.output}: cannot create the directory: {err.strerror}") from None
+        raise RunFailed(f"-o {args.output}: cannot create the directory: {err.strerror}") from None
     # Every table is written before any replaces an old one: an interrupted
     # run leaves the old tables, never a mix of old and new.
     with publishing_together() as together:
@@ -592,10 +610,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     """``polydat check``: print diagnostics; 1 when any file has an error."""
     import polydat
 
+    from .dsl.diagnostics import read_source
+
     status = 0
     for path in args.files:
-        with open(path, encoding="utf-8") as f:
-            source = f.read()
+        try:
+            source = read_source(path)
+        except PolydatError as err:  # not UTF-8 text
+            print(str(err), file=sys.stderr)
+            status = 1
+            continue
         diagnostics = polydat.check(source, path=path, library_path=args.lib)
         for d in diagnostics:
             print(d.render(), file=sys.stderr)
@@ -835,9 +859,15 @@ def _run_command(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:  # `| head`: quietly, as `cat` or `yes` killed by SIGPIPE
         _silence_stdout()
         return BROKEN_PIPE_EXIT
-    except (OSError, UnicodeDecodeError) as err:
+    except RunFailed as err:
         print(f"polydat: {err}", file=sys.stderr)
-        return 2
+        return 1
+    except OSError as err:  # a file the system will not read or write
+        print(f"polydat: {_system_error(err)}", file=sys.stderr)
+        return 1
+    except UnicodeDecodeError as err:  # a file read as text that is not UTF-8
+        print(f"polydat: not UTF-8 text: {err}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("polydat: interrupted", file=sys.stderr)
         return 130

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from .api import _filtered
-from .errors import ArgumentError, PolydatError
+from .errors import ArgumentError, CompileError, PolydatError
 
 __all__ = ["Workload", "Phase", "Level", "WorkloadError"]
 
@@ -134,6 +134,8 @@ class Workload:
         try:
             with open(path, encoding="utf-8") as f:
                 data = yaml.safe_load(f)
+        except UnicodeDecodeError:
+            raise _not_utf8(path) from None
         except yaml.YAMLError as err:
             raise WorkloadError(f"{path}: not valid YAML: {err}") from None
         return cls.from_dict(data, path=path)
@@ -310,6 +312,17 @@ class Workload:
                 self.write(phase, f, format, threads)
             written[phase.name] = target
         return written
+
+
+def _not_utf8(path: str) -> WorkloadError:
+    """The error of a workload file that is not UTF-8 text, at the first bad byte."""
+    from .dsl.diagnostics import read_source
+
+    try:
+        read_source(path)
+    except CompileError as err:
+        return WorkloadError(str(err))
+    return WorkloadError(f"{path}: not UTF-8 text")
 
 
 def _phase_key_position(path: str | None, name: str) -> str | None:

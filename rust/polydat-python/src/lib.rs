@@ -1063,7 +1063,9 @@ fn fill_runs(
             "arrow" => {
                 let types: Vec<_> = filled.iter().map(|c| c.ty).collect();
                 let schema = arrow::schema(&columns, &types);
-                let batch = arrow::record_batch(&schema, filled).map_err(|e| py_error(py, "InternalError", (e,)))?;
+                let rows = runs.iter().map(|(_, _, rows)| rows).sum();
+                let batch =
+                    arrow::record_batch(&schema, filled, rows).map_err(|e| py_error(py, "InternalError", (e,)))?;
                 return Ok(pyo3_arrow::PyRecordBatch::new(batch).into_pyobject(py)?.into_any().unbind());
             }
             other => return Err(unsupported(py, format!("unknown format '{other}' (csv, jsonl or arrow)"))),
