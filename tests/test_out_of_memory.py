@@ -25,9 +25,13 @@ PRELUDE = f"""
 import os, resource, sys
 import polydat
 
-def limit_memory():
+def limited(source):
+    # The program of `source`, warmed up, then the address space limited.
+    program = polydat.compile(source)
+    program.generate(range(10))
     size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
     resource.setrlimit(resource.RLIMIT_AS, (size + {MARGIN}, size + {MARGIN}))
+    return program
 
 def expect_out_of_memory(run, label):
     try:
@@ -56,9 +60,7 @@ def run_scenario(body: str, *args: str) -> subprocess.CompletedProcess[str]:
 def test_generate_of_a_string_column_past_the_memory_limit_is_an_out_of_memory_error(source: str) -> None:
     done = run_scenario(
         f"""
-        p = polydat.compile({source!r})
-        p.generate(range(10))
-        limit_memory()
+        p = limited({source!r})
         expect_out_of_memory(lambda: p.generate(range({ROWS})), "first")
         expect_out_of_memory(lambda: p.generate(range({ROWS})), "again")
         assert p.generate(range(3))["s"].tolist()[0] is not None
@@ -71,9 +73,7 @@ def test_generate_of_a_string_column_past_the_memory_limit_is_an_out_of_memory_e
 def test_iter_batches_past_the_memory_limit_is_an_out_of_memory_error(encode: str) -> None:
     done = run_scenario(
         f"""
-        p = polydat.compile({STRING!r})
-        p.generate(range(10))
-        limit_memory()
+        p = limited({STRING!r})
         def run():
             if {encode!r} == "arrow":
                 for batch in p.iter_batches(range({ROWS}), batch_rows={ROWS // 2}):
@@ -98,8 +98,7 @@ def test_polydat_run_out_of_memory_exits_1_and_leaves_no_partial_file(tmp_path: 
     done = run_scenario(
         f"""
         from polydat.cli import main
-        polydat.compile({WIDE!r}).generate(range(10))
-        limit_memory()
+        limited({WIDE!r})
         code = main(["run", {str(program)!r}, "--cycles", "{ROWS}", "-o", {str(out)!r}, "--threads", "2"])
         print("exit", code)
         """
