@@ -209,18 +209,6 @@ def test_an_error_from_generate_is_clean_and_writes_nothing(tmp_path: Path):
     assert r.stdout == "" and "Traceback" not in r.stderr and "coordinate" in r.stderr
 
 
-def test_a_closed_pipe_ends_the_run_quietly():
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "polydat", "run", str(EXAMPLE), "--cycles", "0..1G"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )
-    assert proc.stdout is not None and proc.stderr is not None
-    assert proc.stdout.readline().startswith(b"cycle,")
-    proc.stdout.close()  # like `| head -1`
-    assert proc.wait(60) == 0
-    assert proc.stderr.read() == b""
-
-
 def test_main_in_process_leaves_signal_handlers_as_they_were(capsys: pytest.CaptureFixture[str]):
     from polydat.cli import main
 

@@ -165,7 +165,7 @@ def test_a_directory_is_a_usage_error(tmp_path: Path):
 
 def test_a_missing_directory_is_a_clean_error(tmp_path: Path):
     r = polydat(*RUN, "-o", str(tmp_path / "nowhere" / "out.csv"))
-    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.returncode == 1 and "Traceback" not in r.stderr
     assert "nowhere" in r.stderr
 
 

@@ -15,16 +15,9 @@ See :func:`compile`, :class:`Program`, :class:`Kernel` and ``polydat.testing``.
 
 from __future__ import annotations
 
-from .api import (
-    Kernel,
-    Program,
-    catalog,
-    check,
-    compile,
-    compile_file,
-    max_value_bytes,
-    set_max_value_bytes,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .errors import (
     ArgumentError,
     BindError,
@@ -32,13 +25,58 @@ from .errors import (
     Diagnostic,
     EvalError,
     InternalError,
+    OutOfMemoryError,
     PolydatError,
     RefusedError,
     UnknownNameError,
     WriteError,
 )
 
-from .workload import Workload
+if TYPE_CHECKING:
+    from .api import (
+        Kernel,
+        Program,
+        catalog,
+        check,
+        compile,
+        compile_file,
+        max_value_bytes,
+        set_max_value_bytes,
+    )
+    from .workload import Workload
+
+# The API (and numpy and the compiled core under it) is imported at first
+# use, not with the package: `polydat` the command starts its Ctrl-C
+# handling before the heavy imports, so Ctrl-C while it starts up is a
+# one-line exit like at any other time.
+_LAZY = {
+    **{name: "api" for name in ("Kernel", "Program", "catalog", "check", "compile", "compile_file")},
+    **{name: "api" for name in ("max_value_bytes", "set_max_value_bytes")},
+    "Workload": "workload",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The API's names, and the package's modules, imported at first use."""
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(f".{module}", __name__), name)
+    elif not name.startswith("__"):
+        try:
+            value = importlib.import_module(f".{name}", __name__)
+        except ModuleNotFoundError as err:
+            if err.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 try:
     from importlib.metadata import version as _version
@@ -66,5 +104,6 @@ __all__ = [
     "UnknownNameError",
     "ArgumentError",
     "InternalError",
+    "OutOfMemoryError",
     "Diagnostic",
 ]

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from . import _core
-from .errors import ArgumentError, CompileError, Diagnostic
+from .errors import ArgumentError, CompileError, Diagnostic, OutOfMemoryError
 
 PyValue = Any
 """A value crossing the boundary: int, float, str, bytes, bool or None."""
@@ -35,6 +35,11 @@ def _with_source(err: CompileError, source: str, path: str | None) -> CompileErr
 
 MAX_THREADS = 256
 """The most worker threads :meth:`Program.generate` starts."""
+
+SEGMENT_ROWS = 1 << 62
+"""The most rows one run of the core takes: a stream of more (up to every
+cycle, 2**64 rows) is several runs one after another (:func:`segments`); a
+``generate`` of more could never fit in memory."""
 
 GENERATE_BATCH_ROWS = 1 << 17
 """Rows per record batch (table chunk) of ``generate(format="arrow")``. The
@@ -344,8 +349,9 @@ class Program:
             raise ArgumentError(f"inputs must be a mapping of input names to values, not {type(inputs).__name__}")
         fixed = list((inputs or {}).items())
         _check_threads(threads)
-        start = rng.start if len(rng) else 0
-        return coordinate, start, len(rng), rng.step, names, fixed
+        rows = row_count(rng)
+        start = rng.start if rows else 0
+        return coordinate, start, rows, rng.step, names, fixed
 
     def __repr__(self) -> str:
         where = f" path={self.path!r}" if self.path else ""
@@ -393,9 +399,23 @@ def _as_range(cycles: range | int | tuple[int, int]) -> range:
         rng = range(cycles[0], cycles[1])
     if rng.step <= 0:
         raise ArgumentError(f"generate needs an increasing range of cycles, got step {rng.step}")
-    if rng.start < 0 or (len(rng) and rng[-1] >= 2**64):
+    if rng.start < 0 or (row_count(rng) and rng[-1] >= 2**64):
         raise ArgumentError(f"cycles must lie in 0..2**64, got {rng}")
     return rng
+
+
+def row_count(rng: range) -> int:
+    """``len(rng)`` for a range of a positive step, also past 2**63 rows
+    (where ``len`` overflows)."""
+    return max(0, -((rng.start - rng.stop) // rng.step))
+
+
+def segments(rng: range) -> Iterator[range]:
+    """The rows of ``rng`` (a positive step) in order, as ranges of at most
+    :data:`SEGMENT_ROWS` rows each (none for an empty range)."""
+    span = SEGMENT_ROWS * rng.step
+    for first in range(rng.start, rng.stop, span):
+        yield range(first, min(first + span, rng.stop), rng.step)
 
 
 def _names(names: Any, what: str) -> list[str]:
@@ -607,13 +627,18 @@ def _generate(
 ) -> Any:
     """``generate`` of ``program``'s rows on ``core`` (a core program, or a
     core kernel whose scope the rows run in): numpy columns or an Arrow table."""
+    if format not in ("numpy", "arrow"):
+        raise ArgumentError(f"format must be 'numpy' or 'arrow', not {format!r}")
+    rows = row_count(_as_range(cycles))
+    if rows > SEGMENT_ROWS:
+        raise OutOfMemoryError(
+            f"not enough memory for {rows} rows: generate a smaller range at a time, or stream them with iter_batches"
+        )
     if format == "arrow":
         pa = _pyarrow("generate(format='arrow')")
         stream = batch_stream(program, core, cycles, outputs, inputs, threads, coordinate, GENERATE_BATCH_ROWS)
         schema = pa.schema(stream.schema)
         return pa.Table.from_batches([pa.record_batch(b) for b in stream], schema=schema)
-    if format != "numpy":
-        raise ArgumentError(f"format must be 'numpy' or 'arrow', not {format!r}")
     coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)
     return core.generate(coordinate, start, rows, step, names, fixed, threads=threads)
 
@@ -628,10 +653,28 @@ def _iter_batches(
     threads: int,
     coordinate: str | None,
 ) -> Iterator[Any]:
-    """``iter_batches`` of ``program``'s rows on ``core`` (see :func:`_generate`)."""
+    """``iter_batches`` of ``program``'s rows on ``core`` (see :func:`_generate`):
+    one stream of the core per segment of the rows (:func:`segments`), the
+    first made now (so a bad argument fails at the call)."""
     pa = _pyarrow("iter_batches")
-    stream = batch_stream(program, core, cycles, outputs, inputs, threads, coordinate, batch_rows)
-    return (pa.record_batch(b) for b in stream)
+    parts = segments(_as_range(cycles))
+    first = next(parts, range(0))
+    stream = batch_stream(program, core, first, outputs, inputs, threads, coordinate, batch_rows)
+
+    def batches() -> Iterator[Any]:
+        current = stream
+        while True:
+            try:
+                for batch in current:
+                    yield pa.record_batch(batch)
+            finally:
+                current.close()
+            segment = next(parts, None)
+            if segment is None:
+                return
+            current = batch_stream(program, core, segment, outputs, inputs, threads, coordinate, batch_rows)
+
+    return batches()
 
 
 def batch_stream(
@@ -654,6 +697,10 @@ def batch_stream(
     if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
         raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
     coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)
+    if rows > SEGMENT_ROWS:
+        raise ArgumentError(f"one stream runs at most {SEGMENT_ROWS} rows, got {rows}: stream segments() of them")
+    # A batch of more rows than the run is the run.
+    batch_rows = min(batch_rows, max(rows, 1))
     return core.batches(
         coordinate, start, rows, step, names, fixed, threads=threads, batch_rows=batch_rows,
         encode=encode, cycles_column=cycles_column,
@@ -685,9 +732,11 @@ def _filtered(
 
 def _predicate(parsed: Any, kernel: Any, types: dict[str, str], engine: str, strict: bool) -> Program:
     """The ``where`` predicate of a comprehension as a program (output
-    ``__where``) compiled against ``kernel`` with the iteration variables."""
+    ``__where``) compiled against ``kernel`` with the iteration variables.
+    Its names must exist (``strict_names``): a name nobody provides would
+    read as a default and silently keep or drop every tuple."""
     source = f"__where := ({parsed.where}) != 0"
-    options = {"engine": engine, "library_path": [], "strict": strict}
+    options = {"engine": engine, "library_path": [], "strict": strict, "strict_names": True}
     try:
         return _compile_source(source, None, options, outer=kernel, iteration=list(types.items()))
     except CompileError as err:
@@ -804,7 +853,7 @@ def _compile_source(
             engine=engine,
             provenance=provenance,
             strict=strict or bound.strict_types,
-            strict_names=strict or bound.strict,
+            strict_names=strict or bool(options.get("strict_names")) or bound.strict,
             outputs=options.get("outputs"),
             fusion=options.get("fusion", True),
             outer_json=manifest_json,
@@ -856,10 +905,11 @@ def _directories(paths: Any) -> list[str]:
 
 
 def compile_file(path: str | os.PathLike[str], **options: Any) -> Program:
-    """Reads and compiles a ``.polydat`` file."""
-    with open(path, encoding="utf-8") as f:
-        source = f.read()
-    return compile(source, path=path, **options)
+    """Reads and compiles a ``.polydat`` file (UTF-8: other bytes are a
+    :class:`CompileError` at their place in the file)."""
+    from .dsl.diagnostics import read_source
+
+    return compile(read_source(path), path=path, **options)
 
 
 def check(

@@ -2,9 +2,15 @@
 
 Every failure a user can cause (bad source, bad arguments, a failing node, an
 unwritable file) ends with a clear message on stderr and a non-zero exit code,
-never a traceback: usage errors exit 2 with one line and nothing on stdout,
-errors polydat raises (:class:`PolydatError`) exit 1, SIGTERM and SIGHUP exit
+never a traceback: usage errors (the command line itself is wrong) exit 2 with
+one line and nothing on stdout; a run that fails exits 1 — errors polydat
+raises (:class:`PolydatError`), and files the system will not read or write
+(missing file or directory, no permission, full disk: one line naming the
+path); SIGTERM and SIGHUP exit
 128 + the signal number, like Ctrl-C (130), after removing any temporary file.
+A reader that goes away before the end of the rows ends the run as SIGPIPE
+ends ``cat`` or ``yes``: exit 141 (128 + SIGPIPE), quietly for standard
+output (the ``| head`` idiom), with one line naming a FIFO given by ``-o``.
 """
 
 from __future__ import annotations
@@ -31,9 +37,6 @@ if TYPE_CHECKING:
 BATCH_ROWS = 1 << 16
 """Rows per batch while streaming output (memory is bounded by a few batches)."""
 
-SEGMENT_ROWS = 1 << 62
-"""The most rows one batch stream of the core runs (a run of more is several)."""
-
 CYCLE_END = 1 << 64
 """Cycles lie in ``0..2**64``: a range may end (exclusively) at 2**64, no later."""
 
@@ -46,8 +49,32 @@ PROGRESS_DELAY = 1.0
 _SI = {"K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30}
 
 
+BROKEN_PIPE_EXIT = 128 + 13
+"""The exit status when the reader of the rows goes away (128 + SIGPIPE)."""
+
+
 class UsageError(Exception):
     """A command-line argument is invalid."""
+
+
+class RunFailed(Exception):
+    """The run failed outside polydat (a file or directory the system will
+    not read or write); the message names the path. Exit status 1."""
+
+
+def _system_error(err: OSError, path: str | None = None) -> str:
+    """``PATH: reason`` of an ``OSError`` (``path`` when it names none)."""
+    where = err.filename if err.filename is not None else path
+    reason = err.strerror or str(err)
+    return f"{where}: {reason}" if where is not None else reason
+
+
+class OutputClosed(Exception):
+    """The reader of ``-o PATH`` (a FIFO, say) closed it before the end of the rows."""
+
+    def __init__(self, path: str):
+        super().__init__(path)
+        self.path = path
 
 
 class Terminated(BaseException):
@@ -192,10 +219,11 @@ def _progress(total: int, mode: str) -> Any:
 
 
 def _segments(cycles: range) -> Iterator[range]:
-    """The run's cycles in segments the core can count (a run may have up to
-    2**64 rows; one stream takes fewer than 2**63)."""
-    for first in range(cycles.start, cycles.stop, SEGMENT_ROWS):
-        yield range(first, min(first + SEGMENT_ROWS, cycles.stop))
+    """The run's cycles in segments one stream of the core takes (a run may
+    have up to 2**64 rows): :func:`polydat.api.segments`."""
+    from .api import segments
+
+    return segments(cycles)
 
 
 def _batches(plan: RunPlan, encode: str | None) -> Iterator[tuple[int, Any]]:
@@ -366,12 +394,43 @@ def _publish(tmp: str, target: OutputTarget) -> None:
     os.replace(tmp, target.path)
 
 
+_PUBLISH_SIGNALS = {getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)}
+"""Signals held back while finished files are renamed into place."""
+
+
 @contextlib.contextmanager
-def open_output(path: str | None) -> Iterator[IO[bytes]]:
+def publishing_together() -> Iterator[list[tuple[str, OutputTarget]]]:
+    """Several outputs published as one: :func:`open_output` given the list
+    this yields leaves each finished temporary file in it, and only when the
+    ``with`` block succeeds are they all renamed into place, with Ctrl-C,
+    SIGTERM and SIGHUP held back meanwhile (a signal that arrives then acts
+    once every file is in place). On any failure every temporary file is
+    removed: the old files all stay, or the new ones all replace them."""
+    pending: list[tuple[str, OutputTarget]] = []
+    try:
+        yield pending
+        blocking = hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _PUBLISH_SIGNALS) if blocking else None
+        try:
+            while pending:
+                _publish(*pending[0])
+                pending.pop(0)
+        finally:
+            if held is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    finally:
+        for tmp, _ in pending:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+
+
+@contextlib.contextmanager
+def open_output(path: str | None, together: list[tuple[str, OutputTarget]] | None = None) -> Iterator[IO[bytes]]:
     """A binary stream to ``-o PATH``, opened as :func:`output_target` decides
-    and published when the ``with`` block succeeds. On any failure,
-    ``KeyboardInterrupt`` and :class:`Terminated` included, the temporary file
-    is removed and an existing file is left as it was."""
+    and published when the ``with`` block succeeds (with ``together``, the
+    list of :func:`publishing_together`, when that block does). On any
+    failure, ``KeyboardInterrupt`` and :class:`Terminated` included, the
+    temporary file is removed and an existing file is left as it was."""
     target = output_target(path)
     if target.stream is not None:
         target.stream.flush()
@@ -379,20 +438,31 @@ def open_output(path: str | None) -> Iterator[IO[bytes]]:
         target.stream.buffer.flush()  # type: ignore[attr-defined]
         return
     if target.how == "direct":
-        with open(target.path, "wb") as f:
-            yield f
+        try:
+            with open(target.path, "wb") as f:
+                yield f
+        except BrokenPipeError:
+            raise OutputClosed(target.path) from None
+        except OSError as err:
+            raise RunFailed(f"-o {_system_error(err, target.path)}") from None
         return
     directory = os.path.dirname(target.path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target.path)}.", suffix=".partial", dir=directory)
     except OSError as err:
-        raise UsageError(f"-o {path}: cannot create a file in {directory}: {err.strerror}") from None
+        raise RunFailed(f"-o {path}: cannot create a file in {directory}: {err.strerror}") from None
     try:
-        with os.fdopen(fd, "wb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        _publish(tmp, target)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                yield f
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as err:
+            raise RunFailed(f"-o {_system_error(err, target.path)}") from None
+        if together is None:
+            _publish(tmp, target)
+        else:
+            together.append((tmp, target))
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -478,20 +548,15 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
     try:
         os.makedirs(args.output, exist_ok=True)
     except OSError as err:
-        raise UsageError(f"-o {args.output}: cannot create the directory: {err.strerror}") from None
-    written: list[str] = []
+        raise RunFailed(f"-o {args.output}: cannot create the directory: {err.strerror}") from None
+    # Every table is written before any replaces an old one: an interrupted
+    # run leaves the old tables, never a mix of old and new.
     try:
-        for phase in workload.phases:
-            target = os.path.join(args.output, f"{phase.name}.{ext}")
-            new = not os.path.lexists(target)
-            with open_output(target) as out:
-                workload.write(phase, out, ext, args.threads)
-            if new:
-                written.append(target)
-    except BaseException:  # Ctrl-C, a signal, an error: take back what this run created
-        for path in written:
-            with contextlib.suppress(OSError):
-                os.unlink(path)
+        with publishing_together() as together:
+            for phase in workload.phases:
+                with open_output(os.path.join(args.output, f"{phase.name}.{ext}"), together) as out:
+                    workload.write(phase, out, ext, args.threads)
+    except BaseException:  # Ctrl-C, a signal, an error: nothing was published
         for directory in created:
             with contextlib.suppress(OSError):
                 os.rmdir(directory)  # only when empty: never a file that was not ours
@@ -565,13 +630,19 @@ def cmd_check(args: argparse.Namespace) -> int:
     """``polydat check``: print diagnostics; 1 when any file has an error."""
     import polydat
 
+    from .dsl.diagnostics import read_source
+
     status = 0
     for path in args.files:
         if is_workload(path):
             diagnostics = _check_workload(path, args.lib)
         else:
-            with open(path, encoding="utf-8") as f:
-                source = f.read()
+            try:
+                source = read_source(path)
+            except PolydatError as err:  # not UTF-8 text
+                print(str(err), file=sys.stderr)
+                status = 1
+                continue
             diagnostics = polydat.check(source, path=path, library_path=args.lib)
         for d in diagnostics:
             print(d.render(), file=sys.stderr)
@@ -891,12 +962,21 @@ def _run_command(argv: Sequence[str] | None) -> int:
     except UsageError as err:
         print(f"polydat: {err}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # e.g. `| head`
+    except OutputClosed as err:
+        print(f"polydat: -o {err.path}: the reader closed it before the end of the rows", file=sys.stderr)
+        return BROKEN_PIPE_EXIT
+    except BrokenPipeError:  # `| head`: quietly, as `cat` or `yes` killed by SIGPIPE
         _silence_stdout()
-        return 0
-    except (OSError, UnicodeDecodeError) as err:
+        return BROKEN_PIPE_EXIT
+    except RunFailed as err:
         print(f"polydat: {err}", file=sys.stderr)
-        return 2
+        return 1
+    except OSError as err:  # a file the system will not read or write
+        print(f"polydat: {_system_error(err)}", file=sys.stderr)
+        return 1
+    except UnicodeDecodeError as err:  # a file read as text that is not UTF-8
+        print(f"polydat: not UTF-8 text: {err}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("polydat: interrupted", file=sys.stderr)
         return 130

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .api import Program, _as_range, compile
+from .api import Program, _as_range, compile, row_count
 from .errors import ArgumentError
 
 __all__ = ["from_program", "partition_ranges"]
@@ -31,7 +31,7 @@ def partition_ranges(cycles: range, npartitions: int) -> list[range]:
     when there are fewer rows than partitions, one empty range for none."""
     if isinstance(npartitions, bool) or not isinstance(npartitions, int) or npartitions < 1:
         raise ArgumentError(f"npartitions must be a positive integer, got {npartitions!r}")
-    rows = len(cycles)
+    rows = row_count(cycles)
     n = max(1, min(npartitions, rows))
     bounds = [rows * i // n for i in range(n + 1)]
     return [cycles[bounds[i] : bounds[i + 1]] for i in range(n)]
@@ -69,7 +69,7 @@ class _Partition:
             format="arrow",
         )
         if self.coordinate_column is not None:
-            cycles = pa.array(range(part.start, part.stop, part.step), pa.uint64()) if len(part) else pa.array(
+            cycles = pa.array(range(part.start, part.stop, part.step), pa.uint64()) if part else pa.array(
                 [], pa.uint64()
             )
             table = table.add_column(0, self.coordinate_column, cycles)
@@ -128,6 +128,6 @@ def from_program(
     meta = schema.empty_table().to_pandas(types_mapper=pd.ArrowDtype)
     parts = partition_ranges(rng, npartitions)
     divisions = None
-    if index_by_cycle and all(len(p) for p in parts):
+    if index_by_cycle and all(parts):
         divisions = tuple([p[0] for p in parts] + [parts[-1][-1]])
     return dd.from_map(run, parts, meta=meta, divisions=divisions, label="polydat", enforce_metadata=False)

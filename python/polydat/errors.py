@@ -18,6 +18,9 @@
   does not have; ``ArgumentError`` (also a ``ValueError`` and ``TypeError``) —
   a call given the wrong kind of argument; ``InternalError`` — polydat itself
   failed (never expected; report it).
+* ``OutOfMemoryError`` (also a ``MemoryError``) — the rows asked for do not
+  fit in memory; nothing was kept, and the process goes on (ask for fewer
+  rows at a time, or stream them with ``iter_batches``).
 """
 
 from __future__ import annotations
@@ -163,6 +166,12 @@ class InternalError(PolydatError):
     started); the message says what happened. Please report it."""
 
 
+class OutOfMemoryError(PolydatError, MemoryError):
+    """The rows asked for (or their Python objects, or their text) do not fit
+    in memory. Both ``except MemoryError`` and ``except PolydatError`` catch
+    it; the process and the program stay usable."""
+
+
 class RefusedError(PolydatError):
     """An engine or provenance mode cannot run this program (or does not exist)."""
 
@@ -182,4 +191,5 @@ __all__ = [
     "UnknownNameError",
     "ArgumentError",
     "InternalError",
+    "OutOfMemoryError",
 ]

@@ -217,10 +217,33 @@ class Level:
     bindings_at: TextAt | None = None
 
 
+def phase_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a phase, or None. A phase name is a table
+    name (its file is ``DIR/NAME.FORMAT``), never a path: it may not be
+    empty, hold a path separator (``/``, ``\\``) or a NUL, or be ``.`` or ``..``."""
+    if not name:
+        return "is empty"
+    if "/" in name or "\\" in name or (os.altsep and os.altsep in name):
+        return "holds a path separator"
+    if name in (".", ".."):
+        return "is a path component"
+    if "\0" in name:
+        return "holds a NUL character"
+    return None
+
+
+def _bad_phase_name(where: str, name: str, problem: str) -> WorkloadError:
+    return WorkloadError(
+        f"{where}: phase name {name!r} {problem}; a phase name is a table name (its file is "
+        "DIR/NAME.FORMAT), not a path"
+    )
+
+
 @dataclass(frozen=True)
 class Phase:
     """One phase: its iteration levels, rows program, row count and emitted
-    columns (``emit``: exactly these; None: the default, see the module)."""
+    columns (``emit``: exactly these; None: the default, see the module). Its
+    name is a table name (:func:`phase_name_problem` says which are not)."""
 
     name: str
     levels: tuple[Level, ...] = ()
@@ -231,6 +254,11 @@ class Phase:
     cycles_at: TextAt | None = None
     emit_at: tuple[TextAt | None, ...] = ()
     """Where each ``emit`` name is written."""
+
+    def __post_init__(self) -> None:
+        problem = phase_name_problem(self.name)
+        if problem is not None:
+            raise _bad_phase_name("workload", self.name, problem)
 
 
 @dataclass
@@ -256,8 +284,8 @@ class Workload:
         try:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
-        except UnicodeDecodeError as err:
-            raise WorkloadError(f"{path}: not UTF-8 text: {err}") from None
+        except UnicodeDecodeError:
+            raise _not_utf8(path) from None
         loader = yaml.SafeLoader(text)
         try:
             node = loader.get_single_node()
@@ -302,6 +330,10 @@ class Workload:
                 items.append((entry["name"], spec, phases_node.get(i) if phases_node else None))
         else:
             raise WorkloadError(f"{where}: phases must be a mapping of phase names to phases")
+        for name, _, _ in items:
+            problem = phase_name_problem(str(name))
+            if problem is not None:
+                raise _bad_phase_name(_phase_key_position(path, str(name)) or where, str(name), problem)
         phases = [_phase(where, str(name), spec, node) for name, spec, node in items]
         names = [p.name for p in phases]
         for i, name in enumerate(names):
@@ -483,6 +515,46 @@ class Workload:
                 self.write(phase, f, format, threads)
             written[phase.name] = target
         return written
+
+
+def _not_utf8(path: str) -> WorkloadError:
+    """The error of a workload file that is not UTF-8 text, at the first bad byte."""
+    from .dsl.diagnostics import read_source
+
+    try:
+        read_source(path)
+    except CompileError as err:
+        return WorkloadError(str(err))
+    return WorkloadError(f"{path}: not UTF-8 text")
+
+
+def _phase_key_position(path: str | None, name: str) -> str | None:
+    """``PATH:LINE:COL`` of phase ``name``'s name in the workload file at
+    ``path`` (its key under ``phases``, or its ``name:`` value in a list),
+    or None when it cannot be found."""
+    if path is None:
+        return None
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            root = yaml.compose(f)
+    except (OSError, yaml.YAMLError):
+        return None
+    if not isinstance(root, yaml.MappingNode):
+        return None
+    phases = next((v for k, v in root.value if k.value == "phases"), None)
+    nodes: list[Any] = []
+    if isinstance(phases, yaml.MappingNode):
+        nodes = [k for k, _ in phases.value]
+    elif isinstance(phases, yaml.SequenceNode):
+        for entry in phases.value:
+            if isinstance(entry, yaml.MappingNode):
+                nodes += [v for k, v in entry.value if k.value == "name"]
+    for node in nodes:
+        if isinstance(node, yaml.ScalarNode) and str(node.value) == name:
+            return f"{path}:{node.start_mark.line + 1}:{node.start_mark.column + 1}"
+    return None
 
 
 def _check_param(where: str, name: Any, value: Any) -> None:

@@ -263,5 +263,5 @@ def test_unreadable_module_file(compile_error, tmp_path: Path) -> None:  # type:
     bad.parent.mkdir()
     bad.write_bytes(b"\xff\xfe\x00 not utf-8")
     err = compile_error("input c\nv := binary(c)", library_path=[tmp_path / "lib"])
-    assert err.message.startswith("cannot read module file:")
+    assert err.message.startswith("the file is not UTF-8 text") and (err.line, err.col) == (1, 1)
     assert err.diagnostic.path == str(bad)

@@ -21,10 +21,9 @@ when one is negative), any float makes it ``f64``, ``true``/``false`` are
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -99,7 +98,7 @@ class Comprehension:
         each iteration variable and the tuples, in order (lazily: a large
         product is never built whole)."""
         types: dict[str, str] = {}
-        per_clause: list[Sequence[tuple[Any, ...]]] = []
+        per_clause: list[Iterable[tuple[Any, ...]]] = []
         for clause in self.clauses:
             columns = [self._values(items, lookup) for items in clause.sources]
             for k, name in enumerate(clause.names):
@@ -107,18 +106,17 @@ class Comprehension:
             if len(columns) == 1:
                 per_clause.append(_Singles(columns[0]))
             else:
-                lengths = {len(c) for c in columns}
+                lengths = {_length(c) for c in columns}
                 if len(lengths) > 1:
-                    shown = ", ".join(f"{n}: {len(c)}" for n, c in zip(clause.names, columns))
+                    shown = ", ".join(f"{n}: {_length(c)}" for n, c in zip(clause.names, columns))
                     raise self.error(
                         f"the sources zipped by ({', '.join(clause.names)}) have different lengths ({shown})",
                         clause.line,
                         clause.col,
                         "a tuple clause pairs its sources element by element; give them the same length",
                     )
-                per_clause.append(list(zip(*columns)))
-        tuples = (tuple(v for part in combo for v in part) for combo in itertools.product(*per_clause))
-        return types, tuples
+                per_clause.append(_Zipped(columns))
+        return types, _product(per_clause)
 
     def _values(self, items: tuple[Item, ...], lookup: Callable[[str], Any]) -> Sequence[Any]:
         values: list[Any] = []
@@ -196,7 +194,10 @@ class Comprehension:
 
     def _typed(self, name: str, values: Sequence[Any], clause: Clause) -> tuple[str, Sequence[Any]]:
         if isinstance(values, range):
-            return ("i64" if values.start < 0 and len(values) else "u64"), values
+            if values and (values.start < -(2**63) or values[-1] >= 2**64 or (values.start < 0 and values[-1] >= 2**63)):
+                kind = "i64" if values.start < 0 else "u64"
+                raise self.error(f"the values of '{name}' do not fit in {kind}", clause.line, clause.col)
+            return ("i64" if values.start < 0 and values else "u64"), values
         kinds = {_kind(v) for v in values}
         if not kinds:
             return "u64", values
@@ -222,20 +223,44 @@ class Comprehension:
         return "u64", values
 
 
-class _Singles(Sequence[tuple[Any, ...]]):
+def _length(values: Sequence[Any]) -> int:
+    """``len(values)``, also for a range past 2**63 values (where ``len`` overflows)."""
+    if isinstance(values, range):
+        return max(0, -((values.start - values.stop) // values.step))
+    return len(values)
+
+
+def _product(parts: Sequence[Iterable[tuple[Any, ...]]]) -> Iterator[tuple[Any, ...]]:
+    """The Cartesian product of ``parts`` (re-iterable), first part
+    outermost, each combination's tuples joined into one; lazily, so no part
+    (a range of 2**64 values, say) is ever listed."""
+    if not parts:
+        yield ()
+        return
+    first, rest = parts[0], parts[1:]
+    for head in first:
+        for tail in _product(rest):
+            yield head + tail
+
+
+class _Singles:
     """The one-name tuples of a sequence of values (a range stays lazy)."""
 
     def __init__(self, values: Sequence[Any]):
         self.values = values
 
-    def __len__(self) -> int:
-        return len(self.values)
-
-    def __getitem__(self, i: Any) -> Any:
-        return (self.values[i],)
-
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
         return ((v,) for v in self.values)
+
+
+class _Zipped:
+    """The tuples of several equally long sequences, element by element (lazily)."""
+
+    def __init__(self, columns: Sequence[Sequence[Any]]):
+        self.columns = columns
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return zip(*self.columns)
 
 
 def _kind(value: Any) -> str:

@@ -10,6 +10,7 @@ collects a compilation's diagnostics in source order.
 
 from __future__ import annotations
 
+import os
 import re
 from bisect import bisect_right
 from collections.abc import Iterable
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from ..errors import CompileError, Diagnostic
 from .ast import Span
 
-__all__ = ["SourceFile", "Report", "CompileError", "Diagnostic", "source_lines", "display_line"]
+__all__ = ["SourceFile", "Report", "CompileError", "Diagnostic", "source_lines", "display_line", "read_source"]
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -32,6 +33,33 @@ def source_lines(text: str) -> list[str]:
     display. Line ``n`` of a diagnostic is ``source_lines(text)[n - 1]``.
     """
     return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+
+
+def read_source(path: str | os.PathLike[str]) -> str:
+    """The text of the source file at ``path``: UTF-8, line ends read as
+    Python's text files read them (``\\r\\n`` and ``\\r`` become ``\\n``).
+    A byte that is not UTF-8 is a :class:`CompileError` at its line and
+    column, naming the file; a file that cannot be read raises its ``OSError``."""
+    name = os.fspath(path)
+    with open(name, "rb") as f:
+        data = f.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        good = _universal_newlines(data[: err.start].decode("utf-8"))
+        line = good.count("\n") + 1
+        col = len(good) - (good.rfind("\n") + 1) + 1
+        shown = _universal_newlines(data.decode("utf-8", errors="replace"))
+        raise SourceFile(shown, name).error(
+            f"the file is not UTF-8 text: byte 0x{data[err.start]:02x} here does not decode",
+            Span(line, col),
+            "save the file as UTF-8",
+        ) from None
+    return _universal_newlines(text)
+
+
+def _universal_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def display_line(line: str) -> str:

@@ -95,6 +95,10 @@ class Token(NamedTuple):
         """Whether this is an identifier spelled as one of ``words``."""
         return self.kind is IDENT and self.text in words
 
+    def is_raw_string(self) -> bool:
+        """Whether this is a raw string literal ``r"..."`` (not interpolated)."""
+        return self.kind is STRING and self.text[:1] == "r"
+
     def string_offsets(self) -> tuple[int, ...]:
         """The source offset of each decoded character of a string token."""
         if self.char_offsets is not None:
@@ -286,7 +290,11 @@ class Lexer:
                     append(self._number(m, start, line, col, doc))
                 elif group == 7 or group == 8:
                     raw = m.group(group)
-                    append(self._string(raw, start, line, col, doc))
+                    prefix = tokens[-1] if tokens else None
+                    if prefix is not None and prefix.kind is IDENT and prefix.text == "r" and prefix.offset + 1 == start:
+                        append(self._raw_string(raw, tokens.pop()))
+                    else:
+                        append(self._string(raw, start, line, col, doc))
                     if "\n" in raw:
                         line += raw.count("\n")
                         line_start = text.rfind("\n", start, m.end()) + 1
@@ -395,6 +403,17 @@ class Lexer:
             offsets.append(origin + i)
             i += 1
         return _new_token(Token, (STRING, raw, offset, line, col, "".join(chars), doc, tuple(offsets)))
+
+    def _raw_string(self, raw: str, prefix: Token) -> Token:
+        """A raw string ``r"..."`` (``raw`` is its quoted part, right after the
+        ``r`` token ``prefix``): its text exactly as written between the
+        quotes, no escape decoded (a ``\\`` before the quote still keeps it
+        open) and never interpolated (see :meth:`Token.is_raw_string`)."""
+        checked = self._string(raw, prefix.offset + 1, prefix.line, prefix.col + 1, prefix.doc)
+        if checked.kind is ERROR:
+            return checked
+        return _new_token(Token, (STRING, "r" + raw, prefix.offset, prefix.line, prefix.col, raw[1:-1], prefix.doc,
+                                  None))
 
     # -- numbers -------------------------------------------------------------
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from . import ast
-from .diagnostics import SourceFile
+from .diagnostics import SourceFile, read_source
 from .lexer import ABSENT_WORDS
 from ..errors import CompileError
 
@@ -270,8 +270,8 @@ def _parse(path: str) -> _Loaded:
     from .parser import parse_file
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_source(path)
+    except OSError as exc:
         raise CompileError(
             SourceFile("", path).diagnostic(f"cannot read module file: {exc}", None)
         ) from exc

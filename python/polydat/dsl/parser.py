@@ -747,7 +747,7 @@ class Parser(Recovery):
     def _string(self, token: Token) -> ast.Expr:
         """A string literal, desugared to ``printf`` when it interpolates ``{expr}``."""
         text = str(token.value)
-        if "{" not in text or self.depth >= MAX_INTERPOLATION_DEPTH:
+        if "{" not in text or self.depth >= MAX_INTERPOLATION_DEPTH or token.is_raw_string():
             return ast.StrLit(text, token.span)
         segments = scan_segments(text)
         if segments is None or not any(isinstance(s, Placeholder) for s in segments):

@@ -3,10 +3,10 @@
 //! the Arrow PyCapsule interface by `pyo3-arrow`; and the batch stream behind
 //! `Program.iter_batches` and the command line's writers.
 
-use crate::{generate_error, py_error};
+use crate::{generate_error, out_of_memory, py_bytes, py_error};
 use arrow_array::{
     ArrayRef, BinaryArray, BooleanArray, Date32Array, Float32Array, Float64Array, Int32Array, Int64Array, RecordBatch,
-    StringArray, TimestampMillisecondArray, UInt32Array, UInt64Array,
+    RecordBatchOptions, StringArray, TimestampMillisecondArray, UInt32Array, UInt64Array,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
@@ -15,7 +15,6 @@ use polydat_core::engine::guard::guarded;
 use polydat_core::engine::{text, Batches, GenerateError, Stop};
 use polydat_core::PortType;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
 use pyo3_arrow::{PyRecordBatch, PySchema};
 use std::collections::HashMap;
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
@@ -101,10 +100,12 @@ pub fn column_array(column: Column) -> Result<ArrayRef, String> {
     })
 }
 
-/// One batch of columns as an Arrow record batch of `schema`.
-pub fn record_batch(schema: &SchemaRef, columns: Vec<Column>) -> Result<RecordBatch, String> {
+/// One batch of `rows` rows of columns as an Arrow record batch of
+/// `schema` (a batch of no column keeps its row count).
+pub fn record_batch(schema: &SchemaRef, columns: Vec<Column>, rows: usize) -> Result<RecordBatch, String> {
     let arrays: Vec<ArrayRef> = columns.into_iter().map(column_array).collect::<Result<_, _>>()?;
-    RecordBatch::try_new(schema.clone(), arrays).map_err(|e| e.to_string())
+    let options = RecordBatchOptions::new().with_row_count(Some(rows));
+    RecordBatch::try_new_with_options(schema.clone(), arrays, &options).map_err(|e| e.to_string())
 }
 
 /// What a [`BatchStream`] yields.
@@ -118,8 +119,8 @@ pub enum Encode {
     Jsonl,
 }
 
-/// One batch from the producer, or why the stream stopped.
-type Produced = Result<Vec<Column>, GenerateError>;
+/// One batch from the producer (its rows and columns), or why the stream stopped.
+type Produced = Result<(usize, Vec<Column>), GenerateError>;
 
 /// How long the consumer waits for a batch before it looks for a signal.
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
@@ -172,11 +173,11 @@ impl BatchStream {
                             true => match Column::cycles(first, rows, step) {
                                 Some(c) => {
                                     columns.insert(0, c);
-                                    Ok(columns)
+                                    Ok((rows, columns))
                                 }
                                 None => Err(GenerateError::OutOfMemory { rows, columns: 1 }),
                             },
-                            false => Ok(columns),
+                            false => Ok((rows, columns)),
                         },
                         Ok(Some(Err(e))) => Err(e),
                         Err(_) => Err(GenerateError::Panicked),
@@ -220,11 +221,11 @@ impl BatchStream {
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
-        let columns = loop {
+        let (rows, columns) = loop {
             let Some(receiver) = &self.receiver else { return Ok(None) };
             let wait = || receiver.lock().unwrap_or_else(|p| p.into_inner()).recv_timeout(SIGNAL_POLL);
             match py.allow_threads(wait) {
-                Ok(Ok(columns)) => break columns,
+                Ok(Ok(batch)) => break batch,
                 Ok(Err(e)) => {
                     self.finish();
                     return Err(generate_error(py, e));
@@ -245,7 +246,7 @@ impl BatchStream {
         let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
         match encode {
             Encode::Arrow => {
-                let batch = py.allow_threads(|| guarded(|| record_batch(schema, columns)));
+                let batch = py.allow_threads(|| guarded(|| record_batch(schema, columns, rows)));
                 match batch {
                     Ok(Ok(batch)) => Ok(Some(PyRecordBatch::new(batch).into_pyobject(py)?.into_any().unbind())),
                     Ok(Err(e)) => Err(py_error(py, "PolydatError", (e,))),
@@ -259,15 +260,23 @@ impl BatchStream {
                     guarded(|| {
                         let refs: Vec<&Column> = columns.iter().collect();
                         let mut out = Vec::new();
-                        match encode {
+                        let encoded = match encode {
                             Encode::Csv => text::csv_rows(&refs, &mut out),
                             _ => text::jsonl_rows(&names, &refs, &mut out),
-                        }
-                        out
+                        };
+                        encoded.map(|()| out)
                     })
                 });
                 match text {
-                    Ok(out) => Ok(Some(PyBytes::new(py, &out).into_any().unbind())),
+                    Ok(Ok(out)) => {
+                        let bytes = py_bytes(py, &out);
+                        drop(out);
+                        Ok(Some(bytes?.into_any().unbind()))
+                    }
+                    Ok(Err(_)) => {
+                        self.finish();
+                        Err(out_of_memory(py, "the text of one batch of rows"))
+                    }
                     Err(panic) => {
                         Err(py_error(py, "InternalError", (format!("internal error (a Rust panic): {panic}"),)))
                     }

@@ -4,7 +4,7 @@
 
 use numpy::{IntoPyArray, PyArray1};
 use polydat_core::compile::CompileOptions;
-use polydat_core::engine::bind::Scope;
+use polydat_core::engine::bind::{Scope, ScopedKernel};
 use polydat_core::engine::column::{Column, ColumnData};
 use polydat_core::engine::guard::guarded;
 use polydat_core::engine::{self, EngineKind, Filled, GenerateError, Kernel as CoreKernel, KernelMaker, RowPlan, Stop};
@@ -90,7 +90,7 @@ pub(crate) fn generate_error(py: Python<'_>, e: GenerateError) -> PyErr {
     match e {
         GenerateError::Write(w) => write_error(py, &w),
         GenerateError::Eval(ev) => eval_error(py, &ev),
-        GenerateError::OutOfMemory { .. } => PyMemoryError::new_err(e.to_string()),
+        GenerateError::OutOfMemory { .. } => py_error(py, "OutOfMemoryError", (e.to_string(),)),
         GenerateError::Panicked | GenerateError::Threads(_) | GenerateError::HostRows(_) => {
             py_error(py, "InternalError", (e.to_string(),))
         }
@@ -100,6 +100,39 @@ pub(crate) fn generate_error(py: Python<'_>, e: GenerateError) -> PyErr {
             py_error(py, "WriteError", (e.to_string(), "unset_input", first))
         }
     }
+}
+
+/// `polydat.OutOfMemoryError`: what `what` needs does not fit in memory.
+pub(crate) fn out_of_memory(py: Python<'_>, what: &str) -> PyErr {
+    py_error(py, "OutOfMemoryError", (format!("not enough memory for {what}: ask for fewer rows at a time"),))
+}
+
+/// A memory error raised while making Python objects (numpy's, Python's
+/// own) as `polydat.OutOfMemoryError`; any other error as it is.
+fn as_out_of_memory(py: Python<'_>, err: PyErr, what: &str) -> PyErr {
+    let ours = py.import("polydat.errors").and_then(|m| m.getattr("OutOfMemoryError"));
+    let already = ours.is_ok_and(|class| err.matches(py, class).unwrap_or(false));
+    match err.is_instance_of::<PyMemoryError>(py) && !already {
+        true => out_of_memory(py, what),
+        false => err,
+    }
+}
+
+/// Fails with `polydat.OutOfMemoryError` unless `bytes` bytes can be had
+/// now. Asked before making many Python objects: pyo3 cannot report a
+/// failed allocation of one (it panics), so their memory is tried first.
+fn ensure_memory(py: Python<'_>, bytes: usize, what: &str) -> PyResult<()> {
+    let mut probe: Vec<u8> = Vec::new();
+    probe.try_reserve_exact(bytes).map_err(|_| out_of_memory(py, what))
+}
+
+/// `bytes` as a Python `bytes` object (`polydat.OutOfMemoryError` when it does not fit).
+pub(crate) fn py_bytes<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, bytes.len(), |buf| {
+        buf.copy_from_slice(bytes);
+        Ok(())
+    })
+    .map_err(|e| as_out_of_memory(py, e, "the text of the rows"))
 }
 
 fn unsupported(py: Python<'_>, message: String) -> PyErr {
@@ -166,6 +199,8 @@ fn to_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
 /// A `datetime.datetime` (naive ones are UTC), `datetime.date` or
 /// `numpy.datetime64` as a timestamp (epoch milliseconds) or a date (days:
 /// a `datetime.date`, or a datetime64 in days); `None` for anything else.
+/// numpy's `NaT` is its int64 `i64::MIN` in any unit, and is taken as that
+/// value (the smallest timestamp, which reads back as `NaT`), never as `None`.
 fn calendar_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
     let kind = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
     match kind.as_str() {
@@ -176,9 +211,6 @@ fn calendar_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Option<Val
             let as_unit = |u: &str| -> PyResult<i64> {
                 obj.call_method1("astype", (format!("datetime64[{u}]"),))?.call_method1("astype", (&int64,))?.extract()
             };
-            if obj.call_method0("__str__")?.extract::<String>()? == "NaT" {
-                return Ok(Some(Value::None));
-            }
             Ok(Some(match unit.as_str() {
                 "D" | "W" | "M" | "Y" => Value::Date(
                     i32::try_from(as_unit("D")?)
@@ -267,15 +299,23 @@ fn column_to_py(py: Python<'_>, column: Column) -> PyResult<PyObject> {
         ColumnData::F32(v) => v.into_pyarray(py).into_any().unbind(),
         ColumnData::Bool(v) => v.into_pyarray(py).into_any().unbind(),
         ColumnData::Var(ref v) => {
+            let what = format!("the {rows} Python objects of a {ty} column");
+            // A str object: a header of at most 64 bytes (allocator rounding
+            // included), and one byte per character when all are ASCII, at
+            // most four per byte otherwise; bytes objects report failure.
+            let per_byte = if ty == polydat_core::PortType::Bytes || v.data.is_ascii() { 1 } else { 4 };
+            let needed = rows.saturating_mul(64 + size_of::<PyObject>()).saturating_add(v.data.len() * per_byte);
+            ensure_memory(py, needed, &what)?;
             let mut nulls = column.nulls.iter().peekable();
-            let mut objects: Vec<PyObject> = Vec::with_capacity(rows);
+            let mut objects: Vec<PyObject> = Vec::new();
+            objects.try_reserve_exact(rows).map_err(|_| out_of_memory(py, &what))?;
             for i in 0..rows {
                 if nulls.next_if_eq(&&i).is_some() {
                     objects.push(py.None());
                     continue;
                 }
                 objects.push(match ty {
-                    polydat_core::PortType::Bytes => PyBytes::new(py, v.row(i)).into_any().unbind(),
+                    polydat_core::PortType::Bytes => py_bytes(py, v.row(i))?.into_any().unbind(),
                     _ => PyString::new(py, v.text(i)).into_any().unbind(),
                 });
             }
@@ -304,7 +344,9 @@ fn finish_array(
     if nulls.is_empty() {
         return Ok(array);
     }
-    let mut mask = vec![false; rows];
+    let mut mask = Vec::new();
+    mask.try_reserve_exact(rows).map_err(|_| out_of_memory(py, "the mask of a column's None rows"))?;
+    mask.resize(rows, false);
     nulls.iter().for_each(|&i| mask[i] = true);
     let masked = py.import("numpy.ma")?.getattr("MaskedArray")?;
     let kwargs = PyDict::new(py);
@@ -484,7 +526,7 @@ impl Program {
                         .iter()
                         .map(|(n, v)| Ok((n.clone(), to_value(py, v)?)))
                         .collect::<PyResult<Vec<_>>>()?;
-                    Scope::bind(&self.inner, self.kind, &outer.scope, values)
+                    py.allow_threads(|| Scope::bind(&self.inner, self.kind, &outer.scope, values))
                 }
             };
             Ok(Kernel { scope: scope.map_err(|e| bind_error(py, &e))? })
@@ -689,25 +731,42 @@ impl SignalWatch {
 /// One mutable state over a program: a scope, root or bound under an outer
 /// kernel's. Calls lock it, so it is safe to share, but use it from one
 /// thread at a time (give each thread its own kernel).
+///
+/// Lock discipline (what keeps kernels of one tree on several threads free
+/// of deadlocks): a scope's lock is only ever taken with the GIL released
+/// ([`Kernel::locked`]), and no Python object is made while it is held, so
+/// no thread waits for a kernel lock while holding the GIL, and none waits
+/// for the GIL while holding a kernel lock.
 #[pyclass(frozen, module = "polydat._core")]
 struct Kernel {
     scope: Arc<Scope>,
 }
 
 impl Kernel {
+    /// Runs `f` on this scope's locked kernel with the GIL released; the
+    /// lock is dropped before the GIL is taken back. Convert what `f`
+    /// returns to Python objects only afterwards.
+    fn locked<R: Send>(&self, py: Python<'_>, f: impl FnOnce(&mut ScopedKernel) -> R + Send) -> R {
+        py.allow_threads(|| f(&mut self.scope.lock()))
+    }
+
     /// The bound inputs' current values (what a `generate` worker's kernel
     /// already holds) and a maker of such kernels.
-    fn maker(&self) -> (KernelMaker, Vec<(usize, Value)>) {
-        let kernel = self.scope.lock();
-        let program = self.scope.program();
-        let preset = (0..program.inputs.len())
-            .filter(|&i| program.inputs[i].kind == polydat_core::ir::InputKind::Extern)
-            .map(|i| (i, kernel.input_value(i)))
-            .filter(|(i, v)| kernel.is_bound(*i) || !v.is_none())
-            .collect();
+    fn maker(&self, py: Python<'_>) -> (KernelMaker, Vec<(usize, Value)>) {
+        let preset = self.locked(py, |kernel| Self::preset(kernel));
         let scope = self.scope.clone();
         let maker: KernelMaker = Arc::new(move || Box::new(scope.lock().sibling()));
         (maker, preset)
+    }
+
+    /// The bound externs' current values of `kernel`.
+    fn preset(kernel: &ScopedKernel) -> Vec<(usize, Value)> {
+        let program = kernel.program();
+        (0..program.inputs.len())
+            .filter(|&i| program.inputs[i].kind == polydat_core::ir::InputKind::Extern)
+            .map(|i| (i, kernel.input_value(i)))
+            .filter(|(i, v)| kernel.is_bound(*i) || !v.is_none())
+            .collect()
     }
 }
 
@@ -726,8 +785,8 @@ impl Kernel {
             let values: Vec<Value> = values.iter().map(|v| to_value(py, v)).collect::<PyResult<_>>()?;
             let named: Vec<(String, Value)> =
                 named.into_iter().map(|(n, v)| Ok((n, to_value(py, &v)?))).collect::<PyResult<_>>()?;
-            let mut kernel = self.scope.lock();
-            engine::write_inputs(&mut *kernel, values, named, true).map_err(|e| write_error(py, &e))
+            let written = self.locked(py, |kernel| engine::write_inputs(kernel, values, named, true));
+            written.map_err(|e| write_error(py, &e))
         })
     }
 
@@ -735,22 +794,21 @@ impl Kernel {
     fn set(&self, py: Python<'_>, name: &str, value: Bound<'_, PyAny>) -> PyResult<()> {
         contained(py, || {
             let value = to_value(py, &value)?;
-            let mut kernel = self.scope.lock();
-            engine::set_named(&mut *kernel, name, value, false).map_err(|e| write_error(py, &e))
+            let written = self.locked(py, |kernel| engine::set_named(kernel, name, value, false));
+            written.map_err(|e| write_error(py, &e))
         })
     }
 
     /// Reads one output (or an input by name).
     fn pull(&self, py: Python<'_>, name: &str) -> PyResult<PyObject> {
         contained(py, || {
-            let program = self.scope.program().clone();
-            let mut kernel = self.scope.lock();
+            let program = self.scope.program();
             if let Some(o) = program.output(name) {
-                let v = kernel.pull(o).map_err(|e| eval_error(py, &e))?;
+                let v = self.locked(py, |kernel| kernel.pull(o)).map_err(|e| eval_error(py, &e))?;
                 return to_py(py, &v);
             }
             if let Some(i) = program.input(name) {
-                return to_py(py, &kernel.input_value(i));
+                return to_py(py, &self.locked(py, |kernel| kernel.input_value(i)));
             }
             Err(unknown_name(py, program.unknown_name(name), name))
         })
@@ -759,7 +817,7 @@ impl Kernel {
     /// Reads every output as one read: {name: value}.
     fn eval<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         contained(py, || {
-            let values = self.scope.lock().eval().map_err(|e| eval_error(py, &e))?;
+            let values = self.locked(py, |kernel| kernel.eval()).map_err(|e| eval_error(py, &e))?;
             let d = PyDict::new(py);
             for (o, v) in self.scope.program().outputs.iter().zip(&values) {
                 d.set_item(&o.name, to_py(py, v)?)?;
@@ -771,7 +829,7 @@ impl Kernel {
     /// Makes every step stale; inputs are kept.
     fn invalidate_all(&self, py: Python<'_>) -> PyResult<()> {
         contained(py, || {
-            self.scope.lock().invalidate_all();
+            self.locked(py, |kernel| kernel.invalidate_all());
             Ok(())
         })
     }
@@ -785,10 +843,11 @@ impl Kernel {
     /// Current values of every input: {name: value}.
     fn input_values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         contained(py, || {
+            let count = self.scope.program().inputs.len();
+            let values = self.locked(py, |kernel| (0..count).map(|i| kernel.input_value(i)).collect::<Vec<_>>());
             let d = PyDict::new(py);
-            let kernel = self.scope.lock();
-            for (i, def) in self.scope.program().inputs.iter().enumerate() {
-                d.set_item(&def.name, to_py(py, &kernel.input_value(i))?)?;
+            for (def, value) in self.scope.program().inputs.iter().zip(&values) {
+                d.set_item(&def.name, to_py(py, value)?)?;
             }
             Ok(d)
         })
@@ -804,15 +863,10 @@ impl Kernel {
     /// `cell` or `iteration`.
     fn bindings(&self, py: Python<'_>) -> PyResult<Vec<(String, &'static str)>> {
         contained(py, || {
-            let kernel = self.scope.lock();
-            Ok(self
-                .scope
-                .program()
-                .inputs
-                .iter()
-                .enumerate()
-                .map(|(i, d)| (d.name.clone(), kernel.binding(i)))
-                .collect())
+            let inputs = &self.scope.program().inputs;
+            Ok(self.locked(py, |kernel| {
+                inputs.iter().enumerate().map(|(i, d)| (d.name.clone(), kernel.binding(i))).collect()
+            }))
         })
     }
 
@@ -836,7 +890,7 @@ impl Kernel {
     /// else the nearest outer scope's); raises UnknownNameError when no
     /// scope of the chain binds it.
     fn value_of(&self, py: Python<'_>, name: &str) -> PyResult<PyObject> {
-        contained(py, || match self.scope.value_of(name).map_err(|e| eval_error(py, &e))? {
+        contained(py, || match py.allow_threads(|| self.scope.value_of(name)).map_err(|e| eval_error(py, &e))? {
             Some(v) => to_py(py, &v),
             None => {
                 let names: Vec<String> = self.scope.manifest().names().map(str::to_string).collect();
@@ -865,7 +919,7 @@ impl Kernel {
         contained(py, || {
             let program = self.scope.program().clone();
             let (plan, sources) = row_plan(py, &program, coordinate, start, rows, step, &outputs, &fixed)?;
-            let (maker, preset) = self.maker();
+            let (maker, preset) = self.maker(py);
             let kind = self.scope.kind();
             let make = || engine::Generator::with_maker(&program, kind, maker, preset, &plan, &sources, threads);
             generate_dict(py, &program, &plan, &sources, &outputs, make)
@@ -896,7 +950,7 @@ impl Kernel {
             let mut names = Vec::with_capacity(outputs.len() + 1);
             names.extend(cycles_column.clone());
             names.extend(outputs.iter().cloned());
-            let (maker, preset) = self.maker();
+            let (maker, preset) = self.maker(py);
             let generator =
                 engine::Generator::with_maker(&program, self.scope.kind(), maker, preset, &plan, &sources, threads)
                     .map_err(|e| generate_error(py, e))?;
@@ -944,12 +998,13 @@ fn generate_dict<'py>(
     let d = PyDict::new(py);
     for (((name, column), array), source) in names.iter().zip(columns).zip(arrays).zip(sources) {
         let value = match (column, array, *source) {
-            (Filled::Column(column), _, _) => column_to_py(py, column)?,
+            (Filled::Column(column), _, _) => column_to_py(py, column),
             (Filled::InPlace { nulls }, Some(array), engine::ColumnSource::Output(o)) => {
-                finish_array(py, array.array(), program.outputs[o].ty, plan.rows(), &nulls)?
+                finish_array(py, array.array(), program.outputs[o].ty, plan.rows(), &nulls)
             }
             (Filled::InPlace { .. }, _, _) => unreachable!("rows in place were lent for an output"),
         };
+        let value = value.map_err(|e| as_out_of_memory(py, e, &format!("the column '{name}' as numpy")))?;
         d.set_item(name, value)?;
     }
     Ok(d)
@@ -993,7 +1048,7 @@ fn fill_runs(
             if !Arc::ptr_eq(kernel.scope.program(), &program) {
                 return Err(py_error(py, "ArgumentError", ("every run must be a kernel of the same program",)));
             }
-            let sibling = kernel.scope.lock().sibling();
+            let sibling = kernel.locked(py, |kernel| kernel.sibling());
             jobs.push(engine::KernelRows { kernel: Box::new(sibling), coordinate, start: *start, rows: *rows });
         }
         let interrupt = SignalWatch::new();
@@ -1006,7 +1061,7 @@ fn fill_runs(
         };
         let refs: Vec<&Column> = filled.iter().collect();
         let mut out = Vec::new();
-        match format {
+        let encoded = match format {
             "csv" => engine::text::csv_rows(&refs, &mut out),
             "jsonl" => {
                 let names: Vec<&str> = columns.iter().map(String::as_str).collect();
@@ -1015,12 +1070,15 @@ fn fill_runs(
             "arrow" => {
                 let types: Vec<_> = filled.iter().map(|c| c.ty).collect();
                 let schema = arrow::schema(&columns, &types);
-                let batch = arrow::record_batch(&schema, filled).map_err(|e| py_error(py, "InternalError", (e,)))?;
+                let rows = runs.iter().map(|(_, _, rows)| rows).sum();
+                let batch =
+                    arrow::record_batch(&schema, filled, rows).map_err(|e| py_error(py, "InternalError", (e,)))?;
                 return Ok(pyo3_arrow::PyRecordBatch::new(batch).into_pyobject(py)?.into_any().unbind());
             }
             other => return Err(unsupported(py, format!("unknown format '{other}' (csv, jsonl or arrow)"))),
-        }
-        Ok(PyBytes::new(py, &out).into_any().unbind())
+        };
+        encoded.map_err(|_| out_of_memory(py, "the text of the rows"))?;
+        Ok(py_bytes(py, &out)?.into_any().unbind())
     })
 }
 
@@ -1216,16 +1274,17 @@ fn _encode_column<'py>(
             parts[0].push(&value);
         }
         let done = parts.into_iter().map(|p| p.done()).collect();
-        column.absorb(done);
+        column.absorb(done).map_err(|_| out_of_memory(py, "the rows"))?;
         let mut out = Vec::new();
-        match format {
+        let encoded = match format {
             "csv" => {
                 engine::text::csv_header(&[header], &mut out);
-                engine::text::csv_rows(&[&column], &mut out);
+                engine::text::csv_rows(&[&column], &mut out)
             }
             _ => engine::text::jsonl_rows(&[header], &[&column], &mut out),
-        }
-        Ok(PyBytes::new(py, &out))
+        };
+        encoded.map_err(|_| out_of_memory(py, "the text of the rows"))?;
+        py_bytes(py, &out)
     })
 }
 

@@ -15,12 +15,28 @@
 //! each thread a [`ColumnPart`] over its own rows, so nothing is copied when
 //! the threads finish ([`Column::absorb`] only gathers the null lists and
 //! appends the variable-size parts, the first of which is moved).
+//!
+//! Running out of memory is never an abort: every buffer that grows with
+//! the rows grows by fallible reservation. A part that cannot grow is
+//! marked ([`ColumnPart::out_of_memory`]) and writes nothing more; the row
+//! loops stop at their next check, and [`Column::absorb`] reports
+//! [`NoMemory`], which `generate` turns into its out-of-memory error.
 
 use crate::node::kit::Scalar;
 use crate::types::PortType;
 use crate::value::Value;
 use std::marker::PhantomData;
 use std::sync::Arc;
+
+/// Memory for a column's rows could not be had (an allocation was refused).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NoMemory;
+
+/// Room for `more` elements of `v`, or [`NoMemory`].
+#[inline]
+fn room<T>(v: &mut Vec<T>, more: usize) -> Result<(), NoMemory> {
+    v.try_reserve(more).map_err(|_| NoMemory)
+}
 
 /// One output's values over a range of cycles.
 #[derive(Clone, Debug)]
@@ -112,34 +128,52 @@ impl Offsets {
 
     /// Appends offset `end` (widening every offset when it passes `i32::MAX`).
     #[inline]
-    fn push(&mut self, end: usize) {
+    fn push(&mut self, end: usize) -> Result<(), NoMemory> {
         match self {
-            Offsets::Narrow(v) if end <= i32::MAX as usize => v.push(end as i32),
-            _ => self.wide().push(end as i64),
+            Offsets::Narrow(v) if end <= i32::MAX as usize => {
+                room(v, 1)?;
+                v.push(end as i32);
+            }
+            _ => {
+                let wide = self.wide()?;
+                room(wide, 1)?;
+                wide.push(end as i64);
+            }
         }
+        Ok(())
     }
 
     /// The 64-bit offsets, converting narrow ones first.
     #[cold]
-    fn wide(&mut self) -> &mut Vec<i64> {
+    fn wide(&mut self) -> Result<&mut Vec<i64>, NoMemory> {
         if let Offsets::Narrow(v) = self {
-            *self = Offsets::Wide(v.iter().map(|&o| i64::from(o)).collect());
+            let mut wide = Vec::new();
+            wide.try_reserve_exact(v.len() + 1).map_err(|_| NoMemory)?;
+            wide.extend(v.iter().map(|&o| i64::from(o)));
+            *self = Offsets::Wide(wide);
         }
         match self {
-            Offsets::Wide(v) => v,
+            Offsets::Wide(v) => Ok(v),
             Offsets::Narrow(_) => unreachable!("just widened"),
         }
     }
 
     /// Appends `other`'s offsets after its first, each moved by `base`.
-    fn extend_rebased(&mut self, other: &Offsets, base: usize) {
+    fn extend_rebased(&mut self, other: &Offsets, base: usize) -> Result<(), NoMemory> {
         let last = base + other.last();
+        let more = other.len() - 1;
         match (&mut *self, other) {
             (Offsets::Narrow(v), Offsets::Narrow(o)) if last <= i32::MAX as usize => {
+                room(v, more)?;
                 v.extend(o[1..].iter().map(|&x| x + base as i32));
             }
-            _ => self.wide().extend((1..other.len()).map(|i| (other.get(i) + base) as i64)),
+            _ => {
+                let wide = self.wide()?;
+                room(wide, more)?;
+                wide.extend((1..other.len()).map(|i| (other.get(i) + base) as i64));
+            }
         }
+        Ok(())
     }
 }
 
@@ -199,37 +233,38 @@ impl VarRows {
     }
 
     #[inline]
-    fn push(&mut self, bytes: &[u8]) {
+    fn push(&mut self, bytes: &[u8]) -> Result<(), NoMemory> {
+        room(&mut self.data, bytes.len())?;
         self.data.extend_from_slice(bytes);
-        self.offsets.push(self.data.len());
+        self.offsets.push(self.data.len())
     }
 
     /// Appends the rows of `parts`, in order: the first moved in when there
     /// are no rows yet, then room made once for all the others, each copied.
     /// Returns the parts copied, emptied, their memory kept (see
     /// [`Column::split_reusing`]).
-    fn append_all(&mut self, parts: Vec<VarRows>) -> Vec<VarRows> {
+    fn append_all(&mut self, parts: Vec<VarRows>) -> Result<Vec<VarRows>, NoMemory> {
         let mut parts = parts.into_iter();
         if self.is_empty() && self.data.is_empty() {
             match parts.next() {
                 Some(first) => *self = first,
-                None => return Vec::new(),
+                None => return Ok(Vec::new()),
             }
         }
         let rest: Vec<VarRows> = parts.collect();
         let bytes = rest.iter().map(|v| v.data.len()).sum();
-        let _ = self.data.try_reserve_exact(bytes);
+        self.data.try_reserve_exact(bytes).map_err(|_| NoMemory)?;
         self.offsets.try_reserve(rest.iter().map(VarRows::len).sum());
         for part in &rest {
             let base = self.data.len();
             self.data.extend_from_slice(&part.data);
-            self.offsets.extend_rebased(&part.offsets, base);
+            self.offsets.extend_rebased(&part.offsets, base)?;
         }
         // Give back what the data was reserved beyond its rows.
         if self.data.capacity() - self.data.len() > self.data.len() / 16 + 4096 {
             self.data.shrink_to_fit();
         }
-        rest.into_iter().map(VarRows::emptied).collect()
+        Ok(rest.into_iter().map(VarRows::emptied).collect())
     }
 
     /// No rows (not even the first offset), with the memory kept: a part's
@@ -243,6 +278,10 @@ impl VarRows {
         self
     }
 }
+
+/// The fewest bytes of room a part's text keeps for its next rows while it
+/// is out ([`ColumnPart::end_text_row`]).
+pub const TEXT_ROOM: usize = 4096;
 
 /// The bytes to reserve for `rows` rows of variable-size data expected at
 /// `bytes_per_row` (a measured average), with a small margin so that a
@@ -288,7 +327,7 @@ impl Column {
             parts[0].push(value);
         }
         let done: Vec<PartDone> = parts.into_iter().map(ColumnPart::done).collect();
-        column.absorb(done);
+        column.absorb(done).ok()?;
         Some(column)
     }
 
@@ -420,8 +459,8 @@ impl Column {
                     };
                     // Best effort: a part that cannot reserve grows as it goes.
                     rows.offsets.try_reserve(n + 1);
-                    rows.offsets.push(0);
-                    PartData::Var(ty, rows)
+                    let no_memory = rows.offsets.push(0).is_err();
+                    (PartData::Var(ty, rows), no_memory)
                 });
                 return parts(data, counts);
             }
@@ -431,8 +470,14 @@ impl Column {
 
     /// Takes back the finished parts of a [`Column::split`], in row order.
     /// Returns the buffers of the variable-size parts whose rows were copied
-    /// into the column's, emptied, for [`Column::split_reusing`].
-    pub fn absorb(&mut self, parts: Vec<PartDone>) -> Vec<VarRows> {
+    /// into the column's, emptied, for [`Column::split_reusing`]; or
+    /// [`NoMemory`] when a part could not hold its rows, or the column
+    /// cannot hold them all (its rows are then incomplete).
+    pub fn absorb(&mut self, parts: Vec<PartDone>) -> Result<Vec<VarRows>, NoMemory> {
+        if parts.iter().any(|p| p.no_memory) {
+            return Err(NoMemory);
+        }
+        room(&mut self.nulls, parts.iter().map(|p| p.nulls.len()).sum())?;
         let mut var = Vec::new();
         for part in parts {
             self.nulls.extend(part.nulls);
@@ -440,7 +485,7 @@ impl Column {
         }
         match &mut self.data {
             ColumnData::Var(all) => all.append_all(var),
-            _ => Vec::new(),
+            _ => Ok(Vec::new()),
         }
     }
 }
@@ -519,16 +564,17 @@ impl<'a> HostRows<'a> {
             HostRows::F32(v) => cut(v, counts).into_iter().map(HostRows::F32).map(PartData::Fixed).collect(),
             HostRows::Bool(v) => cut(v, counts).into_iter().map(HostRows::Bool).map(PartData::Fixed).collect(),
         };
-        parts(data.into_iter(), counts)
+        parts(data.into_iter().map(|d| (d, false)), counts)
     }
 }
 
-/// Column parts over `data`, the parts of `counts` rows each, in row order.
-fn parts<'a>(data: impl Iterator<Item = PartData<'a>>, counts: &[usize]) -> Vec<ColumnPart<'a>> {
+/// Column parts over `data` (each with whether it already ran out of
+/// memory), the parts of `counts` rows each, in row order.
+fn parts<'a>(data: impl Iterator<Item = (PartData<'a>, bool)>, counts: &[usize]) -> Vec<ColumnPart<'a>> {
     let mut first = 0;
     data.zip(counts)
-        .map(|(data, &n)| {
-            let part = ColumnPart { data, at: 0, first, nulls: Vec::new() };
+        .map(|((data, no_memory), &n)| {
+            let part = ColumnPart { data, at: 0, first, nulls: Vec::new(), no_memory };
             first += n;
             part
         })
@@ -602,12 +648,15 @@ pub struct ColumnPart<'a> {
     first: usize,
     /// Column rows of this part that hold `None`.
     nulls: Vec<usize>,
+    /// A buffer could not grow: the part writes nothing more (see the module).
+    no_memory: bool,
 }
 
 /// What a finished [`ColumnPart`] hands back to its column.
 pub struct PartDone {
     nulls: Vec<usize>,
     var: Option<VarRows>,
+    no_memory: bool,
 }
 
 impl PartDone {
@@ -620,6 +669,11 @@ impl PartDone {
     pub fn nulls(&self) -> &[usize] {
         &self.nulls
     }
+
+    /// The part ran out of memory: its rows are incomplete.
+    pub fn out_of_memory(&self) -> bool {
+        self.no_memory
+    }
 }
 
 impl ColumnPart<'_> {
@@ -631,12 +685,37 @@ impl ColumnPart<'_> {
             PartData::Var(_, rows) => Some(rows),
             _ => None,
         };
-        PartDone { nulls: self.nulls, var }
+        PartDone { nulls: self.nulls, var, no_memory: self.no_memory }
     }
 
     /// Rows written so far.
     pub fn written(&self) -> usize {
         self.at
+    }
+
+    /// A buffer of the part could not grow (memory ran out): it writes
+    /// nothing more, and its column cannot be absorbed.
+    #[inline]
+    pub fn out_of_memory(&self) -> bool {
+        self.no_memory
+    }
+
+    /// Lists row `at` of the part as a null row.
+    #[inline]
+    fn null_row(&mut self, at: usize) {
+        match room(&mut self.nulls, 1) {
+            Ok(()) => self.nulls.push(self.first + at),
+            Err(NoMemory) => self.no_memory = true,
+        }
+    }
+
+    /// Writes `bytes` as the next row of variable-size `rows`, marking the
+    /// part when they cannot grow.
+    #[inline]
+    fn var_row(rows: &mut VarRows, no_memory: &mut bool, bytes: &[u8]) {
+        if !*no_memory && rows.push(bytes).is_err() {
+            *no_memory = true;
+        }
     }
 
     /// Reserves room for `rows` more rows of variable-size data at the
@@ -674,12 +753,12 @@ impl ColumnPart<'_> {
     pub fn push_bytes(&mut self, bytes: Option<&[u8]>) {
         let at = self.at;
         match (&mut self.data, bytes) {
-            (PartData::Var(_, rows), Some(b)) => rows.push(b),
+            (PartData::Var(_, rows), Some(b)) => Self::var_row(rows, &mut self.no_memory, b),
             (PartData::Var(_, rows), None) => {
-                rows.push(&[]);
-                self.nulls.push(self.first + at);
+                Self::var_row(rows, &mut self.no_memory, &[]);
+                self.null_row(at);
             }
-            _ => self.nulls.push(self.first + at),
+            _ => self.null_row(at),
         }
         self.at += 1;
     }
@@ -702,12 +781,27 @@ impl ColumnPart<'_> {
     }
 
     /// Ends the next row of a part whose text is out ([`Self::take_text`]):
-    /// the row is what `text` gained since the previous row ended.
+    /// the row is what `text` gained since the previous row ended. Then
+    /// makes sure `text` has room for a few more rows of that length (at
+    /// least [`TEXT_ROOM`] bytes), reserved fallibly, so the rows appended
+    /// next do not make it grow where running out of memory would abort.
+    /// A part out of memory drops its text (its rows are lost): the rows
+    /// appended until the loop's next check take one row's room.
     #[inline]
-    pub fn end_text_row(&mut self, text: &str) {
+    pub fn end_text_row(&mut self, text: &mut String) {
         if let PartData::Var(_, rows) = &mut self.data {
-            rows.offsets.push(text.len());
             self.at += 1;
+            if self.no_memory {
+                text.clear();
+                return;
+            }
+            let row = text.len() - rows.offsets.last();
+            let want = TEXT_ROOM.max(4 * row);
+            let grown = text.capacity() - text.len() >= want || text.try_reserve(want).is_ok();
+            if !grown || rows.offsets.push(text.len()).is_err() {
+                self.no_memory = true;
+                *text = String::new();
+            }
         }
     }
 
@@ -735,18 +829,18 @@ impl ColumnPart<'_> {
             (PartData::Fixed(HostRows::Bool(c)), Value::Bool(x)) => c.get_mut(at).map(|r| *r = *x),
             (PartData::Var(ty, rows), v) => match var_bytes(*ty, v) {
                 Some(bytes) => {
-                    rows.push(bytes);
+                    Self::var_row(rows, &mut self.no_memory, bytes);
                     Some(())
                 }
                 None => {
-                    rows.push(&[]);
+                    Self::var_row(rows, &mut self.no_memory, &[]);
                     None
                 }
             },
             _ => None,
         };
         if stored.is_none() {
-            self.nulls.push(self.first + at);
+            self.null_row(at);
         }
         self.at += 1;
     }
@@ -767,7 +861,7 @@ impl ColumnPart<'_> {
             PartData::Var(..) => return self.push(&crate::node::kit::slot_to_value(ty, word)),
         };
         if stored.is_none() {
-            self.nulls.push(self.first + at);
+            self.null_row(at);
         }
         self.at += 1;
     }
@@ -861,7 +955,7 @@ mod tests {
         parts[0].push(&Value::U64(10));
         parts[0].push_word(PortType::U64, 20);
         let done: Vec<PartDone> = parts.into_iter().map(ColumnPart::done).collect();
-        column.absorb(done);
+        column.absorb(done).unwrap();
         assert!(matches!(&column.data, ColumnData::U64(v) if v == &[10, 20, 30, 40, 0]));
         assert_eq!(column.nulls, [4]);
         assert!(column.get(4).is_none() && column.get(2).same(&Value::U64(30)));
@@ -875,7 +969,7 @@ mod tests {
         parts[1].push(&Value::None);
         parts[0].push(&Value::str("a"));
         let done: Vec<PartDone> = parts.into_iter().map(ColumnPart::done).collect();
-        column.absorb(done);
+        column.absorb(done).unwrap();
         let rows: Vec<Value> = (0..3).map(|i| column.get(i)).collect();
         assert!(rows[0].same(&Value::str("a")) && rows[1].same(&Value::str("b")) && rows[2].is_none());
         assert_eq!(column.nulls, [2]);
@@ -896,7 +990,7 @@ mod tests {
                 parts[k / 2].push(&Value::str(*row));
             }
             let done: Vec<PartDone> = parts.into_iter().map(ColumnPart::done).collect();
-            *spare = column.absorb(done);
+            *spare = column.absorb(done).unwrap();
             part1
         };
         let mut spare = Vec::new();
@@ -920,16 +1014,16 @@ mod tests {
         let mut text = part.take_text().expect("a str part's text");
         assert_eq!(text, "é");
         text.push_str("bc");
-        part.end_text_row(&text);
+        part.end_text_row(&mut text);
         text.push('d');
-        part.end_text_row(&text);
+        part.end_text_row(&mut text);
         text.push_str("half");
         part.put_text(text);
         part.push(&Value::str("z"));
         assert_eq!(part.written(), 4);
         let done = vec![part.done()];
         drop(parts);
-        column.absorb(done);
+        column.absorb(done).unwrap();
         let rows: Vec<Value> = (0..4).map(|i| column.get(i)).collect();
         assert!(["é", "bc", "d", "z"].iter().zip(&rows).all(|(&want, got)| got.same(&Value::str(want))), "{rows:?}");
         let mut bytes = Column::new(PortType::Bytes, 1).unwrap();
@@ -941,17 +1035,17 @@ mod tests {
         let big = i32::MAX as usize;
         let mut offsets = Offsets::default();
         for end in [0, 5, big] {
-            offsets.push(end);
+            offsets.push(end).unwrap();
         }
         assert!(matches!(&offsets, Offsets::Narrow(v) if v == &[0, 5, i32::MAX]));
-        offsets.push(big + 10);
+        offsets.push(big + 10).unwrap();
         assert!(matches!(&offsets, Offsets::Wide(v) if v == &[0, 5, big as i64, big as i64 + 10]));
         assert_eq!((offsets.len(), offsets.get(3)), (4, big + 10));
 
         let mut first = Offsets::Narrow(vec![0, 3]);
-        first.extend_rebased(&Offsets::Narrow(vec![0, 2, 4]), 3);
+        first.extend_rebased(&Offsets::Narrow(vec![0, 2, 4]), 3).unwrap();
         assert!(matches!(&first, Offsets::Narrow(v) if v == &[0, 3, 5, 7]), "small parts stay narrow");
-        first.extend_rebased(&Offsets::Narrow(vec![0, 1]), big);
+        first.extend_rebased(&Offsets::Narrow(vec![0, 1]), big).unwrap();
         let widened = [0, 3, 5, 7, big as i64 + 1];
         assert!(matches!(&first, Offsets::Wide(v) if v == &widened), "a part past i32::MAX widens them");
 

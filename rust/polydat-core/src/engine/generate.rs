@@ -475,10 +475,14 @@ impl Generator {
                 Some(Err(_)) | None => {}
             }
         }
+        let out_of_memory = GenerateError::OutOfMemory { rows, columns: outputs.len() };
         if let Some(e) = first_error {
             // A kernel that stopped part-way holds that row's state: start afresh.
             self.kernels.clear();
-            return Err(e);
+            return Err(match e {
+                GenerateError::OutOfMemory { .. } => out_of_memory,
+                e => e,
+            });
         }
         let mut by_column: Vec<Vec<PartDone>> = (0..columns.len()).map(|_| Vec::with_capacity(threads)).collect();
         for share in done {
@@ -491,13 +495,17 @@ impl Generator {
         for (c, (column, parts)) in columns.into_iter().zip(by_column).enumerate() {
             match column {
                 Some(column) => owned.push((c, column, parts)),
+                None if parts.iter().any(PartDone::out_of_memory) => return Err(out_of_memory),
                 None => filled.push((
                     c,
                     Filled::InPlace { nulls: parts.iter().flat_map(|p| p.nulls().iter().copied()).collect() },
                 )),
             }
         }
-        for (c, column, spare) in absorb_all(owned, threads)? {
+        for (c, column, spare) in absorb_all(owned, threads).map_err(|e| match e {
+            GenerateError::OutOfMemory { .. } => out_of_memory.clone(),
+            e => e,
+        })? {
             if let column::ColumnData::Var(var) = &column.data {
                 if rows > 0 {
                     self.var_bytes_per_row[c] = var.data.len() as f64 / rows as f64;
@@ -524,21 +532,38 @@ fn absorb_all(
     let copies = |parts: &[PartDone]| parts.len() > 1 && parts.iter().any(PartDone::is_var);
     let (copied, moved): (Vec<_>, Vec<_>) = columns.into_iter().partition(|(_, _, parts)| copies(parts));
     let absorb = |(c, mut column, parts): (usize, Column, Vec<PartDone>)| {
-        let spare = column.absorb(parts);
-        (c, column, spare)
+        let rows = column.len();
+        match column.absorb(parts) {
+            Ok(spare) => Ok((c, column, spare)),
+            Err(column::NoMemory) => Err(Absorbing::NoMemory(rows)),
+        }
     };
-    let mut out: Vec<(usize, Column, Vec<VarRows>)> = moved.into_iter().map(absorb).collect();
+    let no_memory = |rows| GenerateError::OutOfMemory { rows, columns: 1 };
+    let mut out: Vec<(usize, Column, Vec<VarRows>)> =
+        moved.into_iter().map(absorb).collect::<Result<_, _>>().map_err(|e| match e {
+            Absorbing::NoMemory(rows) => no_memory(rows),
+            Absorbing::Trouble(_) => GenerateError::Panicked,
+        })?;
     let mut lanes = vec![(); threads.clamp(1, copied.len().max(1))];
-    let run = |_: usize, _: &mut (), work| Ok(absorb(work));
-    for outcome in workers::run_shared(&mut lanes, copied, &run, &|trouble| trouble) {
+    let run = |_: usize, _: &mut (), work| absorb(work);
+    for outcome in workers::run_shared(&mut lanes, copied, &run, &Absorbing::Trouble) {
         match outcome {
             Some(Ok(column)) => out.push(column),
+            Some(Err(Absorbing::NoMemory(rows))) => return Err(no_memory(rows)),
             // A lane that could not start left its columns to the others.
-            Some(Err(workers::Trouble::Spawn(_))) => {}
-            Some(Err(workers::Trouble::Panicked)) | None => return Err(GenerateError::Panicked),
+            Some(Err(Absorbing::Trouble(workers::Trouble::Spawn(_)))) => {}
+            Some(Err(Absorbing::Trouble(workers::Trouble::Panicked))) | None => return Err(GenerateError::Panicked),
         }
     }
     Ok(out)
+}
+
+/// Why absorbing a column's parts failed ([`absorb_all`]).
+enum Absorbing {
+    /// The column of this many rows cannot hold its parts' rows.
+    NoMemory(usize),
+    /// A lane could not run.
+    Trouble(workers::Trouble),
 }
 
 /// One column of [`Generator::fill_into`].
@@ -631,20 +656,22 @@ impl Batches {
 pub const STOP_CHECK_ROWS: usize = 1024;
 
 /// [`RowFiller::fill`] one row at a time: write the coordinate, then
-/// `read_row` reads the row (every filler's way when nothing faster serves,
-/// and the fallback of faster ways). A failing row is reported at its row.
-pub fn fill_row_by_row<K: Kernel + ?Sized>(
+/// `read_row` reads the row into `columns` (every filler's way when nothing
+/// faster serves, and the fallback of faster ways). A failing row is
+/// reported at its row.
+pub fn fill_row_by_row<'c, K: Kernel + ?Sized>(
     kernel: &mut K,
     rows: &RowFill<'_>,
-    mut read_row: impl FnMut(&mut K) -> Result<(), EvalError>,
+    columns: &mut [ColumnPart<'c>],
+    mut read_row: impl FnMut(&mut K, &mut [ColumnPart<'c>]) -> Result<(), EvalError>,
 ) -> Result<(), GenerateError> {
     let mut cycle = rows.first;
     for row in 0..rows.count {
-        if row % STOP_CHECK_ROWS == 0 && rows.stop.requested() {
-            return Err(GenerateError::Cancelled);
+        if row % STOP_CHECK_ROWS == 0 {
+            rows.check(columns)?;
         }
         kernel.write_u64(rows.coordinate, cycle).map_err(GenerateError::Write)?;
-        if let Err(e) = read_row(kernel) {
+        if let Err(e) = read_row(kernel, columns) {
             let name = &kernel.program().inputs[rows.coordinate].name;
             return Err(GenerateError::Eval(e.at_row(name, cycle)));
         }
@@ -683,6 +710,21 @@ impl RowFill<'_> {
     /// The rows `0..count` of these rows.
     pub fn first_rows(&self, count: usize) -> Self {
         RowFill { count: count.min(self.count), ..*self }
+    }
+
+    /// What a row loop checks between blocks of rows: a stop request
+    /// ([`GenerateError::Cancelled`]), or a column that ran out of memory
+    /// ([`GenerateError::OutOfMemory`]; its rows are lost, so the loop
+    /// stops instead of computing rows nothing can hold).
+    #[inline]
+    pub fn check(&self, columns: &[ColumnPart<'_>]) -> Result<(), GenerateError> {
+        if columns.iter().any(ColumnPart::out_of_memory) {
+            return Err(GenerateError::OutOfMemory { rows: self.count, columns: columns.len() });
+        }
+        match self.stop.requested() {
+            true => Err(GenerateError::Cancelled),
+            false => Ok(()),
+        }
     }
 }
 
@@ -883,7 +925,7 @@ pub fn fill_runs(
         }
     }
     for (column, parts) in columns.iter_mut().zip(by_column) {
-        column.absorb(parts);
+        column.absorb(parts).map_err(|column::NoMemory| GenerateError::OutOfMemory { rows: total, columns: 1 })?;
     }
     Ok(columns)
 }

@@ -164,7 +164,7 @@ impl<K: Kernel + ?Sized> RowFiller for ValueRows<'_, K> {
 
     fn fill(&mut self, rows: &RowFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
         let outs = self.outs;
-        fill_row_by_row(&mut *self.kernel, rows, |k| {
+        fill_row_by_row(&mut *self.kernel, rows, columns, |k, columns| {
             for (column, &out) in columns.iter_mut().zip(outs) {
                 column.push(&k.pull(out)?);
             }

@@ -357,6 +357,6 @@ impl RowFiller for P1Rows<'_> {
 
     fn fill(&mut self, rows: &RowFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
         let outs = self.outs;
-        fill_row_by_row(&mut *self.kernel, rows, |k| k.push_row(outs, columns))
+        fill_row_by_row(&mut *self.kernel, rows, columns, |k, columns| k.push_row(outs, columns))
     }
 }

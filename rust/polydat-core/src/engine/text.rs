@@ -20,8 +20,12 @@
 //!   it is the `f64` of the same value.
 //! * A `timestamp` is `YYYY-MM-DDThh:mm:ss.mmmZ` and a `date` `YYYY-MM-DD`
 //!   (a string in JSON), as interpolation renders them.
+//!
+//! Running out of memory is an error ([`NoMemory`]), never an abort: before
+//! a row is written, `out` reserves (fallibly) the most bytes the row can
+//! take ([`row_bound`]), so writing the row never makes it grow.
 
-use super::column::{Column, ColumnData, VarRows};
+use super::column::{Column, ColumnData, NoMemory, VarRows};
 use crate::nodes::datetime::{push_date_text, push_timestamp_text};
 use crate::types::PortType;
 
@@ -37,8 +41,31 @@ pub fn csv_header(names: &[&str], out: &mut Vec<u8>) {
     out.push(b'\n');
 }
 
-/// Appends the CSV rows of `columns` (all of the same length) to `out`.
-pub fn csv_rows(columns: &[&Column], out: &mut Vec<u8>) {
+/// The most bytes any scalar cell's text takes, quotes and separator included.
+const SCALAR_TEXT_BOUND: usize = 48;
+
+/// The most bytes row `i` of `columns` can take as CSV or JSON Lines text,
+/// with `per_cell` more bytes per cell (a JSON key): a variable-size cell
+/// at most 6 bytes per byte (a control character as `\u00XX`) and quotes.
+fn row_bound(columns: &[&Column], i: usize, per_cell: usize) -> usize {
+    let cells: usize = columns
+        .iter()
+        .map(|c| match &c.data {
+            ColumnData::Var(v) => 6 * v.row(i).len() + 4 + per_cell,
+            _ => SCALAR_TEXT_BOUND + per_cell,
+        })
+        .sum();
+    cells + 4
+}
+
+/// Room in `out` for `bytes` more bytes, or [`NoMemory`].
+fn reserve(out: &mut Vec<u8>, bytes: usize) -> Result<(), NoMemory> {
+    out.try_reserve(bytes).map_err(|_| NoMemory)
+}
+
+/// Appends the CSV rows of `columns` (all of the same length) to `out`;
+/// [`NoMemory`] when `out` cannot grow (the rows written so far stay).
+pub fn csv_rows(columns: &[&Column], out: &mut Vec<u8>) -> Result<(), NoMemory> {
     let rows = columns.first().map_or(0, |c| c.len());
     let single = columns.len() == 1;
     let mut cells: Vec<Cells<'_>> = columns.iter().map(|c| Cells::new(c)).collect();
@@ -46,6 +73,7 @@ pub fn csv_rows(columns: &[&Column], out: &mut Vec<u8>) {
     let mut ints = itoa::Buffer::new();
     let mut text = String::new();
     for i in 0..rows {
+        reserve(out, row_bound(columns, i, 0))?;
         for (c, cell) in cells.iter_mut().enumerate() {
             if c > 0 {
                 out.push(b',');
@@ -83,10 +111,12 @@ pub fn csv_rows(columns: &[&Column], out: &mut Vec<u8>) {
         }
         out.push(b'\n');
     }
+    Ok(())
 }
 
-/// Appends the JSON Lines rows of `columns` (named `names`) to `out`.
-pub fn jsonl_rows(names: &[&str], columns: &[&Column], out: &mut Vec<u8>) {
+/// Appends the JSON Lines rows of `columns` (named `names`) to `out`;
+/// [`NoMemory`] when `out` cannot grow (the rows written so far stay).
+pub fn jsonl_rows(names: &[&str], columns: &[&Column], out: &mut Vec<u8>) -> Result<(), NoMemory> {
     let rows = columns.first().map_or(0, |c| c.len());
     let keys: Vec<Vec<u8>> = names
         .iter()
@@ -103,7 +133,9 @@ pub fn jsonl_rows(names: &[&str], columns: &[&Column], out: &mut Vec<u8>) {
     let mut floats = ryu::Buffer::new();
     let mut ints = itoa::Buffer::new();
     let mut text = String::new();
+    let longest_key = keys.iter().map(Vec::len).max().unwrap_or(0);
     for i in 0..rows {
+        reserve(out, row_bound(columns, i, longest_key))?;
         if cells.is_empty() {
             out.extend_from_slice(b"{}\n");
             continue;
@@ -138,6 +170,7 @@ pub fn jsonl_rows(names: &[&str], columns: &[&Column], out: &mut Vec<u8>) {
         }
         out.extend_from_slice(b"}\n");
     }
+    Ok(())
 }
 
 /// A column's rows with a cursor over its (ascending) null rows, so a row's
@@ -429,7 +462,7 @@ mod tests {
         let mut parts = c.split(&[values.len()]);
         values.iter().for_each(|v| parts[0].push(v));
         let done = parts.into_iter().map(|p| p.done()).collect();
-        c.absorb(done);
+        c.absorb(done).unwrap();
         c
     }
 
@@ -440,10 +473,10 @@ mod tests {
         let flags = column(PortType::Bool, &[Value::Bool(true), Value::None, Value::Bool(false)]);
         let mut out = Vec::new();
         csv_header(&["id", "text", "flag"], &mut out);
-        csv_rows(&[&ids, &text, &flags], &mut out);
+        csv_rows(&[&ids, &text, &flags], &mut out).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "id,text,flag\n1,\"a,b\",True\n2,\"q\"\"x\ny\",\n,,False\n");
         let mut one = Vec::new();
-        csv_rows(&[&text], &mut one);
+        csv_rows(&[&text], &mut one).unwrap();
         assert!(String::from_utf8(one).unwrap().ends_with("\n\"\"\n"), "a row of one empty field is \"\"");
     }
 
@@ -453,9 +486,27 @@ mod tests {
         let floats = column(PortType::F64, &[Value::F64(f64::NAN), Value::F64(-1e-7)]);
         let bytes = column(PortType::Bytes, &[Value::Bytes(vec![0, 255].into()), Value::Bytes(vec![].into())]);
         let mut out = Vec::new();
-        jsonl_rows(&["t", "f", "b"], &[&text, &floats, &bytes], &mut out);
+        jsonl_rows(&["t", "f", "b"], &[&text, &floats, &bytes], &mut out).unwrap();
         let expected = "{\"t\": \"\\u00e9\\ud83d\\ude00\\\"\\\\\\u007f\\u0001\\t\", \"f\": \"NaN\", \"b\": \"00ff\"}\n\
                         {\"t\": null, \"f\": -1e-07, \"b\": \"\"}\n";
         assert_eq!(String::from_utf8(out).unwrap(), expected);
+    }
+
+    #[test]
+    fn a_row_never_takes_more_than_its_bound() {
+        let worst = column(PortType::Str, &[Value::str("\u{1}\u{2}\"\u{1F600}"), Value::str("")]);
+        let floats = column(PortType::F64, &[Value::F64(-f64::MIN_POSITIVE), Value::F64(f64::MAX)]);
+        let stamps = column(PortType::Timestamp, &[Value::Timestamp(i64::MIN), Value::Timestamp(i64::MAX)]);
+        let columns = [&worst, &floats, &stamps];
+        for i in 0..2 {
+            let one = |c: &Column| column(c.ty, &[c.get(i)]);
+            let row: Vec<Column> = columns.iter().map(|c| one(c)).collect();
+            let refs: Vec<&Column> = row.iter().collect();
+            let (mut csv, mut jsonl) = (Vec::new(), Vec::new());
+            csv_rows(&refs, &mut csv).unwrap();
+            jsonl_rows(&["a", "b", "c"], &refs, &mut jsonl).unwrap();
+            assert!(csv.len() <= row_bound(&refs, 0, 0), "csv row {i}: {}", csv.len());
+            assert!(jsonl.len() <= row_bound(&refs, 0, 5), "jsonl row {i}: {}", jsonl.len());
+        }
     }
 }

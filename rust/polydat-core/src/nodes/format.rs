@@ -20,10 +20,6 @@ pub const FMT_RANGE: &str = "Formatting argument out of range";
 /// than a mebibyte per evaluation (a deliberate divergence).
 const MAX_PAD: usize = 1 << 20;
 
-/// Upstream's construction failure for a width or precision too large for a
-/// `usize` (its spec parser unwraps the parse).
-const FIELD_OVERFLOW: &str = "called `Result::unwrap()` on an `Err` value: ParseIntError { kind: PosOverflow }";
-
 /// How one placeholder renders its argument (upstream's `FormatSpec`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Spec {
@@ -59,9 +55,15 @@ fn literal(text: String) -> Piece {
     }
 }
 
-/// Reads a run of ASCII digits as a field size.
-fn field(digits: &[char]) -> Result<usize, String> {
-    digits.iter().collect::<String>().parse::<usize>().map_err(|_| FIELD_OVERFLOW.to_string())
+/// Reads a run of ASCII digits as the size `what` (`width` or
+/// `precision`); a number too large for a `usize` fails at build (upstream
+/// fails there too, with the text of an unwrapped parse error).
+fn field(digits: &[char], what: &str) -> Result<usize, String> {
+    let text: String = digits.iter().collect();
+    text.parse::<usize>().map_err(|_| {
+        let shown = if text.len() > 40 { format!("{}... ({} digits)", &text[..20], text.len()) } else { text };
+        format!("printf: {what} {shown} is too large (a width is at most {MAX_PAD}, a precision at most {MAX_FIELD})")
+    })
 }
 
 /// Parses the text between braces as upstream does: an optional `:`, an
@@ -79,7 +81,7 @@ fn parse_spec(body: &[char]) -> Result<Spec, String> {
     let digits = |from: usize| from + s[from..].iter().take_while(|c| c.is_ascii_digit()).count();
     let end = digits(pos);
     if end > pos {
-        let w = field(&s[pos..end])?;
+        let w = field(&s[pos..end], "width")?;
         if w > MAX_PAD {
             return Err(format!("printf: width {w} is larger than {MAX_PAD}"));
         }
@@ -89,7 +91,7 @@ fn parse_spec(body: &[char]) -> Result<Spec, String> {
     if s.get(pos) == Some(&'.') {
         let end = digits(pos + 1);
         if end > pos + 1 {
-            spec.precision = Some(field(&s[pos + 1..end])?);
+            spec.precision = Some(field(&s[pos + 1..end], "precision")?);
         }
         pos = end;
     }
@@ -730,7 +732,10 @@ mod tests {
         assert_eq!(e, FMT_RANGE);
         assert_eq!(printf("{:.70000}", &[Value::U64(3)]), "3", "precision is unused for integers");
         let b = |f: &str| build_err(&PRINTF, &[Value::str(f)], &[]);
-        assert_eq!(b("{:99999999999999999999}"), FIELD_OVERFLOW);
+        let width = b("{:99999999999999999999}");
+        assert!(width.contains("width 99999999999999999999 is too large") && !width.contains("unwrap"), "{width}");
+        let precision = b("{:.99999999999999999999}");
+        assert!(precision.contains("precision 99999999999999999999 is too large"), "{precision}");
         assert!(b("{:2000000}").contains("larger than"), "this project's cap on padding");
     }
 

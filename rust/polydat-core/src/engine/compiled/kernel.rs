@@ -370,7 +370,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         outs: &[usize],
         columns: &mut [ColumnPart<'_>],
     ) -> Result<(), GenerateError> {
-        fill_row_by_row(self, rows, |k| k.push_row(outs, columns))
+        fill_row_by_row(self, rows, columns, |k, columns| k.push_row(outs, columns))
     }
 
     /// `generate`'s block path: rows (after the first, see
@@ -394,9 +394,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         }
         let coordinate = plan.u64_input_word[rows.coordinate] as usize * b;
         for first in (0..rows.count).step_by(b) {
-            if rows.stop.requested() {
-                return Err(GenerateError::Cancelled);
-            }
+            rows.check(columns)?;
             let block_rows = rows.after(first).first_rows(b);
             let n = block_rows.count;
             for (i, word) in buf[coordinate..coordinate + n].iter_mut().enumerate() {
@@ -428,9 +426,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         columns: &mut [ColumnPart<'_>],
     ) -> Result<(), GenerateError> {
         for first in (0..rows.count).step_by(NATIVE_CHUNK_ROWS) {
-            if rows.stop.requested() {
-                return Err(GenerateError::Cancelled);
-            }
+            rows.check(columns)?;
             let chunk = rows.after(first).first_rows(NATIVE_CHUNK_ROWS);
             let ahead: Option<Vec<RowsOut<'_>>> = columns.iter_mut().map(|c| c.rows_ahead()).collect();
             let done = match ahead {
@@ -514,10 +510,10 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         };
         let mut row = 0;
         while row < rows.count {
-            if rows.stop.requested() {
+            if let Err(stopped) = rows.check(columns) {
                 give_back(&mut takes, columns);
                 self.wrote(rows.coordinate);
-                return Err(GenerateError::Cancelled);
+                return Err(stopped);
             }
             // Up to STOP_CHECK_ROWS rows under one panic guard; `row` is the
             // next row to run, so after a failure (an error or a panic) it is

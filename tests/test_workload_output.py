@@ -1,0 +1,108 @@
+"""What a workload run writes: only inside ``-o DIR`` (a phase name is a
+table name, never a path), and every phase's table or none of them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from polydat.workload import Phase, Workload, WorkloadError
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "polydat.cli", *args], capture_output=True, text=True, timeout=300, cwd=cwd
+    )
+
+
+def workload_text(phase: str) -> str:
+    return f"phases:\n  {phase}:\n    cycles: 3\n    bindings: |\n      x := cycle\n"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ['"../precious"', '"/ABSOLUTE/precious"', '"sub/table"', '"sub\\\\table"', '".."', '"."', '""'],
+    ids=["parent", "absolute", "separator", "backslash", "dotdot", "dot", "empty"],
+)
+def test_a_phase_name_that_is_a_path_is_refused_at_load_time(tmp_path: Path, name: str) -> None:
+    (tmp_path / "precious.csv").write_text("keep me\n")
+    absolute = tmp_path / "abs"
+    absolute.mkdir()
+    text = workload_text(name.replace("/ABSOLUTE", str(absolute)))
+    (tmp_path / "w.yaml").write_text(text)
+    with pytest.raises(WorkloadError) as info:
+        Workload.load(tmp_path / "w.yaml")
+    assert "phase name" in str(info.value) and "w.yaml:2:" in str(info.value), str(info.value)
+    out = tmp_path / "out"
+    r = cli("run", str(tmp_path / "w.yaml"), "-o", str(out), cwd=tmp_path)
+    assert r.returncode == 1 and "phase name" in r.stderr, r.stderr
+    assert (tmp_path / "precious.csv").read_text() == "keep me\n"
+    assert list(absolute.iterdir()) == []
+    assert not out.exists() or list(out.iterdir()) == []
+
+
+def test_a_phase_made_in_python_with_a_path_for_a_name_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(WorkloadError, match="phase name"):
+        Phase("../precious")
+    with pytest.raises(WorkloadError, match="phase name"):
+        Workload.from_dict({"phases": [{"name": "a/b", "cycles": 1}]})
+
+
+TWO_PHASES = """\
+params:
+  version: 1
+  runs: 1
+phases:
+  first:
+    cycles: 3
+    bindings: |
+      x := cycle + version
+  second:
+    for_each: "i in 0..{runs}"
+    cycles: 1000
+    bindings: |
+      y := cycle
+"""
+
+
+def test_sigterm_during_a_workload_leaves_every_old_table(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    (tmp_path / "w.yaml").write_text(TWO_PHASES)
+    out = tmp_path / "out"
+    r = cli("run", str(tmp_path / "w.yaml"), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    old = {p.name: p.read_text() for p in out.iterdir()}
+    assert sorted(old) == ["first.csv", "second.csv"]
+    run = subprocess.Popen(
+        [sys.executable, "-m", "polydat.cli", "run", str(tmp_path / "w.yaml"), "-o", str(out)]
+        + ["-p", "version=2", "-p", "runs=100000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        # Wait until the second table is being written (its temporary file exists).
+        while not any(p.name.startswith(".second.csv.") for p in out.iterdir()):
+            assert run.poll() is None, run.communicate()
+            time.sleep(0.01)
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 128 + signal.SIGTERM, err
+    assert {p.name: p.read_text() for p in out.iterdir()} == old, "no new table, no temporary file"
+
+
+def test_a_finished_workload_replaces_every_table(tmp_path: Path) -> None:
+    (tmp_path / "w.yaml").write_text(TWO_PHASES)
+    out = tmp_path / "out"
+    for version in ("1", "2"):
+        r = cli("run", str(tmp_path / "w.yaml"), "-o", str(out), "-p", f"version={version}")
+        assert r.returncode == 0, r.stderr
+    assert (out / "first.csv").read_text() == "x\n2\n3\n4\n"
+    assert sorted(p.name for p in out.iterdir()) == ["first.csv", "second.csv"]
