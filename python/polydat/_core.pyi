@@ -198,6 +198,11 @@ def output_types(op: str, wire_types: list[str], consts_json: str) -> list[str]:
 def parse_text(text: str, type_name: str) -> Any:
     """Reads ``text`` as a value of type ``type_name`` (the ``--set name=value`` rule)."""
 
+def order_positions(strategy: str, axes: list[int], count: int | None = None, seed: int | None = None) -> list[int]:
+    """The positions (row-major over ``axes``, axis 0 slowest) an ``order``
+    strategy emits, at most ``count``; raises ``ArgumentError`` for an
+    unknown or unsupported strategy."""
+
 def check_request(engine: str, provenance: str) -> None:
     """Raises ``RefusedError`` for an (engine, provenance) request no engine can honour."""
 

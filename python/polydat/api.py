@@ -530,7 +530,7 @@ class Kernel:
         if not isinstance(comprehension, str):
             raise ArgumentError(f"the comprehension must be text, not {type(comprehension).__name__}")
         parsed = comprehensions.parse_text(comprehension)
-        types, tuples = parsed.open(self.value_of)
+        types, tuples = open_comprehension(parsed, self._core, self.value_of, engine, strict)
         if isinstance(body, Program):
             program = body
         elif isinstance(body, str):
@@ -539,7 +539,7 @@ class Kernel:
             program = _compile_source(body, spath, options, outer=self, iteration=list(types.items()))
         else:
             raise ArgumentError(f"body must be source text or a polydat.Program, not {type(body).__name__}")
-        return self._activations(parsed, types, tuples, program, engine, strict)
+        return self._activations(types, tuples, program)
 
     def traverse(self, index: int = 0) -> Iterator[Kernel]:
         """The activations of ``for`` statement ``index`` of this kernel's
@@ -554,18 +554,26 @@ class Kernel:
                 f"traverse({index!r}): the program has {count} for statement{'s' if count != 1 else ''}"
                 + (f" (0..{count - 1})" if count else "")
             )
-        parsed = traversals[index].comprehension
+        parsed = self.program._bound.comprehensions[index]
         assert isinstance(parsed, comprehensions.Comprehension)
-        types, tuples = parsed.open(self.value_of)
+        engine = self.program._options.get("engine", "auto")
+        types, tuples = open_comprehension(parsed, self._core, self._lenient_value_of, engine, False)
         program = self.program.traversal_program(index, types)
-        return self._activations(parsed, types, tuples, program, self.program._options.get("engine", "auto"), False)
+        return self._activations(types, tuples, program)
 
-    def _activations(
-        self, parsed: Any, types: dict[str, str], tuples: Iterator[tuple[Any, ...]], program: Program,
-        engine: str, strict: bool,
-    ) -> Iterator[Kernel]:
+    def _lenient_value_of(self, name: str) -> PyValue:
+        """:meth:`value_of`, None for a name no scope binds (a traversal
+        reads such a name as None: the compile warned about it)."""
+        from .errors import UnknownNameError
+
+        try:
+            return self._core.value_of(name)
+        except UnknownNameError:
+            return None
+
+    def _activations(self, types: dict[str, str], tuples: Iterator[tuple[Any, ...]], program: Program) -> Iterator[Kernel]:
         names = list(types)
-        for values in _filtered(parsed, self._core, types, tuples, engine, strict):
+        for values in tuples:
             yield Kernel(program, program._core.kernel(self._core, list(zip(names, values))), outer=self)
 
     def generate(
@@ -660,38 +668,91 @@ def batch_stream(
     )
 
 
-def _filtered(
-    parsed: Any, outer: _core.Kernel, types: dict[str, str], tuples: Iterator[tuple[Any, ...]], engine: str, strict: bool
-) -> Iterator[tuple[Any, ...]]:
-    """The tuples that pass the comprehension's ``where`` predicate (all of
-    them when it has none): one kernel of the predicate, bound under
-    ``outer`` (a core kernel), takes each tuple's values in turn."""
-    if parsed.where is None:
-        yield from tuples
-        return
-    predicate = _predicate(parsed, outer, types, engine, strict)
-    names = list(types)
-    check = None
-    for values in tuples:
-        pairs = list(zip(names, values))
-        if check is None:
-            check = predicate._core.kernel(outer, pairs)
-        else:
-            for name, value in pairs:
-                check.set(name, value)
-        if check.pull("__where"):
-            yield values
+def open_comprehension(
+    parsed: Any, outer: _core.Kernel, lookup: Any, engine: str, strict: bool
+) -> tuple[dict[str, str], Iterator[tuple[Any, ...]]]:
+    """Opens comprehension ``parsed`` in the scope of ``outer`` (a core
+    kernel): ``lookup`` reads its ``{name}`` references; its ``where``
+    predicates and call sources evaluate there. The one way every traversal
+    (``Kernel.for_each``, ``Kernel.traverse``, a workload's ``for_each``)
+    gets its iteration types and tuples."""
+
+    def call(source: Any) -> Any:
+        program = _scope_expression(parsed, [source.text], {}, outer, engine, strict, source.line, source.col, "in the source")
+        return program._core.kernel(outer, []).pull("__e0")
+
+    def keep(where: Any, types: dict[str, str]) -> Any:
+        return _where_test(parsed, where, outer, lookup, types, engine, strict)
+
+    return parsed.open(lookup, keep, call)
 
 
-def _predicate(parsed: Any, kernel: Any, types: dict[str, str], engine: str, strict: bool) -> Program:
-    """The ``where`` predicate of a comprehension as a program (output
-    ``__where``) compiled against ``kernel`` with the iteration variables."""
-    source = f"__where := ({parsed.where}) != 0"
+def _scope_expression(
+    parsed: Any, texts: Sequence[str], types: Mapping[str, str], outer: Any, engine: str, strict: bool,
+    line: int, col: int, where: str,
+) -> Program:
+    """``texts`` as one program (outputs ``__e0``, ``__e1``, ...) compiled
+    against ``outer`` with iteration variables ``types``; a compile error is
+    reported at ``line:col`` of the comprehension."""
+    source = "\n".join(f"__e{i} := ({text})" for i, text in enumerate(texts))
     options = {"engine": engine, "library_path": [], "strict": strict}
     try:
-        return _compile_source(source, None, options, outer=kernel, iteration=list(types.items()))
+        return _compile_source(source, None, options, outer=outer, iteration=list(types.items()))
     except CompileError as err:
-        raise parsed.error(f"in the where predicate: {err.message}", parsed.where_line, parsed.where_col, err.hint) from None
+        raise parsed.error(f"{where}: {err.message}", line, col, err.hint) from None
+
+
+def _where_test(
+    parsed: Any, where: Any, outer: Any, lookup: Any, types: dict[str, str], engine: str, strict: bool
+) -> Any:
+    """The test of a ``where`` stage over tuples of ``types``: elements read
+    from the tuple, else from the scope (None when nothing binds them); the
+    predicate's Polydat expressions evaluate in one kernel bound under
+    ``outer``, which takes each tuple's values in turn."""
+    from .dsl.predicate import Predicate, PredicateError
+    from .errors import UnknownNameError
+
+    try:
+        predicate = Predicate(where.text)
+    except CompileError as err:
+        raise parsed.error(f"in the where predicate: {err.message}", where.line, where.col) from None
+    names = list(types)
+    index = {name: i for i, name in enumerate(names)}
+    state: dict[str, Any] = {"check": None, "tuple": None}
+    program = None
+    if predicate.expressions:
+        program = _scope_expression(
+            parsed, predicate.expressions, types, outer, engine, strict, where.line, where.col, "in the where predicate"
+        )
+
+    def element(values: tuple[Any, ...], name: str) -> Any:
+        if name in index:
+            return values[index[name]]
+        try:
+            return lookup(name)
+        except UnknownNameError:
+            return None
+
+    def expression(i: int, values: tuple[Any, ...]) -> Any:
+        assert program is not None
+        check = state["check"]
+        if check is None:
+            check = state["check"] = program._core.kernel(outer, list(zip(names, values)))
+        elif state["tuple"] != values:
+            for name, value in zip(names, values):
+                check.set(name, value)
+        state["tuple"] = values
+        return check.pull(f"__e{i}")
+
+    test = predicate.tester(element, expression)
+
+    def keep(values: tuple[Any, ...]) -> bool:
+        try:
+            return test(values)
+        except PredicateError as err:
+            raise parsed.error(f"in the where predicate: {err}", where.line, where.col) from None
+
+    return keep
 
 
 def compile(
@@ -829,9 +890,9 @@ def _check_traversals(program: Program) -> None:
     def no_refs(name: str) -> Any:
         raise _HasRefs
 
-    for index, traversal in enumerate(program._bound.traversals):
+    for index, comprehension in enumerate(program._bound.comprehensions):
         try:
-            types, _tuples = traversal.comprehension.open(no_refs)
+            types, _tuples = comprehension.open(no_refs, call=no_refs)
         except _HasRefs:
             continue
         program.traversal_program(index, types)

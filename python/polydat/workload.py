@@ -48,7 +48,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from .api import _filtered
+from .api import open_comprehension
 from .errors import ArgumentError, PolydatError
 
 __all__ = ["Workload", "Phase", "Level", "WorkloadError"]
@@ -499,7 +499,7 @@ class _Chain:
             return
         parsed = plan.levels[level]
         try:
-            types, tuples = parsed.open(outer.value_of)
+            types, tuples = open_comprehension(parsed, outer, outer.value_of, self.workload.engine, False)
         except PolydatError as err:
             raise WorkloadError(f"{plan.where}, for_each {parsed.text!r}:\n{err}") from None
         key = tuple(types.items())
@@ -512,7 +512,7 @@ class _Chain:
         names = list(types)
         ordinals = counters[1]
         deeper = level + 1
-        for values in _filtered(parsed, outer, types, tuples, self.workload.engine, False):
+        for values in tuples:
             pairs = [*zip(names, values), ("ordinal", ordinals[level]), ("row_offset", counters[0])]
             ordinals[level] += 1
             yield from self._walk(plan, deeper, bind(outer, pairs), counters)

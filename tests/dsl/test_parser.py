@@ -244,12 +244,15 @@ def test_unsupported_statements(keyword: str) -> None:
     assert err.hint
 
 
-def test_for_expression_is_not_supported() -> None:
+def test_a_for_producer_is_a_binding_value() -> None:
+    (binding,) = parse("xs := for k in 1..4, w in a, b order halton/3").statements
+    assert isinstance(binding.value, ast.ForExpr)
+    assert binding.value.text == "k in 1..4, w in a, b order halton/3"
+    assert binding.value.comprehension.names == ("k", "w")
     with pytest.raises(CompileError) as info:
-        parse("xs := for k in 1..4")
-    assert info.value.message == "'for' is not supported yet"
-    assert (info.value.line, info.value.col) == (1, 7)
-    assert "for` statement" in (info.value.hint or "")
+        parse("xs := 1 + for k in 1..4")
+    assert info.value.message == "a `for` producer compiles only as the whole value of a binding"
+    assert (info.value.line, info.value.col) == (1, 11)
 
 
 def test_field_access_is_not_supported() -> None:

@@ -144,7 +144,19 @@ class IfExpr:
     block_form: bool = False
 
 
-Expr = Union[Name, IntLit, FloatLit, StrLit, BoolLit, ArrayLit, Call, BinOp, UnaryOp, Cast, IfExpr]
+@dataclass(slots=True)
+class ForExpr:
+    """``for <comprehension>`` as a binding's whole value: a producer (or a
+    derivation of one). ``comprehension`` is the parsed text
+    (:mod:`polydat.dsl.comprehension`); ``text`` its source text."""
+
+    comprehension: Any
+    text: str
+    span: Span
+    text_span: Span
+
+
+Expr = Union[Name, IntLit, FloatLit, StrLit, BoolLit, ArrayLit, Call, BinOp, UnaryOp, Cast, IfExpr, ForExpr]
 _LITERALS = frozenset({IntLit, FloatLit, StrLit, BoolLit})
 
 
@@ -162,6 +174,10 @@ def children(expr: Expr) -> tuple[Expr, ...]:
         return (expr.cond, expr.then, expr.otherwise)
     if isinstance(expr, ArrayLit):
         return expr.elements
+    if isinstance(expr, ForExpr) and expr.comprehension.base is not None:
+        # A derivation reads its producer (bound earlier in the same scope).
+        base = expr.comprehension
+        return (Name(base.base, Span(base.base_line, base.base_col)),)
     return ()
 
 

@@ -224,7 +224,12 @@ class Parser(Recovery):
                 self._not_in_module(in_module, token, "a pragma")
                 return [self._pragma()]
             if word == "for" and not nxt.is_op(":="):
-                self._not_in_module(in_module, token, "a for statement")
+                if in_module is not None:
+                    raise self.error(
+                        "a `for` traversal statement does not compile inside a module body",
+                        token.span,
+                        "a module is inlined at each call; traverse in the program (or bind a producer here)",
+                    )
                 return [self._for_statement()]
             if word == "tile" or (word == "cursor" and not nxt.is_op(":=")):
                 raise self.error(
@@ -299,7 +304,7 @@ class Parser(Recovery):
         if not header:
             raise self.error("a for statement needs a comprehension", keyword.span, "write e.g. `for k in 1..4 { ... }`")
         text = self.file.text[header[0].offset : header[-1].offset + len(header[-1].text)]
-        comprehension = parse_comprehension(header, self.file, text)
+        comprehension = parse_comprehension(header, self.file, text, allow_base=True)
         open_brace = self.tokens[i]
         self.pos = i + 1
         body: list[ast.Statement] = []
@@ -315,9 +320,48 @@ class Parser(Recovery):
                 raise self.error(
                     "modules cannot be defined inside a for body", nested.span, "define the module at the top level"
                 )
-            body.extend(self.statement(in_module=None))
+            for statement in self.statement(in_module=None):
+                if isinstance(statement, ast.InputDecl) and statement.name != "cycle":
+                    raise self.error(
+                        f"a for body may declare no input but `cycle` (it declares '{statement.name}')",
+                        statement.span,
+                        "the body's values come from its tuple and the scopes around it; "
+                        "bind the value, or declare the input outside the for",
+                    )
+                body.append(statement)
         self.advance()
         return ast.ForStmt(comprehension, text, tuple(body), keyword.span, header[0].span)
+
+    def _producer(self) -> ast.ForExpr:
+        """``for <comprehension>`` as a binding's value: the comprehension
+        text runs to the end of the line (a producer, or a derivation
+        ``for base where ... order ...``)."""
+        from .comprehension import parse as parse_comprehension
+
+        keyword = self.advance()
+        start = i = self.pos
+        while self.tokens[i].kind is not TokenKind.EOF and self.tokens[i].line == keyword.line:
+            i += 1
+        header = self.tokens[start:i]
+        if not header:
+            raise self.error("a for producer needs a comprehension", keyword.span, "write e.g. `sweep := for k in 1..4`")
+        text = self.file.text[header[0].offset : header[-1].offset + len(header[-1].text)]
+        comprehension = parse_comprehension(header, self.file, text, allow_base=True)
+        if comprehension.base is not None and not comprehension.stages:
+            raise self.error(
+                f"`for {comprehension.base}` alone names a producer without deriving from it",
+                header[0].span,
+                f"a derivation adds a `where` or an `order` (`for {comprehension.base} order lex`); "
+                f"traverse it with `for {comprehension.base} {{ ... }}`",
+            )
+        self.pos = i
+        return ast.ForExpr(comprehension, text, keyword.span, header[0].span)
+
+    def _value(self) -> ast.Expr:
+        """A binding's value: an expression, or a ``for`` producer."""
+        if self.peek().is_word("for"):
+            return self._producer()
+        return self.expression()
 
     def _not_in_module(self, in_module: str | None, token: Token, what: str) -> None:
         if in_module is not None:
@@ -438,7 +482,7 @@ class Parser(Recovery):
     def _simple_binding(self, name: Token) -> ast.Binding:
         """``name := expression`` (no modifiers, no annotation), at ``name``."""
         self.pos += 2
-        value = self.expression()
+        value = self._value()
         span = name.span
         return ast.Binding((ast.Target(name.text, span),), value, span, (), None, None, False, name.doc)
 
@@ -447,7 +491,7 @@ class Parser(Recovery):
         if self.peek() is name:
             self.advance()
         self.expect_op(":=", "a binding is written `name := expression`")
-        value = self.expression()
+        value = self._value()
         doc = (first or name).doc
         return ast.Binding(
             (ast.Target(name.text, name.span),), value, name.span, modifiers, type_name, type_span, False, doc
@@ -598,7 +642,13 @@ class Parser(Recovery):
         frame = stack[-1]
         word = token.text
         if word in NON_NAME_KEYWORDS:
-            if word in ("for", "tile"):
+            if word == "for":
+                raise self.error(
+                    "a `for` producer compiles only as the whole value of a binding",
+                    token.span,
+                    "bind it first (`sweep := for k in 1..4`) and use the name",
+                )
+            if word == "tile":
                 raise self.error(f"'{word}' {NOT_SUPPORTED}", token.span, _UNSUPPORTED_HINTS.get(word))
             raise self.expected("an expression", token)
         self.advance()
@@ -791,8 +841,6 @@ _LINE = TokenKind.LINE
 _PADDING = 3  # EOF copies after the last token, so that peek(2) is an index
 
 _UNSUPPORTED_HINTS = {
-    "for": "a `for` producer (`name := for ...`) is not supported; write a `for` statement, "
-    "or use Kernel.for_each",
     "cursor": "cursors over datasets are not implemented in this release",
     "tile": "tiles (templates) are not implemented in this release; use string interpolation",
 }

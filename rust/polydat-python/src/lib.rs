@@ -1018,6 +1018,14 @@ fn fill_runs(
 }
 
 /// How many times `__probe` nodes keyed `key` have evaluated (for tests).
+/// The positions an `order` clause emits over a comprehension whose
+/// clauses have `axes` values each (see `polydat_core::order`).
+#[pyfunction]
+#[pyo3(signature = (strategy, axes, count=None, seed=None))]
+fn order_positions(py: Python<'_>, strategy: &str, axes: Vec<u64>, count: Option<u64>, seed: Option<u64>) -> PyResult<Vec<u64>> {
+    polydat_core::order::positions(strategy, &axes, count, seed).map_err(|e| py_error(py, "ArgumentError", (e,)))
+}
+
 #[pyfunction]
 fn probe_count(key: &str) -> u64 {
     polydat_core::nodes::diagnostic::probe_count(key)
@@ -1237,6 +1245,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(output_types, m)?)?;
     m.add_function(wrap_pyfunction!(parse_text, m)?)?;
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(order_positions, m)?)?;
     m.add_function(wrap_pyfunction!(probe_count, m)?)?;
     m.add_function(wrap_pyfunction!(probe_reset, m)?)?;
     m.add_function(wrap_pyfunction!(text_header, m)?)?;
