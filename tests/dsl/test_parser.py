@@ -234,7 +234,7 @@ def test_many_statements() -> None:
     assert len(program.statements) == 5000
 
 
-@pytest.mark.parametrize("keyword", ["tile", "cursor"])
+@pytest.mark.parametrize("keyword", ["cursor"])
 def test_unsupported_statements(keyword: str) -> None:
     with pytest.raises(CompileError) as info:
         parse(f"input cycle\n{keyword} something")
@@ -242,6 +242,13 @@ def test_unsupported_statements(keyword: str) -> None:
     assert err.message == f"'{keyword}' is not supported yet"
     assert (err.line, err.col) == (2, 1)
     assert err.hint
+
+
+def test_a_tile_header_needs_its_binding_operator() -> None:
+    with pytest.raises(CompileError) as info:
+        parse("input cycle\ntile something")
+    assert info.value.message == "expected ':=' before the body of tile 'something' but found end of input"
+    assert info.value.hint == "a tile binds a wire: `tile something := ...`"
 
 
 def test_a_for_producer_is_a_binding_value() -> None:

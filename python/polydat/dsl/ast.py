@@ -156,7 +156,17 @@ class ForExpr:
     text_span: Span
 
 
-Expr = Union[Name, IntLit, FloatLit, StrLit, BoolLit, ArrayLit, Call, BinOp, UnaryOp, Cast, IfExpr, ForExpr]
+@dataclass(slots=True)
+class TileExpr:
+    """A tile (``tile name := body`` or a ``polytile`` call) as a binding's
+    whole value; ``parts`` is the parsed template
+    (:class:`polydat.dsl.tile.TileExprParts`)."""
+
+    parts: Any
+    span: Span
+
+
+Expr = Union[Name, IntLit, FloatLit, StrLit, BoolLit, ArrayLit, Call, BinOp, UnaryOp, Cast, IfExpr, ForExpr, TileExpr]
 _LITERALS = frozenset({IntLit, FloatLit, StrLit, BoolLit})
 
 
@@ -174,6 +184,8 @@ def children(expr: Expr) -> tuple[Expr, ...]:
         return (expr.cond, expr.then, expr.otherwise)
     if isinstance(expr, ArrayLit):
         return expr.elements
+    if isinstance(expr, TileExpr):
+        return expr.parts.reads
     if isinstance(expr, ForExpr) and expr.comprehension.base is not None:
         # A derivation reads its producer (bound earlier in the same scope).
         base = expr.comprehension

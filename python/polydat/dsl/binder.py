@@ -55,6 +55,7 @@ from .lowering import (
 )
 from .modules import ModuleLoader, directory_of, module_table
 from .operators import OperatorLowering
+from .tile import TileLowering
 from .ordering import dependency_order
 from .types import LiteralTypeError, f64_bits, literal_to_const
 from ..errors import CompileError, Diagnostic
@@ -119,7 +120,7 @@ class BoundProgram:
         return json.dumps(self.ir, separators=(",", ":"))
 
 
-class Binder(Declarations, OperatorLowering, CallLowering):
+class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
     """Binds one program (and the modules it calls) against a catalog.
 
     ``report`` collects every diagnostic; :meth:`bind` raises the errors
@@ -158,6 +159,7 @@ class Binder(Declarations, OperatorLowering, CallLowering):
         self._flat_nodes: dict[str, Any] = {}
         self._flat_types: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
         self.producers: dict[str, Any] = {}
+        self.tiles: dict[str, Any] = {}
 
     def bind(self, program: ast.Program) -> BoundProgram:
         """Bind ``program``; raises one CompileError carrying every error found."""
@@ -441,6 +443,8 @@ class Binder(Declarations, OperatorLowering, CallLowering):
         """Lower one binding; its names it owns (not a clashing duplicate) are bound."""
         if type(binding.value) is ast.ForExpr:
             return self._bind_producer(binding, scope, owner, index)
+        if type(binding.value) is ast.TileExpr:
+            return self._bind_tile(binding, scope, owner, index)
         if not binding.modifiers and binding.type_name is None and not binding.tuple_form:
             # `name := value`, the usual binding.
             target = binding.targets[0]

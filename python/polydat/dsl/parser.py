@@ -26,6 +26,7 @@ commonest expressions and statements take the fast paths of
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from . import ast
 from .ast import Span
@@ -231,7 +232,9 @@ class Parser(Recovery):
                         "a module is inlined at each call; traverse in the program (or bind a producer here)",
                     )
                 return [self._for_statement()]
-            if word == "tile" or (word == "cursor" and not nxt.is_op(":=")):
+            if word == "tile":
+                return [self._tile()]
+            if word == "cursor" and not nxt.is_op(":="):
                 raise self.error(
                     f"'{word}' {NOT_SUPPORTED}", token.span, _UNSUPPORTED_HINTS.get(word)
                 )
@@ -358,10 +361,145 @@ class Parser(Recovery):
         return ast.ForExpr(comprehension, text, keyword.span, header[0].span)
 
     def _value(self) -> ast.Expr:
-        """A binding's value: an expression, or a ``for`` producer."""
-        if self.peek().is_word("for"):
+        """A binding's value: an expression, a ``for`` producer, or a
+        ``polytile(...)`` / ``polytile_json(...)`` tile."""
+        token = self.peek()
+        if token.is_word("for"):
             return self._producer()
+        if token.is_word("polytile", "polytile_json") and self.peek(1).is_op("("):
+            return self._polytile()
         return self.expression()
+
+    def _tile(self) -> ast.Binding:
+        """``tile name [: json|text|csv] [(options)] := body``."""
+        from .tile import ENCODINGS, TileOptions
+
+        keyword = self.advance()
+        name = self.expect_name("a tile name")
+        encoding = "text"
+        if self.peek().is_op(":"):
+            self.advance()
+            word = self.peek()
+            if word.kind is not TokenKind.IDENT or word.text not in ENCODINGS:
+                raise self.error(
+                    f"unknown tile encoding {describe_token(word)}", word.span, "a tile is json, text or csv"
+                )
+            encoding = self.advance().text
+        options = TileOptions()
+        if self.peek().is_op("("):
+            options = self._tile_options()
+        if not self.peek().is_op(":="):
+            raise self.expected(
+                f"':=' before the body of tile '{name.text}'", hint=f"a tile binds a wire: `tile {name.text} := ...`"
+            )
+        self.advance()
+        body = self.peek()
+        if body.kind is TokenKind.TILE:
+            self.advance()
+            offsets = body.char_offsets
+        elif body.kind is TokenKind.STRING:
+            self.advance()
+            offsets = body.string_offsets()
+        else:
+            raise self.expected(
+                f"the body of tile '{name.text}'", body,
+                "a tile body is a { } or [ ] block, a <<< ... >>> heredoc, or a string",
+            )
+        return self._tile_binding(name, keyword, encoding, options, str(body.value), offsets)
+
+    def _tile_binding(self, name: Token, first: Token, encoding: str, options: Any, text: str,
+                      offsets: tuple[int, ...] | None) -> ast.Binding:
+        from .tile import TileExprParts, parse_template, reads_of
+
+        pieces = parse_template(text, offsets, self.file, options, name.span)
+        parts = TileExprParts(encoding, options, pieces, tuple(reads_of(pieces)))
+        value = ast.TileExpr(parts, name.span)
+        return ast.Binding((ast.Target(name.text, name.span),), value, name.span, (), None, None, False, first.doc)
+
+    def _tile_options(self) -> Any:
+        """``(delims "<%" "%>", sigil "#", strict, instring)``."""
+        from .tile import TileOptions
+
+        self.advance()
+        found: dict[str, Any] = {}
+        while True:
+            word = self.peek()
+            if word.is_word("delims"):
+                self.advance()
+                found["open"], found["close"] = self._option_string("delims"), self._option_string("delims")
+            elif word.is_word("sigil"):
+                self.advance()
+                found["sigil"] = self._option_string("sigil")
+            elif word.is_word("strict", "instring"):
+                self.advance()
+                found[word.text] = True
+            else:
+                raise self.expected(
+                    "a tile option", word, 'options are delims "open" "close", sigil "@", strict, instring'
+                )
+            if self.peek().is_op(","):
+                self.advance()
+                continue
+            self.expect_op(")")
+            return TileOptions(**found)
+
+    def _option_string(self, option: str) -> str:
+        token = self.peek()
+        if token.kind is not TokenKind.STRING or not token.value:
+            raise self.expected(f"a non-empty string after '{option}'", token)
+        self.advance()
+        return str(token.value)
+
+    def _polytile(self) -> ast.Expr:
+        """``polytile(encoding, body, options...)`` / ``polytile_json(body, options...)``
+        in a binding's value: rewritten into a tile (its body taken raw)."""
+        from .tile import ENCODINGS, TileExprParts, TileOptions, parse_template, reads_of
+
+        call = self.advance()
+        self.advance()  # (
+        positional: list[Token] = []
+        named: dict[str, Any] = {}
+        while not self.peek().is_op(")"):
+            token = self.peek()
+            if token.kind is TokenKind.IDENT and self.peek(1).is_op(":"):
+                self.advance()
+                self.advance()
+                value = self.advance()
+                if token.text not in ("open", "close", "sigil", "strict", "instring"):
+                    raise self.error(
+                        f"{call.text} has no option '{token.text}'", token.span,
+                        "options are open, close, sigil, strict and instring",
+                    )
+                if token.text in ("strict", "instring"):
+                    if not value.is_word("true", "false"):
+                        raise self.expected("true or false", value)
+                    named[token.text] = value.text == "true"
+                else:
+                    if value.kind is not TokenKind.STRING or not value.value:
+                        raise self.expected(f"a non-empty string for '{token.text}'", value)
+                    named[token.text] = str(value.value)
+            else:
+                if token.kind is not TokenKind.STRING:
+                    raise self.expected(
+                        f"a string argument of {call.text}", token, "the body is taken raw: a string or a heredoc"
+                    )
+                positional.append(self.advance())
+            if self.peek().is_op(","):
+                self.advance()
+            elif not self.peek().is_op(")"):
+                raise self.expected("',' or ')'", self.peek())
+        self.advance()
+        wanted = 2 if call.text == "polytile" else 1
+        if len(positional) != wanted:
+            shape = "(encoding, body, ...)" if wanted == 2 else "(body, ...)"
+            raise self.error(f"{call.text} takes {shape}, got {len(positional)} positional argument(s)", call.span)
+        encoding = str(positional[0].value) if wanted == 2 else "json"
+        if encoding not in ENCODINGS:
+            raise self.error(f"unknown tile encoding '{encoding}'", positional[0].span, "a tile is json, text or csv")
+        body = positional[-1]
+        options = TileOptions(**named)
+        pieces = parse_template(str(body.value), body.string_offsets(), self.file, options, call.span)
+        return ast.TileExpr(TileExprParts(encoding, options, pieces, tuple(reads_of(pieces))), call.span)
 
     def _not_in_module(self, in_module: str | None, token: Token, what: str) -> None:
         if in_module is not None:

@@ -87,6 +87,8 @@ class Recovery(TokenScanning):
                     j += 2
                     if at(j).is_op(":"):
                         j += 2
+        elif first.is_word("tile") and at(i + 1).kind is TokenKind.IDENT:
+            self.unparsed_names.add(at(i + 1).text)
         elif first.kind is TokenKind.IDENT and at(i + 1).is_op(":=", ":"):
             self.unparsed_names.add(first.text)
         elif first.is_op("(") and self._looks_like_targets(i):
@@ -128,7 +130,7 @@ class Recovery(TokenScanning):
         if token.kind is not TokenKind.IDENT:
             return False
         nxt = at(i + 1)
-        if token.text in ("for", "pragma"):
+        if token.text in ("for", "pragma", "tile"):
             return not nxt.is_op(":=")
         if token.text in MODIFIERS or token.text == "extern":
             return nxt.kind is TokenKind.IDENT or nxt.is_op("(")
