@@ -235,9 +235,9 @@ class Parser(Recovery):
             if word == "tile":
                 return [self._tile()]
             if word == "cursor" and not nxt.is_op(":="):
-                raise self.error(
-                    f"'{word}' {NOT_SUPPORTED}", token.span, _UNSUPPORTED_HINTS.get(word)
-                )
+                if in_module is not None:
+                    raise self.error(f"a cursor is not allowed inside module '{in_module}'", token.span)
+                return self._cursor()
             if word in HARD_KEYWORDS and word not in ("input", "cursor", "over"):
                 raise self.expected("a statement", token)
             if nxt.is_op(":="):
@@ -500,6 +500,53 @@ class Parser(Recovery):
         options = TileOptions(**named)
         pieces = parse_template(str(body.value), body.string_offsets(), self.file, options, call.span)
         return ast.TileExpr(TileExprParts(encoding, options, pieces, tuple(reads_of(pieces))), call.span)
+
+    def _cursor(self) -> list[ast.Statement]:
+        """``cursor name = range(start, end) [over spec]``: a named u64
+        ordinal over ``[start, end)``, narrowed by ``over`` to the slice a
+        one-range spec names. It lowers to bindings: ``name`` (and
+        ``name__ordinal``) is the slice's start plus ``cycle``; the
+        ``name__cursor__*`` wires (read as ``name.cursor.idx`` ...) hold the
+        slice; ``name__cursor`` its ordinal range as text."""
+        keyword = self.advance()
+        name = self.expect_name("a cursor name")
+        if not self.peek().is_op("="):
+            raise self.expected("'='", hint=f"a cursor is declared `cursor {name.text} = range(0, 1000)`")
+        self.advance()
+        ctor = self.expression()
+        if not (isinstance(ctor, ast.Call) and ctor.func == "range" and len(ctor.args) == 2
+                and all(a.name is None for a in ctor.args)):
+            raise self.error(
+                "a cursor's constructor is range(start, end)",
+                ast.expr_span(ctor),
+                "dataset cursors (vectordata_base, ...) are not supported in this release",
+            )
+        over: ast.Expr = ast.StrLit("0..100%", name.span)
+        if self.peek().is_word("over"):
+            self.advance()
+            over = self.expression()
+        span, base = name.span, name.text
+        fields = ("start_ordinal", "end_ordinal", "start_pct", "end_pct")
+        slice_call = ast.Call("__cursor_slice", (ast.Arg(over), ctor.args[0], ctor.args[1]), span)
+
+        def wire(field: str) -> ast.Name:
+            return ast.Name(f"{base}__cursor__{field}", span)
+
+        def bind(target: str, value: ast.Expr) -> ast.Binding:
+            return ast.Binding((ast.Target(target, span),), value, span, (), None, None, False, None)
+
+        ordinal = ast.Call("u64_add", (ast.Arg(wire("start_ordinal")), ast.Arg(ast.Name("cycle", span))), span)
+        text = ast.Call("printf", (ast.Arg(ast.StrLit("{}..{}", span)), ast.Arg(wire("start_ordinal")),
+                                   ast.Arg(wire("end_ordinal"))), span)
+        return [
+            ast.Binding(tuple(ast.Target(f"{base}__cursor__{f}", span) for f in fields), slice_call, span, (), None,
+                        None, True, keyword.doc),
+            bind(f"{base}__cursor__idx", ast.IntLit(0, "0", span)),
+            bind(f"{base}__cursor__partition_count", ast.IntLit(1, "1", span)),
+            bind(f"{base}__cursor", text),
+            bind(f"{base}__ordinal", ordinal),
+            bind(base, ast.Name(f"{base}__ordinal", span)),
+        ]
 
     def _not_in_module(self, in_module: str | None, token: Token, what: str) -> None:
         if in_module is not None:
@@ -810,11 +857,15 @@ class Parser(Recovery):
             self._start_argument(call)
             return True
         if nxt.is_op(".") and nxt.offset == token.offset + len(word):
-            raise self.error(
-                f"field access ('{word}.') {NOT_SUPPORTED}",
-                nxt.span,
-                "field access reads cursor fields; cursors are not supported yet",
-            )
+            # Field access: `q.cursor.idx` reads the wire `q__cursor__idx`.
+            path = [word]
+            while self.peek().is_op(".") and self.peek(1).kind is TokenKind.IDENT:
+                self.advance()
+                path.append(self.advance().text)
+            if self.peek().is_op("."):
+                raise self.expected("a field name after '.'", self.peek(1))
+            frame.operands.append(ast.Name("__".join(path), token.span))
+            return False
         frame.operands.append(ast.Name(word, token.span))
         return False
 
@@ -979,7 +1030,6 @@ _LINE = TokenKind.LINE
 _PADDING = 3  # EOF copies after the last token, so that peek(2) is an index
 
 _UNSUPPORTED_HINTS = {
-    "cursor": "cursors over datasets are not implemented in this release",
     "tile": "tiles (templates) are not implemented in this release; use string interpolation",
 }
 

@@ -9,6 +9,7 @@ pub mod bytes;
 pub mod compare;
 pub mod context;
 pub mod convert;
+pub mod cursor;
 pub mod datetime;
 pub mod diagnostic;
 pub mod dist;
@@ -51,6 +52,7 @@ const FAMILIES: &[&[NodeDef]] = &[
     json::NODES,
     regex::NODES,
     realer::NODES,
+    cursor::NODES,
 ];
 
 fn index() -> &'static (Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>) {
