@@ -867,6 +867,7 @@ def _compile_source(
         )
     except CompileError as err:
         raise _with_source(err, source, path) from None
+    _check_strict_values(core, bound, source, path)
     stored = {
         "engine": engine,
         "provenance": provenance,
@@ -881,6 +882,23 @@ def _compile_source(
     if body is None:
         _check_traversals(program)
     return program
+
+
+def _check_strict_values(core: Any, bound: Any, source: str, path: str | None) -> None:
+    """Under ``pragma strict_values`` a constant that makes a node fail on
+    every evaluation (the core's node warning) fails the build, for the
+    nodes of the scopes the pragma covers."""
+    spans = bound.strict_value_spans
+    if not spans:
+        return
+    found = [
+        Diagnostic(f"{message} (refused under pragma strict_values)", line, col,
+                   "a constant here violates the node's constraint", "error", None, path)
+        for kind, message, line, col, _severity in core.events
+        if kind == "NodeWarning" and (line, col) in spans
+    ]
+    if found:
+        raise _with_source(CompileError(found[0], tuple(found[1:])), source, path)
 
 
 def _check_traversals(program: Program) -> None:

@@ -318,6 +318,8 @@ class ModuleDef:
     body: tuple[Binding, ...]
     span: Span
     doc: str | None = None
+    pragmas: tuple[Pragma, ...] = ()
+    """The body's own pragmas: a module compiles under these and no others."""
 
 
 @dataclass(slots=True)

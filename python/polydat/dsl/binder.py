@@ -98,6 +98,9 @@ class BoundProgram:
     """The program's ``for`` producers by name (their resolved comprehensions)."""
     pragmas: tuple[str, ...] = ()
     """The ``pragma`` names of the program (and of the scopes around a ``for`` body)."""
+    strict_value_spans: frozenset[tuple[int, int]] = frozenset()
+    """Where the nodes lowered under ``pragma strict_values`` are: a
+    constant that makes one of them fail on every evaluation is an error."""
     strict: bool = False
     """Free names are errors (``strict=True`` or ``pragma strict``)."""
     strict_types: bool = False
@@ -143,7 +146,11 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
         self.outer = dict(outer or {})
         self.outer_coordinates = frozenset(outer_coordinates)
         self.strict = strict
+        self._entry_strict = strict
         self.strict_types = False
+        self.strict_values = False
+        self._strict_marks: dict[int, bool] = {}
+        self._warned_pragmas: set[Any] = set()
         self.pragmas: list[str] = []
         self._inferred_externs: set[str] = set()
         for name in pragmas:
@@ -223,6 +230,9 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
             comprehensions=comprehensions,
             producers=dict(self.producers),
             pragmas=tuple(self.pragmas),
+            strict_value_spans=frozenset(
+                (n["span"]["line"], n["span"]["col"]) for i, n in enumerate(ir["nodes"]) if self._strict_marks.get(i)
+            ),
             strict=self.strict,
             strict_types=self.strict_types,
         )
@@ -236,20 +246,37 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
             return
         self.pragmas.append(name)
         if name == "strict":
-            self.strict = self.strict_types = True
+            self.strict = self.strict_types = self.strict_values = True
         elif name == "strict_types":
             self.strict_types = True
-        elif file is not None and span is not None:
-            if name == "strict_values":
-                message = "pragma 'strict_values' has no effect in this release"
-                hint = "constants are not checked against port constraints at build; assertions still run"
-            else:
-                from . import corerules
+        elif name == "strict_values":
+            self.strict_values = True
+        elif file is not None and span is not None and (file.path, span, name) not in self._warned_pragmas:
+            from . import corerules
 
-                message = f"unknown pragma '{name}'"
-                guess = corerules.suggest(name, list(self.KNOWN_PRAGMAS))
-                hint = f"did you mean '{guess}'?" if guess else f"known pragmas: {', '.join(self.KNOWN_PRAGMAS)}"
-            self.report.add(file.diagnostic(message, span, hint, severity="warning"))
+            self._warned_pragmas.add((file.path, span, name))
+            guess = corerules.suggest(name, list(self.KNOWN_PRAGMAS))
+            hint = f"did you mean '{guess}'?" if guess else f"known pragmas: {', '.join(self.KNOWN_PRAGMAS)}"
+            self.report.add(file.diagnostic(f"unknown pragma '{name}'", span, hint, severity="warning"))
+
+    def _module_pragmas(self, pragmas: Sequence[ast.Pragma], file: SourceFile) -> tuple[Any, ...]:
+        """Enters a module body's pragma scope (its own pragmas and no
+        others); returns the state :meth:`_restore_pragmas` puts back."""
+        saved = (self.strict, self.strict_types, self.strict_values, self.pragmas)
+        self.strict, self.strict_types, self.strict_values, self.pragmas = self._entry_strict, False, False, []
+        for pragma in pragmas:
+            self._pragma(pragma.name, pragma.span, file)
+        return saved
+
+    def _restore_pragmas(self, saved: tuple[Any, ...]) -> None:
+        self.strict, self.strict_types, self.strict_values, self.pragmas = saved
+
+    def _mark_strict_values(self, start: int) -> None:
+        """The nodes emitted since ``start`` (not yet marked by a module body
+        of their own) belong to a scope with or without ``strict_values``."""
+        marks = self._strict_marks
+        for index in range(start, len(self.graph.nodes)):
+            marks.setdefault(index, self.strict_values)
 
     def _bind_bindings(
         self, bindings: Sequence[ast.Binding], scope: Scope, check_names: bool,
@@ -289,8 +316,10 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
             binding = bindings[index]
             if top_level:
                 self.report.anchor = binding.span
+            start = len(self.graph.nodes)
             try:
                 ports = self._bind_one(binding, scope, owner, index)
+                self._mark_strict_values(start)
             except AlreadyReported:
                 self._fail_targets(binding, scope, owner, index)
                 continue
@@ -463,11 +492,11 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
                 self.docs[target.name] = binding.doc
             return [(target.name, port, (), target.span)]
         file = scope.file
-        if scope.module is not None and (binding.modifiers or binding.type_name):
+        if scope.module is not None and (set(binding.modifiers) - {"const"} or binding.type_name):
             raise file.error(
-                f"modifiers are not allowed inside module '{scope.module}'",
+                f"modifiers other than const are not allowed inside module '{scope.module}'",
                 binding.span,
-                "apply const/shared/volatile to the binding that calls the module",
+                "apply shared/volatile to the binding that calls the module",
             )
         if binding.type_name is not None:
             port = self._annotated_value(binding, scope)

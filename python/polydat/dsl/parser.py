@@ -222,8 +222,11 @@ class Parser(Recovery):
             if word in MODIFIERS:
                 return [self._binding_with_modifiers()]
             if word == "pragma" and not nxt.is_op(":="):
-                self._not_in_module(in_module, token, "a pragma")
                 return [self._pragma()]
+            if word == "init" and (
+                nxt.is_op("{") or (nxt.kind is TokenKind.IDENT and self.tokens[self.pos + 2].is_op("=", ":="))
+            ):
+                return self._init()
             if word == "for" and not nxt.is_op(":="):
                 if in_module is not None:
                     raise self.error(
@@ -501,6 +504,37 @@ class Parser(Recovery):
         pieces = parse_template(str(body.value), body.string_offsets(), self.file, options, call.span)
         return ast.TileExpr(TileExprParts(encoding, options, pieces, tuple(reads_of(pieces))), call.span)
 
+    def _init(self) -> list[ast.Statement]:
+        """``init name = expr`` (or ``:=``), or an ``init { ... }`` block of
+        bindings: const bindings, evaluated once when the scope starts (the
+        predecessor language's spelling of ``const``)."""
+        keyword = self.advance()
+        if not self.peek().is_op("{"):
+            name = self.advance()
+            if self.peek().is_op("="):
+                self.advance()
+                value = self._value()
+                return [ast.Binding((ast.Target(name.text, name.span),), value, name.span, ("const",), None, None,
+                                    False, keyword.doc)]
+            return [self._binding(name, ("const",), keyword)]
+        open_brace = self.advance()
+        found: list[ast.Statement] = []
+        while not self.peek().is_op("}"):
+            if self.peek().kind is TokenKind.EOF:
+                raise self.error("expected '}' closing the init block", open_brace.span, "the block opened here is not closed")
+            token = self.peek()
+            if token.is_word(*MODIFIERS):
+                raise self.error(
+                    f"'{token.text}' inside an init block", token.span, "every binding of an init block is const"
+                )
+            for statement in self.statement(in_module=None):
+                if not isinstance(statement, ast.Binding):
+                    raise self.error("an init block holds bindings only", statement.span)
+                statement.modifiers = ("const",)
+                found.append(statement)
+        self.advance()
+        return found
+
     def _cursor(self) -> list[ast.Statement]:
         """``cursor name = range(start, end) [over spec]``: a named u64
         ordinal over ``[start, end)``, narrowed by ``over`` to the slice a
@@ -723,14 +757,19 @@ class Parser(Recovery):
         self.expect_op(":=", f"a module is written `{name.text}(p: u64) -> (o: u64) := {{ ... }}`")
         self.expect_op("{", "a module body is a block of bindings in braces")
         body: list[ast.Binding] = []
+        pragmas: list[ast.Pragma] = []
         while not self.peek().is_op("}"):
             if self.peek().kind is TokenKind.EOF:
                 raise self.expected(f"'}}' closing module '{name.text}'")
             for statement in self.statement(in_module=name.text):
+                if isinstance(statement, ast.Pragma):
+                    pragmas.append(statement)
+                    continue
                 assert isinstance(statement, ast.Binding)
                 body.append(statement)
         self.advance()
-        return ast.ModuleDef(name.text, tuple(params), tuple(outputs), tuple(body), name.span, name.doc)
+        return ast.ModuleDef(name.text, tuple(params), tuple(outputs), tuple(body), name.span, name.doc,
+                             tuple(pragmas))
 
     def _param_list(self, closer: str, what: str) -> list[ast.Param]:
         params: list[ast.Param] = []
