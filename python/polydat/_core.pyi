@@ -87,7 +87,10 @@ class Program:
         outputs: list[str],
         fixed: list[tuple[str, Any]],
         threads: int = 1,
-    ) -> dict[str, np.ndarray]: ...
+        emitted: bool = False,
+    ) -> Any:
+        """``{name: numpy array}``; with ``emitted``, ``(that dict, rows)``:
+        also the rows ``emit_row`` nodes emitted, in row order."""
     def batches(
         self,
         coordinate: str,
@@ -100,10 +103,12 @@ class Program:
         batch_rows: int = 65536,
         encode: str | None = None,
         cycles_column: str | None = None,
+        emitted: bool = False,
     ) -> BatchStream:
         """The rows of ``generate``'s arguments, ``batch_rows`` at a time,
         generated ahead on a thread of its own: Arrow record batches (objects
-        with ``__arrow_c_array__``), or CSV/JSONL text as bytes."""
+        with ``__arrow_c_array__``), or CSV/JSONL text as bytes; with
+        ``emitted`` each item is ``(batch, rows emit_row emitted)``."""
     def arrow_schema(self, names: list[str]) -> Any:
         """The Arrow schema (``__arrow_c_schema__``) of columns ``names``."""
 
@@ -158,7 +163,8 @@ class Kernel:
         outputs: list[str],
         fixed: list[tuple[str, Any]],
         threads: int = 1,
-    ) -> dict[str, np.ndarray]:
+        emitted: bool = False,
+    ) -> Any:
         """``Program.generate`` from this kernel's state, on kernels of its scope."""
     def batches(
         self,
@@ -172,6 +178,7 @@ class Kernel:
         batch_rows: int = 65536,
         encode: str | None = None,
         cycles_column: str | None = None,
+        emitted: bool = False,
     ) -> BatchStream:
         """``Program.batches`` from this kernel's state."""
 

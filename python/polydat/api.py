@@ -107,6 +107,17 @@ class Program:
         outputs = tuple(name for name, _ty in self._core.outputs if not name.startswith("__"))
         return needs_outer, coordinates, outputs
 
+    @functools.cached_property
+    def _emit_outputs(self) -> list[str]:
+        """The outputs bound to an ``emit_row`` call (pulled whenever a run collects emitted rows)."""
+        ir = self._bound.ir
+        found = []
+        for output in ir["outputs"]:
+            wire = output["wire"].get("node")
+            if wire is not None and ir["nodes"][wire["node"]]["op"] == "emit_row":
+                found.append(output["name"])
+        return found
+
     @property
     def needs_outer(self) -> bool:
         """True when a kernel of this program must be bound under an outer
@@ -261,6 +272,7 @@ class Program:
         threads: int = 1,
         coordinate: str | None = None,
         format: str = "numpy",
+        emitted: bool = False,
     ) -> Any:
         """Evaluates ``outputs`` for every cycle.
 
@@ -278,10 +290,16 @@ class Program:
         columns the core filled in Arrow's layout (no Python object per row;
         absent rows are nulls), typed by the declared types: see
         :data:`ARROW_TYPES`. It needs pyarrow.
+
+        ``emitted=True`` returns ``(result, emitted)``: ``emitted`` is a second
+        table of one ``str`` column, ``row``, the rows the program's
+        ``emit_row`` bindings emitted during the run, in row order (a numpy
+        dict or a ``pyarrow.Table``, as ``format`` says). Every ``emit_row``
+        binding runs, whether or not ``outputs`` names it.
         """
         if self.needs_outer:
-            return self._bound_kernel("generate").generate(cycles, outputs, inputs, threads, coordinate, format)
-        return _generate(self, self._core, cycles, outputs, inputs, threads, coordinate, format)
+            return self._bound_kernel("generate").generate(cycles, outputs, inputs, threads, coordinate, format, emitted)
+        return _generate(self, self._core, cycles, outputs, inputs, threads, coordinate, format, emitted)
 
     def iter_batches(
         self,
@@ -291,17 +309,21 @@ class Program:
         inputs: Mapping[str, PyValue] | None = None,
         threads: int = 1,
         coordinate: str | None = None,
+        emitted: bool = False,
     ) -> Iterator[Any]:
         """Yields the rows of :meth:`generate` as ``pyarrow.RecordBatch`` es of
         ``batch_rows`` rows (the last one may be shorter), in order, with the
         schema of ``generate(format="arrow")``. Memory stays bounded: the core
         generates the next batch (on ``threads`` workers) while the caller
         uses the current one, and holds at most three batches. Ctrl-C stops
-        the workers and raises in the loop. Needs pyarrow."""
+        the workers and raises in the loop. ``emitted=True`` yields
+        ``(batch, emitted)`` pairs, ``emitted`` a record batch of the rows
+        ``emit_row`` emitted while the batch was made (see :meth:`generate`).
+        Needs pyarrow."""
         if self.needs_outer:
             kernel = self._bound_kernel("iter_batches")
-            return kernel.iter_batches(cycles, batch_rows, outputs, inputs, threads, coordinate)
-        return _iter_batches(self, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
+            return kernel.iter_batches(cycles, batch_rows, outputs, inputs, threads, coordinate, emitted)
+        return _iter_batches(self, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate, emitted)
 
     def _bound_kernel(self, what: str) -> Kernel:
         """The kernel a run of a program that needs an outer scope starts from."""
@@ -584,11 +606,12 @@ class Kernel:
         threads: int = 1,
         coordinate: str | None = None,
         format: str = "numpy",
+        emitted: bool = False,
     ) -> Any:
         """:meth:`Program.generate` from this kernel's state: the rows run on
         kernels of the same scope (its bindings to outer scopes, its current
         inputs), one per thread; ``inputs`` fixes more inputs for the run."""
-        return _generate(self.program, self._core, cycles, outputs, inputs, threads, coordinate, format)
+        return _generate(self.program, self._core, cycles, outputs, inputs, threads, coordinate, format, emitted)
 
     def iter_batches(
         self,
@@ -598,9 +621,10 @@ class Kernel:
         inputs: Mapping[str, PyValue] | None = None,
         threads: int = 1,
         coordinate: str | None = None,
+        emitted: bool = False,
     ) -> Iterator[Any]:
         """:meth:`Program.iter_batches` from this kernel's state (see :meth:`generate`)."""
-        return _iter_batches(self.program, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
+        return _iter_batches(self.program, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate, emitted)
 
 
 def _generate(
@@ -612,18 +636,39 @@ def _generate(
     threads: int,
     coordinate: str | None,
     format: str,
+    emitted: bool = False,
 ) -> Any:
     """``generate`` of ``program``'s rows on ``core`` (a core program, or a
-    core kernel whose scope the rows run in): numpy columns or an Arrow table."""
+    core kernel whose scope the rows run in): numpy columns or an Arrow table
+    (with ``emitted``, and the table of emitted rows)."""
     if format == "arrow":
         pa = _pyarrow("generate(format='arrow')")
-        stream = batch_stream(program, core, cycles, outputs, inputs, threads, coordinate, GENERATE_BATCH_ROWS)
-        schema = pa.schema(stream.schema)
-        return pa.Table.from_batches([pa.record_batch(b) for b in stream], schema=schema)
+        stream = batch_stream(program, core, cycles, outputs, inputs, threads, coordinate, GENERATE_BATCH_ROWS,
+                              emitted=emitted)
+        if not emitted:
+            schema = pa.schema(stream.schema)
+            return pa.Table.from_batches([pa.record_batch(b) for b in stream], schema=schema)
+        items = list(stream)
+        schema = stream.schema
+        table = pa.Table.from_batches([pa.record_batch(b) for b, _rows in items], schema=pa.schema(schema))
+        kept = _names(outputs, "outputs") if outputs is not None else list(program._run_facts[2])
+        rows = [row for _batch, batch_rows in items for row in batch_rows]
+        return table.select(kept), pa.table({"row": pa.array(rows, pa.string())})
     if format != "numpy":
         raise ArgumentError(f"format must be 'numpy' or 'arrow', not {format!r}")
     coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)
-    return core.generate(coordinate, start, rows, step, names, fixed, threads=threads)
+    if not emitted:
+        return core.generate(coordinate, start, rows, step, names, fixed, threads=threads)
+    extra = [n for n in program._emit_outputs if n not in names]
+    columns, emitted_rows = core.generate(coordinate, start, rows, step, names + extra, fixed, threads=threads,
+                                          emitted=True)
+    import numpy as np
+
+    for name in extra:
+        del columns[name]
+    table = np.empty(len(emitted_rows), dtype=object)
+    table[:] = emitted_rows
+    return columns, {"row": table}
 
 
 def _iter_batches(
@@ -635,11 +680,18 @@ def _iter_batches(
     inputs: Mapping[str, PyValue] | None,
     threads: int,
     coordinate: str | None,
+    emitted: bool = False,
 ) -> Iterator[Any]:
     """``iter_batches`` of ``program``'s rows on ``core`` (see :func:`_generate`)."""
     pa = _pyarrow("iter_batches")
-    stream = batch_stream(program, core, cycles, outputs, inputs, threads, coordinate, batch_rows)
-    return (pa.record_batch(b) for b in stream)
+    stream = batch_stream(program, core, cycles, outputs, inputs, threads, coordinate, batch_rows, emitted=emitted)
+    if not emitted:
+        return (pa.record_batch(b) for b in stream)
+    kept = _names(outputs, "outputs") if outputs is not None else list(program._run_facts[2])
+    return (
+        (pa.record_batch(b).select(kept), pa.record_batch({"row": pa.array(rows, pa.string())}))
+        for b, rows in stream
+    )
 
 
 def batch_stream(
@@ -654,17 +706,21 @@ def batch_stream(
     *,
     encode: str | None = None,
     cycles_column: str | None = None,
+    emitted: bool = False,
 ) -> Any:
     """The core's batch stream of a run of ``program`` on ``core`` (see
     :func:`_generate`): what ``iter_batches`` and ``polydat run`` read.
     ``encode`` ("csv", "jsonl") yields each batch as text; ``cycles_column``
-    puts the rows' cycle numbers first under that name."""
+    puts the rows' cycle numbers first under that name; ``emitted`` pulls
+    the program's ``emit_row`` bindings too and yields ``(batch, rows)``."""
     if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
         raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
     coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)
+    if emitted:
+        names = names + [n for n in program._emit_outputs if n not in names]
     return core.batches(
         coordinate, start, rows, step, names, fixed, threads=threads, batch_rows=batch_rows,
-        encode=encode, cycles_column=cycles_column,
+        encode=encode, cycles_column=cycles_column, emitted=emitted,
     )
 
 

@@ -115,7 +115,7 @@ pub enum Encode {
 }
 
 /// One batch from the producer, or why the stream stopped.
-type Produced = Result<Vec<Column>, GenerateError>;
+type Produced = Result<(Vec<Column>, Vec<String>), GenerateError>;
 
 /// How long the consumer waits for a batch before it looks for a signal.
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
@@ -131,6 +131,8 @@ pub struct BatchStream {
     schema: SchemaRef,
     names: Vec<String>,
     encode: Encode,
+    /// Whether each item is `(batch, emitted rows)`.
+    emitted: bool,
     receiver: Option<Mutex<Receiver<Produced>>>,
     stop: Arc<Stop<'static>>,
     worker: Option<JoinHandle<()>>,
@@ -138,12 +140,14 @@ pub struct BatchStream {
 
 impl BatchStream {
     /// Starts the producer of `batches`; `cycles` puts a u64 column of the
-    /// rows' cycle numbers first (named `names[0]`).
+    /// rows' cycle numbers first (named `names[0]`); `emitted` pairs each
+    /// batch with the rows `emit_row` emitted while it was made.
     pub fn start(
         mut batches: Batches,
         names: Vec<String>,
         cycles: bool,
         encode: Encode,
+        emitted: bool,
     ) -> Result<BatchStream, String> {
         let mut types = Vec::with_capacity(names.len());
         if cycles {
@@ -168,11 +172,11 @@ impl BatchStream {
                             true => match Column::cycles(first, rows, step) {
                                 Some(c) => {
                                     columns.insert(0, c);
-                                    Ok(columns)
+                                    Ok((columns, batches.take_emitted()))
                                 }
                                 None => Err(GenerateError::OutOfMemory { rows, columns: 1 }),
                             },
-                            false => Ok(columns),
+                            false => Ok((columns, batches.take_emitted())),
                         },
                         Ok(Some(Err(e))) => Err(e),
                         Err(_) => Err(GenerateError::Panicked),
@@ -184,7 +188,15 @@ impl BatchStream {
                 }
             })
             .map_err(|e| format!("could not start the batch thread: {e}"))?;
-        Ok(BatchStream { schema, names, encode, receiver: Some(Mutex::new(receiver)), stop, worker: Some(worker) })
+        Ok(BatchStream {
+            schema,
+            names,
+            encode,
+            emitted,
+            receiver: Some(Mutex::new(receiver)),
+            stop,
+            worker: Some(worker),
+        })
     }
 
     /// Stops the producer and waits for it.
@@ -216,11 +228,11 @@ impl BatchStream {
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
-        let columns = loop {
+        let (columns, rows) = loop {
             let Some(receiver) = &self.receiver else { return Ok(None) };
             let wait = || receiver.lock().unwrap_or_else(|p| p.into_inner()).recv_timeout(SIGNAL_POLL);
             match py.allow_threads(wait) {
-                Ok(Ok(columns)) => break columns,
+                Ok(Ok(item)) => break item,
                 Ok(Err(e)) => {
                     self.finish();
                     return Err(generate_error(py, e));
@@ -237,6 +249,23 @@ impl BatchStream {
                 }
             }
         };
+        let item = self.item(py, columns)?;
+        Ok(Some(match (item, self.emitted) {
+            (Some(item), true) => (item, rows).into_pyobject(py)?.into_any().unbind(),
+            (Some(item), false) => item,
+            (None, _) => return Ok(None),
+        }))
+    }
+
+    /// Stops generating (the stream yields nothing more).
+    fn close(&mut self) {
+        self.finish();
+    }
+}
+
+impl BatchStream {
+    /// One batch's columns as the stream's item: an Arrow record batch or encoded text.
+    fn item(&self, py: Python<'_>, columns: Vec<Column>) -> PyResult<Option<PyObject>> {
         let (encode, schema) = (self.encode, &self.schema);
         let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
         match encode {
@@ -270,10 +299,5 @@ impl BatchStream {
                 }
             }
         }
-    }
-
-    /// Stops generating (the stream yields nothing more).
-    fn close(&mut self) {
-        self.finish();
     }
 }

@@ -513,7 +513,9 @@ impl Program {
     /// array} for every name in `outputs` (an output, or an input). The GIL
     /// is released; Ctrl-C stops every worker within about 50 ms and raises
     /// `KeyboardInterrupt`.
-    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1))]
+    /// With `emitted`, returns `(dict, rows)`: also the rows `emit_row`
+    /// nodes emitted, in row order.
+    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, emitted=false))]
     #[allow(clippy::too_many_arguments)]
     fn generate<'py>(
         &self,
@@ -525,12 +527,13 @@ impl Program {
         outputs: Vec<String>,
         fixed: Vec<(String, Bound<'py, PyAny>)>,
         threads: usize,
-    ) -> PyResult<Bound<'py, PyDict>> {
+        emitted: bool,
+    ) -> PyResult<PyObject> {
         contained(py, || {
             let (plan, sources) = self.row_plan(py, coordinate, start, rows, step, &outputs, &fixed)?;
             let (program, kind) = (&self.inner, self.kind);
             let make = || engine::Generator::new(program, kind, &plan, &sources, threads);
-            generate_dict(py, program, &plan, &sources, &outputs, make)
+            with_emitted(py, generate_dict(py, program, &plan, &sources, &outputs, make)?, emitted)
         })
     }
 
@@ -557,7 +560,9 @@ impl Program {
     /// `"jsonl"` yields each batch's text as bytes. `cycles_column` names a
     /// u64 column of the rows' cycle numbers put first (the command line's
     /// coordinate column).
-    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, batch_rows=65536, encode=None, cycles_column=None))]
+    /// `emitted`: each item is `(batch, rows)`, with the rows `emit_row`
+    /// nodes emitted while the batch was made.
+    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, batch_rows=65536, encode=None, cycles_column=None, emitted=false))]
     #[allow(clippy::too_many_arguments)]
     fn batches<'py>(
         &self,
@@ -572,6 +577,7 @@ impl Program {
         batch_rows: usize,
         encode: Option<&str>,
         cycles_column: Option<String>,
+        emitted: bool,
     ) -> PyResult<arrow::BatchStream> {
         contained(py, || {
             let (plan, sources) = self.row_plan(py, coordinate, start, rows, step, &outputs, &fixed)?;
@@ -581,7 +587,7 @@ impl Program {
             names.extend(outputs.iter().cloned());
             let stream = engine::Batches::new(&self.inner, self.kind, &plan, &sources, threads, batch_rows)
                 .map_err(|e| generate_error(py, e))?;
-            arrow::BatchStream::start(stream, names, cycles_column.is_some(), encode)
+            arrow::BatchStream::start(stream, names, cycles_column.is_some(), encode, emitted)
                 .map_err(|e| py_error(py, "InternalError", (e,)))
         })
     }
@@ -842,7 +848,7 @@ impl Kernel {
 
     /// `generate` from this kernel's state: the rows run on kernels of the
     /// same scope (its bindings, its current inputs), one per thread.
-    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1))]
+    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, emitted=false))]
     #[allow(clippy::too_many_arguments)]
     fn generate<'py>(
         &self,
@@ -854,19 +860,20 @@ impl Kernel {
         outputs: Vec<String>,
         fixed: Vec<(String, Bound<'py, PyAny>)>,
         threads: usize,
-    ) -> PyResult<Bound<'py, PyDict>> {
+        emitted: bool,
+    ) -> PyResult<PyObject> {
         contained(py, || {
             let program = self.scope.program().clone();
             let (plan, sources) = row_plan(py, &program, coordinate, start, rows, step, &outputs, &fixed)?;
             let (maker, preset) = self.maker();
             let kind = self.scope.kind();
             let make = || engine::Generator::with_maker(&program, kind, maker, preset, &plan, &sources, threads);
-            generate_dict(py, &program, &plan, &sources, &outputs, make)
+            with_emitted(py, generate_dict(py, &program, &plan, &sources, &outputs, make)?, emitted)
         })
     }
 
     /// The batch stream of `Program.batches`, from this kernel's state (see `generate`).
-    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, batch_rows=65536, encode=None, cycles_column=None))]
+    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, batch_rows=65536, encode=None, cycles_column=None, emitted=false))]
     #[allow(clippy::too_many_arguments)]
     fn batches<'py>(
         &self,
@@ -881,6 +888,7 @@ impl Kernel {
         batch_rows: usize,
         encode: Option<&str>,
         cycles_column: Option<String>,
+        emitted: bool,
     ) -> PyResult<arrow::BatchStream> {
         contained(py, || {
             let program = self.scope.program().clone();
@@ -898,6 +906,7 @@ impl Kernel {
                 names,
                 cycles_column.is_some(),
                 encode,
+                emitted,
             )
             .map_err(|e| py_error(py, "InternalError", (e,)))
         })
@@ -915,7 +924,7 @@ fn generate_dict<'py>(
     sources: &[engine::ColumnSource],
     names: &[String],
     make: impl FnOnce() -> Result<engine::Generator, GenerateError> + Send,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<(Bound<'py, PyDict>, Vec<String>)> {
     let interrupt = SignalWatch::new();
     let hook = || interrupt.interrupted();
     let stop = Stop::with_hook(&hook);
@@ -929,8 +938,12 @@ fn generate_dict<'py>(
         })
         .collect();
     let lent = arrays.iter_mut().map(|a| a.as_mut().map(|a| a.rows()).transpose()).collect::<PyResult<_>>()?;
-    let result = py.allow_threads(|| make()?.fill_into(plan.start, plan.rows, &stop, lent));
-    let columns = match result {
+    let result = py.allow_threads(|| {
+        let mut generator = make()?;
+        let filled = generator.fill_into(plan.start, plan.rows, &stop, lent)?;
+        Ok((filled, generator.take_emitted()))
+    });
+    let (columns, emitted) = match result {
         Err(GenerateError::Cancelled) => return Err(interrupt.take()),
         other => other.map_err(|e| generate_error(py, e))?,
     };
@@ -945,7 +958,12 @@ fn generate_dict<'py>(
         };
         d.set_item(name, value)?;
     }
-    Ok(d)
+    Ok((d, emitted))
+}
+
+/// `generate`'s Python result: the dict, or `(dict, emitted rows)` when asked.
+fn with_emitted<'py>(py: Python<'py>, (d, rows): (Bound<'py, PyDict>, Vec<String>), emitted: bool) -> PyResult<PyObject> {
+    Ok(if emitted { (d, rows).into_pyobject(py)?.into_any().unbind() } else { d.into_any().unbind() })
 }
 
 fn encoding(py: Python<'_>, encode: Option<&str>) -> PyResult<arrow::Encode> {

@@ -13,6 +13,7 @@ pub mod cursor;
 pub mod datetime;
 pub mod diagnostic;
 pub mod dist;
+pub mod emit;
 pub mod format;
 pub mod hash;
 pub mod json;
@@ -53,6 +54,7 @@ const FAMILIES: &[&[NodeDef]] = &[
     regex::NODES,
     realer::NODES,
     cursor::NODES,
+    emit::NODES,
 ];
 
 fn index() -> &'static (Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>) {
