@@ -258,6 +258,10 @@ class Parser(Recovery):
             if nxt.is_op("="):
                 raise self.expected("':='", nxt, "bindings use ':=' (only extern defaults use '=')")
             return [self._bare_expression()]
+        if token.is_op("(") and self._anonymous_module_at(self.pos):
+            if in_module is not None:
+                raise self.error(f"module definitions cannot be nested (inside module '{in_module}')", token.span)
+            return [self._module_def(anonymous=True)]
         if token.is_op("(") and (
             self._looks_like_targets(self.pos)
             or (self.peek(1).kind is TokenKind.IDENT and self.peek(2).is_op(","))
@@ -742,8 +746,23 @@ class Parser(Recovery):
         """Whether ``name ( ... ) ->`` starts here."""
         return self._is_module_def_at(self.pos)
 
-    def _module_def(self) -> ast.ModuleDef:
-        name = self.advance()
+    def _module_def(self, anonymous: bool = False) -> ast.ModuleDef:
+        """``name(params) -> (outputs) := { body }``; ``anonymous``: the
+        ``(params) -> (outputs) := { body }`` form, named by its file."""
+        if anonymous:
+            import os
+
+            stem = os.path.splitext(os.path.basename(self.file.path))[0] if self.file.path else ""
+            at = self.peek()
+            if not stem.isidentifier():
+                raise self.error(
+                    "an anonymous module is named by its file, and this source has no usable file name",
+                    at.span,
+                    "give the module a name: `name(p: u64) -> (o: u64) := { ... }`",
+                )
+            name = at._replace(kind=TokenKind.IDENT, text=stem, value=stem)
+        else:
+            name = self.advance()
         self.expect_op("(")
         params = self._param_list(")", "a parameter name")
         self.expect_op("->")

@@ -41,6 +41,11 @@ class TokenScanning:
         close = self._matching_paren(start + 1)
         return close is not None and self.tokens[close + 1].is_op("->")
 
+    def _anonymous_module_at(self, start: int) -> bool:
+        """Whether ``( ... ) ->`` starts at token ``start`` (an anonymous module definition)."""
+        close = self._matching_paren(start)
+        return close is not None and self.tokens[close + 1].is_op("->")
+
     def _matching_paren(self, open_index: int) -> int | None:
         """The index of the ')' closing the '(' at ``open_index`` (None at end of input)."""
         tokens = self.tokens
