@@ -652,8 +652,8 @@ def _generate(
         schema = stream.schema
         table = pa.Table.from_batches([pa.record_batch(b) for b, _rows in items], schema=pa.schema(schema))
         kept = _names(outputs, "outputs") if outputs is not None else list(program._run_facts[2])
-        rows = [row for _batch, batch_rows in items for row in batch_rows]
-        return table.select(kept), pa.table({"row": pa.array(rows, pa.string())})
+        emitted_rows = [row for _batch, batch_rows in items for row in batch_rows]
+        return table.select(kept), pa.table({"row": pa.array(emitted_rows, pa.string())})
     if format != "numpy":
         raise ArgumentError(f"format must be 'numpy' or 'arrow', not {format!r}")
     coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)

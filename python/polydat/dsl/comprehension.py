@@ -469,7 +469,8 @@ def _kind(value: Any) -> str:
 
 def _tokens(text: str) -> list[str]:
     """A string comprehension's tokens: split on runs of commas, semicolons and whitespace."""
-    out, token = [], []
+    out: list[str] = []
+    token: list[str] = []
     for c in text:
         if c in ",;" or c.isspace():
             if token:
