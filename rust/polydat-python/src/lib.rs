@@ -962,7 +962,11 @@ fn generate_dict<'py>(
 }
 
 /// `generate`'s Python result: the dict, or `(dict, emitted rows)` when asked.
-fn with_emitted<'py>(py: Python<'py>, (d, rows): (Bound<'py, PyDict>, Vec<String>), emitted: bool) -> PyResult<PyObject> {
+fn with_emitted<'py>(
+    py: Python<'py>,
+    (d, rows): (Bound<'py, PyDict>, Vec<String>),
+    emitted: bool,
+) -> PyResult<PyObject> {
     Ok(if emitted { (d, rows).into_pyobject(py)?.into_any().unbind() } else { d.into_any().unbind() })
 }
 
@@ -1040,7 +1044,13 @@ fn fill_runs(
 /// clauses have `axes` values each (see `polydat_core::order`).
 #[pyfunction]
 #[pyo3(signature = (strategy, axes, count=None, seed=None))]
-fn order_positions(py: Python<'_>, strategy: &str, axes: Vec<u64>, count: Option<u64>, seed: Option<u64>) -> PyResult<Vec<u64>> {
+fn order_positions(
+    py: Python<'_>,
+    strategy: &str,
+    axes: Vec<u64>,
+    count: Option<u64>,
+    seed: Option<u64>,
+) -> PyResult<Vec<u64>> {
     polydat_core::order::positions(strategy, &axes, count, seed).map_err(|e| py_error(py, "ArgumentError", (e,)))
 }
 

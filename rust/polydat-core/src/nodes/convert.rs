@@ -375,13 +375,13 @@ try_cast!(I32_TO_U64, "__i32_to_u64", I32: i32 => U64, "Cast i32 -> u64 (a negat
 try_cast!(I32_TO_U32, "__i32_to_u32", I32: i32 => U32, "Cast i32 -> u32 (a negative value fails).",
     |x| u32::try_from(x).map_err(|_| out_of_range(x, "u32")));
 try_cast!(F64_TO_F32, "__f64_to_f32", F64: f64 => F32, "Cast f64 -> f32: rounds to nearest (a finite value past f32's range fails).",
-    |x| {
-        let y = x as f32;
-        if x.is_finite() && !y.is_finite() {
-            return Err(out_of_range(x, "f32"));
-        }
-        Ok(y)
-    });
+|x| {
+    let y = x as f32;
+    if x.is_finite() && !y.is_finite() {
+        return Err(out_of_range(x, "f32"));
+    }
+    Ok(y)
+});
 /// `__f64_to_json`: Cast f64 -> json: the number (NaN and infinities fail).
 pub const F64_TO_JSON: NodeDef = NodeDef {
     name: "__f64_to_json",
@@ -892,7 +892,7 @@ pub fn boundary_value(value: Value, to: PortType) -> Result<Value, Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nodes::testing::{eval1, eval_err};
+    use crate::nodes::testing::{eval, eval1, eval_err};
 
     #[test]
     fn narrowing_conversions_saturate() {
@@ -961,7 +961,33 @@ mod tests {
         assert_eq!(cast_node(Str, U64).unwrap().name, "__str_to_u64");
         assert_eq!(cast_node(Str, F64).unwrap().name, "__str_to_f64");
         assert!(cast_node(F64, U64).is_none(), "f64 as u64 is a compile error");
-        assert!(cast_node(Str, Bool).is_none());
+        assert!(cast_node(F64, I64).is_none(), "every float-to-integer cast needs a chosen rounding");
+        assert_eq!(cast_node(Str, Bool).unwrap().name, "__str_to_bool");
+    }
+
+    #[test]
+    fn upstream_class_b_casts_check_what_they_read() {
+        let cast = |from: PortType, to: PortType, v: Value| eval(cast_node(from, to).unwrap(), &[], &[v]);
+        let ok = |from: PortType, to: PortType, v: Value| cast(from, to, v).unwrap().remove(0);
+        assert!(ok(Str, Bool, Value::str(" True ")).same(&Value::Bool(true)));
+        assert!(ok(Str, Bool, Value::str("0")).same(&Value::Bool(false)));
+        assert!(cast(Str, Bool, Value::str("yes")).unwrap_err().message().starts_with("value \"yes\" is not a bool."));
+        assert!(ok(U64, U32, Value::U64(7)).same(&Value::U32(7)));
+        assert_eq!(cast(U64, U32, Value::U64(1 << 32)).unwrap_err().message(), "value 4294967296 does not fit in u32");
+        assert!(cast(I64, U64, Value::I64(-1)).is_err());
+        assert!(ok(F64, F32, Value::F64(0.5)).same(&Value::F32(0.5)));
+        assert!(cast(F64, F32, Value::F64(1e300)).is_err(), "a finite value past f32's range");
+        assert!(ok(Json, U64, Value::Json("12".into())).same(&Value::U64(12)));
+        assert!(cast(Json, U64, Value::Json("\"12\"".into())).is_err());
+        assert!(ok(Bytes, U64, Value::Bytes(7u64.to_le_bytes().to_vec().into())).same(&Value::U64(7)));
+        assert!(cast(Bytes, U64, Value::Bytes(vec![1, 2].into())).unwrap_err().message().contains("takes 8"));
+        assert!(cast(F64, Json, Value::F64(f64::NAN)).is_err());
+        let auto = |from: PortType, to: PortType, v: Value| eval1(auto_adapter(from, to).unwrap(), &[], &[v]);
+        assert!(auto(Bool, I64, Value::Bool(true)).same(&Value::I64(1)));
+        assert!(auto(F64, Bool, Value::F64(0.0)).same(&Value::Bool(false)));
+        assert!(auto(U64, Json, Value::U64(5)).same(&Value::Json("5".into())));
+        assert!(auto(Json, Str, Value::Json("[1]".into())).same(&Value::str("[1]")));
+        assert!(auto(Bool, Bytes, Value::Bool(true)).same(&Value::Bytes(vec![1].into())));
     }
 
     #[test]
@@ -978,7 +1004,7 @@ mod tests {
         assert!(ok("TRUE", Bool).same(&Value::Bool(true)));
         assert!(parse_text("yes", Bool).unwrap_err().contains("true, false, 1 or 0"));
         assert!(ok(" eu west ", Str).same(&Value::str(" eu west ")), "strings keep their spaces");
-        assert_eq!(implicit_conversions().len(), 22);
+        assert_eq!(implicit_conversions().len(), 43);
         assert!(cast_conversions().contains(&(Str, U64)));
         assert!(ok("1992-01-01", Date).same(&Value::Date(8035)));
         assert!(ok("8035", Date).same(&Value::Date(8035)));

@@ -755,6 +755,16 @@ mod tests {
     }
 
     #[test]
+    fn json_escaping_is_serde_jsons() {
+        for text in ["plain", "q\"uote", "back\\slash", "\n\r\t\u{8}\u{c}", "\u{1}\u{1f}\u{7f}", "é✓😀", ""] {
+            let mut ours = String::new();
+            push_json_escaped(&mut ours, text);
+            let theirs = serde_json::to_string(text).unwrap();
+            assert_eq!(format!("\"{ours}\""), theirs, "{text:?}");
+        }
+    }
+
+    #[test]
     fn tile_holes_are_encoded_by_position_and_type() {
         let doc = tile(
             "{{\"a\": {}, \"b\": {}, \"c\": \"x{}\", \"d\": {}, \"e\": {}}}",
