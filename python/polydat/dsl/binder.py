@@ -455,17 +455,25 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
         self._check_comprehension_names(comprehension, scope, file)
         target = binding.targets[0]
         port = self._literal_port({"str": comprehension.text}, expr.span, scope)
+        named = self._publish(binding, target, port, scope, owner, index, binding.modifiers)
+        if named:
+            self.producers[target.name] = comprehension
+        return named
+
+    def _publish(self, binding: ast.Binding, target: ast.Target, port: Port, scope: Scope, owner: dict[str, int],
+                 index: int, modifiers: tuple[str, ...]) -> list[tuple[str, Port, tuple[str, ...], Span]]:
+        """Binds ``target`` to ``port`` when this binding owns the name: an
+        internal wire in a module body, else a named output (returned)."""
         if owner.get(target.name) != index:
             return []
         scope.env[target.name] = port
         if scope.module is not None:
             self.internal_wires[scope.prefix + target.name] = port.wire
             return []
-        self.producers[target.name] = comprehension
         self.spans[target.name] = target.span
         if binding.doc:
             self.docs[target.name] = binding.doc
-        return [(target.name, port, binding.modifiers, target.span)]
+        return [(target.name, port, modifiers, target.span)]
 
     def _bind_one(self, binding: ast.Binding, scope: Scope, owner: dict[str, int],
                   index: int) -> list[tuple[str, Port, tuple[str, ...], Span]]:
@@ -481,16 +489,7 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
             if port is None:
                 value = self._lower(binding.value, scope)
                 port = value.ports[0] if len(value.ports) == 1 else value.single(scope, f"bound to '{target.name}'")
-            if owner.get(target.name) != index:
-                return []
-            scope.env[target.name] = port
-            if scope.module is not None:
-                self.internal_wires[scope.prefix + target.name] = port.wire
-                return []
-            self.spans[target.name] = target.span
-            if binding.doc:
-                self.docs[target.name] = binding.doc
-            return [(target.name, port, (), target.span)]
+            return self._publish(binding, target, port, scope, owner, index, ())
         file = scope.file
         if scope.module is not None and (set(binding.modifiers) - {"const"} or binding.type_name):
             raise file.error(

@@ -449,17 +449,9 @@ class TileLowering:
             port = self._tile_port(expr, scope, (target.name,))
         finally:
             self.strict_types = saved
-        if owner.get(target.name) != index:
-            return []
-        scope.env[target.name] = port
-        self.tiles[scope.prefix + target.name] = expr
-        if scope.module is not None:
-            self.internal_wires[scope.prefix + target.name] = port.wire  # type: ignore[attr-defined]
-            return []
-        self.spans[target.name] = target.span  # type: ignore[attr-defined]
-        if binding.doc:
-            self.docs[target.name] = binding.doc  # type: ignore[attr-defined]
-        return [(target.name, port, (), target.span)]
+        if owner.get(target.name) == index:
+            self.tiles[scope.prefix + target.name] = expr
+        return self._publish(binding, target, port, scope, owner, index, ())  # type: ignore[attr-defined, no-any-return]
 
     def _tile_port(self, expr: Any, scope: Any, splicing: tuple[str, ...], pieces: list[Piece] | None = None,
                    instring: bool | None = None) -> Any:

@@ -8,6 +8,7 @@
 
 use crate::node::kit::value_fn;
 use crate::node::{konst, many, wire_any, NodeDef, NodeError, Outputs, Purity};
+use crate::nodes::json::value_to_json;
 use crate::types::PortType::{Str, U64};
 use crate::value::{push_display, Value};
 use std::cell::RefCell;
@@ -28,7 +29,7 @@ pub enum EmitFormat {
     Map,
     /// Comma-separated values; a value holding a comma, a quote or a newline is quoted.
     Csv,
-    /// One JSON object per row, the names as keys.
+    /// One JSON object per row, the names as keys (values as `to_json` writes them).
     Jsonl,
     /// The values' text, one per line.
     Text,
@@ -43,24 +44,6 @@ impl EmitFormat {
             "text" => EmitFormat::Text,
             _ => EmitFormat::Map,
         }
-    }
-}
-
-/// A value as JSON: numbers and booleans bare (a non-finite float null),
-/// JSON as it is, None null, anything else its display text as a string.
-fn json_value(v: &Value) -> serde_json::Value {
-    use serde_json::Value as J;
-    match v {
-        Value::None => J::Null,
-        Value::U64(x) => J::from(*x),
-        Value::I64(x) => J::from(*x),
-        Value::U32(x) => J::from(*x),
-        Value::I32(x) => J::from(*x),
-        Value::F64(x) => serde_json::Number::from_f64(*x).map_or(J::Null, J::Number),
-        Value::F32(x) => serde_json::Number::from_f64(f64::from(*x)).map_or(J::Null, J::Number),
-        Value::Bool(b) => J::Bool(*b),
-        Value::Json(text) => serde_json::from_str(text).unwrap_or(J::Null),
-        other => J::String(other.display_text()),
     }
 }
 
@@ -104,7 +87,7 @@ pub fn render_row(format: EmitFormat, names: &[&str], values: &[&Value]) -> Stri
         EmitFormat::Jsonl => {
             let mut map = serde_json::Map::with_capacity(names.len());
             for (n, v) in names.iter().zip(values) {
-                map.insert((*n).to_string(), json_value(v));
+                map.insert((*n).to_string(), value_to_json(v));
             }
             out = serde_json::Value::Object(map).to_string();
         }
