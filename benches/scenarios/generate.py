@@ -335,6 +335,54 @@ cycle. Tiny and all dirty: the heuristic picks Raw.
     )
 
 
+#: The fields of the JSON record the tile and printf scenarios build.
+RECORD_FIELDS = [
+    "input cycle: u64",
+    "h := hash(cycle)",
+    "id := mod(h, 1000000000)",
+    "name := number_to_words(mod(h, 100000))",
+    'email := "user{id}@example.com"',
+    "score := unit_interval(hash(h)) * 100.0",
+    "age := mod(hash(id), 90)",
+    "active := mod(h, 2) == 0",
+    "tag := format_u64(hash(age), 16)",
+    "ts := add(mod(h, 86400000), 1700000000000)",
+]
+
+
+def tile_json() -> str:
+    return scenario(
+        """
+tile_json: an eight-field JSON record (four numbers, one 0/1 flag, three
+strings) rendered by a json tile: one __tile node whose string holes are
+JSON-escaped. Compare with printf_json, the same record built by printf
+(no escaping): a tile should cost at most 1.5x the printf.
+""",
+        [
+            *RECORD_FIELDS,
+            'tile record : json := {"id": ${id}, "name": "${name}", "email": "${email}", "score": ${score}, '
+            '"age": ${age}, "active": ${active}, "tag": "${tag}", "ts": ${ts}}',
+        ],
+        weights={"record": 1},
+    )
+
+
+def printf_json() -> str:
+    return scenario(
+        """
+printf_json: the record of tile_json built by string interpolation (one
+printf, strings copied unescaped): the baseline of the tile.
+""",
+        [
+            *RECORD_FIELDS,
+            'record := "{{\\"id\\": {id}, \\"name\\": \\"{name}\\", \\"email\\": \\"{email}\\", '
+            '\\"score\\": {score}, \\"age\\": {age}, \\"active\\": {active}, \\"tag\\": \\"{tag}\\", '
+            '\\"ts\\": {ts}}}"',
+        ],
+        weights={"record": 1},
+    )
+
+
 SCENARIOS = {
     "deep_chain": deep_chain,
     "stable_params": stable_params,
@@ -347,6 +395,8 @@ SCENARIOS = {
     "keyvalue": keyvalue,
     "multi_table": multi_table,
     "ladder": ladder,
+    "tile_json": tile_json,
+    "printf_json": printf_json,
 }
 
 

@@ -90,7 +90,10 @@ class Program:
         outputs: list[str],
         fixed: list[tuple[str, Any]],
         threads: int = 1,
-    ) -> dict[str, np.ndarray]: ...
+        emitted: bool = False,
+    ) -> Any:
+        """``{name: numpy array}``; with ``emitted``, ``(that dict, rows)``:
+        also the rows ``emit_row`` nodes emitted, in row order."""
     def batches(
         self,
         coordinate: str,
@@ -103,10 +106,12 @@ class Program:
         batch_rows: int = 65536,
         encode: str | None = None,
         cycles_column: str | None = None,
+        emitted: bool = False,
     ) -> BatchStream:
         """The rows of ``generate``'s arguments, ``batch_rows`` at a time,
         generated ahead on a thread of its own: Arrow record batches (objects
-        with ``__arrow_c_array__``), or CSV/JSONL text as bytes."""
+        with ``__arrow_c_array__``), or CSV/JSONL text as bytes; with
+        ``emitted`` each item is ``(batch, rows emit_row emitted)``."""
     def arrow_schema(self, names: list[str]) -> Any:
         """The Arrow schema (``__arrow_c_schema__``) of columns ``names``."""
 
@@ -161,7 +166,8 @@ class Kernel:
         outputs: list[str],
         fixed: list[tuple[str, Any]],
         threads: int = 1,
-    ) -> dict[str, np.ndarray]:
+        emitted: bool = False,
+    ) -> Any:
         """``Program.generate`` from this kernel's state, on kernels of its scope."""
     def batches(
         self,
@@ -175,6 +181,7 @@ class Kernel:
         batch_rows: int = 65536,
         encode: str | None = None,
         cycles_column: str | None = None,
+        emitted: bool = False,
     ) -> BatchStream:
         """``Program.batches`` from this kernel's state."""
 
@@ -200,6 +207,11 @@ def output_types(op: str, wire_types: list[str], consts_json: str) -> list[str]:
 
 def parse_text(text: str, type_name: str) -> Any:
     """Reads ``text`` as a value of type ``type_name`` (the ``--set name=value`` rule)."""
+
+def order_positions(strategy: str, axes: list[int], count: int | None = None, seed: int | None = None) -> list[int]:
+    """The positions (row-major over ``axes``, axis 0 slowest) an ``order``
+    strategy emits, at most ``count``; raises ``ArgumentError`` for an
+    unknown or unsupported strategy."""
 
 def check_request(engine: str, provenance: str) -> None:
     """Raises ``RefusedError`` for an (engine, provenance) request no engine can honour."""

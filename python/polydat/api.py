@@ -112,6 +112,17 @@ class Program:
         outputs = tuple(name for name, _ty in self._core.outputs if not name.startswith("__"))
         return needs_outer, coordinates, outputs
 
+    @functools.cached_property
+    def _emit_outputs(self) -> list[str]:
+        """The outputs bound to an ``emit_row`` call (pulled whenever a run collects emitted rows)."""
+        ir = self._bound.ir
+        found = []
+        for output in ir["outputs"]:
+            wire = output["wire"].get("node")
+            if wire is not None and ir["nodes"][wire["node"]]["op"] == "emit_row":
+                found.append(output["name"])
+        return found
+
     @property
     def needs_outer(self) -> bool:
         """True when a kernel of this program must be bound under an outer
@@ -266,6 +277,7 @@ class Program:
         threads: int = 1,
         coordinate: str | None = None,
         format: str = "numpy",
+        emitted: bool = False,
     ) -> Any:
         """Evaluates ``outputs`` for every cycle.
 
@@ -283,10 +295,16 @@ class Program:
         columns the core filled in Arrow's layout (no Python object per row;
         absent rows are nulls), typed by the declared types: see
         :data:`ARROW_TYPES`. It needs pyarrow.
+
+        ``emitted=True`` returns ``(result, emitted)``: ``emitted`` is a second
+        table of one ``str`` column, ``row``, the rows the program's
+        ``emit_row`` bindings emitted during the run, in row order (a numpy
+        dict or a ``pyarrow.Table``, as ``format`` says). Every ``emit_row``
+        binding runs, whether or not ``outputs`` names it.
         """
         if self.needs_outer:
-            return self._bound_kernel("generate").generate(cycles, outputs, inputs, threads, coordinate, format)
-        return _generate(self, self._core, cycles, outputs, inputs, threads, coordinate, format)
+            return self._bound_kernel("generate").generate(cycles, outputs, inputs, threads, coordinate, format, emitted)
+        return _generate(self, self._core, cycles, outputs, inputs, threads, coordinate, format, emitted)
 
     def iter_batches(
         self,
@@ -296,17 +314,21 @@ class Program:
         inputs: Mapping[str, PyValue] | None = None,
         threads: int = 1,
         coordinate: str | None = None,
+        emitted: bool = False,
     ) -> Iterator[Any]:
         """Yields the rows of :meth:`generate` as ``pyarrow.RecordBatch`` es of
         ``batch_rows`` rows (the last one may be shorter), in order, with the
         schema of ``generate(format="arrow")``. Memory stays bounded: the core
         generates the next batch (on ``threads`` workers) while the caller
         uses the current one, and holds at most three batches. Ctrl-C stops
-        the workers and raises in the loop. Needs pyarrow."""
+        the workers and raises in the loop. ``emitted=True`` yields
+        ``(batch, emitted)`` pairs, ``emitted`` a record batch of the rows
+        ``emit_row`` emitted while the batch was made (see :meth:`generate`).
+        Needs pyarrow."""
         if self.needs_outer:
             kernel = self._bound_kernel("iter_batches")
-            return kernel.iter_batches(cycles, batch_rows, outputs, inputs, threads, coordinate)
-        return _iter_batches(self, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
+            return kernel.iter_batches(cycles, batch_rows, outputs, inputs, threads, coordinate, emitted)
+        return _iter_batches(self, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate, emitted)
 
     def _bound_kernel(self, what: str) -> Kernel:
         """The kernel a run of a program that needs an outer scope starts from."""
@@ -550,7 +572,7 @@ class Kernel:
         if not isinstance(comprehension, str):
             raise ArgumentError(f"the comprehension must be text, not {type(comprehension).__name__}")
         parsed = comprehensions.parse_text(comprehension)
-        types, tuples = parsed.open(self.value_of)
+        types, tuples = open_comprehension(parsed, self._core, self.value_of, engine, strict)
         if isinstance(body, Program):
             program = body
         elif isinstance(body, str):
@@ -559,7 +581,7 @@ class Kernel:
             program = _compile_source(body, spath, options, outer=self, iteration=list(types.items()))
         else:
             raise ArgumentError(f"body must be source text or a polydat.Program, not {type(body).__name__}")
-        return self._activations(parsed, types, tuples, program, engine, strict)
+        return self._activations(types, tuples, program)
 
     def traverse(self, index: int = 0) -> Iterator[Kernel]:
         """The activations of ``for`` statement ``index`` of this kernel's
@@ -574,18 +596,26 @@ class Kernel:
                 f"traverse({index!r}): the program has {count} for statement{'s' if count != 1 else ''}"
                 + (f" (0..{count - 1})" if count else "")
             )
-        parsed = traversals[index].comprehension
+        parsed = self.program._bound.comprehensions[index]
         assert isinstance(parsed, comprehensions.Comprehension)
-        types, tuples = parsed.open(self.value_of)
+        engine = self.program._options.get("engine", "auto")
+        types, tuples = open_comprehension(parsed, self._core, self._lenient_value_of, engine, False)
         program = self.program.traversal_program(index, types)
-        return self._activations(parsed, types, tuples, program, self.program._options.get("engine", "auto"), False)
+        return self._activations(types, tuples, program)
 
-    def _activations(
-        self, parsed: Any, types: dict[str, str], tuples: Iterator[tuple[Any, ...]], program: Program,
-        engine: str, strict: bool,
-    ) -> Iterator[Kernel]:
+    def _lenient_value_of(self, name: str) -> PyValue:
+        """:meth:`value_of`, None for a name no scope binds (a traversal
+        reads such a name as None: the compile warned about it)."""
+        from .errors import UnknownNameError
+
+        try:
+            return self._core.value_of(name)
+        except UnknownNameError:
+            return None
+
+    def _activations(self, types: dict[str, str], tuples: Iterator[tuple[Any, ...]], program: Program) -> Iterator[Kernel]:
         names = list(types)
-        for values in _filtered(parsed, self._core, types, tuples, engine, strict):
+        for values in tuples:
             yield Kernel(program, program._core.kernel(self._core, list(zip(names, values))), outer=self)
 
     def generate(
@@ -596,11 +626,12 @@ class Kernel:
         threads: int = 1,
         coordinate: str | None = None,
         format: str = "numpy",
+        emitted: bool = False,
     ) -> Any:
         """:meth:`Program.generate` from this kernel's state: the rows run on
         kernels of the same scope (its bindings to outer scopes, its current
         inputs), one per thread; ``inputs`` fixes more inputs for the run."""
-        return _generate(self.program, self._core, cycles, outputs, inputs, threads, coordinate, format)
+        return _generate(self.program, self._core, cycles, outputs, inputs, threads, coordinate, format, emitted)
 
     def iter_batches(
         self,
@@ -610,9 +641,10 @@ class Kernel:
         inputs: Mapping[str, PyValue] | None = None,
         threads: int = 1,
         coordinate: str | None = None,
+        emitted: bool = False,
     ) -> Iterator[Any]:
         """:meth:`Program.iter_batches` from this kernel's state (see :meth:`generate`)."""
-        return _iter_batches(self.program, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
+        return _iter_batches(self.program, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate, emitted)
 
 
 def _generate(
@@ -624,9 +656,11 @@ def _generate(
     threads: int,
     coordinate: str | None,
     format: str,
+    emitted: bool = False,
 ) -> Any:
     """``generate`` of ``program``'s rows on ``core`` (a core program, or a
-    core kernel whose scope the rows run in): numpy columns or an Arrow table."""
+    core kernel whose scope the rows run in): numpy columns or an Arrow table
+    (with ``emitted``, and the table of emitted rows)."""
     if format not in ("numpy", "arrow"):
         raise ArgumentError(f"format must be 'numpy' or 'arrow', not {format!r}")
     rows = row_count(_as_range(cycles))
@@ -636,11 +670,30 @@ def _generate(
         )
     if format == "arrow":
         pa = _pyarrow("generate(format='arrow')")
-        stream = batch_stream(program, core, cycles, outputs, inputs, threads, coordinate, GENERATE_BATCH_ROWS)
-        schema = pa.schema(stream.schema)
-        return pa.Table.from_batches([pa.record_batch(b) for b in stream], schema=schema)
+        stream = batch_stream(program, core, cycles, outputs, inputs, threads, coordinate, GENERATE_BATCH_ROWS,
+                              emitted=emitted)
+        if not emitted:
+            schema = pa.schema(stream.schema)
+            return pa.Table.from_batches([pa.record_batch(b) for b in stream], schema=schema)
+        items = list(stream)
+        schema = stream.schema
+        table = pa.Table.from_batches([pa.record_batch(b) for b, _rows in items], schema=pa.schema(schema))
+        kept = _names(outputs, "outputs") if outputs is not None else list(program._run_facts[2])
+        emitted_rows = [row for _batch, batch_rows in items for row in batch_rows]
+        return table.select(kept), pa.table({"row": pa.array(emitted_rows, pa.string())})
     coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)
-    return core.generate(coordinate, start, rows, step, names, fixed, threads=threads)
+    if not emitted:
+        return core.generate(coordinate, start, rows, step, names, fixed, threads=threads)
+    extra = [n for n in program._emit_outputs if n not in names]
+    columns, emitted_rows = core.generate(coordinate, start, rows, step, names + extra, fixed, threads=threads,
+                                          emitted=True)
+    import numpy as np
+
+    for name in extra:
+        del columns[name]
+    table = np.empty(len(emitted_rows), dtype=object)
+    table[:] = emitted_rows
+    return columns, {"row": table}
 
 
 def _iter_batches(
@@ -652,6 +705,7 @@ def _iter_batches(
     inputs: Mapping[str, PyValue] | None,
     threads: int,
     coordinate: str | None,
+    emitted: bool = False,
 ) -> Iterator[Any]:
     """``iter_batches`` of ``program``'s rows on ``core`` (see :func:`_generate`):
     one stream of the core per segment of the rows (:func:`segments`), the
@@ -659,20 +713,28 @@ def _iter_batches(
     pa = _pyarrow("iter_batches")
     parts = segments(_as_range(cycles))
     first = next(parts, range(0))
-    stream = batch_stream(program, core, first, outputs, inputs, threads, coordinate, batch_rows)
+    stream = batch_stream(program, core, first, outputs, inputs, threads, coordinate, batch_rows, emitted=emitted)
+    kept = (_names(outputs, "outputs") if outputs is not None else list(program._run_facts[2])) if emitted else []
+
+    def item(batch: Any) -> Any:
+        if not emitted:
+            return pa.record_batch(batch)
+        columns, rows = batch
+        return pa.record_batch(columns).select(kept), pa.record_batch({"row": pa.array(rows, pa.string())})
 
     def batches() -> Iterator[Any]:
         current = stream
         while True:
             try:
                 for batch in current:
-                    yield pa.record_batch(batch)
+                    yield item(batch)
             finally:
                 current.close()
             segment = next(parts, None)
             if segment is None:
                 return
-            current = batch_stream(program, core, segment, outputs, inputs, threads, coordinate, batch_rows)
+            current = batch_stream(program, core, segment, outputs, inputs, threads, coordinate, batch_rows,
+                                   emitted=emitted)
 
     return batches()
 
@@ -689,11 +751,13 @@ def batch_stream(
     *,
     encode: str | None = None,
     cycles_column: str | None = None,
+    emitted: bool = False,
 ) -> Any:
     """The core's batch stream of a run of ``program`` on ``core`` (see
     :func:`_generate`): what ``iter_batches`` and ``polydat run`` read.
     ``encode`` ("csv", "jsonl") yields each batch as text; ``cycles_column``
-    puts the rows' cycle numbers first under that name."""
+    puts the rows' cycle numbers first under that name; ``emitted`` pulls
+    the program's ``emit_row`` bindings too and yields ``(batch, rows)``."""
     if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
         raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
     coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)
@@ -701,46 +765,110 @@ def batch_stream(
         raise ArgumentError(f"one stream runs at most {SEGMENT_ROWS} rows, got {rows}: stream segments() of them")
     # A batch of more rows than the run is the run.
     batch_rows = min(batch_rows, max(rows, 1))
+    if emitted:
+        names = names + [n for n in program._emit_outputs if n not in names]
     return core.batches(
         coordinate, start, rows, step, names, fixed, threads=threads, batch_rows=batch_rows,
-        encode=encode, cycles_column=cycles_column,
+        encode=encode, cycles_column=cycles_column, emitted=emitted,
     )
 
 
-def _filtered(
-    parsed: Any, outer: _core.Kernel, types: dict[str, str], tuples: Iterator[tuple[Any, ...]], engine: str, strict: bool
-) -> Iterator[tuple[Any, ...]]:
-    """The tuples that pass the comprehension's ``where`` predicate (all of
-    them when it has none): one kernel of the predicate, bound under
-    ``outer`` (a core kernel), takes each tuple's values in turn."""
-    if parsed.where is None:
-        yield from tuples
-        return
-    predicate = _predicate(parsed, outer, types, engine, strict)
-    names = list(types)
-    check = None
-    for values in tuples:
-        pairs = list(zip(names, values))
-        if check is None:
-            check = predicate._core.kernel(outer, pairs)
-        else:
-            for name, value in pairs:
-                check.set(name, value)
-        if check.pull("__where"):
-            yield values
+def open_comprehension(
+    parsed: Any, outer: _core.Kernel, lookup: Any, engine: str, strict: bool
+) -> tuple[dict[str, str], Iterator[tuple[Any, ...]]]:
+    """Opens comprehension ``parsed`` in the scope of ``outer`` (a core
+    kernel): ``lookup`` reads its ``{name}`` references; its ``where``
+    predicates and call sources evaluate there. The one way every traversal
+    (``Kernel.for_each``, ``Kernel.traverse``, a workload's ``for_each``)
+    gets its iteration types and tuples."""
+
+    def call(source: Any) -> Any:
+        program = _scope_expression(parsed, [source.text], {}, outer, engine, strict, source.line, source.col, "in the source")
+        return program._core.kernel(outer, []).pull("__e0")
+
+    def keep(where: Any, types: dict[str, str]) -> Any:
+        return _where_test(parsed, where, outer, lookup, types, engine, strict)
+
+    return parsed.open(lookup, keep, call)
 
 
-def _predicate(parsed: Any, kernel: Any, types: dict[str, str], engine: str, strict: bool) -> Program:
-    """The ``where`` predicate of a comprehension as a program (output
-    ``__where``) compiled against ``kernel`` with the iteration variables.
-    Its names must exist (``strict_names``): a name nobody provides would
-    read as a default and silently keep or drop every tuple."""
-    source = f"__where := ({parsed.where}) != 0"
+def _scope_expression(
+    parsed: Any, texts: Sequence[str], types: Mapping[str, str], outer: Any, engine: str, strict: bool,
+    line: int, col: int, where: str,
+) -> Program:
+    """``texts`` as one program (outputs ``__e0``, ``__e1``, ...) compiled
+    against ``outer`` with iteration variables ``types``; a compile error is
+    reported at ``line:col`` of the comprehension."""
+    source = "\n".join(f"__e{i} := ({text})" for i, text in enumerate(texts))
+    # Names must exist (``strict_names``): a name nobody provides would read
+    # as a default and silently keep or drop every tuple.
     options = {"engine": engine, "library_path": [], "strict": strict, "strict_names": True}
     try:
-        return _compile_source(source, None, options, outer=kernel, iteration=list(types.items()))
+        return _compile_source(source, None, options, outer=outer, iteration=list(types.items()))
     except CompileError as err:
-        raise parsed.error(f"in the where predicate: {err.message}", parsed.where_line, parsed.where_col, err.hint) from None
+        raise parsed.error(f"{where}: {err.message}", line, col, err.hint) from None
+
+
+def _where_test(
+    parsed: Any, where: Any, outer: Any, lookup: Any, types: dict[str, str], engine: str, strict: bool
+) -> Any:
+    """The test of a ``where`` stage over tuples of ``types``: elements read
+    from the tuple, else from the scope (None when nothing binds them); the
+    predicate's Polydat expressions evaluate in one kernel bound under
+    ``outer``, which takes each tuple's values in turn."""
+    from .dsl.predicate import Predicate, PredicateError
+    from .errors import UnknownNameError
+
+    try:
+        predicate = Predicate(where.text)
+    except CompileError as err:
+        raise parsed.error(f"in the where predicate: {err.message}", where.line, where.col) from None
+    names = list(types)
+    index = {name: i for i, name in enumerate(names)}
+    # A name the scope does not bind is refused now when the lookup refuses
+    # it (a host's traversal): it would read None and silently keep or drop
+    # every tuple. A `for` statement's lenient lookup reads it as None.
+    for name in predicate.reads():
+        if name not in index:
+            try:
+                lookup(name)
+            except UnknownNameError as err:
+                raise parsed.error(f"in the where predicate: {err}", where.line, where.col, err.hint) from None
+    state: dict[str, Any] = {"check": None, "tuple": None}
+    program = None
+    if predicate.expressions:
+        program = _scope_expression(
+            parsed, predicate.expressions, types, outer, engine, strict, where.line, where.col, "in the where predicate"
+        )
+
+    def element(values: tuple[Any, ...], name: str) -> Any:
+        if name in index:
+            return values[index[name]]
+        try:
+            return lookup(name)
+        except UnknownNameError:
+            return None
+
+    def expression(i: int, values: tuple[Any, ...]) -> Any:
+        assert program is not None
+        check = state["check"]
+        if check is None:
+            check = state["check"] = program._core.kernel(outer, list(zip(names, values)))
+        elif state["tuple"] != values:
+            for name, value in zip(names, values):
+                check.set(name, value)
+        state["tuple"] = values
+        return check.pull(f"__e{i}")
+
+    test = predicate.tester(element, expression)
+
+    def keep(values: tuple[Any, ...]) -> bool:
+        try:
+            return test(values)
+        except PredicateError as err:
+            raise parsed.error(f"in the where predicate: {err}", where.line, where.col) from None
+
+    return keep
 
 
 def compile(
@@ -862,6 +990,7 @@ def _compile_source(
         )
     except CompileError as err:
         raise _with_source(err, source, path) from None
+    _check_strict_values(core, bound, source, path)
     stored = {
         "engine": engine,
         "provenance": provenance,
@@ -878,6 +1007,23 @@ def _compile_source(
     return program
 
 
+def _check_strict_values(core: Any, bound: Any, source: str, path: str | None) -> None:
+    """Under ``pragma strict_values`` a constant that makes a node fail on
+    every evaluation (the core's node warning) fails the build, for the
+    nodes of the scopes the pragma covers."""
+    spans = bound.strict_value_spans
+    if not spans:
+        return
+    found = [
+        Diagnostic(f"{message} (refused under pragma strict_values)", line, col,
+                   "a constant here violates the node's constraint", "error", None, path)
+        for kind, message, line, col, _severity in core.events
+        if kind == "NodeWarning" and (line, col) in spans
+    ]
+    if found:
+        raise _with_source(CompileError(found[0], tuple(found[1:])), source, path)
+
+
 def _check_traversals(program: Program) -> None:
     """Compiles now the ``for`` bodies whose iteration types are known
     without reading a name (no ``{name}`` reference), so their errors are
@@ -885,9 +1031,9 @@ def _check_traversals(program: Program) -> None:
     def no_refs(name: str) -> Any:
         raise _HasRefs
 
-    for index, traversal in enumerate(program._bound.traversals):
+    for index, comprehension in enumerate(program._bound.comprehensions):
         try:
-            types, _tuples = traversal.comprehension.open(no_refs)
+            types, _tuples = comprehension.open(no_refs, call=no_refs)
         except _HasRefs:
             continue
         program.traversal_program(index, types)

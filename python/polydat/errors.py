@@ -148,9 +148,11 @@ class UnknownNameError(PolydatError, KeyError):
     """A name that is neither an output nor an input of the program was read
     (``pull``, ``generate(outputs=...)``); the message says "did you mean"."""
 
-    def __init__(self, message: str, name: str = ""):
+    def __init__(self, message: str, name: str = "", hint: str | None = None):
         super().__init__(message)
         self.name = name
+        self.hint = hint
+        """The closest name, as "did you mean 'x'?" (None: none is close)."""
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""

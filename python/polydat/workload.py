@@ -64,7 +64,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
-from .api import _filtered
+from .api import open_comprehension
 from .errors import ArgumentError, CompileError, Diagnostic, PolydatError
 
 __all__ = ["Workload", "Phase", "Level", "WorkloadError"]
@@ -938,7 +938,7 @@ class _Chain:
         parsed = plan.levels[level]
         spec = phase.levels[level]
         try:
-            types, tuples = parsed.open(outer.value_of)
+            types, tuples = open_comprehension(parsed, outer, outer.value_of, self.workload.engine, self.workload.strict)
         except CompileError as err:
             raise _located(err, spec.each_at) from None
         except PolydatError as err:
@@ -955,10 +955,9 @@ class _Chain:
         names = list(types)
         ordinals = counters[1]
         deeper = level + 1
-        passing = _filtered(parsed, outer, types, tuples, self.workload.engine, self.workload.strict)
         while True:
             try:
-                values = next(passing)
+                values = next(tuples)
             except StopIteration:
                 break
             except CompileError as err:  # the `where` predicate's

@@ -31,11 +31,11 @@ def test_the_frontend_keeps_no_copy_of_the_conversion_table() -> None:
 
 
 def test_a_json_module_parameter_refuses_a_u64_in_the_binder(bind, compile_error) -> None:  # type: ignore[no-untyped-def]
-    source = "m(a: json) -> (b) := { b := a }\ninput c\nx := m(c)"
+    source = "m(a: json) -> (b) := { b := a }\ninput c\nx := m(unit_interval(c))"
     err = compile_error(source)
-    assert err.message == "argument 'a' of module 'm' expects json but the value is u64"
+    assert err.message == "argument 'a' of module 'm' expects json but the value is f64"
     assert (err.line, err.col) == (3, 8)
-    assert err.hint == "there is no conversion from u64 to json"
+    assert err.hint == "convert it explicitly, e.g. `... as json`", "f64 -> json is a cast, never implicit"
     # ... and through the whole pipeline it is the frontend's error, not the core's.
     with pytest.raises(CompileError) as info:
         polydat.compile(source)
@@ -43,17 +43,17 @@ def test_a_json_module_parameter_refuses_a_u64_in_the_binder(bind, compile_error
 
 
 def test_shared_annotation_follows_the_core_adapters(bind, compile_error) -> None:  # type: ignore[no-untyped-def]
-    err = compile_error("input c\nshared x: bytes := unit_interval(c)")
-    assert err.message == "'x' is declared bytes but the value is f64"
-    assert err.hint == "there is no conversion from f64 to bytes"
+    err = compile_error("input c\nshared x: date := unit_interval(c)")
+    assert err.message == "'x' is declared date but the value is f64"
+    assert err.hint == "there is no conversion from f64 to date"
     # u64 -> bytes is an adapter of the core, so it is accepted.
     bound = bind("input c\nshared x: bytes := hash(c)")
     assert bound.output_types["x"] == "bytes"
 
 
 def test_a_cast_the_core_cannot_do_is_reported_at_the_as(compile_error) -> None:  # type: ignore[no-untyped-def]
-    err = compile_error("input c\nx := unit_interval(c) as json")
-    assert err.message == "cannot cast f64 to json"
+    err = compile_error("input c\nx := unit_interval(c) as date")
+    assert err.message == "cannot cast f64 to date"
     assert (err.line, err.col) == (2, 23)
 
 

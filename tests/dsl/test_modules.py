@@ -115,7 +115,9 @@ def test_module_output_may_be_a_parameter(bind) -> None:  # type: ignore[no-unty
 
 def test_module_body_rules(compile_error) -> None:  # type: ignore[no-untyped-def]
     err = compile_error("m(a) -> (y) := { const y := a }\ninput c\nv := m(c)")
-    assert err.message == "modifiers are not allowed inside module 'm'"
+    assert err.message == "const binding 'y' depends on coordinate input 'c'"
+    err = compile_error("m(a) -> (y) := { volatile y := a }\ninput c\nv := m(c)")
+    assert err.message == "modifiers other than const are not allowed inside module 'm'"
     err = compile_error("m(a) -> (y) := { input q\ny := a }")
     assert err.message == "an input declaration is not allowed inside module 'm'"
     err = compile_error("m(a) -> (y) := { n(b) -> (c) := { c := b }\ny := a }")

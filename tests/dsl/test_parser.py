@@ -234,25 +234,35 @@ def test_many_statements() -> None:
     assert len(program.statements) == 5000
 
 
-@pytest.mark.parametrize("keyword", ["tile", "cursor"])
-def test_unsupported_statements(keyword: str) -> None:
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ("input cycle\ntile something", "expected ':=' before the body of tile 'something' but found end of input"),
+        ("input cycle\ncursor something", "expected '=' but found end of input"),
+        ("cursor q = hash(1)", "a cursor's constructor is range(start, end)"),
+    ],
+)
+def test_tile_and_cursor_headers(source: str, message: str) -> None:
     with pytest.raises(CompileError) as info:
-        parse(f"input cycle\n{keyword} something")
-    err = info.value
-    assert err.message == f"'{keyword}' is not supported yet"
-    assert (err.line, err.col) == (2, 1)
-    assert err.hint
+        parse(source)
+    assert info.value.message == message
+    assert info.value.hint
 
 
-def test_for_expression_is_not_supported() -> None:
+def test_a_for_producer_is_a_binding_value() -> None:
+    (binding,) = parse("xs := for k in 1..4, w in a, b order halton/3").statements
+    assert isinstance(binding.value, ast.ForExpr)
+    assert binding.value.text == "k in 1..4, w in a, b order halton/3"
+    assert binding.value.comprehension.names == ("k", "w")
     with pytest.raises(CompileError) as info:
-        parse("xs := for k in 1..4")
-    assert info.value.message == "'for' is not supported yet"
-    assert (info.value.line, info.value.col) == (1, 7)
-    assert "for` statement" in (info.value.hint or "")
+        parse("xs := 1 + for k in 1..4")
+    assert info.value.message == "a `for` producer compiles only as the whole value of a binding"
+    assert (info.value.line, info.value.col) == (1, 11)
 
 
-def test_field_access_is_not_supported() -> None:
+def test_field_access_flattens_to_a_wire_name() -> None:
+    (binding,) = parse("x := q.cursor.idx + 1").statements
+    assert binding.value.left == ast.Name("q__cursor__idx", binding.value.left.span)
     with pytest.raises(CompileError) as info:
-        parse("x := q.idx")
-    assert "field access" in info.value.message and "not supported yet" in info.value.message
+        parse("x := q.")
+    assert info.value.message == "expected a field name after '.' but found end of input"

@@ -144,7 +144,29 @@ class IfExpr:
     block_form: bool = False
 
 
-Expr = Union[Name, IntLit, FloatLit, StrLit, BoolLit, ArrayLit, Call, BinOp, UnaryOp, Cast, IfExpr]
+@dataclass(slots=True)
+class ForExpr:
+    """``for <comprehension>`` as a binding's whole value: a producer (or a
+    derivation of one). ``comprehension`` is the parsed text
+    (:mod:`polydat.dsl.comprehension`); ``text`` its source text."""
+
+    comprehension: Any
+    text: str
+    span: Span
+    text_span: Span
+
+
+@dataclass(slots=True)
+class TileExpr:
+    """A tile (``tile name := body`` or a ``polytile`` call) as a binding's
+    whole value; ``parts`` is the parsed template
+    (:class:`polydat.dsl.tile.TileExprParts`)."""
+
+    parts: Any
+    span: Span
+
+
+Expr = Union[Name, IntLit, FloatLit, StrLit, BoolLit, ArrayLit, Call, BinOp, UnaryOp, Cast, IfExpr, ForExpr, TileExpr]
 _LITERALS = frozenset({IntLit, FloatLit, StrLit, BoolLit})
 
 
@@ -162,6 +184,12 @@ def children(expr: Expr) -> tuple[Expr, ...]:
         return (expr.cond, expr.then, expr.otherwise)
     if isinstance(expr, ArrayLit):
         return expr.elements
+    if isinstance(expr, TileExpr):
+        return expr.parts.reads
+    if isinstance(expr, ForExpr) and expr.comprehension.base is not None:
+        # A derivation reads its producer (bound earlier in the same scope).
+        base = expr.comprehension
+        return (Name(base.base, Span(base.base_line, base.base_col)),)
     return ()
 
 
@@ -290,6 +318,8 @@ class ModuleDef:
     body: tuple[Binding, ...]
     span: Span
     doc: str | None = None
+    pragmas: tuple[Pragma, ...] = ()
+    """The body's own pragmas: a module compiles under these and no others."""
 
 
 @dataclass(slots=True)

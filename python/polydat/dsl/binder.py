@@ -55,6 +55,7 @@ from .lowering import (
 )
 from .modules import ModuleLoader, directory_of, module_table
 from .operators import OperatorLowering
+from .tile import TileLowering
 from .ordering import dependency_order
 from .types import LiteralTypeError, f64_bits, literal_to_const
 from ..errors import CompileError, Diagnostic
@@ -91,8 +92,15 @@ class BoundProgram:
     inferred_inputs: tuple[str, ...] = ()
     traversals: tuple[ast.ForStmt, ...] = ()
     """The program's ``for`` statements (their bodies are bound as child programs)."""
+    comprehensions: tuple[Any, ...] = ()
+    """Each traversal's comprehension, a producer it names resolved."""
+    producers: dict[str, Any] = field(default_factory=dict)
+    """The program's ``for`` producers by name (their resolved comprehensions)."""
     pragmas: tuple[str, ...] = ()
     """The ``pragma`` names of the program (and of the scopes around a ``for`` body)."""
+    strict_value_spans: frozenset[tuple[int, int]] = frozenset()
+    """Where the nodes lowered under ``pragma strict_values`` are: a
+    constant that makes one of them fail on every evaluation is an error."""
     strict: bool = False
     """Free names are errors (``strict=True`` or ``pragma strict``)."""
     strict_types: bool = False
@@ -115,7 +123,7 @@ class BoundProgram:
         return json.dumps(self.ir, separators=(",", ":"))
 
 
-class Binder(Declarations, OperatorLowering, CallLowering):
+class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
     """Binds one program (and the modules it calls) against a catalog.
 
     ``report`` collects every diagnostic; :meth:`bind` raises the errors
@@ -138,7 +146,11 @@ class Binder(Declarations, OperatorLowering, CallLowering):
         self.outer = dict(outer or {})
         self.outer_coordinates = frozenset(outer_coordinates)
         self.strict = strict
+        self._entry_strict = strict
         self.strict_types = False
+        self.strict_values = False
+        self._strict_marks: dict[int, bool] = {}
+        self._warned_pragmas: set[Any] = set()
         self.pragmas: list[str] = []
         self._inferred_externs: set[str] = set()
         for name in pragmas:
@@ -153,6 +165,8 @@ class Binder(Declarations, OperatorLowering, CallLowering):
         self._wire_only_nodes: dict[str, bool] = {}
         self._flat_nodes: dict[str, Any] = {}
         self._flat_types: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
+        self.producers: dict[str, Any] = {}
+        self.tiles: dict[str, Any] = {}
 
     def bind(self, program: ast.Program) -> BoundProgram:
         """Bind ``program``; raises one CompileError carrying every error found."""
@@ -190,6 +204,7 @@ class Binder(Declarations, OperatorLowering, CallLowering):
             scope.env[name] = Port(input_wire(index), type_, None)
             self.spans[name] = span
         produced = self._bind_bindings(bindings, scope, check_names=False, reads=reads, owner=owner)
+        comprehensions = self._traversal_comprehensions(program, scope, file)
         report.raise_errors()
         output_types: dict[str, str] = {}
         outputs = self.graph.outputs
@@ -212,7 +227,12 @@ class Binder(Declarations, OperatorLowering, CallLowering):
             warnings=tuple(report.warnings),
             inferred_inputs=tuple(n for n in inferred if n not in self.outer_coordinates),
             traversals=program.traversals,
+            comprehensions=comprehensions,
+            producers=dict(self.producers),
             pragmas=tuple(self.pragmas),
+            strict_value_spans=frozenset(
+                (n["span"]["line"], n["span"]["col"]) for i, n in enumerate(ir["nodes"]) if self._strict_marks.get(i)
+            ),
             strict=self.strict,
             strict_types=self.strict_types,
         )
@@ -226,20 +246,37 @@ class Binder(Declarations, OperatorLowering, CallLowering):
             return
         self.pragmas.append(name)
         if name == "strict":
-            self.strict = self.strict_types = True
+            self.strict = self.strict_types = self.strict_values = True
         elif name == "strict_types":
             self.strict_types = True
-        elif file is not None and span is not None:
-            if name == "strict_values":
-                message = "pragma 'strict_values' has no effect in this release"
-                hint = "constants are not checked against port constraints at build; assertions still run"
-            else:
-                from . import corerules
+        elif name == "strict_values":
+            self.strict_values = True
+        elif file is not None and span is not None and (file.path, span, name) not in self._warned_pragmas:
+            from . import corerules
 
-                message = f"unknown pragma '{name}'"
-                guess = corerules.suggest(name, list(self.KNOWN_PRAGMAS))
-                hint = f"did you mean '{guess}'?" if guess else f"known pragmas: {', '.join(self.KNOWN_PRAGMAS)}"
-            self.report.add(file.diagnostic(message, span, hint, severity="warning"))
+            self._warned_pragmas.add((file.path, span, name))
+            guess = corerules.suggest(name, list(self.KNOWN_PRAGMAS))
+            hint = f"did you mean '{guess}'?" if guess else f"known pragmas: {', '.join(self.KNOWN_PRAGMAS)}"
+            self.report.add(file.diagnostic(f"unknown pragma '{name}'", span, hint, severity="warning"))
+
+    def _module_pragmas(self, pragmas: Sequence[ast.Pragma], file: SourceFile) -> tuple[Any, ...]:
+        """Enters a module body's pragma scope (its own pragmas and no
+        others); returns the state :meth:`_restore_pragmas` puts back."""
+        saved = (self.strict, self.strict_types, self.strict_values, self.pragmas)
+        self.strict, self.strict_types, self.strict_values, self.pragmas = self._entry_strict, False, False, []
+        for pragma in pragmas:
+            self._pragma(pragma.name, pragma.span, file)
+        return saved
+
+    def _restore_pragmas(self, saved: tuple[Any, ...]) -> None:
+        self.strict, self.strict_types, self.strict_values, self.pragmas = saved
+
+    def _mark_strict_values(self, start: int) -> None:
+        """The nodes emitted since ``start`` (not yet marked by a module body
+        of their own) belong to a scope with or without ``strict_values``."""
+        marks = self._strict_marks
+        for index in range(start, len(self.graph.nodes)):
+            marks.setdefault(index, self.strict_values)
 
     def _bind_bindings(
         self, bindings: Sequence[ast.Binding], scope: Scope, check_names: bool,
@@ -279,8 +316,10 @@ class Binder(Declarations, OperatorLowering, CallLowering):
             binding = bindings[index]
             if top_level:
                 self.report.anchor = binding.span
+            start = len(self.graph.nodes)
             try:
                 ports = self._bind_one(binding, scope, owner, index)
+                self._mark_strict_values(start)
             except AlreadyReported:
                 self._fail_targets(binding, scope, owner, index)
                 continue
@@ -322,9 +361,127 @@ class Binder(Declarations, OperatorLowering, CallLowering):
             return False
         return True
 
+    def _traversal_comprehensions(self, program: ast.Program, scope: Scope, file: SourceFile) -> tuple[Any, ...]:
+        """Each ``for`` statement's comprehension, a producer it names
+        resolved; names it reads that nothing binds are reported."""
+        resolved = []
+        for traversal in program.traversals:
+            try:
+                comprehension = self._resolve_producer(traversal.comprehension, file)
+            except CompileError as err:
+                self.report.extend(err.diagnostics)
+                resolved.append(traversal.comprehension)
+                continue
+            self._check_comprehension_names(comprehension, scope, file)
+            resolved.append(comprehension)
+        return tuple(resolved)
+
+    def _resolve_producer(self, comprehension: Any, file: SourceFile) -> Any:
+        """A comprehension naming a producer (``for sweep ...``), resolved
+        against the producers bound in this scope."""
+        if comprehension.base is None:
+            return comprehension
+        base = self.producers.get(comprehension.base)
+        if base is None:
+            span = Span(comprehension.base_line, comprehension.base_col)
+            known = sorted(self.producers)
+            from . import corerules
+
+            guess = corerules.suggest(comprehension.base, known) if known else None
+            hint = f"did you mean '{guess}'?" if guess else (
+                f"producers here: {', '.join(known)}" if known else "bind one first: `sweep := for k in 1..4`"
+            )
+            raise file.error(f"no producer named '{comprehension.base}' is bound in this scope", span, hint)
+        return comprehension.derive(base)
+
+    def _check_comprehension_names(self, comprehension: Any, scope: Scope, file: SourceFile) -> None:
+        """A name a comprehension reads that nothing binds reads None when
+        it opens: a warning (an error under ``strict``), as upstream."""
+        from .predicate import Predicate
+
+        bound = set(scope.env) | scope.names | set(self.outer) | set(self.outer_coordinates)
+        own = set(comprehension.names)
+        reads = [(ref.name, Span(ref.line, ref.col)) for ref in comprehension.refs()]
+        for where in comprehension.wheres:
+            try:
+                predicate = Predicate(where.text)
+            except CompileError as err:
+                self.report.add(file.diagnostic(f"in the where predicate: {err.message}", Span(where.line, where.col)))
+                continue
+            reads += [(name, Span(where.line, where.col)) for name in predicate.reads()]
+            for word in predicate.bare_words:
+                if word not in own and word not in bound:
+                    self._unbound_comprehension_name(
+                        word, Span(where.line, where.col), file,
+                        f"a string is quoted (\"{word}\"); a name is written {{{word}}}",
+                    )
+        seen: set[str] = set()
+        for name, span in reads:
+            if name in own or name in bound or name in seen:
+                continue
+            seen.add(name)
+            self._unbound_comprehension_name(name, span, file, None)
+
+    def _unbound_comprehension_name(self, name: str, span: Span, file: SourceFile, hint: str | None) -> None:
+        if hint is None:
+            from . import corerules
+
+            guess = corerules.suggest(name, [n for n in self.report_names() if n != name])
+            hint = f"did you mean '{guess}'?" if guess else "bind it in this scope or an outer one"
+        if self.strict:
+            self.report.add(file.diagnostic(f"'{name}' is bound nowhere (read by the comprehension)", span, hint))
+        else:
+            self.report.add(file.diagnostic(
+                f"'{name}' is bound nowhere, so the comprehension reads it as None", span, hint, severity="warning"
+            ))
+
+    def report_names(self) -> list[str]:
+        """Names a "did you mean" may suggest: outputs, inputs and outer names bound so far."""
+        return list(self.spans) + list(self.outer)
+
+    def _bind_producer(self, binding: ast.Binding, scope: Scope, owner: dict[str, int],
+                       index: int) -> list[tuple[str, Port, tuple[str, ...], Span]]:
+        """``name := for <comprehension>``: a const ``str`` wire holding the
+        (resolved) comprehension text; traversals and derivations in this
+        scope read its comprehension at compile time."""
+        file = scope.file
+        expr = binding.value
+        assert isinstance(expr, ast.ForExpr)
+        if binding.tuple_form or binding.type_name is not None:
+            raise file.error("a `for` producer binds one name", binding.span, "write `sweep := for k in 1..4`")
+        if "volatile" in binding.modifiers or "shared" in binding.modifiers:
+            raise file.error("a `for` producer is const; it takes no 'shared' or 'volatile'", binding.span)
+        comprehension = self._resolve_producer(expr.comprehension, file)
+        self._check_comprehension_names(comprehension, scope, file)
+        target = binding.targets[0]
+        port = self._literal_port({"str": comprehension.text}, expr.span, scope)
+        named = self._publish(binding, target, port, scope, owner, index, binding.modifiers)
+        if named:
+            self.producers[target.name] = comprehension
+        return named
+
+    def _publish(self, binding: ast.Binding, target: ast.Target, port: Port, scope: Scope, owner: dict[str, int],
+                 index: int, modifiers: tuple[str, ...]) -> list[tuple[str, Port, tuple[str, ...], Span]]:
+        """Binds ``target`` to ``port`` when this binding owns the name: an
+        internal wire in a module body, else a named output (returned)."""
+        if owner.get(target.name) != index:
+            return []
+        scope.env[target.name] = port
+        if scope.module is not None:
+            self.internal_wires[scope.prefix + target.name] = port.wire
+            return []
+        self.spans[target.name] = target.span
+        if binding.doc:
+            self.docs[target.name] = binding.doc
+        return [(target.name, port, modifiers, target.span)]
+
     def _bind_one(self, binding: ast.Binding, scope: Scope, owner: dict[str, int],
                   index: int) -> list[tuple[str, Port, tuple[str, ...], Span]]:
         """Lower one binding; its names it owns (not a clashing duplicate) are bound."""
+        if type(binding.value) is ast.ForExpr:
+            return self._bind_producer(binding, scope, owner, index)
+        if type(binding.value) is ast.TileExpr:
+            return self._bind_tile(binding, scope, owner, index)
         if not binding.modifiers and binding.type_name is None and not binding.tuple_form:
             # `name := value`, the usual binding.
             target = binding.targets[0]
@@ -332,22 +489,13 @@ class Binder(Declarations, OperatorLowering, CallLowering):
             if port is None:
                 value = self._lower(binding.value, scope)
                 port = value.ports[0] if len(value.ports) == 1 else value.single(scope, f"bound to '{target.name}'")
-            if owner.get(target.name) != index:
-                return []
-            scope.env[target.name] = port
-            if scope.module is not None:
-                self.internal_wires[scope.prefix + target.name] = port.wire
-                return []
-            self.spans[target.name] = target.span
-            if binding.doc:
-                self.docs[target.name] = binding.doc
-            return [(target.name, port, (), target.span)]
+            return self._publish(binding, target, port, scope, owner, index, ())
         file = scope.file
-        if scope.module is not None and (binding.modifiers or binding.type_name):
+        if scope.module is not None and (set(binding.modifiers) - {"const"} or binding.type_name):
             raise file.error(
-                f"modifiers are not allowed inside module '{scope.module}'",
+                f"modifiers other than const are not allowed inside module '{scope.module}'",
                 binding.span,
-                "apply const/shared/volatile to the binding that calls the module",
+                "apply shared/volatile to the binding that calls the module",
             )
         if binding.type_name is not None:
             port = self._annotated_value(binding, scope)

@@ -453,9 +453,11 @@ class CallLowering(LoweringCore):
                 port = cast(Port, entry)  # not a literal: the port of a wire argument
                 body.env[param.name] = self._coerce_argument(port, type_, span, param, what, caller, body)
         self._active_modules.append(module.key)
+        saved = self._module_pragmas(definition.pragmas, module.file)  # type: ignore[attr-defined]
         try:
             self._bind_bindings(definition.body, body, check_names=True)
         finally:
+            self._restore_pragmas(saved)  # type: ignore[attr-defined]
             self._active_modules.pop()
         ports: list[Port] = []
         for output in definition.outputs:

@@ -1,5 +1,6 @@
-"""Comprehensions: the header of a ``for`` statement and the argument of
-``Kernel.for_each`` — which tuples a traversal visits.
+"""Comprehensions: the header of a ``for`` statement or producer and the
+argument of ``Kernel.for_each`` — which tuples a traversal visits, in which
+order.
 
 ::
 
@@ -8,23 +9,35 @@
     k in 0..10 step 3              # 0, 3, 6, 9 (floats need a step: 0.0..1.0 step 0.25)
     limit in 10,20,30              # a list of numbers
     phase in load,verify           # words (or 'quoted strings') are str values
+    region in ["us-east", "eu-west"]   # a bracketed list: each element whole
+    w in "a, b; c"                 # a double-quoted string is split on , ; and spaces
+    w in 'a, b; c'                 # a single-quoted one is one value
+    k in fib(8)                    # named generators: fib fib_until pow2 pow2_until binomial
+                                   #   geometric geometric_until linear_starts linear_steps log_steps
     k in {ks}                      # a name of the enclosing scopes, read when the traversal opens
+    k in ks                        # the same (a lone bare word is a reference)
                                    # (a str value is read as a list or range: "1,2,3", "0..4")
     k in 1..3, limit in 10,20      # several clauses: their Cartesian product, first clause outermost
     (name, size) in (a, b), (1, 2) # a tuple clause zips its sources: (a, 1), (b, 2)
     k in 1..10 where {k} % 3 == 0  # a predicate over the tuple's names (and outer names)
+    k in 1..4, j in 1..4 order halton/5   # an order (lex, reverse_lex, halton, shuffle[(seed=N)]), /N keeps N
+    base where {k} > 3 order lex   # a derivation of the producer `base` (for statements and producers)
 
 The value type of each name follows its values: integers are ``u64`` (``i64``
 when one is negative), any float makes it ``f64``, ``true``/``false`` are
 ``bool``, words and strings ``str``. Every error points at its place in the text.
+
+``where`` predicates follow upstream's predicate rules (see
+:mod:`polydat.dsl.predicate`); ``order`` positions come from the core
+(``polydat_core::order``), so every host dispenses the same tuples.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Union
 
 from ..errors import CompileError, Diagnostic
@@ -32,12 +45,15 @@ from .ast import Span
 from .diagnostics import SourceFile
 from .lexer import Lexer, Token, TokenKind
 
-__all__ = ["Comprehension", "Clause", "Range", "Ref", "parse", "parse_text"]
+__all__ = [
+    "Comprehension", "Clause", "Range", "Ref", "Generator", "Call", "Where", "Order",
+    "parse", "parse_text", "parse_items", "NAMED_GENERATORS",
+]
 
 
 @dataclass(frozen=True)
 class Ref:
-    """``{name}``: a name of the enclosing scopes, read when the traversal opens."""
+    """``{name}`` (or a lone bare word): a name of the enclosing scopes, read when the traversal opens."""
 
     name: str
     line: int
@@ -56,7 +72,29 @@ class Range:
     col: int
 
 
-Item = Union[int, float, str, bool, Ref, Range]
+@dataclass(frozen=True)
+class Generator:
+    """A named generator call (``fib(8)``, ``linear_steps(0, 1, 4)``...)."""
+
+    name: str
+    args: tuple[Union[int, float, Ref], ...]
+    line: int
+    col: int
+
+
+@dataclass(frozen=True)
+class Call:
+    """Any other call in source position (``partitions("*/4", 100)``): a
+    DSL expression evaluated in the enclosing scope when the traversal
+    opens; a str value gives its tokens, anything else one value."""
+
+    text: str
+    """The expression, ``{name}`` written ``name``."""
+    line: int
+    col: int
+
+
+Item = Union[int, float, str, bool, Ref, Range, Generator, Call]
 
 
 @dataclass(frozen=True)
@@ -71,40 +109,120 @@ class Clause:
 
 
 @dataclass(frozen=True)
+class Where:
+    """``where <predicate>``: keeps the tuples for which the predicate holds."""
+
+    text: str
+    """The predicate as written (``{name}`` references included)."""
+    line: int
+    col: int
+
+
+@dataclass(frozen=True)
+class Order:
+    """``order <strategy>[/count]`` or ``order <strategy>(seed=N)``."""
+
+    strategy: str
+    count: int | None
+    seed: int | None
+    text: str
+    line: int
+    col: int
+
+
+Stage = Union[Where, Order]
+
+#: The named generators and their argument names (``n``/``max``: a
+#: non-negative integer; anything else: any number).
+NAMED_GENERATORS: dict[str, tuple[str, ...]] = {
+    "fib": ("n",),
+    "fib_until": ("max",),
+    "pow2": ("n",),
+    "pow2_until": ("max",),
+    "binomial": ("n",),
+    "geometric": ("start", "factor", "n"),
+    "geometric_until": ("start", "factor", "max"),
+    "linear_starts": ("start", "end", "n"),
+    "linear_steps": ("start", "end", "n"),
+    "log_steps": ("start", "end", "n"),
+}
+_INTEGER_GENERATORS = frozenset({"fib", "fib_until", "pow2", "pow2_until", "binomial"})
+#: Upstream's continuous measures (sampled sources); not supported here.
+_MEASURES = frozenset({"normal", "exponential", "pareto", "beta", "log_normal", "gamma", "uniform01"})
+_U64_MAX = (1 << 64) - 1
+
+
+@dataclass(frozen=True)
 class Comprehension:
     """A parsed comprehension (see the module)."""
 
     clauses: tuple[Clause, ...]
-    where: str | None
-    """The predicate as a DSL expression (``{x}`` written ``x``), or None."""
-    where_line: int
-    where_col: int
+    stages: tuple[Stage, ...]
+    """``where`` and ``order`` clauses, applied in order."""
     text: str
     source_lines: dict[int, str]
     """The source lines the comprehension spans, by line number (for diagnostics)."""
     path: str | None
+    base: str | None = None
+    """A derivation's producer (``for sweep where ...``): resolved with :meth:`derive`."""
+    base_line: int = 0
+    base_col: int = 0
 
     @property
     def names(self) -> tuple[str, ...]:
         """Every iteration variable, in clause order."""
         return tuple(n for c in self.clauses for n in c.names)
 
+    @property
+    def wheres(self) -> tuple[Where, ...]:
+        """The ``where`` stages, in order."""
+        return tuple(s for s in self.stages if isinstance(s, Where))
+
     def error(self, message: str, line: int, col: int, hint: str | None = None) -> CompileError:
         """A compile error at ``line:col`` of the comprehension's source."""
         return CompileError(Diagnostic(message, line, col, hint, "error", self.source_lines.get(line), self.path))
 
-    def open(self, lookup: Callable[[str], Any]) -> tuple[dict[str, str], Iterator[tuple[Any, ...]]]:
-        """Reads every ``{name}`` (through ``lookup``) and returns the type of
-        each iteration variable and the tuples, in order (lazily: a large
-        product is never built whole)."""
-        types: dict[str, str] = {}
-        per_clause: list[Iterable[tuple[Any, ...]]] = []
+    def derive(self, base: Comprehension) -> Comprehension:
+        """This derivation applied to the producer ``base``: ``base``'s clauses
+        and stages, then this one's stages."""
+        text = " ".join(part for part in (base.text, self.text.split(None, 1)[1] if " " in self.text else "") if part)
+        lines = dict(base.source_lines)
+        lines.update(self.source_lines)
+        return replace(base, stages=base.stages + self.stages, text=text, source_lines=lines)
+
+    def refs(self) -> list[Ref]:
+        """Every ``{name}`` (and bare-word reference) the sources read, in order."""
+        found: list[Ref] = []
         for clause in self.clauses:
-            columns = [self._values(items, lookup) for items in clause.sources]
+            for items in clause.sources:
+                for item in items:
+                    if isinstance(item, Ref):
+                        found.append(item)
+                    elif isinstance(item, Range):
+                        found.extend(v for v in (item.lo, item.hi, item.step) if isinstance(v, Ref))
+                    elif isinstance(item, Generator):
+                        found.extend(a for a in item.args if isinstance(a, Ref))
+        return found
+
+    def open(
+        self,
+        lookup: Callable[[str], Any],
+        keep: Callable[[Where, dict[str, str]], Callable[[tuple[Any, ...]], bool]] | None = None,
+        call: Callable[[Call], Any] | None = None,
+    ) -> tuple[dict[str, str], Iterator[tuple[Any, ...]]]:
+        """Reads every ``{name}`` (through ``lookup``; a None value yields no
+        values) and returns the type of each iteration variable and the
+        tuples, in order (lazily where no order needs them all: a large
+        product is never built whole). ``keep(where, types)`` makes the test
+        of a ``where`` stage; ``call(c)`` evaluates a call source."""
+        types: dict[str, str] = {}
+        axes: list[_Singles | _Zipped] = []
+        for clause in self.clauses:
+            columns = [self._values(items, lookup, call) for items in clause.sources]
             for k, name in enumerate(clause.names):
                 types[name], columns[k] = self._typed(name, columns[k], clause)
             if len(columns) == 1:
-                per_clause.append(_Singles(columns[0]))
+                axes.append(_Singles(columns[0]))
             else:
                 lengths = {_length(c) for c in columns}
                 if len(lengths) > 1:
@@ -115,10 +233,70 @@ class Comprehension:
                         clause.col,
                         "a tuple clause pairs its sources element by element; give them the same length",
                     )
-                per_clause.append(_Zipped(columns))
-        return types, _product(per_clause)
+                axes.append(_Zipped(columns))
+        return types, self._dispense(axes, types, keep)
 
-    def _values(self, items: tuple[Item, ...], lookup: Callable[[str], Any]) -> Sequence[Any]:
+    def _dispense(
+        self, axes: list[_Singles | _Zipped], types: dict[str, str],
+        keep: Callable[[Where, dict[str, str]], Callable[[tuple[Any, ...]], bool]] | None,
+    ) -> Iterator[tuple[Any, ...]]:
+        """The tuples after every stage (a generator: nothing runs before the first is asked for)."""
+        sizes = [_length(a) for a in axes]
+
+        def at(position: int) -> tuple[Any, ...]:
+            parts = []
+            for axis, size in zip(reversed(axes), reversed(sizes)):
+                position, index = divmod(position, size)
+                parts.append(axis[index])
+            return tuple(v for part in reversed(parts) for v in part)
+
+        if not self.stages:
+            yield from _product(axes)
+            return
+        # The current space: positions into the natural (row-major) one, in
+        # dispense order. `lattice` holds while they are the natural space,
+        # perhaps filtered (an order then ranks by natural position).
+        stream: Iterator[int] = iter(range(math.prod(sizes)))
+        lattice, filtered = True, False
+        for stage in self.stages:
+            if isinstance(stage, Where):
+                if keep is None:
+                    raise self.error("a where predicate needs a scope to test it", stage.line, stage.col)
+                test = keep(stage, types)
+                stream = (p for p in stream if test(at(p)))
+                filtered = True
+                continue
+            if stage.strategy == "lex" and stage.seed is None and (lattice or stage.count is None):
+                stream = itertools.islice(stream, stage.count)
+                continue
+            current = list(stream)
+            try:
+                from .. import _core
+
+                if lattice:
+                    chosen = _core.order_positions(
+                        stage.strategy, sizes, None if filtered else stage.count, stage.seed
+                    )
+                    if filtered:
+                        survivors = set(current)
+                        chosen = [p for p in chosen if p in survivors]
+                    ordered = chosen
+                else:
+                    ordered = [current[i] for i in _core.order_positions(stage.strategy, [len(current)], stage.count, stage.seed)]
+            except Exception as err:  # noqa: BLE001 - the core's refusal, at the order's place
+                from ..errors import PolydatError
+
+                if not isinstance(err, PolydatError):
+                    raise
+                raise self.error(str(err), stage.line, stage.col) from None
+            if stage.count is not None:
+                ordered = ordered[: stage.count]
+            stream = iter(ordered)
+            lattice, filtered = False, False
+        for position in stream:
+            yield at(position)
+
+    def _values(self, items: tuple[Item, ...], lookup: Callable[[str], Any], call: Callable[[Call], Any] | None) -> Sequence[Any]:
         values: list[Any] = []
         for item in items:
             if isinstance(item, Range):
@@ -128,6 +306,12 @@ class Comprehension:
                 values.extend(expanded)
             elif isinstance(item, Ref):
                 values.extend(self._ref_values(item, lookup))
+            elif isinstance(item, Generator):
+                values.extend(self._generate(item, lookup))
+            elif isinstance(item, Call):
+                if call is None:
+                    raise self.error(f"the source {item.text} needs a scope to evaluate it", item.line, item.col)
+                values.extend(self._spread(call(item), item.text, item.line, item.col, lookup))
             else:
                 values.append(item)
         return values
@@ -136,30 +320,37 @@ class Comprehension:
         from ..errors import UnknownNameError
 
         try:
-            value = lookup(ref.name)
+            return lookup(ref.name)
         except UnknownNameError as err:
             raise self.error(str(err), ref.line, ref.col) from None
-        if value is None:
-            raise self.error(f"'{ref.name}' is None (not set), so it gives no values", ref.line, ref.col)
-        return value
 
     def _ref_values(self, ref: Ref, lookup: Callable[[str], Any]) -> Sequence[Any]:
-        value = self._ref(ref, lookup)
+        return self._spread(self._ref(ref, lookup), f"'{ref.name}'", ref.line, ref.col, lookup)
+
+    def _spread(self, value: Any, what: str, line: int, col: int, lookup: Callable[[str], Any]) -> Sequence[Any]:
+        """The values a source value stands for: None gives none, a str its
+        list or range (or its string-comprehension tokens), a scalar itself."""
+        if value is None:
+            return []
         if isinstance(value, str):
             try:
                 items = parse_items(value)
+            except CompileError:
+                return [_literal(t) for t in _tokens(value)]
+            try:
+                return self._values(items, lookup, None)
             except CompileError as err:
-                raise self.error(
-                    f"'{ref.name}' holds {value!r}, which is not a list or range: {err.message}", ref.line, ref.col
-                ) from None
-            return self._values(items, lookup)
+                raise self.error(f"{what} holds {value!r}: {err.message}", line, col) from None
         if isinstance(value, (bool, int, float)):
             return [value]
-        raise self.error(f"'{ref.name}' holds a {type(value).__name__}, not values to iterate", ref.line, ref.col)
+        raise self.error(f"{what} holds a {type(value).__name__}, not values to iterate", line, col)
 
-    def _bound(self, value: Union[int, float, Ref], lookup: Callable[[str], Any], rng: Range) -> int | float:
+    def _bound(self, value: Union[int, float, Ref], lookup: Callable[[str], Any], line: int, col: int,
+               what: str = "a range bound") -> int | float | None:
         if isinstance(value, Ref):
             value = self._ref(value, lookup)
+            if value is None:
+                return None
             if isinstance(value, str):
                 try:
                     value = int(value, 0)
@@ -167,14 +358,16 @@ class Comprehension:
                     try:
                         value = float(value)
                     except ValueError:
-                        raise self.error(f"a range bound must be a number, got {value!r}", rng.line, rng.col) from None
+                        raise self.error(f"{what} must be a number, got {value!r}", line, col) from None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.error(f"a range bound must be a number, got {value!r}", rng.line, rng.col)
+            raise self.error(f"{what} must be a number, got {value!r}", line, col)
         return value
 
     def _range(self, rng: Range, lookup: Callable[[str], Any]) -> Sequence[Any]:
-        lo, hi = self._bound(rng.lo, lookup, rng), self._bound(rng.hi, lookup, rng)
-        step = self._bound(rng.step, lookup, rng) if rng.step is not None else None
+        lo, hi = self._bound(rng.lo, lookup, rng.line, rng.col), self._bound(rng.hi, lookup, rng.line, rng.col)
+        step = self._bound(rng.step, lookup, rng.line, rng.col) if rng.step is not None else None
+        if lo is None or hi is None or (rng.step is not None and step is None):
+            return []  # a bound reads None: the source yields nothing
         if all(isinstance(v, int) for v in (lo, hi, step) if v is not None):
             step = 1 if step is None else step
             if step <= 0:
@@ -182,7 +375,8 @@ class Comprehension:
             return range(int(lo), int(hi) + (1 if rng.inclusive else 0), int(step))
         if step is None:
             raise self.error(
-                "a float range needs a step", rng.line, rng.col, f"write e.g. `{lo}..{hi} step 0.1`"
+                "a float range needs a step", rng.line, rng.col,
+                f"write e.g. `{lo}..{hi} step 0.1` (continuous sources are not supported)",
             )
         if not step > 0 or not all(math.isfinite(float(v)) for v in (lo, hi, step)):
             raise self.error("a float range needs finite bounds and a positive step", rng.line, rng.col)
@@ -192,12 +386,36 @@ class Comprehension:
             raise self.error(f"the float range has {n} values; that is too many", rng.line, rng.col)
         return [float(lo) + i * float(step) for i in range(n)]
 
+    def _generate(self, gen: Generator, lookup: Callable[[str], Any]) -> list[Any]:
+        """A named generator's values (upstream's formulas and limits)."""
+        params = NAMED_GENERATORS[gen.name]
+        if len(gen.args) != len(params):
+            count = len(params)
+            raise self.error(
+                f"{gen.name}({', '.join(params)}): expected {count} argument{'s' if count != 1 else ''}, "
+                f"got {len(gen.args)}", gen.line, gen.col,
+            )
+        args: list[Any] = []
+        for param, arg in zip(params, gen.args):
+            value = self._bound(arg, lookup, gen.line, gen.col, f"{gen.name}.{param}")
+            if value is None:
+                return []
+            if param in ("n", "max") and (gen.name in _INTEGER_GENERATORS or param == "n"):
+                if isinstance(value, float):
+                    if not value.is_integer() or value < 0:
+                        raise self.error(f"{gen.name}.{param}: expected non-negative integer, got '{value}'", gen.line, gen.col)
+                    value = int(value)
+                if value < 0:
+                    raise self.error(f"{gen.name}.{param}: expected non-negative integer, got '{value}'", gen.line, gen.col)
+            args.append(value)
+        try:
+            return _GENERATORS[gen.name](*args)
+        except ValueError as err:
+            raise self.error(str(err), gen.line, gen.col) from None
+
     def _typed(self, name: str, values: Sequence[Any], clause: Clause) -> tuple[str, Sequence[Any]]:
         if isinstance(values, range):
-            if values and (values.start < -(2**63) or values[-1] >= 2**64 or (values.start < 0 and values[-1] >= 2**63)):
-                kind = "i64" if values.start < 0 else "u64"
-                raise self.error(f"the values of '{name}' do not fit in {kind}", clause.line, clause.col)
-            return ("i64" if values.start < 0 and values else "u64"), values
+            return ("i64" if values.start < 0 and len(values) else "u64"), values
         kinds = {_kind(v) for v in values}
         if not kinds:
             return "u64", values
@@ -223,8 +441,11 @@ class Comprehension:
         return "u64", values
 
 
-def _length(values: Sequence[Any]) -> int:
-    """``len(values)``, also for a range past 2**63 values (where ``len`` overflows)."""
+def _length(values: Any) -> int:
+    """``len(values)``, also for a range past 2**63 values (where ``len``
+    overflows) and the tuples of one (:class:`_Singles`, :class:`_Zipped`)."""
+    if isinstance(values, (_Singles, _Zipped)):
+        return values.length
     if isinstance(values, range):
         return max(0, -((values.start - values.stop) // values.step))
     return len(values)
@@ -248,6 +469,10 @@ class _Singles:
 
     def __init__(self, values: Sequence[Any]):
         self.values = values
+        self.length = _length(values)
+
+    def __getitem__(self, i: int) -> tuple[Any, ...]:
+        return (self.values[i],)
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
         return ((v,) for v in self.values)
@@ -258,6 +483,10 @@ class _Zipped:
 
     def __init__(self, columns: Sequence[Sequence[Any]]):
         self.columns = columns
+        self.length = _length(columns[0])
+
+    def __getitem__(self, i: int) -> tuple[Any, ...]:
+        return tuple(c[i] for c in self.columns)
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
         return zip(*self.columns)
@@ -271,6 +500,141 @@ def _kind(value: Any) -> str:
     if isinstance(value, float):
         return "float"
     return "str"
+
+
+def _tokens(text: str) -> list[str]:
+    """A string comprehension's tokens: split on runs of commas, semicolons and whitespace."""
+    out: list[str] = []
+    token: list[str] = []
+    for c in text:
+        if c in ",;" or c.isspace():
+            if token:
+                out.append("".join(token))
+                token = []
+        else:
+            token.append(c)
+    if token:
+        out.append("".join(token))
+    return out
+
+
+def _literal(token: str) -> Any:
+    """A string-comprehension token typed as a list element: u64, f64, bool, else str."""
+    if token in ("true", "false"):
+        return token == "true"
+    if token.isdigit():
+        value = int(token)
+        return value if value <= _U64_MAX else token
+    try:
+        value_f = float(token)
+    except ValueError:
+        return token
+    return value_f if any(c.isdigit() for c in token) and math.isfinite(value_f) else token
+
+
+# ----------------------------------------------------------------------------
+# Named generators (upstream's formulas, limits and messages)
+
+
+def _fib(n: int) -> list[int]:
+    if n > 93:
+        raise ValueError(f"fib({n}): term 94 is past u64::MAX; fib.n is at most 93")
+    out, a, b = [], 1, 1
+    for _ in range(n):
+        out.append(a)
+        a, b = b, a + b
+    return out
+
+
+def _fib_until(limit: int) -> list[int]:
+    out, a, b = [], 1, 1
+    while a <= limit and a <= _U64_MAX:
+        out.append(a)
+        a, b = b, a + b
+    return out
+
+
+def _pow2(n: int) -> list[int]:
+    if n > 64:
+        raise ValueError(f"pow2({n}): term 65, 2^64, is past u64::MAX; pow2.n is at most 64")
+    return [1 << i for i in range(n)]
+
+
+def _pow2_until(limit: int) -> list[int]:
+    out, v = [], 1
+    while v <= limit and v <= _U64_MAX:
+        out.append(v)
+        v <<= 1
+    return out
+
+
+def _binomial(n: int) -> list[int]:
+    row = [math.comb(n, k) for k in range(n + 1)]
+    if n > 67:
+        k = next(k for k, c in enumerate(row) if c > _U64_MAX)
+        raise ValueError(f"binomial({n}): term C({n}, {k}) is past u64::MAX; binomial.n is at most 67")
+    return row
+
+
+def _check_factor(name: str, factor: float, until: bool) -> None:
+    if not math.isfinite(factor) or factor <= 0 or (until and factor <= 1):
+        need = "greater than 1" if until else "positive"
+        raise ValueError(f"{name}.factor: expected a finite number {need}, got '{factor}'")
+
+
+def _geometric(start: float, factor: float, n: int) -> list[float]:
+    _check_factor("geometric", float(factor), False)
+    return [float(start) * float(factor) ** i for i in range(n)]
+
+
+def _geometric_until(start: float, factor: float, limit: float) -> list[float]:
+    _check_factor("geometric_until", float(factor), True)
+    out: list[float] = []
+    if start <= 0:
+        return out
+    i = 0
+    while True:
+        term = float(start) * float(factor) ** i
+        if term > limit or len(out) > 10_000_000:
+            return out
+        out.append(term)
+        i += 1
+
+
+def _linear_starts(start: float, end: float, n: int) -> list[float]:
+    start, end = float(start), float(end)
+    return [start + i * (end - start) / n for i in range(n)]
+
+
+def _linear_steps(start: float, end: float, n: int) -> list[float]:
+    start, end = float(start), float(end)
+    if n == 1:
+        return [start]
+    return [end if i == n - 1 else start + i * (end - start) / (n - 1) for i in range(n)]
+
+
+def _log_steps(start: float, end: float, n: int) -> list[float]:
+    start, end = float(start), float(end)
+    if start <= 0 or end <= 0:
+        raise ValueError(f"log_steps: start and end must be positive, got {start} and {end}")
+    if n == 1:
+        return [start]
+    lo, hi = math.log(start), math.log(end)
+    return [start if i == 0 else end if i == n - 1 else math.exp(lo + i * (hi - lo) / (n - 1)) for i in range(n)]
+
+
+_GENERATORS: dict[str, Callable[..., list[Any]]] = {
+    "fib": _fib,
+    "fib_until": _fib_until,
+    "pow2": _pow2,
+    "pow2_until": _pow2_until,
+    "binomial": _binomial,
+    "geometric": _geometric,
+    "geometric_until": _geometric_until,
+    "linear_starts": _linear_starts,
+    "linear_steps": _linear_steps,
+    "log_steps": _log_steps,
+}
 
 
 # ----------------------------------------------------------------------------
@@ -293,25 +657,25 @@ def parse_items(text: str) -> tuple[Item, ...]:
     ``{name}`` reference): ``1,2,3``, ``0..4``, ``a,b``."""
     file = SourceFile(text, None)
     lexer = Lexer(file)
+    lexer.fast_lines = False
     tokens = lexer.tokenize()
     if lexer.diagnostics:
         raise CompileError(lexer.diagnostics[0])
     parser = _Parser(tokens, file, text)
     if parser.peek().kind is TokenKind.EOF:
         return ()
-    items = parser.items(stop_at_clause=False)
+    items = parser.items(stop_at_clause=False, allow_reference=False)
     parser.expect_end()
     return tuple(items)
 
 
-def parse(tokens: Sequence[Token], file: SourceFile, text: str) -> Comprehension:
+def parse(tokens: Sequence[Token], file: SourceFile, text: str, allow_base: bool = False) -> Comprehension:
     """Parses the comprehension in ``tokens`` (which end with EOF or are the
-    header tokens of a ``for``); ``text`` is its source text."""
+    header tokens of a ``for``); ``text`` is its source text.
+    ``allow_base``: the text may name a producer instead of clauses (a
+    traversal over a producer, or a derivation)."""
     parser = _Parser(tokens, file, text)
-    return parser.comprehension()
-
-
-_WHERE_REF = re.compile(r"\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}")
+    return parser.comprehension(allow_base)
 
 
 class _Parser:
@@ -342,24 +706,29 @@ class _Parser:
         if token.kind is not TokenKind.EOF:
             raise self.error(f"unexpected {_describe(token)} in the comprehension", token)
 
-    def comprehension(self) -> Comprehension:
+    def comprehension(self, allow_base: bool) -> Comprehension:
         start = self.peek()
         if start.kind is TokenKind.EOF:
             raise self.error("a comprehension needs at least one clause", start, "write e.g. `k in 1..4`")
-        clauses = [self.clause()]
-        while self.peek().is_op(","):
-            self.advance()
+        base = None
+        clauses: list[Clause] = []
+        after = self.peek(1)
+        if allow_base and start.kind is TokenKind.IDENT and (after.kind is TokenKind.EOF or after.is_word("where", "order")):
+            base = self.advance().text
+        else:
             clauses.append(self.clause())
-        where, where_line, where_col = None, 0, 0
-        if self.peek().is_word("where"):
-            word = self.advance()
-            where, where_line, where_col = self.predicate(word), word.line, word.col
-        if self.peek().is_word("order"):
-            raise self.error(
-                "'order' strategies are not supported; tuples come in clause order",
-                self.peek(),
-                "drop the order clause",
-            )
+            while self.peek().is_op(","):
+                self.advance()
+                clauses.append(self.clause())
+        stages: list[Stage] = []
+        while True:
+            if self.peek().is_word("where"):
+                word = self.advance()
+                stages.append(Where(self.predicate(word), word.line, word.col))
+            elif self.peek().is_word("order"):
+                stages.append(self.order(self.advance()))
+            else:
+                break
         self.expect_end()
         names = [n for c in clauses for n in c.names]
         for i, name in enumerate(names):
@@ -367,7 +736,8 @@ class _Parser:
                 raise self.error(f"'{name}' is named by two clauses", start, "each iteration variable is named once")
         lines = {t.line for t in self.tokens if t.line}
         source_lines = {n: text for n in lines if (text := self.file.line_text(n)) is not None}
-        return Comprehension(tuple(clauses), where, where_line, where_col, self.text, source_lines, self.file.path)
+        return Comprehension(tuple(clauses), tuple(stages), self.text, source_lines, self.file.path,
+                             base, start.line, start.col)
 
     def clause_starts(self, k: int = 0) -> bool:
         """Whether a clause (``name in`` or ``(a, b) in``) starts ``k`` tokens ahead."""
@@ -404,11 +774,11 @@ class _Parser:
             return Clause(tuple(names), tuple(sources), first.line, first.col)
         name = self.name()
         self.expect_in(first)
-        return Clause((name,), (tuple(self.items(stop_at_clause=True)),), first.line, first.col)
+        return Clause((name,), (tuple(self.items(stop_at_clause=True, allow_reference=True)),), first.line, first.col)
 
     def name(self) -> str:
         token = self.peek()
-        if token.kind is not TokenKind.IDENT or token.text in ("in", "where"):
+        if token.kind is not TokenKind.IDENT or token.text in ("in", "where", "order"):
             raise self.error(f"expected a name, found {_describe(token)}", token)
         return self.advance().text
 
@@ -434,17 +804,50 @@ class _Parser:
                 items.append(self.item())
             self.expect(")")
             return tuple(items)
-        return (self.item(),)
+        return tuple(self.expand(self.item()))
 
-    def items(self, stop_at_clause: bool) -> list[Item]:
-        items = [self.item()]
+    def items(self, stop_at_clause: bool, allow_reference: bool) -> list[Item]:
+        first = self.peek()
+        if first.is_op("["):
+            items = self.bracket()
+        else:
+            items = self.expand(self.item())
+        lone = len(items) == 1 and first.kind is TokenKind.IDENT and isinstance(items[0], str)
         while self.peek().is_op(",") and not (stop_at_clause and self.clause_starts(1)):
+            lone = False
             self.advance()
-            items.append(self.item())
+            items.extend(self.expand(self.item()))
+        if lone and allow_reference and first.text not in ("true", "false"):
+            # A lone bare word is a reference to a name of the scope (upstream).
+            return [Ref(first.text, first.line, first.col)]
         return items
+
+    def bracket(self) -> list[Item]:
+        """``[a, b, ...]``: each element one value, whole (strings are not split)."""
+        self.advance()
+        items: list[Item] = []
+        if self.peek().is_op("]"):
+            self.advance()
+            return items
+        while True:
+            items.append(self.item())
+            if self.peek().is_op(","):
+                self.advance()
+                continue
+            self.expect("]")
+            return items
+
+    def expand(self, item: Item) -> list[Item]:
+        """A double-quoted string is a string comprehension: its tokens."""
+        token = self.tokens[self.pos - 1]
+        if isinstance(item, str) and token.kind is TokenKind.STRING and token.text.startswith('"'):
+            return [_literal(t) for t in _tokens(item)]
+        return [item]
 
     def item(self) -> Item:
         token = self.peek()
+        if token.kind is TokenKind.IDENT and self.peek(1).is_op("(") and token.text not in ("where", "in", "step", "order"):
+            return self.call()
         value = self.scalar()
         if self.peek().is_op(".") and self.peek(1).is_op(".") and self.peek(1).offset == self.peek().offset + 1:
             if isinstance(value, (str, bool)):
@@ -468,6 +871,44 @@ class _Parser:
                     raise self.error(f"a range step must be a number, got {_describe(step_token)}", step_token)
             return Range(value, hi, inclusive, step, token.line, token.col)  # type: ignore[arg-type]
         return value
+
+    def call(self) -> Item:
+        """``name(args...)`` in source position."""
+        name = self.advance()
+        open_paren = self.advance()
+        if name.text in _MEASURES:
+            raise self.error(
+                f"continuous sources ({name.text}(...)) are not supported in this release",
+                name,
+                "iterate a discrete source: a list, a range with a step, or a generator",
+            )
+        if name.text in NAMED_GENERATORS:
+            args: list[Union[int, float, Ref]] = []
+            if not self.peek().is_op(")"):
+                while True:
+                    arg_token = self.peek()
+                    arg = self.scalar()
+                    if isinstance(arg, (str, bool)):
+                        raise self.error(f"{name.text}: expected a number, got {_describe(arg_token)}", arg_token)
+                    args.append(arg)
+                    if self.peek().is_op(","):
+                        self.advance()
+                        continue
+                    break
+            self.expect(")")
+            return Generator(name.text, tuple(args), name.line, name.col)
+        depth = 1
+        while depth:
+            token = self.advance()
+            if token.kind is TokenKind.EOF:
+                raise self.error("expected ')' closing the call", open_paren)
+            if token.is_op("("):
+                depth += 1
+            elif token.is_op(")"):
+                depth -= 1
+        end = self.tokens[self.pos - 1]
+        text = self.file.text[name.offset : end.offset + 1]
+        return Call(_strip_refs(text), name.line, name.col)
 
     def scalar(self) -> Union[int, float, str, bool, Ref]:
         token = self.peek()
@@ -498,19 +939,69 @@ class _Parser:
         raise self.error(f"expected a value, found {_describe(token)}", token)
 
     def predicate(self, where: Token) -> str:
-        """The rest of the tokens as a DSL expression: ``{x}`` becomes ``x``."""
+        """The predicate's text, up to an ``order`` or ``where`` outside braces."""
         first = self.peek()
-        if first.kind is TokenKind.EOF:
+        if first.kind is TokenKind.EOF or first.is_word("order", "where"):
             raise self.error("'where' needs a predicate", where, "write e.g. `where {k} > 2`")
         end = first
-        while self.peek().kind is not TokenKind.EOF and not self.peek().is_word("order"):
+        depth = 0
+        while self.peek().kind is not TokenKind.EOF:
+            token = self.peek()
+            if depth == 0 and token.is_word("order", "where"):
+                break
+            if token.is_op("(", "[", "{"):
+                depth += 1
+            elif token.is_op(")", "]", "}"):
+                depth -= 1
             end = self.advance()
-        text = self.file.text[first.offset : end.offset + len(end.text)]
-        return _WHERE_REF.sub(lambda m: m.group(1), text)
+        return self.file.text[first.offset : end.offset + len(end.text)]
+
+    def order(self, word: Token) -> Order:
+        """``order NAME``, ``order NAME/N`` or ``order NAME(seed=N)``."""
+        name = self.peek()
+        if name.kind is not TokenKind.IDENT:
+            raise self.error(f"expected an order strategy, found {_describe(name)}", name,
+                             "write e.g. `order halton/5`")
+        self.advance()
+        count = seed = None
+        if self.peek().is_op("/"):
+            self.advance()
+            number = self.peek()
+            if number.kind is not TokenKind.INT:
+                raise self.error(f"expected a count after '/', found {_describe(number)}", number)
+            count = int(self.advance().value)  # type: ignore[arg-type]
+        elif self.peek().is_op("("):
+            self.advance()
+            while not self.peek().is_op(")"):
+                key = self.peek()
+                if not key.is_word("seed", "n") or not self.peek(1).is_op("="):
+                    raise self.error(f"expected `seed=` or `n=` in the order's arguments, found {_describe(key)}", key)
+                self.advance()
+                self.advance()
+                number = self.peek()
+                if number.kind is not TokenKind.INT:
+                    raise self.error(f"expected an integer, found {_describe(number)}", number)
+                value = int(self.advance().value)  # type: ignore[arg-type]
+                if key.text == "seed":
+                    seed = value
+                else:
+                    count = value
+                if self.peek().is_op(","):
+                    self.advance()
+            self.advance()
+        end = self.tokens[self.pos - 1]
+        text = self.file.text[word.offset : end.offset + len(end.text)]
+        return Order(name.text, count, seed, text, name.line, name.col)
+
+
+def _strip_refs(text: str) -> str:
+    """``{name}`` written ``name`` (a call source or predicate expression is DSL text)."""
+    import re
+
+    return re.sub(r"\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}", r"\1", text)
 
 
 def _describe(token: Token) -> str:
     if token.kind is TokenKind.EOF:
         return "the end of the comprehension"
     return f"'{token.text}'"
-

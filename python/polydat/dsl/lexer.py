@@ -47,6 +47,7 @@ class TokenKind(Enum):
     OP = "operator"
     ERROR = "invalid text"
     LINE = "simple binding line"
+    TILE = "tile body"
     EOF = "end of input"
 
 
@@ -57,6 +58,7 @@ FLOAT = TokenKind.FLOAT
 STRING = TokenKind.STRING
 ERROR = TokenKind.ERROR
 LINE = TokenKind.LINE
+TILE = TokenKind.TILE
 EOF = TokenKind.EOF
 
 
@@ -187,7 +189,7 @@ def _ends_statement(tokens: list[Token]) -> bool:
         return last.text not in _OPEN_WORDS
     if kind is OP:
         return last.text in _CLOSING
-    return kind is INT or kind is FLOAT or kind is STRING or kind is LINE
+    return kind is INT or kind is FLOAT or kind is STRING or kind is LINE or kind is TILE
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LEADING_SPACE = re.compile(r"[ \t\r\f\v]*")
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
@@ -235,13 +237,24 @@ class Lexer:
             if simple is not None and self._take_line(simple, 1, 0, docs):
                 pos = simple.end()
         restart = True
+        tile_pending = False  # after `tile`: the next `:=` on the line captures a raw body
         while restart:
             restart = False
             for m in _SCANNER.finditer(text, pos):
                 group = cast(int, m.lastindex)  # every alternative is a group
                 start = m.start(group)
+                if group == 3 and self.offsets is None and (m.group(3) == "<<" or (tile_pending and m.group(3) == ":=")):
+                    captured = self._raw_body(m, tile_pending, line, line_start, docs)
+                    tile_pending = False
+                    if captured is not None:
+                        pos, line, line_start = captured
+                        docs = []
+                        restart = True
+                        break
                 if group == 2:
                     word = intern(m.group(2))  # one object per name: less memory, faster lookups
+                    if word == "tile":
+                        tile_pending = True
                     if docs:
                         doc: str | None = "\n".join(docs)
                         docs = []
@@ -250,6 +263,7 @@ class Lexer:
                         append(_new_token(Token, (IDENT, word, start, line, start - line_start + 1, word, None, None)))
                     continue
                 if group == 1:
+                    tile_pending = False
                     line += m.group(1).count("\n")
                     line_start = text.rfind("\n", start, m.end()) + 1
                     if lines and _ends_statement(tokens):
@@ -316,6 +330,45 @@ class Lexer:
         if self.offsets is not None:
             self._map_to_source()
         return tokens
+
+    def _raw_body(
+        self, m: re.Match[str], after_tile: bool, line: int, line_start: int, docs: list[str]
+    ) -> tuple[int, int, int] | None:
+        """A body captured raw: a heredoc ``<<< ... >>>`` anywhere (a
+        string), or after a tile header's ``:=`` a block ``{ ... }`` /
+        ``[ ... ]`` or a heredoc (a ``TILE`` token). Appends the tokens and
+        returns (position, line, line start) after them; None when there is
+        nothing to capture here."""
+        text = self.text
+        op = m.group(3)
+        start = m.start(3)
+        if op == "<<":
+            if after_tile or not text.startswith("<<<", start):
+                return None
+            captured = _capture_raw(text, start)
+            if captured is None:
+                return None
+            body, offsets, end = captured
+            col = start - line_start + 1
+            doc = "\n".join(docs) if docs else None
+            self.tokens.append(_new_token(Token, (STRING, text[start:end], start, line, col, body, doc, offsets)))
+        elif op == ":=":
+            q = m.end(3)
+            while q < len(text) and text[q] in " \t\r\f\v\n":
+                q += 1
+            if not (text.startswith("<<<", q) or text[q:q + 1] in ("{", "[")):
+                return None
+            captured = _capture_raw(text, q)
+            if captured is None:
+                return None
+            self.tokens.append(_new_token(Token, (OP, ":=", start, line, start - line_start + 1, None, None, None)))
+            body, offsets, end = captured
+            body_line = line + text.count("\n", start, q)
+            body_start = text.rfind("\n", 0, q) + 1
+            self.tokens.append(_new_token(Token, (TILE, text[q:end], q, body_line, q - body_start + 1, body, None, offsets)))
+        else:
+            return None
+        return end, line + text.count("\n", start, end), text.rfind("\n", 0, end) + 1
 
     def _take_line(self, simple: re.Match[str], line: int, line_start: int, docs: list[str]) -> bool:
         """Append the ``LINE`` token of a simple binding line, unless a word keeps it off the fast path."""
@@ -492,6 +545,64 @@ class Lexer:
                 chars = tuple(source(i) for i in token.string_offsets())
             mapped.append(token._replace(offset=where, line=span.line, col=span.col, char_offsets=chars))
         self.tokens[:] = mapped
+
+
+def _capture_raw(text: str, q: int) -> tuple[str, tuple[int, ...], int] | None:
+    """The raw body starting at ``q``: a heredoc ``<<< ... >>>`` (one newline
+    trimmed at each end; its text exact otherwise) or a ``{ ... }`` /
+    ``[ ... ]`` block balanced outside double-quoted strings (the common
+    leading whitespace of its lines after the first removed). Gives the body,
+    the source offset of each of its characters, and the offset after it;
+    None when it is not closed (the ordinary lexer then reports the text)."""
+    if text.startswith("<<<", q):
+        end = text.find(">>>", q + 3)
+        if end < 0:
+            return None
+        lo, hi = q + 3, end
+        if text.startswith("\r\n", lo):
+            lo += 2
+        elif text.startswith("\n", lo):
+            lo += 1
+        if hi > lo and text[hi - 1] == "\n":
+            hi -= 1
+            if hi > lo and text[hi - 1] == "\r":
+                hi -= 1
+        return text[lo:hi], tuple(range(lo, hi)), end + 3
+    depth, i, quote = 0, q, False
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == '"':
+                quote = False
+        elif c == '"':
+            quote = True
+        elif c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+            if depth == 0:
+                break
+        i += 1
+    else:
+        return None
+    end = i + 1
+    lines = text[q:end].split("\n")
+    rest = [ln for ln in lines[1:] if ln.strip()]
+    indent = min((len(ln) - len(ln.lstrip(" \t")) for ln in rest), default=0)
+    body: list[str] = []
+    offsets: list[int] = []
+    at = q
+    for k, ln in enumerate(lines):
+        cut = 0 if k == 0 else min(indent, len(ln) - len(ln.lstrip(" \t")))
+        if k:
+            body.append("\n")
+            offsets.append(at - 1)
+        body.append(ln[cut:])
+        offsets.extend(range(at + cut, at + len(ln)))
+        at += len(ln) + 1
+    return "".join(body), tuple(offsets), end
 
 
 def expand_line(token: Token) -> list[Token]:

@@ -291,9 +291,54 @@ def module_from_program(
     if not compat:
         return None
     definition = compat_module(name, program)
+    if definition is None and file.path and os.path.splitext(os.path.basename(file.path))[0] == name:
+        definition = file_module(name, program)
     if definition is None:
         return None
     return ResolvedModule(definition, file, table, directory, compat=True)
+
+
+def file_module(name: str, program: ast.Program) -> ast.ModuleDef | None:
+    """The module a file ``name.polydat`` is by itself, when it defines no
+    module ``name`` and binds no ``name``: its bindings, with the names they
+    read but nothing binds (and its declared inputs) as parameters, sorted,
+    and the bindings no other binding reads as outputs, in source order."""
+    if not program.bindings:
+        return None
+    bound: dict[str, ast.Target] = {}
+    read: set[str] = set()
+    free: dict[str, ast.Span] = {}
+    for binding in program.bindings:
+        for target in binding.targets:
+            if target.name != "_":
+                bound.setdefault(target.name, target)
+    for binding in program.bindings:
+        for ref in ast.iter_names(binding.value):
+            read.add(ref.name)
+            if ref.name not in bound and ref.name not in ABSENT_WORDS:
+                free.setdefault(ref.name, ref.span)
+    declared: dict[str, str | None] = {}
+    for statement in program.statements:
+        if isinstance(statement, (ast.InputDecl, ast.ExternDecl)):
+            declared.setdefault(statement.name, statement.type_name)
+            free.setdefault(statement.name, statement.span)
+    outputs = [target for target_name, target in bound.items() if target_name not in read]
+    if not outputs:
+        return None
+    body = tuple(
+        dataclasses.replace(b, modifiers=tuple(m for m in b.modifiers if m == "const"), type_name=None, type_span=None)
+        for b in program.bindings
+    )
+    first = program.bindings[0]
+    return ast.ModuleDef(
+        name=name,
+        params=tuple(ast.Param(p, declared.get(p), free[p]) for p in sorted(free)),
+        outputs=tuple(ast.Param(t.name, None, t.span) for t in outputs),
+        body=body,
+        span=first.span,
+        doc=first.doc,
+        pragmas=program.pragmas,
+    )
 
 
 def compat_module(name: str, program: ast.Program) -> ast.ModuleDef | None:

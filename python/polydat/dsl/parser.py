@@ -26,6 +26,7 @@ commonest expressions and statements take the fast paths of
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from . import ast
 from .ast import Span
@@ -221,15 +222,25 @@ class Parser(Recovery):
             if word in MODIFIERS:
                 return [self._binding_with_modifiers()]
             if word == "pragma" and not nxt.is_op(":="):
-                self._not_in_module(in_module, token, "a pragma")
                 return [self._pragma()]
+            if word == "init" and (
+                nxt.is_op("{") or (nxt.kind is TokenKind.IDENT and self.tokens[self.pos + 2].is_op("=", ":="))
+            ):
+                return self._init()
             if word == "for" and not nxt.is_op(":="):
-                self._not_in_module(in_module, token, "a for statement")
+                if in_module is not None:
+                    raise self.error(
+                        "a `for` traversal statement does not compile inside a module body",
+                        token.span,
+                        "a module is inlined at each call; traverse in the program (or bind a producer here)",
+                    )
                 return [self._for_statement()]
-            if word == "tile" or (word == "cursor" and not nxt.is_op(":=")):
-                raise self.error(
-                    f"'{word}' {NOT_SUPPORTED}", token.span, _UNSUPPORTED_HINTS.get(word)
-                )
+            if word == "tile":
+                return [self._tile()]
+            if word == "cursor" and not nxt.is_op(":="):
+                if in_module is not None:
+                    raise self.error(f"a cursor is not allowed inside module '{in_module}'", token.span)
+                return self._cursor()
             if word in HARD_KEYWORDS and word not in ("input", "cursor", "over"):
                 raise self.expected("a statement", token)
             if nxt.is_op(":="):
@@ -247,6 +258,10 @@ class Parser(Recovery):
             if nxt.is_op("="):
                 raise self.expected("':='", nxt, "bindings use ':=' (only extern defaults use '=')")
             return [self._bare_expression()]
+        if token.is_op("(") and self._anonymous_module_at(self.pos):
+            if in_module is not None:
+                raise self.error(f"module definitions cannot be nested (inside module '{in_module}')", token.span)
+            return [self._module_def(anonymous=True)]
         if token.is_op("(") and (
             self._looks_like_targets(self.pos)
             or (self.peek(1).kind is TokenKind.IDENT and self.peek(2).is_op(","))
@@ -299,7 +314,7 @@ class Parser(Recovery):
         if not header:
             raise self.error("a for statement needs a comprehension", keyword.span, "write e.g. `for k in 1..4 { ... }`")
         text = self.file.text[header[0].offset : header[-1].offset + len(header[-1].text)]
-        comprehension = parse_comprehension(header, self.file, text)
+        comprehension = parse_comprehension(header, self.file, text, allow_base=True)
         open_brace = self.tokens[i]
         self.pos = i + 1
         body: list[ast.Statement] = []
@@ -315,9 +330,261 @@ class Parser(Recovery):
                 raise self.error(
                     "modules cannot be defined inside a for body", nested.span, "define the module at the top level"
                 )
-            body.extend(self.statement(in_module=None))
+            for statement in self.statement(in_module=None):
+                if isinstance(statement, ast.InputDecl) and statement.name != "cycle":
+                    raise self.error(
+                        f"a for body may declare no input but `cycle` (it declares '{statement.name}')",
+                        statement.span,
+                        "the body's values come from its tuple and the scopes around it; "
+                        "bind the value, or declare the input outside the for",
+                    )
+                body.append(statement)
         self.advance()
         return ast.ForStmt(comprehension, text, tuple(body), keyword.span, header[0].span)
+
+    def _producer(self) -> ast.ForExpr:
+        """``for <comprehension>`` as a binding's value: the comprehension
+        text runs to the end of the line (a producer, or a derivation
+        ``for base where ... order ...``)."""
+        from .comprehension import parse as parse_comprehension
+
+        keyword = self.advance()
+        start = i = self.pos
+        while self.tokens[i].kind is not TokenKind.EOF and self.tokens[i].line == keyword.line:
+            i += 1
+        header = self.tokens[start:i]
+        if not header:
+            raise self.error("a for producer needs a comprehension", keyword.span, "write e.g. `sweep := for k in 1..4`")
+        text = self.file.text[header[0].offset : header[-1].offset + len(header[-1].text)]
+        comprehension = parse_comprehension(header, self.file, text, allow_base=True)
+        if comprehension.base is not None and not comprehension.stages:
+            raise self.error(
+                f"`for {comprehension.base}` alone names a producer without deriving from it",
+                header[0].span,
+                f"a derivation adds a `where` or an `order` (`for {comprehension.base} order lex`); "
+                f"traverse it with `for {comprehension.base} {{ ... }}`",
+            )
+        self.pos = i
+        return ast.ForExpr(comprehension, text, keyword.span, header[0].span)
+
+    def _value(self) -> ast.Expr:
+        """A binding's value: an expression, a ``for`` producer, or a
+        ``polytile(...)`` / ``polytile_json(...)`` tile."""
+        token = self.peek()
+        if token.is_word("for"):
+            return self._producer()
+        if token.is_word("polytile", "polytile_json") and self.peek(1).is_op("("):
+            return self._polytile()
+        return self.expression()
+
+    def _tile(self) -> ast.Binding:
+        """``tile name [: json|text|csv] [(options)] := body``."""
+        from .tile import ENCODINGS, TileOptions
+
+        keyword = self.advance()
+        name = self.expect_name("a tile name")
+        encoding = "text"
+        if self.peek().is_op(":"):
+            self.advance()
+            word = self.peek()
+            if word.kind is not TokenKind.IDENT or word.text not in ENCODINGS:
+                raise self.error(
+                    f"unknown tile encoding {describe_token(word)}", word.span, "a tile is json, text or csv"
+                )
+            encoding = self.advance().text
+        options = TileOptions()
+        if self.peek().is_op("("):
+            options = self._tile_options()
+        if not self.peek().is_op(":="):
+            raise self.expected(
+                f"':=' before the body of tile '{name.text}'", hint=f"a tile binds a wire: `tile {name.text} := ...`"
+            )
+        self.advance()
+        body = self.peek()
+        if body.kind is TokenKind.TILE:
+            self.advance()
+            offsets = body.char_offsets
+        elif body.kind is TokenKind.STRING:
+            self.advance()
+            offsets = body.string_offsets()
+        else:
+            raise self.expected(
+                f"the body of tile '{name.text}'", body,
+                "a tile body is a { } or [ ] block, a <<< ... >>> heredoc, or a string",
+            )
+        return self._tile_binding(name, keyword, encoding, options, str(body.value), offsets)
+
+    def _tile_binding(self, name: Token, first: Token, encoding: str, options: Any, text: str,
+                      offsets: tuple[int, ...] | None) -> ast.Binding:
+        from .tile import TileExprParts, parse_template, reads_of
+
+        pieces = parse_template(text, offsets, self.file, options, name.span)
+        parts = TileExprParts(encoding, options, pieces, tuple(reads_of(pieces)))
+        value = ast.TileExpr(parts, name.span)
+        return ast.Binding((ast.Target(name.text, name.span),), value, name.span, (), None, None, False, first.doc)
+
+    def _tile_options(self) -> Any:
+        """``(delims "<%" "%>", sigil "#", strict, instring)``."""
+        from .tile import TileOptions
+
+        self.advance()
+        found: dict[str, Any] = {}
+        while True:
+            word = self.peek()
+            if word.is_word("delims"):
+                self.advance()
+                found["open"], found["close"] = self._option_string("delims"), self._option_string("delims")
+            elif word.is_word("sigil"):
+                self.advance()
+                found["sigil"] = self._option_string("sigil")
+            elif word.is_word("strict", "instring"):
+                self.advance()
+                found[word.text] = True
+            else:
+                raise self.expected(
+                    "a tile option", word, 'options are delims "open" "close", sigil "@", strict, instring'
+                )
+            if self.peek().is_op(","):
+                self.advance()
+                continue
+            self.expect_op(")")
+            return TileOptions(**found)
+
+    def _option_string(self, option: str) -> str:
+        token = self.peek()
+        if token.kind is not TokenKind.STRING or not token.value:
+            raise self.expected(f"a non-empty string after '{option}'", token)
+        self.advance()
+        return str(token.value)
+
+    def _polytile(self) -> ast.Expr:
+        """``polytile(encoding, body, options...)`` / ``polytile_json(body, options...)``
+        in a binding's value: rewritten into a tile (its body taken raw)."""
+        from .tile import ENCODINGS, TileExprParts, TileOptions, parse_template, reads_of
+
+        call = self.advance()
+        self.advance()  # (
+        positional: list[Token] = []
+        named: dict[str, Any] = {}
+        while not self.peek().is_op(")"):
+            token = self.peek()
+            if token.kind is TokenKind.IDENT and self.peek(1).is_op(":"):
+                self.advance()
+                self.advance()
+                value = self.advance()
+                if token.text not in ("open", "close", "sigil", "strict", "instring"):
+                    raise self.error(
+                        f"{call.text} has no option '{token.text}'", token.span,
+                        "options are open, close, sigil, strict and instring",
+                    )
+                if token.text in ("strict", "instring"):
+                    if not value.is_word("true", "false"):
+                        raise self.expected("true or false", value)
+                    named[token.text] = value.text == "true"
+                else:
+                    if value.kind is not TokenKind.STRING or not value.value:
+                        raise self.expected(f"a non-empty string for '{token.text}'", value)
+                    named[token.text] = str(value.value)
+            else:
+                if token.kind is not TokenKind.STRING:
+                    raise self.expected(
+                        f"a string argument of {call.text}", token, "the body is taken raw: a string or a heredoc"
+                    )
+                positional.append(self.advance())
+            if self.peek().is_op(","):
+                self.advance()
+            elif not self.peek().is_op(")"):
+                raise self.expected("',' or ')'", self.peek())
+        self.advance()
+        wanted = 2 if call.text == "polytile" else 1
+        if len(positional) != wanted:
+            shape = "(encoding, body, ...)" if wanted == 2 else "(body, ...)"
+            raise self.error(f"{call.text} takes {shape}, got {len(positional)} positional argument(s)", call.span)
+        encoding = str(positional[0].value) if wanted == 2 else "json"
+        if encoding not in ENCODINGS:
+            raise self.error(f"unknown tile encoding '{encoding}'", positional[0].span, "a tile is json, text or csv")
+        body = positional[-1]
+        options = TileOptions(**named)
+        pieces = parse_template(str(body.value), body.string_offsets(), self.file, options, call.span)
+        return ast.TileExpr(TileExprParts(encoding, options, pieces, tuple(reads_of(pieces))), call.span)
+
+    def _init(self) -> list[ast.Statement]:
+        """``init name = expr`` (or ``:=``), or an ``init { ... }`` block of
+        bindings: const bindings, evaluated once when the scope starts (the
+        predecessor language's spelling of ``const``)."""
+        keyword = self.advance()
+        if not self.peek().is_op("{"):
+            name = self.advance()
+            if self.peek().is_op("="):
+                self.advance()
+                value = self._value()
+                return [ast.Binding((ast.Target(name.text, name.span),), value, name.span, ("const",), None, None,
+                                    False, keyword.doc)]
+            return [self._binding(name, ("const",), keyword)]
+        open_brace = self.advance()
+        found: list[ast.Statement] = []
+        while not self.peek().is_op("}"):
+            if self.peek().kind is TokenKind.EOF:
+                raise self.error("expected '}' closing the init block", open_brace.span, "the block opened here is not closed")
+            token = self.peek()
+            if token.is_word(*MODIFIERS):
+                raise self.error(
+                    f"'{token.text}' inside an init block", token.span, "every binding of an init block is const"
+                )
+            for statement in self.statement(in_module=None):
+                if not isinstance(statement, ast.Binding):
+                    raise self.error("an init block holds bindings only", statement.span)
+                statement.modifiers = ("const",)
+                found.append(statement)
+        self.advance()
+        return found
+
+    def _cursor(self) -> list[ast.Statement]:
+        """``cursor name = range(start, end) [over spec]``: a named u64
+        ordinal over ``[start, end)``, narrowed by ``over`` to the slice a
+        one-range spec names. It lowers to bindings: ``name`` (and
+        ``name__ordinal``) is the slice's start plus ``cycle``; the
+        ``name__cursor__*`` wires (read as ``name.cursor.idx`` ...) hold the
+        slice; ``name__cursor`` its ordinal range as text."""
+        keyword = self.advance()
+        name = self.expect_name("a cursor name")
+        if not self.peek().is_op("="):
+            raise self.expected("'='", hint=f"a cursor is declared `cursor {name.text} = range(0, 1000)`")
+        self.advance()
+        ctor = self.expression()
+        if not (isinstance(ctor, ast.Call) and ctor.func == "range" and len(ctor.args) == 2
+                and all(a.name is None for a in ctor.args)):
+            raise self.error(
+                "a cursor's constructor is range(start, end)",
+                ast.expr_span(ctor),
+                "dataset cursors (vectordata_base, ...) are not supported in this release",
+            )
+        over: ast.Expr = ast.StrLit("0..100%", name.span)
+        if self.peek().is_word("over"):
+            self.advance()
+            over = self.expression()
+        span, base = name.span, name.text
+        fields = ("start_ordinal", "end_ordinal", "start_pct", "end_pct")
+        slice_call = ast.Call("__cursor_slice", (ast.Arg(over), ctor.args[0], ctor.args[1]), span)
+
+        def wire(field: str) -> ast.Name:
+            return ast.Name(f"{base}__cursor__{field}", span)
+
+        def bind(target: str, value: ast.Expr) -> ast.Binding:
+            return ast.Binding((ast.Target(target, span),), value, span, (), None, None, False, None)
+
+        ordinal = ast.Call("u64_add", (ast.Arg(wire("start_ordinal")), ast.Arg(ast.Name("cycle", span))), span)
+        text = ast.Call("printf", (ast.Arg(ast.StrLit("{}..{}", span)), ast.Arg(wire("start_ordinal")),
+                                   ast.Arg(wire("end_ordinal"))), span)
+        return [
+            ast.Binding(tuple(ast.Target(f"{base}__cursor__{f}", span) for f in fields), slice_call, span, (), None,
+                        None, True, keyword.doc),
+            bind(f"{base}__cursor__idx", ast.IntLit(0, "0", span)),
+            bind(f"{base}__cursor__partition_count", ast.IntLit(1, "1", span)),
+            bind(f"{base}__cursor", text),
+            bind(f"{base}__ordinal", ordinal),
+            bind(base, ast.Name(f"{base}__ordinal", span)),
+        ]
 
     def _not_in_module(self, in_module: str | None, token: Token, what: str) -> None:
         if in_module is not None:
@@ -438,7 +705,7 @@ class Parser(Recovery):
     def _simple_binding(self, name: Token) -> ast.Binding:
         """``name := expression`` (no modifiers, no annotation), at ``name``."""
         self.pos += 2
-        value = self.expression()
+        value = self._value()
         span = name.span
         return ast.Binding((ast.Target(name.text, span),), value, span, (), None, None, False, name.doc)
 
@@ -447,7 +714,7 @@ class Parser(Recovery):
         if self.peek() is name:
             self.advance()
         self.expect_op(":=", "a binding is written `name := expression`")
-        value = self.expression()
+        value = self._value()
         doc = (first or name).doc
         return ast.Binding(
             (ast.Target(name.text, name.span),), value, name.span, modifiers, type_name, type_span, False, doc
@@ -479,8 +746,23 @@ class Parser(Recovery):
         """Whether ``name ( ... ) ->`` starts here."""
         return self._is_module_def_at(self.pos)
 
-    def _module_def(self) -> ast.ModuleDef:
-        name = self.advance()
+    def _module_def(self, anonymous: bool = False) -> ast.ModuleDef:
+        """``name(params) -> (outputs) := { body }``; ``anonymous``: the
+        ``(params) -> (outputs) := { body }`` form, named by its file."""
+        if anonymous:
+            import os
+
+            stem = os.path.splitext(os.path.basename(self.file.path))[0] if self.file.path else ""
+            at = self.peek()
+            if not stem.isidentifier():
+                raise self.error(
+                    "an anonymous module is named by its file, and this source has no usable file name",
+                    at.span,
+                    "give the module a name: `name(p: u64) -> (o: u64) := { ... }`",
+                )
+            name = at._replace(kind=TokenKind.IDENT, text=stem, value=stem)
+        else:
+            name = self.advance()
         self.expect_op("(")
         params = self._param_list(")", "a parameter name")
         self.expect_op("->")
@@ -494,14 +776,19 @@ class Parser(Recovery):
         self.expect_op(":=", f"a module is written `{name.text}(p: u64) -> (o: u64) := {{ ... }}`")
         self.expect_op("{", "a module body is a block of bindings in braces")
         body: list[ast.Binding] = []
+        pragmas: list[ast.Pragma] = []
         while not self.peek().is_op("}"):
             if self.peek().kind is TokenKind.EOF:
                 raise self.expected(f"'}}' closing module '{name.text}'")
             for statement in self.statement(in_module=name.text):
+                if isinstance(statement, ast.Pragma):
+                    pragmas.append(statement)
+                    continue
                 assert isinstance(statement, ast.Binding)
                 body.append(statement)
         self.advance()
-        return ast.ModuleDef(name.text, tuple(params), tuple(outputs), tuple(body), name.span, name.doc)
+        return ast.ModuleDef(name.text, tuple(params), tuple(outputs), tuple(body), name.span, name.doc,
+                             tuple(pragmas))
 
     def _param_list(self, closer: str, what: str) -> list[ast.Param]:
         params: list[ast.Param] = []
@@ -598,7 +885,13 @@ class Parser(Recovery):
         frame = stack[-1]
         word = token.text
         if word in NON_NAME_KEYWORDS:
-            if word in ("for", "tile"):
+            if word == "for":
+                raise self.error(
+                    "a `for` producer compiles only as the whole value of a binding",
+                    token.span,
+                    "bind it first (`sweep := for k in 1..4`) and use the name",
+                )
+            if word == "tile":
                 raise self.error(f"'{word}' {NOT_SUPPORTED}", token.span, _UNSUPPORTED_HINTS.get(word))
             raise self.expected("an expression", token)
         self.advance()
@@ -622,11 +915,15 @@ class Parser(Recovery):
             self._start_argument(call)
             return True
         if nxt.is_op(".") and nxt.offset == token.offset + len(word):
-            raise self.error(
-                f"field access ('{word}.') {NOT_SUPPORTED}",
-                nxt.span,
-                "field access reads cursor fields; cursors are not supported yet",
-            )
+            # Field access: `q.cursor.idx` reads the wire `q__cursor__idx`.
+            path = [word]
+            while self.peek().is_op(".") and self.peek(1).kind is TokenKind.IDENT:
+                self.advance()
+                path.append(self.advance().text)
+            if self.peek().is_op("."):
+                raise self.expected("a field name after '.'", self.peek(1))
+            frame.operands.append(ast.Name("__".join(path), token.span))
+            return False
         frame.operands.append(ast.Name(word, token.span))
         return False
 
@@ -791,9 +1088,6 @@ _LINE = TokenKind.LINE
 _PADDING = 3  # EOF copies after the last token, so that peek(2) is an index
 
 _UNSUPPORTED_HINTS = {
-    "for": "a `for` producer (`name := for ...`) is not supported; write a `for` statement, "
-    "or use Kernel.for_each",
-    "cursor": "cursors over datasets are not implemented in this release",
     "tile": "tiles (templates) are not implemented in this release; use string interpolation",
 }
 

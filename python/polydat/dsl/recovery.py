@@ -41,6 +41,11 @@ class TokenScanning:
         close = self._matching_paren(start + 1)
         return close is not None and self.tokens[close + 1].is_op("->")
 
+    def _anonymous_module_at(self, start: int) -> bool:
+        """Whether ``( ... ) ->`` starts at token ``start`` (an anonymous module definition)."""
+        close = self._matching_paren(start)
+        return close is not None and self.tokens[close + 1].is_op("->")
+
     def _matching_paren(self, open_index: int) -> int | None:
         """The index of the ')' closing the '(' at ``open_index`` (None at end of input)."""
         tokens = self.tokens
@@ -87,6 +92,8 @@ class Recovery(TokenScanning):
                     j += 2
                     if at(j).is_op(":"):
                         j += 2
+        elif first.is_word("tile") and at(i + 1).kind is TokenKind.IDENT:
+            self.unparsed_names.add(at(i + 1).text)
         elif first.kind is TokenKind.IDENT and at(i + 1).is_op(":=", ":"):
             self.unparsed_names.add(first.text)
         elif first.is_op("(") and self._looks_like_targets(i):
@@ -128,7 +135,7 @@ class Recovery(TokenScanning):
         if token.kind is not TokenKind.IDENT:
             return False
         nxt = at(i + 1)
-        if token.text in ("for", "pragma"):
+        if token.text in ("for", "pragma", "tile"):
             return not nxt.is_op(":=")
         if token.text in MODIFIERS or token.text == "extern":
             return nxt.kind is TokenKind.IDENT or nxt.is_op("(")

@@ -292,6 +292,44 @@ class Generator:
             return self.dynamic_fallback("str")
         return '"' + "".join(pieces) + '"', const
 
+    def tile(self) -> tuple[str, bool]:
+        """A ``tile`` statement's text after its name (``: json := '...'``)
+        over names already bound, and whether it is constant: holes of every
+        type (formats, raw holes), a projection and a branch now and then."""
+        names = [(n, t, c) for t in GEN_TYPES for n, c in self.pool[t].items()]
+        encoding = self.draw(st.sampled_from(("json", "text", "csv")))
+        pieces: list[str] = []
+        const = True
+        for i in range(self.draw(st.integers(1, 4)) if names else 0):
+            n, t, c = self.draw(st.sampled_from(names))
+            const = const and c
+            quoted = encoding == "json" and self.draw(st.booleans())
+            fmt = ""
+            if t == "f64" and self.draw(st.integers(0, 2)) == 0:
+                fmt = "|" + self.draw(st.sampled_from((".2", ".0")))
+            elif t == "u64" and (encoding != "json" or quoted) and self.draw(st.integers(0, 2)) == 0:
+                fmt = "|" + self.draw(st.sampled_from(("05", "x", "8")))
+            raw = "!" if encoding != "json" and self.draw(st.integers(0, 5)) == 0 else ""
+            hole = "${" + n + fmt + raw + "}"
+            if encoding == "json":
+                pieces.append(f'"f{i}": ' + (f'"<{hole}>"' if quoted else hole))
+            else:
+                pieces.append(hole)
+        if self.draw(st.integers(0, 3)) == 0:
+            item = "${k}" if encoding != "json" else '{"k": ${k}}'
+            pieces.append(('"p": ' if encoding == "json" else "") + "[@for k in 1..4 {" + item + "}]")
+        flags = [n for n, t, c in names if t in ("u64", "bool")]
+        if flags and self.draw(st.integers(0, 3)) == 0:
+            flag = self.draw(st.sampled_from(flags))
+            const = const and self.pool["u64"].get(flag, self.pool["bool"].get(flag, True))
+            branch = "@if " + flag + (' { "y" } @else { "n" }' if encoding == "json" else " { y } @else { n }")
+            pieces.append(('"b": ' if encoding == "json" else "") + branch)
+        if encoding == "json":
+            body = "{" + ", ".join(pieces) + "}"
+        else:
+            body = (" " if encoding == "text" else ",").join(pieces) or "empty"
+        return f" : {encoding} := '" + body.replace("\\", "\\\\").replace("'", "\\'") + "'", const
+
     def binary(self, op: str, lt: str, rt: str, depth: int, dynamic: bool) -> Expr:
         first_dynamic = dynamic and self.draw(st.booleans())
         left = self.expr(lt, depth, first_dynamic)

@@ -182,6 +182,18 @@ def programs(
                     gen.add(n, t, const)
                 continue
             t = want or _multi_types(entry, 1)[0]
+        elif draw(st.integers(0, 9)) == 0:
+            # a tile (a str wire of its own grammar) or a producer (a const str)
+            if draw(st.integers(0, 3)) == 0:
+                lines.append(f"{name} := for k in 1..{draw(st.integers(1, 5))}, w in 'a', 'b' order lex/3")
+                outputs.append(name)
+                gen.add(name, "str", True)
+                continue
+            text, const = gen.tile()
+            lines.append(f"tile {name}{text}")
+            outputs.append(name)
+            gen.add(name, "str", const)
+            continue
         elif captures and externs and draw(st.integers(0, 7)) == 0:
             # a const over externs (and earlier such consts): a capture, kept until init()
             t = draw(st.sampled_from(GEN_TYPES))

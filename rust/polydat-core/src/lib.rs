@@ -15,6 +15,7 @@ pub mod error;
 pub mod ir;
 pub mod node;
 pub mod nodes;
+pub mod order;
 pub mod program;
 pub mod provenance;
 pub mod types;

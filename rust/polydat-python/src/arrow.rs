@@ -119,8 +119,9 @@ pub enum Encode {
     Jsonl,
 }
 
-/// One batch from the producer (its rows and columns), or why the stream stopped.
-type Produced = Result<(usize, Vec<Column>), GenerateError>;
+/// One batch from the producer (its rows, its columns and the rows its
+/// steps emitted), or why the stream stopped.
+type Produced = Result<(usize, Vec<Column>, Vec<String>), GenerateError>;
 
 /// How long the consumer waits for a batch before it looks for a signal.
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
@@ -136,6 +137,8 @@ pub struct BatchStream {
     schema: SchemaRef,
     names: Vec<String>,
     encode: Encode,
+    /// Whether each item is `(batch, emitted rows)`.
+    emitted: bool,
     receiver: Option<Mutex<Receiver<Produced>>>,
     stop: Arc<Stop<'static>>,
     worker: Option<JoinHandle<()>>,
@@ -143,12 +146,14 @@ pub struct BatchStream {
 
 impl BatchStream {
     /// Starts the producer of `batches`; `cycles` puts a u64 column of the
-    /// rows' cycle numbers first (named `names[0]`).
+    /// rows' cycle numbers first (named `names[0]`); `emitted` pairs each
+    /// batch with the rows `emit_row` emitted while it was made.
     pub fn start(
         mut batches: Batches,
         names: Vec<String>,
         cycles: bool,
         encode: Encode,
+        emitted: bool,
     ) -> Result<BatchStream, String> {
         let mut types = Vec::with_capacity(names.len());
         if cycles {
@@ -173,11 +178,11 @@ impl BatchStream {
                             true => match Column::cycles(first, rows, step) {
                                 Some(c) => {
                                     columns.insert(0, c);
-                                    Ok((rows, columns))
+                                    Ok((rows, columns, batches.take_emitted()))
                                 }
                                 None => Err(GenerateError::OutOfMemory { rows, columns: 1 }),
                             },
-                            false => Ok((rows, columns)),
+                            false => Ok((rows, columns, batches.take_emitted())),
                         },
                         Ok(Some(Err(e))) => Err(e),
                         Err(_) => Err(GenerateError::Panicked),
@@ -189,7 +194,15 @@ impl BatchStream {
                 }
             })
             .map_err(|e| format!("could not start the batch thread: {e}"))?;
-        Ok(BatchStream { schema, names, encode, receiver: Some(Mutex::new(receiver)), stop, worker: Some(worker) })
+        Ok(BatchStream {
+            schema,
+            names,
+            encode,
+            emitted,
+            receiver: Some(Mutex::new(receiver)),
+            stop,
+            worker: Some(worker),
+        })
     }
 
     /// Stops the producer and waits for it.
@@ -221,11 +234,11 @@ impl BatchStream {
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
-        let (rows, columns) = loop {
+        let (rows, columns, emitted) = loop {
             let Some(receiver) = &self.receiver else { return Ok(None) };
             let wait = || receiver.lock().unwrap_or_else(|p| p.into_inner()).recv_timeout(SIGNAL_POLL);
             match py.allow_threads(wait) {
-                Ok(Ok(batch)) => break batch,
+                Ok(Ok(item)) => break item,
                 Ok(Err(e)) => {
                     self.finish();
                     return Err(generate_error(py, e));
@@ -242,6 +255,23 @@ impl BatchStream {
                 }
             }
         };
+        let item = self.item(py, rows, columns)?;
+        Ok(Some(match (item, self.emitted) {
+            (Some(item), true) => (item, emitted).into_pyobject(py)?.into_any().unbind(),
+            (Some(item), false) => item,
+            (None, _) => return Ok(None),
+        }))
+    }
+
+    /// Stops generating (the stream yields nothing more).
+    fn close(&mut self) {
+        self.finish();
+    }
+}
+
+impl BatchStream {
+    /// One batch's columns as the stream's item: an Arrow record batch or encoded text.
+    fn item(&mut self, py: Python<'_>, rows: usize, columns: Vec<Column>) -> PyResult<Option<PyObject>> {
         let (encode, schema) = (self.encode, &self.schema);
         let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
         match encode {
@@ -283,10 +313,5 @@ impl BatchStream {
                 }
             }
         }
-    }
-
-    /// Stops generating (the stream yields nothing more).
-    fn close(&mut self) {
-        self.finish();
     }
 }

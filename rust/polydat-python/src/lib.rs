@@ -562,7 +562,9 @@ impl Program {
     /// array} for every name in `outputs` (an output, or an input). The GIL
     /// is released; Ctrl-C stops every worker within about 50 ms and raises
     /// `KeyboardInterrupt`.
-    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1))]
+    /// With `emitted`, returns `(dict, rows)`: also the rows `emit_row`
+    /// nodes emitted, in row order.
+    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, emitted=false))]
     #[allow(clippy::too_many_arguments)]
     fn generate<'py>(
         &self,
@@ -574,12 +576,13 @@ impl Program {
         outputs: Vec<String>,
         fixed: Vec<(String, Bound<'py, PyAny>)>,
         threads: usize,
-    ) -> PyResult<Bound<'py, PyDict>> {
+        emitted: bool,
+    ) -> PyResult<PyObject> {
         contained(py, || {
             let (plan, sources) = self.row_plan(py, coordinate, start, rows, step, &outputs, &fixed)?;
             let (program, kind) = (&self.inner, self.kind);
             let make = || engine::Generator::new(program, kind, &plan, &sources, threads);
-            generate_dict(py, program, &plan, &sources, &outputs, make)
+            with_emitted(py, generate_dict(py, program, &plan, &sources, &outputs, make)?, emitted)
         })
     }
 
@@ -606,7 +609,9 @@ impl Program {
     /// `"jsonl"` yields each batch's text as bytes. `cycles_column` names a
     /// u64 column of the rows' cycle numbers put first (the command line's
     /// coordinate column).
-    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, batch_rows=65536, encode=None, cycles_column=None))]
+    /// `emitted`: each item is `(batch, rows)`, with the rows `emit_row`
+    /// nodes emitted while the batch was made.
+    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, batch_rows=65536, encode=None, cycles_column=None, emitted=false))]
     #[allow(clippy::too_many_arguments)]
     fn batches<'py>(
         &self,
@@ -621,6 +626,7 @@ impl Program {
         batch_rows: usize,
         encode: Option<&str>,
         cycles_column: Option<String>,
+        emitted: bool,
     ) -> PyResult<arrow::BatchStream> {
         contained(py, || {
             let (plan, sources) = self.row_plan(py, coordinate, start, rows, step, &outputs, &fixed)?;
@@ -630,7 +636,7 @@ impl Program {
             names.extend(outputs.iter().cloned());
             let stream = engine::Batches::new(&self.inner, self.kind, &plan, &sources, threads, batch_rows)
                 .map_err(|e| generate_error(py, e))?;
-            arrow::BatchStream::start(stream, names, cycles_column.is_some(), encode)
+            arrow::BatchStream::start(stream, names, cycles_column.is_some(), encode, emitted)
                 .map_err(|e| py_error(py, "InternalError", (e,)))
         })
     }
@@ -894,16 +900,17 @@ impl Kernel {
             Some(v) => to_py(py, &v),
             None => {
                 let names: Vec<String> = self.scope.manifest().names().map(str::to_string).collect();
-                let hint = polydat_core::nodes::did_you_mean(name, names.iter().map(String::as_str))
-                    .unwrap_or_else(|| format!("names here: {}", names.join(", ")));
-                Err(unknown_name(py, format!("no scope of this chain binds '{name}'; {hint}"), name))
+                let close = polydat_core::nodes::did_you_mean(name, names.iter().map(String::as_str));
+                let said = close.clone().unwrap_or_else(|| format!("names here: {}", names.join(", ")));
+                let message = format!("no scope of this chain binds '{name}'; {said}");
+                Err(py_error(py, "UnknownNameError", (message, name, close)))
             }
         })
     }
 
     /// `generate` from this kernel's state: the rows run on kernels of the
     /// same scope (its bindings, its current inputs), one per thread.
-    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1))]
+    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, emitted=false))]
     #[allow(clippy::too_many_arguments)]
     fn generate<'py>(
         &self,
@@ -915,19 +922,20 @@ impl Kernel {
         outputs: Vec<String>,
         fixed: Vec<(String, Bound<'py, PyAny>)>,
         threads: usize,
-    ) -> PyResult<Bound<'py, PyDict>> {
+        emitted: bool,
+    ) -> PyResult<PyObject> {
         contained(py, || {
             let program = self.scope.program().clone();
             let (plan, sources) = row_plan(py, &program, coordinate, start, rows, step, &outputs, &fixed)?;
             let (maker, preset) = self.maker(py);
             let kind = self.scope.kind();
             let make = || engine::Generator::with_maker(&program, kind, maker, preset, &plan, &sources, threads);
-            generate_dict(py, &program, &plan, &sources, &outputs, make)
+            with_emitted(py, generate_dict(py, &program, &plan, &sources, &outputs, make)?, emitted)
         })
     }
 
     /// The batch stream of `Program.batches`, from this kernel's state (see `generate`).
-    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, batch_rows=65536, encode=None, cycles_column=None))]
+    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, batch_rows=65536, encode=None, cycles_column=None, emitted=false))]
     #[allow(clippy::too_many_arguments)]
     fn batches<'py>(
         &self,
@@ -942,6 +950,7 @@ impl Kernel {
         batch_rows: usize,
         encode: Option<&str>,
         cycles_column: Option<String>,
+        emitted: bool,
     ) -> PyResult<arrow::BatchStream> {
         contained(py, || {
             let program = self.scope.program().clone();
@@ -959,6 +968,7 @@ impl Kernel {
                 names,
                 cycles_column.is_some(),
                 encode,
+                emitted,
             )
             .map_err(|e| py_error(py, "InternalError", (e,)))
         })
@@ -976,7 +986,7 @@ fn generate_dict<'py>(
     sources: &[engine::ColumnSource],
     names: &[String],
     make: impl FnOnce() -> Result<engine::Generator, GenerateError> + Send,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<(Bound<'py, PyDict>, Vec<String>)> {
     let interrupt = SignalWatch::new();
     let hook = || interrupt.interrupted();
     let stop = Stop::with_hook(&hook);
@@ -990,8 +1000,12 @@ fn generate_dict<'py>(
         })
         .collect();
     let lent = arrays.iter_mut().map(|a| a.as_mut().map(|a| a.rows()).transpose()).collect::<PyResult<_>>()?;
-    let result = py.allow_threads(|| make()?.fill_into(plan.start, plan.rows, &stop, lent));
-    let columns = match result {
+    let result = py.allow_threads(|| {
+        let mut generator = make()?;
+        let filled = generator.fill_into(plan.start, plan.rows, &stop, lent)?;
+        Ok((filled, generator.take_emitted()))
+    });
+    let (columns, emitted) = match result {
         Err(GenerateError::Cancelled) => return Err(interrupt.take()),
         other => other.map_err(|e| generate_error(py, e))?,
     };
@@ -1007,7 +1021,16 @@ fn generate_dict<'py>(
         let value = value.map_err(|e| as_out_of_memory(py, e, &format!("the column '{name}' as numpy")))?;
         d.set_item(name, value)?;
     }
-    Ok(d)
+    Ok((d, emitted))
+}
+
+/// `generate`'s Python result: the dict, or `(dict, emitted rows)` when asked.
+fn with_emitted<'py>(
+    py: Python<'py>,
+    (d, rows): (Bound<'py, PyDict>, Vec<String>),
+    emitted: bool,
+) -> PyResult<PyObject> {
+    Ok(if emitted { (d, rows).into_pyobject(py)?.into_any().unbind() } else { d.into_any().unbind() })
 }
 
 fn encoding(py: Python<'_>, encode: Option<&str>) -> PyResult<arrow::Encode> {
@@ -1083,6 +1106,20 @@ fn fill_runs(
 }
 
 /// How many times `__probe` nodes keyed `key` have evaluated (for tests).
+/// The positions an `order` clause emits over a comprehension whose
+/// clauses have `axes` values each (see `polydat_core::order`).
+#[pyfunction]
+#[pyo3(signature = (strategy, axes, count=None, seed=None))]
+fn order_positions(
+    py: Python<'_>,
+    strategy: &str,
+    axes: Vec<u64>,
+    count: Option<u64>,
+    seed: Option<u64>,
+) -> PyResult<Vec<u64>> {
+    polydat_core::order::positions(strategy, &axes, count, seed).map_err(|e| py_error(py, "ArgumentError", (e,)))
+}
+
 #[pyfunction]
 fn probe_count(key: &str) -> u64 {
     polydat_core::nodes::diagnostic::probe_count(key)
@@ -1304,6 +1341,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(output_types, m)?)?;
     m.add_function(wrap_pyfunction!(parse_text, m)?)?;
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(order_positions, m)?)?;
     m.add_function(wrap_pyfunction!(probe_count, m)?)?;
     m.add_function(wrap_pyfunction!(probe_reset, m)?)?;
     m.add_function(wrap_pyfunction!(text_header, m)?)?;

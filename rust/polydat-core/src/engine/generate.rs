@@ -215,6 +215,9 @@ pub struct Generator {
     /// first, emptied once their rows were copied into the column, for the
     /// next batch's parts (memory already written takes no page faults).
     spare_var: Vec<Vec<VarRows>>,
+    /// The rows `emit_row` emitted while the rows were filled, in row order
+    /// (see [`Generator::take_emitted`]).
+    emitted: Vec<String>,
 }
 
 impl std::fmt::Debug for Generator {
@@ -283,7 +286,15 @@ impl Generator {
             outputs,
             threads: threads.max(1),
             kernels: Vec::new(),
+            emitted: Vec::new(),
         })
+    }
+
+    /// The rows `emit_row` nodes emitted while this generator filled rows
+    /// since the last call, in row order (each worker drains its thread's
+    /// buffer after its share of the rows).
+    pub fn take_emitted(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.emitted)
     }
 
     /// The program this generator runs.
@@ -442,10 +453,12 @@ impl Generator {
         let run_share = |t: usize,
                          kernel: &mut Box<dyn Kernel>,
                          mut parts: Vec<ColumnPart<'_>>|
-         -> Result<Vec<PartDone>, GenerateError> {
+         -> Result<(Vec<PartDone>, Vec<String>), GenerateError> {
             if stop.requested() {
                 return Err(GenerateError::Cancelled);
             }
+            // Rows an earlier run left on this thread are not this share's.
+            drop(crate::nodes::emit::take_rows());
             let rows = RowFill {
                 coordinate,
                 first: start.wrapping_add(((t * chunk) as u64).wrapping_mul(step)),
@@ -454,7 +467,8 @@ impl Generator {
                 stop,
             };
             kernel.rows(outputs).map_err(GenerateError::Eval)?.fill(&rows, &mut parts)?;
-            Ok(parts.into_iter().map(ColumnPart::done).collect())
+            let emitted = crate::nodes::emit::take_rows();
+            Ok((parts.into_iter().map(ColumnPart::done).collect(), emitted))
         };
         // The first worker is the calling thread (so a stop hook that only
         // acts there, like a signal check, is consulted).
@@ -466,10 +480,14 @@ impl Generator {
         // The first failure in row order is the one a single thread would
         // have met; a task that only stopped because of a stop request is not one.
         let mut done = Vec::with_capacity(tasks);
+        let mut emitted = Vec::new();
         let mut first_error = None;
         for outcome in outcomes {
             match outcome {
-                Some(Ok(parts)) => done.push(parts),
+                Some(Ok((parts, rows))) => {
+                    done.push(parts);
+                    emitted.push(rows);
+                }
                 Some(Err(GenerateError::Cancelled)) => first_error = first_error.or(Some(GenerateError::Cancelled)),
                 Some(Err(e)) if matches!(first_error, None | Some(GenerateError::Cancelled)) => first_error = Some(e),
                 Some(Err(_)) | None => {}
@@ -484,6 +502,7 @@ impl Generator {
                 e => e,
             });
         }
+        self.emitted.extend(emitted.into_iter().flatten());
         let mut by_column: Vec<Vec<PartDone>> = (0..columns.len()).map(|_| Vec::with_capacity(threads)).collect();
         for share in done {
             for (c, part) in share.into_iter().enumerate() {
@@ -615,6 +634,12 @@ impl Batches {
     /// The generator that fills the batches.
     pub fn generator(&self) -> &Generator {
         &self.generator
+    }
+
+    /// The rows `emit_row` emitted while the batches so far were filled
+    /// ([`Generator::take_emitted`]).
+    pub fn take_emitted(&mut self) -> Vec<String> {
+        self.generator.take_emitted()
     }
 
     /// Rows not yet yielded.

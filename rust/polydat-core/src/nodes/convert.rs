@@ -3,6 +3,7 @@
 
 use crate::node::by_bytes::to_text;
 use crate::node::kit::{map1, str_map, to_ref, try_map1, value_to_slot, Days, Millis, SlotEval};
+use crate::node::kits_extra::{bytes_map, try_to_ref, JsonText};
 use crate::node::lower::ICmp;
 use crate::node::{
     konst_or, wire, wire_any, Args, Lit, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec, Ty,
@@ -242,6 +243,41 @@ adapter!(DATE_TO_TIMESTAMP, "__date_to_timestamp", Date: Days => Timestamp, map1
     i64::from(x.0) * MS_PER_DAY
 ));
 
+// Upstream's remaining class-A adapters: bool to and from every numeric
+// (1/0 out, a nonzero test in), JSON text to str, numbers and bool to their
+// little-endian bytes, integers and bool to JSON.
+adapter!(BOOL_TO_I64, "__bool_to_i64", Bool: bool => I64, map1, |x| x as i64, lower: Some(|_, _, x| Some(vec![x[0]])));
+adapter!(BOOL_TO_U32, "__bool_to_u32", Bool: bool => U32, map1, |x| x as u32, lower: Some(|_, _, x| Some(vec![x[0]])));
+adapter!(BOOL_TO_I32, "__bool_to_i32", Bool: bool => I32, map1, |x| x as i32, lower: Some(|_, _, x| Some(vec![x[0]])));
+adapter!(BOOL_TO_F32, "__bool_to_f32", Bool: bool => F32, map1, |x| if x { 1.0f32 } else { 0.0 });
+adapter!(I64_TO_BOOL, "__i64_to_bool", I64: i64 => Bool, map1, |x| x != 0);
+adapter!(U32_TO_BOOL, "__u32_to_bool", U32: u32 => Bool, map1, |x| x != 0);
+adapter!(I32_TO_BOOL, "__i32_to_bool", I32: i32 => Bool, map1, |x| x != 0);
+adapter!(F64_TO_BOOL, "__f64_to_bool", F64: f64 => Bool, map1, |x| x != 0.0);
+adapter!(F32_TO_BOOL, "__f32_to_bool", F32: f32 => Bool, map1, |x| x != 0.0);
+adapter!(I64_TO_BYTES, "__i64_to_bytes", I64: i64 => Bytes, to_ref, |x| x.to_le_bytes().to_vec());
+adapter!(U32_TO_BYTES, "__u32_to_bytes", U32: u32 => Bytes, to_ref, |x| x.to_le_bytes().to_vec());
+adapter!(I32_TO_BYTES, "__i32_to_bytes", I32: i32 => Bytes, to_ref, |x| x.to_le_bytes().to_vec());
+adapter!(F64_TO_BYTES, "__f64_to_bytes", F64: f64 => Bytes, to_ref, |x| x.to_le_bytes().to_vec());
+adapter!(F32_TO_BYTES, "__f32_to_bytes", F32: f32 => Bytes, to_ref, |x| x.to_le_bytes().to_vec());
+adapter!(BOOL_TO_BYTES, "__bool_to_bytes", Bool: bool => Bytes, to_ref, |x| vec![u8::from(x)]);
+adapter!(U64_TO_JSON, "__u64_to_json", U64: u64 => Json, to_ref, |x| JsonText(x.to_string()));
+adapter!(I64_TO_JSON, "__i64_to_json", I64: i64 => Json, to_ref, |x| JsonText(x.to_string()));
+adapter!(U32_TO_JSON, "__u32_to_json", U32: u32 => Json, to_ref, |x| JsonText(x.to_string()));
+adapter!(I32_TO_JSON, "__i32_to_json", I32: i32 => Json, to_ref, |x| JsonText(x.to_string()));
+adapter!(BOOL_TO_JSON, "__bool_to_json", Bool: bool => Json, to_ref, |x| JsonText(x.to_string()));
+
+/// `__json_to_str`: Automatic adapter Json -> Str: the JSON text as it is.
+pub const JSON_TO_STR_ADAPTER: NodeDef = NodeDef {
+    name: "__json_to_str",
+    category: "adapter",
+    doc: "Automatic adapter Json -> Str: the JSON text.",
+    params: &[wire("input", Json)],
+    outputs: Outputs::One(Str),
+    build: |_| Ok(str_map(|s| Ok(s.to_string()))),
+    ..NodeDef::BASE
+};
+
 /// Milliseconds in a day (a `date` is a whole number of them from the epoch).
 pub const MS_PER_DAY: i64 = 86_400_000;
 
@@ -275,6 +311,169 @@ cast!(U64_TO_DATE, "__u64_to_date", U64: u64 => Date,
     "Cast u64 -> date: days since 1970-01-01 (saturating at i32::MAX).", |x| Days(x.min(i32::MAX as u64) as i32));
 cast!(I32_TO_DATE, "__i32_to_date", I32: i32 => Date, "Cast i32 -> date: days since 1970-01-01.", Days);
 cast!(DATE_TO_I32, "__date_to_i32", Date: Days => I32, "Cast date -> i32: days since 1970-01-01.", |x| x.0);
+
+// Upstream's class-B conversions, which only an explicit `as` inserts:
+// narrowing and cross-sign integers (range-checked: a value that does not fit
+// fails the evaluation), f64 to f32 (a finite value past f32's range fails),
+// string parsers (trimmed; a bool reads true/false/1/0 in any case), JSON
+// extractors and fixed-width byte readers (exact length, little-endian), and
+// a float to JSON (a non-finite float fails: JSON has no such number).
+
+/// A value that does not fit the cast's target type.
+fn out_of_range(value: impl std::fmt::Display, target: &str) -> String {
+    format!("value {value} does not fit in {target}")
+}
+
+/// Declares a fallible one-wire cast node over a scalar.
+macro_rules! try_cast {
+    ($id:ident, $name:literal, $from:ident : $ft:ty => $to:ident, $doc:literal, $f:expr) => {
+        /// A one-wire cast node (see its `name` and `doc` fields).
+        pub const $id: NodeDef = NodeDef {
+            name: $name,
+            category: "adapter",
+            doc: $doc,
+            params: &[wire("input", $from)],
+            outputs: Outputs::One($to),
+            build: |_| Ok(try_map1($f as fn($ft) -> Result<_, String>)),
+            ..NodeDef::BASE
+        };
+    };
+}
+
+/// Declares a one-wire cast node whose input is text (str or JSON) or bytes.
+macro_rules! reader_cast {
+    ($id:ident, $name:literal, $from:ident => $to:ident, $kit:ident, $doc:literal, $f:expr) => {
+        /// A one-wire cast node (see its `name` and `doc` fields).
+        pub const $id: NodeDef = NodeDef {
+            name: $name,
+            category: "adapter",
+            doc: $doc,
+            params: &[wire("input", $from)],
+            outputs: Outputs::One($to),
+            build: |_| Ok($kit($f)),
+            ..NodeDef::BASE
+        };
+    };
+}
+
+try_cast!(U64_TO_I64, "__u64_to_i64", U64: u64 => I64, "Cast u64 -> i64 (a value past i64::MAX fails).",
+    |x| i64::try_from(x).map_err(|_| out_of_range(x, "i64")));
+try_cast!(U64_TO_U32, "__u64_to_u32", U64: u64 => U32, "Cast u64 -> u32 (a value past u32::MAX fails).",
+    |x| u32::try_from(x).map_err(|_| out_of_range(x, "u32")));
+try_cast!(U64_TO_I32, "__u64_to_i32", U64: u64 => I32, "Cast u64 -> i32 (a value past i32::MAX fails).",
+    |x| i32::try_from(x).map_err(|_| out_of_range(x, "i32")));
+try_cast!(I64_TO_U64, "__i64_to_u64", I64: i64 => U64, "Cast i64 -> u64 (a negative value fails).",
+    |x| u64::try_from(x).map_err(|_| out_of_range(x, "u64")));
+try_cast!(I64_TO_U32, "__i64_to_u32", I64: i64 => U32, "Cast i64 -> u32 (a value outside 0..=u32::MAX fails).",
+    |x| u32::try_from(x).map_err(|_| out_of_range(x, "u32")));
+try_cast!(I64_TO_I32, "__i64_to_i32", I64: i64 => I32, "Cast i64 -> i32 (a value outside i32's range fails).",
+    |x| i32::try_from(x).map_err(|_| out_of_range(x, "i32")));
+try_cast!(U32_TO_I32, "__u32_to_i32", U32: u32 => I32, "Cast u32 -> i32 (a value past i32::MAX fails).",
+    |x| i32::try_from(x).map_err(|_| out_of_range(x, "i32")));
+try_cast!(I32_TO_U64, "__i32_to_u64", I32: i32 => U64, "Cast i32 -> u64 (a negative value fails).",
+    |x| u64::try_from(x).map_err(|_| out_of_range(x, "u64")));
+try_cast!(I32_TO_U32, "__i32_to_u32", I32: i32 => U32, "Cast i32 -> u32 (a negative value fails).",
+    |x| u32::try_from(x).map_err(|_| out_of_range(x, "u32")));
+try_cast!(F64_TO_F32, "__f64_to_f32", F64: f64 => F32, "Cast f64 -> f32: rounds to nearest (a finite value past f32's range fails).",
+|x| {
+    let y = x as f32;
+    if x.is_finite() && !y.is_finite() {
+        return Err(out_of_range(x, "f32"));
+    }
+    Ok(y)
+});
+/// `__f64_to_json`: Cast f64 -> json: the number (NaN and infinities fail).
+pub const F64_TO_JSON: NodeDef = NodeDef {
+    name: "__f64_to_json",
+    category: "adapter",
+    doc: "Cast f64 -> json: the number (NaN and infinities fail).",
+    params: &[wire("input", F64)],
+    outputs: Outputs::One(Json),
+    build: |_| {
+        Ok(try_to_ref(|x: f64| {
+            if x.is_finite() {
+                Ok(JsonText(format!("{x:?}")))
+            } else {
+                Err(format!("{x} is not a JSON number"))
+            }
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+/// A trimmed string read as `T` by `parse`, failing in upstream's words.
+fn read_text<T>(s: &str, what: &str, node: &str, parse: impl Fn(&str) -> Result<T, String>) -> Result<T, String> {
+    let raw = s.trim();
+    parse(raw).map_err(|e| coercion_failure(raw, what, &format!("{node}: {e}")))
+}
+
+reader_cast!(STR_TO_BOOL_CAST, "__str_to_bool", Str => Bool, str_map,
+    "Cast str -> bool: trims; true/false/1/0 in any case; anything else fails the evaluation.",
+    |s| read_text(s, "a bool", "__str_to_bool", |raw| read_bool(raw).ok_or_else(|| "expected true, false, 1 or 0".into())));
+
+/// The bool a text spells: `true`/`1` or `false`/`0`, in any case (what an
+/// `as bool` cast and a `--set` of a bool both read).
+fn read_bool(t: &str) -> Option<bool> {
+    match t.to_ascii_lowercase().as_str() {
+        "true" | "1" => Some(true),
+        "false" | "0" => Some(false),
+        _ => None,
+    }
+}
+reader_cast!(STR_TO_I64_CAST, "__str_to_i64", Str => I64, str_map,
+    "Cast str -> i64: trims and parses; a malformed value fails the evaluation.",
+    |s| read_text(s, "a whole number", "__str_to_i64", |raw| raw.parse::<i64>().map_err(|e| e.to_string())));
+reader_cast!(STR_TO_U32_CAST, "__str_to_u32", Str => U32, str_map,
+    "Cast str -> u32: trims and parses; a malformed value fails the evaluation.",
+    |s| read_text(s, "a whole number", "__str_to_u32", |raw| raw.parse::<u32>().map_err(|e| e.to_string())));
+reader_cast!(STR_TO_I32_CAST, "__str_to_i32", Str => I32, str_map,
+    "Cast str -> i32: trims and parses; a malformed value fails the evaluation.",
+    |s| read_text(s, "a whole number", "__str_to_i32", |raw| raw.parse::<i32>().map_err(|e| e.to_string())));
+reader_cast!(STR_TO_F32_CAST, "__str_to_f32", Str => F32, str_map,
+    "Cast str -> f32: trims and parses; a malformed value fails the evaluation.",
+    |s| read_text(s, "a number", "__str_to_f32", |raw| raw.parse::<f32>().map_err(|e| e.to_string())));
+
+/// A JSON text read as the scalar `pick` takes from it, failing with `what`.
+fn from_json<T>(text: &str, what: &str, pick: impl Fn(&serde_json::Value) -> Option<T>) -> Result<T, String> {
+    serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .as_ref()
+        .and_then(pick)
+        .ok_or_else(|| format!("JSON value {text} is not {what}"))
+}
+
+reader_cast!(JSON_TO_U64, "__json_to_u64", Json => U64, str_map,
+    "Cast json -> u64: a JSON whole number in range; anything else fails the evaluation.",
+    |s| from_json(s, "a u64", serde_json::Value::as_u64));
+reader_cast!(JSON_TO_I64, "__json_to_i64", Json => I64, str_map,
+    "Cast json -> i64: a JSON whole number in range; anything else fails the evaluation.",
+    |s| from_json(s, "an i64", serde_json::Value::as_i64));
+reader_cast!(JSON_TO_F64, "__json_to_f64", Json => F64, str_map,
+    "Cast json -> f64: a JSON number; anything else fails the evaluation.",
+    |s| from_json(s, "a number", serde_json::Value::as_f64));
+reader_cast!(JSON_TO_BOOL, "__json_to_bool", Json => Bool, str_map,
+    "Cast json -> bool: a JSON true or false; anything else fails the evaluation.",
+    |s| from_json(s, "a bool", serde_json::Value::as_bool));
+
+/// `bytes` read as the `N` little-endian bytes of a value, or a failure naming the length.
+fn exactly<const N: usize>(b: &[u8], target: &str) -> Result<[u8; N], String> {
+    <[u8; N]>::try_from(b).map_err(|_| format!("{} bytes cannot be read as {target}, which takes {N}", b.len()))
+}
+
+reader_cast!(BYTES_TO_U64, "__bytes_to_u64", Bytes => U64, bytes_map,
+    "Cast bytes -> u64: exactly 8 little-endian bytes.", |b| exactly::<8>(b, "u64").map(u64::from_le_bytes));
+reader_cast!(BYTES_TO_I64, "__bytes_to_i64", Bytes => I64, bytes_map,
+    "Cast bytes -> i64: exactly 8 little-endian bytes.", |b| exactly::<8>(b, "i64").map(i64::from_le_bytes));
+reader_cast!(BYTES_TO_U32, "__bytes_to_u32", Bytes => U32, bytes_map,
+    "Cast bytes -> u32: exactly 4 little-endian bytes.", |b| exactly::<4>(b, "u32").map(u32::from_le_bytes));
+reader_cast!(BYTES_TO_I32, "__bytes_to_i32", Bytes => I32, bytes_map,
+    "Cast bytes -> i32: exactly 4 little-endian bytes.", |b| exactly::<4>(b, "i32").map(i32::from_le_bytes));
+reader_cast!(BYTES_TO_F64, "__bytes_to_f64", Bytes => F64, bytes_map,
+    "Cast bytes -> f64: exactly 8 little-endian bytes.", |b| exactly::<8>(b, "f64").map(f64::from_le_bytes));
+reader_cast!(BYTES_TO_F32, "__bytes_to_f32", Bytes => F32, bytes_map,
+    "Cast bytes -> f32: exactly 4 little-endian bytes.", |b| exactly::<4>(b, "f32").map(f32::from_le_bytes));
+reader_cast!(BYTES_TO_BOOL, "__bytes_to_bool", Bytes => Bool, bytes_map,
+    "Cast bytes -> bool: exactly one byte, nonzero is true.", |b| exactly::<1>(b, "bool").map(|[x]| x != 0));
 
 /// Name of the pass-through node inserted when a `const` binding has no node
 /// of its own to capture (it names an input, or a node another binding shares).
@@ -338,6 +537,27 @@ pub fn auto_adapter(from: PortType, to: PortType) -> Option<&'static NodeDef> {
         (F32, Str) => &F32_TO_STR,
         (Bool, Str) => &BOOL_TO_STR,
         (U64, Bytes) => &U64_TO_BYTES,
+        (Bool, I64) => &BOOL_TO_I64,
+        (Bool, U32) => &BOOL_TO_U32,
+        (Bool, I32) => &BOOL_TO_I32,
+        (Bool, F32) => &BOOL_TO_F32,
+        (I64, Bool) => &I64_TO_BOOL,
+        (U32, Bool) => &U32_TO_BOOL,
+        (I32, Bool) => &I32_TO_BOOL,
+        (F64, Bool) => &F64_TO_BOOL,
+        (F32, Bool) => &F32_TO_BOOL,
+        (Json, Str) => &JSON_TO_STR_ADAPTER,
+        (I64, Bytes) => &I64_TO_BYTES,
+        (U32, Bytes) => &U32_TO_BYTES,
+        (I32, Bytes) => &I32_TO_BYTES,
+        (F64, Bytes) => &F64_TO_BYTES,
+        (F32, Bytes) => &F32_TO_BYTES,
+        (Bool, Bytes) => &BOOL_TO_BYTES,
+        (U64, Json) => &U64_TO_JSON,
+        (I64, Json) => &I64_TO_JSON,
+        (U32, Json) => &U32_TO_JSON,
+        (I32, Json) => &I32_TO_JSON,
+        (Bool, Json) => &BOOL_TO_JSON,
         (Timestamp, Str) => &TIMESTAMP_TO_STR,
         (Date, Str) => &DATE_TO_STR,
         (Date, Timestamp) => &DATE_TO_TIMESTAMP,
@@ -352,6 +572,33 @@ pub fn cast_node(from: PortType, to: PortType) -> Option<&'static NodeDef> {
     auto_adapter(from, to).or(match (from, to) {
         (Str, U64) => Some(&STR_TO_U64_CAST),
         (Str, F64) => Some(&STR_TO_F64_CAST),
+        (Str, Bool) => Some(&STR_TO_BOOL_CAST),
+        (Str, I64) => Some(&STR_TO_I64_CAST),
+        (Str, U32) => Some(&STR_TO_U32_CAST),
+        (Str, I32) => Some(&STR_TO_I32_CAST),
+        (Str, F32) => Some(&STR_TO_F32_CAST),
+        (U64, I64) => Some(&U64_TO_I64),
+        (U64, U32) => Some(&U64_TO_U32),
+        (U64, I32) => Some(&U64_TO_I32),
+        (I64, U64) => Some(&I64_TO_U64),
+        (I64, U32) => Some(&I64_TO_U32),
+        (I64, I32) => Some(&I64_TO_I32),
+        (U32, I32) => Some(&U32_TO_I32),
+        (I32, U64) => Some(&I32_TO_U64),
+        (I32, U32) => Some(&I32_TO_U32),
+        (F64, F32) => Some(&F64_TO_F32),
+        (F64, Json) => Some(&F64_TO_JSON),
+        (Json, U64) => Some(&JSON_TO_U64),
+        (Json, I64) => Some(&JSON_TO_I64),
+        (Json, F64) => Some(&JSON_TO_F64),
+        (Json, Bool) => Some(&JSON_TO_BOOL),
+        (Bytes, U64) => Some(&BYTES_TO_U64),
+        (Bytes, I64) => Some(&BYTES_TO_I64),
+        (Bytes, U32) => Some(&BYTES_TO_U32),
+        (Bytes, I32) => Some(&BYTES_TO_I32),
+        (Bytes, F64) => Some(&BYTES_TO_F64),
+        (Bytes, F32) => Some(&BYTES_TO_F32),
+        (Bytes, Bool) => Some(&BYTES_TO_BOOL),
         (U64, Timestamp) => Some(&U64_TO_TIMESTAMP),
         (I64, Timestamp) => Some(&I64_TO_TIMESTAMP),
         (Timestamp, I64) => Some(&TIMESTAMP_TO_I64),
@@ -451,6 +698,54 @@ pub const NODES: &[NodeDef] = &[
     U64_TO_DATE,
     I32_TO_DATE,
     DATE_TO_I32,
+    BOOL_TO_I64,
+    BOOL_TO_U32,
+    BOOL_TO_I32,
+    BOOL_TO_F32,
+    I64_TO_BOOL,
+    U32_TO_BOOL,
+    I32_TO_BOOL,
+    F64_TO_BOOL,
+    F32_TO_BOOL,
+    JSON_TO_STR_ADAPTER,
+    I64_TO_BYTES,
+    U32_TO_BYTES,
+    I32_TO_BYTES,
+    F64_TO_BYTES,
+    F32_TO_BYTES,
+    BOOL_TO_BYTES,
+    U64_TO_JSON,
+    I64_TO_JSON,
+    U32_TO_JSON,
+    I32_TO_JSON,
+    BOOL_TO_JSON,
+    U64_TO_I64,
+    U64_TO_U32,
+    U64_TO_I32,
+    I64_TO_U64,
+    I64_TO_U32,
+    I64_TO_I32,
+    U32_TO_I32,
+    I32_TO_U64,
+    I32_TO_U32,
+    F64_TO_F32,
+    F64_TO_JSON,
+    STR_TO_BOOL_CAST,
+    STR_TO_I64_CAST,
+    STR_TO_U32_CAST,
+    STR_TO_I32_CAST,
+    STR_TO_F32_CAST,
+    JSON_TO_U64,
+    JSON_TO_I64,
+    JSON_TO_F64,
+    JSON_TO_BOOL,
+    BYTES_TO_U64,
+    BYTES_TO_I64,
+    BYTES_TO_U32,
+    BYTES_TO_I32,
+    BYTES_TO_F64,
+    BYTES_TO_F32,
+    BYTES_TO_BOOL,
 ];
 
 /// Every (from, to) pair the compiler converts on a wire by itself (the
@@ -502,11 +797,7 @@ pub fn parse_text(text: &str, ty: PortType) -> Result<Value, String> {
         I32 => Value::I32(ranged(i32::MIN as i128, i32::MAX as i128)? as i32),
         F64 => Value::F64(t.parse::<f64>().map_err(|_| bad("a number"))?),
         F32 => Value::F32(t.parse::<f32>().map_err(|_| bad("a number"))?),
-        Bool => match t.to_ascii_lowercase().as_str() {
-            "true" | "1" => Value::Bool(true),
-            "false" | "0" => Value::Bool(false),
-            _ => return Err(bad("true, false, 1 or 0")),
-        },
+        Bool => Value::Bool(read_bool(t).ok_or_else(|| bad("true, false, 1 or 0"))?),
         Str => Value::str(text),
         Json => Value::Json(text.into()),
         Bytes => Value::Bytes(text.as_bytes().into()),
@@ -601,7 +892,7 @@ pub fn boundary_value(value: Value, to: PortType) -> Result<Value, Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nodes::testing::{eval1, eval_err};
+    use crate::nodes::testing::{eval, eval1, eval_err};
 
     #[test]
     fn narrowing_conversions_saturate() {
@@ -670,7 +961,33 @@ mod tests {
         assert_eq!(cast_node(Str, U64).unwrap().name, "__str_to_u64");
         assert_eq!(cast_node(Str, F64).unwrap().name, "__str_to_f64");
         assert!(cast_node(F64, U64).is_none(), "f64 as u64 is a compile error");
-        assert!(cast_node(Str, Bool).is_none());
+        assert!(cast_node(F64, I64).is_none(), "every float-to-integer cast needs a chosen rounding");
+        assert_eq!(cast_node(Str, Bool).unwrap().name, "__str_to_bool");
+    }
+
+    #[test]
+    fn upstream_class_b_casts_check_what_they_read() {
+        let cast = |from: PortType, to: PortType, v: Value| eval(cast_node(from, to).unwrap(), &[], &[v]);
+        let ok = |from: PortType, to: PortType, v: Value| cast(from, to, v).unwrap().remove(0);
+        assert!(ok(Str, Bool, Value::str(" True ")).same(&Value::Bool(true)));
+        assert!(ok(Str, Bool, Value::str("0")).same(&Value::Bool(false)));
+        assert!(cast(Str, Bool, Value::str("yes")).unwrap_err().message().starts_with("value \"yes\" is not a bool."));
+        assert!(ok(U64, U32, Value::U64(7)).same(&Value::U32(7)));
+        assert_eq!(cast(U64, U32, Value::U64(1 << 32)).unwrap_err().message(), "value 4294967296 does not fit in u32");
+        assert!(cast(I64, U64, Value::I64(-1)).is_err());
+        assert!(ok(F64, F32, Value::F64(0.5)).same(&Value::F32(0.5)));
+        assert!(cast(F64, F32, Value::F64(1e300)).is_err(), "a finite value past f32's range");
+        assert!(ok(Json, U64, Value::Json("12".into())).same(&Value::U64(12)));
+        assert!(cast(Json, U64, Value::Json("\"12\"".into())).is_err());
+        assert!(ok(Bytes, U64, Value::Bytes(7u64.to_le_bytes().to_vec().into())).same(&Value::U64(7)));
+        assert!(cast(Bytes, U64, Value::Bytes(vec![1, 2].into())).unwrap_err().message().contains("takes 8"));
+        assert!(cast(F64, Json, Value::F64(f64::NAN)).is_err());
+        let auto = |from: PortType, to: PortType, v: Value| eval1(auto_adapter(from, to).unwrap(), &[], &[v]);
+        assert!(auto(Bool, I64, Value::Bool(true)).same(&Value::I64(1)));
+        assert!(auto(F64, Bool, Value::F64(0.0)).same(&Value::Bool(false)));
+        assert!(auto(U64, Json, Value::U64(5)).same(&Value::Json("5".into())));
+        assert!(auto(Json, Str, Value::Json("[1]".into())).same(&Value::str("[1]")));
+        assert!(auto(Bool, Bytes, Value::Bool(true)).same(&Value::Bytes(vec![1].into())));
     }
 
     #[test]
@@ -687,7 +1004,7 @@ mod tests {
         assert!(ok("TRUE", Bool).same(&Value::Bool(true)));
         assert!(parse_text("yes", Bool).unwrap_err().contains("true, false, 1 or 0"));
         assert!(ok(" eu west ", Str).same(&Value::str(" eu west ")), "strings keep their spaces");
-        assert_eq!(implicit_conversions().len(), 22);
+        assert_eq!(implicit_conversions().len(), 43);
         assert!(cast_conversions().contains(&(Str, U64)));
         assert!(ok("1992-01-01", Date).same(&Value::Date(8035)));
         assert!(ok("8035", Date).same(&Value::Date(8035)));

@@ -365,14 +365,114 @@ enum Quick<'a> {
     Other,
 }
 
+/// How a tile writes one hole's rendered text (see [`TILE`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Encode {
+    /// As `printf` renders it: text tiles, raw holes, numbers and booleans
+    /// at a JSON value position, JSON text at one.
+    Plain,
+    /// A JSON string: quoted, with `"`, `\` and control characters escaped.
+    Quoted,
+    /// Inside a JSON string or key: escaped as in [`Encode::Quoted`], no quotes.
+    Escaped,
+    /// A float at a JSON value position: bare, `null` when not finite.
+    Float,
+    /// A CSV field: quoted, its quotes doubled, when it holds a comma, a
+    /// quote or a line break.
+    Csv,
+}
+
+impl Encode {
+    /// The encoder of a hole from its tile code (`p` plain, `v` JSON value,
+    /// `q` JSON key (a string whatever the type), `s` inside a JSON string,
+    /// `c` CSV field) and its wire's type.
+    fn of(code: char, ty: PortType) -> Result<Encode, String> {
+        Ok(match code {
+            'p' => Encode::Plain,
+            'q' => Encode::Quoted,
+            's' => Encode::Escaped,
+            'c' => Encode::Csv,
+            'v' => match ty {
+                PortType::F64 | PortType::F32 => Encode::Float,
+                PortType::U64 | PortType::I64 | PortType::U32 | PortType::I32 | PortType::Bool | PortType::Json => {
+                    Encode::Plain
+                }
+                _ => Encode::Quoted,
+            },
+            other => return Err(format!("internal: unknown tile hole encoding '{other}'")),
+        })
+    }
+}
+
+/// Appends `text` JSON-escaped: `"` and `\` backslashed, `\n \r \t \b \f`
+/// for those controls, `\u00XX` for the other controls; everything else
+/// (non-ASCII included) as it is.
+fn push_json_escaped(out: &mut String, text: &str) {
+    let bytes = text.as_bytes();
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&text[run..i]);
+        if escape.is_empty() {
+            let _ = write!(out, "\\u{b:04x}");
+        } else {
+            out.push_str(escape);
+        }
+        run = i + 1;
+    }
+    out.push_str(&text[run..]);
+}
+
+/// Appends `text` as a CSV field (see [`Encode::Csv`]).
+fn push_csv_field(out: &mut String, text: &str) {
+    if !text.bytes().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r')) {
+        out.push_str(text);
+        return;
+    }
+    out.push('"');
+    for (i, piece) in text.split('"').enumerate() {
+        if i > 0 {
+            out.push_str("\"\"");
+        }
+        out.push_str(piece);
+    }
+    out.push('"');
+}
+
+/// Appends `text` under `encode`.
+fn push_encoded(out: &mut String, text: &str, encode: Encode) {
+    match encode {
+        Encode::Plain | Encode::Float => out.push_str(text),
+        Encode::Quoted => {
+            out.push('"');
+            push_json_escaped(out, text);
+            out.push('"');
+        }
+        Encode::Escaped => push_json_escaped(out, text),
+        Encode::Csv => push_csv_field(out, text),
+    }
+}
+
 /// A built `printf`: the parsed format, the type of each wire (which the
 /// by-bytes form reads its slot words by), and, per wire, the word list a
-/// u64 wire picks its text from, when it does (see [`printf_over_picks`]).
+/// u64 wire picks its text from, when it does (see [`printf_over_picks`]),
+/// and how its text is encoded (a tile's holes; `printf` writes all plain).
 struct Printf {
     pieces: Vec<Piece>,
     wanted: usize,
     types: Box<[PortType]>,
     picks: Box<[Option<&'static dyn StrPick>]>,
+    encodes: Box<[Encode]>,
 }
 
 /// A `printf` of `format` whose wire `i` is read as
@@ -398,7 +498,24 @@ impl Printf {
     fn new(format: &str, types: &[PortType]) -> Result<Printf, String> {
         let pieces = parse_format(format)?;
         let wanted = pieces.iter().filter(|p| matches!(p, Piece::Arg(_))).count();
-        Ok(Printf { pieces, wanted, types: types.into(), picks: vec![None; types.len()].into() })
+        Ok(Printf { pieces, wanted, types: types.into(), picks: vec![None; types.len()].into(), encodes: Box::new([]) })
+    }
+
+    /// A tile: `printf` of `format` whose hole `i` is encoded by
+    /// `codes[i]` (see [`Encode::of`]).
+    fn tile(format: &str, codes: &str, types: &[PortType]) -> Result<Printf, String> {
+        let mut printf = Printf::new(format, types)?;
+        let codes: Vec<char> = codes.chars().collect();
+        if codes.len() != printf.wanted || types.len() != printf.wanted {
+            return Err(format!(
+                "internal: a tile of {} holes has {} encodings and {} wires",
+                printf.wanted,
+                codes.len(),
+                types.len()
+            ));
+        }
+        printf.encodes = codes.iter().zip(types).map(|(&c, &t)| Encode::of(c, t)).collect::<Result<_, _>>()?;
+        Ok(printf)
     }
 
     /// Appends the formatted text to `s` (which may hold earlier rows:
@@ -431,6 +548,12 @@ impl Printf {
                         (Quick::U64(x), Some(Some(words))) => Quick::Str(words.text(x)),
                         (value, _) => value,
                     };
+                    let encode = self.encodes.get(next).copied().unwrap_or(Encode::Plain);
+                    if encode != Encode::Plain {
+                        self.encoded(s, start, value, spec, encode, || arg(next))?;
+                        next += 1;
+                        continue;
+                    }
                     match value {
                         // `render`'s own arms for these kinds.
                         Quick::U64(x) => render_u64(s, x, spec),
@@ -454,6 +577,46 @@ impl Printf {
             }
         }
         Ok(())
+    }
+}
+
+impl Printf {
+    /// Appends one tile hole under `encode`: a plain string straight from
+    /// its text, anything else rendered as `printf` would, then encoded.
+    fn encoded<'a>(
+        &self,
+        s: &mut String,
+        start: usize,
+        value: Quick<'a>,
+        spec: &Spec,
+        encode: Encode,
+        arg: impl FnOnce() -> Result<ValueRef<'a>, NodeError>,
+    ) -> Result<(), NodeError> {
+        match value {
+            Quick::Str(text) if spec.width.is_none() => {
+                limit::reserve_from(s, start, text.len() + 2)?;
+                push_encoded(s, text, encode);
+            }
+            Quick::U64(x) if matches!(encode, Encode::Float | Encode::Csv | Encode::Escaped) => render_u64(s, x, spec),
+            value => {
+                let arg = match value {
+                    Quick::U64(x) => ValueRef::Scalar(Value::U64(x)),
+                    Quick::Str(text) => ValueRef::Str(text),
+                    Quick::Other => arg()?,
+                };
+                if let ValueRef::Scalar(Value::F64(x)) = arg {
+                    if encode == Encode::Float && !x.is_finite() {
+                        s.push_str("null");
+                        return limit::check(s.len() - start);
+                    }
+                }
+                let mut rendered = String::new();
+                render(&mut rendered, &arg, spec)?;
+                limit::reserve_from(s, start, rendered.len() + 2)?;
+                push_encoded(s, &rendered, encode);
+            }
+        }
+        limit::check(s.len() - start)
     }
 }
 
@@ -498,6 +661,20 @@ pub const PRINTF: NodeDef = NodeDef {
     params: &[konst("format", Str), many(wire_any("parts"))],
     outputs: Outputs::One(Str),
     build: |c| Ok(Box::new(Printf::new(c.str(0), c.wire_types)?)),
+    ..NodeDef::BASE
+};
+
+/// `__tile`: a compiled template (a `tile` statement): the format's `{}`
+/// holes filled as `printf` fills them, each then encoded by its code in
+/// `encodings` (`p` plain, `v` JSON value, `q` JSON key, `s` inside a JSON
+/// string, `c` CSV field). The frontend lowers every tile to one of these.
+pub const TILE: NodeDef = NodeDef {
+    name: "__tile",
+    category: "format",
+    doc: "A compiled tile: printf of format whose hole i is encoded by encodings[i] (p plain, v JSON value, q JSON key, s JSON text, c CSV field).",
+    params: &[konst("format", Str), konst("encodings", Str), many(wire_any("parts"))],
+    outputs: Outputs::One(Str),
+    build: |c| Ok(Box::new(Printf::tile(c.str(0), c.str(1), c.wire_types)?)),
     ..NodeDef::BASE
 };
 
@@ -564,7 +741,7 @@ pub const ZERO_PAD_U64: NodeDef = NodeDef {
 };
 
 /// The formatting family.
-pub const NODES: &[NodeDef] = &[PRINTF, FORMAT_U64, FORMAT_F64, ZERO_PAD_U64];
+pub const NODES: &[NodeDef] = &[PRINTF, TILE, FORMAT_U64, FORMAT_F64, ZERO_PAD_U64];
 
 #[cfg(test)]
 mod tests {
@@ -573,6 +750,37 @@ mod tests {
 
     fn printf(fmt: &str, args: &[Value]) -> String {
         eval1(&PRINTF, &[Value::str(fmt)], args).as_str().unwrap().to_string()
+    }
+
+    fn tile(fmt: &str, codes: &str, args: &[Value]) -> String {
+        eval1(&TILE, &[Value::str(fmt), Value::str(codes)], args).as_str().unwrap().to_string()
+    }
+
+    #[test]
+    fn json_escaping_is_serde_jsons() {
+        for text in ["plain", "q\"uote", "back\\slash", "\n\r\t\u{8}\u{c}", "\u{1}\u{1f}\u{7f}", "é✓😀", ""] {
+            let mut ours = String::new();
+            push_json_escaped(&mut ours, text);
+            let theirs = serde_json::to_string(text).unwrap();
+            assert_eq!(format!("\"{ours}\""), theirs, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn tile_holes_are_encoded_by_position_and_type() {
+        let doc = tile(
+            "{{\"a\": {}, \"b\": {}, \"c\": \"x{}\", \"d\": {}, \"e\": {}}}",
+            "vvsvv",
+            &[Value::str("q\"\\\n\u{1}é"), Value::U64(7), Value::str("<\">"), Value::F64(f64::NAN), Value::F64(2.5)],
+        );
+        assert_eq!(doc, "{\"a\": \"q\\\"\\\\\\n\\u0001é\", \"b\": 7, \"c\": \"x<\\\">\", \"d\": null, \"e\": 2.5}");
+        assert_eq!(
+            tile("{},{},{}", "ccc", &[Value::str("a,b"), Value::str("say \"hi\""), Value::U64(3)]),
+            "\"a,b\",\"say \"\"hi\"\"\",3"
+        );
+        assert_eq!(tile("[{:.2}|{:5}]", "vv", &[Value::F64(1.0), Value::str("ab")]), "[1.00|\"   ab\"]");
+        assert_eq!(tile("raw {}", "p", &[Value::str("\"")]), "raw \"");
+        assert!(build_err(&TILE, &[Value::str("{}"), Value::str("vv")], &[PortType::U64]).contains("encodings"));
     }
 
     #[test]

@@ -9,9 +9,11 @@ pub mod bytes;
 pub mod compare;
 pub mod context;
 pub mod convert;
+pub mod cursor;
 pub mod datetime;
 pub mod diagnostic;
 pub mod dist;
+pub mod emit;
 pub mod format;
 pub mod hash;
 pub mod json;
@@ -51,6 +53,8 @@ const FAMILIES: &[&[NodeDef]] = &[
     json::NODES,
     regex::NODES,
     realer::NODES,
+    cursor::NODES,
+    emit::NODES,
 ];
 
 fn index() -> &'static (Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>) {

@@ -1,0 +1,100 @@
+"""Casts and adapters: upstream's class A adapters (inserted on wires by
+themselves) and class B conversions (an explicit `as` only), checked against
+the core's catalog and run on every engine."""
+
+from __future__ import annotations
+
+import pytest
+
+import polydat
+import polydat.testing as pt
+from polydat import CompileError, _core
+
+INTS = ("u64", "i64", "u32", "i32")
+NUMBERS = (*INTS, "f64", "f32")
+
+#: Upstream's class A pairs over this project's types: widenings, every
+#: integer to f64, bool to and from every number, numbers/bool/JSON to str,
+#: numbers and bool to bytes, integers and bool to JSON.
+CLASS_A = {
+    ("u32", "u64"), ("u32", "i64"), ("i32", "i64"), ("f32", "f64"),
+    *((t, "f64") for t in INTS),
+    *((t, "bool") for t in NUMBERS), *(("bool", t) for t in NUMBERS),
+    *((t, "str") for t in (*NUMBERS, "bool", "json")),
+    *((t, "bytes") for t in (*NUMBERS, "bool")),
+    *((t, "json") for t in (*INTS, "bool")),
+}
+
+#: Upstream's class B pairs an explicit `as` takes: narrowings and
+#: cross-sign integers, f64 to f32, string parsers, JSON extractors, byte
+#: readers, a float to JSON.
+CLASS_B = {
+    ("u64", "i64"), ("u64", "u32"), ("u64", "i32"), ("i64", "u64"), ("i64", "u32"), ("i64", "i32"),
+    ("u32", "i32"), ("i32", "u64"), ("i32", "u32"), ("f64", "f32"), ("f64", "json"),
+    *(("str", t) for t in (*NUMBERS, "bool")),
+    *(("json", t) for t in ("u64", "i64", "f64", "bool")),
+    *(("bytes", t) for t in (*NUMBERS, "bool")),
+}
+
+
+def test_the_catalog_holds_upstreams_adapters() -> None:
+    implicit = set(_core.conversions(True))
+    explicit = set(_core.conversions(False))
+    assert CLASS_A <= implicit, sorted(CLASS_A - implicit)
+    assert CLASS_B <= explicit, sorted(CLASS_B - explicit)
+    assert not (CLASS_B - CLASS_A) & implicit, "class B is never implicit"
+    assert ("f64", "u64") not in explicit, "f64 as u64 stays a compile error: pick a rounding node"
+
+
+CASTS = """
+input cycle
+extern s: str = " TRUE "
+extern n: str = "-42"
+extern j: json = "12"
+b := s as bool
+i := n as i64
+u := cycle as u32
+w := (cycle as i64) as i32
+f := (to_f64(cycle) / 3.0) as f32
+jv := j as u64
+jf := j as f64
+back := (cycle as bytes) as u64
+flag := cycle as bool
+bi := flag as i64
+"""
+
+
+def test_casts_compute_upstreams_values_on_every_engine() -> None:
+    kernel = polydat.compile(CASTS).kernel()
+    kernel.set_inputs(cycle=7)
+    assert kernel.eval() == {
+        "b": True, "i": -42, "u": 7, "w": 7, "f": pytest.approx(7 / 3, rel=1e-6), "jv": 12, "jf": 12.0,
+        "back": 7, "flag": True, "bi": 1,
+    }
+    pt.assert_engines_agree(CASTS, [0, 1, 7, 2**31, 2**32, 2**63, 2**64 - 1])
+
+
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ('extern s: str = "yes"\nx := s as bool', 'value "yes" is not a bool.'),
+        ('extern s: str = "1.5"\nx := s as i32', 'value "1.5" is not a whole number.'),
+        ("input c\nx := (c + 4294967296) as u32", "value 4294967296 does not fit in u32"),
+        ('extern j: json = "-1"\nx := j as u64', "JSON value -1 is not a u64"),
+        ('extern b: bytes\nx := b as u64', None),
+    ],
+)
+def test_a_value_a_cast_cannot_read_fails_its_evaluation(source: str, message: str | None) -> None:
+    kernel = polydat.compile(source).kernel()
+    if message is None:
+        kernel.set("b", b"\x01\x02")
+        message = "2 bytes cannot be read as u64, which takes 8"
+    with pytest.raises(polydat.EvalError) as info:
+        kernel.pull("x")
+    assert message in str(info.value)
+
+
+def test_float_to_integer_casts_stay_refused() -> None:
+    with pytest.raises(CompileError) as info:
+        polydat.compile("input c\nx := to_f64(c) as i64")
+    assert info.value.message.startswith("cannot cast f64 to i64")

@@ -1,0 +1,84 @@
+"""Cursors: `cursor name = range(start, end) [over spec]`, the slice an
+`over` spec narrows it to, and its fields read as `name.cursor.idx` (wires
+`name__cursor__idx`), on every engine and inside for bodies."""
+
+from __future__ import annotations
+
+import pytest
+
+import polydat
+import polydat.testing as pt
+from polydat import CompileError
+
+CURSORS = """
+input cycle: u64
+cursor users = range(0, 1000000)
+cursor q = range(0, 100) over "25%..75%"
+i := q.cursor.idx
+ratio := (i as f64) / 100.0
+span := q.cursor.end_ordinal - q.cursor.start_ordinal
+where := q.cursor
+pct := q.cursor.start_pct
+"""
+
+
+def test_a_cursor_is_an_ordinal_over_its_slice() -> None:
+    kernel = polydat.compile(CURSORS).kernel()
+    kernel.set_inputs(cycle=3)
+    values = kernel.eval()
+    assert values["users"] == 3 and values["users__ordinal"] == 3
+    assert values["q"] == 28, "the slice starts at 25: the ordinal is 25 + cycle"
+    assert (values["i"], values["ratio"], values["span"]) == (0, 0.0, 50)
+    assert values["where"] == "25..75"
+    assert values["pct"] == 25.0 and values["q__cursor__end_pct"] == 75.0
+    assert values["q__cursor__partition_count"] == 1
+
+
+def test_every_engine_agrees_on_cursors() -> None:
+    pt.assert_engines_agree(CURSORS, [0, 1, 49, 50, 1 << 40])
+
+
+def test_over_reads_a_spec_at_run_time() -> None:
+    kernel = polydat.compile('input cycle\nextern part: str = "0..10"\ncursor c = range(100, 200) over part').kernel()
+    kernel.set_inputs(cycle=4)
+    assert kernel.pull("c") == 104
+    kernel.set("part", "0.5..1.0")
+    assert kernel.pull("c") == 154
+    kernel.set("part", "20%,30%,*")
+    with pytest.raises(polydat.EvalError) as info:
+        kernel.pull("c")
+    assert "is not a range" in str(info.value)
+    kernel.set("part", "60%..10%")
+    with pytest.raises(polydat.EvalError) as info:
+        kernel.pull("c")
+    assert "holds no ordinal" in str(info.value)
+
+
+def test_a_cursor_in_a_for_body_narrows_to_its_element() -> None:
+    source = """
+    input cycle
+    for part in '0..50%', '50%..100%' {
+        input cycle
+        cursor rows = range(0, 1000) over part
+        row := rows
+        first := rows.cursor.start_ordinal
+    }
+    """
+    kernel = polydat.compile(source).kernel()
+    acts = list(kernel.traverse(0))
+    for act in acts:
+        act.set_inputs(cycle=2)
+    assert [(a.pull("first"), a.pull("row")) for a in acts] == [(0, 2), (500, 502)]
+
+
+def test_cursor_errors() -> None:
+    with pytest.raises(CompileError) as info:
+        polydat.compile("cursor q = hash(1)")
+    assert info.value.message == "a cursor's constructor is range(start, end)"
+    assert (info.value.line, info.value.col) == (1, 12)
+    with pytest.raises(CompileError) as info:
+        polydat.compile('input cycle\ncursor q = range(0, 10) over "5..2"')
+    assert "holds no ordinal" in info.value.message, "a constant spec fails at compile time"
+    with pytest.raises(CompileError) as info:
+        polydat.compile("m(a: u64) -> (b: u64) := {\n  cursor q = range(0, a)\n  b := q\n}\nx := m(1)")
+    assert "a cursor is not allowed inside module 'm'" in info.value.message
