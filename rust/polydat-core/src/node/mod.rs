@@ -392,6 +392,13 @@ impl NodeDef {
         reports_as: None,
     };
 
+    /// Whether the node has a native form: the native tier compiles its rule
+    /// into machine code rather than calling its rule as a helper. The one
+    /// answer `polydat nodes` shows.
+    pub fn runs_natively(&self) -> bool {
+        self.lower.is_some() && self.purity == Purity::Pure
+    }
+
     /// The node name a failure of this node reports (see [`NodeDef::reports_as`]).
     pub fn reported_name(&self) -> &'static str {
         self.reports_as.unwrap_or(self.name)

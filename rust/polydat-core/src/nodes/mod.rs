@@ -331,6 +331,7 @@ pub fn catalog_json() -> String {
                 "signature": d.signature(),
                 "purity": d.purity.name(),
                 "accepts_none": d.accepts_none,
+                "native": d.runs_natively(),
                 "params": params,
                 "outputs": outputs,
             })
