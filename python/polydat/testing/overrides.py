@@ -141,6 +141,9 @@ OVERRIDES: dict[str, NodeOverride] = {
     "dist_geometric": NodeOverride(consts={"prob": (0.5, 0.1, 0.9)}),
     "dist_empirical": NodeOverride(consts={"spec": ("1.0 2.5 7", "0,10", "-1;0;1;2")}),
     "lut_sample": NodeOverride(consts={"values": ("0 1 4 9", "10 0", "1,2,3")}),
+    # noise: octave counts inside 1..=64
+    "fractal_noise_1d": NodeOverride(consts={"frequency": (0.01, 1.0, 0.5), "octaves": (4, 1, 2, 64)}),
+    "fractal_noise_2d": NodeOverride(consts={"frequency": (0.01, 1.0, 0.5), "octaves": (4, 1, 3, 64)}),
     # byte buffers: small sizes
     "bytes_from_hash": NodeOverride(consts={"size": (8, 0, 1, 20, 100)}),
     "byte_image_extract": NodeOverride(consts={"image_size": (1000, 16, 0), "slice_size": (10, 0, 100)}),

@@ -17,10 +17,12 @@ pub mod hash;
 pub mod json;
 pub mod lerp;
 pub mod math;
+pub mod noise;
 pub mod pcg;
 pub mod probability;
 pub mod realer;
 pub mod regex;
+pub mod round;
 pub mod string;
 pub mod weighted;
 
@@ -51,6 +53,8 @@ const FAMILIES: &[&[NodeDef]] = &[
     json::NODES,
     regex::NODES,
     realer::NODES,
+    round::NODES,
+    noise::NODES,
 ];
 
 fn index() -> &'static (Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>) {
