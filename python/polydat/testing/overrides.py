@@ -32,6 +32,7 @@ CONST_POOLS: dict[str, tuple[Any, ...]] = {
     "u64": (3, 0, 1, 2, 7, 10, 64, 100, 1000, 65536, 2**32, 2**53 + 1, 2**63, U64_MAX),
     "f64": (1.0, 0.0, -1.0, 0.5, 2.5, -0.0, 0.1, 1e6, -3.75, 1e-9, 1e300),
     "str": ("a", "", "hello", "x y", "é", "日本"),
+    "bool": (True, False),
 }
 """Constants by type when a node has no override; the first is the corner-suite choice."""
 
@@ -141,6 +142,11 @@ OVERRIDES: dict[str, NodeOverride] = {
     "dist_geometric": NodeOverride(consts={"prob": (0.5, 0.1, 0.9)}),
     "dist_empirical": NodeOverride(consts={"spec": ("1.0 2.5 7", "0,10", "-1;0;1;2")}),
     "lut_sample": NodeOverride(consts={"values": ("0 1 4 9", "10 0", "1,2,3")}),
+    # context: a variable every environment sets
+    "env": NodeOverride(consts={"name": ("PATH",)}),
+    "fixed_values_u64": NodeOverride(variadic=(1, 4)),
+    "fixed_values_f64": NodeOverride(variadic=(1, 4)),
+    "fixed_values_str": NodeOverride(variadic=(1, 4)),
     # noise: octave counts inside 1..=64
     "fractal_noise_1d": NodeOverride(consts={"frequency": (0.01, 1.0, 0.5), "octaves": (4, 1, 2, 64)}),
     "fractal_noise_2d": NodeOverride(consts={"frequency": (0.01, 1.0, 0.5), "octaves": (4, 1, 3, 64)}),

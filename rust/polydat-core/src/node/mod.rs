@@ -64,6 +64,8 @@ pub enum Lit {
     F64(f64),
     /// A string default.
     Str(&'static str),
+    /// A `bool` default.
+    Bool(bool),
 }
 
 impl Lit {
@@ -73,6 +75,7 @@ impl Lit {
             Lit::U64(v) => Value::U64(v),
             Lit::F64(v) => Value::F64(v),
             Lit::Str(s) => Value::str(s),
+            Lit::Bool(b) => Value::Bool(b),
         }
     }
 }
@@ -445,6 +448,7 @@ impl NodeDef {
                     Some(Lit::U64(v)) => format!(" = {v}"),
                     Some(Lit::F64(v)) => format!(" = {v:?}"),
                     Some(Lit::Str(s)) => format!(" = {s:?}"),
+                    Some(Lit::Bool(b)) => format!(" = {b}"),
                     None => String::new(),
                 };
                 format!("{}{dots}: {konst}{ty}{default}", p.name)

@@ -126,8 +126,43 @@ pub const IDENTITY: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// Declares a pass-through logging node: writes `<name>: <value>` to the
+/// standard error at its level and gives the value unchanged.
+macro_rules! log_level {
+    ($id:ident, $name:literal, $level:literal) => {
+        /// A pass-through logging node (see its `name` and `doc` fields).
+        pub const $id: NodeDef = NodeDef {
+            name: $name,
+            category: "diagnostic",
+            doc: concat!(
+                "Passes the value through and writes `",
+                $name,
+                ": <value>` at level ",
+                $level,
+                " to stderr (a side channel: kept by dead-code elimination)."
+            ),
+            params: &[wire_any("value")],
+            outputs: Outputs::SameAsWire(0),
+            purity: Purity::SideChannel,
+            build: |_| {
+                Ok(value_fn(|args, outs| {
+                    eprintln!("[{}] {}: {}", $level, $name, args.get(0).display_text());
+                    outs[0] = args.get(0).clone();
+                    Ok(())
+                }))
+            },
+            ..NodeDef::BASE
+        };
+    };
+}
+
+log_level!(LOG_DEBUG, "log_debug", "DEBUG");
+log_level!(LOG_INFO, "log_info", "INFO");
+log_level!(LOG_WARN, "log_warn", "WARN");
+log_level!(LOG_ERROR, "log_error", "ERROR");
+
 /// The diagnostic family.
-pub const NODES: &[NodeDef] = &[PROBE, TYPE_OF, DEBUG_REPR, INSPECT, IDENTITY];
+pub const NODES: &[NodeDef] = &[PROBE, TYPE_OF, DEBUG_REPR, INSPECT, IDENTITY, LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR];
 
 #[cfg(test)]
 mod tests {
@@ -151,5 +186,9 @@ mod tests {
         assert!(eval1(&INSPECT, &[Value::str("t")], &[Value::U64(42)]).same(&Value::U64(42)));
         assert!(eval1(&IDENTITY, &[], &[Value::str("é")]).same(&Value::str("é")));
         assert_eq!(INSPECT.purity, Purity::SideChannel);
+        for def in [&LOG_DEBUG, &LOG_INFO, &LOG_WARN, &LOG_ERROR] {
+            assert!(eval1(def, &[], &[Value::F64(1.5)]).same(&Value::F64(1.5)));
+            assert_eq!(def.purity, Purity::SideChannel);
+        }
     }
 }

@@ -12,6 +12,7 @@ pub mod convert;
 pub mod datetime;
 pub mod diagnostic;
 pub mod dist;
+pub mod fixed;
 pub mod format;
 pub mod hash;
 pub mod json;
@@ -55,6 +56,7 @@ const FAMILIES: &[&[NodeDef]] = &[
     realer::NODES,
     round::NODES,
     noise::NODES,
+    fixed::NODES,
 ];
 
 fn index() -> &'static (Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>) {
@@ -312,6 +314,7 @@ pub fn catalog_json() -> String {
                             Some(Lit::U64(v)) => json!({"u64": v}),
                             Some(Lit::F64(v)) => json!({"f64": v.to_bits()}),
                             Some(Lit::Str(s)) => json!({"str": s}),
+                            Some(Lit::Bool(b)) => json!({"bool": b}),
                         },
                         "variadic": p.variadic,
                     })
