@@ -119,7 +119,8 @@ OVERRIDES: dict[str, NodeOverride] = {
     "dist_zipf": NodeOverride(consts={"n": (100, 1, 2, 10, 1000, 100000), "exponent": (1.0, 0.5, 1.5, 2.0)}),
     # permutations, weighted choice and exact counts
     "cycle_walk": NodeOverride(consts={"range": (100, 1, 2, 1000, 2**32, U64_MAX)}),
-    "shuffle": NodeOverride(consts={"size": (100, 1, 2, 1000, 2**32, U64_MAX)}),
+    # shuffle: maximal-length feedback polynomials (7, 8, 10 bits) or none, so every walk ends quickly
+    "shuffle": NodeOverride(consts={"feedback": (0x60, 0xB8, 0x240, 0), "size": (100, 1, 2, 1000, 0, 50)}),
     "n_of": NodeOverride(consts={"n": (1, 0), "m": (10, 1, 7, 100)}),
     "chance": NodeOverride(consts={"p": (0.3, 0.0, 0.5, 1.0)}),
     "blend": NodeOverride(consts={"mix": (0.3, 0.0, 0.5, 1.0)}),

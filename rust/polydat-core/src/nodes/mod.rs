@@ -17,6 +17,7 @@ pub mod format;
 pub mod hash;
 pub mod json;
 pub mod lerp;
+pub mod lfsr;
 pub mod math;
 pub mod noise;
 pub mod pcg;
@@ -57,6 +58,7 @@ const FAMILIES: &[&[NodeDef]] = &[
     round::NODES,
     noise::NODES,
     fixed::NODES,
+    lfsr::NODES,
 ];
 
 fn index() -> &'static (Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>) {
