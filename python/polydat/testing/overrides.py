@@ -170,6 +170,12 @@ OVERRIDES: dict[str, NodeOverride] = {
     "json_to_str": NodeOverride(corner_call="json_to_str(json_array(a, x, s))"),
     "json_to_str_pretty": NodeOverride(corner_call='json_to_str_pretty(json_with("k", t))'),
     "json_field": NodeOverride(corner_call='json_field(json_with("k", s), "k")'),
+    "random_vector": NodeOverride(corner_call="random_vector(a, mod(b, 40), -1.5, 2.0)", random=False),
+    "array_at": NodeOverride(corner_call='array_at(random_vector(c, mod(b, 5)), a)'),
+    "normalize_vector": NodeOverride(corner_call="normalize_vector(random_vector(a, mod(b, 6)))"),
+    "body_column_i32": NodeOverride(
+        corner_call='body_column_i32(json_array(json_with("k", a), json_with("k", s), json_with("j", b)), "k")',
+    ),
     # dates, regexes and text
     "format_datetime": NodeOverride(consts={"format": ("%Y-%m-%d", "%H:%M:%S.%f", "%a %b %d %Y %j", "x%%y %s")}),
     "regex_replace": NodeOverride(consts={"pattern": ("[a-z]+", r"(\w+)@", "^", r"\d"), "replacement": ("X", "$1", "")}),

@@ -1,0 +1,58 @@
+"""Values upstream's own tests state for its nodes, on every engine."""
+
+from __future__ import annotations
+
+import json
+
+from .node_values import values_everywhere
+
+
+def test_fixed_values_wrap_by_index() -> None:
+    source = "input a: u64\nout := fixed_values_u64(a, 10, 20, 30)\n"
+    assert values_everywhere(source, "out", [{"a": i} for i in range(4)]) == [10, 20, 30, 10]
+    source = "input a: u64\nout := fixed_values_f64(a, 1.1, 2.2, 3.3)\n"
+    assert values_everywhere(source, "out", [{"a": 1}]) == [2.2]
+    source = 'input a: u64\nout := fixed_values_str(a, "alpha", "beta", "gamma")\n'
+    assert values_everywhere(source, "out", [{"a": 2}]) == ["gamma"]
+
+
+def test_constants() -> None:
+    source = "input a: u64\nf := const_f64(3.14)\nb := const_bool(true)\nout := f\n"
+    assert values_everywhere(source, "out", [{"a": 0}]) == [3.14]
+    assert values_everywhere(source, "b", [{"a": 0}]) == [True]
+
+
+def test_coin_flip_extremes() -> None:
+    inputs = [{"a": i} for i in (0, 1, 99, 2**63, 2**64 - 2)]
+    always = "input a: u64\nout := coin_flip(a, 1.0)\n"
+    assert values_everywhere(always, "out", inputs) == [True] * len(inputs)
+    never = "input a: u64\nout := coin_flip(a, 0.0)\n"
+    assert values_everywhere(never, "out", inputs) == [False] * len(inputs)
+
+
+def test_shuffle_over_an_empty_range_answers_its_floor() -> None:
+    for lowest in (0, 7, 2**64 - 1):
+        source = f"input a: u64\nout := shuffle(a, 0, 0, {lowest})\n"
+        assert values_everywhere(source, "out", [{"a": i} for i in (0, 1, 42, 2**64 - 1)]) == [lowest] * 4
+
+
+def test_shuffle_permutes_with_a_maximal_polynomial() -> None:
+    source = "input a: u64\nout := shuffle(a, 0x30, 50, 0)\n"
+    got = values_everywhere(source, "out", [{"a": i} for i in range(50)])
+    assert sorted(got) == list(range(50))
+
+
+def test_body_column_i32_reads_rows_and_envelopes() -> None:
+    source = (
+        "input a: u64\n"
+        'rows := str_to_json("[{\\"key\\": 4, \\"value\\": 0.5}, {\\"key\\": 17}, {\\"key\\": \\"42\\"}, {\\"other\\": 2}]")\n'
+        'out := json_to_str(body_column_i32(rows, "key"))\n'
+    )
+    (got,) = values_everywhere(source, "out", [{"a": 0}])
+    assert json.loads(got) == [4, 17, 42]
+
+
+def test_array_accessors() -> None:
+    source = 'input a: u64\nextern s: str = "[10, 20, 30]"\nn := array_len(s)\nout := array_at(s, a)\n'
+    assert values_everywhere(source, "out", [{"a": 1}, {"a": 4}]) == ["20", "20"]
+    assert values_everywhere(source, "n", [{"a": 0}]) == [3]
