@@ -80,6 +80,11 @@ _PRINTF_FORMATS = (
     "{:08.2}",
 )
 
+_PARTITION = (
+    'partition_at(partitions(fixed_values_str(a, "2%,10%,*", "linear:4", "~50%,1,*", "0..1%"), 1000), mod(b, 3))'
+)
+"""A partition for the partition nodes' corner programs (some indexes fail: past a one-partition list)."""
+
 OVERRIDES: dict[str, NodeOverride] = {
     # arithmetic
     "mod": NodeOverride(consts={"modulus": (10, 7, 1, 3, 1000, 2**32 + 1, 2**63, U64_MAX, 0)}, fallible=True),
@@ -148,6 +153,25 @@ OVERRIDES: dict[str, NodeOverride] = {
     "fixed_values_u64": NodeOverride(variadic=(1, 4)),
     "fixed_values_f64": NodeOverride(variadic=(1, 4)),
     "fixed_values_str": NodeOverride(variadic=(1, 4)),
+    # partitions: specs that resolve (and one empty range, which fails), read through partition_at
+    **{
+        name: NodeOverride(corner_call=call.replace("P", _PARTITION), fallible=name == "partitions")
+        for name, call in {
+            "partitions": 'partitions(fixed_values_str(a, "2%,10%,*", "linear:4", "90%,*/10", "0..0%", "x"), 1000)',
+            "partition_count": 'partition_count(partitions(fixed_values_str(a, "2%,10%,*", "linear:4", "1%x5,*"), 1000))',
+            "partition_at": "P",
+            "cardinality": "cardinality(P)",
+            "start_of": "start_of(P)",
+            "end_of": "end_of(P)",
+            "idx_of": "idx_of(P)",
+            "count_of": "count_of(P)",
+            "mod_in": "mod_in(c, P)",
+            "clamp_in": "clamp_in(c, P)",
+            "at": "at(P, mod(c, 300))",
+            "random_in": "random_in(P, c)",
+            "subdivide": "subdivide(P, mod(c, 5))",
+        }.items()
+    },
     # noise: octave counts inside 1..=64
     "fractal_noise_1d": NodeOverride(consts={"frequency": (0.01, 1.0, 0.5), "octaves": (4, 1, 2, 64)}),
     "fractal_noise_2d": NodeOverride(consts={"frequency": (0.01, 1.0, 0.5), "octaves": (4, 1, 3, 64)}),

@@ -20,6 +20,7 @@ pub mod lerp;
 pub mod lfsr;
 pub mod math;
 pub mod noise;
+pub mod partition;
 pub mod pcg;
 pub mod probability;
 pub mod realer;
@@ -59,6 +60,7 @@ const FAMILIES: &[&[NodeDef]] = &[
     noise::NODES,
     fixed::NODES,
     lfsr::NODES,
+    partition::NODES,
 ];
 
 fn index() -> &'static (Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>) {
