@@ -56,3 +56,34 @@ def test_array_accessors() -> None:
     source = 'input a: u64\nextern s: str = "[10, 20, 30]"\nn := array_len(s)\nout := array_at(s, a)\n'
     assert values_everywhere(source, "out", [{"a": 1}, {"a": 4}]) == ["20", "20"]
     assert values_everywhere(source, "n", [{"a": 0}]) == [3]
+
+
+def _bounds(spec: str, extent: int) -> list[tuple[int, int]]:
+    source = (
+        "input a: u64\n"
+        f'p := partition_at(partitions("{spec}", {extent}), a)\n'
+        "s := start_of(p)\ne := end_of(p)\nn := partition_count(partitions(\"" + spec + f'", {extent}))\n'
+    )
+    (count,) = values_everywhere(source, "n", [{"a": 0}])
+    inputs = [{"a": i} for i in range(count)]
+    return list(zip(values_everywhere(source, "s", inputs), values_everywhere(source, "e", inputs), strict=True))
+
+
+def test_partition_specs_resolve_as_upstream_states() -> None:
+    assert _bounds("0..50%", 1000) == [(0, 500)]
+    assert _bounds("100..50%", 1000) == [(100, 500)]
+    assert _bounds("2%,10%,*%", 1000) == [(0, 20), (20, 120), (120, 1000)]
+    assert _bounds("1000,10%,*", 10000) == [(0, 1000), (1000, 2000), (2000, 10000)]
+    assert _bounds("20%,30%", 1000) == [(0, 200), (200, 500)]
+    assert _bounds("linear:4", 1000) == [(0, 250), (250, 500), (500, 750), (750, 1000)]
+    tail = [(900 + 10 * i, 910 + 10 * i) for i in range(10)]
+    assert _bounds("90%,1%,...", 1000) == [(0, 900), *tail]
+    assert _bounds("90%,*/10", 1000) == [(0, 900), *tail]
+
+
+def test_partition_consumers_over_100_to_200() -> None:
+    source = 'input n: u64\np := partition_at(partitions("100..200", 1000), 0)\nm := mod_in(n, p)\nc := clamp_in(n, p)\n'
+    ns = [0, 50, 99, 100, 250]
+    assert values_everywhere(source, "m", [{"n": n} for n in ns]) == [100, 150, 199, 100, 150]
+    ns = [50, 100, 150, 199, 200, 1000]
+    assert values_everywhere(source, "c", [{"n": n} for n in ns]) == [100, 100, 150, 199, 199, 199]
