@@ -87,3 +87,26 @@ def test_partition_consumers_over_100_to_200() -> None:
     assert values_everywhere(source, "m", [{"n": n} for n in ns]) == [100, 150, 199, 100, 150]
     ns = [50, 100, 150, 199, 200, 1000]
     assert values_everywhere(source, "c", [{"n": n} for n in ns]) == [100, 100, 150, 199, 199, 199]
+
+
+def test_data_files_by_ordinal(tmp_path) -> None:
+    people = tmp_path / "people.csv"
+    people.write_text("name,age,city\nalice,30,paris\nbob,25,london\n")
+    source = f'input a: u64\nname := csv_field(a, "{people}", "name")\nrow := csv_row(a, "{people}")\nn := csv_row_count("{people}")\n'
+    assert values_everywhere(source, "name", [{"a": i} for i in range(3)]) == ["alice", "bob", "alice"]
+    assert values_everywhere(source, "row", [{"a": 0}]) == ["alice,30,paris"]
+    assert values_everywhere(source, "n", [{"a": 0}]) == [2]
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"user":{"name":"alice"}}\n{"user":{"name":"bob"}}\n')
+    source = f'input a: u64\nout := jsonl_field(a, "{rows}", "user.name")\n'
+    assert values_everywhere(source, "out", [{"a": 0}, {"a": 1}]) == ["alice", "bob"]
+
+
+def test_a_path_that_is_not_a_regular_file_is_a_compile_error(tmp_path) -> None:
+    import polydat
+    import pytest
+
+    with pytest.raises(polydat.PolydatError, match="csv_row: failed to read .*not a regular file"):
+        polydat.compile(f'input a: u64\nout := csv_row(a, "{tmp_path}")\n')
+    with pytest.raises(polydat.PolydatError, match="No such file"):
+        polydat.compile(f'input a: u64\nout := file_line_at(a, "{tmp_path / "missing.txt"}")\n')

@@ -14,6 +14,7 @@ when a generated program does not compile).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,6 +80,10 @@ _PRINTF_FORMATS = (
     "{:b}-{:o}-{:X}",
     "{:08.2}",
 )
+
+_DATA = Path(__file__).resolve().parent / "data"
+_DATA_CSV, _DATA_JSONL, _DATA_LINES = (str(_DATA / name) for name in ("rows.csv", "rows.jsonl", "lines.txt"))
+"""Fixture files for the data-file nodes' programs."""
 
 _PARTITION = (
     'partition_at(partitions(fixed_values_str(a, "2%,10%,*", "linear:4", "~50%,1,*", "0..1%"), 1000), mod(b, 3))'
@@ -172,6 +177,14 @@ OVERRIDES: dict[str, NodeOverride] = {
             "subdivide": "subdivide(P, mod(c, 5))",
         }.items()
     },
+    # data files: the small fixtures shipped with this package
+    "csv_field": NodeOverride(consts={"filename": (_DATA_CSV,), "column": ("name", "note", "1", "7")}),
+    "csv_row": NodeOverride(consts={"filename": (_DATA_CSV,)}),
+    "csv_row_count": NodeOverride(consts={"filename": (_DATA_CSV,)}),
+    "jsonl_field": NodeOverride(consts={"filename": (_DATA_JSONL,), "path": ("name", "user.id", "user.id.1", "x")}),
+    "jsonl_row": NodeOverride(consts={"filename": (_DATA_JSONL,)}),
+    "jsonl_row_count": NodeOverride(consts={"filename": (_DATA_JSONL,)}),
+    "file_line_at": NodeOverride(consts={"filename": (_DATA_LINES,)}),
     # noise: octave counts inside 1..=64
     "fractal_noise_1d": NodeOverride(consts={"frequency": (0.01, 1.0, 0.5), "octaves": (4, 1, 2, 64)}),
     "fractal_noise_2d": NodeOverride(consts={"frequency": (0.01, 1.0, 0.5), "octaves": (4, 1, 3, 64)}),

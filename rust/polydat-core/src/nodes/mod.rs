@@ -9,6 +9,7 @@ pub mod bytes;
 pub mod compare;
 pub mod context;
 pub mod convert;
+pub mod datafile;
 pub mod datetime;
 pub mod diagnostic;
 pub mod dist;
@@ -61,6 +62,7 @@ const FAMILIES: &[&[NodeDef]] = &[
     fixed::NODES,
     lfsr::NODES,
     partition::NODES,
+    datafile::NODES,
 ];
 
 fn index() -> &'static (Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>) {
