@@ -129,6 +129,9 @@ pub enum Outputs {
     Named(&'static [(&'static str, PortType)]),
     /// One output typed like wire argument `i` (value-polymorphic nodes).
     SameAsWire(usize),
+    /// One output typed like the last wire argument (`pick`, whose values
+    /// follow its selectors).
+    SameAsLastWire,
     /// One output per variadic constant argument (`mixed_radix`), named `d0, d1, ...`.
     PerVariadicConst(PortType),
     /// One output typed like constant argument `i` (the literal node).
@@ -414,6 +417,7 @@ impl NodeDef {
             Outputs::One(t) => vec![t],
             Outputs::Named(list) => list.iter().map(|(_, t)| *t).collect(),
             Outputs::SameAsWire(i) => vec![in_types.get(i).copied().unwrap_or(PortType::U64)],
+            Outputs::SameAsLastWire => vec![in_types.last().copied().unwrap_or(PortType::U64)],
             Outputs::PerVariadicConst(t) => {
                 let fixed = self.const_params().filter(|p| !p.variadic).count();
                 vec![t; consts.len().saturating_sub(fixed)]
@@ -460,7 +464,7 @@ impl NodeDef {
                 let v: Vec<String> = list.iter().map(|(n, t)| format!("{n}: {t}")).collect();
                 format!("({})", v.join(", "))
             }
-            Outputs::SameAsWire(_) | Outputs::ConstType(_) => "any".to_string(),
+            Outputs::SameAsWire(_) | Outputs::SameAsLastWire | Outputs::ConstType(_) => "any".to_string(),
             Outputs::PerVariadicConst(t) => format!("({t}...)"),
         };
         format!("{}({}) -> {}", self.name, params.join(", "), outs)

@@ -3,7 +3,7 @@
 //! invalidation can be observed from outside (Rust or Python tests).
 
 use crate::node::kit::value_fn;
-use crate::node::{konst, konst_or, wire_any, Lit, NodeDef, Outputs, Purity};
+use crate::node::{konst, konst_or, wire_any, Lit, NodeDef, NodeError, Outputs, Purity};
 use crate::types::PortType;
 use crate::types::PortType::Str;
 use crate::value::Value;
@@ -161,8 +161,67 @@ log_level!(LOG_INFO, "log_info", "INFO");
 log_level!(LOG_WARN, "log_warn", "WARN");
 log_level!(LOG_ERROR, "log_error", "ERROR");
 
+/// The start of every `exactly_one_value` shape failure (upstream's words).
+const NOT_UNARY: &str = "exactly_one_value: expected unary structure (1 row × 1 column), found";
+
+/// The one cell of a unary JSON body (an array of one row, an object of one
+/// column, or a bare leaf), as text.
+fn unary_json_text(body: &serde_json::Value) -> Result<String, String> {
+    use serde_json::Value as J;
+    let row = match body {
+        J::Array(rows) if rows.len() == 1 => &rows[0],
+        J::Array(rows) => return Err(format!("{NOT_UNARY} {} rows", rows.len())),
+        other => other,
+    };
+    let leaf = match row {
+        J::Object(columns) if columns.len() == 1 => columns.values().next().unwrap_or(&J::Null),
+        J::Object(columns) => return Err(format!("{NOT_UNARY} 1 row × {} columns", columns.len())),
+        other => other,
+    };
+    match leaf {
+        J::String(s) => Ok(s.clone()),
+        J::Bool(b) => Ok(b.to_string()),
+        J::Number(n) => Ok(match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => u.to_string(),
+            (None, Some(i), _) => i.to_string(),
+            (None, None, Some(f)) => Value::F64(f).display_text(),
+            _ => return Err(format!("exactly_one_value: numeric leaf is not representable as u64, i64, or f64: {n}")),
+        }),
+        J::Null => Err("exactly_one_value: leaf cell is null; expected a non-null value".into()),
+        J::Array(_) => Err("exactly_one_value: leaf cell is itself structural (array); expected a scalar (string, number, or boolean)".into()),
+        J::Object(_) => Err("exactly_one_value: leaf cell is itself structural (object); expected a scalar (string, number, or boolean)".into()),
+    }
+}
+
+/// `exactly_one_value`: the single cell of a one-row, one-column body, as text.
+pub const EXACTLY_ONE_VALUE: NodeDef = NodeDef {
+    name: "exactly_one_value",
+    category: "diagnostic",
+    doc: "The one cell of a 1 row × 1 column JSON body ([{\"col\": v}]) as text; scalars pass through as their display text; any other shape fails.",
+    params: &[wire_any("body")],
+    outputs: Outputs::One(Str),
+    accepts_none: true,
+    build: |_| {
+        Ok(value_fn(|args, outs| {
+            let text = match args.get(0) {
+                Value::None => {
+                    return Err(NodeError::new(
+                        "exactly_one_value: empty body (Value::None); the upstream op produced no result to unwrap",
+                    ))
+                }
+                Value::Json(t) => unary_json_text(&serde_json::from_str(t).unwrap_or(serde_json::Value::Null))?,
+                Value::Str(s) => s.to_string(),
+                other => other.display_text(),
+            };
+            outs[0] = Value::str(text);
+            Ok(())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
 /// The diagnostic family.
-pub const NODES: &[NodeDef] = &[PROBE, TYPE_OF, DEBUG_REPR, INSPECT, IDENTITY, LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR];
+pub const NODES: &[NodeDef] = &[PROBE, TYPE_OF, DEBUG_REPR, INSPECT, IDENTITY, LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR, EXACTLY_ONE_VALUE];
 
 #[cfg(test)]
 mod tests {
@@ -190,5 +249,26 @@ mod tests {
             assert!(eval1(def, &[], &[Value::F64(1.5)]).same(&Value::F64(1.5)));
             assert_eq!(def.purity, Purity::SideChannel);
         }
+    }
+
+    #[test]
+    fn exactly_one_value_unwraps_unary_bodies_only() {
+        let one = |v: Value| crate::nodes::testing::eval(&EXACTLY_ONE_VALUE, &[], &[v]);
+        let json = |t: &str| one(Value::Json(Arc::from(t)));
+        let text = |r: Result<Vec<Value>, crate::node::NodeError>| r.unwrap()[0].as_str().unwrap().to_string();
+        let fail = |r: Result<Vec<Value>, crate::node::NodeError>| r.unwrap_err().message().to_string();
+        assert_eq!(text(json(r#"[{"create_statement": "TABLE t"}]"#)), "TABLE t");
+        assert_eq!(text(json(r#"[{"n": 42}]"#)), "42");
+        assert_eq!(text(json(r#"[{"b": true}]"#)), "true");
+        assert_eq!(text(json(r#"[{"x": -2.5}]"#)), "-2.5");
+        assert_eq!(text(one(Value::U64(42))), "42");
+        assert_eq!(text(one(Value::F64(2.5))), "2.5");
+        assert_eq!(text(one(Value::str("hello"))), "hello");
+        assert!(fail(json("[]")).ends_with("found 0 rows"));
+        assert!(fail(json(r#"[{"a": 1}, {"a": 2}]"#)).ends_with("found 2 rows"));
+        assert!(fail(json(r#"[{"a": 1, "b": 2}]"#)).ends_with("found 1 row × 2 columns"));
+        assert!(fail(json(r#"[{"a": null}]"#)).contains("leaf cell is null"));
+        assert!(fail(json(r#"[{"a": {"n": 1}}]"#)).contains("leaf cell is itself structural (object)"));
+        assert!(fail(one(Value::None)).starts_with("exactly_one_value: empty body"));
     }
 }

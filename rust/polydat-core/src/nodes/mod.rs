@@ -333,6 +333,8 @@ pub fn catalog_json() -> String {
                     "ports": list.iter().map(|(n, t)| json!([n, t.keyword()])).collect::<Vec<_>>(),
                 }),
                 Outputs::SameAsWire(i) => json!({"kind": "same_as_wire", "index": i}),
+                // Index -1: the last wire argument.
+                Outputs::SameAsLastWire => json!({"kind": "same_as_wire", "index": -1}),
                 Outputs::PerVariadicConst(t) => json!({"kind": "per_variadic_const", "type": t.keyword()}),
                 Outputs::ConstType(i) => json!({"kind": "const_type", "index": i}),
             };
