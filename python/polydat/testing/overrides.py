@@ -14,6 +14,7 @@ when a generated program does not compile).
 from __future__ import annotations
 
 import re
+import tempfile
 from pathlib import Path
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -84,6 +85,9 @@ _PRINTF_FORMATS = (
 _DATA = Path(__file__).resolve().parent / "data"
 _DATA_CSV, _DATA_JSONL, _DATA_LINES = (str(_DATA / name) for name in ("rows.csv", "rows.jsonl", "lines.txt"))
 """Fixture files for the data-file nodes' programs."""
+
+_FFT_OUT = str(Path(tempfile.gettempdir()) / "polydat-testing-fft.jsonl")
+"""Where the fft_analyze corner program writes its spectra."""
 
 _PARTITION = (
     'partition_at(partitions(fixed_values_str(a, "2%,10%,*", "linear:4", "~50%,1,*", "0..1%"), 1000), mod(b, 3))'
@@ -185,6 +189,17 @@ OVERRIDES: dict[str, NodeOverride] = {
     "jsonl_row": NodeOverride(consts={"filename": (_DATA_JSONL,)}),
     "jsonl_row_count": NodeOverride(consts={"filename": (_DATA_JSONL,)}),
     "file_line_at": NodeOverride(consts={"filename": (_DATA_LINES,)}),
+    # dispatch, unwrapping and stateful nodes
+    "pick": NodeOverride(corner_call="pick(coin_flip(a, 0.5), coin_flip(b, 0.5), s, t)", random=False),
+    "exactly_one_value": NodeOverride(corner_call="exactly_one_value(str_to_json(s))"),
+    "dynamic_weighted_select": NodeOverride(
+        corner_call='dynamic_weighted_select(a, fixed_values_str(b, "a:1;b:2", "x:1", "", "bad", "é:0.5,ü:0.5"))',
+    ),
+    "hashed_line_to_string": NodeOverride(consts={"source": ("alpha\nbeta\n\ngamma", "one line", "é")}),
+    "hashed_lorem_extract": NodeOverride(consts={"min_len": (10, 0, 50, 1000), "max_len": (40, 0, 100, 2000)}),
+    "random_bytes": NodeOverride(consts={"size": (8, 0, 1, 20)}),
+    "is_stable": NodeOverride(consts={"margin": (0.05, 0.5, 0.0), "min_samples": (8, 1, 4), "horizon": (32, 1, 8)}),
+    "fft_analyze": NodeOverride(consts={"filename": (_FFT_OUT,), "window_size": (4, 2, 16)}, random=False),
     # noise: octave counts inside 1..=64
     "fractal_noise_1d": NodeOverride(consts={"frequency": (0.01, 1.0, 0.5), "octaves": (4, 1, 2, 64)}),
     "fractal_noise_2d": NodeOverride(consts={"frequency": (0.01, 1.0, 0.5), "octaves": (4, 1, 3, 64)}),

@@ -3,7 +3,7 @@
 
 use crate::node::kit::{map1, source, value_fn};
 use crate::node::{konst, konst_or, wire, Lit, NodeDef, Outputs, Purity};
-use crate::types::PortType::{Bool, Str, F64, U64};
+use crate::types::PortType::{Bool, Bytes, Str, F64, U64};
 use crate::value::Value;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -181,6 +181,32 @@ fn constant_text(text: String) -> Box<dyn crate::node::NodeEval> {
     })
 }
 
+/// `random_bytes`: `size` random bytes; not reproducible.
+pub const RANDOM_BYTES: NodeDef = NodeDef {
+    name: "random_bytes",
+    category: "context",
+    doc: "size random bytes (little-endian words of a per-thread generator seeded by the clock); not reproducible.",
+    params: &[konst_or("size", U64, Lit::U64(8))],
+    outputs: Outputs::One(Bytes),
+    purity: Purity::Nondeterministic,
+    build: |c| {
+        let size = usize::try_from(c.u64(0)).unwrap_or(usize::MAX);
+        if size > crate::node::limit::max_value_bytes() {
+            return Err(crate::node::limit::too_large(size).message().to_string());
+        }
+        Ok(value_fn(move |_, outs| {
+            let mut bytes = Vec::with_capacity(size);
+            while bytes.len() < size {
+                let take = (size - bytes.len()).min(8);
+                bytes.extend_from_slice(&next_random().to_le_bytes()[..take]);
+            }
+            outs[0] = Value::Bytes(bytes.into());
+            Ok(())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
 /// `env`: an environment variable, read once when the program is built.
 pub const ENV: NodeDef = NodeDef {
     name: "env",
@@ -243,6 +269,7 @@ pub const NODES: &[NodeDef] = &[
     RANDOM_F64,
     RANDOM_BOOL,
     RANDOM_STRING,
+    RANDOM_BYTES,
     ENV,
     ENV_OR,
     TMP_DIR,

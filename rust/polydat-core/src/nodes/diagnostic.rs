@@ -3,9 +3,9 @@
 //! invalidation can be observed from outside (Rust or Python tests).
 
 use crate::node::kit::value_fn;
-use crate::node::{konst, konst_or, wire_any, Lit, NodeDef, NodeError, Outputs, Purity};
+use crate::node::{konst, konst_or, wire, wire_any, Lit, NodeDef, NodeError, Outputs, Purity};
 use crate::types::PortType;
-use crate::types::PortType::Str;
+use crate::types::PortType::{Str, F64, U64};
 use crate::value::Value;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -220,8 +220,83 @@ pub const EXACTLY_ONE_VALUE: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// Largest `fft_analyze` window (16 Mi samples).
+pub const MAX_FFT_WINDOW: u64 = 1 << 24;
+
+/// The magnitudes (divided by n) and phases of the discrete Fourier
+/// transform of `samples` at frequencies 0..=n/2, computed directly.
+pub fn dft(samples: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let n = samples.len();
+    (0..=n / 2)
+        .map(|k| {
+            let (mut re, mut im) = (0.0f64, 0.0f64);
+            for (i, &x) in samples.iter().enumerate() {
+                let angle = -2.0 * std::f64::consts::PI * (k as f64) * (i as f64) / (n as f64);
+                re += x * angle.cos();
+                im += x * angle.sin();
+            }
+            ((re * re + im * im).sqrt() / n as f64, im.atan2(re))
+        })
+        .unzip()
+}
+
+/// What one `fft_analyze` node carries between evaluations.
+struct FftState {
+    samples: Vec<f64>,
+    path: String,
+    writer: Option<std::io::BufWriter<std::fs::File>>,
+    opened: bool,
+}
+
+/// `fft_analyze`: windows of a signal, each written as one JSON line of its spectrum.
+pub const FFT_ANALYZE: NodeDef = NodeDef {
+    name: "fft_analyze",
+    category: "diagnostic",
+    doc: "Collects window_size samples of the signal, then appends one JSON line (window_size, magnitudes, phases, dc, fundamental) of their DFT to filename (created at the first full window); gives the samples held before this one.",
+    params: &[wire("signal", F64), konst_or("filename", Str, Lit::Str("fft.jsonl")), konst_or("window_size", U64, Lit::U64(256))],
+    purity: Purity::Nondeterministic,
+    build: |c| {
+        let window = c.u64(1).max(2);
+        if window > MAX_FFT_WINDOW {
+            return Err(format!("fft_analyze window_size must be at most {MAX_FFT_WINDOW}, got {window}"));
+        }
+        let state = Mutex::new(FftState { samples: Vec::new(), path: c.str(0).to_string(), writer: None, opened: false });
+        let window = window as usize;
+        Ok(value_fn(move |args, outs| {
+            let signal = args.get(0).as_f64().unwrap_or(0.0);
+            let mut st = state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let held = st.samples.len() as u64;
+            st.samples.push(signal);
+            if st.samples.len() >= window {
+                let (magnitudes, phases) = dft(&st.samples);
+                if !st.opened {
+                    st.opened = true;
+                    st.writer = std::fs::File::create(&st.path).ok().map(std::io::BufWriter::new);
+                }
+                let n = st.samples.len();
+                if let Some(writer) = st.writer.as_mut() {
+                    use std::io::Write;
+                    let line = serde_json::json!({
+                        "window_size": n,
+                        "magnitudes": magnitudes,
+                        "phases": phases,
+                        "dc": magnitudes.first().copied().unwrap_or(0.0),
+                        "fundamental": magnitudes.get(1).copied().unwrap_or(0.0),
+                    });
+                    let _ = writeln!(writer, "{line}");
+                    let _ = writer.flush();
+                }
+                st.samples.clear();
+            }
+            outs[0] = Value::U64(held);
+            Ok(())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
 /// The diagnostic family.
-pub const NODES: &[NodeDef] = &[PROBE, TYPE_OF, DEBUG_REPR, INSPECT, IDENTITY, LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR, EXACTLY_ONE_VALUE];
+pub const NODES: &[NodeDef] = &[PROBE, TYPE_OF, DEBUG_REPR, INSPECT, IDENTITY, LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR, EXACTLY_ONE_VALUE, FFT_ANALYZE];
 
 #[cfg(test)]
 mod tests {
@@ -270,5 +345,24 @@ mod tests {
         assert!(fail(json(r#"[{"a": null}]"#)).contains("leaf cell is null"));
         assert!(fail(json(r#"[{"a": {"n": 1}}]"#)).contains("leaf cell is itself structural (object)"));
         assert!(fail(one(Value::None)).starts_with("exactly_one_value: empty body"));
+    }
+
+    #[test]
+    fn fft_analyze_writes_a_window_of_a_constant_signal() {
+        let path = std::env::temp_dir().join(format!("polydat-fft-{}.jsonl", std::process::id()));
+        let consts = [Value::str(path.to_str().unwrap()), Value::U64(4)];
+        let node = (FFT_ANALYZE.build)(&crate::node::BuildCtx { consts: &consts, wire_types: &[PortType::F64] }).unwrap();
+        let mut out = [Value::None];
+        let index = [0u32];
+        for i in 0..5u64 {
+            node.eval(&crate::node::Args::new(&[Value::F64(1.0)], &index), &mut out).unwrap();
+            assert!(out[0].same(&Value::U64(i % 4)), "samples held before this one");
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        let line: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        assert_eq!(line["window_size"], 4);
+        assert!((line["dc"].as_f64().unwrap() - 1.0).abs() < 1e-12);
+        assert_eq!(line["magnitudes"].as_array().unwrap().len(), 3);
     }
 }

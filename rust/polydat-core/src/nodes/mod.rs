@@ -27,6 +27,7 @@ pub mod probability;
 pub mod realer;
 pub mod regex;
 pub mod round;
+pub mod stability;
 pub mod string;
 pub mod weighted;
 
@@ -63,6 +64,7 @@ const FAMILIES: &[&[NodeDef]] = &[
     lfsr::NODES,
     partition::NODES,
     datafile::NODES,
+    stability::NODES,
 ];
 
 fn index() -> &'static (Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>) {
