@@ -89,6 +89,37 @@ _DATA_CSV, _DATA_JSONL, _DATA_LINES = (str(_DATA / name) for name in ("rows.csv"
 _FFT_OUT = str(Path(tempfile.gettempdir()) / "polydat-testing-fft.jsonl")
 """Where the fft_analyze corner program writes its spectra."""
 
+_WORD_A = "reg_with_lane_f32(reg_splat_i64(a), mod(c, 4), x)"
+_WORD_B = "reg_splat_i16(b)"
+_VEC_A = "hash_vec(a, mod(c, 6))"
+_VEC_B = "xxhash3_vec(b, mod(c, 6))"
+_REGISTER_AND_VECTOR_CALLS: dict[str, str] = {
+    **{
+        f"reg_{op}_{lanes}": f"reg_{op}_{lanes}({_WORD_A}, {_WORD_B})"
+        for op in ("add", "sub", "mul")
+        for lanes in ("f32", "f64", "i8", "i16", "i32", "i64")
+    },
+    "reg_dot_f32": f"reg_dot_f32({_WORD_A}, {_WORD_B})",
+    "reg_lane_f32": f"reg_lane_f32({_WORD_A}, mod(c, 5))",
+    "reg_lane_i16": f"reg_lane_i16({_WORD_A}, mod(c, 9))",
+    "reg_lane_i64": f"reg_lane_i64({_WORD_A}, mod(c, 3))",
+    "reg_with_lane_f32": f"reg_with_lane_f32({_WORD_B}, mod(c, 5), x)",
+    "reg_shuffle_bytes": f"reg_shuffle_bytes({_WORD_A}, 15, 0, 14, 1, 13, 2, 12, 3, 11, 4, 10, 5, 9, 6, 8, 7)",
+    "reg_gather_f32": "reg_gather_f32(hash_vec(a, mod(b, 9)), mod(c, 8))",
+    "vec_to_reg_f32": "vec_to_reg_f32(hash_vec(a, mod(b, 6)))",
+    "reg_to_vec_f32": f"reg_to_vec_f32({_WORD_A})",
+    "hash_vec": "hash_vec(a, mod(b, 40))",
+    "xxhash3_vec": "xxhash3_vec(a, mod(b, 40))",
+    "vec_add": f"vec_add({_VEC_A}, {_VEC_B})",
+    "vec_dot": f"vec_dot({_VEC_A}, {_VEC_B})",
+    "vec_cosine": f"vec_cosine({_VEC_A}, {_VEC_B})",
+    "vec_l2": f"vec_l2({_VEC_A}, xxhash3_vec(b, mod(b, 6)))",
+    "vec_scale": f"vec_scale({_VEC_A}, x)",
+    "vec_norm": f"vec_norm({_VEC_A})",
+    "lid_mle": f"lid_mle({_VEC_A}, x)",
+}
+"""Corner calls of the register and vector nodes (their wires are byte strings no corner variable holds)."""
+
 _PARTITION = (
     'partition_at(partitions(fixed_values_str(a, "2%,10%,*", "linear:4", "~50%,1,*", "0..1%"), 1000), mod(b, 3))'
 )
@@ -200,6 +231,8 @@ OVERRIDES: dict[str, NodeOverride] = {
     "random_bytes": NodeOverride(consts={"size": (8, 0, 1, 20)}),
     "is_stable": NodeOverride(consts={"margin": (0.05, 0.5, 0.0), "min_samples": (8, 1, 4), "horizon": (32, 1, 8)}),
     "fft_analyze": NodeOverride(consts={"filename": (_FFT_OUT,), "window_size": (4, 2, 16)}, random=False),
+    # registers and f32 vectors (byte strings): built from splats and hashed vectors
+    **{name: NodeOverride(corner_call=call, random=False) for name, call in _REGISTER_AND_VECTOR_CALLS.items()},
     # noise: octave counts inside 1..=64
     "fractal_noise_1d": NodeOverride(consts={"frequency": (0.01, 1.0, 0.5), "octaves": (4, 1, 2, 64)}),
     "fractal_noise_2d": NodeOverride(consts={"frequency": (0.01, 1.0, 0.5), "octaves": (4, 1, 3, 64)}),

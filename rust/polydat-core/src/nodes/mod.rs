@@ -26,9 +26,11 @@ pub mod pcg;
 pub mod probability;
 pub mod realer;
 pub mod regex;
+pub mod register;
 pub mod round;
 pub mod stability;
 pub mod string;
+pub mod vector;
 pub mod weighted;
 
 use crate::node::NodeDef;
@@ -65,6 +67,8 @@ const FAMILIES: &[&[NodeDef]] = &[
     partition::NODES,
     datafile::NODES,
     stability::NODES,
+    vector::NODES,
+    register::NODES,
 ];
 
 fn index() -> &'static (Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>) {
