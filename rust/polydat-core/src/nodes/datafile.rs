@@ -219,7 +219,8 @@ pub const CSV_ROW: NodeDef = NodeDef {
 pub const CSV_ROW_COUNT: NodeDef = NodeDef {
     name: "csv_row_count",
     category: "datafile",
-    doc: "The number of data rows of a CSV file (the header and blank rows not counted), read when the program is built.",
+    doc:
+        "The number of data rows of a CSV file (the header and blank rows not counted), read when the program is built.",
     params: &[konst("filename", Str)],
     build: |c| {
         let count = csv_data_rows("csv_row_count", c.str(0))?.len() as u64;
@@ -296,11 +297,12 @@ pub const FILE_LINE_AT: NodeDef = NodeDef {
     outputs: Outputs::One(Str),
     build: |c| {
         let filename = c.str(0);
-        let content = read_text("file_line_at", filename)
-            .map_err(|_| match std::fs::metadata(filename) {
-                Err(e) => format!("failed to read file '{filename}': {e}"),
-                Ok(_) => format!("failed to read file '{filename}': not a regular text file of at most {MAX_FILE_BYTES} bytes"),
-            })?;
+        let content = read_text("file_line_at", filename).map_err(|_| match std::fs::metadata(filename) {
+            Err(e) => format!("failed to read file '{filename}': {e}"),
+            Ok(_) => {
+                format!("failed to read file '{filename}': not a regular text file of at most {MAX_FILE_BYTES} bytes")
+            }
+        })?;
         let lines: Vec<String> = content.lines().map(str::to_string).collect();
         if lines.is_empty() {
             return Err(format!("file '{filename}' has no lines"));
@@ -387,7 +389,8 @@ mod tests {
 
     #[test]
     fn jsonl_and_lines() {
-        let (_d, path) = file("r.jsonl", "{\"name\":\"alice\",\"user\":{\"id\":7}}\n\n{\"name\":\"bob\",\"user\":{\"id\":[1,2]}}\n");
+        let (_d, path) =
+            file("r.jsonl", "{\"name\":\"alice\",\"user\":{\"id\":7}}\n\n{\"name\":\"bob\",\"user\":{\"id\":[1,2]}}\n");
         assert_eq!(text(&JSONL_FIELD, &[&path, "name"], 1), "bob");
         assert_eq!(text(&JSONL_FIELD, &[&path, "user.id"], 0), "7");
         assert_eq!(text(&JSONL_FIELD, &[&path, "user.id.1"], 1), "2");

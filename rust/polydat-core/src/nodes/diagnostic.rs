@@ -296,7 +296,19 @@ pub const FFT_ANALYZE: NodeDef = NodeDef {
 };
 
 /// The diagnostic family.
-pub const NODES: &[NodeDef] = &[PROBE, TYPE_OF, DEBUG_REPR, INSPECT, IDENTITY, LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR, EXACTLY_ONE_VALUE, FFT_ANALYZE];
+pub const NODES: &[NodeDef] = &[
+    PROBE,
+    TYPE_OF,
+    DEBUG_REPR,
+    INSPECT,
+    IDENTITY,
+    LOG_DEBUG,
+    LOG_INFO,
+    LOG_WARN,
+    LOG_ERROR,
+    EXACTLY_ONE_VALUE,
+    FFT_ANALYZE,
+];
 
 #[cfg(test)]
 mod tests {
@@ -351,7 +363,8 @@ mod tests {
     fn fft_analyze_writes_a_window_of_a_constant_signal() {
         let path = std::env::temp_dir().join(format!("polydat-fft-{}.jsonl", std::process::id()));
         let consts = [Value::str(path.to_str().unwrap()), Value::U64(4)];
-        let node = (FFT_ANALYZE.build)(&crate::node::BuildCtx { consts: &consts, wire_types: &[PortType::F64] }).unwrap();
+        let node =
+            (FFT_ANALYZE.build)(&crate::node::BuildCtx { consts: &consts, wire_types: &[PortType::F64] }).unwrap();
         let mut out = [Value::None];
         let index = [0u32];
         for i in 0..5u64 {

@@ -309,7 +309,8 @@ fn parse_delta_list(text: &str, input: &str) -> Result<Chunking, String> {
             "at most one remainder token (`*`, `...`, `*/N`, or `*/recipe`) is allowed in a delta list; got {tails} in `{input}`"
         ));
     }
-    if let Some(at) = deltas.iter().position(|b| matches!(b, Bound::Fill | Bound::StarSplit(_) | Bound::StarShaped(_))) {
+    if let Some(at) = deltas.iter().position(|b| matches!(b, Bound::Fill | Bound::StarSplit(_) | Bound::StarShaped(_)))
+    {
         if at != deltas.len() - 1 {
             return Err(format!(
                 "`{}` consumes the rest of the extent and must be the last entry in the delta list; got `{input}`",
@@ -335,7 +336,8 @@ fn parse_delta_list(text: &str, input: &str) -> Result<Chunking, String> {
 
 /// `<digits>` after an `x`: a repetition count.
 fn repetition(text: &str) -> Option<(&str, &str)> {
-    text.split_once('x').filter(|(lhs, rhs)| !lhs.is_empty() && !rhs.is_empty() && rhs.bytes().all(|b| b.is_ascii_digit()))
+    text.split_once('x')
+        .filter(|(lhs, rhs)| !lhs.is_empty() && !rhs.is_empty() && rhs.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn parse_delta_entry(raw: &str) -> Result<Vec<Bound>, String> {
@@ -364,9 +366,10 @@ fn parse_delta_entry(raw: &str) -> Result<Vec<Bound>, String> {
         }
         // More entries than ordinals could ever be is no spec (upstream
         // would try to allocate them); refuse it before allocating.
-        let n = usize::try_from(n).ok().filter(|&n| n <= MAX_ENTRIES).ok_or_else(|| {
-            format!("`{raw}`: a repetition of more than {MAX_ENTRIES} entries is refused")
-        })?;
+        let n = usize::try_from(n)
+            .ok()
+            .filter(|&n| n <= MAX_ENTRIES)
+            .ok_or_else(|| format!("`{raw}`: a repetition of more than {MAX_ENTRIES} entries is refused"))?;
         return Ok(vec![bound; n]);
     }
     Ok(vec![parse_bound(raw)?])
@@ -384,7 +387,9 @@ fn parse_star_tail(divisor: &str) -> Result<Bound, String> {
     }
     if let Some((name, args)) = split_recipe(divisor) {
         if name == "linear" {
-            return Err(format!("`*/linear:{args}`: spell an equal-count remainder split as `*/{args}` — `*/N` is the canonical form"));
+            return Err(format!(
+                "`*/linear:{args}`: spell an equal-count remainder split as `*/{args}` — `*/N` is the canonical form"
+            ));
         }
         return Ok(Bound::StarShaped(normalise_weights(&recipe_weights(name, args)?)?));
     }
@@ -872,7 +877,9 @@ fn list_arg(args: &Args<'_>, i: usize) -> Result<Vec<Partition>, NodeError> {
         Some(J::Array(items)) => items.iter().map(Partition::from_json).collect::<Option<Vec<_>>>(),
         _ => None,
     }
-    .ok_or_else(|| NodeError::new("expected a partition list: a JSON array of partitions (from partitions or subdivide)"))
+    .ok_or_else(|| {
+        NodeError::new("expected a partition list: a JSON array of partitions (from partitions or subdivide)")
+    })
 }
 
 /// The u64 wire `i`.
@@ -908,7 +915,8 @@ macro_rules! projection {
     };
 }
 
-projection!(CARDINALITY, "cardinality", "The number of ordinals of a partition: end_of - start_of.", |p| p.cardinality());
+projection!(CARDINALITY, "cardinality", "The number of ordinals of a partition: end_of - start_of.", |p| p
+    .cardinality());
 projection!(START_OF, "start_of", "A partition's first ordinal (inclusive).", |p| p.start_ord);
 projection!(END_OF, "end_of", "A partition's end ordinal (exclusive).", |p| p.end_ord);
 projection!(IDX_OF, "idx_of", "A partition's position (from 0) in the list it was resolved in.", |p| p.idx);
@@ -1141,7 +1149,9 @@ mod tests {
         assert!(close(&pcts("fib:7"), &fib));
         let geom: Vec<f64> = [1.0, 2.0, 4.0, 8.0, 16.0].iter().map(|w| w / 31.0 * 100.0).collect();
         assert!(close(&pcts("geom:5,2"), &geom));
-        for spec in ["ln:5", "mul:0.5", "mul:2", "mul:5,0.5", "zipf:1.1,5", "pareto:1,4", "front_heavy:4", "back_heavy:4"] {
+        for spec in
+            ["ln:5", "mul:0.5", "mul:2", "mul:5,0.5", "zipf:1.1,5", "pareto:1,4", "front_heavy:4", "back_heavy:4"]
+        {
             assert!((pcts(spec).iter().sum::<f64>() - 100.0).abs() < 1e-9, "{spec}");
         }
         assert!(pcts("front_heavy:4").windows(2).all(|w| w[1] < w[0]));
@@ -1178,12 +1188,18 @@ mod tests {
     #[test]
     fn nodes_read_and_derive_partitions() {
         let list = eval1(&PARTITIONS, &[Value::U64(1000)], &[Value::str("2%,10%,*")]);
-        assert!(eval1(&PARTITION_COUNT, &[], &[list.clone()]).same(&Value::U64(3)));
+        assert!(eval1(&PARTITION_COUNT, &[], std::slice::from_ref(&list)).same(&Value::U64(3)));
         let p = eval1(&PARTITION_AT, &[], &[list.clone(), Value::U64(1)]);
-        let read = |def: &NodeDef| eval1(def, &[], &[p.clone()]).as_u64().unwrap();
-        assert_eq!([read(&START_OF), read(&END_OF), read(&CARDINALITY), read(&IDX_OF), read(&COUNT_OF)], [20, 120, 100, 1, 3]);
+        let read = |def: &NodeDef| eval1(def, &[], std::slice::from_ref(&p)).as_u64().unwrap();
+        assert_eq!(
+            [read(&START_OF), read(&END_OF), read(&CARDINALITY), read(&IDX_OF), read(&COUNT_OF)],
+            [20, 120, 100, 1, 3]
+        );
         let with = |def: &NodeDef, n: u64| eval1(def, &[], &[Value::U64(n), p.clone()]).as_u64().unwrap();
-        assert_eq!([with(&MOD_IN, 0), with(&MOD_IN, 250), with(&CLAMP_IN, 5), with(&CLAMP_IN, 1000)], [20, 70, 20, 119]);
+        assert_eq!(
+            [with(&MOD_IN, 0), with(&MOD_IN, 250), with(&CLAMP_IN, 5), with(&CLAMP_IN, 1000)],
+            [20, 70, 20, 119]
+        );
         assert!(eval1(&AT, &[], &[p.clone(), Value::U64(15)]).same(&Value::U64(35)));
         let err = eval(&AT, &[], &[p.clone(), Value::U64(100)]).unwrap_err();
         assert_eq!(err.message(), "at(20, 100): index out of range — partition #1 cardinality is 100");
@@ -1193,7 +1209,13 @@ mod tests {
         assert_eq!(err.message(), "partition_at: index 3 out of range for a list of 3 partition(s)");
         let subs = eval1(&SUBDIVIDE, &[], &[p.clone(), Value::U64(3)]);
         let subs: Vec<Partition> = match subs {
-            Value::Json(t) => serde_json::from_str::<J>(&t).unwrap().as_array().unwrap().iter().filter_map(Partition::from_json).collect(),
+            Value::Json(t) => serde_json::from_str::<J>(&t)
+                .unwrap()
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(Partition::from_json)
+                .collect(),
             other => panic!("{other:?}"),
         };
         assert_eq!(subs.iter().map(|s| (s.start_ord, s.end_ord)).collect::<Vec<_>>(), [(20, 53), (53, 87), (87, 120)]);
@@ -1206,10 +1228,21 @@ mod tests {
 
     #[test]
     fn subdivide_interpolates_percentages() {
-        let parent = Partition { idx: 1, count: 2, start_ord: 900, end_ord: 1000, start_pct: 90.0, end_pct: 100.0, base_extent: 1000 };
+        let parent = Partition {
+            idx: 1,
+            count: 2,
+            start_ord: 900,
+            end_ord: 1000,
+            start_pct: 90.0,
+            end_pct: 100.0,
+            base_extent: 1000,
+        };
         let subs = subdivide(&parent, 10).unwrap();
         assert_eq!(subs.len(), 10);
-        assert!(subs.iter().enumerate().all(|(i, s)| s.idx == i as u64 && s.cardinality() == 10 && s.base_extent == 1000));
+        assert!(subs
+            .iter()
+            .enumerate()
+            .all(|(i, s)| s.idx == i as u64 && s.cardinality() == 10 && s.base_extent == 1000));
         assert!((subs[4].end_pct - 95.0).abs() < 1e-9);
         let small = Partition { end_ord: 905, ..parent };
         assert!(subdivide(&small, 10).unwrap_err().contains("non-empty sub-partitions"));

@@ -126,6 +126,7 @@ mod tests {
         assert!(pattern("schema", "schema") && !pattern("schema", "schema_v2") && !pattern("schema", "pre_schema"));
         assert!(pattern("*m", "100m") && !pattern("*m", "100mi") && pattern("*mi", "100mi"));
         assert!(pattern("(100|200)m", "200m") && !pattern("(100|200)m", "300m"));
-        assert!(build_err(&PATTERN_MATCH, &[Value::str("(")], &[Str]).starts_with("pattern '(' did not compile (dialect=regex): "));
+        assert!(build_err(&PATTERN_MATCH, &[Value::str("(")], &[Str])
+            .starts_with("pattern '(' did not compile (dialect=regex): "));
     }
 }

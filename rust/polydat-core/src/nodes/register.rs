@@ -21,9 +21,8 @@ pub const WORD_BYTES: usize = 16;
 /// The register word wire `i` carries, for node `node`.
 fn word(args: &Args<'_>, i: usize, node: &str) -> Result<[u8; WORD_BYTES], NodeError> {
     match args.get(i) {
-        Value::Bytes(b) => <[u8; WORD_BYTES]>::try_from(&b[..]).map_err(|_| {
-            NodeError::new(format!("{node}: expected a 16-byte register word, got {} bytes", b.len()))
-        }),
+        Value::Bytes(b) => <[u8; WORD_BYTES]>::try_from(&b[..])
+            .map_err(|_| NodeError::new(format!("{node}: expected a 16-byte register word, got {} bytes", b.len()))),
         other => Err(NodeError::new(format!("{node}: expected a register word (bytes), got {other}"))),
     }
 }
@@ -153,7 +152,7 @@ lanewise!(REG_MUL_I64, "reg_mul_i64", "a * b per i64 lane, wrapping.", i64, |x, 
 
 /// Declares a lane read: lane `i` of a word read as `$t`, `$lanes` of them.
 macro_rules! lane_read {
-    ($id:ident, $name:literal, $doc:literal, $t:ty, $lanes:literal, $out:expr, |$v:ident| $value:expr) => {
+    ($id:ident, $name:literal, $doc:literal, $t:ty, $lanes:literal, $out:expr, $value:path) => {
         /// A register lane read node (see its `name` and `doc` fields).
         pub const $id: NodeDef = NodeDef {
             name: $name,
@@ -169,8 +168,7 @@ macro_rules! lane_read {
                         return Err(NodeError::new(format!("{}: lane {i} out of range 0..{}", $name, $lanes)));
                     }
                     let at = i as usize * W;
-                    let $v = <$t>::from_le_bytes(r[at..at + W].try_into().expect("a lane"));
-                    outs[0] = $value;
+                    outs[0] = $value(<$t>::from_le_bytes(r[at..at + W].try_into().expect("a lane")));
                     Ok(())
                 }))
             },
@@ -179,15 +177,43 @@ macro_rules! lane_read {
     };
 }
 
-lane_read!(REG_LANE_F32, "reg_lane_f32", "Lane i (0..4) of the word's f32 lanes, widened to f64; another i fails.", f32, 4, F64, |v| {
+/// An f32 lane widened to f64.
+fn widen_f32(v: f32) -> Value {
     Value::F64(f64::from(v))
-});
-lane_read!(REG_LANE_I16, "reg_lane_i16", "Lane i (0..8) of the word's i16 lanes (as i32); another i fails.", i16, 8, I32, |v| {
+}
+
+/// An i16 lane as i32.
+fn widen_i16(v: i16) -> Value {
     Value::I32(i32::from(v))
-});
-lane_read!(REG_LANE_I64, "reg_lane_i64", "Lane i (0..2) of the word's i64 lanes; another i fails.", i64, 2, I64, |v| {
-    Value::I64(v)
-});
+}
+
+lane_read!(
+    REG_LANE_F32,
+    "reg_lane_f32",
+    "Lane i (0..4) of the word's f32 lanes, widened to f64; another i fails.",
+    f32,
+    4,
+    F64,
+    widen_f32
+);
+lane_read!(
+    REG_LANE_I16,
+    "reg_lane_i16",
+    "Lane i (0..8) of the word's i16 lanes (as i32); another i fails.",
+    i16,
+    8,
+    I32,
+    widen_i16
+);
+lane_read!(
+    REG_LANE_I64,
+    "reg_lane_i64",
+    "Lane i (0..2) of the word's i64 lanes; another i fails.",
+    i64,
+    2,
+    I64,
+    Value::I64
+);
 
 /// `reg_with_lane_f32`: the word with one f32 lane replaced.
 pub const REG_WITH_LANE_F32: NodeDef = NodeDef {
@@ -403,7 +429,10 @@ mod tests {
         );
         let mut bad: Vec<Value> = (0..16).map(Value::U64).collect();
         bad[3] = Value::U64(16);
-        assert_eq!(build_err(&REG_SHUFFLE_BYTES, &bad, &[PortType::Bytes]), "reg_shuffle_bytes: mask[3] = 16 out of range 0..16");
+        assert_eq!(
+            build_err(&REG_SHUFFLE_BYTES, &bad, &[PortType::Bytes]),
+            "reg_shuffle_bytes: mask[3] = 16 out of range 0..16"
+        );
         let six: Vec<u8> = [0.0f32, 1.0, 2.0, 3.0, 4.0, 5.0].iter().flat_map(|f| f.to_le_bytes()).collect();
         let gathered = eval1(&REG_GATHER_F32, &[], &[Value::Bytes(six.clone().into()), Value::U64(2)]);
         assert!(gathered.same(&f32x4([2.0, 3.0, 4.0, 5.0])));

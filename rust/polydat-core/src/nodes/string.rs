@@ -363,11 +363,13 @@ impl BytesEval for CharBuf {
 pub const HASHED_LINE_TO_STRING: NodeDef = NodeDef {
     name: "hashed_line_to_string",
     category: "string",
-    doc: "Line input % lines of the constant text source (empty lines dropped); hash the input first for a random line.",
+    doc:
+        "Line input % lines of the constant text source (empty lines dropped); hash the input first for a random line.",
     params: &[wire("input", U64), konst("source", Str)],
     outputs: Outputs::One(Str),
     build: |c| {
-        let lines: Vec<std::sync::Arc<str>> = c.str(0).lines().filter(|l| !l.is_empty()).map(std::sync::Arc::from).collect();
+        let lines: Vec<std::sync::Arc<str>> =
+            c.str(0).lines().filter(|l| !l.is_empty()).map(std::sync::Arc::from).collect();
         if lines.is_empty() {
             return Err("text source must have at least one line".into());
         }
