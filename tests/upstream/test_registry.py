@@ -71,3 +71,19 @@ def test_every_extra_node_is_a_documented_addition() -> None:
     assert not undocumented, f"nodes beyond upstream's registry missing from README's additions: {undocumented}"
     stale = sorted(_readme_additions() - {n["name"] for n in CATALOG})
     assert not stale, f"README names additions that are not nodes: {stale}"
+
+
+def test_the_listing_says_which_nodes_run_natively() -> None:
+    def run(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "polydat.cli", "nodes", *args], capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    lines = {line.split()[0]: line.split()[1] for line in run().splitlines() if line.startswith("  ")}
+    by_name = {n["name"]: n for n in CATALOG}
+    assert lines == {name: "native" if node["native"] else "helper" for name, node in by_name.items()}
+    assert "engine: native" in run("hash")
+    assert "engine: helper" in run("printf")
+    assert json.loads(run("mod", "--json"))["native"] is True
