@@ -142,11 +142,15 @@ pub fn json_path_text(value: &J, path: &str) -> String {
     }
 }
 
-/// A node answering `values[ordinal % len]` (`values` not empty).
-fn by_ordinal(values: Vec<String>) -> Box<dyn NodeEval> {
+/// A node answering `values[ordinal % len]`, or the build failure `empty`
+/// names when there are no values.
+fn by_ordinal(values: Vec<String>, empty: impl FnOnce() -> String) -> Result<Box<dyn NodeEval>, String> {
+    if values.is_empty() {
+        return Err(empty());
+    }
     let n = values.len() as u64;
     let table: Vec<Arc<str>> = values.into_iter().map(Arc::from).collect();
-    pick_str(StrTable::new(table), move |x| (x % n) as usize)
+    Ok(pick_str(StrTable::new(table), move |x| (x % n) as usize))
 }
 
 /// A CSV file's data records (the header skipped, blank records dropped).
@@ -175,9 +179,6 @@ fn csv_column(c: &BuildCtx<'_>) -> Result<Vec<String>, String> {
         let fields = csv_fields(record).map_err(|e| format!("csv_field: '{filename}' row {}: {e}", row + 1))?;
         values.push(fields.get(index).map_or("", |f| f.trim()).to_string());
     }
-    if values.is_empty() {
-        return Err(format!("csv_field: '{filename}' has no data rows"));
-    }
     Ok(values)
 }
 
@@ -193,7 +194,7 @@ pub const CSV_FIELD: NodeDef = NodeDef {
     doc: "The column (header name or index \"0\", \"1\", ...) of CSV data row ordinal % rows, trimmed; the file is read when the program is built.",
     params: &[wire("ordinal", U64), konst("filename", Str), konst("column", Str)],
     outputs: Outputs::One(Str),
-    build: |c| Ok(by_ordinal(csv_column(c)?)),
+    build: |c| by_ordinal(csv_column(c)?, || format!("csv_field: '{}' has no data rows", c.str(0))),
     ..NodeDef::BASE
 };
 
@@ -206,11 +207,7 @@ pub const CSV_ROW: NodeDef = NodeDef {
     outputs: Outputs::One(Str),
     build: |c| {
         let filename = c.str(0);
-        let rows = csv_data_rows("csv_row", filename)?;
-        if rows.is_empty() {
-            return Err(format!("csv_row: '{filename}' has no data rows"));
-        }
-        Ok(by_ordinal(rows))
+        by_ordinal(csv_data_rows("csv_row", filename)?, || format!("csv_row: '{filename}' has no data rows"))
     },
     ..NodeDef::BASE
 };
@@ -249,10 +246,7 @@ pub const JSONL_FIELD: NodeDef = NodeDef {
                 serde_json::from_str(line).map_err(|e| format!("jsonl_field: parse error at line {}: {e}", n + 1))?;
             values.push(json_path_text(&parsed, path));
         }
-        if values.is_empty() {
-            return Err(format!("jsonl_field: '{filename}' has no lines"));
-        }
-        Ok(by_ordinal(values))
+        by_ordinal(values, || format!("jsonl_field: '{filename}' has no lines"))
     },
     ..NodeDef::BASE
 };
@@ -266,11 +260,7 @@ pub const JSONL_ROW: NodeDef = NodeDef {
     outputs: Outputs::One(Str),
     build: |c| {
         let filename = c.str(0);
-        let rows = nonblank_lines("jsonl_row", filename)?;
-        if rows.is_empty() {
-            return Err(format!("jsonl_row: '{filename}' has no lines"));
-        }
-        Ok(by_ordinal(rows))
+        by_ordinal(nonblank_lines("jsonl_row", filename)?, || format!("jsonl_row: '{filename}' has no lines"))
     },
     ..NodeDef::BASE
 };
@@ -303,11 +293,7 @@ pub const FILE_LINE_AT: NodeDef = NodeDef {
                 format!("failed to read file '{filename}': not a regular text file of at most {MAX_FILE_BYTES} bytes")
             }
         })?;
-        let lines: Vec<String> = content.lines().map(str::to_string).collect();
-        if lines.is_empty() {
-            return Err(format!("file '{filename}' has no lines"));
-        }
-        Ok(by_ordinal(lines))
+        by_ordinal(content.lines().map(str::to_string).collect(), || format!("file '{filename}' has no lines"))
     },
     ..NodeDef::BASE
 };

@@ -515,27 +515,11 @@ fn recipe_weights(name: &str, args: &str) -> Result<Vec<f64>, String> {
                 .collect())
         }
         "zipf" => {
-            let [s, n] = two_args(&args, "zipf:s,N")?;
-            let (s, n) = (float_arg(s, "zipf")?, int_arg(n, "zipf")?);
-            if s <= 0.0 {
-                return Err(format!("zipf:s,N requires s > 0; got {s}"));
-            }
-            if n == 0 {
-                return Err("zipf:s,N requires N >= 1".into());
-            }
-            bounded(n, "zipf")?;
+            let (s, n) = exponent_and_count(&args, "zipf", "s")?;
             Ok((1..=n).map(|i| 1.0 / (i as f64).powf(s)).collect())
         }
         "pareto" => {
-            let [alpha, n] = two_args(&args, "pareto:alpha,N")?;
-            let (alpha, n) = (float_arg(alpha, "pareto")?, int_arg(n, "pareto")?);
-            if alpha <= 0.0 {
-                return Err(format!("pareto:alpha,N requires alpha > 0; got {alpha}"));
-            }
-            if n == 0 {
-                return Err("pareto:alpha,N requires N >= 1".into());
-            }
-            bounded(n, "pareto")?;
+            let (alpha, n) = exponent_and_count(&args, "pareto", "alpha")?;
             Ok((1..=n).map(|i| (1.0 / i as f64).powf(alpha)).collect())
         }
         "front_heavy" => Ok((1..=count_arg(&args, "front_heavy", "")?).rev().map(|i| i as f64).collect()),
@@ -544,6 +528,22 @@ fn recipe_weights(name: &str, args: &str) -> Result<Vec<f64>, String> {
             "unknown recipe `{name}` — supported: linear, ratios, mul, bin, fib, ln, geom, zipf, pareto, front_heavy, back_heavy"
         )),
     }
+}
+
+/// The `<exponent>,N` arguments of recipe `name` (`zipf:s,N`,
+/// `pareto:alpha,N`): a positive exponent and a count of at least 1.
+fn exponent_and_count(args: &[&str], name: &str, exponent: &str) -> Result<(f64, u64), String> {
+    let form = format!("{name}:{exponent},N");
+    let [e, n] = two_args(args, &form)?;
+    let (e, n) = (float_arg(e, name)?, int_arg(n, name)?);
+    if e <= 0.0 {
+        return Err(format!("{form} requires {exponent} > 0; got {e}"));
+    }
+    if n == 0 {
+        return Err(format!("{form} requires N >= 1"));
+    }
+    bounded(n, name)?;
+    Ok((e, n))
 }
 
 fn bounded(n: u64, name: &str) -> Result<(), String> {

@@ -61,6 +61,14 @@ fn dimension(args: &Args<'_>) -> Result<usize, NodeError> {
     Ok(dim)
 }
 
+/// The synthetic vector of the `seed` and `dim` wires: element `i` is
+/// `hash(seed, i)` mapped into [-1, 1).
+fn synthetic(args: &Args<'_>, hash: impl Fn(u64, u64) -> u64) -> Result<Value, NodeError> {
+    let (seed, dim) = (args.get(0).as_u64().unwrap_or(0), dimension(args)?);
+    let v: Vec<f32> = (0..dim as u64).map(|i| unit_element(hash(seed, i))).collect();
+    vector_value(&v)
+}
+
 /// `hash_vec`: a synthetic vector from SplitMix64.
 pub const HASH_VEC: NodeDef = NodeDef {
     name: "hash_vec",
@@ -70,11 +78,7 @@ pub const HASH_VEC: NodeDef = NodeDef {
     outputs: Outputs::One(Bytes),
     build: |_| {
         Ok(value_fn(|args, outs| {
-            let (seed, dim) = (args.get(0).as_u64().unwrap_or(0), dimension(args)?);
-            let v: Vec<f32> = (0..dim as u64)
-                .map(|i| unit_element(splitmix64(seed.wrapping_add(i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))))
-                .collect();
-            outs[0] = vector_value(&v)?;
+            outs[0] = synthetic(args, |seed, i| splitmix64(seed.wrapping_add(i.wrapping_mul(0x9e37_79b9_7f4a_7c15))))?;
             Ok(())
         }))
     },
@@ -90,16 +94,12 @@ pub const XXHASH3_VEC: NodeDef = NodeDef {
     outputs: Outputs::One(Bytes),
     build: |_| {
         Ok(value_fn(|args, outs| {
-            let (seed, dim) = (args.get(0).as_u64().unwrap_or(0), dimension(args)?);
-            let v: Vec<f32> = (0..dim as u64)
-                .map(|i| {
-                    let mut key = [0u8; 16];
-                    key[..8].copy_from_slice(&seed.to_le_bytes());
-                    key[8..].copy_from_slice(&i.to_le_bytes());
-                    unit_element(xxhash_rust::xxh3::xxh3_64(&key))
-                })
-                .collect();
-            outs[0] = vector_value(&v)?;
+            outs[0] = synthetic(args, |seed, i| {
+                let mut key = [0u8; 16];
+                key[..8].copy_from_slice(&seed.to_le_bytes());
+                key[8..].copy_from_slice(&i.to_le_bytes());
+                xxhash_rust::xxh3::xxh3_64(&key)
+            })?;
             Ok(())
         }))
     },
