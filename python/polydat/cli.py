@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import json
 import os
 import signal
 import stat
@@ -691,20 +692,29 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
+_NATIVE_MARK = {True: "native", False: "helper"}
+"""How `polydat nodes` shows whether a node has a native form (the core's answer)."""
+
+
 def cmd_nodes(args: argparse.Namespace) -> int:
     """``polydat nodes``: the catalog, or one node's signature and doc."""
     import polydat
 
     nodes = [n for n in polydat.catalog() if not n["name"].startswith("__")]
     if args.name is None:
+        if args.json:
+            print(json.dumps(nodes, indent=1))
+            return 0
         width = max(len(n["name"]) for n in nodes)
         category = None
         for n in sorted(nodes, key=lambda n: (n["category"], n["name"])):
             if n["category"] != category:
                 category = n["category"]
                 print(f"\n{category}:")
-            print(f"  {n['name']:<{width}}  {n['doc']}")
-        print(f"\n{len(nodes)} nodes; `polydat nodes NAME` shows a signature.")
+            print(f"  {n['name']:<{width}}  {_NATIVE_MARK[n['native']]}  {n['doc']}")
+        native = sum(1 for n in nodes if n["native"])
+        print(f"\n{len(nodes)} nodes ({native} native: compiled into machine code; helper: the native tier "
+              "calls the node's rule); `polydat nodes NAME` shows a signature.")
         return 0
     by_name = {n["name"]: n for n in nodes}
     for n in nodes:
@@ -724,9 +734,12 @@ def cmd_nodes(args: argparse.Namespace) -> int:
         close = _core.suggest(args.name, list(by_name))
         hint = f"; did you mean '{close}'?" if close else "; `polydat nodes` lists them"
         raise UsageError(f"no node named '{args.name}'{hint}")
+    if args.json:
+        print(json.dumps(node, indent=1))
+        return 0
     print(node["signature"])
     print(f"  {node['doc']}")
-    print(f"  category: {node['category']}   purity: {node['purity']}")
+    print(f"  category: {node['category']}   purity: {node['purity']}   engine: {_NATIVE_MARK[node['native']]}")
     if node["aliases"]:
         print(f"  aliases: {', '.join(node['aliases'])}")
     return 0
@@ -883,6 +896,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     nodes = sub.add_parser("nodes", help="list the node catalog, or describe one node")
     nodes.add_argument("name", nargs="?")
+    nodes.add_argument("--json", action="store_true",
+                       help="print the catalog (or the node) as JSON: name, params, outputs, category, doc, native")
     nodes.set_defaults(func=cmd_nodes)
 
     fields = sub.add_parser("fields", help="list the bundled field modules (email, full_name, country, ...)")

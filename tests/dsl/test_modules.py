@@ -180,17 +180,17 @@ def test_module_file_on_the_library_path(bind, tmp_path: Path) -> None:  # type:
 
 
 def test_source_directory_wins_over_library_path(bind, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    write(tmp_path / "src" / "pick.polydat", "pick(x) -> (y) := { y := x + 1 }")
-    write(tmp_path / "lib" / "pick.polydat", "pick(x) -> (y) := { y := x + 2 }")
+    write(tmp_path / "src" / "bump.polydat", "bump(x) -> (y) := { y := x + 1 }")
+    write(tmp_path / "lib" / "bump.polydat", "bump(x) -> (y) := { y := x + 2 }")
     main = tmp_path / "src" / "main.polydat"
-    bound = bind("input c\nv := pick(c)", path=str(main), library_path=[tmp_path / "lib"])
+    bound = bind("input c\nv := bump(c)", path=str(main), library_path=[tmp_path / "lib"])
     assert tree(bound, "v") == ("u64_add", "c", 1)
 
 
 def test_library_path_is_searched_in_order(bind, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    write(tmp_path / "a" / "pick.polydat", "pick(x) -> (y) := { y := x + 1 }")
-    write(tmp_path / "b" / "pick.polydat", "pick(x) -> (y) := { y := x + 2 }")
-    bound = bind("input c\nv := pick(c)", library_path=[tmp_path / "b", tmp_path / "a"])
+    write(tmp_path / "a" / "bump.polydat", "bump(x) -> (y) := { y := x + 1 }")
+    write(tmp_path / "b" / "bump.polydat", "bump(x) -> (y) := { y := x + 2 }")
+    bound = bind("input c\nv := bump(c)", library_path=[tmp_path / "b", tmp_path / "a"])
     assert tree(bound, "v") == ("u64_add", "c", 2)
 
 

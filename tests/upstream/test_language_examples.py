@@ -381,7 +381,17 @@ PARTITION_EXAMPLES = [
 ]
 
 
-@pytest.mark.parametrize("source", PARTITION_EXAMPLES)
+@pytest.mark.parametrize(
+    "source",
+    [
+        PARTITION_EXAMPLES[0],
+        *(
+            pytest.param(s, marks=pytest.mark.xfail(strict=True, reason="open: a partition iteration variable is str, "
+                                                    "and a cursor over a partition is not read by mod_in"))
+            for s in PARTITION_EXAMPLES[1:]
+        ),
+    ],
+)
 def test_partition_examples(source: str) -> None:
     """Upstream's examples over `partitions(...)` values (a node of the
     library, not of the language): they compile once that node exists."""

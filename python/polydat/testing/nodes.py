@@ -109,7 +109,7 @@ def const_value(literal: Mapping[str, Any]) -> Any:
 
 
 def dsl_literal(value: Any, type_name: str) -> str:
-    """``value`` written as a DSL literal of ``type_name`` (u64, f64 or str)."""
+    """``value`` written as a DSL literal of ``type_name`` (u64, f64, bool or str)."""
     if type_name == "f64":
         value = float(value)
         if value != value or value in (float("inf"), float("-inf")):
@@ -119,6 +119,8 @@ def dsl_literal(value: Any, type_name: str) -> str:
     if type_name == "str":
         escaped = str(value).replace("\\", "\\\\").replace('"', '\\"')
         return f'"{escaped}"'
+    if type_name == "bool":
+        return "true" if value else "false"
     if type_name in ("u64", "any"):
         if isinstance(value, float):
             return dsl_literal(value, "f64")

@@ -14,6 +14,8 @@ when a generated program does not compile).
 from __future__ import annotations
 
 import re
+import tempfile
+from pathlib import Path
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +34,7 @@ CONST_POOLS: dict[str, tuple[Any, ...]] = {
     "u64": (3, 0, 1, 2, 7, 10, 64, 100, 1000, 65536, 2**32, 2**53 + 1, 2**63, U64_MAX),
     "f64": (1.0, 0.0, -1.0, 0.5, 2.5, -0.0, 0.1, 1e6, -3.75, 1e-9, 1e300),
     "str": ("a", "", "hello", "x y", "é", "日本"),
+    "bool": (True, False),
 }
 """Constants by type when a node has no override; the first is the corner-suite choice."""
 
@@ -79,6 +82,49 @@ _PRINTF_FORMATS = (
     "{:08.2}",
 )
 
+_DATA = Path(__file__).resolve().parent / "data"
+_DATA_CSV, _DATA_JSONL, _DATA_LINES = (str(_DATA / name) for name in ("rows.csv", "rows.jsonl", "lines.txt"))
+"""Fixture files for the data-file nodes' programs."""
+
+_FFT_OUT = str(Path(tempfile.gettempdir()) / "polydat-testing-fft.jsonl")
+"""Where the fft_analyze corner program writes its spectra."""
+
+_WORD_A = "reg_with_lane_f32(reg_splat_i64(a), mod(c, 4), x)"
+_WORD_B = "reg_splat_i16(b)"
+_VEC_A = "hash_vec(a, mod(c, 6))"
+_VEC_B = "xxhash3_vec(b, mod(c, 6))"
+_REGISTER_AND_VECTOR_CALLS: dict[str, str] = {
+    **{
+        f"reg_{op}_{lanes}": f"reg_{op}_{lanes}({_WORD_A}, {_WORD_B})"
+        for op in ("add", "sub", "mul")
+        for lanes in ("f32", "f64", "i8", "i16", "i32", "i64")
+    },
+    "reg_dot_f32": f"reg_dot_f32({_WORD_A}, {_WORD_B})",
+    "reg_lane_f32": f"reg_lane_f32({_WORD_A}, mod(c, 5))",
+    "reg_lane_i16": f"reg_lane_i16({_WORD_A}, mod(c, 9))",
+    "reg_lane_i64": f"reg_lane_i64({_WORD_A}, mod(c, 3))",
+    "reg_with_lane_f32": f"reg_with_lane_f32({_WORD_B}, mod(c, 5), x)",
+    "reg_shuffle_bytes": f"reg_shuffle_bytes({_WORD_A}, 15, 0, 14, 1, 13, 2, 12, 3, 11, 4, 10, 5, 9, 6, 8, 7)",
+    "reg_gather_f32": "reg_gather_f32(hash_vec(a, mod(b, 9)), mod(c, 8))",
+    "vec_to_reg_f32": "vec_to_reg_f32(hash_vec(a, mod(b, 6)))",
+    "reg_to_vec_f32": f"reg_to_vec_f32({_WORD_A})",
+    "hash_vec": "hash_vec(a, mod(b, 40))",
+    "xxhash3_vec": "xxhash3_vec(a, mod(b, 40))",
+    "vec_add": f"vec_add({_VEC_A}, {_VEC_B})",
+    "vec_dot": f"vec_dot({_VEC_A}, {_VEC_B})",
+    "vec_cosine": f"vec_cosine({_VEC_A}, {_VEC_B})",
+    "vec_l2": f"vec_l2({_VEC_A}, xxhash3_vec(b, mod(b, 6)))",
+    "vec_scale": f"vec_scale({_VEC_A}, x)",
+    "vec_norm": f"vec_norm({_VEC_A})",
+    "lid_mle": f"lid_mle({_VEC_A}, x)",
+}
+"""Corner calls of the register and vector nodes (their wires are byte strings no corner variable holds)."""
+
+_PARTITION = (
+    'partition_at(partitions(fixed_values_str(a, "2%,10%,*", "linear:4", "~50%,1,*", "0..1%"), 1000), mod(b, 3))'
+)
+"""A partition for the partition nodes' corner programs (some indexes fail: past a one-partition list)."""
+
 OVERRIDES: dict[str, NodeOverride] = {
     # arithmetic
     "mod": NodeOverride(consts={"modulus": (10, 7, 1, 3, 1000, 2**32 + 1, 2**63, U64_MAX, 0)}, fallible=True),
@@ -118,7 +164,8 @@ OVERRIDES: dict[str, NodeOverride] = {
     "dist_zipf": NodeOverride(consts={"n": (100, 1, 2, 10, 1000, 100000), "exponent": (1.0, 0.5, 1.5, 2.0)}),
     # permutations, weighted choice and exact counts
     "cycle_walk": NodeOverride(consts={"range": (100, 1, 2, 1000, 2**32, U64_MAX)}),
-    "shuffle": NodeOverride(consts={"size": (100, 1, 2, 1000, 2**32, U64_MAX)}),
+    # shuffle: maximal-length feedback polynomials (7, 8, 10 bits) or none, so every walk ends quickly
+    "shuffle": NodeOverride(consts={"feedback": (0x60, 0xB8, 0x240, 0), "size": (100, 1, 2, 1000, 0, 50)}),
     "n_of": NodeOverride(consts={"n": (1, 0), "m": (10, 1, 7, 100)}),
     "chance": NodeOverride(consts={"p": (0.3, 0.0, 0.5, 1.0)}),
     "blend": NodeOverride(consts={"mix": (0.3, 0.0, 0.5, 1.0)}),
@@ -141,6 +188,54 @@ OVERRIDES: dict[str, NodeOverride] = {
     "dist_geometric": NodeOverride(consts={"prob": (0.5, 0.1, 0.9)}),
     "dist_empirical": NodeOverride(consts={"spec": ("1.0 2.5 7", "0,10", "-1;0;1;2")}),
     "lut_sample": NodeOverride(consts={"values": ("0 1 4 9", "10 0", "1,2,3")}),
+    # context: a variable every environment sets
+    "env": NodeOverride(consts={"name": ("PATH",)}),
+    "fixed_values_u64": NodeOverride(variadic=(1, 4)),
+    "fixed_values_f64": NodeOverride(variadic=(1, 4)),
+    "fixed_values_str": NodeOverride(variadic=(1, 4)),
+    # partitions: specs that resolve (and one empty range, which fails), read through partition_at
+    **{
+        name: NodeOverride(corner_call=call.replace("P", _PARTITION), fallible=name == "partitions")
+        for name, call in {
+            "partitions": 'partitions(fixed_values_str(a, "2%,10%,*", "linear:4", "90%,*/10", "0..0%", "x"), 1000)',
+            "partition_count": 'partition_count(partitions(fixed_values_str(a, "2%,10%,*", "linear:4", "1%x5,*"), 1000))',
+            "partition_at": "P",
+            "cardinality": "cardinality(P)",
+            "start_of": "start_of(P)",
+            "end_of": "end_of(P)",
+            "idx_of": "idx_of(P)",
+            "count_of": "count_of(P)",
+            "mod_in": "mod_in(c, P)",
+            "clamp_in": "clamp_in(c, P)",
+            "at": "at(P, mod(c, 300))",
+            "random_in": "random_in(P, c)",
+            "subdivide": "subdivide(P, mod(c, 5))",
+        }.items()
+    },
+    # data files: the small fixtures shipped with this package
+    "csv_field": NodeOverride(consts={"filename": (_DATA_CSV,), "column": ("name", "note", "1", "7")}),
+    "csv_row": NodeOverride(consts={"filename": (_DATA_CSV,)}),
+    "csv_row_count": NodeOverride(consts={"filename": (_DATA_CSV,)}),
+    "jsonl_field": NodeOverride(consts={"filename": (_DATA_JSONL,), "path": ("name", "user.id", "user.id.1", "x")}),
+    "jsonl_row": NodeOverride(consts={"filename": (_DATA_JSONL,)}),
+    "jsonl_row_count": NodeOverride(consts={"filename": (_DATA_JSONL,)}),
+    "file_line_at": NodeOverride(consts={"filename": (_DATA_LINES,)}),
+    # dispatch, unwrapping and stateful nodes
+    "pick": NodeOverride(corner_call="pick(coin_flip(a, 0.5), coin_flip(b, 0.5), s, t)", random=False),
+    "exactly_one_value": NodeOverride(corner_call="exactly_one_value(str_to_json(s))"),
+    "dynamic_weighted_select": NodeOverride(
+        corner_call='dynamic_weighted_select(a, fixed_values_str(b, "a:1;b:2", "x:1", "", "bad", "é:0.5,ü:0.5"))',
+    ),
+    "hashed_line_to_string": NodeOverride(consts={"source": ("alpha\nbeta\n\ngamma", "one line", "é")}),
+    "hashed_lorem_extract": NodeOverride(consts={"min_len": (10, 0, 50, 1000), "max_len": (40, 0, 100, 2000)}),
+    "random_bytes": NodeOverride(consts={"size": (8, 0, 1, 20)}),
+    "is_stable": NodeOverride(consts={"margin": (0.05, 0.5, 0.0), "min_samples": (8, 1, 4), "horizon": (32, 1, 8)}),
+    "fft_analyze": NodeOverride(consts={"filename": (_FFT_OUT,), "window_size": (4, 2, 16)}, random=False),
+    # registers and f32 vectors (byte strings): built from splats and hashed vectors
+    **{name: NodeOverride(corner_call=call, random=False) for name, call in _REGISTER_AND_VECTOR_CALLS.items()},
+    # noise: octave counts inside 1..=64
+    "fractal_noise_1d": NodeOverride(consts={"frequency": (0.01, 1.0, 0.5), "octaves": (4, 1, 2, 64)}),
+    "fractal_noise_2d": NodeOverride(consts={"frequency": (0.01, 1.0, 0.5), "octaves": (4, 1, 3, 64)}),
     # byte buffers: small sizes
     "bytes_from_hash": NodeOverride(consts={"size": (8, 0, 1, 20, 100)}),
     "byte_image_extract": NodeOverride(consts={"image_size": (1000, 16, 0), "slice_size": (10, 0, 100)}),
@@ -160,6 +255,12 @@ OVERRIDES: dict[str, NodeOverride] = {
     "json_to_str": NodeOverride(corner_call="json_to_str(json_array(a, x, s))"),
     "json_to_str_pretty": NodeOverride(corner_call='json_to_str_pretty(json_with("k", t))'),
     "json_field": NodeOverride(corner_call='json_field(json_with("k", s), "k")'),
+    "random_vector": NodeOverride(corner_call="random_vector(a, mod(b, 40), -1.5, 2.0)", random=False),
+    "array_at": NodeOverride(corner_call='array_at(random_vector(c, mod(b, 5)), a)'),
+    "normalize_vector": NodeOverride(corner_call="normalize_vector(random_vector(a, mod(b, 6)))"),
+    "body_column_i32": NodeOverride(
+        corner_call='body_column_i32(json_array(json_with("k", a), json_with("k", s), json_with("j", b)), "k")',
+    ),
     # dates, regexes and text
     "format_datetime": NodeOverride(consts={"format": ("%Y-%m-%d", "%H:%M:%S.%f", "%a %b %d %Y %j", "x%%y %s")}),
     "regex_replace": NodeOverride(consts={"pattern": ("[a-z]+", r"(\w+)@", "^", r"\d"), "replacement": ("X", "$1", "")}),

@@ -170,6 +170,7 @@ fn const_sets(def: &NodeDef) -> Vec<Vec<Value>> {
             (Some(lit), _) => vec![lit.to_value()],
             (None, Ty::Is(PortType::Str)) => vec![s("a"), s("a:1;b:2"), s("(\\d+)"), s("x")],
             (None, Ty::Is(PortType::F64)) => vec![Value::F64(0.5)],
+            (None, Ty::Is(PortType::Bool)) => vec![Value::Bool(true)],
             (None, _) => vec![Value::U64(3)],
         };
         if p.variadic {
@@ -392,7 +393,7 @@ fn every_const_param_kind_is_handled() {
     for def in catalog().iter().filter(|d| d.name != "__lit") {
         for p in def.params.iter().filter(|p| p.kind == ParamKind::Const) {
             assert!(
-                matches!(p.ty, Ty::Is(PortType::Str | PortType::U64 | PortType::F64)),
+                matches!(p.ty, Ty::Is(PortType::Str | PortType::U64 | PortType::F64 | PortType::Bool)),
                 "{}: constant {} of an unhandled type",
                 def.name,
                 p.name

@@ -64,6 +64,8 @@ pub enum Lit {
     F64(f64),
     /// A string default.
     Str(&'static str),
+    /// A `bool` default.
+    Bool(bool),
 }
 
 impl Lit {
@@ -73,6 +75,7 @@ impl Lit {
             Lit::U64(v) => Value::U64(v),
             Lit::F64(v) => Value::F64(v),
             Lit::Str(s) => Value::str(s),
+            Lit::Bool(b) => Value::Bool(b),
         }
     }
 }
@@ -126,6 +129,9 @@ pub enum Outputs {
     Named(&'static [(&'static str, PortType)]),
     /// One output typed like wire argument `i` (value-polymorphic nodes).
     SameAsWire(usize),
+    /// One output typed like the last wire argument (`pick`, whose values
+    /// follow its selectors).
+    SameAsLastWire,
     /// One output per variadic constant argument (`mixed_radix`), named `d0, d1, ...`.
     PerVariadicConst(PortType),
     /// One output typed like constant argument `i` (the literal node).
@@ -352,6 +358,13 @@ impl NodeDef {
         reports_as: None,
     };
 
+    /// Whether the node has a native form: the native tier compiles its rule
+    /// into machine code rather than calling its rule as a helper. The one
+    /// answer `polydat nodes` shows.
+    pub fn runs_natively(&self) -> bool {
+        self.lower.is_some() && self.purity == Purity::Pure
+    }
+
     /// The node name a failure of this node reports (see [`NodeDef::reports_as`]).
     pub fn reported_name(&self) -> &'static str {
         self.reports_as.unwrap_or(self.name)
@@ -364,6 +377,7 @@ impl NodeDef {
             Outputs::One(t) => vec![t],
             Outputs::Named(list) => list.iter().map(|(_, t)| *t).collect(),
             Outputs::SameAsWire(i) => vec![in_types.get(i).copied().unwrap_or(PortType::U64)],
+            Outputs::SameAsLastWire => vec![in_types.last().copied().unwrap_or(PortType::U64)],
             Outputs::PerVariadicConst(t) => {
                 let fixed = self.const_params().filter(|p| !p.variadic).count();
                 vec![t; consts.len().saturating_sub(fixed)]
@@ -398,6 +412,7 @@ impl NodeDef {
                     Some(Lit::U64(v)) => format!(" = {v}"),
                     Some(Lit::F64(v)) => format!(" = {v:?}"),
                     Some(Lit::Str(s)) => format!(" = {s:?}"),
+                    Some(Lit::Bool(b)) => format!(" = {b}"),
                     None => String::new(),
                 };
                 format!("{}{dots}: {konst}{ty}{default}", p.name)
@@ -409,7 +424,7 @@ impl NodeDef {
                 let v: Vec<String> = list.iter().map(|(n, t)| format!("{n}: {t}")).collect();
                 format!("({})", v.join(", "))
             }
-            Outputs::SameAsWire(_) | Outputs::ConstType(_) => "any".to_string(),
+            Outputs::SameAsWire(_) | Outputs::SameAsLastWire | Outputs::ConstType(_) => "any".to_string(),
             Outputs::PerVariadicConst(t) => format!("({t}...)"),
         };
         format!("{}({}) -> {}", self.name, params.join(", "), outs)

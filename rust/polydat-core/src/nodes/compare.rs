@@ -1,10 +1,12 @@
-//! Comparison family: u64, f64 and string comparisons answering 0 or 1, and
-//! the eager `select_*` choosers.
+//! Comparison family: u64, f64 and string comparisons answering 0 or 1, the
+//! eager `select_*` choosers, and `pick`, the dispatch on exactly one true
+//! selector.
 
-use crate::node::kit::{map2, map3, pick_wire, str_map2};
+use crate::node::kit::{map2, map3, pick_wire, str_map2, value_fn};
 use crate::node::lower::{FCmp, ICmp};
-use crate::node::{wire, NodeDef, Outputs};
-use crate::types::PortType::{Str, F64, U64};
+use crate::node::{many, wire, wire_any, NodeDef, NodeError, Outputs};
+use crate::types::PortType::{Bool, Str, F64, U64};
+use crate::value::Value;
 
 /// Declares a two-wire comparison over `$t` answering 1 when it holds.
 macro_rules! cmp {
@@ -92,10 +94,63 @@ pub const SELECT_STR: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// The advice every `pick` failure ends with (upstream's words).
+const PICK_HINT: &str = "\n  hint: did the probe phase that sets these booleans run before this phase? Check scenario-tree DFS order or declare a `detect_*` phase ahead of consumers.";
+
+/// `pick`: the value whose selector is the one true selector.
+pub const PICK: NodeDef = NodeDef {
+    name: "pick",
+    category: "compare",
+    doc: "pick(b0, .., bN-1, v0, .., vN-1): the value vi whose selector bi is the one true selector (bools, then values of one type); none or several true fails.",
+    params: &[many(wire_any("args"))],
+    outputs: Outputs::SameAsLastWire,
+    build: |c| {
+        let types = c.wire_types;
+        if types.is_empty() || types.len() % 2 != 0 {
+            return Err(format!(
+                "pick takes N bool selectors then N values (N >= 1), an even number of arguments; got {}",
+                types.len()
+            ));
+        }
+        let n = types.len() / 2;
+        if let Some(i) = types[..n].iter().position(|t| *t != Bool) {
+            return Err(format!("pick: selector b{i} must be bool, got {}", types[i]));
+        }
+        if let Some(i) = (n..types.len()).find(|&i| types[i] != types[n]) {
+            return Err(format!(
+                "pick: value v{} has type {} but v0 has type {}; all value inputs must share a common type",
+                i - n,
+                types[i],
+                types[n]
+            ));
+        }
+        Ok(value_fn(move |args, outs| {
+            let matched: Vec<usize> = (0..n).filter(|&i| matches!(args.get(i), Value::Bool(true))).collect();
+            match matched.as_slice() {
+                [one] => {
+                    outs[0] = args.get(n + one).clone();
+                    Ok(())
+                }
+                [] => Err(NodeError::new(format!(
+                    "pick: no selector matched (all N={n} booleans false); workload author guarantees one of {{b0, …, bN-1}} is true at this point{PICK_HINT}"
+                ))),
+                many => {
+                    let positions: Vec<String> = many.iter().map(|i| format!("b{i}")).collect();
+                    Err(NodeError::new(format!(
+                        "pick: multiple selectors matched (positions {}); selectors must be mutually exclusive{PICK_HINT}",
+                        positions.join(", ")
+                    )))
+                }
+            }
+        }))
+    },
+    ..NodeDef::BASE
+};
+
 /// The comparison family.
 pub const NODES: &[NodeDef] = &[
     U64_EQ, U64_NE, U64_LT, U64_GT, U64_LE, U64_GE, F64_EQ, F64_NE, F64_LT, F64_GT, F64_LE, F64_GE, STR_EQ, STR_NE,
-    SELECT_U64, SELECT_F64, SELECT_STR,
+    SELECT_U64, SELECT_F64, SELECT_STR, PICK,
 ];
 
 #[cfg(test)]
@@ -151,5 +206,30 @@ mod tests {
         assert_eq!(t.as_str(), Some("yes"));
         let t = eval1(&SELECT_STR, &[], &[Value::U64(0), Value::str("yes"), Value::str("no")]);
         assert_eq!(t.as_str(), Some("no"));
+    }
+
+    #[test]
+    fn pick_dispatches_on_exactly_one_selector() {
+        use crate::nodes::testing::{build_err, eval};
+        use crate::types::PortType;
+        let b = Value::Bool;
+        let words = |xs: &[&str]| xs.iter().map(|x| Value::str(*x)).collect::<Vec<_>>();
+        let run = |sel: &[bool], vals: Vec<Value>| {
+            let mut args: Vec<Value> = sel.iter().map(|&s| b(s)).collect();
+            args.extend(vals);
+            eval(&PICK, &[], &args)
+        };
+        assert!(run(&[true, false], words(&["a", "b"])).unwrap()[0].same(&Value::str("a")));
+        assert!(run(&[false, false, true], words(&["x", "y", "z"])).unwrap()[0].same(&Value::str("z")));
+        let none = run(&[false, false], words(&["a", "b"])).unwrap_err();
+        assert!(none.message().starts_with("pick: no selector matched (all N=2 booleans false)"));
+        assert!(none.message().contains("\n  hint: did the probe phase"));
+        let both = run(&[true, true], words(&["a", "b"])).unwrap_err();
+        assert!(both.message().starts_with("pick: multiple selectors matched (positions b0, b1)"));
+        let mixed = build_err(&PICK, &[], &[PortType::Bool, PortType::Bool, PortType::U64, PortType::Str]);
+        assert_eq!(mixed, "pick: value v1 has type str but v0 has type u64; all value inputs must share a common type");
+        assert!(build_err(&PICK, &[], &[PortType::Bool, PortType::U64, PortType::U64]).contains("even number"));
+        assert!(build_err(&PICK, &[], &[PortType::U64, PortType::U64]).contains("selector b0 must be bool"));
+        assert_eq!(PICK.output_types(&[], &[PortType::Bool, PortType::F64]), [PortType::F64]);
     }
 }

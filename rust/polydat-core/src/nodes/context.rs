@@ -1,9 +1,9 @@
 //! Context family: nondeterministic sources. They are never folded or cached
 //! and are re-evaluated on every read that reaches them.
 
-use crate::node::kit::{source, value_fn};
-use crate::node::{konst_or, Lit, NodeDef, Outputs, Purity};
-use crate::types::PortType::{Bool, Str, F64, U64};
+use crate::node::kit::{map1, source, value_fn};
+use crate::node::{konst, konst_or, wire, Lit, NodeDef, Outputs, Purity};
+use crate::types::PortType::{Bool, Bytes, Str, F64, U64};
 use crate::value::Value;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -172,6 +172,92 @@ pub const RANDOM_STRING: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// A node that gives `text` on every evaluation.
+fn constant_text(text: String) -> Box<dyn crate::node::NodeEval> {
+    let text = Value::str(text);
+    value_fn(move |_, outs| {
+        outs[0] = text.clone();
+        Ok(())
+    })
+}
+
+/// `random_bytes`: `size` random bytes; not reproducible.
+pub const RANDOM_BYTES: NodeDef = NodeDef {
+    name: "random_bytes",
+    category: "context",
+    doc: "size random bytes (little-endian words of a per-thread generator seeded by the clock); not reproducible.",
+    params: &[konst_or("size", U64, Lit::U64(8))],
+    outputs: Outputs::One(Bytes),
+    purity: Purity::Nondeterministic,
+    build: |c| {
+        let size = usize::try_from(c.u64(0)).unwrap_or(usize::MAX);
+        if size > crate::node::limit::max_value_bytes() {
+            return Err(crate::node::limit::too_large(size).message().to_string());
+        }
+        Ok(value_fn(move |_, outs| {
+            let mut bytes = Vec::with_capacity(size);
+            while bytes.len() < size {
+                let take = (size - bytes.len()).min(8);
+                bytes.extend_from_slice(&next_random().to_le_bytes()[..take]);
+            }
+            outs[0] = Value::Bytes(bytes.into());
+            Ok(())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+/// `env`: an environment variable, read once when the program is built.
+pub const ENV: NodeDef = NodeDef {
+    name: "env",
+    category: "context",
+    doc: "The environment variable `name`, read once when the program is built; unset is a build error (env_or gives a default).",
+    params: &[konst("name", Str)],
+    outputs: Outputs::One(Str),
+    build: |c| {
+        let name = c.str(0);
+        std::env::var(name).map(constant_text).map_err(|_| {
+            format!("env('{name}'): environment variable not set; use env_or('{name}', '<default>') if a fallback is acceptable")
+        })
+    },
+    ..NodeDef::BASE
+};
+
+/// `env_or`: an environment variable read once when the program is built, or `default` when unset.
+pub const ENV_OR: NodeDef = NodeDef {
+    name: "env_or",
+    category: "context",
+    doc: "The environment variable `name` read once when the program is built, or `default` when it is unset.",
+    params: &[konst("name", Str), konst("default", Str)],
+    outputs: Outputs::One(Str),
+    build: |c| Ok(constant_text(std::env::var(c.str(0)).unwrap_or_else(|_| c.str(1).to_string()))),
+    ..NodeDef::BASE
+};
+
+/// `tmp_dir`: the system's temporary directory, read once when the program is built.
+pub const TMP_DIR: NodeDef = NodeDef {
+    name: "tmp_dir",
+    category: "context",
+    doc: "The system's temporary directory (/tmp when its path is not UTF-8), read once when the program is built.",
+    outputs: Outputs::One(Str),
+    build: |_| {
+        let dir = std::env::temp_dir();
+        Ok(constant_text(dir.to_str().map_or_else(|| "/tmp".to_string(), str::to_string)))
+    },
+    ..NodeDef::BASE
+};
+
+/// `limit`: the input unchanged; marks a cursor's item limit in the graph.
+pub const LIMIT: NodeDef = NodeDef {
+    name: "limit",
+    category: "context",
+    doc: "The input unchanged; `max_items` records a cursor's item limit in the graph (the cursor applies it).",
+    params: &[wire("input", U64), konst("max_items", U64)],
+    build: |_| Ok(map1(|x: u64| x)),
+    lower: Some(|_, _, x| Some(vec![x[0]])),
+    ..NodeDef::BASE
+};
+
 /// The context family.
 pub const NODES: &[NodeDef] = &[
     CURRENT_EPOCH_MILLIS,
@@ -183,6 +269,11 @@ pub const NODES: &[NodeDef] = &[
     RANDOM_F64,
     RANDOM_BOOL,
     RANDOM_STRING,
+    RANDOM_BYTES,
+    ENV,
+    ENV_OR,
+    TMP_DIR,
+    LIMIT,
 ];
 
 #[cfg(test)]
@@ -266,5 +357,26 @@ mod tests {
         for def in [&RANDOM_RANGE, &RANDOM_F64, &RANDOM_BOOL, &RANDOM_STRING] {
             assert_eq!(def.purity, Purity::Nondeterministic);
         }
+    }
+}
+
+#[cfg(test)]
+mod environment_tests {
+    use super::*;
+    use crate::nodes::testing::{build_err, eval1};
+
+    #[test]
+    fn environment_reads_are_frozen_at_build() {
+        let name = format!("POLYDAT_TEST_ENV_{}", std::process::id());
+        assert!(eval1(&ENV_OR, &[Value::str(&*name), Value::str("fallback")], &[]).same(&Value::str("fallback")));
+        let message = build_err(&ENV, &[Value::str(&*name)], &[]);
+        assert_eq!(
+            message,
+            format!("env('{name}'): environment variable not set; use env_or('{name}', '<default>') if a fallback is acceptable")
+        );
+        let path = eval1(&ENV, &[Value::str("PATH")], &[]);
+        assert_eq!(path.as_str(), std::env::var("PATH").ok().as_deref());
+        assert!(!eval1(&TMP_DIR, &[], &[]).as_str().unwrap().is_empty());
+        assert!(eval1(&LIMIT, &[Value::U64(3)], &[Value::U64(99)]).same(&Value::U64(99)));
     }
 }

@@ -5,8 +5,8 @@
 
 use crate::node::kit::{str_map, value_fn};
 use crate::node::kits_extra::JsonText;
-use crate::node::{konst, limit, many, wire, wire_any, NodeDef, NodeError, Outputs};
-use crate::types::PortType::{Json, Str};
+use crate::node::{konst, konst_or, limit, many, wire, wire_any, Lit, NodeDef, NodeError, Outputs};
+use crate::types::PortType::{Json, Str, F64, U64};
 use crate::value::Value;
 use base64::Engine;
 use serde_json::{Map, Value as J};
@@ -250,6 +250,158 @@ pub const JSON_TEXT: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// The elements of a bracket-encoded array text (`[a, b, c]`), trimmed;
+/// `None` when the text is not bracketed. `[]` has one empty element, as
+/// upstream's comma split gives.
+fn bracket_elements(text: &str) -> Option<Vec<&str>> {
+    let trimmed = text.trim();
+    let inner = trimmed.strip_prefix('[')?.strip_suffix(']')?;
+    Some(inner.split(',').map(str::trim).collect())
+}
+
+/// `array_len`: the element count of a bracket-encoded array text.
+pub const ARRAY_LEN: NodeDef = NodeDef {
+    name: "array_len",
+    category: "json",
+    doc: "The number of comma-separated elements of a bracket-encoded array text such as [1,2,3]; 0 for [] and for text that is not bracketed.",
+    params: &[wire("input", Str)],
+    build: |_| {
+        Ok(str_map(|s: &str| {
+            let trimmed = s.trim();
+            Ok(match bracket_elements(trimmed) {
+                Some(_) if trimmed == "[]" => 0u64,
+                Some(elements) => elements.len() as u64,
+                None => 0,
+            })
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+/// `array_at`: the element at `index` (wrapping) of a bracket-encoded array text.
+pub const ARRAY_AT: NodeDef = NodeDef {
+    name: "array_at",
+    category: "json",
+    doc: "The element at index (taken modulo the length) of a bracket-encoded array text, trimmed; \"\" for an empty array or text that is not bracketed.",
+    params: &[wire("array", Str), wire("index", U64)],
+    outputs: Outputs::One(Str),
+    build: |_| {
+        Ok(value_fn(|args, outs| {
+            let text = args.get(0).as_str().unwrap_or("");
+            let index = args.get(1).as_u64().unwrap_or(0);
+            let element = match bracket_elements(text) {
+                Some(elements) if !(elements.len() == 1 && elements[0].is_empty()) => {
+                    elements[(index % elements.len() as u64) as usize]
+                }
+                _ => "",
+            };
+            outs[0] = Value::str(element);
+            Ok(())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+/// `normalize_vector`: a bracket-encoded vector scaled to unit L2 length.
+pub const NORMALIZE_VECTOR: NodeDef = NodeDef {
+    name: "normalize_vector",
+    category: "json",
+    doc: "A bracket-encoded float vector [1.0,2.0] divided by its L2 norm (elements that do not parse are dropped); the input unchanged when it is not bracketed or its norm is below 1e-15.",
+    params: &[wire("vector", Str)],
+    outputs: Outputs::One(Str),
+    build: |_| {
+        Ok(str_map(|s: &str| {
+            let Some(elements) = bracket_elements(s) else {
+                return Ok(s.to_string());
+            };
+            let values: Vec<f64> = elements.iter().filter_map(|e| e.parse::<f64>().ok()).collect();
+            let norm = values.iter().map(|v| v * v).sum::<f64>().sqrt();
+            if norm < 1e-15 {
+                return Ok(s.to_string());
+            }
+            let parts: Vec<String> = values.iter().map(|v| format!("{}", v / norm)).collect();
+            Ok(format!("[{}]", parts.join(",")))
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+/// `random_vector`: `dim` values in [min, max) from a chain of xxh3 hashes, bracket-encoded.
+pub const RANDOM_VECTOR: NodeDef = NodeDef {
+    name: "random_vector",
+    category: "json",
+    doc: "A bracket-encoded vector of dim values min + (max - min) * h / u64::MAX, h running through xxh3(seed), xxh3(xxh3(seed)), ...",
+    params: &[wire("seed", U64), wire("dim", U64), konst_or("min", F64, Lit::F64(0.0)), konst_or("max", F64, Lit::F64(1.0))],
+    outputs: Outputs::One(Str),
+    build: |c| {
+        let (min, max) = (c.f64(0), c.f64(1));
+        Ok(value_fn(move |args, outs| {
+            let (seed, dim) = (args.get(0).as_u64().unwrap_or(0), args.get(1).as_u64().unwrap_or(0));
+            // Each element takes at least 2 bytes ("0," at the shortest).
+            limit::check(usize::try_from(dim).unwrap_or(usize::MAX).saturating_mul(2))?;
+            let mut text = String::from("[");
+            let mut h = seed;
+            for i in 0..dim {
+                h = crate::nodes::hash::xxh3_u64(h);
+                if i > 0 {
+                    text.push(',');
+                }
+                use std::fmt::Write;
+                let _ = write!(text, "{}", min + (max - min) * (h as f64 / u64::MAX as f64));
+                limit::check(text.len())?;
+            }
+            text.push(']');
+            outs[0] = Value::str(text);
+            Ok(())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
+/// An i32 read from a JSON value as upstream reads one: a number (clamped to
+/// the i32 range; a float truncated) or a string that parses; else nothing.
+fn json_as_i32(v: &J) -> Option<i32> {
+    match v {
+        J::Number(n) => n
+            .as_i64()
+            .map(|i| i.clamp(i32::MIN as i64, i32::MAX as i64) as i32)
+            .or_else(|| n.as_u64().map(|u| u.min(i32::MAX as u64) as i32))
+            .or_else(|| n.as_f64().filter(|f| f.is_finite()).map(|f| f as i32)),
+        J::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// `body_column_i32`: the named column of every row of a JSON result body, as integers.
+pub const BODY_COLUMN_I32: NodeDef = NodeDef {
+    name: "body_column_i32",
+    category: "json",
+    doc: "The column of every row of a result body ([{...}, ...], {\"rows\": [...]}, or one row {...}) read as i32, as a JSON array; rows without a readable value are skipped; [] for input that is not JSON.",
+    params: &[wire_any("body"), konst("column", Str)],
+    outputs: Outputs::One(Json),
+    build: |c| {
+        let column = c.str(0).to_string();
+        Ok(value_fn(move |args, outs| {
+            let body = match args.get(0) {
+                Value::Json(t) => parse(t),
+                _ => J::Null,
+            };
+            let of_rows = |rows: &Vec<J>| rows.iter().filter_map(|r| r.get(&column).and_then(json_as_i32)).collect();
+            let values: Vec<i32> = match &body {
+                J::Array(rows) => of_rows(rows),
+                J::Object(m) => match m.get("rows") {
+                    Some(J::Array(rows)) => of_rows(rows),
+                    _ => m.get(&column).and_then(json_as_i32).into_iter().collect(),
+                },
+                _ => Vec::new(),
+            };
+            outs[0] = json_out(&J::from(values))?;
+            Ok(())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
 /// The JSON family.
 pub const NODES: &[NodeDef] = &[
     JSON_WITH,
@@ -263,6 +415,11 @@ pub const NODES: &[NodeDef] = &[
     ESCAPE_JSON,
     JSON_FIELD,
     JSON_TEXT,
+    ARRAY_LEN,
+    ARRAY_AT,
+    NORMALIZE_VECTOR,
+    RANDOM_VECTOR,
+    BODY_COLUMN_I32,
 ];
 
 #[cfg(test)]
@@ -310,5 +467,34 @@ mod tests {
         assert_eq!(text(eval1(&JSON_FIELD, &[Value::str("z")], &[j(r#"{"a":1}"#)])), "null");
         assert_eq!(text(eval1(&JSON_TEXT, &[], &[j(r#"{"a":"x\ny","b":[1,null,true]}"#)])), "x\ny\n1\ntrue");
         assert_eq!(text(eval1(&JSON_TEXT, &[], &[Value::U64(5)])), "5");
+    }
+
+    #[test]
+    fn bracket_arrays_as_upstream_reads_them() {
+        let len = |t: &str| eval1(&ARRAY_LEN, &[], &[Value::str(t)]).as_u64().unwrap();
+        assert_eq!((len("[1,2,3]"), len("[]"), len(""), len("1,2"), len(" [a] ")), (3, 0, 0, 0, 1));
+        let at = |t: &str, i: u64| text(eval1(&ARRAY_AT, &[], &[Value::str(t), Value::U64(i)]));
+        assert_eq!(at("[10, 20, 30]", 1), "20");
+        assert_eq!(at("[10, 20, 30]", 4), "20");
+        assert_eq!(at("[]", 4), "");
+        assert_eq!(at("x", 0), "");
+        let norm = |t: &str| text(eval1(&NORMALIZE_VECTOR, &[], &[Value::str(t)]));
+        assert_eq!(norm("[3,4]"), "[0.6,0.8]");
+        assert_eq!(norm("[0,0]"), "[0,0]");
+        assert_eq!(norm("3,4"), "3,4");
+        let v = text(eval1(&RANDOM_VECTOR, &[], &[Value::U64(7), Value::U64(3)]));
+        let h1 = crate::nodes::hash::xxh3_u64(7);
+        assert!(v.starts_with(&format!("[{},", h1 as f64 / u64::MAX as f64)), "{v}");
+        assert_eq!(bracket_elements(&v).unwrap().len(), 3);
+        assert_eq!(text(eval1(&RANDOM_VECTOR, &[], &[Value::U64(7), Value::U64(0)])), "[]");
+    }
+
+    #[test]
+    fn body_columns_read_every_shape() {
+        let col = |body: Value| text(eval1(&BODY_COLUMN_I32, &[Value::str("key")], &[body]));
+        assert_eq!(col(j(r#"[{"key": 4}, {"key": "17"}, {"other": 1}, {"key": "x"}, {"key": -7}]"#)), "[4,17,-7]");
+        assert_eq!(col(j(r#"{"rows": [{"key": 1}, {"key": 9999999999}], "meta": 0}"#)), "[1,2147483647]");
+        assert_eq!(col(j(r#"{"key": 2.9}"#)), "[2]");
+        assert_eq!(col(Value::str("not json")), "[]");
     }
 }

@@ -10,20 +10,29 @@ pub mod compare;
 pub mod context;
 pub mod convert;
 pub mod cursor;
+pub mod datafile;
 pub mod datetime;
 pub mod diagnostic;
 pub mod dist;
 pub mod emit;
+pub mod fixed;
 pub mod format;
 pub mod hash;
 pub mod json;
 pub mod lerp;
+pub mod lfsr;
 pub mod math;
+pub mod noise;
+pub mod partition;
 pub mod pcg;
 pub mod probability;
 pub mod realer;
 pub mod regex;
+pub mod register;
+pub mod round;
+pub mod stability;
 pub mod string;
+pub mod vector;
 pub mod weighted;
 
 use crate::node::NodeDef;
@@ -55,6 +64,15 @@ const FAMILIES: &[&[NodeDef]] = &[
     realer::NODES,
     cursor::NODES,
     emit::NODES,
+    round::NODES,
+    noise::NODES,
+    fixed::NODES,
+    lfsr::NODES,
+    partition::NODES,
+    datafile::NODES,
+    stability::NODES,
+    vector::NODES,
+    register::NODES,
 ];
 
 fn index() -> &'static (Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>) {
@@ -312,6 +330,7 @@ pub fn catalog_json() -> String {
                             Some(Lit::U64(v)) => json!({"u64": v}),
                             Some(Lit::F64(v)) => json!({"f64": v.to_bits()}),
                             Some(Lit::Str(s)) => json!({"str": s}),
+                            Some(Lit::Bool(b)) => json!({"bool": b}),
                         },
                         "variadic": p.variadic,
                     })
@@ -324,6 +343,8 @@ pub fn catalog_json() -> String {
                     "ports": list.iter().map(|(n, t)| json!([n, t.keyword()])).collect::<Vec<_>>(),
                 }),
                 Outputs::SameAsWire(i) => json!({"kind": "same_as_wire", "index": i}),
+                // Index -1: the last wire argument.
+                Outputs::SameAsLastWire => json!({"kind": "same_as_wire", "index": -1}),
                 Outputs::PerVariadicConst(t) => json!({"kind": "per_variadic_const", "type": t.keyword()}),
                 Outputs::ConstType(i) => json!({"kind": "const_type", "index": i}),
             };
@@ -335,6 +356,7 @@ pub fn catalog_json() -> String {
                 "signature": d.signature(),
                 "purity": d.purity.name(),
                 "accepts_none": d.accepts_none,
+                "native": d.runs_natively(),
                 "params": params,
                 "outputs": outputs,
             })

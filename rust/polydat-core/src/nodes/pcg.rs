@@ -1,7 +1,6 @@
 //! Permutation family (and `n_of`, the exact-count selector): the PCG-RXS-M-XS 64/64 generator with O(log n) seek
 //! (`pcg`, `pcg_stream`) and bijections of `[0, range)` by cycle walking a
-//! balanced Feistel network keyed from the generator (`cycle_walk`,
-//! `shuffle`). Constants, round function and operation order are upstream's,
+//! balanced Feistel network keyed from the generator (`cycle_walk`). Constants, round function and operation order are upstream's,
 //! so sequences and permutations agree with upstream's bit for bit.
 
 use crate::node::kit::{map1, map2};
@@ -169,17 +168,6 @@ pub const CYCLE_WALK: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
-/// `shuffle`: a bijection of [0, size), the permutation `shuffled_id` names.
-pub const SHUFFLE: NodeDef = NodeDef {
-    name: "shuffle",
-    category: "permutation",
-    doc: "A bijection of [0, size) (input taken mod size): cycle_walk(input, size, seed, 0).",
-    params: &[wire("input", U64), konst("size", U64), konst_or("seed", U64, Lit::U64(0))],
-    build: |c| build_cycle_walk(c.u64(0), c.u64(1), 0),
-    warns: zero_range_warning,
-    ..NodeDef::BASE
-};
-
 /// `n_of`: 1 for exactly n of every m consecutive inputs, which ones chosen by hashing.
 pub const N_OF: NodeDef = NodeDef {
     name: "n_of",
@@ -221,7 +209,7 @@ pub fn n_of_m(input: u64, n: u64, m: u64) -> u64 {
 }
 
 /// The permutation family.
-pub const NODES: &[NodeDef] = &[PCG, PCG_STREAM, CYCLE_WALK, SHUFFLE, N_OF];
+pub const NODES: &[NodeDef] = &[PCG, PCG_STREAM, CYCLE_WALK, N_OF];
 
 #[cfg(test)]
 mod tests {
@@ -289,7 +277,6 @@ mod tests {
         // The widest ranges: 32-bit halves.
         let big = run(&CYCLE_WALK, &[u64::MAX, 0, 0], 12345);
         assert!(big < u64::MAX);
-        assert_eq!(run(&SHUFFLE, &[1000, 9], 77), run(&CYCLE_WALK, &[1000, 9, 0], 77));
     }
 
     #[test]
@@ -307,7 +294,6 @@ mod tests {
     #[test]
     fn zero_range_is_refused_in_upstreams_words() {
         assert_eq!(build_err(&CYCLE_WALK, &[u(0), u(0), u(0)], &[U64]), ZERO_RANGE);
-        assert_eq!(build_err(&SHUFFLE, &[u(0), u(0)], &[U64]), ZERO_RANGE);
     }
 
     #[test]

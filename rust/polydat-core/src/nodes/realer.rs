@@ -431,6 +431,26 @@ fn lorem(s: &mut String, x: u64, min: u64, max: u64) {
     }
 }
 
+/// A lorem ipsum text of about 93 KB (the size of upstream's bundled one):
+/// sentences of 4 to 12 words from the bundled word list, sentence `i`
+/// drawn from `i` as `lorem_sentence` draws it, eight to a line. Built on
+/// first use.
+pub fn lorem_text() -> &'static str {
+    static TEXT: OnceLock<String> = OnceLock::new();
+    TEXT.get_or_init(|| {
+        let mut text = String::new();
+        let mut i = 0u64;
+        while text.len() < 93_000 {
+            if i > 0 {
+                text.push(if i % 8 == 0 { '\n' } else { ' ' });
+            }
+            lorem(&mut text, i, 4, 12);
+            i += 1;
+        }
+        text
+    })
+}
+
 fn word_bounds(c: &crate::node::BuildCtx<'_>, what: &str) -> Result<(u64, u64), String> {
     let (min, max) = (c.u64(0), c.u64(1));
     if min > max {

@@ -63,8 +63,42 @@ pub const REGEX_EXTRACT: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// Regex metacharacters that make a pattern a regex (`*` alone makes a glob).
+const REGEX_METACHARS: &[char] = &['.', '+', '?', '(', ')', '|', '[', ']', '{', '}', '^', '$', '\\'];
+
+/// A pattern lifted to an anchored regex by its shape, as upstream's
+/// `pattern_match` reads it: any regex metacharacter — a regex matched
+/// whole (`^(?:src)$`); else a `*` — a glob, each `*` any text; else a
+/// literal matched exactly. Gives the regex source and the dialect's name.
+pub fn promote_pattern(source: &str) -> (String, &'static str) {
+    if source.chars().any(|c| REGEX_METACHARS.contains(&c)) {
+        (format!("^(?:{source})$"), "regex")
+    } else if source.contains('*') {
+        (format!("^{}$", regex::escape(source).replace("\\*", ".*")), "glob")
+    } else {
+        (format!("^{}$", regex::escape(source)), "literal")
+    }
+}
+
+/// `pattern_match`: true when the input matches a literal, glob or regex pattern whole.
+pub const PATTERN_MATCH: NodeDef = NodeDef {
+    name: "pattern_match",
+    category: "regex",
+    doc: "True when the whole input matches the pattern: a literal (exact), a * glob (* is any text), or, when it has a regex metacharacter, a regex.",
+    params: &[wire("input", Str), konst("pattern", Str)],
+    outputs: Outputs::One(Bool),
+    build: |c| {
+        let source = c.str(0);
+        let (anchored, dialect) = promote_pattern(source);
+        let re = Regex::new(&anchored)
+            .map_err(|e| format!("pattern '{source}' did not compile (dialect={dialect}): {e}"))?;
+        Ok(str_map(move |s: &str| Ok(re.is_match(s))))
+    },
+    ..NodeDef::BASE
+};
+
 /// The regex family (`matches`, the assertion, is in the assertion family).
-pub const NODES: &[NodeDef] = &[REGEX_REPLACE, REGEX_MATCH, REGEX_EXTRACT];
+pub const NODES: &[NodeDef] = &[REGEX_REPLACE, REGEX_MATCH, REGEX_EXTRACT, PATTERN_MATCH];
 
 #[cfg(test)]
 mod tests {
@@ -88,5 +122,11 @@ mod tests {
         assert_eq!(run(&REGEX_EXTRACT, &[r"\d+"], "abc 42 def").as_str(), Some("42"));
         assert_eq!(run(&REGEX_EXTRACT, &[r"\d+"], "no digits").as_str(), Some(""));
         assert!(build_err(&REGEX_MATCH, &[Value::str("(")], &[Str]).starts_with("invalid regex: regex parse error"));
+        let pattern = |p: &str, s: &str| run(&PATTERN_MATCH, &[p], s).same(&Value::Bool(true));
+        assert!(pattern("schema", "schema") && !pattern("schema", "schema_v2") && !pattern("schema", "pre_schema"));
+        assert!(pattern("*m", "100m") && !pattern("*m", "100mi") && pattern("*mi", "100mi"));
+        assert!(pattern("(100|200)m", "200m") && !pattern("(100|200)m", "300m"));
+        assert!(build_err(&PATTERN_MATCH, &[Value::str("(")], &[Str])
+            .starts_with("pattern '(' did not compile (dialect=regex): "));
     }
 }

@@ -1,5 +1,6 @@
 //! String family: concatenation, case mapping, English number words, hashed
-//! UUIDs and mixed-radix character combinations.
+//! UUIDs, mixed-radix character combinations, and lines or stretches of
+//! text chosen by the input.
 
 use crate::node::by_bytes::{str_text, text_value, to_text, Arg, BytesEval, Sink, ValueRef};
 use crate::node::kit::to_ref;
@@ -358,8 +359,65 @@ impl BytesEval for CharBuf {
     }
 }
 
+/// `hashed_line_to_string`: a line of the constant text, chosen by the input.
+pub const HASHED_LINE_TO_STRING: NodeDef = NodeDef {
+    name: "hashed_line_to_string",
+    category: "string",
+    doc:
+        "Line input % lines of the constant text source (empty lines dropped); hash the input first for a random line.",
+    params: &[wire("input", U64), konst("source", Str)],
+    outputs: Outputs::One(Str),
+    build: |c| {
+        let lines: Vec<std::sync::Arc<str>> =
+            c.str(0).lines().filter(|l| !l.is_empty()).map(std::sync::Arc::from).collect();
+        if lines.is_empty() {
+            return Err("text source must have at least one line".into());
+        }
+        let n = lines.len() as u64;
+        Ok(crate::node::by_bytes::pick_str(crate::node::by_bytes::StrTable::new(lines), move |x| (x % n) as usize))
+    },
+    ..NodeDef::BASE
+};
+
+/// `hashed_lorem_extract`: a stretch of the bundled lorem ipsum text.
+pub const HASHED_LOREM_EXTRACT: NodeDef = NodeDef {
+    name: "hashed_lorem_extract",
+    category: "string",
+    doc: "min_len + input % (max_len - min_len + 1) bytes of the bundled lorem ipsum text, from an offset chosen by xxh3(input) (widened to whole characters).",
+    params: &[wire("input", U64), konst("min_len", U64), konst("max_len", U64)],
+    outputs: Outputs::One(Str),
+    build: |c| {
+        let (min_len, max_len) = (c.u64(0), c.u64(1));
+        let text = crate::nodes::realer::lorem_text();
+        Ok(to_text(move |x: u64, out: &mut String| {
+            let span = max_len.saturating_sub(min_len).saturating_add(1);
+            let len = usize::try_from(min_len.saturating_add(x % span.max(1))).unwrap_or(usize::MAX);
+            let max_offset = text.len().saturating_sub(len);
+            let offset = match max_offset {
+                0 => 0,
+                m => (xxh3_u64(x) % (m as u64 + 1)) as usize,
+            };
+            let end = offset.saturating_add(len).min(text.len());
+            let start = (0..=offset).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+            let end = (end..=text.len()).find(|&i| text.is_char_boundary(i)).unwrap_or(text.len());
+            out.push_str(&text[start..end]);
+        }))
+    },
+    ..NodeDef::BASE
+};
+
 /// The string family.
-pub const NODES: &[NodeDef] = &[STR_CONCAT, STR_UPPER, STR_LOWER, NUMBER_TO_WORDS, HASHED_UUID, COMBINATIONS, CHAR_BUF];
+pub const NODES: &[NodeDef] = &[
+    STR_CONCAT,
+    STR_UPPER,
+    STR_LOWER,
+    NUMBER_TO_WORDS,
+    HASHED_UUID,
+    COMBINATIONS,
+    CHAR_BUF,
+    HASHED_LINE_TO_STRING,
+    HASHED_LOREM_EXTRACT,
+];
 
 #[cfg(test)]
 mod tests {

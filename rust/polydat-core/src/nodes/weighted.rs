@@ -355,8 +355,53 @@ pub const ALIAS_SAMPLE: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// What `dynamic_weighted_select` built from the last spec it read.
+struct WeightedMemo {
+    spec: String,
+    values: Vec<String>,
+    table: Option<AliasTable>,
+}
+
+impl WeightedMemo {
+    /// The memo of `spec`: its values and their alias table (`None` for no values).
+    fn of(spec: &str) -> Result<WeightedMemo, String> {
+        let pairs = parse_pairs(spec)?;
+        let table = match pairs.is_empty() {
+            true => None,
+            false => Some(AliasTable::from_weights(&pairs.iter().map(|p| p.1).collect::<Vec<_>>())?),
+        };
+        Ok(WeightedMemo { spec: spec.to_string(), values: pairs.iter().map(|p| p.0.to_string()).collect(), table })
+    }
+}
+
+/// `dynamic_weighted_select`: `weighted_strings` with the spec on a wire.
+pub const DYNAMIC_WEIGHTED_SELECT: NodeDef = NodeDef {
+    name: "dynamic_weighted_select",
+    category: "weighted",
+    doc: "A string of the weights_spec wire \"value:weight;...\" chosen by weight over the selector bits (hash it first); \"\" for an empty spec. The table of the last spec is kept, so a spec that repeats is not parsed again.",
+    params: &[wire("selector", U64), wire("weights_spec", Str)],
+    outputs: Outputs::One(Str),
+    build: |_| {
+        let memo: std::sync::Mutex<Option<WeightedMemo>> = std::sync::Mutex::new(None);
+        Ok(crate::node::kit::value_fn(move |args, outs| {
+            let selector = args.get(0).as_u64().unwrap_or(0);
+            let spec = args.get(1).as_str().unwrap_or("");
+            let mut memo = memo.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if memo.as_ref().is_none_or(|m| m.spec != spec) {
+                *memo = Some(WeightedMemo::of(spec).map_err(crate::node::NodeError::new)?);
+            }
+            let memo = memo.as_ref().expect("just filled");
+            let text = memo.table.as_ref().map_or("", |t| memo.values[t.sample(selector)].as_str());
+            outs[0] = crate::value::Value::str(text);
+            Ok(())
+        }))
+    },
+    ..NodeDef::BASE
+};
+
 /// The weighted family.
-pub const NODES: &[NodeDef] = &[WEIGHTED_STRINGS, WEIGHTED_U64, WEIGHTED_PICK, HISTRIBUTION, ALIAS_SAMPLE];
+pub const NODES: &[NodeDef] =
+    &[WEIGHTED_STRINGS, WEIGHTED_U64, WEIGHTED_PICK, HISTRIBUTION, ALIAS_SAMPLE, DYNAMIC_WEIGHTED_SELECT];
 
 #[cfg(test)]
 mod tests {
@@ -522,5 +567,19 @@ mod tests {
         assert_eq!(labels, [0, 2].into_iter().collect());
         let idx = eval1(&ALIAS_SAMPLE, &[Value::F64(1.0), Value::F64(3.0)], &[Value::U64(1)]).as_u64().unwrap();
         assert_eq!(idx, AliasTable::from_weights(&[1.0, 3.0]).unwrap().sample(1) as u64);
+    }
+
+    #[test]
+    fn dynamic_selection_follows_its_spec_wire() {
+        use crate::nodes::testing::eval;
+        let spec = "alpha:0.3;beta:0.5;gamma:0.2";
+        let fixed = |x: u64| eval1(&WEIGHTED_STRINGS, &[Value::str(spec)], &[Value::U64(x)]);
+        let node = |x: u64, s: &str| eval(&DYNAMIC_WEIGHTED_SELECT, &[], &[Value::U64(x), Value::str(s)]);
+        for x in [0u64, 42, u64::MAX, 0x9e37_79b9_7f4a_7c15] {
+            assert!(node(x, spec).unwrap()[0].same(&fixed(x)), "the same choice as weighted_strings at {x}");
+        }
+        assert!(node(3, "x:1.0").unwrap()[0].same(&Value::str("x")));
+        assert!(node(3, "").unwrap()[0].same(&Value::str("")));
+        assert_eq!(node(3, "oops").unwrap_err().message(), "expected 'value:weight', got 'oops'");
     }
 }
