@@ -6,11 +6,16 @@
 //! that both call `first_name(key)` expand to two identical pick nodes.
 //!
 //! Nondeterministic, side-channel, `volatile` and `const`-capture nodes are
-//! never merged (each evaluation or capture of theirs is its own). Nodes
+//! never merged (each evaluation or capture of theirs is its own). The node
+//! a `const` binding names is its capture (hoisting marks it later): merged
+//! with a live twin, the live readers would read the value captured at
+//! scope init, or the const would follow its inputs, so it is never merged
+//! either way. Nodes
 //! are visited producers first, so a chain of copies merges in one pass; a
 //! graph with a cycle is left alone (the sort pass reports the cycle).
 
 use super::graph::{Graph, GraphNode, Wire};
+use crate::ir::Modifier;
 use crate::node::Purity;
 use crate::program::events::{CompileEvent, EventKind};
 use std::collections::HashMap;
@@ -24,6 +29,7 @@ pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> usize {
     // Per node: the node its readers read instead (itself unless merged).
     let mut canonical: Vec<u32> = (0..graph.nodes.len() as u32).collect();
     let mut seen: HashMap<(usize, Vec<Wire>), Vec<u32>> = HashMap::new();
+    let captured = const_bound(graph);
     let mut merged = 0;
     for n in order {
         let redirect = |w: &Wire| match *w {
@@ -33,7 +39,7 @@ pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> usize {
         let wires: Vec<Wire> = graph.nodes[n].wires.iter().map(redirect).collect();
         graph.nodes[n].wires.clone_from(&wires);
         let node = &graph.nodes[n];
-        if !mergeable(node) {
+        if !mergeable(node) || captured[n] {
             continue;
         }
         let twins = seen.entry((node.def as *const _ as usize, wires)).or_default();
@@ -63,6 +69,17 @@ pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> usize {
 /// A node whose every evaluation with the same inputs gives the same values.
 fn mergeable(node: &GraphNode) -> bool {
     node.def.purity == Purity::Pure && !node.volatile && !node.capture
+}
+
+/// Per node: a `const` binding names it (it becomes a capture when hoisted).
+fn const_bound(graph: &Graph) -> Vec<bool> {
+    let mut bound = vec![false; graph.nodes.len()];
+    for o in graph.outputs.iter().filter(|o| o.has(Modifier::Const)) {
+        if let Wire::Node(n, _) = o.wire {
+            bound[n as usize] = true;
+        }
+    }
+    bound
 }
 
 /// Same constants (bit for bit) and wire types: the same built rule.
@@ -140,5 +157,40 @@ mod tests {
     fn a_float_constant_merges_only_bit_for_bit() {
         let (n, _) = merged("input x: f64\na := f64_add(x, 0.0)\nb := f64_add(x, -0.0)");
         assert_eq!(n, 0, "0.0 and -0.0 are different constants");
+    }
+
+    #[test]
+    fn a_const_bound_node_never_merges_with_a_live_twin() {
+        // Both orders: the live expression first, then the const, and back.
+        for src in [
+            "extern eu: u64 = 5\nv1 := u64_add(hash(eu), 1)\nconst v9 := hash(eu)",
+            "extern eu: u64 = 5\nconst v9 := hash(eu)\nv1 := u64_add(hash(eu), 1)",
+        ] {
+            let mut g = graph(src);
+            let live = (0..g.nodes.len()).find(|&n| g.nodes[n].def.name == "u64_add").unwrap();
+            merge(&mut g, &mut Vec::new());
+            let v9 = g.outputs.iter().find(|o| o.name == "v9").unwrap().wire;
+            assert!(!g.nodes[live].wires.contains(&v9), "v1 reads the const's node: {src}");
+        }
+    }
+
+    #[test]
+    fn a_live_reader_never_reads_a_const_capture_on_any_engine() {
+        use crate::compile::{compile, CompileOptions};
+        use crate::engine::{new_kernel, EngineKind, ENGINE_NAMES};
+        use crate::value::Value;
+        use std::sync::Arc;
+        let ir = sketch::parse("extern eu: u64 = 5\nv1 := u64_add(hash(eu), 1)\nconst v9 := hash(eu)").unwrap();
+        let program = Arc::new(compile(&ir, &CompileOptions::default()).unwrap());
+        let (eu, v1, v9) = (program.input("eu").unwrap(), program.output("v1").unwrap(), program.output("v9").unwrap());
+        let live = |eu_value: u64| Some(crate::nodes::hash::splitmix64(eu_value).wrapping_add(1));
+        for name in ENGINE_NAMES {
+            let mut k = new_kernel(&program, EngineKind::parse(name).unwrap());
+            assert_eq!(k.pull(v1).unwrap().as_u64(), live(5), "{name}");
+            let captured = k.pull(v9).unwrap().as_u64();
+            k.write(eu, Value::U64(0)).unwrap();
+            assert_eq!(k.pull(v1).unwrap().as_u64(), live(0), "{name}: v1 follows eu");
+            assert_eq!(k.pull(v9).unwrap().as_u64(), captured, "{name}: v9 keeps its capture");
+        }
     }
 }
