@@ -252,6 +252,19 @@ def test_a_live_expression_is_never_merged_with_a_const_capture(order):
         assert (k.pull("v1"), k.pull("v9")) == (want, captured), engine
 
 
+@pytest.mark.parametrize("reader", ["c + 1", "mod(c, 10)"])
+def test_a_const_read_by_the_only_requested_output_stays_captured(reader):
+    """Requesting only ``v`` drops the binding ``c``; ``v`` still reads the
+    value ``c`` captured, not a live ``hash(eu)`` (nor a fused one)."""
+    source = f"extern eu: u64 = 5\nconst c := hash(eu)\nv := {reader}\n"
+    for engine in engine_names():
+        for outputs in (None, ["v"]):
+            k = compile_on(source, engine, outputs=outputs).kernel()
+            before = k.pull("v")
+            k.set("eu", 0)
+            assert k.pull("v") == before, (engine, outputs)
+
+
 def test_lifecycle_classes_in_explain_data():
     program = polydat.compile(
         "input cycle: u64\nextern e: u64 = 2\nconst c := hash(e)\nk := 3 + 4\nh := hash(k)\nout := cycle + c\n"

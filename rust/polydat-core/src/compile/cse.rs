@@ -6,16 +6,13 @@
 //! that both call `first_name(key)` expand to two identical pick nodes.
 //!
 //! Nondeterministic, side-channel, `volatile` and `const`-capture nodes are
-//! never merged (each evaluation or capture of theirs is its own). The node
-//! a `const` binding names is its capture (hoisting marks it later): merged
-//! with a live twin, the live readers would read the value captured at
-//! scope init, or the const would follow its inputs, so it is never merged
-//! either way. Nodes
+//! never merged (each evaluation or capture of theirs is its own): a capture
+//! merged with a live twin would give the live readers the value captured at
+//! scope init, or make the const follow its inputs. Nodes
 //! are visited producers first, so a chain of copies merges in one pass; a
 //! graph with a cycle is left alone (the sort pass reports the cycle).
 
 use super::graph::{Graph, GraphNode, Wire};
-use crate::ir::Modifier;
 use crate::node::Purity;
 use crate::program::events::{CompileEvent, EventKind};
 use std::collections::HashMap;
@@ -29,7 +26,6 @@ pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> usize {
     // Per node: the node its readers read instead (itself unless merged).
     let mut canonical: Vec<u32> = (0..graph.nodes.len() as u32).collect();
     let mut seen: HashMap<(usize, Vec<Wire>), Vec<u32>> = HashMap::new();
-    let captured = const_bound(graph);
     let mut merged = 0;
     for n in order {
         let redirect = |w: &Wire| match *w {
@@ -39,7 +35,7 @@ pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> usize {
         let wires: Vec<Wire> = graph.nodes[n].wires.iter().map(redirect).collect();
         graph.nodes[n].wires.clone_from(&wires);
         let node = &graph.nodes[n];
-        if !mergeable(node) || captured[n] {
+        if !mergeable(node) {
             continue;
         }
         let twins = seen.entry((node.def as *const _ as usize, wires)).or_default();
@@ -69,17 +65,6 @@ pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> usize {
 /// A node whose every evaluation with the same inputs gives the same values.
 fn mergeable(node: &GraphNode) -> bool {
     node.def.purity == Purity::Pure && !node.volatile && !node.capture
-}
-
-/// Per node: a `const` binding names it (it becomes a capture when hoisted).
-fn const_bound(graph: &Graph) -> Vec<bool> {
-    let mut bound = vec![false; graph.nodes.len()];
-    for o in graph.outputs.iter().filter(|o| o.has(Modifier::Const)) {
-        if let Wire::Node(n, _) = o.wire {
-            bound[n as usize] = true;
-        }
-    }
-    bound
 }
 
 /// Same constants (bit for bit) and wire types: the same built rule.
@@ -114,7 +99,9 @@ mod tests {
     use crate::compile::{dce, resolve, sketch};
 
     fn graph(src: &str) -> Graph {
-        resolve::resolve(&sketch::parse(src).unwrap(), false, &mut Vec::new()).unwrap()
+        let mut g = resolve::resolve(&sketch::parse(src).unwrap(), false, &mut Vec::new()).unwrap();
+        crate::compile::hoist::mark_captures(&mut g).unwrap();
+        g
     }
 
     fn merged(src: &str) -> (usize, Graph) {

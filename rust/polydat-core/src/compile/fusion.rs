@@ -359,6 +359,7 @@ fn try_rule(
         return false;
     }
     fused.volatile = root.volatile;
+    fused.capture = root.capture;
     let before = render(graph, n, &m.interior, &readers.pinned);
     let old = std::mem::replace(&mut graph.nodes[n], fused);
     let after = render(graph, n, &[], &readers.pinned);
@@ -408,13 +409,15 @@ impl Readers {
     }
 
     /// True when node `i` may disappear into a pattern: exactly one reader,
-    /// no binding, pure, not volatile, one output.
+    /// no binding, pure, not volatile, not a `const` capture (its reader
+    /// reads the value captured at scope init, not the live one), one output.
     fn swallowable(&self, graph: &Graph, i: usize) -> bool {
         let node = &graph.nodes[i];
         self.count[i] == 1
             && !self.pinned[i]
             && node.def.purity == Purity::Pure
             && !node.volatile
+            && !node.capture
             && node.out_types.len() == 1
     }
 

@@ -42,11 +42,10 @@ pub struct HoistSummary {
 
 pub use crate::nodes::convert::{CAPTURE_OP, CONST_CAPTURE};
 
-/// Classifies every node of the sorted `graph` (setting `GraphNode::lifecycle`
-/// and `GraphNode::capture`), inserting capture nodes where a `const` binding
-/// needs one. Errors: a const that reads a coordinate, a const that is also volatile.
+/// Classifies every node of the sorted `graph` (setting `GraphNode::lifecycle`),
+/// its captures marked by [`mark_captures`] before any rewrite. Errors: a
+/// const that reads a coordinate.
 pub fn hoist(graph: &mut Graph) -> Result<HoistSummary, CompileError> {
-    mark_captures(graph)?;
     let n = graph.nodes.len();
     // Per node: a coordinate input it reaches without crossing a capture.
     let mut reaches_coordinate: Vec<Option<u32>> = vec![None; n];
@@ -98,8 +97,13 @@ pub fn hoist(graph: &mut Graph) -> Result<HoistSummary, CompileError> {
 
 /// Marks the node of every `const` binding as a capture, inserting a
 /// `__const_capture` node when the binding names an input or shares its node
-/// with a binding that is not const.
-fn mark_captures(graph: &mut Graph) -> Result<(), CompileError> {
+/// with a binding that is not const. Runs on the graph as written, before
+/// any pass drops a binding or rewrites a node: which reader reads the
+/// capture and which reads the live value is the program's, and merging,
+/// fusion or an unrequested const binding must not change it (every later
+/// pass keeps a capture a capture and never merges or swallows it).
+/// Errors: a const that is also volatile, a const that names a coordinate.
+pub fn mark_captures(graph: &mut Graph) -> Result<(), CompileError> {
     for o in 0..graph.outputs.len() {
         let out = &graph.outputs[o];
         if !out.has(Modifier::Const) {
@@ -182,6 +186,7 @@ mod tests {
     fn classify(src: &str) -> Result<(Graph, HoistSummary), CompileError> {
         let ir = sketch::parse(src).unwrap();
         let mut g = resolve::resolve(&ir, false, &mut Vec::new())?;
+        mark_captures(&mut g)?;
         dce::eliminate(&mut g, &mut Vec::new());
         toposort::sort(&mut g)?;
         let s = hoist(&mut g)?;
@@ -272,5 +277,28 @@ mod tests {
     fn const_and_volatile_conflict() {
         let err = classify("input cycle: u64\nconst volatile c := hash(1)").err().unwrap();
         assert!(err.message.contains("both const and volatile"));
+    }
+
+    #[test]
+    fn a_capture_stays_one_when_only_a_live_reader_is_requested() {
+        use crate::compile::{compile, CompileOptions};
+        use crate::engine::{new_kernel, EngineKind};
+        use crate::value::Value;
+        use std::sync::Arc;
+        // `v` reads the captured `c`; requesting `v` alone drops the binding
+        // `c`, which must neither free the capture nor let fusion swallow it
+        // (mod(hash(..), 10) fuses into one live hash_range otherwise).
+        for reader in ["u64_add(c, 1)", "mod(c, 10)"] {
+            let ir = sketch::parse(&format!("extern eu: u64 = 5\nconst c := hash(eu)\nv := {reader}")).unwrap();
+            for outputs in [None, Some(vec!["v".to_string()])] {
+                let options = CompileOptions { outputs: outputs.clone(), ..CompileOptions::default() };
+                let program = Arc::new(compile(&ir, &options).unwrap());
+                let mut k = new_kernel(&program, EngineKind::P1);
+                let (eu, v) = (program.input("eu").unwrap(), program.output("v").unwrap());
+                let before = k.pull(v).unwrap().as_u64();
+                k.write(eu, Value::U64(0)).unwrap();
+                assert_eq!(k.pull(v).unwrap().as_u64(), before, "{reader} with outputs {outputs:?}");
+            }
+        }
     }
 }
