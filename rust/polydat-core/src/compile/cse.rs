@@ -25,7 +25,10 @@ pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> usize {
     };
     // Per node: the node its readers read instead (itself unless merged).
     let mut canonical: Vec<u32> = (0..graph.nodes.len() as u32).collect();
-    let mut seen: HashMap<(usize, Vec<Wire>), Vec<u32>> = HashMap::new();
+    // Nodes by (library node, wires, construction digest): a bucket holds
+    // only nodes whose digests collide, so each lookup costs O(1) however
+    // many nodes share a definition and wires (`add(x, K)` for many `K`).
+    let mut seen: HashMap<(usize, Vec<Wire>, u64), Vec<u32>> = HashMap::new();
     let mut merged = 0;
     for n in order {
         let redirect = |w: &Wire| match *w {
@@ -38,7 +41,7 @@ pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> usize {
         if !mergeable(node) {
             continue;
         }
-        let twins = seen.entry((node.def as *const _ as usize, wires)).or_default();
+        let twins = seen.entry((node.def as *const _ as usize, wires, construction_digest(node))).or_default();
         match twins.iter().find(|&&t| same_construction(&graph.nodes[t as usize], node)) {
             Some(&twin) => {
                 canonical[n] = twin;
@@ -65,6 +68,16 @@ pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> usize {
 /// A node whose every evaluation with the same inputs gives the same values.
 fn mergeable(node: &GraphNode) -> bool {
     node.def.purity == Purity::Pure && !node.volatile && !node.capture
+}
+
+/// A digest of the constants (bit for bit) and wire types: equal for nodes
+/// [`same_construction`] calls equal.
+fn construction_digest(node: &GraphNode) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut state = std::collections::hash_map::DefaultHasher::new();
+    node.in_types.hash(&mut state);
+    node.consts.iter().for_each(|c| c.hash_same(&mut state));
+    state.finish()
 }
 
 /// Same constants (bit for bit) and wire types: the same built rule.
