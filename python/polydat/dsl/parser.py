@@ -25,6 +25,7 @@ commonest expressions and statements take the fast paths of
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import ast
@@ -767,7 +768,7 @@ class Parser(Recovery):
         args[0] = ast.Arg(ast.StrLit("".join(pieces), token.span))
         return ast.Call("printf", tuple(args), token.span, interpolated=True)
 
-    def _placeholder(self, text: str, offsets: tuple[int, ...], hole: Placeholder) -> ast.Expr | None:
+    def _placeholder(self, text: str, offsets: Sequence[int], hole: Placeholder) -> ast.Expr | None:
         body = text[hole.start:hole.end]
         if not body.strip():
             return None
