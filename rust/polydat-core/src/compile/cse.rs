@@ -17,11 +17,20 @@ use crate::node::Purity;
 use crate::program::events::{CompileEvent, EventKind};
 use std::collections::HashMap;
 
-/// Merges common subexpressions; returns how many nodes were merged into
-/// an earlier twin (they are left unread, for dead-code elimination).
-pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> usize {
+/// What one run of the pass did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MergeSummary {
+    /// Nodes merged into an earlier twin (left unread, for dead-code elimination).
+    pub merged: usize,
+    /// Nodes compared construction by construction: the pass's work, one
+    /// comparison per merged node unless digests collide.
+    pub compared: usize,
+}
+
+/// Merges common subexpressions.
+pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> MergeSummary {
     let Some(order) = producers_first(graph) else {
-        return 0;
+        return MergeSummary::default();
     };
     // Per node: the node its readers read instead (itself unless merged).
     let mut canonical: Vec<u32> = (0..graph.nodes.len() as u32).collect();
@@ -29,7 +38,7 @@ pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> usize {
     // only nodes whose digests collide, so each lookup costs O(1) however
     // many nodes share a definition and wires (`add(x, K)` for many `K`).
     let mut seen: HashMap<(usize, Vec<Wire>, u64), Vec<u32>> = HashMap::new();
-    let mut merged = 0;
+    let (mut merged, mut compared) = (0, 0);
     for n in order {
         let redirect = |w: &Wire| match *w {
             Wire::Node(p, port) => Wire::Node(canonical[p as usize], port),
@@ -42,7 +51,11 @@ pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> usize {
             continue;
         }
         let twins = seen.entry((node.def as *const _ as usize, wires, construction_digest(node))).or_default();
-        match twins.iter().find(|&&t| same_construction(&graph.nodes[t as usize], node)) {
+        let same = |&&t: &&u32| {
+            compared += 1;
+            same_construction(&graph.nodes[t as usize], node)
+        };
+        match twins.iter().find(same) {
             Some(&twin) => {
                 canonical[n] = twin;
                 merged += 1;
@@ -62,7 +75,7 @@ pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> usize {
             format!("{merged} node(s) merged into an identical earlier node"),
         ));
     }
-    merged
+    MergeSummary { merged, compared }
 }
 
 /// A node whose every evaluation with the same inputs gives the same values.
@@ -119,7 +132,7 @@ mod tests {
 
     fn merged(src: &str) -> (usize, Graph) {
         let mut g = graph(src);
-        let n = merge(&mut g, &mut Vec::new());
+        let n = merge(&mut g, &mut Vec::new()).merged;
         dce::eliminate(&mut g, &mut Vec::new());
         (n, g)
     }
@@ -192,5 +205,24 @@ mod tests {
             assert_eq!(k.pull(v1).unwrap().as_u64(), live(0), "{name}: v1 follows eu");
             assert_eq!(k.pull(v9).unwrap().as_u64(), captured, "{name}: v9 keeps its capture");
         }
+    }
+
+    #[test]
+    fn a_lookup_compares_only_nodes_of_the_same_construction() {
+        // 3,000 nodes of one definition on one wire, each with its own
+        // constant (and 3,000 literals): each is compared with no other
+        // node, so the pass stays linear (all in one bucket, quadratic).
+        let n = 3000;
+        let lines: String = (0..n).map(|i| format!("v{i} := add(x, {i})\nw{i} := u64_add(x, {i})\n")).collect();
+        let mut g = graph(&format!("input x: u64\n{lines}"));
+        let nodes = g.nodes.len();
+        let summary = merge(&mut g, &mut Vec::new());
+        assert_eq!(summary.merged, 0);
+        assert!(summary.compared <= nodes / 10, "{} comparisons for {nodes} nodes", summary.compared);
+        // Equal constructions still meet: the second half repeats the first.
+        let mut g = graph(&format!("input x: u64\n{lines}{}", lines.replace('v', "a").replace('w', "b")));
+        let summary = merge(&mut g, &mut Vec::new());
+        assert_eq!(summary.merged, 3 * n, "every add, u64_add and literal has its twin");
+        assert!(summary.compared <= 3 * n, "{summary:?}");
     }
 }

@@ -148,7 +148,7 @@ pub fn compile(ir: &GraphIr, options: &CompileOptions) -> Result<Program, Compil
     let fused = if options.fusion {
         let s = fusion::fuse(&mut graph, supports, &mut events);
         trace.record("fusion", &graph, format!("{} rewrite(s) in {} iteration(s)", s.applied, s.iterations));
-        let merged = cse::merge(&mut graph, &mut events);
+        let merged = cse::merge(&mut graph, &mut events).merged;
         trace.record("cse", &graph, format!("{merged} node(s) merged into identical ones"));
         s.applied
     } else {
