@@ -34,26 +34,26 @@ pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> MergeSummary 
     };
     // Per node: the node its readers read instead (itself unless merged).
     let mut canonical: Vec<u32> = (0..graph.nodes.len() as u32).collect();
-    // Nodes by (library node, wires, construction digest): a bucket holds
-    // only nodes whose digests collide, so each lookup costs O(1) however
-    // many nodes share a definition and wires (`add(x, K)` for many `K`).
-    let mut seen: HashMap<(usize, Vec<Wire>, u64), Vec<u32>> = HashMap::new();
+    // Nodes by a digest of everything that makes two nodes the same: a
+    // bucket holds only nodes whose digests collide, so each lookup costs
+    // O(1) however many nodes share a definition and wires (`add(x, K)`
+    // for many `K`).
+    let mut seen: HashMap<u64, Vec<u32>> = HashMap::new();
     let (mut merged, mut compared) = (0, 0);
     for n in order {
-        let redirect = |w: &Wire| match *w {
-            Wire::Node(p, port) => Wire::Node(canonical[p as usize], port),
-            input => input,
-        };
-        let wires: Vec<Wire> = graph.nodes[n].wires.iter().map(redirect).collect();
-        graph.nodes[n].wires.clone_from(&wires);
+        for w in graph.nodes[n].wires.iter_mut() {
+            if let Wire::Node(p, port) = *w {
+                *w = Wire::Node(canonical[p as usize], port);
+            }
+        }
         let node = &graph.nodes[n];
         if !mergeable(node) {
             continue;
         }
-        let twins = seen.entry((node.def as *const _ as usize, wires, construction_digest(node))).or_default();
+        let twins = seen.entry(digest(node)).or_default();
         let same = |&&t: &&u32| {
             compared += 1;
-            same_construction(&graph.nodes[t as usize], node)
+            same_node(&graph.nodes[t as usize], node)
         };
         match twins.iter().find(same) {
             Some(&twin) => {
@@ -83,19 +83,24 @@ fn mergeable(node: &GraphNode) -> bool {
     node.def.purity == Purity::Pure && !node.volatile && !node.capture
 }
 
-/// A digest of the constants (bit for bit) and wire types: equal for nodes
-/// [`same_construction`] calls equal.
-fn construction_digest(node: &GraphNode) -> u64 {
+/// A digest of the library node, the wires, their types and the constants
+/// (bit for bit): equal for nodes [`same_node`] calls the same.
+fn digest(node: &GraphNode) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut state = std::collections::hash_map::DefaultHasher::new();
+    std::ptr::hash(node.def, &mut state);
+    node.wires.hash(&mut state);
     node.in_types.hash(&mut state);
     node.consts.iter().for_each(|c| c.hash_same(&mut state));
     state.finish()
 }
 
-/// Same constants (bit for bit) and wire types: the same built rule.
-fn same_construction(a: &GraphNode, b: &GraphNode) -> bool {
-    a.in_types == b.in_types
+/// The same library node on the same wires, with the same constants (bit
+/// for bit) and wire types: the same built rule over the same values.
+fn same_node(a: &GraphNode, b: &GraphNode) -> bool {
+    std::ptr::eq(a.def, b.def)
+        && a.wires == b.wires
+        && a.in_types == b.in_types
         && a.consts.len() == b.consts.len()
         && a.consts.iter().zip(&b.consts).all(|(x, y)| x.same(y))
 }
