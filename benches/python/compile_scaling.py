@@ -6,7 +6,10 @@ test (pytest collects its quick form from test_compile_scaling.py).
 * chain: ``v{i} := u64_add(v{i-1}, 1)`` — every statement reads the one
   before it (long cones, one long run of native code);
 * wide: ``v{i} := u64_add(cycle, {i})`` — independent statements (many
-  outputs of one shape, all distinct constants).
+  outputs of one shape, all distinct constants);
+* with ``--shapes consts shared`` also ``const v{i} := u64_add(e, {i})`` and
+  ``shared v{i} := u64_add(e, {i})`` over an extern ``e`` (many captures,
+  many cells).
 
 Each cell is the best of ``--repeat`` runs: compile (the Python frontend and
 the core's passes) and the kernel (for P3 and mixed, native code built for
@@ -49,7 +52,19 @@ def wide(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-PROGRAMS = {"chain": chain, "wide": wide}
+def consts(n: int) -> str:
+    """``n`` const bindings over an extern."""
+    lines = ["input cycle: u64", "extern e: u64 = 3"] + [f"const v{i} := u64_add(e, {i})" for i in range(n)]
+    return "\n".join(lines) + "\n"
+
+
+def shared(n: int) -> str:
+    """``n`` shared bindings (cells) over an extern."""
+    lines = ["input cycle: u64", "extern e: u64 = 3"] + [f"shared v{i} := u64_add(e, {i})" for i in range(n)]
+    return "\n".join(lines) + "\n"
+
+
+PROGRAMS = {"chain": chain, "wide": wide, "consts": consts, "shared": shared}
 
 
 @dataclass
@@ -134,7 +149,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--engines", nargs="+", default=list(ENGINES))
-    parser.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=SHAPES)
+    parser.add_argument("--shapes", nargs="+", default=list(SHAPES), choices=list(PROGRAMS))
     parser.add_argument("--repeat", type=int, default=3, help="runs per cell below 100k statements (best kept)")
     parser.add_argument("--json", help="also write every cell to this file")
     args = parser.parse_args(argv)

@@ -102,8 +102,18 @@ pub fn hoist(graph: &mut Graph) -> Result<HoistSummary, CompileError> {
 /// capture and which reads the live value is the program's, and merging,
 /// fusion or an unrequested const binding must not change it (every later
 /// pass keeps a capture a capture and never merges or swallows it).
-/// Errors: a const that is also volatile, a const that names a coordinate.
-pub fn mark_captures(graph: &mut Graph) -> Result<(), CompileError> {
+/// Returns how many const bindings it marked. Errors: a const that is also
+/// volatile, a const that names a coordinate.
+pub fn mark_captures(graph: &mut Graph) -> Result<usize, CompileError> {
+    // Per node: a binding that is not const names it (one pass over the
+    // outputs, not one per const: a program of many consts stays linear).
+    let mut named_live = vec![false; graph.nodes.len()];
+    for out in graph.outputs.iter().filter(|o| !o.has(Modifier::Const)) {
+        if let Wire::Node(n, _) = out.wire {
+            named_live[n as usize] = true;
+        }
+    }
+    let mut marked = 0;
     for o in 0..graph.outputs.len() {
         let out = &graph.outputs[o];
         if !out.has(Modifier::Const) {
@@ -121,10 +131,7 @@ pub fn mark_captures(graph: &mut Graph) -> Result<(), CompileError> {
                 }
                 true
             }
-            Wire::Node(n, _) => graph
-                .outputs
-                .iter()
-                .any(|other| !other.has(Modifier::Const) && matches!(other.wire, Wire::Node(m, _) if m == n)),
+            Wire::Node(n, _) => named_live[n as usize],
         };
         if needs_own_node {
             let wire = out.wire;
@@ -137,8 +144,9 @@ pub fn mark_captures(graph: &mut Graph) -> Result<(), CompileError> {
         if let Wire::Node(n, _) = graph.outputs[o].wire {
             graph.nodes[n as usize].capture = true;
         }
+        marked += 1;
     }
-    Ok(())
+    Ok(marked)
 }
 
 fn capture_hint() -> &'static str {

@@ -133,7 +133,8 @@ pub fn compile(ir: &GraphIr, options: &CompileOptions) -> Result<Program, Compil
     adapters::insert(&mut graph, options.strict, &mut events)?;
     let adapters = events.iter().filter(|e| e.kind == EventKind::TypeAdapterInserted).count();
     trace.record("adapters", &graph, format!("{adapters} adapter(s)"));
-    hoist::mark_captures(&mut graph)?;
+    let captures = hoist::mark_captures(&mut graph)?;
+    trace.record("captures", &graph, format!("{captures} const binding(s) marked as captures"));
     let resolved = GraphSnapshot::of(&graph);
     trace.record("snapshot", &graph, "resolved graph kept for explain --dot".into());
 
