@@ -230,6 +230,41 @@ def test_const_capture_agrees_on_every_engine():
     pt.assert_engines_agree(source, script, engines=pt.engines(include_fresh=False))
 
 
+LIVE_BESIDE_CONST = "extern eu: u64 = 5\nv1 := hash(eu) + 1\nconst v9 := hash(eu)\n"
+
+
+@pytest.mark.parametrize("order", ["live first", "const first"])
+def test_a_live_expression_is_never_merged_with_a_const_capture(order):
+    """``hash(eu)`` read live by ``v1`` and captured by ``const v9`` are two
+    nodes: merging them made ``v1`` keep the value of the capture after a
+    write to ``eu``, on every engine (the unfused variant holds the merged
+    program to the program as written)."""
+    pt = pytest.importorskip("polydat.testing")
+    lines = LIVE_BESIDE_CONST.splitlines()
+    source = "\n".join(lines if order == "live first" else [lines[0], lines[2], lines[1]]) + "\n"
+    script = [pt.Step({"eu": 5}, pulls=["v1", "v9"]), pt.Step({"eu": 0}, pulls=["v1", "v9"])]
+    pt.assert_engines_agree(source, script, engines=pt.engines(include_fresh=False, include_variants=True))
+    want = polydat.compile("extern eu: u64 = 0\nv1 := hash(eu) + 1\n").kernel().pull("v1")
+    for engine in engine_names():
+        k = compile_on(source, engine).kernel()
+        captured = k.pull("v9")
+        k.set("eu", 0)
+        assert (k.pull("v1"), k.pull("v9")) == (want, captured), engine
+
+
+@pytest.mark.parametrize("reader", ["c + 1", "mod(c, 10)"])
+def test_a_const_read_by_the_only_requested_output_stays_captured(reader):
+    """Requesting only ``v`` drops the binding ``c``; ``v`` still reads the
+    value ``c`` captured, not a live ``hash(eu)`` (nor a fused one)."""
+    source = f"extern eu: u64 = 5\nconst c := hash(eu)\nv := {reader}\n"
+    for engine in engine_names():
+        for outputs in (None, ["v"]):
+            k = compile_on(source, engine, outputs=outputs).kernel()
+            before = k.pull("v")
+            k.set("eu", 0)
+            assert k.pull("v") == before, (engine, outputs)
+
+
 def test_lifecycle_classes_in_explain_data():
     program = polydat.compile(
         "input cycle: u64\nextern e: u64 = 2\nconst c := hash(e)\nk := 3 + 4\nh := hash(k)\nout := cycle + c\n"

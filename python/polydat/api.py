@@ -977,7 +977,7 @@ def _compile_source(
             declared.pop("inferred", None)  # the caller's own coordinate: as if declared
     try:
         core = _core.Program.compile(
-            json.dumps(bound.ir),
+            json.dumps(bound.ir, check_circular=False),  # the IR holds no cycle: skip the per-container check
             engine=engine,
             provenance=provenance,
             strict=strict or bound.strict_types,

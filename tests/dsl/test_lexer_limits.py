@@ -56,3 +56,56 @@ def test_a_surrogate_on_a_later_line_of_a_string() -> None:
     with pytest.raises(CompileError) as info:
         tokenize('x := "a\n  b\ud800"')
     assert (info.value.line, info.value.col) == (2, 4)
+
+
+LONG = 1 << 18  # characters: plenty to tell bytes from hundreds of bytes per character
+
+
+@pytest.mark.parametrize(
+    "body, bytes_per_char",
+    [
+        ("abcd", 8),  # no escape: the token's text and value, nothing per character
+        ("a\\nb\\\\", 32),  # escapes: decoded by slices, one 8-byte offset per character
+        ("\\n", 32),  # nothing but escapes
+        ("a\\\"b\\'", 32),  # the quote escaped, the other quote kept as written
+    ],
+)
+def test_a_long_string_literal_costs_a_few_bytes_per_character(catalog, body: str, bytes_per_char: int) -> None:  # type: ignore[no-untyped-def]
+    """Lexing (and binding, with one placeholder) a long string literal peaks
+    at a small multiple of its length: the string pattern used to keep
+    hundreds of bytes of backtracking state per character (10 MB literal,
+    3.3 GB)."""
+    import tracemalloc
+
+    source = f'input cycle: u64\ns := "{(body * LONG)[:LONG]}{{cycle}}"\n'
+    for step in (tokenize, lambda s: dsl.bind(s, catalog=catalog)):
+        tracemalloc.start()
+        try:
+            step(source)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < bytes_per_char * LONG, f"{peak / LONG:.1f} bytes per character"
+
+
+@pytest.mark.parametrize(
+    "text, decoded",
+    [
+        (r'"a\\"', "a\\"),  # an even run of backslashes before the quote: the quote closes
+        (r'"a\\\"b"', 'a\\"b'),  # an odd run: the quote is escaped
+        (r'"\\\\"', "\\\\"),
+        (r"'\\\''", "\\'"),
+        ('"line\\n\none"', "line\n\none"),
+    ],
+)
+def test_a_string_ends_at_the_first_unescaped_quote(text: str, decoded: str) -> None:
+    tokens = tokenize(f"{text} x")
+    assert [(t.kind, t.value) for t in tokens[:-1]] == [(TokenKind.STRING, decoded), (TokenKind.IDENT, "x")]
+
+
+def test_each_decoded_character_maps_to_its_source_character() -> None:
+    source = 's := "a\\nb\\\\c\\"d\\qe{x}"'
+    (token,) = [t for t in tokenize(source) if t.kind is TokenKind.STRING]
+    assert token.value == 'a\nb\\c"d\\qe{x}'
+    # a, \n (its backslash), b, \\ (the first backslash), c, \" (its backslash), d, the \q kept as written, ...
+    assert list(token.string_offsets()) == [6, 7, 9, 10, 12, 13, 15, 16, 17, 18, 19, 20, 21]

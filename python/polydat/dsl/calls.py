@@ -34,6 +34,7 @@ from .lowering import (
     conversion_hint,
     literal_const,
     literal_of,
+    literal_type,
 )
 from .modules import ModuleLoader, ResolvedModule
 
@@ -286,27 +287,22 @@ class CallLowering(LoweringCore):
                 ports.append(None)
             else:
                 return None
-        wire_types = tuple([p.type if p is not None else "" for p in ports])
+        if literals:  # the literal operands' constants and types, without emitting them yet
+            consts = [literal_const(a.value) if p is None else None for p, a in zip(ports, args)]
+            wire_types = tuple([p.type if p is not None else literal_type(c) for p, c in zip(ports, consts)])  # type: ignore[arg-type]
+        else:
+            wire_types = tuple([p.type for p in ports])  # type: ignore[union-attr]
         key = (name, wire_types)
         types = self._flat_types.get(key)
         if types is None:
-            cacheable = True
-            if literals:  # the literal operands' types, without emitting them yet
-                wire_types = tuple(
-                    p.type if p is not None
-                    else corerules.output_types(LITERAL_OP, (), (literal_const(a.value),))[0]  # type: ignore[arg-type]
-                    for p, a in zip(ports, args)
-                )
-                cacheable = False
             types = self._output_types(spec, wire_types, (), call.span, scope)  # type: ignore[arg-type]
-            if cacheable:
-                self._flat_types[key] = types
+            self._flat_types[key] = types
         if len(types) != 1:
             return None
         if literals:  # the call qualifies: its literal operands become nodes, in order
             for i, arg in enumerate(args):
                 if ports[i] is None:
-                    ports[i] = self._literal_port(literal_const(arg.value), arg.value.span, scope)  # type: ignore
+                    ports[i] = self._literal_port(consts[i], arg.value.span, scope, wire_types[i])  # type: ignore
         coordinate = None
         for port in ports:
             if port.coordinate is not None:  # type: ignore[union-attr]

@@ -15,6 +15,7 @@ Rules (upstream-compatible):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -28,37 +29,46 @@ class Placeholder:
 
 Segment = str | Placeholder
 
+_BRACE = re.compile(r"[{}]")
+
 
 def scan_segments(text: str) -> list[Segment] | None:
-    """Literal text pieces and placeholders of ``text``, or None if a ``{`` is never closed."""
+    """Literal text pieces and placeholders of ``text``, or None if a ``{`` is never closed.
+
+    The text between braces is taken by slices, so a long literal costs no
+    memory per character."""
     segments: list[Segment] = []
     literal: list[str] = []
     i = 0
     n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "{" and i + 1 < n and text[i + 1] == "{":
-            literal.append("{{")
-            i += 2
+    while True:
+        brace = _BRACE.search(text, i)
+        if brace is None:
+            literal.append(text[i:])
+            break
+        j = brace.start()
+        c = text[j]
+        if j + 1 < n and text[j + 1] == c:  # `{{` or `}}`: printf escapes, kept verbatim
+            literal.append(text[i:j + 2])
+            i = j + 2
             continue
-        if c == "}" and i + 1 < n and text[i + 1] == "}":
-            literal.append("}}")
-            i += 2
+        if c == "}":
+            literal.append(text[i:j + 1])
+            i = j + 1
             continue
-        if c == "{":
-            end = _placeholder_end(text, i + 1)
-            if end is None:
-                return None
-            if literal:
-                segments.append("".join(literal))
-                literal = []
-            segments.append(Placeholder(i + 1, end))
-            i = end + 1
-            continue
-        literal.append(c)
-        i += 1
-    if literal:
-        segments.append("".join(literal))
+        end = _placeholder_end(text, j + 1)
+        if end is None:
+            return None
+        literal.append(text[i:j])
+        piece = "".join(literal)
+        if piece:
+            segments.append(piece)
+        literal = []
+        segments.append(Placeholder(j + 1, end))
+        i = end + 1
+    piece = "".join(literal)
+    if piece:
+        segments.append(piece)
     return segments
 
 

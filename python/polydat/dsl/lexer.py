@@ -20,13 +20,18 @@ or block comment swallows the rest of the text, so lexing stops there. Lines
 end at ``\\n`` only (:func:`polydat.dsl.diagnostics.source_lines`).
 
 One regular expression scans the text; positions are counted as it goes, so
-lexing is linear in the text.
+lexing is linear in the text. A string literal is found by its quotes
+(:func:`string_end`), not by a repeated pattern, and decoded by slices
+between its escapes: its cost is a few bytes per character (a backtracking
+pattern kept hundreds of bytes of state per character).
 """
 
 from __future__ import annotations
 
 import math
 import re
+from array import array
+from collections.abc import Sequence
 from sys import intern
 from enum import Enum
 from typing import NamedTuple, cast
@@ -72,7 +77,8 @@ class Token(NamedTuple):
     ``offset`` is the character offset in the source; ``line`` and ``col``
     its 1-based position. For strings, ``char_offsets`` maps each decoded
     character to its source offset when escapes make that differ from
-    ``offset + 1 + i`` (None otherwise); use :meth:`string_offsets`.
+    ``offset + 1 + i`` (None otherwise; an ``array('q')`` of 8 bytes a
+    character when made by the lexer); use :meth:`string_offsets`.
     """
 
     kind: TokenKind
@@ -82,7 +88,7 @@ class Token(NamedTuple):
     col: int
     value: int | float | str | None = None
     doc: str | None = None
-    char_offsets: tuple[int, ...] | None = None
+    char_offsets: Sequence[int] | None = None
 
     @property
     def span(self) -> Span:
@@ -101,12 +107,13 @@ class Token(NamedTuple):
         """Whether this is a raw string literal ``r"..."`` (not interpolated)."""
         return self.kind is STRING and self.text[:1] == "r"
 
-    def string_offsets(self) -> tuple[int, ...]:
-        """The source offset of each decoded character of a string token."""
+    def string_offsets(self) -> Sequence[int]:
+        """The source offset of each decoded character of a string token
+        (a ``range`` when no escape shifts them: no memory per character)."""
         if self.char_offsets is not None:
             return self.char_offsets
         start = self.offset + 1
-        return tuple(range(start, start + len(str(self.value))))
+        return range(start, start + len(str(self.value)))
 
 
 _new_token = tuple.__new__
@@ -147,8 +154,8 @@ _SCANNER = re.compile(
             r"(0[xX][0-9a-fA-F]*)",  # 4 hex integer
             r"([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"  # 5 decimal number ...
             rf"((?:[KMGTP]i|[KMGTPmun]){_NOT_IDENT})?",  # 6 ... and its SI suffix
-            r'("(?:[^"\\]|\\[\s\S])*")',  # 7 double-quoted string
-            r"('(?:[^'\\]|\\[\s\S])*')",  # 8 single-quoted string
+            r'(")',  # 7 double-quoted string: its opening quote (see string_end)
+            r"(')",  # 8 single-quoted string: its opening quote
             r"(///(?!/)[^\n]*)",  # 9 doc comment
             r"((?://|#)[^\n]*)",  # 10 comment
             r"(/\*(?:[\s\S]*?\*/)?)",  # 11 block comment (just '/*' when unterminated)
@@ -193,6 +200,31 @@ def _ends_statement(tokens: list[Token]) -> bool:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LEADING_SPACE = re.compile(r"[ \t\r\f\v]*")
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
+#: The escapes a string literal decodes, per quote: ``\n``, ``\t``, ``\\`` and
+#: the quote. Any other backslash pair stays as written (both characters),
+#: and its second character is never a backslash, so scanning for these
+#: pairs alone pairs backslashes as a left-to-right reading does.
+_DECODED_ESCAPE = {q: re.compile(r"\\[nt\\" + q + "]") for q in "\"'"}
+
+
+def string_end(text: str, start: int) -> int:
+    """The index of the quote closing the string literal whose opening quote
+    is ``text[start]``, or -1 when it is never closed: the first same quote
+    after it preceded by an even number of backslashes. Each character is
+    looked at a bounded number of times, and nothing is kept per character."""
+    quote = text[start]
+    find = text.find
+    i = start + 1
+    while True:
+        end = find(quote, i)
+        if end < 0:
+            return -1
+        k = end
+        while k > start + 1 and text[k - 1] == "\\":
+            k -= 1
+        if (end - k) % 2 == 0:
+            return end
+        i = end + 1
 
 
 class Lexer:
@@ -206,7 +238,7 @@ class Lexer:
     #: Whether simple binding lines become ``LINE`` tokens (off only to compare with token-by-token lexing).
     fast_lines = True
 
-    def __init__(self, file: SourceFile, text: str | None = None, offsets: tuple[int, ...] | None = None):
+    def __init__(self, file: SourceFile, text: str | None = None, offsets: Sequence[int] | None = None):
         self.file = file
         self.text = file.text if text is None else text
         self.offsets = offsets
@@ -303,25 +335,31 @@ class Lexer:
                 elif group == 5 or group == 6:
                     append(self._number(m, start, line, col, doc))
                 elif group == 7 or group == 8:
-                    raw = m.group(group)
+                    end = string_end(text, start)
+                    if end < 0:
+                        quote = m.group(group)
+                        self._error("unterminated string literal", start, line, col,
+                                    f"close the string with {quote}")
+                        append(self._failed(text[start:], start, line, col, doc))
+                        stopped = True
+                        break
+                    raw = text[start:end + 1]
                     prefix = tokens[-1] if tokens else None
                     if prefix is not None and prefix.kind is IDENT and prefix.text == "r" and prefix.offset + 1 == start:
                         append(self._raw_string(raw, tokens.pop()))
                     else:
                         append(self._string(raw, start, line, col, doc))
-                    if "\n" in raw:
-                        line += raw.count("\n")
-                        line_start = text.rfind("\n", start, m.end()) + 1
+                    newlines = text.count("\n", start, end)
+                    if newlines:
+                        line += newlines
+                        line_start = text.rfind("\n", start, end) + 1
+                    pos = end + 1  # the scan resumes after the closing quote
+                    restart = True
+                    break
                 elif group == 4:
                     append(self._hex(m.group(4), start, line, col, doc))
                 else:  # group 13
-                    c = m.group(13)
-                    if c == '"' or c == "'":
-                        self._error("unterminated string literal", start, line, col, f"close the string with {c}")
-                        append(self._failed(text[start:], start, line, col, doc))
-                        stopped = True
-                        break
-                    append(self._unexpected(c, start, line, col, doc))
+                    append(self._unexpected(m.group(13), start, line, col, doc))
         end = len(text)
         if stopped:  # the EOF token sits at the end of the text all the same
             line = text.count("\n") + 1
@@ -432,30 +470,24 @@ class Lexer:
             return self._failed(raw, offset, line, col, doc)
         if "\\" not in body:
             return _new_token(Token, (STRING, raw, offset, line, col, body, doc, None))
-        quote = raw[0]
-        chars: list[str] = []
-        offsets: list[int] = []
-        i, n = 0, len(body)
+        # Decoded by slices between the decoded escapes; each decoded
+        # character's source offset goes to an array (8 bytes a character).
+        pieces: list[str] = []
+        offsets = array("q")
         origin = offset + 1
-        while i < n:
-            c = body[i]
-            if c == "\\" and i + 1 < n:
-                nxt = body[i + 1]
-                decoded = _ESCAPES.get(nxt, quote if nxt == quote else None)
-                if decoded is not None:
-                    chars.append(decoded)
-                    offsets.append(origin + i)
-                else:
-                    chars.append("\\")
-                    chars.append(nxt)
-                    offsets.append(origin + i)
-                    offsets.append(origin + i + 1)
-                i += 2
-                continue
-            chars.append(c)
-            offsets.append(origin + i)
-            i += 1
-        return _new_token(Token, (STRING, raw, offset, line, col, "".join(chars), doc, tuple(offsets)))
+        done = 0
+        for escape in _DECODED_ESCAPE[raw[0]].finditer(body):
+            at = escape.start()
+            if at > done:
+                pieces.append(body[done:at])
+                offsets.extend(range(origin + done, origin + at))
+            nxt = body[at + 1]
+            pieces.append(_ESCAPES.get(nxt, nxt))
+            offsets.append(origin + at)
+            done = at + 2
+        pieces.append(body[done:])
+        offsets.extend(range(origin + done, origin + len(body)))
+        return _new_token(Token, (STRING, raw, offset, line, col, "".join(pieces), doc, offsets))
 
     def _raw_string(self, raw: str, prefix: Token) -> Token:
         """A raw string ``r"..."`` (``raw`` is its quoted part, right after the

@@ -171,6 +171,11 @@ def literal_const(expr: ast.Expr) -> dict[str, Any] | None:
     return None
 
 
+def literal_type(const: dict[str, Any]) -> str:
+    """The type of a literal node of IR constant ``const`` (the core types it by the constant's kind)."""
+    return corerules.output_types(LITERAL_OP, (), (const,))[0]
+
+
 def render_array(elements: Iterable[ast.Expr]) -> str:
     """The text an array literal binds to (upstream's rendering: ``[25, 50]`` is ``25, 50``)."""
 
@@ -228,10 +233,10 @@ class LoweringCore:
     def _span(self, span: Span, scope: Scope) -> Span:
         return scope.span_override or span
 
-    def _literal_port(self, const: dict[str, Any], span: Span, scope: Scope) -> Port:
+    def _literal_port(self, const: dict[str, Any], span: Span, scope: Scope, type_: str | None = None) -> Port:
+        """The port of a new literal node of ``const`` (``type_``: its type, when known)."""
         index = self.graph.add_node(LITERAL_OP, [const_arg(const)], scope.span_override or span)
-        (type_,) = corerules.output_types(LITERAL_OP, (), (const,))
-        return Port(node_wire(index, 0), type_, None)
+        return Port(node_wire(index, 0), type_ or literal_type(const), None)
 
     def _literal_value(self, const: dict[str, Any], span: Span, scope: Scope) -> Value:
         return Value((self._literal_port(const, span, scope),), span, "a literal")

@@ -25,6 +25,7 @@ commonest expressions and statements take the fast paths of
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -415,7 +416,7 @@ class Parser(Recovery):
         return self._tile_binding(name, keyword, encoding, options, str(body.value), offsets)
 
     def _tile_binding(self, name: Token, first: Token, encoding: str, options: Any, text: str,
-                      offsets: tuple[int, ...] | None) -> ast.Binding:
+                      offsets: Sequence[int] | None) -> ast.Binding:
         from .tile import TileExprParts, parse_template, reads_of
 
         pieces = parse_template(text, offsets, self.file, options, name.span)
@@ -1064,7 +1065,7 @@ class Parser(Recovery):
         args[0] = ast.Arg(ast.StrLit("".join(pieces), token.span))
         return ast.Call("printf", tuple(args), token.span, interpolated=True)
 
-    def _placeholder(self, text: str, offsets: tuple[int, ...], hole: Placeholder) -> ast.Expr | None:
+    def _placeholder(self, text: str, offsets: Sequence[int], hole: Placeholder) -> ast.Expr | None:
         body = text[hole.start:hole.end]
         if not body.strip():
             return None

@@ -34,6 +34,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any, Union
 
 from . import ast
@@ -106,7 +107,7 @@ class TileExprParts:
     reads: tuple[ast.Name, ...] = field(default=())
 
 
-def parse_template(body: str, offsets: tuple[int, ...] | None, file: SourceFile, options: TileOptions,
+def parse_template(body: str, offsets: Sequence[int] | None, file: SourceFile, options: TileOptions,
                    at: Span) -> list[Piece]:
     """The pieces of a tile body. ``offsets`` maps each character of ``body``
     to its source offset (None: report everything at ``at``)."""
@@ -134,7 +135,7 @@ def reads_of(pieces: list[Piece], bound: frozenset[str] = frozenset()) -> list[a
 
 
 class _TemplateParser:
-    def __init__(self, body: str, offsets: tuple[int, ...] | None, file: SourceFile, options: TileOptions, at: Span):
+    def __init__(self, body: str, offsets: Sequence[int] | None, file: SourceFile, options: TileOptions, at: Span):
         self.text = body
         self.offsets = offsets
         self.file = file

@@ -110,6 +110,25 @@ impl Value {
         }
     }
 
+    /// Feeds the value to `state` so that values [`Value::same`] calls equal
+    /// hash equally (floats by their bits): a key for grouping constants.
+    pub fn hash_same<H: std::hash::Hasher>(&self, state: &mut H) {
+        use std::hash::Hash;
+        std::mem::discriminant(self).hash(state);
+        match self {
+            Value::None => {}
+            Value::U64(v) => v.hash(state),
+            Value::I64(v) | Value::Timestamp(v) => v.hash(state),
+            Value::U32(v) => v.hash(state),
+            Value::I32(v) | Value::Date(v) => v.hash(state),
+            Value::F64(v) => v.to_bits().hash(state),
+            Value::F32(v) => v.to_bits().hash(state),
+            Value::Bool(v) => v.hash(state),
+            Value::Str(v) | Value::Json(v) => v.hash(state),
+            Value::Bytes(v) => v.hash(state),
+        }
+    }
+
     /// The display text used when a value is rendered into a string
     /// (`str_concat`, interpolation, CSV output): u64 decimal, f64 as Rust
     /// prints it, a timestamp as `YYYY-MM-DDThh:mm:ss.mmmZ`, a date as `YYYY-MM-DD`.

@@ -557,3 +557,59 @@ fn raw_keeps_the_row_reads_of_a_few_output_sets_read_in_turn() {
     }
     assert_eq!(k.kept_row_reads(), 4, "the last four sets");
 }
+
+/// A program larger than one native function ([`MAX_FUNCTION_STEPS`]):
+/// its sweep and the mixed engine's segment are compiled in pieces, and
+/// every engine gives P1's values, and P1's failure from a member in the
+/// last piece (whose positions count from the piece's start).
+#[test]
+fn a_program_larger_than_one_native_function_runs_in_pieces_and_agrees_with_p1() {
+    use polydat_core::engine::p3::codegen::MAX_FUNCTION_STEPS;
+    let n = 2 * MAX_FUNCTION_STEPS + 100;
+    let chain: String = (1..n).map(|i| format!("v{i} := u64_xor(v{}, cycle)\n", i - 1)).collect();
+    let src =
+        format!("input cycle: u64\nv0 := hash(cycle)\n{chain}d := mod_wire(v{}, cycle)\nout := u64_add(d, v0)", n - 1);
+    let only_out = CompileOptions { outputs: Some(vec!["out".into()]), ..CompileOptions::default() };
+    let p = Arc::new(compile(&sketch::parse(&src).unwrap(), &only_out).unwrap());
+    assert!(p.steps.len() > 2 * MAX_FUNCTION_STEPS);
+    let segments = polydat_core::engine::mixed::segments(&p).segments;
+    assert_eq!(segments.iter().map(Vec::len).max(), Some(p.steps.len()), "one segment of every step");
+    let mut oracle = P1Kernel::new(p.clone());
+    for kind in modes().chain([EngineKind::Mixed]) {
+        let mut k = new_kernel(&p, kind);
+        for cycle in [3u64, 0, u64::MAX, 0] {
+            k.write_u64(0, cycle).unwrap();
+            oracle.write_u64(0, cycle).unwrap();
+            match (k.pull(0), oracle.pull(0)) {
+                (Ok(a), Ok(b)) => assert!(a.same(&b), "{kind:?} cycle {cycle}: {a} vs {b}"),
+                (Err(a), Err(b)) => {
+                    assert_eq!((&a.message, &a.node), (&b.message, &b.node), "{kind:?}: the failing member is named");
+                    assert_eq!(b.node, "mod_wire");
+                }
+                (a, b) => panic!("{kind:?} cycle {cycle}: {a:?} vs {b:?}"),
+            }
+        }
+    }
+}
+
+/// `generate` of more columns than a row loop stores, or more steps than
+/// one function holds, reads its rows through the sweep's pieces, with
+/// P1's values; a few columns of the same program still get a row loop.
+#[test]
+fn generate_of_a_program_too_large_for_a_row_loop_agrees_with_p1() {
+    use polydat_core::engine::p3::codegen::{MAX_FUNCTION_STEPS, MAX_ROW_COLUMNS};
+    use polydat_core::engine::{generate, RowPlan};
+    let p = common::random_dag(11, MAX_FUNCTION_STEPS + MAX_ROW_COLUMNS);
+    let plan = p3::plan(&p);
+    let every: Vec<usize> = (0..p.outputs.len()).collect();
+    assert!(plan.executor.row_loop(&plan.shape, 0, &every, 1).is_none(), "too large for one function");
+    assert!(plan.executor.row_loop(&plan.shape, 0, &every[..4], 1).is_some(), "a few small cones");
+    let rows = RowPlan { fixed: vec![(1, Value::U64(9)), (2, Value::U64(u64::MAX))], ..RowPlan::range(0, 5, 125, 3) };
+    let want = generate(&p, EngineKind::P1, &rows, &every, 1).unwrap();
+    for kind in modes().chain([EngineKind::Mixed]) {
+        let got = generate(&p, kind, &rows, &every, 2).unwrap();
+        for (a, b) in want.iter().zip(&got) {
+            assert!(a.to_values().iter().zip(b.to_values()).all(|(x, y)| x.same(&y)), "{kind:?}");
+        }
+    }
+}

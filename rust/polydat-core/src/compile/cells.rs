@@ -19,20 +19,27 @@ use crate::ir::{InputKind, InputOrigin, Modifier};
 use crate::nodes::assert::DEFAULT_OR;
 use crate::program::events::CompileEvent;
 use crate::value::Value;
+use std::collections::{HashMap, HashSet};
 
 /// The name of the output holding cell `name`'s starting value.
 pub fn seed_name(name: &str) -> String {
     format!("__seed_{name}")
 }
 
-/// Runs the pass (see the module).
+/// Runs the pass (see the module). Linear in the program: each cell's
+/// slot is found by name in a map, and the readers of every cell's slot
+/// are pointed at its `default_or` in one pass over the graph at the end.
 pub fn apply(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>) -> Result<(), CompileError> {
     let shared: Vec<usize> = (0..graph.outputs.len()).filter(|&o| graph.outputs[o].has(Modifier::Shared)).collect();
+    let mut input_of: HashMap<String, usize> =
+        graph.inputs.iter().enumerate().map(|(i, input)| (input.name.clone(), i)).collect();
+    // Per cell slot: the `default_or` node its readers read instead.
+    let mut read_of: HashMap<u32, u32> = HashMap::new();
     for o in shared {
         let (name, span, seed) = (graph.outputs[o].name.clone(), graph.outputs[o].span, graph.outputs[o].wire);
-        let c = match graph.inputs.iter().position(|i| i.name == name) {
-            Some(c) if graph.inputs[c].origin == InputOrigin::Cell => c,
-            Some(c) => {
+        let c = match input_of.get(&name) {
+            Some(&c) if graph.inputs[c].origin == InputOrigin::Cell => c,
+            Some(&c) => {
                 return Err(CompileError::at(span, format!("'{name}' is both an input and a shared binding")).hint(
                     format!("the input is declared at {}:{}", graph.inputs[c].span.line, graph.inputs[c].span.col),
                 ));
@@ -46,6 +53,7 @@ pub fn apply(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>) ->
                     span,
                     origin: InputOrigin::Cell,
                 });
+                input_of.insert(name.clone(), graph.inputs.len() - 1);
                 graph.inputs.len() - 1
             }
         };
@@ -56,17 +64,7 @@ pub fn apply(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>) ->
         let node = GraphNode::build(&DEFAULT_OR, Vec::new(), vec![slot, seed], vec![ty, ty], span)
             .map_err(|e| CompileError::at(span, e))?;
         let read = graph.push(node);
-        let last = graph.nodes.len() - 1;
-        for (n, node) in graph.nodes.iter_mut().enumerate() {
-            if n != last {
-                node.wires.iter_mut().filter(|w| **w == slot).for_each(|w| *w = read);
-            }
-        }
-        for out in &mut graph.outputs {
-            if out.wire == slot {
-                out.wire = read;
-            }
-        }
+        read_of.insert(c as u32, graph.nodes.len() as u32 - 1);
         graph.outputs[o].wire = read;
         graph.outputs.push(GraphOutput {
             name: seed_name(&name),
@@ -76,15 +74,34 @@ pub fn apply(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>) ->
             span,
         });
     }
-    if let Some(orphan) = graph.inputs.iter().find(|i| i.origin == InputOrigin::Cell && !is_bound(graph, &i.name)) {
+    // Every read of a cell's slot, but its own `default_or`'s, reads that node.
+    let reads = |w: &Wire| match *w {
+        Wire::Input(c) => read_of.get(&c).map(|&n| Wire::Node(n, 0)),
+        Wire::Node(..) => None,
+    };
+    for (n, node) in graph.nodes.iter_mut().enumerate() {
+        for w in node.wires.iter_mut() {
+            match reads(w) {
+                Some(Wire::Node(read, _)) if read as usize == n => {}
+                Some(read) => *w = read,
+                None => {}
+            }
+        }
+    }
+    for out in &mut graph.outputs {
+        if let Some(read) = reads(&out.wire) {
+            out.wire = read;
+        }
+    }
+    let bound: HashSet<&str> =
+        graph.outputs.iter().filter(|o| o.has(Modifier::Shared)).map(|o| o.name.as_str()).collect();
+    if let Some(orphan) =
+        graph.inputs.iter().find(|i| i.origin == InputOrigin::Cell && !bound.contains(i.name.as_str()))
+    {
         return Err(CompileError::at(
             orphan.span,
             format!("'{}' is marked as a cell but no shared binding has that name", orphan.name),
         ));
     }
     Ok(())
-}
-
-fn is_bound(graph: &Graph, name: &str) -> bool {
-    graph.outputs.iter().any(|o| o.name == name && o.has(Modifier::Shared))
 }

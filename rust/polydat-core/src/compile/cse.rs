@@ -6,7 +6,9 @@
 //! that both call `first_name(key)` expand to two identical pick nodes.
 //!
 //! Nondeterministic, side-channel, `volatile` and `const`-capture nodes are
-//! never merged (each evaluation or capture of theirs is its own). Nodes
+//! never merged (each evaluation or capture of theirs is its own): a capture
+//! merged with a live twin would give the live readers the value captured at
+//! scope init, or make the const follow its inputs. Nodes
 //! are visited producers first, so a chain of copies merges in one pass; a
 //! graph with a cycle is left alone (the sort pass reports the cycle).
 
@@ -15,29 +17,45 @@ use crate::node::Purity;
 use crate::program::events::{CompileEvent, EventKind};
 use std::collections::HashMap;
 
-/// Merges common subexpressions; returns how many nodes were merged into
-/// an earlier twin (they are left unread, for dead-code elimination).
-pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> usize {
+/// What one run of the pass did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MergeSummary {
+    /// Nodes merged into an earlier twin (left unread, for dead-code elimination).
+    pub merged: usize,
+    /// Nodes compared construction by construction: the pass's work, one
+    /// comparison per merged node unless digests collide.
+    pub compared: usize,
+}
+
+/// Merges common subexpressions.
+pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> MergeSummary {
     let Some(order) = producers_first(graph) else {
-        return 0;
+        return MergeSummary::default();
     };
     // Per node: the node its readers read instead (itself unless merged).
     let mut canonical: Vec<u32> = (0..graph.nodes.len() as u32).collect();
-    let mut seen: HashMap<(usize, Vec<Wire>), Vec<u32>> = HashMap::new();
-    let mut merged = 0;
+    // Nodes by a digest of everything that makes two nodes the same: a
+    // bucket holds only nodes whose digests collide, so each lookup costs
+    // O(1) however many nodes share a definition and wires (`add(x, K)`
+    // for many `K`).
+    let mut seen: HashMap<u64, Vec<u32>> = HashMap::new();
+    let (mut merged, mut compared) = (0, 0);
     for n in order {
-        let redirect = |w: &Wire| match *w {
-            Wire::Node(p, port) => Wire::Node(canonical[p as usize], port),
-            input => input,
-        };
-        let wires: Vec<Wire> = graph.nodes[n].wires.iter().map(redirect).collect();
-        graph.nodes[n].wires.clone_from(&wires);
+        for w in graph.nodes[n].wires.iter_mut() {
+            if let Wire::Node(p, port) = *w {
+                *w = Wire::Node(canonical[p as usize], port);
+            }
+        }
         let node = &graph.nodes[n];
         if !mergeable(node) {
             continue;
         }
-        let twins = seen.entry((node.def as *const _ as usize, wires)).or_default();
-        match twins.iter().find(|&&t| same_construction(&graph.nodes[t as usize], node)) {
+        let twins = seen.entry(digest(node)).or_default();
+        let same = |&&t: &&u32| {
+            compared += 1;
+            same_node(&graph.nodes[t as usize], node)
+        };
+        match twins.iter().find(same) {
             Some(&twin) => {
                 canonical[n] = twin;
                 merged += 1;
@@ -57,7 +75,7 @@ pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> usize {
             format!("{merged} node(s) merged into an identical earlier node"),
         ));
     }
-    merged
+    MergeSummary { merged, compared }
 }
 
 /// A node whose every evaluation with the same inputs gives the same values.
@@ -65,9 +83,24 @@ fn mergeable(node: &GraphNode) -> bool {
     node.def.purity == Purity::Pure && !node.volatile && !node.capture
 }
 
-/// Same constants (bit for bit) and wire types: the same built rule.
-fn same_construction(a: &GraphNode, b: &GraphNode) -> bool {
-    a.in_types == b.in_types
+/// A digest of the library node, the wires, their types and the constants
+/// (bit for bit): equal for nodes [`same_node`] calls the same.
+fn digest(node: &GraphNode) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut state = std::collections::hash_map::DefaultHasher::new();
+    std::ptr::hash(node.def, &mut state);
+    node.wires.hash(&mut state);
+    node.in_types.hash(&mut state);
+    node.consts.iter().for_each(|c| c.hash_same(&mut state));
+    state.finish()
+}
+
+/// The same library node on the same wires, with the same constants (bit
+/// for bit) and wire types: the same built rule over the same values.
+fn same_node(a: &GraphNode, b: &GraphNode) -> bool {
+    std::ptr::eq(a.def, b.def)
+        && a.wires == b.wires
+        && a.in_types == b.in_types
         && a.consts.len() == b.consts.len()
         && a.consts.iter().zip(&b.consts).all(|(x, y)| x.same(y))
 }
@@ -97,12 +130,14 @@ mod tests {
     use crate::compile::{dce, resolve, sketch};
 
     fn graph(src: &str) -> Graph {
-        resolve::resolve(&sketch::parse(src).unwrap(), false, &mut Vec::new()).unwrap()
+        let mut g = resolve::resolve(&sketch::parse(src).unwrap(), false, &mut Vec::new()).unwrap();
+        crate::compile::hoist::mark_captures(&mut g).unwrap();
+        g
     }
 
     fn merged(src: &str) -> (usize, Graph) {
         let mut g = graph(src);
-        let n = merge(&mut g, &mut Vec::new());
+        let n = merge(&mut g, &mut Vec::new()).merged;
         dce::eliminate(&mut g, &mut Vec::new());
         (n, g)
     }
@@ -140,5 +175,59 @@ mod tests {
     fn a_float_constant_merges_only_bit_for_bit() {
         let (n, _) = merged("input x: f64\na := f64_add(x, 0.0)\nb := f64_add(x, -0.0)");
         assert_eq!(n, 0, "0.0 and -0.0 are different constants");
+    }
+
+    #[test]
+    fn a_const_bound_node_never_merges_with_a_live_twin() {
+        // Both orders: the live expression first, then the const, and back.
+        for src in [
+            "extern eu: u64 = 5\nv1 := u64_add(hash(eu), 1)\nconst v9 := hash(eu)",
+            "extern eu: u64 = 5\nconst v9 := hash(eu)\nv1 := u64_add(hash(eu), 1)",
+        ] {
+            let mut g = graph(src);
+            let live = (0..g.nodes.len()).find(|&n| g.nodes[n].def.name == "u64_add").unwrap();
+            merge(&mut g, &mut Vec::new());
+            let v9 = g.outputs.iter().find(|o| o.name == "v9").unwrap().wire;
+            assert!(!g.nodes[live].wires.contains(&v9), "v1 reads the const's node: {src}");
+        }
+    }
+
+    #[test]
+    fn a_live_reader_never_reads_a_const_capture_on_any_engine() {
+        use crate::compile::{compile, CompileOptions};
+        use crate::engine::{new_kernel, EngineKind, ENGINE_NAMES};
+        use crate::value::Value;
+        use std::sync::Arc;
+        let ir = sketch::parse("extern eu: u64 = 5\nv1 := u64_add(hash(eu), 1)\nconst v9 := hash(eu)").unwrap();
+        let program = Arc::new(compile(&ir, &CompileOptions::default()).unwrap());
+        let (eu, v1, v9) = (program.input("eu").unwrap(), program.output("v1").unwrap(), program.output("v9").unwrap());
+        let live = |eu_value: u64| Some(crate::nodes::hash::splitmix64(eu_value).wrapping_add(1));
+        for name in ENGINE_NAMES {
+            let mut k = new_kernel(&program, EngineKind::parse(name).unwrap());
+            assert_eq!(k.pull(v1).unwrap().as_u64(), live(5), "{name}");
+            let captured = k.pull(v9).unwrap().as_u64();
+            k.write(eu, Value::U64(0)).unwrap();
+            assert_eq!(k.pull(v1).unwrap().as_u64(), live(0), "{name}: v1 follows eu");
+            assert_eq!(k.pull(v9).unwrap().as_u64(), captured, "{name}: v9 keeps its capture");
+        }
+    }
+
+    #[test]
+    fn a_lookup_compares_only_nodes_of_the_same_construction() {
+        // 3,000 nodes of one definition on one wire, each with its own
+        // constant (and 3,000 literals): each is compared with no other
+        // node, so the pass stays linear (all in one bucket, quadratic).
+        let n = 3000;
+        let lines: String = (0..n).map(|i| format!("v{i} := add(x, {i})\nw{i} := u64_add(x, {i})\n")).collect();
+        let mut g = graph(&format!("input x: u64\n{lines}"));
+        let nodes = g.nodes.len();
+        let summary = merge(&mut g, &mut Vec::new());
+        assert_eq!(summary.merged, 0);
+        assert!(summary.compared <= nodes / 10, "{} comparisons for {nodes} nodes", summary.compared);
+        // Equal constructions still meet: the second half repeats the first.
+        let mut g = graph(&format!("input x: u64\n{lines}{}", lines.replace('v', "a").replace('w', "b")));
+        let summary = merge(&mut g, &mut Vec::new());
+        assert_eq!(summary.merged, 3 * n, "every add, u64_add and literal has its twin");
+        assert!(summary.compared <= 3 * n, "{summary:?}");
     }
 }

@@ -5,6 +5,7 @@ use super::graph::{Graph, Wire};
 use crate::error::CompileError;
 use crate::node::Purity;
 use crate::program::events::{CompileEvent, EventKind};
+use std::collections::HashSet;
 
 /// Keeps only the `requested` outputs (all when `None`); an unknown name is an
 /// error listing the outputs. Runs before Node Fusion, so a node that only an
@@ -13,14 +14,15 @@ pub fn restrict_outputs(graph: &mut Graph, requested: Option<&[String]>) -> Resu
     let Some(names) = requested else {
         return Ok(());
     };
-    for name in names {
-        if !graph.outputs.iter().any(|o| &o.name == name) {
-            let known: Vec<&str> = graph.outputs.iter().map(|o| o.name.as_str()).collect();
-            return Err(CompileError::bare(format!("no output named '{name}'"))
-                .hint(format!("outputs are: {}", known.join(", "))));
-        }
+    let known: HashSet<&str> = graph.outputs.iter().map(|o| o.name.as_str()).collect();
+    if let Some(name) = names.iter().find(|n| !known.contains(n.as_str())) {
+        let known: Vec<&str> = graph.outputs.iter().map(|o| o.name.as_str()).collect();
+        return Err(
+            CompileError::bare(format!("no output named '{name}'")).hint(format!("outputs are: {}", known.join(", ")))
+        );
     }
-    graph.outputs.retain(|o| names.contains(&o.name));
+    let wanted: HashSet<&str> = names.iter().map(String::as_str).collect();
+    graph.outputs.retain(|o| wanted.contains(o.name.as_str()));
     Ok(())
 }
 

@@ -165,6 +165,7 @@ mod tests {
         let ir = sketch::parse(src).unwrap();
         let mut ev = Vec::new();
         let mut g = resolve::resolve(&ir, false, &mut ev)?;
+        hoist::mark_captures(&mut g)?;
         dce::eliminate(&mut g, &mut ev);
         toposort::sort(&mut g)?;
         hoist::hoist(&mut g)?;

@@ -21,6 +21,7 @@ use crate::nodes::convert::LITERAL_OP;
 use crate::nodes::{arith, format, hash, lerp, realer, string};
 use crate::program::events::{CompileEvent, EventKind};
 use crate::value::Value;
+use std::collections::HashMap;
 
 /// Most sweeps over the rule list before the pass stops (NF4's limit).
 pub const ITERATION_LIMIT: usize = 16;
@@ -359,9 +360,10 @@ fn try_rule(
         return false;
     }
     fused.volatile = root.volatile;
-    let before = render(graph, n, &m.interior, &readers.pinned);
+    fused.capture = root.capture;
+    let before = render(graph, n, &m.interior, &readers.names);
     let old = std::mem::replace(&mut graph.nodes[n], fused);
-    let after = render(graph, n, &[], &readers.pinned);
+    let after = render(graph, n, &[], &readers.names);
     readers.rewired(graph, &old.wires, n);
     events.push(CompileEvent::new(
         EventKind::FusionApplied,
@@ -381,6 +383,8 @@ struct Readers {
     dead: Vec<bool>,
     /// Per node: a binding with modifiers (`const`, `shared`, `volatile`) names it.
     modified: Vec<bool>,
+    /// Per bound wire: the first binding naming it (for event messages).
+    names: HashMap<Wire, usize>,
 }
 
 impl Readers {
@@ -398,23 +402,27 @@ impl Readers {
         }
         let mut pinned: Vec<bool> = graph.nodes.iter().map(|n| n.def.purity == Purity::SideChannel).collect();
         let mut modified = vec![false; graph.nodes.len()];
-        for o in &graph.outputs {
+        let mut names = HashMap::new();
+        for (i, o) in graph.outputs.iter().enumerate() {
             if let Wire::Node(n, _) = o.wire {
                 pinned[n as usize] = true;
                 modified[n as usize] |= !o.modifiers.is_empty();
+                names.entry(o.wire).or_insert(i);
             }
         }
-        Readers { count, pinned, dead: live.into_iter().map(|l| !l).collect(), modified }
+        Readers { count, pinned, dead: live.into_iter().map(|l| !l).collect(), modified, names }
     }
 
     /// True when node `i` may disappear into a pattern: exactly one reader,
-    /// no binding, pure, not volatile, one output.
+    /// no binding, pure, not volatile, not a `const` capture (its reader
+    /// reads the value captured at scope init, not the live one), one output.
     fn swallowable(&self, graph: &Graph, i: usize) -> bool {
         let node = &graph.nodes[i];
         self.count[i] == 1
             && !self.pinned[i]
             && node.def.purity == Purity::Pure
             && !node.volatile
+            && !node.capture
             && node.out_types.len() == 1
     }
 
@@ -579,15 +587,15 @@ fn same_holes(def: &'static NodeDef, m: &Match) -> Replacement {
 }
 
 /// `op(args)` with interior nodes expanded, for event messages.
-fn render(graph: &Graph, n: usize, interior: &[usize], pinned: &[bool]) -> String {
+fn render(graph: &Graph, n: usize, interior: &[usize], names: &HashMap<Wire, usize>) -> String {
     let node = &graph.nodes[n];
     let mut parts: Vec<String> = node
         .wires
         .iter()
         .map(|w| match *w {
             Wire::Input(i) => graph.inputs[i as usize].name.clone(),
-            Wire::Node(p, _) if interior.contains(&(p as usize)) => render(graph, p as usize, interior, pinned),
-            Wire::Node(p, port) => wire_label(graph, p as usize, port, pinned[p as usize]),
+            Wire::Node(p, _) if interior.contains(&(p as usize)) => render(graph, p as usize, interior, names),
+            Wire::Node(p, port) => wire_label(graph, p as usize, port, names),
         })
         .collect();
     parts.extend(node.consts.iter().map(literal_text));
@@ -595,12 +603,10 @@ fn render(graph: &Graph, n: usize, interior: &[usize], pinned: &[bool]) -> Strin
 }
 
 /// A short label for a wire from node `p`: its binding name, its literal, or its op.
-fn wire_label(graph: &Graph, p: usize, port: u32, bound: bool) -> String {
+fn wire_label(graph: &Graph, p: usize, port: u32, names: &HashMap<Wire, usize>) -> String {
     let node = &graph.nodes[p];
-    if bound {
-        if let Some(o) = graph.outputs.iter().find(|o| o.wire == Wire::Node(p as u32, port)) {
-            return o.name.clone();
-        }
+    if let Some(&o) = names.get(&Wire::Node(p as u32, port)) {
+        return graph.outputs[o].name.clone();
     }
     if node.def.name == LITERAL_OP {
         return node.consts.first().map(literal_text).unwrap_or_default();

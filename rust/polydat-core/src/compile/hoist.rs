@@ -42,11 +42,10 @@ pub struct HoistSummary {
 
 pub use crate::nodes::convert::{CAPTURE_OP, CONST_CAPTURE};
 
-/// Classifies every node of the sorted `graph` (setting `GraphNode::lifecycle`
-/// and `GraphNode::capture`), inserting capture nodes where a `const` binding
-/// needs one. Errors: a const that reads a coordinate, a const that is also volatile.
+/// Classifies every node of the sorted `graph` (setting `GraphNode::lifecycle`),
+/// its captures marked by [`mark_captures`] before any rewrite. Errors: a
+/// const that reads a coordinate.
 pub fn hoist(graph: &mut Graph) -> Result<HoistSummary, CompileError> {
-    mark_captures(graph)?;
     let n = graph.nodes.len();
     // Per node: a coordinate input it reaches without crossing a capture.
     let mut reaches_coordinate: Vec<Option<u32>> = vec![None; n];
@@ -98,8 +97,23 @@ pub fn hoist(graph: &mut Graph) -> Result<HoistSummary, CompileError> {
 
 /// Marks the node of every `const` binding as a capture, inserting a
 /// `__const_capture` node when the binding names an input or shares its node
-/// with a binding that is not const.
-fn mark_captures(graph: &mut Graph) -> Result<(), CompileError> {
+/// with a binding that is not const. Runs on the graph as written, before
+/// any pass drops a binding or rewrites a node: which reader reads the
+/// capture and which reads the live value is the program's, and merging,
+/// fusion or an unrequested const binding must not change it (every later
+/// pass keeps a capture a capture and never merges or swallows it).
+/// Returns how many const bindings it marked. Errors: a const that is also
+/// volatile, a const that names a coordinate.
+pub fn mark_captures(graph: &mut Graph) -> Result<usize, CompileError> {
+    // Per node: a binding that is not const names it (one pass over the
+    // outputs, not one per const: a program of many consts stays linear).
+    let mut named_live = vec![false; graph.nodes.len()];
+    for out in graph.outputs.iter().filter(|o| !o.has(Modifier::Const)) {
+        if let Wire::Node(n, _) = out.wire {
+            named_live[n as usize] = true;
+        }
+    }
+    let mut marked = 0;
     for o in 0..graph.outputs.len() {
         let out = &graph.outputs[o];
         if !out.has(Modifier::Const) {
@@ -117,10 +131,7 @@ fn mark_captures(graph: &mut Graph) -> Result<(), CompileError> {
                 }
                 true
             }
-            Wire::Node(n, _) => graph
-                .outputs
-                .iter()
-                .any(|other| !other.has(Modifier::Const) && matches!(other.wire, Wire::Node(m, _) if m == n)),
+            Wire::Node(n, _) => named_live[n as usize],
         };
         if needs_own_node {
             let wire = out.wire;
@@ -133,8 +144,9 @@ fn mark_captures(graph: &mut Graph) -> Result<(), CompileError> {
         if let Wire::Node(n, _) = graph.outputs[o].wire {
             graph.nodes[n as usize].capture = true;
         }
+        marked += 1;
     }
-    Ok(())
+    Ok(marked)
 }
 
 fn capture_hint() -> &'static str {
@@ -182,6 +194,7 @@ mod tests {
     fn classify(src: &str) -> Result<(Graph, HoistSummary), CompileError> {
         let ir = sketch::parse(src).unwrap();
         let mut g = resolve::resolve(&ir, false, &mut Vec::new())?;
+        mark_captures(&mut g)?;
         dce::eliminate(&mut g, &mut Vec::new());
         toposort::sort(&mut g)?;
         let s = hoist(&mut g)?;
@@ -272,5 +285,28 @@ mod tests {
     fn const_and_volatile_conflict() {
         let err = classify("input cycle: u64\nconst volatile c := hash(1)").err().unwrap();
         assert!(err.message.contains("both const and volatile"));
+    }
+
+    #[test]
+    fn a_capture_stays_one_when_only_a_live_reader_is_requested() {
+        use crate::compile::{compile, CompileOptions};
+        use crate::engine::{new_kernel, EngineKind};
+        use crate::value::Value;
+        use std::sync::Arc;
+        // `v` reads the captured `c`; requesting `v` alone drops the binding
+        // `c`, which must neither free the capture nor let fusion swallow it
+        // (mod(hash(..), 10) fuses into one live hash_range otherwise).
+        for reader in ["u64_add(c, 1)", "mod(c, 10)"] {
+            let ir = sketch::parse(&format!("extern eu: u64 = 5\nconst c := hash(eu)\nv := {reader}")).unwrap();
+            for outputs in [None, Some(vec!["v".to_string()])] {
+                let options = CompileOptions { outputs: outputs.clone(), ..CompileOptions::default() };
+                let program = Arc::new(compile(&ir, &options).unwrap());
+                let mut k = new_kernel(&program, EngineKind::P1);
+                let (eu, v) = (program.input("eu").unwrap(), program.output("v").unwrap());
+                let before = k.pull(v).unwrap().as_u64();
+                k.write(eu, Value::U64(0)).unwrap();
+                assert_eq!(k.pull(v).unwrap().as_u64(), before, "{reader} with outputs {outputs:?}");
+            }
+        }
     }
 }

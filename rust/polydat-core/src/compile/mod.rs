@@ -3,13 +3,15 @@
 //!
 //! 1. [`resolve`] — IR → typed graph (ops, arguments, constants, output types);
 //!    then [`adapters`] — automatic class-A adapters on mismatched wires (`strict` refuses them);
+//!    then [`hoist::mark_captures`] — the node of every `const` binding marked
+//!    as its capture, before any pass drops a binding, merges or rewrites;
 //! 2. [`dce::restrict_outputs`] — keep only the requested outputs;
 //! 3. [`polyfill`] — expand nodes the target engine cannot run;
 //! 4. [`fusion`] — Node Fusion to a fixpoint (unless disabled); then
 //!    [`cse`] — identical pure nodes merged (with fusion);
 //! 5. [`dce`] — drop nodes no output needs (side channels pinned);
 //! 6. [`toposort`] — evaluation order, cycle detection;
-//! 7. [`hoist`] — lifecycle class of every node; `const` captures;
+//! 7. [`hoist`] — lifecycle class of every node;
 //! 8. [`fold`] — compile constants evaluated and replaced by literals;
 //! 9. [`emit`] — the immutable [`Program`];
 //! 10. [`select`] — the engine and provenance mode, chosen once from the
@@ -132,6 +134,8 @@ pub fn compile(ir: &GraphIr, options: &CompileOptions) -> Result<Program, Compil
     adapters::insert(&mut graph, options.strict, &mut events)?;
     let adapters = events.iter().filter(|e| e.kind == EventKind::TypeAdapterInserted).count();
     trace.record("adapters", &graph, format!("{adapters} adapter(s)"));
+    let captures = hoist::mark_captures(&mut graph)?;
+    trace.record("captures", &graph, format!("{captures} const binding(s) marked as captures"));
     let resolved = GraphSnapshot::of(&graph);
     trace.record("snapshot", &graph, "resolved graph kept for explain --dot".into());
 
@@ -146,7 +150,7 @@ pub fn compile(ir: &GraphIr, options: &CompileOptions) -> Result<Program, Compil
     let fused = if options.fusion {
         let s = fusion::fuse(&mut graph, supports, &mut events);
         trace.record("fusion", &graph, format!("{} rewrite(s) in {} iteration(s)", s.applied, s.iterations));
-        let merged = cse::merge(&mut graph, &mut events);
+        let merged = cse::merge(&mut graph, &mut events).merged;
         trace.record("cse", &graph, format!("{merged} node(s) merged into identical ones"));
         s.applied
     } else {

@@ -152,6 +152,7 @@ fn expand_node(graph: &mut Graph, n: usize, parts: Vec<Part>) -> Option<()> {
     }
     let mut replacement = built.pop()?;
     replacement.volatile = original.volatile;
+    replacement.capture = original.capture;
     graph.nodes.extend(built);
     graph.nodes[n] = replacement;
     Some(())

@@ -2,11 +2,22 @@
 //! (Kahn's algorithm, stable by node index); a cycle is an error naming the
 //! nodes on it with their spans.
 
-use super::graph::Graph;
+use super::graph::{Graph, Wire};
 use crate::error::CompileError;
 
 /// Sorts `graph.nodes` into evaluation order.
 pub fn sort(graph: &mut Graph) -> Result<(), CompileError> {
+    // Every node reading only earlier nodes (the frontend's order, kept by
+    // most passes) is the order the sort below gives: nothing to do.
+    let ordered = graph.nodes.iter().enumerate().all(|(i, node)| {
+        node.wires.iter().all(|w| match *w {
+            Wire::Node(p, _) => (p as usize) < i,
+            Wire::Input(_) => true,
+        })
+    });
+    if ordered {
+        return Ok(());
+    }
     let n = graph.nodes.len();
     let consumers = graph.consumers();
     let mut indegree: Vec<usize> = (0..n).map(|i| graph.producers(i).count()).collect();

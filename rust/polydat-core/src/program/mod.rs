@@ -372,6 +372,30 @@ impl Program {
         })
     }
 
+    /// Per step: it lies in the per-cycle cone ([`Program::cycle_cone`]) of
+    /// one of the outputs `outs`. One walk for them all, keeping no cone:
+    /// the outputs of a chain of n steps have cones of n²/2 steps in all.
+    pub fn in_cycle_cones(&self, outs: &[usize]) -> Vec<bool> {
+        let dynamic = |s: usize| self.steps[s].lifecycle == Lifecycle::Dynamic;
+        let mut seen = vec![false; self.steps.len()];
+        let mut todo = Vec::new();
+        for root in outs.iter().filter_map(|&o| self.outputs[o].step).map(|s| s as usize) {
+            if dynamic(root) && !std::mem::replace(&mut seen[root], true) {
+                todo.push(root);
+            }
+        }
+        while let Some(s) = todo.pop() {
+            for &slot in self.steps[s].ins.iter() {
+                if let Some(p) = self.step_of_slot(slot) {
+                    if dynamic(p) && !std::mem::replace(&mut seen[p], true) {
+                        todo.push(p);
+                    }
+                }
+            }
+        }
+        seen
+    }
+
     /// The size of the largest output cone, in steps. Only the cones of sink
     /// outputs (whose step no step reads) are walked, and none is kept: every
     /// other step lies in the cone of a step that reads it, so the largest
@@ -449,6 +473,33 @@ impl EngineCache {
         match entry.clone().downcast::<T>() {
             Ok(form) => form,
             Err(_) => unreachable!("the cache is keyed by type"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compile::{compile, sketch, CompileOptions};
+    use crate::engine::compiled::shape::Shape;
+    use std::sync::Arc;
+
+    #[test]
+    fn the_steps_many_outputs_need_are_found_without_a_cone_each() {
+        let chain: String = (1..400).map(|i| format!("v{i} := u64_xor(v{}, x)\nw{i} := hash(v{i})\n", i - 1)).collect();
+        let src = format!("input x: u64\nextern e: u64 = 1\nconst k := hash(e)\nv0 := u64_add(x, k)\n{chain}");
+        let p = Arc::new(compile(&sketch::parse(&src).unwrap(), &CompileOptions::default()).unwrap());
+        let shape = Shape::new(p.clone());
+        let every: Vec<usize> = (0..p.outputs.len()).collect();
+        let some: Vec<usize> = every.iter().copied().filter(|o| o % 3 == 1).collect();
+        let found: Vec<Vec<u32>> = [&every, &some].map(|outs| shape.cones_steps(outs)).into();
+        // A chain's outputs have cones of n²/2 steps in all: none is built.
+        assert!(p.cycle_cones.iter().all(|c| c.get().is_none()), "an output's cone was built");
+        for (outs, found) in [&every, &some].into_iter().zip(found) {
+            let mut union = vec![false; p.steps.len()];
+            outs.iter().flat_map(|&o| p.cycle_cone(o)).for_each(|&s| union[s as usize] = true);
+            let want: Vec<u32> = p.cycle_steps.iter().copied().filter(|&s| union[s as usize]).collect();
+            assert_eq!(found, want);
+            assert_eq!(p.in_cycle_cones(outs), union);
         }
     }
 }

@@ -265,15 +265,13 @@ impl Shape {
     }
 
     /// The per-cycle steps outputs `outs` need together (the union of their
-    /// cones), in evaluation order.
+    /// cones), in evaluation order; linear in the program however the cones
+    /// nest ([`Program::in_cycle_cones`]).
     pub fn cones_steps(&self, outs: &[usize]) -> Vec<u32> {
         if let [out] = outs {
             return self.cone(*out).to_vec();
         }
-        let mut needed = vec![false; self.program.steps.len()];
-        for &o in outs {
-            self.cone(o).iter().for_each(|&s| needed[s as usize] = true);
-        }
+        let needed = self.program.in_cycle_cones(outs);
         self.program.cycle_steps.iter().copied().filter(|&s| needed[s as usize]).collect()
     }
 

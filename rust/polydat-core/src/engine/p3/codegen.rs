@@ -38,6 +38,18 @@ pub type RowReadFn = unsafe extern "C" fn(*mut u64, *const u64, *mut u64);
 /// The canonical f64 NaN's bits (the NaN policy).
 const CANONICAL_NAN: u64 = crate::node::kit::CANONICAL_NAN_F64;
 
+/// The most steps one native function holds. The register allocator's work
+/// grows faster than the function (a 16,000-step function took seconds, most
+/// of it allocating registers), so [`Module::function_over`] compiles longer
+/// step lists as pieces of at most this many steps, each storing its values
+/// to the buffer, called in order by one function; and a row loop or a row
+/// read, which keep every value in registers, is built only up to this size.
+pub const MAX_FUNCTION_STEPS: usize = 1024;
+
+/// The most columns a row loop stores, or words a row read returns: each
+/// column's row address stays in a register across the loop.
+pub const MAX_ROW_COLUMNS: usize = 256;
+
 /// A JIT module under construction, then finalized: its functions, and the
 /// slot calls and constants their code points at.
 pub struct Module {
@@ -97,11 +109,47 @@ impl Module {
     /// buffer word of each value slot the steps read or write. With
     /// `tracker`, the code stores the position (in `steps`) of the step it is
     /// in to that word before each helper call, so a failure can be
-    /// attributed to the step that failed.
+    /// attributed to the step that failed. More than [`MAX_FUNCTION_STEPS`]
+    /// steps are compiled in pieces of at most that many, which the
+    /// function returned calls in order (so the time to build is linear in
+    /// the steps).
     pub fn function_over(
         &mut self,
         program: &Program,
         steps: &[u32],
+        word: &dyn Fn(u32) -> u32,
+        tracker: Option<u32>,
+    ) -> Result<(FuncId, Emitted), String> {
+        if steps.len() <= MAX_FUNCTION_STEPS {
+            return self.piece(program, steps, 0, word, tracker);
+        }
+        let mut pieces = Vec::with_capacity(steps.len().div_ceil(MAX_FUNCTION_STEPS));
+        let mut fallible = false;
+        for (k, chunk) in steps.chunks(MAX_FUNCTION_STEPS).enumerate() {
+            let (id, emitted) = self.piece(program, chunk, k * MAX_FUNCTION_STEPS, word, tracker)?;
+            fallible |= emitted.fallible;
+            pieces.push(id);
+        }
+        let id = self.declare(1)?;
+        let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fbc);
+        let buf = entry_block(&mut b)[0];
+        for piece in pieces {
+            let callee = self.module.declare_func_in_func(piece, b.func);
+            b.ins().call(callee, &[buf]);
+        }
+        b.ins().return_(&[]);
+        b.finalize(self.module.target_config());
+        self.define(id)?;
+        Ok((id, Emitted { fallible }))
+    }
+
+    /// One function `f(buf)` computing `steps`, every value stored to its
+    /// buffer word; the tracker records positions from `first` on.
+    fn piece(
+        &mut self,
+        program: &Program,
+        steps: &[u32],
+        first: usize,
         word: &dyn Fn(u32) -> u32,
         tracker: Option<u32>,
     ) -> Result<(FuncId, Emitted), String> {
@@ -110,7 +158,7 @@ impl Module {
         let buf = entry_block(&mut b)[0];
         let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
         let tracker = tracker.map(Tracker::Position);
-        let mut emit = StepEmitter { slot_call, calls: &mut self.calls, buf, word, tracker, store: true };
+        let mut emit = StepEmitter { slot_call, calls: &mut self.calls, buf, word, tracker, store: true, first };
         let fallible = emit.steps(&mut b, program, steps, &mut HashMap::new());
         b.ins().return_(&[]);
         b.finalize(self.module.target_config());
@@ -207,7 +255,8 @@ impl Module {
         let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
         let word = |slot: u32| layout.off[slot as usize];
         let tracker = Some(Tracker::Row { progress, row });
-        let mut emit = StepEmitter { slot_call, calls: &mut self.calls, buf, word: &word, tracker, store: false };
+        let mut emit =
+            StepEmitter { slot_call, calls: &mut self.calls, buf, word: &word, tracker, store: false, first: 0 };
         let fallible = emit.steps(&mut b, program, steps, &mut words);
         for (&(slot, width), &base) in columns.iter().zip(&bases) {
             let Some(&value) = words.get(&slot) else {
@@ -284,7 +333,8 @@ impl Module {
             words.insert(input, value);
         }
         let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
-        let mut emit = StepEmitter { slot_call, calls: &mut self.calls, buf, word: &word, tracker: None, store: false };
+        let mut emit =
+            StepEmitter { slot_call, calls: &mut self.calls, buf, word: &word, tracker: None, store: false, first: 0 };
         let fallible = emit.steps(&mut b, program, steps, &mut words);
         for (k, &slot) in slots.iter().enumerate() {
             let value = match words.get(&slot) {
@@ -414,6 +464,8 @@ struct StepEmitter<'a> {
     tracker: Option<Tracker>,
     /// Store every output to its buffer word (a row loop keeps them in registers).
     store: bool,
+    /// The position of the first step emitted, for the tracker.
+    first: usize,
 }
 
 impl StepEmitter<'_> {
@@ -449,7 +501,7 @@ impl StepEmitter<'_> {
                 calls: &mut *self.calls,
                 step,
                 called: false,
-                track: self.tracker.map(|t| (t, self.buf, position as u64)),
+                track: self.tracker.map(|t| (t, self.buf, (self.first + position) as u64)),
             };
             let nvals: Vec<NVal> = (0..ins.len() as u32).map(NVal).collect();
             let ctx = BuildCtx { consts: &step.consts, wire_types: &step.in_types };
@@ -712,5 +764,27 @@ impl Lower for CraneLower<'_, '_> {
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(done);
         self.b.seal_block(done);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::{compile, sketch, CompileOptions};
+
+    #[test]
+    fn a_long_step_list_is_compiled_in_bounded_pieces() {
+        let n = 2 * MAX_FUNCTION_STEPS + 10;
+        let chain: String = (1..n).map(|i| format!("v{i} := u64_xor(v{}, x)\n", i - 1)).collect();
+        let src = format!("input x: u64\nv0 := hash(x)\n{chain}");
+        let program = compile(&sketch::parse(&src).unwrap(), &CompileOptions::default()).unwrap();
+        let layout = Layout::new(&program);
+        let steps: Vec<u32> = (0..program.steps.len() as u32).collect();
+        let mut module = Module::new().unwrap();
+        module.steps_function(&program, &layout, &steps).unwrap();
+        assert_eq!(module.functions, 3 + 1, "three pieces, and the function calling them in order");
+        let mut one = Module::new().unwrap();
+        one.steps_function(&program, &layout, &steps[..MAX_FUNCTION_STEPS]).unwrap();
+        assert_eq!(one.functions, 1);
     }
 }

@@ -37,7 +37,7 @@ use crate::node::NodeError;
 use crate::node::Purity;
 use crate::program::Program;
 pub use crate::provenance::Provenance;
-use codegen::{Code, Emitted, Module, NativeFn, RowLoopFn, RowReadFn};
+use codegen::{Code, Emitted, Module, NativeFn, RowLoopFn, RowReadFn, MAX_FUNCTION_STEPS, MAX_ROW_COLUMNS};
 use cranelift_module::FuncId;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -245,7 +245,8 @@ impl RowLoop for NativeRowLoop {
 
 /// The row loop of outputs `outs` over coordinate input `coordinate` (for a
 /// step of 1 only, with `unit_step`): when every per-cycle step they need is
-/// a pure, non-volatile scalar step and every output a scalar column.
+/// a pure, non-volatile scalar step, every output a scalar column, and the
+/// loop fits one function ([`fits_one_function`]).
 fn build_row_loop(
     shape: &Shape,
     coordinate: usize,
@@ -254,7 +255,7 @@ fn build_row_loop(
 ) -> Result<Option<NativeRowLoop>, String> {
     let program = &shape.program;
     let widths: Option<Vec<u8>> = outs.iter().map(|&o| row_width(program.outputs[o].ty)).collect();
-    let (Some(widths), Some(steps)) = (widths, bare_steps(shape, outs)) else {
+    let (Some(widths), Some(steps)) = (widths, bare_steps(shape, outs).filter(|s| fits_one_function(s, outs))) else {
         return Ok(None);
     };
     let columns: Vec<(u32, u8)> = outs.iter().zip(&widths).map(|(&o, &w)| (program.outputs[o].slot, w)).collect();
@@ -278,6 +279,14 @@ fn bare_steps(shape: &Shape, outs: &[usize]) -> Option<Vec<u32>> {
     steps.iter().all(|&s| runs_bare(s)).then_some(steps)
 }
 
+/// A row loop or a row read over `steps` for `outs` keeps every value in
+/// registers in one function, so it is built only up to
+/// [`MAX_FUNCTION_STEPS`] steps and [`MAX_ROW_COLUMNS`] outputs (larger
+/// programs read rows through the sweep, whose functions are pieces).
+fn fits_one_function(steps: &[u32], outs: &[usize]) -> bool {
+    steps.len() <= MAX_FUNCTION_STEPS && outs.len() <= MAX_ROW_COLUMNS
+}
+
 /// Row reads a plan keeps at most (one per set of outputs read together).
 const ROW_READS: usize = 64;
 
@@ -294,12 +303,13 @@ pub struct NativeRowRead {
 }
 
 /// The row read of the scalar outputs `outs` that writes the first `inputs`
-/// inputs: when those are plain coordinates and every per-cycle step the
-/// outputs need is a pure, non-volatile scalar step.
+/// inputs: when those are plain coordinates, every per-cycle step the
+/// outputs need is a pure, non-volatile scalar step, and the read fits one
+/// function ([`fits_one_function`]).
 fn build_row_read(shape: &Shape, inputs: usize, outs: &[usize]) -> Result<Option<NativeRowRead>, String> {
     let program = &shape.program;
     let fits = inputs <= shape.plain_leading_coordinates && outs.iter().all(|&o| shape.out_word[o] != NO_ENTRY);
-    let (true, Some(steps)) = (fits, bare_steps(shape, outs)) else {
+    let (true, Some(steps)) = (fits, bare_steps(shape, outs).filter(|s| fits_one_function(s, outs))) else {
         return Ok(None);
     };
     let slots: Vec<u32> = outs.iter().map(|&o| program.outputs[o].slot).collect();
