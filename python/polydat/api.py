@@ -863,15 +863,29 @@ def check(
     strict: bool = False,
 ) -> list[Diagnostic]:
     """Compiles ``source`` for diagnostics only and returns them: every error
-    the frontend finds (all of them, in source order) or else the core's, and
-    the warnings (see :attr:`Program.warnings`). Never raises for bad source."""
+    of every phase (lexer, parser, binder, the core's typing passes), in
+    source order, or else the warnings (see :attr:`Program.warnings`). Never
+    raises for bad source."""
     from . import dsl
 
     if not isinstance(source, str):
         return [Diagnostic(f"source must be text (str), not {type(source).__name__}")]
     spath = os.fspath(path) if path is not None else None
     libs = _directories(library_path)
-    found = dsl.check(source, path=spath, library_path=libs, strict=strict)
+
+    def core_errors(bound: Any) -> tuple[Diagnostic, ...]:
+        """The core's errors in what the frontend bound (its own are already reported)."""
+        try:
+            _core.Program.compile(
+                json.dumps(bound.ir), engine="p1", provenance="auto", strict=strict or bound.strict_types,
+                strict_names=strict or bound.strict, outputs=None, fusion=True, outer_json=None,
+                iteration=[], keep=[],
+            )
+        except CompileError as err:
+            return _with_source(err, source, spath).diagnostics
+        return ()
+
+    found = dsl.check_with(core_errors, source, path=spath, library_path=libs, strict=strict)
     if any(d.severity == "error" for d in found):
         return found
     try:

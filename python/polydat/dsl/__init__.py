@@ -5,6 +5,7 @@ Public entry points::
     parse(source, path=None) -> ast.Program
     bind(source, *, path=None, library_path=(), catalog=None, outer=None, strict=False) -> BoundProgram
     check(source, *, path=None, library_path=(), catalog=None, outer=None, strict=False) -> list[Diagnostic]
+    check_with(core_check, source, *, path=None, library_path=(), strict=False) -> list[Diagnostic]
     source_lines(text) -> list[str]          # the one rule for what line N of a source is
 
 ``bind`` produces the graph IR (``BoundProgram.ir``, the JSON form of the Rust
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Union
 
@@ -34,6 +35,7 @@ __all__ = [
     "bind",
     "bind_body",
     "check",
+    "check_with",
     "BoundProgram",
     "Catalog",
     "NodeSpec",
@@ -133,11 +135,34 @@ def check(
     Empty when the program binds cleanly without warnings; a diagnostic's
     ``severity`` is ``"error"`` or ``"warning"``.
     """
+    return check_with(None, source, path=path, library_path=library_path, catalog=catalog, outer=outer, strict=strict)
+
+
+def check_with(
+    core_check: Callable[[BoundProgram], Iterable[Diagnostic]] | None,
+    source: str,
+    *,
+    path: str | os.PathLike[str] | None = None,
+    library_path: LibraryPath = (),
+    catalog: Catalog | None = None,
+    outer: Mapping[str, str] | None = None,
+    strict: bool = False,
+) -> list[Diagnostic]:
+    """:func:`check`, and the diagnostics ``core_check`` finds in what bound.
+
+    ``core_check`` gets the program bound from the statements without a
+    frontend error (their readers left out too) whenever the frontend found
+    an error, and returns further diagnostics (the compiler's); they are
+    merged with the frontend's in source order. Never raises.
+    """
     binder: Binder | None = None
     try:
         with gc_paused():
             binder, program = _prepare(source, path, library_path, catalog, outer, strict, ())
-            binder.bind(program)
+            bound = binder.bind(program, partial=True)
+        if core_check is not None and binder.report.errors:
+            binder.report.anchor = None  # the compiler's positions are the program file's
+            binder.report.extend(core_check(bound))
     except CompileError as err:
         if binder is None:
             return list(err.diagnostics)

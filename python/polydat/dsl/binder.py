@@ -154,8 +154,14 @@ class Binder(Declarations, OperatorLowering, CallLowering):
         self._flat_nodes: dict[str, Any] = {}
         self._flat_types: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
 
-    def bind(self, program: ast.Program) -> BoundProgram:
-        """Bind ``program``; raises one CompileError carrying every error found."""
+    def bind(self, program: ast.Program, *, partial: bool = False) -> BoundProgram:
+        """Bind ``program``; raises one CompileError carrying every error found.
+
+        ``partial=True`` raises nothing: the program returned holds what
+        bound (the statements in error and their readers are left out), and
+        the errors are on :attr:`report`. ``check`` hands it to the core, so
+        the core's errors in the rest of the file are found too.
+        """
         report = self.report
         report.path = program.path
         file = SourceFile(program.source, program.path)
@@ -190,7 +196,8 @@ class Binder(Declarations, OperatorLowering, CallLowering):
             scope.env[name] = Port(input_wire(index), type_, None)
             self.spans[name] = span
         produced = self._bind_bindings(bindings, scope, check_names=False, reads=reads, owner=owner)
-        report.raise_errors()
+        if not partial:
+            report.raise_errors()
         output_types: dict[str, str] = {}
         outputs = self.graph.outputs
         for name, port, modifiers, span in produced:

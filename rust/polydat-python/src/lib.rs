@@ -45,14 +45,21 @@ where
     }
 }
 
+/// A core compile error as `polydat.CompileError`, carrying every error the
+/// compilation found (the first, then [`CompileError::also`]) as diagnostics.
 fn compile_error(py: Python<'_>, e: &CompileError) -> PyErr {
-    let (line, col) = e.span.map(|s| (s.line, s.col)).unwrap_or((0, 0));
-    let diagnostic = py
-        .import("polydat.errors")
-        .and_then(|m| m.getattr("Diagnostic"))
-        .and_then(|d| d.call1((e.message.as_str(), line, col, e.hint.clone())));
-    match diagnostic {
-        Ok(d) => py_error(py, "CompileError", (d,)),
+    let diagnostic = |e: &CompileError| {
+        let (line, col) = e.span.map(|s| (s.line, s.col)).unwrap_or((0, 0));
+        py.import("polydat.errors")
+            .and_then(|m| m.getattr("Diagnostic"))
+            .and_then(|d| d.call1((e.message.as_str(), line, col, e.hint.clone())))
+    };
+    let made = diagnostic(e).and_then(|first| Ok((first, e.also.iter().map(diagnostic).collect::<PyResult<Vec<_>>>()?)));
+    match made {
+        Ok((first, more)) => match pyo3::types::PyTuple::new(py, more) {
+            Ok(more) => py_error(py, "CompileError", (first, more)),
+            Err(err) => err,
+        },
         Err(err) => err,
     }
 }

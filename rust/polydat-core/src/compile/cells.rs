@@ -25,17 +25,22 @@ pub fn seed_name(name: &str) -> String {
     format!("__seed_{name}")
 }
 
-/// Runs the pass (see the module).
-pub fn apply(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>) -> Result<(), CompileError> {
+/// Runs the pass (see the module). A shared binding in error is reported in
+/// `errors` and the pass goes on with the next one.
+pub fn apply(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>, errors: &mut Vec<CompileError>) {
+    // An orphan cell after an earlier error is that error's echo (its shared
+    // binding failed to resolve and was left out), not a second problem.
+    let earlier_errors = !errors.is_empty();
     let shared: Vec<usize> = (0..graph.outputs.len()).filter(|&o| graph.outputs[o].has(Modifier::Shared)).collect();
     for o in shared {
         let (name, span, seed) = (graph.outputs[o].name.clone(), graph.outputs[o].span, graph.outputs[o].wire);
         let c = match graph.inputs.iter().position(|i| i.name == name) {
             Some(c) if graph.inputs[c].origin == InputOrigin::Cell => c,
             Some(c) => {
-                return Err(CompileError::at(span, format!("'{name}' is both an input and a shared binding")).hint(
+                errors.push(CompileError::at(span, format!("'{name}' is both an input and a shared binding")).hint(
                     format!("the input is declared at {}:{}", graph.inputs[c].span.line, graph.inputs[c].span.col),
                 ));
+                continue;
             }
             None => {
                 graph.inputs.push(GraphInput {
@@ -51,10 +56,19 @@ pub fn apply(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>) ->
         };
         let ty = graph.inputs[c].ty;
         let what = format!("the starting value of shared '{name}'");
-        let seed = coerce(graph, seed, ty, strict, span, &what, events)?;
+        let built = coerce(graph, seed, ty, strict, span, &what, events).and_then(|seed| {
+            GraphNode::build(&DEFAULT_OR, Vec::new(), vec![Wire::Input(c as u32), seed], vec![ty, ty], span)
+                .map(|node| (seed, node))
+                .map_err(|e| CompileError::at(span, e))
+        });
+        let (seed, node) = match built {
+            Ok(built) => built,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
         let slot = Wire::Input(c as u32);
-        let node = GraphNode::build(&DEFAULT_OR, Vec::new(), vec![slot, seed], vec![ty, ty], span)
-            .map_err(|e| CompileError::at(span, e))?;
         let read = graph.push(node);
         let last = graph.nodes.len() - 1;
         for (n, node) in graph.nodes.iter_mut().enumerate() {
@@ -76,13 +90,15 @@ pub fn apply(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>) ->
             span,
         });
     }
+    if earlier_errors {
+        return;
+    }
     if let Some(orphan) = graph.inputs.iter().find(|i| i.origin == InputOrigin::Cell && !is_bound(graph, &i.name)) {
-        return Err(CompileError::at(
+        errors.push(CompileError::at(
             orphan.span,
             format!("'{}' is marked as a cell but no shared binding has that name", orphan.name),
         ));
     }
-    Ok(())
 }
 
 fn is_bound(graph: &Graph, name: &str) -> bool {
