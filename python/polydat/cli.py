@@ -43,6 +43,9 @@ MAX_THREADS = 256
 PROGRESS_DELAY = 1.0
 """Under ``--progress auto`` the bar appears once a run has taken this many seconds."""
 
+FORMAT_OF_EXTENSION = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
+"""The format ``-o PATH`` implies by its extension when ``--format`` is absent."""
+
 _SI = {"K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30}
 
 
@@ -108,6 +111,25 @@ def _did_you_mean(name: str, candidates: list[str], what: str) -> str:
     return f"; did you mean '{hint}'?" if hint else f"; {what} are: {', '.join(candidates) or '(none)'}"
 
 
+def output_format(fmt: str | None, output: str | None) -> str:
+    """The format of ``polydat run``'s rows: ``--format`` when given, else the
+    one the extension of ``-o PATH`` names (:data:`FORMAT_OF_EXTENSION`),
+    else CSV. A ``--format`` that contradicts the extension is a usage error,
+    and so is a ``.json`` file without ``--format`` (the rows are JSON Lines,
+    not one JSON document)."""
+    ext = os.path.splitext(output)[1].lower() if output not in (None, "-") else ""
+    implied = FORMAT_OF_EXTENSION.get(ext)
+    if fmt is None:
+        if ext == ".json":
+            raise UsageError(f"-o {output}: polydat writes JSON Lines, not a JSON document; "
+                             "name the file .jsonl (or give --format jsonl)")
+        return implied or "csv"
+    if implied is not None and implied != fmt:
+        raise UsageError(f"--format {fmt} contradicts -o {output}, a {ext} file ({implied}); "
+                         "drop --format or rename the file")
+    return fmt
+
+
 def output_names(prog: Program, spec: str | None) -> list[str]:
     """The outputs ``--outputs a,b`` asks for, checked (all of them when absent)."""
     known = list(prog.outputs)
@@ -169,7 +191,8 @@ def plan_run(args: argparse.Namespace) -> RunPlan:
     if args.param:
         raise UsageError("-p sets a workload's params; a program's externs are set with --set NAME=VALUE")
     cycles = parse_cycles(args.cycles)
-    if args.format == "parquet" and args.output is None:
+    fmt = output_format(args.format, args.output)
+    if fmt == "parquet" and args.output is None:
         raise UsageError("--format parquet needs an output file (-o FILE, or -o - for standard output)")
     prog = polydat.compile_file(args.file, engine=args.engine, library_path=args.lib)
     names = output_names(prog, args.outputs)
@@ -177,7 +200,7 @@ def plan_run(args: argparse.Namespace) -> RunPlan:
     inputs = fixed_inputs(prog, args.set, swept)
     prog.generate(range(0), outputs=names, inputs=inputs)
     column = None if args.no_coordinate else swept
-    return RunPlan(prog, cycles, names, inputs, column, args.format, args.threads, args.progress)
+    return RunPlan(prog, cycles, names, inputs, column, fmt, args.threads, args.progress)
 
 
 def _progress(total: int, mode: str) -> Any:
@@ -458,7 +481,7 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
     workload.engine = args.engine
     if args.lib:
         raise UsageError("--lib does not apply to a workload: modules are found beside the workload file")
-    ext = args.format
+    ext = args.format or "csv"
     if args.output is None or args.output == "-":
         if len(workload.phases) > 1:
             raise UsageError(
@@ -487,8 +510,8 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     """``polydat run``: generate rows to stdout or to ``-o PATH`` (see
     :func:`open_output`); with ``--parts N``, the ``--part I`` of N contiguous
-    ranges of the cycles (every part, one after another, when ``--part`` is
-    not given), each to its own file ``-o`` names by :func:`part_path`. Only
+    ranges of the cycles to ``-o PATH`` (every part, one after another, when
+    ``--part`` is not given, each to its own file named by :func:`part_path`). Only
     the first part of a CSV has the header, so the parts' text, concatenated
     in order, is the unsharded text byte for byte. A workload file (YAML)
     runs every phase instead (:func:`cmd_run_workload`)."""
@@ -507,7 +530,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--parts without --part writes one file per part: give -o PATH (or choose a --part)")
     for part in range(args.parts) if args.part is None else [args.part]:
         shard = dataclasses.replace(plan, cycles=part_range(plan.cycles, args.parts, part))
-        _write(shard, part_path(args.output, part, args.parts) if to_file else args.output, header=part == 0)
+        # Every part to its own file; one part (--part I) to exactly -o PATH.
+        output = part_path(args.output, part, args.parts) if to_file and args.part is None else args.output
+        _write(shard, output, header=part == 0)
     return 0
 
 
@@ -656,7 +681,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="fix an extern, or a coordinate --cycles does not sweep, for the whole run; "
         "VALUE is read as the input's declared type (repeatable; the last one wins)",
     )
-    run.add_argument("--format", choices=["csv", "jsonl", "parquet"], default="csv")
+    run.add_argument(
+        "--format",
+        choices=["csv", "jsonl", "parquet"],
+        help="the rows' format (default: the one -o PATH's extension names, .csv .jsonl .ndjson .parquet .pq; "
+        "else csv); a --format that contradicts the extension is refused",
+    )
     run.add_argument(
         "-o",
         "--output",
@@ -675,11 +705,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--parts",
         type=parse_parts,
         metavar="N",
-        help="cut the cycles into N contiguous parts (sharding); -o PATH gets one file per part, "
-        "PATH-IIIII-of-NNNNN.EXT; only part 0 of a CSV has the header, so the parts concatenated "
+        help="cut the cycles into N contiguous parts (sharding); without --part, -o PATH gets one file per "
+        "part, PATH-IIIII-of-NNNNN.EXT; only part 0 of a CSV has the header, so the parts concatenated "
         "in order are the unsharded output",
     )
-    run.add_argument("--part", type=parse_part, metavar="I", help="write only part I (from 0) of --parts N")
+    run.add_argument(
+        "--part", type=parse_part, metavar="I", help="write only part I (from 0) of --parts N, to -o PATH as named"
+    )
     run.add_argument(
         "--progress",
         choices=["auto", "always", "never"],

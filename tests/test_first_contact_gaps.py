@@ -1,0 +1,127 @@
+"""Gaps a new user met on the default path: an unrelated extern refusing a
+run, a Parquet file holding CSV, suggestions that skip the user's own names,
+cycle counts and output names the CLI would not take, and the example that
+joins two tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from test_cli import EXAMPLE, ROOT, polydat
+
+import polydat as pd
+from polydat import WriteError
+
+TWO_PARTS = """input cycle: u64
+extern region: str
+extern tag: str
+id := hash(cycle)
+key := "{region}-{id}"
+checked := required(tag)
+"""
+
+
+# --- an extern without a default refuses only the outputs that read it -------
+
+
+@pytest.mark.parametrize("engine", ["p1", "p2", "p3", "auto"])
+def test_an_extern_no_requested_output_reads_needs_no_value(engine: str) -> None:
+    prog = pd.compile(TWO_PARTS, engine=engine)
+    ids = prog.generate(range(3), outputs=["id"])["id"]
+    kernel = prog.kernel()
+    assert ids.tolist() == [(kernel.set_inputs(c), kernel.pull("id"))[1] for c in range(3)]
+    assert sum(batch.num_rows for batch in prog.iter_batches(range(5), outputs=["id"])) == 5
+    with pytest.raises(WriteError, match="input 'region' has no value") as info:
+        prog.generate(range(3), outputs=["id", "key"])
+    assert "'tag'" not in str(info.value), "only what the requested outputs read is named"
+    with pytest.raises(WriteError, match="input 'tag' has no value"):
+        prog.generate(range(3), outputs=["checked"])
+    with pytest.raises(WriteError, match="input 'region' has no value"):
+        prog.generate(range(3), outputs=["region"])
+    assert prog.generate(range(2), outputs=["key"], inputs={"region": "eu"})["key"].tolist()[0].startswith("eu-")
+
+
+def test_an_extern_read_when_the_kernel_starts_is_still_needed() -> None:
+    """A ``const`` capture runs once per kernel, before any row, whatever the
+    outputs: what it reads needs a value for every run."""
+    prog = pd.compile(TWO_PARTS + "const first := required(tag)\n")
+    with pytest.raises(WriteError, match="input 'tag' has no value"):
+        prog.generate(range(3), outputs=["id"])
+
+
+def test_the_command_line_runs_outputs_that_need_no_extern(tmp_path: Path) -> None:
+    src = tmp_path / "two.polydat"
+    src.write_text(TWO_PARTS)
+    r = polydat("run", str(src), "--cycles", "3", "--outputs", "id")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0] == "cycle,id" and len(r.stdout.splitlines()) == 4
+    r = polydat("run", str(src), "--cycles", "3")
+    assert r.returncode == 1 and "inputs 'region', 'tag' have no value" in r.stderr
+
+
+# --- the format of -o PATH ------------------------------------------------------
+
+
+def test_the_output_format_follows_the_extension(tmp_path: Path) -> None:
+    out = tmp_path / "users.parquet"
+    r = polydat("run", str(EXAMPLE), "--cycles", "100", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert pq.read_table(out).num_rows == 100
+    jsonl = tmp_path / "users.jsonl"
+    assert polydat("run", str(EXAMPLE), "--cycles", "2", "-o", str(jsonl)).returncode == 0
+    assert jsonl.read_text().startswith('{"cycle": 0, ')
+    other = tmp_path / "users.txt"
+    assert polydat("run", str(EXAMPLE), "--cycles", "2", "-o", str(other)).returncode == 0
+    assert other.read_text().startswith("cycle,"), "an extension naming no format keeps the default, CSV"
+    parts = tmp_path / "rows.parquet"
+    assert polydat("run", str(EXAMPLE), "--cycles", "100", "--parts", "2", "-o", str(parts)).returncode == 0
+    assert pq.read_table(tmp_path / "rows-00001-of-00002.parquet").num_rows == 50
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt", "message"),
+    [
+        ("users.parquet", "csv", "--format csv contradicts -o"),
+        ("users.csv", "jsonl", "--format jsonl contradicts -o"),
+        ("users.jsonl", "parquet", "--format parquet contradicts -o"),
+        ("users.json", None, "JSON Lines"),
+    ],
+)
+def test_a_format_that_contradicts_the_extension_is_refused(
+    tmp_path: Path, name: str, fmt: str | None, message: str
+) -> None:
+    out = tmp_path / name
+    r = polydat("run", str(EXAMPLE), "--cycles", "3", "-o", str(out), *(["--format", fmt] if fmt else []))
+    assert r.returncode == 2 and message in r.stderr, r.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_explicit_format_agreeing_with_the_extension_is_fine(tmp_path: Path) -> None:
+    out = tmp_path / "users.PARQUET"
+    assert polydat("run", str(EXAMPLE), "--cycles", "3", "--format", "parquet", "-o", str(out)).returncode == 0
+    assert pq.read_table(out).num_rows == 3
+
+
+# --- the example that joins two tables ----------------------------------------
+
+
+def test_users_orders_runs_and_every_order_has_its_user(tmp_path: Path) -> None:
+    """The two tables of ``examples/users_orders``, written as its header says:
+    every order's ``user_id`` is a row of the users table, and the order's
+    ``customer_email`` is that user's email (recomputed, never joined)."""
+    example = ROOT / "examples" / "users_orders"
+    users, orders = tmp_path / "users.parquet", tmp_path / "orders.parquet"
+    r = polydat("run", str(example / "users.polydat"), "--cycles", "100K", "-o", str(users))
+    assert r.returncode == 0, r.stderr
+    r = polydat("run", str(example / "orders.polydat"), "--cycles", "20K", "-o", str(orders))
+    assert r.returncode == 0, r.stderr
+    user_rows = pq.read_table(users, columns=["user_id", "email_address"]).to_pydict()
+    order_rows = pq.read_table(orders, columns=["order_id", "user_id", "customer_email"]).to_pydict()
+    email_of = dict(zip(user_rows["user_id"], user_rows["email_address"]))
+    assert len(email_of) == 100_000 and len(order_rows["order_id"]) == 20_000
+    missing = [u for u in order_rows["user_id"] if u not in email_of]
+    assert missing == [], f"{len(missing)} orders name a user the users table does not have"
+    assert [email_of[u] for u in order_rows["user_id"]] == order_rows["customer_email"]
+    assert len(set(order_rows["user_id"])) > 1000, "the orders spread over many users"
