@@ -125,3 +125,25 @@ def test_users_orders_runs_and_every_order_has_its_user(tmp_path: Path) -> None:
     assert missing == [], f"{len(missing)} orders name a user the users table does not have"
     assert [email_of[u] for u in order_rows["user_id"]] == order_rows["customer_email"]
     assert len(set(order_rows["user_id"])) > 1000, "the orders spread over many users"
+
+
+# --- "did you mean" prefers the program's own names ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "typo", "meant"),
+    [
+        ("input id: u64\nc := country(idd)\n", "idd", "id"),  # not the node `add`
+        ('input cycle: u64\nname := full_name(cycle)\ngreeting := "hi {nmae}"\n', "nmae", "name"),  # not `max`
+        ("input cycle: u64\nuser_id := hash(cycle)\nb := mod(user_idd, 64)\n", "user_idd", "user_id"),
+        ("input cycle: u64\nb := hsah(cycle)\n", "hsah", "hash"),  # a node, when no own name is close
+    ],
+)
+def test_did_you_mean_prefers_the_names_in_scope(source: str, typo: str, meant: str) -> None:
+    hints = [d.hint for d in pd.check(source) if typo in d.message]
+    assert hints == [f"did you mean '{meant}'?"], pd.check(source)
+
+
+def test_the_command_line_asks_the_same_rule() -> None:
+    r = polydat("run", str(EXAMPLE), "--cycles", "3", "--outputs", "lable")
+    assert r.returncode == 2 and "did you mean 'label'?" in r.stderr

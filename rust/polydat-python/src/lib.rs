@@ -1138,10 +1138,13 @@ fn check_request(py: Python<'_>, engine: &str, provenance: &str) -> PyResult<()>
     polydat_core::compile::select::Request::parse(engine, provenance).map(|_| ()).map_err(|e| refused(py, &e))
 }
 
-/// The candidate closest to `name` (the core's "did you mean" rule), or `None`.
+/// The candidate closest to `name` (the core's "did you mean" rule), or
+/// `None`; a close name of `preferred` (the program's own) wins over `candidates`.
 #[pyfunction]
-fn suggest(name: &str, candidates: Vec<String>) -> Option<String> {
-    polydat_core::nodes::closest(name, candidates.iter().map(String::as_str)).map(str::to_string)
+#[pyo3(signature = (name, candidates, preferred=Vec::new()))]
+fn suggest(name: &str, candidates: Vec<String>, preferred: Vec<String>) -> Option<String> {
+    let others = candidates.iter().map(String::as_str);
+    polydat_core::nodes::closest_preferring(name, preferred.iter().map(String::as_str), others).map(str::to_string)
 }
 
 /// The (from, to) type pairs the compiler converts on a wire by itself
