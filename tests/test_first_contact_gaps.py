@@ -147,3 +147,85 @@ def test_did_you_mean_prefers_the_names_in_scope(source: str, typo: str, meant: 
 def test_the_command_line_asks_the_same_rule() -> None:
     r = polydat("run", str(EXAMPLE), "--cycles", "3", "--outputs", "lable")
     assert r.returncode == 2 and "did you mean 'label'?" in r.stderr
+
+
+# --- command-line arguments a user tries -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [("1e6", 10**6), ("1.5M", 1_500_000), ("2.5e3", 2500), ("0.5Ki", 512), ("1E6", 10**6), ("1M", 10**6)],
+)
+def test_cycle_counts_take_decimals_and_exponents(text: str, count: int) -> None:
+    from polydat.cli import parse_count
+
+    assert parse_count(text) == count
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1.5", "not a whole number of cycles"),
+        ("1e-3", "not a whole number of cycles"),
+        ("nan", "not a cycle number"),
+        ("1e999999999", "does not fit in 64 bits"),  # refused before a billion-digit number is built
+        ("1e20", "does not fit in 64 bits"),
+    ],
+)
+def test_cycle_counts_that_are_not_whole_are_usage_errors(text: str, message: str) -> None:
+    r = polydat("run", str(EXAMPLE), "--cycles", text)
+    assert r.returncode == 2 and message in r.stderr and r.stdout == "", r.stderr
+
+
+def test_the_command_line_takes_an_exponent_count() -> None:
+    r = polydat("run", str(EXAMPLE), "--cycles", "1e1", "--outputs", "user_id")
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout.splitlines()) == 11
+
+
+def test_outputs_take_input_names_as_generate_does(tmp_path: Path) -> None:
+    src = tmp_path / "p.polydat"
+    src.write_text('input cycle: u64\nextern region: str = "eu"\nh := mod(hash(cycle), 100)\n')
+    r = polydat("run", str(src), "--cycles", "3", "--outputs", "h,region")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["cycle,h,region", "0,35,eu", "1,65,eu", "2,10,eu"]
+    cols = pd.compile_file(src).generate(range(3), outputs=["h", "region"])
+    assert [str(v) for v in cols["h"]] == ["35", "65", "10"] and list(cols["region"]) == ["eu"] * 3
+    r = polydat("run", str(src), "--cycles", "2", "--outputs", "h,cycle")
+    assert r.stdout.splitlines() == ["h,cycle", "35,0", "65,1"], "the coordinate placed by --outputs, once"
+    r = polydat("run", str(src), "--cycles", "2", "--outputs", "regoin")
+    assert r.returncode == 2 and "did you mean 'region'?" in r.stderr
+
+
+def test_a_full_device_names_the_path_and_is_a_runtime_failure() -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    for fmt in ("csv", "parquet"):
+        r = polydat("run", str(EXAMPLE), "--cycles", "1M", "--format", fmt, "-o", "/dev/full")
+        assert r.returncode == 1, r.stderr
+        assert r.stderr.strip() == "polydat: -o /dev/full: writing failed: No space left on device"
+
+
+def test_a_full_disk_under_a_file_removes_the_partial_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import errno
+    import os
+
+    from polydat import cli
+
+    def no_space(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(cli.os, "fsync", no_space)
+    out = tmp_path / "rows.csv"
+    assert cli.main(["run", str(EXAMPLE), "--cycles", "100", "-o", str(out), "--progress", "never"]) == 1
+    assert f"-o {out}: writing failed: No space left on device" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_engine_and_threads_are_documented_in_the_help() -> None:
+    text = " ".join(polydat("run", "--help").stdout.split())
+    assert "--engine ENGINE the engine that runs the program: auto (the default" in text
+    assert "p3/raw" in text and "mixed" in text
+    assert "--threads N worker threads, 1..256 (default 1;" in text

@@ -3,7 +3,8 @@
 Every failure a user can cause (bad source, bad arguments, a failing node, an
 unwritable file) ends with a clear message on stderr and a non-zero exit code,
 never a traceback: usage errors exit 2 with one line and nothing on stdout,
-errors polydat raises (:class:`PolydatError`) exit 1, SIGTERM and SIGHUP exit
+errors polydat raises (:class:`PolydatError`) and failed writes of the
+output (a full disk) exit 1, SIGTERM and SIGHUP exit
 128 + the signal number, like Ctrl-C (130), after removing any temporary file.
 """
 
@@ -53,6 +54,11 @@ class UsageError(Exception):
     """A command-line argument is invalid."""
 
 
+class OutputFailed(Exception):
+    """Writing the rows to ``-o PATH`` failed once the run had started (a full
+    disk, an I/O error): a runtime failure (exit 1), not a usage error."""
+
+
 class Terminated(BaseException):
     """SIGTERM or SIGHUP arrived. Like ``KeyboardInterrupt`` it is not an
     ``Exception``, so it unwinds through every cleanup handler."""
@@ -63,18 +69,46 @@ class Terminated(BaseException):
 
 
 def parse_count(text: str) -> int:
-    """Parses ``1000``, ``0x10``, ``1M`` or ``64Ki`` as a non-negative integer."""
+    """Parses ``1000``, ``0x10``, ``1M``, ``1.5M``, ``1e6`` or ``64Ki`` as a
+    non-negative integer (a decimal or exponent form must come out whole)."""
     t = text.strip()
+    number, scale = t, 1
     for suffix in sorted(_SI, key=len, reverse=True):
-        if t.endswith(suffix) and t[: -len(suffix)].isdigit():
-            return int(t[: -len(suffix)]) * _SI[suffix]
+        if t.endswith(suffix) and t[: -len(suffix)]:
+            number, scale = t[: -len(suffix)], _SI[suffix]
+            break
     try:
-        value = int(t, 0)
+        value = int(number, 0) * scale
     except ValueError:
-        raise UsageError(f"not a cycle number: {text!r}") from None
+        value = _decimal_count(number, scale, text)
     if value < 0:
         raise UsageError(f"cycle numbers are non-negative: {text!r}")
     return value
+
+
+def _decimal_count(number: str, scale: int, text: str) -> int:
+    """``number`` (``1.5``, ``1e6``, ``2.5e3``) times ``scale``, exactly, when that is a whole number."""
+    from decimal import Decimal, InvalidOperation, localcontext
+
+    try:
+        written = Decimal(number)
+    except InvalidOperation:
+        raise UsageError(f"not a cycle number: {text!r}") from None
+    if not written.is_finite():
+        raise UsageError(f"not a cycle number: {text!r}")
+    if written.is_zero():
+        return 0
+    # The exponent is checked before any arithmetic: 1e999999999 has a billion digits.
+    if written.adjusted() > 20:
+        raise UsageError(f"{text!r} does not fit in 64 bits: cycles lie in 0..2**64")
+    if written.adjusted() < -20:
+        raise UsageError(f"not a whole number of cycles: {text!r}")
+    with localcontext() as exact_arithmetic:
+        exact_arithmetic.prec = len(number) + 40  # room for every digit: the product is exact
+        product = written * scale
+    if product != product.to_integral_value():
+        raise UsageError(f"not a whole number of cycles: {text!r}")
+    return int(product)
 
 
 def parse_cycles(text: str) -> range:
@@ -131,7 +165,8 @@ def output_format(fmt: str | None, output: str | None) -> str:
 
 
 def output_names(prog: Program, spec: str | None) -> list[str]:
-    """The outputs ``--outputs a,b`` asks for, checked (all of them when absent)."""
+    """The columns ``--outputs a,b`` asks for, checked (every output when
+    absent): outputs and, as ``generate(outputs=...)`` takes them, inputs."""
     known = list(prog.outputs)
     if spec is None:
         return known
@@ -139,8 +174,9 @@ def output_names(prog: Program, spec: str | None) -> list[str]:
     if not names:
         raise UsageError(f"--outputs {spec!r} names no outputs; outputs are: {', '.join(known)}")
     for i, name in enumerate(names):
-        if name not in prog.outputs:
-            raise UsageError(f"no output named '{name}'{_did_you_mean(name, known, 'outputs')}")
+        if name not in prog.outputs and name not in prog.inputs:
+            hint = _did_you_mean(name, [*known, *prog.inputs], "outputs")
+            raise UsageError(f"no output named '{name}'{hint}")
         if name in names[:i]:
             raise UsageError(f"--outputs: '{name}' is listed twice")
     return names
@@ -199,7 +235,8 @@ def plan_run(args: argparse.Namespace) -> RunPlan:
     swept = prog.coordinates[0] if prog.coordinates else None
     inputs = fixed_inputs(prog, args.set, swept)
     prog.generate(range(0), outputs=names, inputs=inputs)
-    column = None if args.no_coordinate else swept
+    # The swept coordinate is the first column, unless --outputs places it.
+    column = None if args.no_coordinate or swept in names else swept
     return RunPlan(prog, cycles, names, inputs, column, fmt, args.threads, args.progress)
 
 
@@ -390,6 +427,19 @@ def _publish(tmp: str, target: OutputTarget) -> None:
 
 
 @contextlib.contextmanager
+def _writing_to(path: str | None) -> Iterator[None]:
+    """Turns a failed write of ``-o PATH`` (``OSError``: a full disk, an I/O
+    error) into :class:`OutputFailed` naming PATH. A closed pipe stays a
+    ``BrokenPipeError``: the reader left, as with ``| head``."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        raise OutputFailed(f"-o {path}: writing failed: {err.strerror or err}") from None
+
+
+@contextlib.contextmanager
 def open_output(path: str | None) -> Iterator[IO[bytes]]:
     """A binary stream to ``-o PATH``, opened as :func:`output_target` decides
     and published when the ``with`` block succeeds. On any failure,
@@ -402,7 +452,7 @@ def open_output(path: str | None) -> Iterator[IO[bytes]]:
         target.stream.buffer.flush()  # type: ignore[attr-defined]
         return
     if target.how == "direct":
-        with open(target.path, "wb") as f:
+        with _writing_to(path), open(target.path, "wb") as f:
             yield f
         return
     directory = os.path.dirname(target.path)
@@ -411,11 +461,12 @@ def open_output(path: str | None) -> Iterator[IO[bytes]]:
     except OSError as err:
         raise UsageError(f"-o {path}: cannot create a file in {directory}: {err.strerror}") from None
     try:
-        with os.fdopen(fd, "wb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        _publish(tmp, target)
+        with _writing_to(path):
+            with os.fdopen(fd, "wb") as f:
+                yield f
+                f.flush()
+                os.fsync(f.fileno())
+            _publish(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -651,6 +702,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"polydat: {message} (see '{self.prog} --help')\n")
 
 
+def _engine_help() -> str:
+    """``--engine``'s help: the engines the compiled core has."""
+    from . import _core
+
+    return (
+        "the engine that runs the program: auto (the default: chosen per program), or one of "
+        f"{', '.join(_core.engines())}; p2 and p3 alone take their default mode. Every engine gives the same rows"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = _Parser(prog="polydat", description="Deterministic procedural data.")
@@ -661,8 +722,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("file", help="a program (.polydat) or a workload (.yaml / .yml)")
     run.add_argument(
         "--cycles",
-        help="A..B (B exclusive, at most 2**64) or N; K/M/G/Ki/Mi/Gi suffixes allowed (programs only: "
-        "a workload's phases say their cycles)",
+        help="A..B (B exclusive, at most 2**64) or N; K/M/G/Ki/Mi/Gi suffixes, decimals and exponents "
+        "allowed when whole (1.5M, 1e6; programs only: a workload's phases say their cycles)",
     )
     run.add_argument(
         "-p",
@@ -672,7 +733,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="override a workload param (read as the kind of its value in the file; repeatable)",
     )
-    run.add_argument("--outputs", help="comma-separated output names (default: all)")
+    run.add_argument(
+        "--outputs", help="comma-separated output (or input) names, the columns in that order (default: every output)"
+    )
     run.add_argument(
         "--set",
         action="append",
@@ -696,9 +759,14 @@ def build_parser() -> argparse.ArgumentParser:
         "mode and owner (through a symlink, its target); a device or FIFO is written directly. "
         "For a workload, PATH is a directory: one file PHASE.FORMAT per phase",
     )
-    run.add_argument("--engine", default="auto")
+    engine_help = _engine_help()
+    run.add_argument("--engine", default="auto", help=engine_help)
     run.add_argument(
-        "--threads", type=parse_threads, default=1, metavar="N", help=f"worker threads, 1..{MAX_THREADS} (default 1)"
+        "--threads",
+        type=parse_threads,
+        default=1,
+        metavar="N",
+        help=f"worker threads, 1..{MAX_THREADS} (default 1; the rows are the same for every N)",
     )
     run.add_argument("--no-coordinate", action="store_true", help="omit the coordinate column")
     run.add_argument(
@@ -728,7 +796,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     explain = sub.add_parser("explain", help="show what the compiler did")
     explain.add_argument("file")
-    explain.add_argument("--engine", default="auto")
+    explain.add_argument("--engine", default="auto", help=engine_help)
     explain.add_argument("--dot", action="store_true", help="emit Graphviz DOT of the resolved graph")
     explain.add_argument("--lib", action="append", default=[])
     explain.set_defaults(func=cmd_explain)
@@ -802,6 +870,9 @@ def _run_command(argv: Sequence[str] | None) -> int:
         return int(args.func(args))
     except PolydatError as err:
         print(str(err), file=sys.stderr)
+        return 1
+    except OutputFailed as err:
+        print(f"polydat: {err}", file=sys.stderr)
         return 1
     except UsageError as err:
         print(f"polydat: {err}", file=sys.stderr)
