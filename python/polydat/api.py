@@ -64,7 +64,7 @@ def _pyarrow(what: str) -> Any:
         import pyarrow
     except ImportError:
         raise ImportError(
-            f"{what} needs pyarrow (pip install pyarrow, or pip install 'polydat[arrow]')"
+            f"{what} needs pyarrow (pip install pyarrow)"
         ) from None
     return pyarrow
 

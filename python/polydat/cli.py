@@ -322,7 +322,7 @@ def write_parquet(plan: RunPlan, out: IO[bytes]) -> int:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        raise UsageError("--format parquet needs pyarrow: pip install 'polydat[parquet]'") from None
+        raise UsageError("--format parquet needs pyarrow: pip install pyarrow") from None
     if out.isatty():
         raise UsageError("refusing to write Parquet to a terminal; redirect it or use -o FILE")
     names = ([plan.column] if plan.column else []) + plan.names
