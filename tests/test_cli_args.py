@@ -209,8 +209,8 @@ def test_an_error_from_generate_is_clean_and_writes_nothing(tmp_path: Path):
     assert r.stdout == "" and "Traceback" not in r.stderr and "coordinate" in r.stderr
 
 
-def test_a_closed_pipe_ends_the_run_quietly():
-    proc = subprocess.Popen(
+def test_a_closed_pipe_ends_the_run_quietly(spawn):  # type: ignore[no-untyped-def]
+    proc = spawn(
         [sys.executable, "-m", "polydat", "run", str(EXAMPLE), "--cycles", "0..1G"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
