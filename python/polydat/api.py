@@ -885,7 +885,7 @@ def check(
             return _with_source(err, source, spath).diagnostics
         return ()
 
-    found = dsl.check_with(core_errors, source, path=spath, library_path=libs, strict=strict)
+    found = dsl.check(source, path=spath, library_path=libs, strict=strict, core_check=core_errors)
     if any(d.severity == "error" for d in found):
         return found
     try:

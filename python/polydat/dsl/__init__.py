@@ -4,8 +4,8 @@ Public entry points::
 
     parse(source, path=None) -> ast.Program
     bind(source, *, path=None, library_path=(), catalog=None, outer=None, strict=False) -> BoundProgram
-    check(source, *, path=None, library_path=(), catalog=None, outer=None, strict=False) -> list[Diagnostic]
-    check_with(core_check, source, *, path=None, library_path=(), strict=False) -> list[Diagnostic]
+    check(source, *, path=None, library_path=(), catalog=None, outer=None, strict=False, core_check=None)
+        -> list[Diagnostic]
     source_lines(text) -> list[str]          # the one rule for what line N of a source is
 
 ``bind`` produces the graph IR (``BoundProgram.ir``, the JSON form of the Rust
@@ -35,7 +35,6 @@ __all__ = [
     "bind",
     "bind_body",
     "check",
-    "check_with",
     "BoundProgram",
     "Catalog",
     "NodeSpec",
@@ -129,31 +128,15 @@ def check(
     catalog: Catalog | None = None,
     outer: Mapping[str, str] | None = None,
     strict: bool = False,
+    core_check: Callable[[BoundProgram], Iterable[Diagnostic]] | None = None,
 ) -> list[Diagnostic]:
     """Every diagnostic of ``source`` -- errors and warnings, in source order; never raises.
 
     Empty when the program binds cleanly without warnings; a diagnostic's
-    ``severity`` is ``"error"`` or ``"warning"``.
-    """
-    return check_with(None, source, path=path, library_path=library_path, catalog=catalog, outer=outer, strict=strict)
-
-
-def check_with(
-    core_check: Callable[[BoundProgram], Iterable[Diagnostic]] | None,
-    source: str,
-    *,
-    path: str | os.PathLike[str] | None = None,
-    library_path: LibraryPath = (),
-    catalog: Catalog | None = None,
-    outer: Mapping[str, str] | None = None,
-    strict: bool = False,
-) -> list[Diagnostic]:
-    """:func:`check`, and the diagnostics ``core_check`` finds in what bound.
-
-    ``core_check`` gets the program bound from the statements without a
-    frontend error (their readers left out too) whenever the frontend found
-    an error, and returns further diagnostics (the compiler's); they are
-    merged with the frontend's in source order. Never raises.
+    ``severity`` is ``"error"`` or ``"warning"``. When the frontend finds an
+    error, ``core_check`` (if given) gets the program bound from the other
+    statements (the ones in error and their readers left out) and returns
+    further diagnostics, the compiler's, merged in source order.
     """
     binder: Binder | None = None
     try:
