@@ -54,7 +54,8 @@ fn compile_error(py: Python<'_>, e: &CompileError) -> PyErr {
             .and_then(|m| m.getattr("Diagnostic"))
             .and_then(|d| d.call1((e.message.as_str(), line, col, e.hint.clone())))
     };
-    let made = diagnostic(e).and_then(|first| Ok((first, e.also.iter().map(diagnostic).collect::<PyResult<Vec<_>>>()?)));
+    let made =
+        diagnostic(e).and_then(|first| Ok((first, e.also.iter().map(diagnostic).collect::<PyResult<Vec<_>>>()?)));
     match made {
         Ok((first, more)) => match pyo3::types::PyTuple::new(py, more) {
             Ok(more) => py_error(py, "CompileError", (first, more)),
