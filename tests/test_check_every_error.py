@@ -84,3 +84,19 @@ def test_a_module_error_sorts_at_its_call(tmp_path: Path) -> None:
     src = 'input cycle: u64\nc := nonexistent_node(1)\nt := twice(cycle)\nb := hash("b")\n'
     found = [(d.line, d.message) for d in polydat.check(src, path=tmp_path / "p.polydat") if d.severity == "error"]
     assert [line for line, _ in found] == [2, 3, 4], found
+
+
+def test_a_failing_compiler_is_reported_beside_the_frontends_errors(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from polydat import api
+
+    class Broken:
+        @staticmethod
+        def compile(*args: object, **kwargs: object) -> None:
+            raise polydat.InternalError("internal error (a Rust panic): boom")
+
+    monkeypatch.setattr(api._core, "Program", Broken)
+    found = polydat.check("input cycle: u64\nc := nonexistent_node(cycle)\n")
+    assert [d.message for d in found] == [
+        "internal compiler error: internal error (a Rust panic): boom",
+        "unknown node 'nonexistent_node'",
+    ]

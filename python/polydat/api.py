@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from . import _core
-from .errors import ArgumentError, CompileError, Diagnostic
+from .errors import ArgumentError, CompileError, Diagnostic, PolydatError
 
 PyValue = Any
 """A value crossing the boundary: int, float, str, bytes, bool or None."""
@@ -883,6 +883,8 @@ def check(
             )
         except CompileError as err:
             return _with_source(err, source, spath).diagnostics
+        except PolydatError as err:  # a bug of the core: said beside the frontend's errors, not instead
+            return (Diagnostic(f"internal compiler error: {err}", path=spath),)
         return ()
 
     found = dsl.check(source, path=spath, library_path=libs, strict=strict, core_check=core_errors)
