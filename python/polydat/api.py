@@ -267,8 +267,11 @@ class Program:
         ``cycles`` is a ``range`` (step allowed), an ``(start, stop)`` pair or a
         count. ``outputs`` names outputs (all of them when absent) or inputs.
         ``inputs`` fixes other inputs (coordinates or externs) for the whole
-        run. The loop runs in Rust without the GIL; ``threads=N`` splits the
-        range across N kernels and gives identical columns.
+        run; an input the requested columns read (through their cones, or
+        the scope-init path) that has no value, neither given nor a default,
+        is refused (``WriteError``), one nothing requested reads is not. The
+        loop runs in Rust without the GIL; ``threads=N`` splits the range
+        across N kernels and gives identical columns.
 
         ``format="numpy"`` (the default) returns ``{name: numpy array}``, each
         of the output's declared dtype; strings, bytes and JSON are object
