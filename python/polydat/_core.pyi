@@ -196,8 +196,9 @@ def engine_requests() -> list[str]:
 def provenances() -> list[str]:
     """The names ``provenance=`` accepts: ``["auto", "raw", "push", "pull", "pushpull"]``."""
 
-def suggest(name: str, candidates: list[str]) -> str | None:
-    """The candidate closest to ``name`` (the core's "did you mean" rule), or ``None``."""
+def suggest(name: str, candidates: list[str], preferred: list[str] = ...) -> str | None:
+    """The candidate closest to ``name`` (the core's "did you mean" rule), or
+    ``None``; a close name of ``preferred`` (the program's own) wins over ``candidates``."""
 
 def conversions(implicit: bool = True) -> list[tuple[str, str]]:
     """(from, to) type pairs converted on a wire implicitly (class A), or by an explicit ``as``."""

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from . import _core
-from .errors import ArgumentError, CompileError, Diagnostic, OutOfMemoryError
+from .errors import ArgumentError, CompileError, Diagnostic, OutOfMemoryError, PolydatError
 
 PyValue = Any
 """A value crossing the boundary: int, float, str, bytes, bool or None."""
@@ -69,7 +69,7 @@ def _pyarrow(what: str) -> Any:
         import pyarrow
     except ImportError:
         raise ImportError(
-            f"{what} needs pyarrow (pip install pyarrow, or pip install 'polydat[arrow]')"
+            f"{what} needs pyarrow (pip install pyarrow)"
         ) from None
     return pyarrow
 
@@ -284,8 +284,11 @@ class Program:
         ``cycles`` is a ``range`` (step allowed), an ``(start, stop)`` pair or a
         count. ``outputs`` names outputs (all of them when absent) or inputs.
         ``inputs`` fixes other inputs (coordinates or externs) for the whole
-        run. The loop runs in Rust without the GIL; ``threads=N`` splits the
-        range across N kernels and gives identical columns.
+        run; an input the requested columns read (through their cones, or
+        the scope-init path) that has no value, neither given nor a default,
+        is refused (``WriteError``), one nothing requested reads is not. The
+        loop runs in Rust without the GIL; ``threads=N`` splits the range
+        across N kernels and gives identical columns.
 
         ``format="numpy"`` (the default) returns ``{name: numpy array}``, each
         of the output's declared dtype; strings, bytes and JSON are object
@@ -1066,15 +1069,31 @@ def check(
     strict: bool = False,
 ) -> list[Diagnostic]:
     """Compiles ``source`` for diagnostics only and returns them: every error
-    the frontend finds (all of them, in source order) or else the core's, and
-    the warnings (see :attr:`Program.warnings`). Never raises for bad source."""
+    of every phase (lexer, parser, binder, the core's typing passes), in
+    source order, or else the warnings (see :attr:`Program.warnings`). Never
+    raises for bad source."""
     from . import dsl
 
     if not isinstance(source, str):
         return [Diagnostic(f"source must be text (str), not {type(source).__name__}")]
     spath = os.fspath(path) if path is not None else None
     libs = _directories(library_path)
-    found = dsl.check(source, path=spath, library_path=libs, strict=strict)
+
+    def core_errors(bound: Any) -> tuple[Diagnostic, ...]:
+        """The core's errors in what the frontend bound (its own are already reported)."""
+        try:
+            _core.Program.compile(
+                json.dumps(bound.ir), engine="p1", provenance="auto", strict=strict or bound.strict_types,
+                strict_names=strict or bound.strict, outputs=None, fusion=True, outer_json=None,
+                iteration=[], keep=[],
+            )
+        except CompileError as err:
+            return _with_source(err, source, spath).diagnostics
+        except PolydatError as err:  # a bug of the core: said beside the frontend's errors, not instead
+            return (Diagnostic(f"internal compiler error: {err}", path=spath),)
+        return ()
+
+    found = dsl.check(source, path=spath, library_path=libs, strict=strict, core_check=core_errors)
     if any(d.severity == "error" for d in found):
         return found
     try:

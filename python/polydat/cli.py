@@ -47,6 +47,9 @@ MAX_THREADS = 256
 PROGRESS_DELAY = 1.0
 """Under ``--progress auto`` the bar appears once a run has taken this many seconds."""
 
+FORMAT_OF_EXTENSION = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
+"""The format ``-o PATH`` implies by its extension when ``--format`` is absent."""
+
 _SI = {"K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30}
 
 
@@ -88,18 +91,46 @@ class Terminated(BaseException):
 
 
 def parse_count(text: str) -> int:
-    """Parses ``1000``, ``0x10``, ``1M`` or ``64Ki`` as a non-negative integer."""
+    """Parses ``1000``, ``0x10``, ``1M``, ``1.5M``, ``1e6`` or ``64Ki`` as a
+    non-negative integer (a decimal or exponent form must come out whole)."""
     t = text.strip()
+    number, scale = t, 1
     for suffix in sorted(_SI, key=len, reverse=True):
-        if t.endswith(suffix) and t[: -len(suffix)].isdigit():
-            return int(t[: -len(suffix)]) * _SI[suffix]
+        if t.endswith(suffix) and t[: -len(suffix)]:
+            number, scale = t[: -len(suffix)], _SI[suffix]
+            break
     try:
-        value = int(t, 0)
+        value = int(number, 0) * scale
     except ValueError:
-        raise UsageError(f"not a cycle number: {text!r}") from None
+        value = _decimal_count(number, scale, text)
     if value < 0:
         raise UsageError(f"cycle numbers are non-negative: {text!r}")
     return value
+
+
+def _decimal_count(number: str, scale: int, text: str) -> int:
+    """``number`` (``1.5``, ``1e6``, ``2.5e3``) times ``scale``, exactly, when that is a whole number."""
+    from decimal import Decimal, InvalidOperation, localcontext
+
+    try:
+        written = Decimal(number)
+    except InvalidOperation:
+        raise UsageError(f"not a cycle number: {text!r}") from None
+    if not written.is_finite():
+        raise UsageError(f"not a cycle number: {text!r}")
+    if written.is_zero():
+        return 0
+    # The exponent is checked before any arithmetic: 1e999999999 has a billion digits.
+    if written.adjusted() > 20:
+        raise UsageError(f"{text!r} does not fit in 64 bits: cycles lie in 0..2**64")
+    if written.adjusted() < -20:
+        raise UsageError(f"not a whole number of cycles: {text!r}")
+    with localcontext() as exact_arithmetic:
+        exact_arithmetic.prec = len(number) + 40  # room for every digit: the product is exact
+        product = written * scale
+    if product != product.to_integral_value():
+        raise UsageError(f"not a whole number of cycles: {text!r}")
+    return int(product)
 
 
 def parse_cycles(text: str) -> range:
@@ -136,8 +167,28 @@ def _did_you_mean(name: str, candidates: list[str], what: str) -> str:
     return f"; did you mean '{hint}'?" if hint else f"; {what} are: {', '.join(candidates) or '(none)'}"
 
 
+def output_format(fmt: str | None, output: str | None) -> str:
+    """The format of ``polydat run``'s rows: ``--format`` when given, else the
+    one the extension of ``-o PATH`` names (:data:`FORMAT_OF_EXTENSION`),
+    else CSV. A ``--format`` that contradicts the extension is a usage error,
+    and so is a ``.json`` file without ``--format`` (the rows are JSON Lines,
+    not one JSON document)."""
+    ext = os.path.splitext(output)[1].lower() if output not in (None, "-") else ""
+    implied = FORMAT_OF_EXTENSION.get(ext)
+    if fmt is None:
+        if ext == ".json":
+            raise UsageError(f"-o {output}: polydat writes JSON Lines, not a JSON document; "
+                             "name the file .jsonl (or give --format jsonl)")
+        return implied or "csv"
+    if implied is not None and implied != fmt:
+        raise UsageError(f"--format {fmt} contradicts -o {output}, a {ext} file ({implied}); "
+                         "drop --format or rename the file")
+    return fmt
+
+
 def output_names(prog: Program, spec: str | None) -> list[str]:
-    """The outputs ``--outputs a,b`` asks for, checked (all of them when absent)."""
+    """The columns ``--outputs a,b`` asks for, checked (every output when
+    absent): outputs and, as ``generate(outputs=...)`` takes them, inputs."""
     known = list(prog.outputs)
     if spec is None:
         return known
@@ -145,8 +196,9 @@ def output_names(prog: Program, spec: str | None) -> list[str]:
     if not names:
         raise UsageError(f"--outputs {spec!r} names no outputs; outputs are: {', '.join(known)}")
     for i, name in enumerate(names):
-        if name not in prog.outputs:
-            raise UsageError(f"no output named '{name}'{_did_you_mean(name, known, 'outputs')}")
+        if name not in prog.outputs and name not in prog.inputs:
+            hint = _did_you_mean(name, [*known, *prog.inputs], "outputs")
+            raise UsageError(f"no output named '{name}'{hint}")
         if name in names[:i]:
             raise UsageError(f"--outputs: '{name}' is listed twice")
     return names
@@ -197,15 +249,17 @@ def plan_run(args: argparse.Namespace) -> RunPlan:
     if args.param:
         raise UsageError("-p sets a workload's params; a program's externs are set with --set NAME=VALUE")
     cycles = parse_cycles(args.cycles)
-    if args.format == "parquet" and args.output is None:
+    fmt = output_format(args.format, args.output)
+    if fmt == "parquet" and args.output is None:
         raise UsageError("--format parquet needs an output file (-o FILE, or -o - for standard output)")
     prog = polydat.compile_file(args.file, engine=args.engine, library_path=args.lib)
     names = output_names(prog, args.outputs)
     swept = prog.coordinates[0] if prog.coordinates else None
     inputs = fixed_inputs(prog, args.set, swept)
     prog.generate(range(0), outputs=names, inputs=inputs)
-    column = None if args.no_coordinate else swept
-    return RunPlan(prog, cycles, names, inputs, column, args.format, args.threads, args.progress)
+    # The swept coordinate is the first column, unless --outputs places it.
+    column = None if args.no_coordinate or swept in names else swept
+    return RunPlan(prog, cycles, names, inputs, column, fmt, args.threads, args.progress)
 
 
 def _progress(total: int, mode: str) -> Any:
@@ -291,7 +345,7 @@ def write_parquet(plan: RunPlan, out: IO[bytes]) -> int:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        raise UsageError("--format parquet needs pyarrow: pip install 'polydat[parquet]'") from None
+        raise UsageError("--format parquet needs pyarrow: pip install pyarrow") from None
     if out.isatty():
         raise UsageError("refusing to write Parquet to a terminal; redirect it or use -o FILE")
     names = ([plan.column] if plan.column else []) + plan.names
@@ -529,7 +583,7 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
     workload.engine = args.engine
     if args.lib:
         raise UsageError("--lib does not apply to a workload: modules are found beside the workload file")
-    ext = args.format
+    ext = args.format or "csv"
     if args.output is None or args.output == "-":
         if len(workload.phases) > 1:
             raise UsageError(
@@ -581,8 +635,8 @@ def _missing_directories(path: str) -> list[str]:
 def cmd_run(args: argparse.Namespace) -> int:
     """``polydat run``: generate rows to stdout or to ``-o PATH`` (see
     :func:`open_output`); with ``--parts N``, the ``--part I`` of N contiguous
-    ranges of the cycles (every part, one after another, when ``--part`` is
-    not given), each to its own file ``-o`` names by :func:`part_path`. Only
+    ranges of the cycles to ``-o PATH`` (every part, one after another, when
+    ``--part`` is not given, each to its own file named by :func:`part_path`). Only
     the first part of a CSV has the header, so the parts' text, concatenated
     in order, is the unsharded text byte for byte. A workload file (YAML)
     runs every phase instead (:func:`cmd_run_workload`)."""
@@ -601,7 +655,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--parts without --part writes one file per part: give -o PATH (or choose a --part)")
     for part in range(args.parts) if args.part is None else [args.part]:
         shard = dataclasses.replace(plan, cycles=part_range(plan.cycles, args.parts, part))
-        _write(shard, part_path(args.output, part, args.parts) if to_file else args.output, header=part == 0)
+        # Every part to its own file; one part (--part I) to exactly -o PATH.
+        output = part_path(args.output, part, args.parts) if to_file and args.part is None else args.output
+        _write(shard, output, header=part == 0)
     return 0
 
 
@@ -819,6 +875,16 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"polydat: {message} (see '{self.prog} --help')\n")
 
 
+def _engine_help() -> str:
+    """``--engine``'s help: the engines the compiled core has."""
+    from . import _core
+
+    return (
+        "the engine that runs the program: auto (the default: chosen per program), or one of "
+        f"{', '.join(_core.engines())}; p2 and p3 alone take their default mode. Every engine gives the same rows"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = _Parser(prog="polydat", description="Deterministic procedural data.")
@@ -829,8 +895,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("file", help="a program (.polydat) or a workload (.yaml / .yml)")
     run.add_argument(
         "--cycles",
-        help="A..B (B exclusive, at most 2**64) or N; K/M/G/Ki/Mi/Gi suffixes allowed (programs only: "
-        "a workload's phases say their cycles)",
+        help="A..B (B exclusive, at most 2**64) or N; K/M/G/Ki/Mi/Gi suffixes, decimals and exponents "
+        "allowed when whole (1.5M, 1e6; programs only: a workload's phases say their cycles)",
     )
     run.add_argument(
         "-p",
@@ -840,7 +906,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="override a workload param (read as the kind of its value in the file; repeatable)",
     )
-    run.add_argument("--outputs", help="comma-separated output names (default: all)")
+    run.add_argument(
+        "--outputs", help="comma-separated output (or input) names, the columns in that order (default: every output)"
+    )
     run.add_argument(
         "--set",
         action="append",
@@ -849,7 +917,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="fix an extern, or a coordinate --cycles does not sweep, for the whole run; "
         "VALUE is read as the input's declared type (repeatable; the last one wins)",
     )
-    run.add_argument("--format", choices=["csv", "jsonl", "parquet"], default="csv")
+    run.add_argument(
+        "--format",
+        choices=["csv", "jsonl", "parquet"],
+        help="the rows' format (default: the one -o PATH's extension names, .csv .jsonl .ndjson .parquet .pq; "
+        "else csv); a --format that contradicts the extension is refused",
+    )
     run.add_argument(
         "-o",
         "--output",
@@ -859,20 +932,27 @@ def build_parser() -> argparse.ArgumentParser:
         "mode and owner (through a symlink, its target); a device or FIFO is written directly. "
         "For a workload, PATH is a directory: one file PHASE.FORMAT per phase",
     )
-    run.add_argument("--engine", default="auto")
+    engine_help = _engine_help()
+    run.add_argument("--engine", default="auto", help=engine_help)
     run.add_argument(
-        "--threads", type=parse_threads, default=1, metavar="N", help=f"worker threads, 1..{MAX_THREADS} (default 1)"
+        "--threads",
+        type=parse_threads,
+        default=1,
+        metavar="N",
+        help=f"worker threads, 1..{MAX_THREADS} (default 1; the rows are the same for every N)",
     )
     run.add_argument("--no-coordinate", action="store_true", help="omit the coordinate column")
     run.add_argument(
         "--parts",
         type=parse_parts,
         metavar="N",
-        help="cut the cycles into N contiguous parts (sharding); -o PATH gets one file per part, "
-        "PATH-IIIII-of-NNNNN.EXT; only part 0 of a CSV has the header, so the parts concatenated "
+        help="cut the cycles into N contiguous parts (sharding); without --part, -o PATH gets one file per "
+        "part, PATH-IIIII-of-NNNNN.EXT; only part 0 of a CSV has the header, so the parts concatenated "
         "in order are the unsharded output",
     )
-    run.add_argument("--part", type=parse_part, metavar="I", help="write only part I (from 0) of --parts N")
+    run.add_argument(
+        "--part", type=parse_part, metavar="I", help="write only part I (from 0) of --parts N, to -o PATH as named"
+    )
     run.add_argument(
         "--progress",
         choices=["auto", "always", "never"],
@@ -889,7 +969,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     explain = sub.add_parser("explain", help="show what the compiler did (for a workload, with each scope)")
     explain.add_argument("file")
-    explain.add_argument("--engine", default="auto")
+    explain.add_argument("--engine", default="auto", help=engine_help)
     explain.add_argument("--dot", action="store_true", help="emit Graphviz DOT of the resolved graph")
     explain.add_argument("--lib", action="append", default=[])
     explain.set_defaults(func=cmd_explain)

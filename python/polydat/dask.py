@@ -1,5 +1,5 @@
 """Polydat programs as Dask DataFrames (the ``dask`` extra:
-``pip install 'polydat[dask]'``).
+``pip install '.[dask]'`` in a polydat checkout).
 
 :func:`from_program` cuts a range of cycles into ``npartitions`` contiguous
 ranges and builds the DataFrame with ``dask.dataframe.from_map``: each
@@ -107,7 +107,9 @@ def from_program(
         import dask.dataframe as dd
         import pandas as pd
     except ImportError:
-        raise ImportError("polydat.dask needs dask and pandas: pip install 'polydat[dask]'") from None
+        raise ImportError(
+            "polydat.dask needs dask and pandas: pip install 'dask[dataframe]' distributed pandas pyarrow"
+        ) from None
     program = program_or_source if isinstance(program_or_source, Program) else compile(
         program_or_source, **compile_options
     )

@@ -58,11 +58,19 @@ def test_parts_go_to_files_with_deterministic_names(tmp_path: Path):
     assert names == [f"rows-0000{i}-of-00004.csv" for i in range(4)]
     whole = run("run", str(EXAMPLE), "--cycles", "0..1000").stdout
     assert b"".join((tmp_path / n).read_bytes() for n in names) == whole
+
+
+
+def test_one_part_goes_to_exactly_the_path_given(tmp_path: Path):
+    """``--part I -o PATH`` writes PATH itself: the part-numbered names are
+    for ``--parts N`` writing every part."""
+    r = run("run", str(EXAMPLE), "--cycles", "0..1000", "--parts", "4", "-o", str(tmp_path / "rows.csv"))
+    assert r.returncode == 0, r.stderr
     one = run("run", str(EXAMPLE), "--cycles", "0..1000", "--parts", "4", "--part", "2", "-o",
               str(tmp_path / "again.csv"))
-    assert one.returncode == 0 and (tmp_path / "again-00002-of-00004.csv").read_bytes() == (
-        tmp_path / "rows-00002-of-00004.csv"
-    ).read_bytes()
+    assert one.returncode == 0, one.stderr
+    assert not (tmp_path / "again-00002-of-00004.csv").exists()
+    assert (tmp_path / "again.csv").read_bytes() == (tmp_path / "rows-00002-of-00004.csv").read_bytes()
 
 
 def test_parquet_parts_read_back_as_the_whole_table(tmp_path: Path):

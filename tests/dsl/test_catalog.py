@@ -94,7 +94,9 @@ def test_suggestions_are_the_cores_rule(monkeypatch: pytest.MonkeyPatch) -> None
     for probe in ["user_idd", "bukcet", "hsahed", "u46", "sitting", "xy", "zzzzzzzz"]:
         assert corerules.suggest(probe, names) == core.suggest(probe, names), probe
     asked: list[tuple[str, list[str]]] = []
-    monkeypatch.setattr(core, "suggest", lambda name, candidates: asked.append((name, candidates)) or "hash")
+    monkeypatch.setattr(
+        core, "suggest", lambda name, candidates, preferred=(): asked.append((name, candidates)) or "hash"
+    )
     assert corerules.suggest("hsah", ["hash", "a_much_longer_name"]) == "hash"
     assert asked == [("hsah", ["hash"])], "only candidates within the core's edit limit by length are sent"
 

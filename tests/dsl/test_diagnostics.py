@@ -220,7 +220,7 @@ def test_check_returns_diagnostics_and_never_raises(catalog: Catalog) -> None:
 def test_check_reports_internal_failures_as_diagnostics(catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
     from polydat.dsl import binder
 
-    def explode(self: object, program: object) -> None:
+    def explode(self: object, program: object, **options: object) -> None:
         raise ValueError("boom")
 
     monkeypatch.setattr(binder.Binder, "bind", explode)

@@ -94,12 +94,23 @@ def test_f64_corners_as_specified() -> None:
     eps = 2.0**-52
     for v in (0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 0.1, 1 / 3, 1 + eps, 1 - eps, eps,
               2.0**-1022, 5e-324, 1.7976931348623157e308, -1.7976931348623157e308, 1e308, -1e308,
-              2.0**53, -(2.0**53), 2.0**32, 2.0**63, -(2.0**63), 2.0**64, math.inf, -math.inf):
+              2.0**53, -(2.0**53), 2.0**53 + 2, 2.0**32, 2.0**63, -(2.0**63), 2.0**64, math.inf, -math.inf):
         assert pt.f64_bits(v) in bits, v
     nans = [v for v in pt.F64_CORNERS if math.isnan(v)]
     assert sorted(math.copysign(1, v) for v in nans) == [-1.0, -1.0, 1.0, 1.0]
     assert sum(pt.f64_bits(v) & 0xFFFFFFFF != 0 for v in nans) == 2, "two NaNs carry payloads"
     assert len(pt.F64_CORNERS) == 33
+    assert len(bits) == len(pt.F64_CORNERS), "no value twice (by its bits)"
+
+
+def test_the_readme_states_the_corner_counts() -> None:
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    for name, corners in (("U64_CORNERS", pt.U64_CORNERS), ("F64_CORNERS", pt.F64_CORNERS)):
+        stated = re.findall(rf"`pt\.{name}` \((\d+)(?: distinct)? values\)", readme)
+        assert stated == [str(len(corners))], (name, stated)
 
 
 def test_corner_grid_covers_every_value() -> None:

@@ -4,7 +4,8 @@ Public entry points::
 
     parse(source, path=None) -> ast.Program
     bind(source, *, path=None, library_path=(), catalog=None, outer=None, strict=False) -> BoundProgram
-    check(source, *, path=None, library_path=(), catalog=None, outer=None, strict=False) -> list[Diagnostic]
+    check(source, *, path=None, library_path=(), catalog=None, outer=None, strict=False, core_check=None)
+        -> list[Diagnostic]
     source_lines(text) -> list[str]          # the one rule for what line N of a source is
 
 ``bind`` produces the graph IR (``BoundProgram.ir``, the JSON form of the Rust
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Union
 
@@ -127,17 +128,24 @@ def check(
     catalog: Catalog | None = None,
     outer: Mapping[str, str] | None = None,
     strict: bool = False,
+    core_check: Callable[[BoundProgram], Iterable[Diagnostic]] | None = None,
 ) -> list[Diagnostic]:
     """Every diagnostic of ``source`` -- errors and warnings, in source order; never raises.
 
     Empty when the program binds cleanly without warnings; a diagnostic's
-    ``severity`` is ``"error"`` or ``"warning"``.
+    ``severity`` is ``"error"`` or ``"warning"``. When the frontend finds an
+    error, ``core_check`` (if given) gets the program bound from the other
+    statements (the ones in error and their readers left out) and returns
+    further diagnostics, the compiler's, merged in source order.
     """
     binder: Binder | None = None
     try:
         with gc_paused():
             binder, program = _prepare(source, path, library_path, catalog, outer, strict, ())
-            binder.bind(program)
+            bound = binder.bind(program, partial=True)
+        if core_check is not None and binder.report.errors:
+            binder.report.anchor = None  # the compiler's positions are the program file's
+            binder.report.extend(core_check(bound))
     except CompileError as err:
         if binder is None:
             return list(err.diagnostics)

@@ -168,8 +168,14 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
         self.producers: dict[str, Any] = {}
         self.tiles: dict[str, Any] = {}
 
-    def bind(self, program: ast.Program) -> BoundProgram:
-        """Bind ``program``; raises one CompileError carrying every error found."""
+    def bind(self, program: ast.Program, *, partial: bool = False) -> BoundProgram:
+        """Bind ``program``; raises one CompileError carrying every error found.
+
+        ``partial=True`` raises nothing: the program returned holds what
+        bound (the statements in error and their readers are left out), and
+        the errors are on :attr:`report`. ``check`` hands it to the core, so
+        the core's errors in the rest of the file are found too.
+        """
         report = self.report
         report.path = program.path
         file = SourceFile(program.source, program.path)
@@ -205,7 +211,8 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
             self.spans[name] = span
         produced = self._bind_bindings(bindings, scope, check_names=False, reads=reads, owner=owner)
         comprehensions = self._traversal_comprehensions(program, scope, file)
-        report.raise_errors()
+        if not partial:
+            report.raise_errors()
         output_types: dict[str, str] = {}
         outputs = self.graph.outputs
         for name, port, modifiers, span in produced:

@@ -43,13 +43,15 @@ def _core() -> ModuleType:
     return importlib.import_module("polydat._core")
 
 
-def suggest(name: str, candidates: Iterable[str]) -> str | None:
-    """The candidate closest to ``name`` by the core's rule, or None."""
+def suggest(name: str, candidates: Iterable[str], preferred: Iterable[str] = ()) -> str | None:
+    """The candidate closest to ``name`` by the core's rule, or None; a close
+    name of ``preferred`` (the program's own) wins over ``candidates``."""
     size = len(name)
     near = [c for c in candidates if abs(len(c) - size) <= _MAX_SUGGESTION_EDITS]
-    if not near:
+    near_preferred = [c for c in preferred if abs(len(c) - size) <= _MAX_SUGGESTION_EDITS]
+    if not near and not near_preferred:
         return None
-    result: str | None = _core().suggest(name, near)
+    result: str | None = _core().suggest(name, near, near_preferred)
     return result
 
 
@@ -63,22 +65,32 @@ class NameIndex:
     Candidates are grouped by their set of letters, so a question looks at
     each group once. Once ``budget`` candidates have been sent in all, no more
     suggestions are made (a program reading thousands of unknown names gets
-    suggestions for the first ones, not a quadratic compile).
+    suggestions for the first ones, not a quadratic compile). The names
+    ``declared`` gives (the program's own) are preferred by the core's rule.
     """
 
-    def __init__(self, candidates: Callable[[], Iterable[str]], budget: int):
-        """``candidates`` is called once, at the first question."""
+    def __init__(
+        self,
+        candidates: Callable[[], Iterable[str]],
+        budget: int,
+        declared: Callable[[], Iterable[str]] | None = None,
+    ):
+        """``candidates`` and ``declared`` are called once, at the first question."""
         self._candidates: Callable[[], Iterable[str]] | None = candidates
+        self._declared_names = declared
+        self._declared: frozenset[str] = frozenset()
         self._groups: list[tuple[frozenset[str], list[str]]] = []
         self._budget = budget
 
     def _index(self) -> list[tuple[frozenset[str], list[str]]]:
         """Candidates by their set of letters, built at the first question (most programs ask none)."""
         if self._candidates is not None:
+            declared = frozenset(self._declared_names()) if self._declared_names is not None else frozenset()
             groups: dict[frozenset[str], list[str]] = {}
-            for name in self._candidates():
+            for name in (*self._candidates(), *declared):
                 groups.setdefault(frozenset(name), []).append(name)
             self._groups = list(groups.items())
+            self._declared = declared
             self._candidates = None
         return self._groups
 
@@ -87,17 +99,18 @@ class NameIndex:
         size = len(name)
         letters = frozenset(name)
         spread = 2 * _MAX_SUGGESTION_EDITS
-        near = [
+        near = {
             candidate
             for group, names in self._index()
             if len(letters ^ group) <= spread
             for candidate in names
             if -_MAX_SUGGESTION_EDITS <= len(candidate) - size <= _MAX_SUGGESTION_EDITS
-        ]
+        }
         if not near or len(near) > self._budget:
             return None
         self._budget -= len(near)
-        result: str | None = _core().suggest(name, sorted(set(near)))
+        preferred = sorted(near & self._declared)
+        result: str | None = _core().suggest(name, sorted(near - self._declared), preferred)
         return result
 
 

@@ -158,9 +158,10 @@ class Declarations(LoweringCore):
         inferred: list[str] = []
         inferred_externs: list[tuple[str, str, Span, dict[str, Any] | None]] = []
         suggestions = corerules.NameIndex(
-            lambda: [*owner, *(name for name, _, _ in coordinates), *(name for name, _, _, _ in externs),
-                     *self.outer, *scope.modules, *self.catalog.names()],
+            self.catalog.names,
             self.SUGGESTION_BUDGET,
+            declared=lambda: [*owner, *(name for name, _, _ in coordinates), *(name for name, _, _, _ in externs),
+                              *self.outer, *scope.modules],
         )
         for refs in reads:
             for ref in refs:

@@ -2,7 +2,7 @@
 
 ``U64_CORNERS`` (37 values) sit at the edges where native code goes wrong:
 small numbers, powers of two and their neighbours, the f64 integer limit
-2^53, the sign bit 2^63 and u64::MAX. ``F64_CORNERS`` (33 values) cover signed
+2^53, the sign bit 2^63 and u64::MAX. ``F64_CORNERS`` (33 distinct values) cover signed
 zeros, halves (rounding ties), values just around 1, the smallest normal and
 subnormal, the largest finite values, integer limits, infinities, and NaNs of
 both signs with and without a payload. ``STR_CORNERS`` are strings that parse, almost parse, or carry
@@ -70,7 +70,7 @@ F64_CORNERS: tuple[float, ...] = (
     sys.float_info.max, -sys.float_info.max,
     1e308, -1e308,
     2.0**53, -(2.0**53),
-    2.0**53 + 1,                   # rounds to 2^53: the literal a user would write
+    2.0**53 + 2,                   # the next f64 after 2^53 (2^53 + 1 is no f64: it rounds to 2^53)
     2.0**32,
     2.0**63, -(2.0**63),
     2.0**64,
@@ -81,7 +81,7 @@ F64_CORNERS: tuple[float, ...] = (
     bits_f64(0xFFF800000000BAD1),  # a negative quiet NaN carrying a payload
 )
 """f64 corners: ±0, ±1, ±0.5, 1.5, ±2.5, 0.1, 1/3, 1±ε, ε, the smallest positive
-normal, the smallest subnormal, ±max, ±1e308, ±2^53, 2^53+1, 2^32, ±2^63, 2^64,
+normal, the smallest subnormal, ±max, ±1e308, ±2^53, 2^53+2, 2^32, ±2^63, 2^64,
 ±inf, ±NaN and NaNs of both signs carrying payloads (every f64 a node computes
 that is NaN must come back as the canonical NaN, on every engine)."""
 

@@ -7,6 +7,10 @@ use crate::value::Value;
 use std::fmt;
 
 /// The program cannot be compiled; points at the source span that caused it.
+///
+/// A pass that recovers after an error (the typing passes go on with the
+/// next node) reports every error it found as one `CompileError`: the first
+/// in source order, the rest in [`CompileError::also`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompileError {
     /// What went wrong.
@@ -15,17 +19,37 @@ pub struct CompileError {
     pub span: Option<Span>,
     /// A suggestion, shown as `= hint: ...`.
     pub hint: Option<String>,
+    /// The compilation's further errors, in source order (each with an empty `also`).
+    pub also: Vec<CompileError>,
 }
 
 impl CompileError {
     /// An error at `span`.
     pub fn at(span: Span, message: impl Into<String>) -> CompileError {
-        CompileError { message: message.into(), span: Some(span), hint: None }
+        CompileError { message: message.into(), span: Some(span), hint: None, also: Vec::new() }
     }
 
     /// An error with no source position.
     pub fn bare(message: impl Into<String>) -> CompileError {
-        CompileError { message: message.into(), span: None, hint: None }
+        CompileError { message: message.into(), span: None, hint: None, also: Vec::new() }
+    }
+
+    /// Every error of `errors` as one, in source order (an error without a
+    /// position first; the order found among equal positions), or `None`
+    /// when there is none.
+    pub fn gather(errors: Vec<CompileError>) -> Option<CompileError> {
+        let mut all: Vec<CompileError> = errors.into_iter().flat_map(CompileError::into_each).collect();
+        all.sort_by_key(|e| e.span.map(|s| (s.line, s.col)));
+        let mut all = all.into_iter();
+        let mut first = all.next()?;
+        first.also = all.collect();
+        Some(first)
+    }
+
+    /// This error and the ones in [`CompileError::also`], each on its own.
+    pub fn into_each(mut self) -> Vec<CompileError> {
+        let also = std::mem::take(&mut self.also);
+        std::iter::once(self).chain(also).collect()
     }
 
     /// Adds a hint (`= hint: ...`).
@@ -44,6 +68,9 @@ impl fmt::Display for CompileError {
         }
         if let Some(h) = &self.hint {
             write!(f, "\n  = hint: {h}")?;
+        }
+        for more in &self.also {
+            write!(f, "\n{more}")?;
         }
         Ok(())
     }

@@ -215,3 +215,25 @@ fn a_2000_node_program_compiles_and_runs() {
     k.write_u64(0, u64::MAX).unwrap();
     assert!(k.pull(last).unwrap().as_f64().is_some());
 }
+
+#[test]
+fn the_typing_passes_report_every_error_in_source_order() {
+    // Line 2: an adapter mismatch; 3: a resolve error (a constant parameter
+    // fed a wire); 4 reads line 3's failed value (not reported again);
+    // 5: another mismatch; 6 is fine.
+    let src = "input cycle: u64
+a := hash(\"a\")
+k := mod(cycle, hash(cycle))
+k2 := hash(k)
+b := hash(\"b\")
+ok := hash(cycle)";
+    let ir = sketch::parse(src).unwrap();
+    let err = compile(&ir, &CompileOptions::default()).err().expect("refused");
+    let all: Vec<(u32, String)> =
+        err.clone().into_each().into_iter().map(|e| (e.span.unwrap().line, e.message)).collect();
+    assert_eq!(all.iter().map(|(line, _)| *line).collect::<Vec<_>>(), [2, 3, 5], "{all:?}");
+    assert!(all[0].1.contains("type mismatch") && all[2].1.contains("type mismatch"), "{all:?}");
+    assert!(all[1].1.contains("must be a constant expression"), "{all:?}");
+    let shown = err.to_string();
+    assert_eq!(shown.matches(":error: ").count(), 3, "{shown}");
+}

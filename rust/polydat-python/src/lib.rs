@@ -45,14 +45,22 @@ where
     }
 }
 
+/// A core compile error as `polydat.CompileError`, carrying every error the
+/// compilation found (the first, then [`CompileError::also`]) as diagnostics.
 fn compile_error(py: Python<'_>, e: &CompileError) -> PyErr {
-    let (line, col) = e.span.map(|s| (s.line, s.col)).unwrap_or((0, 0));
-    let diagnostic = py
-        .import("polydat.errors")
-        .and_then(|m| m.getattr("Diagnostic"))
-        .and_then(|d| d.call1((e.message.as_str(), line, col, e.hint.clone())));
-    match diagnostic {
-        Ok(d) => py_error(py, "CompileError", (d,)),
+    let diagnostic = |e: &CompileError| {
+        let (line, col) = e.span.map(|s| (s.line, s.col)).unwrap_or((0, 0));
+        py.import("polydat.errors")
+            .and_then(|m| m.getattr("Diagnostic"))
+            .and_then(|d| d.call1((e.message.as_str(), line, col, e.hint.clone())))
+    };
+    let made =
+        diagnostic(e).and_then(|first| Ok((first, e.also.iter().map(diagnostic).collect::<PyResult<Vec<_>>>()?)));
+    match made {
+        Ok((first, more)) => match pyo3::types::PyTuple::new(py, more) {
+            Ok(more) => py_error(py, "CompileError", (first, more)),
+            Err(err) => err,
+        },
         Err(err) => err,
     }
 }
@@ -1233,10 +1241,13 @@ fn check_request(py: Python<'_>, engine: &str, provenance: &str) -> PyResult<()>
     polydat_core::compile::select::Request::parse(engine, provenance).map(|_| ()).map_err(|e| refused(py, &e))
 }
 
-/// The candidate closest to `name` (the core's "did you mean" rule), or `None`.
+/// The candidate closest to `name` (the core's "did you mean" rule), or
+/// `None`; a close name of `preferred` (the program's own) wins over `candidates`.
 #[pyfunction]
-fn suggest(name: &str, candidates: Vec<String>) -> Option<String> {
-    polydat_core::nodes::closest(name, candidates.iter().map(String::as_str)).map(str::to_string)
+#[pyo3(signature = (name, candidates, preferred=Vec::new()))]
+fn suggest(name: &str, candidates: Vec<String>, preferred: Vec<String>) -> Option<String> {
+    let others = candidates.iter().map(String::as_str);
+    polydat_core::nodes::closest_preferring(name, preferred.iter().map(String::as_str), others).map(str::to_string)
 }
 
 /// The (from, to) type pairs the compiler converts on a wire by itself

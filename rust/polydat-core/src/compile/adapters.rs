@@ -16,7 +16,9 @@ use crate::types::PortType;
 use std::collections::HashMap;
 
 /// Runs the pass: every node's wires are made to deliver its parameter types.
-pub fn insert(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>) -> Result<(), CompileError> {
+/// A wire that cannot is reported in `errors` and left as it is, and the pass
+/// goes on (every mismatch of a program is reported, not only the first).
+pub fn insert(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>, errors: &mut Vec<CompileError>) {
     let mut made: HashMap<(Wire, PortType), Wire> = HashMap::new();
     for n in 0..graph.nodes.len() {
         for i in 0..graph.nodes[n].wires.len() {
@@ -30,15 +32,21 @@ pub fn insert(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>) -
                     let node = &graph.nodes[n];
                     let what = format!("parameter `{}` of `{}`", wire_param_name(node.def, i), node.def.name);
                     let span = node.span;
-                    let w = coerce(graph, wire, want, strict, span, &what, events)?;
-                    made.insert((wire, want), w);
-                    w
+                    match coerce(graph, wire, want, strict, span, &what, events) {
+                        Ok(w) => {
+                            made.insert((wire, want), w);
+                            w
+                        }
+                        Err(e) => {
+                            errors.push(e);
+                            continue;
+                        }
+                    }
                 }
             };
             graph.nodes[n].wires[i] = adapted;
         }
     }
-    Ok(())
 }
 
 /// The name of the parameter behind wire argument `i` (a variadic parameter repeats).

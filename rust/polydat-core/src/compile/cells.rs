@@ -29,7 +29,12 @@ pub fn seed_name(name: &str) -> String {
 /// Runs the pass (see the module). Linear in the program: each cell's
 /// slot is found by name in a map, and the readers of every cell's slot
 /// are pointed at its `default_or` in one pass over the graph at the end.
-pub fn apply(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>) -> Result<(), CompileError> {
+/// A shared binding in error is reported in `errors` and the pass goes on
+/// with the next one.
+pub fn apply(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>, errors: &mut Vec<CompileError>) {
+    // An orphan cell after an earlier error is that error's echo (its shared
+    // binding failed to resolve and was left out), not a second problem.
+    let earlier_errors = !errors.is_empty();
     let shared: Vec<usize> = (0..graph.outputs.len()).filter(|&o| graph.outputs[o].has(Modifier::Shared)).collect();
     let mut input_of: HashMap<String, usize> =
         graph.inputs.iter().enumerate().map(|(i, input)| (input.name.clone(), i)).collect();
@@ -40,9 +45,10 @@ pub fn apply(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>) ->
         let c = match input_of.get(&name) {
             Some(&c) if graph.inputs[c].origin == InputOrigin::Cell => c,
             Some(&c) => {
-                return Err(CompileError::at(span, format!("'{name}' is both an input and a shared binding")).hint(
+                errors.push(CompileError::at(span, format!("'{name}' is both an input and a shared binding")).hint(
                     format!("the input is declared at {}:{}", graph.inputs[c].span.line, graph.inputs[c].span.col),
                 ));
+                continue;
             }
             None => {
                 graph.inputs.push(GraphInput {
@@ -59,10 +65,18 @@ pub fn apply(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>) ->
         };
         let ty = graph.inputs[c].ty;
         let what = format!("the starting value of shared '{name}'");
-        let seed = coerce(graph, seed, ty, strict, span, &what, events)?;
-        let slot = Wire::Input(c as u32);
-        let node = GraphNode::build(&DEFAULT_OR, Vec::new(), vec![slot, seed], vec![ty, ty], span)
-            .map_err(|e| CompileError::at(span, e))?;
+        let built = coerce(graph, seed, ty, strict, span, &what, events).and_then(|seed| {
+            GraphNode::build(&DEFAULT_OR, Vec::new(), vec![Wire::Input(c as u32), seed], vec![ty, ty], span)
+                .map(|node| (seed, node))
+                .map_err(|e| CompileError::at(span, e))
+        });
+        let (seed, node) = match built {
+            Ok(built) => built,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
         let read = graph.push(node);
         read_of.insert(c as u32, graph.nodes.len() as u32 - 1);
         graph.outputs[o].wire = read;
@@ -93,15 +107,17 @@ pub fn apply(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>) ->
             out.wire = read;
         }
     }
+    if earlier_errors {
+        return;
+    }
     let bound: HashSet<&str> =
         graph.outputs.iter().filter(|o| o.has(Modifier::Shared)).map(|o| o.name.as_str()).collect();
     if let Some(orphan) =
         graph.inputs.iter().find(|i| i.origin == InputOrigin::Cell && !bound.contains(i.name.as_str()))
     {
-        return Err(CompileError::at(
+        errors.push(CompileError::at(
             orphan.span,
             format!("'{}' is marked as a cell but no shared binding has that name", orphan.name),
         ));
     }
-    Ok(())
 }

@@ -127,11 +127,17 @@ pub fn compile(ir: &GraphIr, options: &CompileOptions) -> Result<Program, Compil
         Some(r) => (&r.ir, r.inlined.clone()),
         None => (ir, Vec::new()),
     };
-    let mut graph = resolve::resolve(ir, options.strict, &mut events)?;
+    // The typing passes go on after an error, so a program's type errors
+    // are reported together, in source order.
+    let mut errors = Vec::new();
+    let mut graph = resolve::resolve_recovering(ir, options.strict, &mut events, &mut errors)?;
     let nodes_resolved = graph.nodes.len();
     trace.record("resolve", &graph, format!("{} node(s) typed", graph.nodes.len()));
-    cells::apply(&mut graph, options.strict, &mut events)?;
-    adapters::insert(&mut graph, options.strict, &mut events)?;
+    cells::apply(&mut graph, options.strict, &mut events, &mut errors);
+    adapters::insert(&mut graph, options.strict, &mut events, &mut errors);
+    if let Some(err) = CompileError::gather(errors) {
+        return Err(err);
+    }
     let adapters = events.iter().filter(|e| e.kind == EventKind::TypeAdapterInserted).count();
     trace.record("adapters", &graph, format!("{adapters} adapter(s)"));
     let captures = hoist::mark_captures(&mut graph)?;

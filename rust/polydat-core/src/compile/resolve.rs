@@ -22,24 +22,65 @@ use std::sync::Arc;
 pub const CAST_OP: &str = "__cast";
 
 /// Resolves `ir` into a typed graph. `strict` refuses implicit coercions.
+/// Fails with every error found ([`resolve_recovering`]), in source order.
 pub fn resolve(ir: &GraphIr, strict: bool, events: &mut Vec<CompileEvent>) -> Result<Graph, CompileError> {
-    let mut graph = Graph { inputs: resolve_inputs(ir, events)?, ..Graph::default() };
+    let mut errors = Vec::new();
+    let graph = resolve_recovering(ir, strict, events, &mut errors)?;
+    CompileError::gather(errors).map_or(Ok(graph), Err)
+}
+
+/// Resolves `ir` into a typed graph, going on after an error: a node that
+/// fails is reported in `errors` and left out, and so, silently, is every
+/// node and output that reads it (its failure is already reported), so each
+/// wrong expression is reported once and every independent one still is. The
+/// graph returned holds what resolved. Fails at once only when the IR has no
+/// order to resolve in (a cycle).
+pub fn resolve_recovering(
+    ir: &GraphIr,
+    strict: bool,
+    events: &mut Vec<CompileEvent>,
+    errors: &mut Vec<CompileError>,
+) -> Result<Graph, CompileError> {
+    let mut graph = Graph { inputs: resolve_inputs(ir, events, errors), ..Graph::default() };
     let order = ir_order(ir)?;
     let mut ports: Vec<Vec<Wire>> = vec![Vec::new(); ir.nodes.len()];
+    let mut failed = vec![false; ir.nodes.len()];
+    let reads_failed = |wire: &WireIr, failed: &[bool]| matches!(wire, WireIr::Node { node, .. } if failed[*node]);
     for idx in order {
         let node = &ir.nodes[idx];
-        ports[idx] = if node.op == CAST_OP {
-            vec![resolve_cast(&mut graph, node, &ports, strict, events)?]
+        if node.args.iter().any(|a| matches!(a, ArgIr::Wire(w) if reads_failed(w, &failed))) {
+            failed[idx] = true;
+            continue;
+        }
+        let resolved = if node.op == CAST_OP {
+            resolve_cast(&mut graph, node, &ports, strict, events).map(|w| vec![w])
         } else {
-            resolve_node(&mut graph, node, &ports, events)?
+            resolve_node(&mut graph, node, &ports, events)
         };
+        match resolved {
+            Ok(wires) => ports[idx] = wires,
+            Err(e) => {
+                errors.push(e);
+                failed[idx] = true;
+            }
+        }
     }
     let mut seen = HashSet::new();
     for out in &ir.outputs {
         if !seen.insert(out.name.as_str()) {
-            return Err(CompileError::at(out.span, format!("'{}' is bound twice", out.name)));
+            errors.push(CompileError::at(out.span, format!("'{}' is bound twice", out.name)));
+            continue;
         }
-        let wire = wire_of(&graph, out.wire, &ports, out.span)?;
+        if reads_failed(&out.wire, &failed) {
+            continue;
+        }
+        let wire = match wire_of(&graph, out.wire, &ports, out.span) {
+            Ok(wire) => wire,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
         if out.modifiers.contains(&Modifier::Volatile) {
             if let Wire::Node(n, _) = wire {
                 graph.nodes[n as usize].volatile = true;
@@ -56,28 +97,31 @@ pub fn resolve(ir: &GraphIr, strict: bool, events: &mut Vec<CompileEvent>) -> Re
     Ok(graph)
 }
 
-fn resolve_inputs(ir: &GraphIr, events: &mut Vec<CompileEvent>) -> Result<Vec<GraphInput>, CompileError> {
+/// The typed inputs. An input in error is reported in `errors` and kept
+/// (reading `None`), so the wires that name inputs by position stay valid.
+fn resolve_inputs(ir: &GraphIr, events: &mut Vec<CompileEvent>, errors: &mut Vec<CompileError>) -> Vec<GraphInput> {
     let mut seen = HashSet::new();
     let mut inputs = Vec::with_capacity(ir.inputs.len());
     let mut externs_started = false;
     for input in &ir.inputs {
         if !seen.insert(input.name.as_str()) {
-            return Err(CompileError::at(input.span, format!("input '{}' is declared twice", input.name)));
+            errors.push(CompileError::at(input.span, format!("input '{}' is declared twice", input.name)));
         }
         match input.kind {
             InputKind::Extern => externs_started = true,
             InputKind::Coordinate if externs_started => {
-                return Err(CompileError::at(input.span, "coordinates must come before externs"));
+                errors.push(CompileError::at(input.span, "coordinates must come before externs"));
             }
             InputKind::Coordinate => {}
         }
         let default = match (&input.default, input.kind) {
-            (Some(c), _) => const_as(c, input.ty).map_err(|got| {
-                CompileError::at(
+            (Some(c), _) => const_as(c, input.ty).unwrap_or_else(|got| {
+                errors.push(CompileError::at(
                     input.span,
                     format!("default of '{}' is {got}, but it is declared {}", input.name, input.ty),
-                )
-            })?,
+                ));
+                Value::None
+            }),
             (None, InputKind::Coordinate) => zero_of(input.ty),
             (None, InputKind::Extern) if input.cell || !matches!(input.origin, InputOrigin::Declared) => Value::None,
             (None, InputKind::Extern) => {
@@ -99,7 +143,7 @@ fn resolve_inputs(ir: &GraphIr, events: &mut Vec<CompileEvent>) -> Result<Vec<Gr
             origin,
         });
     }
-    Ok(inputs)
+    inputs
 }
 
 /// The zero value of a type (the initial value of a coordinate).

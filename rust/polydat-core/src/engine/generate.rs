@@ -56,17 +56,21 @@ impl RowPlan {
 
     /// Refuses a plan that would generate rows from values nobody gave: a
     /// fixed value for the swept coordinate itself (it would be ignored),
-    /// and an input left without one — another coordinate, or an extern
-    /// with no default — which would read its zero (or `None`) on every row.
-    pub fn check(&self, program: &Program) -> Result<(), GenerateError> {
+    /// and an input the columns `sources` read left without one — another
+    /// coordinate, or an extern with no default — which would read its zero
+    /// (or `None`) on every row. An input no requested column reads needs no
+    /// value.
+    pub fn check(&self, program: &Program, sources: &[ColumnSource]) -> Result<(), GenerateError> {
         self.check_fixed(program)?;
         let swept = &program.inputs[self.coordinate].name;
+        let read = program.inputs_read(sources);
         let unset: Vec<String> = program
             .inputs
             .iter()
             .enumerate()
             .filter(|&(i, def)| {
                 i != self.coordinate
+                    && read[i]
                     && (def.kind == InputKind::Coordinate || def.default.is_none())
                     // A cell has its starting value.
                     && def.origin != crate::ir::InputOrigin::Cell
@@ -271,7 +275,7 @@ impl Generator {
             }
         }
         plan.check_fixed(program)?;
-        view.check(program)?;
+        view.check(program, sources)?;
         let outputs: Vec<usize> =
             sources.iter().filter_map(|s| if let ColumnSource::Output(o) = s { Some(*o) } else { None }).collect();
         Ok(Generator {

@@ -100,20 +100,29 @@ pub fn lookup(name: &str) -> Option<&'static NodeDef> {
     index().1.get(name).copied()
 }
 
-/// Edit distance between two names (for "did you mean" hints).
+/// Edit distance between two names (for "did you mean" hints): insertions,
+/// deletions, substitutions and swaps of two adjacent characters (`nmae` is
+/// one edit from `name`) each count one.
 pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == *cb { prev } else { 1 + prev.min(cur).min(row[j]) };
-            prev = cur;
+    // Three rows of the optimal-string-alignment table: two back, one back, this one.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
+    let mut last: Vec<usize> = (0..=b.len()).collect();
+    let mut row: Vec<usize> = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        row[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            row[j] = (last[j] + 1).min(row[j - 1] + 1).min(last[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                row[j] = row[j].min(before[j - 2] + 1);
+            }
         }
+        std::mem::swap(&mut before, &mut last);
+        std::mem::swap(&mut last, &mut row);
     }
-    row[b.len()]
+    last[b.len()]
 }
 
 /// The closest public node name to `name`, if one is reasonably close.
@@ -134,6 +143,18 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .filter(|(d, _)| *d <= limit)
         .min()
         .map(|(_, n)| n)
+}
+
+/// [`closest`], preferring the names the program declares: the closest of
+/// `declared` (its bindings, inputs and modules in scope) when one is close
+/// enough, else the closest of `others` (the library's node names). A typo
+/// is far likelier to be of a name the user wrote: `idd` means `id`, not `add`.
+pub fn closest_preferring<'a>(
+    name: &str,
+    declared: impl IntoIterator<Item = &'a str>,
+    others: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    closest(name, declared).or_else(|| closest(name, others))
 }
 
 /// `did you mean 'x'?` for `name` among `candidates`, if one is close.
@@ -306,6 +327,25 @@ mod tests {
         assert_eq!(closest("user_idd", ["user_id", "bucket"]), Some("user_id"));
         assert_eq!(closest("x", ["x"]), None, "a name is not its own suggestion");
         assert_eq!(closest("hash", ["__hash"]), None, "internal names are never suggested");
+    }
+
+    #[test]
+    fn a_swap_of_two_letters_is_one_edit() {
+        assert_eq!(edit_distance("nmae", "name"), 1);
+        assert_eq!(edit_distance("name", "nmae"), 1);
+        assert_eq!(edit_distance("nmae", "max"), 2);
+        assert_eq!(edit_distance("abc", "ca"), 3, "no edit of a swapped pair again (optimal alignment)");
+        assert_eq!(edit_distance("", "ab"), 2);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(closest("nmae", ["max", "name"]), Some("name"));
+    }
+
+    #[test]
+    fn the_programs_own_names_are_preferred() {
+        assert_eq!(closest("idd", ["add", "id"]), Some("add"), "a tie goes to the alphabetically first");
+        assert_eq!(closest_preferring("idd", ["id", "user"], ["add", "abs"]), Some("id"));
+        assert_eq!(closest_preferring("ad", ["user"], ["add"]), Some("add"), "no close declared name");
+        assert_eq!(closest_preferring("zzz", ["user"], ["add"]), None);
     }
 }
 

@@ -416,6 +416,36 @@ impl Program {
         sinks.into_iter().map(|s| self.reach(s, |_| true).len()).max().unwrap_or(0)
     }
 
+    /// Per input: whether the columns `sources` ask for read it: an input
+    /// column itself, or an input in an output's cone (through every step
+    /// the output needs) or on the scope-init path, which every kernel runs
+    /// whole before its first row. One walk over the union of the cones.
+    pub fn inputs_read(&self, sources: &[ColumnSource]) -> Vec<bool> {
+        let mut read = vec![false; self.inputs.len()];
+        let mut seen = vec![false; self.steps.len()];
+        let mut slots: Vec<u32> = Vec::new();
+        for source in sources {
+            match *source {
+                ColumnSource::Input(i) => read[i] = true,
+                ColumnSource::Output(o) => slots.push(self.outputs[o].slot),
+            }
+        }
+        for &s in self.scope_init_steps.iter() {
+            slots.extend(self.steps[s as usize].ins.iter());
+        }
+        while let Some(slot) = slots.pop() {
+            match self.step_of_slot(slot) {
+                None => read[slot as usize] = true,
+                Some(s) if !seen[s] => {
+                    seen[s] = true;
+                    slots.extend(self.steps[s].ins.iter());
+                }
+                Some(_) => {}
+            }
+        }
+        read
+    }
+
     /// The steps step `root` transitively reads, itself included, ascending.
     pub fn cone_of_step(&self, root: usize) -> Vec<u32> {
         self.reach(root, |_| true)
