@@ -115,13 +115,13 @@ phases:
       order_id := row_offset + cycle
       spend := (user + 1) * scale
     cycles: "{count}"
-    emit: [order_id, spend, prefix]
+    emit: [user, order_id, spend, prefix]
   pairs:
     for_each:
       - each: "a in 1..3"
         bindings: "twice := a * 2"
       - "b in 0..{twice} where {b} != 1"
-    emit: [twice, ordinal]
+    emit: [a, b, twice, ordinal]
 """
 
 

@@ -430,15 +430,17 @@ def is_workload(path: str) -> bool:
 
 def cmd_run_workload(args: argparse.Namespace) -> int:
     """``polydat run WORKLOAD.yaml``: every phase's table, one file per phase
-    (``-o DIR/PHASE.FORMAT``), or one phase's to stdout."""
+    (``-o DIR/PHASE.FORMAT``), or one phase's to stdout. With ``--parts N``,
+    each table is cut into N parts (by its outermost iteration tuples, or
+    its cycles), part I to ``DIR/PHASE-IIIII-of-NNNNN.FORMAT`` (only
+    ``--part I`` when given); only part 0 of a CSV has the header, so each
+    table's parts, concatenated in order, are its whole text byte for byte."""
     from .workload import Workload
 
     for flag, given in (
         ("--cycles", args.cycles is not None),
         ("--outputs", args.outputs is not None),
         ("--set", bool(args.set)),
-        ("--parts", args.parts is not None),
-        ("--part", args.part is not None),
         ("--no-coordinate", args.no_coordinate),
     ):
         if given:
@@ -459,7 +461,14 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
     if args.lib:
         raise UsageError("--lib does not apply to a workload: modules are found beside the workload file")
     ext = args.format
+    if args.parts is None and args.part is not None:
+        raise UsageError("--part needs --parts N (the number of parts each table is cut into)")
+    if args.part is not None and not 0 <= args.part < args.parts:
+        raise UsageError(f"--part {args.part}: parts are numbered 0..{args.parts - 1}")
+    parts = [None] if args.parts is None else range(args.parts) if args.part is None else [args.part]
     if args.output is None or args.output == "-":
+        if len(parts) > 1:
+            raise UsageError("--parts without --part writes one file per part: give -o DIR (or choose a --part)")
         if len(workload.phases) > 1:
             raise UsageError(
                 f"the workload has {len(workload.phases)} phases, one table each: give -o DIR "
@@ -469,7 +478,8 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
         if ext == "parquet" and out.isatty():
             raise UsageError("refusing to write Parquet to a terminal; redirect it or use -o DIR")
         sys.stdout.flush()
-        workload.write(workload.phases[0], out, ext, args.threads)
+        part = None if parts[0] is None else (parts[0], args.parts)
+        workload.write(workload.phases[0], out, ext, args.threads, part=part)
         out.flush()
         return 0
     if os.path.exists(args.output) and not os.path.isdir(args.output):
@@ -479,8 +489,14 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
     except OSError as err:
         raise UsageError(f"-o {args.output}: cannot create the directory: {err.strerror}") from None
     for phase in workload.phases:
-        with open_output(os.path.join(args.output, f"{phase.name}.{ext}")) as out:
-            workload.write(phase, out, ext, args.threads)
+        path = os.path.join(args.output, f"{phase.name}.{ext}")
+        for i in parts:
+            if i is None:
+                with open_output(path) as out:
+                    workload.write(phase, out, ext, args.threads)
+                continue
+            with open_output(part_path(path, i, args.parts)) as out:
+                workload.write(phase, out, ext, args.threads, part=(i, args.parts))
     return 0
 
 

@@ -31,9 +31,10 @@ tuples of its level in the phase, from 0) and ``row_offset`` (the rows the
 phase wrote before it), so ids can be globally unique: the rows of a phase
 are numbered ``row_offset + cycle``.
 
-Each row carries the phase's iteration values (every level's names, first)
-and then the ``emit`` names (default: every output of the rows program; a
-name bound in an outer scope may be emitted too). Rows are a pure function
+A phase's columns are its ``emit`` list, in that order (an iteration name,
+or a name bound in an outer scope, may be listed too); without one, the
+phase's iteration values (every level's names, first) and then every output
+of the rows program. Rows are a pure function
 of the parameters, so a table is the same byte for byte on any number of
 threads.
 """
@@ -192,7 +193,8 @@ class Workload:
         return self._chain
 
     def columns(self, phase: str | Phase) -> list[str]:
-        """The columns of a phase's table: its iteration variables, then the emitted names."""
+        """The columns of a phase's table: its ``emit`` list, else its iteration
+        variables and then every output of the rows program."""
         return self.chain().columns(self._phase(phase))
 
     def _phase(self, phase: str | Phase) -> Phase:
@@ -206,13 +208,26 @@ class Workload:
         hint = _core.suggest(phase, [p.name for p in self.phases])
         raise ArgumentError(f"no phase named '{phase}'" + (f"; did you mean '{hint}'?" if hint else ""))
 
-    def write(self, phase: str | Phase, out: IO[bytes], format: str = "csv", threads: int = 1) -> int:
+    def write(
+        self,
+        phase: str | Phase,
+        out: IO[bytes],
+        format: str = "csv",
+        threads: int = 1,
+        part: tuple[int, int] | None = None,
+    ) -> int:
         """Writes the table of ``phase`` to ``out`` as CSV (with a header),
-        JSON Lines or Parquet; returns the row count."""
+        JSON Lines or Parquet; returns the row count. ``part=(i, n)`` writes
+        only part ``i`` (from 0) of ``n``: the phase's outermost iteration
+        tuples (its cycles, without ``for_each``) cut into ``n`` contiguous
+        runs. The parts, in order, hold the table's rows; only part 0 of a
+        CSV has the header, so the parts' text, concatenated, is the whole
+        table's byte for byte."""
         from . import _core
         from .api import _check_threads
 
         _check_threads(threads)
+        _check_part(part)
         chain = self.chain()
         phase = self._phase(phase)
         columns = chain.columns(phase)
@@ -223,26 +238,25 @@ class Workload:
             writer = None
             total = 0
             try:
-                for runs, rows in chain.batches(phase):
-                    batch = pa.record_batch(_core.fill_runs(runs, columns, "arrow", threads))
+                for produced, rows in chain.stream(phase, threads, None, part):
+                    batch = pa.record_batch(produced)
                     if writer is None:
                         writer = pq.ParquetWriter(out, batch.schema)
                     writer.write_batch(batch)
                     total += rows
                 if writer is None:  # no row: a file with the schema
-                    schema = chain.schema(phase)
-                    writer = pq.ParquetWriter(out, schema)
+                    writer = pq.ParquetWriter(out, chain.schema(phase))
             finally:
                 if writer is not None:
                     writer.close()
             return total
         if format not in ("csv", "jsonl"):
             raise ArgumentError(f"format must be csv, jsonl or parquet, not {format!r}")
-        if format == "csv":
+        if format == "csv" and (part is None or part[0] == 0):
             out.write(_core.text_header(columns, "csv"))
         total = 0
-        for runs, rows in chain.batches(phase):
-            out.write(_core.fill_runs(runs, columns, format, threads))
+        for text, rows in chain.stream(phase, threads, format, part):
+            out.write(text)
             total += rows
         return total
 
@@ -250,14 +264,12 @@ class Workload:
         """The table of ``phase`` as a ``pyarrow.Table``."""
         import pyarrow as pa
 
-        from . import _core
         from .api import _check_threads
 
         _check_threads(threads)
         chain = self.chain()
         phase = self._phase(phase)
-        columns = chain.columns(phase)
-        batches = [pa.record_batch(_core.fill_runs(runs, columns, "arrow", threads)) for runs, _ in chain.batches(phase)]
+        batches = [pa.record_batch(b) for b, _ in chain.stream(phase, threads, None, None)]
         if not batches:
             return chain.schema(phase).empty_table()
         return pa.Table.from_batches(batches)
@@ -278,6 +290,15 @@ class Workload:
                 self.write(phase, f, format, threads)
             written[phase.name] = target
         return written
+
+
+def _check_part(part: Any) -> None:
+    """Refuses a ``part`` that is not ``(i, n)`` with ``0 <= i < n``."""
+    if part is None:
+        return
+    ok = isinstance(part, tuple) and len(part) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in part)
+    if not ok or not 0 <= part[0] < part[1]:
+        raise ArgumentError(f"part must be (i, n) with 0 <= i < n, not {part!r}")
 
 
 def _check_param(where: str, name: Any, value: Any) -> None:
@@ -400,8 +421,9 @@ class _Plan:
         self.fixed_cycles = None if _REFERENCE.search(phase.cycles) else self.parse_cycles(phase.cycles, phase.cycles)
 
     def columns(self, program: Any) -> list[str]:
-        emit = list(self.phase.emit) if self.phase.emit is not None else list(program.outputs)
-        return self.names + [e for e in emit if e not in self.names]
+        if self.phase.emit is not None:
+            return list(self.phase.emit)
+        return self.names + [e for e in program.outputs if e not in self.names]
 
     def cycles(self, kernel: Any) -> tuple[int, int]:
         """The (first cycle, rows) of the run of rows kernel ``kernel``."""
@@ -455,6 +477,7 @@ class _Chain:
         else:
             self.root = self.params_kernel
         self._plans: dict[str, _Plan] = {}
+        self._native: dict[str, _Native | None] = {}
 
     def plan(self, phase: Phase) -> _Plan:
         plan = self._plans.get(phase.name)
@@ -474,7 +497,7 @@ class _Chain:
         plan = self.plan(phase)
         first = next(self.runs(phase), None)
         if first is None or plan.rows_program is None:
-            return plan.names + list(phase.emit or ())
+            return list(phase.emit) if phase.emit is not None else list(plan.names)
         return plan.columns(plan.rows_program)
 
     def schema(self, phase: Phase) -> Any:
@@ -482,13 +505,22 @@ class _Chain:
 
         return pa.schema([pa.field(c, pa.null()) for c in self.columns(phase)])
 
-    def runs(self, phase: Phase) -> Iterator[tuple[Any, int, int]]:
-        """Every (rows kernel (a core kernel), first cycle, rows) of the phase, in order."""
+    def runs(self, phase: Phase, part: tuple[int, int] | None = None) -> Iterator[tuple[Any, int, int]]:
+        """Every (rows kernel (a core kernel), first cycle, rows) of the phase,
+        in order; with ``part=(i, n)``, those of part ``i`` of ``n`` (see
+        :meth:`Workload.write`)."""
         plan = self.plan(phase)
         counters = [0, [0] * len(plan.levels)]
-        yield from self._walk(plan, 0, self.root._core, counters)
+        if plan.levels:
+            yield from self._walk(plan, 0, self.root._core, counters, part)
+            return
+        for kernel, start, rows in self._walk(plan, 0, self.root._core, counters):
+            lo, hi = _part_bounds(rows, part)
+            yield kernel, start + lo, hi - lo
 
-    def _walk(self, plan: _Plan, level: int, outer: Any, counters: list[Any]) -> Iterator[tuple[Any, int, int]]:
+    def _walk(
+        self, plan: _Plan, level: int, outer: Any, counters: list[Any], part: tuple[int, int] | None = None
+    ) -> Iterator[tuple[Any, int, int]]:
         if level == len(plan.levels):
             if plan.rows_program is None:
                 plan.rows_program = self._compile(plan.phase.bindings, outer, (), plan.keep)
@@ -498,32 +530,56 @@ class _Chain:
             yield kernel, start, rows
             return
         parsed = plan.levels[level]
+        types, tuples = self._open(plan, level, outer)
+        program = self._level_program(plan, level, outer, types)
+        bind = program._core.kernel
+        names = list(types)
+        ordinals = counters[1]
+        deeper = level + 1
+        chosen = _filtered(parsed, outer, types, tuples, self.workload.engine, False)
+        lo, hi = 0, None
+        if part is not None:
+            chosen = list(chosen)
+            lo, hi = _part_bounds(len(chosen), part)
+        for index, values in enumerate(chosen):
+            if hi is not None and index >= hi:
+                break
+            pairs = [*zip(names, values), ("ordinal", ordinals[level]), ("row_offset", counters[0])]
+            ordinals[level] += 1
+            runs = self._walk(plan, deeper, bind(outer, pairs), counters)
+            if index < lo:  # an earlier part's: walked for the counters only
+                for _ in runs:
+                    pass
+            else:
+                yield from runs
+
+    def _open(self, plan: _Plan, level: int, outer: Any) -> tuple[dict[str, str], Iterator[tuple[Any, ...]]]:
+        """The types and tuples of level ``level``'s comprehension under ``outer``."""
+        parsed = plan.levels[level]
         try:
-            types, tuples = parsed.open(outer.value_of)
+            return parsed.open(outer.value_of)
         except PolydatError as err:
             raise WorkloadError(f"{plan.where}, for_each {parsed.text!r}:\n{err}") from None
+
+    def _level_program(self, plan: _Plan, level: int, outer: Any, types: dict[str, str]) -> Any:
+        """Level ``level``'s bindings compiled for iteration types ``types`` (once)."""
         key = tuple(types.items())
         program = plan.level_programs[level].get(key)
         if program is None:
             iteration = [*types.items(), *EXTRA_NAMES]
             program = self._compile(plan.phase.levels[level].bindings, outer, iteration)
             plan.level_programs[level][key] = program
-        bind = program._core.kernel
-        names = list(types)
-        ordinals = counters[1]
-        deeper = level + 1
-        for values in _filtered(parsed, outer, types, tuples, self.workload.engine, False):
-            pairs = [*zip(names, values), ("ordinal", ordinals[level]), ("row_offset", counters[0])]
-            ordinals[level] += 1
-            yield from self._walk(plan, deeper, bind(outer, pairs), counters)
+        return program
 
-    def batches(self, phase: Phase) -> Iterator[tuple[list[tuple[Any, int, int]], int]]:
+    def batches(
+        self, phase: Phase, part: tuple[int, int] | None = None
+    ) -> Iterator[tuple[list[tuple[Any, int, int]], int]]:
         """The phase's runs in groups of about :data:`RUN_BATCH_ROWS` rows, as
         (``[(core kernel, start, rows)]``, rows) — what ``fill_runs`` takes;
         runs of no row are left out."""
         group: list[tuple[Any, int, int]] = []
         rows = 0
-        for kernel, start, count in self.runs(phase):
+        for kernel, start, count in self.runs(phase, part):
             if count == 0:
                 continue
             group.append((kernel, start, count))
@@ -533,3 +589,161 @@ class _Chain:
                 group, rows = [], 0
         if group:
             yield group, rows
+
+    def stream(
+        self, phase: Phase, threads: int, encode: str | None, part: tuple[int, int] | None
+    ) -> Iterator[tuple[Any, int]]:
+        """The rows of the phase (of part ``part``) in order, a batch at a
+        time, as (batch, rows): Arrow record batches (``encode=None``) or
+        CSV / JSON Lines text. A phase without ``for_each``, or with one
+        level ranging over numbers, runs in the core without a kernel per
+        scope (:class:`_Native`); any other walks its scopes here."""
+        from . import _core
+
+        native = self.native(phase)
+        if native is not None:
+            yield from native.stream(threads, encode, part)
+            return
+        columns = self.columns(phase)
+        for runs, rows in self.batches(phase, part):
+            yield _core.fill_runs(runs, columns, encode or "arrow", threads), rows
+
+    def native(self, phase: Phase) -> _Native | None:
+        """The phase's rows as the core runs them without a kernel per
+        scope, or None when the phase needs its scopes walked one by one."""
+        if phase.name not in self._native:
+            self._native[phase.name] = _Native.of(self, phase)
+        return self._native[phase.name]
+
+
+def _part_bounds(count: int, part: tuple[int, int] | None) -> tuple[int, int]:
+    """The indices ``[lo, hi)`` of part ``i`` of ``n`` of ``count`` items:
+    ``count * i // n`` up to ``count * (i + 1) // n`` (everything without a part)."""
+    if part is None:
+        return 0, count
+    i, n = part
+    return count * i // n, count * (i + 1) // n
+
+
+_COUNT_NAME = re.compile(r"^\s*\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\s*$")
+
+
+@dataclass
+class _Native:
+    """A phase the core runs without a kernel per scope.
+
+    Without ``for_each``: one kernel of the rows program sweeps the cycles
+    (``Kernel.batches``, on ``threads`` workers). With one ``for_each``
+    level over a range of numbers (``order in 0..{orders}``, no ``where``):
+    the level's bindings and the rows program are compiled as one program
+    whose iteration inputs are the level's name, ``ordinal`` and
+    ``row_offset``, and the core runs parent after parent on one kernel per
+    worker, each parent's rows counted by ``cycles`` (a count, a range, or
+    ``{name}`` read per parent) — ``_core.fanout``. The rows are those the
+    scope walk gives, in order, on any number of threads."""
+
+    kernel: Any
+    columns: list[str]
+    coordinate: str | None
+    cycles: tuple[int, int] | None = None
+    """Without ``for_each``: the (first cycle, rows) of the phase."""
+    name: str = ""
+    parents: range | None = None
+    count: Any = None
+    where: str = ""
+
+    @classmethod
+    def of(cls, chain: _Chain, phase: Phase) -> _Native | None:
+        from . import _core
+
+        plan = chain.plan(phase)
+        columns = chain.columns(phase)
+        if not plan.levels:
+            kernel, start, rows = next(chain.runs(phase))
+            coordinates = plan.rows_program.coordinates
+            if not coordinates:
+                return None
+            return cls(kernel, columns, coordinates[0], cycles=(start, rows))
+        if len(plan.levels) != 1:
+            return None
+        parsed = plan.levels[0]
+        if parsed.where is not None or len(parsed.clauses) != 1:
+            return None
+        clause = parsed.clauses[0]
+        if len(clause.names) != 1 or len(clause.sources) != 1 or len(clause.sources[0]) != 1:
+            return None
+        types, _ = chain._open(plan, 0, chain.root._core)
+        name = clause.names[0]
+        if types[name] != "u64":
+            return None
+        values = parsed._values(clause.sources[0], chain.root._core.value_of)
+        if not isinstance(values, range):
+            return None
+        if plan.fixed_cycles is not None:
+            count: Any = plan.fixed_cycles
+        else:
+            match = _COUNT_NAME.match(phase.cycles)
+            if match is None:
+                return None
+            count = match.group(1)
+        source = f"{phase.levels[0].bindings}\n{phase.bindings}"
+        keep = [name, *columns, *([count] if isinstance(count, str) else [])]
+        iteration = [(name, "u64"), *EXTRA_NAMES]
+        try:
+            program = chain._compile(source, chain.root, iteration, keep)
+        except PolydatError:
+            return None  # a name bound in both scopes, say: walk them
+        if isinstance(count, str) and count not in program.outputs and count not in program.inputs:
+            return None
+        pairs = [(name, values.start if len(values) else 0), ("ordinal", 0), ("row_offset", 0)]
+        kernel = program._core.kernel(chain.root._core, pairs)
+        if not _core.fanout_supported(kernel):
+            return None
+        coordinates = program.coordinates
+        return cls(
+            kernel, columns, coordinates[0] if coordinates else None, name=name, parents=values, count=count,
+            where=plan.where,
+        )
+
+    def stream(self, threads: int, encode: str | None, part: tuple[int, int] | None) -> Iterator[tuple[Any, int]]:
+        """(batch, rows) of the phase's rows (see :meth:`_Chain.stream`)."""
+        from . import _core
+
+        if self.parents is None:
+            assert self.cycles is not None
+            start, rows = self.cycles
+            lo, hi = _part_bounds(rows, part)
+            if hi == lo:
+                return
+            batches = self.kernel.batches(
+                self.coordinate, start + lo, hi - lo, 1, self.columns, [], threads=threads,
+                batch_rows=RUN_BATCH_ROWS, encode=encode,
+            )
+        else:
+            lo, hi = _part_bounds(len(self.parents), part)
+            if hi == lo:
+                return
+            iteration = (self.name, "ordinal", "row_offset")
+            first, step = self.parents.start, self.parents.step
+            count = self.count if isinstance(self.count, str) else tuple(self.count)
+            try:
+                before = _core.fanout_rows(self.kernel, iteration, first, step, lo, count, threads=threads) if lo else 0
+                batches = _core.fanout(
+                    self.kernel, iteration, first + lo * step, step, hi - lo, count, self.columns,
+                    first_ordinal=lo, first_row=before, threads=threads, batch_rows=RUN_BATCH_ROWS, encode=encode,
+                )
+            except PolydatError as err:
+                raise self._error(err) from None
+        try:
+            for batch in batches:
+                yield batch, batches.rows
+        except PolydatError as err:
+            raise self._error(err) from None
+        finally:
+            batches.close()
+
+    def _error(self, err: PolydatError) -> PolydatError:
+        """A bad row count as the workload's error naming the phase; any other error as it is."""
+        if type(err) is PolydatError:
+            return WorkloadError(f"{self.where}, cycles: {err}")
+        return err

@@ -4,18 +4,21 @@
 //! `Program.iter_batches` and the command line's writers.
 
 use crate::{generate_error, py_error};
+use arrow_array::StructArray;
 use arrow_array::{
     ArrayRef, BinaryArray, BooleanArray, Date32Array, Float32Array, Float64Array, Int32Array, Int64Array, RecordBatch,
     StringArray, TimestampMillisecondArray, UInt32Array, UInt64Array,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
-use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 use polydat_core::engine::column::{Column, ColumnData};
+use polydat_core::engine::fanout::FanOut;
 use polydat_core::engine::guard::guarded;
 use polydat_core::engine::{text, Batches, GenerateError, Stop};
 use polydat_core::PortType;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyCapsule};
+use pyo3_arrow::ffi::{to_stream_pycapsule, ArrayIterator};
 use pyo3_arrow::{PyRecordBatch, PySchema};
 use std::collections::HashMap;
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
@@ -134,24 +137,71 @@ pub struct BatchStream {
     receiver: Option<Mutex<Receiver<Produced>>>,
     stop: Arc<Stop<'static>>,
     worker: Option<JoinHandle<()>>,
+    /// The rows of the batch yielded last.
+    rows: usize,
+}
+
+/// Where a [`BatchStream`]'s batches come from.
+pub enum Source {
+    /// The rows of a program's plan; `cycles` puts a u64 column of the
+    /// rows' cycle numbers first.
+    Plan {
+        /// The batches.
+        batches: Batches,
+        /// Put the cycle numbers first.
+        cycles: bool,
+    },
+    /// The rows of a one-to-many phase.
+    FanOut(FanOut),
+}
+
+impl Source {
+    /// The declared type of each column the batches hold, in order.
+    fn types(&self) -> Vec<PortType> {
+        match self {
+            Source::Plan { batches, cycles } => {
+                let mut types = Vec::new();
+                if *cycles {
+                    types.push(PortType::U64);
+                }
+                types.extend(batches.generator().types());
+                types
+            }
+            Source::FanOut(fanout) => fanout.types(),
+        }
+    }
+
+    /// The next batch, or `None` at the end.
+    fn next_batch(&mut self, stop: &Stop<'_>) -> Option<Produced> {
+        match self {
+            Source::Plan { batches, cycles } => {
+                let (first, rows) = (batches.next_cycle(), batches.next_rows());
+                let step = batches.generator().plan().step;
+                let columns = batches.next_batch(stop)?;
+                Some(columns.and_then(|mut columns| {
+                    if *cycles {
+                        let c =
+                            Column::cycles(first, rows, step).ok_or(GenerateError::OutOfMemory { rows, columns: 1 })?;
+                        columns.insert(0, c);
+                    }
+                    Ok(columns)
+                }))
+            }
+            Source::FanOut(fanout) => fanout.next_batch(stop),
+        }
+    }
 }
 
 impl BatchStream {
     /// Starts the producer of `batches`; `cycles` puts a u64 column of the
     /// rows' cycle numbers first (named `names[0]`).
-    pub fn start(
-        mut batches: Batches,
-        names: Vec<String>,
-        cycles: bool,
-        encode: Encode,
-    ) -> Result<BatchStream, String> {
-        let mut types = Vec::with_capacity(names.len());
-        if cycles {
-            types.push(PortType::U64);
-        }
-        types.extend(batches.generator().types());
-        let schema = schema(&names, &types);
-        let step = batches.generator().plan().step;
+    pub fn start(batches: Batches, names: Vec<String>, cycles: bool, encode: Encode) -> Result<BatchStream, String> {
+        BatchStream::of(Source::Plan { batches, cycles }, names, encode)
+    }
+
+    /// Starts the producer of `source`'s batches, whose columns are named `names`.
+    pub fn of(mut source: Source, names: Vec<String>, encode: Encode) -> Result<BatchStream, String> {
+        let schema = schema(&names, &source.types());
         let stop = Arc::new(Stop::new());
         let (sender, receiver) = sync_channel(1);
         let producer_stop = stop.clone();
@@ -160,21 +210,9 @@ impl BatchStream {
             .spawn(move || {
                 let stop = &*producer_stop;
                 loop {
-                    let (first, rows) = (batches.next_cycle(), batches.next_rows());
-                    let next = guarded(std::panic::AssertUnwindSafe(|| batches.next_batch(stop)));
-                    let item = match next {
+                    let item = match guarded(std::panic::AssertUnwindSafe(|| source.next_batch(stop))) {
                         Ok(None) => break,
-                        Ok(Some(Ok(mut columns))) => match cycles {
-                            true => match Column::cycles(first, rows, step) {
-                                Some(c) => {
-                                    columns.insert(0, c);
-                                    Ok(columns)
-                                }
-                                None => Err(GenerateError::OutOfMemory { rows, columns: 1 }),
-                            },
-                            false => Ok(columns),
-                        },
-                        Ok(Some(Err(e))) => Err(e),
+                        Ok(Some(item)) => item,
                         Err(_) => Err(GenerateError::Panicked),
                     };
                     let last = item.is_err();
@@ -184,11 +222,56 @@ impl BatchStream {
                 }
             })
             .map_err(|e| format!("could not start the batch thread: {e}"))?;
-        Ok(BatchStream { schema, names, encode, receiver: Some(Mutex::new(receiver)), stop, worker: Some(worker) })
+        Ok(BatchStream {
+            schema,
+            names,
+            encode,
+            receiver: Some(Mutex::new(receiver)),
+            stop,
+            worker: Some(worker),
+            rows: 0,
+        })
     }
 
     /// Stops the producer and waits for it.
     fn finish(&mut self) {
+        self.stop.request();
+        self.receiver = None;
+        if let Some(worker) = self.worker.take() {
+            let _ = worker.join();
+        }
+    }
+}
+
+/// The batches of a [`BatchStream`]'s producer handed to an Arrow C stream
+/// consumer, which may call from any thread: the reader waits on the
+/// producer without the GIL (the producer never takes it), and stops it
+/// when dropped (the consumer released the stream).
+struct Reader {
+    schema: SchemaRef,
+    receiver: Option<Receiver<Produced>>,
+    stop: Arc<Stop<'static>>,
+    worker: Option<JoinHandle<()>>,
+}
+
+impl Iterator for Reader {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let produced = self.receiver.as_ref()?.recv().ok()?;
+        let batch = produced.map_err(|e| e.to_string()).and_then(|columns| {
+            guarded(|| record_batch(&self.schema, columns))
+                .unwrap_or_else(|panic| Err(format!("internal error (a Rust panic): {panic}")))
+        });
+        if batch.is_err() {
+            self.receiver = None;
+        }
+        Some(batch.map_err(|message| ArrowError::ExternalError(message.into())))
+    }
+}
+
+impl Drop for Reader {
+    fn drop(&mut self) {
         self.stop.request();
         self.receiver = None;
         if let Some(worker) = self.worker.take() {
@@ -209,6 +292,12 @@ impl BatchStream {
     #[getter]
     fn schema(&self) -> PySchema {
         PySchema::new(self.schema.clone())
+    }
+
+    /// The rows of the batch yielded last.
+    #[getter]
+    fn rows(&self) -> usize {
+        self.rows
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -237,6 +326,7 @@ impl BatchStream {
                 }
             }
         };
+        self.rows = columns.first().map_or(0, Column::len);
         let (encode, schema) = (self.encode, &self.schema);
         let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
         match encode {
@@ -275,5 +365,38 @@ impl BatchStream {
     /// Stops generating (the stream yields nothing more).
     fn close(&mut self) {
         self.finish();
+    }
+
+    /// The Arrow PyCapsule stream interface: the rest of the stream as an
+    /// Arrow C stream (a capsule named `arrow_array_stream`) that DuckDB,
+    /// polars, pyarrow and other Arrow consumers read batch by batch, as
+    /// the producer makes them; afterwards this object yields nothing more.
+    /// `requested_schema` is honoured when the columns can be cast to it.
+    /// Only a stream of Arrow record batches (not text) has one.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &mut self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyCapsule>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        if self.encode != Encode::Arrow {
+            return Err(py_error(py, "ArgumentError", ("a stream of text has no Arrow C stream",)));
+        }
+        let Some(receiver) = self.receiver.take() else {
+            return Err(py_error(py, "ArgumentError", ("the stream was read or closed already",)));
+        };
+        let receiver = receiver.into_inner().unwrap_or_else(|p| p.into_inner());
+        let reader = Reader {
+            schema: self.schema.clone(),
+            receiver: Some(receiver),
+            // The producer is the reader's now: closing this object must not stop it.
+            stop: std::mem::replace(&mut self.stop, Arc::new(Stop::new())),
+            worker: self.worker.take(),
+        };
+        let schema = self.schema.clone();
+        let arrays = reader.map(|batch| Ok(Arc::new(StructArray::from(batch?)) as ArrayRef));
+        let field = Field::new_struct("", schema.fields().clone(), false).with_metadata(schema.metadata.clone());
+        let arrays = Box::new(ArrayIterator::new(arrays, Arc::new(field)));
+        to_stream_pycapsule(py, arrays, requested_schema).map_err(PyErr::from)
     }
 }

@@ -11,6 +11,7 @@ use polydat_core::engine::{self, EngineKind, Filled, GenerateError, Kernel as Co
 use polydat_core::program::manifest::Manifest;
 
 mod arrow;
+mod fanout;
 mod host;
 use polydat_core::ir::GraphIr;
 use polydat_core::{
@@ -95,6 +96,7 @@ pub(crate) fn generate_error(py: Python<'_>, e: GenerateError) -> PyErr {
             py_error(py, "InternalError", (e.to_string(),))
         }
         GenerateError::Cancelled => PyKeyboardInterrupt::new_err(e.to_string()),
+        GenerateError::BadCount { .. } => py_error(py, "PolydatError", (e.to_string(),)),
         GenerateError::Unset { ref names, .. } => {
             let first = names.first().cloned().unwrap_or_default();
             py_error(py, "WriteError", (e.to_string(), "unset_input", first))
@@ -1242,6 +1244,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(text_header, m)?)?;
     m.add_function(wrap_pyfunction!(_encode_column, m)?)?;
     m.add_function(wrap_pyfunction!(fill_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(fanout::fanout, m)?)?;
+    m.add_function(wrap_pyfunction!(fanout::fanout_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(fanout::fanout_supported, m)?)?;
     m.add_class::<Program>()?;
     m.add_class::<Kernel>()?;
     m.add_class::<arrow::BatchStream>()?;

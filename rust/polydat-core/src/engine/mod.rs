@@ -9,6 +9,7 @@ pub mod cell;
 pub mod column;
 pub mod compiled;
 pub mod failure;
+pub mod fanout;
 pub mod generate;
 pub mod guard;
 pub mod mixed;
