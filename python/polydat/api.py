@@ -14,6 +14,7 @@ from typing import Any
 
 from . import _core
 from .errors import ArgumentError, CompileError, Diagnostic
+from .stream import BatchIterator, Stream
 
 PyValue = Any
 """A value crossing the boundary: int, float, str, bytes, bool or None."""
@@ -291,17 +292,38 @@ class Program:
         inputs: Mapping[str, PyValue] | None = None,
         threads: int = 1,
         coordinate: str | None = None,
-    ) -> Iterator[Any]:
+    ) -> BatchIterator:
         """Yields the rows of :meth:`generate` as ``pyarrow.RecordBatch`` es of
         ``batch_rows`` rows (the last one may be shorter), in order, with the
         schema of ``generate(format="arrow")``. Memory stays bounded: the core
         generates the next batch (on ``threads`` workers) while the caller
         uses the current one, and holds at most three batches. Ctrl-C stops
-        the workers and raises in the loop. Needs pyarrow."""
+        the workers and raises in the loop. The iterator is also an Arrow
+        stream (``__arrow_c_stream__``) of the batches it has not yielded
+        (see :mod:`polydat.stream`). Needs pyarrow."""
+        return iter(self.stream(cycles, batch_rows, outputs, inputs, threads, coordinate))
+
+    def stream(
+        self,
+        cycles: range | int | tuple[int, int] = 1,
+        batch_rows: int = 65536,
+        outputs: Sequence[str] | None = None,
+        inputs: Mapping[str, PyValue] | None = None,
+        threads: int = 1,
+        coordinate: str | None = None,
+    ) -> Stream:
+        """The rows of :meth:`iter_batches` as a :class:`~polydat.stream.Stream`:
+        an Arrow PyCapsule stream (``__arrow_c_stream__``) that DuckDB
+        (``duckdb.sql("select ... from s")``), polars (``polars.DataFrame(s)``,
+        or ``polars.from_arrow(s)``: one struct Series) and
+        ``pyarrow.RecordBatchReader.from_stream(s)`` read batch by batch, in
+        bounded memory; each reading (and each ``iter(s)``) is a fresh run of
+        the same rows. The arguments are checked now; no row is made until a
+        batch is read."""
         if self.needs_outer:
-            kernel = self._bound_kernel("iter_batches")
-            return kernel.iter_batches(cycles, batch_rows, outputs, inputs, threads, coordinate)
-        return _iter_batches(self, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
+            kernel = self._bound_kernel("stream")
+            return kernel.stream(cycles, batch_rows, outputs, inputs, threads, coordinate)
+        return _stream(self, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
 
     def _bound_kernel(self, what: str) -> Kernel:
         """The kernel a run of a program that needs an outer scope starts from."""
@@ -590,9 +612,21 @@ class Kernel:
         inputs: Mapping[str, PyValue] | None = None,
         threads: int = 1,
         coordinate: str | None = None,
-    ) -> Iterator[Any]:
+    ) -> BatchIterator:
         """:meth:`Program.iter_batches` from this kernel's state (see :meth:`generate`)."""
-        return _iter_batches(self.program, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
+        return iter(self.stream(cycles, batch_rows, outputs, inputs, threads, coordinate))
+
+    def stream(
+        self,
+        cycles: range | int | tuple[int, int] = 1,
+        batch_rows: int = 65536,
+        outputs: Sequence[str] | None = None,
+        inputs: Mapping[str, PyValue] | None = None,
+        threads: int = 1,
+        coordinate: str | None = None,
+    ) -> Stream:
+        """:meth:`Program.stream` from this kernel's state (see :meth:`generate`)."""
+        return _stream(self.program, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
 
 
 def _generate(
@@ -618,7 +652,7 @@ def _generate(
     return core.generate(coordinate, start, rows, step, names, fixed, threads=threads)
 
 
-def _iter_batches(
+def _stream(
     program: Program,
     core: Any,
     cycles: range | int | tuple[int, int],
@@ -627,11 +661,16 @@ def _iter_batches(
     inputs: Mapping[str, PyValue] | None,
     threads: int,
     coordinate: str | None,
-) -> Iterator[Any]:
-    """``iter_batches`` of ``program``'s rows on ``core`` (see :func:`_generate`)."""
-    pa = _pyarrow("iter_batches")
-    stream = batch_stream(program, core, cycles, outputs, inputs, threads, coordinate, batch_rows)
-    return (pa.record_batch(b) for b in stream)
+) -> Stream:
+    """``stream`` of ``program``'s rows on ``core`` (see :func:`_generate`),
+    its arguments checked now (a zero-row stream of the core is opened)."""
+    _pyarrow("stream")
+    if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
+        raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
+    run = program._run_args(cycles, outputs, inputs, threads, coordinate)
+    stream = Stream(core, run, threads, batch_rows)
+    stream._open(run[2]).close()
+    return stream
 
 
 def batch_stream(

@@ -415,10 +415,34 @@ def part_path(path: str, part: int, parts: int) -> str:
     return f"{root}-{part:05d}-of-{parts:05d}{ext}"
 
 
+def write_arrow(plan: RunPlan, out: IO[bytes]) -> int:
+    """Writes the rows as an Arrow IPC stream (pyarrow's writer), a record
+    batch per batch, typed by the declared types (a run of no rows is a
+    stream with the schema and no batch): readable as it is written, so a
+    shell pipeline can feed it to other tools. A terminal is refused."""
+    try:
+        import pyarrow as pa
+    except ImportError:
+        raise UsageError("--format arrow needs pyarrow: pip install 'polydat[arrow]'") from None
+    if out.isatty():
+        raise UsageError("refusing to write Arrow to a terminal; redirect it or use -o FILE")
+    schema = plan.prog.arrow_schema(plan.names)
+    if plan.column:
+        schema = schema.insert(0, pa.field(plan.column, pa.uint64()))
+    total = 0
+    with pa.ipc.new_stream(out, schema) as writer:
+        for rows, batch in _batches(plan, None):
+            writer.write_batch(pa.record_batch(batch))
+            total += rows
+    return total
+
+
 def _write(plan: RunPlan, output: str | None, header: bool) -> None:
     with open_output(output) as out:
         if plan.fmt == "parquet":
             write_parquet(plan, out)
+        elif plan.fmt == "arrow":
+            write_arrow(plan, out)
         else:
             write_rows(plan, out, header=header)
 
@@ -475,8 +499,8 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
                 "(files DIR/PHASE.FORMAT)"
             )
         out = sys.stdout.buffer
-        if ext == "parquet" and out.isatty():
-            raise UsageError("refusing to write Parquet to a terminal; redirect it or use -o DIR")
+        if ext in ("parquet", "arrow") and out.isatty():
+            raise UsageError(f"refusing to write {ext.title()} to a terminal; redirect it or use -o DIR")
         sys.stdout.flush()
         part = None if parts[0] is None else (parts[0], args.parts)
         workload.write(workload.phases[0], out, ext, args.threads, part=part)
@@ -672,7 +696,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="fix an extern, or a coordinate --cycles does not sweep, for the whole run; "
         "VALUE is read as the input's declared type (repeatable; the last one wins)",
     )
-    run.add_argument("--format", choices=["csv", "jsonl", "parquet"], default="csv")
+    run.add_argument(
+        "--format",
+        choices=["csv", "jsonl", "parquet", "arrow"],
+        default="csv",
+        help="csv, jsonl, parquet, or arrow (an Arrow IPC stream, to a file or -o -)",
+    )
     run.add_argument(
         "-o",
         "--output",

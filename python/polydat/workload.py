@@ -217,7 +217,8 @@ class Workload:
         part: tuple[int, int] | None = None,
     ) -> int:
         """Writes the table of ``phase`` to ``out`` as CSV (with a header),
-        JSON Lines or Parquet; returns the row count. ``part=(i, n)`` writes
+        JSON Lines, Parquet or an Arrow IPC stream (``"arrow"``); returns the
+        row count. ``part=(i, n)`` writes
         only part ``i`` (from 0) of ``n``: the phase's outermost iteration
         tuples (its cycles, without ``for_each``) cut into ``n`` contiguous
         runs. The parts, in order, hold the table's rows; only part 0 of a
@@ -231,9 +232,12 @@ class Workload:
         chain = self.chain()
         phase = self._phase(phase)
         columns = chain.columns(phase)
-        if format == "parquet":
+        if format in ("parquet", "arrow"):
             import pyarrow as pa
             import pyarrow.parquet as pq
+
+            def open_writer(schema: Any) -> Any:
+                return pq.ParquetWriter(out, schema) if format == "parquet" else pa.ipc.new_stream(out, schema)
 
             writer = None
             total = 0
@@ -241,17 +245,17 @@ class Workload:
                 for produced, rows in chain.stream(phase, threads, None, part):
                     batch = pa.record_batch(produced)
                     if writer is None:
-                        writer = pq.ParquetWriter(out, batch.schema)
+                        writer = open_writer(batch.schema)
                     writer.write_batch(batch)
                     total += rows
                 if writer is None:  # no row: a file with the schema
-                    writer = pq.ParquetWriter(out, chain.schema(phase))
+                    writer = open_writer(chain.schema(phase))
             finally:
                 if writer is not None:
                     writer.close()
             return total
         if format not in ("csv", "jsonl"):
-            raise ArgumentError(f"format must be csv, jsonl or parquet, not {format!r}")
+            raise ArgumentError(f"format must be csv, jsonl, parquet or arrow, not {format!r}")
         if format == "csv" and (part is None or part[0] == 0):
             out.write(_core.text_header(columns, "csv"))
         total = 0
@@ -693,8 +697,10 @@ class _Native:
             program = chain._compile(source, chain.root, iteration, keep)
         except PolydatError:
             return None  # a name bound in both scopes, say: walk them
-        if isinstance(count, str) and count not in program.outputs and count not in program.inputs:
-            return None
+        if isinstance(count, str):
+            kind = program.outputs.get(count) or program.input_types.get(count)
+            if kind not in ("u64", "u32", "i64", "i32"):
+                return None  # absent, or text (which the walk reads as a count or a range)
         pairs = [(name, values.start if len(values) else 0), ("ordinal", 0), ("row_offset", 0)]
         kernel = program._core.kernel(chain.root._core, pairs)
         if not _core.fanout_supported(kernel):

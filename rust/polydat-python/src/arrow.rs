@@ -126,19 +126,97 @@ const SIGNAL_POLL: Duration = Duration::from_millis(50);
 /// The rows of a plan, a batch at a time, generated ahead: a producer thread
 /// runs the generator (with its own workers) and hands each batch over a
 /// channel of one slot, so at most three batches exist at once (the one the
-/// caller holds, the one waiting, the one being made). Iterating yields
-/// Arrow record batches or encoded text; Ctrl-C while waiting stops the
-/// producer and raises in the caller.
+/// caller holds, the one waiting, the one being made). The producer starts
+/// at the first batch read: a stream only looked at (its schema) makes no
+/// row. Iterating yields Arrow record batches or encoded text; Ctrl-C while
+/// waiting stops the producer and raises in the caller.
 #[pyclass(module = "polydat._core")]
 pub struct BatchStream {
     schema: SchemaRef,
     names: Vec<String>,
     encode: Encode,
-    receiver: Option<Mutex<Receiver<Produced>>>,
-    stop: Arc<Stop<'static>>,
-    worker: Option<JoinHandle<()>>,
+    feed: Feed,
     /// The rows of the batch yielded last.
     rows: usize,
+}
+
+/// Where a stream's next batches come from.
+enum Feed {
+    /// Not started: the source, for the producer to take.
+    Pending(Mutex<Source>),
+    /// The producer runs.
+    Running(Producer),
+    /// Every batch was taken, or the stream was closed or handed over.
+    Over,
+}
+
+impl Feed {
+    /// The running producer, started now if it was pending (`None` once over).
+    fn producer(&mut self) -> Result<Option<&Producer>, String> {
+        if let Feed::Pending(_) = self {
+            let Feed::Pending(source) = std::mem::replace(self, Feed::Over) else { unreachable!() };
+            *self = Feed::Running(Producer::start(source.into_inner().unwrap_or_else(|p| p.into_inner()))?);
+        }
+        Ok(match self {
+            Feed::Running(producer) => Some(producer),
+            _ => None,
+        })
+    }
+}
+
+/// The thread that makes a stream's batches, and the channel it hands them
+/// over. Dropping it stops the thread and waits for it.
+struct Producer {
+    receiver: Mutex<Receiver<Produced>>,
+    stop: Arc<Stop<'static>>,
+    worker: Option<JoinHandle<()>>,
+}
+
+impl Producer {
+    /// Starts the thread making `source`'s batches.
+    fn start(mut source: Source) -> Result<Producer, String> {
+        let stop = Arc::new(Stop::new());
+        let (sender, receiver) = sync_channel(1);
+        let producer_stop = stop.clone();
+        let worker = std::thread::Builder::new()
+            .name("polydat-batches".into())
+            .spawn(move || {
+                let stop = &*producer_stop;
+                loop {
+                    let item = match guarded(std::panic::AssertUnwindSafe(|| source.next_batch(stop))) {
+                        Ok(None) => break,
+                        Ok(Some(item)) => item,
+                        Err(_) => Err(GenerateError::Panicked),
+                    };
+                    let last = item.is_err();
+                    if sender.send(item).is_err() || last {
+                        break;
+                    }
+                }
+            })
+            .map_err(|e| format!("could not start the batch thread: {e}"))?;
+        Ok(Producer { receiver: Mutex::new(receiver), stop, worker: Some(worker) })
+    }
+
+    /// The next batch, waiting up to `wait` for it.
+    fn next(&self, wait: Option<Duration>) -> Result<Produced, RecvTimeoutError> {
+        let receiver = self.receiver.lock().unwrap_or_else(|p| p.into_inner());
+        match wait {
+            Some(wait) => receiver.recv_timeout(wait),
+            None => receiver.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        }
+    }
+}
+
+impl Drop for Producer {
+    fn drop(&mut self) {
+        self.stop.request();
+        // Dropping the receiver unblocks a producer waiting to hand a batch over.
+        drop(std::mem::replace(&mut self.receiver, Mutex::new(sync_channel(0).1)));
+        if let Some(worker) = self.worker.take() {
+            let _ = worker.join();
+        }
+    }
 }
 
 /// Where a [`BatchStream`]'s batches come from.
@@ -199,84 +277,51 @@ impl BatchStream {
         BatchStream::of(Source::Plan { batches, cycles }, names, encode)
     }
 
-    /// Starts the producer of `source`'s batches, whose columns are named `names`.
-    pub fn of(mut source: Source, names: Vec<String>, encode: Encode) -> Result<BatchStream, String> {
+    /// A stream of `source`'s batches, whose columns are named `names` (the
+    /// producer starts at the first batch read).
+    pub fn of(source: Source, names: Vec<String>, encode: Encode) -> Result<BatchStream, String> {
         let schema = schema(&names, &source.types());
-        let stop = Arc::new(Stop::new());
-        let (sender, receiver) = sync_channel(1);
-        let producer_stop = stop.clone();
-        let worker = std::thread::Builder::new()
-            .name("polydat-batches".into())
-            .spawn(move || {
-                let stop = &*producer_stop;
-                loop {
-                    let item = match guarded(std::panic::AssertUnwindSafe(|| source.next_batch(stop))) {
-                        Ok(None) => break,
-                        Ok(Some(item)) => item,
-                        Err(_) => Err(GenerateError::Panicked),
-                    };
-                    let last = item.is_err();
-                    if sender.send(item).is_err() || last {
-                        break;
-                    }
-                }
-            })
-            .map_err(|e| format!("could not start the batch thread: {e}"))?;
-        Ok(BatchStream {
-            schema,
-            names,
-            encode,
-            receiver: Some(Mutex::new(receiver)),
-            stop,
-            worker: Some(worker),
-            rows: 0,
-        })
+        Ok(BatchStream { schema, names, encode, feed: Feed::Pending(Mutex::new(source)), rows: 0 })
     }
 
     /// Stops the producer and waits for it.
     fn finish(&mut self) {
-        self.stop.request();
-        self.receiver = None;
-        if let Some(worker) = self.worker.take() {
-            let _ = worker.join();
-        }
+        self.feed = Feed::Over;
     }
 }
 
-/// The batches of a [`BatchStream`]'s producer handed to an Arrow C stream
-/// consumer, which may call from any thread: the reader waits on the
-/// producer without the GIL (the producer never takes it), and stops it
-/// when dropped (the consumer released the stream).
+/// The batches of a [`BatchStream`] handed to an Arrow C stream consumer,
+/// which may call from any thread: the reader waits on the producer without
+/// the GIL (the producer never takes it). The producer starts at the first
+/// batch read, and stops when the reader is dropped (the consumer released
+/// the stream).
 struct Reader {
     schema: SchemaRef,
-    receiver: Option<Receiver<Produced>>,
-    stop: Arc<Stop<'static>>,
-    worker: Option<JoinHandle<()>>,
+    feed: Feed,
 }
 
 impl Iterator for Reader {
     type Item = Result<RecordBatch, ArrowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let produced = self.receiver.as_ref()?.recv().ok()?;
-        let batch = produced.map_err(|e| e.to_string()).and_then(|columns| {
-            guarded(|| record_batch(&self.schema, columns))
-                .unwrap_or_else(|panic| Err(format!("internal error (a Rust panic): {panic}")))
-        });
+        let batch = match self.feed.producer() {
+            Err(e) => Err(e),
+            Ok(None) => return None,
+            Ok(Some(producer)) => match producer.next(None) {
+                Err(_) => {
+                    self.feed = Feed::Over;
+                    return None;
+                }
+                Ok(produced) => produced.map_err(|e| e.to_string()).and_then(|columns| {
+                    guarded(|| record_batch(&self.schema, columns))
+                        .unwrap_or_else(|panic| Err(format!("internal error (a Rust panic): {panic}")))
+                }),
+            },
+        };
         if batch.is_err() {
-            self.receiver = None;
+            self.feed = Feed::Over;
         }
         Some(batch.map_err(|message| ArrowError::ExternalError(message.into())))
-    }
-}
-
-impl Drop for Reader {
-    fn drop(&mut self) {
-        self.stop.request();
-        self.receiver = None;
-        if let Some(worker) = self.worker.take() {
-            let _ = worker.join();
-        }
     }
 }
 
@@ -306,9 +351,15 @@ impl BatchStream {
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
         let columns = loop {
-            let Some(receiver) = &self.receiver else { return Ok(None) };
-            let wait = || receiver.lock().unwrap_or_else(|p| p.into_inner()).recv_timeout(SIGNAL_POLL);
-            match py.allow_threads(wait) {
+            let producer = match self.feed.producer() {
+                Ok(Some(producer)) => producer,
+                Ok(None) => return Ok(None),
+                Err(e) => {
+                    self.finish();
+                    return Err(py_error(py, "InternalError", (e,)));
+                }
+            };
+            match py.allow_threads(|| producer.next(Some(SIGNAL_POLL))) {
                 Ok(Ok(columns)) => break columns,
                 Ok(Err(e)) => {
                     self.finish();
@@ -382,17 +433,11 @@ impl BatchStream {
         if self.encode != Encode::Arrow {
             return Err(py_error(py, "ArgumentError", ("a stream of text has no Arrow C stream",)));
         }
-        let Some(receiver) = self.receiver.take() else {
+        if let Feed::Over = self.feed {
             return Err(py_error(py, "ArgumentError", ("the stream was read or closed already",)));
-        };
-        let receiver = receiver.into_inner().unwrap_or_else(|p| p.into_inner());
-        let reader = Reader {
-            schema: self.schema.clone(),
-            receiver: Some(receiver),
-            // The producer is the reader's now: closing this object must not stop it.
-            stop: std::mem::replace(&mut self.stop, Arc::new(Stop::new())),
-            worker: self.worker.take(),
-        };
+        }
+        // The rest of the stream is the reader's now (this object yields nothing more).
+        let reader = Reader { schema: self.schema.clone(), feed: std::mem::replace(&mut self.feed, Feed::Over) };
         let schema = self.schema.clone();
         let arrays = reader.map(|batch| Ok(Arc::new(StructArray::from(batch?)) as ArrayRef));
         let field = Field::new_struct("", schema.fields().clone(), false).with_metadata(schema.metadata.clone());

@@ -1,0 +1,133 @@
+"""Streams of generated rows as Arrow record batches, for the tools people
+query with: :meth:`Program.stream <polydat.Program.stream>` and what
+:meth:`Program.iter_batches <polydat.Program.iter_batches>` returns.
+
+Both implement the Arrow PyCapsule stream interface (``__arrow_c_stream__``),
+so DuckDB, polars and pyarrow read the rows batch by batch as the core makes
+them, in bounded memory, with no conversion of ours in between::
+
+    stream = prog.stream(range(10**9), outputs=["user_id", "amount"], threads=2)
+    duckdb.sql("select user_id % 10 as k, sum(amount) from stream group by k")
+    polars.DataFrame(stream)          # polars.from_arrow(stream): one struct Series
+    pyarrow.RecordBatchReader.from_stream(stream)
+
+A :class:`Stream` is a description of a run: every ``__arrow_c_stream__``
+call (DuckDB makes several: it reads the schema first) and every ``iter()``
+starts the run afresh, and the core makes no row until the first batch is
+read. Rows are a pure function of the run, so every reading gives the same
+batches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from .errors import ArgumentError
+
+__all__ = ["Stream", "BatchIterator"]
+
+
+class Stream:
+    """The rows of one run as Arrow record batches (see the module).
+
+    Iterating it (each ``iter()`` a fresh run) yields ``pyarrow.RecordBatch``
+    es; ``__arrow_c_stream__`` hands a fresh run to any Arrow consumer;
+    ``schema`` is the batches' schema (from the declared types, no row made).
+    """
+
+    def __init__(self, core: Any, run: tuple[str, int, int, int, list[str], list[tuple[str, Any]]],
+                 threads: int, batch_rows: int):
+        self._core = core
+        self._run = run
+        self._threads = threads
+        self._batch_rows = batch_rows
+
+    @property
+    def num_rows(self) -> int:
+        """The rows of the run."""
+        return self._run[2]
+
+    def _open(self, skip: int = 0) -> Any:
+        """The core's batch stream of the run's rows after the first ``skip``
+        (its producer starts at the first batch read)."""
+        coordinate, start, rows, step, names, fixed = self._run
+        skip = min(skip, rows)
+        first = (start + skip * step) % 2**64
+        return self._core.batches(
+            coordinate, first, rows - skip, step, names, fixed, threads=self._threads, batch_rows=self._batch_rows
+        )
+
+    @property
+    def schema(self) -> Any:
+        """The batches' ``pyarrow.Schema``."""
+        import pyarrow as pa
+
+        return pa.schema(self._open().schema)
+
+    def __arrow_c_schema__(self) -> Any:
+        return self._open().schema.__arrow_c_schema__()
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        return self._open().__arrow_c_stream__(requested_schema)
+
+    def __iter__(self) -> BatchIterator:
+        return BatchIterator(self)
+
+    def __repr__(self) -> str:
+        coordinate, start, rows, step, names, _ = self._run
+        return f"<polydat.Stream {rows} rows of {names} from {coordinate}={start} step {step}>"
+
+
+class BatchIterator(Iterator[Any]):
+    """The batches of a :class:`Stream`, one after another, as
+    ``pyarrow.RecordBatch`` es (what :meth:`Program.iter_batches` returns).
+    The core makes the next batch while the caller uses this one, and holds
+    at most three. ``__arrow_c_stream__`` hands the rows not yielded yet to
+    an Arrow consumer (a fresh run of them, each call; the iterator itself
+    does not move). ``close()`` stops the run."""
+
+    def __init__(self, stream: Stream):
+        self._stream = stream
+        self._core_stream: Any = None
+        self._yielded = 0
+        self._closed = False
+
+    @property
+    def schema(self) -> Any:
+        """The batches' ``pyarrow.Schema``."""
+        return self._stream.schema
+
+    def __iter__(self) -> BatchIterator:
+        return self
+
+    def __next__(self) -> Any:
+        import pyarrow as pa
+
+        if self._closed:
+            raise StopIteration
+        if self._core_stream is None:
+            self._core_stream = self._stream._open()
+        batch = pa.record_batch(next(self._core_stream))
+        self._yielded += batch.num_rows
+        return batch
+
+    def close(self) -> None:
+        """Stops the run: nothing more is made or yielded."""
+        self._closed = True
+        if self._core_stream is not None:
+            self._core_stream.close()
+
+    def __enter__(self) -> BatchIterator:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __arrow_c_schema__(self) -> Any:
+        return self._stream.__arrow_c_schema__()
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        if self._closed:
+            raise ArgumentError("the batch iterator is closed")
+        return self._stream._open(self._yielded).__arrow_c_stream__(requested_schema)
