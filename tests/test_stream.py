@@ -67,14 +67,22 @@ def test_a_stream_checks_its_arguments_at_once_and_makes_no_row_until_read() -> 
         prog.stream(range(10), outputs=["nope"])
     with pytest.raises(polydat.ArgumentError, match="batch_rows"):
         prog.stream(range(10), batch_rows=0)
-    program = polydat.compile("input cycle: u64\nx := __probe(cycle, \"stream\")")
-    polydat._core.probe_reset("stream")
-    stream = program.stream(range(1000))
-    assert stream.schema.names == ["x"]
+    stream = prog.stream(range(10**7), batch_rows=1000)
     capsule = stream.__arrow_c_stream__()
+    it = prog.iter_batches(range(10**7), batch_rows=1000)
+    assert _producers() == 0, "no producer runs for a stream only looked at"
+    assert next(it).num_rows == 1000 and _producers() == 1
     del capsule
-    assert polydat._core.probe_count("stream") == 0, "no row is made for a stream only looked at"
-    assert pa.table(stream).num_rows == 1000
+    it.close()
+    assert _producers() == 0, "closing stops the producer"
+
+
+def _producers() -> int:
+    """The batch producer threads of this process."""
+    import os
+
+    tasks = Path(f"/proc/{os.getpid()}/task")
+    return sum((t / "comm").read_text().strip() == "polydat-batches" for t in tasks.iterdir())
 
 
 def test_a_text_stream_has_no_arrow_stream() -> None:

@@ -252,8 +252,9 @@ def _walked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(workload._Native, "of", classmethod(lambda cls, chain, phase: None))
 
 
-def _texts(path: Path, threads: int, part: tuple[int, int] | None = None) -> dict[str, bytes]:
+def _texts(path: Path, threads: int, part: tuple[int, int] | None = None, engine: str = "auto") -> dict[str, bytes]:
     w = Workload.load(path)
+    w.engine = engine
     out = {}
     for phase in w.phases:
         buf = io.BytesIO()
@@ -276,6 +277,8 @@ def test_one_level_phases_run_in_the_core_as_their_scopes_do(tmp_path: Path, mon
         walked = _texts(path, 1)
         walked_parts = [_texts(path, 1, (i, 4)) for i in range(4)]
     assert native[1] == walked, "the rows binding one scope per parent gives"
+    for engine in ("p1", "p2", "p3", "mixed"):
+        assert _texts(path, 2, engine=engine) == walked, f"the same rows on {engine}"
     for name in walked:
         assert b"".join(p[name] for p in parts) == walked[name], f"{name}: the parts are the whole"
         assert [p[name] for p in parts] == [p[name] for p in walked_parts], name

@@ -672,6 +672,23 @@ impl Kernel for ScopedKernel {
         filled
     }
 
+    fn fill_runs(
+        &mut self,
+        runs: &super::fanout::RunFill<'_>,
+        outs: &[usize],
+        columns: &mut [ColumnPart<'_>],
+    ) -> Result<(), GenerateError> {
+        // The runs' inputs are this scope's own or iteration slots (the
+        // binder's slots refuse `write_u64`'s plain path otherwise).
+        if runs.inputs.iter().any(|&i| !matches!(self.slots[i], Slot::Own | Slot::Iteration)) {
+            return super::fanout::fill_run_by_run(self, runs, outs, columns);
+        }
+        self.sync().map_err(GenerateError::Eval)?;
+        let filled = self.inner.fill_runs(runs, outs, columns);
+        self.wrote();
+        filled
+    }
+
     fn eval(&mut self) -> Result<Vec<Value>, EvalError> {
         self.sync()?;
         self.inner.eval()

@@ -20,11 +20,74 @@
 //! same on any number of threads.
 
 use super::column::{Column, ColumnPart, PartDone, VarRows};
-use super::{workers, GenerateError, Kernel, KernelMaker, Stop, STOP_CHECK_ROWS};
+use super::{workers, GenerateError, Kernel, KernelMaker, RowFill, Stop, STOP_CHECK_ROWS};
 use crate::program::{ColumnSource, Program};
 use crate::types::PortType;
 use crate::value::Value;
 use std::sync::Arc;
+
+/// Rows in runs, for [`Kernel::fill_runs`]: run `j` has `counts[j]` rows,
+/// through which the u64 inputs `inputs` hold `values[j * inputs.len()..]`
+/// and the coordinate sweeps `first, first + step, ...` (from `first` again
+/// at each run). The rows of one task of a one-to-many phase, one run per
+/// parent.
+#[derive(Clone, Copy, Debug)]
+pub struct RunFill<'a> {
+    /// The coordinate the rows of a run sweep.
+    pub coordinate: usize,
+    /// Its value at a run's first row.
+    pub first: u64,
+    /// Its increment per row (wrapping).
+    pub step: u64,
+    /// The u64 inputs each run sets.
+    pub inputs: &'a [usize],
+    /// Their values, `inputs.len()` per run.
+    pub values: &'a [u64],
+    /// Rows per run.
+    pub counts: &'a [usize],
+    /// Checked between blocks of rows: the caller wants the run to stop.
+    pub stop: &'a Stop<'a>,
+}
+
+impl<'a> RunFill<'a> {
+    /// The values of run `j`'s inputs.
+    pub fn values_of(&self, j: usize) -> &'a [u64] {
+        let n = self.inputs.len();
+        &self.values[j * n..(j + 1) * n]
+    }
+
+    /// The rows of run `j`, as [`Kernel::fill_rows`] takes them.
+    pub fn rows_of(&self, j: usize) -> RowFill<'a> {
+        RowFill {
+            coordinate: self.coordinate,
+            first: self.first,
+            step: self.step,
+            count: self.counts[j],
+            stop: self.stop,
+        }
+    }
+}
+
+/// [`Kernel::fill_runs`] one run at a time: the run's inputs written
+/// ([`Kernel::write_u64`]), then its rows ([`Kernel::fill_rows`]) — every
+/// engine's default, and the fallback of faster forms.
+pub fn fill_run_by_run<K: Kernel + ?Sized>(
+    kernel: &mut K,
+    runs: &RunFill<'_>,
+    outs: &[usize],
+    columns: &mut [ColumnPart<'_>],
+) -> Result<(), GenerateError> {
+    for j in 0..runs.counts.len() {
+        if runs.counts[j] == 0 {
+            continue;
+        }
+        for (&input, &value) in runs.inputs.iter().zip(runs.values_of(j)) {
+            kernel.write_u64(input, value);
+        }
+        kernel.fill_rows(&runs.rows_of(j), outs, columns)?;
+    }
+    Ok(())
+}
 
 /// How many rows each parent has.
 #[derive(Clone, Debug)]
@@ -371,6 +434,12 @@ fn enter(
     Ok(())
 }
 
+/// Parent `i`'s iteration inputs: its value, its ordinal, its row offset.
+fn parent_inputs(plan: &FanOutPlan, i: usize, row_offset: u64) -> [u64; 3] {
+    let value = plan.first.wrapping_add((i as u64).wrapping_mul(plan.step));
+    [value, plan.first_ordinal.wrapping_add(i as u64), row_offset]
+}
+
 /// The rows of the parent `kernel` holds.
 fn count_of(plan: &FanOutPlan, kernel: &mut dyn Kernel) -> Result<u64, GenerateError> {
     let (source, name) = match &plan.count {
@@ -418,6 +487,78 @@ fn fill_task(
         RowCount::Fixed { start, .. } => start,
         RowCount::PerParent { .. } => 0,
     };
+    match plan.coordinate {
+        // One fill of every parent's rows, each parent a run of its inputs.
+        Some(coordinate) if !reinit && !outputs.is_empty() => {
+            let inputs = [plan.parent, plan.ordinal, plan.row_offset];
+            let mut values = Vec::with_capacity(3 * task.count);
+            for (j, &offset) in rows.offsets.iter().enumerate() {
+                values.extend(parent_inputs(plan, task.first + j, offset));
+            }
+            let counts: Vec<usize> = rows.counts.iter().map(|&c| c as usize).collect();
+            let runs = RunFill {
+                coordinate,
+                first: start,
+                step: 1,
+                inputs: &inputs,
+                values: &values,
+                counts: &counts,
+                stop: rows.stop,
+            };
+            kernel.fill_runs(&runs, outputs, &mut output_parts)?;
+            for (_, i, part) in input_parts.iter_mut() {
+                let fixed = kernel.input_value(*i);
+                for (j, &count) in counts.iter().enumerate() {
+                    let at = inputs.iter().position(|input| input == i);
+                    for r in 0..count as u64 {
+                        match at {
+                            Some(k) => part.push(&Value::U64(runs.values_of(j)[k])),
+                            None if *i == coordinate => part.push(&Value::U64(start.wrapping_add(r))),
+                            None => part.push(&fixed),
+                        }
+                    }
+                }
+            }
+        }
+        _ => fill_task_row_by_row(
+            plan,
+            reinit,
+            kernel,
+            task,
+            &rows,
+            start,
+            outputs,
+            &mut output_parts,
+            &mut input_parts,
+        )?,
+    }
+    let mut done: Vec<(usize, PartDone)> = Vec::with_capacity(sources.len());
+    let mut outs = output_parts.into_iter();
+    for (k, source) in sources.iter().enumerate() {
+        if let ColumnSource::Output(_) = source {
+            done.push((k, outs.next().expect("a part per output").done()));
+        }
+    }
+    done.extend(input_parts.into_iter().map(|(k, _, p)| (k, p.done())));
+    done.sort_by_key(|(k, _)| *k);
+    Ok(done.into_iter().map(|(_, d)| d).collect())
+}
+
+/// [`fill_task`] a row at a time: each parent entered through the kernel's
+/// writes (and its scope-init run again when the program captures consts),
+/// each row read whole ([`Kernel::pull_row`]).
+#[allow(clippy::too_many_arguments)]
+fn fill_task_row_by_row(
+    plan: &FanOutPlan,
+    reinit: bool,
+    kernel: &mut dyn Kernel,
+    task: Parents,
+    rows: &Rows<'_>,
+    start: u64,
+    outputs: &[usize],
+    output_parts: &mut [ColumnPart<'_>],
+    input_parts: &mut [(usize, usize, ColumnPart<'_>)],
+) -> Result<(), GenerateError> {
     let mut since_check = 0usize;
     for (j, (&count, &offset)) in rows.counts.iter().zip(rows.offsets).enumerate() {
         enter(plan, reinit, kernel, task.first + j, offset)?;
@@ -434,7 +575,7 @@ fn fill_task(
                 kernel.write_u64(c, cycle);
             }
             if !outputs.is_empty() {
-                if let Err(e) = kernel.pull_row(outputs, &mut output_parts) {
+                if let Err(e) = kernel.pull_row(outputs, output_parts) {
                     let e = match plan.coordinate {
                         Some(c) => e.at_row(&kernel.program().inputs[c].name, cycle),
                         None => e,
@@ -447,14 +588,5 @@ fn fill_task(
             }
         }
     }
-    let mut done: Vec<(usize, PartDone)> = Vec::with_capacity(sources.len());
-    let mut outs = output_parts.into_iter();
-    for (k, source) in sources.iter().enumerate() {
-        if let ColumnSource::Output(_) = source {
-            done.push((k, outs.next().expect("a part per output").done()));
-        }
-    }
-    done.extend(input_parts.into_iter().map(|(k, _, p)| (k, p.done())));
-    done.sort_by_key(|(k, _)| *k);
-    Ok(done.into_iter().map(|(_, d)| d).collect())
+    Ok(())
 }

@@ -168,6 +168,18 @@ pub trait Kernel: Send + Sync {
     ) -> Result<(), GenerateError> {
         fill_row_by_row(self, rows, outs, columns)
     }
+    /// Fills rows in runs ([`fanout::RunFill`]): each run's u64 inputs take
+    /// its values, then its rows are filled as [`Kernel::fill_rows`] fills
+    /// them. One call for many short runs (a one-to-many phase's parents);
+    /// the rows are those of one `write_u64` and `fill_rows` per run.
+    fn fill_runs(
+        &mut self,
+        runs: &fanout::RunFill<'_>,
+        outs: &[usize],
+        columns: &mut [ColumnPart<'_>],
+    ) -> Result<(), GenerateError> {
+        fanout::fill_run_by_run(self, runs, outs, columns)
+    }
     /// Reads every output, as one read.
     fn eval(&mut self) -> Result<Vec<Value>, EvalError>;
     /// The current value of input `input`.

@@ -11,6 +11,7 @@ use super::shape::StepFacts;
 use super::slots::{RefSlotRefused, Slots};
 use crate::engine::column::{ColumnPart, RowsOut};
 use crate::engine::failure::{self, PassOutcome};
+use crate::engine::fanout::{fill_run_by_run, RunFill};
 use crate::engine::guard::guarded;
 use crate::engine::scope::{init_scope, ScopeInit};
 use crate::engine::{
@@ -71,6 +72,52 @@ impl Take {
             column.put_text(std::mem::take(text));
             *self = Take::Ref { off: *off, e: *e };
         }
+    }
+}
+
+/// Where the rows of `generate`'s sweep path take their input words: the
+/// coordinate's values, and, for rows in runs ([`Kernel::fill_runs`]), the
+/// words the runs set, written when a run starts.
+struct RowWords<'a> {
+    rows: RowFill<'a>,
+    /// The runs, when there are any: their input words, and where the fill is.
+    runs: Option<RunCursor<'a>>,
+    /// The coordinate's value at the row last started.
+    last: u64,
+}
+
+/// The position of a fill in its runs.
+struct RunCursor<'a> {
+    fill: RunFill<'a>,
+    /// The buffer words of `fill.inputs`.
+    words: Vec<usize>,
+    /// The run of the next row, and that row's place in it.
+    run: usize,
+    at: usize,
+}
+
+impl RowWords<'_> {
+    /// Writes row `row`'s words into `buf` (a new run's words as it starts).
+    #[inline(always)]
+    fn start(&mut self, row: usize, buf: &mut [u64], word: usize) {
+        let cycle = match &mut self.runs {
+            None => self.rows.cycle_of(row),
+            Some(c) => {
+                while c.at >= c.fill.counts[c.run] {
+                    c.run += 1;
+                    c.at = 0;
+                }
+                if c.at == 0 {
+                    for (&w, &v) in c.words.iter().zip(c.fill.values_of(c.run)) {
+                        buf[w] = v;
+                    }
+                }
+                c.at += 1;
+                c.fill.first.wrapping_add(((c.at - 1) as u64).wrapping_mul(c.fill.step))
+            }
+        };
+        buf[word] = cycle;
+        self.last = cycle;
     }
 }
 
@@ -425,6 +472,86 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         Ok(())
     }
 
+    /// The inputs a sweep fill wrote as words (the coordinate, and the runs'
+    /// inputs), told to the currency: every step reading them is stale.
+    fn wrote_words(&mut self, source: &RowWords<'_>) {
+        self.wrote(source.rows.coordinate);
+        if let Some(c) = &source.runs {
+            for &input in c.fill.inputs {
+                self.wrote(input);
+            }
+        }
+    }
+
+    /// The sweep parts `generate` fills columns `outs` with (a narrow
+    /// output's cone sweep; the sweep of the steps the columns need; the
+    /// whole sweep when they need every step, or have none).
+    fn columns_parts<'p>(
+        plan: &'p Plan<X>,
+        outs: &[usize],
+        columns_sweep: &'p mut Option<super::plan::SharedSweep<X::Run>>,
+    ) -> Option<&'p [Part<X::Run>]> {
+        match outs {
+            [out] if !plan.broad_cone(*out) => plan.executor.cone_sweep(&plan.shape, *out),
+            _ => {
+                *columns_sweep = plan.executor.columns_sweep(&plan.shape, outs);
+                columns_sweep.as_deref().map(|s| &s.parts[..]).or_else(|| plan.executor.sweep())
+            }
+        }
+    }
+
+    /// [`Kernel::fill_runs`] as one sweep fill over every run's rows, the
+    /// runs' inputs written as words when each run starts, when they are
+    /// plain u64 words no pinned step reads and the columns have a sweep;
+    /// one run after another otherwise.
+    fn fill_runs_swept(
+        &mut self,
+        runs: &RunFill<'_>,
+        outs: &[usize],
+        columns: &mut [ColumnPart<'_>],
+    ) -> Result<(), GenerateError> {
+        let plan = self.plan.clone();
+        let words: Option<Vec<usize>> = runs
+            .inputs
+            .iter()
+            .map(|&i| match plan.u64_input_word[i] {
+                NO_ENTRY => None,
+                w => plan.pinned_deps[i].is_empty().then_some(w as usize),
+            })
+            .collect();
+        let total: usize = runs.counts.iter().sum();
+        let u64_rows = total > 1 && plan.u64_input_word[runs.coordinate] != NO_ENTRY;
+        let mut columns_sweep = None;
+        let parts = match (words, u64_rows) {
+            (Some(words), true) => Self::columns_parts(&plan, outs, &mut columns_sweep).map(|p| (words, p)),
+            _ => None,
+        };
+        let Some(j0) = runs.counts.iter().position(|&c| c > 0) else { return Ok(()) };
+        let Some((words, parts)) = parts else { return fill_run_by_run(self, runs, outs, columns) };
+        // The first row through the row path (the scope-init, and a failure
+        // there, as `fill_rows` has them), the rest swept.
+        for (&input, &value) in runs.inputs.iter().zip(runs.values_of(j0)) {
+            self.write_u64(input, value);
+        }
+        fill_row_by_row(self, &runs.rows_of(j0).first_rows(1), outs, columns)?;
+        let n = runs.inputs.len();
+        if !self.slots.none_free() {
+            fill_row_by_row(self, &runs.rows_of(j0).after(1), outs, columns)?;
+            let rest = RunFill { counts: &runs.counts[j0 + 1..], values: &runs.values[(j0 + 1) * n..], ..*runs };
+            return fill_run_by_run(self, &rest, outs, columns);
+        }
+        let rows = RowFill {
+            coordinate: runs.coordinate,
+            first: runs.first,
+            step: runs.step,
+            count: total - 1,
+            stop: runs.stop,
+        };
+        let cursor = RunCursor { fill: *runs, words, run: j0, at: 1 };
+        let source = RowWords { rows, runs: Some(cursor), last: runs.first };
+        self.fill_swept(parts, source, outs, columns)
+    }
+
     /// `generate`'s sweep path (any columns, string ones included): for each
     /// row (after the first, see [`Self::fill_after_first_row`]) the
     /// coordinate's word is set and the sweep `parts` (the whole sweep, or
@@ -438,11 +565,12 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     fn fill_swept(
         &mut self,
         parts: &[Part<X::Run>],
-        rows: &RowFill<'_>,
+        mut source: RowWords<'_>,
         outs: &[usize],
         columns: &mut [ColumnPart<'_>],
     ) -> Result<(), GenerateError> {
         let plan = self.plan.clone();
+        let rows = source.rows;
         let word = plan.u64_input_word[rows.coordinate] as usize;
         let layout = &plan.layout;
         // How each column takes a row: a scalar's word, staged and stored a
@@ -494,7 +622,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         while row < rows.count {
             if rows.stop.requested() {
                 give_back(&mut takes, columns);
-                self.wrote(rows.coordinate);
+                self.wrote_words(&source);
                 return Err(GenerateError::Cancelled);
             }
             // Up to STOP_CHECK_ROWS rows under one panic guard; `row` is the
@@ -503,9 +631,10 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             let end = rows.count.min(row + STOP_CHECK_ROWS);
             let first_chunk = row == 0;
             let state = &mut self.slots;
+            let source = &mut source;
             let pass = || {
                 while row < end {
-                    state.buf[word] = rows.cycle_of(row);
+                    source.start(row, &mut state.buf, word);
                     let ran = steps.iter().all(|step| match *step {
                         FillStep::Scalar(run) => X::run_scalar(run, &mut state.buf),
                         FillStep::Bytes(facts, form) => state.run_form(facts, form).is_ok(),
@@ -552,15 +681,16 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                         *step = FillStep::Bytes(facts, form);
                     }
                 }
-                // The kernel learns of the write, so the row path recomputes the row.
-                self.wrote(rows.coordinate);
-                fill_row_by_row(self, &rows.after(row).first_rows(1), outs, columns)?;
+                // The kernel learns of the writes, so the row path recomputes the row.
+                self.wrote_words(&source);
+                let failed = RowFill { first: source.last, count: 1, ..rows };
+                fill_row_by_row(self, &failed, outs, columns)?;
                 row += 1;
             }
         }
         give_back(&mut takes, columns);
         // What the sweeps left is the last row's, but the currency does not know it.
-        self.wrote(rows.coordinate);
+        self.wrote_words(&source);
         Ok(())
     }
 
@@ -915,22 +1045,26 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
                 });
             }
         }
-        // A narrow output's cone sweep; a sweep of the steps the columns
-        // need; the whole sweep when they need every step (or have none).
-        let columns_sweep;
-        let parts = match outs {
-            _ if !u64_rows => None,
-            [out] if !plan.broad_cone(*out) => plan.executor.cone_sweep(&plan.shape, *out),
-            _ => {
-                columns_sweep = plan.executor.columns_sweep(&plan.shape, outs);
-                columns_sweep.as_deref().map(|s| &s.parts[..]).or_else(|| plan.executor.sweep())
-            }
+        let mut columns_sweep = None;
+        let parts = match u64_rows {
+            true => Self::columns_parts(&plan, outs, &mut columns_sweep),
+            false => None,
         };
         match parts {
-            Some(parts) => self
-                .fill_after_first_row(rows, outs, columns, |k, rest, columns| k.fill_swept(parts, rest, outs, columns)),
+            Some(parts) => self.fill_after_first_row(rows, outs, columns, |k, rest, columns| {
+                k.fill_swept(parts, RowWords { rows: *rest, runs: None, last: rest.first }, outs, columns)
+            }),
             None => fill_row_by_row(self, rows, outs, columns),
         }
+    }
+
+    fn fill_runs(
+        &mut self,
+        runs: &RunFill<'_>,
+        outs: &[usize],
+        columns: &mut [ColumnPart<'_>],
+    ) -> Result<(), GenerateError> {
+        self.fill_runs_swept(runs, outs, columns)
     }
 
     #[inline]
