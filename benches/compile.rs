@@ -6,7 +6,7 @@
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 use polydat_core::compile::{compile, sketch, CompileOptions};
-use polydat_core::engine::{mixed, p3};
+use polydat_core::engine::p3;
 use polydat_core::ir::GraphIr;
 use std::sync::Arc;
 
@@ -51,7 +51,7 @@ fn compile_latency(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("passes_and_mixed", name), ir, |b, ir| {
             b.iter(|| {
                 let program = Arc::new(compile(ir, &options).unwrap());
-                black_box(mixed::mixed(&program));
+                black_box(p3::plan_of::<p3::Segments>(&program));
             })
         });
     }

@@ -46,7 +46,7 @@ fn run(p: &Arc<Program>, cycles: u64) -> f64 {
     let out = p.output("out").unwrap();
     let started = Instant::now();
     for c in 0..cycles {
-        k.write_u64(0, black_box(c));
+        k.write_u64(0, black_box(c)).unwrap();
         black_box(k.pull(out).unwrap());
     }
     started.elapsed().as_nanos() as f64 / cycles as f64

@@ -2,22 +2,21 @@
 //! — P1, each P2 and P3 provenance mode, and the mixed engine — beside the hand-written Rust
 //! function computing the same four outputs, in the same run.
 //! One iteration = one cycle: write the three inputs (cycle bumped, seeds
-//! fixed), then read the four outputs as raw words in one read
-//! (`pull_slots`, the row read of `generate`; upstream's loop is `eval` then
-//! `get_slot` ×4). Each engine and mode is measured three ways: through the
-//! engine-neutral `Box<dyn Kernel>` (what `generate` and Python drive), the
-//! same with the writes and the read as one call (`pull_slots_at`, rows
-//! `*_at`), the same through a row reader prepared once (`row_reader`, rows
-//! `*_reader`), and as its concrete type (no dynamic dispatch; upstream's P1
-//! and P2 rungs; `p3_raw_reader_concrete` is P3 Raw's reader so).
+//! fixed), then read the four outputs as raw words (upstream's loop is
+//! `eval` then `get_slot` ×4). Each engine and mode is measured three ways:
+//! through the engine-neutral `Box<dyn Kernel>` (what Python drives: three
+//! `write_u64`, four `pull_word`), through its row filler prepared once
+//! (`Kernel::rows`, rows `*_rows`: the writes and the read as one call), and
+//! as its concrete type (no dynamic dispatch: writes and reads, upstream's
+//! P1 and P2 rungs; `p3_raw_rows_concrete` is P3 Raw's filler so).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use polydat_core::engine::compiled::kernel::CompiledRowReader;
+use polydat_core::engine::compiled::kernel::CompiledRows;
 use polydat_core::engine::p1::P1Kernel;
 use polydat_core::engine::p2::{self, modes::Mode, P2Kernel, Provenance};
 use polydat_core::engine::p3::{self, P3Kernel};
+use polydat_core::engine::GenerateError;
 use polydat_core::engine::{new_kernel, EngineKind, Kernel};
-use polydat_core::error::EvalError;
 
 #[path = "ladder_ir.rs"]
 mod ladder_ir;
@@ -34,18 +33,20 @@ fn concrete<K: Kernel>(
     group.bench_function(format!("{name}_concrete"), |b| {
         b.iter(|| {
             cycle = cycle.wrapping_add(1);
-            kernel.write_u64(0, cycle);
-            kernel.write_u64(1, TENANT_SEED);
-            kernel.write_u64(2, OPERATION_SEED);
-            kernel.pull_slots(outs, &mut words).unwrap();
+            kernel.write_u64(0, cycle).unwrap();
+            kernel.write_u64(1, TENANT_SEED).unwrap();
+            kernel.write_u64(2, OPERATION_SEED).unwrap();
+            for (word, &out) in words.iter_mut().zip(outs) {
+                *word = kernel.pull_word(out).unwrap();
+            }
             black_box(&words);
         })
     });
     for cyc in [0, 1, 42, u64::MAX] {
-        kernel.write_u64(0, cyc);
-        kernel.write_u64(1, TENANT_SEED);
-        kernel.write_u64(2, OPERATION_SEED);
-        let got: Vec<u64> = outs.iter().map(|&o| kernel.pull_slot(o).unwrap()).collect();
+        kernel.write_u64(0, cyc).unwrap();
+        kernel.write_u64(1, TENANT_SEED).unwrap();
+        kernel.write_u64(2, OPERATION_SEED).unwrap();
+        let got: Vec<u64> = outs.iter().map(|&o| kernel.pull_word(o).unwrap()).collect();
         assert_eq!(got, ladder_by_hand(cyc, TENANT_SEED, OPERATION_SEED), "{name}");
     }
 }
@@ -56,7 +57,7 @@ fn concrete<K: Kernel>(
 fn row_reads(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     name: &str,
-    mut read: impl FnMut(&[u64], &mut [u64]) -> Result<(), EvalError>,
+    mut read: impl FnMut(&[u64], &mut [u64]) -> Result<(), GenerateError>,
 ) {
     let (mut cycle, mut words) = (1u64, [0u64; 4]);
     group.bench_function(name, |b| {
@@ -116,24 +117,24 @@ fn ladder(c: &mut Criterion) {
         group.bench_function(&name, |b| {
             b.iter(|| {
                 cycle = cycle.wrapping_add(1);
-                kernel.write_u64(0, cycle);
-                kernel.write_u64(1, TENANT_SEED);
-                kernel.write_u64(2, OPERATION_SEED);
-                kernel.pull_slots(&outs, &mut words).unwrap();
+                kernel.write_u64(0, cycle).unwrap();
+                kernel.write_u64(1, TENANT_SEED).unwrap();
+                kernel.write_u64(2, OPERATION_SEED).unwrap();
+                for (word, &out) in words.iter_mut().zip(&outs) {
+                    *word = kernel.pull_word(out).unwrap();
+                }
                 black_box(&words);
             })
         });
-        // The same cycle as one call: the three inputs and the four outputs.
-        row_reads(&mut group, &format!("{name}_at"), |values, words| kernel.pull_slots_at(values, &outs, words));
-        // The same cycle through a row reader, prepared once (`row_reader`).
-        let mut reader = kernel.row_reader(&outs);
-        row_reads(&mut group, &format!("{name}_reader"), |values, words| reader.read(values, words));
-        drop(reader);
+        // The same cycle through the row filler, prepared once.
+        let mut rows = kernel.rows(&outs).unwrap();
+        row_reads(&mut group, &format!("{name}_rows"), |values, words| rows.read_words(values, words));
+        drop(rows);
         // Sanity: every engine computes what the hand-written function computes.
         for cyc in [0, 1, 42, u64::MAX] {
-            kernel.write_u64(0, cyc);
-            kernel.write_u64(1, TENANT_SEED);
-            kernel.write_u64(2, OPERATION_SEED);
+            kernel.write_u64(0, cyc).unwrap();
+            kernel.write_u64(1, TENANT_SEED).unwrap();
+            kernel.write_u64(2, OPERATION_SEED).unwrap();
             let got: Vec<u64> = outs.iter().map(|&o| kernel.pull(o).unwrap().as_u64().unwrap()).collect();
             assert_eq!(got, ladder_by_hand(cyc, TENANT_SEED, OPERATION_SEED), "{}", kind.name());
         }
@@ -149,10 +150,10 @@ fn ladder(c: &mut Criterion) {
     p3_concrete::<p2::modes::Pull>(&mut group, &program, &outs);
     p3_concrete::<p2::modes::PushPull>(&mut group, &program, &outs);
 
-    // P3 Raw's row reader as its concrete type: one native call per cycle.
+    // P3 Raw's row filler as its concrete type: one native call per cycle.
     let mut kernel = P3Kernel::<p2::modes::Raw>::with_plan(p3::plan(&program));
-    let mut reader = CompiledRowReader::new(&mut kernel, &outs);
-    row_reads(&mut group, "p3_raw_reader_concrete", |values, words| reader.read(values, words));
+    let mut rows = CompiledRows::new(&mut kernel, &outs);
+    row_reads(&mut group, "p3_raw_rows_concrete", |values, words| rows.read(values, words));
     group.finish();
 }
 

@@ -55,7 +55,7 @@ fn reads(c: &mut Criterion, group: &str, p: &Arc<Program>, out: usize, next: fn(
         g.bench_function(BenchmarkId::from_parameter(kind.name().replace('/', "_")), |b| {
             b.iter(|| {
                 cycle = next(cycle);
-                k.write_u64(0, cycle);
+                k.write_u64(0, cycle).unwrap();
                 black_box(k.pull(out).unwrap());
             })
         });
@@ -86,11 +86,11 @@ fn invalidation(c: &mut Criterion) {
     for kind in kinds() {
         let mut k: Box<dyn Kernel> = new_kernel(&p, kind);
         let (mut cycle, mut words) = (1u64, vec![0u64; outs.len()]);
+        let mut rows = k.rows(&outs).unwrap();
         g.bench_function(BenchmarkId::from_parameter(kind.name().replace('/', "_")), |b| {
             b.iter(|| {
                 cycle = cycle.wrapping_add(1);
-                k.write_u64(0, cycle);
-                k.pull_slots(&outs, &mut words).unwrap();
+                rows.read_words(&[cycle], &mut words).unwrap();
                 black_box(&words);
             })
         });

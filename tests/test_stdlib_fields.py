@@ -51,7 +51,7 @@ def rows() -> dict[str, list]:
 
 
 def census_first_names() -> dict[str, float]:
-    path = os.path.join(os.path.dirname(__file__), "..", "rust", "polydat-core", "data", "first_names.csv")
+    path = os.path.join(os.path.dirname(__file__), "..", "python", "polydat", "data", "first_names.csv")
     weights: dict[str, float] = collections.defaultdict(float)
     with open(path, encoding="utf-8") as handle:
         lines = [ln for ln in handle if not ln.startswith("#")][1:]
@@ -114,7 +114,7 @@ def test_phone_numbers_match_their_pattern(rows):
 
 
 def test_addresses_ips_urls_and_text_have_their_shapes(rows):
-    states = set(open(os.path.join(os.path.dirname(__file__), "..", "rust", "polydat-core", "data", "us_states.csv"),
+    states = set(open(os.path.join(os.path.dirname(__file__), "..", "python", "polydat", "data", "us_states.csv"),
                       encoding="utf-8").read().split())
     for i in range(N):
         assert re.fullmatch(r"[1-9][0-9]{0,3} .+ .+", rows["street"][i]), rows["street"][i]

@@ -51,6 +51,10 @@ def readme_example(python: Path) -> str:
 def test_the_release_wheel_is_abi3_and_runs_the_readme_example(tmp_path: Path) -> None:
     wheel = build("wheel", tmp_path / "dist")
     assert "-abi3-" in wheel.name, wheel.name
+    import zipfile
+
+    shipped = zipfile.ZipFile(wheel).namelist()
+    assert {"polydat/data/README.md", "polydat/data/countries.csv", "polydat/stdlib/people.polydat"} <= set(shipped)
     python = fresh_env(tmp_path / "env", wheel)
     out = readme_example(python)
     assert out.splitlines()[0] == "cycle,hashed,user_id,bucket,score,active,label"

@@ -7,6 +7,9 @@ import numpy as np
 def catalog_json() -> str:
     """The node catalog as JSON text."""
 
+def data_files_json() -> str:
+    """The bundled data files (name, about, source, licence, columns, entries, nodes) as JSON text."""
+
 def probe_count(key: str) -> int:
     """How many times ``__probe`` nodes keyed ``key`` have evaluated (tests)."""
 

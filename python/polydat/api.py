@@ -796,11 +796,13 @@ def _compile_source(
     iteration: Sequence[tuple[str, str]] = (),
     keep: Sequence[str] = (),
     body: Any = None,
+    coordinates: Sequence[str] = (),
 ) -> Program:
     """Compiles ``source`` (or the ``for`` body ``body`` = (statement, parent
     AST, pragmas) of it) against ``outer`` (a Kernel, a Program, a
     :class:`_Manifest` or None) with iteration variables ``iteration`` and
-    kept names ``keep`` (see :func:`compile`)."""
+    kept names ``keep`` (see :func:`compile`); a free name in
+    ``coordinates`` is a coordinate the caller sweeps (not reported)."""
     from . import dsl
 
     outer_kernel = outer if isinstance(outer, Kernel) else None
@@ -815,7 +817,8 @@ def _compile_source(
     entries = json.loads(manifest_json) if manifest_json else []
     outer_types = {e["name"]: e["type"] for e in entries if e["form"] != "coordinate"}
     outer_types.update(dict(iteration))
-    coordinates = [e["name"] for e in entries if e["form"] == "coordinate" and e["name"] not in outer_types]
+    outer_coordinates = [e["name"] for e in entries if e["form"] == "coordinate" and e["name"] not in outer_types]
+    outer_coordinates.extend(c for c in coordinates if c not in outer_types and c not in outer_coordinates)
     engine = options.get("engine", "auto")
     provenance = options.get("provenance", "auto")
     strict = bool(options.get("strict", False))
@@ -824,12 +827,16 @@ def _compile_source(
         traversal, parent_ast, pragmas = body
         bound = dsl.bind_body(
             traversal, parent_ast, outer=outer_types, pragmas=pragmas,
-            library_path=libs, strict=strict, outer_coordinates=coordinates,
+            library_path=libs, strict=strict, outer_coordinates=outer_coordinates,
         )
     else:
         bound = dsl.bind(
-            source, path=path, outer=outer_types, library_path=libs, strict=strict, outer_coordinates=coordinates
+            source, path=path, outer=outer_types, library_path=libs, strict=strict,
+            outer_coordinates=outer_coordinates,
         )
+    for declared in bound.ir["inputs"]:
+        if declared["name"] in coordinates and declared["kind"] == "coordinate":
+            declared.pop("inferred", None)  # the caller's own coordinate: as if declared
     try:
         core = _core.Program.compile(
             json.dumps(bound.ir),

@@ -1,4 +1,4 @@
-"""The ``polydat`` command line: ``run``, ``check``, ``explain``, ``nodes``, ``bench``.
+"""The ``polydat`` command line: ``run``, ``check``, ``explain``, ``nodes``, ``fields``, ``data``, ``bench``.
 
 Every failure a user can cause (bad source, bad arguments, a failing node, an
 unwritable file) ends with a clear message on stderr and a non-zero exit code,
@@ -508,20 +508,44 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
         return 0
     if os.path.exists(args.output) and not os.path.isdir(args.output):
         raise UsageError(f"-o {args.output}: a workload writes one file per phase; -o names a directory")
+    created = _missing_directories(args.output)
     try:
         os.makedirs(args.output, exist_ok=True)
     except OSError as err:
         raise UsageError(f"-o {args.output}: cannot create the directory: {err.strerror}") from None
-    for phase in workload.phases:
-        path = os.path.join(args.output, f"{phase.name}.{ext}")
-        for i in parts:
-            if i is None:
-                with open_output(path) as out:
-                    workload.write(phase, out, ext, args.threads)
-                continue
-            with open_output(part_path(path, i, args.parts)) as out:
-                workload.write(phase, out, ext, args.threads, part=(i, args.parts))
+    written: list[str] = []
+    try:
+        for phase in workload.phases:
+            path = os.path.join(args.output, f"{phase.name}.{ext}")
+            for i in parts:
+                target = path if i is None else part_path(path, i, args.parts)
+                new = not os.path.lexists(target)
+                with open_output(target) as out:
+                    workload.write(phase, out, ext, args.threads, part=None if i is None else (i, args.parts))
+                if new:
+                    written.append(target)
+    except BaseException:  # Ctrl-C, a signal, an error: take back what this run created
+        for target in written:
+            with contextlib.suppress(OSError):
+                os.unlink(target)
+        for directory in created:
+            with contextlib.suppress(OSError):
+                os.rmdir(directory)  # only when empty: never a file that was not ours
+        raise
     return 0
+
+
+def _missing_directories(path: str) -> list[str]:
+    """The directories ``os.makedirs(path)`` would create, deepest first."""
+    missing = []
+    path = os.path.abspath(path)
+    while not os.path.exists(path):
+        missing.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    return missing
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -579,9 +603,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     status = 0
     for path in args.files:
-        with open(path, encoding="utf-8") as f:
-            source = f.read()
-        diagnostics = polydat.check(source, path=path, library_path=args.lib)
+        if is_workload(path):
+            diagnostics = _check_workload(path, args.lib)
+        else:
+            with open(path, encoding="utf-8") as f:
+                source = f.read()
+            diagnostics = polydat.check(source, path=path, library_path=args.lib)
         for d in diagnostics:
             print(d.render(), file=sys.stderr)
         if any(d.severity == "error" for d in diagnostics):
@@ -591,17 +618,41 @@ def cmd_check(args: argparse.Namespace) -> int:
     return status
 
 
+def _check_workload(path: str, lib: list[str]) -> list[Any]:
+    """Every diagnostic of a workload file (:meth:`Workload.check`)."""
+    from .workload import Workload, WorkloadError, _diagnostics
+
+    if lib:
+        raise UsageError("--lib does not apply to a workload: modules are found beside the workload file")
+    try:
+        return Workload.load(path).check()
+    except WorkloadError as err:
+        return _diagnostics(err)
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
-    """``polydat explain``: what the compiler did, or the graph as DOT."""
+    """``polydat explain``: what the compiler did, or the graph as DOT (for a
+    workload, of each of its scopes)."""
     import polydat
 
-    prog = polydat.compile_file(args.file, engine=args.engine, library_path=args.lib)
+    if is_workload(args.file):
+        from .workload import Workload
+
+        if args.lib:
+            raise UsageError("--lib does not apply to a workload: modules are found beside the workload file")
+        workload = Workload.load(args.file)
+        workload.engine = args.engine
+        programs = [p for _label, p in workload.programs()] if args.dot else []
+    else:
+        programs = [polydat.compile_file(args.file, engine=args.engine, library_path=args.lib)]
     if args.dot:
         from .explain import to_dot
 
-        print(to_dot(prog))
+        print("\n".join(to_dot(prog) for prog in programs))
+    elif is_workload(args.file):
+        print(workload.explain())
     else:
-        print(prog.explain())
+        print(programs[0].explain())
     return 0
 
 
@@ -626,6 +677,13 @@ def cmd_nodes(args: argparse.Namespace) -> int:
             by_name.setdefault(alias, n)
     node = by_name.get(args.name)
     if node is None:
+        from .fields import field, licences
+
+        found = field(args.name)
+        if found is not None:
+            print(f"'{args.name}' is a bundled field module, not a node (`polydat fields` lists them):")
+            print(found.render(licences()))
+            return 0
         from . import _core
 
         close = _core.suggest(args.name, list(by_name))
@@ -636,6 +694,53 @@ def cmd_nodes(args: argparse.Namespace) -> int:
     print(f"  category: {node['category']}   purity: {node['purity']}")
     if node["aliases"]:
         print(f"  aliases: {', '.join(node['aliases'])}")
+    return 0
+
+
+def cmd_fields(args: argparse.Namespace) -> int:
+    """``polydat fields``: the bundled field modules, or one of them."""
+    from .fields import field, fields, licences
+
+    known = licences()
+    if args.name is not None:
+        found = field(args.name)
+        if found is None:
+            from . import _core
+
+            close = _core.suggest(args.name, [f.name for f in fields()])
+            hint = f"; did you mean '{close}'?" if close else "; `polydat fields` lists them"
+            raise UsageError(f"no field module named '{args.name}'{hint}")
+        print(found.render(known))
+        print(f"    defined in {found.file}")
+        return 0
+    listed = fields()
+    print("\n\n".join(f.render(known) for f in listed))
+    print(f"\n{len(listed)} field modules (call them with a key: `email(user_id)`); `polydat data` lists the data files.")
+    return 0
+
+
+def cmd_data(args: argparse.Namespace) -> int:
+    """``polydat data``: the bundled data files with their sources and licences, or one file's text."""
+    from .fields import DATA_DIR, data_files
+
+    files = data_files()
+    if args.file is not None:
+        by_name = {f["name"]: f for f in files}
+        by_name.update({f["name"].removesuffix(".csv"): f for f in files})
+        found = by_name.get(args.file)
+        if found is None:
+            raise UsageError(f"no data file named '{args.file}'; `polydat data` lists them")
+        path = os.path.join(DATA_DIR, found["name"])
+        with open(path, encoding="utf-8") as handle:
+            sys.stdout.write(handle.read())
+        return 0
+    for f in files:
+        print(f"{f['name']}  ({f['entries']} entries: {', '.join(f['columns'])})")
+        print(f"    {f['about']}")
+        print(f"    source: {f['source']}")
+        print(f"    licence: {f['licence']}")
+        print(f"    nodes: {', '.join(f['nodes'])}")
+    print(f"\n{len(files)} files, embedded in the core and shipped in {DATA_DIR} (README.md: their provenance).")
     return 0
 
 
@@ -734,12 +839,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--lib", action="append", default=[], help="module library directory (repeatable)")
     run.set_defaults(func=cmd_run)
 
-    check = sub.add_parser("check", help="print diagnostics; exit 1 on error")
+    check = sub.add_parser("check", help="print diagnostics of programs or workloads (.yaml); exit 1 on error")
     check.add_argument("files", nargs="+")
     check.add_argument("--lib", action="append", default=[])
     check.set_defaults(func=cmd_check)
 
-    explain = sub.add_parser("explain", help="show what the compiler did")
+    explain = sub.add_parser("explain", help="show what the compiler did (for a workload, with each scope)")
     explain.add_argument("file")
     explain.add_argument("--engine", default="auto")
     explain.add_argument("--dot", action="store_true", help="emit Graphviz DOT of the resolved graph")
@@ -749,6 +854,14 @@ def build_parser() -> argparse.ArgumentParser:
     nodes = sub.add_parser("nodes", help="list the node catalog, or describe one node")
     nodes.add_argument("name", nargs="?")
     nodes.set_defaults(func=cmd_nodes)
+
+    fields = sub.add_parser("fields", help="list the bundled field modules (email, full_name, country, ...)")
+    fields.add_argument("name", nargs="?")
+    fields.set_defaults(func=cmd_fields)
+
+    data = sub.add_parser("data", help="list the bundled data files with their sources and licences, or print one")
+    data.add_argument("file", nargs="?")
+    data.set_defaults(func=cmd_data)
 
     bench = sub.add_parser("bench", help="time performance scenario files (driver cost subtracted)")
     bench.add_argument("files", nargs="+", metavar="FILE")

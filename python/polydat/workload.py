@@ -18,6 +18,7 @@
         bindings: |
           order_count := 1 + mod(hash(user), 4)
           order_id := row_offset + cycle
+          _spare := hash(order_id)       # a helper: no column (see "Columns")
         cycles: "{order_count}"
         emit: [order_id, user]
 
@@ -31,12 +32,34 @@ tuples of its level in the phase, from 0) and ``row_offset`` (the rows the
 phase wrote before it), so ids can be globally unique: the rows of a phase
 are numbered ``row_offset + cycle``.
 
-A phase's columns are its ``emit`` list, in that order (an iteration name,
-or a name bound in an outer scope, may be listed too); without one, the
-phase's iteration values (every level's names, first) and then every output
-of the rows program. Rows are a pure function
-of the parameters, so a table is the same byte for byte on any number of
-threads.
+Columns. With ``emit``, a phase's columns are exactly the names it lists, in
+its order (iteration variables, names of the rows program or of any scope
+around it). Without ``emit``, they are the phase's iteration variables (every
+level's names, first), then every binding of the rows program in source
+order, except helpers: names starting with ``_``. Rows are a pure function of
+the parameters, so a table is the same byte for byte on any number of threads.
+
+Names. A name is given a value by a param, a binding of some scope, or an
+iteration variable; the rows program's ``cycle`` (the row number) is the one
+input of a workload. A name read but bound nowhere becomes an input, as in a
+program, and since nothing in a workload can set it, it is refused (a program
+would read 0 on every row): an error at its first use, with the "did you
+mean" of the inferred-input warning. ``strict: true`` (a top-level key, or
+``pragma strict`` in one block) compiles every scope in strict mode. Other
+warnings (a module shadowing a bundled one, ...) are what :meth:`Workload.check`
+and ``polydat check W.yaml`` report with the errors.
+
+Positions. Every diagnostic points at the YAML file's own line and column: a
+``bindings: |`` block's text keeps its lines and indentation, a one-line
+value its column, and a name in ``emit:`` its list item.
+
+In the core. A phase without ``for_each``, or with one level over a range of
+numbers (``order in 0..{orders}``, no ``where``) whose rows ``cycles`` counts
+(a count, ``A..B``, or ``{name}`` of an integer read per parent), runs in the
+core with no kernel per scope (see ``_Native``): the same rows, in order, on
+any number of threads. ``Workload.write(..., part=(i, n))`` writes part ``i``
+of ``n`` of a table (its outermost tuples, or its cycles, cut into ``n``
+contiguous runs); the parts, concatenated, are the whole table.
 """
 
 from __future__ import annotations
@@ -46,11 +69,11 @@ import os
 import re
 import struct
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
 from .api import _filtered
-from .errors import ArgumentError, PolydatError
+from .errors import ArgumentError, CompileError, Diagnostic, PolydatError
 
 __all__ = ["Workload", "Phase", "Level", "WorkloadError"]
 
@@ -63,9 +86,133 @@ RUN_BATCH_ROWS = 1 << 16
 RUN_BATCH_RUNS = 4096
 """Iterations at most per call into the core."""
 
+ROW_COORDINATE = "cycle"
+"""The input of a phase's rows program: the row number (see the module)."""
+
+HELPER_PREFIX = "_"
+"""Bindings of a rows program whose names start with this are no column by default."""
+
 
 class WorkloadError(PolydatError):
-    """The workload file is malformed; the message names the file and the key."""
+    """The workload file is malformed; the message names the file, the key
+    and, when known, the line and column (``line``, ``col``; 0: unknown)."""
+
+    def __init__(
+        self, message: str, line: int = 0, col: int = 0, path: str | None = None, source_line: str | None = None
+    ):
+        super().__init__(f"{path or 'workload'}:{line}:{col}: {message}" if line else message)
+        self.message = message
+        self.line = line
+        self.col = col
+        self.path = path
+        self.source_line = source_line
+
+
+@dataclass(frozen=True)
+class TextAt:
+    """Where a text value of a workload file sits in the file, so a position
+    in the text ((line, col) from 1) becomes the file's own."""
+
+    path: str | None
+    line: int
+    """The file line (from 1) of the text's first line."""
+    col: int
+    """The file column (from 0) of the text's first character; of every line in a block."""
+    block: bool
+    """A literal block (``|``): text line k is file line ``line + k - 1``."""
+    exact: bool = True
+    """False for a folded or multi-line quoted value: every position maps to its start."""
+    lines: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    """The file's lines (to quote under a diagnostic)."""
+
+    def locate(self, line: int, col: int) -> tuple[int, int]:
+        """The file's (line, col) of the text's (line, col); an unknown
+        position (0) is the text's start."""
+        if line <= 0:
+            return self.line, self.col + 1
+        if self.block:
+            return self.line + line - 1, self.col + col
+        if self.exact and line == 1:
+            return self.line, self.col + col
+        return self.line, self.col + 1
+
+    def diagnostic(self, d: Diagnostic) -> Diagnostic:
+        """``d`` (about this text, or about no file) at the file's own position,
+        quoting the file's line; a diagnostic about another file (a module's)
+        is returned as it is."""
+        if d.path not in (None, self.path):
+            return d
+        line, col = self.locate(d.line, d.col)
+        return replace(d, line=line, col=col, source_line=self.quote(line), path=self.path)
+
+    def quote(self, line: int) -> str | None:
+        """The file's line ``line`` (from 1) as a diagnostic quotes it."""
+        from .dsl.diagnostics import display_line
+
+        return display_line(self.lines[line - 1]) if 0 < line <= len(self.lines) else None
+
+    def error(self, err: CompileError) -> CompileError:
+        """``err`` with every diagnostic at the file's position."""
+        found = [self.diagnostic(d) for d in err.diagnostics]
+        return CompileError(found[0], tuple(found[1:]))
+
+    def where(self) -> str:
+        """``path:line:col`` of the text's start."""
+        return f"{self.path or 'workload'}:{self.line}:{self.col + 1}"
+
+
+def _text_at(node: Any, lines: tuple[str, ...], path: str | None) -> TextAt | None:
+    """The :class:`TextAt` of a composed YAML scalar node (None for another node)."""
+    import yaml
+
+    if not isinstance(node, yaml.ScalarNode):
+        return None
+    mark = node.start_mark
+    if node.style == "|":
+        first = mark.line + 1  # index of the block's first content line
+        indent = next((len(ln) - len(ln.lstrip(" ")) for ln in lines[first:] if ln.strip()), 0)
+        return TextAt(path, first + 1, indent, True, True, lines)
+    quoted = 1 if node.style in ("'", '"') else 0
+    exact = node.style != ">" and node.end_mark.line == mark.line
+    return TextAt(path, mark.line + 1, mark.column + quoted, False, exact, lines)
+
+
+class _Node:
+    """A composed YAML node, for looking up where a key's value sits."""
+
+    def __init__(self, node: Any, lines: tuple[str, ...], path: str | None):
+        self.node = node
+        self.lines = lines
+        self.path = path
+
+    def get(self, key: Any) -> _Node | None:
+        """The value node of ``key`` (a mapping) or item ``key`` (a sequence)."""
+        import yaml
+
+        if isinstance(self.node, yaml.MappingNode):
+            for k, v in self.node.value:
+                if isinstance(k, yaml.ScalarNode) and k.value == str(key):
+                    return _Node(v, self.lines, self.path)
+        elif isinstance(self.node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(self.node.value):
+            return _Node(self.node.value[key], self.lines, self.path)
+        return None
+
+    def at(self) -> TextAt:
+        """Where this node's value starts (exactly, for a scalar)."""
+        found = _text_at(self.node, self.lines, self.path)
+        if found is not None:
+            return found
+        mark = self.node.start_mark
+        return TextAt(self.path, mark.line + 1, mark.column, False, False, self.lines)
+
+
+def _at(node: _Node | None, *keys: Any) -> TextAt | None:
+    """Where the value under ``keys`` of ``node`` sits (None: not known)."""
+    for key in keys:
+        if node is None:
+            return None
+        node = node.get(key)
+    return node.at() if node is not None else None
 
 
 @dataclass(frozen=True)
@@ -74,17 +221,24 @@ class Level:
 
     each: str
     bindings: str = ""
+    each_at: TextAt | None = None
+    bindings_at: TextAt | None = None
 
 
 @dataclass(frozen=True)
 class Phase:
-    """One phase: its iteration levels, rows program, row count and emitted columns."""
+    """One phase: its iteration levels, rows program, row count and emitted
+    columns (``emit``: exactly these; None: the default, see the module)."""
 
     name: str
     levels: tuple[Level, ...] = ()
     bindings: str = ""
     cycles: str = "1"
     emit: tuple[str, ...] | None = None
+    bindings_at: TextAt | None = None
+    cycles_at: TextAt | None = None
+    emit_at: tuple[TextAt | None, ...] = ()
+    """Where each ``emit`` name is written."""
 
 
 @dataclass
@@ -96,6 +250,9 @@ class Workload:
     phases: list[Phase]
     path: str | None = None
     engine: str = "auto"
+    strict: bool = False
+    """Every scope is compiled in strict mode (the YAML key ``strict: true``)."""
+    bindings_at: TextAt | None = None
     _chain: Any = field(default=None, init=False, repr=False)
 
     @classmethod
@@ -106,45 +263,59 @@ class Workload:
         path = os.fspath(path)
         try:
             with open(path, encoding="utf-8") as f:
-                data = yaml.safe_load(f)
+                text = f.read()
+        except UnicodeDecodeError as err:
+            raise WorkloadError(f"{path}: not UTF-8 text: {err}") from None
+        loader = yaml.SafeLoader(text)
+        try:
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
         except yaml.YAMLError as err:
             raise WorkloadError(f"{path}: not valid YAML: {err}") from None
-        return cls.from_dict(data, path=path)
+        finally:
+            loader.dispose()
+        lines = tuple(text.split("\n"))
+        return cls.from_dict(data, path=path, _node=_Node(node, lines, path) if node is not None else None)
 
     @classmethod
-    def from_dict(cls, data: Any, path: str | None = None) -> Workload:
+    def from_dict(cls, data: Any, path: str | None = None, _node: _Node | None = None) -> Workload:
         """A workload from its YAML data (a mapping)."""
         where = path or "workload"
         if not isinstance(data, Mapping):
             raise WorkloadError(f"{where}: a workload is a mapping with params, bindings and phases")
-        unknown = sorted(set(data) - {"params", "bindings", "phases", "description"})
+        unknown = sorted(set(data) - {"params", "bindings", "phases", "description", "strict"})
         if unknown:
-            raise WorkloadError(f"{where}: unknown key '{unknown[0]}' (keys: params, bindings, phases)")
+            raise WorkloadError(f"{where}: unknown key '{unknown[0]}' (keys: params, bindings, phases, strict)")
         params = data.get("params") or {}
         if not isinstance(params, Mapping):
             raise WorkloadError(f"{where}: params must be a mapping of names to values")
         for name, value in params.items():
             _check_param(where, name, value)
+        strict = data.get("strict", False)
+        if not isinstance(strict, bool):
+            raise WorkloadError(f"{where}: strict is true or false")
         bindings = _text(data.get("bindings"), f"{where}: bindings")
         phases_data = data.get("phases")
         if not phases_data:
             raise WorkloadError(f"{where}: a workload needs phases")
+        phases_node = _node.get("phases") if _node is not None else None
         if isinstance(phases_data, Mapping):
-            items = list(phases_data.items())
+            items = [(name, spec, phases_node.get(name) if phases_node else None) for name, spec in phases_data.items()]
         elif isinstance(phases_data, list):
             items = []
             for i, entry in enumerate(phases_data):
                 if not isinstance(entry, Mapping) or "name" not in entry:
                     raise WorkloadError(f"{where}: phase #{i + 1} needs a name")
-                items.append((entry["name"], {k: v for k, v in entry.items() if k != "name"}))
+                spec = {k: v for k, v in entry.items() if k != "name"}
+                items.append((entry["name"], spec, phases_node.get(i) if phases_node else None))
         else:
             raise WorkloadError(f"{where}: phases must be a mapping of phase names to phases")
-        phases = [_phase(where, str(name), spec) for name, spec in items]
+        phases = [_phase(where, str(name), spec, node) for name, spec, node in items]
         names = [p.name for p in phases]
         for i, name in enumerate(names):
             if name in names[:i]:
                 raise WorkloadError(f"{where}: phase '{name}' is defined twice")
-        return cls(dict(params), bindings, phases, path)
+        return cls(dict(params), bindings, phases, path, strict=strict, bindings_at=_at(_node, "bindings"))
 
     def with_params(self, **values: Any) -> Workload:
         """A copy with some parameters replaced (each keeps its kind)."""
@@ -158,7 +329,7 @@ class Workload:
                 raise ArgumentError(f"no param named '{name}'{more}")
             _check_param(self.path or "workload", name, value)
             params[name] = value
-        return Workload(params, self.bindings, self.phases, self.path, self.engine)
+        return replace(self, params=params)
 
     def parse_param(self, name: str, text: str) -> Any:
         """``text`` read as parameter ``name``'s kind (the command line's ``-p name=value``)."""
@@ -193,9 +364,49 @@ class Workload:
         return self._chain
 
     def columns(self, phase: str | Phase) -> list[str]:
-        """The columns of a phase's table: its ``emit`` list, else its iteration
-        variables and then every output of the rows program."""
+        """The columns of a phase's table (see the module: ``emit``, or the
+        iteration variables and the rows program's bindings but its helpers)."""
         return self.chain().columns(self._phase(phase))
+
+    def check(self) -> list[Diagnostic]:
+        """Every error and warning of the workload, at the YAML file's
+        positions: each scope is compiled (the workload's bindings, then every
+        phase's levels and rows program, along the phase's first iteration
+        with the current params) and each phase's row count resolved. A phase
+        that fails does not stop the others; never raises for a bad workload."""
+        try:
+            chain = self.chain()
+        except PolydatError as err:
+            return _diagnostics(err)
+        found: list[Diagnostic] = []
+        for phase in self.phases:
+            try:
+                found.extend(chain.compile_phase(phase))
+            except PolydatError as err:
+                found.extend(_diagnostics(err))
+        for scope in chain.scopes:
+            found.extend(scope.warnings())
+        return found
+
+    def explain(self) -> str:
+        """What the compiler did with each scope of the workload (the scopes
+        :meth:`check` compiles), one section per scope."""
+        return "\n\n".join(
+            f"== {label}{f' ({at.where()})' if at is not None else ''} ==\n{program.explain()}"
+            for label, program, at in self._scopes()
+        )
+
+    def programs(self) -> list[tuple[str, Any]]:
+        """The compiled scope programs as ``(label, Program)``, in chain order:
+        the workload's bindings, then each phase's levels and rows program
+        (those :meth:`explain` describes)."""
+        return [(label, program) for label, program, _at in self._scopes()]
+
+    def _scopes(self) -> list[tuple[str, Any, TextAt | None]]:
+        chain = self.chain()
+        for phase in self.phases:
+            chain.compile_phase(phase)
+        return [(scope.label, scope.program, scope.at) for scope in chain.scopes]
 
     def _phase(self, phase: str | Phase) -> Phase:
         if isinstance(phase, Phase):
@@ -324,7 +535,7 @@ def _text(value: Any, what: str) -> str:
     return value
 
 
-def _phase(where: str, name: str, spec: Any) -> Phase:
+def _phase(where: str, name: str, spec: Any, node: _Node | None = None) -> Phase:
     here = f"{where}: phase '{name}'"
     if spec is None:
         spec = {}
@@ -336,15 +547,22 @@ def _phase(where: str, name: str, spec: Any) -> Phase:
     levels: list[Level] = []
     for_each = spec.get("for_each")
     if for_each is not None:
-        entries = for_each if isinstance(for_each, list) else [for_each]
+        listed = isinstance(for_each, list)
+        entries = for_each if listed else [for_each]
         for i, entry in enumerate(entries):
+            keys: tuple[Any, ...] = ("for_each", i) if listed else ("for_each",)
             if isinstance(entry, str):
-                levels.append(Level(entry))
+                levels.append(Level(entry, each_at=_at(node, *keys)))
             elif isinstance(entry, Mapping) and isinstance(entry.get("each"), str):
                 extra = sorted(set(entry) - {"each", "bindings"})
                 if extra:
                     raise WorkloadError(f"{here}: for_each level {i + 1} has an unknown key '{extra[0]}'")
-                levels.append(Level(entry["each"], _text(entry.get("bindings"), f"{here}: for_each level {i + 1}")))
+                levels.append(Level(
+                    entry["each"],
+                    _text(entry.get("bindings"), f"{here}: for_each level {i + 1}"),
+                    _at(node, *keys, "each"),
+                    _at(node, *keys, "bindings"),
+                ))
             else:
                 raise WorkloadError(
                     f"{here}: for_each is a comprehension, or a list of them (each a string or "
@@ -354,13 +572,29 @@ def _phase(where: str, name: str, spec: Any) -> Phase:
     if isinstance(cycles, bool) or not isinstance(cycles, (int, str)):
         raise WorkloadError(f"{here}: cycles is a count, a range A..B, or text with {{name}} references")
     emit = spec.get("emit")
+    emit_at: tuple[TextAt | None, ...] = ()
     if emit is not None:
         if isinstance(emit, str):
+            emit_at = tuple(_at(node, "emit") for e in emit.split(",") if e.strip())
             emit = [e.strip() for e in emit.split(",") if e.strip()]
+        elif isinstance(emit, list):
+            emit_at = tuple(_at(node, "emit", i) for i in range(len(emit)))
         if not isinstance(emit, list) or not all(isinstance(e, str) for e in emit):
             raise WorkloadError(f"{here}: emit is a list of names")
+        for i, e in enumerate(emit):
+            if e in emit[:i]:
+                raise WorkloadError(f"{here}: emit lists '{e}' twice")
         emit = tuple(emit)
-    return Phase(name, tuple(levels), _text(spec.get("bindings"), f"{here}: bindings"), str(cycles), emit)
+    return Phase(
+        name,
+        tuple(levels),
+        _text(spec.get("bindings"), f"{here}: bindings"),
+        str(cycles),
+        emit,
+        _at(node, "bindings"),
+        _at(node, "cycles"),
+        emit_at,
+    )
 
 
 def _params_program(params: Mapping[str, Any], engine: str, path: str | None) -> Any:
@@ -415,19 +649,29 @@ class _Plan:
         self.levels = []
         for level in phase.levels:
             try:
-                self.levels.append(parse_text(level.each))
-            except PolydatError as err:
-                raise WorkloadError(f"{self.where}, for_each {level.each!r}:\n{err}") from None
+                self.levels.append(parse_text(level.each, chain.path))
+            except CompileError as err:
+                raise _located(err, level.each_at) from None
         self.names = [n for parsed in self.levels for n in parsed.names]
-        self.keep = [*self.names, *(phase.emit or ())]
+        self.keep = list(phase.emit) if phase.emit is not None else list(self.names)
         self.level_programs: list[dict[tuple[tuple[str, str], ...], Any]] = [{} for _ in self.levels]
         self.rows_program: Any = None
         self.fixed_cycles = None if _REFERENCE.search(phase.cycles) else self.parse_cycles(phase.cycles, phase.cycles)
 
     def columns(self, program: Any) -> list[str]:
+        """The table's columns (see the module): ``emit``, or the iteration
+        variables and the rows program's bindings but its helpers."""
         if self.phase.emit is not None:
             return list(self.phase.emit)
-        return self.names + [e for e in program.outputs if e not in self.names]
+        own = [o for o in program.outputs if not o.startswith(HELPER_PREFIX) and o not in self.names]
+        return self.names + own
+
+    def error(self, message: str) -> WorkloadError:
+        """A :class:`WorkloadError` about the phase's ``cycles``, at its position."""
+        at = self.phase.cycles_at
+        if at is None:
+            return WorkloadError(f"{self.where}, {message}")
+        return WorkloadError(f"phase '{self.phase.name}', {message}", at.line, at.col + 1, at.path, at.quote(at.line))
 
     def cycles(self, kernel: Any) -> tuple[int, int]:
         """The (first cycle, rows) of the run of rows kernel ``kernel``."""
@@ -440,9 +684,9 @@ class _Plan:
             try:
                 v = kernel.value_of(name)
             except PolydatError as err:
-                raise WorkloadError(f"{self.where}, cycles {text!r}: {err}") from None
+                raise self.error(f"cycles {text!r}: {err}") from None
             if isinstance(v, bool) or not isinstance(v, (int, str)):
-                raise WorkloadError(f"{self.where}, cycles {text!r}: '{name}' is {v!r}, not a count")
+                raise self.error(f"cycles {text!r}: '{name}' is {v!r}, not a count")
             return str(v)
 
         return self.parse_cycles(_REFERENCE.sub(value, text), text)
@@ -456,27 +700,96 @@ class _Plan:
             else:
                 start, stop = 0, int(resolved, 0)
         except ValueError:
-            raise WorkloadError(
-                f"{self.where}: cycles {text!r} is {resolved!r}, not a count or a range A..B"
-            ) from None
+            raise self.error(f"cycles {text!r} is {resolved!r}, not a count or a range A..B") from None
         if start < 0 or stop < start or stop >= 2**64:
-            raise WorkloadError(f"{self.where}: cycles {resolved!r} is no valid range")
+            raise self.error(f"cycles {resolved!r} is no valid range")
         return start, stop - start
+
+
+def _unset_error(program: Any, names: Sequence[str]) -> CompileError:
+    """The error for inputs of a scope program nothing in a workload can set
+    (positions in the scope's text): at each one's first use, with the hint
+    of its inferred-input warning (the "did you mean")."""
+    bound = program._bound
+    found = []
+    for name in names:
+        span = bound.spans.get(name)
+        line, col = (span.line, span.col) if span is not None else (0, 0)
+        if name in bound.inferred_inputs:
+            message = f"'{name}' is not bound in this scope or a scope around it, so it has no value"
+            hint = next((d.hint for d in bound.warnings if d.message.startswith(f"'{name}' ") and d.hint), "")
+            if not hint.startswith("did you mean"):
+                hint = f"bind it in a scope of the workload, or make it a param (a phase's rows are numbered by '{ROW_COORDINATE}')"
+        else:
+            message = f"input '{name}' has no value: in a workload only a rows program's '{ROW_COORDINATE}' is an input"
+            hint = "bind it in a scope of the workload, or make it a param"
+        text = _line(program.source, line)
+        found.append(Diagnostic(message, line, col, hint, "error", text, program.path))
+    return CompileError(found[0], tuple(found[1:]))
+
+
+def _line(source: str, line: int) -> str | None:
+    from .dsl import source_lines
+
+    lines = source_lines(source)
+    return lines[line - 1] if 0 < line <= len(lines) else None
+
+
+def _diagnostics(err: PolydatError) -> list[Diagnostic]:
+    """An error as diagnostics (a workload error is one, at its position when known)."""
+    if isinstance(err, CompileError):
+        return list(err.diagnostics)
+    if isinstance(err, WorkloadError) and err.line:
+        return [Diagnostic(err.message, err.line, err.col, None, "error", err.source_line, err.path)]
+    return [Diagnostic(str(err))]
+
+
+def _located(
+    err: CompileError, at: TextAt | None, keep: Sequence[str] = (), emit_at: Sequence[TextAt | None] = ()
+) -> CompileError:
+    """``err`` at the workload file's own positions: a diagnostic in the
+    scope's text through ``at``; one about a kept name (no position in the
+    text) at the ``emit`` item that names it (``emit_at``, beside ``keep``)."""
+    found = []
+    for d in err.diagnostics:
+        target = at
+        if d.line == 0:
+            target = next((e for n, e in zip(keep, emit_at) if e and d.message.startswith(f"'{n}' ")), at)
+        found.append(target.diagnostic(d) if target is not None else d)
+    return CompileError(found[0], tuple(found[1:]))
+
+
+@dataclass
+class _Scope:
+    """One compiled scope of the chain: what it is, its program, where its text is."""
+
+    label: str
+    program: Any
+    at: TextAt | None
+    refused: frozenset[str] = frozenset()
+    """Inputs refused as unset (their inferred-input warnings became errors)."""
+
+    def warnings(self) -> list[Diagnostic]:
+        """The program's warnings at the file's positions."""
+        found = [
+            d for d in self.program.warnings if not any(d.message.startswith(f"'{n}' ") for n in self.refused)
+        ]
+        return [self.at.diagnostic(d) for d in found] if self.at is not None else found
 
 
 class _Chain:
     """A workload's compiled scopes and the runs of each phase."""
 
     def __init__(self, workload: Workload):
-        from .api import _compile_source
-
         self.workload = workload
         self.path = workload.path
-        self.options = {"engine": workload.engine, "library_path": [], "strict": False}
+        self.options = {"engine": workload.engine, "library_path": [], "strict": workload.strict}
+        self.scopes: list[_Scope] = []
+        """Every scope compiled so far, in order (``check`` and ``explain`` read them)."""
         params = _params_program(workload.params, workload.engine, self.path)
         self.params_kernel = params.kernel()
         if workload.bindings.strip():
-            program = _compile_source(workload.bindings, self.path, self.options, outer=self.params_kernel)
+            program = self._compile("workload bindings", workload.bindings, workload.bindings_at, self.params_kernel)
             self.root = program.kernel(self.params_kernel)
         else:
             self.root = self.params_kernel
@@ -489,10 +802,67 @@ class _Chain:
             plan = self._plans[phase.name] = _Plan(self, phase)
         return plan
 
-    def _compile(self, source: str, outer: Any, iteration: Sequence[tuple[str, str]], keep: Sequence[str] = ()) -> Any:
+    def _compile(
+        self,
+        label: str,
+        source: str,
+        at: TextAt | None,
+        outer: Any,
+        iteration: Sequence[tuple[str, str]] = (),
+        keep: Sequence[str] = (),
+        rows: bool = False,
+        emit_at: Sequence[TextAt | None] = (),
+    ) -> Any:
+        """Compiles one scope's ``source`` (errors at the file's positions)
+        and refuses the inputs nothing sets: any input but a rows program's
+        ``cycle`` (see the module)."""
         from .api import _compile_source
 
-        return _compile_source(source, self.path, self.options, outer=outer, iteration=iteration, keep=keep)
+        coordinates = (ROW_COORDINATE,) if rows else ()
+        try:
+            program = _compile_source(
+                source, self.path, self.options, outer=outer, iteration=iteration, keep=keep, coordinates=coordinates
+            )
+        except CompileError as err:
+            raise _located(err, at, keep, emit_at) from None
+        unset = [name for name in program.coordinates if name not in coordinates]
+        scope = _Scope(label, program, at, frozenset(unset))
+        if unset:
+            raise _located(_unset_error(program, unset), at)
+        self.scopes.append(scope)
+        return program
+
+    def compile_phase(self, phase: Phase) -> list[Diagnostic]:
+        """Compiles every scope of ``phase`` along its first iteration (and
+        resolves its first row count). When its levels give no tuple with
+        these params, the rows program is compiled against the last level's
+        program if that level was reached; otherwise a warning says which
+        scopes were not checked."""
+        plan = self.plan(phase)
+        if next(self.runs(phase), None) is not None or plan.rows_program is not None:
+            return []
+        reached = [programs for programs in plan.level_programs if programs]
+        if len(reached) == len(plan.levels) and reached:
+            self._compile_rows(plan, next(iter(reached[-1].values())))
+            return []
+        level = len(reached)
+        at = phase.levels[level - 1].each_at if level else None
+        message = (
+            f"phase '{phase.name}': for_each level {level} gives no tuple with these params, so the scopes "
+            "under it were not checked"
+        )
+        line, col = (at.line, at.col + 1) if at is not None else (0, 0)
+        quoted = at.quote(line) if at is not None else None
+        return [Diagnostic(message, line, col, "check it with params that give tuples (-p NAME=VALUE)", "warning",
+                           quoted, self.path)]
+
+    def _compile_rows(self, plan: _Plan, outer: Any) -> None:
+        """Compiles the phase's rows program against ``outer`` (a kernel or program of its last scope)."""
+        phase = plan.phase
+        plan.rows_program = self._compile(
+            f"phase '{phase.name}': rows", phase.bindings, phase.bindings_at, outer, (), plan.keep,
+            rows=True, emit_at=phase.emit_at,
+        )
 
     def iteration_names(self, phase: Phase) -> list[str]:
         return list(self.plan(phase).names)
@@ -525,26 +895,30 @@ class _Chain:
     def _walk(
         self, plan: _Plan, level: int, outer: Any, counters: list[Any], part: tuple[int, int] | None = None
     ) -> Iterator[tuple[Any, int, int]]:
+        phase = plan.phase
         if level == len(plan.levels):
             if plan.rows_program is None:
-                plan.rows_program = self._compile(plan.phase.bindings, outer, (), plan.keep)
+                self._compile_rows(plan, outer)
             kernel = plan.rows_program._core.kernel(outer)
             start, rows = plan.cycles(kernel)
             counters[0] += rows
             yield kernel, start, rows
             return
         parsed = plan.levels[level]
+        spec = phase.levels[level]
         types, tuples = self._open(plan, level, outer)
         program = self._level_program(plan, level, outer, types)
         bind = program._core.kernel
         names = list(types)
         ordinals = counters[1]
         deeper = level + 1
-        chosen = _filtered(parsed, outer, types, tuples, self.workload.engine, False)
+        passing = _filtered(parsed, outer, types, tuples, self.workload.engine, self.workload.strict)
+        chosen = self._passing(passing, spec)
         lo, hi = 0, None
         if part is not None:
-            chosen = list(chosen)
-            lo, hi = _part_bounds(len(chosen), part)
+            listed = list(chosen)
+            lo, hi = _part_bounds(len(listed), part)
+            chosen = iter(listed)
         for index, values in enumerate(chosen):
             if hi is not None and index >= hi:
                 break
@@ -557,11 +931,25 @@ class _Chain:
             else:
                 yield from runs
 
+    @staticmethod
+    def _passing(passing: Iterator[tuple[Any, ...]], spec: Level) -> Iterator[tuple[Any, ...]]:
+        """The tuples ``passing`` gives, a `where` predicate's compile error at the level's place."""
+        while True:
+            try:
+                values = next(passing)
+            except StopIteration:
+                return
+            except CompileError as err:  # the `where` predicate's
+                raise _located(err, spec.each_at) from None
+            yield values
+
     def _open(self, plan: _Plan, level: int, outer: Any) -> tuple[dict[str, str], Iterator[tuple[Any, ...]]]:
         """The types and tuples of level ``level``'s comprehension under ``outer``."""
         parsed = plan.levels[level]
         try:
             return parsed.open(outer.value_of)
+        except CompileError as err:
+            raise _located(err, plan.phase.levels[level].each_at) from None
         except PolydatError as err:
             raise WorkloadError(f"{plan.where}, for_each {parsed.text!r}:\n{err}") from None
 
@@ -570,8 +958,11 @@ class _Chain:
         key = tuple(types.items())
         program = plan.level_programs[level].get(key)
         if program is None:
+            spec = plan.phase.levels[level]
             iteration = [*types.items(), *EXTRA_NAMES]
-            program = self._compile(plan.phase.levels[level].bindings, outer, iteration)
+            label = f"phase '{plan.phase.name}': for_each level {level + 1} ({plan.levels[level].text})"
+            # A level without bindings is placed at its comprehension (its empty text has no diagnostic).
+            program = self._compile(label, spec.bindings, spec.bindings_at or spec.each_at, outer, iteration)
             plan.level_programs[level][key] = program
         return program
 
@@ -659,6 +1050,7 @@ class _Native:
     @classmethod
     def of(cls, chain: _Chain, phase: Phase) -> _Native | None:
         from . import _core
+        from .api import _compile_source
 
         plan = chain.plan(phase)
         columns = chain.columns(phase)
@@ -694,9 +1086,14 @@ class _Native:
         keep = [name, *columns, *([count] if isinstance(count, str) else [])]
         iteration = [(name, "u64"), *EXTRA_NAMES]
         try:
-            program = chain._compile(source, chain.root, iteration, keep)
+            program = _compile_source(
+                source, chain.path, chain.options, outer=chain.root, iteration=iteration, keep=keep,
+                coordinates=(ROW_COORDINATE,),
+            )
         except PolydatError:
             return None  # a name bound in both scopes, say: walk them
+        if any(c != ROW_COORDINATE for c in program.coordinates):
+            return None
         if isinstance(count, str):
             kind = program.outputs.get(count) or program.input_types.get(count)
             if kind not in ("u64", "u32", "i64", "i32"):

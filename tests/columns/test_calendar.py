@@ -1,5 +1,5 @@
 """``timestamp`` and ``date`` port types: a program asks for them with a cast;
-Arrow gets ``timestamp[ms]``/``date32``, numpy ``datetime64``, text ISO dates."""
+Arrow gets ``timestamp[ms, tz=UTC]``/``date32``, numpy ``datetime64``, text ISO dates."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_casts_make_timestamps_and_dates(prog: polydat.Program):
 
 def test_arrow_and_numpy_columns_are_typed(prog: polydat.Program):
     table = prog.generate(range(100), format="arrow", threads=2)
-    assert table.schema.field("at").type == pa.timestamp("ms")
+    assert table.schema.field("at").type == pa.timestamp("ms", tz="UTC")
     assert table.schema.field("day").type == pa.date32() and table.schema.field("offset").type == pa.date32()
     cols = prog.generate(range(100))
     assert cols["at"].dtype == np.dtype("datetime64[ms]") and cols["day"].dtype == np.dtype("datetime64[D]")
@@ -86,7 +86,7 @@ def test_parquet_keeps_the_calendar_types(prog: polydat.Program, tmp_path):
     with open(tmp_path / "t.parquet", "wb") as out:
         cli.write_parquet(plan, out)
     schema = pq.read_schema(tmp_path / "t.parquet")
-    assert schema.field("at").type == pa.timestamp("ms") and schema.field("day").type == pa.date32()
+    assert schema.field("at").type == pa.timestamp("ms", tz="UTC") and schema.field("day").type == pa.date32()
 
 
 def test_hosts_write_dates_as_integers_iso_text_or_datetimes(prog: polydat.Program):

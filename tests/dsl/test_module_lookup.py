@@ -60,15 +60,24 @@ def test_a_file_that_only_reads_the_name_is_not_parsed(compile_error, tmp_path: 
     assert parsed == []
 
 
-def test_the_file_that_binds_the_name_is_parsed(bind, tmp_path: Path, parsed: list[str]) -> None:  # type: ignore[no-untyped-def]
+def test_the_file_that_defines_the_name_is_parsed(bind, tmp_path: Path, parsed: list[str]) -> None:  # type: ignore[no-untyped-def]
     lib = tmp_path / "lib"
     big_file(lib / "aaa_big.polydat", 5_000)
-    write(lib / "defs.polydat", "input seed\njitter /* the compat form */ := mod(hash(seed), 100)\n")
+    write(lib / "jitter.polydat", "input seed\njitter /* the compat form */ := mod(hash(seed), 100)\n")
+    write(lib / "mod.polydat", "triple(x: u64) -> (y: u64) := {\n  y := x * 3\n}\n")
+    bound = bind("input c\nv := jitter(c)\nw := triple(c)", library_path=[lib])
+    assert bound.output_types == {"v": "u64", "w": "u64"}
+    assert parsed == ["jitter.polydat", "mod.polydat"]
+
+
+def test_bindings_of_other_files_are_not_modules(compile_error, tmp_path: Path, parsed: list[str]) -> None:  # type: ignore[no-untyped-def]
+    # Only the file named after a module provides it in the compatibility form.
+    lib = tmp_path / "lib"
+    write(lib / "defs.polydat", "input seed\njitter := mod(hash(seed), 100)\n")
     write(lib / "pair.polydat", "(lo, hi) := mixed_radix(x, 10, 0)\n")
-    write(lib / "mod.polydat", "triple(x: u64) -> (y: u64) := { y := x * 3 }\n")
-    bound = bind("input c\nv := jitter(c)\nw := triple(c)\nz := hi(c)", library_path=[lib])
-    assert bound.output_types == {"v": "u64", "w": "u64", "z": "u64"}
-    assert parsed == ["defs.polydat", "mod.polydat", "pair.polydat"]
+    assert compile_error("input c\nv := jitter(c)", library_path=[lib]).message == "unknown node 'jitter'"
+    assert compile_error("input c\nv := hi(c)", library_path=[lib]).message == "unknown node 'hi'"
+    assert parsed == [], "a file that only binds the name is not even parsed"
 
 
 def test_the_exact_file_is_tried_first_and_parses_are_cached(bind, tmp_path: Path, parsed: list[str]) -> None:  # type: ignore[no-untyped-def]
@@ -106,3 +115,53 @@ def test_may_define_recognises_every_definition_form() -> None:
         assert modules.may_define(text, "x"), text
     for text in ["y := x + 1", "y := f(a, x)", "y := xx", "xy := 1", "y := f(x) + z", "# x"]:
         assert not modules.may_define(text, "x"), text
+
+
+def test_a_sibling_program_does_not_hide_the_bundled_field_modules(tmp_path: Path) -> None:
+    """users.polydat binds `email := email(id)` and constants.polydat binds
+    `country`; orders.polydat beside them calls the bundled `email` and
+    `country`: neither binding is a module (it used to be "module 'email'
+    calls itself" and a silent `Atlantis-0`)."""
+    import polydat
+
+    write(tmp_path / "users.polydat", "input id\nname := full_name(id)\nemail := email(id)\n")
+    write(tmp_path / "constants.polydat", 'input id\ncountry := "Atlantis-{id}"\n')
+    orders = write(
+        tmp_path / "orders.polydat", "input user_id\nmail := email(user_id)\nplace := country(user_id)\n"
+    )
+    prog = polydat.compile_file(orders)
+    assert prog.warnings == []
+    rows = prog.generate(range(50))
+    bundled = polydat.compile("input user_id\nmail := email(user_id)\nplace := country(user_id)").generate(range(50))
+    assert list(rows["mail"]) == list(bundled["mail"])
+    assert list(rows["place"]) == list(bundled["place"])
+    assert not any(str(p).startswith("Atlantis") for p in rows["place"])
+    users = polydat.compile_file(tmp_path / "users.polydat").generate(range(5))
+    assert list(users["email"]) == list(bundled["mail"][:5])
+
+
+def test_a_user_module_shadowing_a_bundled_one_is_a_warning_naming_both(tmp_path: Path) -> None:
+    import polydat
+    from polydat.dsl.modules import STDLIB_DIR
+
+    mine = write(tmp_path / "mine.polydat", 'email(key: u64) -> (address: str) := {\n  address := "u{key}@corp"\n}\n')
+    orders = write(tmp_path / "orders.polydat", "input user_id\nmail := email(user_id)\n")
+    prog = polydat.compile_file(orders)
+    assert list(prog.generate(range(2))["mail"]) == ["u0@corp", "u1@corp"], "the user's module is used"
+    [warning] = prog.warnings
+    assert warning.severity == "warning"
+    assert (warning.path, warning.line, warning.col) == (str(orders), 2, 9)
+    assert f"module 'email' from {mine}:1:1 shadows the bundled module 'email'" in warning.message
+    assert os.path.join(STDLIB_DIR, "people.polydat") in warning.message
+    rendered = [d.render() for d in polydat.check(orders.read_text(), path=orders)]
+    assert any("shadows the bundled module 'email'" in r for r in rendered)
+    # The compatibility form of a file named after the module shadows too.
+    (tmp_path / "mine.polydat").unlink()
+    write(tmp_path / "country.polydat", 'input key\ncountry := "Atlantis-{key}"\n')
+    write(orders, "input user_id\nplace := country(user_id)\n")
+    prog = polydat.compile_file(orders)
+    assert list(prog.generate(range(1))["place"]) == ["Atlantis-0"]
+    assert "module 'country' from " in prog.warnings[0].message
+    # A module defined in the calling file is its own business: no warning.
+    inline = polydat.compile('email(key: u64) -> (a: str) := {\n  a := "x"\n}\ninput k\nm := email(k)')
+    assert inline.warnings == []

@@ -75,3 +75,27 @@ def test_reading_one_value_of_a_native_segment_does_not_evaluate_what_only_anoth
     # segment, which parsed `es` (failing on "") for a read of `v2` alone; P1 reads v2 = 0.
     pt.assert_engines_agree(SEGMENT_READS_A_FAILING_VALUE, [Step((0,), invalidate_all=True), Step({"es": "4"})],
                             engines=pt.engines(include_variants=True))
+
+
+TWO_FAILING_OPERANDS = """\
+input cycle: u64
+{first}
+{second}
+v3 := {expression}
+"""
+
+
+def test_the_failure_reported_is_the_first_failing_step_in_evaluation_order_on_every_engine() -> None:
+    # Found by an adversarial pass: with `v3 := v2 && v1`, P1, P2 and P3 failed in `mod`
+    # while mixed and auto failed in the string parse (a segment evaluated every input
+    # before it ran). Every engine runs a read's steps in the program's evaluation order
+    # (source order among independent bindings), fused or not, so each reports the first
+    # failing step of that order.
+    bindings = {"v1": "v1 := mod(cycle, 0)", "v2": 'v2 := "{cycle}x" as u64', "v4": "v4 := hash(cycle) % 0"}
+    matrix = pt.engines() + pt.compiler_variants() + [pt.engine_spec("auto")]
+    for first, second in [("v1", "v2"), ("v2", "v1"), ("v4", "v2"), ("v2", "v4")]:
+        for expression in ("v2 && v1", "v1 && v2", "v1 + v2", "if(v1, v2, 1)", "v2 + v4"):
+            if "v4" in expression and "v4" not in (first, second):
+                continue
+            source = TWO_FAILING_OPERANDS.format(first=bindings[first], second=bindings[second], expression=expression)
+            pt.assert_engines_agree(source, [3, 0, Step(7, pulls=[EVAL])], engines=matrix)

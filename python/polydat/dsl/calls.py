@@ -18,6 +18,7 @@ from typing import Any, cast
 from . import ast
 from .ast import Span
 from .catalog import NodeSpec, ParamSpec
+from .diagnostics import Report
 from . import corerules
 from .irbuild import Port, const_arg
 from .lexer import RESERVED_WORDS
@@ -56,6 +57,7 @@ class CallLowering(LoweringCore):
     MAX_MODULE_DEPTH = 40
 
     loader: ModuleLoader
+    report: Report
     internal_wires: dict[str, dict[str, Any]]
     _wire_only_nodes: dict[str, bool]
     _flat_nodes: dict[str, NodeSpec | None | object]
@@ -89,8 +91,24 @@ class CallLowering(LoweringCore):
             return self._plan_node_call(call, spec, scope)
         found = self.loader.find(name, scope.search_dir)
         if found is not None:
+            self._warn_if_shadowing(call, found, scope)
             return self._plan_module_call(call, found, scope)
         raise self._unknown_callee(call, scope)
+
+    def _warn_if_shadowing(self, call: ast.Call, found: ResolvedModule, scope: Scope) -> None:
+        """A warning at ``call`` when the module found on disk is a user's that
+        hides a module of the library shipped with the package (both named)."""
+        bundled = self.loader.bundled(call.func)
+        if bundled is None or bundled.key == found.key:
+            return
+        where = f"{found.file.path}:{found.definition.span}"
+        shipped = f"{bundled.file.path}:{bundled.definition.span}"
+        self.report.add(scope.file.diagnostic(
+            f"module '{call.func}' from {where} shadows the bundled module '{call.func}' ({shipped})",
+            call.span,
+            "rename the module (or its file) to use the bundled one; `polydat fields` lists the bundled modules",
+            severity="warning",
+        ))
 
     def _unknown_callee(self, call: ast.Call, scope: Scope) -> Exception:
         name = call.func

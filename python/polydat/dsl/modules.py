@@ -2,20 +2,28 @@
 
 A call name that is neither a module defined in the calling file nor a library
 node is looked up on disk, in order: the directory of the calling file (when
-it has a path), then each library directory. In each directory the file
+it has a path), then each library directory, then the module library shipped
+with the package (:data:`STDLIB_DIR`). In each directory the file
 ``<name>.polydat`` is tried first, then the other ``*.polydat`` files in name
-order. A file provides the module if it defines ``name(...) -> (...) := {...}``
-or, in the compatibility form, binds a binding named ``name``: that binding's
-dependency subgraph becomes a module whose parameters are the names the
-subgraph reads but does not bind (sorted; typed from the file's ``input`` and
-``extern`` declarations when it has them) and whose sole output is the binding.
+order. The file ``<name>.polydat`` provides the module if it defines
+``name(...) -> (...) := {...}`` or, in the compatibility form, binds a binding
+named ``name``: that binding's dependency subgraph becomes a module whose
+parameters are the names the subgraph reads but does not bind (sorted; typed
+from the file's ``input`` and ``extern`` declarations when it has them) and
+whose sole output is the binding. Any other file provides only the modules it
+defines: its bindings are a program's own, never modules (a sibling
+``users.polydat`` binding ``email := email(id)`` does not hide the bundled
+``email``).
+
+A module found outside the library shipped with the package under the name of
+one of the shipped modules shadows it; the binder reports that as a warning
+naming both (:meth:`ModuleLoader.bundled`).
 
 Only files that can provide the name are parsed: before parsing one of the
-other files, its text is scanned for ``name`` written the way a definition or
-binding writes it (followed by ``:``, ``(`` or in a ``( ... ) :=`` target
-list; comments allowed in between). Parses and scans are cached for the
-process by (path, modification time, size), so a big unrelated file costs one
-read, and an unchanged module file is parsed once.
+other files, its text is scanned for ``name(`` (comments allowed in between).
+Parses and scans are cached for the process by (path, modification time,
+size), so a big unrelated file costs one read, and an unchanged module file is
+parsed once.
 """
 
 from __future__ import annotations
@@ -118,12 +126,13 @@ def _stamp(path: str) -> _Stamp | None:
     return (info.st_mtime_ns, info.st_size)
 
 
-def may_define(text: str, name: str) -> bool:
+def may_define(text: str, name: str, bindings: bool = True) -> bool:
     """Whether ``text`` writes ``name`` the way a definition or binding does.
 
     True for ``name :=``, ``name: T :=``, ``name(...) ->`` and ``(a, name) :=``
     (and for some reads, such as calls: a cheap over-approximation, never an
-    omission); the caller parses the file to be sure.
+    omission); the caller parses the file to be sure. ``bindings=False``
+    asks about module definitions only (``name(``).
     """
     if name not in text:
         return False
@@ -131,7 +140,11 @@ def may_define(text: str, name: str) -> bool:
         start = match.start()
         if start and text[start - 1] in _IDENT_CHAR:
             continue
-        if match.group(1) in ":(":
+        if match.group(1) == "(":
+            return True
+        if not bindings:
+            continue
+        if match.group(1) == ":":
             return True
         # `name,` or `name)`: a definition only inside `( names ) :=`
         opening = text.rfind("(", 0, start)
@@ -151,6 +164,7 @@ class ModuleLoader:
         self.library_path = library_dirs(library_path)
         self.exclude = os.path.abspath(exclude) if exclude else None
         self._found: dict[tuple[str, str | None], ResolvedModule | None] = {}
+        self._in_directory: dict[tuple[str, str], ResolvedModule | None] = {}
         self._listings: dict[str, list[str]] = {}
 
     def find(self, name: str, search_dir: str | None) -> ResolvedModule | None:
@@ -167,23 +181,40 @@ class ModuleLoader:
             dirs.append(STDLIB_DIR)
         return dirs
 
+    def bundled(self, name: str) -> ResolvedModule | None:
+        """The module ``name`` of the library shipped with the package, if it has one."""
+        return self._search_in(name, STDLIB_DIR)
+
     def _search(self, name: str, search_dir: str | None) -> ResolvedModule | None:
         for directory in self._directories(search_dir):
-            exact = os.path.join(directory, name + MODULE_SUFFIX)
-            if os.path.isfile(exact) and exact != self.exclude:
-                found = module_from_program(name, *self._load(exact, strict=True))  # type: ignore[misc]
-                if found is not None:
-                    return found
+            found = self._search_in(name, directory)
+            if found is not None:
+                return found
+        return None
+
+    def _search_in(self, name: str, directory: str) -> ResolvedModule | None:
+        """The module ``name`` as ``directory`` provides it: ``<name>.polydat``
+        (a definition or the compatibility form), else the first other file
+        in name order that defines it."""
+        key = (name, directory)
+        if key in self._in_directory:
+            return self._in_directory[key]
+        found = None
+        exact = os.path.join(directory, name + MODULE_SUFFIX)
+        if os.path.isfile(exact) and exact != self.exclude:
+            found = module_from_program(name, *self._load(exact, strict=True))  # type: ignore[misc]
+        if found is None:
             for candidate in self._other_files(directory, exact):
                 if not self._may_provide(candidate, name):
                     continue
                 loaded = self._load(candidate, strict=False)
                 if loaded is None:
                     continue
-                found = module_from_program(name, *loaded)
+                found = module_from_program(name, *loaded, compat=False)
                 if found is not None:
-                    return found
-        return None
+                    break
+        self._in_directory[key] = found
+        return found
 
     def _other_files(self, directory: str, exact: str) -> list[str]:
         if directory not in self._listings:
@@ -198,7 +229,8 @@ class ModuleLoader:
 
     @staticmethod
     def _may_provide(path: str, name: str) -> bool:
-        """The cheap text scan of :func:`may_define`, cached by (path, stamp, name)."""
+        """The cheap text scan of :func:`may_define` for a module definition,
+        cached by (path, stamp, name)."""
         stamp = _stamp(path)
         if stamp is None:
             return False
@@ -207,7 +239,7 @@ class ModuleLoader:
             return cached[1]
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
-                verdict = may_define(handle.read(), name)
+                verdict = may_define(handle.read(), name, bindings=False)
         except OSError:
             return False
         _SCANNED[(path, name)] = (stamp, verdict)
@@ -247,12 +279,17 @@ def _parse(path: str) -> _Loaded:
     return parse_file(file), file
 
 
-def module_from_program(name: str, program: ast.Program, file: SourceFile) -> ResolvedModule | None:
-    """The module ``name`` as provided by one parsed file (formal or compatibility form)."""
+def module_from_program(
+    name: str, program: ast.Program, file: SourceFile, compat: bool = True
+) -> ResolvedModule | None:
+    """The module ``name`` as provided by one parsed file: its definition, or
+    (``compat``, for the file named after the module) the compatibility form."""
     table = module_table(program, file)
     directory = directory_of(file.path)
     if name in table:
         return ResolvedModule(table[name], file, table, directory)
+    if not compat:
+        return None
     definition = compat_module(name, program)
     if definition is None:
         return None

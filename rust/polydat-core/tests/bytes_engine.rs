@@ -101,7 +101,7 @@ fn reads_match_p1_on_every_compiled_engine() {
             for (i, v) in &writes {
                 oracle.write(*i, v.clone()).unwrap();
             }
-            oracle.write_u64(0, cycle);
+            oracle.write_u64(0, cycle).unwrap();
             // One output at a time, in a rotating order, then all at once.
             for k in 0..outs.len() {
                 let o = outs[(k + cycle as usize) % outs.len()];
@@ -115,7 +115,7 @@ fn reads_match_p1_on_every_compiled_engine() {
                 for (i, v) in &writes {
                     kernel.write(*i, v.clone()).unwrap();
                 }
-                kernel.write_u64(0, cycle);
+                kernel.write_u64(0, cycle).unwrap();
                 let mut got = Vec::new();
                 for k in 0..outs.len() {
                     let o = outs[(k + cycle as usize) % outs.len()];

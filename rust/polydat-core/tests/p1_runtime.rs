@@ -38,7 +38,7 @@ fn readme_table() {
     let mut k = new_kernel(&p, EngineKind::P1);
     let expect = [(607535, 47), (822465, 1), (348110, 14), (139053, 45), (603978, 10)];
     for (c, (uid, bucket)) in expect.into_iter().enumerate() {
-        k.write_u64(0, c as u64);
+        k.write_u64(0, c as u64).unwrap();
         assert!(k.pull(out(&p, "user_id")).unwrap().same(&Value::U64(uid)));
         assert!(k.pull(out(&p, "bucket")).unwrap().same(&Value::U64(bucket)));
     }
@@ -77,14 +77,14 @@ fn a_write_dirties_only_its_dependents() {
     }
     let mut k = new_kernel(&p, EngineKind::P1);
     for c in 0..3 {
-        k.write_u64(0, c);
+        k.write_u64(0, c).unwrap();
         assert!(k.pull(out(&p, "b")).unwrap().same(&Value::U64(3 + c)));
     }
     assert_eq!(probe_count("inv.a"), 1, "a does not read cycle");
     k.write(2, Value::U64(10)).unwrap();
     assert!(k.pull(out(&p, "b")).unwrap().same(&Value::U64(12)));
     assert_eq!(probe_count("inv.a"), 2);
-    k.write_u64(1, 9);
+    k.write_u64(1, 9).unwrap();
     k.pull(out(&p, "o1")).unwrap();
     assert_eq!((probe_count("inv.o1"), probe_count("inv.o2")), (1, 0), "o2 is in no pulled cone");
     k.pull(out(&p, "o2")).unwrap();
@@ -93,7 +93,7 @@ fn a_write_dirties_only_its_dependents() {
         k.pull(out(&p, "o1")).unwrap();
     }
     assert_eq!(probe_count("inv.o1"), 1, "no write, no re-run");
-    k.write_u64(0, 42);
+    k.write_u64(0, 42).unwrap();
     k.pull(out(&p, "o1")).unwrap();
     assert_eq!(probe_count("inv.o1"), 1, "a write outside the cone runs nothing");
     k.invalidate_all();
@@ -113,12 +113,12 @@ fn failure_is_attributed_and_the_kernel_recovers() {
     }"#,
     );
     let mut k = new_kernel(&p, EngineKind::P1);
-    k.write_u64(0, 0);
+    k.write_u64(0, 0).unwrap();
     let err = k.pull(0).unwrap_err();
     assert!(err.message.starts_with("attempt to calculate the remainder with a divisor of zero"), "{}", err.message);
     assert!(err.message.contains("↳ in node `mod_wire` (output r) while evaluating `r`"));
     assert!(err.message.contains("↳ inputs: [[0]=U64(0), [1]=U64(0)]"));
-    k.write_u64(0, 7);
+    k.write_u64(0, 7).unwrap();
     assert!(k.pull(0).unwrap().same(&Value::U64(0)));
 }
 
@@ -166,13 +166,13 @@ fn wide_programs_track_more_than_64_inputs() {
     let p = program(&json);
     probe_reset("wide.last");
     let mut k = new_kernel(&p, EngineKind::P1);
-    k.write_u64(100, 5);
+    k.write_u64(100, 5).unwrap();
     assert!(k.pull(0).unwrap().same(&Value::U64(5)));
     k.pull(1).unwrap();
-    k.write_u64(128, 1);
+    k.write_u64(128, 1).unwrap();
     k.pull(1).unwrap();
     assert_eq!(probe_count("wide.last"), 1, "input 128 is outside the probe's provenance");
-    k.write_u64(129, 1);
+    k.write_u64(129, 1).unwrap();
     k.pull(1).unwrap();
     assert_eq!(probe_count("wide.last"), 2);
 }

@@ -35,7 +35,7 @@ fn outcome(k: &mut dyn Kernel, op: &Op) -> String {
     match op {
         Op::Write(i, v) => format!("{:?}", k.write(*i, v.clone())),
         Op::WriteU64(i, v) => {
-            k.write_u64(*i, *v);
+            k.write_u64(*i, *v).unwrap();
             String::new()
         }
         Op::Pull(o) => match k.pull(*o) {

@@ -4,6 +4,7 @@
 //! `generate` on P2, and every library node running on P2.
 
 mod common;
+use common::ReadWords;
 
 use common::{Rng, A, G};
 use polydat_core::compile::select::{analyze, select, Request};
@@ -55,7 +56,7 @@ fn every_mode_memoizes_and_extern_writes_dirty_exactly_their_dependents() {
         let p = probes(&prefix);
         let mut k = new_kernel(&p, EngineKind::P2(mode));
         let (b, o1, e1) = (p.output("b").unwrap(), p.output("o1").unwrap(), p.output("e1").unwrap());
-        k.write_u64(0, 1);
+        k.write_u64(0, 1).unwrap();
         k.pull(b).unwrap();
         k.pull(o1).unwrap();
         k.pull(e1).unwrap();
@@ -99,13 +100,13 @@ fn coordinate_writes_follow_each_mode() {
         let p = probes(&prefix);
         let mut k = new_kernel(&p, EngineKind::P2(mode));
         let (b, o1, o2) = (p.output("b").unwrap(), p.output("o1").unwrap(), p.output("o2").unwrap());
-        k.write_u64(1, 9);
+        k.write_u64(1, 9).unwrap();
         k.pull(o1).unwrap();
         assert_eq!((count(&prefix, "o1"), count(&prefix, "o2")), (1, 0), "{mode:?}: o2 is in no pulled cone");
         k.pull(o2).unwrap();
         assert_eq!(count(&prefix, "o2"), 1);
         for c in 0..3 {
-            k.write_u64(0, c);
+            k.write_u64(0, c).unwrap();
             assert!(k.pull(b).unwrap().same(&Value::U64(3 + c)));
             k.pull(o1).unwrap();
         }
@@ -120,7 +121,7 @@ fn coordinate_writes_follow_each_mode() {
         };
         assert_eq!((count(&prefix, "a"), count(&prefix, "o1")), expect, "{mode:?}: writes outside the cones");
         // Rewriting an equal value is not a change (except on Raw, which does not compare).
-        k.write_u64(1, 9);
+        k.write_u64(1, 9).unwrap();
         k.pull(o1).unwrap();
         let expect = if mode == Provenance::Raw { 5 } else { 1 };
         assert_eq!(count(&prefix, "o1"), expect, "{mode:?}: equal rewrite");
@@ -169,7 +170,7 @@ fn forks_own_their_scratch() {
     let p = string_program();
     let label = p.output("label").unwrap();
     let mut a = PullKernel::new(&p);
-    a.write_u64(0, 7);
+    a.write_u64(0, 7).unwrap();
     assert!(a.pull(label).unwrap().same(&Value::str("ada7")));
     let mut b = a.fork();
     assert!(b.pairs_are_own() && a.pairs_are_own(), "a fork re-points every pair at its own scratch");
@@ -178,13 +179,13 @@ fn forks_own_their_scratch() {
     b.write(1, Value::str("grace")).unwrap();
     assert!(b.pull(label).unwrap().same(&Value::str("grace7")));
     assert!(a.pull(label).unwrap().same(&Value::str("ada7")), "the donor is untouched by its fork");
-    a.write_u64(0, 12345);
+    a.write_u64(0, 12345).unwrap();
     assert!(a.pull(label).unwrap().same(&Value::str("ada12345")));
     assert!(b.pull(label).unwrap().same(&Value::str("grace7")), "the fork is untouched by its donor");
     drop(a);
     assert!(b.pull(label).unwrap().same(&Value::str("grace7")), "a fork outlives its donor");
     let mut c = b.clone();
-    c.write_u64(0, 1);
+    c.write_u64(0, 1).unwrap();
     assert!(c.pull(label).unwrap().same(&Value::str("grace1")) && c.pairs_are_own());
 }
 
@@ -192,7 +193,7 @@ fn forks_own_their_scratch() {
 fn raw_reads_refuse_ref_slots() {
     let p = string_program();
     let mut k = RawKernel::new(&p);
-    k.write_u64(0, 3);
+    k.write_u64(0, 3).unwrap();
     match k.pull_u64(p.output("label").unwrap()) {
         Err(SlotReadError::Refused(e)) => {
             assert_eq!(e.ty, PortType::Str);
@@ -201,8 +202,10 @@ fn raw_reads_refuse_ref_slots() {
         other => panic!("a raw read of a str output must be refused, got {other:?}"),
     }
     assert_eq!(k.pull_u64(p.output("n").unwrap()), Ok(Some(polydat_core::nodes::hash::splitmix64(3))));
-    // A u64 fast-path write aimed at a str input never lands in the pair.
-    k.write_u64(1, 99);
+    // A u64 write aimed at a str input is refused (the type mismatch is the
+    // error) and never lands in the pair.
+    let refused = k.write_u64(1, 99).unwrap_err().to_string();
+    assert!(refused.contains("str"), "{refused}");
     assert!(k.pairs_are_own());
     assert!(k.pull(p.output("upper").unwrap()).unwrap().same(&Value::str("ADA")));
 }
@@ -211,10 +214,10 @@ fn raw_reads_refuse_ref_slots() {
 fn a_held_string_survives_later_writes() {
     let p = string_program();
     let mut k = PushPullKernel::new(&p);
-    k.write_u64(0, 1);
+    k.write_u64(0, 1).unwrap();
     let held = k.pull(p.output("label").unwrap()).unwrap();
     for c in 2..50 {
-        k.write_u64(0, c);
+        k.write_u64(0, c).unwrap();
         k.eval().unwrap();
     }
     assert!(held.same(&Value::str("ada1")), "reads are owned copies");
@@ -481,14 +484,14 @@ fn sweep_fallback_on<M: p2::modes::Mode>(name: &str) {
     let both = |k: &mut dyn Kernel, p1: &mut dyn Kernel, out: usize, what: &str| {
         assert_eq!(outcome(k, out), outcome(p1, out), "{name}: {what}");
     };
-    k.write_u64(0, 5);
-    p1.write_u64(0, 5);
+    k.write_u64(0, 5).unwrap();
+    p1.write_u64(0, 5).unwrap();
     both(&mut k, p1.as_mut(), ok, "first read");
     assert!(k.swept(), "{name}: the first read swept the whole program");
     both(&mut k, p1.as_mut(), bad, "read after the sweep");
     // An extern write dirties its dependents only; the sweep's values stay.
-    k.write_u64(1, 0);
-    p1.write_u64(1, 0);
+    k.write_u64(1, 0).unwrap();
+    p1.write_u64(1, 0).unwrap();
     assert!(!k.swept(), "{name}: an extern write ends the swept state");
     let step_of = |out: usize| p.outputs[out].step.unwrap() as usize;
     assert!(k.step_is_current(step_of(ok)), "{name}: `ok` does not read `d`: still current");
@@ -496,17 +499,17 @@ fn sweep_fallback_on<M: p2::modes::Mode>(name: &str) {
     both(&mut k, p1.as_mut(), ok, "a value outside the written extern's cone");
     both(&mut k, p1.as_mut(), bad, "division by zero, after an extern write");
     // A new coordinate: the sweep fails in `bad`, which `ok` does not read.
-    k.write_u64(0, 6);
-    p1.write_u64(0, 6);
+    k.write_u64(0, 6).unwrap();
+    p1.write_u64(0, 6).unwrap();
     both(&mut k, p1.as_mut(), ok, "a failure outside the pulled cone does not fail the read");
     assert!(!k.swept(), "{name}: a failed sweep leaves reads walking their cones");
     both(&mut k, p1.as_mut(), bad, "the failure itself, attributed as on P1");
-    k.write_u64(1, 3);
-    p1.write_u64(1, 3);
+    k.write_u64(1, 3).unwrap();
+    p1.write_u64(1, 3).unwrap();
     both(&mut k, p1.as_mut(), bad, "recovered after the divisor changes");
     both(&mut k, p1.as_mut(), ok, "still current");
-    k.write_u64(0, 7);
-    p1.write_u64(0, 7);
+    k.write_u64(0, 7).unwrap();
+    p1.write_u64(0, 7).unwrap();
     both(&mut k, p1.as_mut(), bad, "next coordinate");
     assert!(k.swept(), "{name}: sweeping again once nothing fails");
 }
@@ -535,17 +538,17 @@ fn extern_writes_after_a_sweep_leave_every_value_exact() {
         let mut rng = Rng(7);
         for step in 0..400 {
             let (input, value) = (rng.below(2) as usize, rng.below(4));
-            k2.write_u64(input, value);
-            p1.write_u64(input, value);
+            k2.write_u64(input, value).unwrap();
+            p1.write_u64(input, value).unwrap();
             // Read one output, or all of them as one row.
             if rng.below(3) == 0 {
                 let (mut got, mut want) = (vec![0; outs.len()], vec![0; outs.len()]);
-                k2.pull_slots(&outs, &mut got).unwrap();
-                p1.pull_slots(&outs, &mut want).unwrap();
+                k2.read_at(&[], &outs, &mut got).unwrap();
+                p1.read_at(&[], &outs, &mut want).unwrap();
                 assert_eq!(got, want, "{mode:?}: row at step {step}");
             } else {
                 let o = rng.below(outs.len() as u64) as usize;
-                assert_eq!(k2.pull_slot(o).unwrap(), p1.pull_slot(o).unwrap(), "{mode:?}: output {o} at step {step}");
+                assert_eq!(k2.pull_word(o).unwrap(), p1.pull_word(o).unwrap(), "{mode:?}: output {o} at step {step}");
             }
         }
     }
@@ -567,9 +570,9 @@ fn a_long_sweep_stays_within_the_stack() {
     let mut raw = RawKernel::new(&p);
     let mut p1 = new_kernel(&p, EngineKind::P1);
     for cycle in [0, 1, u64::MAX] {
-        raw.write_u64(0, cycle);
-        p1.write_u64(0, cycle);
-        assert_eq!(raw.pull_slot(last).unwrap(), p1.pull_slot(last).unwrap());
+        raw.write_u64(0, cycle).unwrap();
+        p1.write_u64(0, cycle).unwrap();
+        assert_eq!(raw.pull_word(last).unwrap(), p1.pull_word(last).unwrap());
         assert!(raw.swept(), "the read swept");
     }
 }
@@ -592,11 +595,11 @@ fn twenty_thousand_outputs_reading_one_step_build_and_sweep() {
     let mut raw = RawKernel::new(&p);
     let mut p1 = new_kernel(&p, EngineKind::P1);
     for cycle in [0, 7] {
-        raw.write_u64(0, cycle);
-        p1.write_u64(0, cycle);
+        raw.write_u64(0, cycle).unwrap();
+        p1.write_u64(0, cycle).unwrap();
         for name in ["w0", "w19999"] {
             let o = p.output(name).unwrap();
-            assert_eq!(raw.pull_slot(o).unwrap(), p1.pull_slot(o).unwrap(), "{name}");
+            assert_eq!(raw.pull_word(o).unwrap(), p1.pull_word(o).unwrap(), "{name}");
         }
     }
 }
@@ -630,8 +633,8 @@ fn pull_runs_selective_cones_as_threads_and_falls_back_on_failure() {
     let mut rng = Rng(11);
     for step in 0..300 {
         let (input, value) = (rng.below(2) as usize, rng.below(3));
-        k.write_u64(input, value);
-        p1.write_u64(input, value);
+        k.write_u64(input, value).unwrap();
+        p1.write_u64(input, value).unwrap();
         let out = rng.below(3) as usize;
         let out = [ok, bad, big][out];
         assert_eq!(outcome(&mut k, out), outcome(p1.as_mut(), out), "output {out} at step {step}");
@@ -709,15 +712,15 @@ fn a_row_read_refuses_none_and_ref_outputs_as_p1_does() {
         let mut p1 = new_kernel(&p, EngineKind::P1);
         for (k, cyc) in [(0u64, 3u64), (1, 4)] {
             for kernel in [&mut k2, &mut p1] {
-                kernel.write_u64(0, cyc);
+                kernel.write_u64(0, cyc).unwrap();
                 if k == 1 {
-                    kernel.write_u64(1, 9);
+                    kernel.write_u64(1, 9).unwrap();
                 }
             }
             for outs in [vec![a], vec![a, h], vec![h, a], vec![a, up], vec![up]] {
                 let (mut got, mut want) = ([0u64; 2], [0u64; 2]);
-                let r2 = k2.pull_slots(&outs, &mut got[..outs.len()]).map_err(|e| e.to_string());
-                let r1 = p1.pull_slots(&outs, &mut want[..outs.len()]).map_err(|e| e.to_string());
+                let r2 = k2.read_at(&[], &outs, &mut got[..outs.len()]).map_err(|e| e.to_string());
+                let r1 = p1.read_at(&[], &outs, &mut want[..outs.len()]).map_err(|e| e.to_string());
                 assert_eq!(r2, r1, "{mode:?}: {outs:?} after write {k}");
                 if r1.is_ok() {
                     assert_eq!(got, want, "{mode:?}: {outs:?}");

@@ -4,6 +4,7 @@
 //! results match P1 on the ladder and on random programs.
 
 mod common;
+use common::ReadWords;
 
 use polydat_core::compile::sketch;
 use polydat_core::compile::{compile, CompileOptions};
@@ -42,9 +43,9 @@ fn the_sweep_of_a_fallible_program_runs_in_the_catch() {
     let mut buf = vec![0u64; plan.layout.words];
     let parts = plan.executor.sweep().expect("a sweep");
     let [Part::Scalar(run)] = parts else { panic!("one run of scalar steps") };
-    assert!(!p3::Native::run_scalar(run, &mut buf), "cycle 0: the divisor is 0, the sweep fails and says so");
+    assert!(!<p3::Native>::run_scalar(run, &mut buf), "cycle 0: the divisor is 0, the sweep fails and says so");
     buf[0] = 7;
-    assert!(p3::Native::run_scalar(run, &mut buf));
+    assert!(<p3::Native>::run_scalar(run, &mut buf));
     assert!(!catch::installed(), "no catch is left behind");
 }
 
@@ -57,8 +58,8 @@ fn a_violation_is_the_error_p1_gives_and_a_thousand_leave_the_kernel_correct() {
         let mut oracle = P1Kernel::new(p.clone());
         for i in 0..1000u64 {
             let cycle = if i % 2 == 0 { 0 } else { i };
-            k.write_u64(0, cycle);
-            oracle.write_u64(0, cycle);
+            k.write_u64(0, cycle).unwrap();
+            oracle.write_u64(0, cycle).unwrap();
             match (k.pull(out), oracle.pull(out)) {
                 (Ok(a), Ok(b)) => assert!(a.same(&b), "{kind:?} at {cycle}"),
                 (Err(a), Err(b)) => {
@@ -68,8 +69,8 @@ fn a_violation_is_the_error_p1_gives_and_a_thousand_leave_the_kernel_correct() {
                 (a, b) => panic!("{kind:?} at {cycle}: {a:?} vs {b:?}"),
             }
         }
-        k.write_u64(0, 12345);
-        oracle.write_u64(0, 12345);
+        k.write_u64(0, 12345).unwrap();
+        oracle.write_u64(0, 12345).unwrap();
         assert!(k.pull(out).unwrap().same(&oracle.pull(out).unwrap()), "{kind:?}: correct afterwards");
     }
 }
@@ -86,8 +87,8 @@ fn violations_on_four_threads_at_once_stay_on_their_threads() {
                 let mut oracle = P1Kernel::new(p.clone());
                 for i in 0..2000u64 {
                     let cycle = if (i + t) % 3 == 0 { 0 } else { i * 4 + t };
-                    k.write_u64(0, cycle);
-                    oracle.write_u64(0, cycle);
+                    k.write_u64(0, cycle).unwrap();
+                    oracle.write_u64(0, cycle).unwrap();
                     let (a, b) = (k.pull(out), oracle.pull(out));
                     match (a, b) {
                         (Ok(a), Ok(b)) => assert!(a.same(&b)),
@@ -147,12 +148,12 @@ fn the_ladder_on_every_p3_mode_matches_p1_and_by_hand() {
         let mut oracle = P1Kernel::new(p.clone());
         for cycle in [0u64, 1, 2, 42, 1 << 40, u64::MAX - 1, u64::MAX] {
             for (i, v) in [cycle, 17, 99].into_iter().enumerate() {
-                k.write_u64(i, v);
-                oracle.write_u64(i, v);
+                k.write_u64(i, v).unwrap();
+                oracle.write_u64(i, v).unwrap();
             }
             let mut words = [0u64; 4];
-            k.pull_slots(&outs, &mut words).unwrap();
-            let want: Vec<u64> = outs.iter().map(|&o| oracle.pull_slot(o).unwrap()).collect();
+            k.read_at(&[], &outs, &mut words).unwrap();
+            let want: Vec<u64> = outs.iter().map(|&o| oracle.pull_word(o).unwrap()).collect();
             assert_eq!(words.to_vec(), want, "{kind:?} at {cycle}");
         }
     }
@@ -167,8 +168,8 @@ fn random_programs_agree_with_p1_on_p3() {
             let mut k = new_kernel(&p, kind);
             for cycle in [0u64, 1, 7, u64::MAX] {
                 for i in 0..p.coord_count {
-                    k.write_u64(i, cycle.wrapping_add(i as u64));
-                    oracle.write_u64(i, cycle.wrapping_add(i as u64));
+                    k.write_u64(i, cycle.wrapping_add(i as u64)).unwrap();
+                    oracle.write_u64(i, cycle.wrapping_add(i as u64)).unwrap();
                 }
                 for o in 0..p.outputs.len() {
                     match (k.pull(o), oracle.pull(o)) {
@@ -187,15 +188,15 @@ fn random_programs_agree_with_p1_on_p3() {
                         (0..p.coord_count as u64).map(|i| cycle.rotate_left(7 + round as u32) ^ i).collect();
                     let mut got = vec![0u64; outs.len()];
                     let a = match round {
-                        0 => k.pull_slots_at(&coords, outs, &mut got),
+                        0 => k.read_at(&coords, outs, &mut got),
                         _ => {
-                            coords.iter().enumerate().for_each(|(i, &v)| k.write_u64(i, v));
-                            k.pull_slots(outs, &mut got)
+                            coords.iter().enumerate().for_each(|(i, &v)| k.write_u64(i, v).unwrap());
+                            k.read_at(&[], outs, &mut got)
                         }
                     };
-                    coords.iter().enumerate().for_each(|(i, &v)| oracle.write_u64(i, v));
+                    coords.iter().enumerate().for_each(|(i, &v)| oracle.write_u64(i, v).unwrap());
                     let mut want = vec![0u64; outs.len()];
-                    let b = oracle.pull_slots(outs, &mut want);
+                    let b = oracle.read_at(&[], outs, &mut want);
                     let (a, b) =
                         (a.map(|()| got).map_err(|e| e.to_string()), b.map(|()| want).map_err(|e| e.to_string()));
                     assert_eq!(a, b, "seed {seed} {kind:?} cycle {cycle}: a row of raw words");
@@ -311,8 +312,8 @@ fn a_selective_cone_runs_as_one_native_function_and_agrees_with_p1() {
         for round in 0..400 {
             state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let (input, value) = ((state >> 33) as usize % 4, (state >> 40) % 3);
-            k.write_u64(input, value);
-            oracle.write_u64(input, value);
+            k.write_u64(input, value).unwrap();
+            oracle.write_u64(input, value).unwrap();
             let out = outs[(state >> 20) as usize % 4];
             match (k.pull(out), oracle.pull(out)) {
                 (Ok(x), Ok(y)) => assert!(x.same(&y), "{kind:?} round {round}"),
@@ -340,35 +341,35 @@ fn a_coordinate_write_reruns_the_side_channel_that_reads_it() {
     for kind in kinds {
         let mut k = new_kernel(&p, kind);
         for cycle in [1u64, 2, 3, 3, 7] {
-            k.write_u64(0, cycle);
-            k.write_u64(1, cycle * 10);
-            assert_eq!(k.pull_slot(h).unwrap(), splitmix64(cycle), "{}: h at cycle {cycle}", kind.name());
-            assert_eq!(k.pull_slot(g).unwrap(), splitmix64(cycle * 10), "{}: g at cycle {cycle}", kind.name());
+            k.write_u64(0, cycle).unwrap();
+            k.write_u64(1, cycle * 10).unwrap();
+            assert_eq!(k.pull_word(h).unwrap(), splitmix64(cycle), "{}: h at cycle {cycle}", kind.name());
+            assert_eq!(k.pull_word(g).unwrap(), splitmix64(cycle * 10), "{}: g at cycle {cycle}", kind.name());
         }
     }
 }
 
-/// A row reader (`Kernel::row_reader`) reads rows as `pull_slots_at` does
-/// on every engine: values and errors are P1's, for rows that write the
+/// A row filler (`Kernel::rows`) prepared once reads rows as a filler made
+/// for each read does, on every engine (P1's filler the oracle): values and errors are P1's, for rows that write the
 /// coordinate and rows that read the same round again, a first row read
 /// into too few words (which sweeps, so the next rows must make that sweep
 /// stale), for outputs that
 /// cannot fail and for one that fails at a zero divisor; and the kernel
 /// read after the reader is done sees the last row written (a reader that
 /// ran P3 Raw's native read leaves the round stale); a by-reference output
-/// is refused as `pull_slots_at` refuses it.
+/// is refused as P1 refuses it.
 #[test]
-fn a_row_reader_reads_rows_as_pull_slots_at_does_on_every_engine() {
+fn a_row_filler_reads_rows_as_one_filler_per_read_does_on_every_engine() {
     // Without a string output Raw sweeps; with one, its reads walk cones.
     for source in [ROWS.to_string(), format!("{ROWS}\nlabel := str_concat(\"n\", id)")] {
         let p = program(&source);
-        reads_rows_as_pull_slots_at_does(&p, p.output("label"));
+        reads_rows_as_one_filler_per_read_does(&p, p.output("label"));
     }
 }
 
-/// [`a_row_reader_reads_rows_as_pull_slots_at_does_on_every_engine`] on
+/// [`a_row_filler_reads_rows_as_one_filler_per_read_does_on_every_engine`] on
 /// `p`, with its string output `label` if it has one.
-fn reads_rows_as_pull_slots_at_does(p: &Arc<Program>, label: Option<usize>) {
+fn reads_rows_as_one_filler_per_read_does(p: &Arc<Program>, label: Option<usize>) {
     let bare: Vec<usize> = ["id", "scaled", "small", "kk", "mixed", "cycle_out"].map(|n| p.output(n).unwrap()).into();
     let failing: Vec<usize> = ["ratio", "id"].map(|n| p.output(n).unwrap()).into();
     let kinds = [EngineKind::P1, EngineKind::P2(Provenance::Raw), EngineKind::P2(Provenance::Pull)];
@@ -382,7 +383,7 @@ fn reads_rows_as_pull_slots_at_does(p: &Arc<Program>, label: Option<usize>) {
         for outs in [&bare, &failing] {
             let mut last = 0;
             {
-                let mut reader = k.row_reader(outs);
+                let mut reader = k.rows(outs).unwrap();
                 for (row, cycle) in [5u64, 999, 1000, 1001, 0, u64::MAX, 77, 2000, 12, 13].into_iter().enumerate() {
                     let (mut got, mut want) = ([0u64; 6], [0u64; 6]);
                     // The first row reads into fewer words than outputs (the
@@ -391,35 +392,35 @@ fn reads_rows_as_pull_slots_at_does(p: &Arc<Program>, label: Option<usize>) {
                     // Every third row reads the last row's round again.
                     let values: &[u64] = if row % 3 == 2 { &[] } else { std::slice::from_ref(&cycle) };
                     let cycle = if values.is_empty() { last } else { cycle };
-                    let b = oracle.pull_slots_at(values, outs, &mut want[..n]).map_err(|e| e.to_string());
-                    let a = reader.read(values, &mut got[..n]).map_err(|e| e.to_string());
+                    let b = oracle.read_at(values, outs, &mut want[..n]).map_err(|e| e.to_string());
+                    let a = reader.read_words(values, &mut got[..n]).map_err(|e| e.to_string());
                     assert_eq!(a.map(|()| got), b.map(|()| want), "{}, cycle {cycle}", kind.name());
                     last = cycle;
                 }
             }
-            oracle.write_u64(0, last);
+            oracle.write_u64(0, last).unwrap();
             if let Some(label) = label {
                 let (a, b) = (k.pull(label).unwrap(), oracle.pull(label).unwrap());
                 assert_eq!(a.to_string(), b.to_string(), "{}", kind.name());
             }
             let at = |k: &mut dyn Kernel| {
-                outs.iter().map(|&o| k.pull_slot(o).map_err(|e| e.to_string())).collect::<Vec<_>>()
+                outs.iter().map(|&o| k.pull_word(o).map_err(|e| e.to_string())).collect::<Vec<_>>()
             };
             assert_eq!(at(&mut *k), at(&mut oracle), "{}: read after the reader", kind.name());
         }
-        // A by-reference output is refused as `pull_slots_at` refuses it.
+        // A by-reference output is refused as P1 refuses it.
         if let Some(label) = label {
             let (mut got, mut want) = ([0u64; 2], [0u64; 2]);
             let with_text = [bare[0], label];
-            let refused = oracle.pull_slots_at(&[9], &with_text, &mut want).unwrap_err().to_string();
-            let mut reader = k.row_reader(&with_text);
-            assert_eq!(reader.read(&[9], &mut got).unwrap_err().to_string(), refused, "{}", kind.name());
+            let refused = oracle.read_at(&[9], &with_text, &mut want).unwrap_err().to_string();
+            let mut reader = k.rows(&with_text).unwrap();
+            assert_eq!(reader.read_words(&[9], &mut got).unwrap_err().to_string(), refused, "{}", kind.name());
         }
     }
 }
 
-/// Raw's row read: a stale `pull_slots` of scalar outputs (or a
-/// `pull_slots_at`, which writes the leading coordinates first) computes
+/// Raw's row read: a stale read of raw words of scalar outputs (or one
+/// that writes the leading coordinates first) computes
 /// their cones in one native call and stores no slot, so the round stays
 /// stale and a later read of the same round sweeps as usual; the values,
 /// and a failing row's error, are P1's.
@@ -447,20 +448,20 @@ fn raw_reads_a_row_of_scalar_outputs_in_one_native_call_and_agrees_with_p1() {
     let mut oracle = P1Kernel::new(p.clone());
     for cycle in [7u64, 1000, u64::MAX] {
         let mut want = [0u64; 2];
-        oracle.write_u64(0, cycle);
-        oracle.pull_slots(bare, &mut want).unwrap();
+        oracle.write_u64(0, cycle).unwrap();
+        oracle.read_at(&[], bare, &mut want).unwrap();
         let mut before = buf.clone();
         let mut words = [0u64; 2];
-        assert!(p3::Native::read_row(&read_at, &mut buf, &[cycle], &mut words));
+        assert!(<p3::Native>::read_row(&read_at, &mut buf, &[cycle], &mut words));
         before[cycle_word] = cycle;
         assert_eq!((buf.clone(), words), (before.clone(), want), "cycle {cycle}: the read wrote the coordinate alone");
         words = [0; 2];
-        assert!(p3::Native::read_row(&read, &mut buf, &[], &mut words));
+        assert!(<p3::Native>::read_row(&read, &mut buf, &[], &mut words));
         assert_eq!(words, want, "cycle {cycle}");
-        assert_eq!(p3::Native::read_row(&divides, &mut buf, &[], &mut words), cycle != 1000, "cycle {cycle}");
+        assert_eq!(<p3::Native>::read_row(&divides, &mut buf, &[], &mut words), cycle != 1000, "cycle {cycle}");
         assert_eq!(buf, before, "cycle {cycle}: a read alone stores nothing to the buffer");
-        assert!(!p3::Native::read_row(&read, &mut buf, &[], &mut words[..1]), "too few words: refused");
-        assert!(!p3::Native::read_row(&read_at, &mut buf, &[], &mut words), "too few values: refused");
+        assert!(!<p3::Native>::read_row(&read, &mut buf, &[], &mut words[..1]), "too few words: refused");
+        assert!(!<p3::Native>::read_row(&read_at, &mut buf, &[], &mut words), "too few values: refused");
     }
     // Through the kernel: reads alone and reads at a coordinate, between
     // extern writes and other reads of the same round.
@@ -469,17 +470,17 @@ fn raw_reads_a_row_of_scalar_outputs_in_one_native_call_and_agrees_with_p1() {
     let mut oracle = P1Kernel::new(p.clone());
     for (round, cycle) in [5u64, 999, 1000, 1001, 0, u64::MAX, 77, 1000, 12].into_iter().enumerate() {
         if round == 6 {
-            k.write_u64(1, 11);
-            oracle.write_u64(1, 11);
+            k.write_u64(1, 11).unwrap();
+            oracle.write_u64(1, 11).unwrap();
         }
         let (mut got, mut want) = ([0u64; 7], [0u64; 7]);
-        oracle.write_u64(0, cycle);
-        let b = oracle.pull_slots(&outs, &mut want);
+        oracle.write_u64(0, cycle).unwrap();
+        let b = oracle.read_at(&[], &outs, &mut want);
         let a = match round % 2 {
-            0 => k.pull_slots_at(&[cycle], &outs, &mut got),
+            0 => k.read_at(&[cycle], &outs, &mut got),
             _ => {
-                k.write_u64(0, cycle);
-                k.pull_slots(&outs, &mut got)
+                k.write_u64(0, cycle).unwrap();
+                k.read_at(&[], &outs, &mut got)
             }
         };
         match (a, b) {
@@ -492,31 +493,31 @@ fn raw_reads_a_row_of_scalar_outputs_in_one_native_call_and_agrees_with_p1() {
         // read again, and after a sweep of everything, plain loads.
         assert_eq!(k.pull(label).unwrap().to_string(), oracle.pull(label).unwrap().to_string(), "cycle {cycle}");
         let mut again = [0u64; 7];
-        assert_eq!(k.pull_slots(&outs, &mut again).is_ok(), cycle % 1000 != 0);
+        assert_eq!(k.read_at(&[], &outs, &mut again).is_ok(), cycle % 1000 != 0);
         if cycle % 1000 != 0 {
             assert_eq!(again, want, "cycle {cycle}, read again");
             k.eval().unwrap();
             assert!(k.swept(), "cycle {cycle}: eval swept");
             let mut loaded = [0u64; 7];
-            k.pull_slots(&outs, &mut loaded).unwrap();
+            k.read_at(&[], &outs, &mut loaded).unwrap();
             assert_eq!(loaded, want, "cycle {cycle}, read after the sweep");
         }
         // Writing the extern too: no row read for two inputs, the usual path.
         let mut both = [0u64; 7];
-        let a = k.pull_slots_at(&[cycle, 3 + round as u64], &outs, &mut both).map_err(|e| e.to_string());
-        oracle.write_u64(1, 3 + round as u64);
-        let b = oracle.pull_slots(&outs, &mut want).map(|()| want).map_err(|e| e.to_string());
+        let a = k.read_at(&[cycle, 3 + round as u64], &outs, &mut both).map_err(|e| e.to_string());
+        oracle.write_u64(1, 3 + round as u64).unwrap();
+        let b = oracle.read_at(&[], &outs, &mut want).map(|()| want).map_err(|e| e.to_string());
         assert_eq!(a.map(|()| both), b, "cycle {cycle}, extern written");
     }
     // A read at a new coordinate right after a sweep made every value
     // current: from then on the sweep's values are stale.
-    k.write_u64(0, 41);
+    k.write_u64(0, 41).unwrap();
     k.eval().unwrap();
     assert!(k.swept());
     let (mut got, mut want) = ([0u64; 7], [0u64; 7]);
-    k.pull_slots_at(&[42], &outs, &mut got).unwrap();
-    oracle.write_u64(0, 42);
-    oracle.pull_slots(&outs, &mut want).unwrap();
+    k.read_at(&[42], &outs, &mut got).unwrap();
+    oracle.write_u64(0, 42).unwrap();
+    oracle.read_at(&[], &outs, &mut want).unwrap();
     assert_eq!(got, want);
     assert!(!k.swept(), "the write made the round stale");
     assert_eq!(k.pull(label).unwrap().to_string(), oracle.pull(label).unwrap().to_string());
@@ -544,9 +545,9 @@ fn raw_keeps_the_row_reads_of_a_few_output_sets_read_in_turn() {
         // Two sets in turn for a while, then all six.
         let outs = &sets[if round < 100 { round % 2 } else { round % 6 }];
         let (mut got, mut want) = (vec![0u64; outs.len()], vec![0u64; outs.len()]);
-        k.pull_slots_at(&[cycle * 7919], outs, &mut got).unwrap();
-        oracle.write_u64(0, cycle * 7919);
-        oracle.pull_slots(outs, &mut want).unwrap();
+        k.read_at(&[cycle * 7919], outs, &mut got).unwrap();
+        oracle.write_u64(0, cycle * 7919).unwrap();
+        oracle.read_at(&[], outs, &mut want).unwrap();
         assert_eq!(got, want, "round {round}");
         assert!(k.keeps_row_read());
         match round < 100 {

@@ -35,7 +35,7 @@ fn scope_init_runs_once_per_kernel_and_dynamic_once_per_change() {
     reset(&["once.init", "once.dyn"]);
     let mut k = new_kernel(&p, EngineKind::P1);
     for cycle in 0..10 {
-        k.write_u64(0, cycle);
+        k.write_u64(0, cycle).unwrap();
         let d = pull(k.as_mut(), &p, "d");
         assert!(d.same(&Value::U64(splitmix64(5).wrapping_add(cycle))));
         pull(k.as_mut(), &p, "d"); // a second read of the same cycle is cached
@@ -55,7 +55,7 @@ fn a_const_capture_ignores_later_writes_until_init() {
     assert!(pull(&mut k, &p, "c").same(&Value::U64(splitmix64(9))));
     k.write(1, Value::U64(11)).unwrap(); // after: ignored
     assert!(pull(&mut k, &p, "c").same(&Value::U64(splitmix64(9))));
-    k.write_u64(0, 3);
+    k.write_u64(0, 3).unwrap();
     assert!(pull(&mut k, &p, "d").same(&Value::U64(splitmix64(9).wrapping_add(3))));
     k.init().unwrap(); // re-capture from the inputs as they are now
     assert!(pull(&mut k, &p, "c").same(&Value::U64(splitmix64(11))));
@@ -73,7 +73,7 @@ fn an_extern_write_reruns_its_dynamic_readers_once() {
     reset(&["ext.v"]);
     let mut k = new_kernel(&p, EngineKind::P1);
     for cycle in 0..5 {
-        k.write_u64(0, cycle);
+        k.write_u64(0, cycle).unwrap();
         pull(k.as_mut(), &p, "w");
     }
     assert_eq!(probe_count("ext.v"), 1, "cycle writes do not touch v");
@@ -89,7 +89,7 @@ fn constants_are_folded_at_build_not_per_kernel() {
     let p = program("input cycle: u64\nk := __probe(hash(7), \"fold.p\")\ny := u64_add(k, cycle)");
     assert_eq!(probe_count("fold.p"), 1, "evaluated once, by the compiler");
     let mut k = new_kernel(&p, EngineKind::P1);
-    k.write_u64(0, 1);
+    k.write_u64(0, 1).unwrap();
     assert!(pull(k.as_mut(), &p, "y").same(&Value::U64(splitmix64(7) + 1)));
     assert_eq!(probe_count("fold.p"), 1);
     assert!(p.steps.iter().all(|s| s.def.name != "__probe" && s.def.name != "hash"));
@@ -212,6 +212,6 @@ fn a_2000_node_program_compiles_and_runs() {
     assert_eq!(format!("{:?}", fused[0]), format!("{:?}", unfused[0]));
     // The deepest output pulled cold on a fresh kernel: no recursion anywhere.
     let mut k = new_kernel(&p, EngineKind::P1);
-    k.write_u64(0, u64::MAX);
+    k.write_u64(0, u64::MAX).unwrap();
     assert!(k.pull(last).unwrap().as_f64().is_some());
 }

@@ -297,8 +297,8 @@ fn children_on_several_threads_under_one_parent_equal_a_serial_run() {
         let v = scope.program().output("v").unwrap();
         (0..500u64)
             .map(|c| {
-                k.write_u64(0, c);
-                k.pull_slot(v).unwrap()
+                k.write_u64(0, c).unwrap();
+                k.pull_word(v).unwrap()
             })
             .collect()
     };

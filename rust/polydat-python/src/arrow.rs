@@ -26,6 +26,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+/// The time zone of a `timestamp` column: its instants are UTC (the text
+/// form ends in `Z`), so Parquet marks them adjusted to UTC.
+const TIMESTAMP_ZONE: &str = "UTC";
+
 /// The Arrow type of a declared port type.
 pub fn data_type(ty: PortType) -> DataType {
     match ty {
@@ -38,7 +42,7 @@ pub fn data_type(ty: PortType) -> DataType {
         PortType::Bool => DataType::Boolean,
         PortType::Str | PortType::Json => DataType::Utf8,
         PortType::Bytes => DataType::Binary,
-        PortType::Timestamp => DataType::Timestamp(TimeUnit::Millisecond, None),
+        PortType::Timestamp => DataType::Timestamp(TimeUnit::Millisecond, Some(TIMESTAMP_ZONE.into())),
         PortType::Date => DataType::Date32,
     }
 }
@@ -73,7 +77,7 @@ pub fn column_array(column: Column) -> Result<ArrayRef, String> {
     Ok(match column.data {
         ColumnData::U64(v) => Arc::new(UInt64Array::new(ScalarBuffer::from(v), nulls)),
         ColumnData::I64(v) if ty == PortType::Timestamp => {
-            Arc::new(TimestampMillisecondArray::new(ScalarBuffer::from(v), nulls))
+            Arc::new(TimestampMillisecondArray::new(ScalarBuffer::from(v), nulls).with_timezone(TIMESTAMP_ZONE))
         }
         ColumnData::I64(v) => Arc::new(Int64Array::new(ScalarBuffer::from(v), nulls)),
         ColumnData::U32(v) => Arc::new(UInt32Array::new(ScalarBuffer::from(v), nulls)),

@@ -320,6 +320,13 @@ fn catalog_json() -> String {
     polydat_core::nodes::catalog_json()
 }
 
+/// The bundled data files (name, about, source, licence, columns,
+/// entries, nodes) as JSON text.
+#[pyfunction]
+fn data_files_json() -> String {
+    polydat_core::nodes::realer::data_files_json()
+}
+
 /// A compiled, immutable program (thread-safe).
 #[pyclass(frozen, module = "polydat._core")]
 struct Program {
@@ -1227,6 +1234,7 @@ fn _encode_column<'py>(
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalog_json, m)?)?;
+    m.add_function(wrap_pyfunction!(data_files_json, m)?)?;
     m.add_function(wrap_pyfunction!(engines, m)?)?;
     m.add_function(wrap_pyfunction!(engine_requests, m)?)?;
     m.add_function(wrap_pyfunction!(_raise_panic, m)?)?;

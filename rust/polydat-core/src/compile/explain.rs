@@ -85,6 +85,8 @@ pub fn explain_json(program: &Program, plan: &EnginePlan) -> String {
                 "capture": s.capture,
                 "volatile": s.volatile,
                 "side_channel": s.def.purity == Purity::SideChannel,
+                "scalar": s.is_scalar(),
+                "native_form": s.def.lower.is_some(),
                 "line": s.span.line,
                 "col": s.span.col,
                 "bindings": s.feeds,

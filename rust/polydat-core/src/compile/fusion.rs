@@ -650,7 +650,7 @@ mod tests {
         corner_u64()
             .into_iter()
             .map(|x| {
-                k.write_u64(0, x);
+                k.write_u64(0, x).unwrap();
                 k.pull(o).map(|v| format!("{v:?}|{}", bits(&v))).map_err(|e| e.original.clone())
             })
             .collect()

@@ -29,6 +29,7 @@ pub mod hoist;
 pub mod outer;
 pub mod polyfill;
 pub mod resolve;
+pub mod segment;
 pub mod select;
 pub mod sketch;
 pub mod toposort;

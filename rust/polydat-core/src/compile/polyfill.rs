@@ -175,7 +175,7 @@ mod tests {
         let o = p.output("out").unwrap();
         xs.iter()
             .map(|&x| {
-                k.write_u64(0, x);
+                k.write_u64(0, x).unwrap();
                 format!("{:?}", k.pull(o).map(|v| (format!("{v:?}"), v.as_f64().map(f64::to_bits))))
             })
             .collect()

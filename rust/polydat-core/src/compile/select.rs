@@ -6,7 +6,8 @@
 //! `engine="auto"` runs P3 when every step is a scalar step with a slot form
 //! or a by-bytes step (the whole program runs natively and writes its text in
 //! place, with no value to box), and otherwise the mixed engine: the
-//! interpreter hosting native segments. A
+//! compiled layer running native segments and every other step by its
+//! node's rule. A
 //! program of more than [`AUTO_NATIVE_MAX_STEPS`] steps runs on P2 (native
 //! code for it would take seconds to build).
 //!
@@ -69,7 +70,7 @@ enum Family {
     P2,
     /// `p3` or `p3/<mode>`.
     P3,
-    /// `mixed`: the interpreter hosting native segments.
+    /// `mixed`: native segments, every other step by its node's rule.
     Mixed,
 }
 
@@ -220,7 +221,8 @@ pub fn select(program: &Program, request: Request, requested: &str, provenance: 
         (Family::Auto, None) => (
             EngineKind::Mixed,
             "engine=auto runs the mixed engine: some step needs values boxed (it accepts None, or has no native or \
-             in-place form), so the interpreter runs it, with native segments where nodes have a native form"
+             in-place form), so it runs by its node's rule, with native segments where nodes have a native form; \
+             generate runs P3's native row loop when every step its columns need is scalar"
                 .to_string(),
         ),
         (Family::P2, Some(m)) => (

@@ -89,11 +89,11 @@ impl Drive {
     fn cycle(&mut self, meta: u64, graph: Option<&mut dyn Kernel>) -> Result<(), GenerateError> {
         let Some(k) = &mut self.kernel else {
             if let Some(g) = graph {
-                g.write_u64(0, meta);
+                g.write_u64(0, meta).map_err(GenerateError::Write)?;
             }
             return Ok(());
         };
-        k.write_u64(0, meta);
+        k.write_word(0, meta).map_err(GenerateError::Write)?;
         let mut graph = graph;
         for &(o, i, fast) in &self.links {
             if fast {
@@ -104,7 +104,7 @@ impl Drive {
                     Err(super::p2::SlotReadError::Refused(_)) => unreachable!("u64 links only"),
                 };
                 match graph.as_deref_mut() {
-                    Some(g) => g.write_u64(i, v),
+                    Some(g) => g.write_u64(i, v).map_err(GenerateError::Write)?,
                     None => {
                         black_box(v);
                     }
@@ -128,7 +128,7 @@ impl Drive {
 #[inline]
 fn read(graph: &mut dyn Kernel, out: usize, scalar: bool) -> Result<(), GenerateError> {
     if scalar {
-        if let Ok(word) = graph.pull_slot(out) {
+        if let Ok(word) = graph.pull_word(out) {
             black_box(word);
             return Ok(());
         }

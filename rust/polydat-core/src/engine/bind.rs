@@ -30,7 +30,8 @@
 
 use super::cell::{Cell, Tree};
 use super::column::ColumnPart;
-use super::{adapt_boundary, new_kernel, GenerateError, Kernel, RowFill};
+use super::fanout::RunFill;
+use super::{adapt_boundary, new_kernel, GenerateError, Kernel, RowFill, RowFiller};
 use crate::error::{BindError, EvalError, WriteError};
 use crate::ir::{InputKind, InputOrigin};
 use crate::program::manifest::{self, Form, Manifest};
@@ -581,9 +582,7 @@ impl ScopedKernel {
     /// A write into this kernel that children reading it live must see.
     #[inline]
     fn wrote(&self) {
-        if self.observed.load(Ordering::Relaxed) {
-            self.tree.advance();
-        }
+        note_write(&self.observed, &self.tree);
     }
 }
 
@@ -623,15 +622,14 @@ impl Kernel for ScopedKernel {
     }
 
     #[inline]
-    fn write_u64(&mut self, input: usize, value: u64) {
+    fn write_u64(&mut self, input: usize, value: u64) -> Result<(), WriteError> {
         match self.slots[input] {
             Slot::Own => {
-                self.inner.write_u64(input, value);
+                self.inner.write_u64(input, value)?;
                 self.wrote();
+                Ok(())
             }
-            _ => {
-                let _ = self.write(input, Value::U64(value));
-            }
+            _ => self.write(input, Value::U64(value)),
         }
     }
 
@@ -640,53 +638,9 @@ impl Kernel for ScopedKernel {
         self.inner.pull(out)
     }
 
-    fn pull_slot(&mut self, out: usize) -> Result<u64, EvalError> {
+    fn pull_word(&mut self, out: usize) -> Result<u64, EvalError> {
         self.sync()?;
-        self.inner.pull_slot(out)
-    }
-
-    fn pull_slots(&mut self, outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
-        self.sync()?;
-        self.inner.pull_slots(outs, words)
-    }
-
-    fn pull_row(&mut self, outs: &[usize], columns: &mut [ColumnPart<'_>]) -> Result<(), EvalError> {
-        self.sync()?;
-        self.inner.pull_row(outs, columns)
-    }
-
-    fn pull_into(&mut self, out: usize, column: &mut ColumnPart<'_>) -> Result<(), EvalError> {
-        self.sync()?;
-        self.inner.pull_into(out, column)
-    }
-
-    fn fill_rows(
-        &mut self,
-        rows: &RowFill<'_>,
-        outs: &[usize],
-        columns: &mut [ColumnPart<'_>],
-    ) -> Result<(), GenerateError> {
-        self.sync().map_err(GenerateError::Eval)?;
-        let filled = self.inner.fill_rows(rows, outs, columns);
-        self.wrote();
-        filled
-    }
-
-    fn fill_runs(
-        &mut self,
-        runs: &super::fanout::RunFill<'_>,
-        outs: &[usize],
-        columns: &mut [ColumnPart<'_>],
-    ) -> Result<(), GenerateError> {
-        // The runs' inputs are this scope's own or iteration slots (the
-        // binder's slots refuse `write_u64`'s plain path otherwise).
-        if runs.inputs.iter().any(|&i| !matches!(self.slots[i], Slot::Own | Slot::Iteration)) {
-            return super::fanout::fill_run_by_run(self, runs, outs, columns);
-        }
-        self.sync().map_err(GenerateError::Eval)?;
-        let filled = self.inner.fill_runs(runs, outs, columns);
-        self.wrote();
-        filled
+        self.inner.pull_word(out)
     }
 
     fn eval(&mut self) -> Result<Vec<Value>, EvalError> {
@@ -711,5 +665,74 @@ impl Kernel for ScopedKernel {
     fn start(&mut self) -> Result<(), EvalError> {
         self.sync()?;
         self.inner.start()
+    }
+
+    /// The inner kernel's filler, the bindings brought up to date before it
+    /// is made (a filler sees the outer scopes as they were then) and a
+    /// write noted after each read (children reading this scope live see
+    /// it). Only inputs this scope owns are written through it.
+    fn rows<'k>(&'k mut self, outs: &'k [usize]) -> Result<Box<dyn RowFiller + 'k>, EvalError> {
+        self.sync()?;
+        let writable = self.slots.iter().map(|s| matches!(s, Slot::Own | Slot::Copied | Slot::Iteration)).collect();
+        let wrote = (self.observed.clone(), self.tree.clone());
+        let inner = self.inner.rows(outs)?;
+        Ok(Box::new(ScopedRows { inner, writable, wrote, names: &self.program }))
+    }
+}
+
+/// Notes a write into a scope whose kernel is `observed` (children read it
+/// live): the scope tree `tree` moves on, so they take the new values.
+#[inline]
+fn note_write(observed: &AtomicBool, tree: &Tree) {
+    if observed.load(Ordering::Relaxed) {
+        tree.advance();
+    }
+}
+
+/// A scope's row filler: the inner kernel's, with the scope's one hook
+/// after every read (a write noted, [`note_write`]), and writes refused to
+/// inputs bound live or to a cell (write those with `write`).
+struct ScopedRows<'k> {
+    inner: Box<dyn RowFiller + 'k>,
+    writable: Box<[bool]>,
+    wrote: (Arc<AtomicBool>, Arc<Tree>),
+    names: &'k Program,
+}
+
+impl ScopedRows<'_> {
+    /// Refuses a write through the filler into input `input` if the scope does not own it.
+    fn check(&self, input: usize) -> Result<(), GenerateError> {
+        match self.writable.get(input) {
+            Some(true) => Ok(()),
+            _ => Err(GenerateError::Write(WriteError::BoundSlot { slot: self.names.inputs[input].name.clone() })),
+        }
+    }
+}
+
+impl RowFiller for ScopedRows<'_> {
+    fn read_words(&mut self, values: &[u64], words: &mut [u64]) -> Result<(), GenerateError> {
+        (0..values.len()).try_for_each(|input| self.check(input))?;
+        let read = self.inner.read_words(values, words);
+        note_write(&self.wrote.0, &self.wrote.1);
+        read
+    }
+
+    fn push_row(&mut self, columns: &mut [ColumnPart<'_>]) -> Result<(), EvalError> {
+        self.inner.push_row(columns)
+    }
+
+    fn fill(&mut self, rows: &RowFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
+        self.check(rows.coordinate)?;
+        let filled = self.inner.fill(rows, columns);
+        note_write(&self.wrote.0, &self.wrote.1);
+        filled
+    }
+
+    fn fill_runs(&mut self, runs: &RunFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
+        self.check(runs.coordinate)?;
+        runs.inputs.iter().try_for_each(|&input| self.check(input))?;
+        let filled = self.inner.fill_runs(runs, columns);
+        note_write(&self.wrote.0, &self.wrote.1);
+        filled
     }
 }

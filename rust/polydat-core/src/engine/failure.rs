@@ -4,7 +4,7 @@
 //! outputs it feeds and its input values, and the read that reached it.
 
 use crate::error::EvalError;
-use crate::node::{NodeError, Origin};
+use crate::node::NodeError;
 use crate::program::{Program, Step};
 use crate::value::Value;
 
@@ -13,20 +13,15 @@ use crate::value::Value;
 pub type PassOutcome = Result<Result<(), (usize, NodeError)>, String>;
 
 /// The attributed error for a failure of step `s` while evaluating
-/// `context` (an output name); `inputs` decodes the step's input values. A
-/// failure from inside a native segment names its member node (`origin`).
+/// `context` (an output name); `inputs` decodes the step's input values.
 pub fn attribute(
     program: &Program,
     s: usize,
     inputs: impl FnOnce(&Step) -> Vec<Value>,
     original: &str,
-    origin: Option<&Origin>,
     context: &str,
 ) -> EvalError {
     let context = format!("`{context}`");
-    if let Some(o) = origin {
-        return EvalError::attributed(original, o.node, &o.feeds, o.inputs.clone(), &context);
-    }
     let Some(step) = program.steps.get(s) else {
         return EvalError::attributed(original, "?", &[], Vec::new(), &context);
     };
@@ -37,19 +32,19 @@ pub fn attribute(
 /// result. A node's failure names its own step; a contained panic names the
 /// first step of the pass still `stale` (steps run in order and each is
 /// marked current as it succeeds, so that is the one that panicked).
-/// `attribute(s, message, origin)` builds the error for step `s`.
+/// `attribute(s, message)` builds the error for step `s`.
 pub fn settle(
     outcome: PassOutcome,
     steps: &[u32],
     stale: impl Fn(usize) -> bool,
-    attribute: impl FnOnce(usize, &str, Option<&Origin>) -> EvalError,
+    attribute: impl FnOnce(usize, &str) -> EvalError,
 ) -> Result<(), EvalError> {
     match outcome {
         Ok(Ok(())) => Ok(()),
-        Ok(Err((s, e))) => Err(attribute(s, e.message(), e.origin())),
+        Ok(Err((s, e))) => Err(attribute(s, e.message())),
         Err(panic) => {
             let s = steps.iter().map(|&s| s as usize).find(|&s| stale(s)).unwrap_or(usize::MAX);
-            Err(attribute(s, &panic, None))
+            Err(attribute(s, &panic))
         }
     }
 }

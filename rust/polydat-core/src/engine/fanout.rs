@@ -26,7 +26,7 @@ use crate::types::PortType;
 use crate::value::Value;
 use std::sync::Arc;
 
-/// Rows in runs, for [`Kernel::fill_runs`]: run `j` has `counts[j]` rows,
+/// Rows in runs, for [`crate::engine::RowFiller::fill_runs`]: run `j` has `counts[j]` rows,
 /// through which the u64 inputs `inputs` hold `values[j * inputs.len()..]`
 /// and the coordinate sweeps `first, first + step, ...` (from `first` again
 /// at each run). The rows of one task of a one-to-many phase, one run per
@@ -68,23 +68,22 @@ impl<'a> RunFill<'a> {
     }
 }
 
-/// [`Kernel::fill_runs`] one run at a time: the run's inputs written
-/// ([`Kernel::write_u64`]), then its rows ([`Kernel::fill_rows`]) — every
-/// engine's default, and the fallback of faster forms.
+/// [`crate::engine::RowFiller::fill_runs`] one run at a time: the run's inputs written
+/// ([`Kernel::write_u64`]), then its rows filled by `fill` — every filler's
+/// way when nothing faster serves, and the fallback of faster ways.
 pub fn fill_run_by_run<K: Kernel + ?Sized>(
     kernel: &mut K,
     runs: &RunFill<'_>,
-    outs: &[usize],
-    columns: &mut [ColumnPart<'_>],
+    mut fill: impl FnMut(&mut K, &RowFill<'_>) -> Result<(), GenerateError>,
 ) -> Result<(), GenerateError> {
     for j in 0..runs.counts.len() {
         if runs.counts[j] == 0 {
             continue;
         }
         for (&input, &value) in runs.inputs.iter().zip(runs.values_of(j)) {
-            kernel.write_u64(input, value);
+            kernel.write_u64(input, value).map_err(GenerateError::Write)?;
         }
-        kernel.fill_rows(&runs.rows_of(j), outs, columns)?;
+        fill(kernel, &runs.rows_of(j))?;
     }
     Ok(())
 }
@@ -505,7 +504,7 @@ fn fill_task(
                 counts: &counts,
                 stop: rows.stop,
             };
-            kernel.fill_runs(&runs, outputs, &mut output_parts)?;
+            kernel.rows(outputs).map_err(GenerateError::Eval)?.fill_runs(&runs, &mut output_parts)?;
             for (_, i, part) in input_parts.iter_mut() {
                 let fixed = kernel.input_value(*i);
                 for (j, &count) in counts.iter().enumerate() {
@@ -544,9 +543,10 @@ fn fill_task(
     Ok(done.into_iter().map(|(_, d)| d).collect())
 }
 
-/// [`fill_task`] a row at a time: each parent entered through the kernel's
-/// writes (and its scope-init run again when the program captures consts),
-/// each row read whole ([`Kernel::pull_row`]).
+/// [`fill_task`] a parent at a time: each parent entered through the
+/// kernel's writes (and its scope-init run again when the program captures
+/// consts), then its rows filled by a row filler made for it (read whole
+/// row after row, [`crate::engine::RowFiller::push_row`], when the program has no coordinate).
 #[allow(clippy::too_many_arguments)]
 fn fill_task_row_by_row(
     plan: &FanOutPlan,
@@ -559,32 +559,29 @@ fn fill_task_row_by_row(
     output_parts: &mut [ColumnPart<'_>],
     input_parts: &mut [(usize, usize, ColumnPart<'_>)],
 ) -> Result<(), GenerateError> {
-    let mut since_check = 0usize;
     for (j, (&count, &offset)) in rows.counts.iter().zip(rows.offsets).enumerate() {
+        if rows.stop.requested() {
+            return Err(GenerateError::Cancelled);
+        }
         enter(plan, reinit, kernel, task.first + j, offset)?;
-        for r in 0..count {
-            since_check += 1;
-            if since_check >= STOP_CHECK_ROWS {
-                since_check = 0;
-                if rows.stop.requested() {
-                    return Err(GenerateError::Cancelled);
+        let count = count as usize;
+        if !outputs.is_empty() && count > 0 {
+            let mut filler = kernel.rows(outputs).map_err(GenerateError::Eval)?;
+            match plan.coordinate {
+                Some(coordinate) => {
+                    let fill = RowFill { coordinate, first: start, step: 1, count, stop: rows.stop };
+                    filler.fill(&fill, output_parts)?;
                 }
+                None => (0..count).try_for_each(|_| filler.push_row(output_parts)).map_err(GenerateError::Eval)?,
             }
-            let cycle = start.wrapping_add(r);
-            if let Some(c) = plan.coordinate {
-                kernel.write_u64(c, cycle);
-            }
-            if !outputs.is_empty() {
-                if let Err(e) = kernel.pull_row(outputs, output_parts) {
-                    let e = match plan.coordinate {
-                        Some(c) => e.at_row(&kernel.program().inputs[c].name, cycle),
-                        None => e,
-                    };
-                    return Err(GenerateError::Eval(e));
+        }
+        for (_, i, part) in input_parts.iter_mut() {
+            let value = kernel.input_value(*i);
+            for r in 0..count as u64 {
+                match plan.coordinate {
+                    Some(c) if c == *i => part.push(&Value::U64(start.wrapping_add(r))),
+                    _ => part.push(&value),
                 }
-            }
-            for (_, i, part) in input_parts.iter_mut() {
-                part.push(&kernel.input_value(*i));
             }
         }
     }

@@ -453,7 +453,7 @@ impl Generator {
                 count: counts[t],
                 stop,
             };
-            kernel.fill_rows(&rows, outputs, &mut parts)?;
+            kernel.rows(outputs).map_err(GenerateError::Eval)?.fill(&rows, &mut parts)?;
             Ok(parts.into_iter().map(ColumnPart::done).collect())
         };
         // The first worker is the calling thread (so a stop hook that only
@@ -630,26 +630,21 @@ impl Batches {
 /// How many rows a worker fills between two looks at its stop request.
 pub const STOP_CHECK_ROWS: usize = 1024;
 
-/// [`Kernel::fill_rows`] one row at a time: write the coordinate, read the
-/// row (every engine's default, and the fallback of faster forms).
+/// [`RowFiller::fill`] one row at a time: write the coordinate, then
+/// `read_row` reads the row (every filler's way when nothing faster serves,
+/// and the fallback of faster ways). A failing row is reported at its row.
 pub fn fill_row_by_row<K: Kernel + ?Sized>(
     kernel: &mut K,
     rows: &RowFill<'_>,
-    outs: &[usize],
-    columns: &mut [ColumnPart<'_>],
+    mut read_row: impl FnMut(&mut K) -> Result<(), EvalError>,
 ) -> Result<(), GenerateError> {
-    let u64_coordinate = kernel.program().inputs[rows.coordinate].ty == PortType::U64;
     let mut cycle = rows.first;
     for row in 0..rows.count {
         if row % STOP_CHECK_ROWS == 0 && rows.stop.requested() {
             return Err(GenerateError::Cancelled);
         }
-        if u64_coordinate {
-            kernel.write_u64(rows.coordinate, cycle);
-        } else {
-            kernel.write(rows.coordinate, Value::U64(cycle)).map_err(GenerateError::Write)?;
-        }
-        if let Err(e) = kernel.pull_row(outs, columns) {
+        kernel.write_u64(rows.coordinate, cycle).map_err(GenerateError::Write)?;
+        if let Err(e) = read_row(kernel) {
             let name = &kernel.program().inputs[rows.coordinate].name;
             return Err(GenerateError::Eval(e.at_row(name, cycle)));
         }
@@ -658,7 +653,7 @@ pub fn fill_row_by_row<K: Kernel + ?Sized>(
     Ok(())
 }
 
-/// The rows one kernel fills (see [`Kernel::fill_rows`]).
+/// The rows one kernel fills (see [`RowFiller::fill`]).
 #[derive(Clone, Copy, Debug)]
 pub struct RowFill<'a> {
     /// The coordinate input the rows advance.
@@ -826,17 +821,19 @@ pub fn fill_runs(
                 order.push(k);
                 parts.push(part);
             }
+            let mut filler = run.kernel.rows(&outs).map_err(GenerateError::Eval)?;
             match run.coordinate {
                 Some(coordinate) => {
                     let rows = RowFill { coordinate, first: run.start, step: 1, count: run.rows, stop };
-                    run.kernel.fill_rows(&rows, &outs, &mut parts)?;
+                    filler.fill(&rows, &mut parts)?;
                 }
                 None => {
                     for _ in 0..run.rows {
-                        run.kernel.pull_row(&outs, &mut parts).map_err(GenerateError::Eval)?;
+                        filler.push_row(&mut parts).map_err(GenerateError::Eval)?;
                     }
                 }
             }
+            drop(filler);
             output_parts = order.into_iter().zip(parts).collect();
         }
         for (_, i, part) in input_parts.iter_mut() {

@@ -75,111 +75,28 @@ pub fn new_kernel(program: &Arc<Program>, kind: EngineKind) -> Box<dyn Kernel> {
     }
 }
 
-/// A loop of row reads on one kernel, made by [`Kernel::row_reader`].
-pub trait RowReader {
-    /// Writes `values[i]` into u64 input `i` for each `i`, then reads the
-    /// reader's outputs as raw words into `words`: what
-    /// [`Kernel::pull_slots_at`] does, with the same results and errors.
-    fn read(&mut self, values: &[u64], words: &mut [u64]) -> Result<(), EvalError>;
-}
-
-/// The row reader of a kernel with nothing to prepare: `pull_slots_at`.
-struct ReadsAt<'k, K: ?Sized> {
-    kernel: &'k mut K,
-    outs: &'k [usize],
-}
-
-impl<K: Kernel + ?Sized> RowReader for ReadsAt<'_, K> {
-    fn read(&mut self, values: &[u64], words: &mut [u64]) -> Result<(), EvalError> {
-        self.kernel.pull_slots_at(values, self.outs, words)
-    }
-}
-
 /// Makes the kernel of one `generate` worker.
 pub type KernelMaker = Arc<dyn Fn() -> Box<dyn Kernel> + Send + Sync>;
 
-/// The engine-neutral kernel surface.
+/// The engine-neutral kernel surface: writes, reads, and one entry for
+/// loops of rows ([`Kernel::rows`]), whose strategies (a native row loop,
+/// blocks, a sweep per row, a native row read) each engine chooses itself.
 pub trait Kernel: Send + Sync {
     /// The program this kernel runs.
     fn program(&self) -> &Arc<Program>;
-    /// Writes input `input` (coordinate or extern); the value is adapted to the slot type.
+    /// Writes input `input` (coordinate or extern); the value is adapted to
+    /// the slot type through the boundary catalog, or refused.
     fn write(&mut self, input: usize, value: Value) -> Result<(), WriteError>;
-    /// Fast path: writes a u64 into a u64-typed input.
-    fn write_u64(&mut self, input: usize, value: u64);
+    /// Writes a u64 into input `input`: the raw form of [`Kernel::write`],
+    /// with the same result (a u64 input takes the fast path).
+    fn write_u64(&mut self, input: usize, value: u64) -> Result<(), WriteError>;
     /// Reads output `out`, evaluating what is stale in its cone.
     fn pull(&mut self, out: usize) -> Result<Value, EvalError>;
     /// Reads a scalar output as its 64-bit slot encoding (f64 as bits, narrow
-    /// ints extended, bool 0/1) — the raw u64 read. Refuses `None` and
-    /// by-reference (str/bytes/json) outputs with an error naming the output.
-    fn pull_slot(&mut self, out: usize) -> Result<u64, EvalError> {
-        let value = self.pull(out)?;
-        crate::node::kit::value_to_slot(&value).ok_or_else(|| raw_read_refused(self.program(), out, &value))
-    }
-    /// Reads the outputs `outs` as ONE read, as raw words (see
-    /// [`Kernel::pull_slot`]): `words[i]` receives output `outs[i]`. The
-    /// fast row of `generate` when every column is a scalar; a `None` or
-    /// by-reference output is refused, as `pull_slot` refuses it.
-    fn pull_slots(&mut self, outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
-        for (word, &out) in words.iter_mut().zip(outs) {
-            *word = self.pull_slot(out)?;
-        }
-        Ok(())
-    }
-    /// Writes `values[i]` into u64 input `i` for each `i` (as
-    /// [`Kernel::write_u64`] writes it), then reads the outputs `outs` as ONE
-    /// read of raw words (as [`Kernel::pull_slots`]): the program evaluated
-    /// as a function of its leading inputs, one call per row. Like
-    /// `write_u64`'s `input`, each `i` must name an input of the program.
-    fn pull_slots_at(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
-        for (input, &value) in values.iter().enumerate() {
-            self.write_u64(input, value);
-        }
-        self.pull_slots(outs, words)
-    }
-    /// A loop of [`Kernel::pull_slots_at`] reads of the same outputs `outs`,
-    /// prepared once: the reader's [`RowReader::read`] is `pull_slots_at` on
-    /// this kernel, and while it lives nothing else touches the kernel, so
-    /// an engine may check once what every such read needs (Raw's native
-    /// row read: one call per row, nothing else).
-    fn row_reader<'k>(&'k mut self, outs: &'k [usize]) -> Box<dyn RowReader + 'k> {
-        Box::new(ReadsAt { kernel: self, outs })
-    }
-    /// Reads the outputs `outs` as ONE read (volatile steps run once for all of
-    /// them) and writes each value as the next row of its column part: one
-    /// row of `generate`.
-    fn pull_row(&mut self, outs: &[usize], columns: &mut [ColumnPart<'_>]) -> Result<(), EvalError> {
-        for (column, &out) in columns.iter_mut().zip(outs) {
-            self.pull_into(out, column)?;
-        }
-        Ok(())
-    }
-    /// Reads output `out` and writes it as the next row of `column`.
-    fn pull_into(&mut self, out: usize, column: &mut ColumnPart<'_>) -> Result<(), EvalError>;
-    /// Fills `count` rows of `generate`: for each, writes the u64 `cycle`
-    /// into coordinate `coordinate` (advancing by `step`, wrapping) and
-    /// appends the outputs `outs` to `columns` as one read. (A default
-    /// method is compiled for each engine type, so the loop makes no dynamic
-    /// call per row.)
-    fn fill_rows(
-        &mut self,
-        rows: &RowFill<'_>,
-        outs: &[usize],
-        columns: &mut [ColumnPart<'_>],
-    ) -> Result<(), GenerateError> {
-        fill_row_by_row(self, rows, outs, columns)
-    }
-    /// Fills rows in runs ([`fanout::RunFill`]): each run's u64 inputs take
-    /// its values, then its rows are filled as [`Kernel::fill_rows`] fills
-    /// them. One call for many short runs (a one-to-many phase's parents);
-    /// the rows are those of one `write_u64` and `fill_rows` per run.
-    fn fill_runs(
-        &mut self,
-        runs: &fanout::RunFill<'_>,
-        outs: &[usize],
-        columns: &mut [ColumnPart<'_>],
-    ) -> Result<(), GenerateError> {
-        fanout::fill_run_by_run(self, runs, outs, columns)
-    }
+    /// ints extended, bool 0/1): the raw form of [`Kernel::pull`]. Refuses
+    /// `None` and by-reference (str/bytes/json) outputs with an error naming
+    /// the output ([`raw_read_refused`]).
+    fn pull_word(&mut self, out: usize) -> Result<u64, EvalError>;
     /// Reads every output, as one read.
     fn eval(&mut self) -> Result<Vec<Value>, EvalError>;
     /// The current value of input `input`.
@@ -190,6 +107,88 @@ pub trait Kernel: Send + Sync {
     /// they read) if it has not run since creation or the last
     /// [`Kernel::invalidate_all`]; otherwise it runs at the first read.
     fn start(&mut self) -> Result<(), EvalError>;
+    /// A row filler of the outputs `outs`: reads of those outputs row after
+    /// row, prepared once. While it lives nothing else touches the kernel,
+    /// so the engine checks once what its fastest strategy needs. A kernel
+    /// bound into a scope chain brings its bindings up to date first (the
+    /// error is a binding's).
+    fn rows<'k>(&'k mut self, outs: &'k [usize]) -> Result<Box<dyn RowFiller + 'k>, EvalError>;
+}
+
+/// Reads of a fixed set of outputs, row after row ([`Kernel::rows`]).
+pub trait RowFiller {
+    /// Writes `values[i]` into u64 input `i` for each `i` (as
+    /// [`Kernel::write_u64`]), then reads the outputs as ONE read of raw
+    /// words (as [`Kernel::pull_word`] each): `words[k]` receives output `k`.
+    fn read_words(&mut self, values: &[u64], words: &mut [u64]) -> Result<(), GenerateError>;
+    /// Reads the outputs as ONE read (volatile steps run once for all of
+    /// them) and writes each value as the next row of its column part.
+    fn push_row(&mut self, columns: &mut [ColumnPart<'_>]) -> Result<(), EvalError>;
+    /// Fills `rows.count` rows of `generate`: for each, writes the u64 row
+    /// coordinate into input `rows.coordinate` (advancing by `rows.step`,
+    /// wrapping) and appends the outputs to `columns` as one read. A failing
+    /// row is reported as P1 reports it, at its row.
+    fn fill(&mut self, rows: &RowFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError>;
+    /// Fills rows in runs ([`fanout::RunFill`]): each run's u64 inputs take
+    /// its values, then its rows are filled as [`RowFiller::fill`] fills
+    /// them. One call for many short runs (a one-to-many phase's parents);
+    /// the rows are those of the inputs' writes and one `fill` per run.
+    fn fill_runs(&mut self, runs: &fanout::RunFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError>;
+}
+
+/// The row filler any kernel has: each read through [`Kernel`]'s own
+/// writes and reads, one value at a time.
+pub struct ValueRows<'k, K: ?Sized> {
+    kernel: &'k mut K,
+    outs: &'k [usize],
+}
+
+impl<'k, K: Kernel + ?Sized> ValueRows<'k, K> {
+    /// The row filler of `outs` on `kernel`.
+    pub fn new(kernel: &'k mut K, outs: &'k [usize]) -> Self {
+        ValueRows { kernel, outs }
+    }
+}
+
+impl<K: Kernel + ?Sized> RowFiller for ValueRows<'_, K> {
+    fn read_words(&mut self, values: &[u64], words: &mut [u64]) -> Result<(), GenerateError> {
+        for (input, &value) in values.iter().enumerate() {
+            self.kernel.write_u64(input, value).map_err(GenerateError::Write)?;
+        }
+        for (word, &out) in words.iter_mut().zip(self.outs) {
+            *word = self.kernel.pull_word(out).map_err(GenerateError::Eval)?;
+        }
+        Ok(())
+    }
+
+    fn push_row(&mut self, columns: &mut [ColumnPart<'_>]) -> Result<(), EvalError> {
+        for (column, &out) in columns.iter_mut().zip(self.outs) {
+            column.push(&self.kernel.pull(out)?);
+        }
+        Ok(())
+    }
+
+    fn fill(&mut self, rows: &RowFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
+        let outs = self.outs;
+        fill_row_by_row(&mut *self.kernel, rows, |k| {
+            for (column, &out) in columns.iter_mut().zip(outs) {
+                column.push(&k.pull(out)?);
+            }
+            Ok(())
+        })
+    }
+
+    fn fill_runs(&mut self, runs: &fanout::RunFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
+        let outs = self.outs;
+        fanout::fill_run_by_run(&mut *self.kernel, runs, |k, rows| {
+            fill_row_by_row(k, rows, |k| {
+                for (column, &out) in columns.iter_mut().zip(outs) {
+                    column.push(&k.pull(out)?);
+                }
+                Ok(())
+            })
+        })
+    }
 }
 
 /// The error of a raw u64 read of a `None` or by-reference output.

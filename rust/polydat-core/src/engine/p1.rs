@@ -11,12 +11,14 @@
 
 use super::column::ColumnPart;
 use super::failure::{self, PassOutcome};
+use super::fanout::{fill_run_by_run, RunFill};
 use super::guard::guarded;
 use super::scope::{init_scope, ScopeInit};
-use super::{adapt_boundary, Kernel};
+use super::{adapt_boundary, fill_row_by_row, GenerateError, Kernel, RowFill, RowFiller};
 use crate::error::{EvalError, WriteError};
 use crate::node::{Args, NodeError};
 use crate::program::Program;
+use crate::types::PortType;
 use crate::value::Value;
 use std::sync::Arc;
 
@@ -218,7 +220,7 @@ impl State {
             outcome,
             steps,
             |s| !self.clean.get(s),
-            |s, message, origin| failure::attribute(program, s, inputs, message, origin, context),
+            |s, message| failure::attribute(program, s, inputs, message, context),
         )
     }
 
@@ -250,6 +252,25 @@ impl State {
     }
 }
 
+impl P1Kernel {
+    /// [`Kernel::pull_word`] of this kernel.
+    #[inline]
+    fn pull_word_of(&mut self, out: usize) -> Result<u64, EvalError> {
+        self.pull_ref(out)?;
+        self.current_word(out)
+    }
+
+    /// Reads the outputs `outs` as one read and pushes each as the next row
+    /// of its column.
+    fn push_row(&mut self, outs: &[usize], columns: &mut [ColumnPart<'_>]) -> Result<(), EvalError> {
+        self.refresh(outs)?;
+        for (column, &out) in columns.iter_mut().zip(outs) {
+            column.push(&self.state.values[self.program.outputs[out].slot as usize]);
+        }
+        Ok(())
+    }
+}
+
 impl Kernel for P1Kernel {
     fn program(&self) -> &Arc<Program> {
         &self.program
@@ -264,12 +285,14 @@ impl Kernel for P1Kernel {
     }
 
     #[inline]
-    fn write_u64(&mut self, input: usize, value: u64) {
+    fn write_u64(&mut self, input: usize, value: u64) -> Result<(), WriteError> {
         match &mut self.state.values[input] {
             Value::U64(slot) => *slot = value,
+            _ if self.program.inputs[input].ty != PortType::U64 => return self.write(input, Value::U64(value)),
             other => *other = Value::U64(value),
         }
         self.state.mark_dependents(&self.program, input);
+        Ok(())
     }
 
     fn pull(&mut self, out: usize) -> Result<Value, EvalError> {
@@ -277,31 +300,8 @@ impl Kernel for P1Kernel {
     }
 
     #[inline]
-    fn pull_slot(&mut self, out: usize) -> Result<u64, EvalError> {
-        self.pull_ref(out)?;
-        self.current_word(out)
-    }
-
-    fn pull_slots(&mut self, outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
-        self.refresh(outs)?;
-        for (word, &out) in words.iter_mut().zip(outs) {
-            *word = self.current_word(out)?;
-        }
-        Ok(())
-    }
-
-    fn pull_row(&mut self, outs: &[usize], columns: &mut [ColumnPart<'_>]) -> Result<(), EvalError> {
-        self.refresh(outs)?;
-        for (column, &out) in columns.iter_mut().zip(outs) {
-            column.push(&self.state.values[self.program.outputs[out].slot as usize]);
-        }
-        Ok(())
-    }
-
-    #[inline]
-    fn pull_into(&mut self, out: usize, column: &mut ColumnPart<'_>) -> Result<(), EvalError> {
-        column.push(self.pull_ref(out)?);
-        Ok(())
+    fn pull_word(&mut self, out: usize) -> Result<u64, EvalError> {
+        self.pull_word_of(out)
     }
 
     fn eval(&mut self) -> Result<Vec<Value>, EvalError> {
@@ -326,5 +326,43 @@ impl Kernel for P1Kernel {
 
     fn start(&mut self) -> Result<(), EvalError> {
         init_scope(&mut Init { state: &mut self.state, program: &self.program }, "scope init")
+    }
+
+    fn rows<'k>(&'k mut self, outs: &'k [usize]) -> Result<Box<dyn RowFiller + 'k>, EvalError> {
+        Ok(Box::new(P1Rows { kernel: self, outs }))
+    }
+}
+
+/// P1's row filler: its writes, then one read of every output (a word, or
+/// the value itself pushed into its column).
+struct P1Rows<'k> {
+    kernel: &'k mut P1Kernel,
+    outs: &'k [usize],
+}
+
+impl RowFiller for P1Rows<'_> {
+    fn read_words(&mut self, values: &[u64], words: &mut [u64]) -> Result<(), GenerateError> {
+        for (input, &value) in values.iter().enumerate() {
+            self.kernel.write_u64(input, value).map_err(GenerateError::Write)?;
+        }
+        self.kernel.refresh(self.outs).map_err(GenerateError::Eval)?;
+        for (word, &out) in words.iter_mut().zip(self.outs) {
+            *word = self.kernel.current_word(out).map_err(GenerateError::Eval)?;
+        }
+        Ok(())
+    }
+
+    fn push_row(&mut self, columns: &mut [ColumnPart<'_>]) -> Result<(), EvalError> {
+        self.kernel.push_row(self.outs, columns)
+    }
+
+    fn fill(&mut self, rows: &RowFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
+        let outs = self.outs;
+        fill_row_by_row(&mut *self.kernel, rows, |k| k.push_row(outs, columns))
+    }
+
+    fn fill_runs(&mut self, runs: &RunFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
+        let outs = self.outs;
+        fill_run_by_run(&mut *self.kernel, runs, |k, rows| fill_row_by_row(k, rows, |k| k.push_row(outs, columns)))
     }
 }

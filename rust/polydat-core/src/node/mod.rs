@@ -132,65 +132,25 @@ pub enum Outputs {
     ConstType(usize),
 }
 
-/// A node failure: the original message, before attribution, and — for a
-/// failure inside a native segment of several nodes — the member node it
-/// came from ([`Origin`]). One word (a box), so a step's
-/// `Result<(), NodeError>` comes back in one register.
+/// A node failure: the node's own message, before attribution. One word
+/// (a box), so a step's `Result<(), NodeError>` comes back in one register.
 #[derive(Clone, Debug, PartialEq)]
-pub struct NodeError(Box<Failure>);
-
-/// What a [`NodeError`] holds.
-#[derive(Clone, Debug, PartialEq)]
-struct Failure {
-    message: Box<str>,
-    origin: Option<Origin>,
-}
-
-/// The node a failure came from, when the failing step stands for several
-/// nodes (a native segment): attribution names it, never the segment.
-#[derive(Clone, Debug)]
-pub struct Origin {
-    /// The member node's name.
-    pub node: &'static str,
-    /// The outputs the member feeds.
-    pub feeds: Vec<String>,
-    /// The member's input values.
-    pub inputs: Vec<Value>,
-}
-
-impl PartialEq for Origin {
-    fn eq(&self, other: &Origin) -> bool {
-        self.node == other.node
-            && self.feeds == other.feeds
-            && self.inputs.len() == other.inputs.len()
-            && self.inputs.iter().zip(&other.inputs).all(|(a, b)| a.same(b))
-    }
-}
+pub struct NodeError(Box<str>);
 
 impl NodeError {
     /// A failure with this message.
     pub fn new(msg: impl Into<String>) -> NodeError {
-        NodeError(Box::new(Failure { message: msg.into().into_boxed_str(), origin: None }))
-    }
-
-    /// The failure of member node `origin` of a segment, with this message.
-    pub fn from_member(msg: impl Into<String>, origin: Origin) -> NodeError {
-        NodeError(Box::new(Failure { message: msg.into().into_boxed_str(), origin: Some(origin) }))
+        NodeError(msg.into().into_boxed_str())
     }
 
     /// The node's own message.
     pub fn message(&self) -> &str {
-        &self.0.message
-    }
-
-    /// The member node the failure came from, when the step stood for several.
-    pub fn origin(&self) -> Option<&Origin> {
-        self.0.origin.as_ref()
+        &self.0
     }
 
     /// The message, taken.
     pub fn into_message(self) -> Box<str> {
-        self.0.message
+        self.0
     }
 }
 

@@ -1,10 +1,27 @@
-//! Distribution family: inverse-CDF sampling through a 1001-point lookup table
-//! built once per node instance. Each node maps a unit value u (clamped to
-//! [0, 1]) to a sample by linear interpolation between table entries.
+//! Distribution family: inverse-CDF sampling of a unit value u (clamped to
+//! [0, 1]).
+//!
+//! A continuous distribution samples upstream's table: its quantile function
+//! at 1001 points p = i / 1000, built once per node instance, interpolated
+//! linearly. The two end intervals of the table (u below 0.001 or above
+//! 0.999) take the quantile function itself ([`Quantile`]): there upstream's
+//! table cuts an unbounded tail at the 0.1% quantile, a point mass of a
+//! thousandth of the rows (every normal sample past ±3.09σ at exactly
+//! ±3.09σ), and draws a straight line through the steep end of a bounded
+//! one. `dist_uniform`, `dist_empirical` and `lut_sample` are their tables.
+//!
+//! A discrete distribution returns the exact inverse of its CDF, the
+//! smallest k with CDF(k) >= u ([`Discrete`], [`ZipfRanks`], the geometric
+//! closed form): an integer of the support. Upstream interpolates its
+//! discrete tables too, which gives fractions (`dist_zipf(u, 100, 1.07)` was
+//! 0.344 at u = 0.000344) and, in the last interval, values spread over the
+//! whole far tail (`dist_poisson(u, 3.0)` put 0.08% of the rows in 13..25,
+//! fifty times its mass). The values of the table points are upstream's.
 
 use crate::node::kit::map1;
 use crate::node::{konst, wire, BuildCtx, NodeDef, NodeEval, Outputs};
 use crate::types::PortType::{Str, F64, U64};
+use std::sync::Arc;
 
 /// Table intervals: entries sit at p = i / RESOLUTION for i in 0..=RESOLUTION.
 pub const RESOLUTION: usize = 1000;
@@ -96,26 +113,295 @@ fn sampler(lut: Lut) -> Box<dyn NodeEval> {
     map1(move |u: f64| lut.sample(u))
 }
 
+/// The smallest probability a tail is evaluated at (u = 0 reads it).
+const TAIL_LOW: f64 = f64::MIN_POSITIVE;
+
+/// The largest probability a tail is evaluated at (u = 1 reads it): the
+/// largest f64 below 1.
+const TAIL_HIGH: f64 = 1.0 - f64::EPSILON / 2.0;
+
+/// A continuous inverse CDF: upstream's table between the 0.1% quantiles,
+/// and in the end intervals (u below 1 / RESOLUTION or above
+/// 1 - 1 / RESOLUTION) the quantile function itself, evaluated at u (clamped
+/// to [`TAIL_LOW`], [`TAIL_HIGH`]). An end is where a quantile function is
+/// unbounded (the table cut the normal at ±3.09σ, a point mass of a
+/// thousandth of the rows) or steepest (the table spread Beta(2, 5)'s top
+/// 0.1% evenly over [0.82, 1]), so a straight line between two entries is
+/// no sample of it there. A tail value that is not finite (nonsense
+/// parameters) falls back to the table's end entry.
+pub struct Quantile {
+    lut: Lut,
+    exact: Arc<dyn Fn(f64) -> f64 + Send + Sync>,
+}
+
+impl Quantile {
+    /// The sampler of quantile function `f`.
+    pub fn new(f: impl Fn(f64) -> f64 + Send + Sync + 'static) -> Quantile {
+        Quantile { lut: Lut::from_fn(&f), exact: Arc::new(f) }
+    }
+
+    /// The sample for unit value u (NaN gives NaN).
+    #[inline]
+    pub fn sample(&self, u: f64) -> f64 {
+        const EDGE: f64 = 1.0 / RESOLUTION as f64;
+        if u < EDGE {
+            return self.tail(u.max(TAIL_LOW), 0);
+        }
+        if u > 1.0 - EDGE {
+            return self.tail(u.min(TAIL_HIGH), RESOLUTION);
+        }
+        self.lut.sample(u)
+    }
+
+    fn tail(&self, p: f64, end: usize) -> f64 {
+        let v = (self.exact)(p);
+        if v.is_finite() {
+            v
+        } else {
+            self.lut.entries()[end]
+        }
+    }
+}
+
+/// Wraps a continuous inverse CDF as a sampling node.
+fn continuous(f: impl Fn(f64) -> f64 + Send + Sync + 'static) -> Box<dyn NodeEval> {
+    let quantile = Quantile::new(f);
+    map1(move |u: f64| quantile.sample(u))
+}
+
+/// An exact discrete inverse CDF over the integers `first..first + cdf.len()`:
+/// the sample for u is the smallest k with CDF(k) >= u (u clamped to [0, 1];
+/// past the last entry, which rounding may leave just below 1, the last k).
+pub struct Discrete {
+    first: u64,
+    cdf: Box<[f64]>,
+}
+
+impl Discrete {
+    /// The CDF of the weights `w` of `first, first + 1, ...` (any positive
+    /// scale: they are normalized by their sum, accumulated in order).
+    pub fn from_weights(first: u64, weights: &[f64]) -> Discrete {
+        let total: f64 = weights.iter().sum();
+        let mut cumulative = 0.0;
+        let cdf = weights
+            .iter()
+            .map(|w| {
+                cumulative += w / total;
+                cumulative
+            })
+            .collect();
+        Discrete { first, cdf }
+    }
+
+    /// A distribution of all its mass on `k`.
+    pub fn point(k: u64) -> Discrete {
+        Discrete { first: k, cdf: Box::new([1.0]) }
+    }
+
+    /// The sample for unit value u (NaN gives NaN).
+    #[inline]
+    pub fn sample(&self, u: f64) -> f64 {
+        if u.is_nan() {
+            return f64::NAN;
+        }
+        let i = self.cdf.partition_point(|&c| c < u).min(self.cdf.len() - 1);
+        (self.first + i as u64) as f64
+    }
+
+    /// The smallest and largest value the sampler gives.
+    pub fn support(&self) -> (u64, u64) {
+        (self.first, self.first + self.cdf.len() as u64 - 1)
+    }
+}
+
+/// Wraps a discrete inverse CDF as a sampling node.
+fn discrete(d: Discrete) -> Box<dyn NodeEval> {
+    map1(move |u: f64| d.sample(u))
+}
+
+/// Weights below this fraction of the mode's are left out of a discrete
+/// table: their whole mass is far below what a 53-bit u can resolve.
+const NEGLIGIBLE: f64 = 1e-22;
+
+/// The table of a unimodal distribution over `0..=last`, from the weight 1
+/// at `mode` outward: `up(k)` is w(k + 1) / w(k), `down(k)` is w(k - 1) / w(k);
+/// each side stops where the weight falls below [`NEGLIGIBLE`] (or at 0 and
+/// `last`). Refused past [`DISCRETE_MAX_ENTRIES`] entries.
+fn from_mode(
+    name: &str,
+    mode: u64,
+    last: u64,
+    up: impl Fn(u64) -> f64,
+    down: impl Fn(u64) -> f64,
+) -> Result<Discrete, String> {
+    let too_many = || {
+        format!("{name}: the CDF table would hold more than {DISCRETE_MAX_ENTRIES} entries (at most {DISCRETE_MAX_ENTRIES})")
+    };
+    let mut below = Vec::new();
+    let (mut k, mut w) = (mode, 1.0f64);
+    while k > 0 {
+        w *= down(k);
+        if w.is_nan() || w < NEGLIGIBLE {
+            break;
+        }
+        k -= 1;
+        below.push(w);
+        if below.len() as u64 > DISCRETE_MAX_ENTRIES {
+            return Err(too_many());
+        }
+    }
+    let first = k;
+    below.reverse();
+    below.push(1.0);
+    let (mut k, mut w) = (mode, 1.0f64);
+    while k < last {
+        w *= up(k);
+        if w.is_nan() || w < NEGLIGIBLE {
+            break;
+        }
+        k += 1;
+        below.push(w);
+        if below.len() as u64 > DISCRETE_MAX_ENTRIES {
+            return Err(too_many());
+        }
+    }
+    Ok(Discrete::from_weights(first, &below))
+}
+
+/// The Poisson(lambda) table (a `lambda` that is not positive puts all mass
+/// on 0, as Poisson(0) does; upstream refuses no lambda either).
+pub fn poisson_table(lambda: f64) -> Result<Discrete, String> {
+    if lambda.is_nan() || lambda <= 0.0 {
+        return Ok(Discrete::point(0));
+    }
+    // The table spans about 21 standard deviations: refuse at once what it cannot hold.
+    if 21.0 * lambda.sqrt() > DISCRETE_MAX_ENTRIES as f64 {
+        return Err(format!("dist_poisson: lambda {lambda} needs a CDF table of more than {DISCRETE_MAX_ENTRIES} entries (at most {DISCRETE_MAX_ENTRIES})"));
+    }
+    let mode = lambda.floor() as u64;
+    from_mode("dist_poisson", mode, u64::MAX, |k| lambda / (k + 1) as f64, |k| k as f64 / lambda)
+}
+
+/// The Binomial(trials, prob) table (a `prob` at or below 0, or NaN, puts
+/// all mass on 0; at or above 1, on `trials`).
+pub fn binomial_table(trials: u64, prob: f64) -> Result<Discrete, String> {
+    if prob.is_nan() || prob <= 0.0 || trials == 0 {
+        return Ok(Discrete::point(0));
+    }
+    if prob >= 1.0 {
+        return Ok(Discrete::point(trials));
+    }
+    let n = trials as f64;
+    // The table spans about 21 standard deviations: refuse at once what it cannot hold.
+    if 21.0 * (n * prob * (1.0 - prob)).sqrt() > DISCRETE_MAX_ENTRIES as f64 {
+        return Err(format!("dist_binomial: {trials} trials need a CDF table of more than {DISCRETE_MAX_ENTRIES} entries (at most {DISCRETE_MAX_ENTRIES})"));
+    }
+    let odds = prob / (1.0 - prob);
+    let mode = (((n + 1.0) * prob).floor() as u64).min(trials);
+    from_mode(
+        "dist_binomial",
+        mode,
+        trials,
+        |k| (n - k as f64) / (k + 1) as f64 * odds,
+        |k| k as f64 / (n - k as f64 + 1.0) / odds,
+    )
+}
+
+/// Zipf ranks kept as checkpoints of the CDF at most this many (8 MB); a
+/// larger `n` keeps every stride-th and walks the rest per sample.
+const ZIPF_CHECKPOINTS: u64 = 1 << 20;
+
+/// The exact Zipf(n, s) inverse CDF over ranks 1..=n: weights 1 / k^s over
+/// their plain sum, accumulated in rank order as upstream builds its CDF.
+/// The CDF is kept at every `stride`-th rank; a sample finds its interval
+/// among them and accumulates the ranks of that interval again (the same
+/// additions in the same order, so the same values as a full table).
+pub struct ZipfRanks {
+    n: u64,
+    exponent: f64,
+    harmonic: f64,
+    stride: u64,
+    /// CDF(j * stride) for j = 0, 1, ... (CDF(0) = 0).
+    checkpoints: Box<[f64]>,
+}
+
+impl ZipfRanks {
+    /// The ranks of Zipf(n, exponent); refused when the CDF holds a NaN
+    /// (upstream's binary search fails the same way).
+    pub fn new(n: u64, exponent: f64) -> Result<ZipfRanks, String> {
+        ZipfRanks::with_checkpoints(n, exponent, ZIPF_CHECKPOINTS)
+    }
+
+    /// [`ZipfRanks::new`] keeping at most about `most` checkpoints.
+    fn with_checkpoints(n: u64, exponent: f64, most: u64) -> Result<ZipfRanks, String> {
+        let weight = |k: u64| 1.0 / (k as f64).powf(exponent);
+        let harmonic: f64 = (1..=n).map(weight).fold(0.0, |a, w| a + w);
+        let stride = n.div_ceil(most).max(1);
+        let mut checkpoints = Vec::with_capacity((n / stride + 2) as usize);
+        checkpoints.push(0.0);
+        let mut cumulative = 0.0f64;
+        for k in 1..=n {
+            cumulative += weight(k) / harmonic;
+            if k % stride == 0 {
+                checkpoints.push(cumulative);
+            }
+        }
+        if cumulative.is_nan() {
+            return Err(ZIPF_NAN.to_string());
+        }
+        Ok(ZipfRanks { n, exponent, harmonic, stride, checkpoints: checkpoints.into_boxed_slice() })
+    }
+
+    /// The rank for unit value u: the smallest k with CDF(k) >= u (1 for
+    /// u <= 0, n past the last CDF value; 0 when n is 0; NaN for NaN).
+    pub fn sample(&self, u: f64) -> f64 {
+        if u.is_nan() {
+            return f64::NAN;
+        }
+        if self.n == 0 {
+            return 0.0;
+        }
+        // The first checkpoint at or past u; the rank lies in the interval before it.
+        let j = self.checkpoints.partition_point(|&c| c < u);
+        if j == 0 {
+            return 1.0;
+        }
+        if self.stride == 1 && j < self.checkpoints.len() {
+            return j as f64;
+        }
+        let mut k = (j as u64 - 1) * self.stride;
+        let mut cumulative = self.checkpoints[j - 1];
+        while k < self.n {
+            k += 1;
+            cumulative += 1.0 / (k as f64).powf(self.exponent) / self.harmonic;
+            if cumulative >= u {
+                return k as f64;
+            }
+        }
+        self.n as f64
+    }
+}
+
 // Upstream validates none of these constants: a table over nonsense
 // parameters is built all the same (non-finite entries become 0.0 or their
 // finite neighbours), and so it is here.
 
 fn build_normal(c: &BuildCtx<'_>) -> Result<Box<dyn NodeEval>, String> {
     let (mean, sd) = (c.f64(0), c.f64(1));
-    Ok(sampler(Lut::from_fn(|p| mean + sd * probit(p))))
+    Ok(continuous(move |p| mean + sd * probit(p)))
 }
 
 fn build_exponential(c: &BuildCtx<'_>) -> Result<Box<dyn NodeEval>, String> {
     let rate = c.f64(0);
-    Ok(sampler(Lut::from_fn(|p| -(1.0 - p).ln() / rate)))
+    Ok(continuous(move |p| -(1.0 - p).ln() / rate))
 }
 
-/// `dist_normal`: Normal(mean, stddev) sample for a unit input u (A&S 26.2.23 quantiles; tails cut at the 0.1% quantiles).
+/// `dist_normal`: Normal(mean, stddev) sample for a unit input u (A&S 26.2.23 quantiles).
 pub const DIST_NORMAL: NodeDef = NodeDef {
     name: "dist_normal",
     aliases: &["icd_normal"],
     category: "distribution",
-    doc: "Normal(mean, stddev) sample for a unit input u (A&S 26.2.23 quantiles; tails cut at the 0.1% quantiles).",
+    doc: "Normal(mean, stddev) sample for a unit input u (A&S 26.2.23 quantiles: a 1001-point table, the quantile itself past the 0.1% quantiles).",
     params: &[wire("input", F64), konst("mean", F64), konst("stddev", F64)],
     outputs: Outputs::One(F64),
     build: build_normal,
@@ -157,7 +443,7 @@ pub const DIST_PARETO: NodeDef = NodeDef {
     outputs: Outputs::One(F64),
     build: |c| {
         let (scale, shape) = (c.f64(0), c.f64(1));
-        Ok(sampler(Lut::from_fn(|p| scale / (1.0 - p).powf(1.0 / shape))))
+        Ok(continuous(move |p| scale / (1.0 - p).powf(1.0 / shape)))
     },
     ..NodeDef::BASE
 };
@@ -166,46 +452,11 @@ pub const DIST_PARETO: NodeDef = NodeDef {
 /// search unwraps `partial_cmp`).
 const ZIPF_NAN: &str = "called `Option::unwrap()` on a `None` value";
 
-/// The Zipf(n, s) table as upstream builds it: the CDF `[0, c1, ..., cn]`
-/// (weights `1 / k^s` over their plain sum, accumulated in rank order), and
-/// entry i the binary search of p = i / RESOLUTION in it: an exact hit at
-/// index k gives k (so p = 0 gives rank 0), a miss its insertion point
-/// clamped to [1, n].
-fn zipf_table(n: u64, s: f64) -> Result<Lut, String> {
-    let weight = |k: u64| 1.0 / (k as f64).powf(s);
-    let harmonic: f64 = (1..=n).map(weight).fold(0.0, |a, w| a + w);
-    let mut cdf = Vec::with_capacity(n as usize + 1);
-    cdf.push(0.0);
-    let mut cumulative = 0.0;
-    for k in 1..=n {
-        cumulative += weight(k) / harmonic;
-        cdf.push(cumulative);
-    }
-    let mut nan = false;
-    let lut = Lut::from_fn(|p| {
-        let p = p.clamp(0.0, 1.0);
-        let found = cdf.binary_search_by(|v: &f64| {
-            v.partial_cmp(&p).unwrap_or_else(|| {
-                nan = true;
-                std::cmp::Ordering::Equal
-            })
-        });
-        match found {
-            Ok(k) => k as f64,
-            Err(k) => (k as f64).max(1.0).min(n as f64),
-        }
-    });
-    if nan {
-        return Err(ZIPF_NAN.to_string());
-    }
-    Ok(lut)
-}
-
-/// `dist_zipf`: Zipf(n, exponent) rank in 1..=n for a unit input u (0 at u = 0), interpolated between table entries.
+/// `dist_zipf`: Zipf(n, exponent) rank in 1..=n for a unit input u: the exact inverse CDF.
 pub const DIST_ZIPF: NodeDef = NodeDef {
     name: "dist_zipf",
     category: "distribution",
-    doc: "Zipf(n, exponent) rank in 1..=n for a unit input u (0 at u = 0), interpolated between table entries.",
+    doc: "Zipf(n, exponent) rank in 1..=n for a unit input u: the smallest rank k with CDF(k) >= u, weights 1/k^exponent (an integer-valued f64; 0 when n is 0).",
     params: &[wire("input", F64), konst("n", U64), konst("exponent", F64)],
     outputs: Outputs::One(F64),
     build: |c| {
@@ -215,7 +466,8 @@ pub const DIST_ZIPF: NodeDef = NodeDef {
         if n > ZIPF_MAX_N {
             return Err(format!("dist_zipf: n must be in 0..={ZIPF_MAX_N}, got {n}"));
         }
-        Ok(sampler(zipf_table(n, c.f64(1))?))
+        let ranks = ZipfRanks::new(n, c.f64(1))?;
+        Ok(map1(move |u: f64| ranks.sample(u)))
     },
     ..NodeDef::BASE
 };
@@ -346,25 +598,6 @@ pub fn inv_regularized_gamma_p(p: f64, a: f64) -> f64 {
 /// Largest table a discrete CDF (`dist_poisson`, `dist_binomial`) may build.
 pub const DISCRETE_MAX_ENTRIES: u64 = 10_000_000;
 
-/// The inverse of a discrete CDF `[0, c0, c1, ...]` at each p: the index
-/// of the first entry >= p (an exact hit: that entry), less one.
-fn discrete_table(cdf: &[f64]) -> Lut {
-    Lut::from_fn(|p| {
-        let p = p.clamp(0.0, 1.0);
-        let found = cdf.binary_search_by(|v| v.partial_cmp(&p).unwrap_or(std::cmp::Ordering::Less));
-        match found {
-            Ok(i) | Err(i) => i.saturating_sub(1) as f64,
-        }
-    })
-}
-
-fn table_size(name: &str, entries: u64) -> Result<(), String> {
-    if entries > DISCRETE_MAX_ENTRIES {
-        return Err(format!("{name}: the CDF table would hold {entries} entries; at most {DISCRETE_MAX_ENTRIES}"));
-    }
-    Ok(())
-}
-
 /// Parses a list of numbers separated by spaces, commas or semicolons.
 fn parse_points(spec: &str, what: &str) -> Result<Vec<f64>, String> {
     spec.split([' ', ',', ';'])
@@ -396,7 +629,7 @@ dist_node!(
     ["mean", "stddev"],
     |c| {
         let (mean, sd) = (c.f64(0), c.f64(1));
-        Ok(sampler(Lut::from_fn(|p| (mean + sd * probit(p)).exp())))
+        Ok(continuous(move |p| (mean + sd * probit(p)).exp()))
     }
 );
 dist_node!(
@@ -406,7 +639,7 @@ dist_node!(
     ["shape", "scale"],
     |c| {
         let (shape, scale) = (c.f64(0), c.f64(1));
-        Ok(sampler(Lut::from_fn(|p| scale * (-(1.0 - p).ln()).powf(1.0 / shape))))
+        Ok(continuous(move |p| scale * (-(1.0 - p).ln()).powf(1.0 / shape)))
     }
 );
 dist_node!(
@@ -416,7 +649,7 @@ dist_node!(
     ["location", "scale"],
     |c| {
         let (loc, scale) = (c.f64(0), c.f64(1));
-        Ok(sampler(Lut::from_fn(|p| loc + scale * (std::f64::consts::PI * (p - 0.5)).tan())))
+        Ok(continuous(move |p| loc + scale * (std::f64::consts::PI * (p - 0.5)).tan()))
     }
 );
 dist_node!(
@@ -426,13 +659,14 @@ dist_node!(
     ["location", "scale"],
     |c| {
         let (loc, scale) = (c.f64(0), c.f64(1));
-        Ok(sampler(Lut::from_fn(|p| {
+        let quantile = move |p: f64| {
             if p <= 0.5 {
                 loc + scale * (2.0 * p).ln()
             } else {
                 loc - scale * (2.0 * (1.0 - p)).ln()
             }
-        })))
+        };
+        Ok(continuous(quantile))
     }
 );
 dist_node!(
@@ -442,43 +676,39 @@ dist_node!(
     ["alpha", "beta"],
     |c| {
         let (a, b) = (c.f64(0), c.f64(1));
-        Ok(sampler(Lut::from_fn(|p| inv_regularized_beta(p, a, b))))
+        Ok(continuous(move |p| inv_regularized_beta(p, a, b)))
     }
 );
 dist_node!(DIST_GAMMA, "dist_gamma", "Gamma(shape, scale) sample for a unit input u: scale times the inverse regularized lower incomplete gamma, by bisection.", ["shape", "scale"], |c| {
     let (shape, scale) = (c.f64(0), c.f64(1));
-    Ok(sampler(Lut::from_fn(|p| scale * inv_regularized_gamma_p(p, shape))))
+    Ok(continuous(move |p| scale * inv_regularized_gamma_p(p, shape)))
 });
-dist_node!(DIST_POISSON, "dist_poisson", "Poisson(lambda) count for a unit input u: the CDF up to lambda + 6 sqrt(lambda) + 10, inverted (interpolated between entries).", ["lambda"], |c| {
-    let lambda = c.f64(0);
-    let upper = (lambda + 6.0 * lambda.sqrt() + 10.0).ceil() as u64;
-    table_size("dist_poisson", upper.saturating_add(2))?;
-    let mut cdf = Vec::with_capacity(upper as usize + 2);
-    cdf.push(0.0);
-    let (mut cumulative, mut pmf) = (0.0f64, (-lambda).exp());
-    for k in 0..=upper {
-        cumulative += pmf;
-        cdf.push(cumulative.min(1.0));
-        pmf *= lambda / (k + 1) as f64;
-    }
-    Ok(sampler(discrete_table(&cdf)))
-});
+dist_node!(
+    DIST_POISSON,
+    "dist_poisson",
+    "Poisson(lambda) count for a unit input u: the smallest k with CDF(k) >= u (an integer-valued f64).",
+    ["lambda"],
+    |c| { Ok(discrete(poisson_table(c.f64(0))?)) }
+);
 dist_node!(
     DIST_GEOMETRIC,
     "dist_geometric",
-    "Geometric(prob) trial count (from 1) for a unit input u: ceil(ln(1 - u) / ln(1 - prob)).",
+    "Geometric(prob) trial count (from 1) for a unit input u: ceil(ln(1 - u) / ln(1 - prob)), at least 1 (u = 1 reads the largest f64 below 1).",
     ["prob"],
     |c| {
-        let ln_q = (1.0 - c.f64(0)).ln();
-        Ok(sampler(Lut::from_fn(|p| {
-            if p <= 0.0 {
-                1.0
-            } else if p >= 1.0 {
-                f64::INFINITY
-            } else {
-                ((1.0 - p).ln() / ln_q).ceil().max(1.0)
+        let ln_q = (-c.f64(0)).ln_1p();
+        Ok(map1(move |u: f64| {
+            if u.is_nan() {
+                return f64::NAN;
             }
-        })))
+            let k = ((-u.clamp(0.0, TAIL_HIGH)).ln_1p() / ln_q).ceil();
+            // A prob outside (0, 1] (upstream refuses none) gives 1.
+            if k.is_finite() {
+                k.max(1.0)
+            } else {
+                1.0
+            }
+        }))
     }
 );
 
@@ -486,30 +716,10 @@ dist_node!(
 pub const DIST_BINOMIAL: NodeDef = NodeDef {
     name: "dist_binomial",
     category: "distribution",
-    doc: "Binomial(trials, prob) success count for a unit input u: the CDF over 0..=trials, inverted (interpolated between entries).",
+    doc: "Binomial(trials, prob) success count for a unit input u: the smallest k with CDF(k) >= u (an integer-valued f64).",
     params: &[wire("input", F64), konst("trials", U64), konst("prob", F64)],
     outputs: Outputs::One(F64),
-    build: |c| {
-        let (trials, prob) = (c.u64(0), c.f64(1));
-        table_size("dist_binomial", trials.saturating_add(2))?;
-        let n = trials as usize;
-        let mut cdf = Vec::with_capacity(n + 2);
-        cdf.push(0.0);
-        let mut cumulative = 0.0f64;
-        // powi where the exponent fits an i32, as upstream (its bits), powf past it.
-        let mut pmf = match i32::try_from(n) {
-            Ok(e) => (1.0 - prob).powi(e),
-            Err(_) => (1.0 - prob).powf(n as f64),
-        };
-        for k in 0..=n {
-            cumulative += pmf;
-            cdf.push(cumulative.min(1.0));
-            if k < n {
-                pmf *= prob / (1.0 - prob) * ((n - k) as f64) / ((k + 1) as f64);
-            }
-        }
-        Ok(sampler(discrete_table(&cdf)))
-    },
+    build: |c| Ok(discrete(binomial_table(c.u64(0), c.f64(1))?)),
     ..NodeDef::BASE
 };
 
@@ -621,8 +831,8 @@ mod tests {
     fn normal_table_samples_match_upstream_bits() {
         let n = |u: f64| sample(&DIST_NORMAL, &[f(0.0), f(1.0)], u).to_bits();
         assert_eq!(n(0.5), 0xbe7b_1d20_3a00_0000);
-        assert_eq!(n(0.0), 0xc008_b963_b77a_4bb3, "the p = 0 entry takes its finite neighbour");
-        assert_eq!(n(1.0), 0x4008_b963_b77a_4bb3);
+        assert_eq!(n(0.001), 0xc008_b963_b77a_4bb3, "the 0.1% quantile is the table's");
+        assert_eq!(n(0.999), 0x4008_b963_b77a_4bb3);
         assert_eq!(n(0.975), 0x3fff_5dc7_0f77_0606);
         assert_eq!(n(0.123456), 0xbff2_8713_a564_545d, "interpolated");
         assert_eq!(n(0.25), 0xbfe5_92f5_1a79_bdb4);
@@ -630,6 +840,38 @@ mod tests {
         assert_eq!(shifted.to_bits(), 0x402b_d771_c3dd_c182);
         assert_eq!(sample(&DIST_NORMAL, &[f(3.0), f(0.0)], 0.0), 3.0);
         assert_eq!(lookup_alias("icd_normal"), "dist_normal");
+    }
+
+    #[test]
+    fn end_intervals_are_the_quantile_function_not_a_table_line() {
+        // Upstream's table gives every u past 0.999 the 0.999 quantile (3.09σ):
+        // here the tail is probit itself, so it keeps going.
+        let n = |u: f64| sample(&DIST_NORMAL, &[f(0.0), f(1.0)], u);
+        assert_eq!(n(0.9995), probit(0.9995));
+        assert_eq!(n(0.9999), probit(0.9999));
+        assert!(n(0.9999) > 3.7 && n(0.9999) < 3.8, "{}", n(0.9999));
+        assert_eq!(n(0.0001), probit(0.0001));
+        assert_eq!(n(1.0), probit(TAIL_HIGH));
+        assert_eq!(n(0.0), probit(f64::MIN_POSITIVE));
+        assert!(n(1.0) > 8.0 && n(0.0) < -37.0);
+        // Continuous at the seams: the table's end entries are the quantiles there.
+        assert_eq!(n(0.999), probit(0.999));
+        assert_eq!(n(0.001), probit(0.001));
+        let e = |u: f64| sample(&DIST_EXPONENTIAL, &[f(1.0)], u);
+        assert_eq!(e(0.99999), -(1.0f64 - 0.99999).ln());
+        assert!((e(0.99999) - 11.5129).abs() < 1e-3);
+        // Bounded ends are the quantile function too (Beta(2, 5)'s steep top end).
+        assert_eq!(e(0.0), -(1.0 - f64::MIN_POSITIVE).ln());
+        assert_eq!(sample(&DIST_LOGNORMAL, &[f(0.0), f(1.0)], 0.0), probit(f64::MIN_POSITIVE).exp());
+        let b = |u: f64| sample(&DIST_BETA, &[f(2.0), f(5.0)], u);
+        assert_eq!(b(0.9999), inv_regularized_beta(0.9999, 2.0, 5.0));
+        assert!(b(0.9999) < 0.93, "the table's straight line gave {}", 0.8186 + 0.9 * (1.0 - 0.8186));
+        // The Cauchy's table ends are finite (tan(±π/2) in f64) but not its tails.
+        let c = |u: f64| sample(&DIST_CAUCHY, &[f(0.0), f(1.0)], u);
+        assert!((c(0.0005) + 1.0 / (std::f64::consts::PI * 0.0005).tan()).abs() < 1e-6);
+        // A tail that is not finite (nonsense parameters) takes the table's end.
+        assert_eq!(sample(&DIST_EXPONENTIAL, &[f(0.0)], 0.9999), 0.0);
+        assert!(n(f64::NAN).is_nan());
     }
 
     #[test]
@@ -654,36 +896,60 @@ mod tests {
         let e = |u: f64| sample(&DIST_EXPONENTIAL, &[f(2.0)], u);
         assert_eq!(e(0.0), 0.0);
         assert_eq!(e(0.5), -(0.5f64).ln() / 2.0);
-        assert_eq!(e(1.0), -(1.0 - 0.999f64).ln() / 2.0, "the infinite tail is cut");
+        assert_eq!(e(0.999), -(1.0 - 0.999f64).ln() / 2.0);
+        assert_eq!(e(1.0), -(1.0 - TAIL_HIGH).ln() / 2.0, "the tail is not cut");
         assert_eq!(lookup_alias("icd_exponential"), "dist_exponential");
         let u = |x: f64| sample(&DIST_UNIFORM, &[f(-1.0), f(3.0)], x);
         assert_eq!((u(0.0), u(0.5), u(1.0), u(2.0)), (-1.0, 1.0, 3.0, 3.0));
         let p = |x: f64| sample(&DIST_PARETO, &[f(2.0), f(1.0)], x);
         assert_eq!(p(0.0), 2.0);
         assert_eq!(p(0.5), 4.0);
-        assert_eq!(p(1.0), 2.0 / (1.0 - 0.999f64), "the infinite tail is cut");
+        assert_eq!(p(0.999), 2.0 / (1.0 - 0.999f64));
+        assert_eq!(p(1.0), 2.0 / (1.0 - TAIL_HIGH), "the tail is not cut");
     }
 
     #[test]
-    fn zipf_table_is_upstreams_binary_search() {
-        let t = zipf_table(3, 1.0).unwrap();
-        let t = t.entries();
-        // H = 11/6; CDF = [0, 6/11, 9/11, 1]; p = 0 hits the CDF's 0 exactly: rank 0.
-        assert_eq!((t[0], t[1], t[545], t[546], t[818], t[819], t[1000]), (0.0, 1.0, 1.0, 2.0, 2.0, 3.0, 3.0));
+    fn zipf_ranks_are_the_exact_inverse_cdf() {
         let z = |consts: &[Value], u: f64| sample(&DIST_ZIPF, consts, u);
+        // H = 11/6; CDF = [6/11, 9/11, 1].
         let z3 = [Value::U64(3), f(1.0)];
-        assert_eq!(z(&z3, 0.0), 0.0);
-        assert_eq!(z(&z3, 0.0005), 0.5, "interpolates from the rank-0 entry");
-        assert_eq!((z(&z3, 0.3), z(&z3, 0.7), z(&z3, 1.0)), (1.0, 2.0, 3.0));
+        assert_eq!((z(&z3, 0.0), z(&z3, 0.0005), z(&z3, 0.3), z(&z3, 6.0 / 11.0)), (1.0, 1.0, 1.0, 1.0));
+        assert_eq!((z(&z3, 0.55), z(&z3, 0.7), z(&z3, 0.82), z(&z3, 1.0), z(&z3, 7.0)), (2.0, 2.0, 3.0, 3.0, 3.0));
+        assert_eq!(z(&z3, -1.0), 1.0);
+        assert!(z(&z3, f64::NAN).is_nan());
         assert_eq!(z(&[Value::U64(1), f(1.0)], 0.7), 1.0);
         let z10 = [Value::U64(10), f(0.0)];
-        assert_eq!((z(&z10, 0.05), z(&z10, 0.5), z(&z10, 1.0)), (1.0, 5.0, 10.0), "s = 0 is uniform over ranks");
-        let z100 = [Value::U64(100), f(1.0)];
-        assert_eq!((z(&z100, 0.0005), z(&z100, 0.5), z(&z100, 0.9)), (0.5, 8.0, 60.0));
+        assert_eq!(
+            (z(&z10, 0.05), z(&z10, 0.5), z(&z10, 0.95), z(&z10, 1.0)),
+            (1.0, 5.0, 10.0, 10.0),
+            "s = 0 is uniform"
+        );
+        // Found by a user: a rank over 100 elements was 0.344 at u = 0.000344 (interpolated from "rank 0").
+        let z100 = [Value::U64(100), f(1.07)];
+        assert_eq!(z(&z100, 0.000344), 1.0);
+        for i in 0..=10_000 {
+            let r = z(&z100, i as f64 / 10_000.0);
+            assert!(r.fract() == 0.0 && (1.0..=100.0).contains(&r), "{r}");
+        }
         assert!(build_err(&DIST_ZIPF, &[Value::U64(ZIPF_MAX_N + 1), f(1.0)], &[F64]).contains("0..="));
         // A NaN CDF stops upstream's binary search (it unwraps `partial_cmp`).
         assert_eq!(build_err(&DIST_ZIPF, &[Value::U64(5), f(f64::NAN)], &[F64]), ZIPF_NAN);
         assert_eq!(z(&[Value::U64(5), f(f64::INFINITY)], 0.5), 1.0, "s = inf puts all mass on rank 1");
+    }
+
+    #[test]
+    fn zipf_checkpoints_give_the_full_tables_ranks() {
+        let full = ZipfRanks::with_checkpoints(1000, 1.07, 1 << 20).unwrap();
+        assert_eq!(full.stride, 1);
+        for most in [1, 7, 333] {
+            let sparse = ZipfRanks::with_checkpoints(1000, 1.07, most).unwrap();
+            assert!(sparse.stride > 1 && sparse.checkpoints.len() as u64 <= most + 1);
+            for i in 0..=20_000 {
+                let u = i as f64 / 20_000.0;
+                assert_eq!(sparse.sample(u), full.sample(u), "u = {u}, at most {most} checkpoints");
+            }
+            assert_eq!(sparse.sample(1.0), 1000.0);
+        }
     }
 
     #[test]
@@ -743,21 +1009,109 @@ mod tests {
     }
 
     #[test]
-    fn discrete_tables_follow_upstreams_tests() {
+    fn discrete_samples_are_the_exact_inverse_cdf() {
         let p = |l: f64, u: f64| sample(&DIST_POISSON, &[f(l)], u);
-        assert!((p(5.0, 0.5) - 5.0).abs() < 1.0);
-        let p3 = built(&DIST_POISSON, &[f(3.0)]);
-        assert!((0..=1000).all(|i| p3(i as f64 / 1000.0) >= 0.0));
-        let b = built(&DIST_BINOMIAL, &[Value::U64(20), f(0.5)]);
-        assert!((0..=1000).all(|i| (0.0..=20.0).contains(&b(i as f64 / 1000.0))));
-        assert!((b(0.5) - 10.0).abs() < 1.5);
-        let g = |u: f64| sample(&DIST_GEOMETRIC, &[f(0.5)], u);
-        assert!(g(0.001) >= 1.0);
-        assert!((g(0.5) - 1.0).abs() < 1.0);
-        assert!(g(1.0).is_finite(), "the infinite tail takes its finite neighbour");
-        assert!(build_err(&DIST_POISSON, &[f(1e12)], &[F64]).contains("at most 10000000"));
-        assert!(build_err(&DIST_BINOMIAL, &[Value::U64(u64::MAX), f(0.5)], &[F64]).contains("at most"));
+        // Poisson(3): CDF(9) = 0.99890, CDF(10) = 0.99971, CDF(11) = 0.999928.
+        assert_eq!((p(3.0, 0.0), p(3.0, 0.0497), p(3.0, 0.0498), p(3.0, 0.5)), (0.0, 0.0, 1.0, 3.0));
+        assert_eq!((p(3.0, 0.999), p(3.0, 0.9999), p(3.0, 0.99995)), (10.0, 11.0, 12.0));
+        assert!(p(3.0, 1.0) >= 20.0 && p(3.0, 1.0) <= 30.0, "u = 1 is the table's last count: {}", p(3.0, 1.0));
+        assert_eq!(p(5.0, 0.5), 5.0);
+        // Large lambdas (exp(-lambda) underflows upstream's table to all zeros).
+        assert_eq!(p(1000.0, 0.5), 1000.0);
+        assert!((p(1e6, 0.975) - (1e6 + 1.96e3)).abs() < 5.0, "{}", p(1e6, 0.975));
+        assert_eq!((p(0.0, 0.7), p(-1.0, 0.7)), (0.0, 0.0), "lambda 0: all mass on 0");
         assert!(p(f64::NAN, 0.5).is_finite());
+        assert!(p(3.0, f64::NAN).is_nan());
+        assert!(build_err(&DIST_POISSON, &[f(1e12)], &[F64]).contains("at most 10000000"));
+        assert!(build_err(&DIST_POISSON, &[f(f64::INFINITY)], &[F64]).contains("at most"));
+        let table = poisson_table(3.0).unwrap();
+        assert_eq!(table.support().0, 0);
+
+        let b = |n: u64, q: f64, u: f64| sample(&DIST_BINOMIAL, &[Value::U64(n), f(q)], u);
+        assert_eq!((b(20, 0.5, 0.0), b(20, 0.5, 0.5), b(20, 0.5, 1.0)), (0.0, 10.0, 20.0));
+        assert_eq!((b(1, 0.3, 0.7), b(1, 0.3, 0.71)), (0.0, 1.0));
+        assert_eq!((b(10, 0.0, 0.9), b(10, 1.0, 0.1), b(0, 0.5, 0.9)), (0.0, 10.0, 0.0));
+        assert_eq!(b(10_000, 0.5, 0.5), 5000.0, "(1 - p)^n underflows upstream's table");
+        assert!(build_err(&DIST_BINOMIAL, &[Value::U64(u64::MAX), f(0.5)], &[F64]).contains("at most"));
+
+        let g = |q: f64, u: f64| sample(&DIST_GEOMETRIC, &[f(q)], u);
+        assert_eq!((g(0.5, 0.0), g(0.5, 0.5), g(0.5, 0.5001), g(0.5, 0.75), g(0.5, 0.7501)), (1.0, 1.0, 2.0, 2.0, 3.0));
+        assert_eq!(g(0.5, 1.0), 53.0, "u = 1 reads the largest f64 below 1: 2^-53");
+        assert_eq!((g(1.0, 0.9), g(0.0, 0.9), g(f64::NAN, 0.9)), (1.0, 1.0, 1.0));
+        assert!(g(0.5, f64::NAN).is_nan());
+    }
+
+    /// Every sampler over a fine even grid of u (the midpoints of 200,000
+    /// strata): its smallest and largest value, mean, and whether every
+    /// value is an integer.
+    fn profile(def: &NodeDef, consts: &[Value]) -> (f64, f64, f64, bool) {
+        let node = built(def, consts);
+        let n = 200_000;
+        let (mut lo, mut hi, mut sum, mut integral) = (f64::INFINITY, f64::NEG_INFINITY, 0.0, true);
+        for i in 0..n {
+            let v = node((i as f64 + 0.5) / n as f64);
+            lo = lo.min(v);
+            hi = hi.max(v);
+            sum += v;
+            integral &= v.fract() == 0.0;
+        }
+        (lo, hi, sum / n as f64, integral)
+    }
+
+    #[test]
+    fn every_sampler_keeps_its_range_and_mean() {
+        let close = |what: &str, got: f64, want: f64, tolerance: f64| {
+            assert!((got - want).abs() <= tolerance * want.abs().max(1.0), "{what}: mean {got}, want {want}");
+        };
+        let (lo, hi, mean, _) = profile(&DIST_NORMAL, &[f(10.0), f(2.0)]);
+        close("normal", mean, 10.0, 1e-3);
+        assert!(lo < 10.0 - 2.0 * 4.0 && hi > 10.0 + 2.0 * 4.0, "tails past 4σ: {lo} {hi}");
+        let (lo, _, mean, _) = profile(&DIST_EXPONENTIAL, &[f(2.0)]);
+        close("exponential", mean, 0.5, 2e-3);
+        assert!(lo >= 0.0);
+        let (lo, hi, mean, _) = profile(&DIST_UNIFORM, &[f(-1.0), f(3.0)]);
+        close("uniform", mean, 1.0, 1e-6);
+        assert!(lo >= -1.0 && hi <= 3.0);
+        let (lo, _, mean, _) = profile(&DIST_PARETO, &[f(2.0), f(3.0)]);
+        close("pareto", mean, 3.0 * 2.0 / 2.0, 5e-3);
+        assert!(lo >= 2.0);
+        let (lo, _, mean, _) = profile(&DIST_LOGNORMAL, &[f(0.0), f(0.5)]);
+        close("lognormal", mean, (0.125f64).exp(), 2e-3);
+        assert!(lo > 0.0);
+        let (lo, _, mean, _) = profile(&DIST_WEIBULL, &[f(2.0), f(1.0)]);
+        close("weibull", mean, std::f64::consts::PI.sqrt() / 2.0, 2e-3);
+        assert!(lo >= 0.0);
+        let c = built(&DIST_CAUCHY, &[f(5.0), f(2.0)]);
+        close("cauchy median", c(0.5), 5.0, 1e-9);
+        close("cauchy quartile", c(0.75), 7.0, 1e-3);
+        let (_, _, mean, _) = profile(&DIST_LAPLACE, &[f(5.0), f(2.0)]);
+        close("laplace", mean, 5.0, 1e-3);
+        let (lo, hi, mean, _) = profile(&DIST_BETA, &[f(2.0), f(5.0)]);
+        close("beta", mean, 2.0 / 7.0, 1e-3);
+        assert!(lo >= 0.0 && hi <= 1.0);
+        let (lo, _, mean, _) = profile(&DIST_GAMMA, &[f(3.0), f(2.0)]);
+        close("gamma", mean, 6.0, 2e-3);
+        assert!(lo >= 0.0);
+
+        let (lo, _, mean, integral) = profile(&DIST_POISSON, &[f(3.0)]);
+        close("poisson", mean, 3.0, 1e-3);
+        assert!(lo == 0.0 && integral);
+        let (lo, hi, mean, integral) = profile(&DIST_BINOMIAL, &[Value::U64(20), f(0.3)]);
+        close("binomial", mean, 6.0, 1e-3);
+        assert!(lo >= 0.0 && hi <= 20.0 && integral);
+        let (lo, _, mean, integral) = profile(&DIST_GEOMETRIC, &[f(0.25)]);
+        close("geometric", mean, 4.0, 1e-3);
+        assert!(lo == 1.0 && integral);
+        let (lo, hi, mean, integral) = profile(&DIST_ZIPF, &[Value::U64(100), f(1.07)]);
+        let h = |e: f64| (1..=100).map(|k| (k as f64).powf(-e)).sum::<f64>();
+        close("zipf", mean, h(0.07) / h(1.07), 1e-3);
+        assert!(lo == 1.0 && hi == 100.0 && integral);
+
+        let (lo, hi, mean, _) = profile(&DIST_EMPIRICAL, &[Value::str("4 1 2 3")]);
+        close("empirical", mean, 2.5, 1e-6);
+        assert!(lo >= 1.0 && hi <= 4.0);
+        let (_, _, mean, _) = profile(&LUT_SAMPLE, &[Value::str("0 1 4")]);
+        close("lut_sample", mean, 1.5, 1e-6);
     }
 
     #[test]

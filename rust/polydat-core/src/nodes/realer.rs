@@ -1,9 +1,15 @@
 //! Real-data family: names, places, companies, jobs and words from the
-//! word lists compiled into the core (`data/*.csv`, sources and licences
-//! in `data/README.md`), each parsed once on first use. Weighted lists
-//! pick through an alias table over the input bits and uniform ones by
-//! `input mod len`, as upstream's: hash the input first (the field
-//! modules of the standard library do).
+//! word lists compiled into the core, each parsed once on first use.
+//! Weighted lists pick through an alias table over the input bits and
+//! uniform ones by `input mod len`, as upstream's: hash the input first (the
+//! field modules of the standard library do).
+//!
+//! The lists are the CSV files of `python/polydat/data/` (the one copy in
+//! the repository: the Python package ships them, with their `README.md`,
+//! as package data), embedded here with `include_str!` so the core needs no
+//! file at run time. Each file starts with `# about:`, `# source:` and
+//! `# licence:` lines, then a header row; [`DATA_FILES`] lists them and
+//! [`data_files_json`] describes them (what `polydat data` prints).
 
 use crate::node::by_bytes::{pick, to_text, StrPick, StrTable};
 use crate::node::{konst, konst_or, many, wire, wire_any, Lit, NodeDef, NodeEval, Outputs};
@@ -95,27 +101,78 @@ pub fn csv_fields(line: &str) -> Vec<String> {
     fields
 }
 
-/// The data rows of a bundled CSV: its `#` comment and header skipped.
+/// The data rows of a bundled CSV: its `#` comments and header skipped.
 fn rows(csv: &'static str) -> impl Iterator<Item = Vec<String>> {
     csv.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).skip(1).map(csv_fields)
 }
 
+/// A bundled data file: its name in `python/polydat/data/` and its text.
+pub struct DataFile {
+    /// The file name (`first_names.csv`).
+    pub name: &'static str,
+    /// The file's text, embedded at build.
+    pub text: &'static str,
+}
+
+impl DataFile {
+    /// The value of the file's `# key: value` comment line (`about`, `source`, `licence`).
+    pub fn field(&self, key: &str) -> Option<&'static str> {
+        self.text.lines().take_while(|l| l.starts_with('#')).find_map(|l| {
+            let rest = l.strip_prefix('#')?.trim_start();
+            rest.strip_prefix(key)?.strip_prefix(':').map(str::trim)
+        })
+    }
+
+    /// The column names (the header row).
+    pub fn columns(&self) -> Vec<String> {
+        self.text.lines().find(|l| !l.starts_with('#') && !l.trim().is_empty()).map(csv_fields).unwrap_or_default()
+    }
+
+    /// The number of data rows.
+    pub fn entries(&self) -> usize {
+        rows(self.text).count()
+    }
+}
+
+macro_rules! data_files {
+    ($(($id:ident, $file:literal)),* $(,)?) => {
+        $(const $id: DataFile = DataFile { name: $file, text: include_str!(concat!("../../../../python/polydat/data/", $file)) };)*
+        /// Every bundled data file, in name order.
+        pub const DATA_FILES: &[DataFile] = &[$($id),*];
+    };
+}
+
+data_files!(
+    (CITIES, "cities.csv"),
+    (COMPANY_SUFFIXES, "company_suffixes.csv"),
+    (COMPANY_WORDS, "company_words.csv"),
+    (COUNTRIES, "countries.csv"),
+    (FIRST_NAMES, "first_names.csv"),
+    (JOB_TITLES, "job_titles.csv"),
+    (LAST_NAMES, "last_names.csv"),
+    (LOREM_WORDS, "lorem_words.csv"),
+    (NATIONALITIES, "nationalities.csv"),
+    (STREET_NAMES, "street_names.csv"),
+    (STREET_SUFFIXES, "street_suffixes.csv"),
+    (US_STATES, "us_states.csv"),
+);
+
 /// A uniform list from column `col`.
-fn uniform(csv: &'static str, col: usize) -> Dataset {
-    let values: Vec<Arc<str>> = rows(csv).filter_map(|r| r.get(col).map(|v| Arc::from(v.trim()))).collect();
+fn uniform(file: DataFile, col: usize) -> Dataset {
+    let values: Vec<Arc<str>> = rows(file.text).filter_map(|r| r.get(col).map(|v| Arc::from(v.trim()))).collect();
     assert!(!values.is_empty(), "a bundled list is empty");
     let len = StrengthReducedU64::new(values.len() as u64);
     Dataset { values: StrTable::new(values), table: None, len, lowered: OnceLock::new() }
 }
 
-/// A weighted list: names from column 0, weights from column `w`, rows
+/// A weighted list: values from column `col`, weights from column `w`, rows
 /// kept when `keep` holds (and the weight parses and is positive).
-fn weighted(csv: &'static str, w: usize, keep: impl Fn(&[String]) -> bool) -> Dataset {
+fn weighted(file: DataFile, col: usize, w: usize, keep: impl Fn(&[String]) -> bool) -> Dataset {
     let mut values = Vec::new();
     let mut weights = Vec::new();
-    for r in rows(csv).filter(|r| keep(r)) {
+    for r in rows(file.text).filter(|r| keep(r)) {
         if let Some(weight) = r.get(w).and_then(|x| x.trim().parse::<f64>().ok()).filter(|&x| x > 0.0) {
-            values.push(Arc::from(r[0].trim()));
+            values.push(Arc::from(r[col].trim()));
             weights.push(weight);
         }
     }
@@ -124,19 +181,6 @@ fn weighted(csv: &'static str, w: usize, keep: impl Fn(&[String]) -> bool) -> Da
     let values = StrTable::new(values);
     Dataset { table: Some(AliasPicks::new(table, &values)), values, len, lowered: OnceLock::new() }
 }
-
-const FIRST_NAMES: &str = include_str!("../../data/first_names.csv");
-const LAST_NAMES: &str = include_str!("../../data/last_names.csv");
-const US_STATES: &str = include_str!("../../data/us_states.csv");
-const COUNTRIES: &str = include_str!("../../data/countries.csv");
-const NATIONALITIES: &str = include_str!("../../data/nationalities.csv");
-const CITIES: &str = include_str!("../../data/cities.csv");
-const STREET_NAMES: &str = include_str!("../../data/street_names.csv");
-const STREET_SUFFIXES: &str = include_str!("../../data/street_suffixes.csv");
-const COMPANY_SUFFIXES: &str = include_str!("../../data/company_suffixes.csv");
-const COMPANY_WORDS: &str = include_str!("../../data/company_words.csv");
-const JOB_TITLES: &str = include_str!("../../data/job_titles.csv");
-const LOREM_WORDS: &str = include_str!("../../data/lorem_words.csv");
 
 macro_rules! dataset {
     ($fn:ident, $init:expr) => {
@@ -148,14 +192,16 @@ macro_rules! dataset {
     };
 }
 
-dataset!(female_first_names, weighted(FIRST_NAMES, 2, |r| r.get(1).is_some_and(|s| s == "F")));
-dataset!(male_first_names, weighted(FIRST_NAMES, 2, |r| r.get(1).is_some_and(|s| s == "M")));
-dataset!(all_first_names, weighted(FIRST_NAMES, 2, |_| true));
-dataset!(last_names, weighted(LAST_NAMES, 1, |_| true));
+dataset!(female_first_names, weighted(FIRST_NAMES, 0, 2, |r| r.get(1).is_some_and(|s| s == "F")));
+dataset!(male_first_names, weighted(FIRST_NAMES, 0, 2, |r| r.get(1).is_some_and(|s| s == "M")));
+dataset!(all_first_names, weighted(FIRST_NAMES, 0, 2, |_| true));
+dataset!(last_names, weighted(LAST_NAMES, 0, 1, |_| true));
 dataset!(state_codes, uniform(US_STATES, 0));
 dataset!(state_names, uniform(US_STATES, 1));
 dataset!(country_codes, uniform(COUNTRIES, 0));
 dataset!(country_names, uniform(COUNTRIES, 1));
+dataset!(country_codes_by_population, weighted(COUNTRIES, 0, 2, |_| true));
+dataset!(country_names_by_population, weighted(COUNTRIES, 1, 2, |_| true));
 dataset!(nationalities, uniform(NATIONALITIES, 0));
 dataset!(cities, uniform(CITIES, 0));
 dataset!(street_names, uniform(STREET_NAMES, 0));
@@ -180,10 +226,10 @@ fn picker(data: fn() -> &'static Dataset) -> Box<dyn NodeEval> {
     pick(data())
 }
 
-/// Defines one node per word list, `(const, name, doc, list)`, and
-/// [`WORD_LISTS`], the same lists by node name.
+/// Defines one node per word list, `(const, name, doc, list, data file)`,
+/// and [`WORD_LISTS`], the same lists by node name.
 macro_rules! word_lists {
-    ($(($id:ident, $name:literal, $doc:literal, $data:ident)),* $(,)?) => {
+    ($(($id:ident, $name:literal, $doc:literal, $data:ident, $file:ident)),* $(,)?) => {
         $(
             /// A real-data node (see its `name` and `doc` fields).
             pub const $id: NodeDef = NodeDef {
@@ -196,8 +242,8 @@ macro_rules! word_lists {
                 ..NodeDef::BASE
             };
         )*
-        /// Every word-list node's name and its list.
-        const WORD_LISTS: &[(&str, fn() -> &'static Dataset)] = &[$(($name, $data)),*];
+        /// Every word-list node's name, its list and the file of the list.
+        const WORD_LISTS: &[(&str, fn() -> &'static Dataset, &str)] = &[$(($name, $data, $file.name)),*];
     };
 }
 
@@ -206,75 +252,89 @@ word_lists!(
         FIRST_NAMES_NODE,
         "first_names",
         "A 1990 US Census female first name, by frequency (alias table over the input bits: hash first).",
-        female_first_names
+        female_first_names, FIRST_NAMES
     ),
     (
         FIRST_NAMES_MALE,
         "first_names_male",
         "A 1990 US Census male first name, by frequency (alias table over the input bits).",
-        male_first_names
+        male_first_names, FIRST_NAMES
     ),
     (
         FIRST_NAMES_ALL,
         "first_names_all",
         "A 1990 US Census first name of either sex, by frequency (alias table over the input bits).",
-        all_first_names
+        all_first_names, FIRST_NAMES
     ),
     (
         LAST_NAMES_NODE,
         "last_names",
         "A 1990 US Census surname, by frequency (alias table over the input bits).",
-        last_names
+        last_names, LAST_NAMES
     ),
-    (STATE_CODES, "state_codes", "A US state's two-letter code, uniformly (input mod 50).", state_codes),
+    (STATE_CODES, "state_codes", "A US state's two-letter code, uniformly (input mod 50).", state_codes, US_STATES),
     (
         STATE_NAMES,
         "state_names",
         "A US state's name, uniformly (input mod 50; the same state as state_codes).",
-        state_names
+        state_names, US_STATES
     ),
     (
         COUNTRY_CODES,
         "country_codes",
         "An ISO 3166-1 alpha-2 country code, uniformly (input mod the list).",
-        country_codes
+        country_codes, COUNTRIES
     ),
     (
         COUNTRY_NAMES,
         "country_names",
         "A country's English name, uniformly (input mod the list; the same country as country_codes).",
-        country_names
+        country_names, COUNTRIES
     ),
-    (NATIONALITIES_NODE, "nationalities", "A nationality, uniformly (input mod the list).", nationalities),
-    (CITY_NAMES, "city_names", "A US city name, uniformly (input mod the list).", cities),
-    (STREET_NAMES_NODE, "street_names", "A street name, uniformly (input mod the list).", street_names),
+    (
+        COUNTRY_CODES_BY_POPULATION,
+        "country_codes_by_population",
+        "An ISO 3166-1 alpha-2 country code, by population (alias table over the input bits; uninhabited territories never).",
+        country_codes_by_population,
+        COUNTRIES
+    ),
+    (
+        COUNTRY_NAMES_BY_POPULATION,
+        "country_names_by_population",
+        "A country's English name, by population (the same country as country_codes_by_population).",
+        country_names_by_population,
+        COUNTRIES
+    ),
+    (NATIONALITIES_NODE, "nationalities", "A nationality, uniformly (input mod the list).", nationalities, NATIONALITIES),
+    (CITY_NAMES, "city_names", "A US city name, uniformly (input mod the list).", cities, CITIES),
+    (STREET_NAMES_NODE, "street_names", "A street name, uniformly (input mod the list).", street_names, STREET_NAMES),
     (
         STREET_SUFFIXES_NODE,
         "street_suffixes",
         "A street suffix (Avenue, Court, ...), uniformly (input mod the list).",
-        street_suffixes
+        street_suffixes, STREET_SUFFIXES
     ),
     (
         COMPANY_SUFFIXES_NODE,
         "company_suffixes",
         "A company suffix (Inc, LLC, ...), uniformly (input mod the list).",
-        company_suffixes
+        company_suffixes, COMPANY_SUFFIXES
     ),
     (
         COMPANY_WORDS_NODE,
         "company_words",
         "A word for company names (Adaptive, Advanced, ...), uniformly (input mod the list).",
-        company_words
+        company_words, COMPANY_WORDS
     ),
-    (JOB_TITLES_NODE, "job_titles", "A job title, uniformly (input mod the list).", job_titles),
-    (LOREM_WORDS_NODE, "lorem_words", "A lorem ipsum word, uniformly (input mod the list).", lorem_words),
+    (JOB_TITLES_NODE, "job_titles", "A job title, uniformly (input mod the list).", job_titles, JOB_TITLES),
+    (LOREM_WORDS_NODE, "lorem_words", "A lorem ipsum word, uniformly (input mod the list).", lorem_words, LOREM_WORDS),
 );
 
 /// The list the word-list node `name` picks from (`None`: `name` is no
 /// such node). Two nodes with one name pick the same way, so a pick may be
 /// made wherever its text is wanted (fusion does, see [`PRINTF_WORDS`]).
 pub fn word_list(name: &str) -> Option<&'static Dataset> {
-    WORD_LISTS.iter().find(|(n, _)| *n == name).map(|(_, list)| list())
+    WORD_LISTS.iter().find(|(n, _, _)| *n == name).map(|(_, list, _)| list())
 }
 
 /// What [`PRINTF_WORDS`] prints for a `words` entry: the word list `name`,
@@ -291,6 +351,38 @@ pub fn printed_list(entry: &str) -> Option<&'static Dataset> {
 /// case: `str_lower(name)`.
 pub fn lowered_entry(name: &str) -> String {
     format!("{}({name})", STR_LOWER.name)
+}
+
+/// The nodes that pick from a data file besides its word-list nodes.
+const ALSO_READ_BY: &[(&str, &[&str])] = &[
+    ("full_names", &["first_names.csv", "last_names.csv"]),
+    ("lorem_sentence", &["lorem_words.csv"]),
+    ("lorem_paragraph", &["lorem_words.csv"]),
+];
+
+/// The bundled data files as JSON, for `polydat data`: per file its
+/// `name`, `about`, `source`, `licence`, `columns`, `entries` (data rows)
+/// and `nodes` (the nodes that pick from it).
+pub fn data_files_json() -> String {
+    use serde_json::json;
+    let files: Vec<serde_json::Value> = DATA_FILES
+        .iter()
+        .map(|f| {
+            let mut nodes: Vec<&str> =
+                WORD_LISTS.iter().filter(|(_, _, file)| *file == f.name).map(|(n, _, _)| *n).collect();
+            nodes.extend(ALSO_READ_BY.iter().filter(|(_, files)| files.contains(&f.name)).map(|(n, _)| *n));
+            json!({
+                "name": f.name,
+                "about": f.field("about"),
+                "source": f.field("source"),
+                "licence": f.field("licence"),
+                "columns": f.columns(),
+                "entries": f.entries(),
+                "nodes": nodes,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(files).to_string()
 }
 
 /// `full_names`: "First Last": the sex by bit 0 of xxh3(x), the first name by frequency from that hash, the surname from its xxh3.
@@ -427,6 +519,8 @@ pub const NODES: &[NodeDef] = &[
     STATE_NAMES,
     COUNTRY_CODES,
     COUNTRY_NAMES,
+    COUNTRY_CODES_BY_POPULATION,
+    COUNTRY_NAMES_BY_POPULATION,
     NATIONALITIES_NODE,
     CITY_NAMES,
     STREET_NAMES_NODE,
@@ -495,12 +589,58 @@ mod tests {
         for i in 0..n {
             *counts.entry(data.pick(splitmix64(i)).as_ref()).or_default() += 1;
         }
-        let total: f64 = rows(FIRST_NAMES).filter_map(|r| r[2].parse::<f64>().ok()).sum();
+        let total: f64 = rows(FIRST_NAMES.text).filter_map(|r| r[2].parse::<f64>().ok()).sum();
         for (name, freq) in [("Mary", 2.629), ("James", 3.318), ("John", 3.271), ("Patricia", 1.073)] {
             let want = freq / total;
             let got = counts.get(name).copied().unwrap_or(0) as f64 / n as f64;
             assert!((got - want).abs() < want * 0.05, "{name}: {got} vs {want}");
         }
+    }
+
+    #[test]
+    fn every_data_file_says_what_it_is_where_it_comes_from_and_its_licence() {
+        let readme = include_str!("../../../../python/polydat/data/README.md");
+        for file in DATA_FILES {
+            for key in ["about", "source", "licence"] {
+                assert!(file.field(key).is_some_and(|v| !v.is_empty()), "{}: no `# {key}:` line", file.name);
+            }
+            assert!(file.entries() > 0 && !file.columns().is_empty(), "{}", file.name);
+            assert!(readme.contains(&format!("`{}`", file.name)), "{} is not in the data README", file.name);
+        }
+        let json: serde_json::Value = serde_json::from_str(&data_files_json()).unwrap();
+        let countries = json.as_array().unwrap().iter().find(|f| f["name"] == "countries.csv").unwrap();
+        assert_eq!(countries["entries"], 249);
+        assert_eq!(countries["columns"], serde_json::json!(["code", "name", "population"]));
+        let nodes = countries["nodes"].as_array().unwrap();
+        assert!(nodes.contains(&"country_names_by_population".into()) && nodes.contains(&"country_codes".into()));
+    }
+
+    #[test]
+    fn countries_are_iso_3166_1_and_may_be_picked_by_population() {
+        // The 249 officially assigned codes: no exceptional reservations (AC, TA, EA, ...).
+        let codes = country_codes().values();
+        assert_eq!(codes.len(), 249);
+        let unique: std::collections::HashSet<_> = codes.iter().collect();
+        assert_eq!(unique.len(), 249);
+        for reserved in ["AC", "CP", "DG", "EA", "IC", "TA"] {
+            assert!(!codes.iter().any(|c| c.as_ref() == reserved), "{reserved}");
+        }
+        assert!(!country_names().values().iter().any(|n| n.as_ref() == "Ascension Island"));
+        // By population: India and China together about a third of the picks, Bouvet Island never.
+        let n = 200_000u64;
+        let mut counts: HashMap<&str, u64> = HashMap::new();
+        for i in 0..n {
+            let x = splitmix64(i);
+            let code = country_codes_by_population().pick(x);
+            *counts.entry(code).or_default() += 1;
+            let name = country_names_by_population().pick(x);
+            let at = country_codes().values().iter().position(|c| c.as_ref() == code).unwrap();
+            assert_eq!(name, country_names().values()[at].as_ref(), "the same country");
+        }
+        let share = |c: &str| counts.get(c).copied().unwrap_or(0) as f64 / n as f64;
+        assert!((share("IN") + share("CN") - 0.36).abs() < 0.03, "{} {}", share("IN"), share("CN"));
+        assert!(share("US") > 0.035 && share("US") < 0.05, "{}", share("US"));
+        assert_eq!((share("BV"), share("AQ"), share("HM")), (0.0, 0.0, 0.0));
     }
 
     #[test]

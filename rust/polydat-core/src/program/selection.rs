@@ -15,7 +15,8 @@ pub enum EngineKind {
     P2(Provenance),
     /// Native code from Cranelift over the same buffer, in one of the four modes.
     P3(Provenance),
-    /// The production default: the interpreter hosting native segments.
+    /// Native segments hosted by the compiled layer in Pull mode, every other
+    /// step run by its node's rule (what `auto` runs when values must be boxed).
     Mixed,
 }
 

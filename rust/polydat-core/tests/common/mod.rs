@@ -185,3 +185,27 @@ pub fn random_dag(seed: u64, steps: usize) -> Arc<Program> {
     }
     g.build()
 }
+
+/// Reads of raw words through a kernel's row filler ([`Kernel::rows`]),
+/// one filler per read: `values` written to the leading inputs, then the
+/// outputs `outs` read as one read into `words`.
+pub trait ReadWords {
+    /// See the trait.
+    fn read_at(
+        &mut self,
+        values: &[u64],
+        outs: &[usize],
+        words: &mut [u64],
+    ) -> Result<(), polydat_core::engine::GenerateError>;
+}
+
+impl<K: polydat_core::engine::Kernel + ?Sized> ReadWords for K {
+    fn read_at(
+        &mut self,
+        values: &[u64],
+        outs: &[usize],
+        words: &mut [u64],
+    ) -> Result<(), polydat_core::engine::GenerateError> {
+        self.rows(outs).map_err(polydat_core::engine::GenerateError::Eval)?.read_words(values, words)
+    }
+}

@@ -6,7 +6,7 @@
 
 use super::layout::NO_ENTRY;
 use super::modes::{Mode, SweepPolicy};
-use super::plan::{BlockPlan, Executor, Part, Plan, RowLoop};
+use super::plan::{BlockPlan, Executor, Part, Plan, RowLoop, SharedSweep};
 use super::shape::StepFacts;
 use super::slots::{RefSlotRefused, Slots};
 use crate::engine::column::{ColumnPart, RowsOut};
@@ -15,14 +15,14 @@ use crate::engine::fanout::{fill_run_by_run, RunFill};
 use crate::engine::guard::guarded;
 use crate::engine::scope::{init_scope, ScopeInit};
 use crate::engine::{
-    adapt_boundary, fill_row_by_row, raw_read_refused, GenerateError, Kernel, RowFill, RowReader, STOP_CHECK_ROWS,
+    adapt_boundary, fill_row_by_row, raw_read_refused, GenerateError, Kernel, RowFill, RowFiller, STOP_CHECK_ROWS,
 };
 use crate::error::{EvalError, WriteError};
 use crate::node::by_bytes::{BytesEval, Sink};
 use crate::node::NodeError;
 use crate::program::Program;
 use crate::value::Value;
-pub use row_read::CompiledRowReader;
+pub use row_read::CompiledRows;
 use row_read::KeptRowRead;
 use std::sync::Arc;
 
@@ -41,7 +41,7 @@ pub struct CompiledKernel<M: Mode, X: Executor> {
     /// Where the per-cycle values stand against the last sweep.
     sweep: Sweep,
     /// The executor's row read for the inputs written and the outputs read
-    /// by the last `pull_slots` or `pull_slots_at` (Raw), kept so a loop of
+    /// by the last read of raw words ([`RowFiller::read_words`], Raw), kept so a loop of
     /// the same reads finds it without asking the plan.
     row_read: Option<KeptRowRead<X>>,
     /// The row reads kept before it, most recent first (at most
@@ -76,8 +76,8 @@ impl Take {
 }
 
 /// Where the rows of `generate`'s sweep path take their input words: the
-/// coordinate's values, and, for rows in runs ([`Kernel::fill_runs`]), the
-/// words the runs set, written when a run starts.
+/// coordinate's values, and, for rows in runs ([`RowFiller::fill_runs`]),
+/// the words the runs set, written when a run starts.
 struct RowWords<'a> {
     rows: RowFill<'a>,
     /// The runs, when there are any: their input words, and where the fill is.
@@ -130,6 +130,8 @@ enum FillStep<'a, R> {
     Bytes(&'a StepFacts, &'a dyn BytesEval),
     /// A by-bytes step writing into the text of column `k` ([`Take::Text`]).
     Text(&'a StepFacts, &'a dyn BytesEval, usize),
+    /// Step `s`, run by its node's rule ([`Part::Rule`]).
+    Rule(usize),
     /// A by-bytes step with no by-bytes form (a bug): the row fails, and
     /// the row path reports it.
     Fails,
@@ -242,19 +244,30 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         Some(word)
     }
 
-    /// [`Kernel::pull_slots_at`] when the kept row read did not serve it:
+    /// Writes `values[i]` into u64 input `i`, then reads the outputs `outs`
+    /// as one read of raw words ([`RowFiller::read_words`]): Raw's row read
+    /// kept from the last such read when it serves, else the general path.
+    #[inline]
+    pub fn read_words(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> Result<(), GenerateError> {
+        if self.read_row_kept(values, outs, words) {
+            return Ok(());
+        }
+        self.read_words_general(values, outs, words)
+    }
+
+    /// [`Self::read_words`] when the kept row read did not serve it:
     /// a row read built for it, or the writes, then the outputs brought up
     /// to date and their words read (out of line, so the fast path stays
     /// small).
     #[inline(never)]
-    fn pull_slots_at_general(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
+    fn read_words_general(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> Result<(), GenerateError> {
         if self.read_row_general(values, outs, words) {
             return Ok(());
         }
         for (input, &value) in values.iter().enumerate() {
-            self.write_u64(input, value);
+            self.write_word(input, value).map_err(GenerateError::Write)?;
         }
-        self.refresh(outs)?;
+        self.refresh(outs).map_err(GenerateError::Eval)?;
         let mut read = 0;
         if self.slots.none_free() {
             // The usual row: no slot holds `None`, so a scalar output's word
@@ -273,7 +286,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         }
         // From the first output the loop above could not read: its refusal.
         for (word, &out) in words.iter_mut().zip(outs).skip(read) {
-            *word = self.current_word(out)?;
+            *word = self.current_word(out).map_err(GenerateError::Eval)?;
         }
         Ok(())
     }
@@ -367,14 +380,13 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         (word != NO_ENTRY && self.slots.none_free()).then(|| self.slots.buf[word as usize])
     }
 
-    /// `write_u64` into an input that is not a u64 slot: the checked path, so
-    /// a Ref pair is never overwritten by a raw word. That entry point has no
-    /// error channel: a value the slot's type refuses is dropped (use `write`
-    /// to see why).
+    /// A u64 write into an input that is not a u64 slot: the checked path
+    /// (the value adapted to the slot's type, or refused), so a Ref pair is
+    /// never overwritten by a raw word.
     #[cold]
     #[inline(never)]
-    fn write_u64_checked(&mut self, input: usize, value: u64) {
-        let _ = self.write(input, Value::U64(value));
+    fn write_u64_checked(&mut self, input: usize, value: u64) -> Result<(), WriteError> {
+        self.write(input, Value::U64(value))
     }
 
     /// The frame every fast `generate` path shares: the first row goes
@@ -389,12 +401,23 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         columns: &mut [ColumnPart<'_>],
         fast: impl FnOnce(&mut Self, &RowFill<'_>, &mut [ColumnPart<'_>]) -> Result<(), GenerateError>,
     ) -> Result<(), GenerateError> {
-        fill_row_by_row(self, &rows.first_rows(1), outs, columns)?;
+        self.fill_by_rows(&rows.first_rows(1), outs, columns)?;
         let rest = rows.after(1);
         match self.slots.none_free() {
             true => fast(self, &rest, columns),
-            false => fill_row_by_row(self, &rest, outs, columns),
+            false => self.fill_by_rows(&rest, outs, columns),
         }
+    }
+
+    /// Fills `rows` one row at a time: the coordinate written, the row read
+    /// as one read ([`Self::push_row`]).
+    fn fill_by_rows(
+        &mut self,
+        rows: &RowFill<'_>,
+        outs: &[usize],
+        columns: &mut [ColumnPart<'_>],
+    ) -> Result<(), GenerateError> {
+        fill_row_by_row(self, rows, |k| k.push_row(outs, columns))
     }
 
     /// `generate`'s block path: rows (after the first, see
@@ -433,11 +456,10 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                     column.extend_words(plan.program.outputs[out].ty, &buf[at..at + n]);
                 }
             } else {
-                fill_row_by_row(self, &block_rows, outs, columns)?;
+                self.fill_by_rows(&block_rows, outs, columns)?;
             }
         }
-        self.write_u64(rows.coordinate, rows.cycle_of(rows.count - 1));
-        Ok(())
+        self.write_word(rows.coordinate, rows.cycle_of(rows.count - 1)).map_err(GenerateError::Write)
     }
 
     /// `generate`'s row-loop path: rows (after the first, see
@@ -465,11 +487,10 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             let written = done.map_or_else(|row| row as usize, |()| chunk.count);
             columns.iter_mut().for_each(|c| c.advance(written));
             if written < chunk.count {
-                fill_row_by_row(self, &chunk.after(written), outs, columns)?;
+                self.fill_by_rows(&chunk.after(written), outs, columns)?;
             }
         }
-        self.write_u64(rows.coordinate, rows.cycle_of(rows.count - 1));
-        Ok(())
+        self.write_word(rows.coordinate, rows.cycle_of(rows.count - 1)).map_err(GenerateError::Write)
     }
 
     /// The inputs a sweep fill wrote as words (the coordinate, and the runs'
@@ -489,7 +510,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     fn columns_parts<'p>(
         plan: &'p Plan<X>,
         outs: &[usize],
-        columns_sweep: &'p mut Option<super::plan::SharedSweep<X::Run>>,
+        columns_sweep: &'p mut Option<SharedSweep<X::Run>>,
     ) -> Option<&'p [Part<X::Run>]> {
         match outs {
             [out] if !plan.broad_cone(*out) => plan.executor.cone_sweep(&plan.shape, *out),
@@ -500,11 +521,11 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         }
     }
 
-    /// [`Kernel::fill_runs`] as one sweep fill over every run's rows, the
-    /// runs' inputs written as words when each run starts, when they are
-    /// plain u64 words no pinned step reads and the columns have a sweep;
-    /// one run after another otherwise.
-    fn fill_runs_swept(
+    /// Fills rows in runs ([`RowFiller::fill_runs`]) of the outputs `outs`:
+    /// one sweep fill over every run's rows, a run's input words written as
+    /// it starts, when those inputs are plain u64 words no pinned step reads
+    /// and the columns have a sweep; one run after another otherwise.
+    pub fn fill_runs(
         &mut self,
         runs: &RunFill<'_>,
         outs: &[usize],
@@ -526,19 +547,22 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             (Some(words), true) => Self::columns_parts(&plan, outs, &mut columns_sweep).map(|p| (words, p)),
             _ => None,
         };
+        let by_runs = |k: &mut Self, runs: &RunFill<'_>, columns: &mut [ColumnPart<'_>]| {
+            fill_run_by_run(k, runs, |k, rows| k.fill_rows(rows, outs, columns))
+        };
         let Some(j0) = runs.counts.iter().position(|&c| c > 0) else { return Ok(()) };
-        let Some((words, parts)) = parts else { return fill_run_by_run(self, runs, outs, columns) };
+        let Some((words, parts)) = parts else { return by_runs(self, runs, columns) };
         // The first row through the row path (the scope-init, and a failure
         // there, as `fill_rows` has them), the rest swept.
         for (&input, &value) in runs.inputs.iter().zip(runs.values_of(j0)) {
-            self.write_u64(input, value);
+            self.write_u64(input, value).map_err(GenerateError::Write)?;
         }
-        fill_row_by_row(self, &runs.rows_of(j0).first_rows(1), outs, columns)?;
-        let n = runs.inputs.len();
+        self.fill_by_rows(&runs.rows_of(j0).first_rows(1), outs, columns)?;
         if !self.slots.none_free() {
-            fill_row_by_row(self, &runs.rows_of(j0).after(1), outs, columns)?;
+            self.fill_by_rows(&runs.rows_of(j0).after(1), outs, columns)?;
+            let n = runs.inputs.len();
             let rest = RunFill { counts: &runs.counts[j0 + 1..], values: &runs.values[(j0 + 1) * n..], ..*runs };
-            return fill_run_by_run(self, &rest, outs, columns);
+            return by_runs(self, &rest, columns);
         }
         let rows = RowFill {
             coordinate: runs.coordinate,
@@ -548,8 +572,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             stop: runs.stop,
         };
         let cursor = RunCursor { fill: *runs, words, run: j0, at: 1 };
-        let source = RowWords { rows, runs: Some(cursor), last: runs.first };
-        self.fill_swept(parts, source, outs, columns)
+        self.fill_swept(parts, RowWords { rows, runs: Some(cursor), last: runs.first }, outs, columns)
     }
 
     /// `generate`'s sweep path (any columns, string ones included): for each
@@ -594,6 +617,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             .map(|part| {
                 let s = match part {
                     Part::Scalar(run) => return FillStep::Scalar(run),
+                    Part::Rule(s) => return FillStep::Rule(*s as usize),
                     Part::Bytes(s) => *s as usize,
                 };
                 let facts = &plan.steps[s];
@@ -642,6 +666,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                             Take::Text { text, .. } => state.run_form_into(facts, form, Sink::Text(text)).is_ok(),
                             _ => false,
                         },
+                        FillStep::Rule(s) => run_rule_part::<X>(&plan, state, s),
                         FillStep::Fails => false,
                     });
                     if !ran {
@@ -681,10 +706,10 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                         *step = FillStep::Bytes(facts, form);
                     }
                 }
-                // The kernel learns of the writes, so the row path recomputes the row.
+                // The kernel learns of the write, so the row path recomputes the row.
                 self.wrote_words(&source);
                 let failed = RowFill { first: source.last, count: 1, ..rows };
-                fill_row_by_row(self, &failed, outs, columns)?;
+                self.fill_by_rows(&failed, outs, columns)?;
                 row += 1;
             }
         }
@@ -699,12 +724,13 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     /// or an input that is not a u64 slot, which takes the checked path);
     /// kept out of line, so the coordinate write stays small.
     #[inline(never)]
-    fn write_u64_uncompared(&mut self, input: usize, value: u64) {
+    fn write_u64_uncompared(&mut self, input: usize, value: u64) -> Result<(), WriteError> {
         match self.plan.u64_input_word[input] {
             NO_ENTRY => self.write_u64_checked(input, value),
             word => {
                 self.slots.store_u64(input, word as usize, value);
                 self.wrote(input);
+                Ok(())
             }
         }
     }
@@ -823,7 +849,16 @@ fn run_parts_unguarded<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[
             let s = *s as usize;
             slots.run_bytes(&plan.steps[s], &plan.exec[s]).is_ok()
         }
+        Part::Rule(s) => run_rule_part(plan, slots, *s as usize),
     })
+}
+
+/// Runs step `s` of a sweep by its node's rule; true when it succeeded and
+/// yielded no `None` (native code after it reads words, which carry no
+/// absent value: the read walks its cone instead, by the `None` rule).
+#[inline]
+fn run_rule_part<X: Executor>(plan: &Plan<X>, slots: &mut Slots, s: usize) -> bool {
+    slots.run_step::<X>(&plan.layout, &plan.steps[s], &plan.exec[s]).is_ok() && slots.none_free()
 }
 
 /// The cone sweep (Pull — and Raw when its sweep runs string steps — on a
@@ -879,9 +914,9 @@ fn settle<M: Mode, X: Executor>(
         outcome,
         steps,
         |s| mode.stale(s),
-        |s, message, origin| {
+        |s, message| {
             let inputs = |_: &crate::program::Step| slots.input_values(&plan.layout, &plan.steps[s]);
-            failure::attribute(&plan.program, s, inputs, message, origin, context)
+            failure::attribute(&plan.program, s, inputs, message, context)
         },
     )
 }
@@ -947,25 +982,12 @@ impl<M: Mode, X: Executor> Clone for CompiledKernel<M, X> {
     }
 }
 
-impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
-    fn program(&self) -> &Arc<Program> {
-        &self.plan.program
-    }
-
-    fn write(&mut self, input: usize, value: Value) -> Result<(), WriteError> {
-        let plan = &*self.plan;
-        let def = &plan.program.inputs[input];
-        let value = adapt_boundary(&def.name, def.ty, value)?;
-        if M::COMPARES && self.slots.holds(&plan.layout, input, &value) {
-            return Ok(());
-        }
-        self.slots.encode(&plan.layout, input, &value);
-        self.wrote(input);
-        Ok(())
-    }
-
+/// The kernel's writes and reads beneath [`Kernel`]'s: the u64 write, raw
+/// word reads and `generate`'s row paths ([`CompiledRows`] runs them).
+impl<M: Mode, X: Executor> CompiledKernel<M, X> {
+    /// Writes a u64 into input `input` ([`Kernel::write_u64`]).
     #[inline]
-    fn write_u64(&mut self, input: usize, value: u64) {
+    pub fn write_word(&mut self, input: usize, value: u64) -> Result<(), WriteError> {
         // The modes that do not compare, writing a coordinate no pinned step
         // depends on into a state with no `None`: the word and a new round,
         // nothing else to look at.
@@ -975,7 +997,7 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
                 self.slots.buf[word as usize] = value;
                 self.sweep = Sweep::Stale;
                 self.mode.wrote_plain_coordinate(&self.plan, input);
-                return;
+                return Ok(());
             }
             return self.write_u64_uncompared(input, value);
         }
@@ -986,18 +1008,15 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
         // The comparing modes mostly see equal values: keep that path
         // free of the bookkeeping a change needs.
         if self.slots.holds_u64(input, word as usize, value) {
-            return;
+            return Ok(());
         }
         self.store_changed_u64(input, word as usize, value);
+        Ok(())
     }
 
-    fn pull(&mut self, out: usize) -> Result<Value, EvalError> {
-        let slot = self.pull_value_slot(out)?;
-        Ok(self.slots.decode(&self.plan.layout, slot))
-    }
-
+    /// Reads output `out` as its raw word ([`Kernel::pull_word`]).
     #[inline]
-    fn pull_slot(&mut self, out: usize) -> Result<u64, EvalError> {
+    pub fn pull_word_of(&mut self, out: usize) -> Result<u64, EvalError> {
         if let Some(word) = self.swept_word(out) {
             return Ok(word);
         }
@@ -1005,26 +1024,11 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
         self.current_word(out)
     }
 
-    #[inline]
-    fn pull_slots(&mut self, outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
-        self.pull_slots_at(&[], outs, words)
-    }
-
-    #[inline]
-    fn pull_slots_at(&mut self, values: &[u64], outs: &[usize], words: &mut [u64]) -> Result<(), EvalError> {
-        if self.read_row_kept(values, outs, words) {
-            return Ok(());
-        }
-        self.pull_slots_at_general(values, outs, words)
-    }
-
-    fn row_reader<'k>(&'k mut self, outs: &'k [usize]) -> Box<dyn RowReader + 'k> {
-        Box::new(CompiledRowReader::new(self, outs))
-    }
-
-    /// Blocks of rows through the block program when the plan has one, the
-    /// coordinate is a u64 and every column a scalar; row by row otherwise.
-    fn fill_rows(
+    /// Fills `rows` of the outputs `outs` ([`RowFiller::fill`]): the
+    /// executor's native row loop, else blocks through the block program
+    /// (a u64 coordinate and scalar columns), else a sweep per row (an
+    /// output's cone, the columns' steps, or the whole sweep), else row by row.
+    pub fn fill_rows(
         &mut self,
         rows: &RowFill<'_>,
         outs: &[usize],
@@ -1054,21 +1058,14 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
             Some(parts) => self.fill_after_first_row(rows, outs, columns, |k, rest, columns| {
                 k.fill_swept(parts, RowWords { rows: *rest, runs: None, last: rest.first }, outs, columns)
             }),
-            None => fill_row_by_row(self, rows, outs, columns),
+            None => self.fill_by_rows(rows, outs, columns),
         }
     }
 
-    fn fill_runs(
-        &mut self,
-        runs: &RunFill<'_>,
-        outs: &[usize],
-        columns: &mut [ColumnPart<'_>],
-    ) -> Result<(), GenerateError> {
-        self.fill_runs_swept(runs, outs, columns)
-    }
-
+    /// Reads the outputs `outs` as one read and pushes each as the next row
+    /// of its column ([`RowFiller::push_row`]).
     #[inline]
-    fn pull_row(&mut self, outs: &[usize], columns: &mut [ColumnPart<'_>]) -> Result<(), EvalError> {
+    pub fn push_row(&mut self, outs: &[usize], columns: &mut [ColumnPart<'_>]) -> Result<(), EvalError> {
         self.refresh(outs)?;
         let (layout, program) = (&self.plan.layout, &self.plan.program);
         for (column, &out) in columns.iter_mut().zip(outs) {
@@ -1079,12 +1076,38 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
         }
         Ok(())
     }
+}
+
+impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
+    fn program(&self) -> &Arc<Program> {
+        &self.plan.program
+    }
+
+    fn write(&mut self, input: usize, value: Value) -> Result<(), WriteError> {
+        let plan = &*self.plan;
+        let def = &plan.program.inputs[input];
+        let value = adapt_boundary(&def.name, def.ty, value)?;
+        if M::COMPARES && self.slots.holds(&plan.layout, input, &value) {
+            return Ok(());
+        }
+        self.slots.encode(&plan.layout, input, &value);
+        self.wrote(input);
+        Ok(())
+    }
 
     #[inline]
-    fn pull_into(&mut self, out: usize, column: &mut ColumnPart<'_>) -> Result<(), EvalError> {
+    fn write_u64(&mut self, input: usize, value: u64) -> Result<(), WriteError> {
+        self.write_word(input, value)
+    }
+
+    fn pull(&mut self, out: usize) -> Result<Value, EvalError> {
         let slot = self.pull_value_slot(out)?;
-        self.slots.push_into(&self.plan.layout, slot, column);
-        Ok(())
+        Ok(self.slots.decode(&self.plan.layout, slot))
+    }
+
+    #[inline]
+    fn pull_word(&mut self, out: usize) -> Result<u64, EvalError> {
+        self.pull_word_of(out)
     }
 
     fn eval(&mut self) -> Result<Vec<Value>, EvalError> {
@@ -1121,5 +1144,9 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
             true => Ok(()),
             false => self.scope_init("scope init"),
         }
+    }
+
+    fn rows<'k>(&'k mut self, outs: &'k [usize]) -> Result<Box<dyn RowFiller + 'k>, EvalError> {
+        Ok(Box::new(CompiledRows::new(self, outs)))
     }
 }

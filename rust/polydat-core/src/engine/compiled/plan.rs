@@ -8,6 +8,7 @@
 //! same way, over the same scratch).
 
 use super::shape::Shape;
+use crate::compile::segment::{group, Role, Run};
 use crate::engine::column::RowsOut;
 use crate::node::by_bytes::BytesEval;
 use crate::node::kit::{BlockStep, BLOCK};
@@ -47,26 +48,34 @@ impl<S> Exec<S> {
     }
 }
 
-/// One part of a compiled sweep (see [`super::shape::Run`]).
+/// One part of a compiled sweep (see [`crate::compile::segment::Run`]).
 pub enum Part<R> {
     /// A run of scalar steps, in the executor's compiled form.
     Scalar(R),
     /// By-bytes step `step` (the shared layer runs it).
     Bytes(u32),
+    /// Step `step`, run by its node's rule through the slot kit (the shared
+    /// layer runs it; a sweep holding one stops when it yields `None`).
+    Rule(u32),
 }
 
 /// A compiled sweep: its parts in order.
 pub type Sweep<R> = Box<[Part<R>]>;
 
-/// Compiles the parts of a sweep over `steps` (see [`Shape::sweep_runs`]),
-/// each scalar run by `compile`.
-pub fn compile_sweep<R>(shape: &Shape, steps: &[u32], mut compile: impl FnMut(&[u32]) -> R) -> Sweep<R> {
-    shape
-        .sweep_runs(steps)
+/// Compiles the parts of a pass over `steps` (an evaluation order), grouped
+/// by [`group`] with each step's `role`, each run of native steps by `compile`.
+pub fn compile_sweep<R>(
+    shape: &Shape,
+    steps: &[u32],
+    role: impl Fn(u32) -> Role,
+    mut compile: impl FnMut(&[u32]) -> R,
+) -> Sweep<R> {
+    group(&shape.program, steps, role)
         .into_iter()
         .map(|run| match run {
-            super::shape::Run::Scalar(steps) => Part::Scalar(compile(&steps)),
-            super::shape::Run::Bytes(step) => Part::Bytes(step),
+            Run::Native(steps) => Part::Scalar(compile(&steps)),
+            Run::Bytes(step) => Part::Bytes(step),
+            Run::Rule(step) => Part::Rule(step),
         })
         .collect()
 }

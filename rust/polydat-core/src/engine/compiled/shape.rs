@@ -5,6 +5,7 @@
 //! cones, provenance masks, pinned dependents, volatility.
 
 use super::layout::{Color, Layout, NO_ENTRY};
+use crate::compile::segment::Role;
 use crate::node::Purity;
 use crate::program::lifecycle::Lifecycle;
 use crate::program::{Program, Step};
@@ -67,17 +68,6 @@ impl BytesIo {
             out_read: read[out],
         }
     }
-}
-
-/// One part of a sweep ([`Shape::sweep_runs`]): a run of scalar steps, which
-/// the executor compiles in its own form, or one by-bytes step, which the
-/// shared layer runs over the scratch.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Run {
-    /// Scalar steps, in an order that respects their dependencies.
-    Scalar(Box<[u32]>),
-    /// One by-bytes step.
-    Bytes(u32),
 }
 
 /// The shared, immutable part of every compiled kernel of a program.
@@ -301,52 +291,16 @@ impl Shape {
         (scalar, bytes, self.steps.len() - scalar - bytes)
     }
 
-    /// The steps `steps` (an evaluation order; each a scalar or by-bytes
-    /// step) as the parts of a sweep: runs of scalar steps between by-bytes
-    /// steps, in an order that respects every dependency. Steps are pure,
-    /// so any such order computes the same values; it is chosen for long
-    /// scalar runs (an executor compiles each as one piece): every scalar
-    /// step that is ready goes in the current run before the ready by-bytes
-    /// steps run, so a program whose scalar steps do not read strings is
-    /// one scalar run and its by-bytes steps.
-    pub fn sweep_runs(&self, steps: &[u32]) -> Vec<Run> {
-        let program = &self.program;
-        let position: std::collections::HashMap<usize, usize> =
-            steps.iter().enumerate().map(|(at, &s)| (s as usize, at)).collect();
-        // Each position's producers among `steps` (earlier positions: the order is topological).
-        let producers: Vec<Vec<usize>> = steps
-            .iter()
-            .map(|&s| {
-                let ins = program.steps[s as usize].ins.iter();
-                ins.filter_map(|&i| program.step_of_slot(i)).filter_map(|p| position.get(&p).copied()).collect()
-            })
-            .collect();
-        let mut done = vec![false; steps.len()];
-        let mut left = steps.len();
-        let mut runs = Vec::new();
-        while left > 0 {
-            // One pass in order takes every ready step of the wanted kind,
-            // chains of them included (producers come first).
-            let mut take = |bytes: bool| {
-                let mut taken = Vec::new();
-                for at in 0..steps.len() {
-                    let s = steps[at] as usize;
-                    if !done[at] && self.steps[s].bytes == bytes && producers[at].iter().all(|&p| done[p]) {
-                        done[at] = true;
-                        taken.push(steps[at]);
-                    }
-                }
-                taken
-            };
-            let scalar = take(false);
-            left -= scalar.len();
-            if !scalar.is_empty() {
-                runs.push(Run::Scalar(scalar.into()));
-            }
-            let bytes = take(true);
-            left -= bytes.len();
-            runs.extend(bytes.into_iter().map(Run::Bytes));
+    /// The role step `s` takes in a pass of the compiled engines
+    /// ([`crate::compile::segment::group`]): a scalar step runs in the
+    /// executor's form, a by-bytes step writes its text in place, and any
+    /// other runs its node's rule through the slot kit.
+    pub fn compiled_role(&self, s: u32) -> Role {
+        let facts = &self.steps[s as usize];
+        match (facts.scalar, facts.bytes) {
+            (true, _) => Role::Native,
+            (false, true) => Role::Bytes,
+            (false, false) => Role::Rule,
         }
-        runs
     }
 }

@@ -84,7 +84,7 @@ impl Closures {
 
 /// The steps `steps` of a sweepable shape as a P2 sweep: each scalar run as threads.
 fn sweep_of(shape: &Shape, steps: &[u32]) -> Sweep<Threads> {
-    compile_sweep(shape, steps, |run| threads::threads(&shape.layout, &shape.program, run))
+    compile_sweep(shape, steps, |s| shape.compiled_role(s), |run| threads::threads(&shape.layout, &shape.program, run))
 }
 
 impl Executor for Closures {

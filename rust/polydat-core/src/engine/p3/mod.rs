@@ -20,6 +20,7 @@ pub mod catch;
 pub mod codegen;
 pub mod helpers;
 
+use crate::compile::segment::{self, Role};
 use crate::engine::column::{row_width, RowsOut};
 use crate::engine::compiled::kernel::CompiledKernel;
 use crate::engine::compiled::layout::NO_ENTRY;
@@ -38,6 +39,7 @@ use crate::program::Program;
 pub use crate::provenance::Provenance;
 use codegen::{Code, Emitted, Module, NativeFn, RowLoopFn, RowReadFn};
 use cranelift_module::FuncId;
+use std::marker::PhantomData;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -54,8 +56,62 @@ pub enum NativeStep {
 /// whether it calls a helper (then it runs inside the catch).
 pub type NativeRun = (NativeFn, bool);
 
-/// The P3 executor: the program's native code.
-pub struct Native {
+/// Which steps a native executor compiles, and when it builds a sweep of
+/// the per-cycle steps: P3 compiles every scalar step ([`EveryScalarStep`]),
+/// the mixed engine only the members of native segments ([`Segments`]).
+pub trait Policy: Send + Sync + 'static {
+    /// The role step `s` of `shape` takes in a pass over steps: a step whose
+    /// role is [`Role::Native`] also runs natively on its own.
+    fn role(shape: &Shape, s: u32) -> Role;
+    /// The executor builds a sweep of `shape`'s per-cycle steps.
+    fn sweeps(shape: &Shape) -> bool;
+    /// Native code is built for the reads of one value: a function per
+    /// native step that calls no helper (a walk calls it), and one per
+    /// selective output cone at its first stale read. Without it, native
+    /// code is built only for whole passes (the sweep, `generate`'s rows),
+    /// and a read of a selective cone walks it, each native step as its
+    /// slot form's closure (which costs nothing to build).
+    const READ_FUNCTIONS: bool;
+}
+
+/// P3's policy: every scalar step is native (a node with no inline form is
+/// a call of its slot form), and a shape sweeps when every per-cycle step is
+/// a scalar or by-bytes one.
+pub struct EveryScalarStep;
+
+impl Policy for EveryScalarStep {
+    const READ_FUNCTIONS: bool = true;
+    #[inline]
+    fn role(shape: &Shape, s: u32) -> Role {
+        shape.compiled_role(s)
+    }
+    fn sweeps(shape: &Shape) -> bool {
+        shape.sweepable
+    }
+}
+
+/// The mixed engine's policy ([`crate::compile::segment`]): the steps
+/// segmentation admits are native; every other one runs by its node's rule,
+/// as the interpreter runs it (strings in place); a shape sweeps when every
+/// per-cycle step is pure and non-volatile.
+pub struct Segments;
+
+impl Policy for Segments {
+    /// Native code per segment of the whole passes only, so building the
+    /// engine costs one function per segment, as for the interpreter.
+    const READ_FUNCTIONS: bool = false;
+    #[inline]
+    fn role(shape: &Shape, s: u32) -> Role {
+        segment::mixed_role(&shape.program, s)
+    }
+    fn sweeps(shape: &Shape) -> bool {
+        segment::sweeps(&shape.program)
+    }
+}
+
+/// The native executor: the program's native code, the steps compiled as
+/// policy `P` says (P3: [`EveryScalarStep`]).
+pub struct Native<P: Policy = EveryScalarStep> {
     /// When the shape is sweepable: the per-cycle program, each run of
     /// scalar steps as one native function (by-bytes steps between them).
     sweep: Option<Sweep<NativeRun>>,
@@ -77,6 +133,7 @@ pub struct Native {
     row_reads: BuiltForms<RowReadKey, NativeRowRead>,
     /// The code every function pointer here points into (kept alive with them).
     _code: Code,
+    _policy: PhantomData<P>,
 }
 
 /// The compiled parts of a sweep, their scalar runs' ids turned into
@@ -85,6 +142,7 @@ fn native_parts(parts: Sweep<Option<(FuncId, Emitted)>>, code: &Code) -> Sweep<N
     let parts = parts.into_vec().into_iter().map(|part| match part {
         Part::Scalar(Some((id, emitted))) => Part::Scalar((code.function(id), emitted.fallible)),
         Part::Bytes(s) => Part::Bytes(s),
+        Part::Rule(s) => Part::Rule(s),
         Part::Scalar(None) => unreachable!("a sweep run failed to compile"),
     });
     parts.collect()
@@ -96,14 +154,14 @@ pub const CONE_ROOM_PER_STEP: usize = 4;
 /// See [`CONE_ROOM_PER_STEP`].
 pub const CONE_ROOM_BASE: usize = 4096;
 
-impl Native {
+impl<P: Policy> Native<P> {
     /// The sweep of output `out`'s per-cycle cone as native code — so a
     /// stale read of a selective cone runs its scalar steps in one call per
     /// run (the Pull kernel's way) — or `None`: the plan does not sweep, the
     /// cone is broad (the sweep serves it), or the cone sweeps already hold
     /// their share of memory. Built at the first call for `out`.
     fn cone_function(&self, shape: &Shape, out: usize) -> Option<&[Part<NativeRun>]> {
-        if self.sweep.is_none() || shape.broad_cone(out) {
+        if !P::READ_FUNCTIONS || self.sweep.is_none() || shape.broad_cone(out) {
             return None;
         }
         let build = || {
@@ -111,7 +169,7 @@ impl Native {
             let room =
                 self.cone_room.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| r.checked_sub(steps.len()));
             room.ok()?;
-            native_sweep(shape, steps)
+            native_sweep::<P>(shape, steps)
         };
         self.cones[out].get_or_init(build).as_ref().map(|c| &c.parts[..])
     }
@@ -120,16 +178,21 @@ impl Native {
 /// Steps `steps` of a sweepable shape as a sweep, each scalar run one
 /// native function of a new module (kept with the parts); `None` when code
 /// generation fails (the caller goes without the sweep).
-fn native_sweep(shape: &Shape, steps: &[u32]) -> Option<PartialSweep<NativeRun>> {
+fn native_sweep<P: Policy>(shape: &Shape, steps: &[u32]) -> Option<PartialSweep<NativeRun>> {
     let mut module = Module::new().ok()?;
     let mut failed = false;
-    let parts = compile_sweep(shape, steps, |run| match module.steps_function(&shape.program, &shape.layout, run) {
-        Ok(built) => Some(built),
-        Err(_) => {
-            failed = true;
-            None
-        }
-    });
+    let parts = compile_sweep(
+        shape,
+        steps,
+        |s| P::role(shape, s),
+        |run| match module.steps_function(&shape.program, &shape.layout, run) {
+            Ok(built) => Some(built),
+            Err(_) => {
+                failed = true;
+                None
+            }
+        },
+    );
     if failed {
         return None;
     }
@@ -248,7 +311,7 @@ fn build_row_read(shape: &Shape, inputs: usize, outs: &[usize]) -> Result<Option
     Ok(Some(NativeRowRead { f, fallible: emitted.fallible, inputs, outputs: outs.len(), _code: code }))
 }
 
-impl Native {
+impl<P: Policy> Native<P> {
     /// Steps that run as their own native function, the per-cycle steps
     /// the sweep computes (0 without a sweep), and how many native
     /// functions it runs them in.
@@ -261,12 +324,13 @@ impl Native {
 
 /// Builds the module of `shape`'s program: one function per inline step,
 /// and the sweep when the shape is sweepable.
-fn compile(shape: &Shape) -> Result<(Native, Vec<Option<NativeStep>>), String> {
+fn compile<P: Policy>(shape: &Shape) -> Result<(Native<P>, Vec<Option<NativeStep>>), String> {
     let (program, layout) = (&shape.program, &shape.layout);
+    let native: Vec<bool> = (0..program.steps.len() as u32).map(|s| P::role(shape, s) == Role::Native).collect();
     let mut module = Module::new()?;
     let mut ids = Vec::with_capacity(program.steps.len());
-    for (s, (step, facts)) in program.steps.iter().zip(shape.steps.iter()).enumerate() {
-        let id = match facts.scalar && step.def.lower.is_some() {
+    for (s, step) in program.steps.iter().enumerate() {
+        let id = match P::READ_FUNCTIONS && native[s] && step.def.lower.is_some() {
             true => {
                 let (id, emitted) = module.steps_function(program, layout, &[s as u32])?;
                 (!emitted.fallible).then_some(id)
@@ -275,17 +339,19 @@ fn compile(shape: &Shape) -> Result<(Native, Vec<Option<NativeStep>>), String> {
         };
         ids.push(id);
     }
-    let sweep = match shape.sweepable && !program.cycle_steps.is_empty() {
+    let sweep = match P::sweeps(shape) && !program.cycle_steps.is_empty() {
         true => {
             let mut failed = None;
-            let sweep =
-                compile_sweep(shape, &program.cycle_steps, |run| match module.steps_function(program, layout, run) {
+            let role = |s: u32| P::role(shape, s);
+            let sweep = compile_sweep(shape, &program.cycle_steps, role, |run| {
+                match module.steps_function(program, layout, run) {
                     Ok(built) => Some(built),
                     Err(e) => {
                         failed = Some(e);
                         None
                     }
-                });
+                }
+            });
             if let Some(e) = failed {
                 return Err(e);
             }
@@ -298,10 +364,10 @@ fn compile(shape: &Shape) -> Result<(Native, Vec<Option<NativeStep>>), String> {
     let steps = program
         .steps
         .iter()
-        .zip(shape.steps.iter())
+        .zip(native.iter())
         .zip(ids)
-        .map(|((step, facts), id)| {
-            facts.scalar.then(|| match id {
+        .map(|((step, &native), id)| {
+            native.then(|| match id {
                 Some(id) => {
                     native_steps += 1;
                     NativeStep::Native(code.function(id))
@@ -320,18 +386,19 @@ fn compile(shape: &Shape) -> Result<(Native, Vec<Option<NativeStep>>), String> {
         column_sweeps: ColumnSweeps::default(),
         row_reads: BuiltForms::new(ROW_READS),
         _code: code,
+        _policy: PhantomData,
     };
     Ok((native, steps))
 }
 
-impl Executor for Native {
+impl<P: Policy> Executor for Native<P> {
     type Step = NativeStep;
     type Run = NativeRun;
     type RowRead = NativeRowRead;
     const READS_ROWS: bool = true;
 
     fn build(shape: &Shape) -> (Self, Vec<Option<NativeStep>>) {
-        match compile(shape) {
+        match compile::<P>(shape) {
             Ok(built) => built,
             // Cranelift supports every machine this project builds for; a
             // failure here is a bug, reported as such (the binding turns the
@@ -388,7 +455,7 @@ impl Executor for Native {
 
     fn columns_sweep(&self, shape: &Shape, outs: &[usize]) -> Option<SharedSweep<NativeRun>> {
         self.sweep.as_ref()?;
-        self.column_sweeps.get(shape, outs, |steps| native_sweep(shape, steps))
+        self.column_sweeps.get(shape, outs, |steps| native_sweep::<P>(shape, steps))
     }
 
     fn row_loop(&self, shape: &Shape, coordinate: usize, outs: &[usize], step: u64) -> Option<Arc<dyn RowLoop>> {
@@ -457,7 +524,13 @@ pub type PushPullKernel = P3Kernel<modes::PushPull>;
 /// The native plan of `program`, built once and shared by every kernel of
 /// the program (on every thread).
 pub fn plan(program: &Arc<Program>) -> Arc<Plan<Native>> {
-    program.cache().get_or_init(|| Plan::<Native>::new(program.clone()))
+    plan_of::<EveryScalarStep>(program)
+}
+
+/// The native plan of `program` under policy `P`, built once and shared by
+/// every kernel of the program (on every thread).
+pub fn plan_of<P: Policy>(program: &Arc<Program>) -> Arc<Plan<Native<P>>> {
+    program.cache().get_or_init(|| Plan::<Native<P>>::new(program.clone()))
 }
 
 /// A new P3 kernel of mode `mode` over `program`.

@@ -1,13 +1,15 @@
 //! Raw's row read, the kernel's side: a stale read of scalar outputs (and
 //! a read that first writes the leading plain coordinates) served by the
 //! executor's row read ([`Executor::row_read`]), the reads kept per kernel
-//! so a loop of the same reads does not ask the plan.
+//! so a loop of the same reads does not ask the plan; and the kernel's row
+//! filler ([`CompiledRows`]), which runs a kept row read with one check.
 
 use super::{CompiledKernel, Sweep};
+use crate::engine::column::ColumnPart;
 use crate::engine::compiled::modes::{Mode, SweepPolicy};
 use crate::engine::compiled::plan::{Executor, RowReadKey};
 use crate::engine::compiled::shape::Shape;
-use crate::engine::{Kernel, RowReader};
+use crate::engine::{GenerateError, RowFill, RowFiller};
 use crate::error::EvalError;
 use std::sync::Arc;
 
@@ -26,7 +28,7 @@ fn row_read_is_for((inputs, read_for): &RowReadKey, values: &[u64], outs: &[usiz
 }
 
 impl<M: Mode, X: Executor> CompiledKernel<M, X> {
-    /// The kernel keeps a row read for the outputs `pull_slots` read last
+    /// The kernel keeps a row read for the outputs the last read of raw words read
     /// (diagnostics and tests).
     pub fn keeps_row_read(&self) -> bool {
         matches!(self.row_read, Some((_, Some(_))))
@@ -159,31 +161,33 @@ fn run_row_read<M: Mode, X: Executor>(
     true
 }
 
-/// The row reader of a compiled kernel ([`Kernel::row_reader`]). Once a
-/// read has found a row read that cannot fail for its inputs and outputs,
-/// the next reads of as many inputs run it with no other check: what it
-/// needs (scope-init done, no `None` in the buffer, a Raw kernel) holds
-/// until something else touches the kernel, which the reader's borrow
+/// The row filler of a compiled kernel ([`crate::engine::Kernel::rows`]). Once a read of
+/// raw words has found a row read that cannot fail for its inputs and
+/// outputs, the next reads of as many inputs run it with no other check:
+/// what it needs (scope-init done, no `None` in the buffer, a Raw kernel)
+/// holds until something else touches the kernel, which the filler's borrow
 /// rules out, and the row read itself stores only inputs. Each read still
-/// records its writes, as `write_u64` does: the read that found the row
+/// records its writes, as a u64 write does: the read that found the row
 /// read may have swept, and the next row's values make that sweep stale.
-/// Any other read is `pull_slots_at`'s, after which the reader looks again.
-pub struct CompiledRowReader<'k, M: Mode, X: Executor> {
+/// Any other read is [`CompiledKernel::read_words`]'s, after which the
+/// filler looks again. Rows pushed into columns and filled for `generate`
+/// are the kernel's own paths.
+pub struct CompiledRows<'k, M: Mode, X: Executor> {
     kernel: &'k mut CompiledKernel<M, X>,
     outs: &'k [usize],
     /// The row read the reads run, and how many inputs they write.
     bare: Option<(usize, Arc<X::RowRead>)>,
 }
 
-impl<'k, M: Mode, X: Executor> CompiledRowReader<'k, M, X> {
-    /// The reader of `outs` on `kernel`.
+impl<'k, M: Mode, X: Executor> CompiledRows<'k, M, X> {
+    /// The filler of `outs` on `kernel`.
     pub fn new(kernel: &'k mut CompiledKernel<M, X>, outs: &'k [usize]) -> Self {
         Self { kernel, outs, bare: None }
     }
 
-    /// See [`RowReader::read`].
+    /// See [`RowFiller::read_words`].
     #[inline(always)]
-    pub fn read(&mut self, values: &[u64], words: &mut [u64]) -> Result<(), EvalError> {
+    pub fn read(&mut self, values: &[u64], words: &mut [u64]) -> Result<(), GenerateError> {
         if let Some((inputs, read)) = &self.bare {
             // A read of no input reads the same round again, which stays
             // stale. (The read cannot fail, as checked when it was found;
@@ -200,19 +204,35 @@ impl<'k, M: Mode, X: Executor> CompiledRowReader<'k, M, X> {
         self.read_and_look_again(values, words)
     }
 
-    /// A read the kept row read did not serve: `pull_slots_at`'s, then the
+    /// A read the kept row read did not serve: the kernel's own, then the
     /// row read for the next reads looked for again (out of line, so the
     /// fast path saves no register).
     #[inline(never)]
-    fn read_and_look_again(&mut self, values: &[u64], words: &mut [u64]) -> Result<(), EvalError> {
-        let read = self.kernel.pull_slots_at(values, self.outs, words);
+    fn read_and_look_again(&mut self, values: &[u64], words: &mut [u64]) -> Result<(), GenerateError> {
+        let read = self.kernel.read_words(values, self.outs, words);
         self.bare = self.kernel.bare_row_read_for(values, self.outs).map(|found| (values.len(), found));
         read
     }
 }
 
-impl<M: Mode, X: Executor> RowReader for CompiledRowReader<'_, M, X> {
-    fn read(&mut self, values: &[u64], words: &mut [u64]) -> Result<(), EvalError> {
-        CompiledRowReader::read(self, values, words)
+impl<M: Mode, X: Executor> RowFiller for CompiledRows<'_, M, X> {
+    fn read_words(&mut self, values: &[u64], words: &mut [u64]) -> Result<(), GenerateError> {
+        CompiledRows::read(self, values, words)
+    }
+
+    fn push_row(&mut self, columns: &mut [ColumnPart<'_>]) -> Result<(), EvalError> {
+        self.kernel.push_row(self.outs, columns)
+    }
+
+    fn fill(&mut self, rows: &RowFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
+        self.kernel.fill_rows(rows, self.outs, columns)
+    }
+
+    fn fill_runs(
+        &mut self,
+        runs: &crate::engine::fanout::RunFill<'_>,
+        columns: &mut [ColumnPart<'_>],
+    ) -> Result<(), GenerateError> {
+        self.kernel.fill_runs(runs, self.outs, columns)
     }
 }
