@@ -262,6 +262,7 @@ class Program:
         threads: int = 1,
         coordinate: str | None = None,
         format: str = "numpy",
+        out: Any = None,
     ) -> Any:
         """Evaluates ``outputs`` for every cycle.
 
@@ -279,10 +280,20 @@ class Program:
         columns the core filled in Arrow's layout (no Python object per row;
         absent rows are nulls), typed by the declared types: see
         :data:`ARROW_TYPES`. It needs pyarrow.
+
+        ``out=`` writes the rows into numpy arrays the caller already has,
+        and returns them: a dict ``{name: array}`` (its names are the
+        outputs when ``outputs`` is not given), or one array for a single
+        output. Each array must be one-dimensional, C-contiguous, writable,
+        of the output's numpy dtype (``_core.numpy_dtype`` of its type: a
+        ``date`` is ``int32`` days, a ``timestamp`` ``int64`` milliseconds)
+        and exactly as long as the rows; only scalar outputs can be written
+        so. The core's row loop writes the arrays directly, so a loop that
+        calls ``generate`` again with the same arrays takes no new memory.
         """
         if self.needs_outer:
-            return self._bound_kernel("generate").generate(cycles, outputs, inputs, threads, coordinate, format)
-        return _generate(self, self._core, cycles, outputs, inputs, threads, coordinate, format)
+            return self._bound_kernel("generate").generate(cycles, outputs, inputs, threads, coordinate, format, out)
+        return _generate(self, self._core, cycles, outputs, inputs, threads, coordinate, format, out)
 
     def iter_batches(
         self,
@@ -292,7 +303,8 @@ class Program:
         inputs: Mapping[str, PyValue] | None = None,
         threads: int = 1,
         coordinate: str | None = None,
-    ) -> BatchIterator:
+        reuse: bool = False,
+    ) -> Iterator[Any]:
         """Yields the rows of :meth:`generate` as ``pyarrow.RecordBatch`` es of
         ``batch_rows`` rows (the last one may be shorter), in order, with the
         schema of ``generate(format="arrow")``. Memory stays bounded: the core
@@ -300,7 +312,19 @@ class Program:
         uses the current one, and holds at most three batches. Ctrl-C stops
         the workers and raises in the loop. The iterator is also an Arrow
         stream (``__arrow_c_stream__``) of the batches it has not yielded
-        (see :mod:`polydat.stream`). Needs pyarrow."""
+        (see :mod:`polydat.stream`). Needs pyarrow.
+
+        ``reuse=True`` yields ``{name: numpy array}`` instead (scalar outputs
+        only), and every batch is written into the same arrays: the arrays
+        of a batch are overwritten by the next one (copy what you keep; the
+        last batch's arrays are the first rows of the same buffers). No
+        memory is taken per batch, and no batch is made ahead."""
+        if reuse:
+            if self.needs_outer:
+                return self._bound_kernel("iter_batches").iter_batches(
+                    cycles, batch_rows, outputs, inputs, threads, coordinate, reuse
+                )
+            return _reused_batches(self, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
         return iter(self.stream(cycles, batch_rows, outputs, inputs, threads, coordinate))
 
     def stream(
@@ -598,11 +622,12 @@ class Kernel:
         threads: int = 1,
         coordinate: str | None = None,
         format: str = "numpy",
+        out: Any = None,
     ) -> Any:
         """:meth:`Program.generate` from this kernel's state: the rows run on
         kernels of the same scope (its bindings to outer scopes, its current
         inputs), one per thread; ``inputs`` fixes more inputs for the run."""
-        return _generate(self.program, self._core, cycles, outputs, inputs, threads, coordinate, format)
+        return _generate(self.program, self._core, cycles, outputs, inputs, threads, coordinate, format, out)
 
     def iter_batches(
         self,
@@ -612,8 +637,11 @@ class Kernel:
         inputs: Mapping[str, PyValue] | None = None,
         threads: int = 1,
         coordinate: str | None = None,
-    ) -> BatchIterator:
+        reuse: bool = False,
+    ) -> Iterator[Any]:
         """:meth:`Program.iter_batches` from this kernel's state (see :meth:`generate`)."""
+        if reuse:
+            return _reused_batches(self.program, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
         return iter(self.stream(cycles, batch_rows, outputs, inputs, threads, coordinate))
 
     def stream(
@@ -638,9 +666,18 @@ def _generate(
     threads: int,
     coordinate: str | None,
     format: str,
+    out: Any = None,
 ) -> Any:
     """``generate`` of ``program``'s rows on ``core`` (a core program, or a
-    core kernel whose scope the rows run in): numpy columns or an Arrow table."""
+    core kernel whose scope the rows run in): numpy columns or an Arrow table;
+    with ``out``, the caller's arrays filled."""
+    if out is not None:
+        if format != "numpy":
+            raise ArgumentError(f"out= takes numpy arrays: it goes with format='numpy', not {format!r}")
+        names, arrays, single = _out_arrays(out, outputs)
+        coordinate, start, rows, step, names, fixed = program._run_args(cycles, names, inputs, threads, coordinate)
+        filled = core.generate(coordinate, start, rows, step, names, fixed, threads=threads, out=arrays)
+        return filled[names[0]] if single else filled
     if format == "arrow":
         pa = _pyarrow("generate(format='arrow')")
         stream = batch_stream(program, core, cycles, outputs, inputs, threads, coordinate, GENERATE_BATCH_ROWS)
@@ -650,6 +687,63 @@ def _generate(
         raise ArgumentError(f"format must be 'numpy' or 'arrow', not {format!r}")
     coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)
     return core.generate(coordinate, start, rows, step, names, fixed, threads=threads)
+
+
+def _out_arrays(out: Any, outputs: Sequence[str] | None) -> tuple[list[str], list[Any], bool]:
+    """The output names and arrays of ``generate``'s ``out=`` (a dict of
+    arrays, or one array for one output), and whether it was one array.
+    The arrays themselves are checked by the core."""
+    if isinstance(out, Mapping):
+        names = list(out)
+        if outputs is not None and _names(outputs, "outputs") != names:
+            raise ArgumentError(f"out= has arrays for {names}, but outputs= names {list(outputs)}: give the same names")
+        if not names:
+            raise ArgumentError("out= needs at least one array")
+        return names, [out[n] for n in names], False
+    if outputs is None:
+        raise ArgumentError("out= is one array: name its output (outputs=['name']), or pass {name: array}")
+    names = _names(outputs, "outputs")
+    if len(names) != 1:
+        raise ArgumentError(f"out= is one array, but outputs= names {len(names)} outputs: pass {{name: array}}")
+    return names, [out], True
+
+
+def _reused_batches(
+    program: Program,
+    core: Any,
+    cycles: range | int | tuple[int, int],
+    batch_rows: int,
+    outputs: Sequence[str] | None,
+    inputs: Mapping[str, PyValue] | None,
+    threads: int,
+    coordinate: str | None,
+) -> Iterator[dict[str, Any]]:
+    """``iter_batches(reuse=True)``: every batch written into the same numpy
+    arrays (one per output, allocated here once), yielded as ``{name: array}``."""
+    import numpy as np
+
+    if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
+        raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
+    coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)
+    types = {**program.outputs, **program.input_types}
+    dtypes = {name: _core.numpy_dtype(types[name]) for name in names}
+    refused = [n for n, d in dtypes.items() if d is None]
+    if refused:
+        raise ArgumentError(
+            f"reuse=True writes numpy arrays of scalar outputs; {refused[0]!r} is {types[refused[0]]}"
+        )
+    arrays = {name: np.empty(min(batch_rows, rows), dtypes[name]) for name in names}
+
+    def batches() -> Iterator[dict[str, Any]]:
+        done = 0
+        while done < rows:
+            n = min(batch_rows, rows - done)
+            views = [arrays[name][:n] for name in names]
+            first = (start + done * step) % 2**64
+            yield core.generate(coordinate, first, n, step, names, fixed, threads=threads, out=views)
+            done += n
+
+    return batches()
 
 
 def _stream(

@@ -303,6 +303,11 @@ fn finish_array(
         polydat_core::PortType::Date => array.call_method1(py, "astype", ("datetime64[D]",))?,
         _ => array,
     };
+    masked(py, array, rows, nulls)
+}
+
+/// `array`, or a `numpy.ma.MaskedArray` over it masking rows `nulls`.
+fn masked(py: Python<'_>, array: PyObject, rows: usize, nulls: &[usize]) -> PyResult<PyObject> {
     if nulls.is_empty() {
         return Ok(array);
     }
@@ -312,6 +317,13 @@ fn finish_array(
     let kwargs = PyDict::new(py);
     kwargs.set_item("mask", mask.into_pyarray(py))?;
     Ok(masked.call((array,), Some(&kwargs))?.unbind())
+}
+
+/// The numpy dtype of a column of declared type `type_name` (None for a
+/// variable-size type: str, bytes, json).
+#[pyfunction]
+fn numpy_dtype(py: Python<'_>, type_name: &str) -> PyResult<Option<&'static str>> {
+    Ok(host::HostArray::dtype(port_type(py, type_name)?))
 }
 
 /// The node catalog as JSON text.
@@ -519,10 +531,11 @@ impl Program {
 
     /// Runs `rows` cycles `start, start + step, ...` writing `coordinate`,
     /// with `fixed` inputs written once per kernel; returns {name: numpy
-    /// array} for every name in `outputs` (an output, or an input). The GIL
-    /// is released; Ctrl-C stops every worker within about 50 ms and raises
-    /// `KeyboardInterrupt`.
-    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1))]
+    /// array} for every name in `outputs` (an output, or an input). `out`
+    /// gives the caller's numpy array for each output, written in place
+    /// (see `generate_dict`). The GIL is released; Ctrl-C stops every worker
+    /// within about 50 ms and raises `KeyboardInterrupt`.
+    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, out=None))]
     #[allow(clippy::too_many_arguments)]
     fn generate<'py>(
         &self,
@@ -534,12 +547,13 @@ impl Program {
         outputs: Vec<String>,
         fixed: Vec<(String, Bound<'py, PyAny>)>,
         threads: usize,
+        out: Option<Vec<Bound<'py, PyAny>>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         contained(py, || {
             let (plan, sources) = self.row_plan(py, coordinate, start, rows, step, &outputs, &fixed)?;
             let (program, kind) = (&self.inner, self.kind);
             let make = || engine::Generator::new(program, kind, &plan, &sources, threads);
-            generate_dict(py, program, &plan, &sources, &outputs, make)
+            generate_dict(py, program, &plan, &sources, &outputs, out, make)
         })
     }
 
@@ -851,7 +865,7 @@ impl Kernel {
 
     /// `generate` from this kernel's state: the rows run on kernels of the
     /// same scope (its bindings, its current inputs), one per thread.
-    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1))]
+    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, out=None))]
     #[allow(clippy::too_many_arguments)]
     fn generate<'py>(
         &self,
@@ -863,6 +877,7 @@ impl Kernel {
         outputs: Vec<String>,
         fixed: Vec<(String, Bound<'py, PyAny>)>,
         threads: usize,
+        out: Option<Vec<Bound<'py, PyAny>>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         contained(py, || {
             let program = self.scope.program().clone();
@@ -870,7 +885,7 @@ impl Kernel {
             let (maker, preset) = self.maker();
             let kind = self.scope.kind();
             let make = || engine::Generator::with_maker(&program, kind, maker, preset, &plan, &sources, threads);
-            generate_dict(py, &program, &plan, &sources, &outputs, make)
+            generate_dict(py, &program, &plan, &sources, &outputs, out, make)
         })
     }
 
@@ -916,27 +931,51 @@ impl Kernel {
 /// `generate`'s result, `{name: numpy array}` for `names` (the columns of
 /// `sources`): the generator `make` builds runs over the plan's rows without
 /// the GIL (Ctrl-C stops every worker and raises `KeyboardInterrupt`);
-/// scalar outputs of many rows go straight into numpy's own arrays.
+/// scalar outputs of many rows go straight into numpy's own arrays. With
+/// `out` (one caller's array per column, each an output's), the rows go
+/// straight into those arrays, which the dict then holds; an array that
+/// does not fit its column is an `ArgumentError` naming it, before any row
+/// is made.
 fn generate_dict<'py>(
     py: Python<'py>,
     program: &polydat_core::Program,
     plan: &RowPlan,
     sources: &[engine::ColumnSource],
     names: &[String],
+    out: Option<Vec<Bound<'py, PyAny>>>,
     make: impl FnOnce() -> Result<engine::Generator, GenerateError> + Send,
 ) -> PyResult<Bound<'py, PyDict>> {
     let interrupt = SignalWatch::new();
     let hook = || interrupt.interrupted();
     let stop = Stop::with_hook(&hook);
-    let mut arrays: Vec<Option<host::HostArray<'py>>> = sources
-        .iter()
-        .map(|s| match *s {
-            engine::ColumnSource::Output(o) if plan.rows() >= host::HOST_MIN_ROWS => {
-                host::HostArray::zeros(py, program.outputs[o].ty, plan.rows())
+    let callers = out.is_some();
+    let mut arrays: Vec<Option<host::HostArray<'py>>> = match out {
+        Some(given) => {
+            if given.len() != sources.len() {
+                let message = format!("out= gives {} arrays for {} outputs", given.len(), sources.len());
+                return Err(py_error(py, "ArgumentError", (message,)));
             }
-            _ => None,
-        })
-        .collect();
+            let lend = |((array, source), name): ((Bound<'py, PyAny>, &engine::ColumnSource), &String)| {
+                let lent = match *source {
+                    engine::ColumnSource::Output(o) => {
+                        host::HostArray::lend(&array, program.outputs[o].ty, plan.rows())
+                    }
+                    engine::ColumnSource::Input(_) => Err("is an input, which generate does not compute".to_string()),
+                };
+                lent.map(Some).map_err(|m| py_error(py, "ArgumentError", (format!("out['{name}']: {m}"),)))
+            };
+            given.into_iter().zip(sources).zip(names).map(lend).collect::<PyResult<_>>()?
+        }
+        None => sources
+            .iter()
+            .map(|s| match *s {
+                engine::ColumnSource::Output(o) if plan.rows() >= host::HOST_MIN_ROWS => {
+                    host::HostArray::zeros(py, program.outputs[o].ty, plan.rows())
+                }
+                _ => None,
+            })
+            .collect(),
+    };
     let lent = arrays.iter_mut().map(|a| a.as_mut().map(|a| a.rows()).transpose()).collect::<PyResult<_>>()?;
     let result = py.allow_threads(|| make()?.fill_into(plan.start, plan.rows, &stop, lent));
     let columns = match result {
@@ -947,6 +986,8 @@ fn generate_dict<'py>(
     for (((name, column), array), source) in names.iter().zip(columns).zip(arrays).zip(sources) {
         let value = match (column, array, *source) {
             (Filled::Column(column), _, _) => column_to_py(py, column)?,
+            // The caller's own array, as given (a masked view of it where rows are None).
+            (Filled::InPlace { nulls }, Some(array), _) if callers => masked(py, array.array(), plan.rows(), &nulls)?,
             (Filled::InPlace { nulls }, Some(array), engine::ColumnSource::Output(o)) => {
                 finish_array(py, array.array(), program.outputs[o].ty, plan.rows(), &nulls)?
             }
@@ -1252,6 +1293,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(text_header, m)?)?;
     m.add_function(wrap_pyfunction!(_encode_column, m)?)?;
     m.add_function(wrap_pyfunction!(fill_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(numpy_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(fanout::fanout, m)?)?;
     m.add_function(wrap_pyfunction!(fanout::fanout_rows, m)?)?;
     m.add_function(wrap_pyfunction!(fanout::fanout_supported, m)?)?;
