@@ -323,3 +323,20 @@ def test_a_volatile_phase_walks_its_scopes(tmp_path: Path) -> None:
     assert w.chain().native(w.phases[0]) is None, "a counter would carry on from one parent to the next"
     rows = w.table("p").to_pylist()
     assert [r["k"] for r in rows] == [0, 0, 1, 1, 2, 2]
+
+
+def test_a_native_phase_writes_a_file_as_it_writes_a_stream(tmp_path: Path) -> None:
+    """A table written to a file (its text appended by the core, batch after
+    batch) is the text written to any other stream."""
+    path = tmp_path / "fanout.yaml"
+    path.write_text(FANOUT)
+    w = Workload.load(path)
+    for phase in w.phases:
+        for fmt in ("csv", "jsonl"):
+            buf = io.BytesIO()
+            w.write(phase, buf, fmt, 2)
+            target = tmp_path / f"{phase.name}.{fmt}"
+            with open(target, "wb") as f:
+                rows = w.write(phase, f, fmt, 2)
+            assert target.read_bytes() == buf.getvalue(), (phase.name, fmt)
+            assert rows == len(buf.getvalue().splitlines()) - (fmt == "csv")

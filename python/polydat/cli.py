@@ -24,6 +24,7 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .errors import PolydatError
+from .stream import file_path
 
 if TYPE_CHECKING:
     from .api import Program
@@ -180,10 +181,15 @@ def plan_run(args: argparse.Namespace) -> RunPlan:
     return RunPlan(prog, cycles, names, inputs, column, args.format, args.threads, args.progress)
 
 
+def _shows_progress(mode: str) -> bool:
+    """A run with progress ``mode`` shows a bar (see :func:`_progress`)."""
+    return mode == "always" or (mode == "auto" and sys.stderr.isatty())
+
+
 def _progress(total: int, mode: str) -> Any:
     """A tqdm bar on stderr: ``always``, ``never``, or ``auto`` (on a terminal,
     once the run has taken ``PROGRESS_DELAY`` seconds)."""
-    if mode == "never" or (mode == "auto" and not sys.stderr.isatty()):
+    if not _shows_progress(mode):
         return None
     from tqdm import tqdm
 
@@ -198,29 +204,27 @@ def _segments(cycles: range) -> Iterator[range]:
         yield range(first, min(first + SEGMENT_ROWS, cycles.stop))
 
 
+def _streams(plan: RunPlan, encode: str | None) -> Iterator[Any]:
+    """The core's batch stream of each segment of the plan's cycles (see
+    :func:`_segments`), opened one after another."""
+    from .api import batch_stream
+
+    for segment in _segments(plan.cycles):
+        yield batch_stream(
+            plan.prog, plan.prog._core, segment, plan.names, plan.inputs, plan.threads, None, BATCH_ROWS,
+            encode=encode, cycles_column=plan.column,
+        )
+
+
 def _batches(plan: RunPlan, encode: str | None) -> Iterator[tuple[int, Any]]:
     """The plan's rows as the core's batch stream gives them, ``(rows, item)``
     per batch (an item is CSV or JSONL text, or an Arrow batch when
     ``encode`` is None), advancing the progress bar. The core generates the
     next batch on ``--threads`` workers while this one is written."""
-    from .api import batch_stream
-
     cycles = plan.cycles
     bar = _progress(cycles.stop - cycles.start, plan.progress)  # len() overflows past 2**63
     try:
-        for segment in _segments(cycles):
-            stream = batch_stream(
-                plan.prog,
-                plan.prog._core,
-                segment,
-                plan.names,
-                plan.inputs,
-                plan.threads,
-                None,
-                BATCH_ROWS,
-                encode=encode,
-                cycles_column=plan.column,
-            )
+        for segment, stream in zip(_segments(cycles), _streams(plan, encode)):
             left = len(segment)
             try:
                 for item in stream:
@@ -246,11 +250,17 @@ def write_rows(plan: RunPlan, out: IO[bytes], header: bool = True) -> int:
         from . import _core
 
         out.write(_core.text_header(names, "csv"))
+    path = file_path(out)
+    if path is not None and not _shows_progress(plan.progress):
+        out.flush()
+        return sum(stream.write_text(path) for stream in _streams(plan, plan.fmt))
     total = 0
     for rows, text in _batches(plan, plan.fmt):
         out.write(text)
         total += rows
     return total
+
+
 
 
 def write_parquet(plan: RunPlan, out: IO[bytes]) -> int:
@@ -389,6 +399,7 @@ def open_output(path: str | None) -> Iterator[IO[bytes]]:
         raise UsageError(f"-o {path}: cannot create a file in {directory}: {err.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as f:
+            f.raw.name = tmp  # type: ignore[attr-defined]  # the file's path (the core may append to it)
             yield f
             f.flush()
             os.fsync(f.fileno())

@@ -20,12 +20,28 @@ batches.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
-from typing import Any
+from typing import IO, Any
 
 from .errors import ArgumentError
 
-__all__ = ["Stream", "BatchIterator"]
+__all__ = ["Stream", "BatchIterator", "file_path"]
+
+
+def file_path(out: IO[bytes]) -> str | None:
+    """The path of ``out`` when it is a regular file that the core may
+    append to once ``out`` is flushed (a batch stream's ``write_text``:
+    the text goes there with no Python object per batch), else None."""
+    name = getattr(out, "name", None)
+    if not isinstance(name, str) or not os.path.isfile(name):
+        return None
+    try:
+        if out.isatty() or os.fstat(out.fileno()).st_ino != os.stat(name).st_ino:
+            return None
+    except (OSError, ValueError, AttributeError):
+        return None
+    return name
 
 
 class Stream:

@@ -74,6 +74,7 @@ from typing import IO, Any
 
 from .api import _filtered
 from .errors import ArgumentError, CompileError, Diagnostic, PolydatError
+from .stream import file_path
 
 __all__ = ["Workload", "Phase", "Level", "WorkloadError"]
 
@@ -469,6 +470,10 @@ class Workload:
             raise ArgumentError(f"format must be csv, jsonl, parquet or arrow, not {format!r}")
         if format == "csv" and (part is None or part[0] == 0):
             out.write(_core.text_header(columns, "csv"))
+        native, path = chain.native(phase), file_path(out)
+        if native is not None and path is not None:
+            out.flush()
+            return native.write_text(threads, format, part, path)
         total = 0
         for text, rows in chain.stream(phase, threads, format, part):
             out.write(text)
@@ -1108,8 +1113,9 @@ class _Native:
             where=plan.where,
         )
 
-    def stream(self, threads: int, encode: str | None, part: tuple[int, int] | None) -> Iterator[tuple[Any, int]]:
-        """(batch, rows) of the phase's rows (see :meth:`_Chain.stream`)."""
+    def open(self, threads: int, encode: str | None, part: tuple[int, int] | None) -> Any:
+        """The core's batch stream of the phase's rows (of part ``part``),
+        or None when there are none."""
         from . import _core
 
         if self.parents is None:
@@ -1117,29 +1123,47 @@ class _Native:
             start, rows = self.cycles
             lo, hi = _part_bounds(rows, part)
             if hi == lo:
-                return
-            batches = self.kernel.batches(
+                return None
+            return self.kernel.batches(
                 self.coordinate, start + lo, hi - lo, 1, self.columns, [], threads=threads,
                 batch_rows=RUN_BATCH_ROWS, encode=encode,
             )
-        else:
-            lo, hi = _part_bounds(len(self.parents), part)
-            if hi == lo:
-                return
-            iteration = (self.name, "ordinal", "row_offset")
-            first, step = self.parents.start, self.parents.step
-            count = self.count if isinstance(self.count, str) else tuple(self.count)
-            try:
-                before = _core.fanout_rows(self.kernel, iteration, first, step, lo, count, threads=threads) if lo else 0
-                batches = _core.fanout(
-                    self.kernel, iteration, first + lo * step, step, hi - lo, count, self.columns,
-                    first_ordinal=lo, first_row=before, threads=threads, batch_rows=RUN_BATCH_ROWS, encode=encode,
-                )
-            except PolydatError as err:
-                raise self._error(err) from None
+        lo, hi = _part_bounds(len(self.parents), part)
+        if hi == lo:
+            return None
+        iteration = (self.name, "ordinal", "row_offset")
+        first, step = self.parents.start, self.parents.step
+        count = self.count if isinstance(self.count, str) else tuple(self.count)
+        try:
+            before = _core.fanout_rows(self.kernel, iteration, first, step, lo, count, threads=threads) if lo else 0
+            return _core.fanout(
+                self.kernel, iteration, first + lo * step, step, hi - lo, count, self.columns,
+                first_ordinal=lo, first_row=before, threads=threads, batch_rows=RUN_BATCH_ROWS, encode=encode,
+            )
+        except PolydatError as err:
+            raise self._error(err) from None
+
+    def stream(self, threads: int, encode: str | None, part: tuple[int, int] | None) -> Iterator[tuple[Any, int]]:
+        """(batch, rows) of the phase's rows (see :meth:`_Chain.stream`)."""
+        batches = self.open(threads, encode, part)
+        if batches is None:
+            return
         try:
             for batch in batches:
                 yield batch, batches.rows
+        except PolydatError as err:
+            raise self._error(err) from None
+        finally:
+            batches.close()
+
+    def write_text(self, threads: int, encode: str, part: tuple[int, int] | None, path: str) -> int:
+        """Appends the phase's rows as ``encode`` text to the file at ``path``
+        from the core (no Python object per batch); returns the rows."""
+        batches = self.open(threads, encode, part)
+        if batches is None:
+            return 0
+        try:
+            return int(batches.write_text(path))
         except PolydatError as err:
             raise self._error(err) from None
         finally:

@@ -294,6 +294,15 @@ impl BatchStream {
     }
 }
 
+/// Appends the text of one batch of columns (named `names`) to `out`.
+fn encode_text(encode: Encode, names: &[&str], columns: &[Column], out: &mut Vec<u8>) {
+    let refs: Vec<&Column> = columns.iter().collect();
+    match encode {
+        Encode::Csv => text::csv_rows(&refs, out),
+        _ => text::jsonl_rows(names, &refs, out),
+    }
+}
+
 /// The batches of a [`BatchStream`] handed to an Arrow C stream consumer,
 /// which may call from any thread: the reader waits on the producer without
 /// the GIL (the producer never takes it). The producer starts at the first
@@ -398,12 +407,8 @@ impl BatchStream {
             Encode::Csv | Encode::Jsonl => {
                 let text = py.allow_threads(|| {
                     guarded(|| {
-                        let refs: Vec<&Column> = columns.iter().collect();
                         let mut out = Vec::new();
-                        match encode {
-                            Encode::Csv => text::csv_rows(&refs, &mut out),
-                            _ => text::jsonl_rows(&names, &refs, &mut out),
-                        }
+                        encode_text(encode, &names, &columns, &mut out);
                         out
                     })
                 });
@@ -420,6 +425,73 @@ impl BatchStream {
     /// Stops generating (the stream yields nothing more).
     fn close(&mut self) {
         self.finish();
+    }
+
+    /// Appends the rest of a text stream (CSV or JSON Lines rows) to the
+    /// file at `path`, batch after batch, without the GIL and without a
+    /// Python object per batch; returns the rows written. Ctrl-C stops the
+    /// producer and raises; a failed write is an `OSError`.
+    fn write_text(&mut self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<usize> {
+        if self.encode == Encode::Arrow {
+            return Err(py_error(py, "ArgumentError", ("write_text writes a stream of text (csv or jsonl)",)));
+        }
+        let mut file = std::fs::OpenOptions::new().append(true).open(&path)?;
+        let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
+        let (mut text, mut total) = (Vec::new(), 0);
+        loop {
+            let producer = match self.feed.producer() {
+                Ok(Some(producer)) => producer,
+                Ok(None) => return Ok(total),
+                Err(e) => {
+                    self.feed = Feed::Over;
+                    return Err(py_error(py, "InternalError", (e,)));
+                }
+            };
+            match py.allow_threads(|| producer.next(Some(SIGNAL_POLL))) {
+                Ok(Ok(columns)) => {
+                    total += columns.first().map_or(0, Column::len);
+                    let written = py.allow_threads(|| {
+                        guarded(|| {
+                            text.clear();
+                            encode_text(self.encode, &names, &columns, &mut text);
+                            std::io::Write::write_all(&mut file, &text)
+                        })
+                    });
+                    match written {
+                        // Between batches, as a loop of `__next__` would, a signal's handler runs.
+                        Ok(Ok(())) => {
+                            if let Err(e) = py.check_signals() {
+                                self.feed = Feed::Over;
+                                return Err(e);
+                            }
+                        }
+                        Ok(Err(e)) => {
+                            self.feed = Feed::Over;
+                            return Err(e.into());
+                        }
+                        Err(panic) => {
+                            self.feed = Feed::Over;
+                            let message = format!("internal error (a Rust panic): {panic}");
+                            return Err(py_error(py, "InternalError", (message,)));
+                        }
+                    }
+                }
+                Ok(Err(e)) => {
+                    self.feed = Feed::Over;
+                    return Err(generate_error(py, e));
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if let Err(e) = py.check_signals() {
+                        self.feed = Feed::Over;
+                        return Err(e);
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.feed = Feed::Over;
+                    return Ok(total);
+                }
+            }
+        }
     }
 
     /// The Arrow PyCapsule stream interface: the rest of the stream as an

@@ -40,6 +40,7 @@ pub fn csv_header(names: &[&str], out: &mut Vec<u8>) {
 /// Appends the CSV rows of `columns` (all of the same length) to `out`.
 pub fn csv_rows(columns: &[&Column], out: &mut Vec<u8>) {
     let rows = columns.first().map_or(0, |c| c.len());
+    out.reserve(text_bytes(columns, rows));
     let single = columns.len() == 1;
     let mut cells: Vec<Cells<'_>> = columns.iter().map(|c| Cells::new(c)).collect();
     let mut floats = ryu::Buffer::new();
@@ -134,6 +135,23 @@ pub fn jsonl_rows(names: &[&str], columns: &[&Column], out: &mut Vec<u8>) {
         }
         out.extend_from_slice(b"}\n");
     }
+}
+
+/// At least the bytes of the text of `rows` rows of `columns` in most cases
+/// (the widest a number prints, a text's bytes and its quotes), so the
+/// text is written with no reallocation: unused room is never touched.
+fn text_bytes(columns: &[&Column], rows: usize) -> usize {
+    let per_row: usize = columns
+        .iter()
+        .map(|c| match &c.data {
+            ColumnData::Var(v) => 3 + v.data.len().div_ceil(rows.max(1)),
+            ColumnData::Bool(_) => 6,
+            ColumnData::I32(_) if c.ty == PortType::Date => 12,
+            ColumnData::I64(_) if c.ty == PortType::Timestamp => 26,
+            _ => 25,
+        })
+        .sum();
+    rows.saturating_mul(per_row + 1)
 }
 
 /// A column's rows with a cursor over its (ascending) null rows, so a row's
