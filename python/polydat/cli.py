@@ -24,10 +24,14 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .errors import PolydatError
-from .stream import file_path
+from .stream import file_path, parquet_writer
 
 if TYPE_CHECKING:
     from .api import Program
+
+# The command line does no linear algebra; numpy (which pyarrow loads for
+# Parquet and Arrow) would start BLAS threads that spin while idle.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 BATCH_ROWS = 1 << 16
 """Rows per batch while streaming output (memory is bounded by a few batches)."""
@@ -270,7 +274,7 @@ def write_parquet(plan: RunPlan, out: IO[bytes]) -> int:
     ``out`` may be a pipe; a terminal is refused."""
     try:
         import pyarrow as pa
-        import pyarrow.parquet as pq
+        import pyarrow.parquet  # noqa: F401
     except ImportError:
         raise UsageError("--format parquet needs pyarrow: pip install 'polydat[parquet]'") from None
     if out.isatty():
@@ -280,7 +284,7 @@ def write_parquet(plan: RunPlan, out: IO[bytes]) -> int:
     if plan.column:
         schema = schema.insert(0, pa.field(plan.column, pa.uint64()))
     assert schema.names == names
-    writer = pq.ParquetWriter(out, schema)
+    writer = parquet_writer(out, schema)
     total = 0
     try:
         for rows, batch in _batches(plan, None):

@@ -74,7 +74,7 @@ from typing import IO, Any
 
 from .api import _filtered
 from .errors import ArgumentError, CompileError, Diagnostic, PolydatError
-from .stream import file_path
+from .stream import file_path, parquet_writer
 
 __all__ = ["Workload", "Phase", "Level", "WorkloadError"]
 
@@ -446,10 +446,9 @@ class Workload:
         columns = chain.columns(phase)
         if format in ("parquet", "arrow"):
             import pyarrow as pa
-            import pyarrow.parquet as pq
 
             def open_writer(schema: Any) -> Any:
-                return pq.ParquetWriter(out, schema) if format == "parquet" else pa.ipc.new_stream(out, schema)
+                return parquet_writer(out, schema) if format == "parquet" else pa.ipc.new_stream(out, schema)
 
             writer = None
             total = 0

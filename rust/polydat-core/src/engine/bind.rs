@@ -624,7 +624,9 @@ impl Kernel for ScopedKernel {
     #[inline]
     fn write_u64(&mut self, input: usize, value: u64) -> Result<(), WriteError> {
         match self.slots[input] {
-            Slot::Own => {
+            // An iteration variable is written as an own input is (`write`
+            // treats the two alike): a one-to-many phase rewrites it per parent.
+            Slot::Own | Slot::Iteration => {
                 self.inner.write_u64(input, value)?;
                 self.wrote();
                 Ok(())

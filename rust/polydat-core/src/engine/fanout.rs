@@ -422,10 +422,9 @@ fn enter(
     i: usize,
     row_offset: u64,
 ) -> Result<(), GenerateError> {
-    let value = plan.first.wrapping_add((i as u64).wrapping_mul(plan.step));
-    let ordinal = plan.first_ordinal.wrapping_add(i as u64);
-    for (input, v) in [(plan.parent, value), (plan.ordinal, ordinal), (plan.row_offset, row_offset)] {
-        kernel.write(input, Value::U64(v)).map_err(GenerateError::Write)?;
+    let inputs = [plan.parent, plan.ordinal, plan.row_offset];
+    for (input, v) in inputs.into_iter().zip(parent_inputs(plan, i, row_offset)) {
+        kernel.write_u64(input, v).map_err(GenerateError::Write)?;
     }
     if reinit {
         kernel.invalidate_all();
@@ -447,9 +446,13 @@ fn count_of(plan: &FanOutPlan, kernel: &mut dyn Kernel) -> Result<u64, GenerateE
     };
     // A new scope's coordinate is 0 when its count is read.
     if let Some(c) = plan.coordinate {
-        kernel.write(c, Value::U64(0)).map_err(GenerateError::Write)?;
+        kernel.write_u64(c, 0).map_err(GenerateError::Write)?;
     }
     let value = match source {
+        // An unsigned count is read as its word (no value made).
+        ColumnSource::Output(o) if matches!(kernel.program().outputs[o].ty, PortType::U64 | PortType::U32) => {
+            return kernel.pull_word(o).map_err(GenerateError::Eval);
+        }
         ColumnSource::Output(o) => kernel.pull(o).map_err(GenerateError::Eval)?,
         ColumnSource::Input(i) => kernel.input_value(i),
     };

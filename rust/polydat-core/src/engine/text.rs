@@ -189,7 +189,7 @@ fn csv_field(bytes: &[u8], single: bool, out: &mut Vec<u8>) {
         out.extend_from_slice(b"\"\"");
         return;
     }
-    if !bytes.iter().any(|&b| b == b',' || b == b'"' || b == b'\n') {
+    if memchr::memchr3(b',', b'"', b'\n', bytes).is_none() {
         out.extend_from_slice(bytes);
         return;
     }
@@ -292,11 +292,12 @@ fn hundredths_text(x: f64, out: &mut Vec<u8>) -> bool {
     if !(0.01..1e13).contains(&a) {
         return false;
     }
-    let n = (a * 100.0).round();
-    if n / 100.0 != a {
+    // The nearest whole number of hundredths (when `a` is one, `a * 100`
+    // is within a rounding error of it), checked by dividing back.
+    let n = (a * 100.0 + 0.5) as u64;
+    if n as f64 / 100.0 != a {
         return false;
     }
-    let n = n as u64;
     if x < 0.0 {
         out.push(b'-');
     }
