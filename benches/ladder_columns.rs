@@ -4,6 +4,7 @@
 //! `Vec<u64>` columns allocated once and reused for every round (`reused`),
 //! and into four columns allocated afresh each round (`fresh`). Prints the
 //! best round's ns per row of each as JSON, for the Python bench to read.
+//! `--only reused` (or `fresh`) runs one of the two (for instruction counts).
 //!
 //!     cargo bench -p polydat-core --bench ladder_columns -- --rows 10000000 --rounds 5
 
@@ -38,20 +39,29 @@ fn arg(name: &str, default: usize) -> usize {
 fn main() {
     let rows = arg("--rows", 10_000_000);
     let rounds = arg("--rounds", 5).max(1);
+    let args: Vec<String> = std::env::args().collect();
+    let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).cloned().unwrap_or_default();
     let (tenant, operation) = (black_box(TENANT_SEED), black_box(OPERATION_SEED));
     let mut reused: [Vec<u64>; 4] = std::array::from_fn(|_| vec![1u64; rows]);
     let (mut best_reused, mut best_fresh) = (f64::INFINITY, f64::INFINITY);
     for _ in 0..rounds {
-        let start = Instant::now();
+        if only != "fresh" {
+            let start = Instant::now();
+            fill(&mut reused, tenant, operation);
+            black_box(&reused);
+            best_reused = best_reused.min(start.elapsed().as_secs_f64());
+        }
+        if only != "reused" {
+            let start = Instant::now();
+            let mut fresh: [Vec<u64>; 4] = std::array::from_fn(|_| vec![0u64; rows]);
+            fill(&mut fresh, tenant, operation);
+            black_box(&fresh);
+            best_fresh = best_fresh.min(start.elapsed().as_secs_f64());
+            drop(fresh);
+        }
+    }
+    if only == "fresh" {
         fill(&mut reused, tenant, operation);
-        black_box(&reused);
-        best_reused = best_reused.min(start.elapsed().as_secs_f64());
-        let start = Instant::now();
-        let mut fresh: [Vec<u64>; 4] = std::array::from_fn(|_| vec![0u64; rows]);
-        fill(&mut fresh, tenant, operation);
-        black_box(&fresh);
-        best_fresh = best_fresh.min(start.elapsed().as_secs_f64());
-        drop(fresh);
     }
     assert_eq!(
         [reused[0][rows - 1], reused[1][rows - 1], reused[2][rows - 1], reused[3][rows - 1]],

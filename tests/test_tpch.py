@@ -6,10 +6,7 @@ whole table, byte for byte (the whole made on one thread, the parts on two)."""
 
 from __future__ import annotations
 
-import csv
 import re
-import subprocess
-import sys
 from collections import Counter, defaultdict
 from datetime import date
 from pathlib import Path
@@ -17,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from polydat.workload import Workload
+from test_workload import cli, read_csv as read
 
 ROOT = Path(__file__).resolve().parent.parent
 TPCH = ROOT / "examples" / "tpch" / "tpch.yaml"
@@ -61,15 +59,6 @@ LENGTHS = {
 }
 
 CURRENT = date(1995, 6, 17)
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "polydat.cli", *args], capture_output=True, text=True, timeout=900)
-
-
-def read(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
 
 
 @pytest.fixture(scope="module")

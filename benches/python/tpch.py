@@ -21,10 +21,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benches" / "columns"))
+from orders_vs_tpchgen import timed  # noqa: E402  (wall and CPU seconds of one child run)
+
 WORKLOAD = ROOT / "examples" / "tpch" / "tpch.yaml"
 TABLES = ["region", "nation", "supplier", "part", "partsupp", "customer", "orders", "lineitem"]
 
@@ -42,18 +44,6 @@ for phase in w.phases:
         rows = w.write(phase, f, fmt, threads)
     print(phase.name, rows, cpu() - c, time.perf_counter() - t, flush=True)
 """
-
-
-def timed(cmd: list[str]) -> tuple[float, float]:
-    """(wall seconds, CPU seconds: user + system) of one run of ``cmd``."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        err = proc.stderr.read().decode() if proc.stderr else ""
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{err}")
-    return wall, usage.ru_utime + usage.ru_stime
 
 
 def tpchgen() -> str:

@@ -292,6 +292,39 @@ impl BatchStream {
     fn finish(&mut self) {
         self.feed = Feed::Over;
     }
+
+    /// The next batch's columns, waiting for the producer without the GIL
+    /// (Ctrl-C meanwhile stops it and raises); `None` at the end. After an
+    /// error the stream is over.
+    fn next_columns(&mut self, py: Python<'_>) -> PyResult<Option<Vec<Column>>> {
+        loop {
+            let producer = match self.feed.producer() {
+                Ok(Some(producer)) => producer,
+                Ok(None) => return Ok(None),
+                Err(e) => {
+                    self.finish();
+                    return Err(py_error(py, "InternalError", (e,)));
+                }
+            };
+            match py.allow_threads(|| producer.next(Some(SIGNAL_POLL))) {
+                Ok(Ok(columns)) => return Ok(Some(columns)),
+                Ok(Err(e)) => {
+                    self.finish();
+                    return Err(generate_error(py, e));
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if let Err(e) = py.check_signals() {
+                        self.finish();
+                        return Err(e);
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.finish();
+                    return Ok(None);
+                }
+            }
+        }
+    }
 }
 
 /// Appends the text of one batch of columns (named `names`) to `out`.
@@ -363,33 +396,7 @@ impl BatchStream {
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
-        let columns = loop {
-            let producer = match self.feed.producer() {
-                Ok(Some(producer)) => producer,
-                Ok(None) => return Ok(None),
-                Err(e) => {
-                    self.finish();
-                    return Err(py_error(py, "InternalError", (e,)));
-                }
-            };
-            match py.allow_threads(|| producer.next(Some(SIGNAL_POLL))) {
-                Ok(Ok(columns)) => break columns,
-                Ok(Err(e)) => {
-                    self.finish();
-                    return Err(generate_error(py, e));
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    if let Err(e) = py.check_signals() {
-                        self.finish();
-                        return Err(e);
-                    }
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    self.finish();
-                    return Ok(None);
-                }
-            }
-        };
+        let Some(columns) = self.next_columns(py)? else { return Ok(None) };
         self.rows = columns.first().map_or(0, Column::len);
         let (encode, schema) = (self.encode, &self.schema);
         let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
@@ -436,62 +443,31 @@ impl BatchStream {
             return Err(py_error(py, "ArgumentError", ("write_text writes a stream of text (csv or jsonl)",)));
         }
         let mut file = std::fs::OpenOptions::new().append(true).open(&path)?;
-        let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
+        let owned = self.names.clone();
+        let names: Vec<&str> = owned.iter().map(String::as_str).collect();
         let (mut text, mut total) = (Vec::new(), 0);
-        loop {
-            let producer = match self.feed.producer() {
-                Ok(Some(producer)) => producer,
-                Ok(None) => return Ok(total),
-                Err(e) => {
-                    self.feed = Feed::Over;
-                    return Err(py_error(py, "InternalError", (e,)));
-                }
+        while let Some(columns) = self.next_columns(py)? {
+            total += columns.first().map_or(0, Column::len);
+            let encode = self.encode;
+            let written = py.allow_threads(|| {
+                guarded(|| {
+                    text.clear();
+                    encode_text(encode, &names, &columns, &mut text);
+                    std::io::Write::write_all(&mut file, &text)
+                })
+            });
+            let failed = match written {
+                Ok(Ok(())) => py.check_signals().err(),
+                Ok(Err(e)) => Some(e.into()),
+                Err(panic) => Some(py_error(py, "InternalError", (format!("internal error (a Rust panic): {panic}"),))),
             };
-            match py.allow_threads(|| producer.next(Some(SIGNAL_POLL))) {
-                Ok(Ok(columns)) => {
-                    total += columns.first().map_or(0, Column::len);
-                    let written = py.allow_threads(|| {
-                        guarded(|| {
-                            text.clear();
-                            encode_text(self.encode, &names, &columns, &mut text);
-                            std::io::Write::write_all(&mut file, &text)
-                        })
-                    });
-                    match written {
-                        // Between batches, as a loop of `__next__` would, a signal's handler runs.
-                        Ok(Ok(())) => {
-                            if let Err(e) = py.check_signals() {
-                                self.feed = Feed::Over;
-                                return Err(e);
-                            }
-                        }
-                        Ok(Err(e)) => {
-                            self.feed = Feed::Over;
-                            return Err(e.into());
-                        }
-                        Err(panic) => {
-                            self.feed = Feed::Over;
-                            let message = format!("internal error (a Rust panic): {panic}");
-                            return Err(py_error(py, "InternalError", (message,)));
-                        }
-                    }
-                }
-                Ok(Err(e)) => {
-                    self.feed = Feed::Over;
-                    return Err(generate_error(py, e));
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    if let Err(e) = py.check_signals() {
-                        self.feed = Feed::Over;
-                        return Err(e);
-                    }
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    self.feed = Feed::Over;
-                    return Ok(total);
-                }
+            // Between batches, as a loop of `__next__` would, a signal's handler runs.
+            if let Some(e) = failed {
+                self.finish();
+                return Err(e);
             }
         }
+        Ok(total)
     }
 
     /// The Arrow PyCapsule stream interface: the rest of the stream as an
