@@ -1,9 +1,10 @@
 """Draws docs/performance.png from the benchmark results of one run:
 criterion's ladder estimates (target/criterion/ladder/*/new/estimates.json,
-after `cargo bench -p polydat-core --bench ladder`) and the Python ladder
-bench's JSON (`python benches/python/ladder.py --json ladder.json`).
+after `cargo bench -p polydat-core --bench ladder`), the Python ladder
+bench's JSON (`python benches/python/ladder.py --json ladder.json`) and the
+TPC-H bench's JSON (`python benches/python/tpch.py --json tpch.json`).
 
-    python benches/plot.py [--python ladder.json] [--out docs/performance.png]
+    python benches/plot.py [--python ladder.json] [--tpch tpch.json] [--out docs/performance.png]
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ def main() -> None:
     ap.add_argument("--python", type=Path, help="the Python ladder bench's JSON")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "performance.png")
     ap.add_argument("--criterion", type=Path, default=ROOT / "target" / "criterion", help="criterion's output directory")
+    ap.add_argument("--tpch", type=Path, help="the TPC-H bench's JSON")
     args = ap.parse_args()
     import matplotlib
 
@@ -38,6 +40,14 @@ def main() -> None:
     if args.python:
         data = json.loads(args.python.read_text())
         panels.append((f"Python generate: ladder, ns per row ({data['rows']:,} rows)", data["ns_per_row"]))
+    if args.tpch:
+        data = json.loads(args.tpch.read_text())
+        cpu = {}
+        for run in data["runs"]:
+            label = f"{run['format']}, {run['threads']} thread{'s' if run['threads'] > 1 else ''}"
+            cpu[f"tpchgen-cli {label}"] = run["tpchgen_cpu"]
+            cpu[f"polydat {label}"] = run["polydat_cpu"]
+        panels.append((f"TPC-H, all eight tables, scale factor {data['sf']:g}: CPU seconds", cpu))
     panels = [(title, values) for title, values in panels if values]
     if not panels:
         raise SystemExit("no results found: run the benches first (see the docstring)")
@@ -45,7 +55,7 @@ def main() -> None:
     axes = [axes] if len(panels) == 1 else list(axes)
     for ax, (title, values) in zip(axes, panels):
         names = sorted(values, key=values.get)
-        baseline = ("hand", "numpy", "numba", "floor")
+        baseline = ("hand", "numpy", "numba", "floor", "tpchgen")
         colours = ["tab:gray" if any(b in n for b in baseline) else "tab:blue" for n in names]
         ax.barh(names, [values[n] for n in names], color=colours)
         ax.invert_yaxis()

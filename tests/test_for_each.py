@@ -244,6 +244,9 @@ def test_for_syntax_errors() -> None:
         ("k in log_steps(1, 1000, 4)", [(v,) for v in (1.0, 9.999999999999998, 99.99999999999996, 1000.0)]),
         ("k in fib({n})", [(1,), (1,), (2,)]),
         ("k in ks", [(5,), (6,), (7,)]),
+        # A stage word names a variable where a clause needs a name.
+        ("order in 1..3, where in 7, 8 order lex/3", [(1, 7), (1, 8), (2, 7)]),
+        ("(order, x) in (1, 2), (3, 4)", [(1, 3), (2, 4)]),
     ],
 )
 def test_orders_lists_strings_and_generators(root: polydat.Kernel, comprehension: str, expected: list[tuple[object, ...]]) -> None:

@@ -59,6 +59,8 @@ def test_auto_runs_natively_or_mixed_and_the_hosts_refuse_modes():
     assert polydat.compile(LADDER).engine == "p3/raw", "every step is native: P3 in the heuristic's mode"
     strings = LADDER + '\nlabel := "account-{account_id}"'
     assert polydat.compile(strings).engine == "p3/raw", "a text step written in place: still P3"
+    literal = LADDER + '\nflag := select_str(shard > 5, "F", "P")'
+    assert polydat.compile(literal).engine == "p3/raw", "a string literal runs once per kernel: still P3"
     boxed = LADDER + "\nextern e: u64\nkept := default_or(e, account_id)"
     assert polydat.compile(boxed).engine == "mixed", "a None-accepting step: the interpreter hosts native segments"
     assert "needs values boxed" in polydat.compile(boxed).explain()

@@ -204,3 +204,139 @@ def test_bad_workload_command_lines(args: list[str], message: str) -> None:
 def test_a_workload_error_is_a_workload_error() -> None:
     with pytest.raises(WorkloadError):
         Workload.from_dict({"phases": {"p": {"cycles": True}}})
+
+
+FANOUT = """
+params:
+  parents: 40
+bindings: |
+  const label := "p"
+phases:
+  counted:
+    # the count bound in the level; a const of the level's scope; the
+    # ordinal, the row offset and an outer name read by the rows
+    for_each:
+      - each: "k in 3..{parents}"
+        bindings: |
+          const salt := hash(k) % 97
+          n := mod(hash(k ^ 5), 4)
+    cycles: "{n}"
+    bindings: |
+      id := row_offset + cycle
+      x := salt * 1000 + ordinal * 10 + cycle
+      tag := "{label}{k}.{cycle}"
+    emit: [k, id, x, tag, label, ordinal]
+  counted_by_rows:
+    # the count bound by the rows program itself (read with cycle 0)
+    for_each: "k in 0..{parents} step 3"
+    cycles: "{m}"
+    bindings: |
+      m := mod(hash(k), 3) + cycle
+      v := k * 100 + cycle
+    emit: [k, m, v]
+  fixed:
+    # the same rows under every parent, from cycle 2
+    for_each: "k in 0..{parents}"
+    cycles: "2..5"
+    bindings: |
+      v := k * 10 + cycle
+      offset := row_offset
+    emit: [v, offset]
+"""
+
+
+def _walked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Makes every phase walk its scopes one by one (no core fan-out)."""
+    from polydat import workload
+
+    monkeypatch.setattr(workload._Native, "of", classmethod(lambda cls, chain, phase: None))
+
+
+def _texts(path: Path, threads: int, part: tuple[int, int] | None = None, engine: str = "auto") -> dict[str, bytes]:
+    w = Workload.load(path)
+    w.engine = engine
+    out = {}
+    for phase in w.phases:
+        buf = io.BytesIO()
+        w.write(phase, buf, "csv", threads, part=part)
+        out[phase.name] = buf.getvalue()
+    return out
+
+
+def test_one_level_phases_run_in_the_core_as_their_scopes_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "fanout.yaml"
+    path.write_text(FANOUT)
+    w = Workload.load(path)
+    assert all(w.chain().native(p) is not None for p in w.phases), "each phase runs in the core"
+    native = {threads: _texts(path, threads) for threads in (1, 2)}
+    assert native[1] == native[2], "the same bytes on two threads"
+    parts = [_texts(path, 2, (i, 4)) for i in range(4)]
+    with monkeypatch.context() as m:
+        _walked(m)
+        assert Workload.load(path).chain().native(w.phases[0]) is None
+        walked = _texts(path, 1)
+        walked_parts = [_texts(path, 1, (i, 4)) for i in range(4)]
+    assert native[1] == walked, "the rows binding one scope per parent gives"
+    for engine in ("p1", "p2", "p3", "mixed"):
+        assert _texts(path, 2, engine=engine) == walked, f"the same rows on {engine}"
+    for name in walked:
+        assert b"".join(p[name] for p in parts) == walked[name], f"{name}: the parts are the whole"
+        assert [p[name] for p in parts] == [p[name] for p in walked_parts], name
+    rows = list(csv.DictReader(io.StringIO(walked["counted"].decode())))
+    assert [int(r["id"]) for r in rows] == list(range(len(rows))) and len(rows) > 40
+    assert {r["ordinal"] for r in rows} < {str(i) for i in range(37)}, "parents with no rows are counted"
+
+
+def test_a_row_count_that_is_no_count_is_a_clear_error() -> None:
+    from polydat import _core
+
+    root = polydat.compile("const z := 1").kernel()
+    iteration = {"k": "u64", "ordinal": "u64", "row_offset": "u64"}
+    program = polydat.compile("extern n: i64\nv := k + z", outer=root, iteration=iteration)
+    kernel = program._core.kernel(root._core, [("k", 0), ("ordinal", 0), ("row_offset", 0)])
+    kernel.set("n", -2)
+    with pytest.raises(polydat.PolydatError, match="the row count 'n' is -2, not a count"):
+        _core.fanout_rows(kernel, ("k", "ordinal", "row_offset"), 0, 1, 3, "n")
+    stream = _core.fanout(kernel, ("k", "ordinal", "row_offset"), 0, 1, 3, "n", ["v"])
+    with pytest.raises(polydat.PolydatError, match="the row count 'n' is -2"):
+        list(stream)
+
+
+def test_a_text_row_count_walks_its_scopes(tmp_path: Path) -> None:
+    path = tmp_path / "text.yaml"
+    path.write_text(
+        "phases:\n  p:\n    for_each: 'k in 0..3'\n    cycles: '{n}'\n"
+        "    bindings: |\n      n := \"1..{k + 2}\"\n      v := k * 10 + cycle\n    emit: [v]\n"
+    )
+    w = Workload.load(path)
+    assert w.chain().native(w.phases[0]) is None, "a count given as text (here a range) is read by the walk"
+    assert [r["v"] for r in w.table("p").to_pylist()] == [1, 11, 12, 21, 22, 23]
+
+
+def test_a_volatile_phase_walks_its_scopes(tmp_path: Path) -> None:
+    path = tmp_path / "volatile.yaml"
+    path.write_text(
+        "phases:\n  p:\n    for_each: 'k in 0..3'\n    cycles: 2\n"
+        "    bindings: |\n      c := counter(0) + k\n    emit: [k, c]\n"
+    )
+    w = Workload.load(path)
+    assert w.chain().native(w.phases[0]) is None, "a counter would carry on from one parent to the next"
+    rows = w.table("p").to_pylist()
+    assert [r["k"] for r in rows] == [0, 0, 1, 1, 2, 2]
+
+
+def test_a_native_phase_writes_a_file_as_it_writes_a_stream(tmp_path: Path) -> None:
+    """A table written to a file (its text appended by the core, batch after
+    batch) is the text written to any other stream."""
+    path = tmp_path / "fanout.yaml"
+    path.write_text(FANOUT)
+    w = Workload.load(path)
+    for phase in w.phases:
+        for fmt in ("csv", "jsonl"):
+            buf = io.BytesIO()
+            w.write(phase, buf, fmt, 2)
+            target = tmp_path / f"{phase.name}.{fmt}"
+            with open(target, "wb") as f:
+                rows = w.write(phase, f, fmt, 2)
+            assert target.read_bytes() == buf.getvalue(), (phase.name, fmt)
+            assert rows == len(buf.getvalue().splitlines()) - (fmt == "csv")

@@ -15,11 +15,13 @@ HERE = Path(__file__).resolve().parent
 
 SCRIPTS = {
     "bench_scopes.py": ["--tuples", "50"],
+    "compile_scaling.py": ["--sizes", "50", "100", "--repeat", "1"],
     "bench_users.py": ["--rows", "2000", "--library-rows", "20", "--stream-rows", "4096", "--batch-rows", "1024",
                        "--repeats", "1"],
     "generate_throughput.py": ["--rows", "2000", "--repeat", "1"],
     "ladder.py": ["--rows", "2000", "--repeat", "1"],
     "scale.py": ["--nodes", "200", "--statements", "200"],
+    "tpch.py": ["--sf", "0.001", "--rounds", "1", "--threads", "1", "--polydat-only"],
 }
 """Every script of this directory (``test_*.py`` and ``conftest.py`` aside), with tiny sizes."""
 

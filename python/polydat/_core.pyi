@@ -225,3 +225,22 @@ def max_value_bytes() -> int:
 
 def set_max_value_bytes(bytes: int) -> None:
     """Sets the most bytes one string or byte-string value may hold (every program of the process)."""
+
+def numpy_dtype(type_name: str) -> str | None:
+    """The numpy dtype of a column of declared type ``type_name`` (None for str, bytes, json)."""
+
+def fanout_supported(kernel: Kernel) -> bool:
+    """True when one kernel can run parent after parent (no volatile step, no cell)."""
+
+def fanout(
+    kernel: Kernel, iteration: tuple[str, str, str], first: int, step: int, parents: int, count: Any,
+    columns: list[str], first_ordinal: int = 0, first_row: int = 0, threads: int = 1, batch_rows: int = 65536,
+    encode: str | None = None,
+) -> BatchStream:
+    """A stream of one-to-many rows: ``count`` child rows per parent, as Arrow batches or encoded text."""
+
+def fanout_rows(
+    kernel: Kernel, iteration: tuple[str, str, str], first: int, step: int, parents: int, count: Any,
+    first_ordinal: int = 0, first_row: int = 0, threads: int = 1,
+) -> int:
+    """The number of rows :func:`fanout` would stream, filling none."""

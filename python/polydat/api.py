@@ -14,6 +14,7 @@ from typing import Any
 
 from . import _core
 from .errors import ArgumentError, CompileError, Diagnostic, OutOfMemoryError, PolydatError
+from .stream import BatchIterator, Stream
 
 PyValue = Any
 """A value crossing the boundary: int, float, str, bytes, bool or None."""
@@ -278,6 +279,7 @@ class Program:
         coordinate: str | None = None,
         format: str = "numpy",
         emitted: bool = False,
+        out: Any = None,
     ) -> Any:
         """Evaluates ``outputs`` for every cycle.
 
@@ -304,10 +306,22 @@ class Program:
         ``emit_row`` bindings emitted during the run, in row order (a numpy
         dict or a ``pyarrow.Table``, as ``format`` says). Every ``emit_row``
         binding runs, whether or not ``outputs`` names it.
+
+        ``out=`` writes the rows into numpy arrays the caller already has,
+        and returns them: a dict ``{name: array}`` (its names are the
+        outputs when ``outputs`` is not given), or one array for a single
+        output. Each array must be one-dimensional, C-contiguous, writable,
+        of the output's numpy dtype (``_core.numpy_dtype`` of its type: a
+        ``date`` is ``int32`` days, a ``timestamp`` ``int64`` milliseconds)
+        and exactly as long as the rows; only scalar outputs can be written
+        so. The core's row loop writes the arrays directly, so a loop that
+        calls ``generate`` again with the same arrays takes no new memory.
         """
         if self.needs_outer:
-            return self._bound_kernel("generate").generate(cycles, outputs, inputs, threads, coordinate, format, emitted)
-        return _generate(self, self._core, cycles, outputs, inputs, threads, coordinate, format, emitted)
+            return self._bound_kernel("generate").generate(
+                cycles, outputs, inputs, threads, coordinate, format, emitted, out
+            )
+        return _generate(self, self._core, cycles, outputs, inputs, threads, coordinate, format, emitted, out)
 
     def iter_batches(
         self,
@@ -318,20 +332,62 @@ class Program:
         threads: int = 1,
         coordinate: str | None = None,
         emitted: bool = False,
+        reuse: bool = False,
     ) -> Iterator[Any]:
         """Yields the rows of :meth:`generate` as ``pyarrow.RecordBatch`` es of
         ``batch_rows`` rows (the last one may be shorter), in order, with the
         schema of ``generate(format="arrow")``. Memory stays bounded: the core
         generates the next batch (on ``threads`` workers) while the caller
         uses the current one, and holds at most three batches. Ctrl-C stops
-        the workers and raises in the loop. ``emitted=True`` yields
-        ``(batch, emitted)`` pairs, ``emitted`` a record batch of the rows
-        ``emit_row`` emitted while the batch was made (see :meth:`generate`).
-        Needs pyarrow."""
+        the workers and raises in the loop. Without ``emitted``, the iterator is also an Arrow
+        stream (``__arrow_c_stream__``) of the batches it has not yielded
+        (see :mod:`polydat.stream`). Needs pyarrow.
+
+        ``reuse=True`` yields ``{name: numpy array}`` instead (scalar outputs
+        only), and every batch is written into the same arrays: the arrays
+        of a batch are overwritten by the next one (copy what you keep; the
+        last batch's arrays are the first rows of the same buffers). No
+        memory is taken per batch, and no batch is made ahead.
+
+        ``emitted=True`` yields ``(batch, emitted)`` pairs, ``emitted`` a
+        record batch of the rows ``emit_row`` emitted while the batch was
+        made (see :meth:`generate`)."""
+        if reuse and emitted:
+            raise ArgumentError("reuse=True writes numpy arrays of the outputs; emitted=True needs record batches")
+        if emitted:
+            if self.needs_outer:
+                kernel = self._bound_kernel("iter_batches")
+                return kernel.iter_batches(cycles, batch_rows, outputs, inputs, threads, coordinate, emitted)
+            return _iter_batches(self, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate, emitted)
+        if reuse:
+            if self.needs_outer:
+                return self._bound_kernel("iter_batches").iter_batches(
+                    cycles, batch_rows, outputs, inputs, threads, coordinate, reuse=reuse
+                )
+            return _reused_batches(self, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
+        return iter(self.stream(cycles, batch_rows, outputs, inputs, threads, coordinate))
+
+    def stream(
+        self,
+        cycles: range | int | tuple[int, int] = 1,
+        batch_rows: int = 65536,
+        outputs: Sequence[str] | None = None,
+        inputs: Mapping[str, PyValue] | None = None,
+        threads: int = 1,
+        coordinate: str | None = None,
+    ) -> Stream:
+        """The rows of :meth:`iter_batches` as a :class:`~polydat.stream.Stream`:
+        an Arrow PyCapsule stream (``__arrow_c_stream__``) that DuckDB
+        (``duckdb.sql("select ... from s")``), polars (``polars.DataFrame(s)``,
+        or ``polars.from_arrow(s)``: one struct Series) and
+        ``pyarrow.RecordBatchReader.from_stream(s)`` read batch by batch, in
+        bounded memory; each reading (and each ``iter(s)``) is a fresh run of
+        the same rows. The arguments are checked now; no row is made until a
+        batch is read."""
         if self.needs_outer:
-            kernel = self._bound_kernel("iter_batches")
-            return kernel.iter_batches(cycles, batch_rows, outputs, inputs, threads, coordinate, emitted)
-        return _iter_batches(self, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate, emitted)
+            kernel = self._bound_kernel("stream")
+            return kernel.stream(cycles, batch_rows, outputs, inputs, threads, coordinate)
+        return _stream(self, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
 
     def _bound_kernel(self, what: str) -> Kernel:
         """The kernel a run of a program that needs an outer scope starts from."""
@@ -630,11 +686,12 @@ class Kernel:
         coordinate: str | None = None,
         format: str = "numpy",
         emitted: bool = False,
+        out: Any = None,
     ) -> Any:
         """:meth:`Program.generate` from this kernel's state: the rows run on
         kernels of the same scope (its bindings to outer scopes, its current
         inputs), one per thread; ``inputs`` fixes more inputs for the run."""
-        return _generate(self.program, self._core, cycles, outputs, inputs, threads, coordinate, format, emitted)
+        return _generate(self.program, self._core, cycles, outputs, inputs, threads, coordinate, format, emitted, out)
 
     def iter_batches(
         self,
@@ -645,9 +702,29 @@ class Kernel:
         threads: int = 1,
         coordinate: str | None = None,
         emitted: bool = False,
+        reuse: bool = False,
     ) -> Iterator[Any]:
         """:meth:`Program.iter_batches` from this kernel's state (see :meth:`generate`)."""
-        return _iter_batches(self.program, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate, emitted)
+        if reuse and emitted:
+            raise ArgumentError("reuse=True writes numpy arrays of the outputs; emitted=True needs record batches")
+        if emitted:
+            return _iter_batches(self.program, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate,
+                                 emitted)
+        if reuse:
+            return _reused_batches(self.program, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
+        return iter(self.stream(cycles, batch_rows, outputs, inputs, threads, coordinate))
+
+    def stream(
+        self,
+        cycles: range | int | tuple[int, int] = 1,
+        batch_rows: int = 65536,
+        outputs: Sequence[str] | None = None,
+        inputs: Mapping[str, PyValue] | None = None,
+        threads: int = 1,
+        coordinate: str | None = None,
+    ) -> Stream:
+        """:meth:`Program.stream` from this kernel's state (see :meth:`generate`)."""
+        return _stream(self.program, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
 
 
 def _generate(
@@ -660,10 +737,19 @@ def _generate(
     coordinate: str | None,
     format: str,
     emitted: bool = False,
+    out: Any = None,
 ) -> Any:
     """``generate`` of ``program``'s rows on ``core`` (a core program, or a
     core kernel whose scope the rows run in): numpy columns or an Arrow table
-    (with ``emitted``, and the table of emitted rows)."""
+    (with ``emitted``, and the table of emitted rows); with ``out``, the
+    caller's arrays filled."""
+    if out is not None:
+        if format != "numpy" or emitted:
+            raise ArgumentError("out= takes numpy arrays: it goes with format='numpy' and no emitted rows")
+        names, arrays, single = _out_arrays(out, outputs)
+        coordinate, start, rows, step, names, fixed = program._run_args(cycles, names, inputs, threads, coordinate)
+        filled = core.generate(coordinate, start, rows, step, names, fixed, threads=threads, out=arrays)
+        return filled[names[0]] if single else filled
     if format not in ("numpy", "arrow"):
         raise ArgumentError(f"format must be 'numpy' or 'arrow', not {format!r}")
     rows = row_count(_as_range(cycles))
@@ -697,6 +783,63 @@ def _generate(
     table = np.empty(len(emitted_rows), dtype=object)
     table[:] = emitted_rows
     return columns, {"row": table}
+
+
+def _out_arrays(out: Any, outputs: Sequence[str] | None) -> tuple[list[str], list[Any], bool]:
+    """The output names and arrays of ``generate``'s ``out=`` (a dict of
+    arrays, or one array for one output), and whether it was one array.
+    The arrays themselves are checked by the core."""
+    if isinstance(out, Mapping):
+        names = list(out)
+        if outputs is not None and _names(outputs, "outputs") != names:
+            raise ArgumentError(f"out= has arrays for {names}, but outputs= names {list(outputs)}: give the same names")
+        if not names:
+            raise ArgumentError("out= needs at least one array")
+        return names, [out[n] for n in names], False
+    if outputs is None:
+        raise ArgumentError("out= is one array: name its output (outputs=['name']), or pass {name: array}")
+    names = _names(outputs, "outputs")
+    if len(names) != 1:
+        raise ArgumentError(f"out= is one array, but outputs= names {len(names)} outputs: pass {{name: array}}")
+    return names, [out], True
+
+
+def _reused_batches(
+    program: Program,
+    core: Any,
+    cycles: range | int | tuple[int, int],
+    batch_rows: int,
+    outputs: Sequence[str] | None,
+    inputs: Mapping[str, PyValue] | None,
+    threads: int,
+    coordinate: str | None,
+) -> Iterator[dict[str, Any]]:
+    """``iter_batches(reuse=True)``: every batch written into the same numpy
+    arrays (one per output, allocated here once), yielded as ``{name: array}``."""
+    import numpy as np
+
+    if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
+        raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
+    coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)
+    types = {**program.outputs, **program.input_types}
+    dtypes = {name: _core.numpy_dtype(types[name]) for name in names}
+    refused = [n for n, d in dtypes.items() if d is None]
+    if refused:
+        raise ArgumentError(
+            f"reuse=True writes numpy arrays of scalar outputs; {refused[0]!r} is {types[refused[0]]}"
+        )
+    arrays = {name: np.empty(min(batch_rows, rows), dtypes[name]) for name in names}
+
+    def batches() -> Iterator[dict[str, Any]]:
+        done = 0
+        while done < rows:
+            n = min(batch_rows, rows - done)
+            views = [arrays[name][:n] for name in names]
+            first = (start + done * step) % 2**64
+            yield core.generate(coordinate, first, n, step, names, fixed, threads=threads, out=views)
+            done += n
+
+    return batches()
 
 
 def _iter_batches(
@@ -740,6 +883,27 @@ def _iter_batches(
                                    emitted=emitted)
 
     return batches()
+
+
+def _stream(
+    program: Program,
+    core: Any,
+    cycles: range | int | tuple[int, int],
+    batch_rows: int,
+    outputs: Sequence[str] | None,
+    inputs: Mapping[str, PyValue] | None,
+    threads: int,
+    coordinate: str | None,
+) -> Stream:
+    """``stream`` of ``program``'s rows on ``core`` (see :func:`_generate`),
+    its arguments checked now (a zero-row stream of the core is opened)."""
+    _pyarrow("stream")
+    if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
+        raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
+    run = program._run_args(cycles, outputs, inputs, threads, coordinate)
+    stream = Stream(core, run, threads, batch_rows)
+    stream._open(run[2]).close()
+    return stream
 
 
 def batch_stream(

@@ -31,9 +31,14 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .errors import PolydatError
+from .stream import file_path, parquet_writer
 
 if TYPE_CHECKING:
     from .api import Program
+
+# The command line does no linear algebra; numpy (which pyarrow loads for
+# Parquet and Arrow) would start BLAS threads that spin while idle.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 BATCH_ROWS = 1 << 16
 """Rows per batch while streaming output (memory is bounded by a few batches)."""
@@ -47,7 +52,14 @@ MAX_THREADS = 256
 PROGRESS_DELAY = 1.0
 """Under ``--progress auto`` the bar appears once a run has taken this many seconds."""
 
-FORMAT_OF_EXTENSION = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
+FORMAT_OF_EXTENSION = {
+    ".csv": "csv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".arrow": "arrow",
+}
 """The format ``-o PATH`` implies by its extension when ``--format`` is absent."""
 
 _SI = {"K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30}
@@ -262,10 +274,15 @@ def plan_run(args: argparse.Namespace) -> RunPlan:
     return RunPlan(prog, cycles, names, inputs, column, fmt, args.threads, args.progress)
 
 
+def _shows_progress(mode: str) -> bool:
+    """A run with progress ``mode`` shows a bar (see :func:`_progress`)."""
+    return mode == "always" or (mode == "auto" and sys.stderr.isatty())
+
+
 def _progress(total: int, mode: str) -> Any:
     """A tqdm bar on stderr: ``always``, ``never``, or ``auto`` (on a terminal,
     once the run has taken ``PROGRESS_DELAY`` seconds)."""
-    if mode == "never" or (mode == "auto" and not sys.stderr.isatty()):
+    if not _shows_progress(mode):
         return None
     from tqdm import tqdm
 
@@ -281,29 +298,27 @@ def _segments(cycles: range) -> Iterator[range]:
     return segments(cycles)
 
 
+def _streams(plan: RunPlan, encode: str | None) -> Iterator[Any]:
+    """The core's batch stream of each segment of the plan's cycles (see
+    :func:`_segments`), opened one after another."""
+    from .api import batch_stream
+
+    for segment in _segments(plan.cycles):
+        yield batch_stream(
+            plan.prog, plan.prog._core, segment, plan.names, plan.inputs, plan.threads, None, BATCH_ROWS,
+            encode=encode, cycles_column=plan.column,
+        )
+
+
 def _batches(plan: RunPlan, encode: str | None) -> Iterator[tuple[int, Any]]:
     """The plan's rows as the core's batch stream gives them, ``(rows, item)``
     per batch (an item is CSV or JSONL text, or an Arrow batch when
     ``encode`` is None), advancing the progress bar. The core generates the
     next batch on ``--threads`` workers while this one is written."""
-    from .api import batch_stream
-
     cycles = plan.cycles
     bar = _progress(cycles.stop - cycles.start, plan.progress)  # len() overflows past 2**63
     try:
-        for segment in _segments(cycles):
-            stream = batch_stream(
-                plan.prog,
-                plan.prog._core,
-                segment,
-                plan.names,
-                plan.inputs,
-                plan.threads,
-                None,
-                BATCH_ROWS,
-                encode=encode,
-                cycles_column=plan.column,
-            )
+        for segment, stream in zip(_segments(cycles), _streams(plan, encode)):
             left = len(segment)
             try:
                 for item in stream:
@@ -329,11 +344,17 @@ def write_rows(plan: RunPlan, out: IO[bytes], header: bool = True) -> int:
         from . import _core
 
         out.write(_core.text_header(names, "csv"))
+    path = file_path(out)
+    if path is not None and not _shows_progress(plan.progress):
+        out.flush()
+        return sum(stream.write_text(path) for stream in _streams(plan, plan.fmt))
     total = 0
     for rows, text in _batches(plan, plan.fmt):
         out.write(text)
         total += rows
     return total
+
+
 
 
 def write_parquet(plan: RunPlan, out: IO[bytes]) -> int:
@@ -343,7 +364,7 @@ def write_parquet(plan: RunPlan, out: IO[bytes]) -> int:
     ``out`` may be a pipe; a terminal is refused."""
     try:
         import pyarrow as pa
-        import pyarrow.parquet as pq
+        import pyarrow.parquet  # noqa: F401
     except ImportError:
         raise UsageError("--format parquet needs pyarrow: pip install pyarrow") from None
     if out.isatty():
@@ -353,7 +374,7 @@ def write_parquet(plan: RunPlan, out: IO[bytes]) -> int:
     if plan.column:
         schema = schema.insert(0, pa.field(plan.column, pa.uint64()))
     assert schema.names == names
-    writer = pq.ParquetWriter(out, schema)
+    writer = parquet_writer(out, schema)
     total = 0
     try:
         for rows, batch in _batches(plan, None):
@@ -509,6 +530,7 @@ def open_output(path: str | None, together: list[tuple[str, OutputTarget]] | Non
     try:
         try:
             with os.fdopen(fd, "wb") as f:
+                f.raw.name = tmp  # type: ignore[attr-defined]  # the file's path (the core may append to it)
                 yield f
                 f.flush()
                 os.fsync(f.fileno())
@@ -540,10 +562,34 @@ def part_path(path: str, part: int, parts: int) -> str:
     return f"{root}-{part:05d}-of-{parts:05d}{ext}"
 
 
+def write_arrow(plan: RunPlan, out: IO[bytes]) -> int:
+    """Writes the rows as an Arrow IPC stream (pyarrow's writer), a record
+    batch per batch, typed by the declared types (a run of no rows is a
+    stream with the schema and no batch): readable as it is written, so a
+    shell pipeline can feed it to other tools. A terminal is refused."""
+    try:
+        import pyarrow as pa
+    except ImportError:
+        raise UsageError("--format arrow needs pyarrow: pip install 'polydat[arrow]'") from None
+    if out.isatty():
+        raise UsageError("refusing to write Arrow to a terminal; redirect it or use -o FILE")
+    schema = plan.prog.arrow_schema(plan.names)
+    if plan.column:
+        schema = schema.insert(0, pa.field(plan.column, pa.uint64()))
+    total = 0
+    with pa.ipc.new_stream(out, schema) as writer:
+        for rows, batch in _batches(plan, None):
+            writer.write_batch(pa.record_batch(batch))
+            total += rows
+    return total
+
+
 def _write(plan: RunPlan, output: str | None, header: bool) -> None:
     with open_output(output) as out:
         if plan.fmt == "parquet":
             write_parquet(plan, out)
+        elif plan.fmt == "arrow":
+            write_arrow(plan, out)
         else:
             write_rows(plan, out, header=header)
 
@@ -555,15 +601,17 @@ def is_workload(path: str) -> bool:
 
 def cmd_run_workload(args: argparse.Namespace) -> int:
     """``polydat run WORKLOAD.yaml``: every phase's table, one file per phase
-    (``-o DIR/PHASE.FORMAT``), or one phase's to stdout."""
+    (``-o DIR/PHASE.FORMAT``), or one phase's to stdout. With ``--parts N``,
+    each table is cut into N parts (by its outermost iteration tuples, or
+    its cycles), part I to ``DIR/PHASE-IIIII-of-NNNNN.FORMAT`` (only
+    ``--part I`` when given); only part 0 of a CSV has the header, so each
+    table's parts, concatenated in order, are its whole text byte for byte."""
     from .workload import Workload
 
     for flag, given in (
         ("--cycles", args.cycles is not None),
         ("--outputs", args.outputs is not None),
         ("--set", bool(args.set)),
-        ("--parts", args.parts is not None),
-        ("--part", args.part is not None),
         ("--no-coordinate", args.no_coordinate),
     ):
         if given:
@@ -584,17 +632,25 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
     if args.lib:
         raise UsageError("--lib does not apply to a workload: modules are found beside the workload file")
     ext = args.format or "csv"
+    if args.parts is None and args.part is not None:
+        raise UsageError("--part needs --parts N (the number of parts each table is cut into)")
+    if args.part is not None and not 0 <= args.part < args.parts:
+        raise UsageError(f"--part {args.part}: parts are numbered 0..{args.parts - 1}")
+    parts = [None] if args.parts is None else range(args.parts) if args.part is None else [args.part]
     if args.output is None or args.output == "-":
+        if len(parts) > 1:
+            raise UsageError("--parts without --part writes one file per part: give -o DIR (or choose a --part)")
         if len(workload.phases) > 1:
             raise UsageError(
                 f"the workload has {len(workload.phases)} phases, one table each: give -o DIR "
                 "(files DIR/PHASE.FORMAT)"
             )
         out = sys.stdout.buffer
-        if ext == "parquet" and out.isatty():
-            raise UsageError("refusing to write Parquet to a terminal; redirect it or use -o DIR")
+        if ext in ("parquet", "arrow") and out.isatty():
+            raise UsageError(f"refusing to write {ext.title()} to a terminal; redirect it or use -o DIR")
         sys.stdout.flush()
-        workload.write(workload.phases[0], out, ext, args.threads)
+        part = None if parts[0] is None else (parts[0], args.parts)
+        workload.write(workload.phases[0], out, ext, args.threads, part=part)
         out.flush()
         return 0
     if os.path.exists(args.output) and not os.path.isdir(args.output):
@@ -609,8 +665,11 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
     try:
         with publishing_together() as together:
             for phase in workload.phases:
-                with open_output(os.path.join(args.output, f"{phase.name}.{ext}"), together) as out:
-                    workload.write(phase, out, ext, args.threads)
+                path = os.path.join(args.output, f"{phase.name}.{ext}")
+                for i in parts:
+                    target = path if i is None else part_path(path, i, args.parts)
+                    with open_output(target, together) as out:
+                        workload.write(phase, out, ext, args.threads, part=None if i is None else (i, args.parts))
     except BaseException:  # Ctrl-C, a signal, an error: nothing was published
         for directory in created:
             with contextlib.suppress(OSError):
@@ -919,9 +978,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--format",
-        choices=["csv", "jsonl", "parquet"],
-        help="the rows' format (default: the one -o PATH's extension names, .csv .jsonl .ndjson .parquet .pq; "
-        "else csv); a --format that contradicts the extension is refused",
+        choices=["csv", "jsonl", "parquet", "arrow"],
+        help="the rows' format: csv, jsonl, parquet, or arrow (an Arrow IPC stream, to a file or -o -); default: "
+        "the one -o PATH's extension names (.csv .jsonl .ndjson .parquet .pq .arrow), else csv; a --format that "
+        "contradicts the extension is refused",
     )
     run.add_argument(
         "-o",

@@ -52,6 +52,14 @@ and ``polydat check W.yaml`` report with the errors.
 Positions. Every diagnostic points at the YAML file's own line and column: a
 ``bindings: |`` block's text keeps its lines and indentation, a one-line
 value its column, and a name in ``emit:`` its list item.
+
+In the core. A phase without ``for_each``, or with one level over a range of
+numbers (``order in 0..{orders}``, no ``where``) whose rows ``cycles`` counts
+(a count, ``A..B``, or ``{name}`` of an integer read per parent), runs in the
+core with no kernel per scope (see ``_Native``): the same rows, in order, on
+any number of threads. ``Workload.write(..., part=(i, n))`` writes part ``i``
+of ``n`` of a table (its outermost tuples, or its cycles, cut into ``n``
+contiguous runs); the parts, concatenated, are the whole table.
 """
 
 from __future__ import annotations
@@ -66,6 +74,7 @@ from typing import IO, Any
 
 from .api import open_comprehension
 from .errors import ArgumentError, CompileError, Diagnostic, PolydatError
+from .stream import file_path, parquet_writer
 
 __all__ = ["Workload", "Phase", "Level", "WorkloadError"]
 
@@ -443,43 +452,62 @@ class Workload:
         hint = _core.suggest(phase, [p.name for p in self.phases])
         raise ArgumentError(f"no phase named '{phase}'" + (f"; did you mean '{hint}'?" if hint else ""))
 
-    def write(self, phase: str | Phase, out: IO[bytes], format: str = "csv", threads: int = 1) -> int:
+    def write(
+        self,
+        phase: str | Phase,
+        out: IO[bytes],
+        format: str = "csv",
+        threads: int = 1,
+        part: tuple[int, int] | None = None,
+    ) -> int:
         """Writes the table of ``phase`` to ``out`` as CSV (with a header),
-        JSON Lines or Parquet; returns the row count."""
+        JSON Lines, Parquet or an Arrow IPC stream (``"arrow"``); returns the
+        row count. ``part=(i, n)`` writes
+        only part ``i`` (from 0) of ``n``: the phase's outermost iteration
+        tuples (its cycles, without ``for_each``) cut into ``n`` contiguous
+        runs. The parts, in order, hold the table's rows; only part 0 of a
+        CSV has the header, so the parts' text, concatenated, is the whole
+        table's byte for byte."""
         from . import _core
         from .api import _check_threads
 
         _check_threads(threads)
+        _check_part(part)
         chain = self.chain()
         phase = self._phase(phase)
         columns = chain.columns(phase)
-        if format == "parquet":
+        if format in ("parquet", "arrow"):
             import pyarrow as pa
-            import pyarrow.parquet as pq
+
+            def open_writer(schema: Any) -> Any:
+                return parquet_writer(out, schema) if format == "parquet" else pa.ipc.new_stream(out, schema)
 
             writer = None
             total = 0
             try:
-                for runs, rows in chain.batches(phase):
-                    batch = pa.record_batch(_core.fill_runs(runs, columns, "arrow", threads))
+                for produced, rows in chain.stream(phase, threads, None, part):
+                    batch = pa.record_batch(produced)
                     if writer is None:
-                        writer = pq.ParquetWriter(out, batch.schema)
+                        writer = open_writer(batch.schema)
                     writer.write_batch(batch)
                     total += rows
                 if writer is None:  # no row: a file with the schema
-                    schema = chain.schema(phase)
-                    writer = pq.ParquetWriter(out, schema)
+                    writer = open_writer(chain.schema(phase))
             finally:
                 if writer is not None:
                     writer.close()
             return total
         if format not in ("csv", "jsonl"):
-            raise ArgumentError(f"format must be csv, jsonl or parquet, not {format!r}")
-        if format == "csv":
+            raise ArgumentError(f"format must be csv, jsonl, parquet or arrow, not {format!r}")
+        if format == "csv" and (part is None or part[0] == 0):
             out.write(_core.text_header(columns, "csv"))
+        native, path = chain.native(phase), file_path(out)
+        if native is not None and path is not None:
+            out.flush()
+            return native.write_text(threads, format, part, path)
         total = 0
-        for runs, rows in chain.batches(phase):
-            out.write(_core.fill_runs(runs, columns, format, threads))
+        for text, rows in chain.stream(phase, threads, format, part):
+            out.write(text)
             total += rows
         return total
 
@@ -487,14 +515,12 @@ class Workload:
         """The table of ``phase`` as a ``pyarrow.Table``."""
         import pyarrow as pa
 
-        from . import _core
         from .api import _check_threads
 
         _check_threads(threads)
         chain = self.chain()
         phase = self._phase(phase)
-        columns = chain.columns(phase)
-        batches = [pa.record_batch(_core.fill_runs(runs, columns, "arrow", threads)) for runs, _ in chain.batches(phase)]
+        batches = [pa.record_batch(b) for b, _ in chain.stream(phase, threads, None, None)]
         if not batches:
             return chain.schema(phase).empty_table()
         return pa.Table.from_batches(batches)
@@ -555,6 +581,15 @@ def _phase_key_position(path: str | None, name: str) -> str | None:
         if isinstance(node, yaml.ScalarNode) and str(node.value) == name:
             return f"{path}:{node.start_mark.line + 1}:{node.start_mark.column + 1}"
     return None
+
+
+def _check_part(part: Any) -> None:
+    """Refuses a ``part`` that is not ``(i, n)`` with ``0 <= i < n``."""
+    if part is None:
+        return
+    ok = isinstance(part, tuple) and len(part) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in part)
+    if not ok or not 0 <= part[0] < part[1]:
+        raise ArgumentError(f"part must be (i, n) with 0 <= i < n, not {part!r}")
 
 
 def _check_param(where: str, name: Any, value: Any) -> None:
@@ -835,6 +870,7 @@ class _Chain:
         else:
             self.root = self.params_kernel
         self._plans: dict[str, _Plan] = {}
+        self._native: dict[str, _Native | None] = {}
 
     def plan(self, phase: Phase) -> _Plan:
         plan = self._plans.get(phase.name)
@@ -919,13 +955,22 @@ class _Chain:
 
         return pa.schema([pa.field(c, pa.null()) for c in self.columns(phase)])
 
-    def runs(self, phase: Phase) -> Iterator[tuple[Any, int, int]]:
-        """Every (rows kernel (a core kernel), first cycle, rows) of the phase, in order."""
+    def runs(self, phase: Phase, part: tuple[int, int] | None = None) -> Iterator[tuple[Any, int, int]]:
+        """Every (rows kernel (a core kernel), first cycle, rows) of the phase,
+        in order; with ``part=(i, n)``, those of part ``i`` of ``n`` (see
+        :meth:`Workload.write`)."""
         plan = self.plan(phase)
         counters = [0, [0] * len(plan.levels)]
-        yield from self._walk(plan, 0, self.root._core, counters)
+        if plan.levels:
+            yield from self._walk(plan, 0, self.root._core, counters, part)
+            return
+        for kernel, start, rows in self._walk(plan, 0, self.root._core, counters):
+            lo, hi = _part_bounds(rows, part)
+            yield kernel, start + lo, hi - lo
 
-    def _walk(self, plan: _Plan, level: int, outer: Any, counters: list[Any]) -> Iterator[tuple[Any, int, int]]:
+    def _walk(
+        self, plan: _Plan, level: int, outer: Any, counters: list[Any], part: tuple[int, int] | None = None
+    ) -> Iterator[tuple[Any, int, int]]:
         phase = plan.phase
         if level == len(plan.levels):
             if plan.rows_program is None:
@@ -935,43 +980,75 @@ class _Chain:
             counters[0] += rows
             yield kernel, start, rows
             return
-        parsed = plan.levels[level]
         spec = phase.levels[level]
-        try:
-            types, tuples = open_comprehension(parsed, outer, outer.value_of, self.workload.engine, self.workload.strict)
-        except CompileError as err:
-            raise _located(err, spec.each_at) from None
-        except PolydatError as err:
-            raise WorkloadError(f"{plan.where}, for_each {parsed.text!r}:\n{err}") from None
-        key = tuple(types.items())
-        program = plan.level_programs[level].get(key)
-        if program is None:
-            iteration = [*types.items(), *EXTRA_NAMES]
-            label = f"phase '{phase.name}': for_each level {level + 1} ({parsed.text})"
-            # A level without bindings is placed at its comprehension (its empty text has no diagnostic).
-            program = self._compile(label, spec.bindings, spec.bindings_at or spec.each_at, outer, iteration)
-            plan.level_programs[level][key] = program
+        types, tuples = self._open(plan, level, outer)
+        program = self._level_program(plan, level, outer, types)
         bind = program._core.kernel
         names = list(types)
         ordinals = counters[1]
         deeper = level + 1
+        chosen = self._passing(tuples, spec)
+        lo, hi = 0, None
+        if part is not None:
+            listed = list(chosen)
+            lo, hi = _part_bounds(len(listed), part)
+            chosen = iter(listed)
+        for index, values in enumerate(chosen):
+            if hi is not None and index >= hi:
+                break
+            pairs = [*zip(names, values), ("ordinal", ordinals[level]), ("row_offset", counters[0])]
+            ordinals[level] += 1
+            runs = self._walk(plan, deeper, bind(outer, pairs), counters)
+            if index < lo:  # an earlier part's: walked for the counters only
+                for _ in runs:
+                    pass
+            else:
+                yield from runs
+
+    @staticmethod
+    def _passing(tuples: Iterator[tuple[Any, ...]], spec: Level) -> Iterator[tuple[Any, ...]]:
+        """The tuples that pass the level's `where` stages, a predicate's compile error at the level's place."""
         while True:
             try:
                 values = next(tuples)
             except StopIteration:
-                break
+                return
             except CompileError as err:  # the `where` predicate's
                 raise _located(err, spec.each_at) from None
-            pairs = [*zip(names, values), ("ordinal", ordinals[level]), ("row_offset", counters[0])]
-            ordinals[level] += 1
-            yield from self._walk(plan, deeper, bind(outer, pairs), counters)
-    def batches(self, phase: Phase) -> Iterator[tuple[list[tuple[Any, int, int]], int]]:
+            yield values
+
+    def _open(self, plan: _Plan, level: int, outer: Any) -> tuple[dict[str, str], Iterator[tuple[Any, ...]]]:
+        """The types and tuples of level ``level``'s comprehension under ``outer``."""
+        parsed = plan.levels[level]
+        try:
+            return open_comprehension(parsed, outer, outer.value_of, self.workload.engine, self.workload.strict)
+        except CompileError as err:
+            raise _located(err, plan.phase.levels[level].each_at) from None
+        except PolydatError as err:
+            raise WorkloadError(f"{plan.where}, for_each {parsed.text!r}:\n{err}") from None
+
+    def _level_program(self, plan: _Plan, level: int, outer: Any, types: dict[str, str]) -> Any:
+        """Level ``level``'s bindings compiled for iteration types ``types`` (once)."""
+        key = tuple(types.items())
+        program = plan.level_programs[level].get(key)
+        if program is None:
+            spec = plan.phase.levels[level]
+            iteration = [*types.items(), *EXTRA_NAMES]
+            label = f"phase '{plan.phase.name}': for_each level {level + 1} ({plan.levels[level].text})"
+            # A level without bindings is placed at its comprehension (its empty text has no diagnostic).
+            program = self._compile(label, spec.bindings, spec.bindings_at or spec.each_at, outer, iteration)
+            plan.level_programs[level][key] = program
+        return program
+
+    def batches(
+        self, phase: Phase, part: tuple[int, int] | None = None
+    ) -> Iterator[tuple[list[tuple[Any, int, int]], int]]:
         """The phase's runs in groups of about :data:`RUN_BATCH_ROWS` rows, as
         (``[(core kernel, start, rows)]``, rows) — what ``fill_runs`` takes;
         runs of no row are left out."""
         group: list[tuple[Any, int, int]] = []
         rows = 0
-        for kernel, start, count in self.runs(phase):
+        for kernel, start, count in self.runs(phase, part):
             if count == 0:
                 continue
             group.append((kernel, start, count))
@@ -981,3 +1058,188 @@ class _Chain:
                 group, rows = [], 0
         if group:
             yield group, rows
+
+    def stream(
+        self, phase: Phase, threads: int, encode: str | None, part: tuple[int, int] | None
+    ) -> Iterator[tuple[Any, int]]:
+        """The rows of the phase (of part ``part``) in order, a batch at a
+        time, as (batch, rows): Arrow record batches (``encode=None``) or
+        CSV / JSON Lines text. A phase without ``for_each``, or with one
+        level ranging over numbers, runs in the core without a kernel per
+        scope (:class:`_Native`); any other walks its scopes here."""
+        from . import _core
+
+        native = self.native(phase)
+        if native is not None:
+            yield from native.stream(threads, encode, part)
+            return
+        columns = self.columns(phase)
+        for runs, rows in self.batches(phase, part):
+            yield _core.fill_runs(runs, columns, encode or "arrow", threads), rows
+
+    def native(self, phase: Phase) -> _Native | None:
+        """The phase's rows as the core runs them without a kernel per
+        scope, or None when the phase needs its scopes walked one by one."""
+        if phase.name not in self._native:
+            self._native[phase.name] = _Native.of(self, phase)
+        return self._native[phase.name]
+
+
+def _part_bounds(count: int, part: tuple[int, int] | None) -> tuple[int, int]:
+    """The indices ``[lo, hi)`` of part ``i`` of ``n`` of ``count`` items:
+    ``count * i // n`` up to ``count * (i + 1) // n`` (everything without a part)."""
+    if part is None:
+        return 0, count
+    i, n = part
+    return count * i // n, count * (i + 1) // n
+
+
+_COUNT_NAME = re.compile(r"^\s*\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\s*$")
+
+
+@dataclass
+class _Native:
+    """A phase the core runs without a kernel per scope.
+
+    Without ``for_each``: one kernel of the rows program sweeps the cycles
+    (``Kernel.batches``, on ``threads`` workers). With one ``for_each``
+    level over a range of numbers (``order in 0..{orders}``, no ``where``):
+    the level's bindings and the rows program are compiled as one program
+    whose iteration inputs are the level's name, ``ordinal`` and
+    ``row_offset``, and the core runs parent after parent on one kernel per
+    worker, each parent's rows counted by ``cycles`` (a count, a range, or
+    ``{name}`` read per parent) — ``_core.fanout``. The rows are those the
+    scope walk gives, in order, on any number of threads."""
+
+    kernel: Any
+    columns: list[str]
+    coordinate: str | None
+    cycles: tuple[int, int] | None = None
+    """Without ``for_each``: the (first cycle, rows) of the phase."""
+    name: str = ""
+    parents: range | None = None
+    count: Any = None
+    where: str = ""
+
+    @classmethod
+    def of(cls, chain: _Chain, phase: Phase) -> _Native | None:
+        from . import _core
+        from .api import _compile_source
+
+        plan = chain.plan(phase)
+        columns = chain.columns(phase)
+        if not plan.levels:
+            kernel, start, rows = next(chain.runs(phase))
+            coordinates = plan.rows_program.coordinates
+            if not coordinates:
+                return None
+            return cls(kernel, columns, coordinates[0], cycles=(start, rows))
+        if len(plan.levels) != 1:
+            return None
+        parsed = plan.levels[0]
+        if parsed.stages or parsed.base is not None or len(parsed.clauses) != 1:
+            return None
+        clause = parsed.clauses[0]
+        if len(clause.names) != 1 or len(clause.sources) != 1 or len(clause.sources[0]) != 1:
+            return None
+        types, _ = chain._open(plan, 0, chain.root._core)
+        name = clause.names[0]
+        if types[name] != "u64":
+            return None
+        values = parsed._values(clause.sources[0], chain.root._core.value_of, None)
+        if not isinstance(values, range):
+            return None
+        if plan.fixed_cycles is not None:
+            count: Any = plan.fixed_cycles
+        else:
+            match = _COUNT_NAME.match(phase.cycles)
+            if match is None:
+                return None
+            count = match.group(1)
+        source = f"{phase.levels[0].bindings}\n{phase.bindings}"
+        keep = [name, *columns, *([count] if isinstance(count, str) else [])]
+        iteration = [(name, "u64"), *EXTRA_NAMES]
+        try:
+            program = _compile_source(
+                source, chain.path, chain.options, outer=chain.root, iteration=iteration, keep=keep,
+                coordinates=(ROW_COORDINATE,),
+            )
+        except PolydatError:
+            return None  # a name bound in both scopes, say: walk them
+        if any(c != ROW_COORDINATE for c in program.coordinates):
+            return None
+        if isinstance(count, str):
+            kind = program.outputs.get(count) or program.input_types.get(count)
+            if kind not in ("u64", "u32", "i64", "i32"):
+                return None  # absent, or text (which the walk reads as a count or a range)
+        pairs = [(name, values.start if len(values) else 0), ("ordinal", 0), ("row_offset", 0)]
+        kernel = program._core.kernel(chain.root._core, pairs)
+        if not _core.fanout_supported(kernel):
+            return None
+        coordinates = program.coordinates
+        return cls(
+            kernel, columns, coordinates[0] if coordinates else None, name=name, parents=values, count=count,
+            where=plan.where,
+        )
+
+    def open(self, threads: int, encode: str | None, part: tuple[int, int] | None) -> Any:
+        """The core's batch stream of the phase's rows (of part ``part``),
+        or None when there are none."""
+        from . import _core
+
+        if self.parents is None:
+            assert self.cycles is not None
+            start, rows = self.cycles
+            lo, hi = _part_bounds(rows, part)
+            if hi == lo:
+                return None
+            return self.kernel.batches(
+                self.coordinate, start + lo, hi - lo, 1, self.columns, [], threads=threads,
+                batch_rows=RUN_BATCH_ROWS, encode=encode,
+            )
+        lo, hi = _part_bounds(len(self.parents), part)
+        if hi == lo:
+            return None
+        iteration = (self.name, "ordinal", "row_offset")
+        first, step = self.parents.start, self.parents.step
+        count = self.count if isinstance(self.count, str) else tuple(self.count)
+        try:
+            before = _core.fanout_rows(self.kernel, iteration, first, step, lo, count, threads=threads) if lo else 0
+            return _core.fanout(
+                self.kernel, iteration, first + lo * step, step, hi - lo, count, self.columns,
+                first_ordinal=lo, first_row=before, threads=threads, batch_rows=RUN_BATCH_ROWS, encode=encode,
+            )
+        except PolydatError as err:
+            raise self._error(err) from None
+
+    def stream(self, threads: int, encode: str | None, part: tuple[int, int] | None) -> Iterator[tuple[Any, int]]:
+        """(batch, rows) of the phase's rows (see :meth:`_Chain.stream`)."""
+        batches = self.open(threads, encode, part)
+        if batches is None:
+            return
+        try:
+            for batch in batches:
+                yield batch, batches.rows
+        except PolydatError as err:
+            raise self._error(err) from None
+        finally:
+            batches.close()
+
+    def write_text(self, threads: int, encode: str, part: tuple[int, int] | None, path: str) -> int:
+        """Appends the phase's rows as ``encode`` text to the file at ``path``
+        from the core (no Python object per batch); returns the rows."""
+        batches = self.open(threads, encode, part)
+        if batches is None:
+            return 0
+        try:
+            return int(batches.write_text(path))
+        except PolydatError as err:
+            raise self._error(err) from None
+        finally:
+            batches.close()
+
+    def _error(self, err: PolydatError) -> PolydatError:
+        """A bad row count as the workload's error naming the phase; any other error as it is."""
+        if type(err) is PolydatError:
+            return WorkloadError(f"{self.where}, cycles: {err}")
+        return err

@@ -778,7 +778,14 @@ class _Parser:
 
     def name(self) -> str:
         token = self.peek()
-        if token.kind is not TokenKind.IDENT or token.text in ("in", "where", "order"):
+        # `where` and `order` start stages, but a clause may still name a
+        # variable so (`order in 0..{orders}`): the next token tells.
+        stage_word_as_name = token.text in ("where", "order") and (
+            self.peek(1).is_word("in") or self.peek(1).is_op(",", ")")
+        )
+        if token.kind is not TokenKind.IDENT or token.text == "in" or (
+            token.text in ("where", "order") and not stage_word_as_name
+        ):
             raise self.error(f"expected a name, found {_describe(token)}", token)
         return self.advance().text
 

@@ -4,17 +4,21 @@
 //! `Program.iter_batches` and the command line's writers.
 
 use crate::{generate_error, out_of_memory, py_bytes, py_error};
+use arrow_array::StructArray;
 use arrow_array::{
     ArrayRef, BinaryArray, BooleanArray, Date32Array, Float32Array, Float64Array, Int32Array, Int64Array, RecordBatch,
     RecordBatchOptions, StringArray, TimestampMillisecondArray, UInt32Array, UInt64Array,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
-use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 use polydat_core::engine::column::{Column, ColumnData};
+use polydat_core::engine::fanout::FanOut;
 use polydat_core::engine::guard::guarded;
 use polydat_core::engine::{text, Batches, GenerateError, Stop};
 use polydat_core::PortType;
 use pyo3::prelude::*;
+use pyo3::types::PyCapsule;
+use pyo3_arrow::ffi::{to_stream_pycapsule, ArrayIterator};
 use pyo3_arrow::{PyRecordBatch, PySchema};
 use std::collections::HashMap;
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
@@ -129,9 +133,10 @@ const SIGNAL_POLL: Duration = Duration::from_millis(50);
 /// The rows of a plan, a batch at a time, generated ahead: a producer thread
 /// runs the generator (with its own workers) and hands each batch over a
 /// channel of one slot, so at most three batches exist at once (the one the
-/// caller holds, the one waiting, the one being made). Iterating yields
-/// Arrow record batches or encoded text; Ctrl-C while waiting stops the
-/// producer and raises in the caller.
+/// caller holds, the one waiting, the one being made). The producer starts
+/// at the first batch read: a stream only looked at (its schema) makes no
+/// row. Iterating yields Arrow record batches or encoded text; Ctrl-C while
+/// waiting stops the producer and raises in the caller.
 #[pyclass(module = "polydat._core")]
 pub struct BatchStream {
     schema: SchemaRef,
@@ -139,29 +144,46 @@ pub struct BatchStream {
     encode: Encode,
     /// Whether each item is `(batch, emitted rows)`.
     emitted: bool,
-    receiver: Option<Mutex<Receiver<Produced>>>,
+    feed: Feed,
+    /// The rows of the batch yielded last.
+    rows: usize,
+}
+
+/// Where a stream's next batches come from.
+enum Feed {
+    /// Not started: the source, for the producer to take.
+    Pending(Mutex<Source>),
+    /// The producer runs.
+    Running(Producer),
+    /// Every batch was taken, or the stream was closed or handed over.
+    Over,
+}
+
+impl Feed {
+    /// The running producer, started now if it was pending (`None` once over).
+    fn producer(&mut self) -> Result<Option<&Producer>, String> {
+        if let Feed::Pending(_) = self {
+            let Feed::Pending(source) = std::mem::replace(self, Feed::Over) else { unreachable!() };
+            *self = Feed::Running(Producer::start(source.into_inner().unwrap_or_else(|p| p.into_inner()))?);
+        }
+        Ok(match self {
+            Feed::Running(producer) => Some(producer),
+            _ => None,
+        })
+    }
+}
+
+/// The thread that makes a stream's batches, and the channel it hands them
+/// over. Dropping it stops the thread and waits for it.
+struct Producer {
+    receiver: Mutex<Receiver<Produced>>,
     stop: Arc<Stop<'static>>,
     worker: Option<JoinHandle<()>>,
 }
 
-impl BatchStream {
-    /// Starts the producer of `batches`; `cycles` puts a u64 column of the
-    /// rows' cycle numbers first (named `names[0]`); `emitted` pairs each
-    /// batch with the rows `emit_row` emitted while it was made.
-    pub fn start(
-        mut batches: Batches,
-        names: Vec<String>,
-        cycles: bool,
-        encode: Encode,
-        emitted: bool,
-    ) -> Result<BatchStream, String> {
-        let mut types = Vec::with_capacity(names.len());
-        if cycles {
-            types.push(PortType::U64);
-        }
-        types.extend(batches.generator().types());
-        let schema = schema(&names, &types);
-        let step = batches.generator().plan().step;
+impl Producer {
+    /// Starts the thread making `source`'s batches.
+    fn start(mut source: Source) -> Result<Producer, String> {
         let stop = Arc::new(Stop::new());
         let (sender, receiver) = sync_channel(1);
         let producer_stop = stop.clone();
@@ -170,21 +192,9 @@ impl BatchStream {
             .spawn(move || {
                 let stop = &*producer_stop;
                 loop {
-                    let (first, rows) = (batches.next_cycle(), batches.next_rows());
-                    let next = guarded(std::panic::AssertUnwindSafe(|| batches.next_batch(stop)));
-                    let item = match next {
+                    let item = match guarded(std::panic::AssertUnwindSafe(|| source.next_batch(stop))) {
                         Ok(None) => break,
-                        Ok(Some(Ok(mut columns))) => match cycles {
-                            true => match Column::cycles(first, rows, step) {
-                                Some(c) => {
-                                    columns.insert(0, c);
-                                    Ok((rows, columns, batches.take_emitted()))
-                                }
-                                None => Err(GenerateError::OutOfMemory { rows, columns: 1 }),
-                            },
-                            false => Ok((rows, columns, batches.take_emitted())),
-                        },
-                        Ok(Some(Err(e))) => Err(e),
+                        Ok(Some(item)) => item,
                         Err(_) => Err(GenerateError::Panicked),
                     };
                     let last = item.is_err();
@@ -194,24 +204,187 @@ impl BatchStream {
                 }
             })
             .map_err(|e| format!("could not start the batch thread: {e}"))?;
-        Ok(BatchStream {
-            schema,
-            names,
-            encode,
-            emitted,
-            receiver: Some(Mutex::new(receiver)),
-            stop,
-            worker: Some(worker),
-        })
+        Ok(Producer { receiver: Mutex::new(receiver), stop, worker: Some(worker) })
+    }
+
+    /// The next batch, waiting up to `wait` for it.
+    fn next(&self, wait: Option<Duration>) -> Result<Produced, RecvTimeoutError> {
+        let receiver = self.receiver.lock().unwrap_or_else(|p| p.into_inner());
+        match wait {
+            Some(wait) => receiver.recv_timeout(wait),
+            None => receiver.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        }
+    }
+}
+
+impl Drop for Producer {
+    fn drop(&mut self) {
+        self.stop.request();
+        // Dropping the receiver unblocks a producer waiting to hand a batch over.
+        drop(std::mem::replace(&mut self.receiver, Mutex::new(sync_channel(0).1)));
+        if let Some(worker) = self.worker.take() {
+            let _ = worker.join();
+        }
+    }
+}
+
+/// Where a [`BatchStream`]'s batches come from.
+pub enum Source {
+    /// The rows of a program's plan; `cycles` puts a u64 column of the
+    /// rows' cycle numbers first.
+    Plan {
+        /// The batches.
+        batches: Batches,
+        /// Put the cycle numbers first.
+        cycles: bool,
+    },
+    /// The rows of a one-to-many phase.
+    FanOut(FanOut),
+}
+
+impl Source {
+    /// The declared type of each column the batches hold, in order.
+    fn types(&self) -> Vec<PortType> {
+        match self {
+            Source::Plan { batches, cycles } => {
+                let mut types = Vec::new();
+                if *cycles {
+                    types.push(PortType::U64);
+                }
+                types.extend(batches.generator().types());
+                types
+            }
+            Source::FanOut(fanout) => fanout.types(),
+        }
+    }
+
+    /// The next batch, or `None` at the end.
+    fn next_batch(&mut self, stop: &Stop<'_>) -> Option<Produced> {
+        match self {
+            Source::Plan { batches, cycles } => {
+                let (first, rows) = (batches.next_cycle(), batches.next_rows());
+                let step = batches.generator().plan().step;
+                let columns = batches.next_batch(stop)?;
+                let emitted = batches.take_emitted();
+                Some(columns.and_then(|mut columns| {
+                    if *cycles {
+                        let c =
+                            Column::cycles(first, rows, step).ok_or(GenerateError::OutOfMemory { rows, columns: 1 })?;
+                        columns.insert(0, c);
+                    }
+                    Ok((rows, columns, emitted))
+                }))
+            }
+            Source::FanOut(fanout) => Some(
+                fanout.next_batch(stop)?.map(|columns| (columns.first().map_or(0, Column::len), columns, Vec::new())),
+            ),
+        }
+    }
+}
+
+impl BatchStream {
+    /// Starts the producer of `batches`; `cycles` puts a u64 column of the
+    /// rows' cycle numbers first (named `names[0]`); `emitted` pairs each
+    /// batch with the rows `emit_row` emitted while it was made.
+    pub fn start(
+        batches: Batches,
+        names: Vec<String>,
+        cycles: bool,
+        encode: Encode,
+        emitted: bool,
+    ) -> Result<BatchStream, String> {
+        let mut stream = BatchStream::of(Source::Plan { batches, cycles }, names, encode)?;
+        stream.emitted = emitted;
+        Ok(stream)
+    }
+
+    /// A stream of `source`'s batches, whose columns are named `names` (the
+    /// producer starts at the first batch read).
+    pub fn of(source: Source, names: Vec<String>, encode: Encode) -> Result<BatchStream, String> {
+        let schema = schema(&names, &source.types());
+        Ok(BatchStream { schema, names, encode, emitted: false, feed: Feed::Pending(Mutex::new(source)), rows: 0 })
     }
 
     /// Stops the producer and waits for it.
     fn finish(&mut self) {
-        self.stop.request();
-        self.receiver = None;
-        if let Some(worker) = self.worker.take() {
-            let _ = worker.join();
+        self.feed = Feed::Over;
+    }
+
+    /// The next batch's columns, waiting for the producer without the GIL
+    /// (Ctrl-C meanwhile stops it and raises); `None` at the end. After an
+    /// error the stream is over.
+    fn next_columns(&mut self, py: Python<'_>) -> PyResult<Option<(usize, Vec<Column>, Vec<String>)>> {
+        loop {
+            let producer = match self.feed.producer() {
+                Ok(Some(producer)) => producer,
+                Ok(None) => return Ok(None),
+                Err(e) => {
+                    self.finish();
+                    return Err(py_error(py, "InternalError", (e,)));
+                }
+            };
+            match py.allow_threads(|| producer.next(Some(SIGNAL_POLL))) {
+                Ok(Ok(batch)) => return Ok(Some(batch)),
+                Ok(Err(e)) => {
+                    self.finish();
+                    return Err(generate_error(py, e));
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if let Err(e) = py.check_signals() {
+                        self.finish();
+                        return Err(e);
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.finish();
+                    return Ok(None);
+                }
+            }
         }
+    }
+}
+
+/// Appends the text of one batch of columns (named `names`) to `out`.
+fn encode_text(encode: Encode, names: &[&str], columns: &[Column], out: &mut Vec<u8>) -> Result<(), polydat_core::engine::column::NoMemory> {
+    let refs: Vec<&Column> = columns.iter().collect();
+    match encode {
+        Encode::Csv => text::csv_rows(&refs, out),
+        _ => text::jsonl_rows(names, &refs, out),
+    }
+}
+
+/// The batches of a [`BatchStream`] handed to an Arrow C stream consumer,
+/// which may call from any thread: the reader waits on the producer without
+/// the GIL (the producer never takes it). The producer starts at the first
+/// batch read, and stops when the reader is dropped (the consumer released
+/// the stream).
+struct Reader {
+    schema: SchemaRef,
+    feed: Feed,
+}
+
+impl Iterator for Reader {
+    type Item = Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let batch = match self.feed.producer() {
+            Err(e) => Err(e),
+            Ok(None) => return None,
+            Ok(Some(producer)) => match producer.next(None) {
+                Err(_) => {
+                    self.feed = Feed::Over;
+                    return None;
+                }
+                Ok(produced) => produced.map_err(|e| e.to_string()).and_then(|(rows, columns, _)| {
+                    guarded(|| record_batch(&self.schema, columns, rows))
+                        .unwrap_or_else(|panic| Err(format!("internal error (a Rust panic): {panic}")))
+                }),
+            },
+        };
+        if batch.is_err() {
+            self.feed = Feed::Over;
+        }
+        Some(batch.map_err(|message| ArrowError::ExternalError(message.into())))
     }
 }
 
@@ -229,37 +402,23 @@ impl BatchStream {
         PySchema::new(self.schema.clone())
     }
 
+    /// The rows of the batch yielded last.
+    #[getter]
+    fn rows(&self) -> usize {
+        self.rows
+    }
+
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
         slf
     }
 
     fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
-        let (rows, columns, emitted) = loop {
-            let Some(receiver) = &self.receiver else { return Ok(None) };
-            let wait = || receiver.lock().unwrap_or_else(|p| p.into_inner()).recv_timeout(SIGNAL_POLL);
-            match py.allow_threads(wait) {
-                Ok(Ok(item)) => break item,
-                Ok(Err(e)) => {
-                    self.finish();
-                    return Err(generate_error(py, e));
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    if let Err(e) = py.check_signals() {
-                        self.finish();
-                        return Err(e);
-                    }
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    self.finish();
-                    return Ok(None);
-                }
-            }
-        };
+        let Some((rows, columns, emitted)) = self.next_columns(py)? else { return Ok(None) };
+        self.rows = rows;
         let item = self.item(py, rows, columns)?;
-        Ok(Some(match (item, self.emitted) {
-            (Some(item), true) => (item, emitted).into_pyobject(py)?.into_any().unbind(),
-            (Some(item), false) => item,
-            (None, _) => return Ok(None),
+        Ok(Some(match self.emitted {
+            true => (item, emitted).into_pyobject(py)?.into_any().unbind(),
+            false => item,
         }))
     }
 
@@ -267,49 +426,104 @@ impl BatchStream {
     fn close(&mut self) {
         self.finish();
     }
+
+    /// Appends the rest of a text stream (CSV or JSON Lines rows) to the
+    /// file at `path`, batch after batch, without the GIL and without a
+    /// Python object per batch; returns the rows written. Ctrl-C stops the
+    /// producer and raises; a failed write is an `OSError`.
+    fn write_text(&mut self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<usize> {
+        if self.encode == Encode::Arrow {
+            return Err(py_error(py, "ArgumentError", ("write_text writes a stream of text (csv or jsonl)",)));
+        }
+        let mut file = std::fs::OpenOptions::new().append(true).open(&path)?;
+        let owned = self.names.clone();
+        let names: Vec<&str> = owned.iter().map(String::as_str).collect();
+        let (mut text, mut total) = (Vec::new(), 0);
+        while let Some((rows, columns, _)) = self.next_columns(py)? {
+            total += rows;
+            let encode = self.encode;
+            let written = py.allow_threads(|| {
+                guarded(|| {
+                    text.clear();
+                    match encode_text(encode, &names, &columns, &mut text) {
+                        Ok(()) => std::io::Write::write_all(&mut file, &text).map_err(Some),
+                        Err(_) => Err(None),
+                    }
+                })
+            });
+            let failed = match written {
+                Ok(Ok(())) => py.check_signals().err(),
+                Ok(Err(Some(e))) => Some(e.into()),
+                Ok(Err(None)) => Some(out_of_memory(py, "the text of one batch of rows")),
+                Err(panic) => Some(py_error(py, "InternalError", (format!("internal error (a Rust panic): {panic}"),))),
+            };
+            // Between batches, as a loop of `__next__` would, a signal's handler runs.
+            if let Some(e) = failed {
+                self.finish();
+                return Err(e);
+            }
+        }
+        Ok(total)
+    }
+
+    /// The Arrow PyCapsule stream interface: the rest of the stream as an
+    /// Arrow C stream (a capsule named `arrow_array_stream`) that DuckDB,
+    /// polars, pyarrow and other Arrow consumers read batch by batch, as
+    /// the producer makes them; afterwards this object yields nothing more.
+    /// `requested_schema` is honoured when the columns can be cast to it.
+    /// Only a stream of Arrow record batches (not text) has one.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &mut self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyCapsule>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        if self.encode != Encode::Arrow {
+            return Err(py_error(py, "ArgumentError", ("a stream of text has no Arrow C stream",)));
+        }
+        if let Feed::Over = self.feed {
+            return Err(py_error(py, "ArgumentError", ("the stream was read or closed already",)));
+        }
+        // The rest of the stream is the reader's now (this object yields nothing more).
+        let reader = Reader { schema: self.schema.clone(), feed: std::mem::replace(&mut self.feed, Feed::Over) };
+        let schema = self.schema.clone();
+        let arrays = reader.map(|batch| Ok(Arc::new(StructArray::from(batch?)) as ArrayRef));
+        let field = Field::new_struct("", schema.fields().clone(), false).with_metadata(schema.metadata.clone());
+        let arrays = Box::new(ArrayIterator::new(arrays, Arc::new(field)));
+        to_stream_pycapsule(py, arrays, requested_schema).map_err(PyErr::from)
+    }
 }
 
 impl BatchStream {
     /// One batch's columns as the stream's item: an Arrow record batch or encoded text.
-    fn item(&mut self, py: Python<'_>, rows: usize, columns: Vec<Column>) -> PyResult<Option<PyObject>> {
+    fn item(&mut self, py: Python<'_>, rows: usize, columns: Vec<Column>) -> PyResult<PyObject> {
         let (encode, schema) = (self.encode, &self.schema);
         let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
+        let panicked = |panic: String| py_error(py, "InternalError", (format!("internal error (a Rust panic): {panic}"),));
         match encode {
-            Encode::Arrow => {
-                let batch = py.allow_threads(|| guarded(|| record_batch(schema, columns, rows)));
-                match batch {
-                    Ok(Ok(batch)) => Ok(Some(PyRecordBatch::new(batch).into_pyobject(py)?.into_any().unbind())),
-                    Ok(Err(e)) => Err(py_error(py, "PolydatError", (e,))),
-                    Err(panic) => {
-                        Err(py_error(py, "InternalError", (format!("internal error (a Rust panic): {panic}"),)))
-                    }
-                }
-            }
+            Encode::Arrow => match py.allow_threads(|| guarded(|| record_batch(schema, columns, rows))) {
+                Ok(Ok(batch)) => Ok(PyRecordBatch::new(batch).into_pyobject(py)?.into_any().unbind()),
+                Ok(Err(e)) => Err(py_error(py, "PolydatError", (e,))),
+                Err(panic) => Err(panicked(panic)),
+            },
             Encode::Csv | Encode::Jsonl => {
                 let text = py.allow_threads(|| {
                     guarded(|| {
-                        let refs: Vec<&Column> = columns.iter().collect();
                         let mut out = Vec::new();
-                        let encoded = match encode {
-                            Encode::Csv => text::csv_rows(&refs, &mut out),
-                            _ => text::jsonl_rows(&names, &refs, &mut out),
-                        };
-                        encoded.map(|()| out)
+                        encode_text(encode, &names, &columns, &mut out).map(|()| out)
                     })
                 });
                 match text {
                     Ok(Ok(out)) => {
                         let bytes = py_bytes(py, &out);
                         drop(out);
-                        Ok(Some(bytes?.into_any().unbind()))
+                        Ok(bytes?.into_any().unbind())
                     }
                     Ok(Err(_)) => {
                         self.finish();
                         Err(out_of_memory(py, "the text of one batch of rows"))
                     }
-                    Err(panic) => {
-                        Err(py_error(py, "InternalError", (format!("internal error (a Rust panic): {panic}"),)))
-                    }
+                    Err(panic) => Err(panicked(panic)),
                 }
             }
         }

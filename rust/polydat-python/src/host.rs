@@ -3,7 +3,7 @@
 //! 10M rows does not take a page fault per 4 KiB), the core writes the rows
 //! straight into their buffers ([`polydat_core::engine::Generator::fill_into`]).
 
-use numpy::{PyArray1, PyArrayMethods, PyReadwriteArray1};
+use numpy::{PyArray1, PyArrayMethods, PyReadwriteArray1, PyUntypedArrayMethods};
 use polydat_core::engine::column::HostRows;
 use polydat_core::PortType;
 use pyo3::prelude::*;
@@ -38,15 +38,72 @@ impl<'py> HostArray<'py> {
             let array = numpy.call_method1("zeros", (rows, dtype)).ok()?;
             array.downcast_into::<PyArray1<T>>().ok()?.try_readwrite().ok()
         }
+        let dtype = HostArray::dtype(ty)?;
         Some(match ty {
-            PortType::U64 => HostArray::U64(make(py, rows, "uint64")?),
-            PortType::I64 | PortType::Timestamp => HostArray::I64(make(py, rows, "int64")?),
-            PortType::U32 => HostArray::U32(make(py, rows, "uint32")?),
-            PortType::I32 | PortType::Date => HostArray::I32(make(py, rows, "int32")?),
-            PortType::F64 => HostArray::F64(make(py, rows, "float64")?),
-            PortType::F32 => HostArray::F32(make(py, rows, "float32")?),
-            PortType::Bool => HostArray::Bool(make(py, rows, "bool")?),
+            PortType::U64 => HostArray::U64(make(py, rows, dtype)?),
+            PortType::I64 | PortType::Timestamp => HostArray::I64(make(py, rows, dtype)?),
+            PortType::U32 => HostArray::U32(make(py, rows, dtype)?),
+            PortType::I32 | PortType::Date => HostArray::I32(make(py, rows, dtype)?),
+            PortType::F64 => HostArray::F64(make(py, rows, dtype)?),
+            PortType::F32 => HostArray::F32(make(py, rows, dtype)?),
+            PortType::Bool => HostArray::Bool(make(py, rows, dtype)?),
             PortType::Str | PortType::Bytes | PortType::Json => return None,
+        })
+    }
+
+    /// The numpy dtype of a column of declared type `ty` (`None`: a
+    /// variable-size type, which has none).
+    pub fn dtype(ty: PortType) -> Option<&'static str> {
+        Some(match ty {
+            PortType::U64 => "uint64",
+            PortType::I64 | PortType::Timestamp => "int64",
+            PortType::U32 => "uint32",
+            PortType::I32 | PortType::Date => "int32",
+            PortType::F64 => "float64",
+            PortType::F32 => "float32",
+            PortType::Bool => "bool",
+            PortType::Str | PortType::Bytes | PortType::Json => return None,
+        })
+    }
+
+    /// The caller's array `array` for a column of `rows` rows of type `ty`,
+    /// borrowed for writing: it must be a one-dimensional, C-contiguous,
+    /// writable numpy array of the type's dtype ([`HostArray::dtype`]) and
+    /// exactly `rows` long. `Err` says what it is instead.
+    pub fn lend(array: &Bound<'py, PyAny>, ty: PortType, rows: usize) -> Result<HostArray<'py>, String> {
+        let Some(dtype) = HostArray::dtype(ty) else {
+            return Err(format!("a {ty} output has no numpy array to write into (only scalar outputs do)"));
+        };
+        fn take<'py, T: numpy::Element>(
+            array: &Bound<'py, PyAny>,
+            dtype: &str,
+            rows: usize,
+        ) -> Result<PyReadwriteArray1<'py, T>, String> {
+            let what = || match array.getattr("dtype").and_then(|d| d.str()) {
+                Ok(d) => format!("an array of dtype {d}"),
+                Err(_) => format!("a {}", array.get_type().name().map(|n| n.to_string()).unwrap_or_default()),
+            };
+            let typed = array
+                .downcast::<PyArray1<T>>()
+                .map_err(|_| format!("needs a 1-d numpy {dtype} array, got {}", what()))?;
+            let len = PyUntypedArrayMethods::len(typed);
+            if len != rows {
+                return Err(format!("needs {rows} rows, got an array of {len}"));
+            }
+            if !typed.is_c_contiguous() {
+                return Err("needs a C-contiguous array (a slice with a step is not)".into());
+            }
+            typed.try_readwrite().map_err(|_| "needs a writable array (not read-only, not borrowed elsewhere)".into())
+        }
+        Ok(match ty {
+            PortType::U64 => HostArray::U64(take(array, dtype, rows)?),
+            PortType::I64 | PortType::Timestamp => HostArray::I64(take(array, dtype, rows)?),
+            PortType::U32 => HostArray::U32(take(array, dtype, rows)?),
+            PortType::I32 | PortType::Date => HostArray::I32(take(array, dtype, rows)?),
+            PortType::F64 => HostArray::F64(take(array, dtype, rows)?),
+            PortType::F32 => HostArray::F32(take(array, dtype, rows)?),
+            PortType::Bool => HostArray::Bool(take(array, dtype, rows)?),
+            PortType::Str | PortType::Bytes | PortType::Json => unreachable!("refused above"),
         })
     }
 

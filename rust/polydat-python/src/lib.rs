@@ -11,6 +11,7 @@ use polydat_core::engine::{self, EngineKind, Filled, GenerateError, Kernel as Co
 use polydat_core::program::manifest::Manifest;
 
 mod arrow;
+mod fanout;
 mod host;
 use polydat_core::ir::GraphIr;
 use polydat_core::{
@@ -103,6 +104,7 @@ pub(crate) fn generate_error(py: Python<'_>, e: GenerateError) -> PyErr {
             py_error(py, "InternalError", (e.to_string(),))
         }
         GenerateError::Cancelled => PyKeyboardInterrupt::new_err(e.to_string()),
+        GenerateError::BadCount { .. } => py_error(py, "PolydatError", (e.to_string(),)),
         GenerateError::Unset { ref names, .. } => {
             let first = names.first().cloned().unwrap_or_default();
             py_error(py, "WriteError", (e.to_string(), "unset_input", first))
@@ -349,6 +351,11 @@ fn finish_array(
         polydat_core::PortType::Date => array.call_method1(py, "astype", ("datetime64[D]",))?,
         _ => array,
     };
+    masked(py, array, rows, nulls)
+}
+
+/// `array`, or a `numpy.ma.MaskedArray` over it masking rows `nulls`.
+fn masked(py: Python<'_>, array: PyObject, rows: usize, nulls: &[usize]) -> PyResult<PyObject> {
     if nulls.is_empty() {
         return Ok(array);
     }
@@ -360,6 +367,13 @@ fn finish_array(
     let kwargs = PyDict::new(py);
     kwargs.set_item("mask", mask.into_pyarray(py))?;
     Ok(masked.call((array,), Some(&kwargs))?.unbind())
+}
+
+/// The numpy dtype of a column of declared type `type_name` (None for a
+/// variable-size type: str, bytes, json).
+#[pyfunction]
+fn numpy_dtype(py: Python<'_>, type_name: &str) -> PyResult<Option<&'static str>> {
+    Ok(host::HostArray::dtype(port_type(py, type_name)?))
 }
 
 /// The node catalog as JSON text.
@@ -567,12 +581,13 @@ impl Program {
 
     /// Runs `rows` cycles `start, start + step, ...` writing `coordinate`,
     /// with `fixed` inputs written once per kernel; returns {name: numpy
-    /// array} for every name in `outputs` (an output, or an input). The GIL
-    /// is released; Ctrl-C stops every worker within about 50 ms and raises
-    /// `KeyboardInterrupt`.
+    /// array} for every name in `outputs` (an output, or an input). `out`
+    /// gives the caller's numpy array for each output, written in place
+    /// (see `generate_dict`). The GIL is released; Ctrl-C stops every worker
+    /// within about 50 ms and raises `KeyboardInterrupt`.
     /// With `emitted`, returns `(dict, rows)`: also the rows `emit_row`
     /// nodes emitted, in row order.
-    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, emitted=false))]
+    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, emitted=false, out=None))]
     #[allow(clippy::too_many_arguments)]
     fn generate<'py>(
         &self,
@@ -585,12 +600,13 @@ impl Program {
         fixed: Vec<(String, Bound<'py, PyAny>)>,
         threads: usize,
         emitted: bool,
+        out: Option<Vec<Bound<'py, PyAny>>>,
     ) -> PyResult<PyObject> {
         contained(py, || {
             let (plan, sources) = self.row_plan(py, coordinate, start, rows, step, &outputs, &fixed)?;
             let (program, kind) = (&self.inner, self.kind);
             let make = || engine::Generator::new(program, kind, &plan, &sources, threads);
-            with_emitted(py, generate_dict(py, program, &plan, &sources, &outputs, make)?, emitted)
+            with_emitted(py, generate_dict(py, program, &plan, &sources, &outputs, out, make)?, emitted)
         })
     }
 
@@ -918,7 +934,7 @@ impl Kernel {
 
     /// `generate` from this kernel's state: the rows run on kernels of the
     /// same scope (its bindings, its current inputs), one per thread.
-    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, emitted=false))]
+    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, emitted=false, out=None))]
     #[allow(clippy::too_many_arguments)]
     fn generate<'py>(
         &self,
@@ -931,6 +947,7 @@ impl Kernel {
         fixed: Vec<(String, Bound<'py, PyAny>)>,
         threads: usize,
         emitted: bool,
+        out: Option<Vec<Bound<'py, PyAny>>>,
     ) -> PyResult<PyObject> {
         contained(py, || {
             let program = self.scope.program().clone();
@@ -938,7 +955,7 @@ impl Kernel {
             let (maker, preset) = self.maker(py);
             let kind = self.scope.kind();
             let make = || engine::Generator::with_maker(&program, kind, maker, preset, &plan, &sources, threads);
-            with_emitted(py, generate_dict(py, &program, &plan, &sources, &outputs, make)?, emitted)
+            with_emitted(py, generate_dict(py, &program, &plan, &sources, &outputs, out, make)?, emitted)
         })
     }
 
@@ -986,27 +1003,51 @@ impl Kernel {
 /// `generate`'s result, `{name: numpy array}` for `names` (the columns of
 /// `sources`): the generator `make` builds runs over the plan's rows without
 /// the GIL (Ctrl-C stops every worker and raises `KeyboardInterrupt`);
-/// scalar outputs of many rows go straight into numpy's own arrays.
+/// scalar outputs of many rows go straight into numpy's own arrays. With
+/// `out` (one caller's array per column, each an output's), the rows go
+/// straight into those arrays, which the dict then holds; an array that
+/// does not fit its column is an `ArgumentError` naming it, before any row
+/// is made.
 fn generate_dict<'py>(
     py: Python<'py>,
     program: &polydat_core::Program,
     plan: &RowPlan,
     sources: &[engine::ColumnSource],
     names: &[String],
+    out: Option<Vec<Bound<'py, PyAny>>>,
     make: impl FnOnce() -> Result<engine::Generator, GenerateError> + Send,
 ) -> PyResult<(Bound<'py, PyDict>, Vec<String>)> {
     let interrupt = SignalWatch::new();
     let hook = || interrupt.interrupted();
     let stop = Stop::with_hook(&hook);
-    let mut arrays: Vec<Option<host::HostArray<'py>>> = sources
-        .iter()
-        .map(|s| match *s {
-            engine::ColumnSource::Output(o) if plan.rows() >= host::HOST_MIN_ROWS => {
-                host::HostArray::zeros(py, program.outputs[o].ty, plan.rows())
+    let callers = out.is_some();
+    let mut arrays: Vec<Option<host::HostArray<'py>>> = match out {
+        Some(given) => {
+            if given.len() != sources.len() {
+                let message = format!("out= gives {} arrays for {} outputs", given.len(), sources.len());
+                return Err(py_error(py, "ArgumentError", (message,)));
             }
-            _ => None,
-        })
-        .collect();
+            let lend = |((array, source), name): ((Bound<'py, PyAny>, &engine::ColumnSource), &String)| {
+                let lent = match *source {
+                    engine::ColumnSource::Output(o) => {
+                        host::HostArray::lend(&array, program.outputs[o].ty, plan.rows())
+                    }
+                    engine::ColumnSource::Input(_) => Err("is an input, which generate does not compute".to_string()),
+                };
+                lent.map(Some).map_err(|m| py_error(py, "ArgumentError", (format!("out['{name}']: {m}"),)))
+            };
+            given.into_iter().zip(sources).zip(names).map(lend).collect::<PyResult<_>>()?
+        }
+        None => sources
+            .iter()
+            .map(|s| match *s {
+                engine::ColumnSource::Output(o) if plan.rows() >= host::HOST_MIN_ROWS => {
+                    host::HostArray::zeros(py, program.outputs[o].ty, plan.rows())
+                }
+                _ => None,
+            })
+            .collect(),
+    };
     let lent = arrays.iter_mut().map(|a| a.as_mut().map(|a| a.rows()).transpose()).collect::<PyResult<_>>()?;
     let result = py.allow_threads(|| {
         let mut generator = make()?;
@@ -1021,6 +1062,8 @@ fn generate_dict<'py>(
     for (((name, column), array), source) in names.iter().zip(columns).zip(arrays).zip(sources) {
         let value = match (column, array, *source) {
             (Filled::Column(column), _, _) => column_to_py(py, column),
+            // The caller's own array, as given (a masked view of it where rows are None).
+            (Filled::InPlace { nulls }, Some(array), _) if callers => masked(py, array.array(), plan.rows(), &nulls),
             (Filled::InPlace { nulls }, Some(array), engine::ColumnSource::Output(o)) => {
                 finish_array(py, array.array(), program.outputs[o].ty, plan.rows(), &nulls)
             }
@@ -1358,6 +1401,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(text_header, m)?)?;
     m.add_function(wrap_pyfunction!(_encode_column, m)?)?;
     m.add_function(wrap_pyfunction!(fill_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(numpy_dtype, m)?)?;
+    m.add_function(wrap_pyfunction!(fanout::fanout, m)?)?;
+    m.add_function(wrap_pyfunction!(fanout::fanout_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(fanout::fanout_supported, m)?)?;
     m.add_class::<Program>()?;
     m.add_class::<Kernel>()?;
     m.add_class::<arrow::BatchStream>()?;

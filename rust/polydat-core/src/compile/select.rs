@@ -33,6 +33,7 @@
 
 use crate::error::Refused;
 use crate::ir::InputKind;
+use crate::program::lifecycle::Lifecycle;
 pub use crate::program::selection::{
     Analysis, EngineKind, Provenance, Selection, ENGINE_NAMES, ENGINE_REQUESTS, PROVENANCE_REQUESTS,
 };
@@ -184,13 +185,15 @@ pub fn choose(total_nodes: usize, output_cone_ratio: f64, stable_ratio: f64) -> 
 /// 3 s), so larger programs run on P2, whose kernels are ready at once.
 pub const AUTO_NATIVE_MAX_STEPS: usize = 4096;
 
-/// Every step of `program` is a scalar step or a by-bytes one
+/// Every per-cycle step of `program` is a scalar step or a by-bytes one
 /// ([`crate::program::Step::is_scalar`], [`crate::program::Step::is_by_bytes`]):
-/// P3 runs the whole program as native code and in-place text, with no
-/// value boxed, so `engine="auto"` picks it over the mixed engine (whose
-/// interpreter would run every by-reference step on `Value`s).
+/// P3 runs every row as native code and in-place text, with no value
+/// boxed, so `engine="auto"` picks it over the mixed engine (whose
+/// interpreter would run every by-reference step on `Value`s). A step that
+/// runs once per kernel (a string literal, a scope-init value) does not
+/// count: how it runs costs nothing per row.
 pub fn runs_compiled(program: &Program) -> bool {
-    program.steps.iter().all(|step| step.is_scalar() || step.is_by_bytes())
+    program.steps.iter().all(|step| step.lifecycle != Lifecycle::Dynamic || step.is_scalar() || step.is_by_bytes())
 }
 
 /// The selection stage: resolves `request` for `program`.

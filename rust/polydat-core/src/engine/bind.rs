@@ -30,6 +30,7 @@
 
 use super::cell::{Cell, Tree};
 use super::column::ColumnPart;
+use super::fanout::RunFill;
 use super::{adapt_boundary, new_kernel, GenerateError, Kernel, RowFill, RowFiller};
 use crate::error::{BindError, EvalError, WriteError};
 use crate::ir::{InputKind, InputOrigin};
@@ -623,7 +624,9 @@ impl Kernel for ScopedKernel {
     #[inline]
     fn write_u64(&mut self, input: usize, value: u64) -> Result<(), WriteError> {
         match self.slots[input] {
-            Slot::Own => {
+            // An iteration variable is written as an own input is (`write`
+            // treats the two alike): a one-to-many phase rewrites it per parent.
+            Slot::Own | Slot::Iteration => {
                 self.inner.write_u64(input, value)?;
                 self.wrote();
                 Ok(())
@@ -723,6 +726,14 @@ impl RowFiller for ScopedRows<'_> {
     fn fill(&mut self, rows: &RowFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
         self.check(rows.coordinate)?;
         let filled = self.inner.fill(rows, columns);
+        note_write(&self.wrote.0, &self.wrote.1);
+        filled
+    }
+
+    fn fill_runs(&mut self, runs: &RunFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
+        self.check(runs.coordinate)?;
+        runs.inputs.iter().try_for_each(|&input| self.check(input))?;
+        let filled = self.inner.fill_runs(runs, columns);
         note_write(&self.wrote.0, &self.wrote.1);
         filled
     }

@@ -548,7 +548,7 @@ impl Generator {
 /// calling thread among them), not absorbed one after another while the
 /// other workers wait. Returns the columns with their indices, in no order,
 /// each with the emptied buffers of the parts copied into it.
-fn absorb_all(
+pub(crate) fn absorb_all(
     columns: Vec<(usize, Column, Vec<PartDone>)>,
     threads: usize,
 ) -> Result<Vec<(usize, Column, Vec<VarRows>)>, GenerateError> {
@@ -779,6 +779,14 @@ pub enum GenerateError {
         /// The coordinate the rows sweep.
         swept: String,
     },
+    /// A scope's row count is no count (a one-to-many phase, see
+    /// [`crate::engine::fanout`]).
+    BadCount {
+        /// The name the count is read from.
+        name: String,
+        /// What it held.
+        value: String,
+    },
     /// The columns for this many rows do not fit in memory.
     OutOfMemory {
         /// Rows requested (of one thread's chunk).
@@ -809,6 +817,9 @@ impl std::fmt::Display for GenerateError {
                     names[0],
                     names[0],
                 )
+            }
+            GenerateError::BadCount { name, value } => {
+                write!(f, "the row count '{name}' is {value}, not a count (a whole number from 0)")
             }
             GenerateError::OutOfMemory { rows, columns } => write!(
                 f,

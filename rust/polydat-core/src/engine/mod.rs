@@ -9,6 +9,7 @@ pub mod cell;
 pub mod column;
 pub mod compiled;
 pub mod failure;
+pub mod fanout;
 pub mod generate;
 pub mod guard;
 pub mod mixed;
@@ -128,6 +129,11 @@ pub trait RowFiller {
     /// wrapping) and appends the outputs to `columns` as one read. A failing
     /// row is reported as P1 reports it, at its row.
     fn fill(&mut self, rows: &RowFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError>;
+    /// Fills rows in runs ([`fanout::RunFill`]): each run's u64 inputs take
+    /// its values, then its rows are filled as [`RowFiller::fill`] fills
+    /// them. One call for many short runs (a one-to-many phase's parents);
+    /// the rows are those of the inputs' writes and one `fill` per run.
+    fn fill_runs(&mut self, runs: &fanout::RunFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError>;
 }
 
 /// The row filler any kernel has: each read through [`Kernel`]'s own
@@ -169,6 +175,18 @@ impl<K: Kernel + ?Sized> RowFiller for ValueRows<'_, K> {
                 column.push(&k.pull(out)?);
             }
             Ok(())
+        })
+    }
+
+    fn fill_runs(&mut self, runs: &fanout::RunFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
+        let outs = self.outs;
+        fanout::fill_run_by_run(&mut *self.kernel, runs, |k, rows| {
+            fill_row_by_row(k, rows, &mut *columns, |k, columns| {
+                for (column, &out) in columns.iter_mut().zip(outs) {
+                    column.push(&k.pull(out)?);
+                }
+                Ok(())
+            })
         })
     }
 }

@@ -11,6 +11,7 @@
 
 use super::column::ColumnPart;
 use super::failure::{self, PassOutcome};
+use super::fanout::{fill_run_by_run, RunFill};
 use super::guard::guarded;
 use super::scope::{init_scope, ScopeInit};
 use super::{adapt_boundary, fill_row_by_row, GenerateError, Kernel, RowFill, RowFiller};
@@ -358,5 +359,12 @@ impl RowFiller for P1Rows<'_> {
     fn fill(&mut self, rows: &RowFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
         let outs = self.outs;
         fill_row_by_row(&mut *self.kernel, rows, columns, |k, columns| k.push_row(outs, columns))
+    }
+
+    fn fill_runs(&mut self, runs: &RunFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
+        let outs = self.outs;
+        fill_run_by_run(&mut *self.kernel, runs, |k, rows| {
+            fill_row_by_row(k, rows, &mut *columns, |k, columns| k.push_row(outs, columns))
+        })
     }
 }

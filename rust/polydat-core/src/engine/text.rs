@@ -67,6 +67,7 @@ fn reserve(out: &mut Vec<u8>, bytes: usize) -> Result<(), NoMemory> {
 /// [`NoMemory`] when `out` cannot grow (the rows written so far stay).
 pub fn csv_rows(columns: &[&Column], out: &mut Vec<u8>) -> Result<(), NoMemory> {
     let rows = columns.first().map_or(0, |c| c.len());
+    out.reserve(text_bytes(columns, rows));
     let single = columns.len() == 1;
     let mut cells: Vec<Cells<'_>> = columns.iter().map(|c| Cells::new(c)).collect();
     let mut floats = ryu::Buffer::new();
@@ -94,11 +95,7 @@ pub fn csv_rows(columns: &[&Column], out: &mut Vec<u8>) -> Result<(), NoMemory> 
                 }
                 ColumnData::I64(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
                 ColumnData::U32(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
-                ColumnData::I32(ref v) if ty == PortType::Date => {
-                    text.clear();
-                    push_date_text(&mut text, v[i]);
-                    out.extend_from_slice(text.as_bytes())
-                }
+                ColumnData::I32(ref v) if ty == PortType::Date => date_bytes(v[i], out),
                 ColumnData::I32(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
                 ColumnData::F64(ref v) => float_text(v[i], F64_CUTOFF, &mut floats, out),
                 ColumnData::F32(ref v) => float32_text(v[i], &mut floats, out),
@@ -173,6 +170,23 @@ pub fn jsonl_rows(names: &[&str], columns: &[&Column], out: &mut Vec<u8>) -> Res
     Ok(())
 }
 
+/// At least the bytes of the text of `rows` rows of `columns` in most cases
+/// (the widest a number prints, a text's bytes and its quotes), so the
+/// text is written with no reallocation: unused room is never touched.
+fn text_bytes(columns: &[&Column], rows: usize) -> usize {
+    let per_row: usize = columns
+        .iter()
+        .map(|c| match &c.data {
+            ColumnData::Var(v) => 3 + v.data.len().div_ceil(rows.max(1)),
+            ColumnData::Bool(_) => 6,
+            ColumnData::I32(_) if c.ty == PortType::Date => 12,
+            ColumnData::I64(_) if c.ty == PortType::Timestamp => 26,
+            _ => 25,
+        })
+        .sum();
+    rows.saturating_mul(per_row + 1)
+}
+
 /// A column's rows with a cursor over its (ascending) null rows, so a row's
 /// null test is one comparison.
 struct Cells<'a> {
@@ -208,7 +222,7 @@ fn csv_field(bytes: &[u8], single: bool, out: &mut Vec<u8>) {
         out.extend_from_slice(b"\"\"");
         return;
     }
-    if !bytes.iter().any(|&b| b == b',' || b == b'"' || b == b'\n') {
+    if memchr::memchr3(b',', b'"', b'\n', bytes).is_none() {
         out.extend_from_slice(bytes);
         return;
     }
@@ -291,8 +305,69 @@ pub fn float_text(x: f64, cutoff: f64, buf: &mut ryu::Buffer, out: &mut Vec<u8>)
     if !x.is_finite() {
         return non_finite(x, out);
     }
+    if hundredths_text(x, out) {
+        return;
+    }
     let shortest = buf.format_finite(x);
     lay_out(shortest.as_bytes(), positional(x, cutoff), out);
+}
+
+/// The text of `x` when it is the `f64` nearest to a whole number of
+/// hundredths, at least 0.01 and below 10^13 in magnitude (a price, a
+/// rate): the digits of that number with one or two decimals, which is the
+/// shortest text that reads back as `x` — the `f64`s that close are less than
+/// a hundredth apart, so no shorter decimal is nearer to `x` than to its
+/// neighbours — laid out as Python's `repr` lays it out. False (nothing
+/// written) for any other value.
+#[inline]
+fn hundredths_text(x: f64, out: &mut Vec<u8>) -> bool {
+    let a = x.abs();
+    if !(0.01..1e13).contains(&a) {
+        return false;
+    }
+    // The nearest whole number of hundredths (when `a` is one, `a * 100`
+    // is within a rounding error of it), checked by dividing back.
+    let n = (a * 100.0 + 0.5) as u64;
+    if n as f64 / 100.0 != a {
+        return false;
+    }
+    if x < 0.0 {
+        out.push(b'-');
+    }
+    out.extend_from_slice(itoa::Buffer::new().format(n / 100).as_bytes());
+    let (tenths, hundredths) = ((n / 10 % 10) as u8, (n % 10) as u8);
+    out.push(b'.');
+    out.push(b'0' + tenths);
+    if hundredths != 0 {
+        out.push(b'0' + hundredths);
+    }
+    true
+}
+
+/// `YYYY-MM-DD` of a `date` (days since 1970-01-01), as
+/// [`push_date_text`] writes it, straight into `out`.
+#[inline]
+fn date_bytes(days: i32, out: &mut Vec<u8>) {
+    let (y, m, d) = crate::calendar::civil_from_signed_days(i64::from(days));
+    if !(0..=9999).contains(&y) {
+        let mut text = String::new();
+        push_date_text(&mut text, days);
+        return out.extend_from_slice(text.as_bytes());
+    }
+    let y = y as u64;
+    let digit = |v: u64| b'0' + (v % 10) as u8;
+    out.extend_from_slice(&[
+        digit(y / 1000),
+        digit(y / 100),
+        digit(y / 10),
+        digit(y),
+        b'-',
+        digit(m / 10),
+        digit(m),
+        b'-',
+        digit(d / 10),
+        digit(d),
+    ]);
 }
 
 /// The CSV text of an `f32` (see the module doc).
@@ -435,6 +510,45 @@ mod tests {
         ];
         for (x, text) in cases {
             assert_eq!(f64_text(x), text, "{x:e}");
+        }
+    }
+
+    /// The text of `x` through ryu and the general layout, not the
+    /// hundredths shortcut.
+    fn f64_text_general(x: f64) -> String {
+        let mut out = Vec::new();
+        let shortest = ryu::Buffer::new().format_finite(x).to_string();
+        lay_out(shortest.as_bytes(), positional(x, F64_CUTOFF), &mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn hundredths_take_the_shortcut_with_the_general_text() {
+        let mut values = vec![0.01, 0.1, 0.04, 0.3, 1.0, 29.0, 901.0, 21168.23, 9999.99, 999.99, 1e13 - 0.01];
+        values.extend([0.009, 0.015, 1e13, 0.125, 1.0 / 3.0, 2.675, 0.07, 100.5, 4503599627370.49]);
+        let mut h = 0x9e3779b97f4a7c15u64;
+        for _ in 0..200_000 {
+            h = h.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let n = (h >> 11) % [100, 10_000, 1_000_000_000, 1_000_000_000_000_000][(h & 3) as usize];
+            values.push(n as f64 / 100.0);
+            values.push(f64::from_bits(h >> 2) % 1e6);
+        }
+        let mut taken = 0;
+        for x in values.iter().flat_map(|&x| [x, -x]) {
+            let mut fast = Vec::new();
+            taken += usize::from(hundredths_text(x, &mut fast));
+            assert_eq!(f64_text(x), f64_text_general(x), "{x:e}");
+        }
+        assert!(taken > 350_000, "most of the values take the shortcut ({taken})");
+    }
+
+    #[test]
+    fn dates_are_written_as_the_calendar_writes_them() {
+        for days in (-800_000..3_000_000).step_by(7).chain([i32::MIN, i32::MAX, -719_528, 2_932_896, 2_932_897]) {
+            let (mut fast, mut text) = (Vec::new(), String::new());
+            date_bytes(days, &mut fast);
+            push_date_text(&mut text, days);
+            assert_eq!(String::from_utf8(fast).unwrap(), text, "{days}");
         }
     }
 

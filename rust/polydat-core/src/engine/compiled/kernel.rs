@@ -6,11 +6,12 @@
 
 use super::layout::NO_ENTRY;
 use super::modes::{Mode, SweepPolicy};
-use super::plan::{BlockPlan, Executor, Part, Plan, RowLoop};
+use super::plan::{BlockPlan, Executor, Part, Plan, RowLoop, SharedSweep};
 use super::shape::StepFacts;
 use super::slots::{RefSlotRefused, Slots};
 use crate::engine::column::{ColumnPart, RowsOut};
 use crate::engine::failure::{self, PassOutcome};
+use crate::engine::fanout::{fill_run_by_run, RunFill};
 use crate::engine::guard::guarded;
 use crate::engine::scope::{init_scope, ScopeInit};
 use crate::engine::{
@@ -71,6 +72,52 @@ impl Take {
             column.put_text(std::mem::take(text));
             *self = Take::Ref { off: *off, e: *e };
         }
+    }
+}
+
+/// Where the rows of `generate`'s sweep path take their input words: the
+/// coordinate's values, and, for rows in runs ([`RowFiller::fill_runs`]),
+/// the words the runs set, written when a run starts.
+struct RowWords<'a> {
+    rows: RowFill<'a>,
+    /// The runs, when there are any: their input words, and where the fill is.
+    runs: Option<RunCursor<'a>>,
+    /// The coordinate's value at the row last started.
+    last: u64,
+}
+
+/// The position of a fill in its runs.
+struct RunCursor<'a> {
+    fill: RunFill<'a>,
+    /// The buffer words of `fill.inputs`.
+    words: Vec<usize>,
+    /// The run of the next row, and that row's place in it.
+    run: usize,
+    at: usize,
+}
+
+impl RowWords<'_> {
+    /// Writes row `row`'s words into `buf` (a new run's words as it starts).
+    #[inline(always)]
+    fn start(&mut self, row: usize, buf: &mut [u64], word: usize) {
+        let cycle = match &mut self.runs {
+            None => self.rows.cycle_of(row),
+            Some(c) => {
+                while c.at >= c.fill.counts[c.run] {
+                    c.run += 1;
+                    c.at = 0;
+                }
+                if c.at == 0 {
+                    for (&w, &v) in c.words.iter().zip(c.fill.values_of(c.run)) {
+                        buf[w] = v;
+                    }
+                }
+                c.at += 1;
+                c.fill.first.wrapping_add(((c.at - 1) as u64).wrapping_mul(c.fill.step))
+            }
+        };
+        buf[word] = cycle;
+        self.last = cycle;
     }
 }
 
@@ -442,6 +489,88 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         self.write_word(rows.coordinate, rows.cycle_of(rows.count - 1)).map_err(GenerateError::Write)
     }
 
+    /// The inputs a sweep fill wrote as words (the coordinate, and the runs'
+    /// inputs), told to the currency: every step reading them is stale.
+    fn wrote_words(&mut self, source: &RowWords<'_>) {
+        self.wrote(source.rows.coordinate);
+        if let Some(c) = &source.runs {
+            for &input in c.fill.inputs {
+                self.wrote(input);
+            }
+        }
+    }
+
+    /// The sweep parts `generate` fills columns `outs` with (a narrow
+    /// output's cone sweep; the sweep of the steps the columns need; the
+    /// whole sweep when they need every step, or have none).
+    fn columns_parts<'p>(
+        plan: &'p Plan<X>,
+        outs: &[usize],
+        columns_sweep: &'p mut Option<SharedSweep<X::Run>>,
+    ) -> Option<&'p [Part<X::Run>]> {
+        match outs {
+            [out] if !plan.broad_cone(*out) => plan.executor.cone_sweep(&plan.shape, *out),
+            _ => {
+                *columns_sweep = plan.executor.columns_sweep(&plan.shape, outs);
+                columns_sweep.as_deref().map(|s| &s.parts[..]).or_else(|| plan.executor.sweep())
+            }
+        }
+    }
+
+    /// Fills rows in runs ([`RowFiller::fill_runs`]) of the outputs `outs`:
+    /// one sweep fill over every run's rows, a run's input words written as
+    /// it starts, when those inputs are plain u64 words no pinned step reads
+    /// and the columns have a sweep; one run after another otherwise.
+    pub fn fill_runs(
+        &mut self,
+        runs: &RunFill<'_>,
+        outs: &[usize],
+        columns: &mut [ColumnPart<'_>],
+    ) -> Result<(), GenerateError> {
+        let plan = self.plan.clone();
+        let words: Option<Vec<usize>> = runs
+            .inputs
+            .iter()
+            .map(|&i| match plan.u64_input_word[i] {
+                NO_ENTRY => None,
+                w => plan.pinned_deps[i].is_empty().then_some(w as usize),
+            })
+            .collect();
+        let total: usize = runs.counts.iter().sum();
+        let u64_rows = total > 1 && plan.u64_input_word[runs.coordinate] != NO_ENTRY;
+        let mut columns_sweep = None;
+        let parts = match (words, u64_rows) {
+            (Some(words), true) => Self::columns_parts(&plan, outs, &mut columns_sweep).map(|p| (words, p)),
+            _ => None,
+        };
+        let by_runs = |k: &mut Self, runs: &RunFill<'_>, columns: &mut [ColumnPart<'_>]| {
+            fill_run_by_run(k, runs, |k, rows| k.fill_rows(rows, outs, columns))
+        };
+        let Some(j0) = runs.counts.iter().position(|&c| c > 0) else { return Ok(()) };
+        let Some((words, parts)) = parts else { return by_runs(self, runs, columns) };
+        // The first row through the row path (the scope-init, and a failure
+        // there, as `fill_rows` has them), the rest swept.
+        for (&input, &value) in runs.inputs.iter().zip(runs.values_of(j0)) {
+            self.write_u64(input, value).map_err(GenerateError::Write)?;
+        }
+        self.fill_by_rows(&runs.rows_of(j0).first_rows(1), outs, columns)?;
+        if !self.slots.none_free() {
+            self.fill_by_rows(&runs.rows_of(j0).after(1), outs, columns)?;
+            let n = runs.inputs.len();
+            let rest = RunFill { counts: &runs.counts[j0 + 1..], values: &runs.values[(j0 + 1) * n..], ..*runs };
+            return by_runs(self, &rest, columns);
+        }
+        let rows = RowFill {
+            coordinate: runs.coordinate,
+            first: runs.first,
+            step: runs.step,
+            count: total - 1,
+            stop: runs.stop,
+        };
+        let cursor = RunCursor { fill: *runs, words, run: j0, at: 1 };
+        self.fill_swept(parts, RowWords { rows, runs: Some(cursor), last: runs.first }, outs, columns)
+    }
+
     /// `generate`'s sweep path (any columns, string ones included): for each
     /// row (after the first, see [`Self::fill_after_first_row`]) the
     /// coordinate's word is set and the sweep `parts` (the whole sweep, or
@@ -455,11 +584,12 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     fn fill_swept(
         &mut self,
         parts: &[Part<X::Run>],
-        rows: &RowFill<'_>,
+        mut source: RowWords<'_>,
         outs: &[usize],
         columns: &mut [ColumnPart<'_>],
     ) -> Result<(), GenerateError> {
         let plan = self.plan.clone();
+        let rows = source.rows;
         let word = plan.u64_input_word[rows.coordinate] as usize;
         let layout = &plan.layout;
         // How each column takes a row: a scalar's word, staged and stored a
@@ -512,7 +642,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         while row < rows.count {
             if let Err(stopped) = rows.check(columns) {
                 give_back(&mut takes, columns);
-                self.wrote(rows.coordinate);
+                self.wrote_words(&source);
                 return Err(stopped);
             }
             // Up to STOP_CHECK_ROWS rows under one panic guard; `row` is the
@@ -521,9 +651,10 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             let end = rows.count.min(row + STOP_CHECK_ROWS);
             let first_chunk = row == 0;
             let state = &mut self.slots;
+            let source = &mut source;
             let pass = || {
                 while row < end {
-                    state.buf[word] = rows.cycle_of(row);
+                    source.start(row, &mut state.buf, word);
                     let ran = steps.iter().all(|step| match *step {
                         FillStep::Scalar(run) => X::run_scalar(run, &mut state.buf),
                         FillStep::Bytes(facts, form) => state.run_form(facts, form).is_ok(),
@@ -572,14 +703,15 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                     }
                 }
                 // The kernel learns of the write, so the row path recomputes the row.
-                self.wrote(rows.coordinate);
-                self.fill_by_rows(&rows.after(row).first_rows(1), outs, columns)?;
+                self.wrote_words(&source);
+                let failed = RowFill { first: source.last, count: 1, ..rows };
+                self.fill_by_rows(&failed, outs, columns)?;
                 row += 1;
             }
         }
         give_back(&mut takes, columns);
         // What the sweeps left is the last row's, but the currency does not know it.
-        self.wrote(rows.coordinate);
+        self.wrote_words(&source);
         Ok(())
     }
 
@@ -913,20 +1045,15 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                 });
             }
         }
-        // A narrow output's cone sweep; a sweep of the steps the columns
-        // need; the whole sweep when they need every step (or have none).
-        let columns_sweep;
-        let parts = match outs {
-            _ if !u64_rows => None,
-            [out] if !plan.broad_cone(*out) => plan.executor.cone_sweep(&plan.shape, *out),
-            _ => {
-                columns_sweep = plan.executor.columns_sweep(&plan.shape, outs);
-                columns_sweep.as_deref().map(|s| &s.parts[..]).or_else(|| plan.executor.sweep())
-            }
+        let mut columns_sweep = None;
+        let parts = match u64_rows {
+            true => Self::columns_parts(&plan, outs, &mut columns_sweep),
+            false => None,
         };
         match parts {
-            Some(parts) => self
-                .fill_after_first_row(rows, outs, columns, |k, rest, columns| k.fill_swept(parts, rest, outs, columns)),
+            Some(parts) => self.fill_after_first_row(rows, outs, columns, |k, rest, columns| {
+                k.fill_swept(parts, RowWords { rows: *rest, runs: None, last: rest.first }, outs, columns)
+            }),
             None => self.fill_by_rows(rows, outs, columns),
         }
     }

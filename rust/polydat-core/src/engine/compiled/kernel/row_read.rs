@@ -227,4 +227,12 @@ impl<M: Mode, X: Executor> RowFiller for CompiledRows<'_, M, X> {
     fn fill(&mut self, rows: &RowFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
         self.kernel.fill_rows(rows, self.outs, columns)
     }
+
+    fn fill_runs(
+        &mut self,
+        runs: &crate::engine::fanout::RunFill<'_>,
+        columns: &mut [ColumnPart<'_>],
+    ) -> Result<(), GenerateError> {
+        self.kernel.fill_runs(runs, self.outs, columns)
+    }
 }

@@ -1,0 +1,190 @@
+"""Streams of generated rows as Arrow record batches, for the tools people
+query with: :meth:`Program.stream <polydat.Program.stream>` and what
+:meth:`Program.iter_batches <polydat.Program.iter_batches>` returns.
+
+Both implement the Arrow PyCapsule stream interface (``__arrow_c_stream__``),
+so DuckDB, polars and pyarrow read the rows batch by batch as the core makes
+them, in bounded memory, with no conversion of ours in between::
+
+    stream = prog.stream(range(10**9), outputs=["user_id", "amount"], threads=2)
+    duckdb.sql("select user_id % 10 as k, sum(amount) from stream group by k")
+    polars.DataFrame(stream)          # polars.from_arrow(stream): one struct Series
+    pyarrow.RecordBatchReader.from_stream(stream)
+
+A :class:`Stream` is a description of a run: every ``__arrow_c_stream__``
+call (DuckDB makes several: it reads the schema first) and every ``iter()``
+starts the run afresh, and the core makes no row until the first batch is
+read. Rows are a pure function of the run, so every reading gives the same
+batches.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import IO, Any
+
+from .errors import ArgumentError
+
+__all__ = ["Stream", "BatchIterator", "file_path", "parquet_writer"]
+
+
+def parquet_writer(out: Any, schema: Any) -> Any:
+    """pyarrow's ``ParquetWriter`` of ``schema`` on ``out``, as polydat's
+    writers set it: dictionary encoding for the text columns only. A
+    generated number column rarely repeats values, and building its
+    dictionary (hashing every value) was a quarter of the writer's time
+    for TPC-H's lineitem; the other settings are pyarrow's (snappy,
+    statistics)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
+    return pq.ParquetWriter(out, schema, use_dictionary=text)
+
+
+def file_path(out: IO[bytes]) -> str | None:
+    """The path of ``out`` when it is a regular file that the core may
+    append to once ``out`` is flushed (a batch stream's ``write_text``:
+    the text goes there with no Python object per batch), else None."""
+    name = getattr(out, "name", None)
+    if not isinstance(name, str) or not os.path.isfile(name):
+        return None
+    try:
+        if out.isatty() or os.fstat(out.fileno()).st_ino != os.stat(name).st_ino:
+            return None
+    except (OSError, ValueError, AttributeError):
+        return None
+    return name
+
+
+class Stream:
+    """The rows of one run as Arrow record batches (see the module).
+
+    Iterating it (each ``iter()`` a fresh run) yields ``pyarrow.RecordBatch``
+    es; ``__arrow_c_stream__`` hands a fresh run to any Arrow consumer;
+    ``schema`` is the batches' schema (from the declared types, no row made).
+    """
+
+    def __init__(self, core: Any, run: tuple[str, int, int, int, list[str], list[tuple[str, Any]]],
+                 threads: int, batch_rows: int):
+        self._core = core
+        self._run = run
+        self._threads = threads
+        self._batch_rows = batch_rows
+
+    @property
+    def num_rows(self) -> int:
+        """The rows of the run."""
+        return self._run[2]
+
+    def _open(self, skip: int = 0) -> Any:
+        """The core's batch stream of the run's rows after the first ``skip``,
+        at most :data:`~polydat.api.SEGMENT_ROWS` of them (one run of the
+        core; a run of every cycle, 2**64 rows, is several); its producer
+        starts at the first batch read."""
+        from .api import SEGMENT_ROWS
+
+        coordinate, start, rows, step, names, fixed = self._run
+        skip = min(skip, rows)
+        first = (start + skip * step) % 2**64
+        count = min(rows - skip, SEGMENT_ROWS)
+        batch_rows = min(self._batch_rows, max(count, 1))  # a batch of more rows than the run is the run
+        return self._core.batches(
+            coordinate, first, count, step, names, fixed, threads=self._threads, batch_rows=batch_rows
+        )
+
+    def _whole(self, skip: int = 0) -> Any:
+        """:meth:`_open` for a consumer that takes the rest of the run as one
+        Arrow stream: refused past one run of the core."""
+        from .api import SEGMENT_ROWS
+
+        if self.num_rows - skip > SEGMENT_ROWS:
+            raise ArgumentError(
+                f"an Arrow stream carries at most {SEGMENT_ROWS} rows; split the cycles or iterate the batches"
+            )
+        return self._open(skip)
+
+    @property
+    def schema(self) -> Any:
+        """The batches' ``pyarrow.Schema``."""
+        import pyarrow as pa
+
+        return pa.schema(self._open().schema)
+
+    def __arrow_c_schema__(self) -> Any:
+        return self._open().schema.__arrow_c_schema__()
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        return self._whole().__arrow_c_stream__(requested_schema)
+
+    def __iter__(self) -> BatchIterator:
+        return BatchIterator(self)
+
+    def __repr__(self) -> str:
+        coordinate, start, rows, step, names, _ = self._run
+        return f"<polydat.Stream {rows} rows of {names} from {coordinate}={start} step {step}>"
+
+
+class BatchIterator(Iterator[Any]):
+    """The batches of a :class:`Stream`, one after another, as
+    ``pyarrow.RecordBatch`` es (what :meth:`Program.iter_batches` returns).
+    The core makes the next batch while the caller uses this one, and holds
+    at most three. ``__arrow_c_stream__`` hands the rows not yielded yet to
+    an Arrow consumer (a fresh run of them, each call; the iterator itself
+    does not move). ``close()`` stops the run."""
+
+    def __init__(self, stream: Stream):
+        self._stream = stream
+        self._core_stream: Any = None
+        self._yielded = 0
+        self._closed = False
+
+    @property
+    def schema(self) -> Any:
+        """The batches' ``pyarrow.Schema``."""
+        return self._stream.schema
+
+    def __iter__(self) -> BatchIterator:
+        return self
+
+    def __next__(self) -> Any:
+        import pyarrow as pa
+
+        if self._closed:
+            raise StopIteration
+        while True:
+            if self._core_stream is None:
+                self._core_stream = self._stream._open(self._yielded)
+            try:
+                batch = pa.record_batch(next(self._core_stream))
+            except StopIteration:
+                # One run of the core ends; the next takes the rows after it.
+                self._core_stream.close()
+                self._core_stream = None
+                if self._yielded >= self._stream.num_rows:
+                    self._closed = True
+                    raise
+                continue
+            self._yielded += batch.num_rows
+            return batch
+
+    def close(self) -> None:
+        """Stops the run: nothing more is made or yielded."""
+        self._closed = True
+        if self._core_stream is not None:
+            self._core_stream.close()
+
+    def __enter__(self) -> BatchIterator:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __arrow_c_schema__(self) -> Any:
+        return self._stream.__arrow_c_schema__()
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        if self._closed:
+            raise ArgumentError("the batch iterator is closed")
+        return self._stream._whole(self._yielded).__arrow_c_stream__(requested_schema)
