@@ -10,8 +10,8 @@
 //! comprehension and kernel objects included.)
 
 use polydat_core::compile::{compile, sketch, CompileOptions};
-use polydat_core::engine::bind::Scope;
 use polydat_core::engine::{EngineKind, Kernel};
+use polydat_core::scope::bind::Scope;
 use polydat_core::{PortType, Program, Value};
 use std::hint::black_box;
 use std::sync::Arc;

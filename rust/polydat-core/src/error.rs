@@ -241,7 +241,7 @@ impl fmt::Display for WriteError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             WriteError::UnknownInput { name, known } => {
-                match crate::nodes::did_you_mean(name, known.iter().map(String::as_str)) {
+                match crate::suggest::did_you_mean(name, known.iter().map(String::as_str)) {
                     Some(hint) => write!(f, "no input named '{name}'; {hint}"),
                     None => write!(f, "no input named '{name}'; inputs are: {}", known.join(", ")),
                 }

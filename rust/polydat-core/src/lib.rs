@@ -6,9 +6,12 @@
 //! Data flows one way: [`ir`] (graph received from the frontend) →
 //! [`compile`] (resolve with adapters, polyfills, Node Fusion, DCE, sort,
 //! hoisting, constant folding, emit) → [`program::Program`]
-//! (immutable, shared) → an engine kernel ([`engine`]).
+//! (immutable, shared) → an engine kernel ([`engine`]) → the row driver
+//! ([`run`]) filling output columns ([`columns`]); [`scope`] binds kernels
+//! into a tree of scopes (bindings flowing from parent to child).
 
 pub mod calendar;
+pub mod columns;
 pub mod compile;
 pub mod engine;
 pub mod error;
@@ -18,6 +21,9 @@ pub mod nodes;
 pub mod order;
 pub mod program;
 pub mod provenance;
+pub mod run;
+pub mod scope;
+pub mod suggest;
 pub mod types;
 pub mod value;
 

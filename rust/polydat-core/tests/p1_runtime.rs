@@ -3,9 +3,10 @@
 //! attribution and recovery, determinism across kernels and threads.
 
 use polydat_core::compile::{compile, CompileOptions};
-use polydat_core::engine::{generate, new_kernel, EngineKind, RowPlan};
+use polydat_core::engine::{new_kernel, EngineKind};
 use polydat_core::ir::GraphIr;
 use polydat_core::nodes::diagnostic::{probe_count, probe_reset};
+use polydat_core::run::{generate, RowPlan};
 use polydat_core::{Program, Value};
 use std::sync::Arc;
 

@@ -6,9 +6,9 @@
 mod common;
 use common::ReadWords;
 
+use polydat_core::columns::Column;
 use polydat_core::compile::sketch;
 use polydat_core::compile::{compile, CompileOptions};
-use polydat_core::engine::column::Column;
 use polydat_core::engine::compiled::plan::{Executor, Part};
 use polydat_core::engine::p1::P1Kernel;
 use polydat_core::engine::p3::{self, catch, helpers, Provenance};
@@ -225,7 +225,7 @@ ratio := div_wire(1099511627776, d)";
 
 #[test]
 fn generate_runs_a_native_row_loop_that_matches_p1_row_for_row() {
-    use polydat_core::engine::{generate, RowPlan};
+    use polydat_core::run::{generate, RowPlan};
     let p = program(ROWS);
     let ok: Vec<usize> = ["id", "scaled", "small", "kk", "mixed", "cycle_out"].map(|n| p.output(n).unwrap()).into();
     let plan = p3::plan(&p);
@@ -238,7 +238,7 @@ fn generate_runs_a_native_row_loop_that_matches_p1_row_for_row() {
     ];
     for (rows, threads) in cases {
         let rows = RowPlan { fixed: vec![(1, Value::U64(9))], ..rows };
-        let want = polydat_core::engine::generate(&p, EngineKind::P1, &rows, &ok, 1).unwrap();
+        let want = polydat_core::run::generate(&p, EngineKind::P1, &rows, &ok, 1).unwrap();
         for kind in modes().chain([EngineKind::Mixed]) {
             let got = generate(&p, kind, &rows, &ok, threads).unwrap();
             for (a, b) in want.iter().zip(&got) {
@@ -598,7 +598,7 @@ fn a_program_larger_than_one_native_function_runs_in_pieces_and_agrees_with_p1()
 #[test]
 fn generate_of_a_program_too_large_for_a_row_loop_agrees_with_p1() {
     use polydat_core::engine::p3::codegen::{MAX_FUNCTION_STEPS, MAX_ROW_COLUMNS};
-    use polydat_core::engine::{generate, RowPlan};
+    use polydat_core::run::{generate, RowPlan};
     let p = common::random_dag(11, MAX_FUNCTION_STEPS + MAX_ROW_COLUMNS);
     let plan = p3::plan(&p);
     let every: Vec<usize> = (0..p.outputs.len()).collect();

@@ -4,10 +4,11 @@
 
 use polydat_core::compile::{compile, explain::explain_json, sketch, CompileOptions};
 use polydat_core::engine::p1::P1Kernel;
-use polydat_core::engine::{describe, generate, new_kernel, EngineKind, Kernel, Provenance, RowPlan};
+use polydat_core::engine::{describe, new_kernel, EngineKind, Kernel, Provenance};
 use polydat_core::ir::GraphIr;
 use polydat_core::nodes::diagnostic::{probe_count, probe_reset};
 use polydat_core::nodes::hash::splitmix64;
+use polydat_core::run::{generate, RowPlan};
 use polydat_core::{Program, Value};
 use std::sync::Arc;
 

@@ -5,10 +5,10 @@
 
 use polydat_core::compile::sketch;
 use polydat_core::compile::{compile, CompileOptions};
-use polydat_core::engine::bind::Scope;
 use polydat_core::engine::{EngineKind, Kernel, ENGINE_NAMES};
 use polydat_core::ir::{InputKind, InputOrigin};
 use polydat_core::program::manifest::{Form, Manifest};
+use polydat_core::scope::bind::Scope;
 use polydat_core::{BindError, CompileError, PortType, Program, Value, WriteError};
 use std::sync::Arc;
 
@@ -386,7 +386,8 @@ fn the_same_chain_on_every_pairing_of_engines_agrees_with_p1() {
 
 #[test]
 fn generate_under_a_bound_scope_uses_its_bindings_on_every_thread() {
-    use polydat_core::engine::{ColumnSource, Generator, KernelMaker, RowPlan, Stop};
+    use polydat_core::engine::{ColumnSource, KernelMaker, Stop};
+    use polydat_core::run::{Generator, RowPlan};
     let parent = root("shared step: u64 := 3\nextern base: u64 = 100");
     let child = child_of("input cycle: u64\nfree step\nfree base\nv := u64_add(u64_mul(cycle, step), base)", &parent);
     let kid = bind(&child, &parent);
@@ -405,8 +406,8 @@ fn generate_under_a_bound_scope_uses_its_bindings_on_every_thread() {
     let one = columns(1);
     let four = columns(4);
     assert_eq!(format!("{:?}", one[0].data), format!("{:?}", four[0].data));
-    let polydat_core::engine::column::ColumnData::U64(values) = &one[0].data else { panic!() };
+    let polydat_core::columns::ColumnData::U64(values) = &one[0].data else { panic!() };
     assert_eq!(values[10], 10 * 3 + 100);
-    let polydat_core::engine::column::ColumnData::U64(bases) = &one[1].data else { panic!() };
+    let polydat_core::columns::ColumnData::U64(bases) = &one[1].data else { panic!() };
     assert!(bases.iter().all(|&b| b == 100), "an input column of a bound slot is its value");
 }

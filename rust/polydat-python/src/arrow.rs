@@ -11,10 +11,12 @@ use arrow_array::{
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
-use polydat_core::engine::column::{Column, ColumnData};
-use polydat_core::engine::fanout::FanOut;
-use polydat_core::engine::guard::guarded;
-use polydat_core::engine::{text, Batches, GenerateError, Stop};
+use polydat_core::columns::text;
+use polydat_core::columns::{Column, ColumnData};
+use polydat_core::engine::{GenerateError, Stop};
+use polydat_core::node::guard::guarded;
+use polydat_core::run::fanout::FanOut;
+use polydat_core::run::Batches;
 use polydat_core::PortType;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
@@ -123,9 +125,12 @@ pub enum Encode {
     Jsonl,
 }
 
-/// One batch from the producer (its rows, its columns and the rows its
-/// steps emitted), or why the stream stopped.
-type Produced = Result<(usize, Vec<Column>, Vec<String>), GenerateError>;
+/// One batch from the producer: its rows, its columns and the rows its
+/// steps emitted (`emit_row`).
+type Batch = (usize, Vec<Column>, Vec<String>);
+
+/// A batch, or why the stream stopped.
+type Produced = Result<Batch, GenerateError>;
 
 /// How long the consumer waits for a batch before it looks for a signal.
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
@@ -152,7 +157,7 @@ pub struct BatchStream {
 /// Where a stream's next batches come from.
 enum Feed {
     /// Not started: the source, for the producer to take.
-    Pending(Mutex<Source>),
+    Pending(Box<Mutex<Source>>),
     /// The producer runs.
     Running(Producer),
     /// Every batch was taken, or the stream was closed or handed over.
@@ -302,7 +307,14 @@ impl BatchStream {
     /// producer starts at the first batch read).
     pub fn of(source: Source, names: Vec<String>, encode: Encode) -> Result<BatchStream, String> {
         let schema = schema(&names, &source.types());
-        Ok(BatchStream { schema, names, encode, emitted: false, feed: Feed::Pending(Mutex::new(source)), rows: 0 })
+        Ok(BatchStream {
+            schema,
+            names,
+            encode,
+            emitted: false,
+            feed: Feed::Pending(Box::new(Mutex::new(source))),
+            rows: 0,
+        })
     }
 
     /// Stops the producer and waits for it.
@@ -313,7 +325,7 @@ impl BatchStream {
     /// The next batch's columns, waiting for the producer without the GIL
     /// (Ctrl-C meanwhile stops it and raises); `None` at the end. After an
     /// error the stream is over.
-    fn next_columns(&mut self, py: Python<'_>) -> PyResult<Option<(usize, Vec<Column>, Vec<String>)>> {
+    fn next_columns(&mut self, py: Python<'_>) -> PyResult<Option<Batch>> {
         loop {
             let producer = match self.feed.producer() {
                 Ok(Some(producer)) => producer,
@@ -345,7 +357,12 @@ impl BatchStream {
 }
 
 /// Appends the text of one batch of columns (named `names`) to `out`.
-fn encode_text(encode: Encode, names: &[&str], columns: &[Column], out: &mut Vec<u8>) -> Result<(), polydat_core::engine::column::NoMemory> {
+fn encode_text(
+    encode: Encode,
+    names: &[&str],
+    columns: &[Column],
+    out: &mut Vec<u8>,
+) -> Result<(), polydat_core::columns::NoMemory> {
     let refs: Vec<&Column> = columns.iter().collect();
     match encode {
         Encode::Csv => text::csv_rows(&refs, out),
@@ -499,7 +516,8 @@ impl BatchStream {
     fn item(&mut self, py: Python<'_>, rows: usize, columns: Vec<Column>) -> PyResult<PyObject> {
         let (encode, schema) = (self.encode, &self.schema);
         let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
-        let panicked = |panic: String| py_error(py, "InternalError", (format!("internal error (a Rust panic): {panic}"),));
+        let panicked =
+            |panic: String| py_error(py, "InternalError", (format!("internal error (a Rust panic): {panic}"),));
         match encode {
             Encode::Arrow => match py.allow_threads(|| guarded(|| record_batch(schema, columns, rows))) {
                 Ok(Ok(batch)) => Ok(PyRecordBatch::new(batch).into_pyobject(py)?.into_any().unbind()),

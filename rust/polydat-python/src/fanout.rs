@@ -1,11 +1,11 @@
-//! The rows of a one-to-many workload phase ([`polydat_core::engine::fanout`]):
+//! The rows of a one-to-many workload phase ([`polydat_core::run::fanout`]):
 //! argument conversion for `polydat.workload`, which decides when a phase
 //! runs this way.
 
 use crate::{arrow, contained, encoding, generate_error, py_error, unknown_name, Kernel};
-use polydat_core::engine::fanout::{runs_parent_after_parent, FanOut, FanOutPlan, RowCount};
 use polydat_core::engine::Stop;
 use polydat_core::program::ColumnSource;
+use polydat_core::run::fanout::{runs_parent_after_parent, FanOut, FanOutPlan, RowCount};
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyString, PyTuple};
 

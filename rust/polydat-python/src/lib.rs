@@ -3,12 +3,14 @@
 //! long-running work. It holds no logic of its own.
 
 use numpy::{IntoPyArray, PyArray1};
+use polydat_core::columns;
+use polydat_core::columns::{Column, ColumnData};
 use polydat_core::compile::CompileOptions;
-use polydat_core::engine::bind::{Scope, ScopedKernel};
-use polydat_core::engine::column::{Column, ColumnData};
-use polydat_core::engine::guard::guarded;
-use polydat_core::engine::{self, EngineKind, Filled, GenerateError, Kernel as CoreKernel, KernelMaker, RowPlan, Stop};
+use polydat_core::engine::{self, EngineKind, GenerateError, Kernel as CoreKernel, KernelMaker, Stop};
+use polydat_core::node::guard::guarded;
 use polydat_core::program::manifest::Manifest;
+use polydat_core::run::{self, Filled, RowPlan};
+use polydat_core::scope::bind::{Scope, ScopedKernel};
 
 mod arrow;
 mod fanout;
@@ -386,7 +388,7 @@ fn catalog_json() -> String {
 /// entries, nodes) as JSON text.
 #[pyfunction]
 fn data_files_json() -> String {
-    polydat_core::nodes::realer::data_files_json()
+    polydat_core::nodes::real_data::data_files_json()
 }
 
 /// A compiled, immutable program (thread-safe).
@@ -605,7 +607,7 @@ impl Program {
         contained(py, || {
             let (plan, sources) = self.row_plan(py, coordinate, start, rows, step, &outputs, &fixed)?;
             let (program, kind) = (&self.inner, self.kind);
-            let make = || engine::Generator::new(program, kind, &plan, &sources, threads);
+            let make = || run::Generator::new(program, kind, &plan, &sources, threads);
             with_emitted(py, generate_dict(py, program, &plan, &sources, &outputs, out, make)?, emitted)
         })
     }
@@ -658,7 +660,7 @@ impl Program {
             let mut names = Vec::with_capacity(outputs.len() + 1);
             names.extend(cycles_column.clone());
             names.extend(outputs.iter().cloned());
-            let stream = engine::Batches::new(&self.inner, self.kind, &plan, &sources, threads, batch_rows)
+            let stream = run::Batches::new(&self.inner, self.kind, &plan, &sources, threads, batch_rows)
                 .map_err(|e| generate_error(py, e))?;
             arrow::BatchStream::start(stream, names, cycles_column.is_some(), encode, emitted)
                 .map_err(|e| py_error(py, "InternalError", (e,)))
@@ -924,7 +926,7 @@ impl Kernel {
             Some(v) => to_py(py, &v),
             None => {
                 let names: Vec<String> = self.scope.manifest().names().map(str::to_string).collect();
-                let close = polydat_core::nodes::did_you_mean(name, names.iter().map(String::as_str));
+                let close = polydat_core::suggest::did_you_mean(name, names.iter().map(String::as_str));
                 let said = close.clone().unwrap_or_else(|| format!("names here: {}", names.join(", ")));
                 let message = format!("no scope of this chain binds '{name}'; {said}");
                 Err(py_error(py, "UnknownNameError", (message, name, close)))
@@ -954,7 +956,7 @@ impl Kernel {
             let (plan, sources) = row_plan(py, &program, coordinate, start, rows, step, &outputs, &fixed)?;
             let (maker, preset) = self.maker(py);
             let kind = self.scope.kind();
-            let make = || engine::Generator::with_maker(&program, kind, maker, preset, &plan, &sources, threads);
+            let make = || run::Generator::with_maker(&program, kind, maker, preset, &plan, &sources, threads);
             with_emitted(py, generate_dict(py, &program, &plan, &sources, &outputs, out, make)?, emitted)
         })
     }
@@ -986,10 +988,10 @@ impl Kernel {
             names.extend(outputs.iter().cloned());
             let (maker, preset) = self.maker(py);
             let generator =
-                engine::Generator::with_maker(&program, self.scope.kind(), maker, preset, &plan, &sources, threads)
+                run::Generator::with_maker(&program, self.scope.kind(), maker, preset, &plan, &sources, threads)
                     .map_err(|e| generate_error(py, e))?;
             arrow::BatchStream::start(
-                engine::Batches::of(generator, batch_rows),
+                run::Batches::of(generator, batch_rows),
                 names,
                 cycles_column.is_some(),
                 encode,
@@ -1015,7 +1017,7 @@ fn generate_dict<'py>(
     sources: &[engine::ColumnSource],
     names: &[String],
     out: Option<Vec<Bound<'py, PyAny>>>,
-    make: impl FnOnce() -> Result<engine::Generator, GenerateError> + Send,
+    make: impl FnOnce() -> Result<run::Generator, GenerateError> + Send,
 ) -> PyResult<(Bound<'py, PyDict>, Vec<String>)> {
     let interrupt = SignalWatch::new();
     let hook = || interrupt.interrupted();
@@ -1123,12 +1125,12 @@ fn fill_runs(
                 return Err(py_error(py, "ArgumentError", ("every run must be a kernel of the same program",)));
             }
             let sibling = kernel.locked(py, |kernel| kernel.sibling());
-            jobs.push(engine::KernelRows { kernel: Box::new(sibling), coordinate, start: *start, rows: *rows });
+            jobs.push(run::KernelRows { kernel: Box::new(sibling), coordinate, start: *start, rows: *rows });
         }
         let interrupt = SignalWatch::new();
         let hook = || interrupt.interrupted();
         let stop = Stop::with_hook(&hook);
-        let result = py.allow_threads(|| engine::fill_runs(&program, jobs, &sources, threads, &stop));
+        let result = py.allow_threads(|| run::fill_runs(&program, jobs, &sources, threads, &stop));
         let filled = match result {
             Err(GenerateError::Cancelled) => return Err(interrupt.take()),
             other => other.map_err(|e| generate_error(py, e))?,
@@ -1136,10 +1138,10 @@ fn fill_runs(
         let refs: Vec<&Column> = filled.iter().collect();
         let mut out = Vec::new();
         let encoded = match format {
-            "csv" => engine::text::csv_rows(&refs, &mut out),
+            "csv" => columns::text::csv_rows(&refs, &mut out),
             "jsonl" => {
                 let names: Vec<&str> = columns.iter().map(String::as_str).collect();
-                engine::text::jsonl_rows(&names, &refs, &mut out)
+                columns::text::jsonl_rows(&names, &refs, &mut out)
             }
             "arrow" => {
                 let types: Vec<_> = filled.iter().map(|c| c.ty).collect();
@@ -1209,7 +1211,7 @@ fn bench_scenario<'py>(
     cycles: u64,
     iters: usize,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    use polydat_core::engine::bench::{run_interleaved, Scenario};
+    use polydat_core::run::bench::{run_interleaved, Scenario};
     contained(py, || {
         let kinds = engines
             .iter()
@@ -1290,7 +1292,7 @@ fn check_request(py: Python<'_>, engine: &str, provenance: &str) -> PyResult<()>
 #[pyo3(signature = (name, candidates, preferred=Vec::new()))]
 fn suggest(name: &str, candidates: Vec<String>, preferred: Vec<String>) -> Option<String> {
     let others = candidates.iter().map(String::as_str);
-    polydat_core::nodes::closest_preferring(name, preferred.iter().map(String::as_str), others).map(str::to_string)
+    polydat_core::suggest::closest_preferring(name, preferred.iter().map(String::as_str), others).map(str::to_string)
 }
 
 /// The (from, to) type pairs the compiler converts on a wire by itself
@@ -1336,7 +1338,7 @@ fn text_header<'py>(py: Python<'py>, names: Vec<String>, format: &str) -> Bound<
     let mut out = Vec::new();
     if format == "csv" {
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        engine::text::csv_header(&names, &mut out);
+        columns::text::csv_header(&names, &mut out);
     }
     PyBytes::new(py, &out)
 }
@@ -1369,10 +1371,10 @@ fn _encode_column<'py>(
         let mut out = Vec::new();
         let encoded = match format {
             "csv" => {
-                engine::text::csv_header(&[header], &mut out);
-                engine::text::csv_rows(&[&column], &mut out)
+                columns::text::csv_header(&[header], &mut out);
+                columns::text::csv_rows(&[&column], &mut out)
             }
-            _ => engine::text::jsonl_rows(&[header], &[&column], &mut out),
+            _ => columns::text::jsonl_rows(&[header], &[&column], &mut out),
         };
         encoded.map_err(|_| out_of_memory(py, "the text of the rows"))?;
         py_bytes(py, &out)

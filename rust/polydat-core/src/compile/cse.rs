@@ -193,26 +193,6 @@ mod tests {
     }
 
     #[test]
-    fn a_live_reader_never_reads_a_const_capture_on_any_engine() {
-        use crate::compile::{compile, CompileOptions};
-        use crate::engine::{new_kernel, EngineKind, ENGINE_NAMES};
-        use crate::value::Value;
-        use std::sync::Arc;
-        let ir = sketch::parse("extern eu: u64 = 5\nv1 := u64_add(hash(eu), 1)\nconst v9 := hash(eu)").unwrap();
-        let program = Arc::new(compile(&ir, &CompileOptions::default()).unwrap());
-        let (eu, v1, v9) = (program.input("eu").unwrap(), program.output("v1").unwrap(), program.output("v9").unwrap());
-        let live = |eu_value: u64| Some(crate::nodes::hash::splitmix64(eu_value).wrapping_add(1));
-        for name in ENGINE_NAMES {
-            let mut k = new_kernel(&program, EngineKind::parse(name).unwrap());
-            assert_eq!(k.pull(v1).unwrap().as_u64(), live(5), "{name}");
-            let captured = k.pull(v9).unwrap().as_u64();
-            k.write(eu, Value::U64(0)).unwrap();
-            assert_eq!(k.pull(v1).unwrap().as_u64(), live(0), "{name}: v1 follows eu");
-            assert_eq!(k.pull(v9).unwrap().as_u64(), captured, "{name}: v9 keeps its capture");
-        }
-    }
-
-    #[test]
     fn a_lookup_compares_only_nodes_of_the_same_construction() {
         // 3,000 nodes of one definition on one wire, each with its own
         // constant (and 3,000 literals): each is compared with no other

@@ -11,8 +11,8 @@
 
 use super::graph::{Graph, GraphNode, Wire};
 use super::hoist::Lifecycle;
-use crate::engine::guard::guarded;
 use crate::error::CompileError;
+use crate::node::guard::guarded;
 use crate::node::Args;
 use crate::nodes::convert::{LITERAL, LITERAL_OP};
 use crate::program::events::{CompileEvent, EventKind};

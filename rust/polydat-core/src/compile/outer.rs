@@ -124,7 +124,7 @@ fn unresolved(ir: &GraphIr, surface: &Surface<'_>, i: usize) -> CompileError {
     let outer = surface.outer.into_iter().flat_map(Manifest::names);
     let local = ir.outputs.iter().map(|o| o.name.as_str()).chain(ir.inputs.iter().map(|i| i.name.as_str()));
     let candidates: Vec<&str> = outer.chain(local).filter(|n| n != name && !n.starts_with("__")).collect();
-    let hint = crate::nodes::did_you_mean(name, candidates.iter().copied())
+    let hint = crate::suggest::did_you_mean(name, candidates.iter().copied())
         .unwrap_or_else(|| format!("declare it (`input {name}`) or bind it"));
     let provided = if surface.outer.is_some() { ", and no outer scope provides it" } else { "" };
     CompileError::at(ir.inputs[i].span, format!("'{name}' is not bound or declared{provided} (strict mode)")).hint(hint)
@@ -185,7 +185,7 @@ fn keep_slots(ir: &mut GraphIr, surface: &Surface<'_>, inline: &mut Vec<Option<C
                 let mut candidates: Vec<&str> = ir.outputs.iter().map(|o| o.name.as_str()).collect();
                 candidates.extend(surface.outer.into_iter().flat_map(Manifest::names));
                 let hint =
-                    crate::nodes::did_you_mean(name, candidates.iter().copied().filter(|n| !n.starts_with("__")))
+                    crate::suggest::did_you_mean(name, candidates.iter().copied().filter(|n| !n.starts_with("__")))
                         .unwrap_or_else(|| "emit a name this scope or an outer one binds".into());
                 return Err(CompileError::bare(format!(
                     "'{name}' is neither bound in this scope nor provided by an outer one"

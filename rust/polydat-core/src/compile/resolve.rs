@@ -7,9 +7,9 @@
 
 use super::adapters::coerce;
 use super::graph::{Graph, GraphInput, GraphNode, GraphOutput, Wire};
-use crate::engine::guard::guarded;
 use crate::error::CompileError;
 use crate::ir::{ArgIr, ConstIr, GraphIr, InputKind, InputOrigin, Modifier, NodeIr, Span, WireIr};
+use crate::node::guard::guarded;
 use crate::node::{Args, BuildCtx, NodeDef, ParamKind, ParamSpec, Ty};
 use crate::nodes::{self, convert};
 use crate::program::events::{CompileEvent, EventKind};

@@ -1,27 +1,23 @@
 //! Engines: one module per engine, each a kernel type over the shared
 //! [`Program`]. A kernel is one mutable state used by one thread at a time;
-//! [`Kernel`] is the engine-neutral surface the host drives, and [`generate()`]
-//! runs the row loop (optionally on several threads, one kernel each).
+//! [`Kernel`] is the engine-neutral surface the host drives, and
+//! [`Kernel::rows`] its one entry for loops of rows ([`rows`]). The row
+//! driver that runs kernels on workers lives in [`crate::run`], scope
+//! chains in [`crate::scope`].
 
-pub mod bench;
-pub mod bind;
-pub mod cell;
-pub mod column;
 pub mod compiled;
 pub mod failure;
-pub mod fanout;
-pub mod generate;
-pub mod guard;
 pub mod mixed;
 pub mod p1;
 pub mod p2;
 pub mod p3;
-pub mod scope;
-pub mod text;
-pub mod workers;
+pub mod rows;
+pub mod scope_init;
 
 pub use crate::provenance::Provenance;
-pub use generate::*;
+pub use rows::{
+    fill_row_by_row, fill_run_by_run, GenerateError, RowFill, RowFiller, RunFill, Stop, ValueRows, STOP_CHECK_ROWS,
+};
 
 use crate::compile::{compile, CompileOptions};
 use crate::error::{BuildError, EvalError, WriteError};
@@ -31,7 +27,6 @@ pub use crate::program::ColumnSource;
 use crate::program::Program;
 use crate::types::PortType;
 use crate::value::Value;
-use column::ColumnPart;
 use std::sync::Arc;
 
 pub use crate::compile::select::{EngineKind, ENGINE_NAMES, ENGINE_REQUESTS, PROVENANCE_REQUESTS};
@@ -115,82 +110,6 @@ pub trait Kernel: Send + Sync {
     fn rows<'k>(&'k mut self, outs: &'k [usize]) -> Result<Box<dyn RowFiller + 'k>, EvalError>;
 }
 
-/// Reads of a fixed set of outputs, row after row ([`Kernel::rows`]).
-pub trait RowFiller {
-    /// Writes `values[i]` into u64 input `i` for each `i` (as
-    /// [`Kernel::write_u64`]), then reads the outputs as ONE read of raw
-    /// words (as [`Kernel::pull_word`] each): `words[k]` receives output `k`.
-    fn read_words(&mut self, values: &[u64], words: &mut [u64]) -> Result<(), GenerateError>;
-    /// Reads the outputs as ONE read (volatile steps run once for all of
-    /// them) and writes each value as the next row of its column part.
-    fn push_row(&mut self, columns: &mut [ColumnPart<'_>]) -> Result<(), EvalError>;
-    /// Fills `rows.count` rows of `generate`: for each, writes the u64 row
-    /// coordinate into input `rows.coordinate` (advancing by `rows.step`,
-    /// wrapping) and appends the outputs to `columns` as one read. A failing
-    /// row is reported as P1 reports it, at its row.
-    fn fill(&mut self, rows: &RowFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError>;
-    /// Fills rows in runs ([`fanout::RunFill`]): each run's u64 inputs take
-    /// its values, then its rows are filled as [`RowFiller::fill`] fills
-    /// them. One call for many short runs (a one-to-many phase's parents);
-    /// the rows are those of the inputs' writes and one `fill` per run.
-    fn fill_runs(&mut self, runs: &fanout::RunFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError>;
-}
-
-/// The row filler any kernel has: each read through [`Kernel`]'s own
-/// writes and reads, one value at a time.
-pub struct ValueRows<'k, K: ?Sized> {
-    kernel: &'k mut K,
-    outs: &'k [usize],
-}
-
-impl<'k, K: Kernel + ?Sized> ValueRows<'k, K> {
-    /// The row filler of `outs` on `kernel`.
-    pub fn new(kernel: &'k mut K, outs: &'k [usize]) -> Self {
-        ValueRows { kernel, outs }
-    }
-}
-
-impl<K: Kernel + ?Sized> RowFiller for ValueRows<'_, K> {
-    fn read_words(&mut self, values: &[u64], words: &mut [u64]) -> Result<(), GenerateError> {
-        for (input, &value) in values.iter().enumerate() {
-            self.kernel.write_u64(input, value).map_err(GenerateError::Write)?;
-        }
-        for (word, &out) in words.iter_mut().zip(self.outs) {
-            *word = self.kernel.pull_word(out).map_err(GenerateError::Eval)?;
-        }
-        Ok(())
-    }
-
-    fn push_row(&mut self, columns: &mut [ColumnPart<'_>]) -> Result<(), EvalError> {
-        for (column, &out) in columns.iter_mut().zip(self.outs) {
-            column.push(&self.kernel.pull(out)?);
-        }
-        Ok(())
-    }
-
-    fn fill(&mut self, rows: &RowFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
-        let outs = self.outs;
-        fill_row_by_row(&mut *self.kernel, rows, columns, |k, columns| {
-            for (column, &out) in columns.iter_mut().zip(outs) {
-                column.push(&k.pull(out)?);
-            }
-            Ok(())
-        })
-    }
-
-    fn fill_runs(&mut self, runs: &fanout::RunFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
-        let outs = self.outs;
-        fanout::fill_run_by_run(&mut *self.kernel, runs, |k, rows| {
-            fill_row_by_row(k, rows, &mut *columns, |k, columns| {
-                for (column, &out) in columns.iter_mut().zip(outs) {
-                    column.push(&k.pull(out)?);
-                }
-                Ok(())
-            })
-        })
-    }
-}
-
 /// The error of a raw u64 read of a `None` or by-reference output.
 pub fn raw_read_refused(program: &Program, out: usize, value: &Value) -> EvalError {
     let def = &program.outputs[out];
@@ -269,13 +188,4 @@ pub fn write_inputs(
         kernel.write(i, value)?;
     }
     Ok(())
-}
-
-/// Writes coordinate `i` (generate's fixed inputs), refusing `None`.
-fn write_coordinate(kernel: &mut dyn Kernel, i: usize, value: Value) -> Result<(), WriteError> {
-    if value.is_none() {
-        let def = &kernel.program().inputs[i];
-        return Err(WriteError::TypeMismatch { slot: def.name.clone(), expected: def.ty, got: "None".into() });
-    }
-    kernel.write(i, value)
 }

@@ -9,13 +9,13 @@
 //! written its externs — and is never dirtied by later writes; per-cycle pulls
 //! walk only the `Dynamic` part of a cone. [`P1Kernel::init`] re-runs it.
 
-use super::column::ColumnPart;
 use super::failure::{self, PassOutcome};
-use super::fanout::{fill_run_by_run, RunFill};
-use super::guard::guarded;
-use super::scope::{init_scope, ScopeInit};
+use super::rows::{fill_run_by_run, RunFill};
+use super::scope_init::{init_scope, ScopeInit};
 use super::{adapt_boundary, fill_row_by_row, GenerateError, Kernel, RowFill, RowFiller};
+use crate::columns::ColumnPart;
 use crate::error::{EvalError, WriteError};
+use crate::node::guard::guarded;
 use crate::node::{Args, NodeError};
 use crate::program::Program;
 use crate::types::PortType;

@@ -11,7 +11,7 @@
 //! A node declares it beside its other forms, from the same rule: the kits
 //! here ([`to_text`], [`pick_str`], [`str_text`]) take one closure and derive
 //! both the P1 form (a fresh `Value`) and the by-bytes form (the reused
-//! buffer); the generic kits of [`super::kit`] and [`super::kits_extra`]
+//! buffer); the generic kits of [`super::kit`] and [`super::kit_text`]
 //! with a by-reference result get a by-bytes form that copies their result
 //! in. The P1 form stays the reference: both forms give the same bytes and
 //! the same failures (`tests/bytes_forms.rs` holds every node to it).

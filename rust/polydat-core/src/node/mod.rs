@@ -4,8 +4,9 @@
 //! [`kit`], so one Rust closure is the single copy of the node's rule.
 
 pub mod by_bytes;
+pub mod guard;
 pub mod kit;
-pub mod kits_extra;
+pub mod kit_text;
 pub mod limit;
 pub mod lower;
 pub mod slot;

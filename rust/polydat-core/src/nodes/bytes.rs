@@ -4,7 +4,7 @@
 //! tables are upstream's.
 
 use crate::node::kit::to_ref;
-use crate::node::kits_extra::{bytes_map, try_to_ref};
+use crate::node::kit_text::{bytes_map, try_to_ref};
 use crate::node::{konst, konst_or, limit, wire, BuildCtx, Lit, NodeDef, Outputs};
 use crate::nodes::hash::splitmix64;
 use crate::types::PortType::{Bytes, Str, U64};

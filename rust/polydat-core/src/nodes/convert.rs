@@ -3,7 +3,7 @@
 
 use crate::node::by_bytes::to_text;
 use crate::node::kit::{map1, str_map, to_ref, try_map1, value_to_slot, Days, Millis, SlotEval};
-use crate::node::kits_extra::{bytes_map, try_to_ref, JsonText};
+use crate::node::kit_text::{bytes_map, try_to_ref, JsonText};
 use crate::node::lower::ICmp;
 use crate::node::{
     konst_or, wire, wire_any, Args, Lit, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec, Ty,

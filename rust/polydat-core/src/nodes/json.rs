@@ -4,7 +4,7 @@
 //! object keys come out sorted (serde_json's map).
 
 use crate::node::kit::{str_map, value_fn};
-use crate::node::kits_extra::JsonText;
+use crate::node::kit_text::JsonText;
 use crate::node::{konst, konst_or, limit, many, wire, wire_any, Lit, NodeDef, NodeError, Outputs};
 use crate::types::PortType::{Json, Str, F64, U64};
 use crate::value::Value;

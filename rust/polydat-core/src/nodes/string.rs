@@ -388,7 +388,7 @@ pub const HASHED_LOREM_EXTRACT: NodeDef = NodeDef {
     outputs: Outputs::One(Str),
     build: |c| {
         let (min_len, max_len) = (c.u64(0), c.u64(1));
-        let text = crate::nodes::realer::lorem_text();
+        let text = crate::nodes::real_data::lorem_text();
         Ok(to_text(move |x: u64, out: &mut String| {
             let span = max_len.saturating_sub(min_len).saturating_add(1);
             let len = usize::try_from(min_len.saturating_add(x % span.max(1))).unwrap_or(usize::MAX);

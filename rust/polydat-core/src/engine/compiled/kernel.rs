@@ -9,16 +9,16 @@ use super::modes::{Mode, SweepPolicy};
 use super::plan::{BlockPlan, Executor, Part, Plan, RowLoop, SharedSweep};
 use super::shape::StepFacts;
 use super::slots::{RefSlotRefused, Slots};
-use crate::engine::column::{ColumnPart, RowsOut};
+use crate::columns::{ColumnPart, RowsOut};
 use crate::engine::failure::{self, PassOutcome};
-use crate::engine::fanout::{fill_run_by_run, RunFill};
-use crate::engine::guard::guarded;
-use crate::engine::scope::{init_scope, ScopeInit};
+use crate::engine::rows::{fill_run_by_run, RunFill};
+use crate::engine::scope_init::{init_scope, ScopeInit};
 use crate::engine::{
     adapt_boundary, fill_row_by_row, raw_read_refused, GenerateError, Kernel, RowFill, RowFiller, STOP_CHECK_ROWS,
 };
 use crate::error::{EvalError, WriteError};
 use crate::node::by_bytes::{BytesEval, Sink};
+use crate::node::guard::guarded;
 use crate::node::NodeError;
 use crate::program::Program;
 use crate::value::Value;
@@ -703,7 +703,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                     }
                 }
                 // The kernel learns of the write, so the row path recomputes the row.
-                self.wrote_words(&source);
+                self.wrote_words(source);
                 let failed = RowFill { first: source.last, count: 1, ..rows };
                 self.fill_by_rows(&failed, outs, columns)?;
                 row += 1;

@@ -21,7 +21,7 @@ pub enum Color {
     Ref2,
 }
 
-/// Where every program value slot lives in the P2 buffer.
+/// Where every program value slot lives in a compiled kernel's buffer.
 #[derive(Clone, Debug)]
 pub struct Layout {
     /// Per value slot: its port type.

@@ -14,6 +14,7 @@
 //! * [`kernel`]: [`kernel::CompiledKernel`], generic over mode and executor,
 //!   so each pair is its own monomorphic type with no strategy test in its loop.
 
+pub mod closure;
 pub mod kernel;
 pub mod layout;
 pub mod modes;

@@ -1,5 +1,5 @@
-//! The currency bookkeeping of the four P2 kernel types (seeds: engines.md,
-//! "Provenance Optimization"). Each mode is its own type holding exactly the
+//! The currency bookkeeping of the four compiled kernel modes (shared by P2
+//! and P3). Each mode is its own type holding exactly the
 //! fields it needs; the kernel is generic over the mode, so every kernel type
 //! is compiled separately and its hot loop carries no test of the strategy.
 //!

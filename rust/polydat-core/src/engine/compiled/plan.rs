@@ -8,8 +8,8 @@
 //! same way, over the same scratch).
 
 use super::shape::Shape;
+use crate::columns::RowsOut;
 use crate::compile::segment::{group, Role, Run};
-use crate::engine::column::RowsOut;
 use crate::node::by_bytes::BytesEval;
 use crate::node::kit::{BlockStep, BLOCK};
 use crate::node::{NodeError, NodeEval};

@@ -8,7 +8,7 @@
 //! `String` (so its text is valid UTF-8 by construction and is read as a
 //! `&str` with no check), a `bytes` slot's a `Vec<u8>`.
 //!
-//! This is the only module of P2 with `unsafe` code. The invariant every block
+//! This is the only module of the compiled layer with `unsafe` code. The invariant every block
 //! relies on:
 //!
 //! > **(R)** For every Ref slot, the pair at `buf[off..off + 2]` is

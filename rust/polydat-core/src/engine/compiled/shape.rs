@@ -302,3 +302,30 @@ impl Shape {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Shape;
+    use crate::compile::{compile, sketch, CompileOptions};
+    use std::sync::Arc;
+
+    #[test]
+    fn the_steps_many_outputs_need_are_found_without_a_cone_each() {
+        let chain: String = (1..400).map(|i| format!("v{i} := u64_xor(v{}, x)\nw{i} := hash(v{i})\n", i - 1)).collect();
+        let src = format!("input x: u64\nextern e: u64 = 1\nconst k := hash(e)\nv0 := u64_add(x, k)\n{chain}");
+        let p = Arc::new(compile(&sketch::parse(&src).unwrap(), &CompileOptions::default()).unwrap());
+        let shape = Shape::new(p.clone());
+        let every: Vec<usize> = (0..p.outputs.len()).collect();
+        let some: Vec<usize> = every.iter().copied().filter(|o| o % 3 == 1).collect();
+        let found: Vec<Vec<u32>> = [&every, &some].map(|outs| shape.cones_steps(outs)).into();
+        // A chain's outputs have cones of n²/2 steps in all: none is built.
+        assert_eq!(p.cycle_cones_built(), 0, "an output's cone was built");
+        for (outs, found) in [&every, &some].into_iter().zip(found) {
+            let mut union = vec![false; p.steps.len()];
+            outs.iter().flat_map(|&o| p.cycle_cone(o)).for_each(|&s| union[s as usize] = true);
+            let want: Vec<u32> = p.cycle_steps.iter().copied().filter(|&s| union[s as usize]).collect();
+            assert_eq!(found, want);
+            assert_eq!(p.in_cycle_cones(outs), union);
+        }
+    }
+}

@@ -1,4 +1,4 @@
-//! The value half of a P2 kernel state: the flat `u64` buffer, the per-slot
+//! The value half of a compiled kernel state: the flat `u64` buffer, the per-slot
 //! `None` mask, the Ref-slot scratch, and the reusable areas of the slot kit.
 //! Encoding and decoding between `Value`s and slots, and running one step,
 //! live here; *when* a step runs is the business of the mode (`modes.rs`).
@@ -7,7 +7,7 @@ use super::layout::{Color, Layout, NO_ENTRY};
 use super::plan::{Exec, Executor};
 use super::scratch::{Peers, Scratch};
 use super::shape::{Shape, StepFacts};
-use crate::engine::column::ColumnPart;
+use crate::columns::ColumnPart;
 use crate::node::by_bytes::{Arg, BytesEval, Sink};
 use crate::node::kit::{slot_to_value, value_to_slot};
 use crate::node::{Args, NodeError};

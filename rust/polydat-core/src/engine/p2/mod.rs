@@ -11,7 +11,6 @@
 //! P2 is held to P1 bit for bit: the same values (f64 by bits, strings by
 //! content), the same `None` propagation, the same failure messages.
 
-pub mod closures;
 pub mod schedule;
 pub mod threads;
 
@@ -99,7 +98,9 @@ impl Executor for Closures {
             .steps
             .iter()
             .zip(shape.steps.iter())
-            .map(|(step, facts)| facts.scalar.then(|| closures::scalar_closure(&shape.layout, step)))
+            .map(|(step, facts)| {
+                facts.scalar.then(|| crate::engine::compiled::closure::scalar_closure(&shape.layout, step))
+            })
             .collect();
         let sweep = shape.sweepable.then(|| sweep_of(shape, &program.cycle_steps));
         let closures = Closures {

@@ -3,8 +3,8 @@
 //! its first output on in a register, so a run costs one indirect jump per
 //! step and no store-to-load round trip between close neighbours.
 
-use super::closures::scalar_closure;
 use super::schedule::schedule;
+use crate::engine::compiled::closure::scalar_closure;
 use crate::engine::compiled::layout::{first_word, Layout, NOWHERE};
 use crate::node::kit::{Handed, Src, ThreadStep};
 use crate::program::Program;

@@ -27,7 +27,7 @@
 //! * With no catch installed, [`raise`] prints the message and aborts: the
 //!   last resort, loud, never an unwind through native frames.
 
-use crate::engine::guard;
+use crate::node::guard;
 use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
 

@@ -6,7 +6,7 @@
 //! ([`super::catch::raise`]); nothing unwinds into native code.
 
 use super::catch::raise;
-use crate::engine::guard::guarded;
+use crate::node::guard::guarded;
 use crate::node::NodeEval;
 use std::sync::Arc;
 

@@ -20,8 +20,9 @@ pub mod catch;
 pub mod codegen;
 pub mod helpers;
 
+use crate::columns::{row_width, RowsOut};
 use crate::compile::segment::{self, Role};
-use crate::engine::column::{row_width, RowsOut};
+use crate::engine::compiled::closure::scalar_closure;
 use crate::engine::compiled::kernel::CompiledKernel;
 use crate::engine::compiled::layout::NO_ENTRY;
 use crate::engine::compiled::modes;
@@ -30,7 +31,6 @@ use crate::engine::compiled::plan::{
     Sweep,
 };
 use crate::engine::compiled::shape::Shape;
-use crate::engine::p2::closures::scalar_closure;
 use crate::engine::Kernel;
 use crate::node::kit::SlotStep;
 use crate::node::NodeError;

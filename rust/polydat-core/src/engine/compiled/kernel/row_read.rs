@@ -5,7 +5,7 @@
 //! filler ([`CompiledRows`]), which runs a kept row read with one check.
 
 use super::{CompiledKernel, Sweep};
-use crate::engine::column::ColumnPart;
+use crate::columns::ColumnPart;
 use crate::engine::compiled::modes::{Mode, SweepPolicy};
 use crate::engine::compiled::plan::{Executor, RowReadKey};
 use crate::engine::compiled::shape::Shape;
@@ -230,7 +230,7 @@ impl<M: Mode, X: Executor> RowFiller for CompiledRows<'_, M, X> {
 
     fn fill_runs(
         &mut self,
-        runs: &crate::engine::fanout::RunFill<'_>,
+        runs: &crate::engine::rows::RunFill<'_>,
         columns: &mut [ColumnPart<'_>],
     ) -> Result<(), GenerateError> {
         self.kernel.fill_runs(runs, self.outs, columns)

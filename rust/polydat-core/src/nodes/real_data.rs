@@ -234,7 +234,7 @@ macro_rules! word_lists {
             /// A real-data node (see its `name` and `doc` fields).
             pub const $id: NodeDef = NodeDef {
                 name: $name,
-                category: "realer",
+                category: "real_data",
                 doc: $doc,
                 params: &[wire("input", U64)],
                 outputs: Outputs::One(Str),
@@ -388,7 +388,7 @@ pub fn data_files_json() -> String {
 /// `full_names`: "First Last": the sex by bit 0 of xxh3(x), the first name by frequency from that hash, the surname from its xxh3.
 pub const FULL_NAMES: NodeDef = NodeDef {
     name: "full_names",
-    category: "realer",
+    category: "real_data",
     doc: "\"First Last\": h2 = xxh3(x) picks the sex (bit 0) and the first name, xxh3(h2) the surname, each by frequency.",
     params: &[wire("input", U64)],
     outputs: Outputs::One(Str),
@@ -465,7 +465,7 @@ fn word_bounds(c: &crate::node::BuildCtx<'_>, what: &str) -> Result<(u64, u64), 
 /// `lorem_sentence`: a capitalized lorem ipsum sentence of min_words..=max_words words, ended by a period.
 pub const LOREM_SENTENCE: NodeDef = NodeDef {
     name: "lorem_sentence",
-    category: "realer",
+    category: "real_data",
     doc: "A lorem ipsum sentence of min_words..=max_words words (count by x mod the span, words by an xxh3 chain from x), capitalized and ended by a period.",
     params: &[wire("input", U64), konst_or("min_words", U64, Lit::U64(4)), konst_or("max_words", U64, Lit::U64(12))],
     outputs: Outputs::One(Str),
@@ -479,7 +479,7 @@ pub const LOREM_SENTENCE: NodeDef = NodeDef {
 /// `lorem_paragraph`: min_sentences..=max_sentences lorem sentences of 4 to 12 words, joined by spaces.
 pub const LOREM_PARAGRAPH: NodeDef = NodeDef {
     name: "lorem_paragraph",
-    category: "realer",
+    category: "real_data",
     doc: "min_sentences..=max_sentences lorem sentences (4 to 12 words each) joined by spaces; sentence i from xxh3 chained from x.",
     params: &[wire("input", U64), konst_or("min_sentences", U64, Lit::U64(3)), konst_or("max_sentences", U64, Lit::U64(6))],
     outputs: Outputs::One(Str),
@@ -506,7 +506,7 @@ pub const LOREM_PARAGRAPH: NodeDef = NodeDef {
 /// formatted text, with no step or slot of its own.
 pub const PRINTF_WORDS: NodeDef = NodeDef {
     name: "__printf_words",
-    category: "realer",
+    category: "real_data",
     doc: "printf(format, parts) whose part i is picked from word list i of `words` (comma-separated node names, empty for a plain part).",
     params: &[konst("format", Str), konst("words", Str), many(wire_any("parts"))],
     outputs: Outputs::One(Str),

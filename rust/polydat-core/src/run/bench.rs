@@ -6,8 +6,8 @@
 //! can be subtracted. A scalar output is read as its raw word (`pull_slot`,
 //! like upstream's `get_slot` and the ladder bench), any other as a value.
 
-use super::p2::{modes::Raw, P2Kernel};
-use super::{new_kernel, EngineKind, GenerateError, Kernel};
+use crate::engine::p2::{modes::Raw, P2Kernel};
+use crate::engine::{new_kernel, EngineKind, GenerateError, Kernel};
 use crate::nodes::hash::splitmix64;
 use crate::program::Program;
 use crate::types::PortType;
@@ -100,8 +100,8 @@ impl Drive {
                 let v = match k.pull_u64(o) {
                     Ok(Some(v)) => v,
                     Ok(None) => 0,
-                    Err(super::p2::SlotReadError::Eval(e)) => return Err(GenerateError::Eval(e)),
-                    Err(super::p2::SlotReadError::Refused(_)) => unreachable!("u64 links only"),
+                    Err(crate::engine::p2::SlotReadError::Eval(e)) => return Err(GenerateError::Eval(e)),
+                    Err(crate::engine::p2::SlotReadError::Refused(_)) => unreachable!("u64 links only"),
                 };
                 match graph.as_deref_mut() {
                     Some(g) => g.write_u64(i, v).map_err(GenerateError::Write)?,

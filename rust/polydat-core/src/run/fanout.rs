@@ -19,74 +19,13 @@
 //! rows straight into its part of the batch's columns. The columns are the
 //! same on any number of threads.
 
-use super::column::{Column, ColumnPart, PartDone, VarRows};
-use super::{workers, GenerateError, Kernel, KernelMaker, RowFill, Stop, STOP_CHECK_ROWS};
+use super::workers;
+use crate::columns::{Column, ColumnPart, PartDone, VarRows};
+use crate::engine::{GenerateError, Kernel, KernelMaker, RowFill, RunFill, Stop, STOP_CHECK_ROWS};
 use crate::program::{ColumnSource, Program};
 use crate::types::PortType;
 use crate::value::Value;
 use std::sync::Arc;
-
-/// Rows in runs, for [`crate::engine::RowFiller::fill_runs`]: run `j` has `counts[j]` rows,
-/// through which the u64 inputs `inputs` hold `values[j * inputs.len()..]`
-/// and the coordinate sweeps `first, first + step, ...` (from `first` again
-/// at each run). The rows of one task of a one-to-many phase, one run per
-/// parent.
-#[derive(Clone, Copy, Debug)]
-pub struct RunFill<'a> {
-    /// The coordinate the rows of a run sweep.
-    pub coordinate: usize,
-    /// Its value at a run's first row.
-    pub first: u64,
-    /// Its increment per row (wrapping).
-    pub step: u64,
-    /// The u64 inputs each run sets.
-    pub inputs: &'a [usize],
-    /// Their values, `inputs.len()` per run.
-    pub values: &'a [u64],
-    /// Rows per run.
-    pub counts: &'a [usize],
-    /// Checked between blocks of rows: the caller wants the run to stop.
-    pub stop: &'a Stop<'a>,
-}
-
-impl<'a> RunFill<'a> {
-    /// The values of run `j`'s inputs.
-    pub fn values_of(&self, j: usize) -> &'a [u64] {
-        let n = self.inputs.len();
-        &self.values[j * n..(j + 1) * n]
-    }
-
-    /// The rows of run `j`, as [`Kernel::fill_rows`] takes them.
-    pub fn rows_of(&self, j: usize) -> RowFill<'a> {
-        RowFill {
-            coordinate: self.coordinate,
-            first: self.first,
-            step: self.step,
-            count: self.counts[j],
-            stop: self.stop,
-        }
-    }
-}
-
-/// [`crate::engine::RowFiller::fill_runs`] one run at a time: the run's inputs written
-/// ([`Kernel::write_u64`]), then its rows filled by `fill` — every filler's
-/// way when nothing faster serves, and the fallback of faster ways.
-pub fn fill_run_by_run<K: Kernel + ?Sized>(
-    kernel: &mut K,
-    runs: &RunFill<'_>,
-    mut fill: impl FnMut(&mut K, &RowFill<'_>) -> Result<(), GenerateError>,
-) -> Result<(), GenerateError> {
-    for j in 0..runs.counts.len() {
-        if runs.counts[j] == 0 {
-            continue;
-        }
-        for (&input, &value) in runs.inputs.iter().zip(runs.values_of(j)) {
-            kernel.write_u64(input, value).map_err(GenerateError::Write)?;
-        }
-        fill(kernel, &runs.rows_of(j))?;
-    }
-    Ok(())
-}
 
 /// How many rows each parent has.
 #[derive(Clone, Debug)]

@@ -189,7 +189,7 @@ mod tests {
     #[test]
     fn a_panicking_task_is_a_failure_not_a_crash() {
         let mut states = vec![(); 2];
-        let outcomes = crate::engine::guard::guarded(|| {
+        let outcomes = crate::node::guard::guarded(|| {
             run_shared(
                 &mut states,
                 (0..8).collect(),

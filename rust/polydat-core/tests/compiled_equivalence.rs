@@ -1,4 +1,5 @@
-//! P2 ≡ P1, bit for bit, in every provenance mode: the same ordered writes
+//! The compiled layer (through P2's closures) ≡ P1, bit for bit, in every
+//! provenance mode: the same ordered writes
 //! and reads give the same values (f64 by bits, strings by content), the same
 //! `None` propagation and the same failure messages. Scripts are random but
 //! seeded; programs are hand-written IR (no frontend).

@@ -29,9 +29,9 @@
 //! same way, from this one place.
 
 use super::cell::{Cell, Tree};
-use super::column::ColumnPart;
-use super::fanout::RunFill;
-use super::{adapt_boundary, new_kernel, GenerateError, Kernel, RowFill, RowFiller};
+use crate::columns::ColumnPart;
+use crate::engine::rows::RunFill;
+use crate::engine::{adapt_boundary, new_kernel, GenerateError, Kernel, RowFill, RowFiller};
 use crate::error::{BindError, EvalError, WriteError};
 use crate::ir::{InputKind, InputOrigin};
 use crate::program::manifest::{self, Form, Manifest};
@@ -385,7 +385,7 @@ fn bind_kernel(
                 }
                 InputOrigin::Outer => {
                     let names: Vec<String> = outer.manifest().names().map(str::to_string).collect();
-                    let hint = crate::nodes::did_you_mean(name, names.iter().map(String::as_str))
+                    let hint = crate::suggest::did_you_mean(name, names.iter().map(String::as_str))
                         .unwrap_or_else(|| format!("it provides: {}", names.join(", ")));
                     return Err(BindError::Unbound { name: name.into(), hint });
                 }

@@ -21,6 +21,10 @@
 //! marked ([`ColumnPart::out_of_memory`]) and writes nothing more; the row
 //! loops stop at their next check, and [`Column::absorb`] reports
 //! [`NoMemory`], which `generate` turns into its out-of-memory error.
+//!
+//! [`text`] encodes columns as CSV or JSON-lines rows.
+
+pub mod text;
 
 use crate::node::kit::Scalar;
 use crate::types::PortType;
@@ -492,7 +496,7 @@ impl Column {
 
 /// Scalar rows filled in place: a column's own, or rows a host owns (a
 /// numpy array's buffer, say), which `generate` fills instead of a column
-/// of its own ([`crate::engine::Generator::fill_into`]).
+/// of its own ([`crate::run::Generator::fill_into`]).
 pub enum HostRows<'a> {
     /// `u64` rows.
     U64(&'a mut [u64]),

@@ -131,7 +131,7 @@ impl Cell {
                 got: "None (a shared cell holds a value once written; it cannot be cleared)".into(),
             });
         }
-        super::adapt_boundary(&self.name, self.ty, value)
+        crate::engine::adapt_boundary(&self.name, self.ty, value)
     }
 }
 

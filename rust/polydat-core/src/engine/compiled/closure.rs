@@ -1,4 +1,5 @@
-//! P2's scalar steps: closures over the buffer's words, with the node's rule
+//! Scalar steps as closures over the buffer's words (P2's executor, and
+//! P3's for steps it does not lower), with the node's rule
 //! inlined (the node's own step form, from its kit), or the generic
 //! gather-call-scatter closure around its slot form.
 

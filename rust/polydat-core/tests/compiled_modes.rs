@@ -1,4 +1,5 @@
-//! P2 runtime behaviour beyond value equivalence: what each provenance mode
+//! The compiled layer's runtime behaviour beyond value equivalence, run
+//! through P2's closures: what each provenance mode
 //! re-runs (observed with `__probe` counts), volatility, forks and Ref-slot
 //! ownership, raw-read refusal, engine naming and the automatic selection,
 //! `generate` on P2, and every library node running on P2.
@@ -11,10 +12,11 @@ use polydat_core::compile::select::{analyze, select, Request};
 use polydat_core::compile::{compile, CompileOptions};
 use polydat_core::engine::compiled::plan::Executor;
 use polydat_core::engine::p2::{self, Provenance, PullKernel, PushPullKernel, RawKernel, SlotReadError};
-use polydat_core::engine::{generate, new_kernel, EngineKind, Kernel, RowPlan, ENGINE_NAMES};
+use polydat_core::engine::{new_kernel, EngineKind, Kernel, ENGINE_NAMES};
 use polydat_core::ir::GraphIr;
 use polydat_core::node::{Outputs, ParamKind, Purity, Ty};
 use polydat_core::nodes::diagnostic::{probe_count, probe_reset};
+use polydat_core::run::{generate, RowPlan};
 use polydat_core::types::PortType;
 use polydat_core::{Program, Value};
 use std::sync::Arc;

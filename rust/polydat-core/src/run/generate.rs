@@ -4,14 +4,15 @@
 //! a [`Stop`] checked between blocks of rows, and the errors a run can end
 //! with ([`GenerateError`]).
 
-use super::column::{self, Column, ColumnPart, HostRows, PartDone, VarRows};
-use super::{adapt_boundary, bind, cell, new_kernel, workers, write_coordinate, EngineKind, Kernel, KernelMaker};
-use crate::error::{EvalError, WriteError};
+use super::workers;
+use crate::columns::{self, Column, ColumnPart, HostRows, PartDone, VarRows};
+use crate::engine::{adapt_boundary, new_kernel, EngineKind, GenerateError, Kernel, KernelMaker, RowFill, Stop};
+use crate::error::WriteError;
 use crate::ir::InputKind;
 use crate::program::{ColumnSource, Program};
+use crate::scope::{bind, cell};
 use crate::types::PortType;
 use crate::value::Value;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// What `generate` iterates: the coordinate written per row and its values
@@ -91,7 +92,7 @@ fn input_column(program: &Program, plan: &RowPlan, i: usize, start: u64, rows: u
     let def = &program.inputs[i];
     if i == plan.coordinate && def.ty == PortType::U64 {
         let mut column = Column::new(def.ty, rows).ok_or_else(oom)?;
-        if let column::ColumnData::U64(rows) = &mut column.data {
+        if let columns::ColumnData::U64(rows) = &mut column.data {
             let mut cycle = start;
             for row in rows.iter_mut() {
                 *row = cycle;
@@ -112,55 +113,6 @@ fn input_column(program: &Program, plan: &RowPlan, i: usize, start: u64, rows: u
         None => def.default.clone(),
     };
     Column::filled(def.ty, rows, &value).ok_or_else(oom)
-}
-
-/// A request to stop a running `generate`: checked between blocks of rows by
-/// every worker, which then returns [`GenerateError::Cancelled`]. A host can
-/// attach a `hook` that the workers call at those checks (a Python binding
-/// uses it to look for Ctrl-C on the thread that owns signals); when the hook
-/// says stop, every worker stops.
-#[derive(Default)]
-pub struct Stop<'a> {
-    flag: AtomicBool,
-    hook: Option<&'a (dyn Fn() -> bool + Sync)>,
-}
-
-impl<'a> Stop<'a> {
-    /// A request not yet made, with no hook.
-    pub const fn new() -> Stop<'static> {
-        Stop { flag: AtomicBool::new(false), hook: None }
-    }
-
-    /// A request not yet made, whose checks also ask `hook`.
-    pub fn with_hook(hook: &'a (dyn Fn() -> bool + Sync)) -> Stop<'a> {
-        Stop { flag: AtomicBool::new(false), hook: Some(hook) }
-    }
-
-    /// Asks every worker to stop.
-    pub fn request(&self) {
-        self.flag.store(true, Ordering::Relaxed);
-    }
-
-    /// True once a stop was requested (by [`Stop::request`] or the hook).
-    #[inline]
-    pub fn requested(&self) -> bool {
-        if self.flag.load(Ordering::Relaxed) {
-            return true;
-        }
-        match self.hook {
-            Some(hook) if hook() => {
-                self.request();
-                true
-            }
-            _ => false,
-        }
-    }
-}
-
-impl std::fmt::Debug for Stop<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Stop").field("requested", &self.flag.load(Ordering::Relaxed)).finish()
-    }
 }
 
 /// Runs `plan` and returns one column per requested output. With `threads > 1`
@@ -438,7 +390,7 @@ impl Generator {
         // The first part reserves for the whole column: the others' bytes are
         // appended to it when the parts are absorbed, with no reallocation.
         let reserve =
-            |c: usize, t: usize| column::reservation(self.var_bytes_per_row[c], if t == 0 { rows } else { chunk });
+            |c: usize, t: usize| columns::reservation(self.var_bytes_per_row[c], if t == 0 { rows } else { chunk });
         let mut shares: Vec<Vec<ColumnPart<'_>>> = (0..tasks).map(|_| Vec::with_capacity(outputs.len())).collect();
         for (c, (column, h)) in columns.iter_mut().zip(host).enumerate() {
             let parts = match (column, h) {
@@ -529,7 +481,7 @@ impl Generator {
             GenerateError::OutOfMemory { .. } => out_of_memory.clone(),
             e => e,
         })? {
-            if let column::ColumnData::Var(var) = &column.data {
+            if let columns::ColumnData::Var(var) = &column.data {
                 if rows > 0 {
                     self.var_bytes_per_row[c] = var.data.len() as f64 / rows as f64;
                 }
@@ -558,7 +510,7 @@ pub(crate) fn absorb_all(
         let rows = column.len();
         match column.absorb(parts) {
             Ok(spare) => Ok((c, column, spare)),
-            Err(column::NoMemory) => Err(Absorbing::NoMemory(rows)),
+            Err(columns::NoMemory) => Err(Absorbing::NoMemory(rows)),
         }
     };
     let no_memory = |rows| GenerateError::OutOfMemory { rows, columns: 1 };
@@ -678,154 +630,6 @@ impl Batches {
             Err(_) => self.left = 0,
         }
         Some(result)
-    }
-}
-
-/// How many rows a worker fills between two looks at its stop request.
-pub const STOP_CHECK_ROWS: usize = 1024;
-
-/// [`RowFiller::fill`] one row at a time: write the coordinate, then
-/// `read_row` reads the row into `columns` (every filler's way when nothing
-/// faster serves, and the fallback of faster ways). A failing row is
-/// reported at its row.
-pub fn fill_row_by_row<'c, K: Kernel + ?Sized>(
-    kernel: &mut K,
-    rows: &RowFill<'_>,
-    columns: &mut [ColumnPart<'c>],
-    mut read_row: impl FnMut(&mut K, &mut [ColumnPart<'c>]) -> Result<(), EvalError>,
-) -> Result<(), GenerateError> {
-    let mut cycle = rows.first;
-    for row in 0..rows.count {
-        if row % STOP_CHECK_ROWS == 0 {
-            rows.check(columns)?;
-        }
-        kernel.write_u64(rows.coordinate, cycle).map_err(GenerateError::Write)?;
-        if let Err(e) = read_row(kernel, columns) {
-            let name = &kernel.program().inputs[rows.coordinate].name;
-            return Err(GenerateError::Eval(e.at_row(name, cycle)));
-        }
-        cycle = cycle.wrapping_add(rows.step);
-    }
-    Ok(())
-}
-
-/// The rows one kernel fills (see [`RowFiller::fill`]).
-#[derive(Clone, Copy, Debug)]
-pub struct RowFill<'a> {
-    /// The coordinate input the rows advance.
-    pub coordinate: usize,
-    /// Its value at the first row.
-    pub first: u64,
-    /// Its increment per row (wrapping).
-    pub step: u64,
-    /// Number of rows.
-    pub count: usize,
-    /// Checked between blocks of rows: the caller wants the run to stop.
-    pub stop: &'a Stop<'a>,
-}
-
-impl RowFill<'_> {
-    /// The coordinate's value at row `row` (wrapping).
-    #[inline]
-    pub fn cycle_of(&self, row: usize) -> u64 {
-        self.first.wrapping_add((row as u64).wrapping_mul(self.step))
-    }
-
-    /// The rows `skip..count` of these rows.
-    pub fn after(&self, skip: usize) -> Self {
-        RowFill { first: self.cycle_of(skip), count: self.count.saturating_sub(skip), ..*self }
-    }
-
-    /// The rows `0..count` of these rows.
-    pub fn first_rows(&self, count: usize) -> Self {
-        RowFill { count: count.min(self.count), ..*self }
-    }
-
-    /// What a row loop checks between blocks of rows: a stop request
-    /// ([`GenerateError::Cancelled`]), or a column that ran out of memory
-    /// ([`GenerateError::OutOfMemory`]; its rows are lost, so the loop
-    /// stops instead of computing rows nothing can hold).
-    #[inline]
-    pub fn check(&self, columns: &[ColumnPart<'_>]) -> Result<(), GenerateError> {
-        if columns.iter().any(ColumnPart::out_of_memory) {
-            return Err(GenerateError::OutOfMemory { rows: self.count, columns: columns.len() });
-        }
-        match self.stop.requested() {
-            true => Err(GenerateError::Cancelled),
-            false => Ok(()),
-        }
-    }
-}
-
-/// Why `generate` stopped.
-#[derive(Clone, Debug)]
-pub enum GenerateError {
-    /// Writing an input (a fixed input or the row's coordinate) failed.
-    Write(WriteError),
-    /// Evaluating an output failed.
-    Eval(EvalError),
-    /// A worker thread died (never expected: node panics are contained).
-    Panicked,
-    /// A worker thread could not be started (the system's message).
-    Threads(String),
-    /// The host's rows for a column do not fit it ([`Generator::fill_into`]).
-    HostRows(String),
-    /// The caller asked the run to stop ([`Stop::request`]).
-    Cancelled,
-    /// Inputs other than the swept coordinate have no value.
-    Unset {
-        /// The inputs without a value, in slot order.
-        names: Vec<String>,
-        /// The coordinate the rows sweep.
-        swept: String,
-    },
-    /// A scope's row count is no count (a one-to-many phase, see
-    /// [`crate::engine::fanout`]).
-    BadCount {
-        /// The name the count is read from.
-        name: String,
-        /// What it held.
-        value: String,
-    },
-    /// The columns for this many rows do not fit in memory.
-    OutOfMemory {
-        /// Rows requested (of one thread's chunk).
-        rows: usize,
-        /// Columns requested.
-        columns: usize,
-    },
-}
-
-impl std::fmt::Display for GenerateError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            GenerateError::Write(e) => e.fmt(f),
-            GenerateError::Eval(e) => e.fmt(f),
-            GenerateError::Panicked => f.write_str("a generate worker thread panicked"),
-            GenerateError::Threads(e) => write!(f, "could not start a generate worker thread: {e}"),
-            GenerateError::HostRows(e) => write!(f, "internal: {e}"),
-            GenerateError::Cancelled => f.write_str("generate was interrupted"),
-            GenerateError::Unset { names, swept } => {
-                let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
-                let (what, them) = if names.len() == 1 { ("input", "it") } else { ("inputs", "each") };
-                write!(
-                    f,
-                    "{what} {} {} no value: the rows sweep '{swept}' only; give {them} a value \
-                     (generate(..., inputs={{'{}': ...}}), or --set {}=VALUE on the command line)",
-                    quoted.join(", "),
-                    if names.len() == 1 { "has" } else { "have" },
-                    names[0],
-                    names[0],
-                )
-            }
-            GenerateError::BadCount { name, value } => {
-                write!(f, "the row count '{name}' is {value}, not a count (a whole number from 0)")
-            }
-            GenerateError::OutOfMemory { rows, columns } => write!(
-                f,
-                "not enough memory for {columns} column(s) of {rows} rows: generate a smaller range at a time"
-            ),
-        }
     }
 }
 
@@ -965,15 +769,24 @@ pub fn fill_runs(
         }
     }
     for (column, parts) in columns.iter_mut().zip(by_column) {
-        column.absorb(parts).map_err(|column::NoMemory| GenerateError::OutOfMemory { rows: total, columns: 1 })?;
+        column.absorb(parts).map_err(|columns::NoMemory| GenerateError::OutOfMemory { rows: total, columns: 1 })?;
     }
     Ok(columns)
+}
+
+/// Writes coordinate `i` (generate's fixed inputs), refusing `None`.
+fn write_coordinate(kernel: &mut dyn Kernel, i: usize, value: Value) -> Result<(), WriteError> {
+    if value.is_none() {
+        let def = &kernel.program().inputs[i];
+        return Err(WriteError::TypeMismatch { slot: def.name.clone(), expected: def.ty, got: "None".into() });
+    }
+    kernel.write(i, value)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::column::ColumnPart;
+    use crate::columns::ColumnPart;
     use crate::types::PortType;
     use crate::value::Value;
 

@@ -25,7 +25,7 @@
 //! a row is written, `out` reserves (fallibly) the most bytes the row can
 //! take ([`row_bound`]), so writing the row never makes it grow.
 
-use super::column::{Column, ColumnData, NoMemory, VarRows};
+use super::{Column, ColumnData, NoMemory, VarRows};
 use crate::nodes::datetime::{push_date_text, push_timestamp_text};
 use crate::types::PortType;
 
