@@ -14,7 +14,7 @@ from typing import Any
 
 from . import _core
 from .errors import ArgumentError, CompileError, Diagnostic, OutOfMemoryError, PolydatError
-from .stream import BatchIterator, Stream
+from .stream import SEGMENT_ROWS, BatchIterator, Stream
 
 PyValue = Any
 """A value crossing the boundary: int, float, str, bytes, bool or None."""
@@ -36,11 +36,6 @@ def _with_source(err: CompileError, source: str, path: str | None) -> CompileErr
 
 MAX_THREADS = 256
 """The most worker threads :meth:`Program.generate` starts."""
-
-SEGMENT_ROWS = 1 << 62
-"""The most rows one run of the core takes: a stream of more (up to every
-cycle, 2**64 rows) is several runs one after another (:func:`segments`); a
-``generate`` of more could never fit in memory."""
 
 GENERATE_BATCH_ROWS = 1 << 17
 """Rows per record batch (table chunk) of ``generate(format="arrow")``. The

@@ -26,6 +26,11 @@ from typing import IO, Any
 
 from .errors import ArgumentError
 
+SEGMENT_ROWS = 1 << 62
+"""The most rows one run of the core takes: a stream of more (up to every
+cycle, 2**64 rows) is several runs one after another (:func:`polydat.api.segments`); a
+``generate`` of more could never fit in memory."""
+
 __all__ = ["Stream", "BatchIterator", "file_path", "parquet_writer"]
 
 
@@ -80,10 +85,9 @@ class Stream:
 
     def _open(self, skip: int = 0) -> Any:
         """The core's batch stream of the run's rows after the first ``skip``,
-        at most :data:`~polydat.api.SEGMENT_ROWS` of them (one run of the
+        at most :data:`SEGMENT_ROWS` of them (one run of the
         core; a run of every cycle, 2**64 rows, is several); its producer
         starts at the first batch read."""
-        from .api import SEGMENT_ROWS
 
         coordinate, start, rows, step, names, fixed = self._run
         skip = min(skip, rows)
@@ -97,7 +101,6 @@ class Stream:
     def _whole(self, skip: int = 0) -> Any:
         """:meth:`_open` for a consumer that takes the rest of the run as one
         Arrow stream: refused past one run of the core."""
-        from .api import SEGMENT_ROWS
 
         if self.num_rows - skip > SEGMENT_ROWS:
             raise ArgumentError(

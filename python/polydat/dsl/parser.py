@@ -415,11 +415,16 @@ class Parser(Recovery):
             )
         return self._tile_binding(name, keyword, encoding, options, str(body.value), offsets)
 
+    def _hole_expression(self, tokens: list[Token]) -> tuple[ast.Expr, Token]:
+        """A tile hole's tokens as one expression, and the token after it."""
+        parser = Parser(self.file, tokens, 1)
+        return parser.expression(), parser.peek()
+
     def _tile_binding(self, name: Token, first: Token, encoding: str, options: Any, text: str,
                       offsets: Sequence[int] | None) -> ast.Binding:
         from .tile import TileExprParts, parse_template, reads_of
 
-        pieces = parse_template(text, offsets, self.file, options, name.span)
+        pieces = parse_template(text, offsets, self.file, options, name.span, self._hole_expression)
         parts = TileExprParts(encoding, options, pieces, tuple(reads_of(pieces)))
         value = ast.TileExpr(parts, name.span)
         return ast.Binding((ast.Target(name.text, name.span),), value, name.span, (), None, None, False, first.doc)
@@ -506,7 +511,9 @@ class Parser(Recovery):
             raise self.error(f"unknown tile encoding '{encoding}'", positional[0].span, "a tile is json, text or csv")
         body = positional[-1]
         options = TileOptions(**named)
-        pieces = parse_template(str(body.value), body.string_offsets(), self.file, options, call.span)
+        pieces = parse_template(
+            str(body.value), body.string_offsets(), self.file, options, call.span, self._hole_expression
+        )
         return ast.TileExpr(TileExprParts(encoding, options, pieces, tuple(reads_of(pieces))), call.span)
 
     def _init(self) -> list[ast.Statement]:

@@ -35,7 +35,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from collections.abc import Sequence
-from typing import Any, Union
+from typing import Any, Callable, Union
 
 from . import ast
 from .ast import Span
@@ -107,11 +107,17 @@ class TileExprParts:
     reads: tuple[ast.Name, ...] = field(default=())
 
 
+ExpressionParser = Callable[[list[Any]], tuple[ast.Expr, Any]]
+"""Parses a hole's tokens as one expression: the expression and the token
+after it (the DSL parser's, handed in by the parser that reads the tile)."""
+
+
 def parse_template(body: str, offsets: Sequence[int] | None, file: SourceFile, options: TileOptions,
-                   at: Span) -> list[Piece]:
+                   at: Span, parse_expression: ExpressionParser) -> list[Piece]:
     """The pieces of a tile body. ``offsets`` maps each character of ``body``
-    to its source offset (None: report everything at ``at``)."""
-    parser = _TemplateParser(body, offsets, file, options, at)
+    to its source offset (None: report everything at ``at``);
+    ``parse_expression`` reads the expression of a hole or a condition."""
+    parser = _TemplateParser(body, offsets, file, options, at, parse_expression)
     pieces = parser.pieces(in_block=False)
     if parser.pos < len(body):
         raise parser.error("unexpected `}` closing a block that was never opened")
@@ -135,7 +141,9 @@ def reads_of(pieces: list[Piece], bound: frozenset[str] = frozenset()) -> list[a
 
 
 class _TemplateParser:
-    def __init__(self, body: str, offsets: Sequence[int] | None, file: SourceFile, options: TileOptions, at: Span):
+    def __init__(self, body: str, offsets: Sequence[int] | None, file: SourceFile, options: TileOptions, at: Span,
+                 parse_expression: ExpressionParser):
+        self.parse_expression = parse_expression
         self.text = body
         self.offsets = offsets
         self.file = file
@@ -265,7 +273,6 @@ class _TemplateParser:
     def expression(self, body: str, at: int, what: str) -> ast.Expr:
         """``body`` (starting at index ``at`` of the template) as a Polydat expression."""
         from .lexer import Lexer, TokenKind
-        from .parser import Parser
 
         offsets = None
         if self.offsets:
@@ -275,15 +282,14 @@ class _TemplateParser:
         if lexer.diagnostics:
             first = lexer.diagnostics[0]
             raise self.error(f"{what}: {first.message}", at, first.hint)
-        parser = Parser(self.file, tokens, 1)
         try:
-            expr = parser.expression()
+            expr, after = self.parse_expression(tokens)
         except CompileError as err:
             raise self.error(f"{what}: {err.message}", at, err.hint) from None
         except Exception:  # noqa: BLE001 - an already reported lexical error
             raise self.error(f"{what} is not an expression", at) from None
-        if parser.peek().kind is not TokenKind.EOF:
-            raise self.error(f"{what}: unexpected '{parser.peek().text}'", at)
+        if after.kind is not TokenKind.EOF:
+            raise self.error(f"{what}: unexpected '{after.text}'", at)
         return expr
 
     def header(self, kind: str, directive: int) -> str:

@@ -528,8 +528,36 @@ pub const PRINTF_WORDS: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `hashed_lorem_extract`: a stretch of the bundled lorem ipsum text.
+pub const HASHED_LOREM_EXTRACT: NodeDef = NodeDef {
+    name: "hashed_lorem_extract",
+    category: "string",
+    doc: "min_len + input % (max_len - min_len + 1) bytes of the bundled lorem ipsum text, from an offset chosen by xxh3(input) (widened to whole characters).",
+    params: &[wire("input", U64), konst("min_len", U64), konst("max_len", U64)],
+    outputs: Outputs::One(Str),
+    build: |c| {
+        let (min_len, max_len) = (c.u64(0), c.u64(1));
+        let text = lorem_text();
+        Ok(to_text(move |x: u64, out: &mut String| {
+            let span = max_len.saturating_sub(min_len).saturating_add(1);
+            let len = usize::try_from(min_len.saturating_add(x % span.max(1))).unwrap_or(usize::MAX);
+            let max_offset = text.len().saturating_sub(len);
+            let offset = match max_offset {
+                0 => 0,
+                m => (xxh3_u64(x) % (m as u64 + 1)) as usize,
+            };
+            let end = offset.saturating_add(len).min(text.len());
+            let start = (0..=offset).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+            let end = (end..=text.len()).find(|&i| text.is_char_boundary(i)).unwrap_or(text.len());
+            out.push_str(&text[start..end]);
+        }))
+    },
+    ..NodeDef::BASE
+};
+
 /// The real-data family.
 pub const NODES: &[NodeDef] = &[
+    HASHED_LOREM_EXTRACT,
     FIRST_NAMES_NODE,
     FIRST_NAMES_MALE,
     FIRST_NAMES_ALL,
