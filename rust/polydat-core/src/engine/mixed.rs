@@ -17,8 +17,8 @@
 
 use super::compiled::kernel::CompiledKernel;
 use super::compiled::modes::Pull;
+use super::kernel::Kernel;
 use super::p3::{plan_of, Native, Segments};
-use super::Kernel;
 use crate::compile::segment::{segment, Segmentation};
 use crate::program::explain::EnginePlan;
 use crate::program::selection::EngineKind;

@@ -10,9 +10,12 @@
 //! walk only the `Dynamic` part of a cone. [`P1Kernel::init`] re-runs it.
 
 use super::failure::{self, PassOutcome};
-use super::rows::{fill_run_by_run, RunFill};
+use super::kernel::RunFill;
+use super::kernel::{adapt_boundary, raw_read_refused, Kernel};
+use super::kernel::{GenerateError, RowFill, RowFiller};
+use super::rows::fill_row_by_row;
+use super::rows::fill_run_by_run;
 use super::scope_init::{init_scope, ScopeInit};
-use super::{adapt_boundary, fill_row_by_row, GenerateError, Kernel, RowFill, RowFiller};
 use crate::columns::ColumnPart;
 use crate::error::{EvalError, WriteError};
 use crate::node::guard::guarded;
@@ -140,7 +143,7 @@ impl P1Kernel {
     #[inline]
     fn current_word(&self, out: usize) -> Result<u64, EvalError> {
         let value = &self.state.values[self.program.outputs[out].slot as usize];
-        crate::node::kit::value_to_slot(value).ok_or_else(|| super::raw_read_refused(&self.program, out, value))
+        crate::node::kit::value_to_slot(value).ok_or_else(|| raw_read_refused(&self.program, out, value))
     }
 
     /// Brings the outputs `outs` up to date as one read: the scope-init path

@@ -30,7 +30,7 @@
 
 use super::cell::{Cell, Tree};
 use crate::columns::ColumnPart;
-use crate::engine::rows::RunFill;
+use crate::engine::kernel::RunFill;
 use crate::engine::{adapt_boundary, new_kernel, GenerateError, Kernel, RowFill, RowFiller};
 use crate::error::{BindError, EvalError, WriteError};
 use crate::ir::{InputKind, InputOrigin};

@@ -11,11 +11,12 @@ use super::shape::StepFacts;
 use super::slots::{RefSlotRefused, Slots};
 use crate::columns::{ColumnPart, RowsOut};
 use crate::engine::failure::{self, PassOutcome};
-use crate::engine::rows::{fill_run_by_run, RunFill};
+use crate::engine::kernel::RunFill;
+use crate::engine::kernel::{adapt_boundary, raw_read_refused, Kernel};
+use crate::engine::kernel::{GenerateError, RowFill, RowFiller, STOP_CHECK_ROWS};
+use crate::engine::rows::fill_row_by_row;
+use crate::engine::rows::fill_run_by_run;
 use crate::engine::scope_init::{init_scope, ScopeInit};
-use crate::engine::{
-    adapt_boundary, fill_row_by_row, raw_read_refused, GenerateError, Kernel, RowFill, RowFiller, STOP_CHECK_ROWS,
-};
 use crate::error::{EvalError, WriteError};
 use crate::node::by_bytes::{BytesEval, Sink};
 use crate::node::guard::guarded;

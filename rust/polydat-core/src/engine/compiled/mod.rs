@@ -23,7 +23,7 @@ pub mod scratch;
 pub mod shape;
 pub mod slots;
 
-use crate::engine::Kernel;
+use crate::engine::kernel::Kernel;
 use crate::provenance::Provenance;
 use kernel::CompiledKernel;
 use plan::{Executor, Plan};

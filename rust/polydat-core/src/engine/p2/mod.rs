@@ -21,7 +21,7 @@ use crate::engine::compiled::plan::{
     compile_sweep, ColumnSweeps, Executor, Part, PartialSweep, Plan, SharedSweep, Sweep,
 };
 use crate::engine::compiled::shape::Shape;
-use crate::engine::Kernel;
+use crate::engine::kernel::Kernel;
 use crate::node::kit::SlotStep;
 use crate::node::NodeError;
 use crate::program::Program;

@@ -31,7 +31,7 @@ use crate::engine::compiled::plan::{
     Sweep,
 };
 use crate::engine::compiled::shape::Shape;
-use crate::engine::Kernel;
+use crate::engine::kernel::Kernel;
 use crate::node::kit::SlotStep;
 use crate::node::NodeError;
 use crate::node::Purity;

@@ -9,7 +9,7 @@ use crate::columns::ColumnPart;
 use crate::engine::compiled::modes::{Mode, SweepPolicy};
 use crate::engine::compiled::plan::{Executor, RowReadKey};
 use crate::engine::compiled::shape::Shape;
-use crate::engine::{GenerateError, RowFill, RowFiller};
+use crate::engine::kernel::{GenerateError, RowFill, RowFiller};
 use crate::error::EvalError;
 use std::sync::Arc;
 
@@ -230,7 +230,7 @@ impl<M: Mode, X: Executor> RowFiller for CompiledRows<'_, M, X> {
 
     fn fill_runs(
         &mut self,
-        runs: &crate::engine::rows::RunFill<'_>,
+        runs: &crate::engine::kernel::RunFill<'_>,
         columns: &mut [ColumnPart<'_>],
     ) -> Result<(), GenerateError> {
         self.kernel.fill_runs(runs, self.outs, columns)
