@@ -1,8 +1,9 @@
 //! The typed graph the compiler passes work on: resolved nodes with their
 //! built evaluators, typed wires, inputs and named outputs.
 
+use crate::engine::guard::guarded;
 use crate::ir::{InputKind, InputOrigin, Modifier, Span};
-use crate::node::{BuildCtx, NodeDef, NodeEval, Purity};
+use crate::node::{yields_none, Args, BuildCtx, NodeDef, NodeEval, Purity};
 use crate::program::lifecycle::Lifecycle;
 use crate::types::PortType;
 use crate::value::Value;
@@ -90,6 +91,25 @@ impl GraphNode {
     /// True when the node must be re-evaluated on every read that reaches it.
     pub fn is_nondeterministic(&self) -> bool {
         self.volatile || self.def.purity == Purity::Nondeterministic
+    }
+
+    /// The node's outputs over the constant values `inputs` (one per wire),
+    /// evaluated while compiling exactly as an engine evaluates it at run
+    /// time: the `None` rule ([`crate::node::yields_none`]), then the node's
+    /// own rule, a panic contained. The one constant evaluator of the
+    /// compiler (folding and construction constants). `Err` is the node's
+    /// failure text.
+    pub fn evaluate(&self, inputs: &[Value]) -> Result<Vec<Value>, String> {
+        let mut outs = vec![Value::None; self.out_types.len()];
+        if yields_none(self.def.accepts_none, inputs.iter().map(Value::is_none)) {
+            return Ok(outs);
+        }
+        let index: Vec<u32> = (0..inputs.len() as u32).collect();
+        match guarded(|| self.eval.eval(&Args::new(inputs, &index), &mut outs)) {
+            Ok(Ok(())) => Ok(outs),
+            Ok(Err(e)) => Err(e.message().to_string()),
+            Err(panic) => Err(panic),
+        }
     }
 }
 
