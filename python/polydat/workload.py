@@ -678,14 +678,17 @@ def _params_program(params: Mapping[str, Any], engine: str, path: str | None) ->
     parameter (built as IR, so any string is taken as it is)."""
     from . import _core
     from .api import Program
-    from .dsl import BoundProgram, ast
+    from .dsl import BoundProgram, ast, corerules
 
     nodes, outputs, lines = [], [], []
     for name, value in params.items():
         if isinstance(value, bool):
             const: dict[str, Any] = {"bool": value}
         elif isinstance(value, int):
-            const = {"u64": value} if value >= 0 else {"i64": value}
+            natural = corerules.int_literal_type(value)
+            if natural is None:
+                raise WorkloadError(f"{path or 'workload'}: params.{name} = {value} fits neither u64 nor i64")
+            const = {natural: value}
         elif isinstance(value, float):
             const = {"f64": struct.unpack("<Q", struct.pack("<d", value))[0]}
         else:
