@@ -599,8 +599,11 @@ def _check_param(where: str, name: Any, value: Any) -> None:
         raise WorkloadError(
             f"{where}: param '{name}' is a {type(value).__name__}; params are numbers, strings or booleans"
         )
-    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
-        raise WorkloadError(f"{where}: param '{name}' = {value} does not fit in 64 bits")
+    if isinstance(value, int) and not isinstance(value, bool):
+        from .dsl import corerules
+
+        if corerules.int_literal_type(value) is None:
+            raise WorkloadError(f"{where}: param '{name}' = {value} does not fit in 64 bits")
 
 
 def _text(value: Any, what: str) -> str:
@@ -686,8 +689,7 @@ def _params_program(params: Mapping[str, Any], engine: str, path: str | None) ->
             const: dict[str, Any] = {"bool": value}
         elif isinstance(value, int):
             natural = corerules.int_literal_type(value)
-            if natural is None:
-                raise WorkloadError(f"{path or 'workload'}: params.{name} = {value} fits neither u64 nor i64")
+            assert natural is not None, "every param is checked to fit (_check_param)"
             const = {natural: value}
         elif isinstance(value, float):
             const = {"f64": struct.unpack("<Q", struct.pack("<d", value))[0]}

@@ -22,8 +22,6 @@ from .diagnostics import SourceFile
 from .irbuild import GraphBuilder, Port, const_arg, node_wire
 from .lexer import ABSENT_WORDS
 from .types import (
-    FLOAT_TYPES,
-    INTEGER_TYPES,
     UNSUPPORTED_TYPE_KEYWORDS,
     LiteralValue,
     f64_bits,

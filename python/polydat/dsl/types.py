@@ -29,11 +29,6 @@ UNSUPPORTED_TYPE_KEYWORDS: frozenset[str] = frozenset(
 INTEGER_TYPES = frozenset({"u64", "i64", "u32", "i32"})
 FLOAT_TYPES = frozenset({"f64", "f32"})
 
-def canonical_type(word: str) -> str | None:
-    """The canonical keyword for a type spelling, or None if it is not a type we carry."""
-    return corerules.canonical_type(word)
-
-
 def f64_bits(value: float) -> int:
     """The IEEE-754 bit pattern of ``value`` as an unsigned 64-bit int."""
     return int(struct.unpack("<Q", struct.pack("<d", value))[0])
