@@ -239,3 +239,37 @@ impl Graph {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nodes::arith::{MOD, REM_ZERO};
+    use crate::nodes::lookup;
+
+    fn node(def: &'static NodeDef, consts: Vec<Value>, wires: usize) -> GraphNode {
+        let types = vec![PortType::U64; wires];
+        GraphNode::build(def, consts, vec![Wire::Input(0); wires], types, Span::default()).unwrap()
+    }
+
+    #[test]
+    fn the_constant_evaluator_keeps_the_none_rule() {
+        // `mod` by 0 fails every evaluation, but a `None` input never runs it.
+        let failing = node(&MOD, vec![Value::U64(0)], 1);
+        assert_eq!(failing.evaluate(&[Value::U64(5)]).unwrap_err(), REM_ZERO);
+        assert!(failing.evaluate(&[Value::None]).unwrap()[0].is_none());
+        // A node that accepts `None` runs on it.
+        let default_or = lookup("default_or").unwrap();
+        assert!(default_or.accepts_none);
+        let outs = node(default_or, Vec::new(), 2).evaluate(&[Value::None, Value::U64(7)]).unwrap();
+        assert!(outs[0].same(&Value::U64(7)));
+    }
+
+    #[test]
+    fn the_none_rule() {
+        use crate::node::yields_none;
+        assert!(yields_none(false, [false, true]));
+        assert!(!yields_none(false, [false, false]));
+        assert!(!yields_none(false, []), "a node without inputs always runs");
+        assert!(!yields_none(true, [true]), "a node that accepts None runs on it");
+    }
+}
