@@ -703,7 +703,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                     }
                 }
                 // The kernel learns of the write, so the row path recomputes the row.
-                self.wrote_words(&source);
+                self.wrote_words(source);
                 let failed = RowFill { first: source.last, count: 1, ..rows };
                 self.fill_by_rows(&failed, outs, columns)?;
                 row += 1;
