@@ -89,10 +89,7 @@ def literal_to_const(literal: LiteralValue, target: str) -> ConstIr:
     if target == "any":
         if kind == "int":
             assert isinstance(value, int)
-            natural = corerules.int_literal_type(value)
-            if natural is None:
-                raise LiteralTypeError(f"{value} does not fit in {'i64' if value < 0 else 'u64'}")
-            return {natural: value}
+            return _integer_const(value, f"{value} does not fit in {'i64' if value < 0 else 'u64'}")
         if kind == "float":
             return {"f64": f64_bits(float(value))}
         if kind == "bool":
@@ -133,12 +130,18 @@ def literal_to_const(literal: LiteralValue, target: str) -> ConstIr:
         # text ("1992-01-01", "1992-01-01T12:30:00Z"); the core checks either.
         if kind == "int":
             assert isinstance(value, int)
-            natural = corerules.int_literal_type(value)
-            if natural is None:
-                raise LiteralTypeError(f"{value} is outside the range of {target}")
-            return {natural: value}
+            return _integer_const(value, f"{value} is outside the range of {target}")
         if kind == "str":
             return {"str": str(value)}
         unit = "milliseconds since 1970-01-01" if target == "timestamp" else "days since 1970-01-01"
         raise LiteralTypeError(f'a {target} is {unit} or ISO text, e.g. "1992-01-01"')
     raise LiteralTypeError(f"a {target} slot cannot take a literal")
+
+
+def _integer_const(value: int, failure: str) -> ConstIr:
+    """The IR constant of integer literal ``value``, typed by the core's rule
+    (u64, or i64 when negative); ``failure`` is the error when it fits neither."""
+    natural = corerules.int_literal_type(value)
+    if natural is None:
+        raise LiteralTypeError(failure)
+    return {natural: value}
