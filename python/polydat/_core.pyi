@@ -209,6 +209,46 @@ def output_types(op: str, wire_types: list[str], consts_json: str) -> list[str]:
 def parse_text(text: str, type_name: str) -> Any:
     """Reads ``text`` as a value of type ``type_name`` (the ``--set name=value`` rule)."""
 
+def type_keywords() -> list[tuple[str, str]]:
+    """Every type spelling a program may write (``u64``, ``Str``, ``String``,
+    ...) with the keyword of the type it names (``u64``, ``str``, ``str``, ...)."""
+
+def int_literal_type(low: int, high: int) -> str | None:
+    """The type of integer literals from ``low`` to ``high`` (both the value,
+    for one literal): ``"u64"`` when none is negative, ``"i64"`` when one is;
+    ``None`` when they do not all fit that type."""
+
+def f64_display(value: float) -> str:
+    """``value`` as the core displays an f64: no exponent, ``1`` for 1.0,
+    ``-0``, ``NaN``, ``inf``."""
+
+def printf_placeholders(format: str) -> int:
+    """The number of placeholders in a ``printf`` format (``{{``/``}}`` are
+    braces; a ``{`` opens a placeholder up to the next ``}``)."""
+
+def suggestion_limit(name: str) -> int:
+    """The most edits a "did you mean" suggestion for ``name`` may be away
+    from it (a third of its length, rounded up, from 1 to 3)."""
+
+def match_arguments(
+    params: list[tuple[str, bool, bool]], args: list[str | None], what: str, signature: str
+) -> tuple[
+    list[int | None], list[int], list[tuple[int, str, str | None]], tuple[int, str, str | None] | None
+]:
+    """Matches a call's arguments to its parameters, the core's one rule.
+
+    ``params``: per parameter (name, variadic, optional); ``args``: per
+    argument its name, or ``None`` when positional; ``what`` (``'mod'``,
+    ``module 'm'``) and ``signature`` word the messages. Returns per
+    parameter the index of the argument filling it (``None``: none, or the
+    variadic one), the argument indexes the variadic parameter takes, each
+    missing parameter as (index, message, hint), and the first mismatch as
+    (argument index, message, hint) or ``None``."""
+
+def conversion_hint(source: str, target: str) -> str:
+    """How to get a ``target`` from a ``source`` value the compiler does not
+    convert by itself (choose a rounding, write ``as``, or there is none)."""
+
 def order_positions(strategy: str, axes: list[int], count: int | None = None, seed: int | None = None) -> list[int]:
     """The positions (row-major over ``axes``, axis 0 slowest) an ``order``
     strategy emits, at most ``count``; raises ``ArgumentError`` for an

@@ -599,8 +599,11 @@ def _check_param(where: str, name: Any, value: Any) -> None:
         raise WorkloadError(
             f"{where}: param '{name}' is a {type(value).__name__}; params are numbers, strings or booleans"
         )
-    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
-        raise WorkloadError(f"{where}: param '{name}' = {value} does not fit in 64 bits")
+    if isinstance(value, int) and not isinstance(value, bool):
+        from .dsl import corerules
+
+        if corerules.int_literal_type(value) is None:
+            raise WorkloadError(f"{where}: param '{name}' = {value} does not fit in 64 bits")
 
 
 def _text(value: Any, what: str) -> str:
@@ -678,14 +681,16 @@ def _params_program(params: Mapping[str, Any], engine: str, path: str | None) ->
     parameter (built as IR, so any string is taken as it is)."""
     from . import _core
     from .api import Program
-    from .dsl import BoundProgram, ast
+    from .dsl import BoundProgram, ast, corerules
 
     nodes, outputs, lines = [], [], []
     for name, value in params.items():
         if isinstance(value, bool):
             const: dict[str, Any] = {"bool": value}
         elif isinstance(value, int):
-            const = {"u64": value} if value >= 0 else {"i64": value}
+            natural = corerules.int_literal_type(value)
+            assert natural is not None, "every param is checked to fit (_check_param)"
+            const = {natural: value}
         elif isinstance(value, float):
             const = {"f64": struct.unpack("<Q", struct.pack("<d", value))[0]}
         else:

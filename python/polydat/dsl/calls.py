@@ -130,47 +130,23 @@ class CallLowering(LoweringCore):
             hint = "`polydat nodes` lists the library; modules are found as <name>.polydat beside the source or on the library path"
         return scope.file.error(f"unknown node '{name}'", call.span, hint)
 
-    def _match_arguments(self, call: ast.Call, names: Sequence[str], variadic_last: bool, what: str,
-                         signature: str, scope: Scope) -> tuple[dict[int, ast.Arg], list[ast.Arg]]:
-        """Assign call arguments to parameter positions (positional in order, or by name)."""
-        assigned: dict[int, ast.Arg] = {}
-        extra: list[ast.Arg] = []
-        variadic_index = len(names) - 1 if variadic_last else None
-        cursor = 0
-        for arg in call.args:
-            if arg.name is not None:
-                if arg.name not in names:
-                    guess = corerules.suggest(arg.name, names)
-                    hint = f"did you mean '{guess}'?" if guess else f"signature: {signature}"
-                    raise scope.file.error(
-                        f"{what} has no parameter named '{arg.name}'", arg.name_span or call.span, hint
-                    )
-                index = names.index(arg.name)
-                if index == variadic_index:
-                    extra.append(arg)
-                    continue
-                if index in assigned:
-                    raise scope.file.error(
-                        f"parameter '{arg.name}' of {what} is given twice", arg.name_span or call.span
-                    )
-                assigned[index] = arg
-                continue
-            while cursor in assigned and cursor != variadic_index:
-                cursor += 1
-            if cursor == variadic_index:
-                extra.append(arg)
-                continue
-            if cursor >= len(names):
-                count = len(names)
-                given = len(call.args)
-                raise scope.file.error(
-                    f"{what} takes {count} argument{'s' if count != 1 else ''} but {given} were given",
-                    ast.expr_span(arg.value),
-                    f"signature: {signature}",
-                )
-            assigned[cursor] = arg
-            cursor += 1
-        return assigned, extra
+    def _match_arguments(self, call: ast.Call, params: Sequence[tuple[str, bool, bool]], what: str,
+                         signature: str, scope: Scope
+                         ) -> tuple[dict[int, ast.Arg], list[ast.Arg], dict[int, tuple[str, str | None]]]:
+        """Assign call arguments to parameter positions by the core's rule
+        (positional in order, or by name): the arguments per parameter, the
+        variadic parameter's arguments, and the missing parameters' messages.
+        ``params`` gives per parameter (name, variadic, optional)."""
+        given, extra, missing, mismatch = corerules.match_arguments(
+            params, [arg.name for arg in call.args], what, signature
+        )
+        if mismatch is not None:
+            at, message, hint = mismatch
+            arg = call.args[at]
+            span = (arg.name_span or call.span) if arg.name is not None else ast.expr_span(arg.value)
+            raise scope.file.error(message, span, hint)
+        assigned = {index: call.args[at] for index, at in enumerate(given) if at is not None}
+        return assigned, [call.args[at] for at in extra], {index: (m, h) for index, m, h in missing}
 
     def _plan_node_call(self, call: ast.Call, spec: NodeSpec, scope: Scope) -> Plan:
         params = spec.params
@@ -179,9 +155,8 @@ class CallLowering(LoweringCore):
             if all(given.name is None for given in args):
                 return self._plan_wire_call(call, spec, scope)
         what = f"'{call.func}'"
-        variadic_last = bool(params) and params[-1].variadic
-        assigned, extra = self._match_arguments(
-            call, [p.name for p in params], variadic_last, what, spec.signature, scope
+        assigned, extra, missing = self._match_arguments(
+            call, [(p.name, p.variadic, p.default is not None) for p in params], what, spec.signature, scope
         )
         last_given = max([*assigned, *([len(params) - 1] if extra else [])], default=-1)
         # Each IR argument: ("const", ConstIr) or ("wire", child position).
@@ -198,10 +173,9 @@ class CallLowering(LoweringCore):
                 continue
             arg = assigned.get(index)
             if arg is None:
-                if param.default is None:
-                    raise scope.file.error(
-                        f"missing argument '{param.name}' for {what}", call.span, f"signature: {spec.signature}"
-                    )
+                if index in missing:
+                    message, hint = missing[index]
+                    raise scope.file.error(message, call.span, hint)
                 if param.is_const:
                     if index < last_given:
                         layout.append(("const", param.default))
@@ -368,15 +342,16 @@ class CallLowering(LoweringCore):
         what = f"module '{definition.name}'"
         params = definition.params
         signature = _module_signature(definition)
-        assigned, _ = self._match_arguments(call, [p.name for p in params], False, what, signature, scope)
+        assigned, _, missing = self._match_arguments(
+            call, [(p.name, False, False) for p in params], what, signature, scope
+        )
         entries: list[tuple[str, Any]] = []
         children: list[ast.Expr] = []
         for index, param in enumerate(params):
             arg = assigned.get(index)
             if arg is None:
-                raise scope.file.error(
-                    f"missing argument '{param.name}' for {what}", call.span, f"signature: {signature}"
-                )
+                message, hint = missing[index]
+                raise scope.file.error(message, call.span, hint)
             literal = literal_of(arg.value, scope.env)
             if literal is not None:
                 entries.append(("literal", LiteralEntry(literal, ast.expr_span(arg.value))))

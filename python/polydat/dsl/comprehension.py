@@ -41,6 +41,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Union
 
 from ..errors import CompileError, Diagnostic
+from . import corerules
 from .ast import Span
 from .diagnostics import SourceFile
 from .lexer import Lexer, Token, TokenKind
@@ -415,7 +416,12 @@ class Comprehension:
 
     def _typed(self, name: str, values: Sequence[Any], clause: Clause) -> tuple[str, Sequence[Any]]:
         if isinstance(values, range):
-            return ("i64" if values.start < 0 and len(values) else "u64"), values
+            count = _length(values)
+            if not count:
+                return "u64", values
+            last = values.start + (count - 1) * values.step
+            ends = (min(values.start, last), max(values.start, last))
+            return self._integer_type(name, *ends, clause), values
         kinds = {_kind(v) for v in values}
         if not kinds:
             return "u64", values
@@ -432,13 +438,16 @@ class Comprehension:
             )
         if "float" in kinds:
             return "f64", [float(v) for v in values]
-        if any(v < 0 for v in values):
-            if min(values) < -(2**63) or max(values) >= 2**63:
-                raise self.error(f"the values of '{name}' do not fit in i64", clause.line, clause.col)
-            return "i64", values
-        if max(values) >= 2**64:
-            raise self.error(f"the values of '{name}' do not fit in u64", clause.line, clause.col)
-        return "u64", values
+        return self._integer_type(name, min(values), max(values), clause), values
+
+    def _integer_type(self, name: str, low: int, high: int, clause: Clause) -> str:
+        """The type of integer values from ``low`` to ``high``: the core's
+        integer literal rule (u64, or i64 once one is negative)."""
+        found = corerules.int_literal_type(low, high)
+        if found is None:
+            wanted = "i64" if low < 0 else "u64"
+            raise self.error(f"the values of '{name}' do not fit in {wanted}", clause.line, clause.col)
+        return found
 
 
 def _length(values: Any) -> int:

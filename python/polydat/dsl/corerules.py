@@ -1,14 +1,21 @@
 """The Rust core's rules, asked for instead of copied.
 
-The frontend needs three answers the core owns, and keeps no Python copy of
-them (copies drift):
+The frontend needs answers the core owns, and keeps no Python copy of them
+(copies drift):
 
-* :func:`suggest` -- the one "did you mean" rule (``nodes::closest``);
+* :func:`suggest` -- the one "did you mean" rule (``nodes::closest``), and
+  :func:`suggestion_limit`, how far a suggestion may be;
 * :func:`converts_implicitly` / :func:`casts` -- which conversions the
   compiler inserts on a wire by itself (the class-A adapters) and which an
-  explicit ``as`` accepts;
+  explicit ``as`` accepts; :func:`conversion_hint`, what to do otherwise;
 * :func:`output_types` -- the output types of a call, as the core's resolve
-  pass computes them.
+  pass computes them;
+* :func:`match_arguments` -- which parameter each argument of a call fills,
+  and the wording of every mismatch;
+* :func:`type_keywords` / :func:`canonical_type` -- the type spellings;
+* :func:`int_literal_type` -- ``u64`` or ``i64`` for integer literals;
+* :func:`f64_display` -- how the core displays a float;
+* :func:`printf_placeholders` -- how many placeholders a format has.
 
 The core is imported on first use, so the frontend modules import without a
 built extension. Answers are cached for the process: the core is fixed once
@@ -26,12 +33,11 @@ from typing import Any
 
 from ..errors import PolydatError
 
-__all__ = ["suggest", "NameIndex", "converts_implicitly", "casts", "output_types", "UnknownToCore"]
-
-#: The core never suggests a name more than this many edits away, so
-#: candidates whose length differs by more cannot be the answer; they are
-#: dropped before the core is asked (a speed-up only, never a different answer).
-_MAX_SUGGESTION_EDITS = 3
+__all__ = [
+    "suggest", "suggestion_limit", "NameIndex", "converts_implicitly", "casts", "conversion_hint", "output_types",
+    "UnknownToCore", "match_arguments", "Matching", "type_keywords", "canonical_type", "int_literal_type",
+    "f64_display", "printf_placeholders",
+]
 
 
 class UnknownToCore(LookupError):
@@ -43,12 +49,23 @@ def _core() -> ModuleType:
     return importlib.import_module("polydat._core")
 
 
+def suggestion_limit(name: str) -> int:
+    """The most edits the core's suggestion for ``name`` may be away from it.
+
+    Candidates whose length differs by more cannot be the answer, so they are
+    dropped before the core is asked (a speed-up only, never a different answer).
+    """
+    limit: int = _core().suggestion_limit(name)
+    return limit
+
+
 def suggest(name: str, candidates: Iterable[str], preferred: Iterable[str] = ()) -> str | None:
     """The candidate closest to ``name`` by the core's rule, or None; a close
     name of ``preferred`` (the program's own) wins over ``candidates``."""
     size = len(name)
-    near = [c for c in candidates if abs(len(c) - size) <= _MAX_SUGGESTION_EDITS]
-    near_preferred = [c for c in preferred if abs(len(c) - size) <= _MAX_SUGGESTION_EDITS]
+    limit = suggestion_limit(name)
+    near = [c for c in candidates if abs(len(c) - size) <= limit]
+    near_preferred = [c for c in preferred if abs(len(c) - size) <= limit]
     if not near and not near_preferred:
         return None
     result: str | None = _core().suggest(name, near, near_preferred)
@@ -98,13 +115,14 @@ class NameIndex:
         """The candidate closest to ``name`` (the core's rule), or None."""
         size = len(name)
         letters = frozenset(name)
-        spread = 2 * _MAX_SUGGESTION_EDITS
+        limit = suggestion_limit(name)
+        spread = 2 * limit
         near = {
             candidate
             for group, names in self._index()
             if len(letters ^ group) <= spread
             for candidate in names
-            if -_MAX_SUGGESTION_EDITS <= len(candidate) - size <= _MAX_SUGGESTION_EDITS
+            if -limit <= len(candidate) - size <= limit
         }
         if not near or len(near) > self._budget:
             return None
@@ -129,6 +147,18 @@ def casts(source: str, target: str) -> bool:
     return source == target or (source, target) in _conversions(False)
 
 
+def conversion_hint(source: str, target: str) -> str:
+    """How to get a ``target`` from a ``source`` value the compiler does not
+    convert by itself: choose a rounding, write ``as``, or there is none."""
+    return _conversion_hint(source, target)
+
+
+@lru_cache(maxsize=256)
+def _conversion_hint(source: str, target: str) -> str:
+    hint: str = _core().conversion_hint(source, target)
+    return hint
+
+
 #: (op, wire types, constant kinds) -> output types. The core types outputs by
 #: a constant's type and count, never by its value (``Outputs::ConstType``,
 #: ``Outputs::PerVariadicConst``), so the kinds are a complete key.
@@ -150,3 +180,55 @@ def output_types(op: str, wire_types: Sequence[str], consts: Sequence[dict[str, 
             raise UnknownToCore(str(exc)) from None
         _OUTPUT_TYPES[key] = found
     return found
+
+
+#: Per parameter the argument index filling it, the variadic parameter's
+#: arguments, the missing parameters as (index, message, hint), and the first
+#: mismatch as (argument index, message, hint) -- see :func:`match_arguments`.
+Matching = tuple[
+    list[int | None], list[int], list[tuple[int, str, str | None]], tuple[int, str, str | None] | None
+]
+
+
+def match_arguments(
+    params: Sequence[tuple[str, bool, bool]], args: Sequence[str | None], what: str, signature: str
+) -> Matching:
+    """The core's argument matching for a call of ``what``.
+
+    ``params``: per parameter (name, variadic, optional); ``args``: per
+    argument its name, or None when positional. The messages are the core's,
+    worded with ``what`` (``'mod'``, ``module 'm'``) and ``signature``.
+    """
+    matching: Matching = _core().match_arguments(list(params), list(args), what, signature)
+    return matching
+
+
+@lru_cache(maxsize=1)
+def type_keywords() -> dict[str, str]:
+    """Every type spelling a program may write, with the keyword of the type it names."""
+    return {str(spelling): str(keyword) for spelling, keyword in _core().type_keywords()}
+
+
+def canonical_type(word: str) -> str | None:
+    """The keyword of the type ``word`` spells, or None when it spells none."""
+    return type_keywords().get(word)
+
+
+def int_literal_type(low: int, high: int | None = None) -> str | None:
+    """``"u64"`` or ``"i64"``: the type of the integer literals from ``low`` to
+    ``high`` (``high`` defaults to ``low``: one literal); None when they do not
+    all fit that type."""
+    found: str | None = _core().int_literal_type(low, low if high is None else high)
+    return found
+
+
+def f64_display(value: float) -> str:
+    """``value`` as the core displays an f64 (no exponent; ``1`` for 1.0)."""
+    text: str = _core().f64_display(value)
+    return text
+
+
+def printf_placeholders(fmt: str) -> int:
+    """The number of placeholders in a ``printf`` format, by the core's reading."""
+    count: int = _core().printf_placeholders(fmt)
+    return count

@@ -22,15 +22,10 @@ from .diagnostics import SourceFile
 from .irbuild import GraphBuilder, Port, const_arg, node_wire
 from .lexer import ABSENT_WORDS
 from .types import (
-    FLOAT_TYPES,
-    INTEGER_TYPES,
-    TYPE_KEYWORDS,
     UNSUPPORTED_TYPE_KEYWORDS,
     LiteralValue,
-    canonical_type,
     f64_bits,
     literal_to_const,
-    rust_f64_display,
 )
 
 CAST_OP = "__cast"
@@ -38,10 +33,6 @@ LITERAL_OP = "__lit"
 CAPTURE_OP = "__const_capture"
 """The pass-through node that holds a `const` binding naming another value."""
 NUMERIC = frozenset({"u64", "f64"})
-ROUNDING_HINT = (
-    "choose how to round: f64_to_u64(x) truncates, or use round_to_u64(x), floor_to_u64(x) or ceil_to_u64(x)"
-)
-SUPPORTED_TYPES = "u64 i64 u32 i32 f64 f32 bool str bytes json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +179,7 @@ def render_array(elements: Iterable[ast.Expr]) -> str:
             return prefix + str(expr.value)
         if isinstance(expr, ast.FloatLit):
             value = expr.value
-            text = f"{value:.1f}" if value.is_integer() else rust_f64_display(value)
+            text = f"{value:.1f}" if value.is_integer() else corerules.f64_display(value)
             return prefix + text
         if isinstance(expr, ast.StrLit):
             return prefix + expr.value
@@ -221,13 +212,15 @@ class LoweringCore:
 
     def _type(self, word: str, span: Span, file: SourceFile) -> str:
         """The canonical type keyword for ``word`` or a CompileError."""
-        canonical = canonical_type(word)
+        canonical = corerules.canonical_type(word)
         if canonical is not None:
             return canonical
+        spellings = corerules.type_keywords()
+        supported = " ".join(dict.fromkeys(spellings.values()))
         if word in UNSUPPORTED_TYPE_KEYWORDS:
-            raise file.error(f"type '{word}' is not supported yet", span, f"supported types: {SUPPORTED_TYPES}")
-        guess = corerules.suggest(word, list(TYPE_KEYWORDS))
-        hint = f"did you mean '{guess}'?" if guess else f"types are: {SUPPORTED_TYPES}"
+            raise file.error(f"type '{word}' is not supported yet", span, f"supported types: {supported}")
+        guess = corerules.suggest(word, list(spellings))
+        hint = f"did you mean '{guess}'?" if guess else f"types are: {supported}"
         raise file.error(f"unknown type '{word}'", span, hint)
 
     def _span(self, span: Span, scope: Scope) -> Span:
@@ -313,10 +306,4 @@ class LoweringCore:
         raise scope.file.error(f"{what} but the value is {port.type}", span, conversion_hint(port.type, target))
 
 
-def conversion_hint(source: str, target: str) -> str:
-    """How to get a ``target`` from a ``source`` value the compiler does not convert by itself."""
-    if source in FLOAT_TYPES and target in INTEGER_TYPES:
-        return ROUNDING_HINT
-    if corerules.casts(source, target):
-        return f"convert it explicitly, e.g. `... as {target}`"
-    return f"there is no conversion from {source} to {target}"
+conversion_hint = corerules.conversion_hint

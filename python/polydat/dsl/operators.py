@@ -32,7 +32,6 @@ from .irbuild import Port, const_arg
 from .lowering import (
     CAST_OP,
     NUMERIC,
-    ROUNDING_HINT,
     LoweringCore,
     Plan,
     Scope,
@@ -126,7 +125,7 @@ class OperatorLowering(LoweringCore):
                 raise scope.file.error(
                     f"bitwise operator '{op}' needs u64 operands, got {lt} and {rt}",
                     expr.span,
-                    "an f64 is never reinterpreted as bits; " + ROUNDING_HINT,
+                    "an f64 is never reinterpreted as bits; " + corerules.conversion_hint("f64", "u64"),
                 )
             raise self._operand_error(expr, lt, rt, scope)
         if op in _COMPARISON:
@@ -185,7 +184,7 @@ class OperatorLowering(LoweringCore):
         if port.type == "bool":
             zero = self._literal_port({"u64": 0}, expr.span, scope)
             return self._emit_library("u64_eq", [port, zero], expr.span, scope, "operator '!'")
-        hint = ROUNDING_HINT if port.type in FLOAT_TYPES else "'!' is a bitwise not over u64"
+        hint = corerules.conversion_hint(port.type, "u64") if port.type in FLOAT_TYPES else "'!' is a bitwise not over u64"
         raise scope.file.error(f"operator '!' needs a u64 operand, got {port.type}", expr.span, hint)
 
     def _cast(self, expr: ast.Cast, value: Value, scope: Scope) -> Value:
@@ -195,11 +194,12 @@ class OperatorLowering(LoweringCore):
             return Value((port,), expr.span, value.producer)
         if port.type in FLOAT_TYPES and target in INTEGER_TYPES:
             raise scope.file.error(
-                f"cannot cast {port.type} to {target} with 'as'", expr.span, ROUNDING_HINT
+                f"cannot cast {port.type} to {target} with 'as'", expr.span,
+                corerules.conversion_hint(port.type, target),
             )
         if port.type != "any" and not corerules.casts(port.type, target):
             raise scope.file.error(
-                f"cannot cast {port.type} to {target}", expr.span, f"there is no conversion from {port.type} to {target}"
+                f"cannot cast {port.type} to {target}", expr.span, corerules.conversion_hint(port.type, target)
             )
         return self._emit(
             CAST_OP, [port.arg(), const_arg({"str": target})], [target], expr.span, scope, [port], f"'as {target}'"

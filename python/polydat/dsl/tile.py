@@ -254,16 +254,16 @@ class _TemplateParser:
         colon = _rfind_top(body, ":")
         if colon is not None:
             word = body[colon + 1 :].strip()
-            from .types import TYPE_KEYWORDS, UNSUPPORTED_TYPE_KEYWORDS
+            from . import corerules
+            from .types import UNSUPPORTED_TYPE_KEYWORDS
 
-            if word in TYPE_KEYWORDS or word in UNSUPPORTED_TYPE_KEYWORDS:
+            known = corerules.type_keywords()
+            if word in known or word in UNSUPPORTED_TYPE_KEYWORDS:
                 type_name, body = word, body[:colon].rstrip()
             elif _TYPE_WORD.fullmatch(word) and not body[:colon].rstrip().endswith((",", "(")):
-                from .types import TYPE_KEYWORDS as KNOWN
-
                 raise self.error(
                     f"hole `{text}`: unknown type '{word}'", start,
-                    f"types are the port-type keywords ({', '.join(sorted(set(KNOWN.values())))})",
+                    f"types are the port-type keywords ({', '.join(sorted(set(known.values())))})",
                 )
         if not body:
             raise self.error(f"hole `{text}` has no expression", start)

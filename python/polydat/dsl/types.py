@@ -1,16 +1,17 @@
 """Port-type keywords, literal values and their conversion to IR constants.
 
-The keyword set mirrors the Rust core's ``PortType::from_keyword``; upstream
-keywords this implementation does not carry (``u8``, ``u128``, ``vec_f32``...)
-are recognised only to give a precise "not supported" message.
+The type spellings are the Rust core's (:func:`corerules.type_keywords`);
+upstream keywords this implementation does not carry (``u8``, ``u128``,
+``vec_f32``...) are recognised only to give a precise "not supported" message.
 """
 
 from __future__ import annotations
 
-import math
 import struct
 from dataclasses import dataclass
 from typing import Any, Literal, Union
+
+from . import corerules
 
 U64_MAX = (1 << 64) - 1
 I64_MIN = -(1 << 63)
@@ -18,25 +19,6 @@ I64_MAX = (1 << 63) - 1
 U32_MAX = (1 << 32) - 1
 I32_MIN = -(1 << 31)
 I32_MAX = (1 << 31) - 1
-
-#: Spellings accepted in source, mapped to the canonical keyword.
-TYPE_KEYWORDS: dict[str, str] = {
-    "u64": "u64",
-    "i64": "i64",
-    "u32": "u32",
-    "i32": "i32",
-    "f64": "f64",
-    "f32": "f32",
-    "bool": "bool",
-    "str": "str",
-    "Str": "str",
-    "String": "str",
-    "bytes": "bytes",
-    "json": "json",
-    "Json": "json",
-    "timestamp": "timestamp",
-    "date": "date",
-}
 
 #: Upstream keywords this implementation does not support.
 UNSUPPORTED_TYPE_KEYWORDS: frozenset[str] = frozenset(
@@ -46,11 +28,6 @@ UNSUPPORTED_TYPE_KEYWORDS: frozenset[str] = frozenset(
 
 INTEGER_TYPES = frozenset({"u64", "i64", "u32", "i32"})
 FLOAT_TYPES = frozenset({"f64", "f32"})
-
-def canonical_type(word: str) -> str | None:
-    """The canonical keyword for a type spelling, or None if it is not a type we carry."""
-    return TYPE_KEYWORDS.get(word)
-
 
 def f64_bits(value: float) -> int:
     """The IEEE-754 bit pattern of ``value`` as an unsigned 64-bit int."""
@@ -79,7 +56,7 @@ class LiteralValue:
             shown = text if len(text) <= 24 else text[:21] + "..."
             return f'a string literal "{shown}"'
         if self.kind == "float":
-            return f"a float literal {rust_f64_display(float(self.value))}"
+            return f"a float literal {corerules.f64_display(float(self.value))}"
         if self.kind == "bool":
             return f"a bool literal {str(self.value).lower()}"
         return f"an integer literal {self.value}"
@@ -112,11 +89,7 @@ def literal_to_const(literal: LiteralValue, target: str) -> ConstIr:
     if target == "any":
         if kind == "int":
             assert isinstance(value, int)
-            if value < 0:
-                if value < I64_MIN:
-                    raise LiteralTypeError(f"{value} does not fit in i64")
-                return {"i64": value}
-            return {"u64": value}
+            return _integer_const(value, f"{value} does not fit in {'i64' if value < 0 else 'u64'}")
         if kind == "float":
             return {"f64": f64_bits(float(value))}
         if kind == "bool":
@@ -157,9 +130,7 @@ def literal_to_const(literal: LiteralValue, target: str) -> ConstIr:
         # text ("1992-01-01", "1992-01-01T12:30:00Z"); the core checks either.
         if kind == "int":
             assert isinstance(value, int)
-            if not I64_MIN <= value <= U64_MAX:
-                raise LiteralTypeError(f"{value} is outside the range of {target}")
-            return {"i64": value} if value < 0 else {"u64": value}
+            return _integer_const(value, f"{value} is outside the range of {target}")
         if kind == "str":
             return {"str": str(value)}
         unit = "milliseconds since 1970-01-01" if target == "timestamp" else "days since 1970-01-01"
@@ -167,19 +138,10 @@ def literal_to_const(literal: LiteralValue, target: str) -> ConstIr:
     raise LiteralTypeError(f"a {target} slot cannot take a literal")
 
 
-def rust_f64_display(value: float) -> str:
-    """``value`` formatted like Rust's ``Display`` for f64 (no exponent; ``1`` for 1.0)."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    text = repr(value)
-    if "e" in text or "E" in text:
-        from decimal import Decimal
-
-        text = format(Decimal(text), "f")
-    if text.endswith(".0"):
-        text = text[:-2]
-    if text == "-0":
-        return "-0"
-    return text
+def _integer_const(value: int, failure: str) -> ConstIr:
+    """The IR constant of integer literal ``value``, typed by the core's rule
+    (u64, or i64 when negative); ``failure`` is the error when it fits neither."""
+    natural = corerules.int_literal_type(value)
+    if natural is None:
+        raise LiteralTypeError(failure)
+    return {natural: value}

@@ -13,12 +13,13 @@ when a generated program does not compile).
 
 from __future__ import annotations
 
-import re
 import tempfile
 from pathlib import Path
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..dsl import corerules
 
 __all__ = [
     "NodeOverride",
@@ -40,8 +41,9 @@ CONST_POOLS: dict[str, tuple[Any, ...]] = {
 
 
 def placeholder_count(fmt: str) -> int:
-    """The number of ``{...}`` placeholders in a printf format (``{{``/``}}`` are escapes)."""
-    return len(re.findall(r"\{[^{}]*\}", fmt.replace("{{", "").replace("}}", "")))
+    """The number of placeholders in a printf format, by the core's reading
+    (``{{``/``}}`` are braces; a ``{`` opens a placeholder up to the next ``}``)."""
+    return corerules.printf_placeholders(fmt)
 
 
 @dataclass(frozen=True)

@@ -171,7 +171,29 @@ pub enum ConstIr {
     Str(String),
 }
 
+/// The type of integer literals whose least is `low` and greatest `high`
+/// (for one literal, both are its value): `u64` when none is negative, `i64`
+/// when one is; `None` when they do not all fit that type. The one typing
+/// rule of integer literals — in source, in comprehension values, in
+/// workload parameters.
+pub fn integer_literal_type(low: i128, high: i128) -> Option<PortType> {
+    if low >= 0 {
+        (high <= u64::MAX as i128).then_some(PortType::U64)
+    } else {
+        (low >= i64::MIN as i128 && high <= i64::MAX as i128).then_some(PortType::I64)
+    }
+}
+
 impl ConstIr {
+    /// The constant of integer literal `value`, typed by
+    /// [`integer_literal_type`] (`None`: it fits neither `u64` nor `i64`).
+    pub fn integer(value: i128) -> Option<ConstIr> {
+        match integer_literal_type(value, value)? {
+            PortType::U64 => Some(ConstIr::U64(value as u64)),
+            _ => Some(ConstIr::I64(value as i64)),
+        }
+    }
+
     /// The literal as a runtime value.
     pub fn to_value(&self) -> Value {
         match self {

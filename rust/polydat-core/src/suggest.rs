@@ -26,12 +26,18 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     last[b.len()]
 }
 
+/// The most edits a suggestion for `name` may be away from it ([`closest`]):
+/// a third of its length in characters, rounded up, from 1 to 3.
+pub fn suggestion_limit(name: &str) -> usize {
+    name.chars().count().div_ceil(3).clamp(1, 3)
+}
+
 /// The candidate closest to `name` by edit distance, if one is reasonably
 /// close (within a third of the name's length, at most 3 edits; ties go to
 /// the alphabetically first). Names starting `__` are internal and never
 /// suggested. The one rule behind every "did you mean" of the project.
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = name.chars().count().div_ceil(3).clamp(1, 3);
+    let limit = suggestion_limit(name);
     candidates
         .into_iter()
         .filter(|n| !n.starts_with("__") && *n != name)

@@ -71,23 +71,29 @@ impl PortType {
         }
     }
 
-    /// Parses a DSL type keyword; `Str`/`String`/`Json` spellings are accepted.
+    /// Every spelling of a type a program may write, with the type it names:
+    /// each keyword, and the `Str`/`String`/`Json` spellings.
+    pub const SPELLINGS: [(&'static str, PortType); 15] = [
+        ("u64", PortType::U64),
+        ("i64", PortType::I64),
+        ("u32", PortType::U32),
+        ("i32", PortType::I32),
+        ("f64", PortType::F64),
+        ("f32", PortType::F32),
+        ("bool", PortType::Bool),
+        ("str", PortType::Str),
+        ("Str", PortType::Str),
+        ("String", PortType::Str),
+        ("bytes", PortType::Bytes),
+        ("json", PortType::Json),
+        ("Json", PortType::Json),
+        ("timestamp", PortType::Timestamp),
+        ("date", PortType::Date),
+    ];
+
+    /// Parses a DSL type keyword, any spelling of [`PortType::SPELLINGS`].
     pub fn from_keyword(word: &str) -> Option<PortType> {
-        Some(match word {
-            "u64" => PortType::U64,
-            "i64" => PortType::I64,
-            "u32" => PortType::U32,
-            "i32" => PortType::I32,
-            "f64" => PortType::F64,
-            "f32" => PortType::F32,
-            "bool" => PortType::Bool,
-            "str" | "Str" | "String" => PortType::Str,
-            "bytes" => PortType::Bytes,
-            "json" | "Json" => PortType::Json,
-            "timestamp" => PortType::Timestamp,
-            "date" => PortType::Date,
-            _ => return None,
-        })
+        PortType::SPELLINGS.iter().find(|(spelling, _)| *spelling == word).map(|&(_, ty)| ty)
     }
 
     /// True for types carried by reference (Ref slot pairs on compiled engines).

@@ -15,6 +15,7 @@ use polydat_core::scope::bind::{Scope, ScopedKernel};
 mod arrow;
 mod fanout;
 mod host;
+mod rules_query;
 use polydat_core::ir::GraphIr;
 use polydat_core::{
     BindError, BuildError, CompileError, EvalError, Program as CoreProgram, Refused, Value, WriteError,
@@ -1410,5 +1411,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Program>()?;
     m.add_class::<Kernel>()?;
     m.add_class::<arrow::BatchStream>()?;
+    rules_query::register(m)?;
     Ok(())
 }

@@ -10,7 +10,7 @@ use super::graph::{Graph, GraphNode, Wire};
 use crate::error::CompileError;
 use crate::ir::Span;
 use crate::node::{NodeDef, ParamSpec};
-use crate::nodes::convert::auto_adapter;
+use crate::nodes::convert::{auto_adapter, conversion_hint};
 use crate::program::events::{CompileEvent, EventKind};
 use crate::types::PortType;
 use std::collections::HashMap;
@@ -73,7 +73,7 @@ pub fn coerce(
     }
     let Some(def) = auto_adapter(from, to) else {
         return Err(CompileError::at(span, format!("type mismatch: {what} expects {to}, but the wire carries {from}"))
-            .hint(mismatch_hint(from, to)));
+            .hint(conversion_hint(from, to)));
     };
     if strict {
         return Err(CompileError::at(
@@ -91,16 +91,6 @@ pub fn coerce(
         format!("{from} -> {to} via {} for {what}", def.name),
     ));
     Ok(adapted)
-}
-
-fn mismatch_hint(from: PortType, to: PortType) -> String {
-    match (from, to) {
-        (PortType::F64, PortType::U64) => {
-            "narrowing needs an explicit node: f64_to_u64, round_to_u64, floor_to_u64 or ceil_to_u64".into()
-        }
-        (PortType::Str, _) => format!("parse explicitly with `... as {to}`"),
-        _ => format!("no automatic adapter from {from} to {to}; convert explicitly"),
-    }
 }
 
 #[cfg(test)]

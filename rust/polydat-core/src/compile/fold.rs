@@ -12,8 +12,6 @@
 use super::graph::{Graph, GraphNode, Wire};
 use super::hoist::Lifecycle;
 use crate::error::CompileError;
-use crate::node::guard::guarded;
-use crate::node::Args;
 use crate::nodes::convert::{LITERAL, LITERAL_OP};
 use crate::program::events::{CompileEvent, EventKind};
 use crate::value::Value;
@@ -128,20 +126,13 @@ pub fn fold(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> Result<FoldSum
     Ok(summary)
 }
 
-/// Evaluates one compile-constant node over its (constant) inputs.
+/// Evaluates one compile-constant node over its (constant) inputs
+/// ([`GraphNode::evaluate`]); a failure is a compile error at its span.
 fn evaluate(node: &GraphNode, inputs: &[Value]) -> Result<Vec<Value>, CompileError> {
-    let mut outs = vec![Value::None; node.out_types.len()];
-    if !node.def.accepts_none && inputs.iter().any(Value::is_none) {
-        return Ok(outs);
-    }
-    let index: Vec<u32> = (0..inputs.len() as u32).collect();
-    let result = guarded(|| node.eval.eval(&Args::new(inputs, &index), &mut outs));
-    let hint = "every input of this expression is a constant, so it is evaluated while compiling";
-    match result {
-        Ok(Ok(())) => Ok(outs),
-        Ok(Err(e)) => Err(CompileError::at(node.span, e.message()).hint(hint)),
-        Err(panic) => Err(CompileError::at(node.span, panic).hint(hint)),
-    }
+    node.evaluate(inputs).map_err(|failure| {
+        CompileError::at(node.span, failure)
+            .hint("every input of this expression is a constant, so it is evaluated while compiling")
+    })
 }
 
 /// A literal node holding `value`, classified `CompileConst`.

@@ -2,7 +2,8 @@
 //! built evaluators, typed wires, inputs and named outputs.
 
 use crate::ir::{InputKind, InputOrigin, Modifier, Span};
-use crate::node::{BuildCtx, NodeDef, NodeEval, Purity};
+use crate::node::guard::guarded;
+use crate::node::{yields_none, Args, BuildCtx, NodeDef, NodeEval, Purity};
 use crate::program::lifecycle::Lifecycle;
 use crate::types::PortType;
 use crate::value::Value;
@@ -90,6 +91,25 @@ impl GraphNode {
     /// True when the node must be re-evaluated on every read that reaches it.
     pub fn is_nondeterministic(&self) -> bool {
         self.volatile || self.def.purity == Purity::Nondeterministic
+    }
+
+    /// The node's outputs over the constant values `inputs` (one per wire),
+    /// evaluated while compiling exactly as an engine evaluates it at run
+    /// time: the `None` rule ([`crate::node::yields_none`]), then the node's
+    /// own rule, a panic contained. The one constant evaluator of the
+    /// compiler (folding and construction constants). `Err` is the node's
+    /// failure text.
+    pub fn evaluate(&self, inputs: &[Value]) -> Result<Vec<Value>, String> {
+        let mut outs = vec![Value::None; self.out_types.len()];
+        if yields_none(self.def.accepts_none, inputs.iter().map(Value::is_none)) {
+            return Ok(outs);
+        }
+        let index: Vec<u32> = (0..inputs.len() as u32).collect();
+        match guarded(|| self.eval.eval(&Args::new(inputs, &index), &mut outs)) {
+            Ok(Ok(())) => Ok(outs),
+            Ok(Err(e)) => Err(e.message().to_string()),
+            Err(panic) => Err(panic),
+        }
     }
 }
 
@@ -217,5 +237,39 @@ impl Graph {
             .filter(|o| matches!(o.wire, Wire::Node(n, _) if n as usize == node))
             .map(|o| o.name.clone())
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nodes::arith::{MOD, REM_ZERO};
+    use crate::nodes::lookup;
+
+    fn node(def: &'static NodeDef, consts: Vec<Value>, wires: usize) -> GraphNode {
+        let types = vec![PortType::U64; wires];
+        GraphNode::build(def, consts, vec![Wire::Input(0); wires], types, Span::default()).unwrap()
+    }
+
+    #[test]
+    fn the_constant_evaluator_keeps_the_none_rule() {
+        // `mod` by 0 fails every evaluation, but a `None` input never runs it.
+        let failing = node(&MOD, vec![Value::U64(0)], 1);
+        assert_eq!(failing.evaluate(&[Value::U64(5)]).unwrap_err(), REM_ZERO);
+        assert!(failing.evaluate(&[Value::None]).unwrap()[0].is_none());
+        // A node that accepts `None` runs on it.
+        let default_or = lookup("default_or").unwrap();
+        assert!(default_or.accepts_none);
+        let outs = node(default_or, Vec::new(), 2).evaluate(&[Value::None, Value::U64(7)]).unwrap();
+        assert!(outs[0].same(&Value::U64(7)));
+    }
+
+    #[test]
+    fn the_none_rule() {
+        use crate::node::yields_none;
+        assert!(yields_none(false, [false, true]));
+        assert!(!yields_none(false, [false, false]));
+        assert!(!yields_none(false, []), "a node without inputs always runs");
+        assert!(!yields_none(true, [true]), "a node that accepts None runs on it");
     }
 }

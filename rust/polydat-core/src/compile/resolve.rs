@@ -9,8 +9,8 @@ use super::adapters::coerce;
 use super::graph::{Graph, GraphInput, GraphNode, GraphOutput, Wire};
 use crate::error::CompileError;
 use crate::ir::{ArgIr, ConstIr, GraphIr, InputKind, InputOrigin, Modifier, NodeIr, Span, WireIr};
-use crate::node::guard::guarded;
-use crate::node::{Args, BuildCtx, NodeDef, ParamKind, ParamSpec, Ty};
+use crate::node::arguments::{match_arguments, Mismatch, Param};
+use crate::node::{BuildCtx, NodeDef, ParamKind, ParamSpec, Ty};
 use crate::nodes::{self, convert};
 use crate::program::events::{CompileEvent, EventKind};
 use crate::types::PortType;
@@ -323,69 +323,81 @@ fn resolve_node(
     Ok((0..n_out as u32).map(|p| Wire::Node(index, p)).collect())
 }
 
-/// Pairs each argument with its parameter; fills constant defaults; types constants.
+/// Pairs each argument with its parameter (the one matching rule,
+/// [`match_arguments`]); fills defaults; types constants.
 fn match_args(
     graph: &mut Graph,
     def: &'static NodeDef,
     node: &NodeIr,
     ports: &[Vec<Wire>],
 ) -> Result<Vec<(&'static ParamSpec, Bound)>, CompileError> {
-    let fixed = def.params.iter().filter(|p| !p.variadic).count();
-    let variadic = def.params.iter().find(|p| p.variadic);
-    if variadic.is_none() && node.args.len() > def.params.len() {
-        return Err(CompileError::at(
-            node.span,
-            format!("`{}` takes {} argument(s), got {}", def.name, def.params.len(), node.args.len()),
-        )
-        .hint(format!("signature: {}", def.signature())));
-    }
+    let params: Vec<Param<'_>> = def.params.iter().map(ParamSpec::matching).collect();
+    let mismatch = |m: Mismatch| {
+        let err = CompileError::at(node.span, m.message(&format!("'{}'", def.name)));
+        match m.hint(&def.signature()) {
+            Some(hint) => err.hint(hint),
+            None => err,
+        }
+    };
+    let positional = vec![None; node.args.len()];
+    let matched = match_arguments(&params, &positional).map_err(mismatch)?;
     let mut out = Vec::new();
-    for (i, arg) in node.args.iter().enumerate() {
-        let param = if i < fixed { &def.params[i] } else { variadic.expect("checked above") };
-        let bound = match (param.kind, arg) {
-            (ParamKind::Const, ArgIr::Const(c)) => Bound::Const(typed_const(def, param, c, node.span)?),
-            (ParamKind::Const, ArgIr::Wire(w)) => {
-                let w = wire_of(graph, *w, ports, node.span)?;
-                match constant_value(graph, w) {
-                    Ok(v) => Bound::Const(typed_value(def, param, v, node.span)?),
-                    Err(why) => {
-                        let mut err = CompileError::at(
-                            node.span,
-                            format!(
-                                "parameter `{}` of `{}` must be a constant expression, but {why}",
-                                param.name, def.name
-                            ),
-                        );
-                        err = err.hint(if matches!(def.name, "mod" | "div") {
-                            format!("use `{}_wire` to take the divisor from a wire", def.name)
-                        } else {
-                            "construction constants are fixed when the node is built: use literals, const bindings of literals, and arithmetic on them".to_string()
-                        });
-                        return Err(err);
-                    }
+    for (i, param) in def.params.iter().enumerate() {
+        let args = match (param.variadic, matched.given[i]) {
+            (true, _) => matched.extra.clone(),
+            (false, Some(arg)) => vec![arg],
+            (false, None) => {
+                match (param.kind, param.default) {
+                    (ParamKind::Const, Some(d)) => out.push((param, Bound::Const(d.to_value()))),
+                    _ => return Err(mismatch(matched.missing_error(&params, i))),
                 }
-            }
-            (ParamKind::Wire, ArgIr::Wire(w)) => {
-                let w = wire_of(graph, *w, ports, node.span)?;
-                Bound::Wire(w, param_type(param, graph.wire_type(w)))
-            }
-            (ParamKind::Wire, ArgIr::Const(c)) => {
-                let w = literal_node(graph, c.to_value(), node.span)?;
-                Bound::Wire(w, param_type(param, graph.wire_type(w)))
+                continue;
             }
         };
-        out.push((param, bound));
-    }
-    for param in def.params.iter().take(fixed).skip(node.args.len()) {
-        match (param.kind, param.default) {
-            (ParamKind::Const, Some(d)) => out.push((param, Bound::Const(d.to_value()))),
-            _ => {
-                return Err(CompileError::at(node.span, format!("`{}` needs argument `{}`", def.name, param.name))
-                    .hint(format!("signature: {}", def.signature())))
-            }
+        for arg in args {
+            out.push((param, bind_arg(graph, def, param, &node.args[arg], node.span, ports)?));
         }
     }
     Ok(out)
+}
+
+/// One argument bound to its parameter: a constant typed for it (a constant
+/// expression evaluated), or a wire (a literal becoming a literal node).
+fn bind_arg(
+    graph: &mut Graph,
+    def: &'static NodeDef,
+    param: &ParamSpec,
+    arg: &ArgIr,
+    span: Span,
+    ports: &[Vec<Wire>],
+) -> Result<Bound, CompileError> {
+    Ok(match (param.kind, arg) {
+        (ParamKind::Const, ArgIr::Const(c)) => Bound::Const(typed_const(def, param, c, span)?),
+        (ParamKind::Const, ArgIr::Wire(w)) => {
+            let w = wire_of(graph, *w, ports, span)?;
+            match constant_value(graph, w) {
+                Ok(v) => Bound::Const(typed_value(def, param, v, span)?),
+                Err(why) => {
+                    let message = format!(
+                        "parameter `{}` of `{}` must be a constant expression, but {why}",
+                        param.name, def.name
+                    );
+                    let hint = def.not_constant_hint.unwrap_or(
+                        "construction constants are fixed when the node is built: use literals, const bindings of literals, and arithmetic on them",
+                    );
+                    return Err(CompileError::at(span, message).hint(hint));
+                }
+            }
+        }
+        (ParamKind::Wire, ArgIr::Wire(w)) => {
+            let w = wire_of(graph, *w, ports, span)?;
+            Bound::Wire(w, param_type(param, graph.wire_type(w)))
+        }
+        (ParamKind::Wire, ArgIr::Const(c)) => {
+            let w = literal_node(graph, c.to_value(), span)?;
+            Bound::Wire(w, param_type(param, graph.wire_type(w)))
+        }
+    })
 }
 
 /// The value `wire` has while compiling, when it is a constant expression:
@@ -426,15 +438,7 @@ fn constant_value(graph: &Graph, wire: Wire) -> Result<Value, String> {
                 Wire::Input(_) => unreachable!("inputs were refused above"),
             })
             .collect();
-        let mut outs = vec![Value::None; node.out_types.len()];
-        if node.def.accepts_none || !ins.iter().any(Value::is_none) {
-            let index: Vec<u32> = (0..ins.len() as u32).collect();
-            match guarded(|| node.eval.eval(&Args::new(&ins, &index), &mut outs)) {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => return Err(format!("`{}` fails: {}", node.def.name, e.message())),
-                Err(panic) => return Err(format!("`{}` fails: {panic}", node.def.name)),
-            }
-        }
+        let outs = node.evaluate(&ins).map_err(|failure| format!("`{}` fails: {failure}", node.def.name))?;
         values.insert(n, outs);
     }
     let Wire::Node(n, port) = wire else { unreachable!("an input wire returned above") };
@@ -544,12 +548,8 @@ fn resolve_cast(
             Ok(graph.push(node))
         }
         _ => {
-            let hint = if from == PortType::F64 && to == PortType::U64 {
-                "choose the rounding: f64_to_u64, round_to_u64, floor_to_u64 or ceil_to_u64".to_string()
-            } else {
-                format!("no conversion from {from} to {to} exists")
-            };
-            Err(CompileError::at(node.span, format!("cannot cast {from} to {to}")).hint(hint))
+            Err(CompileError::at(node.span, format!("cannot cast {from} to {to}"))
+                .hint(convert::conversion_hint(from, to)))
         }
     }
 }

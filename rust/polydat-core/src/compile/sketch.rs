@@ -235,11 +235,8 @@ fn literal(token: &str) -> Option<ConstIr> {
         "false" => return Some(ConstIr::Bool(false)),
         _ => {}
     }
-    if let Ok(v) = token.parse::<u64>() {
-        return Some(ConstIr::U64(v));
-    }
-    if let Ok(v) = token.parse::<i64>() {
-        return Some(ConstIr::I64(v));
+    if let Some(integer) = token.parse::<i128>().ok().and_then(ConstIr::integer) {
+        return Some(integer);
     }
     let starts_numeric = token.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+' || c == '.');
     match token.parse::<f64>() {

@@ -3,6 +3,7 @@
 //! file under `nodes/`; its evaluation forms are built from the typed kits in
 //! [`kit`], so one Rust closure is the single copy of the node's rule.
 
+pub mod arguments;
 pub mod by_bytes;
 pub mod guard;
 pub mod kit;
@@ -35,6 +36,16 @@ impl Purity {
             Purity::SideChannel => "side_channel",
         }
     }
+}
+
+/// The `None` rule, the one statement of it for every engine and compile
+/// pass: a node that does not accept `None` (`accepts_none` false) yields
+/// `None` on every output, without running, when any of its inputs is
+/// `None` (`inputs_none` says, per input, whether it is). A node without
+/// inputs always runs.
+#[inline]
+pub fn yields_none(accepts_none: bool, inputs_none: impl IntoIterator<Item = bool>) -> bool {
+    !accepts_none && inputs_none.into_iter().any(|none| none)
 }
 
 /// Whether a parameter is a wire (a value per cycle) or a construction constant
@@ -94,6 +105,13 @@ pub struct ParamSpec {
     pub default: Option<Lit>,
     /// Only the last parameter may be variadic: it takes zero or more arguments.
     pub variadic: bool,
+}
+
+impl ParamSpec {
+    /// The parameter as argument matching sees it ([`arguments::match_arguments`]).
+    pub fn matching(&self) -> arguments::Param<'static> {
+        arguments::Param { name: self.name, variadic: self.variadic, optional: self.default.is_some() }
+    }
 }
 
 /// A wire parameter of exactly type `ty`.
@@ -329,6 +347,10 @@ pub struct NodeDef {
     /// The node a failure of this one names, when not itself: a node only
     /// fusion makes names the node the user wrote (`None`: [`NodeDef::name`]).
     pub reports_as: Option<&'static str>,
+    /// The hint when a construction constant is given something that is not
+    /// a constant expression, when the node has a better one than the
+    /// general advice (a sibling node that takes the value from a wire).
+    pub not_constant_hint: Option<&'static str>,
 }
 
 /// Inspects a node's constants for a warning (see [`NodeDef::warns`]).
@@ -357,6 +379,7 @@ impl NodeDef {
         warns: no_warning,
         lower: None,
         reports_as: None,
+        not_constant_hint: None,
     };
 
     /// Whether the node has a native form: the native tier compiles its rule

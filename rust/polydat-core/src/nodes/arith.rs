@@ -80,6 +80,7 @@ pub const DIV: NodeDef = NodeDef {
         0 => None,
         k => Some(vec![udiv_const(l, x[0], k)]),
     }),
+    not_constant_hint: Some("use `div_wire` to take the divisor from a wire"),
     ..NodeDef::BASE
 };
 
@@ -106,6 +107,7 @@ pub const MOD: NodeDef = NodeDef {
         0 => None,
         k => Some(vec![urem_const(l, x[0], k)]),
     }),
+    not_constant_hint: Some("use `mod_wire` to take the divisor from a wire"),
     ..NodeDef::BASE
 };
 

@@ -565,6 +565,22 @@ pub fn auto_adapter(from: PortType, to: PortType) -> Option<&'static NodeDef> {
     })
 }
 
+/// How to get a `to` from a `from` value the compiler does not convert by
+/// itself, the one wording of every "cannot convert" hint: float to integer
+/// needs a chosen rounding; a conversion only a cast makes is written with
+/// `as`; else there is none.
+pub fn conversion_hint(from: PortType, to: PortType) -> String {
+    let integer = matches!(to, U64 | I64 | U32 | I32);
+    if matches!(from, F64 | F32) && integer {
+        return "choose how to round: f64_to_u64(x) truncates, or use round_to_u64(x), floor_to_u64(x) or ceil_to_u64(x)"
+            .to_string();
+    }
+    match cast_node(from, to) {
+        Some(_) => format!("convert it explicitly, e.g. `... as {to}`"),
+        None => format!("there is no conversion from {from} to {to}"),
+    }
+}
+
 /// The node an explicit `x as T` cast uses to turn `from` into `to`: a class-A
 /// adapter when there is one, else a strict string parser. Float-to-integer
 /// narrowing has none on purpose (it needs `f64_to_u64`, `round_to_u64`, ...).

@@ -130,14 +130,6 @@ impl Step {
         self.out_types.len()
     }
 
-    /// The `None` rule, one place for every engine: a step whose node does
-    /// not accept `None` and that has inputs yields `None` on every output,
-    /// without running, when any input is `None`.
-    #[inline]
-    pub fn propagates_none(&self) -> bool {
-        !self.accepts_none && !self.ins.is_empty()
-    }
-
     /// The step is a scalar step, one rule for every engine: every wire is a
     /// scalar, its node has a slot form over words, and it does not accept
     /// `None`. The compiled engines run it over buffer words (native code or
@@ -156,10 +148,10 @@ impl Step {
     }
 
     /// This step yields `None` without running, when `is_none` says which
-    /// of its input slots hold `None` (see [`Step::propagates_none`]).
+    /// of its input slots hold `None` (the `None` rule, [`crate::node::yields_none`]).
     #[inline]
     pub fn yields_none(&self, is_none: impl Fn(u32) -> bool) -> bool {
-        self.propagates_none() && self.ins.iter().any(|&i| is_none(i))
+        crate::node::yields_none(self.accepts_none, self.ins.iter().map(|&i| is_none(i)))
     }
 }
 

@@ -22,9 +22,10 @@ pub struct StepFacts {
     pub out_start: u32,
     /// Number of output slots written, consecutive from `out_start`.
     pub out_count: u32,
-    /// A `None` input makes every output `None` without running the node
-    /// (the `None` rule, [`Step::yields_none`]).
-    pub propagates_none: bool,
+    /// Copied from the node: it runs even with `None` inputs (otherwise a
+    /// `None` input makes every output `None` without running it: the `None`
+    /// rule, [`crate::node::yields_none`]).
+    pub accepts_none: bool,
     /// Side-channel node: runs once per change of its provenance in every mode.
     pub side: bool,
     /// The step runs as a scalar step over buffer words ([`Step::is_scalar`]);
@@ -153,7 +154,7 @@ impl Shape {
                     ins: step.ins.clone(),
                     out_start: step.out_start,
                     out_count: step.out_count() as u32,
-                    propagates_none: step.propagates_none(),
+                    accepts_none: step.accepts_none,
                     side: step.def.purity == Purity::SideChannel,
                     scalar: step.is_scalar(),
                     bytes,

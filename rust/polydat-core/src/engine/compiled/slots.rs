@@ -347,7 +347,7 @@ impl Slots {
     ) -> Result<(), NodeError> {
         let outs = facts.out_start as usize..(facts.out_start + facts.out_count) as usize;
         if self.none_live != 0 {
-            if facts.propagates_none && facts.ins.iter().any(|&i| self.none[i as usize]) {
+            if crate::node::yields_none(facts.accepts_none, facts.ins.iter().map(|&i| self.none[i as usize])) {
                 for o in outs {
                     self.encode(layout, o, &Value::None);
                 }
