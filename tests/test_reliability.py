@@ -20,6 +20,8 @@ import pytest
 import polydat
 from polydat import EvalError, InternalError, PolydatError, WriteError
 
+from core_hooks import hooks
+
 SRC = """
 input cycle: u64
 extern e: u64 = 1
@@ -141,7 +143,7 @@ def test_json_externs_are_writable(kernel: polydat.Kernel) -> None:
 
 def test_a_panic_in_the_binding_is_an_internal_error() -> None:
     with pytest.raises(InternalError, match="boom 7") as info:
-        polydat._core._raise_panic("boom 7")
+        hooks._raise_panic("boom 7")
     assert isinstance(info.value, PolydatError) and isinstance(info.value, Exception)
 
 

@@ -3,7 +3,8 @@
 //! the Arrow PyCapsule interface by `pyo3-arrow`; and the batch stream behind
 //! `Program.iter_batches` and the command line's writers.
 
-use crate::{generate_error, out_of_memory, py_bytes, py_error};
+use crate::convert::py_bytes;
+use crate::errors::{generate_error, out_of_memory, py_error};
 use arrow_array::StructArray;
 use arrow_array::{
     ArrayRef, BinaryArray, BooleanArray, Date32Array, Float32Array, Float64Array, Int32Array, Int64Array, RecordBatch,
@@ -345,7 +346,12 @@ impl BatchStream {
 }
 
 /// Appends the text of one batch of columns (named `names`) to `out`.
-fn encode_text(encode: Encode, names: &[&str], columns: &[Column], out: &mut Vec<u8>) -> Result<(), polydat_core::engine::column::NoMemory> {
+fn encode_text(
+    encode: Encode,
+    names: &[&str],
+    columns: &[Column],
+    out: &mut Vec<u8>,
+) -> Result<(), polydat_core::engine::column::NoMemory> {
     let refs: Vec<&Column> = columns.iter().collect();
     match encode {
         Encode::Csv => text::csv_rows(&refs, out),
@@ -499,7 +505,8 @@ impl BatchStream {
     fn item(&mut self, py: Python<'_>, rows: usize, columns: Vec<Column>) -> PyResult<PyObject> {
         let (encode, schema) = (self.encode, &self.schema);
         let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
-        let panicked = |panic: String| py_error(py, "InternalError", (format!("internal error (a Rust panic): {panic}"),));
+        let panicked =
+            |panic: String| py_error(py, "InternalError", (format!("internal error (a Rust panic): {panic}"),));
         match encode {
             Encode::Arrow => match py.allow_threads(|| guarded(|| record_batch(schema, columns, rows))) {
                 Ok(Ok(batch)) => Ok(PyRecordBatch::new(batch).into_pyobject(py)?.into_any().unbind()),

@@ -2,7 +2,10 @@
 //! argument conversion for `polydat.workload`, which decides when a phase
 //! runs this way.
 
-use crate::{arrow, contained, encoding, generate_error, py_error, unknown_name, Kernel};
+use crate::arrow;
+use crate::errors::{contained, generate_error, py_error, unknown_name};
+use crate::kernel::Kernel;
+use crate::run::encoding;
 use polydat_core::engine::fanout::{runs_parent_after_parent, FanOut, FanOutPlan, RowCount};
 use polydat_core::engine::Stop;
 use polydat_core::program::ColumnSource;

@@ -1,0 +1,324 @@
+//! Row runs: the checked row plan of a run, `generate`'s numpy columns,
+//! `fill_runs`, the text header, the bench harness, and Ctrl-C while the
+//! GIL is released.
+
+use polydat_core::engine::column::Column;
+use polydat_core::engine::{self, EngineKind, Filled, GenerateError, RowPlan, Stop};
+use polydat_core::{Program as CoreProgram, WriteError};
+use pyo3::exceptions::PyKeyboardInterrupt;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use crate::convert::{column_to_py, finish_array, masked, py_bytes, to_value};
+use crate::errors::{
+    as_out_of_memory, contained, generate_error, out_of_memory, py_error, refused, unknown_name, unsupported,
+    write_error,
+};
+use crate::kernel::Kernel;
+use crate::program::Program;
+use crate::{arrow, host};
+
+/// The checked row plan and column sources of a `generate` call of `program`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn row_plan(
+    py: Python<'_>,
+    program: &Arc<CoreProgram>,
+    coordinate: &str,
+    start: u64,
+    rows: usize,
+    step: u64,
+    outputs: &[String],
+    fixed: &[(String, Bound<'_, PyAny>)],
+) -> PyResult<(RowPlan, Vec<engine::ColumnSource>)> {
+    let unknown_input = |name: &str| WriteError::UnknownInput { name: name.into(), known: program.input_names() };
+    let coordinate = program.input(coordinate).ok_or_else(|| write_error(py, &unknown_input(coordinate)))?;
+    let mut fixed_values = Vec::new();
+    for (name, value) in fixed {
+        let i = program.input(name).ok_or_else(|| write_error(py, &unknown_input(name)))?;
+        fixed_values.push((i, to_value(py, value)?));
+    }
+    let sources = column_sources(py, program, outputs)?;
+    Ok((RowPlan { coordinate, start, rows, step, fixed: fixed_values }, sources))
+}
+
+/// What each of `names` selects as a column of `program` (an output, else an input).
+pub(crate) fn column_sources(
+    py: Python<'_>,
+    program: &CoreProgram,
+    names: &[String],
+) -> PyResult<Vec<engine::ColumnSource>> {
+    names.iter().map(|name| program.column_source(name).map_err(|m| unknown_name(py, m, name))).collect()
+}
+
+/// Looks for a pending signal (Ctrl-C) while the GIL is released: asked at the
+/// workers' stop checks, it acts only on the thread that called (the one
+/// Python delivers signals to), at most every 50 ms, and keeps the exception
+/// the signal handler raised.
+pub(crate) struct SignalWatch {
+    thread: std::thread::ThreadId,
+    started: Instant,
+    last_ms: AtomicU64,
+    raised: Mutex<Option<PyErr>>,
+}
+
+impl SignalWatch {
+    fn new() -> SignalWatch {
+        SignalWatch {
+            thread: std::thread::current().id(),
+            started: Instant::now(),
+            last_ms: AtomicU64::new(0),
+            raised: Mutex::new(None),
+        }
+    }
+
+    /// True when a signal handler raised (the run should stop).
+    fn interrupted(&self) -> bool {
+        if std::thread::current().id() != self.thread {
+            return false;
+        }
+        let now = self.started.elapsed().as_millis() as u64;
+        if now < self.last_ms.load(Ordering::Relaxed) + 50 {
+            return false;
+        }
+        self.last_ms.store(now, Ordering::Relaxed);
+        match Python::with_gil(|py| py.check_signals()) {
+            Ok(()) => false,
+            Err(e) => {
+                *self.raised.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                true
+            }
+        }
+    }
+
+    /// The exception to raise for a stopped run.
+    fn take(&self) -> PyErr {
+        let raised = self.raised.lock().unwrap_or_else(|p| p.into_inner()).take();
+        raised.unwrap_or_else(|| PyKeyboardInterrupt::new_err("generate was interrupted"))
+    }
+}
+
+/// `generate`'s result, `{name: numpy array}` for `names` (the columns of
+/// `sources`): the generator `make` builds runs over the plan's rows without
+/// the GIL (Ctrl-C stops every worker and raises `KeyboardInterrupt`);
+/// scalar outputs of many rows go straight into numpy's own arrays. With
+/// `out` (one caller's array per column, each an output's), the rows go
+/// straight into those arrays, which the dict then holds; an array that
+/// does not fit its column is an `ArgumentError` naming it, before any row
+/// is made.
+pub(crate) fn generate_dict<'py>(
+    py: Python<'py>,
+    program: &polydat_core::Program,
+    plan: &RowPlan,
+    sources: &[engine::ColumnSource],
+    names: &[String],
+    out: Option<Vec<Bound<'py, PyAny>>>,
+    make: impl FnOnce() -> Result<engine::Generator, GenerateError> + Send,
+) -> PyResult<(Bound<'py, PyDict>, Vec<String>)> {
+    let interrupt = SignalWatch::new();
+    let hook = || interrupt.interrupted();
+    let stop = Stop::with_hook(&hook);
+    let callers = out.is_some();
+    let mut arrays: Vec<Option<host::HostArray<'py>>> = match out {
+        Some(given) => {
+            if given.len() != sources.len() {
+                let message = format!("out= gives {} arrays for {} outputs", given.len(), sources.len());
+                return Err(py_error(py, "ArgumentError", (message,)));
+            }
+            let lend = |((array, source), name): ((Bound<'py, PyAny>, &engine::ColumnSource), &String)| {
+                let lent = match *source {
+                    engine::ColumnSource::Output(o) => {
+                        host::HostArray::lend(&array, program.outputs[o].ty, plan.rows())
+                    }
+                    engine::ColumnSource::Input(_) => Err("is an input, which generate does not compute".to_string()),
+                };
+                lent.map(Some).map_err(|m| py_error(py, "ArgumentError", (format!("out['{name}']: {m}"),)))
+            };
+            given.into_iter().zip(sources).zip(names).map(lend).collect::<PyResult<_>>()?
+        }
+        None => sources
+            .iter()
+            .map(|s| match *s {
+                engine::ColumnSource::Output(o) if plan.rows() >= host::HOST_MIN_ROWS => {
+                    host::HostArray::zeros(py, program.outputs[o].ty, plan.rows())
+                }
+                _ => None,
+            })
+            .collect(),
+    };
+    let lent = arrays.iter_mut().map(|a| a.as_mut().map(|a| a.rows()).transpose()).collect::<PyResult<_>>()?;
+    let result = py.allow_threads(|| {
+        let mut generator = make()?;
+        let filled = generator.fill_into(plan.start, plan.rows, &stop, lent)?;
+        Ok((filled, generator.take_emitted()))
+    });
+    let (columns, emitted) = match result {
+        Err(GenerateError::Cancelled) => return Err(interrupt.take()),
+        other => other.map_err(|e| generate_error(py, e))?,
+    };
+    let d = PyDict::new(py);
+    for (((name, column), array), source) in names.iter().zip(columns).zip(arrays).zip(sources) {
+        let value = match (column, array, *source) {
+            (Filled::Column(column), _, _) => column_to_py(py, column),
+            // The caller's own array, as given (a masked view of it where rows are None).
+            (Filled::InPlace { nulls }, Some(array), _) if callers => masked(py, array.array(), plan.rows(), &nulls),
+            (Filled::InPlace { nulls }, Some(array), engine::ColumnSource::Output(o)) => {
+                finish_array(py, array.array(), program.outputs[o].ty, plan.rows(), &nulls)
+            }
+            (Filled::InPlace { .. }, _, _) => unreachable!("rows in place were lent for an output"),
+        };
+        let value = value.map_err(|e| as_out_of_memory(py, e, &format!("the column '{name}' as numpy")))?;
+        d.set_item(name, value)?;
+    }
+    Ok((d, emitted))
+}
+
+/// `generate`'s Python result: the dict, or `(dict, emitted rows)` when asked.
+pub(crate) fn with_emitted<'py>(
+    py: Python<'py>,
+    (d, rows): (Bound<'py, PyDict>, Vec<String>),
+    emitted: bool,
+) -> PyResult<PyObject> {
+    Ok(if emitted { (d, rows).into_pyobject(py)?.into_any().unbind() } else { d.into_any().unbind() })
+}
+
+pub(crate) fn encoding(py: Python<'_>, encode: Option<&str>) -> PyResult<arrow::Encode> {
+    match encode {
+        None => Ok(arrow::Encode::Arrow),
+        Some("csv") => Ok(arrow::Encode::Csv),
+        Some("jsonl") => Ok(arrow::Encode::Jsonl),
+        Some(other) => Err(unsupported(py, format!("unknown encoding '{other}' (csv, jsonl or None)"))),
+    }
+}
+
+/// The rows of several kernels of one program, run after run: for each
+/// `(kernel, start, rows)`, its first coordinate swept over `start..start +
+/// rows` (a program without coordinates reads the same row again), from a
+/// kernel of the same scope (its bindings, its current inputs). Returns the
+/// columns `columns` as CSV rows (no header) or JSON Lines (`format`
+/// `"csv"`/`"jsonl"`: bytes), or as an Arrow record batch (`"arrow"`). The
+/// runs are shared out among `threads` workers; the result is the same on
+/// any number. The GIL is released.
+#[pyfunction]
+#[pyo3(signature = (runs, columns, format, threads=1))]
+pub(crate) fn fill_runs(
+    py: Python<'_>,
+    runs: Vec<(PyRef<'_, Kernel>, u64, usize)>,
+    columns: Vec<String>,
+    format: &str,
+    threads: usize,
+) -> PyResult<PyObject> {
+    contained(py, || {
+        let Some((first, _, _)) = runs.first() else {
+            return Err(py_error(py, "ArgumentError", ("fill_runs needs at least one run",)));
+        };
+        let program = first.scope.program().clone();
+        let sources = column_sources(py, &program, &columns)?;
+        let coordinate = (0..program.coord_count).next();
+        let mut jobs = Vec::with_capacity(runs.len());
+        for (kernel, start, rows) in &runs {
+            if !Arc::ptr_eq(kernel.scope.program(), &program) {
+                return Err(py_error(py, "ArgumentError", ("every run must be a kernel of the same program",)));
+            }
+            let sibling = kernel.locked(py, |kernel| kernel.sibling());
+            jobs.push(engine::KernelRows { kernel: Box::new(sibling), coordinate, start: *start, rows: *rows });
+        }
+        let interrupt = SignalWatch::new();
+        let hook = || interrupt.interrupted();
+        let stop = Stop::with_hook(&hook);
+        let result = py.allow_threads(|| engine::fill_runs(&program, jobs, &sources, threads, &stop));
+        let filled = match result {
+            Err(GenerateError::Cancelled) => return Err(interrupt.take()),
+            other => other.map_err(|e| generate_error(py, e))?,
+        };
+        let refs: Vec<&Column> = filled.iter().collect();
+        let mut out = Vec::new();
+        let encoded = match format {
+            "csv" => engine::text::csv_rows(&refs, &mut out),
+            "jsonl" => {
+                let names: Vec<&str> = columns.iter().map(String::as_str).collect();
+                engine::text::jsonl_rows(&names, &refs, &mut out)
+            }
+            "arrow" => {
+                let types: Vec<_> = filled.iter().map(|c| c.ty).collect();
+                let schema = arrow::schema(&columns, &types);
+                let rows = runs.iter().map(|(_, _, rows)| rows).sum();
+                let batch =
+                    arrow::record_batch(&schema, filled, rows).map_err(|e| py_error(py, "InternalError", (e,)))?;
+                return Ok(pyo3_arrow::PyRecordBatch::new(batch).into_pyobject(py)?.into_any().unbind());
+            }
+            other => return Err(unsupported(py, format!("unknown format '{other}' (csv, jsonl or arrow)"))),
+        };
+        encoded.map_err(|_| out_of_memory(py, "the text of the rows"))?;
+        Ok(py_bytes(py, &out)?.into_any().unbind())
+    })
+}
+
+/// Runs a performance scenario in Rust: `graph` on each of `engines` (an
+/// `engines()` name, or `"program"` for the engine `graph` was compiled
+/// for), interleaved round by round, fed by `driver` (outputs → graph
+/// inputs, positionally; `None`: the cycle into input 0), pulling one output
+/// per cycle by `pulls` weights. One warm-up pass, then `iters` timed rounds
+/// of `cycles` cycles; returns one `{"engine", "total", "driver", "net"}`
+/// per engine with ns per cycle per iteration (`net` = total minus the
+/// driver's own cost). The GIL is released.
+#[pyfunction]
+#[pyo3(signature = (graph, driver, engines, pulls, cycles, iters))]
+pub(crate) fn bench_scenario<'py>(
+    py: Python<'py>,
+    graph: &Program,
+    driver: Option<&Program>,
+    engines: Vec<String>,
+    pulls: Vec<(String, u64)>,
+    cycles: u64,
+    iters: usize,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    use polydat_core::engine::bench::{run_interleaved, Scenario};
+    contained(py, || {
+        let kinds = engines
+            .iter()
+            .map(|e| match e.as_str() {
+                "program" => Ok(graph.kind),
+                name => EngineKind::parse(name).map_err(|e| refused(py, &e)),
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let mut weights = Vec::new();
+        for (name, w) in pulls {
+            let o = graph.inner.output(&name).ok_or_else(|| {
+                let message = format!("@pull_weights names '{name}': {}", graph.inner.unknown_name(&name));
+                unknown_name(py, message, &name)
+            })?;
+            weights.push((o, w));
+        }
+        let scenario = Scenario { driver: driver.map(|d| d.inner.clone()), graph: graph.inner.clone(), pulls: weights };
+        let timings = py
+            .allow_threads(|| run_interleaved(&scenario, &kinds, cycles, iters))
+            .map_err(|e| generate_error(py, e))?;
+        kinds
+            .iter()
+            .zip(timings)
+            .map(|(kind, timing)| {
+                let d = PyDict::new(py);
+                d.set_item("engine", kind.name())?;
+                d.set_item("net", timing.net())?;
+                d.set_item("total", timing.total)?;
+                d.set_item("driver", timing.driver)?;
+                Ok(d)
+            })
+            .collect()
+    })
+}
+
+/// The first line of a text output: the CSV header of `names`, or nothing
+/// for JSON Lines.
+#[pyfunction]
+pub(crate) fn text_header<'py>(py: Python<'py>, names: Vec<String>, format: &str) -> Bound<'py, PyBytes> {
+    let mut out = Vec::new();
+    if format == "csv" {
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        engine::text::csv_header(&names, &mut out);
+    }
+    PyBytes::new(py, &out)
+}
