@@ -34,8 +34,9 @@ def _with_source(err: CompileError, source: str, path: str | None) -> CompileErr
     return CompileError(fixed[0], tuple(fixed[1:]))
 
 
-MAX_THREADS = 256
-"""The most worker threads :meth:`Program.generate` starts."""
+MAX_THREADS: int = _core.MAX_THREADS
+"""The most worker threads :meth:`Program.generate` starts (the core checks
+``threads`` when a run's plan is made)."""
 
 SEGMENT_ROWS = 1 << 62
 """The most rows one run of the core takes: a stream of more (up to every
@@ -411,15 +412,15 @@ class Program:
         names = _names(outputs, "outputs") if outputs is not None else list(self.outputs)
         return pa.schema(self._core.arrow_schema(names))
 
-    def _run_args(
+    def _run_plan(
         self,
         cycles: range | int | tuple[int, int],
         outputs: Sequence[str] | None,
         inputs: Mapping[str, PyValue] | None,
         threads: int,
         coordinate: str | None,
-    ) -> tuple[str, int, int, int, list[str], list[tuple[str, PyValue]]]:
-        """The checked arguments of a run, as the core takes them."""
+    ) -> _core.RunPlan:
+        """The plan of a run, as the core takes it (the core checks ``threads``)."""
         rng = _as_range(cycles)
         _needs_outer, coords, all_outputs = self._run_facts
         coordinate = coordinate or (coords[0] if coords else None)
@@ -429,10 +430,9 @@ class Program:
         if inputs is not None and not isinstance(inputs, Mapping):
             raise ArgumentError(f"inputs must be a mapping of input names to values, not {type(inputs).__name__}")
         fixed = list((inputs or {}).items())
-        _check_threads(threads)
         rows = row_count(rng)
         start = rng.start if rows else 0
-        return coordinate, start, rows, rng.step, names, fixed
+        return _core.RunPlan(coordinate, start, rows, rng.step, names, fixed, threads)
 
     def __repr__(self) -> str:
         where = f" path={self.path!r}" if self.path else ""
@@ -512,13 +512,6 @@ def _names(names: Any, what: str) -> list[str]:
     if bad:
         raise ArgumentError(f"{what} must be names (strings), got {bad[0]!r}")
     return listed
-
-
-def _check_threads(threads: Any) -> None:
-    if isinstance(threads, bool) or not isinstance(threads, int):
-        raise ArgumentError(f"threads must be an integer, not {type(threads).__name__}")
-    if not 1 <= threads <= MAX_THREADS:
-        raise ArgumentError(f"threads must be between 1 and {MAX_THREADS}, got {threads}")
 
 
 class Kernel:
@@ -747,8 +740,7 @@ def _generate(
         if format != "numpy" or emitted:
             raise ArgumentError("out= takes numpy arrays: it goes with format='numpy' and no emitted rows")
         names, arrays, single = _out_arrays(out, outputs)
-        coordinate, start, rows, step, names, fixed = program._run_args(cycles, names, inputs, threads, coordinate)
-        filled = core.generate(coordinate, start, rows, step, names, fixed, threads=threads, out=arrays)
+        filled = core.generate(program._run_plan(cycles, names, inputs, threads, coordinate), out=arrays)
         return filled[names[0]] if single else filled
     if format not in ("numpy", "arrow"):
         raise ArgumentError(f"format must be 'numpy' or 'arrow', not {format!r}")
@@ -770,12 +762,11 @@ def _generate(
         kept = _names(outputs, "outputs") if outputs is not None else list(program._run_facts[2])
         emitted_rows = [row for _batch, batch_rows in items for row in batch_rows]
         return table.select(kept), pa.table({"row": pa.array(emitted_rows, pa.string())})
-    coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)
+    plan = program._run_plan(cycles, outputs, inputs, threads, coordinate)
     if not emitted:
-        return core.generate(coordinate, start, rows, step, names, fixed, threads=threads)
-    extra = [n for n in program._emit_outputs if n not in names]
-    columns, emitted_rows = core.generate(coordinate, start, rows, step, names + extra, fixed, threads=threads,
-                                          emitted=True)
+        return core.generate(plan)
+    extra = [n for n in program._emit_outputs if n not in plan.outputs]
+    columns, emitted_rows = core.generate(plan.with_outputs(plan.outputs + extra), emitted=True)
     import numpy as np
 
     for name in extra:
@@ -820,7 +811,8 @@ def _reused_batches(
 
     if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
         raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
-    coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)
+    plan = program._run_plan(cycles, outputs, inputs, threads, coordinate)
+    names, rows = plan.outputs, plan.rows
     types = {**program.outputs, **program.input_types}
     dtypes = {name: _core.numpy_dtype(types[name]) for name in names}
     refused = [n for n, d in dtypes.items() if d is None]
@@ -835,8 +827,7 @@ def _reused_batches(
         while done < rows:
             n = min(batch_rows, rows - done)
             views = [arrays[name][:n] for name in names]
-            first = (start + done * step) % 2**64
-            yield core.generate(coordinate, first, n, step, names, fixed, threads=threads, out=views)
+            yield core.generate(plan.segment(done, n), out=views)
             done += n
 
     return batches()
@@ -900,9 +891,9 @@ def _stream(
     _pyarrow("stream")
     if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
         raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
-    run = program._run_args(cycles, outputs, inputs, threads, coordinate)
-    stream = Stream(core, run, threads, batch_rows)
-    stream._open(run[2]).close()
+    plan = program._run_plan(cycles, outputs, inputs, threads, coordinate)
+    stream = Stream(core, plan, batch_rows)
+    stream._open(plan.rows).close()
     return stream
 
 
@@ -927,17 +918,14 @@ def batch_stream(
     the program's ``emit_row`` bindings too and yields ``(batch, rows)``."""
     if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
         raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
-    coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)
-    if rows > SEGMENT_ROWS:
-        raise ArgumentError(f"one stream runs at most {SEGMENT_ROWS} rows, got {rows}: stream segments() of them")
+    plan = program._run_plan(cycles, outputs, inputs, threads, coordinate)
+    if plan.rows > SEGMENT_ROWS:
+        raise ArgumentError(f"one stream runs at most {SEGMENT_ROWS} rows, got {plan.rows}: stream segments() of them")
     # A batch of more rows than the run is the run.
-    batch_rows = min(batch_rows, max(rows, 1))
+    batch_rows = min(batch_rows, max(plan.rows, 1))
     if emitted:
-        names = names + [n for n in program._emit_outputs if n not in names]
-    return core.batches(
-        coordinate, start, rows, step, names, fixed, threads=threads, batch_rows=batch_rows,
-        encode=encode, cycles_column=cycles_column, emitted=emitted,
-    )
+        plan = plan.with_outputs(plan.outputs + [n for n in program._emit_outputs if n not in plan.outputs])
+    return core.batches(plan, batch_rows=batch_rows, encode=encode, cycles_column=cycles_column, emitted=emitted)
 
 
 def open_comprehension(

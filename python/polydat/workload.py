@@ -469,9 +469,8 @@ class Workload:
         CSV has the header, so the parts' text, concatenated, is the whole
         table's byte for byte."""
         from . import _core
-        from .api import _check_threads
 
-        _check_threads(threads)
+        _core.check_threads(threads)
         _check_part(part)
         chain = self.chain()
         phase = self._phase(phase)
@@ -515,9 +514,9 @@ class Workload:
         """The table of ``phase`` as a ``pyarrow.Table``."""
         import pyarrow as pa
 
-        from .api import _check_threads
+        from . import _core
 
-        _check_threads(threads)
+        _core.check_threads(threads)
         chain = self.chain()
         phase = self._phase(phase)
         batches = [pa.record_batch(b) for b, _ in chain.stream(phase, threads, None, None)]
@@ -1188,15 +1187,13 @@ class _Native:
         from . import _core
 
         if self.parents is None:
-            assert self.cycles is not None
+            assert self.cycles is not None and self.coordinate is not None
             start, rows = self.cycles
             lo, hi = _part_bounds(rows, part)
             if hi == lo:
                 return None
-            return self.kernel.batches(
-                self.coordinate, start + lo, hi - lo, 1, self.columns, [], threads=threads,
-                batch_rows=RUN_BATCH_ROWS, encode=encode,
-            )
+            plan = _core.RunPlan(self.coordinate, start + lo, hi - lo, 1, self.columns, [], threads)
+            return self.kernel.batches(plan, batch_rows=RUN_BATCH_ROWS, encode=encode)
         lo, hi = _part_bounds(len(self.parents), part)
         if hi == lo:
             return None

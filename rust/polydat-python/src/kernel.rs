@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use crate::arrow;
 use crate::convert::{to_py, to_value};
-use crate::errors::{contained, eval_error, generate_error, py_error, unknown_name, write_error};
-use crate::run::{encoding, generate_dict, row_plan, with_emitted};
+use crate::errors::{contained, eval_error, py_error, unknown_name, write_error};
+use crate::run::{Rows, RunPlan};
 
 /// One mutable state over a program: a scope, root or bound under an outer
 /// kernel's. Calls lock it, so it is safe to share, but use it from one
@@ -188,68 +188,28 @@ impl Kernel {
 
     /// `generate` from this kernel's state: the rows run on kernels of the
     /// same scope (its bindings, its current inputs), one per thread.
-    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, emitted=false, out=None))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (plan, emitted=false, out=None))]
     fn generate<'py>(
         &self,
         py: Python<'py>,
-        coordinate: &str,
-        start: u64,
-        rows: usize,
-        step: u64,
-        outputs: Vec<String>,
-        fixed: Vec<(String, Bound<'py, PyAny>)>,
-        threads: usize,
+        plan: &RunPlan,
         emitted: bool,
         out: Option<Vec<Bound<'py, PyAny>>>,
     ) -> PyResult<PyObject> {
-        contained(py, || {
-            let program = self.scope.program().clone();
-            let (plan, sources) = row_plan(py, &program, coordinate, start, rows, step, &outputs, &fixed)?;
-            let (maker, preset) = self.maker(py);
-            let kind = self.scope.kind();
-            let make = || engine::Generator::with_maker(&program, kind, maker, preset, &plan, &sources, threads);
-            with_emitted(py, generate_dict(py, &program, &plan, &sources, &outputs, out, make)?, emitted)
-        })
+        contained(py, || Rows::of_kernel(py, self).generate(py, plan, emitted, out))
     }
 
     /// The batch stream of `Program.batches`, from this kernel's state (see `generate`).
-    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, batch_rows=65536, encode=None, cycles_column=None, emitted=false))]
-    #[allow(clippy::too_many_arguments)]
-    fn batches<'py>(
+    #[pyo3(signature = (plan, batch_rows=65536, encode=None, cycles_column=None, emitted=false))]
+    fn batches(
         &self,
-        py: Python<'py>,
-        coordinate: &str,
-        start: u64,
-        rows: usize,
-        step: u64,
-        outputs: Vec<String>,
-        fixed: Vec<(String, Bound<'py, PyAny>)>,
-        threads: usize,
+        py: Python<'_>,
+        plan: &RunPlan,
         batch_rows: usize,
         encode: Option<&str>,
         cycles_column: Option<String>,
         emitted: bool,
     ) -> PyResult<arrow::BatchStream> {
-        contained(py, || {
-            let program = self.scope.program().clone();
-            let (plan, sources) = row_plan(py, &program, coordinate, start, rows, step, &outputs, &fixed)?;
-            let encode = encoding(py, encode)?;
-            let mut names = Vec::with_capacity(outputs.len() + 1);
-            names.extend(cycles_column.clone());
-            names.extend(outputs.iter().cloned());
-            let (maker, preset) = self.maker(py);
-            let generator =
-                engine::Generator::with_maker(&program, self.scope.kind(), maker, preset, &plan, &sources, threads)
-                    .map_err(|e| generate_error(py, e))?;
-            arrow::BatchStream::start(
-                engine::Batches::of(generator, batch_rows),
-                names,
-                cycles_column.is_some(),
-                encode,
-                emitted,
-            )
-            .map_err(|e| py_error(py, "InternalError", (e,)))
-        })
+        contained(py, || Rows::of_kernel(py, self).batches(py, plan, batch_rows, encode, cycles_column, emitted))
     }
 }

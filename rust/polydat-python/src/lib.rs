@@ -49,6 +49,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<program::Program>()?;
     m.add_class::<kernel::Kernel>()?;
     m.add_class::<arrow::BatchStream>()?;
+    m.add_class::<run::RunPlan>()?;
+    m.add("MAX_THREADS", run::MAX_THREADS)?;
+    m.add_function(wrap_pyfunction!(run::check_threads, m)?)?;
     #[cfg(feature = "test-hooks")]
     test_hooks::register(m)?;
     Ok(())

@@ -2,7 +2,7 @@
 
 use polydat_core::compile::CompileOptions;
 use polydat_core::engine::bind::Scope;
-use polydat_core::engine::{self, EngineKind, RowPlan};
+use polydat_core::engine::{self, EngineKind};
 use polydat_core::ir::GraphIr;
 use polydat_core::program::manifest::Manifest;
 use polydat_core::{BuildError, Program as CoreProgram};
@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use crate::arrow;
 use crate::convert::{port_type, to_py, to_value};
-use crate::errors::{bind_error, compile_error, contained, generate_error, py_error, refused, unknown_name};
+use crate::errors::{bind_error, compile_error, contained, py_error, refused, unknown_name};
 use crate::kernel::Kernel;
-use crate::run::{encoding, generate_dict, row_plan, with_emitted};
+use crate::run::{Rows, RunPlan};
 
 /// A compiled, immutable program (thread-safe).
 #[pyclass(frozen, module = "polydat._core")]
@@ -206,35 +206,22 @@ impl Program {
         self.inner.scope.inlined.iter().map(|(n, v)| Ok((n.clone(), to_py(py, v)?))).collect()
     }
 
-    /// Runs `rows` cycles `start, start + step, ...` writing `coordinate`,
-    /// with `fixed` inputs written once per kernel; returns {name: numpy
-    /// array} for every name in `outputs` (an output, or an input). `out`
-    /// gives the caller's numpy array for each output, written in place
-    /// (see `generate_dict`). The GIL is released; Ctrl-C stops every worker
-    /// within about 50 ms and raises `KeyboardInterrupt`.
-    /// With `emitted`, returns `(dict, rows)`: also the rows `emit_row`
-    /// nodes emitted, in row order.
-    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, emitted=false, out=None))]
-    #[allow(clippy::too_many_arguments)]
+    /// Runs the rows of `plan`: returns {name: numpy array} for every
+    /// column of the plan (an output, or an input). `out` gives the
+    /// caller's numpy array for each output, written in place (see
+    /// `generate_dict`). The GIL is released; Ctrl-C stops every worker
+    /// within about 50 ms and raises `KeyboardInterrupt`. With `emitted`,
+    /// returns `(dict, rows)`: also the rows `emit_row` nodes emitted, in
+    /// row order.
+    #[pyo3(signature = (plan, emitted=false, out=None))]
     fn generate<'py>(
         &self,
         py: Python<'py>,
-        coordinate: &str,
-        start: u64,
-        rows: usize,
-        step: u64,
-        outputs: Vec<String>,
-        fixed: Vec<(String, Bound<'py, PyAny>)>,
-        threads: usize,
+        plan: &RunPlan,
         emitted: bool,
         out: Option<Vec<Bound<'py, PyAny>>>,
     ) -> PyResult<PyObject> {
-        contained(py, || {
-            let (plan, sources) = self.row_plan(py, coordinate, start, rows, step, &outputs, &fixed)?;
-            let (program, kind) = (&self.inner, self.kind);
-            let make = || engine::Generator::new(program, kind, &plan, &sources, threads);
-            with_emitted(py, generate_dict(py, program, &plan, &sources, &outputs, out, make)?, emitted)
-        })
+        contained(py, || Rows::of_program(self).generate(py, plan, emitted, out))
     }
 
     /// The Arrow schema (an object with `__arrow_c_schema__`) of the columns
@@ -253,59 +240,24 @@ impl Program {
         })
     }
 
-    /// A stream of the rows of `generate`'s arguments, `batch_rows` at a
-    /// time, generated ahead on a thread of its own (with `threads` workers)
-    /// while the caller uses the previous batch. `encode=None` yields Arrow
-    /// record batches (objects with `__arrow_c_array__`); `"csv"` or
-    /// `"jsonl"` yields each batch's text as bytes. `cycles_column` names a
-    /// u64 column of the rows' cycle numbers put first (the command line's
-    /// coordinate column).
-    /// `emitted`: each item is `(batch, rows)`, with the rows `emit_row`
-    /// nodes emitted while the batch was made.
-    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads=1, batch_rows=65536, encode=None, cycles_column=None, emitted=false))]
-    #[allow(clippy::too_many_arguments)]
-    fn batches<'py>(
+    /// A stream of the rows of `plan`, `batch_rows` at a time, generated
+    /// ahead on a thread of its own (on the plan's workers) while the
+    /// caller uses the previous batch. `encode=None` yields Arrow record
+    /// batches (objects with `__arrow_c_array__`); `"csv"` or `"jsonl"`
+    /// yields each batch's text as bytes. `cycles_column` names a u64
+    /// column of the rows' cycle numbers put first (the command line's
+    /// coordinate column). `emitted`: each item is `(batch, rows)`, with the
+    /// rows `emit_row` nodes emitted while the batch was made.
+    #[pyo3(signature = (plan, batch_rows=65536, encode=None, cycles_column=None, emitted=false))]
+    fn batches(
         &self,
-        py: Python<'py>,
-        coordinate: &str,
-        start: u64,
-        rows: usize,
-        step: u64,
-        outputs: Vec<String>,
-        fixed: Vec<(String, Bound<'py, PyAny>)>,
-        threads: usize,
+        py: Python<'_>,
+        plan: &RunPlan,
         batch_rows: usize,
         encode: Option<&str>,
         cycles_column: Option<String>,
         emitted: bool,
     ) -> PyResult<arrow::BatchStream> {
-        contained(py, || {
-            let (plan, sources) = self.row_plan(py, coordinate, start, rows, step, &outputs, &fixed)?;
-            let encode = encoding(py, encode)?;
-            let mut names = Vec::with_capacity(outputs.len() + 1);
-            names.extend(cycles_column.clone());
-            names.extend(outputs.iter().cloned());
-            let stream = engine::Batches::new(&self.inner, self.kind, &plan, &sources, threads, batch_rows)
-                .map_err(|e| generate_error(py, e))?;
-            arrow::BatchStream::start(stream, names, cycles_column.is_some(), encode, emitted)
-                .map_err(|e| py_error(py, "InternalError", (e,)))
-        })
-    }
-}
-
-impl Program {
-    /// The checked row plan and column sources of a `generate` call.
-    #[allow(clippy::too_many_arguments)]
-    fn row_plan(
-        &self,
-        py: Python<'_>,
-        coordinate: &str,
-        start: u64,
-        rows: usize,
-        step: u64,
-        outputs: &[String],
-        fixed: &[(String, Bound<'_, PyAny>)],
-    ) -> PyResult<(RowPlan, Vec<engine::ColumnSource>)> {
-        row_plan(py, &self.inner, coordinate, start, rows, step, outputs, fixed)
+        contained(py, || Rows::of_program(self).batches(py, plan, batch_rows, encode, cycles_column, emitted))
     }
 }

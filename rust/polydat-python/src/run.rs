@@ -3,11 +3,11 @@
 //! GIL is released.
 
 use polydat_core::engine::column::Column;
-use polydat_core::engine::{self, EngineKind, Filled, GenerateError, RowPlan, Stop};
-use polydat_core::{Program as CoreProgram, WriteError};
+use polydat_core::engine::{self, EngineKind, Filled, GenerateError, KernelMaker, RowPlan, Stop};
+use polydat_core::{Program as CoreProgram, Value, WriteError};
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyInt};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -21,27 +21,209 @@ use crate::kernel::Kernel;
 use crate::program::Program;
 use crate::{arrow, host};
 
-/// The checked row plan and column sources of a `generate` call of `program`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn row_plan(
-    py: Python<'_>,
-    program: &Arc<CoreProgram>,
-    coordinate: &str,
-    start: u64,
-    rows: usize,
-    step: u64,
-    outputs: &[String],
-    fixed: &[(String, Bound<'_, PyAny>)],
-) -> PyResult<(RowPlan, Vec<engine::ColumnSource>)> {
-    let unknown_input = |name: &str| WriteError::UnknownInput { name: name.into(), known: program.input_names() };
-    let coordinate = program.input(coordinate).ok_or_else(|| write_error(py, &unknown_input(coordinate)))?;
-    let mut fixed_values = Vec::new();
-    for (name, value) in fixed {
-        let i = program.input(name).ok_or_else(|| write_error(py, &unknown_input(name)))?;
-        fixed_values.push((i, to_value(py, value)?));
+/// The most worker threads a run starts (`threads` is `1..=MAX_THREADS`).
+pub(crate) const MAX_THREADS: usize = 256;
+
+/// A worker-thread count, checked where it crosses from Python (the one
+/// check of it): an int (not a bool) in `1..=MAX_THREADS`, else
+/// `polydat.ArgumentError` saying what was given.
+pub(crate) struct Threads(pub(crate) usize);
+
+impl<'py> FromPyObject<'py> for Threads {
+    fn extract_bound(obj: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let py = obj.py();
+        if obj.is_instance_of::<PyBool>() || !obj.is_instance_of::<PyInt>() {
+            let kind = obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "object".into());
+            return Err(py_error(py, "ArgumentError", (format!("threads must be an integer, not {kind}"),)));
+        }
+        match obj.extract::<usize>() {
+            Ok(threads) if (1..=MAX_THREADS).contains(&threads) => Ok(Threads(threads)),
+            _ => {
+                let given = obj.str().map(|s| s.to_string()).unwrap_or_default();
+                let message = format!("threads must be between 1 and {MAX_THREADS}, got {given}");
+                Err(py_error(py, "ArgumentError", (message,)))
+            }
+        }
     }
-    let sources = column_sources(py, program, outputs)?;
-    Ok((RowPlan { coordinate, start, rows, step, fixed: fixed_values }, sources))
+}
+
+/// `threads` if it is a worker-thread count (see [`Threads`]), else `ArgumentError`.
+#[pyfunction]
+pub(crate) fn check_threads(threads: Threads) -> usize {
+    threads.0
+}
+
+/// One run of a program's rows, built once in Python and passed whole to
+/// `generate` and `batches`: `rows` cycles `start, start + step, ...`
+/// (wrapping) written to input `coordinate`, the columns `outputs` (outputs
+/// or inputs), the `fixed` inputs written once per kernel, on `threads`
+/// workers (checked when the plan is made). Names are resolved against the
+/// program when it runs.
+#[pyclass(frozen, module = "polydat._core")]
+pub(crate) struct RunPlan {
+    /// The coordinate input that takes each row's cycle.
+    #[pyo3(get)]
+    coordinate: String,
+    /// The cycle of the first row.
+    #[pyo3(get)]
+    start: u64,
+    /// The number of rows.
+    #[pyo3(get)]
+    rows: usize,
+    /// Added to the cycle from one row to the next (wrapping).
+    #[pyo3(get)]
+    step: u64,
+    /// The columns, by name.
+    #[pyo3(get)]
+    outputs: Vec<String>,
+    /// Inputs fixed for the whole run, as (name, Python value).
+    fixed: Vec<(String, Py<PyAny>)>,
+    /// Worker threads.
+    #[pyo3(get)]
+    threads: usize,
+}
+
+#[pymethods]
+impl RunPlan {
+    /// A plan; `threads` is checked here (`ArgumentError` unless an int in `1..=MAX_THREADS`).
+    #[new]
+    #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads))]
+    fn new(
+        coordinate: String,
+        start: u64,
+        rows: usize,
+        step: u64,
+        outputs: Vec<String>,
+        fixed: Vec<(String, Py<PyAny>)>,
+        threads: Threads,
+    ) -> RunPlan {
+        RunPlan { coordinate, start, rows, step, outputs, fixed, threads: threads.0 }
+    }
+
+    /// The `count` rows of this plan after its first `skip` (their first
+    /// cycle `start + skip * step`, wrapping).
+    fn segment(&self, py: Python<'_>, skip: u64, count: usize) -> RunPlan {
+        let start = self.start.wrapping_add(skip.wrapping_mul(self.step));
+        RunPlan { start, rows: count, ..self.copy(py) }
+    }
+
+    /// This plan with the columns `outputs`.
+    fn with_outputs(&self, py: Python<'_>, outputs: Vec<String>) -> RunPlan {
+        RunPlan { outputs, ..self.copy(py) }
+    }
+}
+
+impl RunPlan {
+    fn copy(&self, py: Python<'_>) -> RunPlan {
+        RunPlan {
+            coordinate: self.coordinate.clone(),
+            start: self.start,
+            rows: self.rows,
+            step: self.step,
+            outputs: self.outputs.clone(),
+            fixed: self.fixed.iter().map(|(n, v)| (n.clone(), v.clone_ref(py))).collect(),
+            threads: self.threads,
+        }
+    }
+
+    /// The core's row plan and the column sources of this run of `program`
+    /// (its names resolved, its fixed values converted).
+    fn resolve(&self, py: Python<'_>, program: &CoreProgram) -> PyResult<(RowPlan, Vec<engine::ColumnSource>)> {
+        let unknown_input = |name: &str| WriteError::UnknownInput { name: name.into(), known: program.input_names() };
+        let coordinate =
+            program.input(&self.coordinate).ok_or_else(|| write_error(py, &unknown_input(&self.coordinate)))?;
+        let mut fixed = Vec::new();
+        for (name, value) in &self.fixed {
+            let i = program.input(name).ok_or_else(|| write_error(py, &unknown_input(name)))?;
+            fixed.push((i, to_value(py, value.bind(py))?));
+        }
+        let sources = column_sources(py, program, &self.outputs)?;
+        Ok((RowPlan { coordinate, start: self.start, rows: self.rows, step: self.step, fixed }, sources))
+    }
+}
+
+/// Where a run's kernels come from: fresh kernels of a program, or
+/// kernels of a kernel's scope (its bindings, its current inputs).
+pub(crate) struct Rows {
+    program: Arc<CoreProgram>,
+    kind: EngineKind,
+    /// A maker of the scope's kernels and the bound inputs' current values.
+    scope: Option<(KernelMaker, Vec<(usize, Value)>)>,
+}
+
+impl Rows {
+    /// Fresh kernels of `program`.
+    pub(crate) fn of_program(program: &Program) -> Rows {
+        Rows { program: program.inner.clone(), kind: program.kind, scope: None }
+    }
+
+    /// Kernels of `kernel`'s scope, from its current state.
+    pub(crate) fn of_kernel(py: Python<'_>, kernel: &Kernel) -> Rows {
+        let program = kernel.scope.program().clone();
+        Rows { program, kind: kernel.scope.kind(), scope: Some(kernel.maker(py)) }
+    }
+
+    /// The generator of `sources` over the rows of `plan` on `threads` workers.
+    fn generator(
+        self,
+        plan: &RowPlan,
+        sources: &[engine::ColumnSource],
+        threads: usize,
+    ) -> Result<engine::Generator, GenerateError> {
+        let Rows { program, kind, scope } = self;
+        match scope {
+            None => engine::Generator::new(&program, kind, plan, sources, threads),
+            Some((maker, preset)) => {
+                engine::Generator::with_maker(&program, kind, maker, preset, plan, sources, threads)
+            }
+        }
+    }
+
+    /// `generate` of `plan`: `{name: numpy array}` (see [`generate_dict`]),
+    /// or `(dict, emitted rows)` with `emitted`.
+    pub(crate) fn generate(
+        self,
+        py: Python<'_>,
+        plan: &RunPlan,
+        emitted: bool,
+        out: Option<Vec<Bound<'_, PyAny>>>,
+    ) -> PyResult<PyObject> {
+        let (row_plan, sources) = plan.resolve(py, &self.program)?;
+        let program = self.program.clone();
+        let threads = plan.threads;
+        let make = || self.generator(&row_plan, &sources, threads);
+        let (d, rows) = generate_dict(py, &program, &row_plan, &sources, &plan.outputs, out, make)?;
+        Ok(if emitted { (d, rows).into_pyobject(py)?.into_any().unbind() } else { d.into_any().unbind() })
+    }
+
+    /// The batch stream of `plan`, `batch_rows` rows a batch, made ahead on
+    /// a thread of its own: Arrow record batches, or (`encode`) text;
+    /// `cycles_column` puts the rows' cycles first under that name;
+    /// `emitted` pairs each batch with the rows `emit_row` emitted.
+    pub(crate) fn batches(
+        self,
+        py: Python<'_>,
+        plan: &RunPlan,
+        batch_rows: usize,
+        encode: Option<&str>,
+        cycles_column: Option<String>,
+        emitted: bool,
+    ) -> PyResult<arrow::BatchStream> {
+        let (row_plan, sources) = plan.resolve(py, &self.program)?;
+        let encode = encoding(py, encode)?;
+        let mut names = Vec::with_capacity(plan.outputs.len() + 1);
+        names.extend(cycles_column.clone());
+        names.extend(plan.outputs.iter().cloned());
+        let generator = self.generator(&row_plan, &sources, plan.threads).map_err(|e| generate_error(py, e))?;
+        arrow::BatchStream::start(
+            engine::Batches::of(generator, batch_rows),
+            names,
+            cycles_column.is_some(),
+            encode,
+            emitted,
+        )
+        .map_err(|e| py_error(py, "InternalError", (e,)))
+    }
 }
 
 /// What each of `names` selects as a column of `program` (an output, else an input).
@@ -175,15 +357,6 @@ pub(crate) fn generate_dict<'py>(
     Ok((d, emitted))
 }
 
-/// `generate`'s Python result: the dict, or `(dict, emitted rows)` when asked.
-pub(crate) fn with_emitted<'py>(
-    py: Python<'py>,
-    (d, rows): (Bound<'py, PyDict>, Vec<String>),
-    emitted: bool,
-) -> PyResult<PyObject> {
-    Ok(if emitted { (d, rows).into_pyobject(py)?.into_any().unbind() } else { d.into_any().unbind() })
-}
-
 pub(crate) fn encoding(py: Python<'_>, encode: Option<&str>) -> PyResult<arrow::Encode> {
     match encode {
         None => Ok(arrow::Encode::Arrow),
@@ -202,13 +375,13 @@ pub(crate) fn encoding(py: Python<'_>, encode: Option<&str>) -> PyResult<arrow::
 /// runs are shared out among `threads` workers; the result is the same on
 /// any number. The GIL is released.
 #[pyfunction]
-#[pyo3(signature = (runs, columns, format, threads=1))]
+#[pyo3(signature = (runs, columns, format, threads=Threads(1)))]
 pub(crate) fn fill_runs(
     py: Python<'_>,
     runs: Vec<(PyRef<'_, Kernel>, u64, usize)>,
     columns: Vec<String>,
     format: &str,
-    threads: usize,
+    threads: Threads,
 ) -> PyResult<PyObject> {
     contained(py, || {
         let Some((first, _, _)) = runs.first() else {
@@ -228,7 +401,7 @@ pub(crate) fn fill_runs(
         let interrupt = SignalWatch::new();
         let hook = || interrupt.interrupted();
         let stop = Stop::with_hook(&hook);
-        let result = py.allow_threads(|| engine::fill_runs(&program, jobs, &sources, threads, &stop));
+        let result = py.allow_threads(|| engine::fill_runs(&program, jobs, &sources, threads.0, &stop));
         let filled = match result {
             Err(GenerateError::Cancelled) => return Err(interrupt.take()),
             other => other.map_err(|e| generate_error(py, e))?,
