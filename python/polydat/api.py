@@ -10,6 +10,7 @@ import functools
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import _core
@@ -65,6 +66,37 @@ ARROW_TYPES = {
 field's metadata says ``polydat.type: json``)."""
 
 
+@dataclass(frozen=True)
+class CompileOptions:
+    """How a program is compiled, besides its source and outer scope (see
+    :func:`compile`): made once per compile and kept by the program, which
+    compiles its ``for`` bodies and its unpickled copy with the same options
+    (a variant is ``dataclasses.replace(options, ...)``)."""
+
+    engine: str = "auto"
+    provenance: str = "auto"
+    library_path: tuple[str, ...] = ()
+    """Module directories searched besides the source file's own."""
+    strict: bool = False
+    """Refuse implicit coercions and free names nobody provides."""
+    strict_names: bool = False
+    """Refuse free names nobody provides (without ``strict``'s typing)."""
+    outputs: tuple[str, ...] | None = None
+    """Keep only these outputs (None: every output)."""
+    fusion: bool = True
+
+
+@dataclass(frozen=True)
+class _OuterScope:
+    """What a program compiled against an outer scope was compiled against,
+    kept to compile it again where it is unpickled: the outer scope's
+    manifest (JSON text), the iteration variables and the kept names."""
+
+    manifest: str | None
+    iteration: tuple[tuple[str, str], ...]
+    keep: tuple[str, ...]
+
+
 def _pyarrow(what: str) -> Any:
     """pyarrow, or a clear error when it is not installed."""
     try:
@@ -88,19 +120,21 @@ class Program:
         source: str,
         path: str | None,
         bound: Any,
-        options: dict[str, Any],
+        options: CompileOptions,
         outer_kernel: Kernel | None = None,
+        outer_scope: _OuterScope | None = None,
     ):
         self._core = core
         self.source = source
         self.path = path
         self._bound = bound
         self._options = options
+        self._outer_scope = outer_scope
         self._outer_kernel = outer_kernel
         self._traversal_programs: dict[tuple[int, tuple[tuple[str, str], ...]], Program] = {}
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_recompile, (self.source, self.path, self._options))
+        return (_recompile, (self.source, self.path, self._options, self._outer_scope))
 
     @functools.cached_property
     def _run_facts(self) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
@@ -164,12 +198,10 @@ class Program:
         if cached is not None:
             return cached
         traversal = self._bound.traversals[index]
-        options = dict(self._options)
-        options.pop("outputs", None)
         program = _compile_source(
             self.source,
             self.path,
-            options,
+            replace(self._options, outputs=None),
             outer=self,
             iteration=list(types.items()),
             body=(traversal, self._bound.program, self._bound.pragmas),
@@ -442,16 +474,14 @@ class Program:
         )
 
 
-def _recompile(source: str, path: str | None, options: dict[str, Any]) -> Program:
+def _recompile(source: str, path: str | None, options: CompileOptions, outer: _OuterScope | None) -> Program:
     """Unpickles a :class:`Program`: compiles its source again with its options
     (a program compiled against an outer scope keeps that scope's manifest)."""
-    options = dict(options)
-    manifest = options.pop("manifest", None)
-    iteration = options.pop("iteration", ())
-    keep = options.pop("keep", ())
-    if manifest is None and not iteration and not keep:
-        return compile(source, path=path, **options)
-    return _compile_source(source, path, options, outer=_Manifest(manifest), iteration=iteration, keep=keep)
+    if outer is None:
+        return _compile_source(source, path, options)
+    return _compile_source(
+        source, path, options, outer=_Manifest(outer.manifest), iteration=outer.iteration, keep=outer.keep
+    )
 
 
 class _Manifest:
@@ -628,7 +658,7 @@ class Kernel:
         if isinstance(body, Program):
             program = body
         elif isinstance(body, str):
-            options = {"engine": engine, "library_path": _directories(library_path), "strict": strict}
+            options = CompileOptions(engine=engine, library_path=_directories(library_path), strict=strict)
             spath = os.fspath(path) if path is not None else None
             program = _compile_source(body, spath, options, outer=self, iteration=list(types.items()))
         else:
@@ -650,7 +680,7 @@ class Kernel:
             )
         parsed = self.program._bound.comprehensions[index]
         assert isinstance(parsed, comprehensions.Comprehension)
-        engine = self.program._options.get("engine", "auto")
+        engine = self.program._options.engine
         types, tuples = open_comprehension(parsed, self._core, self._lenient_value_of, engine, False)
         program = self.program.traversal_program(index, types)
         return self._activations(types, tuples, program)
@@ -957,7 +987,7 @@ def _scope_expression(
     source = "\n".join(f"__e{i} := ({text})" for i, text in enumerate(texts))
     # Names must exist (``strict_names``): a name nobody provides would read
     # as a default and silently keep or drop every tuple.
-    options = {"engine": engine, "library_path": [], "strict": strict, "strict_names": True}
+    options = CompileOptions(engine=engine, strict=strict, strict_names=True)
     try:
         return _compile_source(source, None, options, outer=outer, iteration=list(types.items()))
     except CompileError as err:
@@ -1067,14 +1097,14 @@ def compile(
     if outer is not None and not isinstance(outer, (Kernel, Program)):
         raise ArgumentError(f"outer must be a polydat.Kernel or Program, not {type(outer).__name__}")
     spath = os.fspath(path) if path is not None else None
-    options = {
-        "engine": engine,
-        "provenance": provenance,
-        "library_path": _directories(library_path),
-        "strict": strict,
-        "outputs": _names(outputs, "outputs") if outputs is not None else None,
-        "fusion": fusion,
-    }
+    options = CompileOptions(
+        engine=engine,
+        provenance=provenance,
+        library_path=_directories(library_path),
+        strict=strict,
+        outputs=tuple(_names(outputs, "outputs")) if outputs is not None else None,
+        fusion=fusion,
+    )
     if iteration is not None and not isinstance(iteration, Mapping):
         raise ArgumentError("iteration must be a mapping of names to type names, e.g. {'k': 'u64'}")
     return _compile_source(source, spath, options, outer=outer, iteration=list((iteration or {}).items()))
@@ -1083,7 +1113,7 @@ def compile(
 def _compile_source(
     source: str,
     path: str | None,
-    options: dict[str, Any],
+    options: CompileOptions,
     *,
     outer: Any = None,
     iteration: Sequence[tuple[str, str]] = (),
@@ -1112,10 +1142,8 @@ def _compile_source(
     outer_types.update(dict(iteration))
     outer_coordinates = [e["name"] for e in entries if e["form"] == "coordinate" and e["name"] not in outer_types]
     outer_coordinates.extend(c for c in coordinates if c not in outer_types and c not in outer_coordinates)
-    engine = options.get("engine", "auto")
-    provenance = options.get("provenance", "auto")
-    strict = bool(options.get("strict", False))
-    libs = list(options.get("library_path", ()))
+    strict = options.strict
+    libs = list(options.library_path)
     if body is not None:
         traversal, parent_ast, pragmas = body
         bound = dsl.bind_body(
@@ -1133,12 +1161,12 @@ def _compile_source(
     try:
         core = _core.Program.compile(
             json.dumps(bound.ir, check_circular=False),  # the IR holds no cycle: skip the per-container check
-            engine=engine,
-            provenance=provenance,
+            engine=options.engine,
+            provenance=options.provenance,
             strict=strict or bound.strict_types,
-            strict_names=strict or bool(options.get("strict_names")) or bound.strict,
-            outputs=options.get("outputs"),
-            fusion=options.get("fusion", True),
+            strict_names=strict or options.strict_names or bound.strict,
+            outputs=list(options.outputs) if options.outputs is not None else None,
+            fusion=options.fusion,
             outer_json=manifest_json,
             iteration=list(iteration),
             keep=list(keep),
@@ -1146,17 +1174,10 @@ def _compile_source(
     except CompileError as err:
         raise _with_source(err, source, path) from None
     _check_strict_values(core, bound, source, path)
-    stored = {
-        "engine": engine,
-        "provenance": provenance,
-        "library_path": libs,
-        "strict": strict,
-        "outputs": options.get("outputs"),
-        "fusion": options.get("fusion", True),
-    }
+    scope = None
     if manifest_json is not None or iteration or keep:
-        stored.update(manifest=manifest_json, iteration=list(iteration), keep=list(keep))
-    program = Program(core, source, path, bound, stored, outer_kernel=outer_kernel)
+        scope = _OuterScope(manifest_json, tuple((n, t) for n, t in iteration), tuple(keep))
+    program = Program(core, source, path, bound, options, outer_kernel=outer_kernel, outer_scope=scope)
     if body is None:
         _check_traversals(program)
     return program
@@ -1198,11 +1219,11 @@ class _HasRefs(Exception):
     """A comprehension reads a name: its types are known only when it opens."""
 
 
-def _directories(paths: Any) -> list[str]:
+def _directories(paths: Any) -> tuple[str, ...]:
     """Module directories: one path (str or PathLike) or an iterable of them."""
     if isinstance(paths, (str, bytes, os.PathLike)):
-        return [os.fsdecode(paths)]
-    return [os.fsdecode(p) for p in paths]
+        return (os.fsdecode(paths),)
+    return tuple(os.fsdecode(p) for p in paths)
 
 
 def compile_file(path: str | os.PathLike[str], **options: Any) -> Program:

@@ -676,7 +676,7 @@ def _params_program(params: Mapping[str, Any], engine: str, path: str | None) ->
     """The params scope: one unfolded-by-name ``const NAME := <literal>`` per
     parameter (built as IR, so any string is taken as it is)."""
     from . import _core
-    from .api import Program
+    from .api import CompileOptions, Program
     from .dsl import BoundProgram, ast
 
     nodes, outputs, lines = [], [], []
@@ -705,8 +705,7 @@ def _params_program(params: Mapping[str, Any], engine: str, path: str | None) ->
         spans={},
         program=ast.Program((), source, path),
     )
-    options = {"engine": engine, "provenance": "auto", "library_path": [], "strict": False, "outputs": None, "fusion": True}
-    return Program(core, source, path, bound, options)
+    return Program(core, source, path, bound, CompileOptions(engine=engine))
 
 
 _REFERENCE = re.compile(r"\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}")
@@ -858,7 +857,9 @@ class _Chain:
     def __init__(self, workload: Workload):
         self.workload = workload
         self.path = workload.path
-        self.options = {"engine": workload.engine, "library_path": [], "strict": workload.strict}
+        from .api import CompileOptions
+
+        self.options = CompileOptions(engine=workload.engine, strict=workload.strict)
         self.scopes: list[_Scope] = []
         """Every scope compiled so far, in order (``check`` and ``explain`` read them)."""
         params = _params_program(workload.params, workload.engine, self.path)
