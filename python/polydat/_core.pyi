@@ -129,27 +129,11 @@ class Program:
         """(name, origin) per input: declared, inferred, outer, iteration or cell."""
     def inlined(self) -> list[tuple[str, Any]]:
         """The outer literals inlined as constants, (name, value)."""
-    def generate(self, plan: RunPlan, emitted: bool = False, out: list[Any] | None = None) -> Any:
-        """``{name: numpy array}`` of the plan's rows; with ``emitted``, ``(that
-        dict, rows)``: also the rows ``emit_row`` nodes emitted, in row order;
-        ``out``: the caller's arrays, one per column, written in place."""
-    def batches(
-        self,
-        plan: RunPlan,
-        batch_rows: int = 65536,
-        encode: str | None = None,
-        cycles_column: str | None = None,
-        emitted: bool = False,
-    ) -> BatchStream:
-        """The rows of ``plan``, ``batch_rows`` at a time,
-        generated ahead on a thread of its own: Arrow record batches (objects
-        with ``__arrow_c_array__``), or CSV/JSONL text as bytes; with
-        ``emitted`` each item is ``(batch, rows emit_row emitted)``."""
     def arrow_schema(self, names: list[str]) -> Any:
         """The Arrow schema (``__arrow_c_schema__``) of columns ``names``."""
 
 class BatchStream:
-    """A stream of batches (see ``Program.batches``)."""
+    """A stream of batches (see :func:`batches`)."""
 
     @property
     def schema(self) -> Any:
@@ -187,17 +171,26 @@ class Kernel:
         """This scope's manifest through its outer chain (JSON)."""
     def value_of(self, name: str) -> Any:
         """The current value of ``name`` as this scope sees it (raises ``UnknownNameError``)."""
-    def generate(self, plan: RunPlan, emitted: bool = False, out: list[Any] | None = None) -> Any:
-        """``Program.generate`` from this kernel's state, on kernels of its scope."""
-    def batches(
-        self,
-        plan: RunPlan,
-        batch_rows: int = 65536,
-        encode: str | None = None,
-        cycles_column: str | None = None,
-        emitted: bool = False,
-    ) -> BatchStream:
-        """``Program.batches`` from this kernel's state."""
+
+def generate(on: Program | Kernel, plan: RunPlan, emitted: bool = False, out: list[Any] | None = None) -> Any:
+    """``{name: numpy array}`` of the plan's rows, made on fresh kernels of a
+    program or on kernels of a kernel's scope (its bindings, its current
+    inputs); with ``emitted``, ``(that dict, rows)``: also the rows
+    ``emit_row`` nodes emitted, in row order; ``out``: the caller's arrays,
+    one per column, written in place."""
+
+def batches(
+    on: Program | Kernel,
+    plan: RunPlan,
+    batch_rows: int = 65536,
+    encode: str | None = None,
+    cycles_column: str | None = None,
+    emitted: bool = False,
+) -> BatchStream:
+    """The rows of ``plan`` (see :func:`generate`), ``batch_rows`` at a time,
+    generated ahead on a thread of its own: Arrow record batches (objects
+    with ``__arrow_c_array__``), or CSV/JSONL text as bytes; with
+    ``emitted`` each item is ``(batch, rows emit_row emitted)``."""
 
 def fill_runs(runs: list[tuple[Kernel, int, int]], columns: list[str], format: str, threads: int = 1) -> Any:
     """The rows of several kernels of one program, run after run ((kernel,

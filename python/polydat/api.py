@@ -770,7 +770,7 @@ def _generate(
         if format != "numpy" or emitted:
             raise ArgumentError("out= takes numpy arrays: it goes with format='numpy' and no emitted rows")
         names, arrays, single = _out_arrays(out, outputs)
-        filled = core.generate(program._run_plan(cycles, names, inputs, threads, coordinate), out=arrays)
+        filled = _core.generate(core, program._run_plan(cycles, names, inputs, threads, coordinate), out=arrays)
         return filled[names[0]] if single else filled
     if format not in ("numpy", "arrow"):
         raise ArgumentError(f"format must be 'numpy' or 'arrow', not {format!r}")
@@ -794,9 +794,9 @@ def _generate(
         return table.select(kept), pa.table({"row": pa.array(emitted_rows, pa.string())})
     plan = program._run_plan(cycles, outputs, inputs, threads, coordinate)
     if not emitted:
-        return core.generate(plan)
+        return _core.generate(core, plan)
     extra = [n for n in program._emit_outputs if n not in plan.outputs]
-    columns, emitted_rows = core.generate(plan.with_outputs(plan.outputs + extra), emitted=True)
+    columns, emitted_rows = _core.generate(core, plan.with_outputs(plan.outputs + extra), emitted=True)
     import numpy as np
 
     for name in extra:
@@ -857,7 +857,7 @@ def _reused_batches(
         while done < rows:
             n = min(batch_rows, rows - done)
             views = [arrays[name][:n] for name in names]
-            yield core.generate(plan.segment(done, n), out=views)
+            yield _core.generate(core, plan.segment(done, n), out=views)
             done += n
 
     return batches()
@@ -955,7 +955,7 @@ def batch_stream(
     batch_rows = min(batch_rows, max(plan.rows, 1))
     if emitted:
         plan = plan.with_outputs(plan.outputs + [n for n in program._emit_outputs if n not in plan.outputs])
-    return core.batches(plan, batch_rows=batch_rows, encode=encode, cycles_column=cycles_column, emitted=emitted)
+    return _core.batches(core, plan, batch_rows=batch_rows, encode=encode, cycles_column=cycles_column, emitted=emitted)
 
 
 def open_comprehension(

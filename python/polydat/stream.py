@@ -84,13 +84,14 @@ class Stream:
         at most :data:`~polydat.api.SEGMENT_ROWS` of them (one run of the
         core; a run of every cycle, 2**64 rows, is several); its producer
         starts at the first batch read."""
+        from . import _core
         from .api import SEGMENT_ROWS
 
         rows = self._plan.rows
         skip = min(skip, rows)
         count = min(rows - skip, SEGMENT_ROWS)
         batch_rows = min(self._batch_rows, max(count, 1))  # a batch of more rows than the run is the run
-        return self._core.batches(self._plan.segment(skip, count), batch_rows=batch_rows)
+        return _core.batches(self._core, self._plan.segment(skip, count), batch_rows=batch_rows)
 
     def _whole(self, skip: int = 0) -> Any:
         """:meth:`_open` for a consumer that takes the rest of the run as one

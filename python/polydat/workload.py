@@ -1102,7 +1102,7 @@ class _Native:
     """A phase the core runs without a kernel per scope.
 
     Without ``for_each``: one kernel of the rows program sweeps the cycles
-    (``Kernel.batches``, on ``threads`` workers). With one ``for_each``
+    (``_core.batches`` of a kernel, on ``threads`` workers). With one ``for_each``
     level over a range of numbers (``order in 0..{orders}``, no ``where``):
     the level's bindings and the rows program are compiled as one program
     whose iteration inputs are the level's name, ``ordinal`` and
@@ -1194,7 +1194,7 @@ class _Native:
             if hi == lo:
                 return None
             plan = _core.RunPlan(self.coordinate, start + lo, hi - lo, 1, self.columns, [], threads)
-            return self.kernel.batches(plan, batch_rows=RUN_BATCH_ROWS, encode=encode)
+            return _core.batches(self.kernel, plan, batch_rows=RUN_BATCH_ROWS, encode=encode)
         lo, hi = _part_bounds(len(self.parents), part)
         if hi == lo:
             return None

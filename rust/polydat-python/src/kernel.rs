@@ -7,10 +7,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::Arc;
 
-use crate::arrow;
 use crate::convert::{to_py, to_value};
 use crate::errors::{contained, eval_error, py_error, unknown_name, write_error};
-use crate::run::{Rows, RunPlan};
 
 /// One mutable state over a program: a scope, root or bound under an outer
 /// kernel's. Calls lock it, so it is safe to share, but use it from one
@@ -184,32 +182,5 @@ impl Kernel {
                 Err(py_error(py, "UnknownNameError", (message, name, close)))
             }
         })
-    }
-
-    /// `generate` from this kernel's state: the rows run on kernels of the
-    /// same scope (its bindings, its current inputs), one per thread.
-    #[pyo3(signature = (plan, emitted=false, out=None))]
-    fn generate<'py>(
-        &self,
-        py: Python<'py>,
-        plan: &RunPlan,
-        emitted: bool,
-        out: Option<Vec<Bound<'py, PyAny>>>,
-    ) -> PyResult<PyObject> {
-        contained(py, || Rows::of_kernel(py, self).generate(py, plan, emitted, out))
-    }
-
-    /// The batch stream of `Program.batches`, from this kernel's state (see `generate`).
-    #[pyo3(signature = (plan, batch_rows=65536, encode=None, cycles_column=None, emitted=false))]
-    fn batches(
-        &self,
-        py: Python<'_>,
-        plan: &RunPlan,
-        batch_rows: usize,
-        encode: Option<&str>,
-        cycles_column: Option<String>,
-        emitted: bool,
-    ) -> PyResult<arrow::BatchStream> {
-        contained(py, || Rows::of_kernel(py, self).batches(py, plan, batch_rows, encode, cycles_column, emitted))
     }
 }

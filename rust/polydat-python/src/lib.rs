@@ -42,6 +42,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert::numpy_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(run::bench_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run::text_header, m)?)?;
+    m.add_function(wrap_pyfunction!(run::generate, m)?)?;
+    m.add_function(wrap_pyfunction!(run::batches, m)?)?;
     m.add_function(wrap_pyfunction!(run::fill_runs, m)?)?;
     m.add_function(wrap_pyfunction!(fanout::fanout, m)?)?;
     m.add_function(wrap_pyfunction!(fanout::fanout_rows, m)?)?;

@@ -14,7 +14,6 @@ use crate::arrow;
 use crate::convert::{port_type, to_py, to_value};
 use crate::errors::{bind_error, compile_error, contained, py_error, refused, unknown_name};
 use crate::kernel::Kernel;
-use crate::run::{Rows, RunPlan};
 
 /// A compiled, immutable program (thread-safe).
 #[pyclass(frozen, module = "polydat._core")]
@@ -206,24 +205,6 @@ impl Program {
         self.inner.scope.inlined.iter().map(|(n, v)| Ok((n.clone(), to_py(py, v)?))).collect()
     }
 
-    /// Runs the rows of `plan`: returns {name: numpy array} for every
-    /// column of the plan (an output, or an input). `out` gives the
-    /// caller's numpy array for each output, written in place (see
-    /// `generate_dict`). The GIL is released; Ctrl-C stops every worker
-    /// within about 50 ms and raises `KeyboardInterrupt`. With `emitted`,
-    /// returns `(dict, rows)`: also the rows `emit_row` nodes emitted, in
-    /// row order.
-    #[pyo3(signature = (plan, emitted=false, out=None))]
-    fn generate<'py>(
-        &self,
-        py: Python<'py>,
-        plan: &RunPlan,
-        emitted: bool,
-        out: Option<Vec<Bound<'py, PyAny>>>,
-    ) -> PyResult<PyObject> {
-        contained(py, || Rows::of_program(self).generate(py, plan, emitted, out))
-    }
-
     /// The Arrow schema (an object with `__arrow_c_schema__`) of the columns
     /// `names` (outputs or inputs), from their declared types.
     fn arrow_schema(&self, py: Python<'_>, names: Vec<String>) -> PyResult<pyo3_arrow::PySchema> {
@@ -238,26 +219,5 @@ impl Program {
             }
             Ok(pyo3_arrow::PySchema::new(arrow::schema(&names, &types)))
         })
-    }
-
-    /// A stream of the rows of `plan`, `batch_rows` at a time, generated
-    /// ahead on a thread of its own (on the plan's workers) while the
-    /// caller uses the previous batch. `encode=None` yields Arrow record
-    /// batches (objects with `__arrow_c_array__`); `"csv"` or `"jsonl"`
-    /// yields each batch's text as bytes. `cycles_column` names a u64
-    /// column of the rows' cycle numbers put first (the command line's
-    /// coordinate column). `emitted`: each item is `(batch, rows)`, with the
-    /// rows `emit_row` nodes emitted while the batch was made.
-    #[pyo3(signature = (plan, batch_rows=65536, encode=None, cycles_column=None, emitted=false))]
-    fn batches(
-        &self,
-        py: Python<'_>,
-        plan: &RunPlan,
-        batch_rows: usize,
-        encode: Option<&str>,
-        cycles_column: Option<String>,
-        emitted: bool,
-    ) -> PyResult<arrow::BatchStream> {
-        contained(py, || Rows::of_program(self).batches(py, plan, batch_rows, encode, cycles_column, emitted))
     }
 }

@@ -142,9 +142,79 @@ impl RunPlan {
     }
 }
 
-/// Where a run's kernels come from: fresh kernels of a program, or
-/// kernels of a kernel's scope (its bindings, its current inputs).
-pub(crate) struct Rows {
+/// What a run's rows are made from: a program (fresh kernels), or a kernel
+/// (kernels of its scope: its bindings, its current inputs; one per thread).
+#[derive(FromPyObject)]
+pub(crate) enum RunOn<'py> {
+    Program(PyRef<'py, Program>),
+    Kernel(PyRef<'py, Kernel>),
+}
+
+/// Runs the rows of `plan` on `on` (a `Program` or a `Kernel`): returns
+/// {name: numpy array} for every column of the plan (an output, or an
+/// input). `out` gives the caller's numpy array for each output, written in
+/// place (see [`generate_dict`]). The GIL is released; Ctrl-C stops every
+/// worker within about 50 ms and raises `KeyboardInterrupt`. With
+/// `emitted`, returns `(dict, rows)`: also the rows `emit_row` nodes
+/// emitted, in row order.
+#[pyfunction]
+#[pyo3(signature = (on, plan, emitted=false, out=None))]
+pub(crate) fn generate<'py>(
+    py: Python<'py>,
+    on: RunOn<'py>,
+    plan: &RunPlan,
+    emitted: bool,
+    out: Option<Vec<Bound<'py, PyAny>>>,
+) -> PyResult<PyObject> {
+    contained(py, || {
+        let rows = Rows::of(py, &on);
+        let (row_plan, sources) = plan.resolve(py, &rows.program)?;
+        let program = rows.program.clone();
+        let threads = plan.threads;
+        let make = || rows.generator(&row_plan, &sources, threads);
+        let (d, emitted_rows) = generate_dict(py, &program, &row_plan, &sources, &plan.outputs, out, make)?;
+        Ok(match emitted {
+            true => (d, emitted_rows).into_pyobject(py)?.into_any().unbind(),
+            false => d.into_any().unbind(),
+        })
+    })
+}
+
+/// A stream of the rows of `plan` on `on` (see [`generate`]), `batch_rows`
+/// at a time, generated ahead on a thread of its own (on the plan's
+/// workers) while the caller uses the previous batch. `encode=None` yields
+/// Arrow record batches (objects with `__arrow_c_array__`); `"csv"` or
+/// `"jsonl"` yields each batch's text as bytes. `cycles_column` names a u64
+/// column of the rows' cycle numbers put first (the command line's
+/// coordinate column). `emitted`: each item is `(batch, rows)`, with the
+/// rows `emit_row` nodes emitted while the batch was made.
+#[pyfunction]
+#[pyo3(signature = (on, plan, batch_rows=65536, encode=None, cycles_column=None, emitted=false))]
+pub(crate) fn batches<'py>(
+    py: Python<'py>,
+    on: RunOn<'py>,
+    plan: &RunPlan,
+    batch_rows: usize,
+    encode: Option<&str>,
+    cycles_column: Option<String>,
+    emitted: bool,
+) -> PyResult<arrow::BatchStream> {
+    contained(py, || {
+        let rows = Rows::of(py, &on);
+        let (row_plan, sources) = plan.resolve(py, &rows.program)?;
+        let encode = encoding(py, encode)?;
+        let mut names = Vec::with_capacity(plan.outputs.len() + 1);
+        names.extend(cycles_column.clone());
+        names.extend(plan.outputs.iter().cloned());
+        let generator = rows.generator(&row_plan, &sources, plan.threads).map_err(|e| generate_error(py, e))?;
+        let batches = engine::Batches::of(generator, batch_rows);
+        arrow::BatchStream::start(batches, names, cycles_column.is_some(), encode, emitted)
+            .map_err(|e| py_error(py, "InternalError", (e,)))
+    })
+}
+
+/// The kernels a run's rows are made on (see [`RunOn`]).
+struct Rows {
     program: Arc<CoreProgram>,
     kind: EngineKind,
     /// A maker of the scope's kernels and the bound inputs' current values.
@@ -152,15 +222,14 @@ pub(crate) struct Rows {
 }
 
 impl Rows {
-    /// Fresh kernels of `program`.
-    pub(crate) fn of_program(program: &Program) -> Rows {
-        Rows { program: program.inner.clone(), kind: program.kind, scope: None }
-    }
-
-    /// Kernels of `kernel`'s scope, from its current state.
-    pub(crate) fn of_kernel(py: Python<'_>, kernel: &Kernel) -> Rows {
-        let program = kernel.scope.program().clone();
-        Rows { program, kind: kernel.scope.kind(), scope: Some(kernel.maker(py)) }
+    fn of(py: Python<'_>, on: &RunOn<'_>) -> Rows {
+        match on {
+            RunOn::Program(program) => Rows { program: program.inner.clone(), kind: program.kind, scope: None },
+            RunOn::Kernel(kernel) => {
+                let program = kernel.scope.program().clone();
+                Rows { program, kind: kernel.scope.kind(), scope: Some(kernel.maker(py)) }
+            }
+        }
     }
 
     /// The generator of `sources` over the rows of `plan` on `threads` workers.
@@ -177,52 +246,6 @@ impl Rows {
                 engine::Generator::with_maker(&program, kind, maker, preset, plan, sources, threads)
             }
         }
-    }
-
-    /// `generate` of `plan`: `{name: numpy array}` (see [`generate_dict`]),
-    /// or `(dict, emitted rows)` with `emitted`.
-    pub(crate) fn generate(
-        self,
-        py: Python<'_>,
-        plan: &RunPlan,
-        emitted: bool,
-        out: Option<Vec<Bound<'_, PyAny>>>,
-    ) -> PyResult<PyObject> {
-        let (row_plan, sources) = plan.resolve(py, &self.program)?;
-        let program = self.program.clone();
-        let threads = plan.threads;
-        let make = || self.generator(&row_plan, &sources, threads);
-        let (d, rows) = generate_dict(py, &program, &row_plan, &sources, &plan.outputs, out, make)?;
-        Ok(if emitted { (d, rows).into_pyobject(py)?.into_any().unbind() } else { d.into_any().unbind() })
-    }
-
-    /// The batch stream of `plan`, `batch_rows` rows a batch, made ahead on
-    /// a thread of its own: Arrow record batches, or (`encode`) text;
-    /// `cycles_column` puts the rows' cycles first under that name;
-    /// `emitted` pairs each batch with the rows `emit_row` emitted.
-    pub(crate) fn batches(
-        self,
-        py: Python<'_>,
-        plan: &RunPlan,
-        batch_rows: usize,
-        encode: Option<&str>,
-        cycles_column: Option<String>,
-        emitted: bool,
-    ) -> PyResult<arrow::BatchStream> {
-        let (row_plan, sources) = plan.resolve(py, &self.program)?;
-        let encode = encoding(py, encode)?;
-        let mut names = Vec::with_capacity(plan.outputs.len() + 1);
-        names.extend(cycles_column.clone());
-        names.extend(plan.outputs.iter().cloned());
-        let generator = self.generator(&row_plan, &sources, plan.threads).map_err(|e| generate_error(py, e))?;
-        arrow::BatchStream::start(
-            engine::Batches::of(generator, batch_rows),
-            names,
-            cycles_column.is_some(),
-            encode,
-            emitted,
-        )
-        .map_err(|e| py_error(py, "InternalError", (e,)))
     }
 }
 
