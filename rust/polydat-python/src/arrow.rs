@@ -150,10 +150,15 @@ pub struct BatchStream {
     rows: usize,
 }
 
+/// A batch as the producer hands it over: its rows, its columns, and the
+/// rows `emit_row` emitted while it was made.
+type NextBatch = (usize, Vec<Column>, Vec<String>);
+
 /// Where a stream's next batches come from.
 enum Feed {
-    /// Not started: the source, for the producer to take.
-    Pending(Mutex<Source>),
+    /// Not started: the source, for the producer to take (boxed: a source
+    /// is much larger than a running producer's handle).
+    Pending(Box<Mutex<Source>>),
     /// The producer runs.
     Running(Producer),
     /// Every batch was taken, or the stream was closed or handed over.
@@ -303,7 +308,14 @@ impl BatchStream {
     /// producer starts at the first batch read).
     pub fn of(source: Source, names: Vec<String>, encode: Encode) -> Result<BatchStream, String> {
         let schema = schema(&names, &source.types());
-        Ok(BatchStream { schema, names, encode, emitted: false, feed: Feed::Pending(Mutex::new(source)), rows: 0 })
+        Ok(BatchStream {
+            schema,
+            names,
+            encode,
+            emitted: false,
+            feed: Feed::Pending(Box::new(Mutex::new(source))),
+            rows: 0,
+        })
     }
 
     /// Stops the producer and waits for it.
@@ -314,7 +326,7 @@ impl BatchStream {
     /// The next batch's columns, waiting for the producer without the GIL
     /// (Ctrl-C meanwhile stops it and raises); `None` at the end. After an
     /// error the stream is over.
-    fn next_columns(&mut self, py: Python<'_>) -> PyResult<Option<(usize, Vec<Column>, Vec<String>)>> {
+    fn next_columns(&mut self, py: Python<'_>) -> PyResult<Option<NextBatch>> {
         loop {
             let producer = match self.feed.producer() {
                 Ok(Some(producer)) => producer,
