@@ -67,9 +67,10 @@ pub(crate) struct RunPlan {
     /// The cycle of the first row.
     #[pyo3(get)]
     start: u64,
-    /// The number of rows.
+    /// The number of rows (up to every cycle, 2**64: a stream of more rows
+    /// than one run of the core takes is run in segments).
     #[pyo3(get)]
-    rows: usize,
+    rows: u128,
     /// Added to the cycle from one row to the next (wrapping).
     #[pyo3(get)]
     step: u64,
@@ -91,7 +92,7 @@ impl RunPlan {
     fn new(
         coordinate: String,
         start: u64,
-        rows: usize,
+        rows: u128,
         step: u64,
         outputs: Vec<String>,
         fixed: Vec<(String, Py<PyAny>)>,
@@ -102,8 +103,9 @@ impl RunPlan {
 
     /// The `count` rows of this plan after its first `skip` (their first
     /// cycle `start + skip * step`, wrapping).
-    fn segment(&self, py: Python<'_>, skip: u64, count: usize) -> RunPlan {
-        let start = self.start.wrapping_add(skip.wrapping_mul(self.step));
+    fn segment(&self, py: Python<'_>, skip: u128, count: u128) -> RunPlan {
+        // Cycles wrap at 2**64, so only `skip` modulo 2**64 moves the start.
+        let start = self.start.wrapping_add((skip as u64).wrapping_mul(self.step));
         RunPlan { start, rows: count, ..self.copy(py) }
     }
 
@@ -138,7 +140,11 @@ impl RunPlan {
             fixed.push((i, to_value(py, value.bind(py))?));
         }
         let sources = column_sources(py, program, &self.outputs)?;
-        Ok((RowPlan { coordinate, start: self.start, rows: self.rows, step: self.step, fixed }, sources))
+        let rows = usize::try_from(self.rows).map_err(|_| {
+            let message = format!("one run takes at most {} rows, got {}: run segments of them", usize::MAX, self.rows);
+            py_error(py, "ArgumentError", (message,))
+        })?;
+        Ok((RowPlan { coordinate, start: self.start, rows, step: self.step, fixed }, sources))
     }
 }
 
