@@ -166,6 +166,22 @@ def test_programs_pickle_as_source_and_options() -> None:
     assert again.generate(range(100))["user_id"].tolist() == prog.generate(range(100))["user_id"].tolist()
 
 
+def test_compile_options_are_kept_whole_by_the_program_its_copies_and_its_for_bodies() -> None:
+    import dataclasses
+
+    source = "input cycle: u64\nbase := cycle + 1\nfor k in 0..2 {\n  v := base + k\n}\n"
+    prog = polydat.compile(source, engine="p2", provenance="push", strict=True, outputs=["base"], fusion=False)
+    options = prog._options
+    assert (options.engine, options.provenance, options.strict, options.outputs, options.fusion) == (
+        "p2", "push", True, ("base",), False
+    )
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.strict = False  # type: ignore[misc]
+    assert pickle.loads(pickle.dumps(prog))._options == options
+    body = prog.traversal_program(0, {"k": "u64"})
+    assert body._options == dataclasses.replace(options, outputs=None)
+
+
 def test_reprs_are_informative() -> None:
     prog = polydat.compile(USERS)
     shown = repr(prog)

@@ -62,6 +62,11 @@ def test_a_string_binding_does_not_leave_a_numeric_program_without_segments() ->
         assert all(e["reason"] != "its node has no native form" for e in doc["interpreted"]), doc
 
 
+def test_explain_says_how_generate_runs_on_the_mixed_engine() -> None:
+    plan = polydat.compile("input cycle: u64\nx := hash(cycle)", engine="mixed").explain_data()["engine"]["plan"]
+    assert "`generate` runs the native row loop when every step its columns need is scalar" in plan, plan
+
+
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_mixed_engine_agrees_with_p1_on_a_shipped_program(path: Path) -> None:
     # The program's path finds the modules beside it.

@@ -79,7 +79,7 @@ def test_iter_batches_past_the_memory_limit_is_an_out_of_memory_error(encode: st
                 for batch in p.iter_batches(range({ROWS}), batch_rows={ROWS // 2}):
                     pass
             else:
-                for text in p._core.batches("cycle", 0, {ROWS}, 1, ["s"], [], 1, {ROWS // 2}, "csv"):
+                for text in polydat._core.batches(p._core, p._run_plan({ROWS}, ["s"], None, 1, None), {ROWS // 2}, "csv"):
                     pass
         expect_out_of_memory(run, "batches")
         """

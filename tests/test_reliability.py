@@ -20,6 +20,8 @@ import pytest
 import polydat
 from polydat import EvalError, InternalError, PolydatError, WriteError
 
+from core_hooks import hooks
+
 SRC = """
 input cycle: u64
 extern e: u64 = 1
@@ -141,7 +143,7 @@ def test_json_externs_are_writable(kernel: polydat.Kernel) -> None:
 
 def test_a_panic_in_the_binding_is_an_internal_error() -> None:
     with pytest.raises(InternalError, match="boom 7") as info:
-        polydat._core._raise_panic("boom 7")
+        hooks._raise_panic("boom 7")
     assert isinstance(info.value, PolydatError) and isinstance(info.value, Exception)
 
 
@@ -149,6 +151,62 @@ def test_absurd_thread_counts_are_argument_errors() -> None:
     prog = polydat.compile(SRC)
     with pytest.raises(polydat.ArgumentError):
         prog.generate(range(100_000), threads=100_000)
+
+
+def test_thread_counts_from_one_to_the_most_run_the_same_rows() -> None:
+    prog = polydat.compile(SRC)
+    one = prog.generate(range(1000), threads=1)["out"]
+    most = prog.generate(range(1000), threads=polydat.api.MAX_THREADS)["out"]
+    assert polydat.api.MAX_THREADS == 256
+    assert np.array_equal(one, most) and list(one[:3]) == [1, 2, 3]
+
+
+def _every_run(prog: polydat.Program, workload: Any, out: Any, threads: Any) -> list[Any]:
+    """Every way a run takes ``threads``: each must refuse a bad count at the
+    call, before any row is made (also for a run of no rows)."""
+    return [
+        lambda: prog.generate(range(3), threads=threads),
+        lambda: prog.generate(range(0), threads=threads),
+        lambda: prog.generate(range(3), threads=threads, format="arrow"),
+        lambda: prog.generate(range(3), threads=threads, out={"out": np.zeros(3, np.uint64)}),
+        lambda: prog.kernel().generate(range(3), threads=threads),
+        lambda: prog.stream(range(3), threads=threads),
+        lambda: prog.iter_batches(range(3), threads=threads, reuse=True),
+        lambda: prog.iter_batches(range(3), threads=threads, emitted=True),
+        lambda: workload.table("t", threads=threads),
+        lambda: workload.write("t", out, "csv", threads=threads),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("threads", "message"),
+    [
+        (0, "threads must be between 1 and 256, got 0"),
+        (-1, "threads must be between 1 and 256, got -1"),
+        (257, "threads must be between 1 and 256, got 257"),
+        (10**30, f"threads must be between 1 and 256, got {10**30}"),
+        (2.0, "threads must be an integer, not float"),
+        ("2", "threads must be an integer, not str"),
+        (True, "threads must be an integer, not bool"),
+        (None, "threads must be an integer, not NoneType"),
+        (np.int64(2), "threads must be an integer, not int64"),
+    ],
+)
+def test_bad_thread_counts_are_refused_by_every_run(threads: Any, message: str, tmp_path: Any) -> None:
+    import io
+
+    from polydat.workload import Workload
+
+    prog = polydat.compile(SRC)
+    (tmp_path / "w.yaml").write_text("params: {n: 3}\nphases:\n  t: {cycles: '{n}', bindings: 'x := cycle'}\n")
+    out = io.BytesIO()
+    workload = Workload.load(tmp_path / "w.yaml")
+    assert workload.table("t").num_rows == 3
+    for i, run in enumerate(_every_run(prog, workload, out, threads)):
+        with pytest.raises(polydat.ArgumentError) as info:
+            run()
+        assert str(info.value) == message, i
+    assert out.getvalue() == b"", "nothing is written before the refusal"
 
 
 STOPS_WITHIN = 0.2

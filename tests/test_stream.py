@@ -87,7 +87,7 @@ def _producers() -> int:
 
 def test_a_text_stream_has_no_arrow_stream() -> None:
     prog = polydat.compile(SOURCE)
-    core = prog._core.batches("cycle", 0, 10, 1, ["k"], [], encode="csv")
+    core = polydat._core.batches(prog._core, prog._run_plan(10, ["k"], None, 1, None), encode="csv")
     with pytest.raises(polydat.ArgumentError, match="text"):
         core.__arrow_c_stream__()
 

@@ -10,11 +10,59 @@ def catalog_json() -> str:
 def data_files_json() -> str:
     """The bundled data files (name, about, source, licence, columns, entries, nodes) as JSON text."""
 
+# Test hooks: present only in a build with the ``test-hooks`` feature (the
+# test builds); ``pip install .`` leaves them out.
+
 def probe_count(key: str) -> int:
-    """How many times ``__probe`` nodes keyed ``key`` have evaluated (tests)."""
+    """How many times ``__probe`` nodes keyed ``key`` have evaluated (test hook)."""
 
 def probe_reset(key: str) -> None:
-    """Resets the ``__probe`` evaluation count of ``key``."""
+    """Resets the ``__probe`` evaluation count of ``key`` (test hook)."""
+
+def _raise_panic(message: str) -> None:
+    """Panics inside the binding's containment: raises ``InternalError`` (test hook)."""
+
+def _encode_column(type_name: str, header: str, values: list[Any], format: str) -> bytes:
+    """One column of ``values`` as the CLI writes it, ``csv`` (header first) or ``jsonl`` (test hook)."""
+
+MAX_THREADS: int
+"""The most worker threads a run starts."""
+
+def check_threads(threads: Any) -> int:
+    """``threads`` when it is an int in ``1..=MAX_THREADS``; else raises ``ArgumentError``."""
+
+class RunPlan:
+    """One run of a program's rows: ``rows`` cycles ``start, start + step, ...``
+    (wrapping) of input ``coordinate``, the columns ``outputs``, inputs
+    ``fixed`` for the whole run, on ``threads`` workers (checked here:
+    ``ArgumentError`` unless an int in ``1..=MAX_THREADS``)."""
+
+    def __init__(
+        self,
+        coordinate: str,
+        start: int,
+        rows: int,
+        step: int,
+        outputs: list[str],
+        fixed: list[tuple[str, Any]],
+        threads: int,
+    ) -> None: ...
+    @property
+    def coordinate(self) -> str: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def rows(self) -> int: ...
+    @property
+    def step(self) -> int: ...
+    @property
+    def outputs(self) -> list[str]: ...
+    @property
+    def threads(self) -> int: ...
+    def segment(self, skip: int, count: int) -> RunPlan:
+        """The ``count`` rows after the first ``skip``."""
+    def with_outputs(self, outputs: list[str]) -> RunPlan:
+        """This plan with the columns ``outputs``."""
 
 def engines() -> list[str]:
     """Every engine/mode name ``Program.engine`` can report, P1 first:
@@ -81,42 +129,11 @@ class Program:
         """(name, origin) per input: declared, inferred, outer, iteration or cell."""
     def inlined(self) -> list[tuple[str, Any]]:
         """The outer literals inlined as constants, (name, value)."""
-    def generate(
-        self,
-        coordinate: str,
-        start: int,
-        rows: int,
-        step: int,
-        outputs: list[str],
-        fixed: list[tuple[str, Any]],
-        threads: int = 1,
-        emitted: bool = False,
-    ) -> Any:
-        """``{name: numpy array}``; with ``emitted``, ``(that dict, rows)``:
-        also the rows ``emit_row`` nodes emitted, in row order."""
-    def batches(
-        self,
-        coordinate: str,
-        start: int,
-        rows: int,
-        step: int,
-        outputs: list[str],
-        fixed: list[tuple[str, Any]],
-        threads: int = 1,
-        batch_rows: int = 65536,
-        encode: str | None = None,
-        cycles_column: str | None = None,
-        emitted: bool = False,
-    ) -> BatchStream:
-        """The rows of ``generate``'s arguments, ``batch_rows`` at a time,
-        generated ahead on a thread of its own: Arrow record batches (objects
-        with ``__arrow_c_array__``), or CSV/JSONL text as bytes; with
-        ``emitted`` each item is ``(batch, rows emit_row emitted)``."""
     def arrow_schema(self, names: list[str]) -> Any:
         """The Arrow schema (``__arrow_c_schema__``) of columns ``names``."""
 
 class BatchStream:
-    """A stream of batches (see ``Program.batches``)."""
+    """A stream of batches (see :func:`batches`)."""
 
     @property
     def schema(self) -> Any:
@@ -128,9 +145,6 @@ class BatchStream:
 
 def text_header(names: list[str], format: str) -> bytes:
     """The CSV header line of ``names`` (nothing for ``jsonl``)."""
-
-def _encode_column(type_name: str, header: str, values: list[Any], format: str) -> bytes:
-    """One column of ``values`` as the CLI writes it, ``csv`` (header first) or ``jsonl``."""
 
 class Kernel:
     """One mutable state over a program: a scope, root or bound under an
@@ -157,33 +171,26 @@ class Kernel:
         """This scope's manifest through its outer chain (JSON)."""
     def value_of(self, name: str) -> Any:
         """The current value of ``name`` as this scope sees it (raises ``UnknownNameError``)."""
-    def generate(
-        self,
-        coordinate: str,
-        start: int,
-        rows: int,
-        step: int,
-        outputs: list[str],
-        fixed: list[tuple[str, Any]],
-        threads: int = 1,
-        emitted: bool = False,
-    ) -> Any:
-        """``Program.generate`` from this kernel's state, on kernels of its scope."""
-    def batches(
-        self,
-        coordinate: str,
-        start: int,
-        rows: int,
-        step: int,
-        outputs: list[str],
-        fixed: list[tuple[str, Any]],
-        threads: int = 1,
-        batch_rows: int = 65536,
-        encode: str | None = None,
-        cycles_column: str | None = None,
-        emitted: bool = False,
-    ) -> BatchStream:
-        """``Program.batches`` from this kernel's state."""
+
+def generate(on: Program | Kernel, plan: RunPlan, emitted: bool = False, out: list[Any] | None = None) -> Any:
+    """``{name: numpy array}`` of the plan's rows, made on fresh kernels of a
+    program or on kernels of a kernel's scope (its bindings, its current
+    inputs); with ``emitted``, ``(that dict, rows)``: also the rows
+    ``emit_row`` nodes emitted, in row order; ``out``: the caller's arrays,
+    one per column, written in place."""
+
+def batches(
+    on: Program | Kernel,
+    plan: RunPlan,
+    batch_rows: int = 65536,
+    encode: str | None = None,
+    cycles_column: str | None = None,
+    emitted: bool = False,
+) -> BatchStream:
+    """The rows of ``plan`` (see :func:`generate`), ``batch_rows`` at a time,
+    generated ahead on a thread of its own: Arrow record batches (objects
+    with ``__arrow_c_array__``), or CSV/JSONL text as bytes; with
+    ``emitted`` each item is ``(batch, rows emit_row emitted)``."""
 
 def fill_runs(runs: list[tuple[Kernel, int, int]], columns: list[str], format: str, threads: int = 1) -> Any:
     """The rows of several kernels of one program, run after run ((kernel,
@@ -256,9 +263,6 @@ def order_positions(strategy: str, axes: list[int], count: int | None = None, se
 
 def check_request(engine: str, provenance: str) -> None:
     """Raises ``RefusedError`` for an (engine, provenance) request no engine can honour."""
-
-def _raise_panic(message: str) -> None:
-    """Panics inside the binding's containment (tests): raises ``InternalError``."""
 
 def max_value_bytes() -> int:
     """The most bytes one string or byte-string value may hold."""

@@ -10,6 +10,7 @@ import functools
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import _core
@@ -34,8 +35,9 @@ def _with_source(err: CompileError, source: str, path: str | None) -> CompileErr
     return CompileError(fixed[0], tuple(fixed[1:]))
 
 
-MAX_THREADS = 256
-"""The most worker threads :meth:`Program.generate` starts."""
+MAX_THREADS: int = _core.MAX_THREADS
+"""The most worker threads :meth:`Program.generate` starts (the core checks
+``threads`` when a run's plan is made)."""
 
 GENERATE_BATCH_ROWS = 1 << 17
 """Rows per record batch (table chunk) of ``generate(format="arrow")``. The
@@ -57,6 +59,37 @@ ARROW_TYPES = {
 }
 """The Arrow type of each declared type (every field nullable; a ``json``
 field's metadata says ``polydat.type: json``)."""
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """How a program is compiled, besides its source and outer scope (see
+    :func:`compile`): made once per compile and kept by the program, which
+    compiles its ``for`` bodies and its unpickled copy with the same options
+    (a variant is ``dataclasses.replace(options, ...)``)."""
+
+    engine: str = "auto"
+    provenance: str = "auto"
+    library_path: tuple[str, ...] = ()
+    """Module directories searched besides the source file's own."""
+    strict: bool = False
+    """Refuse implicit coercions and free names nobody provides."""
+    strict_names: bool = False
+    """Refuse free names nobody provides (without ``strict``'s typing)."""
+    outputs: tuple[str, ...] | None = None
+    """Keep only these outputs (None: every output)."""
+    fusion: bool = True
+
+
+@dataclass(frozen=True)
+class _OuterScope:
+    """What a program compiled against an outer scope was compiled against,
+    kept to compile it again where it is unpickled: the outer scope's
+    manifest (JSON text), the iteration variables and the kept names."""
+
+    manifest: str | None
+    iteration: tuple[tuple[str, str], ...]
+    keep: tuple[str, ...]
 
 
 def _pyarrow(what: str) -> Any:
@@ -82,19 +115,21 @@ class Program:
         source: str,
         path: str | None,
         bound: Any,
-        options: dict[str, Any],
+        options: CompileOptions,
         outer_kernel: Kernel | None = None,
+        outer_scope: _OuterScope | None = None,
     ):
         self._core = core
         self.source = source
         self.path = path
         self._bound = bound
         self._options = options
+        self._outer_scope = outer_scope
         self._outer_kernel = outer_kernel
         self._traversal_programs: dict[tuple[int, tuple[tuple[str, str], ...]], Program] = {}
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_recompile, (self.source, self.path, self._options))
+        return (_recompile, (self.source, self.path, self._options, self._outer_scope))
 
     @functools.cached_property
     def _run_facts(self) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
@@ -158,12 +193,10 @@ class Program:
         if cached is not None:
             return cached
         traversal = self._bound.traversals[index]
-        options = dict(self._options)
-        options.pop("outputs", None)
         program = _compile_source(
             self.source,
             self.path,
-            options,
+            replace(self._options, outputs=None),
             outer=self,
             iteration=list(types.items()),
             body=(traversal, self._bound.program, self._bound.pragmas),
@@ -406,15 +439,15 @@ class Program:
         names = _names(outputs, "outputs") if outputs is not None else list(self.outputs)
         return pa.schema(self._core.arrow_schema(names))
 
-    def _run_args(
+    def _run_plan(
         self,
         cycles: range | int | tuple[int, int],
         outputs: Sequence[str] | None,
         inputs: Mapping[str, PyValue] | None,
         threads: int,
         coordinate: str | None,
-    ) -> tuple[str, int, int, int, list[str], list[tuple[str, PyValue]]]:
-        """The checked arguments of a run, as the core takes them."""
+    ) -> _core.RunPlan:
+        """The plan of a run, as the core takes it (the core checks ``threads``)."""
         rng = _as_range(cycles)
         _needs_outer, coords, all_outputs = self._run_facts
         coordinate = coordinate or (coords[0] if coords else None)
@@ -424,10 +457,9 @@ class Program:
         if inputs is not None and not isinstance(inputs, Mapping):
             raise ArgumentError(f"inputs must be a mapping of input names to values, not {type(inputs).__name__}")
         fixed = list((inputs or {}).items())
-        _check_threads(threads)
         rows = row_count(rng)
         start = rng.start if rows else 0
-        return coordinate, start, rows, rng.step, names, fixed
+        return _core.RunPlan(coordinate, start, rows, rng.step, names, fixed, threads)
 
     def __repr__(self) -> str:
         where = f" path={self.path!r}" if self.path else ""
@@ -437,16 +469,14 @@ class Program:
         )
 
 
-def _recompile(source: str, path: str | None, options: dict[str, Any]) -> Program:
+def _recompile(source: str, path: str | None, options: CompileOptions, outer: _OuterScope | None) -> Program:
     """Unpickles a :class:`Program`: compiles its source again with its options
     (a program compiled against an outer scope keeps that scope's manifest)."""
-    options = dict(options)
-    manifest = options.pop("manifest", None)
-    iteration = options.pop("iteration", ())
-    keep = options.pop("keep", ())
-    if manifest is None and not iteration and not keep:
-        return compile(source, path=path, **options)
-    return _compile_source(source, path, options, outer=_Manifest(manifest), iteration=iteration, keep=keep)
+    if outer is None:
+        return _compile_source(source, path, options)
+    return _compile_source(
+        source, path, options, outer=_Manifest(outer.manifest), iteration=outer.iteration, keep=outer.keep
+    )
 
 
 class _Manifest:
@@ -507,13 +537,6 @@ def _names(names: Any, what: str) -> list[str]:
     if bad:
         raise ArgumentError(f"{what} must be names (strings), got {bad[0]!r}")
     return listed
-
-
-def _check_threads(threads: Any) -> None:
-    if isinstance(threads, bool) or not isinstance(threads, int):
-        raise ArgumentError(f"threads must be an integer, not {type(threads).__name__}")
-    if not 1 <= threads <= MAX_THREADS:
-        raise ArgumentError(f"threads must be between 1 and {MAX_THREADS}, got {threads}")
 
 
 class Kernel:
@@ -630,7 +653,7 @@ class Kernel:
         if isinstance(body, Program):
             program = body
         elif isinstance(body, str):
-            options = {"engine": engine, "library_path": _directories(library_path), "strict": strict}
+            options = CompileOptions(engine=engine, library_path=_directories(library_path), strict=strict)
             spath = os.fspath(path) if path is not None else None
             program = _compile_source(body, spath, options, outer=self, iteration=list(types.items()))
         else:
@@ -652,7 +675,7 @@ class Kernel:
             )
         parsed = self.program._bound.comprehensions[index]
         assert isinstance(parsed, comprehensions.Comprehension)
-        engine = self.program._options.get("engine", "auto")
+        engine = self.program._options.engine
         types, tuples = open_comprehension(parsed, self._core, self._lenient_value_of, engine, False)
         program = self.program.traversal_program(index, types)
         return self._activations(types, tuples, program)
@@ -742,8 +765,7 @@ def _generate(
         if format != "numpy" or emitted:
             raise ArgumentError("out= takes numpy arrays: it goes with format='numpy' and no emitted rows")
         names, arrays, single = _out_arrays(out, outputs)
-        coordinate, start, rows, step, names, fixed = program._run_args(cycles, names, inputs, threads, coordinate)
-        filled = core.generate(coordinate, start, rows, step, names, fixed, threads=threads, out=arrays)
+        filled = _core.generate(core, program._run_plan(cycles, names, inputs, threads, coordinate), out=arrays)
         return filled[names[0]] if single else filled
     if format not in ("numpy", "arrow"):
         raise ArgumentError(f"format must be 'numpy' or 'arrow', not {format!r}")
@@ -765,12 +787,11 @@ def _generate(
         kept = _names(outputs, "outputs") if outputs is not None else list(program._run_facts[2])
         emitted_rows = [row for _batch, batch_rows in items for row in batch_rows]
         return table.select(kept), pa.table({"row": pa.array(emitted_rows, pa.string())})
-    coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)
+    plan = program._run_plan(cycles, outputs, inputs, threads, coordinate)
     if not emitted:
-        return core.generate(coordinate, start, rows, step, names, fixed, threads=threads)
-    extra = [n for n in program._emit_outputs if n not in names]
-    columns, emitted_rows = core.generate(coordinate, start, rows, step, names + extra, fixed, threads=threads,
-                                          emitted=True)
+        return _core.generate(core, plan)
+    extra = [n for n in program._emit_outputs if n not in plan.outputs]
+    columns, emitted_rows = _core.generate(core, plan.with_outputs(plan.outputs + extra), emitted=True)
     import numpy as np
 
     for name in extra:
@@ -815,7 +836,8 @@ def _reused_batches(
 
     if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
         raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
-    coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)
+    plan = program._run_plan(cycles, outputs, inputs, threads, coordinate)
+    names, rows = plan.outputs, plan.rows
     types = {**program.outputs, **program.input_types}
     dtypes = {name: _core.numpy_dtype(types[name]) for name in names}
     refused = [n for n, d in dtypes.items() if d is None]
@@ -830,8 +852,7 @@ def _reused_batches(
         while done < rows:
             n = min(batch_rows, rows - done)
             views = [arrays[name][:n] for name in names]
-            first = (start + done * step) % 2**64
-            yield core.generate(coordinate, first, n, step, names, fixed, threads=threads, out=views)
+            yield _core.generate(core, plan.segment(done, n), out=views)
             done += n
 
     return batches()
@@ -895,9 +916,9 @@ def _stream(
     _pyarrow("stream")
     if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
         raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
-    run = program._run_args(cycles, outputs, inputs, threads, coordinate)
-    stream = Stream(core, run, threads, batch_rows)
-    stream._open(run[2]).close()
+    plan = program._run_plan(cycles, outputs, inputs, threads, coordinate)
+    stream = Stream(core, plan, batch_rows)
+    stream._open(plan.rows).close()
     return stream
 
 
@@ -922,17 +943,14 @@ def batch_stream(
     the program's ``emit_row`` bindings too and yields ``(batch, rows)``."""
     if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
         raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
-    coordinate, start, rows, step, names, fixed = program._run_args(cycles, outputs, inputs, threads, coordinate)
-    if rows > SEGMENT_ROWS:
-        raise ArgumentError(f"one stream runs at most {SEGMENT_ROWS} rows, got {rows}: stream segments() of them")
+    plan = program._run_plan(cycles, outputs, inputs, threads, coordinate)
+    if plan.rows > SEGMENT_ROWS:
+        raise ArgumentError(f"one stream runs at most {SEGMENT_ROWS} rows, got {plan.rows}: stream segments() of them")
     # A batch of more rows than the run is the run.
-    batch_rows = min(batch_rows, max(rows, 1))
+    batch_rows = min(batch_rows, max(plan.rows, 1))
     if emitted:
-        names = names + [n for n in program._emit_outputs if n not in names]
-    return core.batches(
-        coordinate, start, rows, step, names, fixed, threads=threads, batch_rows=batch_rows,
-        encode=encode, cycles_column=cycles_column, emitted=emitted,
-    )
+        plan = plan.with_outputs(plan.outputs + [n for n in program._emit_outputs if n not in plan.outputs])
+    return _core.batches(core, plan, batch_rows=batch_rows, encode=encode, cycles_column=cycles_column, emitted=emitted)
 
 
 def open_comprehension(
@@ -964,7 +982,7 @@ def _scope_expression(
     source = "\n".join(f"__e{i} := ({text})" for i, text in enumerate(texts))
     # Names must exist (``strict_names``): a name nobody provides would read
     # as a default and silently keep or drop every tuple.
-    options = {"engine": engine, "library_path": [], "strict": strict, "strict_names": True}
+    options = CompileOptions(engine=engine, strict=strict, strict_names=True)
     try:
         return _compile_source(source, None, options, outer=outer, iteration=list(types.items()))
     except CompileError as err:
@@ -1074,14 +1092,14 @@ def compile(
     if outer is not None and not isinstance(outer, (Kernel, Program)):
         raise ArgumentError(f"outer must be a polydat.Kernel or Program, not {type(outer).__name__}")
     spath = os.fspath(path) if path is not None else None
-    options = {
-        "engine": engine,
-        "provenance": provenance,
-        "library_path": _directories(library_path),
-        "strict": strict,
-        "outputs": _names(outputs, "outputs") if outputs is not None else None,
-        "fusion": fusion,
-    }
+    options = CompileOptions(
+        engine=engine,
+        provenance=provenance,
+        library_path=_directories(library_path),
+        strict=strict,
+        outputs=tuple(_names(outputs, "outputs")) if outputs is not None else None,
+        fusion=fusion,
+    )
     if iteration is not None and not isinstance(iteration, Mapping):
         raise ArgumentError("iteration must be a mapping of names to type names, e.g. {'k': 'u64'}")
     return _compile_source(source, spath, options, outer=outer, iteration=list((iteration or {}).items()))
@@ -1090,7 +1108,7 @@ def compile(
 def _compile_source(
     source: str,
     path: str | None,
-    options: dict[str, Any],
+    options: CompileOptions,
     *,
     outer: Any = None,
     iteration: Sequence[tuple[str, str]] = (),
@@ -1119,10 +1137,8 @@ def _compile_source(
     outer_types.update(dict(iteration))
     outer_coordinates = [e["name"] for e in entries if e["form"] == "coordinate" and e["name"] not in outer_types]
     outer_coordinates.extend(c for c in coordinates if c not in outer_types and c not in outer_coordinates)
-    engine = options.get("engine", "auto")
-    provenance = options.get("provenance", "auto")
-    strict = bool(options.get("strict", False))
-    libs = list(options.get("library_path", ()))
+    strict = options.strict
+    libs = list(options.library_path)
     if body is not None:
         traversal, parent_ast, pragmas = body
         bound = dsl.bind_body(
@@ -1140,12 +1156,12 @@ def _compile_source(
     try:
         core = _core.Program.compile(
             json.dumps(bound.ir, check_circular=False),  # the IR holds no cycle: skip the per-container check
-            engine=engine,
-            provenance=provenance,
+            engine=options.engine,
+            provenance=options.provenance,
             strict=strict or bound.strict_types,
-            strict_names=strict or bool(options.get("strict_names")) or bound.strict,
-            outputs=options.get("outputs"),
-            fusion=options.get("fusion", True),
+            strict_names=strict or options.strict_names or bound.strict,
+            outputs=list(options.outputs) if options.outputs is not None else None,
+            fusion=options.fusion,
             outer_json=manifest_json,
             iteration=list(iteration),
             keep=list(keep),
@@ -1153,17 +1169,10 @@ def _compile_source(
     except CompileError as err:
         raise _with_source(err, source, path) from None
     _check_strict_values(core, bound, source, path)
-    stored = {
-        "engine": engine,
-        "provenance": provenance,
-        "library_path": libs,
-        "strict": strict,
-        "outputs": options.get("outputs"),
-        "fusion": options.get("fusion", True),
-    }
+    scope = None
     if manifest_json is not None or iteration or keep:
-        stored.update(manifest=manifest_json, iteration=list(iteration), keep=list(keep))
-    program = Program(core, source, path, bound, stored, outer_kernel=outer_kernel)
+        scope = _OuterScope(manifest_json, tuple((n, t) for n, t in iteration), tuple(keep))
+    program = Program(core, source, path, bound, options, outer_kernel=outer_kernel, outer_scope=scope)
     if body is None:
         _check_traversals(program)
     return program
@@ -1205,11 +1214,11 @@ class _HasRefs(Exception):
     """A comprehension reads a name: its types are known only when it opens."""
 
 
-def _directories(paths: Any) -> list[str]:
+def _directories(paths: Any) -> tuple[str, ...]:
     """Module directories: one path (str or PathLike) or an iterable of them."""
     if isinstance(paths, (str, bytes, os.PathLike)):
-        return [os.fsdecode(paths)]
-    return [os.fsdecode(p) for p in paths]
+        return (os.fsdecode(paths),)
+    return tuple(os.fsdecode(p) for p in paths)
 
 
 def compile_file(path: str | os.PathLike[str], **options: Any) -> Program:

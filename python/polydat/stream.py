@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from .errors import ArgumentError
 
@@ -30,6 +30,9 @@ SEGMENT_ROWS = 1 << 62
 """The most rows one run of the core takes: a stream of more (up to every
 cycle, 2**64 rows) is several runs one after another (:func:`polydat.api.segments`); a
 ``generate`` of more could never fit in memory."""
+
+if TYPE_CHECKING:
+    from . import _core
 
 __all__ = ["Stream", "BatchIterator", "file_path", "parquet_writer"]
 
@@ -71,32 +74,28 @@ class Stream:
     ``schema`` is the batches' schema (from the declared types, no row made).
     """
 
-    def __init__(self, core: Any, run: tuple[str, int, int, int, list[str], list[tuple[str, Any]]],
-                 threads: int, batch_rows: int):
+    def __init__(self, core: Any, plan: _core.RunPlan, batch_rows: int):
         self._core = core
-        self._run = run
-        self._threads = threads
+        self._plan = plan
         self._batch_rows = batch_rows
 
     @property
     def num_rows(self) -> int:
         """The rows of the run."""
-        return self._run[2]
+        return self._plan.rows
 
     def _open(self, skip: int = 0) -> Any:
         """The core's batch stream of the run's rows after the first ``skip``,
         at most :data:`SEGMENT_ROWS` of them (one run of the
         core; a run of every cycle, 2**64 rows, is several); its producer
         starts at the first batch read."""
+        from . import _core
 
-        coordinate, start, rows, step, names, fixed = self._run
+        rows = self._plan.rows
         skip = min(skip, rows)
-        first = (start + skip * step) % 2**64
         count = min(rows - skip, SEGMENT_ROWS)
         batch_rows = min(self._batch_rows, max(count, 1))  # a batch of more rows than the run is the run
-        return self._core.batches(
-            coordinate, first, count, step, names, fixed, threads=self._threads, batch_rows=batch_rows
-        )
+        return _core.batches(self._core, self._plan.segment(skip, count), batch_rows=batch_rows)
 
     def _whole(self, skip: int = 0) -> Any:
         """:meth:`_open` for a consumer that takes the rest of the run as one
@@ -125,8 +124,8 @@ class Stream:
         return BatchIterator(self)
 
     def __repr__(self) -> str:
-        coordinate, start, rows, step, names, _ = self._run
-        return f"<polydat.Stream {rows} rows of {names} from {coordinate}={start} step {step}>"
+        plan = self._plan
+        return f"<polydat.Stream {plan.rows} rows of {plan.outputs} from {plan.coordinate}={plan.start} step {plan.step}>"
 
 
 class BatchIterator(Iterator[Any]):

@@ -469,9 +469,8 @@ class Workload:
         CSV has the header, so the parts' text, concatenated, is the whole
         table's byte for byte."""
         from . import _core
-        from .api import _check_threads
 
-        _check_threads(threads)
+        _core.check_threads(threads)
         _check_part(part)
         chain = self.chain()
         phase = self._phase(phase)
@@ -515,9 +514,9 @@ class Workload:
         """The table of ``phase`` as a ``pyarrow.Table``."""
         import pyarrow as pa
 
-        from .api import _check_threads
+        from . import _core
 
-        _check_threads(threads)
+        _core.check_threads(threads)
         chain = self.chain()
         phase = self._phase(phase)
         batches = [pa.record_batch(b) for b, _ in chain.stream(phase, threads, None, None)]
@@ -680,7 +679,7 @@ def _params_program(params: Mapping[str, Any], engine: str, path: str | None) ->
     """The params scope: one unfolded-by-name ``const NAME := <literal>`` per
     parameter (built as IR, so any string is taken as it is)."""
     from . import _core
-    from .api import Program
+    from .api import CompileOptions, Program
     from .dsl import BoundProgram, ast, corerules
 
     nodes, outputs, lines = [], [], []
@@ -711,8 +710,7 @@ def _params_program(params: Mapping[str, Any], engine: str, path: str | None) ->
         spans={},
         program=ast.Program((), source, path),
     )
-    options = {"engine": engine, "provenance": "auto", "library_path": [], "strict": False, "outputs": None, "fusion": True}
-    return Program(core, source, path, bound, options)
+    return Program(core, source, path, bound, CompileOptions(engine=engine))
 
 
 _REFERENCE = re.compile(r"\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}")
@@ -864,7 +862,9 @@ class _Chain:
     def __init__(self, workload: Workload):
         self.workload = workload
         self.path = workload.path
-        self.options = {"engine": workload.engine, "library_path": [], "strict": workload.strict}
+        from .api import CompileOptions
+
+        self.options = CompileOptions(engine=workload.engine, strict=workload.strict)
         self.scopes: list[_Scope] = []
         """Every scope compiled so far, in order (``check`` and ``explain`` read them)."""
         params = _params_program(workload.params, workload.engine, self.path)
@@ -1107,7 +1107,7 @@ class _Native:
     """A phase the core runs without a kernel per scope.
 
     Without ``for_each``: one kernel of the rows program sweeps the cycles
-    (``Kernel.batches``, on ``threads`` workers). With one ``for_each``
+    (``_core.batches`` of a kernel, on ``threads`` workers). With one ``for_each``
     level over a range of numbers (``order in 0..{orders}``, no ``where``):
     the level's bindings and the rows program are compiled as one program
     whose iteration inputs are the level's name, ``ordinal`` and
@@ -1193,15 +1193,13 @@ class _Native:
         from . import _core
 
         if self.parents is None:
-            assert self.cycles is not None
+            assert self.cycles is not None and self.coordinate is not None
             start, rows = self.cycles
             lo, hi = _part_bounds(rows, part)
             if hi == lo:
                 return None
-            return self.kernel.batches(
-                self.coordinate, start + lo, hi - lo, 1, self.columns, [], threads=threads,
-                batch_rows=RUN_BATCH_ROWS, encode=encode,
-            )
+            plan = _core.RunPlan(self.coordinate, start + lo, hi - lo, 1, self.columns, [], threads)
+            return _core.batches(self.kernel, plan, batch_rows=RUN_BATCH_ROWS, encode=encode)
         lo, hi = _part_bounds(len(self.parents), part)
         if hi == lo:
             return None

@@ -19,7 +19,9 @@ from hypothesis import strategies as st
 from legacy_text import csv_text, jsonl_text, numpy_column
 
 import polydat
-from polydat import _core, cli
+from polydat import cli
+
+from core_hooks import hooks
 
 
 def run(*args: str) -> subprocess.CompletedProcess[bytes]:
@@ -76,20 +78,20 @@ def test_the_core_encodes_every_type_as_the_old_writers_did(type_name: str, data
     values = data.draw(st.lists(st.one_of(st.none(), VALUES[type_name]), max_size=12), label="values")
     column = numpy_column(type_name, values)
     for fmt, legacy in (("csv", csv_text), ("jsonl", jsonl_text)):
-        got = _core._encode_column(type_name, "v", values, fmt)
+        got = hooks._encode_column(type_name, "v", values, fmt)
         assert got == legacy({"v": column}), (fmt, values)
 
 
 def test_csv_quoting_and_float_corners_as_python_writes_them():
     values = ["", "a,b", 'q"x', "two\nlines", "cr\ronly", " lead", "é😀", None]
-    assert _core._encode_column("str", "s", values, "csv") == csv_text({"s": numpy_column("str", values)})
-    text = _core._encode_column("str", "s", values, "csv")
+    assert hooks._encode_column("str", "s", values, "csv") == csv_text({"s": numpy_column("str", values)})
+    text = hooks._encode_column("str", "s", values, "csv")
     assert text.startswith(b's\n""\n') and text.endswith(b'\n""\n'), "a lone empty or absent field is \"\""
     floats = [0.0, -0.0, 1e16, 1e-5, 1e-4, 123.0, float("nan"), float("inf"), -float("inf"), 5e-324]
-    assert _core._encode_column("f64", "x", floats, "csv") == (
+    assert hooks._encode_column("f64", "x", floats, "csv") == (
         b"x\n0.0\n-0.0\n1e+16\n1e-05\n0.0001\n123.0\nnan\ninf\n-inf\n5e-324\n"
     )
-    assert _core._encode_column("f64", "x", floats[6:9], "jsonl") == (
+    assert hooks._encode_column("f64", "x", floats[6:9], "jsonl") == (
         b'{"x": "NaN"}\n{"x": "Infinity"}\n{"x": "-Infinity"}\n'
     )
 

@@ -3,7 +3,8 @@
 //! the Arrow PyCapsule interface by `pyo3-arrow`; and the batch stream behind
 //! `Program.iter_batches` and the command line's writers.
 
-use crate::{generate_error, out_of_memory, py_bytes, py_error};
+use crate::convert::py_bytes;
+use crate::errors::{generate_error, out_of_memory, py_error};
 use arrow_array::StructArray;
 use arrow_array::{
     ArrayRef, BinaryArray, BooleanArray, Date32Array, Float32Array, Float64Array, Int32Array, Int64Array, RecordBatch,
@@ -156,7 +157,8 @@ pub struct BatchStream {
 
 /// Where a stream's next batches come from.
 enum Feed {
-    /// Not started: the source, for the producer to take.
+    /// Not started: the source, for the producer to take (boxed: a source
+    /// is much larger than a running producer's handle).
     Pending(Box<Mutex<Source>>),
     /// The producer runs.
     Running(Producer),

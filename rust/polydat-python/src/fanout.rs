@@ -2,7 +2,10 @@
 //! argument conversion for `polydat.workload`, which decides when a phase
 //! runs this way.
 
-use crate::{arrow, contained, encoding, generate_error, py_error, unknown_name, Kernel};
+use crate::arrow;
+use crate::errors::{contained, generate_error, py_error, unknown_name};
+use crate::kernel::Kernel;
+use crate::run::{encoding, Threads};
 use polydat_core::engine::Stop;
 use polydat_core::program::ColumnSource;
 use polydat_core::run::fanout::{runs_parent_after_parent, FanOut, FanOutPlan, RowCount};
@@ -81,7 +84,7 @@ pub fn fanout_supported(kernel: PyRef<'_, Kernel>) -> bool {
 /// workers ahead of the caller, as Arrow record batches or (`encode`
 /// "csv"/"jsonl") text.
 #[pyfunction]
-#[pyo3(signature = (kernel, iteration, first, step, parents, count, columns, first_ordinal=0, first_row=0, threads=1, batch_rows=65536, encode=None))]
+#[pyo3(signature = (kernel, iteration, first, step, parents, count, columns, first_ordinal=0, first_row=0, threads=Threads(1), batch_rows=65536, encode=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fanout(
     py: Python<'_>,
@@ -94,7 +97,7 @@ pub fn fanout(
     columns: Vec<String>,
     first_ordinal: u64,
     first_row: u64,
-    threads: usize,
+    threads: Threads,
     batch_rows: usize,
     encode: Option<&str>,
 ) -> PyResult<arrow::BatchStream> {
@@ -103,7 +106,7 @@ pub fn fanout(
             args(py, &kernel, iteration, first, step, parents, &count, &columns, first_ordinal, first_row)?;
         let encode = encoding(py, encode)?;
         let (maker, _) = kernel.maker(py);
-        let fanout = FanOut::new(kernel.scope.program(), maker, plan, &sources, threads, batch_rows);
+        let fanout = FanOut::new(kernel.scope.program(), maker, plan, &sources, threads.0, batch_rows);
         arrow::BatchStream::of(arrow::Source::FanOut(fanout), columns, encode)
             .map_err(|e| py_error(py, "InternalError", (e,)))
     })
@@ -111,7 +114,7 @@ pub fn fanout(
 
 /// The rows the parents of [`fanout`]'s arguments have in all, filling none.
 #[pyfunction]
-#[pyo3(signature = (kernel, iteration, first, step, parents, count, first_ordinal=0, first_row=0, threads=1))]
+#[pyo3(signature = (kernel, iteration, first, step, parents, count, first_ordinal=0, first_row=0, threads=Threads(1)))]
 #[allow(clippy::too_many_arguments)]
 pub fn fanout_rows(
     py: Python<'_>,
@@ -123,13 +126,13 @@ pub fn fanout_rows(
     count: Bound<'_, PyAny>,
     first_ordinal: u64,
     first_row: u64,
-    threads: usize,
+    threads: Threads,
 ) -> PyResult<u64> {
     contained(py, || {
         let Args { plan, sources } =
             args(py, &kernel, iteration, first, step, parents, &count, &[], first_ordinal, first_row)?;
         let (maker, _) = kernel.maker(py);
-        let mut fanout = FanOut::new(kernel.scope.program(), maker, plan, &sources, threads, 1);
+        let mut fanout = FanOut::new(kernel.scope.program(), maker, plan, &sources, threads.0, 1);
         let stop = Stop::new();
         py.allow_threads(|| fanout.count_all(&stop)).map_err(|e| generate_error(py, e))
     })

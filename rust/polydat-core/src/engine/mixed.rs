@@ -63,8 +63,9 @@ pub fn describe(program: &Arc<Program>) -> EnginePlan {
         true => "a stale read of a broad cone runs the per-cycle steps in one pass, segments whole; other reads walk their cones",
         false => "reads walk their cones, each native step on its own (a step is volatile or a side channel)",
     };
+    let rows = "`generate` runs the native row loop when every step its columns need is scalar, else one pass per row";
     let plan = format!(
-        "{} native segment(s) of {native} step(s); {} step(s) by their node's rule{}; {reads}",
+        "{} native segment(s) of {native} step(s); {} step(s) by their node's rule{}; {reads}; {rows}",
         seg.segments.len(),
         program.steps.len() - native,
         if counts.is_empty() { String::new() } else { format!(" ({})", counts.join("; ")) }

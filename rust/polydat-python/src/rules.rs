@@ -1,0 +1,212 @@
+//! The core's rules Python asks about instead of keeping a copy: the node
+//! catalog, engine and provenance names, "did you mean" (and its distance
+//! limit), conversions and their hints, call typing and argument matching,
+//! type spellings, integer literal typing, float display, printf
+//! placeholders, text parsing, `order` positions, the value size limit.
+
+use polydat_core::engine;
+use polydat_core::node::arguments::{match_arguments as core_match_arguments, Param};
+use polydat_core::{PortType, Value};
+use pyo3::prelude::*;
+use pyo3::types::PyInt;
+
+use crate::convert::{port_type, to_py};
+use crate::errors::{py_error, refused};
+
+/// The node catalog as JSON text.
+#[pyfunction]
+pub(crate) fn catalog_json() -> String {
+    polydat_core::nodes::catalog_json()
+}
+
+/// The bundled data files (name, about, source, licence, columns,
+/// entries, nodes) as JSON text.
+#[pyfunction]
+pub(crate) fn data_files_json() -> String {
+    polydat_core::nodes::real_data::data_files_json()
+}
+
+/// The positions an `order` clause emits over a comprehension whose
+/// clauses have `axes` values each (see `polydat_core::order`).
+#[pyfunction]
+#[pyo3(signature = (strategy, axes, count=None, seed=None))]
+pub(crate) fn order_positions(
+    py: Python<'_>,
+    strategy: &str,
+    axes: Vec<u64>,
+    count: Option<u64>,
+    seed: Option<u64>,
+) -> PyResult<Vec<u64>> {
+    polydat_core::order::positions(strategy, &axes, count, seed).map_err(|e| py_error(py, "ArgumentError", (e,)))
+}
+
+/// Every engine a program can run on, by the name `Program.engine` reports
+/// (`p1`, `p2/raw`, `p2/push`, `p2/pull`, `p2/pushpull`): what an equivalence
+/// matrix iterates. Each name is accepted as `engine=`.
+#[pyfunction]
+pub(crate) fn engines() -> Vec<&'static str> {
+    engine::ENGINE_NAMES.to_vec()
+}
+
+/// The most bytes one string or byte-string value may hold (every program).
+#[pyfunction]
+pub(crate) fn max_value_bytes() -> usize {
+    polydat_core::node::limit::max_value_bytes()
+}
+
+/// Sets the most bytes one string or byte-string value may hold.
+#[pyfunction]
+pub(crate) fn set_max_value_bytes(bytes: usize) {
+    polydat_core::node::limit::set_max_value_bytes(bytes)
+}
+
+/// The engine names `engine=` accepts besides those of `engines()`:
+/// `["auto", "p1", "p2", "p3", "mixed"]`.
+#[pyfunction]
+pub(crate) fn engine_requests() -> Vec<&'static str> {
+    engine::ENGINE_REQUESTS.to_vec()
+}
+
+/// The names `provenance=` accepts: `["auto", "raw", "push", "pull", "pushpull"]`.
+#[pyfunction]
+pub(crate) fn provenances() -> Vec<&'static str> {
+    engine::PROVENANCE_REQUESTS.to_vec()
+}
+
+/// Refuses (`RefusedError`) an (engine, provenance) request no engine can
+/// honour, before anything is compiled.
+#[pyfunction]
+pub(crate) fn check_request(py: Python<'_>, engine: &str, provenance: &str) -> PyResult<()> {
+    polydat_core::compile::select::Request::parse(engine, provenance).map(|_| ()).map_err(|e| refused(py, &e))
+}
+
+/// The candidate closest to `name` (the core's "did you mean" rule), or
+/// `None`; a close name of `preferred` (the program's own) wins over `candidates`.
+#[pyfunction]
+#[pyo3(signature = (name, candidates, preferred=Vec::new()))]
+pub(crate) fn suggest(name: &str, candidates: Vec<String>, preferred: Vec<String>) -> Option<String> {
+    let others = candidates.iter().map(String::as_str);
+    polydat_core::suggest::closest_preferring(name, preferred.iter().map(String::as_str), others).map(str::to_string)
+}
+
+/// The (from, to) type pairs the compiler converts on a wire by itself
+/// (`implicit=True`), or that an explicit `as` cast accepts.
+#[pyfunction]
+#[pyo3(signature = (implicit=true))]
+pub(crate) fn conversions(implicit: bool) -> Vec<(&'static str, &'static str)> {
+    use polydat_core::nodes::convert::{cast_conversions, implicit_conversions};
+    let pairs = if implicit { implicit_conversions() } else { cast_conversions() };
+    pairs.into_iter().map(|(f, t)| (f.keyword(), t.keyword())).collect()
+}
+
+/// The output types of a call of node `op` over wires of `wire_types` with
+/// the construction constants `consts_json` (a JSON list of IR constants).
+#[pyfunction]
+pub(crate) fn output_types(
+    py: Python<'_>,
+    op: &str,
+    wire_types: Vec<String>,
+    consts_json: &str,
+) -> PyResult<Vec<&'static str>> {
+    let types: Vec<_> = wire_types.iter().map(|t| port_type(py, t)).collect::<PyResult<_>>()?;
+    let consts: Vec<polydat_core::ir::ConstIr> = serde_json::from_str(consts_json)
+        .map_err(|e| py_error(py, "PolydatError", (format!("malformed constants: {e}"),)))?;
+    let out = polydat_core::compile::resolve::call_output_types(op, &types, &consts)
+        .map_err(|e| py_error(py, "PolydatError", (e,)))?;
+    Ok(out.into_iter().map(|t| t.keyword()).collect())
+}
+
+/// Reads `text` as a value of type `type_name` (the command line's
+/// `--set name=value` rule; see `nodes::convert::parse_text`).
+#[pyfunction]
+pub(crate) fn parse_text(py: Python<'_>, text: &str, type_name: &str) -> PyResult<PyObject> {
+    let ty = port_type(py, type_name)?;
+    let value = polydat_core::nodes::convert::parse_text(text, ty).map_err(|e| py_error(py, "PolydatError", (e,)))?;
+    to_py(py, &value)
+}
+
+/// Every type spelling a program may write, with the keyword of the type it
+/// names (`PortType::SPELLINGS`).
+#[pyfunction]
+pub(crate) fn type_keywords() -> Vec<(&'static str, &'static str)> {
+    PortType::SPELLINGS.iter().map(|&(spelling, ty)| (spelling, ty.keyword())).collect()
+}
+
+/// The type of integer literals from `low` to `high` (`u64` or `i64`), or
+/// `None` when they fit neither (`ir::integer_literal_type`).
+#[pyfunction]
+pub(crate) fn int_literal_type(low: &Bound<'_, PyInt>, high: &Bound<'_, PyInt>) -> Option<&'static str> {
+    let (low, high) = (low.extract::<i128>().ok()?, high.extract::<i128>().ok()?);
+    polydat_core::ir::integer_literal_type(low, high).map(PortType::keyword)
+}
+
+/// `value` as the core displays an f64 (no exponent; `1` for 1.0).
+#[pyfunction]
+pub(crate) fn f64_display(value: f64) -> String {
+    Value::F64(value).display_text()
+}
+
+/// The number of placeholders in a `printf` format (`nodes::format::placeholder_count`).
+#[pyfunction]
+pub(crate) fn printf_placeholders(format: &str) -> usize {
+    polydat_core::nodes::format::placeholder_count(format)
+}
+
+/// The most edits a "did you mean" suggestion for `name` may be away from it.
+#[pyfunction]
+pub(crate) fn suggestion_limit(name: &str) -> usize {
+    polydat_core::suggest::suggestion_limit(name)
+}
+
+/// Per parameter the argument filling it, the variadic parameter's arguments,
+/// the missing parameters, and the first mismatch (see `match_arguments`).
+type Matching =
+    (Vec<Option<usize>>, Vec<usize>, Vec<(usize, String, Option<String>)>, Option<(usize, String, Option<String>)>);
+
+/// Matches a call's arguments to its parameters (`node::arguments`).
+/// `params`: per parameter (name, variadic, optional); `args`: per argument
+/// its name or `None` (positional); `what` and `signature` word the
+/// messages. Returns, per parameter, the index of the argument that fills it;
+/// the arguments the variadic parameter takes; each missing parameter as
+/// (index, message, hint); and the first mismatch as (argument index,
+/// message, hint), if any.
+#[pyfunction]
+pub(crate) fn match_arguments(
+    params: Vec<(String, bool, bool)>,
+    args: Vec<Option<String>>,
+    what: &str,
+    signature: &str,
+) -> Matching {
+    let params: Vec<Param<'_>> = params
+        .iter()
+        .map(|(name, variadic, optional)| Param { name, variadic: *variadic, optional: *optional })
+        .collect();
+    let names: Vec<Option<&str>> = args.iter().map(Option::as_deref).collect();
+    match core_match_arguments(&params, &names) {
+        Ok(matched) => {
+            let missing = matched
+                .missing
+                .iter()
+                .map(|&p| {
+                    let error = matched.missing_error(&params, p);
+                    (p, error.message(what), error.hint(signature))
+                })
+                .collect();
+            (matched.given, matched.extra, missing, None)
+        }
+        Err(error) => {
+            let at = error.argument().unwrap_or(0);
+            (Vec::new(), Vec::new(), Vec::new(), Some((at, error.message(what), error.hint(signature))))
+        }
+    }
+}
+
+/// How to get a `target` from a `source` value the compiler does not convert
+/// by itself (`nodes::convert::conversion_hint`).
+#[pyfunction]
+pub(crate) fn conversion_hint(py: Python<'_>, source: &str, target: &str) -> PyResult<String> {
+    let keyword = |word: &str| {
+        PortType::from_keyword(word).ok_or_else(|| py_error(py, "PolydatError", (format!("unknown type '{word}'"),)))
+    };
+    Ok(polydat_core::nodes::convert::conversion_hint(keyword(source)?, keyword(target)?))
+}
