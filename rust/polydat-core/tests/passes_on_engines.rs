@@ -2,7 +2,7 @@
 //! and without a rewrite (fusion, polyfills, merging, hoisting) gives the
 //! same outputs when run on the engines.
 
-use polydat_core::compile::fusion::CATALOG;
+use polydat_core::compile::fusion::{rules_fired, CATALOG};
 use polydat_core::compile::polyfill::REGISTRY;
 use polydat_core::compile::{compile, sketch, CompileOptions};
 use polydat_core::engine::{new_kernel, EngineKind};
@@ -60,14 +60,6 @@ fn bits(v: &Value) -> u64 {
     }
 }
 
-fn fired(p: &Program) -> Vec<String> {
-    p.events
-        .iter()
-        .filter(|e| e.kind == EventKind::FusionApplied)
-        .map(|e| e.message.split(':').next().unwrap().to_string())
-        .collect()
-}
-
 #[test]
 fn every_rule_is_equivalent_on_its_witnesses() {
     for rule in CATALOG {
@@ -76,12 +68,12 @@ fn every_rule_is_equivalent_on_its_witnesses() {
             let fused = build(w, true);
             let plain = build(w, false);
             assert!(
-                fired(&fused).iter().any(|r| r == rule.name),
+                rules_fired(&fused).contains(&rule.name),
                 "{} did not fire on `{w}`: {:?}",
                 rule.name,
                 fused.events
             );
-            assert!(fired(&plain).is_empty());
+            assert!(rules_fired(&plain).is_empty());
             assert!(fused.steps.len() < plain.steps.len(), "{}: fusion did not shrink `{w}`", rule.name);
             assert_eq!(outputs_over_corners(&fused), outputs_over_corners(&plain), "{} on `{w}`", rule.name);
             // NF3: the output's lifecycle class is the same with and without fusion.

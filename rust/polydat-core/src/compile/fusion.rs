@@ -20,6 +20,7 @@ use crate::node::{NodeDef, Purity, Ty};
 use crate::nodes::convert::LITERAL_OP;
 use crate::nodes::{arith, format, hash, lerp, real_data, string};
 use crate::program::events::{CompileEvent, EventKind};
+use crate::program::Program;
 use crate::value::Value;
 use std::collections::HashMap;
 
@@ -614,20 +615,23 @@ fn wire_label(graph: &Graph, p: usize, port: u32, names: &HashMap<Wire, usize>) 
     format!("{}(..)", node.def.name)
 }
 
+/// The names of the fusion rules that rewrote `program`, in the order they
+/// fired (from its `FusionApplied` events).
+pub fn rules_fired(program: &Program) -> Vec<&str> {
+    program
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::FusionApplied)
+        .map(|e| e.message.split(':').next().unwrap_or_default())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::compile::{compile, sketch, CompileOptions};
     use crate::program::Program;
     use std::sync::Arc;
-
-    fn fired(p: &Program) -> Vec<String> {
-        p.events
-            .iter()
-            .filter(|e| e.kind == EventKind::FusionApplied)
-            .map(|e| e.message.split(':').next().unwrap().to_string())
-            .collect()
-    }
 
     fn build(src: &str, fusion: bool) -> Arc<Program> {
         let ir = sketch::parse(&format!("input x: u64\n{src}")).unwrap();
@@ -647,7 +651,7 @@ mod tests {
     #[test]
     fn hash_interval_wins_over_scale_range() {
         let p = build("out := lerp(unit_interval(hash(x)), 1, 2)", true);
-        assert_eq!(fired(&p), ["hash_unit_lerp_to_hash_interval"]);
+        assert_eq!(rules_fired(&p), ["hash_unit_lerp_to_hash_interval"]);
         assert_eq!(p.steps.len(), 1);
         assert_eq!(p.steps[0].def.name, "hash_interval");
     }
@@ -656,7 +660,7 @@ mod tests {
     fn rewrites_compose_to_a_fixpoint() {
         // u64_mod(hash(x), 100) -> mod(hash(x), 100) -> hash_range(x, 100)
         let p = build("out := u64_mod(hash(x), 100)", true);
-        assert_eq!(fired(&p), ["u64_mod_literal_to_mod", "hash_mod_to_hash_range"]);
+        assert_eq!(rules_fired(&p), ["u64_mod_literal_to_mod", "hash_mod_to_hash_range"]);
         assert_eq!(p.steps.iter().map(|s| s.def.name).collect::<Vec<_>>(), ["hash_range"]);
         let p = build("out := u64_add(u64_sub(u64_add(x, 10), 3), 4)", true);
         assert_eq!(p.steps.iter().map(|s| s.def.name).collect::<Vec<_>>(), ["add"]);
@@ -680,31 +684,31 @@ mod tests {
     fn bound_or_shared_interior_nodes_are_not_swallowed() {
         // `h` is a binding: the output reads it, so hash must survive.
         let p = build("h := hash(x)\nout := mod(h, 10)", true);
-        assert!(fired(&p).is_empty());
+        assert!(rules_fired(&p).is_empty());
         // Only `out` is requested, so `h` pins nothing: it fuses...
         let only_out = CompileOptions { outputs: Some(vec!["out".into()]), ..CompileOptions::default() };
         let ir = sketch::parse("input x: u64\nh := hash(x)\nout := mod(h, 10)").unwrap();
         let p = compile(&ir, &only_out).unwrap();
-        assert_eq!(fired(&p), ["hash_mod_to_hash_range"], "an unrequested binding does not pin");
+        assert_eq!(rules_fired(&p), ["hash_mod_to_hash_range"], "an unrequested binding does not pin");
         // ...unless the hash has a second reader: swallowing it would compute it twice.
         let ir = sketch::parse("input x: u64\nh := hash(x)\nout := u64_xor(mod(h, 10), h)").unwrap();
         let p = compile(&ir, &only_out).unwrap();
-        assert!(fired(&p).is_empty(), "{:?}", p.events);
+        assert!(rules_fired(&p).is_empty(), "{:?}", p.events);
     }
 
     #[test]
     fn failure_semantics_are_kept() {
         // mod by 0 fails every evaluation; hash_range(x, 0) would be 0.
         let p = build("out := mod(hash(x), 0)", true);
-        assert!(fired(&p).is_empty());
+        assert!(rules_fired(&p).is_empty());
         // u64_mod by 0 is 0; mod by 0 would fail.
         let p = build("out := u64_mod(x, 0)", true);
-        assert!(fired(&p).is_empty());
+        assert!(rules_fired(&p).is_empty());
         // mod(mod(x, 0), 5): the inner failure must stay.
         let p = build("out := mod(mod(x, 0), 5)", true);
-        assert!(fired(&p).is_empty());
+        assert!(rules_fired(&p).is_empty());
         let p = build("out := mod(mod(x, 10), 4)", true);
-        assert!(fired(&p).is_empty(), "4 does not divide 10");
+        assert!(rules_fired(&p).is_empty(), "4 does not divide 10");
     }
 
     #[test]
