@@ -1,7 +1,7 @@
 //! The core's language rules, asked for by the Python frontend instead of
 //! copied: type spellings, integer literal typing, float display, printf
-//! placeholders, the suggestion limit, argument matching and conversion
-//! hints. Each forwards to the one home of its rule in `polydat-core`.
+//! placeholders, the suggestion limit, argument matching, conversion
+//! hints and the comprehension text a `streamer` spec holds. Each forwards to the one home of its rule in `polydat-core`.
 
 use polydat_core::node::arguments::{match_arguments as core_match_arguments, Param};
 use polydat_core::{PortType, Value};
@@ -17,6 +17,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(suggestion_limit, m)?)?;
     m.add_function(wrap_pyfunction!(match_arguments, m)?)?;
     m.add_function(wrap_pyfunction!(conversion_hint, m)?)?;
+    m.add_function(wrap_pyfunction!(streamer_text, m)?)?;
     Ok(())
 }
 
@@ -105,4 +106,12 @@ fn conversion_hint(py: Python<'_>, source: &str, target: &str) -> PyResult<Strin
             .ok_or_else(|| crate::py_error(py, "PolydatError", (format!("unknown type '{word}'"),)))
     };
     Ok(polydat_core::nodes::convert::conversion_hint(keyword(source)?, keyword(target)?))
+}
+
+/// The comprehension text a `streamer(spec)` call's spec holds (its text,
+/// or upstream's JSON payload's `text`); a spec that holds none raises
+/// PolydatError with the node's message.
+#[pyfunction]
+fn streamer_text(py: Python<'_>, spec: &str) -> PyResult<String> {
+    polydat_core::nodes::streamer::comprehension_text(spec).map_err(|e| crate::py_error(py, "PolydatError", (e,)))
 }

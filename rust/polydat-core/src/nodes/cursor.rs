@@ -89,11 +89,10 @@ pub fn slice(spec: &str, start: u64, end: u64) -> Result<(u64, u64, f64, f64), S
 /// nodes), which must lie within the cursor's range, as it is.
 pub fn narrowed(over: &Value, start: u64, end: u64) -> Result<Partition, String> {
     if let Value::Json(text) = over {
-        let p = serde_json::from_str::<serde_json::Value>(text)
-            .ok()
-            .as_ref()
-            .and_then(Partition::from_json)
-            .ok_or_else(|| format!("`over` takes a partition (a JSON object with start_ord <= end_ord), got {text}"))?;
+        let p =
+            serde_json::from_str::<serde_json::Value>(text).ok().as_ref().and_then(Partition::from_json).ok_or_else(
+                || format!("`over` takes a partition (a JSON object with start_ord <= end_ord), got {text}"),
+            )?;
         if p.start_ord < start || p.end_ord > end {
             return Err(format!(
                 "the partition {}..{} lies outside the cursor's range {start}..{end}",
