@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import polydat
@@ -29,7 +31,11 @@ def test_a_cursor_is_an_ordinal_over_its_slice() -> None:
     assert values["users"] == 3 and values["users__ordinal"] == 3
     assert values["q"] == 28, "the slice starts at 25: the ordinal is 25 + cycle"
     assert (values["i"], values["ratio"], values["span"]) == (0, 0.0, 50)
-    assert values["where"] == "25..75"
+    # The cursor's slice is a partition (the partition family's JSON form): 0 of 1.
+    assert json.loads(values["where"]) == {
+        "idx": 0, "count": 1, "start_ord": 25, "end_ord": 75, "start_pct": 25.0, "end_pct": 75.0,
+        "base_extent": 100, "cardinality": 50,
+    }
     assert values["pct"] == 25.0 and values["q__cursor__end_pct"] == 75.0
     assert values["q__cursor__partition_count"] == 1
 
@@ -69,6 +75,38 @@ def test_a_cursor_in_a_for_body_narrows_to_its_element() -> None:
     for act in acts:
         act.set_inputs(cycle=2)
     assert [(a.pull("first"), a.pull("row")) for a in acts] == [(0, 2), (500, 502)]
+
+
+def test_a_cursor_over_a_partition_covers_it_and_partition_nodes_read_it() -> None:
+    source = """
+    input cycle
+    parts := partitions("20%,30%,*", 1000000)
+    second := partition_at(parts, 1)
+    cursor q = range(0, 1000000) over second
+    start := q.cursor.start_ordinal
+    end := q.cursor.end_ordinal
+    size := cardinality(q.cursor)
+    slot := mod_in(cycle, q.cursor)
+    which := q.cursor.idx
+    of := q.cursor.partition_count
+    """
+    # "20%,30%,*" over 1,000,000 ordinals: [0, 200000), [200000, 500000),
+    # [500000, 1000000); the cursor covers the second, 300,000 ordinals, so
+    # mod_in wraps cycle 300,000 back to the partition's start.
+    kernel = polydat.compile(source).kernel()
+    for cycle, slot in ((0, 200000), (1, 200001), (299999, 499999), (300000, 200000)):
+        kernel.set_inputs(cycle=cycle)
+        got = kernel.eval()
+        assert (got["start"], got["end"], got["size"], got["slot"]) == (200000, 500000, 300000, slot)
+        assert (got["which"], got["of"], got["q"]) == (1, 3, 200000 + cycle)
+    pt.assert_engines_agree(source, [0, 1, 299999, 300000])
+    outside = 'input cycle\ncursor q = range(0, 100) over partition_at(partitions("*/2", 1000), 1)'
+    with pytest.raises(CompileError) as info:
+        polydat.compile(outside)
+    assert "the partition 500..1000 lies outside the cursor's range 0..100" in info.value.message
+    with pytest.raises(CompileError) as info:
+        polydat.compile("input cycle\ncursor q = range(0, 100) over 5")
+    assert "a cursor's `over` takes a one-range spec (str) or a partition (json), not u64" in info.value.message
 
 
 def test_cursor_errors() -> None:

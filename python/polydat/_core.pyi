@@ -256,6 +256,10 @@ def conversion_hint(source: str, target: str) -> str:
     """How to get a ``target`` from a ``source`` value the compiler does not
     convert by itself (choose a rounding, write ``as``, or there is none)."""
 
+def streamer_text(spec: str) -> str:
+    """The comprehension text a ``streamer(spec)`` spec holds (its text, or
+    upstream's JSON payload's ``text``); PolydatError when it holds none."""
+
 def order_positions(strategy: str, axes: list[int], count: int | None = None, seed: int | None = None) -> list[int]:
     """The positions (row-major over ``axes``, axis 0 slowest) an ``order``
     strategy emits, at most ``count``; raises ``ArgumentError`` for an

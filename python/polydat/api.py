@@ -962,14 +962,29 @@ def open_comprehension(
     (``Kernel.for_each``, ``Kernel.traverse``, a workload's ``for_each``)
     gets its iteration types and tuples."""
 
+    from .dsl.comprehension import JsonText
+
     def call(source: Any) -> Any:
         program = _scope_expression(parsed, [source.text], {}, outer, engine, strict, source.line, source.col, "in the source")
-        return program._core.kernel(outer, []).pull("__e0")
+        value = program._core.kernel(outer, []).pull("__e0")
+        json_typed = dict(program._core.outputs).get("__e0") == "json"
+        return JsonText(value) if json_typed and isinstance(value, str) else value
+
+    def typed_lookup(name: str) -> Any:
+        # A json value (a partition list) stands for its elements, not its text's tokens.
+        value = lookup(name)
+        if isinstance(value, str) and name in json_names():
+            return JsonText(value)
+        return value
+
+    @functools.cache
+    def json_names() -> frozenset[str]:
+        return frozenset(e["name"] for e in json.loads(outer.manifest_json()) if e["type"] == "json")
 
     def keep(where: Any, types: dict[str, str]) -> Any:
         return _where_test(parsed, where, outer, lookup, types, engine, strict)
 
-    return parsed.open(lookup, keep, call)
+    return parsed.open(typed_lookup, keep, call)
 
 
 def _scope_expression(

@@ -381,21 +381,42 @@ PARTITION_EXAMPLES = [
 ]
 
 
-@pytest.mark.parametrize(
-    "source",
-    [
-        PARTITION_EXAMPLES[0],
-        *(
-            pytest.param(s, marks=pytest.mark.xfail(strict=True, reason="open: a partition iteration variable is str, "
-                                                    "and a cursor over a partition is not read by mod_in"))
-            for s in PARTITION_EXAMPLES[1:]
-        ),
-    ],
-)
-def test_partition_examples(source: str) -> None:
-    """Upstream's examples over `partitions(...)` values (a node of the
-    library, not of the language): they compile once that node exists."""
-    if "partitions" not in {n["name"] for n in json.loads(polydat._core.catalog_json())}:
-        pytest.xfail("needs the partitions/cardinality/mod_in nodes of upstream's library")
-    kernel = polydat.compile(source).kernel()
-    assert list(kernel.traverse(0))
+def test_partition_examples_element_types() -> None:
+    """A `for` over `partitions(...)` gives one element per partition, a
+    `json` partition (upstream: an `Ext Partition`), beside the other
+    element types."""
+    kernel = polydat.compile(PARTITION_EXAMPLES[0]).kernel()
+    acts = list(kernel.traverse(0))
+    assert acts[0].program.input_types == {"a": "u64", "b": "u64", "c": "f64", "d": "str", "e": "bool", "p": "json"}
+    # 3 * 3 * 2 * 2 * 2 tuples of the other clauses, times the 2 partitions of "*/2" over 100.
+    assert len(acts) == 3 * 3 * 2 * 2 * 2 * 2
+    assert [json.loads(a.iteration["p"])["start_ord"] for a in acts[:2]] == [0, 50]
+    # A partition list bound to a name and read by reference gives the same elements.
+    named = 'input cycle: u64\nparts := partitions("*/2", 100)\nfor p in {parts} {\n    n := cardinality(p)\n}'
+    got = every_engine_activations(named)
+    assert [(json.loads(a["p"])["idx"], a["n"]) for a in got] == [(0, 50), (1, 50)]
+
+
+def test_partition_examples_cursor_over_a_partition() -> None:
+    """`cursor rows = range(0, 1000) over p` covers partition p: "*/4" over
+    1000 ordinals is [0, 250), [250, 500), [500, 750), [750, 1000), so
+    `rows.cursor` is partition i and `mod_in(cycle, rows.cursor)` is
+    250 * i + cycle % 250 (cycle 260 wraps to 10 past the start)."""
+    for engine in ENGINES:
+        kernel = polydat.compile(PARTITION_EXAMPLES[1], engine=engine).kernel()
+        rows = []
+        for act in kernel.traverse(0):
+            act.set_inputs(cycle=260)
+            cursor = json.loads(act.pull("rows__cursor"))
+            rows.append((cursor["idx"], cursor["count"], cursor["start_ord"], cursor["end_ord"], act.pull("row")))
+        assert rows == [(i, 4, 250 * i, 250 * i + 250, 250 * i + 10) for i in range(4)], engine
+
+
+def test_partition_examples_nested_traversals() -> None:
+    """`outer := cardinality(p)` is 250 for each of the four partitions;
+    each leaf is 250 + t + d for t in 0..20, d in 0..50: 4 * 20 * 50 = 4000
+    leaves summing to 4 * (1000 * 250 + 50 * 190 + 20 * 1225) = 1,136,000."""
+    for engine in ENGINES:
+        kernel = polydat.compile(PARTITION_EXAMPLES[2], engine=engine).kernel()
+        leaves = [leaf.pull("leaf") for a in kernel.traverse(0) for mid in a.traverse(0) for leaf in mid.traverse(0)]
+        assert (len(leaves), sum(leaves), leaves[:2], leaves[-1]) == (4000, 1_136_000, [250, 251], 250 + 19 + 49), engine

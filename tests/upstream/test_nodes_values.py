@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+import polydat
+from polydat import dsl
+
 from .node_values import values_everywhere
 
 
@@ -110,3 +113,63 @@ def test_a_path_that_is_not_a_regular_file_is_a_compile_error(tmp_path) -> None:
         polydat.compile(f'input a: u64\nout := csv_row(a, "{tmp_path}")\n')
     with pytest.raises(polydat.PolydatError, match="No such file"):
         polydat.compile(f'input a: u64\nout := file_line_at(a, "{tmp_path / "missing.txt"}")\n')
+
+
+def test_tile_encode_as_upstreams_encoder_tests_state() -> None:
+    """Upstream's own examples of its hole encoder (a JSON value, a JSON
+    string's inside, a format applied first, None at a value position, a
+    CSV field, a raw hole), each a `tile_encode` call on a wire."""
+    cases = [
+        ('extern v: str = "a\\"b"', "json|value|str||", '"a\\"b"'),
+        ("extern v: u64 = 7", "json|value|||", "7"),
+        ('extern v: str = "x\\ny"', "json|string|||", "x\\ny"),
+        ("extern v: f64 = 0.6666666666666666", "json|value||.2|", "0.67"),
+        ('extern v: str = "a,b"', "csv|text|||", '"a,b"'),
+        ('extern v: str = "a\\"b"', "json|value|||r", 'a"b'),
+        ("extern v: u64 = 5", "text|text||03|", "005"),
+        ("extern v: u64 = 255", "text|text||x|", "ff"),
+        ('extern v: str = "ab"', "text|text||>4|", "  ab"),
+        ("extern v: u64 = 3", "text|text|||c", "1"),
+    ]
+    for extern, spec, expected in cases:
+        source = f'input a: u64\n{extern}\nout := tile_encode(v, "{spec}")\n'
+        assert values_everywhere(source, "out", [{"a": 0}]) == [expected], spec
+    # An absent value (an extern never set) at a JSON value position is `null`.
+    for engine in ("p1", "p2", "p3", "mixed"):
+        kernel = polydat.compile('input a: u64\nextern v: u64\nout := tile_encode(v, "json|value|||")', engine=engine).kernel()
+        kernel.set_inputs(a=0)
+        assert kernel.pull("out") == "null", engine
+
+
+def test_tile_render_renders_a_skeleton_over_encoded_holes() -> None:
+    """Upstream's lowering of `tile t : json := {"n": ${a}, "s": "${s}"}`
+    with a branch: one tile_encode per hole, one tile_render for the tile."""
+    skeleton = json.dumps({"name": "t", "encoding": "json", "ops": [
+        {"Static": '{"n": '}, {"Hole": {"Wire": 0}}, {"Static": ', "s": "'}, {"Hole": {"Wire": 1}},
+        {"Static": '", "odd": '},
+        {"Branch": {"cond": {"Wire": 2}, "then": [{"Static": "true"}], "otherwise": [{"Static": "false"}]}},
+        {"Static": "}"},
+    ], "children": []})
+    literal = skeleton.replace("\\", "\\\\").replace("'", "\\'")
+    source = (
+        'input a: u64\nextern s: str = "say \\"hi\\""\n'
+        'n := tile_encode(a, "json|value|||")\nq := tile_encode(s, "json|string|||")\n'
+        'c := tile_encode(a % 2, "json|text|||c")\n'
+        f"out := tile_render('{literal}', n, q, c)\n"
+    )
+    got = values_everywhere(source, "out", [{"a": 4}, {"a": 7}])
+    assert got == ['{"n": 4, "s": "say \\"hi\\"", "odd": false}', '{"n": 7, "s": "say \\"hi\\"", "odd": true}']
+    assert [json.loads(g)["s"] for g in got] == ['say "hi"', 'say "hi"']
+
+
+def test_streamer_is_a_producers_value() -> None:
+    """`name := for k in 1..4` lowers to `streamer("k in 1..4")`; called by
+    name, with the text or upstream's JSON payload, it is the same
+    producer (a traversal over it dispenses its tuples)."""
+    for call in ('streamer("k in 1..4")', "streamer('{\"text\": \"k in 1..4\", \"ast\": {}}')"):
+        source = f"input a: u64\nsweep := {call}\n"
+        assert values_everywhere(source, "sweep", [{"a": 0}]) == ["k in 1..4"]
+        traversal = polydat.compile(source + "for sweep {\n    x := u64_add(k, 10)\n}").kernel()
+        assert [act.pull("x") for act in traversal.traverse(0)] == [11, 12, 13]
+    produced = dsl.bind("input a: u64\nsweep := for k in 1..4\n").ir
+    assert produced["nodes"] == [{"op": "streamer", "args": [{"const": {"str": "k in 1..4"}}], "span": {"line": 2, "col": 10}}]

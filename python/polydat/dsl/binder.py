@@ -460,12 +460,39 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
             raise file.error("a `for` producer is const; it takes no 'shared' or 'volatile'", binding.span)
         comprehension = self._resolve_producer(expr.comprehension, file)
         self._check_comprehension_names(comprehension, scope, file)
+        return self._publish_producer(binding, scope, owner, index, comprehension, expr.span)
+
+    def _publish_producer(self, binding: ast.Binding, scope: Scope, owner: dict[str, int], index: int,
+                          comprehension: Any, span: Span) -> list[tuple[str, Port, tuple[str, ...], Span]]:
+        """Binds a producer as upstream lowers one, ``name := streamer("<text>")``
+        (a constant ``str``); traversals and derivations in this scope read
+        its comprehension at compile time."""
         target = binding.targets[0]
-        port = self._literal_port({"str": comprehension.text}, expr.span, scope)
+        call = ast.Call("streamer", (ast.Arg(ast.StrLit(comprehension.text, span)),), span)
+        port = self._lower(call, scope).single(scope, f"bound to '{target.name}'")
         named = self._publish(binding, target, port, scope, owner, index, binding.modifiers)
         if named:
             self.producers[target.name] = comprehension
         return named
+
+    def _streamer_comprehension(self, call: ast.Call, file: SourceFile) -> Any:
+        """The comprehension of ``streamer("<text or payload>")`` written as
+        a binding's value (upstream's producer, called by name), or None
+        when the call's argument is not one string literal."""
+        from . import comprehension as comprehensions
+        from . import corerules
+        from .. import errors
+
+        if len(call.args) != 1 or call.args[0].name is not None or type(call.args[0].value) is not ast.StrLit:
+            return None
+        literal = call.args[0].value
+        assert isinstance(literal, ast.StrLit)
+        try:
+            return comprehensions.parse_text(corerules.streamer_text(literal.value), file.path)
+        except CompileError as err:
+            raise file.error(f"streamer: {err.message}", literal.span, err.hint) from None
+        except errors.PolydatError as err:
+            raise file.error(str(err), literal.span) from None
 
     def _publish(self, binding: ast.Binding, target: ast.Target, port: Port, scope: Scope, owner: dict[str, int],
                  index: int, modifiers: tuple[str, ...]) -> list[tuple[str, Port, tuple[str, ...], Span]]:
@@ -489,6 +516,12 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
             return self._bind_producer(binding, scope, owner, index)
         if type(binding.value) is ast.TileExpr:
             return self._bind_tile(binding, scope, owner, index)
+        if (type(binding.value) is ast.Call and binding.value.func == "streamer"  # type: ignore[attr-defined]
+                and "streamer" not in scope.modules):
+            streamed = self._streamer_comprehension(binding.value, scope.file)  # type: ignore[arg-type]
+            if streamed is not None and not binding.tuple_form and binding.type_name is None:
+                self._check_comprehension_names(streamed, scope, scope.file)
+                return self._publish_producer(binding, scope, owner, index, streamed, binding.value.span)
         if not binding.modifiers and binding.type_name is None and not binding.tuple_form:
             # `name := value`, the usual binding.
             target = binding.targets[0]

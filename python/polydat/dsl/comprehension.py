@@ -35,6 +35,7 @@ when one is negative), any float makes it ``f64``, ``true``/``false`` are
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -47,7 +48,7 @@ from .diagnostics import SourceFile
 from .lexer import Lexer, Token, TokenKind
 
 __all__ = [
-    "Comprehension", "Clause", "Range", "Ref", "Generator", "Call", "Where", "Order",
+    "Comprehension", "Clause", "Range", "Ref", "Generator", "Call", "Where", "Order", "JsonText",
     "parse", "parse_text", "parse_items", "NAMED_GENERATORS",
 ]
 
@@ -96,6 +97,14 @@ class Call:
 
 
 Item = Union[int, float, str, bool, Ref, Range, Generator, Call]
+
+
+class JsonText(str):
+    """A ``json`` value's text (what a call source such as
+    ``partitions("*/4", 1000)`` gives): an array stands for its elements,
+    an object or other value for itself. Elements that are objects or
+    arrays stay ``json`` (a ``for p in partitions(...)`` element is a
+    partition, the partition family's JSON form); scalars are values."""
 
 
 @dataclass(frozen=True)
@@ -333,6 +342,8 @@ class Comprehension:
         list or range (or its string-comprehension tokens), a scalar itself."""
         if value is None:
             return []
+        if isinstance(value, JsonText):
+            return _json_elements(value)
         if isinstance(value, str):
             try:
                 items = parse_items(value)
@@ -429,7 +440,9 @@ class Comprehension:
             return "bool", values
         if kinds == {"str"}:
             return "str", values
-        if "str" in kinds or "bool" in kinds:
+        if kinds == {"json"}:
+            return "json", values
+        if kinds & {"str", "bool", "json"}:
             raise self.error(
                 f"the values of '{name}' mix {' and '.join(sorted(kinds))}",
                 clause.line,
@@ -501,7 +514,20 @@ class _Zipped:
         return zip(*self.columns)
 
 
+def _json_elements(text: JsonText) -> list[Any]:
+    """The values a JSON source stands for (see :class:`JsonText`)."""
+    parsed = json.loads(text)
+    items = parsed if isinstance(parsed, list) else [parsed]
+    return [
+        JsonText(json.dumps(item, separators=(",", ":"), ensure_ascii=False))
+        if isinstance(item, (dict, list)) or item is None else item
+        for item in items
+    ]
+
+
 def _kind(value: Any) -> str:
+    if isinstance(value, JsonText):
+        return "json"
     if isinstance(value, bool):
         return "bool"
     if isinstance(value, int):

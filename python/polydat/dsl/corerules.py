@@ -232,3 +232,11 @@ def printf_placeholders(fmt: str) -> int:
     """The number of placeholders in a ``printf`` format, by the core's reading."""
     count: int = _core().printf_placeholders(fmt)
     return count
+
+
+def streamer_text(spec: str) -> str:
+    """The comprehension text a ``streamer(spec)`` call holds (the text, or
+    upstream's JSON payload's ``text``); raises ``PolydatError`` with the
+    node's message when it holds none."""
+    text: str = _core().streamer_text(spec)
+    return text

@@ -550,10 +550,11 @@ class Parser(Recovery):
     def _cursor(self) -> list[ast.Statement]:
         """``cursor name = range(start, end) [over spec]``: a named u64
         ordinal over ``[start, end)``, narrowed by ``over`` to the slice a
-        one-range spec names. It lowers to bindings: ``name`` (and
+        one-range spec (a str) names, or to a partition (a json value from
+        ``partitions(...)``). It lowers to bindings: ``name`` (and
         ``name__ordinal``) is the slice's start plus ``cycle``; the
         ``name__cursor__*`` wires (read as ``name.cursor.idx`` ...) hold the
-        slice; ``name__cursor`` its ordinal range as text."""
+        slice's fields; ``name__cursor`` the slice as a partition (json)."""
         keyword = self.advance()
         name = self.expect_name("a cursor name")
         if not self.peek().is_op("="):
@@ -572,24 +573,18 @@ class Parser(Recovery):
             self.advance()
             over = self.expression()
         span, base = name.span, name.text
-        fields = ("start_ordinal", "end_ordinal", "start_pct", "end_pct")
+        fields = ("start_ordinal", "end_ordinal", "start_pct", "end_pct", "idx", "partition_count")
         slice_call = ast.Call("__cursor_slice", (ast.Arg(over), ctor.args[0], ctor.args[1]), span)
-
-        def wire(field: str) -> ast.Name:
-            return ast.Name(f"{base}__cursor__{field}", span)
 
         def bind(target: str, value: ast.Expr) -> ast.Binding:
             return ast.Binding((ast.Target(target, span),), value, span, (), None, None, False, None)
 
-        ordinal = ast.Call("u64_add", (ast.Arg(wire("start_ordinal")), ast.Arg(ast.Name("cycle", span))), span)
-        text = ast.Call("printf", (ast.Arg(ast.StrLit("{}..{}", span)), ast.Arg(wire("start_ordinal")),
-                                   ast.Arg(wire("end_ordinal"))), span)
+        start = ast.Name(f"{base}__cursor__start_ordinal", span)
+        ordinal = ast.Call("u64_add", (ast.Arg(start), ast.Arg(ast.Name("cycle", span))), span)
+        targets = (*(f"{base}__cursor__{f}" for f in fields), f"{base}__cursor")
         return [
-            ast.Binding(tuple(ast.Target(f"{base}__cursor__{f}", span) for f in fields), slice_call, span, (), None,
+            ast.Binding(tuple(ast.Target(t, span) for t in targets), slice_call, span, (), None,
                         None, True, keyword.doc),
-            bind(f"{base}__cursor__idx", ast.IntLit(0, "0", span)),
-            bind(f"{base}__cursor__partition_count", ast.IntLit(1, "1", span)),
-            bind(f"{base}__cursor", text),
             bind(f"{base}__ordinal", ordinal),
             bind(base, ast.Name(f"{base}__ordinal", span)),
         ]

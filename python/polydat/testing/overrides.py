@@ -13,6 +13,7 @@ when a generated program does not compile).
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 from collections.abc import Callable, Mapping
@@ -84,6 +85,24 @@ _PRINTF_FORMATS = (
     "{:08.2}",
 )
 
+_STREAMER_SPECS = ("k in 1..4", '{"text": "k in 1..4, j in a,b"}', "x in 0..10 step 3")
+"""Comprehensions a ``streamer`` holds (its text, or upstream's JSON payload)."""
+
+_TILE_HOLE_SPECS = (
+    "json|value|||", "json|string|||", "json|value|str||", "json|value|bool||", "csv|text|||",
+    "text|text||.2|", "text|text||08|", "text|text||x|", "text|text||<6|", "json|value|||r", "text|text|||c",
+)
+"""``tile_encode`` specs: each encoding and position, a declared type, formats, raw and condition flags."""
+
+_TILE_SKELETONS = (
+    '{"ops": [{"Static": "{\\"n\\": "}, {"Hole": {"Wire": 0}}, {"Static": ", \\"s\\": \\""}, '
+    '{"Hole": {"Wire": 1}}, {"Static": "\\"}"}]}',
+    '{"ops": [{"Branch": {"cond": {"Wire": 0}, "then": [{"Static": "yes "}, {"Hole": {"Wire": 1}}], '
+    '"otherwise": [{"Static": "no"}]}}]}',
+    '{"ops": [{"Static": "constant"}]}',
+)
+"""``tile_render`` skeletons (static text, holes, a branch) and the values they read."""
+
 _DATA = Path(__file__).resolve().parent / "data"
 _DATA_CSV, _DATA_JSONL, _DATA_LINES = (str(_DATA / name) for name in ("rows.csv", "rows.jsonl", "lines.txt"))
 """Fixture files for the data-file nodes' programs."""
@@ -153,6 +172,13 @@ OVERRIDES: dict[str, NodeOverride] = {
         arity=lambda c: placeholder_count(str(c.get("format", ""))),
         fallible=True,
         corner_call='printf("a={:05} x={:.3} s={} e={}", a, x, s, e)',
+    ),
+    # the nodes behind producers and tiles: specs they read
+    "streamer": NodeOverride(consts={"spec": _STREAMER_SPECS}),
+    "tile_encode": NodeOverride(consts={"spec": _TILE_HOLE_SPECS}),
+    "tile_render": NodeOverride(
+        consts={"spec": _TILE_SKELETONS},
+        arity=lambda c: 1 + max((int(i) for i in re.findall(r'"Wire": *(\d+)', str(c.get("spec", "")))), default=-1),
     ),
     # formatting sizes stay small
     "format_u64": NodeOverride(consts={"radix": (10, 16, 8, 2, 3)}),

@@ -139,6 +139,35 @@ fn const_sets(def: &NodeDef) -> Vec<Vec<Value>> {
             .map(|f| vec![s(f)])
             .collect(),
         ),
+        "tile_encode" => Some(
+            [
+                "json|value|||",
+                "json|string|||",
+                "json|value|str||",
+                "json|value|bool||",
+                "csv|text|||",
+                "text|text||.2|",
+                "text|text||x|",
+                "text|text||08|",
+                "text|text||<6|",
+                "json|value|||r",
+                "text|text|||c",
+                "text|text||.70000|",
+            ]
+            .iter()
+            .map(|f| vec![s(f)])
+            .collect(),
+        ),
+        "tile_render" => Some(
+            [
+                r#"{"ops":[{"Static":"a="},{"Hole":{"Wire":0}}]}"#,
+                r#"{"ops":[{"Branch":{"cond":{"Wire":0},"then":[{"Static":"yes"}],"otherwise":[{"Hole":{"Wire":0}}]}}]}"#,
+                r#"{"ops":[{"Static":"only"}]}"#,
+            ]
+            .iter()
+            .map(|f| vec![s(f)])
+            .collect(),
+        ),
         "one_of" => Some(vec![vec![s("x"), s("yy"), s("zzz")], vec![s("only")], vec![]]),
         "one_of_weighted" => Some(vec![vec![s("delivered:80,shipped:12,processing:5,cancelled:3")], vec![s("a:1")]]),
         "weighted_strings" => Some(vec![vec![s("alpha:0.3;beta:0.5;gamma:0.2")], vec![s("a:1")]]),
@@ -326,6 +355,8 @@ fn every_by_bytes_form_agrees_with_its_p1_form_at_the_corners() {
     // by-bytes form and was compared, failures included where it has them.
     for name in [
         "printf",
+        "tile_encode",
+        "tile_render",
         "str_concat",
         "str_lower",
         "str_upper",

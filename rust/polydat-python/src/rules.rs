@@ -210,3 +210,11 @@ pub(crate) fn conversion_hint(py: Python<'_>, source: &str, target: &str) -> PyR
     };
     Ok(polydat_core::nodes::convert::conversion_hint(keyword(source)?, keyword(target)?))
 }
+
+/// The comprehension text a `streamer(spec)` call's spec holds (its text,
+/// or upstream's JSON payload's `text`); a spec that holds none raises
+/// PolydatError with the node's message.
+#[pyfunction]
+pub(crate) fn streamer_text(py: Python<'_>, spec: &str) -> PyResult<String> {
+    polydat_core::nodes::streamer::comprehension_text(spec).map_err(|e| py_error(py, "PolydatError", (e,)))
+}

@@ -8,11 +8,16 @@
 //! `[0, 1]` a fraction and `N%` a percentage of the extent, each boundary
 //! rounded once (half away from zero). Brackets and parentheses around the
 //! range are advisory; the result is always half-open. A reversed or empty
-//! range fails.
+//! range fails. `over` may also be a partition (`cursor rows = range(0,
+//! 1000) over p` in a `for p in partitions("*/4", 1000)` body): the cursor
+//! then covers that partition's ordinals, its `idx` and `count` kept. The
+//! cursor's partition (`rows.cursor`) is the partition family's JSON form,
+//! so `cardinality(rows.cursor)` and `mod_in(cycle, rows.cursor)` read it.
 
 use crate::node::kit::value_fn;
-use crate::node::{wire, NodeDef, NodeError, Outputs};
-use crate::types::PortType::{Str, F64, U64};
+use crate::node::{wire, wire_any, NodeDef, NodeError, Outputs};
+use crate::nodes::partition::Partition;
+use crate::types::PortType::{Json, Str, F64, U64};
 use crate::value::Value;
 
 /// One boundary of a one-range spec.
@@ -78,30 +83,66 @@ pub fn slice(spec: &str, start: u64, end: u64) -> Result<(u64, u64, f64, f64), S
     Ok((lo, hi, pct(lo), pct(hi)))
 }
 
-/// `__cursor_slice`: the slice of `[start, end)` a one-range partition spec
-/// names: (start ordinal, end ordinal, start %, end %).
+/// The slice a cursor's `over` value names within `[start, end)`: a
+/// one-range spec (a `str`, see [`slice`]) as partition 0 of 1, or a
+/// partition (`json`, from `partitions(...)` and the other partition
+/// nodes), which must lie within the cursor's range, as it is.
+pub fn narrowed(over: &Value, start: u64, end: u64) -> Result<Partition, String> {
+    if let Value::Json(text) = over {
+        let p =
+            serde_json::from_str::<serde_json::Value>(text).ok().as_ref().and_then(Partition::from_json).ok_or_else(
+                || format!("`over` takes a partition (a JSON object with start_ord <= end_ord), got {text}"),
+            )?;
+        if p.start_ord < start || p.end_ord > end {
+            return Err(format!(
+                "the partition {}..{} lies outside the cursor's range {start}..{end}",
+                p.start_ord, p.end_ord
+            ));
+        }
+        return Ok(p);
+    }
+    let Some(spec) = over.as_str() else {
+        return Err("`over` takes a one-range spec (str) or a partition (json)".into());
+    };
+    let (lo, hi, start_pct, end_pct) = slice(spec, start, end)?;
+    Ok(Partition { idx: 0, count: 1, start_ord: lo, end_ord: hi, start_pct, end_pct, base_extent: end - start })
+}
+
+/// `__cursor_slice`: the slice of `[start, end)` an `over` value names (a
+/// one-range spec or a partition): its fields and the partition itself.
 pub const CURSOR_SLICE: NodeDef = NodeDef {
     name: "__cursor_slice",
     category: "cursor",
-    doc: "The slice of [start, end) a one-range spec (0..50%, 100..1000, 0.25..0.75) names: (start_ordinal, end_ordinal, start_pct, end_pct).",
-    params: &[wire("spec", Str), wire("start", U64), wire("end", U64)],
+    doc: "The slice of [start, end) an `over` value names — a one-range spec (0..50%, 100..1000, 0.25..0.75) or a partition: (start_ordinal, end_ordinal, start_pct, end_pct, idx, partition_count, cursor).",
+    params: &[wire_any("over"), wire("start", U64), wire("end", U64)],
     outputs: Outputs::Named(&[
         ("start_ordinal", U64),
         ("end_ordinal", U64),
         ("start_pct", F64),
         ("end_pct", F64),
+        ("idx", U64),
+        ("partition_count", U64),
+        ("cursor", Json),
     ]),
-    build: |_| {
+    build: |c| {
+        if !matches!(c.wire_types.first(), Some(Str | Json)) {
+            return Err(format!(
+                "a cursor's `over` takes a one-range spec (str) or a partition (json), not {}",
+                c.wire_types.first().map_or("nothing", |t| t.keyword())
+            ));
+        }
         Ok(value_fn(|args, outs| {
-            let (Some(spec), Value::U64(start), Value::U64(end)) = (args.get(0).as_str(), args.get(1), args.get(2))
-            else {
-                return Err(NodeError::new("internal: __cursor_slice takes (str, u64, u64)"));
+            let (Value::U64(start), Value::U64(end)) = (args.get(1), args.get(2)) else {
+                return Err(NodeError::new("internal: __cursor_slice takes (str|json, u64, u64)"));
             };
-            let (lo, hi, lo_pct, hi_pct) = slice(spec, *start, *end).map_err(NodeError::new)?;
-            outs[0] = Value::U64(lo);
-            outs[1] = Value::U64(hi);
-            outs[2] = Value::F64(lo_pct);
-            outs[3] = Value::F64(hi_pct);
+            let p = narrowed(args.get(0), *start, *end).map_err(NodeError::new)?;
+            outs[0] = Value::U64(p.start_ord);
+            outs[1] = Value::U64(p.end_ord);
+            outs[2] = Value::F64(p.start_pct);
+            outs[3] = Value::F64(p.end_pct);
+            outs[4] = Value::U64(p.idx);
+            outs[5] = Value::U64(p.count);
+            outs[6] = Value::Json(p.to_json().to_string().into());
             Ok(())
         }))
     },
@@ -125,5 +166,23 @@ mod tests {
         assert!(slice("50%..10%", 0, 100).unwrap_err().contains("holds no ordinal"));
         assert!(slice("20%,30%,*", 0, 100).unwrap_err().contains("is not a range"));
         assert!(slice("0..x", 0, 100).unwrap_err().contains("is not an ordinal"));
+    }
+
+    #[test]
+    fn a_partition_narrows_the_cursor_to_itself() {
+        let p = Partition {
+            idx: 1,
+            count: 4,
+            start_ord: 250,
+            end_ord: 500,
+            start_pct: 25.0,
+            end_pct: 50.0,
+            base_extent: 1000,
+        };
+        let over = Value::Json(p.to_json().to_string().into());
+        assert_eq!(narrowed(&over, 0, 1000).unwrap(), p);
+        assert!(narrowed(&over, 0, 400).unwrap_err().contains("lies outside the cursor's range 0..400"));
+        let spec = narrowed(&Value::str("25%..75%"), 0, 100).unwrap();
+        assert_eq!((spec.idx, spec.count, spec.start_ord, spec.end_ord, spec.base_extent), (0, 1, 25, 75, 100));
     }
 }

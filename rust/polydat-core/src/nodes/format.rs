@@ -10,7 +10,7 @@ use std::fmt::Write;
 
 /// Largest width or precision Rust's formatter accepts; past it, formatting
 /// panics with [`FMT_RANGE`] (upstream fails every evaluation with that text).
-const MAX_FIELD: usize = u16::MAX as usize;
+pub(crate) const MAX_FIELD: usize = u16::MAX as usize;
 
 /// Rust's own words when a width or precision exceeds `MAX_FIELD`.
 pub const FMT_RANGE: &str = "Formatting argument out of range";
@@ -407,7 +407,7 @@ impl Encode {
 /// Appends `text` JSON-escaped: `"` and `\` backslashed, `\n \r \t \b \f`
 /// for those controls, `\u00XX` for the other controls; everything else
 /// (non-ASCII included) as it is.
-fn push_json_escaped(out: &mut String, text: &str) {
+pub(crate) fn push_json_escaped(out: &mut String, text: &str) {
     let bytes = text.as_bytes();
     let mut run = 0;
     for (i, &b) in bytes.iter().enumerate() {
@@ -434,7 +434,7 @@ fn push_json_escaped(out: &mut String, text: &str) {
 }
 
 /// Appends `text` as a CSV field (see [`Encode::Csv`]).
-fn push_csv_field(out: &mut String, text: &str) {
+pub(crate) fn push_csv_field(out: &mut String, text: &str) {
     if !text.bytes().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r')) {
         out.push_str(text);
         return;

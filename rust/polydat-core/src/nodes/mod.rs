@@ -31,7 +31,9 @@ pub mod regex;
 pub mod register;
 pub mod round;
 pub mod stability;
+pub mod streamer;
 pub mod string;
+pub mod tile;
 pub mod vector;
 pub mod weighted;
 
@@ -73,6 +75,8 @@ const FAMILIES: &[&[NodeDef]] = &[
     stability::NODES,
     vector::NODES,
     register::NODES,
+    streamer::NODES,
+    tile::NODES,
 ];
 
 fn index() -> &'static (Vec<&'static NodeDef>, HashMap<&'static str, &'static NodeDef>) {
