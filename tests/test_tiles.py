@@ -223,3 +223,18 @@ def test_a_tile_is_one_node_on_the_string_machinery() -> None:
     ops = [n["op"] for n in program._bound.ir["nodes"]]
     assert ops.count("__tile") == 5, "doc, load, row, and the branch's two bodies"
     assert program.outputs["doc"] == "str"
+
+
+def test_a_json_tile_inside_a_string_literal_of_another_is_text_not_a_splice() -> None:
+    # Found by the random-program profile: the tile was spliced into the
+    # string literal, and the program was refused as invalid JSON.
+    source = (
+        "input cycle: u64\n"
+        "tile inner : json := '{\"n\": ${cycle}}'\n"
+        "tile outer : json := '{\"s\": \"<${inner}>\", \"v\": ${inner}}'\n"
+    )
+    for engine in ("p1", "p3", "mixed"):
+        kernel = polydat.compile(source, engine=engine).kernel()
+        kernel.set_inputs(7)
+        assert json.loads(kernel.pull("outer")) == {"s": '<{"n": 7}>', "v": {"n": 7}}, engine
+    pt.assert_engines_agree(source, [0, 1, *pt.U64_CORNERS])

@@ -485,7 +485,9 @@ class TileLowering:
                 state.feed(piece)
                 continue
             if isinstance(piece, Hole):
-                spliced = self._splice(expr, piece, scope, splicing)
+                # A tile of this encoding at a value position is spliced in;
+                # inside a string literal it is text, escaped like any other.
+                spliced = None if state.in_string else self._splice(expr, piece, scope, splicing)
                 if spliced is not None:
                     self._render(spliced, spliced.parts.pieces, scope, out, state, splicing + (piece.expr.name,))  # type: ignore[union-attr]
                     continue
