@@ -2,7 +2,11 @@
 
 Timings here are ratios between two sizes measured in the same process (a
 quadratic step shows as a 16x jump from n to 4n, a linear one as about 4x),
-never absolute thresholds; the absolute figures live in the benchmarks."""
+never absolute thresholds; the absolute figures live in the benchmarks.
+They are CPU time of the measuring thread (`time.thread_time`), so other
+processes competing for the cores do not move them; the bound (10x for 4x
+the nodes) leaves room for a larger working set's cache misses and still
+catches a quadratic step."""
 
 from __future__ import annotations
 
@@ -26,9 +30,9 @@ def chain_ir(n: int) -> str:
 def best_of(f, repeat: int = 3) -> float:
     times = []
     for _ in range(repeat):
-        started = time.perf_counter()
+        started = time.thread_time()
         f()
-        times.append(time.perf_counter() - started)
+        times.append(time.thread_time() - started)
     return min(times)
 
 
@@ -42,9 +46,9 @@ def first_kernel_seconds(ir: str, engine: str) -> float:
     built once per program, like cones, is built then)."""
     def once() -> float:
         prog = _core.Program.compile(ir, engine=engine)
-        started = time.perf_counter()
+        started = time.thread_time()
         prog.kernel()
-        return time.perf_counter() - started
+        return time.thread_time() - started
     return min(once() for _ in range(3))
 
 
@@ -52,7 +56,7 @@ def first_kernel_seconds(ir: str, engine: str) -> float:
 def test_kernel_construction_is_linear_on_a_chain_of_outputs(engine: str) -> None:
     small, large = (first_kernel_seconds(chain_ir(n), engine) for n in (4_000, 16_000))
     ratio = large / max(small, 1e-6)
-    assert ratio < 9, f"4x the nodes took {ratio:.1f}x the time to build a first kernel"
+    assert ratio < 10, f"4x the nodes took {ratio:.1f}x the time to build a first kernel"
 
 
 def test_a_kernel_of_a_long_chain_is_small() -> None:
@@ -70,4 +74,4 @@ def test_compile_is_linear_on_a_chain_of_outputs() -> None:
     irs = {n: chain_ir(n) for n in (4_000, 16_000)}
     small = best_of(lambda: _core.Program.compile(irs[4_000], engine="p2/pull"), 2)
     large = best_of(lambda: _core.Program.compile(irs[16_000], engine="p2/pull"), 2)
-    assert large / small < 9, f"4x the nodes took {large / small:.1f}x the time to compile"
+    assert large / small < 10, f"4x the nodes took {large / small:.1f}x the time to compile"
