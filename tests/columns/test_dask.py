@@ -50,6 +50,9 @@ def test_a_two_process_cluster_equals_a_serial_generate():
         with distributed.Client(cluster) as client:
             frame = from_program(prog.source, (100, 5100), npartitions=7, outputs=outputs, inputs=ALL_TYPES_INPUTS)
             futures = client.compute(frame.to_delayed())
+            # A cluster whose workers died would leave gather waiting for
+            # ever: fail after a generous bound instead of hanging the suite.
+            distributed.wait(futures, timeout=300)
             parts = client.gather(futures)
             workers = {who for part in client.who_has(futures).values() for who in part}
             computed = pd.concat(parts)
