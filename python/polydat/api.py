@@ -524,6 +524,12 @@ def segments(rng: range) -> Iterator[range]:
         yield range(first, min(first + span, rng.stop), rng.step)
 
 
+def _check_batch_rows(batch_rows: Any) -> None:
+    """Refuses a ``batch_rows`` that is not a positive integer (a bool is not one)."""
+    if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
+        raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
+
+
 def _names(names: Any, what: str) -> list[str]:
     """A list of names from a list/tuple of strings (a bare string is refused:
     it would read as its characters)."""
@@ -834,8 +840,7 @@ def _reused_batches(
     arrays (one per output, allocated here once), yielded as ``{name: array}``."""
     import numpy as np
 
-    if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
-        raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
+    _check_batch_rows(batch_rows)
     plan = program._run_plan(cycles, outputs, inputs, threads, coordinate)
     names, rows = plan.outputs, plan.rows
     types = {**program.outputs, **program.input_types}
@@ -914,8 +919,7 @@ def _stream(
     """``stream`` of ``program``'s rows on ``core`` (see :func:`_generate`),
     its arguments checked now (a zero-row stream of the core is opened)."""
     _pyarrow("stream")
-    if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
-        raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
+    _check_batch_rows(batch_rows)
     plan = program._run_plan(cycles, outputs, inputs, threads, coordinate)
     stream = Stream(core, plan, batch_rows)
     stream._open(plan.rows).close()
@@ -941,8 +945,7 @@ def batch_stream(
     ``encode`` ("csv", "jsonl") yields each batch as text; ``cycles_column``
     puts the rows' cycle numbers first under that name; ``emitted`` pulls
     the program's ``emit_row`` bindings too and yields ``(batch, rows)``."""
-    if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
-        raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
+    _check_batch_rows(batch_rows)
     plan = program._run_plan(cycles, outputs, inputs, threads, coordinate)
     if plan.rows > SEGMENT_ROWS:
         raise ArgumentError(f"one stream runs at most {SEGMENT_ROWS} rows, got {plan.rows}: stream segments() of them")
