@@ -62,7 +62,16 @@ pub struct Module {
     #[allow(clippy::vec_box)]
     calls: Vec<Box<SlotCall>>,
     functions: usize,
+    /// Print each function's generated machine code to standard error (set
+    /// by the environment variable [`DUMP_NATIVE_ENV`]).
+    dump: bool,
 }
+
+/// Set (to anything) to have every native function's generated machine code
+/// printed to standard error as it is compiled: Cranelift's listing after
+/// register allocation, one block per function. A diagnostic for reading
+/// what a program's row loop became.
+pub const DUMP_NATIVE_ENV: &str = "POLYDAT_DUMP_NATIVE";
 
 /// What emitting a run of steps produced: whether the code calls a helper
 /// (so it must run inside the catch), and, per step, whether that step's
@@ -88,7 +97,16 @@ impl Module {
         sig.params.extend([AbiParam::new(I64), AbiParam::new(I64), AbiParam::new(I64)]);
         let slot_call_id = module.declare_function("pd_slot_call", Linkage::Import, &sig).map_err(|e| e.to_string())?;
         let ctx = module.make_context();
-        Ok(Module { module, ctx, fbc: FunctionBuilderContext::new(), slot_call_id, calls: Vec::new(), functions: 0 })
+        let dump = std::env::var_os(DUMP_NATIVE_ENV).is_some();
+        Ok(Module {
+            module,
+            ctx,
+            fbc: FunctionBuilderContext::new(),
+            slot_call_id,
+            calls: Vec::new(),
+            functions: 0,
+            dump,
+        })
     }
 
     /// Defines a function `f(buf)` computing `steps` (in order, each once)
@@ -361,7 +379,11 @@ impl Module {
 
     /// Compiles the function just built (and finalized) as `id`.
     fn define(&mut self, id: FuncId) -> Result<(), String> {
+        self.ctx.set_disasm(self.dump);
         self.module.define_function(id, &mut self.ctx).map_err(|e| format!("native code generation failed: {e:?}"))?;
+        if let Some(listing) = self.ctx.compiled_code().and_then(|code| code.vcode.as_deref()).filter(|_| self.dump) {
+            eprintln!("; polydat native function {}\n{listing}", id.as_u32());
+        }
         self.module.clear_context(&mut self.ctx);
         Ok(())
     }

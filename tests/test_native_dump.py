@@ -1,0 +1,40 @@
+"""The native-code listing: with POLYDAT_DUMP_NATIVE set, every function the
+native engine compiles is printed to standard error (for reading what a
+program's row loop became); without it, nothing is."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from polydat import _core
+
+PROGRAM = """
+import numpy as np, polydat
+p = polydat.compile("input cycle: u64\\nh := hash(cycle)\\nm := mod(h, 10)", engine="p3")
+out = {"m": np.empty(1000, np.uint64)}
+p.generate(range(1000), outputs=["m"], out=out)
+assert out["m"][7] == p.generate(range(7, 8), outputs=["m"])["m"][0]
+"""
+
+
+def run(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", PROGRAM], env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.skipif(not any(e.startswith("p3/") for e in _core.engines()), reason="no native engine on this machine")
+def test_the_native_listing_is_printed_only_when_asked_for() -> None:
+    quiet = {k: v for k, v in os.environ.items() if k != "POLYDAT_DUMP_NATIVE"}
+    silent = run(quiet)
+    assert silent.returncode == 0, silent.stderr
+    assert "polydat native function" not in silent.stderr
+
+    dumped = run({**quiet, "POLYDAT_DUMP_NATIVE": "1"})
+    assert dumped.returncode == 0, dumped.stderr
+    listings = dumped.stderr.count("; polydat native function")
+    assert listings >= 1, dumped.stderr[-2000:]
+    # Cranelift's listing of real code: blocks and a return.
+    assert "block0:" in dumped.stderr and "ret" in dumped.stderr
