@@ -60,7 +60,12 @@ def main() -> None:
         ax.barh(names, [values[n] for n in names], color=colours)
         ax.invert_yaxis()
         ax.set_title(title, fontsize=10)
-        ax.set_xscale("log")
+        # A log axis for panels whose values span orders of magnitude; a
+        # linear one from 0 otherwise, so bar lengths compare as ratios.
+        if max(values.values()) > 20 * min(values.values()):
+            ax.set_xscale("log")
+        else:
+            ax.set_xlim(0, max(values.values()) * 1.12)
         for y, n in enumerate(names):
             ax.text(values[n], y, f" {values[n]:.1f}", va="center", fontsize=8)
     fig.tight_layout()
