@@ -13,6 +13,7 @@ definitions win whenever they exist.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import subprocess
 import sys
@@ -25,8 +26,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON_DIR = ROOT / "python"
-if str(PYTHON_DIR) not in sys.path:
-    sys.path.insert(0, str(PYTHON_DIR))
+# The source tree only when no polydat is installed: put ahead of an
+# installed one, it would hand every process this session starts (a Dask
+# worker inherits sys.path) the source tree's build instead of the
+# installed build the session tests.
+if importlib.util.find_spec("polydat") is None and str(PYTHON_DIR) not in sys.path:
+    sys.path.append(str(PYTHON_DIR))
 
 
 def _import_dsl() -> types.ModuleType:
