@@ -11,10 +11,12 @@ use crate::engine::compiled::layout::Layout;
 use crate::node::lower::{FCmp, FOp, ICmp, Lower, NVal};
 use crate::node::BuildCtx;
 use crate::program::Program;
+use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F64, I64};
 use cranelift_codegen::ir::{
-    AbiParam, Block, BlockArg, FuncRef, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Value,
+    AbiParam, Block, BlockArg, FuncRef, Inst, InstBuilder, MemFlagsData, Opcode, StackSlotData, StackSlotKind, Value,
+    ValueDef,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -62,6 +64,9 @@ pub struct Module {
     #[allow(clippy::vec_box)]
     calls: Vec<Box<SlotCall>>,
     functions: usize,
+    /// The constant words row loops load before their loop (see
+    /// [`LoopConstants`]): read by native code, kept with it.
+    loop_constants: Vec<Box<[u64; MAX_LOOP_CONSTANTS]>>,
     /// Print each function's generated machine code to standard error (set
     /// by the environment variable [`DUMP_NATIVE_ENV`]).
     dump: bool,
@@ -105,6 +110,7 @@ impl Module {
             slot_call_id,
             calls: Vec::new(),
             functions: 0,
+            loop_constants: Vec::new(),
             dump,
         })
     }
@@ -176,7 +182,8 @@ impl Module {
         let buf = entry_block(&mut b)[0];
         let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
         let tracker = tracker.map(Tracker::Position);
-        let mut emit = StepEmitter { slot_call, calls: &mut self.calls, buf, word, tracker, store: true, first };
+        let mut emit =
+            StepEmitter { slot_call, calls: &mut self.calls, buf, word, tracker, store: true, first, constants: None };
         let fallible = emit.steps(&mut b, program, steps, &mut HashMap::new());
         b.ins().return_(&[]);
         b.finalize(self.module.target_config());
@@ -196,10 +203,12 @@ impl Module {
     /// no helper cannot fail, and stores nothing there).
     ///
     /// With `unit_step`, the loop is for a step of 1 (the `step` argument is
-    /// not read): its only counter is the coordinate itself, each column's
-    /// rows are addressed from its base moved back by `first` rows, and the
-    /// loop ends at `first + count`. Otherwise a row counter runs beside the
-    /// coordinate. Either loop is rotated: one test and branch per row.
+    /// not read): its only counter counts the rows left, up from `-count`
+    /// to 0; each column's rows are addressed from its end, and the
+    /// coordinate is the counter plus `first + count`, a sum the steps'
+    /// seeded adds fold their invariants into ([`LoopConstants`]), so no
+    /// register holds the loop's end. Otherwise a row counter runs beside
+    /// the coordinate. Either loop is rotated: one test and branch per row.
     pub fn row_loop(
         &mut self,
         program: &Program,
@@ -243,39 +252,54 @@ impl Module {
         // The body's counters (its block parameters): the coordinate alone
         // for a step of 1, a row counter and the coordinate otherwise; and
         // where row `index` of each column goes (`bases[k] + index * width`).
-        let (cycle, row, index, bases, end) = if unit_step {
+        let (cycle, row, index, bases, end, enter) = if unit_step {
             let end = b.ins().iadd(first, count);
             let moved: Vec<Value> = columns
                 .iter()
                 .zip(&bases)
                 .map(|(&(_, width), &base)| {
-                    let back = b.ins().imul_imm_u(first, width as i64);
-                    b.ins().isub(base, back)
+                    let ahead = b.ins().imul_imm_u(count, width as i64);
+                    b.ins().iadd(base, ahead)
                 })
                 .collect();
+            let rows_left = b.ins().ineg(count);
             b.append_block_param(body_block, I64);
-            b.ins().jump(body_block, &[BlockArg::Value(first)]);
+            let enter = b.ins().jump(body_block, &[BlockArg::Value(rows_left)]);
             b.switch_to_block(body_block);
-            let cycle = b.block_params(body_block)[0];
-            let row = b.ins().isub(cycle, first);
-            (cycle, row, cycle, moved, Some(end))
+            let rows_left = b.block_params(body_block)[0];
+            let cycle = b.ins().iadd(rows_left, end);
+            let row = b.ins().iadd(rows_left, count);
+            (cycle, row, rows_left, moved, Some(end), enter)
         } else {
             let zero = b.ins().iconst(I64, 0);
             b.append_block_param(body_block, I64);
             b.append_block_param(body_block, I64);
-            b.ins().jump(body_block, &[BlockArg::Value(zero), BlockArg::Value(first)]);
+            let enter = b.ins().jump(body_block, &[BlockArg::Value(zero), BlockArg::Value(first)]);
             b.switch_to_block(body_block);
             let (row, cycle) = (b.block_params(body_block)[0], b.block_params(body_block)[1]);
-            (cycle, row, row, bases, None)
+            (cycle, row, row, bases, None, enter)
         };
+        // Registers left for constants once the columns' addresses and the
+        // invariant words have theirs; with none, constants stay in place.
+        let room = LOOP_REGISTERS.saturating_sub(columns.len() + invariant.len());
+        let mut constants = LoopConstants::before(enter, invariant.values().copied().chain(end), room);
         let mut words = invariant;
         words.insert(coordinate, cycle);
         let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
         let word = |slot: u32| layout.off[slot as usize];
         let tracker = Some(Tracker::Row { progress, row });
-        let mut emit =
-            StepEmitter { slot_call, calls: &mut self.calls, buf, word: &word, tracker, store: false, first: 0 };
+        let mut emit = StepEmitter {
+            slot_call,
+            calls: &mut self.calls,
+            buf,
+            word: &word,
+            tracker,
+            store: false,
+            first: 0,
+            constants: Some(&mut constants),
+        };
         let fallible = emit.steps(&mut b, program, steps, &mut words);
+        self.loop_constants.push(constants.words);
         for (&(slot, width), &base) in columns.iter().zip(&bases) {
             let Some(&value) = words.get(&slot) else {
                 return Err(format!("internal: column slot {slot} is not computed by the row loop"));
@@ -299,10 +323,10 @@ impl Module {
             };
         }
         match end {
-            Some(end) => {
-                let next = b.ins().iadd_imm_u(cycle, 1);
-                let done = b.ins().icmp(IntCC::Equal, next, end);
-                b.ins().brif(done, exit, &[], body_block, &[BlockArg::Value(next)]);
+            Some(_) => {
+                // The rows left, counted up to 0: the loop goes on while it is not 0.
+                let next = b.ins().iadd_imm_u(index, 1);
+                b.ins().brif(next, body_block, &[BlockArg::Value(next)], exit, &[]);
             }
             None => {
                 let next_row = b.ins().iadd_imm_u(row, 1);
@@ -351,8 +375,16 @@ impl Module {
             words.insert(input, value);
         }
         let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
-        let mut emit =
-            StepEmitter { slot_call, calls: &mut self.calls, buf, word: &word, tracker: None, store: false, first: 0 };
+        let mut emit = StepEmitter {
+            slot_call,
+            calls: &mut self.calls,
+            buf,
+            word: &word,
+            tracker: None,
+            store: false,
+            first: 0,
+            constants: None,
+        };
         let fallible = emit.steps(&mut b, program, steps, &mut words);
         for (k, &slot) in slots.iter().enumerate() {
             let value = match words.get(&slot) {
@@ -391,7 +423,7 @@ impl Module {
     /// Finalizes the module: every function's code is written, then only run.
     pub fn finish(mut self) -> Result<Code, String> {
         self.module.finalize_definitions().map_err(|e| e.to_string())?;
-        Ok(Code { module: Some(self.module), _calls: self.calls })
+        Ok(Code { module: Some(self.module), _calls: self.calls, _loop_constants: self.loop_constants })
     }
 }
 
@@ -401,6 +433,8 @@ pub struct Code {
     module: Option<JITModule>,
     #[allow(clippy::vec_box)] // addresses held by native code (see `Module::calls`)
     _calls: Vec<Box<SlotCall>>,
+    /// The constant words its row loops read.
+    _loop_constants: Vec<Box<[u64; MAX_LOOP_CONSTANTS]>>,
 }
 
 // SAFETY: the module is finalized before `Code` exists and never written
@@ -488,6 +522,110 @@ struct StepEmitter<'a> {
     store: bool,
     /// The position of the first step emitted, for the tracker.
     first: usize,
+    /// A row loop's constants, loaded before the loop.
+    constants: Option<&'a mut LoopConstants>,
+}
+
+/// The most constants a row loop loads before its loop; later ones are
+/// materialized where they are used.
+pub const MAX_LOOP_CONSTANTS: usize = 8;
+
+/// The registers a row loop can keep values in across rows, before it
+/// spills: x86-64's 14 general registers less the row counter and a few
+/// for the values of one row. A row loop loads constants before the loop
+/// only up to what its columns and invariant words leave of these.
+const LOOP_REGISTERS: usize = 10;
+
+/// The constants of a row loop that no instruction takes as an immediate
+/// (those outside the 32-bit signed range: hash multipliers, magic
+/// divisors), each loaded once before the loop from a word kept with the
+/// code. Cranelift rematerializes an `iconst` at every use, so inside the
+/// loop each would be a 64-bit move or a constant-pool operand per row; a
+/// value loaded before the loop is a register (or one spill slot) instead.
+struct LoopConstants {
+    /// The jump into the loop: the loads go before it.
+    before: Inst,
+    /// The words; their address is fixed however the box moves.
+    words: Box<[u64; MAX_LOOP_CONSTANTS]>,
+    /// Words used so far.
+    len: usize,
+    /// The most words it loads before the loop ([`MAX_LOOP_CONSTANTS`] at most).
+    room: usize,
+    /// The words' address, as a value of the loop's preheader.
+    base: Option<Value>,
+    /// The value loaded for each constant so far.
+    loaded: HashMap<u64, Value>,
+    /// Values that are the same on every row: the loop's invariant words,
+    /// and the constants and sums computed before the loop.
+    invariant: std::collections::HashSet<Value>,
+}
+
+impl LoopConstants {
+    /// Constants loaded before `before`, the jump into the loop (at most
+    /// `room` of them), whose `invariant` values are the same on every row.
+    fn before(before: Inst, invariant: impl Iterator<Item = Value>, room: usize) -> LoopConstants {
+        LoopConstants {
+            before,
+            words: Box::new([0; MAX_LOOP_CONSTANTS]),
+            len: 0,
+            room: room.min(MAX_LOOP_CONSTANTS),
+            base: None,
+            loaded: HashMap::new(),
+            invariant: invariant.collect(),
+        }
+    }
+
+    /// `x + y` as `p + (q + y)` when `y` is invariant and `x` is `p + q`
+    /// with `q` invariant and `p` not (or the same with `x` and `y`
+    /// swapped), the invariant sum computed before the loop: a seeded
+    /// hash, `hash(cycle + seed)`, adds the seed and its own constant to the
+    /// row's value once, not twice, and the seed need not stay in a
+    /// register through the loop. Wrapping addition is associative and
+    /// commutative, so the value is the same. `None` otherwise.
+    fn reassociated_add(&mut self, b: &mut FunctionBuilder<'_>, x: Value, y: Value) -> Option<Value> {
+        let (sum, outer) = match (self.invariant.contains(&x), self.invariant.contains(&y)) {
+            (false, true) => (x, y),
+            (true, false) => (y, x),
+            _ => return None,
+        };
+        let ValueDef::Result(inst, 0) = b.func.dfg.value_def(sum) else { return None };
+        if b.func.dfg.insts[inst].opcode() != Opcode::Iadd {
+            return None;
+        }
+        let [p, q] = b.func.dfg.inst_args(inst) else { return None };
+        let (variant, inner) = match (self.invariant.contains(p), self.invariant.contains(q)) {
+            (false, true) => (*p, *q),
+            (true, false) => (*q, *p),
+            _ => return None,
+        };
+        let hoisted = FuncCursor::new(b.func).at_inst(self.before).ins().iadd(inner, outer);
+        self.invariant.insert(hoisted);
+        Some(b.ins().iadd(variant, hoisted))
+    }
+
+    /// The value of the constant `v` in the loop: loaded before it, when
+    /// `v` needs more than a 32-bit immediate and room is left; otherwise
+    /// `None` (the caller materializes it in place).
+    fn value(&mut self, b: &mut FunctionBuilder<'_>, v: u64) -> Option<Value> {
+        if i32::try_from(v as i64).is_ok() {
+            return None;
+        }
+        if let Some(&loaded) = self.loaded.get(&v) {
+            return Some(loaded);
+        }
+        if self.len == self.room {
+            return None;
+        }
+        self.words[self.len] = v;
+        let mut at = FuncCursor::new(b.func).at_inst(self.before);
+        let address = self.words.as_ptr() as i64;
+        let base = *self.base.get_or_insert_with(|| at.ins().iconst(I64, address));
+        let loaded = at.ins().load(I64, MemFlagsData::trusted().with_readonly(), base, 8 * self.len as i32);
+        self.len += 1;
+        self.loaded.insert(v, loaded);
+        self.invariant.insert(loaded);
+        Some(loaded)
+    }
 }
 
 impl StepEmitter<'_> {
@@ -524,6 +662,7 @@ impl StepEmitter<'_> {
                 step,
                 called: false,
                 track: self.tracker.map(|t| (t, self.buf, (self.first + position) as u64)),
+                constants: self.constants.as_deref_mut(),
             };
             let nvals: Vec<NVal> = (0..ins.len() as u32).map(NVal).collect();
             let ctx = BuildCtx { consts: &step.consts, wire_types: &step.in_types };
@@ -558,6 +697,8 @@ struct CraneLower<'a, 'b> {
     /// What to record before a helper call: the tracker, the buffer's
     /// address and the step's position.
     track: Option<(Tracker, Value, u64)>,
+    /// A row loop's constants (see [`LoopConstants`]).
+    constants: Option<&'a mut LoopConstants>,
 }
 
 impl CraneLower<'_, '_> {
@@ -634,12 +775,14 @@ impl CraneLower<'_, '_> {
 
 impl Lower for CraneLower<'_, '_> {
     fn iconst(&mut self, v: u64) -> NVal {
-        let c = self.b.ins().iconst(I64, v as i64);
+        let hoisted = self.constants.as_deref_mut().and_then(|constants| constants.value(self.b, v));
+        let c = hoisted.unwrap_or_else(|| self.b.ins().iconst(I64, v as i64));
         self.push(c)
     }
     fn iadd(&mut self, a: NVal, b: NVal) -> NVal {
         let (x, y) = (self.get(a), self.get(b));
-        let v = self.b.ins().iadd(x, y);
+        let hoisted = self.constants.as_deref_mut().and_then(|constants| constants.reassociated_add(self.b, x, y));
+        let v = hoisted.unwrap_or_else(|| self.b.ins().iadd(x, y));
         self.push(v)
     }
     fn isub(&mut self, a: NVal, b: NVal) -> NVal {
