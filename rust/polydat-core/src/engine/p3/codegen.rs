@@ -66,6 +66,7 @@ pub struct Module {
     functions: usize,
     /// The constant words row loops load before their loop (see
     /// [`LoopConstants`]): read by native code, kept with it.
+    #[allow(clippy::vec_box)] // addresses held by native code: a box never moves when the list grows
     loop_constants: Vec<Box<[u64; MAX_LOOP_CONSTANTS]>>,
     /// Print each function's generated machine code to standard error (set
     /// by the environment variable [`DUMP_NATIVE_ENV`]).
@@ -434,6 +435,7 @@ pub struct Code {
     #[allow(clippy::vec_box)] // addresses held by native code (see `Module::calls`)
     _calls: Vec<Box<SlotCall>>,
     /// The constant words its row loops read.
+    #[allow(clippy::vec_box)] // addresses held by native code (see `Module::loop_constants`)
     _loop_constants: Vec<Box<[u64; MAX_LOOP_CONSTANTS]>>,
 }
 
