@@ -250,9 +250,10 @@ impl Module {
         b.switch_to_block(start);
         b.seal_block(start);
 
-        // The body's counters (its block parameters): the coordinate alone
-        // for a step of 1, a row counter and the coordinate otherwise; and
-        // where row `index` of each column goes (`bases[k] + index * width`).
+        // The body's counters (its block parameters): for a step of 1 the
+        // rows left alone (negative, up to 0; the coordinate is it plus
+        // `end`), a row counter and the coordinate otherwise; and where row
+        // `index` of each column goes (`bases[k] + index * width`).
         let (cycle, row, index, bases, end, enter) = if unit_step {
             let end = b.ins().iadd(first, count);
             let moved: Vec<Value> = columns
@@ -323,18 +324,15 @@ impl Module {
                 other => return Err(format!("internal: a column of {other}-byte rows")),
             };
         }
-        match end {
-            Some(_) => {
-                // The rows left, counted up to 0: the loop goes on while it is not 0.
-                let next = b.ins().iadd_imm_u(index, 1);
-                b.ins().brif(next, body_block, &[BlockArg::Value(next)], exit, &[]);
-            }
-            None => {
-                let next_row = b.ins().iadd_imm_u(row, 1);
-                let next_cycle = b.ins().iadd(cycle, stride);
-                let done = b.ins().icmp(IntCC::Equal, next_row, count);
-                b.ins().brif(done, exit, &[], body_block, &[BlockArg::Value(next_row), BlockArg::Value(next_cycle)]);
-            }
+        if unit_step {
+            // The rows left, counted up to 0: the loop goes on while it is not 0.
+            let next = b.ins().iadd_imm_u(index, 1);
+            b.ins().brif(next, body_block, &[BlockArg::Value(next)], exit, &[]);
+        } else {
+            let next_row = b.ins().iadd_imm_u(row, 1);
+            let next_cycle = b.ins().iadd(cycle, stride);
+            let done = b.ins().icmp(IntCC::Equal, next_row, count);
+            b.ins().brif(done, exit, &[], body_block, &[BlockArg::Value(next_row), BlockArg::Value(next_cycle)]);
         }
         b.seal_block(body_block);
 
