@@ -15,6 +15,7 @@ HERE = Path(__file__).resolve().parent
 
 SCRIPTS = {
     "bench_scopes.py": ["--tuples", "50"],
+    "compare_builds.py": ["--rounds", "1", "--cycles", "200", "--iters", "1", "--scenarios", "ladder"],
     "compile_scaling.py": ["--sizes", "50", "100", "--repeat", "1"],
     "bench_users.py": ["--rows", "2000", "--library-rows", "20", "--stream-rows", "4096", "--batch-rows", "1024",
                        "--repeats", "1"],
