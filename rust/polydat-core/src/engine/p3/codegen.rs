@@ -412,7 +412,8 @@ impl Module {
     fn define(&mut self, id: FuncId) -> Result<(), String> {
         self.ctx.set_disasm(self.dump);
         self.module.define_function(id, &mut self.ctx).map_err(|e| format!("native code generation failed: {e:?}"))?;
-        if let Some(listing) = self.ctx.compiled_code().and_then(|code| code.vcode.as_deref()).filter(|_| self.dump) {
+        // Only a context asked for the listing (`set_disasm`) keeps one.
+        if let Some(listing) = self.ctx.compiled_code().and_then(|code| code.vcode.as_deref()) {
             eprintln!("; polydat native function {}\n{listing}", id.as_u32());
         }
         self.module.clear_context(&mut self.ctx);
@@ -528,7 +529,7 @@ struct StepEmitter<'a> {
 
 /// The most constants a row loop loads before its loop; later ones are
 /// materialized where they are used.
-pub const MAX_LOOP_CONSTANTS: usize = 8;
+const MAX_LOOP_CONSTANTS: usize = 8;
 
 /// The registers a row loop can keep values in across rows, before it
 /// spills: x86-64's 14 general registers less the row counter and a few
@@ -547,8 +548,6 @@ struct LoopConstants {
     before: Inst,
     /// The words; their address is fixed however the box moves.
     words: Box<[u64; MAX_LOOP_CONSTANTS]>,
-    /// Words used so far.
-    len: usize,
     /// The most words it loads before the loop ([`MAX_LOOP_CONSTANTS`] at most).
     room: usize,
     /// The words' address, as a value of the loop's preheader.
@@ -567,7 +566,6 @@ impl LoopConstants {
         LoopConstants {
             before,
             words: Box::new([0; MAX_LOOP_CONSTANTS]),
-            len: 0,
             room: room.min(MAX_LOOP_CONSTANTS),
             base: None,
             loaded: HashMap::new(),
@@ -613,15 +611,16 @@ impl LoopConstants {
         if let Some(&loaded) = self.loaded.get(&v) {
             return Some(loaded);
         }
-        if self.len == self.room {
+        // One word per constant loaded so far: the next is word `word`.
+        let word = self.loaded.len();
+        if word == self.room {
             return None;
         }
-        self.words[self.len] = v;
+        self.words[word] = v;
         let mut at = FuncCursor::new(b.func).at_inst(self.before);
         let address = self.words.as_ptr() as i64;
         let base = *self.base.get_or_insert_with(|| at.ins().iconst(I64, address));
-        let loaded = at.ins().load(I64, MemFlagsData::trusted().with_readonly(), base, 8 * self.len as i32);
-        self.len += 1;
+        let loaded = at.ins().load(I64, MemFlagsData::trusted().with_readonly(), base, 8 * word as i32);
         self.loaded.insert(v, loaded);
         self.invariant.insert(loaded);
         Some(loaded)

@@ -229,7 +229,8 @@ impl RowLoop for NativeRowLoop {
         let (buf, cols, at) = (buf.as_mut_ptr(), addrs.as_ptr(), &mut progress as *mut u64);
         // SAFETY: the loop was generated for this plan's layout and reads only
         // words of a buffer of that layout (`buf` is one, borrowed mutably
-        // for the call) and its own constant words, which `_code` keeps alive; it stores row `i < count` of column `k` at
+        // for the call) and its own constant words, which `_code` keeps
+        // alive; it stores row `i < count` of column `k` at
         // `addrs[k] + i * widths[k]`, and each `RowsOut` lends at least
         // `count` rows of that width (checked above); `at` is a live local.
         let run = || unsafe { (self.f)(buf, first, step, count, cols, at) };
