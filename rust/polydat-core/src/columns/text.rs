@@ -24,6 +24,12 @@
 //! Running out of memory is an error ([`NoMemory`]), never an abort: before
 //! a row is written, `out` reserves (fallibly) the most bytes the row can
 //! take ([`row_bound`]), so writing the row never makes it grow.
+//!
+//! CSV rows are written a chunk at a time into a [`Window`]: a zeroed
+//! scratch buffer sized for the chunk's worst case, written by position
+//! (an integer's digits in place, a short text copied as one fixed-size
+//! block), then appended to `out` in one copy. Every formatting rule is
+//! written once, over a [`Sink`] that is either the window or a `Vec`.
 
 use super::{Column, ColumnData, NoMemory, VarRows};
 use crate::nodes::datetime::{push_date_text, push_timestamp_text};
@@ -63,52 +69,136 @@ fn reserve(out: &mut Vec<u8>, bytes: usize) -> Result<(), NoMemory> {
     out.try_reserve(bytes).map_err(|_| NoMemory)
 }
 
+/// Rows a CSV chunk holds: a chunk's text is written into a [`Window`]
+/// (sized for the chunk's worst case) and then appended to `out`.
+const CSV_CHUNK_ROWS: usize = 256;
+
 /// Appends the CSV rows of `columns` (all of the same length) to `out`;
 /// [`NoMemory`] when `out` cannot grow (the rows written so far stay).
 pub fn csv_rows(columns: &[&Column], out: &mut Vec<u8>) -> Result<(), NoMemory> {
     let rows = columns.first().map_or(0, |c| c.len());
-    out.reserve(text_bytes(columns, rows));
+    // Best effort: each chunk reserves what it needs, fallibly, anyway.
+    let _ = out.try_reserve(text_bytes(columns, rows));
     let single = columns.len() == 1;
-    let mut cells: Vec<Cells<'_>> = columns.iter().map(|c| Cells::new(c)).collect();
-    let mut floats = ryu::Buffer::new();
-    let mut ints = itoa::Buffer::new();
-    let mut text = String::new();
-    for i in 0..rows {
-        reserve(out, row_bound(columns, i, 0))?;
-        for (c, cell) in cells.iter_mut().enumerate() {
-            if c > 0 {
-                out.push(b',');
-            }
-            if cell.null(i) {
-                if single {
-                    out.extend_from_slice(b"\"\"");
-                }
-                continue;
-            }
-            let ty = cell.column.ty;
-            match cell.column.data {
-                ColumnData::U64(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
-                ColumnData::I64(ref v) if ty == PortType::Timestamp => {
-                    text.clear();
-                    push_timestamp_text(&mut text, v[i]);
-                    out.extend_from_slice(text.as_bytes())
-                }
-                ColumnData::I64(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
-                ColumnData::U32(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
-                ColumnData::I32(ref v) if ty == PortType::Date => date_bytes(v[i], out),
-                ColumnData::I32(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
-                ColumnData::F64(ref v) => float_text(v[i], F64_CUTOFF, &mut floats, out),
-                ColumnData::F32(ref v) => float32_text(v[i], &mut floats, out),
-                ColumnData::Bool(ref v) => out.extend_from_slice(if v[i] { b"True" } else { b"False" }),
-                ColumnData::Var(ref v) => match cell.column.ty {
-                    PortType::Bytes if !(single && v.row(i).is_empty()) => hex(v.row(i), out),
-                    _ => csv_field(v.row(i), single, out),
-                },
-            }
+    let mut cells: Vec<(CsvCells<'_>, Cells<'_>)> = columns.iter().map(|c| (CsvCells::new(c), Cells::new(c))).collect();
+    let nulls = columns.iter().any(|c| !c.nulls.is_empty());
+    let mut scratch = CellScratch { floats: ryu::Buffer::new(), text: String::new() };
+    let mut chunk: Vec<u8> = Vec::new();
+    let mut start = 0;
+    while start < rows {
+        let end = rows.min(start + CSV_CHUNK_ROWS);
+        let bound = csv_chunk_bound(&cells, start, end);
+        if chunk.len() < bound {
+            chunk.try_reserve(bound - chunk.len()).map_err(|_| NoMemory)?;
+            chunk.resize(bound, 0);
         }
-        out.push(b'\n');
+        let mut window = Window { buf: &mut chunk, at: 0 };
+        for i in start..end {
+            for (c, (cell, nulls_of)) in cells.iter_mut().enumerate() {
+                if c > 0 {
+                    window.push(b',');
+                }
+                if nulls && nulls_of.null(i) {
+                    if single {
+                        window.extend(b"\"\"");
+                    }
+                    continue;
+                }
+                cell.write(i, single, &mut scratch, &mut window);
+            }
+            window.push(b'\n');
+        }
+        let written = window.at;
+        reserve(out, written)?;
+        out.extend_from_slice(&chunk[..written]);
+        start = end;
     }
     Ok(())
+}
+
+/// One column's rows as CSV writes them, its type's rule chosen once.
+enum CsvCells<'a> {
+    U64(&'a [u64]),
+    I64(&'a [i64]),
+    Timestamp(&'a [i64]),
+    U32(&'a [u32]),
+    I32(&'a [i32]),
+    Date(&'a [i32]),
+    F64(&'a [f64]),
+    F32(&'a [f32]),
+    Bool(&'a [bool]),
+    Text(&'a VarRows),
+    Hex(&'a VarRows),
+}
+
+impl<'a> CsvCells<'a> {
+    fn new(column: &'a Column) -> CsvCells<'a> {
+        match (&column.data, column.ty) {
+            (ColumnData::U64(v), _) => CsvCells::U64(v),
+            (ColumnData::I64(v), PortType::Timestamp) => CsvCells::Timestamp(v),
+            (ColumnData::I64(v), _) => CsvCells::I64(v),
+            (ColumnData::U32(v), _) => CsvCells::U32(v),
+            (ColumnData::I32(v), PortType::Date) => CsvCells::Date(v),
+            (ColumnData::I32(v), _) => CsvCells::I32(v),
+            (ColumnData::F64(v), _) => CsvCells::F64(v),
+            (ColumnData::F32(v), _) => CsvCells::F32(v),
+            (ColumnData::Bool(v), _) => CsvCells::Bool(v),
+            (ColumnData::Var(v), PortType::Bytes) => CsvCells::Hex(v),
+            (ColumnData::Var(v), _) => CsvCells::Text(v),
+        }
+    }
+
+    /// The most bytes rows `start..end` of this column take in a window,
+    /// separators included (see [`csv_chunk_bound`]).
+    fn bound(&self, start: usize, end: usize) -> usize {
+        let rows = end - start;
+        match self {
+            CsvCells::Text(v) | CsvCells::Hex(v) => {
+                let bytes = v.offsets.get(end) - v.offsets.get(start);
+                2 * bytes + 3 * rows
+            }
+            _ => rows * SCALAR_TEXT_BOUND,
+        }
+    }
+
+    /// Writes row `i` (not null) into `out`.
+    #[inline]
+    fn write(&self, i: usize, single: bool, scratch: &mut CellScratch, out: &mut Window<'_>) {
+        match *self {
+            CsvCells::U64(v) => out.u64(v[i]),
+            CsvCells::I64(v) => out.i64(v[i]),
+            CsvCells::Timestamp(v) => {
+                scratch.text.clear();
+                push_timestamp_text(&mut scratch.text, v[i]);
+                out.extend(scratch.text.as_bytes())
+            }
+            CsvCells::U32(v) => out.u64(u64::from(v[i])),
+            CsvCells::I32(v) => out.i64(i64::from(v[i])),
+            CsvCells::Date(v) => date_bytes(v[i], out),
+            CsvCells::F64(v) => float_text(v[i], F64_CUTOFF, &mut scratch.floats, out),
+            CsvCells::F32(v) => float32_text(v[i], &mut scratch.floats, out),
+            CsvCells::Bool(v) => out.extend(if v[i] { b"True" } else { b"False" }),
+            CsvCells::Hex(v) if !(single && v.row(i).is_empty()) => hex(v.row(i), out),
+            CsvCells::Hex(v) => csv_field(v.row(i), single, out),
+            CsvCells::Text(v) => out.csv_text(&v.data, v.offsets.get(i), v.offsets.get(i + 1), single),
+        }
+    }
+}
+
+/// What a cell's text is built in before it is copied: a float's shortest
+/// digits, a timestamp's text.
+struct CellScratch {
+    floats: ryu::Buffer,
+    text: String,
+}
+
+/// The most bytes rows `start..end` of `cells` take in a [`Window`]: a
+/// scalar at most [`SCALAR_TEXT_BOUND`]; a text twice its bytes (every
+/// byte a doubled quote), its quotes and separator; a newline per row; and
+/// one [`WINDOW`] more, as a block copied at a text's start may reach that
+/// far past everything written so far.
+fn csv_chunk_bound(cells: &[(CsvCells<'_>, Cells<'_>)], start: usize, end: usize) -> usize {
+    cells.iter().map(|(cell, _)| cell.bound(start, end)).sum::<usize>() + 4 * (end - start) + WINDOW
 }
 
 /// Appends the JSON Lines rows of `columns` (named `names`) to `out`;
@@ -212,18 +302,152 @@ impl<'a> Cells<'a> {
     }
 }
 
+/// Where cell text goes: a `Vec` that grows (JSON Lines, which reserves
+/// each row's bound first) or a [`Window`] (CSV).
+trait Sink {
+    /// Appends one byte.
+    fn push(&mut self, b: u8);
+    /// Appends `bytes`.
+    fn extend(&mut self, bytes: &[u8]);
+    /// Appends the decimal digits of `v`.
+    fn u64(&mut self, v: u64) {
+        self.extend(itoa::Buffer::new().format(v).as_bytes());
+    }
+    /// Appends the decimal text of `v` (a `-` first when negative).
+    fn i64(&mut self, v: i64) {
+        if v < 0 {
+            self.push(b'-');
+        }
+        self.u64(v.unsigned_abs());
+    }
+}
+
+impl Sink for Vec<u8> {
+    #[inline]
+    fn push(&mut self, b: u8) {
+        Vec::push(self, b);
+    }
+
+    #[inline]
+    fn extend(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+/// The bytes a short text is copied in: one block, whatever its length.
+const WINDOW: usize = 32;
+
+/// Text written by position into a zeroed buffer that the caller sized for
+/// everything it will write, with [`WINDOW`] bytes to spare past the end
+/// ([`csv_chunk_bound`]): so no write checks for room, an integer's digits
+/// go straight to their place, and a short text is one fixed-size copy
+/// (its block may run past the text; what follows overwrites it).
+struct Window<'a> {
+    buf: &'a mut [u8],
+    at: usize,
+}
+
+/// `"00" "01" ... "99"`: the two digits of every number below 100.
+const DIGIT_PAIRS: [u8; 200] = {
+    let mut pairs = [0; 200];
+    let mut i = 0;
+    while i < 100 {
+        pairs[2 * i] = b'0' + (i / 10) as u8;
+        pairs[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    pairs
+};
+
+impl Window<'_> {
+    /// Appends text bytes `data[start..end]` as a CSV field (see
+    /// [`csv_field`]). A text of at most [`WINDOW`] bytes with a whole block
+    /// after its start is tested for quoting and copied as that block.
+    #[inline]
+    fn csv_text(&mut self, data: &[u8], start: usize, end: usize, single: bool) {
+        let len = end - start;
+        if let Some(block) = data.get(start..start + WINDOW) {
+            let block: &[u8; WINDOW] = block.try_into().expect("a block is WINDOW bytes");
+            if len <= WINDOW && (len > 0 || !single) && !needs_quotes(block, len) {
+                self.buf[self.at..self.at + WINDOW].copy_from_slice(block);
+                self.at += len;
+                return;
+            }
+        }
+        csv_field(&data[start..end], single, self);
+    }
+}
+
+/// True when the first `len` bytes of `block` hold a byte CSV quotes for
+/// (`,`, `"` or a newline), tested eight bytes at a time.
+#[inline]
+fn needs_quotes(block: &[u8; WINDOW], len: usize) -> bool {
+    /// 0x80 in each byte of `word` equal to `byte`, 0 in every other.
+    fn equal_bytes(word: u64, byte: u8) -> u64 {
+        const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+        let x = word ^ (u64::from(byte) * 0x0101_0101_0101_0101);
+        !(((x & LOW7).wrapping_add(LOW7) | x) | LOW7)
+    }
+    block.chunks_exact(8).enumerate().any(|(j, chunk)| {
+        let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        let found = equal_bytes(word, b',') | equal_bytes(word, b'"') | equal_bytes(word, b'\n');
+        // only the bytes of the text: the first `len - 8j` of this word
+        let keep = match len.saturating_sub(8 * j) {
+            0 => 0,
+            n if n >= 8 => u64::MAX,
+            n => (1u64 << (8 * n)) - 1,
+        };
+        found & keep != 0
+    })
+}
+
+impl Sink for Window<'_> {
+    #[inline]
+    fn push(&mut self, b: u8) {
+        self.buf[self.at] = b;
+        self.at += 1;
+    }
+
+    #[inline]
+    fn extend(&mut self, bytes: &[u8]) {
+        self.buf[self.at..self.at + bytes.len()].copy_from_slice(bytes);
+        self.at += bytes.len();
+    }
+
+    /// The digits written in place, two at a time from the last.
+    #[inline]
+    fn u64(&mut self, mut v: u64) {
+        let n = v.checked_ilog10().map_or(1, |d| d as usize + 1);
+        let digits = &mut self.buf[self.at..self.at + n];
+        let mut i = n;
+        while v >= 100 {
+            let pair = 2 * (v % 100) as usize;
+            v /= 100;
+            i -= 2;
+            digits[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+        }
+        if v >= 10 {
+            let pair = 2 * v as usize;
+            digits[..2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+        } else {
+            digits[0] = b'0' + v as u8;
+        }
+        self.at += n;
+    }
+}
+
 /// Positional float text for `1e-4 <= |x| < cutoff` (and zero).
 const F64_CUTOFF: f64 = 1e16;
 /// numpy's upper cutoff for `float32` text.
 const F32_CUTOFF: f64 = 1e6;
 
-fn csv_field(bytes: &[u8], single: bool, out: &mut Vec<u8>) {
+fn csv_field(bytes: &[u8], single: bool, out: &mut impl Sink) {
     if bytes.is_empty() && single {
-        out.extend_from_slice(b"\"\"");
+        out.extend(b"\"\"");
         return;
     }
     if memchr::memchr3(b',', b'"', b'\n', bytes).is_none() {
-        out.extend_from_slice(bytes);
+        out.extend(bytes);
         return;
     }
     out.push(b'"');
@@ -236,9 +460,8 @@ fn csv_field(bytes: &[u8], single: bool, out: &mut Vec<u8>) {
     out.push(b'"');
 }
 
-fn hex(bytes: &[u8], out: &mut Vec<u8>) {
+fn hex(bytes: &[u8], out: &mut impl Sink) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    out.reserve(bytes.len() * 2);
     for &b in bytes {
         out.push(DIGITS[(b >> 4) as usize]);
         out.push(DIGITS[(b & 15) as usize]);
@@ -301,7 +524,7 @@ fn json_float(x: f64, buf: &mut ryu::Buffer, out: &mut Vec<u8>) {
 }
 
 /// The text of an `f64` (see the module doc).
-pub fn float_text(x: f64, cutoff: f64, buf: &mut ryu::Buffer, out: &mut Vec<u8>) {
+fn float_text(x: f64, cutoff: f64, buf: &mut ryu::Buffer, out: &mut impl Sink) {
     if !x.is_finite() {
         return non_finite(x, out);
     }
@@ -320,7 +543,7 @@ pub fn float_text(x: f64, cutoff: f64, buf: &mut ryu::Buffer, out: &mut Vec<u8>)
 /// neighbours — laid out as Python's `repr` lays it out. False (nothing
 /// written) for any other value.
 #[inline]
-fn hundredths_text(x: f64, out: &mut Vec<u8>) -> bool {
+fn hundredths_text(x: f64, out: &mut impl Sink) -> bool {
     let a = x.abs();
     if !(0.01..1e13).contains(&a) {
         return false;
@@ -334,7 +557,7 @@ fn hundredths_text(x: f64, out: &mut Vec<u8>) -> bool {
     if x < 0.0 {
         out.push(b'-');
     }
-    out.extend_from_slice(itoa::Buffer::new().format(n / 100).as_bytes());
+    out.u64(n / 100);
     let (tenths, hundredths) = ((n / 10 % 10) as u8, (n % 10) as u8);
     out.push(b'.');
     out.push(b'0' + tenths);
@@ -347,16 +570,16 @@ fn hundredths_text(x: f64, out: &mut Vec<u8>) -> bool {
 /// `YYYY-MM-DD` of a `date` (days since 1970-01-01), as
 /// [`push_date_text`] writes it, straight into `out`.
 #[inline]
-fn date_bytes(days: i32, out: &mut Vec<u8>) {
+fn date_bytes(days: i32, out: &mut impl Sink) {
     let (y, m, d) = crate::calendar::civil_from_signed_days(i64::from(days));
     if !(0..=9999).contains(&y) {
         let mut text = String::new();
         push_date_text(&mut text, days);
-        return out.extend_from_slice(text.as_bytes());
+        return out.extend(text.as_bytes());
     }
     let y = y as u64;
     let digit = |v: u64| b'0' + (v % 10) as u8;
-    out.extend_from_slice(&[
+    out.extend(&[
         digit(y / 1000),
         digit(y / 100),
         digit(y / 10),
@@ -371,7 +594,7 @@ fn date_bytes(days: i32, out: &mut Vec<u8>) {
 }
 
 /// The CSV text of an `f32` (see the module doc).
-fn float32_text(x: f32, buf: &mut ryu::Buffer, out: &mut Vec<u8>) {
+fn float32_text(x: f32, buf: &mut ryu::Buffer, out: &mut impl Sink) {
     if !x.is_finite() {
         return non_finite(f64::from(x), out);
     }
@@ -384,8 +607,8 @@ fn positional(x: f64, cutoff: f64) -> bool {
     a == 0.0 || (1e-4..cutoff).contains(&a)
 }
 
-fn non_finite(x: f64, out: &mut Vec<u8>) {
-    out.extend_from_slice(match x {
+fn non_finite(x: f64, out: &mut impl Sink) {
+    out.extend(match x {
         x if x.is_nan() => b"nan".as_slice(),
         x if x > 0.0 => b"inf",
         _ => b"-inf",
@@ -395,7 +618,7 @@ fn non_finite(x: f64, out: &mut Vec<u8>) {
 /// Re-lays a shortest float text (ryu's, positional or `de-5` scientific)
 /// as Python lays it out: the same digits, positional or scientific as
 /// asked.
-fn lay_out(text: &[u8], positional: bool, out: &mut Vec<u8>) {
+fn lay_out(text: &[u8], positional: bool, out: &mut impl Sink) {
     let (negative, text) = match text.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, text),
@@ -405,48 +628,49 @@ fn lay_out(text: &[u8], positional: bool, out: &mut Vec<u8>) {
         None => (text, 0),
     };
     // digits d1 d2 ... with the value 0.d1d2... * 10^point
-    let mut digits: Vec<u8> = Vec::with_capacity(24);
+    // (a shortest f64 has at most 17 significant digits; ryu's text at most 24 bytes)
+    let mut all = [0u8; 24];
+    let mut count = 0;
     let mut int_len = mantissa.len() as i32;
     for (i, &b) in mantissa.iter().enumerate() {
         if b == b'.' {
             int_len = i as i32;
         } else {
-            digits.push(b);
+            all[count] = b;
+            count += 1;
         }
     }
-    let leading = digits.iter().take_while(|&&d| d == b'0').count();
-    digits.drain(..leading);
-    while digits.last() == Some(&b'0') {
-        digits.pop();
-    }
+    let leading = all[..count].iter().take_while(|&&d| d == b'0').count();
+    let trailing = all[leading..count].iter().rev().take_while(|&&d| d == b'0').count();
+    let digits = &all[leading..count - trailing];
     if negative {
         out.push(b'-');
     }
     if digits.is_empty() {
-        out.extend_from_slice(b"0.0");
+        out.extend(b"0.0");
         return;
     }
     let point = int_len + exponent - leading as i32;
     let n = digits.len() as i32;
     if positional {
         if point <= 0 {
-            out.extend_from_slice(b"0.");
-            out.extend(std::iter::repeat_n(b'0', (-point) as usize));
-            out.extend_from_slice(&digits);
+            out.extend(b"0.");
+            (0..-point).for_each(|_| out.push(b'0'));
+            out.extend(digits);
         } else if point < n {
-            out.extend_from_slice(&digits[..point as usize]);
+            out.extend(&digits[..point as usize]);
             out.push(b'.');
-            out.extend_from_slice(&digits[point as usize..]);
+            out.extend(&digits[point as usize..]);
         } else {
-            out.extend_from_slice(&digits);
-            out.extend(std::iter::repeat_n(b'0', (point - n) as usize));
-            out.extend_from_slice(b".0");
+            out.extend(digits);
+            (0..point - n).for_each(|_| out.push(b'0'));
+            out.extend(b".0");
         }
     } else {
         out.push(digits[0]);
         if n > 1 {
             out.push(b'.');
-            out.extend_from_slice(&digits[1..]);
+            out.extend(&digits[1..]);
         }
         let e = point - 1;
         out.push(b'e');
@@ -455,7 +679,7 @@ fn lay_out(text: &[u8], positional: bool, out: &mut Vec<u8>) {
         if e < 10 {
             out.push(b'0');
         }
-        out.extend_from_slice(itoa::Buffer::new().format(e).as_bytes());
+        out.u64(u64::from(e));
     }
 }
 
@@ -608,19 +832,70 @@ mod tests {
 
     #[test]
     fn a_row_never_takes_more_than_its_bound() {
-        let worst = column(PortType::Str, &[Value::str("\u{1}\u{2}\"\u{1F600}"), Value::str("")]);
-        let floats = column(PortType::F64, &[Value::F64(-f64::MIN_POSITIVE), Value::F64(f64::MAX)]);
-        let stamps = column(PortType::Timestamp, &[Value::Timestamp(i64::MIN), Value::Timestamp(i64::MAX)]);
-        let columns = [&worst, &floats, &stamps];
-        for i in 0..2 {
-            let one = |c: &Column| column(c.ty, &[c.get(i)]);
-            let row: Vec<Column> = columns.iter().map(|c| one(c)).collect();
-            let refs: Vec<&Column> = row.iter().collect();
-            let (mut csv, mut jsonl) = (Vec::new(), Vec::new());
-            csv_rows(&refs, &mut csv).unwrap();
-            jsonl_rows(&["a", "b", "c"], &refs, &mut jsonl).unwrap();
-            assert!(csv.len() <= row_bound(&refs, 0, 0), "csv row {i}: {}", csv.len());
-            assert!(jsonl.len() <= row_bound(&refs, 0, 5), "jsonl row {i}: {}", jsonl.len());
+        let quotes = "\"".repeat(40);
+        let worst =
+            column(PortType::Str, &[Value::str("\u{1}\u{2}\"\u{1F600}"), Value::str(""), Value::str(quotes.as_str())]);
+        let floats = column(PortType::F64, &[Value::F64(-f64::MIN_POSITIVE), Value::F64(f64::MAX), Value::F64(-1e-5)]);
+        let floats32 = column(PortType::F32, &[Value::F32(-f32::MIN_POSITIVE), Value::F32(f32::MAX), Value::None]);
+        let stamps =
+            column(PortType::Timestamp, &[Value::Timestamp(i64::MIN), Value::Timestamp(i64::MAX), Value::None]);
+        let ints = column(PortType::I64, &[Value::I64(i64::MIN), Value::I64(i64::MAX), Value::I64(-1)]);
+        let words = column(PortType::U64, &[Value::U64(u64::MAX), Value::U64(0), Value::U64(10)]);
+        let dates = column(PortType::Date, &[Value::Date(i32::MIN), Value::Date(i32::MAX), Value::Date(-1)]);
+        let bytes =
+            column(PortType::Bytes, &[Value::Bytes(vec![255; 40].into()), Value::Bytes(vec![].into()), Value::None]);
+        let columns = [&worst, &floats, &floats32, &stamps, &ints, &words, &dates, &bytes];
+        // Each column alone, then all of them: a CSV chunk is sized exactly
+        // to its bound, so a cell writing past it would panic here.
+        let sets: Vec<Vec<&Column>> = columns.iter().map(|&c| vec![c]).chain([columns.to_vec()]).collect();
+        for set in &sets {
+            for i in 0..3 {
+                let row: Vec<Column> = set.iter().map(|c| column(c.ty, &[c.get(i)])).collect();
+                let refs: Vec<&Column> = row.iter().collect();
+                let (mut csv, mut jsonl) = (Vec::new(), Vec::new());
+                csv_rows(&refs, &mut csv).unwrap();
+                jsonl_rows(&vec!["key"; refs.len()], &refs, &mut jsonl).unwrap();
+                let cells: Vec<_> = refs.iter().map(|c| (CsvCells::new(c), Cells::new(c))).collect();
+                assert!(csv.len() <= csv_chunk_bound(&cells, 0, 1), "csv row {i}: {}", csv.len());
+                assert!(jsonl.len() <= row_bound(&refs, 0, 9), "jsonl row {i}: {}", jsonl.len());
+            }
+        }
+    }
+
+    #[test]
+    fn csv_text_in_blocks_reads_as_text_field_by_field() {
+        // Texts of every length around the block size, quoted or not, with
+        // a byte to quote just past the text (in the block, not the text).
+        let mut values = Vec::new();
+        for len in [0, 1, 5, 31, 32, 33, 40] {
+            values.push(Value::str("a".repeat(len)));
+            values.push(Value::str(format!("{}\n", "b".repeat(len))));
+            values.push(Value::str(format!("\"{}", "c".repeat(len))));
+            values.push(Value::str(format!("{},", "d".repeat(len))));
+        }
+        let text = column(PortType::Str, &values);
+        let ids = column(PortType::U64, &(0..values.len() as u64).map(Value::U64).collect::<Vec<_>>());
+        let mut out = Vec::new();
+        csv_rows(&[&ids, &text], &mut out).unwrap();
+        let mut expected = Vec::new();
+        for (i, v) in values.iter().enumerate() {
+            expected.extend_from_slice(format!("{i},").as_bytes());
+            csv_field(v.as_str().unwrap().as_bytes(), false, &mut expected);
+            expected.push(b'\n');
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(expected).unwrap());
+    }
+
+    #[test]
+    fn integers_are_written_digit_for_digit() {
+        let words: Vec<u64> =
+            (0..20).flat_map(|p| [10u64.pow(p) - 1, 10u64.pow(p), 10u64.pow(p) + 1]).chain([u64::MAX]).collect();
+        for w in words {
+            let mut buf = [0u8; 64];
+            let mut window = Window { buf: &mut buf, at: 0 };
+            window.u64(w);
+            let at = window.at;
+            assert_eq!(&buf[..at], w.to_string().as_bytes());
         }
     }
 }
