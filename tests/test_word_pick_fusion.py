@@ -96,3 +96,66 @@ def test_the_size_limit_fails_the_fused_and_unfused_programs_alike() -> None:
 def test_a_direct_call_with_an_unknown_list_is_a_clear_error() -> None:
     with pytest.raises(polydat.CompileError, match="`nope` is not a word-list node"):
         polydat.compile('input key: u64\nout := __printf_words("{}", "nope", key)')
+
+
+# Weighted picks (`weighted_strings`) printed into sentences, as word lists
+# of a text grammar are: spec separators of both kinds, a value with
+# parentheses, a pick read elsewhere too, nested sentences spliced into one.
+WEIGHTED = """
+input key: u64
+adjective(h: u64) -> (w: str) := {
+    w := weighted_strings(h, "sly:1;bold:3, (quiet):2")
+}
+noun(h: u64) -> (w: str) := {
+    w := weighted_strings(h, "foxes:40,ideas:1;pinto beans:5")
+}
+stop(h: u64) -> (w: str) := {
+    w := weighted_strings(h, ".:50;?:1;--:1")
+}
+sentence(k: u64) -> (text: str) := {
+    h := hash(k)
+    text := "{adjective(hash(h + 1))} {noun(hash(h + 2))}{stop(hash(h + 3))}"
+}
+mood := adjective(hash(key ^ 9))
+said := "{mood} {noun(key)}: {sentence(key)} {sentence(key ^ 77)}"
+padded := printf("[{:>8}|{:<6}]", noun(hash(key)), adjective(key))
+"""
+
+WEIGHTED_OUTPUTS = ["mood", "said", "padded"]
+
+
+def test_weighted_picks_are_picked_where_they_are_printed() -> None:
+    prog = polydat.compile(WEIGHTED)
+    fired = _fired(prog)
+    assert len(fired) == 2, fired  # said (its sentences spliced in), padded
+    said = [f for f in fired if "__printf_words(" in f and "sentence" not in f]
+    assert any("weighted_strings(foxes:40;ideas:1;pinto beans:5)" in f for f in said), said
+    assert any("weighted_strings(sly:1;bold:3; (quiet):2)" in f for f in said), said
+    ops = [s["op"] for s in prog.explain_data()["steps"]]
+    # `mood` is an output as well as a printed part: its pick stays a step; no other does.
+    assert ops.count("weighted_strings") == 1, ops
+    assert ops.count("__printf_words") == 2, ops
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_weighted_picks_generate_what_the_unfused_program_does(threads: int) -> None:
+    want = polydat.compile(WEIGHTED, engine="p1", fusion=False).generate(
+        range(5000), outputs=WEIGHTED_OUTPUTS, format="arrow")
+    for engine in ("p1", "p2", "p3", "mixed", "auto"):
+        for provenance in ("raw", "pull") if engine in ("p2", "p3") else ("auto",):
+            prog = polydat.compile(WEIGHTED, engine=engine, provenance=provenance)
+            got = prog.generate(range(5000), outputs=WEIGHTED_OUTPUTS, format="arrow", threads=threads)
+            assert got.equals(want), f"{engine}/{provenance} x{threads}"
+
+
+def test_weighted_picks_agree_on_every_engine_row_by_row() -> None:
+    steps = [pt.Step(write={"key": k}) for k in pt.U64_CORNERS]
+    pt.assert_engines_agree(WEIGHTED, steps, engines=pt.engines(include_variants=True))
+
+
+def test_a_weighted_pick_with_a_bad_spec_fails_as_itself() -> None:
+    # Not fused: the error names the weighted_strings node the user wrote.
+    with pytest.raises(polydat.CompileError) as err:
+        polydat.compile('input key: u64\nw := weighted_strings(key, "a:1;b")\nout := "{w}!"')
+    assert "expected 'value:weight', got 'b'" in str(err.value)
+    assert "weighted_strings" in str(err.value)

@@ -18,7 +18,7 @@ use super::explain::literal_text;
 use super::graph::{Graph, GraphNode, Wire};
 use crate::node::{NodeDef, Purity, Ty};
 use crate::nodes::convert::LITERAL_OP;
-use crate::nodes::{arith, format, hash, lerp, real_data, string};
+use crate::nodes::{arith, format, hash, lerp, real_data, string, weighted};
 use crate::program::events::{CompileEvent, EventKind};
 use crate::program::Program;
 use crate::value::Value;
@@ -262,7 +262,7 @@ pub static CATALOG: &[FusionRule] = &[
     FusionRule {
         name: "printf_word_picks",
         priority: 50,
-        doc: "printf(fmt, .., list(x), ..) -> __printf_words(fmt, \"..,list,..\", .., x, ..) for word-list nodes `list` (pure, not volatile, not named by a modified binding such as const), and str_lower(list(x)) -> entry str_lower(list), picked from the list in lower case: the word is picked where it is printed; the pick, when something else reads it, stays",
+        doc: "printf(fmt, .., list(x), ..) -> __printf_words(fmt, \"..,list,..\", .., x, ..) for word-list nodes `list` (pure, not volatile, not named by a modified binding such as const), str_lower(list(x)) -> entry str_lower(list), picked from the list in lower case, and weighted_strings(x, spec) -> entry weighted_strings(spec): the word is picked where it is printed; the pick, when something else reads it, stays",
         root: "printf",
         matcher: word_picks,
         replacement: |m| same_holes(&real_data::PRINTF_WORDS, m),
@@ -271,6 +271,7 @@ pub static CATALOG: &[FusionRule] = &[
             "out := printf(\"{:>12}|{}|{:<4}|{:05}\", city_names(x), x, state_codes(hash(x)), x)",
             "out := printf(\"{}\", street_suffixes(x))",
             "out := printf(\"{}.{}@{}\", str_lower(first_names_all(hash(x))), str_lower(last_names(x)), city_names(x))",
+            "out := printf(\"{} the {:>6}.\", weighted_strings(hash(x), \"sly:1;bold:3, (quiet):2\"), weighted_strings(x, \"foxes:40,ideas:1\"))",
         ],
     },
 ];
@@ -293,10 +294,16 @@ pub fn fuse(graph: &mut Graph, supports: fn(&NodeDef) -> bool, events: &mut Vec<
         let mut changed = false;
         for rule in &rules {
             for n in 0..graph.nodes.len() {
-                if graph.nodes[n].def.name != rule.root || readers.dead[n] {
-                    continue;
-                }
-                if try_rule(graph, rule, n, supports, &mut readers, events) {
+                // A rule applies at a node as often as it matches before the
+                // next rule runs: a printf splices each of its nested printfs
+                // in turn, before any of them is rewritten by a later rule.
+                let mut fired = 0;
+                while fired < ITERATION_LIMIT
+                    && graph.nodes[n].def.name == rule.root
+                    && !readers.dead[n]
+                    && try_rule(graph, rule, n, supports, &mut readers, events)
+                {
+                    fired += 1;
                     changed = true;
                     summary.applied += 1;
                 }
@@ -516,13 +523,23 @@ fn word_picks(graph: &Graph, modified: &[bool], n: usize) -> Option<Match> {
         _ => None,
     };
     let pick = |w: Wire| usable(w).filter(|p| real_data::word_list(p.def.name).is_some());
-    // A pick, or a pick in lower case: its `words` entry and its input.
+    // A weighted pick whose spec builds (one that does not fails as itself).
+    let weighted = |w: Wire| {
+        let node = usable(w).filter(|n| n.def.name == weighted::WEIGHTED_STRINGS.name)?;
+        let spec = node.consts.first()?.as_str()?;
+        weighted::weighted_strings_pick(spec).ok()?;
+        Some((real_data::weighted_entry(spec), node.wires[0]))
+    };
+    // A pick, a pick in lower case or a weighted pick: its `words` entry and its input.
     let pick_of = |w: Wire| match pick(w) {
         Some(pick) => Some((pick.def.name.to_string(), pick.wires[0])),
         None => {
-            let lower = usable(w).filter(|n| n.def.name == string::STR_LOWER.name)?;
-            let pick = pick(lower.wires[0])?;
-            Some((real_data::lowered_entry(pick.def.name), pick.wires[0]))
+            let lowered = || {
+                let lower = usable(w).filter(|n| n.def.name == string::STR_LOWER.name)?;
+                let pick = pick(lower.wires[0])?;
+                Some((real_data::lowered_entry(pick.def.name), pick.wires[0]))
+            };
+            lowered().or_else(|| weighted(w))
         }
     };
     let (lists, wires): (Vec<String>, Vec<Wire>) =

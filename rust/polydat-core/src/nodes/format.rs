@@ -7,6 +7,7 @@ use crate::node::{konst, konst_or, limit, many, wire, wire_any, Args, Lit, NodeD
 use crate::types::PortType::{self, Str, F64, U64};
 use crate::value::Value;
 use std::fmt::Write;
+use std::sync::Arc;
 
 /// Largest width or precision Rust's formatter accepts; past it, formatting
 /// panics with [`FMT_RANGE`] (upstream fails every evaluation with that text).
@@ -471,7 +472,7 @@ struct Printf {
     pieces: Vec<Piece>,
     wanted: usize,
     types: Box<[PortType]>,
-    picks: Box<[Option<&'static dyn StrPick>]>,
+    picks: Box<[Option<Arc<dyn StrPick>>]>,
     encodes: Box<[Encode]>,
 }
 
@@ -483,7 +484,7 @@ struct Printf {
 pub fn printf_over_picks(
     format: &str,
     wire_types: &[PortType],
-    picks: Vec<Option<&'static dyn StrPick>>,
+    picks: Vec<Option<Arc<dyn StrPick>>>,
 ) -> Result<Box<dyn NodeEval>, String> {
     if picks.len() != wire_types.len() || picks.iter().zip(wire_types).any(|(p, &t)| p.is_some() && t != U64) {
         return Err("internal: a printf over picks needs one entry per wire, each picked wire a u64".into());

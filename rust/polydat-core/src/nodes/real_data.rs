@@ -16,7 +16,7 @@ use crate::node::{konst, konst_or, many, wire, wire_any, Lit, NodeDef, NodeEval,
 use crate::nodes::format::printf_over_picks;
 use crate::nodes::hash::xxh3_u64;
 use crate::nodes::string::{push_lower, STR_LOWER};
-use crate::nodes::weighted::{AliasPicks, AliasTable};
+use crate::nodes::weighted::{weighted_strings_pick, AliasPicks, AliasTable, WEIGHTED_STRINGS};
 use crate::types::PortType::{Str, U64};
 use std::sync::{Arc, OnceLock};
 use strength_reduce::StrengthReducedU64;
@@ -353,6 +353,25 @@ pub fn lowered_entry(name: &str) -> String {
     format!("{}({name})", STR_LOWER.name)
 }
 
+/// The `words` entry of [`PRINTF_WORDS`] for a `weighted_strings` node
+/// over `spec`: `weighted_strings(spec)`, with the spec's `,` separators
+/// written as `;` (the same entries: no value holds either), so the entry
+/// holds no `,`.
+pub fn weighted_entry(spec: &str) -> String {
+    format!("{}({})", WEIGHTED_STRINGS.name, spec.replace(',', ";"))
+}
+
+/// The pick of one `words` entry of [`PRINTF_WORDS`]: a word list
+/// ([`printed_list`]) or a [`weighted_entry`].
+fn entry_pick(entry: &str) -> Result<Arc<dyn StrPick>, String> {
+    let weighted = entry.strip_prefix(WEIGHTED_STRINGS.name).and_then(|e| e.strip_prefix('(')?.strip_suffix(')'));
+    match (weighted, printed_list(entry)) {
+        (Some(spec), _) => weighted_strings_pick(spec),
+        (None, Some(list)) => Ok(Arc::new(list)),
+        (None, None) => Err(format!("__printf_words: `{entry}` is not a word-list node")),
+    }
+}
+
 /// The nodes that pick from a data file besides its word-list nodes.
 const ALSO_READ_BY: &[(&str, &[&str])] = &[
     ("full_names", &["first_names.csv", "last_names.csv"]),
@@ -502,24 +521,22 @@ pub const LOREM_PARAGRAPH: NodeDef = NodeDef {
 
 /// `__printf_words`: `printf` whose word-list arguments are picked in place.
 /// Fusion makes it from `printf(format, .., list(x), ..)` for word-list
-/// nodes `list`: the wire is `x`, and the word is copied once, into the
-/// formatted text, with no step or slot of its own.
+/// nodes `list` and for `weighted_strings(x, spec)`: the wire is `x`, and
+/// the word is copied once, into the formatted text, with no step or slot
+/// of its own.
 pub const PRINTF_WORDS: NodeDef = NodeDef {
     name: "__printf_words",
     category: "real_data",
-    doc: "printf(format, parts) whose part i is picked from word list i of `words` (comma-separated node names, empty for a plain part).",
+    doc: "printf(format, parts) whose part i is picked by entry i of `words` (comma-separated: a word-list node's name, weighted_strings(spec) with `;` separators, or empty for a plain part).",
     params: &[konst("format", Str), konst("words", Str), many(wire_any("parts"))],
     outputs: Outputs::One(Str),
     build: |c| {
         let picks = c
             .str(1)
             .split(',')
-            .map(|name| match name {
+            .map(|entry| match entry {
                 "" => Ok(None),
-                name => match printed_list(name) {
-                    Some(list) => Ok(Some(list as &'static dyn StrPick)),
-                    None => Err(format!("__printf_words: `{name}` is not a word-list node")),
-                },
+                entry => entry_pick(entry).map(Some),
             })
             .collect::<Result<Vec<_>, String>>()?;
         printf_over_picks(c.str(0), c.wire_types, picks)

@@ -246,15 +246,27 @@ pub const WEIGHTED_STRINGS: NodeDef = NodeDef {
     doc: "A string of the spec \"value:weight;...\" chosen by weight; an alias table over the input bits (hash the input first).",
     params: &[wire("input", U64), konst("spec", Str)],
     outputs: Outputs::One(Str),
-    build: |c| {
-        let pairs = parse_pairs(c.str(0))?;
+    build: |c| Ok(pick(WeightedStrings::new(c.str(0))?)),
+    ..NodeDef::BASE
+};
+
+impl WeightedStrings {
+    /// The picks of a `weighted_strings` spec (`value:weight;...`).
+    fn new(spec: &str) -> Result<WeightedStrings, String> {
+        let pairs = parse_pairs(spec)?;
         let values: Vec<Arc<str>> = pairs.iter().map(|(v, _)| Arc::from(*v)).collect();
         let alias = AliasTable::from_weights(&pairs.iter().map(|p| p.1).collect::<Vec<_>>())?;
         let table = StrTable::new(values);
-        Ok(pick(WeightedStrings { picks: AliasPicks::new(alias, &table), table }))
-    },
-    ..NodeDef::BASE
-};
+        Ok(WeightedStrings { picks: AliasPicks::new(alias, &table), table })
+    }
+}
+
+/// The pick rule of `weighted_strings` over `spec`, for a node that picks
+/// where it prints (fusion's `__printf_words`): the same text for the same
+/// input bits as the node itself.
+pub fn weighted_strings_pick(spec: &str) -> Result<Arc<dyn StrPick>, String> {
+    Ok(Arc::new(WeightedStrings::new(spec)?))
+}
 
 /// `weighted_u64`: one of the spec's numbers, chosen by weight through an alias table over the input bits.
 pub const WEIGHTED_U64: NodeDef = NodeDef {
