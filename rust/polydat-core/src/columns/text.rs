@@ -82,7 +82,7 @@ pub fn csv_rows(columns: &[&Column], out: &mut Vec<u8>) -> Result<(), NoMemory> 
     let single = columns.len() == 1;
     let mut cells: Vec<(CsvCells<'_>, Cells<'_>)> = columns.iter().map(|c| (CsvCells::new(c), Cells::new(c))).collect();
     let nulls = columns.iter().any(|c| !c.nulls.is_empty());
-    let mut scratch = CellScratch { floats: ryu::Buffer::new(), text: String::new() };
+    let mut scratch = CellScratch { floats: ryu::Buffer::new(), text: String::new(), dates: Vec::new() };
     let mut chunk: Vec<u8> = Vec::new();
     let mut start = 0;
     while start < rows {
@@ -174,7 +174,7 @@ impl<'a> CsvCells<'a> {
             }
             CsvCells::U32(v) => out.u64(u64::from(v[i])),
             CsvCells::I32(v) => out.i64(i64::from(v[i])),
-            CsvCells::Date(v) => date_bytes(v[i], out),
+            CsvCells::Date(v) => scratch.date(v[i], out),
             CsvCells::F64(v) => float_text(v[i], F64_CUTOFF, &mut scratch.floats, out),
             CsvCells::F32(v) => float32_text(v[i], &mut scratch.floats, out),
             CsvCells::Bool(v) => out.extend(if v[i] { b"True" } else { b"False" }),
@@ -190,6 +190,33 @@ impl<'a> CsvCells<'a> {
 struct CellScratch {
     floats: ryu::Buffer,
     text: String,
+    /// The text of recently written dates, slot `day mod DATE_SLOTS`
+    /// holding `(day, text)` (made on the first date).
+    dates: Vec<(i64, [u8; 10])>,
+}
+
+/// How many dates' text the CSV writer keeps: a table's dates tend to
+/// repeat (TPC-H's span 2,557 days), and a kept one is a 10-byte copy
+/// instead of the calendar's arithmetic.
+const DATE_SLOTS: usize = 4096;
+
+impl CellScratch {
+    /// Writes the text of `days` (see [`date_bytes`]), kept for next time.
+    #[inline]
+    fn date(&mut self, days: i32, out: &mut Window<'_>) {
+        if self.dates.is_empty() {
+            // No day is i64::MIN: every slot starts empty.
+            self.dates = vec![(i64::MIN, [0; 10]); DATE_SLOTS];
+        }
+        let slot = &mut self.dates[days as u32 as usize % DATE_SLOTS];
+        if slot.0 != i64::from(days) {
+            match date_digits(days) {
+                Some(text) => *slot = (i64::from(days), text),
+                None => return date_bytes(days, out),
+            }
+        }
+        out.extend(&slot.1);
+    }
 }
 
 /// The most bytes rows `start..end` of `cells` take in a [`Window`]: a
@@ -571,15 +598,27 @@ fn hundredths_text(x: f64, out: &mut impl Sink) -> bool {
 /// [`push_date_text`] writes it, straight into `out`.
 #[inline]
 fn date_bytes(days: i32, out: &mut impl Sink) {
+    match date_digits(days) {
+        Some(text) => out.extend(&text),
+        None => {
+            let mut text = String::new();
+            push_date_text(&mut text, days);
+            out.extend(text.as_bytes())
+        }
+    }
+}
+
+/// The ten bytes `YYYY-MM-DD` of a date in the years 0..=9999 (`None`
+/// outside them, whose text is longer).
+#[inline]
+fn date_digits(days: i32) -> Option<[u8; 10]> {
     let (y, m, d) = crate::calendar::civil_from_signed_days(i64::from(days));
     if !(0..=9999).contains(&y) {
-        let mut text = String::new();
-        push_date_text(&mut text, days);
-        return out.extend(text.as_bytes());
+        return None;
     }
     let y = y as u64;
     let digit = |v: u64| b'0' + (v % 10) as u8;
-    out.extend(&[
+    Some([
         digit(y / 1000),
         digit(y / 100),
         digit(y / 10),
@@ -590,7 +629,7 @@ fn date_bytes(days: i32, out: &mut impl Sink) {
         b'-',
         digit(d / 10),
         digit(d),
-    ]);
+    ])
 }
 
 /// The CSV text of an `f32` (see the module doc).
@@ -881,6 +920,23 @@ mod tests {
         for (i, v) in values.iter().enumerate() {
             expected.extend_from_slice(format!("{i},").as_bytes());
             csv_field(v.as_str().unwrap().as_bytes(), false, &mut expected);
+            expected.push(b'\n');
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(expected).unwrap());
+    }
+
+    #[test]
+    fn kept_dates_are_the_days_asked_for() {
+        // Days that share a slot of the kept dates, each asked again after
+        // the other, and days outside the years a slot keeps.
+        let slots = DATE_SLOTS as i32;
+        let days = [0, slots, 0, -1, slots - 1, -1 - slots, i32::MIN, i32::MAX, slots, 10_000, 10_000 + 2 * slots];
+        let dates = column(PortType::Date, &days.iter().map(|&d| Value::Date(d)).collect::<Vec<_>>());
+        let mut out = Vec::new();
+        csv_rows(&[&dates], &mut out).unwrap();
+        let mut expected = Vec::new();
+        for d in days {
+            date_bytes(d, &mut expected);
             expected.push(b'\n');
         }
         assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(expected).unwrap());
