@@ -415,12 +415,11 @@ fn needs_quotes(block: &[u8; WINDOW], len: usize) -> bool {
         let x = word ^ (u64::from(byte) * 0x0101_0101_0101_0101);
         !(((x & LOW7).wrapping_add(LOW7) | x) | LOW7)
     }
-    block.chunks_exact(8).enumerate().any(|(j, chunk)| {
+    block.chunks_exact(8).take(len.div_ceil(8)).enumerate().any(|(j, chunk)| {
         let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
         let found = equal_bytes(word, b',') | equal_bytes(word, b'"') | equal_bytes(word, b'\n');
-        // only the bytes of the text: the first `len - 8j` of this word
-        let keep = match len.saturating_sub(8 * j) {
-            0 => 0,
+        // only the bytes of the text: the first `len - 8j` (1 or more) of this word
+        let keep = match len - 8 * j {
             n if n >= 8 => u64::MAX,
             n => (1u64 << (8 * n)) - 1,
         };
