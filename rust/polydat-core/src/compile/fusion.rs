@@ -3,7 +3,8 @@
 //!
 //! The pass iterates to a fixpoint. Within an iteration the rules are tried in
 //! a fixed order — priority (lower first), then name — and each rule scans the
-//! nodes by index, so the result never depends on hashing or timing. A rewrite
+//! nodes by index, applying at a node as often as it matches before moving
+//! on, so the result never depends on hashing or timing. A rewrite
 //! replaces the pattern's root *in place* (same index, same output types), so
 //! outputs and readers of the root are untouched; the pattern's interior nodes
 //! are only consumed when the root is their single reader, no binding names
