@@ -21,14 +21,16 @@
 //! * A `timestamp` is `YYYY-MM-DDThh:mm:ss.mmmZ` and a `date` `YYYY-MM-DD`
 //!   (a string in JSON), as interpolation renders them.
 //!
-//! Running out of memory is an error ([`NoMemory`]), never an abort: before
-//! a row is written, `out` reserves (fallibly) the most bytes the row can
-//! take ([`row_bound`]), so writing the row never makes it grow.
+//! Running out of memory is an error ([`NoMemory`]), never an abort: every
+//! buffer grows fallibly, by at least what the next text can take, so
+//! writing it never makes a buffer grow.
 //!
 //! CSV rows are written a chunk at a time into a [`Window`]: a zeroed
-//! scratch buffer sized for the chunk's worst case, written by position
-//! (an integer's digits in place, a short text copied as one fixed-size
-//! block), then appended to `out` in one copy. Every formatting rule is
+//! scratch buffer sized for the chunk's worst case ([`csv_chunk_bound`]),
+//! written by position (an integer's digits in place, a short text copied
+//! as one fixed-size block), then appended to `out` in one copy. JSON Lines
+//! rows go straight to `out`, which first reserves the row's bound
+//! ([`row_bound`]). Every formatting rule is
 //! written once, over a [`Sink`] that is either the window or a `Vec`.
 
 use super::{Column, ColumnData, NoMemory, VarRows};
@@ -50,8 +52,8 @@ pub fn csv_header(names: &[&str], out: &mut Vec<u8>) {
 /// The most bytes any scalar cell's text takes, quotes and separator included.
 const SCALAR_TEXT_BOUND: usize = 48;
 
-/// The most bytes row `i` of `columns` can take as CSV or JSON Lines text,
-/// with `per_cell` more bytes per cell (a JSON key): a variable-size cell
+/// The most bytes row `i` of `columns` can take as JSON Lines text,
+/// with `per_cell` more bytes per cell (its key): a variable-size cell
 /// at most 6 bytes per byte (a control character as `\u00XX`) and quotes.
 fn row_bound(columns: &[&Column], i: usize, per_cell: usize) -> usize {
     let cells: usize = columns
@@ -80,7 +82,8 @@ pub fn csv_rows(columns: &[&Column], out: &mut Vec<u8>) -> Result<(), NoMemory> 
     // Best effort: each chunk reserves what it needs, fallibly, anyway.
     let _ = out.try_reserve(text_bytes(columns, rows));
     let single = columns.len() == 1;
-    let mut cells: Vec<(CsvCells<'_>, Cells<'_>)> = columns.iter().map(|c| (CsvCells::new(c), Cells::new(c))).collect();
+    let cells: Vec<CsvCells<'_>> = columns.iter().map(|c| CsvCells::new(c)).collect();
+    let mut null_rows: Vec<Cells<'_>> = columns.iter().map(|c| Cells::new(c)).collect();
     let nulls = columns.iter().any(|c| !c.nulls.is_empty());
     let mut scratch = CellScratch { floats: ryu::Buffer::new(), text: String::new(), dates: Vec::new() };
     let mut chunk: Vec<u8> = Vec::new();
@@ -94,11 +97,11 @@ pub fn csv_rows(columns: &[&Column], out: &mut Vec<u8>) -> Result<(), NoMemory> 
         }
         let mut window = Window { buf: &mut chunk, at: 0 };
         for i in start..end {
-            for (c, (cell, nulls_of)) in cells.iter_mut().enumerate() {
+            for (c, (cell, null_rows)) in cells.iter().zip(&mut null_rows).enumerate() {
                 if c > 0 {
                     window.push(b',');
                 }
-                if nulls && nulls_of.null(i) {
+                if nulls && null_rows.null(i) {
                     if single {
                         window.extend(b"\"\"");
                     }
@@ -224,8 +227,8 @@ impl CellScratch {
 /// byte a doubled quote), its quotes and separator; a newline per row; and
 /// one [`WINDOW`] more, as a block copied at a text's start may reach that
 /// far past everything written so far.
-fn csv_chunk_bound(cells: &[(CsvCells<'_>, Cells<'_>)], start: usize, end: usize) -> usize {
-    cells.iter().map(|(cell, _)| cell.bound(start, end)).sum::<usize>() + 4 * (end - start) + WINDOW
+fn csv_chunk_bound(cells: &[CsvCells<'_>], start: usize, end: usize) -> usize {
+    cells.iter().map(|cell| cell.bound(start, end)).sum::<usize>() + 4 * (end - start) + WINDOW
 }
 
 /// Appends the JSON Lines rows of `columns` (named `names`) to `out`;
@@ -893,7 +896,7 @@ mod tests {
                 let (mut csv, mut jsonl) = (Vec::new(), Vec::new());
                 csv_rows(&refs, &mut csv).unwrap();
                 jsonl_rows(&vec!["key"; refs.len()], &refs, &mut jsonl).unwrap();
-                let cells: Vec<_> = refs.iter().map(|c| (CsvCells::new(c), Cells::new(c))).collect();
+                let cells: Vec<_> = refs.iter().map(|c| CsvCells::new(c)).collect();
                 assert!(csv.len() <= csv_chunk_bound(&cells, 0, 1), "csv row {i}: {}", csv.len());
                 assert!(jsonl.len() <= row_bound(&refs, 0, 9), "jsonl row {i}: {}", jsonl.len());
             }

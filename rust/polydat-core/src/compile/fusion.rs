@@ -524,11 +524,11 @@ fn word_picks(graph: &Graph, modified: &[bool], n: usize) -> Option<Match> {
         _ => None,
     };
     let pick = |w: Wire| usable(w).filter(|p| real_data::word_list(p.def.name).is_some());
-    // A weighted pick whose spec builds (one that does not fails as itself).
+    // A weighted pick (one whose spec does not build leaves the fused node
+    // unbuilt, so the rule does not fire and the pick fails as itself).
     let weighted = |w: Wire| {
         let node = usable(w).filter(|n| n.def.name == weighted::WEIGHTED_STRINGS.name)?;
         let spec = node.consts.first()?.as_str()?;
-        weighted::weighted_strings_pick(spec).ok()?;
         Some((real_data::weighted_entry(spec), node.wires[0]))
     };
     // A pick, a pick in lower case or a weighted pick: its `words` entry and its input.

@@ -364,11 +364,12 @@ pub fn weighted_entry(spec: &str) -> String {
 /// The pick of one `words` entry of [`PRINTF_WORDS`]: a word list
 /// ([`printed_list`]) or a [`weighted_entry`].
 fn entry_pick(entry: &str) -> Result<Arc<dyn StrPick>, String> {
-    let weighted = entry.strip_prefix(WEIGHTED_STRINGS.name).and_then(|e| e.strip_prefix('(')?.strip_suffix(')'));
-    match (weighted, printed_list(entry)) {
-        (Some(spec), _) => weighted_strings_pick(spec),
-        (None, Some(list)) => Ok(Arc::new(list)),
-        (None, None) => Err(format!("__printf_words: `{entry}` is not a word-list node")),
+    if let Some(spec) = entry.strip_prefix(WEIGHTED_STRINGS.name).and_then(|e| e.strip_prefix('(')?.strip_suffix(')')) {
+        return weighted_strings_pick(spec);
+    }
+    match printed_list(entry) {
+        Some(list) => Ok(Arc::new(list)),
+        None => Err(format!("__printf_words: `{entry}` is not a word-list node")),
     }
 }
 
