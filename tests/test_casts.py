@@ -98,3 +98,38 @@ def test_float_to_integer_casts_stay_refused() -> None:
     with pytest.raises(CompileError) as info:
         polydat.compile("input c\nx := to_f64(c) as i64")
     assert info.value.message.startswith("cannot cast f64 to i64")
+
+
+#: The casts between integers, dates and timestamps that never fail: each
+#: keeps its value's word or saturates, so P3 computes them in its own code.
+CALENDAR_CASTS = """
+input cycle
+extern n: i64 = -5
+extern k: i32 = -3
+d := cycle as date
+t := cycle as timestamp
+nt := n as timestamp
+back := nt as i64
+kd := k as date
+dk := kd as i32
+"""
+
+
+def test_calendar_casts_saturate_alike_on_every_engine() -> None:
+    kernel = polydat.compile(CALENDAR_CASTS).kernel()
+    kernel.set_inputs(cycle=2**40)
+    got = kernel.eval()
+    assert str(got["d"]) == "5881580-07-11", "a day count past i32 saturates at the last day"
+    assert got["back"] == -5 and got["dk"] == -3
+    steps = [
+        pt.Step({"cycle": c, "n": n, "k": k})
+        for c, n, k in [(0, 0, 0), (2**31 - 1, -1, -(2**31)), (2**31, 2**63 - 1, 2**31 - 1), (2**63, -(2**63), 7),
+                        (2**64 - 1, 1, -1)]
+    ]
+    pt.assert_engines_agree(CALENDAR_CASTS, steps, engines=pt.engines(include_variants=True))
+
+
+def test_calendar_casts_run_in_native_code() -> None:
+    """No helper call: a row loop over them needs no catch."""
+    plan = polydat.compile(CALENDAR_CASTS, engine="p3").explain()
+    assert "6 of 6 step(s) native on their own" in plan, plan

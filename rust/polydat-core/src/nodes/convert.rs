@@ -4,9 +4,9 @@
 use crate::node::by_bytes::to_text;
 use crate::node::kit::{map1, str_map, to_ref, try_map1, value_to_slot, Days, Millis, SlotEval};
 use crate::node::kit_text::{bytes_map, try_to_ref, JsonText};
-use crate::node::lower::ICmp;
+use crate::node::lower::{ICmp, Lower, LowerFn, NVal};
 use crate::node::{
-    konst_or, wire, wire_any, Args, Lit, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec, Ty,
+    konst_or, wire, wire_any, Args, BuildCtx, Lit, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec, Ty,
 };
 use crate::nodes::datetime::{parse_iso_millis, push_date_text, push_timestamp_text};
 use crate::types::PortType::{self, Bool, Bytes, Date, Json, Str, Timestamp, F32, F64, I32, I64, U32, U64};
@@ -284,6 +284,9 @@ pub const MS_PER_DAY: i64 = 86_400_000;
 /// Declares a one-wire node `__<from>_to_<to>` that only an explicit `as` uses.
 macro_rules! cast {
     ($id:ident, $name:literal, $from:ident : $ft:ty => $to:ident, $doc:literal, $f:expr) => {
+        cast!($id, $name, $from: $ft => $to, $doc, $f, lower: None);
+    };
+    ($id:ident, $name:literal, $from:ident : $ft:ty => $to:ident, $doc:literal, $f:expr, lower: $lower:expr) => {
         /// A one-wire cast node `__<from>_to_<to>` (see its `name` and `doc` fields).
         pub const $id: NodeDef = NodeDef {
             name: $name,
@@ -292,25 +295,42 @@ macro_rules! cast {
             params: &[wire("input", $from)],
             outputs: Outputs::One($to),
             build: |_| Ok(map1($f as fn($ft) -> _)),
+            lower: $lower,
             ..NodeDef::BASE
         };
     };
 }
 
+/// The native form of a cast whose source and target share a slot word
+/// (an `i64` and a timestamp, an `i32` and a date: both sign-extended).
+const SAME_WORD: Option<LowerFn> = Some(|_, _, x| Some(vec![x[0]]));
+
+/// The native form of a u64 cast that saturates at `MAX`: `min(x, MAX)`, a
+/// non-negative value whose slot word is itself.
+fn lower_saturating<const MAX: u64>(l: &mut dyn Lower, _: &BuildCtx<'_>, x: &[NVal]) -> Option<Vec<NVal>> {
+    let max = l.iconst(MAX);
+    let over = l.icmp(ICmp::Gt, x[0], max);
+    Some(vec![l.select(over, max, x[0])])
+}
+
 cast!(U64_TO_TIMESTAMP, "__u64_to_timestamp", U64: u64 => Timestamp,
-    "Cast u64 -> timestamp: epoch milliseconds (saturating at i64::MAX).", |x| Millis(x.min(i64::MAX as u64) as i64));
+    "Cast u64 -> timestamp: epoch milliseconds (saturating at i64::MAX).", |x| Millis(x.min(i64::MAX as u64) as i64),
+    lower: Some(lower_saturating::<{ i64::MAX as u64 }>));
 cast!(I64_TO_TIMESTAMP, "__i64_to_timestamp", I64: i64 => Timestamp,
-    "Cast i64 -> timestamp: epoch milliseconds.", Millis);
+    "Cast i64 -> timestamp: epoch milliseconds.", Millis, lower: SAME_WORD);
 cast!(TIMESTAMP_TO_I64, "__timestamp_to_i64", Timestamp: Millis => I64,
-    "Cast timestamp -> i64: epoch milliseconds.", |x| x.0);
+    "Cast timestamp -> i64: epoch milliseconds.", |x| x.0, lower: SAME_WORD);
 cast!(TIMESTAMP_TO_DATE, "__timestamp_to_date", Timestamp: Millis => Date,
 "Cast timestamp -> date: the UTC day of the instant (saturating).", |x| Days(
     x.0.div_euclid(MS_PER_DAY).clamp(i32::MIN as i64, i32::MAX as i64) as i32
 ));
 cast!(U64_TO_DATE, "__u64_to_date", U64: u64 => Date,
-    "Cast u64 -> date: days since 1970-01-01 (saturating at i32::MAX).", |x| Days(x.min(i32::MAX as u64) as i32));
-cast!(I32_TO_DATE, "__i32_to_date", I32: i32 => Date, "Cast i32 -> date: days since 1970-01-01.", Days);
-cast!(DATE_TO_I32, "__date_to_i32", Date: Days => I32, "Cast date -> i32: days since 1970-01-01.", |x| x.0);
+    "Cast u64 -> date: days since 1970-01-01 (saturating at i32::MAX).", |x| Days(x.min(i32::MAX as u64) as i32),
+    lower: Some(lower_saturating::<{ i32::MAX as u64 }>));
+cast!(I32_TO_DATE, "__i32_to_date", I32: i32 => Date, "Cast i32 -> date: days since 1970-01-01.", Days,
+    lower: SAME_WORD);
+cast!(DATE_TO_I32, "__date_to_i32", Date: Days => I32, "Cast date -> i32: days since 1970-01-01.", |x| x.0,
+    lower: SAME_WORD);
 
 // Upstream's class-B conversions, which only an explicit `as` inserts:
 // narrowing and cross-sign integers (range-checked: a value that does not fit
