@@ -133,6 +133,12 @@ type Batch = (usize, Vec<Column>, Vec<String>);
 /// A batch, or why the stream stopped.
 type Produced = Result<Batch, GenerateError>;
 
+/// The most bytes one `write` call hands the kernel when a text stream goes
+/// to a file. A batch's text (megabytes) written in one call cost three to
+/// six times the system time per gigabyte of writes of this size, measured
+/// on Linux 6.18 (a gigabyte: 1.2–2.5 s against 0.2–0.3 s).
+const WRITE_PIECE: usize = 128 << 10;
+
 /// How long the consumer waits for a batch before it looks for a signal.
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
@@ -465,7 +471,10 @@ impl BatchStream {
                 guarded(|| {
                     text.clear();
                     match encode_text(encode, &names, &columns, &mut text) {
-                        Ok(()) => std::io::Write::write_all(&mut file, &text).map_err(Some),
+                        Ok(()) => text
+                            .chunks(WRITE_PIECE)
+                            .try_for_each(|piece| std::io::Write::write_all(&mut file, piece))
+                            .map_err(Some),
                         Err(_) => Err(None),
                     }
                 })
