@@ -3,6 +3,7 @@ table name, never a path), and every phase's table or none of them."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -106,3 +107,73 @@ def test_a_finished_workload_replaces_every_table(tmp_path: Path) -> None:
         assert r.returncode == 0, r.stderr
     assert (out / "first.csv").read_text() == "x\n2\n3\n4\n"
     assert sorted(p.name for p in out.iterdir()) == ["first.csv", "second.csv"]
+
+
+TWO_TABLES = """
+phases:
+  first:
+    cycles: 20000
+    bindings: |
+      a := cycle
+      t := "row {cycle}"
+  second:
+    cycles: 30
+    bindings: |
+      b := cycle * 2
+"""
+
+
+def _whole(w: Workload, phase: str, fmt: str, tmp_path: Path) -> bytes:
+    alone = tmp_path / f"alone-{phase}.{fmt}"
+    with open(alone, "wb") as f:
+        w.write(phase, f, fmt)
+    return alone.read_bytes()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet", "arrow"])
+def test_tables_written_one_after_another_into_one_file_follow_each_other(tmp_path: Path, fmt: str) -> None:
+    """The core and pyarrow append to a regular file through descriptors of
+    their own; the caller's file object must then continue after their
+    bytes, not overwrite them from where it stood."""
+    (tmp_path / "w.yaml").write_text(TWO_TABLES)
+    w = Workload.load(tmp_path / "w.yaml")
+    both = tmp_path / f"both.{fmt}"
+    with open(both, "wb") as f:
+        f.write(b"HEAD\n")
+        assert w.write("first", f, fmt) == 20000
+        assert w.write("second", f, fmt) == 30
+        f.write(b"TAIL\n")
+    expected = b"HEAD\n" + _whole(w, "first", fmt, tmp_path) + _whole(w, "second", fmt, tmp_path) + b"TAIL\n"
+    assert both.read_bytes() == expected
+
+
+def test_a_file_object_inside_its_file_is_written_where_it_stands(tmp_path: Path) -> None:
+    """Appending is not writing at the position of a file object that stands
+    before the file's end: such a file is written through the file object."""
+    (tmp_path / "w.yaml").write_text(TWO_TABLES)
+    w = Workload.load(tmp_path / "w.yaml")
+    text = _whole(w, "first", "csv", tmp_path)
+    target = tmp_path / "inside.csv"
+    target.write_bytes(b"x" * (len(text) + 100))
+    with open(target, "r+b") as f:
+        f.seek(10)
+        w.write("first", f, "csv")
+        assert f.tell() == 10 + len(text)
+    assert target.read_bytes() == b"x" * 10 + text + b"x" * 90
+
+
+def test_pyarrow_writes_an_empty_regular_file_through_its_own_file(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    from polydat.stream import arrow_sink
+
+    with open(tmp_path / "empty.parquet", "wb") as f, arrow_sink(f) as sink:
+        assert isinstance(sink, pa.NativeFile)
+    with open(tmp_path / "started.parquet", "wb") as f:
+        f.write(b"x")
+        with arrow_sink(f) as sink:
+            assert sink is f
+    r, w = os.pipe()
+    with open(w, "wb") as f, arrow_sink(f) as sink:
+        assert sink is f
+    os.close(r)

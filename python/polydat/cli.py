@@ -31,7 +31,7 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .errors import PolydatError
-from .stream import file_path, parquet_writer
+from .stream import appending, arrow_sink, parquet_writer
 
 if TYPE_CHECKING:
     from .api import Program
@@ -344,10 +344,10 @@ def write_rows(plan: RunPlan, out: IO[bytes], header: bool = True) -> int:
         from . import _core
 
         out.write(_core.text_header(names, "csv"))
-    path = file_path(out)
-    if path is not None and not _shows_progress(plan.progress):
-        out.flush()
-        return sum(stream.write_text(path) for stream in _streams(plan, plan.fmt))
+    if not _shows_progress(plan.progress):
+        with appending(out) as path:
+            if path is not None:
+                return sum(stream.write_text(path) for stream in _streams(plan, plan.fmt))
     total = 0
     for rows, text in _batches(plan, plan.fmt):
         out.write(text)
@@ -374,14 +374,15 @@ def write_parquet(plan: RunPlan, out: IO[bytes]) -> int:
     if plan.column:
         schema = schema.insert(0, pa.field(plan.column, pa.uint64()))
     assert schema.names == names
-    writer = parquet_writer(out, schema)
     total = 0
-    try:
-        for rows, batch in _batches(plan, None):
-            writer.write_batch(pa.record_batch(batch))
-            total += rows
-    finally:
-        writer.close()
+    with arrow_sink(out) as sink:
+        writer = parquet_writer(sink, schema)
+        try:
+            for rows, batch in _batches(plan, None):
+                writer.write_batch(pa.record_batch(batch))
+                total += rows
+        finally:
+            writer.close()
     return total
 
 
@@ -577,7 +578,7 @@ def write_arrow(plan: RunPlan, out: IO[bytes]) -> int:
     if plan.column:
         schema = schema.insert(0, pa.field(plan.column, pa.uint64()))
     total = 0
-    with pa.ipc.new_stream(out, schema) as writer:
+    with arrow_sink(out) as sink, pa.ipc.new_stream(sink, schema) as writer:
         for rows, batch in _batches(plan, None):
             writer.write_batch(pa.record_batch(batch))
             total += rows

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
 
 from .errors import ArgumentError
@@ -34,7 +35,7 @@ cycle, 2**64 rows) is several runs one after another (:func:`polydat.api.segment
 if TYPE_CHECKING:
     from . import _core
 
-__all__ = ["Stream", "BatchIterator", "file_path", "parquet_writer"]
+__all__ = ["Stream", "BatchIterator", "appending", "arrow_sink", "file_path", "parquet_writer"]
 
 
 def parquet_writer(out: Any, schema: Any) -> Any:
@@ -64,6 +65,49 @@ def file_path(out: IO[bytes]) -> str | None:
     except (OSError, ValueError, AttributeError):
         return None
     return name
+
+
+@contextmanager
+def appending(out: IO[bytes]) -> Iterator[str | None]:
+    """The path of ``out`` (:func:`file_path`; None when it has none) for a
+    writer that appends to the file through a descriptor of its own:
+    ``out`` is flushed before and moved to the file's end after, so what
+    ``out`` writes next follows that writer's bytes instead of overwriting
+    them. None too when ``out`` is not at the file's end (appending would
+    not write where ``out`` would)."""
+    path = file_path(out)
+    if path is not None:
+        out.flush()
+        if out.tell() != os.fstat(out.fileno()).st_size:
+            path = None  # ``out`` writes inside the file, not at its end
+    if path is None:
+        yield None
+        return
+    try:
+        yield path
+    finally:
+        out.seek(0, os.SEEK_END)
+
+
+@contextmanager
+def arrow_sink(out: IO[bytes]) -> Iterator[Any]:
+    """Where pyarrow's writers (Parquet, Arrow IPC) put the bytes meant for
+    ``out``: when ``out`` is an empty regular file, a pyarrow file on it,
+    whose writes never enter Python (for TPC-H's lineitem as Parquet the
+    writer spent 2.1 s through the Python file object, 1.6 s through its
+    own); else ``out`` itself (pyarrow's Parquet writer cannot append, and
+    places its offsets from where ``out`` stands)."""
+    import pyarrow as pa
+
+    with appending(out) as path:
+        if path is None or out.tell() != 0:
+            yield out
+            return
+        sink = pa.OSFile(path, "wb")  # the file is empty: nothing to truncate
+        try:
+            yield sink
+        finally:
+            sink.close()
 
 
 class Stream:
