@@ -3,7 +3,6 @@ table name, never a path), and every phase's table or none of them."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -132,9 +131,9 @@ def _whole(w: Workload, phase: str, fmt: str, tmp_path: Path) -> bytes:
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet", "arrow"])
 def test_tables_written_one_after_another_into_one_file_follow_each_other(tmp_path: Path, fmt: str) -> None:
-    """The core and pyarrow append to a regular file through descriptors of
-    their own; the caller's file object must then continue after their
-    bytes, not overwrite them from where it stood."""
+    """The core appends text to a regular file through a descriptor of its
+    own; the caller's file object must then continue after those bytes,
+    not overwrite them from where it stood."""
     (tmp_path / "w.yaml").write_text(TWO_TABLES)
     w = Workload.load(tmp_path / "w.yaml")
     both = tmp_path / f"both.{fmt}"
@@ -161,19 +160,3 @@ def test_a_file_object_inside_its_file_is_written_where_it_stands(tmp_path: Path
         assert f.tell() == 10 + len(text)
     assert target.read_bytes() == b"x" * 10 + text + b"x" * 90
 
-
-def test_pyarrow_writes_an_empty_regular_file_through_its_own_file(tmp_path: Path) -> None:
-    import pyarrow as pa
-
-    from polydat.stream import arrow_sink
-
-    with open(tmp_path / "empty.parquet", "wb") as f, arrow_sink(f) as sink:
-        assert isinstance(sink, pa.NativeFile)
-    with open(tmp_path / "started.parquet", "wb") as f:
-        f.write(b"x")
-        with arrow_sink(f) as sink:
-            assert sink is f
-    r, w = os.pipe()
-    with open(w, "wb") as f, arrow_sink(f) as sink:
-        assert sink is f
-    os.close(r)

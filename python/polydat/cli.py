@@ -31,7 +31,7 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .errors import PolydatError
-from .stream import appending, arrow_sink, parquet_writer
+from .stream import appending, parquet_writer
 
 if TYPE_CHECKING:
     from .api import Program
@@ -374,15 +374,14 @@ def write_parquet(plan: RunPlan, out: IO[bytes]) -> int:
     if plan.column:
         schema = schema.insert(0, pa.field(plan.column, pa.uint64()))
     assert schema.names == names
+    writer = parquet_writer(out, schema)
     total = 0
-    with arrow_sink(out) as sink:
-        writer = parquet_writer(sink, schema)
-        try:
-            for rows, batch in _batches(plan, None):
-                writer.write_batch(pa.record_batch(batch))
-                total += rows
-        finally:
-            writer.close()
+    try:
+        for rows, batch in _batches(plan, None):
+            writer.write_batch(pa.record_batch(batch))
+            total += rows
+    finally:
+        writer.close()
     return total
 
 
@@ -578,7 +577,7 @@ def write_arrow(plan: RunPlan, out: IO[bytes]) -> int:
     if plan.column:
         schema = schema.insert(0, pa.field(plan.column, pa.uint64()))
     total = 0
-    with arrow_sink(out) as sink, pa.ipc.new_stream(sink, schema) as writer:
+    with pa.ipc.new_stream(out, schema) as writer:
         for rows, batch in _batches(plan, None):
             writer.write_batch(pa.record_batch(batch))
             total += rows

@@ -35,7 +35,7 @@ cycle, 2**64 rows) is several runs one after another (:func:`polydat.api.segment
 if TYPE_CHECKING:
     from . import _core
 
-__all__ = ["Stream", "BatchIterator", "appending", "arrow_sink", "file_path", "parquet_writer"]
+__all__ = ["Stream", "BatchIterator", "appending", "file_path", "parquet_writer"]
 
 
 def parquet_writer(out: Any, schema: Any) -> Any:
@@ -87,27 +87,6 @@ def appending(out: IO[bytes]) -> Iterator[str | None]:
         yield path
     finally:
         out.seek(0, os.SEEK_END)
-
-
-@contextmanager
-def arrow_sink(out: IO[bytes]) -> Iterator[Any]:
-    """Where pyarrow's writers (Parquet, Arrow IPC) put the bytes meant for
-    ``out``: when ``out`` is an empty regular file, a pyarrow file on it,
-    whose writes never enter Python (for TPC-H's lineitem as Parquet the
-    writer spent 2.1 s through the Python file object, 1.6 s through its
-    own); else ``out`` itself (pyarrow's Parquet writer cannot append, and
-    places its offsets from where ``out`` stands)."""
-    import pyarrow as pa
-
-    with appending(out) as path:
-        if path is None or out.tell() != 0:
-            yield out
-            return
-        sink = pa.OSFile(path, "wb")  # the file is empty: nothing to truncate
-        try:
-            yield sink
-        finally:
-            sink.close()
 
 
 class Stream:

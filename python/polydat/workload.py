@@ -74,7 +74,7 @@ from typing import IO, Any
 
 from .api import open_comprehension
 from .errors import ArgumentError, CompileError, Diagnostic, PolydatError
-from .stream import appending, arrow_sink, parquet_writer
+from .stream import appending, parquet_writer
 
 __all__ = ["Workload", "Phase", "Level", "WorkloadError"]
 
@@ -478,24 +478,23 @@ class Workload:
         if format in ("parquet", "arrow"):
             import pyarrow as pa
 
-            def open_writer(sink: Any, schema: Any) -> Any:
-                return parquet_writer(sink, schema) if format == "parquet" else pa.ipc.new_stream(sink, schema)
+            def open_writer(schema: Any) -> Any:
+                return parquet_writer(out, schema) if format == "parquet" else pa.ipc.new_stream(out, schema)
 
             writer = None
             total = 0
-            with arrow_sink(out) as sink:
-                try:
-                    for produced, rows in chain.stream(phase, threads, None, part):
-                        batch = pa.record_batch(produced)
-                        if writer is None:
-                            writer = open_writer(sink, batch.schema)
-                        writer.write_batch(batch)
-                        total += rows
-                    if writer is None:  # no row: a file with the schema
-                        writer = open_writer(sink, chain.schema(phase))
-                finally:
-                    if writer is not None:
-                        writer.close()
+            try:
+                for produced, rows in chain.stream(phase, threads, None, part):
+                    batch = pa.record_batch(produced)
+                    if writer is None:
+                        writer = open_writer(batch.schema)
+                    writer.write_batch(batch)
+                    total += rows
+                if writer is None:  # no row: a file with the schema
+                    writer = open_writer(chain.schema(phase))
+            finally:
+                if writer is not None:
+                    writer.close()
             return total
         if format not in ("csv", "jsonl"):
             raise ArgumentError(f"format must be csv, jsonl, parquet or arrow, not {format!r}")
