@@ -103,6 +103,7 @@ pub const SELECT: NodeDef = NodeDef {
     doc: "if_true when cond is nonzero, else if_false (u64 wires; both are evaluated).",
     params: &[wire("cond", U64), wire("if_true", U64), wire("if_false", U64)],
     build: |_| Ok(map3(|c: u64, a: u64, b: u64| if c != 0 { a } else { b })),
+    lower: Some(|l, _, v| Some(vec![l.select(v[0], v[1], v[2])])),
     ..NodeDef::BASE
 };
 
