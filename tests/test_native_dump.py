@@ -38,3 +38,27 @@ def test_the_native_listing_is_printed_only_when_asked_for() -> None:
     assert listings >= 1, dumped.stderr[-2000:]
     # Cranelift's listing of real code: blocks and a return.
     assert "block0:" in dumped.stderr and "ret" in dumped.stderr
+
+
+LITERAL_LOOP = """
+import numpy as np, polydat
+src = "input cycle: u64\\nconst seed := 99\\nconst salt := 17\\nx := hash(u64_add(cycle, salt))\\ny := u64_xor(x, seed)"
+p = polydat.compile(src, engine="p3")
+out = {"y": np.empty(1000, np.uint64)}
+p.generate(range(1000), outputs=["y"], out=out)
+assert out["y"][7] == p.generate(range(7, 8), outputs=["y"])["y"][0]
+"""
+
+
+@pytest.mark.skipif(not any(e.startswith("p3/") for e in _core.engines()), reason="no native engine on this machine")
+def test_a_row_loop_takes_literals_as_constants_of_its_code() -> None:
+    """`const seed := 99` is an immediate of the row loop (`xor $0x63`), not
+    a word read from the buffer; `cycle + 17` and the hash's own constant
+    are summed once, before the loop (one add per row, not two)."""
+    env = {**os.environ, "POLYDAT_DUMP_NATIVE": "1"}
+    dumped = subprocess.run([sys.executable, "-c", LITERAL_LOOP], env=env, capture_output=True, text=True, timeout=120)
+    assert dumped.returncode == 0, dumped.stderr
+    loop = dumped.stderr.split("; polydat native function")[-1]  # the row loop is compiled last
+    assert "$0x63" in loop, loop
+    body = loop.split("block3:")[1].split("block4:")[0]
+    assert "0x11(" not in body and "$0x11" not in body, body

@@ -480,6 +480,17 @@ impl Program {
         Some(i - 1)
     }
 
+    /// The slot word of value slot `slot` when a literal writes it: a scalar
+    /// known at compile time, which native code may take as a constant
+    /// instead of reading the buffer.
+    pub fn literal_word(&self, slot: u32) -> Option<u64> {
+        let step = &self.steps[self.step_of_slot(slot)?];
+        if step.def.name != crate::nodes::convert::LITERAL_OP {
+            return None;
+        }
+        crate::node::kit::value_to_slot(step.consts.first()?)
+    }
+
     /// True if no step is volatile: no nondeterministic node and no `volatile` binding.
     pub fn is_deterministic(&self) -> bool {
         self.volatile_steps.is_empty()

@@ -238,6 +238,8 @@ impl Module {
             .collect();
         let read = steps.iter().flat_map(|&s| program.steps[s as usize].ins.iter().copied());
         let mut invariant: HashMap<u32, Value> = HashMap::new();
+        let literal = |slot: u32| program.literal_word(slot).is_some();
+        let read = read.filter(|&slot| !literal(slot)); // constants of the code (see `StepEmitter::steps`)
         for slot in read.chain(columns.iter().map(|&(slot, _)| slot)) {
             if slot != coordinate && !written.contains(&slot) && !invariant.contains_key(&slot) {
                 let v = b.ins().load(I64, trusted, buf, 8 * layout.off[slot as usize] as i32);
@@ -552,7 +554,10 @@ struct LoopConstants {
     room: usize,
     /// The words' address, as a value of the loop's preheader.
     base: Option<Value>,
-    /// The value loaded for each constant so far.
+    /// The words loaded so far.
+    used: usize,
+    /// The value of each constant so far: loaded, or an immediate defined
+    /// before the loop.
     loaded: HashMap<u64, Value>,
     /// Values that are the same on every row: the loop's invariant words,
     /// and the constants and sums computed before the loop.
@@ -568,6 +573,7 @@ impl LoopConstants {
             words: Box::new([0; MAX_LOOP_CONSTANTS]),
             room: room.min(MAX_LOOP_CONSTANTS),
             base: None,
+            used: 0,
             loaded: HashMap::new(),
             invariant: invariant.collect(),
         }
@@ -601,21 +607,30 @@ impl LoopConstants {
         Some(b.ins().iadd(variant, hoisted))
     }
 
-    /// The value of the constant `v` in the loop: loaded before it, when
-    /// `v` needs more than a 32-bit immediate and room is left; otherwise
-    /// `None` (the caller materializes it in place).
+    /// The value of the constant `v` in the loop, defined before it: an
+    /// immediate, or a word loaded when `v` needs more than a 32-bit
+    /// immediate and room is left; otherwise `None` (the caller
+    /// materializes it in place).
     fn value(&mut self, b: &mut FunctionBuilder<'_>, v: u64) -> Option<Value> {
-        if i32::try_from(v as i64).is_ok() {
-            return None;
-        }
         if let Some(&loaded) = self.loaded.get(&v) {
             return Some(loaded);
         }
+        if i32::try_from(v as i64).is_ok() {
+            // An immediate: defined before the loop, so a sum of it and
+            // another invariant is computed there ([`Self::reassociated_add`]);
+            // Cranelift still puts it in place at each use.
+            let mut at = FuncCursor::new(b.func).at_inst(self.before);
+            let constant = at.ins().iconst(I64, v as i64);
+            self.loaded.insert(v, constant);
+            self.invariant.insert(constant);
+            return Some(constant);
+        }
         // One word per constant loaded so far: the next is word `word`.
-        let word = self.loaded.len();
+        let word = self.used;
         if word == self.room {
             return None;
         }
+        self.used += 1;
         self.words[word] = v;
         let mut at = FuncCursor::new(b.func).at_inst(self.before);
         let address = self.words.as_ptr() as i64;
@@ -628,6 +643,18 @@ impl LoopConstants {
 }
 
 impl StepEmitter<'_> {
+    /// The literal `word` as a constant of the code rather than a read of
+    /// its buffer word: in a row loop, defined before the loop
+    /// ([`LoopConstants::value`]); elsewhere only when it fits an
+    /// immediate (a wider one is a 64-bit move, where the read folds into
+    /// the instruction using it). `None`: read the buffer.
+    fn constant(&mut self, b: &mut FunctionBuilder<'_>, word: u64) -> Option<Value> {
+        match self.constants.as_deref_mut() {
+            Some(constants) => constants.value(b, word),
+            None => i32::try_from(word as i64).is_ok().then(|| b.ins().iconst(I64, word as i64)),
+        }
+    }
+
     /// Emits `steps` in order. `words` holds the values known so far by
     /// slot; a slot not in it is loaded from the buffer. Returns whether
     /// some step's code calls a helper.
@@ -647,7 +674,10 @@ impl StepEmitter<'_> {
                 .map(|&slot| match words.get(&slot) {
                     Some(&v) => v,
                     None => {
-                        let v = b.ins().load(I64, MemFlagsData::trusted(), self.buf, 8 * (self.word)(slot) as i32);
+                        let v = match program.literal_word(slot).and_then(|word| self.constant(b, word)) {
+                            Some(v) => v,
+                            None => b.ins().load(I64, MemFlagsData::trusted(), self.buf, 8 * (self.word)(slot) as i32),
+                        };
                         words.insert(slot, v);
                         v
                     }
