@@ -3,8 +3,8 @@
 
 use crate::node::by_bytes::{pick_str, StrTable};
 use crate::node::kit::{map1, map2, map3, value_fn};
-use crate::node::lower::{FCmp, FOp};
-use crate::node::{konst, many, wire, NodeDef, NodeError, Outputs};
+use crate::node::lower::{FCmp, FOp, Lower, NVal};
+use crate::node::{konst, many, wire, BuildCtx, NodeDef, NodeError, Outputs};
 use crate::nodes::hash::lower_splitmix64;
 use crate::nodes::hash::splitmix64;
 use crate::types::PortType::{Str, F64, U64};
@@ -14,7 +14,21 @@ use strength_reduce::StrengthReducedU64;
 /// `h / 2^64`: a hash as a probability in [0, 1].
 #[inline]
 fn probability_of(h: u64) -> f64 {
-    h as f64 / (u64::MAX as f64 + 1.0)
+    h as f64 / TWO_TO_64
+}
+
+/// 2^64 as f64 (`u64::MAX as f64` rounds up to it).
+const TWO_TO_64: f64 = u64::MAX as f64 + 1.0;
+
+/// The native form of `probability_of(splitmix64(x)) < p`, `p` the node's
+/// first constant: 1 or 0.
+fn lower_hit(l: &mut dyn Lower, c: &BuildCtx<'_>, x: NVal) -> NVal {
+    let h = lower_splitmix64(l, x);
+    let drawn = l.u64_to_f64(h);
+    let scale = l.fconst(TWO_TO_64);
+    let probability = l.fop(FOp::Div, drawn, scale);
+    let p = l.fconst(c.f64(0));
+    l.fcmp(FCmp::Lt, probability, p)
 }
 
 /// `fair_coin`: 0 or 1 with equal odds: the low bit of hash(x).
@@ -46,14 +60,7 @@ pub const UNFAIR_COIN: NodeDef = NodeDef {
         }
         Ok(map1(move |x: u64| u64::from(probability_of(splitmix64(x)) < p)))
     },
-    lower: Some(|l, c, x| {
-        let h = lower_splitmix64(l, x[0]);
-        let f = l.u64_to_f64(h);
-        let scale = l.fconst(u64::MAX as f64 + 1.0);
-        let u = l.fop(FOp::Div, f, scale);
-        let p = l.fconst(c.f64(0));
-        Some(vec![l.fcmp(FCmp::Lt, u, p)])
-    }),
+    lower: Some(|l, c, x| Some(vec![lower_hit(l, c, x[0])])),
     ..NodeDef::BASE
 };
 
@@ -93,6 +100,11 @@ pub const CHANCE: NodeDef = NodeDef {
         }
         Ok(map1(move |x: u64| if probability_of(splitmix64(x)) < p { 1.0f64.to_bits() } else { 0.0f64.to_bits() }))
     },
+    lower: Some(|l, c, x| {
+        let hit = lower_hit(l, c, x[0]);
+        let (one, zero) = (l.fconst(1.0), l.fconst(0.0));
+        Some(vec![l.select(hit, one, zero)])
+    }),
     ..NodeDef::BASE
 };
 
