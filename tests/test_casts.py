@@ -133,3 +133,47 @@ def test_calendar_casts_run_in_native_code() -> None:
     """No helper call: a row loop over them needs no catch."""
     plan = polydat.compile(CALENDAR_CASTS, engine="p3").explain()
     assert "6 of 6 step(s) native on their own" in plan, plan
+
+
+ROUNDINGS = """
+input cycle
+extern x: f64 = 0.0
+r := round_to_u64(x)
+ru := round_u64(x)
+f := floor_to_u64(x)
+c := ceil_to_u64(x)
+t := trunc_u64(x)
+"""
+
+#: Floats where rounding to a whole number goes wrong when done carelessly:
+#: just below and above a half, halves at the edge of float precision, the
+#: largest floats below 2^53 and 2^64, values past u64's range.
+ROUNDING_CORNERS = (
+    0.49999999999999994, 0.5, 0.5000000000000001, -0.49999999999999994, -0.5, 0.9999999999999999,
+    2.5, 3.5, 1e-300, 2.0**52 - 0.5, 2.0**52 + 1, 2.0**53 - 1, 2.0**53, 2.0**63 + 2048,
+    18446744073709549568.0, 2.0**64, 1e20, -1e20, 7.25, -7.75,
+)
+
+
+def _reference(x: float) -> dict[str, int]:
+    """Exact decimal arithmetic, saturated to u64 (NaN is not among them)."""
+    from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, ROUND_HALF_UP, Decimal
+
+    def whole(rounding: str) -> int:
+        if x in (float("inf"), float("-inf")):
+            return 0 if x < 0 else 2**64 - 1
+        return min(max(int(Decimal(x).quantize(Decimal(1), rounding=rounding)), 0), 2**64 - 1)
+
+    half = whole(ROUND_HALF_UP)
+    return {"r": half, "ru": half, "f": whole(ROUND_FLOOR), "c": whole(ROUND_CEILING), "t": whole(ROUND_DOWN)}
+
+
+def test_float_to_whole_number_nodes_round_exactly_on_every_engine() -> None:
+    kernel = polydat.compile(ROUNDINGS).kernel()
+    for x in ROUNDING_CORNERS:
+        kernel.set_inputs(cycle=0, x=x)
+        assert kernel.eval() == _reference(x), x
+    steps = [pt.Step({"cycle": 0, "x": x}) for x in ROUNDING_CORNERS]
+    pt.assert_engines_agree(ROUNDINGS, steps, engines=pt.engines(include_variants=True))
+    plan = polydat.compile(ROUNDINGS, engine="p3").explain()
+    assert "5 of 5 step(s) native on their own" in plan, plan

@@ -4,7 +4,7 @@
 use crate::node::by_bytes::to_text;
 use crate::node::kit::{map1, str_map, to_ref, try_map1, value_to_slot, Days, Millis, SlotEval};
 use crate::node::kit_text::{bytes_map, try_to_ref, JsonText};
-use crate::node::lower::{ICmp, Lower, LowerFn, NVal};
+use crate::node::lower::{FCmp, FOp, ICmp, Lower, LowerFn, NVal};
 use crate::node::{
     konst_or, wire, wire_any, Args, BuildCtx, Lit, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec, Ty,
 };
@@ -89,6 +89,47 @@ pub const F64_TO_U64: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// The native form of a float's floor or truncation as a saturating u64
+/// (NaN gives 0): Rust's `x as u64`, which truncates. Below zero, where
+/// floor and truncation differ, both give 0.
+const LOWER_TRUNCATING: Option<LowerFn> = Some(|l, _, x| Some(vec![l.f64_to_u64(x[0])]));
+
+/// The native form of a float rounded half away from zero as a saturating
+/// u64: `t = x as u64`, plus one when `x - t >= 0.5` and `t` is not
+/// already u64::MAX. Below 2^53 the difference is `x`'s exact fraction;
+/// from there up every float is whole (the difference is 0 below 2^64);
+/// below zero it is `x` itself, never 0.5 or more; NaN compares false.
+const LOWER_ROUNDING: Option<LowerFn> = Some(|l, _, x| {
+    let (whole, back) = lower_whole(l, x[0]);
+    let fraction = l.fop(FOp::Sub, x[0], back);
+    let half = l.fconst(0.5);
+    let up = l.fcmp(FCmp::Ge, fraction, half);
+    Some(vec![lower_bump(l, whole, up)])
+});
+
+/// The native form of a float's ceiling as a saturating u64: `t = x as
+/// u64`, plus one when `x` is above `t` (it has a fraction: below zero it
+/// never is, from 2^53 up it is whole) and `t` is not already u64::MAX.
+fn lower_ceiling(l: &mut dyn Lower, _: &BuildCtx<'_>, x: &[NVal]) -> Option<Vec<NVal>> {
+    let (whole, back) = lower_whole(l, x[0]);
+    let above = l.fcmp(FCmp::Gt, x[0], back);
+    Some(vec![lower_bump(l, whole, above)])
+}
+
+/// `x as u64` (truncated, saturating, NaN 0) and that as a float again.
+fn lower_whole(l: &mut dyn Lower, x: NVal) -> (NVal, NVal) {
+    let whole = l.f64_to_u64(x);
+    (whole, l.u64_to_f64(whole))
+}
+
+/// `whole + 1` when `bump` (0 or 1) is 1 and `whole` is below u64::MAX.
+fn lower_bump(l: &mut dyn Lower, whole: NVal, bump: NVal) -> NVal {
+    let max = l.iconst(u64::MAX);
+    let room = l.icmp(ICmp::Ne, whole, max);
+    let step = l.band(bump, room);
+    l.iadd(whole, step)
+}
+
 /// `round_to_u64`: Rounds half away from zero; saturating, NaN gives 0.
 pub const ROUND_TO_U64: NodeDef = NodeDef {
     name: "round_to_u64",
@@ -96,6 +137,7 @@ pub const ROUND_TO_U64: NodeDef = NodeDef {
     doc: "Rounds half away from zero; saturating, NaN gives 0.",
     params: &[wire("input", F64)],
     build: |_| Ok(map1(|x: f64| x.round() as u64)),
+    lower: LOWER_ROUNDING,
     ..NodeDef::BASE
 };
 
@@ -106,6 +148,7 @@ pub const FLOOR_TO_U64: NodeDef = NodeDef {
     doc: "Floor, then saturating conversion; NaN gives 0.",
     params: &[wire("input", F64)],
     build: |_| Ok(map1(|x: f64| x.floor() as u64)),
+    lower: LOWER_TRUNCATING,
     ..NodeDef::BASE
 };
 
@@ -116,6 +159,7 @@ pub const CEIL_TO_U64: NodeDef = NodeDef {
     doc: "Ceiling, then saturating conversion; NaN gives 0.",
     params: &[wire("input", F64)],
     build: |_| Ok(map1(|x: f64| x.ceil() as u64)),
+    lower: Some(lower_ceiling),
     ..NodeDef::BASE
 };
 
@@ -653,6 +697,7 @@ pub const TRUNC_U64: NodeDef = NodeDef {
     doc: "Truncates toward zero, saturating (below 0 gives 0, above u64::MAX gives u64::MAX); NaN gives 0.",
     params: &[wire("input", F64)],
     build: |_| Ok(map1(|x: f64| if x.is_nan() { 0 } else { x.trunc().max(0.0).min(u64::MAX as f64) as u64 })),
+    lower: LOWER_TRUNCATING,
     ..NodeDef::BASE
 };
 
@@ -663,6 +708,7 @@ pub const ROUND_U64: NodeDef = NodeDef {
     doc: "Rounds half away from zero, saturating (below 0 gives 0, above u64::MAX gives u64::MAX); NaN gives 0.",
     params: &[wire("input", F64)],
     build: |_| Ok(map1(|x: f64| if x.is_nan() { 0 } else { x.round().max(0.0).min(u64::MAX as f64) as u64 })),
+    lower: LOWER_ROUNDING,
     ..NodeDef::BASE
 };
 
