@@ -9,6 +9,9 @@ use crate::types::PortType::F64;
 /// Declares a one-wire f64 function.
 macro_rules! unary {
     ($id:ident, $name:literal, $doc:literal, |$x:ident| $body:expr) => {
+        unary!($id, $name, $doc, |$x| $body, lower: None);
+    };
+    ($id:ident, $name:literal, $doc:literal, |$x:ident| $body:expr, lower: $lower:expr) => {
         /// A one-wire `f64` function node (see its `name` and `doc` fields).
         pub const $id: NodeDef = NodeDef {
             name: $name,
@@ -17,6 +20,7 @@ macro_rules! unary {
             params: &[wire("input", F64)],
             outputs: Outputs::One(F64),
             build: |_| Ok(map1(|$x: f64| -> f64 { $body })),
+            lower: $lower,
             ..NodeDef::BASE
         };
     };
@@ -45,13 +49,18 @@ macro_rules! binary {
 unary!(SIN, "sin", "Sine of x (radians).", |x| x.sin());
 unary!(COS, "cos", "Cosine of x (radians).", |x| x.cos());
 unary!(TAN, "tan", "Tangent of x (radians).", |x| x.tan());
-unary!(SQRT, "sqrt", "Square root of x (NaN below zero; sqrt(-0.0) is -0.0).", |x| x.sqrt());
+unary!(SQRT, "sqrt", "Square root of x (NaN below zero; sqrt(-0.0) is -0.0).", |x| x.sqrt(),
+    lower: Some(|l, _, x| Some(vec![l.fsqrt(x[0])])));
 unary!(EXP, "exp", "e raised to x.", |x| x.exp());
 unary!(LN, "ln", "Natural logarithm of x (-inf at 0, NaN below zero).", |x| x.ln());
 unary!(ASIN, "asin", "Arcsine of x in radians (NaN outside [-1, 1]).", |x| x.asin());
 unary!(ACOS, "acos", "Arccosine of x in radians (NaN outside [-1, 1]).", |x| x.acos());
 unary!(ATAN, "atan", "Arctangent of x in radians.", |x| x.atan());
-unary!(ABS_F64, "abs_f64", "Absolute value of x (clears the sign bit).", |x| x.abs());
+unary!(ABS_F64, "abs_f64", "Absolute value of x (clears the sign bit).", |x| x.abs(), lower: Some(|l, _, x| {
+    let magnitude = l.iconst(!(1 << 63));
+    let cleared = l.band(x[0], magnitude);
+    Some(vec![l.canonical(cleared)])
+}));
 
 binary!(ATAN2, "atan2", "y", "x", "The angle of the point (x, y) in radians: y.atan2(x).", |y, x| y.atan2(x));
 binary!(POW, "pow", "base", "exponent", "base raised to the power e (powf).", |base, e| base.powf(e));

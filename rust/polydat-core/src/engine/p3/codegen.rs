@@ -905,6 +905,13 @@ impl Lower for CraneLower<'_, '_> {
         let w = self.push(w);
         self.canonical(w)
     }
+    fn fsqrt(&mut self, a: NVal) -> NVal {
+        let x = self.as_f64(a);
+        let r = self.b.ins().sqrt(x);
+        let w = self.b.ins().bitcast(I64, MemFlagsData::new(), r);
+        let w = self.push(w);
+        self.canonical(w)
+    }
     fn fcmp(&mut self, cmp: FCmp, a: NVal, b: NVal) -> NVal {
         let cc = match cmp {
             FCmp::Eq => FloatCC::Equal,
