@@ -2,6 +2,7 @@
 //! the evaluation, with upstream's message text, when a check does not hold.
 
 use crate::node::kit::{try_map1, value_fn};
+use crate::node::lower::ICmp;
 use crate::node::{konst, konst_or, many, wire, wire_any, Lit, NodeDef, NodeError, Outputs};
 use crate::types::PortType::{Str, U64};
 use crate::value::Value;
@@ -16,6 +17,12 @@ pub const IS_POSITIVE: NodeDef = NodeDef {
         let msg = format!("is_positive({}): value must be > 0, got 0", c.str(0));
         Ok(try_map1(move |x: u64| if x > 0 { Ok(x) } else { Err(msg.clone()) }))
     },
+    lower: Some(|l, _, x| {
+        let zero = l.iconst(0);
+        let fails = l.icmp(ICmp::Eq, x[0], zero);
+        l.call_rule_if(fails);
+        Some(vec![x[0]])
+    }),
     ..NodeDef::BASE
 };
 
@@ -38,6 +45,14 @@ pub const IN_RANGE: NodeDef = NodeDef {
             }
         }))
     },
+    lower: Some(|l, c, x| {
+        let (lo, hi) = (l.iconst(c.u64(0)), l.iconst(c.u64(1)));
+        let below = l.icmp(ICmp::Lt, x[0], lo);
+        let above = l.icmp(ICmp::Gt, x[0], hi);
+        let fails = l.bor(below, above);
+        l.call_rule_if(fails);
+        Some(vec![x[0]])
+    }),
     ..NodeDef::BASE
 };
 
@@ -61,6 +76,21 @@ pub const IS_ONE_OF: NodeDef = NodeDef {
             }
         }))
     },
+    // Up to eight allowed values inline; more run as a call of the rule.
+    lower: Some(|l, c, x| {
+        let n = c.tail(0).len();
+        if n > 8 {
+            return None;
+        }
+        let mut fails = l.iconst(1);
+        for i in 0..n {
+            let allowed = l.iconst(c.u64(i));
+            let other = l.icmp(ICmp::Ne, x[0], allowed);
+            fails = l.band(fails, other);
+        }
+        l.call_rule_if(fails);
+        Some(vec![x[0]])
+    }),
     ..NodeDef::BASE
 };
 
