@@ -43,6 +43,10 @@ pub const EPOCH_SCALE: NodeDef = NodeDef {
         let k = c.u64(0);
         Ok(map1(move |x: u64| x.wrapping_mul(k)))
     },
+    lower: Some(|l, c, x| {
+        let k = l.iconst(c.u64(0));
+        Some(vec![l.imul(x[0], k)])
+    }),
     ..NodeDef::BASE
 };
 
@@ -56,6 +60,10 @@ pub const EPOCH_OFFSET: NodeDef = NodeDef {
         let k = c.u64(0);
         Ok(map1(move |x: u64| x.wrapping_add(k)))
     },
+    lower: Some(|l, c, x| {
+        let k = l.iconst(c.u64(0));
+        Some(vec![l.iadd(x[0], k)])
+    }),
     ..NodeDef::BASE
 };
 
