@@ -134,9 +134,9 @@ type Batch = (usize, Vec<Column>, Vec<String>);
 type Produced = Result<Batch, GenerateError>;
 
 /// The most bytes one `write` call hands the kernel when a text stream goes
-/// to a file. A batch's text (megabytes) written in one call cost three to
-/// six times the system time per gigabyte of writes of this size, measured
-/// on Linux 6.18 (a gigabyte: 1.2–2.5 s against 0.2–0.3 s).
+/// to a file. Measured on Linux 6.18, a gigabyte written in writes of this
+/// size cost 0.2–0.3 s of system time in every run; in writes of megabytes
+/// (a batch's text at once) 0.3 s in most runs and 1.7–2.5 s in others.
 const WRITE_PIECE: usize = 128 << 10;
 
 /// How long the consumer waits for a batch before it looks for a signal.

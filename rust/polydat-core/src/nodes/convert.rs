@@ -78,6 +78,17 @@ pub const TO_F64: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// The native form of a conversion whose source and target share a slot
+/// word: a widening (`u32`, `i32` or `bool` to a wider integer), or a cast
+/// between an `i64` and a timestamp or an `i32` and a date (both
+/// sign-extended).
+const SAME_WORD: Option<LowerFn> = Some(|_, _, x| Some(vec![x[0]]));
+
+/// The native form of a float truncated, or floored, to a saturating u64
+/// (NaN gives 0): Rust's `x as u64`, which truncates. Below zero, where
+/// floor and truncation differ, both give 0.
+const LOWER_TRUNCATING: Option<LowerFn> = Some(|l, _, x| Some(vec![l.f64_to_u64(x[0])]));
+
 /// `f64_to_u64`: Truncates toward zero; saturating, NaN gives 0.
 pub const F64_TO_U64: NodeDef = NodeDef {
     name: "f64_to_u64",
@@ -85,14 +96,9 @@ pub const F64_TO_U64: NodeDef = NodeDef {
     doc: "Truncates toward zero; saturating, NaN gives 0.",
     params: &[wire("input", F64)],
     build: |_| Ok(map1(|x: f64| x as u64)),
-    lower: Some(|l, _, x| Some(vec![l.f64_to_u64(x[0])])),
+    lower: LOWER_TRUNCATING,
     ..NodeDef::BASE
 };
-
-/// The native form of a float's floor or truncation as a saturating u64
-/// (NaN gives 0): Rust's `x as u64`, which truncates. Below zero, where
-/// floor and truncation differ, both give 0.
-const LOWER_TRUNCATING: Option<LowerFn> = Some(|l, _, x| Some(vec![l.f64_to_u64(x[0])]));
 
 /// The native form of a float rounded half away from zero as a saturating
 /// u64: `t = x as u64`, plus one when `x - t >= 0.5` and `t` is not
@@ -260,10 +266,10 @@ adapter!(I64_TO_F64, "__i64_to_f64", I64: i64 => F64, map1, |x| x as f64, lower:
 adapter!(U32_TO_F64, "__u32_to_f64", U32: u32 => F64, map1, |x| x as f64, lower: Some(|l, _, x| Some(vec![l.u64_to_f64(x[0])])));
 adapter!(I32_TO_F64, "__i32_to_f64", I32: i32 => F64, map1, |x| x as f64, lower: Some(|l, _, x| Some(vec![l.i64_to_f64(x[0])])));
 adapter!(F32_TO_F64, "__f32_to_f64", F32: f32 => F64, map1, |x| x as f64);
-adapter!(U32_TO_U64, "__u32_to_u64", U32: u32 => U64, map1, |x| x as u64, lower: Some(|_, _, x| Some(vec![x[0]])));
-adapter!(U32_TO_I64, "__u32_to_i64", U32: u32 => I64, map1, |x| x as i64, lower: Some(|_, _, x| Some(vec![x[0]])));
-adapter!(I32_TO_I64, "__i32_to_i64", I32: i32 => I64, map1, |x| x as i64, lower: Some(|_, _, x| Some(vec![x[0]])));
-adapter!(BOOL_TO_U64, "__bool_to_u64", Bool: bool => U64, map1, |x| x as u64, lower: Some(|_, _, x| Some(vec![x[0]])));
+adapter!(U32_TO_U64, "__u32_to_u64", U32: u32 => U64, map1, |x| x as u64, lower: SAME_WORD);
+adapter!(U32_TO_I64, "__u32_to_i64", U32: u32 => I64, map1, |x| x as i64, lower: SAME_WORD);
+adapter!(I32_TO_I64, "__i32_to_i64", I32: i32 => I64, map1, |x| x as i64, lower: SAME_WORD);
+adapter!(BOOL_TO_U64, "__bool_to_u64", Bool: bool => U64, map1, |x| x as u64, lower: SAME_WORD);
 adapter!(BOOL_TO_F64, "__bool_to_f64", Bool: bool => F64, map1, |x| if x { 1.0 } else { 0.0 }, lower: Some(|l, _, x| {
     let (one, zero) = (l.fconst(1.0), l.fconst(0.0));
     Some(vec![l.select(x[0], one, zero)])
@@ -290,9 +296,9 @@ adapter!(DATE_TO_TIMESTAMP, "__date_to_timestamp", Date: Days => Timestamp, map1
 // Upstream's remaining class-A adapters: bool to and from every numeric
 // (1/0 out, a nonzero test in), JSON text to str, numbers and bool to their
 // little-endian bytes, integers and bool to JSON.
-adapter!(BOOL_TO_I64, "__bool_to_i64", Bool: bool => I64, map1, |x| x as i64, lower: Some(|_, _, x| Some(vec![x[0]])));
-adapter!(BOOL_TO_U32, "__bool_to_u32", Bool: bool => U32, map1, |x| x as u32, lower: Some(|_, _, x| Some(vec![x[0]])));
-adapter!(BOOL_TO_I32, "__bool_to_i32", Bool: bool => I32, map1, |x| x as i32, lower: Some(|_, _, x| Some(vec![x[0]])));
+adapter!(BOOL_TO_I64, "__bool_to_i64", Bool: bool => I64, map1, |x| x as i64, lower: SAME_WORD);
+adapter!(BOOL_TO_U32, "__bool_to_u32", Bool: bool => U32, map1, |x| x as u32, lower: SAME_WORD);
+adapter!(BOOL_TO_I32, "__bool_to_i32", Bool: bool => I32, map1, |x| x as i32, lower: SAME_WORD);
 adapter!(BOOL_TO_F32, "__bool_to_f32", Bool: bool => F32, map1, |x| if x { 1.0f32 } else { 0.0 });
 adapter!(I64_TO_BOOL, "__i64_to_bool", I64: i64 => Bool, map1, |x| x != 0);
 adapter!(U32_TO_BOOL, "__u32_to_bool", U32: u32 => Bool, map1, |x| x != 0);
@@ -344,10 +350,6 @@ macro_rules! cast {
         };
     };
 }
-
-/// The native form of a cast whose source and target share a slot word
-/// (an `i64` and a timestamp, an `i32` and a date: both sign-extended).
-const SAME_WORD: Option<LowerFn> = Some(|_, _, x| Some(vec![x[0]]));
 
 /// The native form of a u64 cast that saturates at `MAX`: `min(x, MAX)`, a
 /// non-negative value whose slot word is itself.
