@@ -107,6 +107,7 @@ def explain(program: Any) -> str:
 
     sections = [
         ("adapters", "TypeAdapterInserted"),
+        ("picks carried as an index", "PickCarriedAsIndex"),
         ("fusions", "FusionApplied"),
         ("polyfills", "PolyfillApplied"),
         ("folded constants", "ConstantFolded"),

@@ -148,8 +148,8 @@ fn explain_json_carries_passes_lifecycles_and_events() {
     assert_eq!(
         passes,
         [
-            "resolve", "adapters", "captures", "snapshot", "polyfill", "fusion", "cse", "dce", "toposort", "hoist",
-            "fold", "emit", "select"
+            "resolve", "adapters", "captures", "snapshot", "polyfill", "picks", "fusion", "cse", "dce", "toposort",
+            "hoist", "fold", "emit", "select"
         ]
     );
     let class = |name: &str| {

@@ -26,6 +26,7 @@
 
 pub mod text;
 
+use crate::node::by_bytes::{StrTable, SHORT};
 use crate::node::kit::Scalar;
 use crate::types::PortType;
 use crate::value::Value;
@@ -241,6 +242,43 @@ impl VarRows {
         room(&mut self.data, bytes.len())?;
         self.data.extend_from_slice(bytes);
         self.offsets.push(self.data.len())
+    }
+
+    /// Appends string `i` of `table` as a row for each index `i` (each
+    /// below the table's length), making room for all of them at once.
+    fn push_picked(&mut self, table: &StrTable, indices: &[u64]) -> Result<(), NoMemory> {
+        let bytes: usize = indices.iter().map(|&i| table.bytes(i as usize).len()).sum();
+        room(&mut self.data, bytes)?;
+        match &mut self.offsets {
+            // The common case: every offset stays narrow, room made once.
+            Offsets::Narrow(offsets) if self.data.len() + bytes <= i32::MAX as usize => {
+                room(offsets, indices.len())?;
+                let short = table.short();
+                if !short.is_empty() {
+                    // Each string copied as its padded bytes (a fixed-size
+                    // copy, into room made for the padding), then cut to length.
+                    room(&mut self.data, bytes + SHORT)?;
+                    for &i in indices {
+                        let end = self.data.len() + table.bytes(i as usize).len();
+                        self.data.extend_from_slice(&short[i as usize]);
+                        self.data.truncate(end);
+                        offsets.push(end as i32);
+                    }
+                    return Ok(());
+                }
+                for &i in indices {
+                    self.data.extend_from_slice(table.bytes(i as usize));
+                    offsets.push(self.data.len() as i32);
+                }
+            }
+            _ => {
+                for &i in indices {
+                    self.data.extend_from_slice(table.bytes(i as usize));
+                    self.offsets.push(self.data.len())?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Appends the rows of `parts`, in order: the first moved in when there
@@ -896,6 +934,20 @@ impl ColumnPart<'_> {
     /// [`ColumnPart::rows_ahead`]).
     pub fn advance(&mut self, rows: usize) {
         self.at += rows;
+    }
+
+    /// Writes the next rows of a `str` part: string `i` of `table` for each
+    /// index `i` (each below the table's length), a batch of picks copied at
+    /// once. A scalar part takes null rows.
+    pub fn extend_picked(&mut self, table: &StrTable, indices: &[u64]) {
+        let PartData::Var(_, rows) = &mut self.data else {
+            indices.iter().for_each(|_| self.push_bytes(None));
+            return;
+        };
+        if !self.no_memory && rows.push_picked(table, indices).is_err() {
+            self.no_memory = true;
+        }
+        self.at += indices.len();
     }
 
     /// Writes the next rows: scalars of type `ty` given as slot words (the P2

@@ -113,6 +113,35 @@ impl GraphNode {
     }
 }
 
+/// Where a part of an expansion ([`Graph::expand`]) reads a wire from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Wire `i` of the node being expanded.
+    Wire(usize),
+    /// Output 0 of part `j` of the expansion (an earlier part).
+    Part(usize),
+    /// Any wire of the graph.
+    At(Wire),
+}
+
+/// One node of an expansion ([`Graph::expand`]).
+#[derive(Clone)]
+pub struct Part {
+    /// The node this part runs.
+    pub def: &'static NodeDef,
+    /// The part's construction constants.
+    pub consts: Vec<Value>,
+    /// Where each of the part's wires reads from.
+    pub wires: Vec<Source>,
+}
+
+impl Part {
+    /// A part of `def` with `consts`, reading `wires`.
+    pub fn new(def: &'static NodeDef, consts: Vec<Value>, wires: &[Source]) -> Part {
+        Part { def, consts, wires: wires.to_vec() }
+    }
+}
+
 /// A named output.
 #[derive(Clone, Debug)]
 pub struct GraphOutput {
@@ -159,6 +188,46 @@ impl Graph {
             Wire::Input(i) => self.inputs[i as usize].ty,
             Wire::Node(n, p) => self.nodes[n as usize].out_types[p as usize],
         }
+    }
+
+    /// Replaces node `n` by an expansion: `parts`, each reading the node's
+    /// wires, earlier parts or any wire. The last part takes the node's
+    /// place (same index, so its readers and bindings are untouched; its
+    /// `volatile` and `capture` marks carried over) and the others are
+    /// appended (the topological sort puts them in order). `None`, and the
+    /// graph untouched, when a part does not build or the last part's
+    /// output types differ from the node's.
+    pub fn expand(&mut self, n: usize, parts: Vec<Part>) -> Option<()> {
+        let original = &self.nodes[n];
+        let span = original.span;
+        let first_new = self.nodes.len();
+        let mut built: Vec<GraphNode> = Vec::with_capacity(parts.len());
+        let last = parts.len().checked_sub(1)?;
+        for (j, p) in parts.into_iter().enumerate() {
+            let mut wires = Vec::with_capacity(p.wires.len());
+            let mut in_types = Vec::with_capacity(p.wires.len());
+            for s in &p.wires {
+                let (wire, ty) = match *s {
+                    Source::Wire(i) => (original.wires[i], original.in_types[i]),
+                    // Earlier parts are appended in order.
+                    Source::Part(k) => (Wire::Node((first_new + k) as u32, 0), built.get(k)?.out_types[0]),
+                    Source::At(w) => (w, self.wire_type(w)),
+                };
+                wires.push(wire);
+                in_types.push(ty);
+            }
+            let node = GraphNode::build(p.def, p.consts, wires, in_types, span).ok()?;
+            if j == last && node.out_types != original.out_types {
+                return None;
+            }
+            built.push(node);
+        }
+        let mut replacement = built.pop()?;
+        replacement.volatile = original.volatile;
+        replacement.capture = original.capture;
+        self.nodes.extend(built);
+        self.nodes[n] = replacement;
+        Some(())
     }
 
     /// The nodes each node reads from (its producers), deduplicated.

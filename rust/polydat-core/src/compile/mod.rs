@@ -7,7 +7,8 @@
 //!    as its capture, before any pass drops a binding, merges or rewrites;
 //! 2. [`dce::restrict_outputs`] — keep only the requested outputs;
 //! 3. [`polyfill`] — expand nodes the target engine cannot run;
-//! 4. [`fusion`] — Node Fusion to a fixpoint (unless disabled); then
+//! 4. [`picks`] — picks among literal strings carried as an index; then
+//!    [`fusion`] — Node Fusion to a fixpoint (both unless disabled); then
 //!    [`cse`] — identical pure nodes merged (with fusion);
 //! 5. [`dce`] — drop nodes no output needs (side channels pinned);
 //! 6. [`toposort`] — evaluation order, cycle detection;
@@ -29,6 +30,7 @@ pub mod fusion;
 pub mod graph;
 pub mod hoist;
 pub mod outer;
+pub mod picks;
 pub mod polyfill;
 pub mod resolve;
 pub mod segment;
@@ -154,12 +156,15 @@ pub fn compile(ir: &GraphIr, options: &CompileOptions) -> Result<Program, Compil
     let polyfills = polyfill::apply(&mut graph, supports, &mut events);
     trace.record("polyfill", &graph, format!("{polyfills} node(s) expanded"));
     let fused = if options.fusion {
+        let picks = picks::apply(&mut graph, supports, &mut events);
+        trace.record("picks", &graph, format!("{picks} pick(s) among literal strings carried as an index"));
         let s = fusion::fuse(&mut graph, supports, &mut events);
         trace.record("fusion", &graph, format!("{} rewrite(s) in {} iteration(s)", s.applied, s.iterations));
         let merged = cse::merge(&mut graph, &mut events).merged;
         trace.record("cse", &graph, format!("{merged} node(s) merged into identical ones"));
         s.applied
     } else {
+        trace.record("picks", &graph, "disabled (with fusion)".into());
         trace.record("fusion", &graph, "disabled".into());
         0
     };

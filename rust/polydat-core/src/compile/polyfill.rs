@@ -4,39 +4,16 @@
 //! The engine's capability is a predicate over node definitions
 //! ([`super::CompileOptions::engine_supports`]); P1 runs every node, so no
 //! polyfill fires for it. An expansion is a list of parts, each reading the
-//! original node's wires or earlier parts; the last part replaces the node in
-//! place (same index, same output types) and the others are appended — the
-//! topological sort that follows puts them in order. Node Fusion never
+//! original node's wires or earlier parts ([`Graph::expand`]). Node Fusion never
 //! produces a node the engine does not support, so the two cannot ping-pong.
 //! Each polyfill is the decomposition of a fused node, so its equivalence
 //! test is the fusion catalog's witnesses, run backwards.
 
-use super::graph::{Graph, GraphNode, Wire};
+use super::graph::{Graph, Part, Source};
 use crate::node::NodeDef;
 use crate::nodes::{arith, hash, lerp};
 use crate::program::events::{CompileEvent, EventKind};
-use crate::types::PortType;
 use crate::value::Value;
-
-/// Where a part of an expansion reads a wire from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Source {
-    /// Wire `i` of the node being expanded.
-    Wire(usize),
-    /// Output 0 of part `j` of the expansion (an earlier part).
-    Part(usize),
-}
-
-/// One node of an expansion.
-#[derive(Clone)]
-pub struct Part {
-    /// The node this part runs.
-    pub def: &'static NodeDef,
-    /// The part's construction constants.
-    pub consts: Vec<Value>,
-    /// Where each of the part's wires reads from.
-    pub wires: Vec<Source>,
-}
 
 /// One entry of the polyfill registry.
 pub struct Polyfill {
@@ -57,8 +34,11 @@ pub static REGISTRY: &[Polyfill] = &[
         doc: "hash_range(x, K) -> mod(hash(x), K); K = 0 -> mul(x, 0) (0, and None stays None)",
         op: "hash_range",
         expand: |c| match c[0].as_u64() {
-            Some(0) => vec![part(&arith::MUL, vec![Value::U64(0)], &[Source::Wire(0)])],
-            _ => vec![part(&hash::HASH, vec![], &[Source::Wire(0)]), part(&arith::MOD, c.to_vec(), &[Source::Part(0)])],
+            Some(0) => vec![Part::new(&arith::MUL, vec![Value::U64(0)], &[Source::Wire(0)])],
+            _ => vec![
+                Part::new(&hash::HASH, vec![], &[Source::Wire(0)]),
+                Part::new(&arith::MOD, c.to_vec(), &[Source::Part(0)]),
+            ],
         },
     },
     Polyfill {
@@ -67,9 +47,9 @@ pub static REGISTRY: &[Polyfill] = &[
         op: "hash_interval",
         expand: |c| {
             vec![
-                part(&hash::HASH, vec![], &[Source::Wire(0)]),
-                part(&lerp::UNIT_INTERVAL, vec![], &[Source::Part(0)]),
-                part(&lerp::LERP, c.to_vec(), &[Source::Part(1)]),
+                Part::new(&hash::HASH, vec![], &[Source::Wire(0)]),
+                Part::new(&lerp::UNIT_INTERVAL, vec![], &[Source::Part(0)]),
+                Part::new(&lerp::LERP, c.to_vec(), &[Source::Part(1)]),
             ]
         },
     },
@@ -79,16 +59,12 @@ pub static REGISTRY: &[Polyfill] = &[
         op: "scale_range",
         expand: |c| {
             vec![
-                part(&lerp::UNIT_INTERVAL, vec![], &[Source::Wire(0)]),
-                part(&lerp::LERP, c.to_vec(), &[Source::Part(0)]),
+                Part::new(&lerp::UNIT_INTERVAL, vec![], &[Source::Wire(0)]),
+                Part::new(&lerp::LERP, c.to_vec(), &[Source::Part(0)]),
             ]
         },
     },
 ];
-
-fn part(def: &'static NodeDef, consts: Vec<Value>, wires: &[Source]) -> Part {
-    Part { def, consts, wires: wires.to_vec() }
-}
 
 /// Expands every node the engine does not support and that has a polyfill
 /// whose parts it does support. Returns the number of nodes expanded.
@@ -106,7 +82,7 @@ pub fn apply(graph: &mut Graph, supports: fn(&NodeDef) -> bool, events: &mut Vec
         if !parts.iter().all(|p| supports(p.def)) {
             continue;
         }
-        if expand_node(graph, n, parts).is_some() {
+        if graph.expand(n, parts).is_some() {
             applied += 1;
             events.push(CompileEvent::new(
                 EventKind::PolyfillApplied,
@@ -116,46 +92,6 @@ pub fn apply(graph: &mut Graph, supports: fn(&NodeDef) -> bool, events: &mut Vec
         }
     }
     applied
-}
-
-/// Builds the parts of an expansion of node `n`; `None` (graph untouched) if
-/// a part does not build or the result's types differ from the node's.
-fn expand_node(graph: &mut Graph, n: usize, parts: Vec<Part>) -> Option<()> {
-    let original = &graph.nodes[n];
-    let span = original.span;
-    let first_new = graph.nodes.len();
-    let mut built: Vec<GraphNode> = Vec::with_capacity(parts.len());
-    let last = parts.len() - 1;
-    for (j, p) in parts.into_iter().enumerate() {
-        let wires: Vec<Wire> = p
-            .wires
-            .iter()
-            .map(|s| match *s {
-                Source::Wire(i) => original.wires[i],
-                // The last part takes the node's place; earlier parts are appended in order.
-                Source::Part(k) => Wire::Node((first_new + k) as u32, 0),
-            })
-            .collect();
-        let in_types: Vec<PortType> = p
-            .wires
-            .iter()
-            .map(|s| match *s {
-                Source::Wire(i) => original.in_types[i],
-                Source::Part(k) => built[k].out_types[0],
-            })
-            .collect();
-        let node = GraphNode::build(p.def, p.consts, wires, in_types, span).ok()?;
-        if j == last && node.out_types != original.out_types {
-            return None;
-        }
-        built.push(node);
-    }
-    let mut replacement = built.pop()?;
-    replacement.volatile = original.volatile;
-    replacement.capture = original.capture;
-    graph.nodes.extend(built);
-    graph.nodes[n] = replacement;
-    Some(())
 }
 
 #[cfg(test)]

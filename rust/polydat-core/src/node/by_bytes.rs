@@ -326,7 +326,13 @@ pub struct StrTable {
     values: Box<[Arc<str>]>,
     text: Box<str>,
     spans: Box<[(u32, u32)]>,
+    /// When every string is at most [`SHORT`] bytes: each string's bytes
+    /// zero-padded to [`SHORT`] (a copy of fixed size, see [`StrTable::short`]).
+    short: Box<[[u8; SHORT]]>,
 }
+
+/// The most bytes of a string [`StrTable::short`] holds.
+pub const SHORT: usize = 16;
 
 impl StrTable {
     /// The table of `values` (their text is copied once; an index past
@@ -344,7 +350,27 @@ impl StrTable {
                 }
             })
             .collect();
-        StrTable { values: values.into(), text: text.into(), spans }
+        let short = match values.iter().all(|v| v.len() <= SHORT) {
+            true => values
+                .iter()
+                .map(|v| {
+                    let mut padded = [0u8; SHORT];
+                    padded[..v.len()].copy_from_slice(v.as_bytes());
+                    padded
+                })
+                .collect(),
+            false => Box::default(),
+        };
+        StrTable { values: values.into(), text: text.into(), spans, short }
+    }
+
+    /// Every string's bytes zero-padded to [`SHORT`] bytes, when every
+    /// string is that short (else empty): a writer copies a fixed
+    /// [`SHORT`] bytes and keeps the string's length of them, with no call
+    /// to copy a few bytes.
+    #[inline]
+    pub fn short(&self) -> &[[u8; SHORT]] {
+        &self.short
     }
 
     /// The strings, in order.
@@ -369,6 +395,17 @@ impl StrTable {
     #[inline]
     pub fn get(&self, i: usize) -> &Arc<str> {
         &self.values[i]
+    }
+
+    /// The bytes of string `i`, from the table's one buffer (no check of
+    /// character boundaries: a span is a whole string).
+    #[inline]
+    pub fn bytes(&self, i: usize) -> &[u8] {
+        let (a, b) = self.spans[i];
+        match self.text.as_bytes().get(a as usize..b as usize) {
+            Some(t) => t,
+            None => self.values[i].as_bytes(),
+        }
     }
 
     /// The text of string `i`, from the table's one buffer.
@@ -478,6 +515,60 @@ impl<P: StrPick> BytesEval for PickStr<P> {
     fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
         let x = ins[0].scalar::<u64>()?;
         out.put(OutRef::Text(self.pick.text(x)))
+    }
+    fn appends(&self) -> bool {
+        true
+    }
+}
+
+/// Kit for the pick of string number `index` of a table (the index a u64
+/// wire; one past the table fails): P1 shares the string, the by-bytes form
+/// copies its text, and [`NodeEval::indexed_table`] hands the table to
+/// `generate`, which copies the strings of a batch of indexes at once.
+pub struct TablePick {
+    table: StrTable,
+}
+
+/// Wraps `table` as a `str` node over a u64 index wire (see [`TablePick`]).
+pub fn table_pick(table: StrTable) -> Box<dyn NodeEval> {
+    Box::new(TablePick { table })
+}
+
+impl TablePick {
+    /// Index `x` of the table, or the failure of an index past it.
+    #[inline]
+    fn index(&self, x: u64) -> Result<usize, NodeError> {
+        match usize::try_from(x) {
+            Ok(i) if i < self.table.len() => Ok(i),
+            _ => Err(past_the_table(x, self.table.len())),
+        }
+    }
+}
+
+#[cold]
+fn past_the_table(x: u64, len: usize) -> NodeError {
+    NodeError::new(format!("index {x} is past the table's {len} string(s)"))
+}
+
+impl NodeEval for TablePick {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        let x = u64::from_value(args.get(0)).ok_or_else(|| wrong_arg("u64"))?;
+        outs[0] = Value::Str(self.table.get(self.index(x)?).clone());
+        Ok(())
+    }
+    fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        Some(self)
+    }
+    fn indexed_table(&self) -> Option<&StrTable> {
+        Some(&self.table)
+    }
+}
+
+impl BytesEval for TablePick {
+    #[inline]
+    fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        let i = self.index(ins[0].scalar::<u64>()?)?;
+        out.put(OutRef::Text(self.table.text(i)))
     }
     fn appends(&self) -> bool {
         true

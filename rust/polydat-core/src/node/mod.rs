@@ -272,6 +272,14 @@ pub trait NodeEval: Send + Sync {
     fn bytes_form(&self) -> Option<&dyn by_bytes::BytesEval> {
         None
     }
+
+    /// The table of a node whose one output is string number `input 0` of
+    /// a table (an index past it fails): `generate` then keeps the index
+    /// word of each row and copies the strings a batch at a time, with no
+    /// by-bytes step per row. `None` for every other node.
+    fn indexed_table(&self) -> Option<&by_bytes::StrTable> {
+        None
+    }
 }
 
 /// What a node's `build` function receives: the constants (in parameter order,

@@ -243,6 +243,7 @@ mod tests {
             (&format::PRINTF, vec![text("{:.3}")], vec![PortType::F64], vec![Arg::Word(1.5f64.to_bits())]),
             (&string::STR_CONCAT, vec![], vec![Str, U64], vec![Arg::Text("id-"), Arg::Word(7)]),
             (&probability::ONE_OF, vec![text("red"), text("green")], vec![U64], vec![Arg::Word(3)]),
+            (&probability::PICK_TEXT, vec![text("red"), text("green")], vec![U64], vec![Arg::Word(1)]),
             (&string::CHAR_BUF, vec![text("a-f")], vec![U64, U64], vec![Arg::Word(9), Arg::Word(12)]),
             (&format::ZERO_PAD_U64, vec![Value::U64(8)], vec![U64], vec![Arg::Word(123)]),
             (&format::FORMAT_U64, vec![Value::U64(16)], vec![U64], vec![Arg::Word(255)]),

@@ -1,7 +1,7 @@
 //! Probability family: hash-driven coins and uniform choice among constant
 //! strings. These nodes hash their input themselves.
 
-use crate::node::by_bytes::{pick_str, StrTable};
+use crate::node::by_bytes::{pick_str, table_pick, StrTable};
 use crate::node::kit::{map1, map2, map3, value_fn};
 use crate::node::lower::{FCmp, FOp, Lower, NVal};
 use crate::node::{konst, many, wire, BuildCtx, NodeDef, NodeError, Outputs};
@@ -84,6 +84,26 @@ pub const ONE_OF: NodeDef = NodeDef {
         Ok(pick_str(StrTable::new(values), move |x| (splitmix64(x) % n) as usize))
     },
     warns: |c| c.tail(0).is_empty().then(|| "no values to choose from, so every evaluation of this node fails".into()),
+    ..NodeDef::BASE
+};
+
+/// The name of [`PICK_TEXT`].
+pub const PICK_TEXT_OP: &str = "__pick_text";
+
+/// `__pick_text`: string number `index` of its strings. The compiler writes
+/// it ([`crate::compile::picks`]): a `one_of`, or a `select_str` over
+/// literal strings, carries its pick as an index computed by native code,
+/// and `generate` copies the strings of a batch of indexes at once.
+pub const PICK_TEXT: NodeDef = NodeDef {
+    name: PICK_TEXT_OP,
+    category: "probability",
+    doc: "String number index (from 0) of the given strings; an index past them fails (compiler-synthesized: a pick among literal strings, carried as its index).",
+    params: &[wire("index", U64), many(konst("values", Str))],
+    outputs: Outputs::One(Str),
+    build: |c| {
+        let values: Vec<Arc<str>> = c.tail(0).iter().map(|v| Arc::from(v.as_str().unwrap_or(""))).collect();
+        Ok(table_pick(StrTable::new(values)))
+    },
     ..NodeDef::BASE
 };
 
@@ -201,7 +221,7 @@ pub const ONE_OF_WEIGHTED: NodeDef = NodeDef {
 };
 
 /// The probability family.
-pub const NODES: &[NodeDef] = &[FAIR_COIN, UNFAIR_COIN, ONE_OF, CHANCE, SELECT, BLEND, ONE_OF_WEIGHTED];
+pub const NODES: &[NodeDef] = &[FAIR_COIN, UNFAIR_COIN, ONE_OF, PICK_TEXT, CHANCE, SELECT, BLEND, ONE_OF_WEIGHTED];
 
 #[cfg(test)]
 mod tests {

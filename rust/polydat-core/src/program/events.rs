@@ -14,6 +14,9 @@ pub enum EventKind {
     FusionLimitReached,
     /// A polyfill rewrote a node into supported nodes.
     PolyfillApplied,
+    /// A pick among literal strings (`one_of`, `select_str`) was rewritten
+    /// to carry its pick as an index into its strings.
+    PickCarriedAsIndex,
     /// A compile-constant node was evaluated at build and replaced by its value.
     ConstantFolded,
     /// Identical pure nodes were merged into one (common subexpressions).
@@ -37,6 +40,7 @@ impl EventKind {
             EventKind::FusionApplied => "FusionApplied",
             EventKind::FusionLimitReached => "FusionLimitReached",
             EventKind::PolyfillApplied => "PolyfillApplied",
+            EventKind::PickCarriedAsIndex => "PickCarriedAsIndex",
             EventKind::ConstantFolded => "ConstantFolded",
             EventKind::CommonSubexpressionMerged => "CommonSubexpressionMerged",
             EventKind::DeadCodeEliminated => "DeadCodeEliminated",

@@ -18,7 +18,7 @@ use crate::engine::rows::fill_row_by_row;
 use crate::engine::rows::fill_run_by_run;
 use crate::engine::scope_init::{init_scope, ScopeInit};
 use crate::error::{EvalError, WriteError};
-use crate::node::by_bytes::{BytesEval, Sink};
+use crate::node::by_bytes::{BytesEval, Sink, StrTable};
 use crate::node::guard::guarded;
 use crate::node::NodeError;
 use crate::program::Program;
@@ -52,7 +52,7 @@ pub struct CompiledKernel<M: Mode, X: Executor> {
 }
 
 /// How a column takes its rows in `generate`'s sweep path.
-enum Take {
+enum Take<'a> {
     /// A scalar output's buffer word, its type, and the words of the rows
     /// not yet stored.
     Word { word: usize, ty: crate::types::PortType, staged: Vec<u64> },
@@ -63,15 +63,25 @@ enum Take {
     /// word and scratch entry, which it takes its rows from again once the
     /// text is given back.
     Text { text: String, off: usize, e: usize },
+    /// A pick among `table`'s strings ([`crate::node::NodeEval::indexed_table`])
+    /// no step reads: the buffer word of its index, the indexes of the rows
+    /// whose strings are not yet copied into the column, and its pair word
+    /// and scratch entry, which it takes its rows from again once given back.
+    Table { word: usize, table: &'a StrTable, staged: Vec<u64>, off: usize, e: usize },
 }
 
-impl Take {
-    /// Gives a [`Take::Text`]'s text back to `column`; it takes its rows from
-    /// the scratch from then on.
+impl Take<'_> {
+    /// Gives a [`Take::Text`]'s text back to `column`, and ends a
+    /// [`Take::Table`] (its staged rows already stored); either takes its
+    /// rows from the scratch from then on.
     fn give_back(&mut self, column: &mut ColumnPart<'_>) {
-        if let Take::Text { text, off, e } = self {
-            column.put_text(std::mem::take(text));
-            *self = Take::Ref { off: *off, e: *e };
+        match self {
+            Take::Text { text, off, e } => {
+                column.put_text(std::mem::take(text));
+                *self = Take::Ref { off: *off, e: *e };
+            }
+            Take::Table { off, e, .. } => *self = Take::Ref { off: *off, e: *e },
+            _ => {}
         }
     }
 }
@@ -131,6 +141,10 @@ enum FillStep<'a, R> {
     Bytes(&'a StepFacts, &'a dyn BytesEval),
     /// A by-bytes step writing into the text of column `k` ([`Take::Text`]).
     Text(&'a StepFacts, &'a dyn BytesEval, usize),
+    /// A pick step whose column takes the index ([`Take::Table`]): the row
+    /// runs on when the index word is below the table's length (otherwise
+    /// the row path reports the pick's failure).
+    Index(&'a StepFacts, &'a dyn BytesEval, usize, u64),
     /// Step `s`, run by its node's rule ([`Part::Rule`]).
     Rule(usize),
     /// A by-bytes step with no by-bytes form (a bug): the row fails, and
@@ -627,6 +641,11 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                 };
                 let Some(k) = only else { return FillStep::Bytes(facts, form) };
                 let Take::Ref { off, e } = takes[k] else { return FillStep::Bytes(facts, form) };
+                if let (Some(table), [(word, NO_ENTRY)]) = (plan.exec[s].indexed_table(), &facts.io.ins[..]) {
+                    let word = *word as usize;
+                    takes[k] = Take::Table { word, table, staged: Vec::with_capacity(STOP_CHECK_ROWS), off, e };
+                    return FillStep::Index(facts, form, word, table.len() as u64);
+                }
                 match columns[k].take_text() {
                     Some(text) => {
                         takes[k] = Take::Text { text, off, e };
@@ -663,6 +682,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                             Take::Text { text, .. } => state.run_form_into(facts, form, Sink::Text(text)).is_ok(),
                             _ => false,
                         },
+                        FillStep::Index(_, _, word, len) => state.buf[word] < len,
                         FillStep::Rule(s) => run_rule_part::<X>(&plan, state, s),
                         FillStep::Fails => false,
                     });
@@ -674,6 +694,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                             Take::Word { word, staged, .. } => staged.push(state.buf[*word]),
                             Take::Ref { off, e } => column.push_bytes(Some(state.ref_bytes(*off, *e))),
                             Take::Text { text, .. } => column.end_text_row(text),
+                            Take::Table { word, staged, .. } => staged.push(state.buf[*word]),
                         }
                     }
                     row += 1;
@@ -682,9 +703,16 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             };
             let done = matches!(guarded(pass), Ok(true));
             for (take, column) in takes.iter_mut().zip(columns.iter_mut()) {
-                if let Take::Word { ty, staged, .. } = take {
-                    column.extend_words(*ty, staged);
-                    staged.clear();
+                match take {
+                    Take::Word { ty, staged, .. } => {
+                        column.extend_words(*ty, staged);
+                        staged.clear();
+                    }
+                    Take::Table { table, staged, .. } => {
+                        column.extend_picked(table, staged);
+                        staged.clear();
+                    }
+                    _ => {}
                 }
             }
             if first_chunk && done {
@@ -699,7 +727,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                 // first (without the failed row's part), and stays there.
                 give_back(&mut takes, columns);
                 for step in steps.iter_mut() {
-                    if let FillStep::Text(facts, form, _) = *step {
+                    if let FillStep::Text(facts, form, _) | FillStep::Index(facts, form, ..) = *step {
                         *step = FillStep::Bytes(facts, form);
                     }
                 }

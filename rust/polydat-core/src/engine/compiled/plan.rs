@@ -46,6 +46,16 @@ impl<S> Exec<S> {
             _ => None,
         }
     }
+
+    /// The table of a by-bytes step that picks a string by index
+    /// ([`NodeEval::indexed_table`]).
+    #[inline]
+    pub fn indexed_table(&self) -> Option<&crate::node::by_bytes::StrTable> {
+        match self {
+            Exec::Kit { node, bytes: true, .. } => node.indexed_table(),
+            _ => None,
+        }
+    }
 }
 
 /// One part of a compiled sweep (see [`crate::compile::segment::Run`]).

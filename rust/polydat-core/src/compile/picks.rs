@@ -1,0 +1,234 @@
+//! Picks among literal strings, carried as their index. A `one_of(x, v..)`
+//! becomes `__pick_text(hash_range(x, N), v..)` (`one_of` picks string
+//! `hash(x) % N`), and a `select_str(c, a, b)` whose branches are each a
+//! literal string or such a pick becomes one pick from both branches'
+//! strings, its index `select(c, i, j')` (`j'` is `j` moved past the first
+//! branch's strings). The index is u64 arithmetic that native code
+//! computes; only the last step handles text, and `generate` runs it as a
+//! copy of the picked strings, a batch of indexes at a time, not as a
+//! by-bytes step per row.
+//!
+//! Every value is the one the program as written gives, `None` included:
+//! `select_str`'s `None` rule (any `None` input gives `None`) is `select`'s
+//! and `__pick_text`'s, and a literal is never `None`. A branch is looked
+//! through only when it is pure, not volatile, not a `const` capture and
+//! not named by a binding with modifiers (its reader would otherwise see
+//! another value than the live one); the node rewritten keeps its index,
+//! so its readers and bindings are untouched. Runs with fusion (the graph
+//! as written when fusion is off), before it.
+
+use super::graph::{Graph, Part, Source, Wire};
+use crate::node::{NodeDef, Purity};
+use crate::nodes::convert::{LITERAL, LITERAL_OP};
+use crate::nodes::probability::{ONE_OF, PICK_TEXT, PICK_TEXT_OP, SELECT};
+use crate::nodes::{arith, compare, hash};
+use crate::program::events::{CompileEvent, EventKind};
+use crate::value::Value;
+
+/// Most strings one pick carries; a larger merged table is left as written.
+pub const MOST_STRINGS: usize = 1024;
+
+/// A branch of a `select_str`: its strings, and its index (a constant for
+/// a literal, else the wire of its pick's index).
+struct Branch {
+    values: Vec<Value>,
+    index: Index,
+}
+
+/// Where a branch's index comes from.
+#[derive(Clone, Copy)]
+enum Index {
+    /// A literal: always string `k`.
+    Constant(u64),
+    /// The pick's index wire.
+    Wired(Wire),
+}
+
+/// Rewrites every pick among literal strings the engine can run as an
+/// index (see the module); returns the number of nodes rewritten.
+pub fn apply(graph: &mut Graph, supports: fn(&NodeDef) -> bool, events: &mut Vec<CompileEvent>) -> usize {
+    if !supports(&PICK_TEXT) {
+        return 0;
+    }
+    let mut modified = vec![false; graph.nodes.len()];
+    for o in &graph.outputs {
+        if let Wire::Node(n, _) = o.wire {
+            modified[n as usize] |= !o.modifiers.is_empty();
+        }
+    }
+    let mut applied = 0;
+    // A select_str over select_strs is rewritten once its branches are,
+    // whatever order the nodes are in: sweep until a sweep changes nothing.
+    loop {
+        let mut changed = false;
+        for n in 0..modified.len() {
+            let node = &graph.nodes[n];
+            if node.volatile || node.capture || node.def.purity != Purity::Pure {
+                continue;
+            }
+            let parts = match node.def.name {
+                name if name == ONE_OF.name => one_of(&node.consts),
+                name if name == compare::SELECT_STR.name => select_str(graph, &modified, n),
+                _ => None,
+            };
+            let Some(parts) = parts.filter(|p| p.iter().all(|p| supports(p.def))) else { continue };
+            let before = node.def.name;
+            if graph.expand(n, parts).is_some() {
+                applied += 1;
+                changed = true;
+                let strings = graph.nodes[n].consts.len();
+                events.push(CompileEvent::new(
+                    EventKind::PickCarriedAsIndex,
+                    Some(graph.nodes[n].span),
+                    format!("{before} over {strings} literal string(s) carried as an index into them"),
+                ));
+            }
+        }
+        if !changed {
+            return applied;
+        }
+    }
+}
+
+/// `one_of(x, v..)` (at least one string) as `__pick_text(hash_range(x, N), v..)`.
+fn one_of(values: &[Value]) -> Option<Vec<Part>> {
+    if values.is_empty() || values.len() > MOST_STRINGS || !values.iter().all(|v| v.as_str().is_some()) {
+        return None;
+    }
+    let n = Value::U64(values.len() as u64);
+    Some(vec![
+        Part::new(&hash::HASH_RANGE, vec![n], &[Source::Wire(0)]),
+        Part::new(&PICK_TEXT, values.to_vec(), &[Source::Part(0)]),
+    ])
+}
+
+/// `select_str(c, a, b)` with both branches literal strings or picks, as one
+/// pick whose index is `select(c, i, j)`: two picks' strings back to back
+/// (b's index moved past a's strings); a literal branch's string found
+/// among the other branch's strings, or added after them.
+fn select_str(graph: &Graph, modified: &[bool], n: usize) -> Option<Vec<Part>> {
+    let wires = &graph.nodes[n].wires;
+    let a = branch(graph, modified, wires[1])?;
+    let b = branch(graph, modified, wires[2])?;
+    let (values, i, j) = match (a.index, b.index) {
+        (Index::Wired(i), Index::Wired(j)) => {
+            let offset = a.values.len() as u64;
+            let values = [a.values, b.values].concat();
+            (values, Ok(i), Err(Part::new(&arith::ADD, vec![Value::U64(offset)], &[Source::At(j)])))
+        }
+        (Index::Wired(i), Index::Constant(k)) => {
+            let mut values = a.values;
+            let j = position(&mut values, &b.values[k as usize]);
+            (values, Ok(i), Err(literal_index(j)))
+        }
+        (Index::Constant(k), Index::Wired(j)) => {
+            let mut values = b.values;
+            let i = position(&mut values, &a.values[k as usize]);
+            (values, Err(literal_index(i)), Ok(j))
+        }
+        (Index::Constant(ka), Index::Constant(kb)) => {
+            let mut values = vec![a.values[ka as usize].clone()];
+            let j = position(&mut values, &b.values[kb as usize]);
+            (values, Err(literal_index(0)), Err(literal_index(j)))
+        }
+    };
+    if values.len() > MOST_STRINGS {
+        return None;
+    }
+    // Each index: a wire of the graph, or a part of its own.
+    let mut parts = Vec::new();
+    let mut source = |index: Result<Wire, Part>| match index {
+        Ok(wire) => Source::At(wire),
+        Err(part) => {
+            parts.push(part);
+            Source::Part(parts.len() - 1)
+        }
+    };
+    let (i, j) = (source(i), source(j));
+    parts.push(Part::new(&SELECT, vec![], &[Source::Wire(0), i, j]));
+    let chosen = Source::Part(parts.len() - 1);
+    parts.push(Part::new(&PICK_TEXT, values, &[chosen]));
+    Some(parts)
+}
+
+/// The index of `value` in `values`, added at the end when it is not there.
+fn position(values: &mut Vec<Value>, value: &Value) -> u64 {
+    let at = values.iter().position(|v| v.same(value)).unwrap_or_else(|| {
+        values.push(value.clone());
+        values.len() - 1
+    });
+    at as u64
+}
+
+/// A literal index.
+fn literal_index(k: u64) -> Part {
+    Part::new(&LITERAL, vec![Value::U64(k)], &[])
+}
+
+/// The branch behind `wire`: a literal string, or a `__pick_text` that may
+/// be looked through (see the module).
+fn branch(graph: &Graph, modified: &[bool], wire: Wire) -> Option<Branch> {
+    let Wire::Node(p, 0) = wire else { return None };
+    let node = &graph.nodes[p as usize];
+    if node.volatile || node.capture || modified[p as usize] {
+        return None;
+    }
+    match node.def.name {
+        LITERAL_OP => {
+            let value = node.consts.first().filter(|v| v.as_str().is_some())?;
+            Some(Branch { values: vec![value.clone()], index: Index::Constant(0) })
+        }
+        PICK_TEXT_OP => Some(Branch { values: node.consts.clone(), index: Index::Wired(node.wires[0]) }),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::{compile, sketch, CompileOptions};
+    use crate::program::Program;
+
+    fn build(src: &str) -> Program {
+        let ir = sketch::parse(&format!("input x: u64\n{src}")).unwrap();
+        compile(&ir, &CompileOptions::default()).unwrap()
+    }
+
+    /// The steps' ops, and the strings of the last step.
+    fn shape(p: &Program) -> (Vec<&'static str>, Vec<String>) {
+        let ops = p.steps.iter().map(|s| s.def.name).collect();
+        let last = p.steps.last().unwrap().consts.iter().map(|v| v.as_str().unwrap_or("?").to_string()).collect();
+        (ops, last)
+    }
+
+    #[test]
+    fn one_of_picks_by_hash_range() {
+        let (ops, strings) = shape(&build("out := one_of(x, \"a\", \"b\", \"c\")"));
+        assert_eq!(ops, ["hash_range", PICK_TEXT_OP]);
+        assert_eq!(strings, ["a", "b", "c"]);
+        // No strings: every evaluation fails, as written.
+        let (ops, _) = shape(&build("out := one_of(x)"));
+        assert_eq!(ops, ["one_of"]);
+    }
+
+    #[test]
+    fn select_str_merges_its_branches_strings() {
+        let p = build("out := select_str(u64_and(x, 1), one_of(x, \"a\", \"b\"), select_str(u64_and(x, 2), \"b\", one_of(hash(x), \"c\", \"a\")))");
+        let (ops, strings) = shape(&p);
+        assert_eq!(ops.iter().filter(|&&o| o == PICK_TEXT_OP).count(), 1, "{ops:?}");
+        assert!(!ops.contains(&"select_str"), "{ops:?}");
+        // The inner select_str finds its literal among its pick's strings; the outer one puts both picks' strings back to back.
+        assert_eq!(strings, ["a", "b", "c", "a", "b"]);
+    }
+
+    #[test]
+    fn a_branch_that_is_not_a_literal_or_a_pick_stays_as_written() {
+        for src in [
+            "out := select_str(u64_and(x, 1), \"a\", printf(\"{}\", x))",
+            "extern e: u64 = 3\nconst c := one_of(e, \"a\", \"b\")\nout := select_str(u64_and(x, 1), c, \"z\")",
+        ] {
+            let (ops, _) = shape(&build(src));
+            assert!(ops.contains(&"select_str"), "{src}: {ops:?}");
+        }
+    }
+}
