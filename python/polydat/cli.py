@@ -31,7 +31,7 @@ from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .errors import PolydatError
-from .stream import appending, parquet_writer
+from .stream import appending, parquet_encoding, write_parquet_batches
 
 if TYPE_CHECKING:
     from .api import Program
@@ -374,15 +374,8 @@ def write_parquet(plan: RunPlan, out: IO[bytes]) -> int:
     if plan.column:
         schema = schema.insert(0, pa.field(plan.column, pa.uint64()))
     assert schema.names == names
-    writer = parquet_writer(out, schema)
-    total = 0
-    try:
-        for rows, batch in _batches(plan, None):
-            writer.write_batch(pa.record_batch(batch))
-            total += rows
-    finally:
-        writer.close()
-    return total
+    batches = ((batch, rows) for rows, batch in _batches(plan, parquet_encoding(schema)))
+    return write_parquet_batches(out, batches, schema)
 
 
 def _umask() -> int:

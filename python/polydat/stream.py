@@ -21,7 +21,7 @@ batches.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
 
@@ -35,21 +35,66 @@ cycle, 2**64 rows) is several runs one after another (:func:`polydat.api.segment
 if TYPE_CHECKING:
     from . import _core
 
-__all__ = ["Stream", "BatchIterator", "appending", "file_path", "parquet_writer"]
+__all__ = ["Stream", "BatchIterator", "appending", "file_path", "parquet_encoding", "write_parquet_batches"]
 
 
-def parquet_writer(out: Any, schema: Any) -> Any:
-    """pyarrow's ``ParquetWriter`` of ``schema`` on ``out``, as polydat's
-    writers set it: dictionary encoding for the text columns only. A
-    generated number column rarely repeats values, and building its
-    dictionary (hashing every value) was a quarter of the writer's time
-    for TPC-H's lineitem; the other settings are pyarrow's (snappy,
-    statistics)."""
+def parquet_encoding(schema: Any) -> str:
+    """The batch encoding a Parquet writer asks the core for, given the
+    rows' declared ``schema``: ``"arrow-dictionary"`` (a column of picks
+    among literal strings comes as a dictionary array, which the writer
+    takes without hashing each row), unless a field carries metadata, which
+    only the stored Arrow schema keeps (see :func:`write_parquet_batches`): then
+    ``"arrow"``."""
+    return "arrow" if any(f.metadata for f in schema) else "arrow-dictionary"
+
+
+def write_parquet_batches(out: Any, batches: Iterable[tuple[Any, int]], schema: Any) -> int:
+    """Writes ``(batch, rows)`` pairs to ``out`` with pyarrow's
+    ``ParquetWriter``, a row group per batch, and returns the rows written;
+    with no batch, a file of ``schema`` and no row. The writer opens with
+    the first batch's schema; a later batch of another schema (a column of
+    picks that came as plain strings) is cast to it. Settings: dictionary
+    encoding for the text columns only (a generated number column rarely
+    repeats values, and building its dictionary was a quarter of the
+    writer's time for TPC-H's lineitem), snappy and statistics as pyarrow
+    has them. When a column is a dictionary array, the Arrow schema is not
+    stored in the file, so a reader sees ``string`` there, as it would
+    without one (every declared type maps to a Parquet type that reads
+    back as itself)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    text = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)]
-    return pq.ParquetWriter(out, schema, use_dictionary=text)
+    def open_writer(schema: Any) -> Any:
+        text = [f.name for f in schema if _is_text(pa, f.type)]
+        store = not any(pa.types.is_dictionary(f.type) for f in schema)
+        return pq.ParquetWriter(out, schema, use_dictionary=text, store_schema=store)
+
+    writer = None
+    written = schema
+    total = 0
+    try:
+        for produced, rows in batches:
+            batch = pa.record_batch(produced)
+            if writer is None:
+                written = batch.schema
+                writer = open_writer(written)
+            elif not batch.schema.equals(written):
+                batch = batch.cast(written)
+            writer.write_batch(batch)
+            total += rows
+        if writer is None:
+            writer = open_writer(schema)
+    finally:
+        if writer is not None:
+            writer.close()
+    return total
+
+
+def _is_text(pa: Any, ty: Any) -> bool:
+    """True for a string type, or a dictionary of strings."""
+    if pa.types.is_dictionary(ty):
+        ty = ty.value_type
+    return bool(pa.types.is_string(ty) or pa.types.is_large_string(ty))
 
 
 def file_path(out: IO[bytes]) -> str | None:

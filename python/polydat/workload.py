@@ -74,7 +74,7 @@ from typing import IO, Any
 
 from .api import open_comprehension
 from .errors import ArgumentError, CompileError, Diagnostic, PolydatError
-from .stream import appending, parquet_writer
+from .stream import appending, parquet_encoding, write_parquet_batches
 
 __all__ = ["Workload", "Phase", "Level", "WorkloadError"]
 
@@ -475,11 +475,11 @@ class Workload:
         chain = self.chain()
         phase = self._phase(phase)
         columns = chain.columns(phase)
-        if format in ("parquet", "arrow"):
+        if format == "parquet":
+            schema = chain.schema(phase)
+            return write_parquet_batches(out, chain.stream(phase, threads, parquet_encoding(schema), part), schema)
+        if format == "arrow":
             import pyarrow as pa
-
-            def open_writer(schema: Any) -> Any:
-                return parquet_writer(out, schema) if format == "parquet" else pa.ipc.new_stream(out, schema)
 
             writer = None
             total = 0
@@ -487,11 +487,11 @@ class Workload:
                 for produced, rows in chain.stream(phase, threads, None, part):
                     batch = pa.record_batch(produced)
                     if writer is None:
-                        writer = open_writer(batch.schema)
+                        writer = pa.ipc.new_stream(out, batch.schema)
                     writer.write_batch(batch)
                     total += rows
                 if writer is None:  # no row: a file with the schema
-                    writer = open_writer(chain.schema(phase))
+                    writer = pa.ipc.new_stream(out, chain.schema(phase))
             finally:
                 if writer is not None:
                     writer.close()

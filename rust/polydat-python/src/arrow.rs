@@ -5,10 +5,12 @@
 
 use crate::convert::py_bytes;
 use crate::errors::{generate_error, out_of_memory, py_error};
+use arrow_array::types::{ArrowDictionaryKeyType, UInt16Type, UInt32Type, UInt8Type};
 use arrow_array::StructArray;
 use arrow_array::{
-    ArrayRef, BinaryArray, BooleanArray, Date32Array, Float32Array, Float64Array, Int32Array, Int64Array, RecordBatch,
-    RecordBatchOptions, StringArray, TimestampMillisecondArray, UInt32Array, UInt64Array,
+    ArrayRef, BinaryArray, BooleanArray, Date32Array, DictionaryArray, Float32Array, Float64Array, Int32Array,
+    Int64Array, PrimitiveArray, RecordBatch, RecordBatchOptions, StringArray, TimestampMillisecondArray, UInt32Array,
+    UInt64Array,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
@@ -115,11 +117,73 @@ pub fn record_batch(schema: &SchemaRef, columns: Vec<Column>, rows: usize) -> Re
     RecordBatch::try_new_with_options(schema.clone(), arrays, &options).map_err(|e| e.to_string())
 }
 
+/// A column of picks ([`Column::picks`]) as a dictionary array: the
+/// table's strings, and each row's index (the narrowest unsigned keys that
+/// index every string); `None` for any other column.
+fn picks_array(column: &mut Column) -> Option<Result<ArrayRef, ArrowError>> {
+    fn keys<K: ArrowDictionaryKeyType>(
+        indices: &[u32],
+        nulls: Option<NullBuffer>,
+        values: ArrayRef,
+    ) -> Result<ArrayRef, ArrowError>
+    where
+        K::Native: TryFrom<u32>,
+    {
+        let keys: Vec<K::Native> = indices.iter().map(|&i| K::Native::try_from(i).unwrap_or_default()).collect();
+        Ok(Arc::new(DictionaryArray::<K>::try_new(PrimitiveArray::<K>::new(ScalarBuffer::from(keys), nulls), values)?))
+    }
+    let picks = column.picks.take()?;
+    let rows = column.len();
+    let nulls = column.validity().map(|bits| NullBuffer::new(BooleanBuffer::new(Buffer::from_vec(bits), 0, rows)));
+    let values: ArrayRef = Arc::new(StringArray::from_iter_values(picks.table.values().iter().map(|s| s.as_ref())));
+    Some(match picks.table.len() {
+        0..=256 => keys::<UInt8Type>(&picks.indices, nulls, values),
+        257..=65536 => keys::<UInt16Type>(&picks.indices, nulls, values),
+        _ => keys::<UInt32Type>(&picks.indices, nulls, values),
+    })
+}
+
+/// [`record_batch`] with each column of picks as a dictionary array (its
+/// field's type changed to match, its metadata kept).
+pub fn dictionary_batch(schema: &SchemaRef, mut columns: Vec<Column>, rows: usize) -> Result<RecordBatch, String> {
+    let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+    let mut arrays = Vec::with_capacity(columns.len());
+    for (i, column) in columns.iter_mut().enumerate() {
+        match picks_array(column) {
+            Some(array) => {
+                let array = array.map_err(|e| e.to_string())?;
+                if let Some(field) = fields.get_mut(i) {
+                    *field = field.clone().with_data_type(array.data_type().clone());
+                }
+                arrays.push(Some(array));
+            }
+            None => arrays.push(None),
+        }
+    }
+    let arrays: Vec<ArrayRef> = columns
+        .into_iter()
+        .zip(arrays)
+        .map(|(column, array)| match array {
+            Some(array) => Ok(array),
+            None => column_array(column),
+        })
+        .collect::<Result<_, _>>()?;
+    let schema = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
+    let options = RecordBatchOptions::new().with_row_count(Some(rows));
+    RecordBatch::try_new_with_options(schema, arrays, &options).map_err(|e| e.to_string())
+}
+
 /// What a [`BatchStream`] yields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Encode {
     /// Arrow record batches.
     Arrow,
+    /// Arrow record batches whose columns of picks among literal strings
+    /// ([`Column::picks`]) are dictionary arrays (the strings, and each
+    /// row's index): what a Parquet writer takes without hashing each row.
+    /// The batches' schemas may differ (a batch whose column could not keep
+    /// its picks has a plain `string` column there).
+    ArrowDictionary,
     /// CSV rows (no header: see `text_header`).
     Csv,
     /// JSON Lines rows.
@@ -457,7 +521,7 @@ impl BatchStream {
     /// Python object per batch; returns the rows written. Ctrl-C stops the
     /// producer and raises; a failed write is an `OSError`.
     fn write_text(&mut self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<usize> {
-        if self.encode == Encode::Arrow {
+        if matches!(self.encode, Encode::Arrow | Encode::ArrowDictionary) {
             return Err(py_error(py, "ArgumentError", ("write_text writes a stream of text (csv or jsonl)",)));
         }
         let mut file = std::fs::OpenOptions::new().append(true).open(&path)?;
@@ -507,7 +571,7 @@ impl BatchStream {
         requested_schema: Option<Bound<'py, PyCapsule>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
         if self.encode != Encode::Arrow {
-            return Err(py_error(py, "ArgumentError", ("a stream of text has no Arrow C stream",)));
+            return Err(py_error(py, "ArgumentError", ("only a stream of plain Arrow batches has an Arrow C stream (not one of text or of dictionary batches)",)));
         }
         if let Feed::Over = self.feed {
             return Err(py_error(py, "ArgumentError", ("the stream was read or closed already",)));
@@ -530,7 +594,12 @@ impl BatchStream {
         let panicked =
             |panic: String| py_error(py, "InternalError", (format!("internal error (a Rust panic): {panic}"),));
         match encode {
-            Encode::Arrow => match py.allow_threads(|| guarded(|| record_batch(schema, columns, rows))) {
+            Encode::Arrow | Encode::ArrowDictionary => match py.allow_threads(|| {
+                guarded(|| match encode {
+                    Encode::ArrowDictionary => dictionary_batch(schema, columns, rows),
+                    _ => record_batch(schema, columns, rows),
+                })
+            }) {
                 Ok(Ok(batch)) => Ok(PyRecordBatch::new(batch).into_pyobject(py)?.into_any().unbind()),
                 Ok(Err(e)) => Err(py_error(py, "PolydatError", (e,))),
                 Err(panic) => Err(panicked(panic)),

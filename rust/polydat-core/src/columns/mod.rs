@@ -53,6 +53,36 @@ pub struct Column {
     /// Rows (ascending) that hold `None`; the row itself holds the type's
     /// zero (an empty value for `str`, `json` and `bytes`).
     pub nulls: Vec<usize>,
+    /// For a `str` column whose every row is a pick among one table's
+    /// strings (a compiled `__pick_text` step's), each row's index into
+    /// the table, beside the rows' text (a null row's index is 0): an Arrow
+    /// consumer may take the column as a dictionary array.
+    pub picks: Option<Picks>,
+}
+
+/// Each row of a column as an index into a table of strings (see [`Column::picks`]).
+#[derive(Clone, Debug)]
+pub struct Picks {
+    /// The strings.
+    pub table: Arc<StrTable>,
+    /// Per row, its string's index in `table`.
+    pub indices: Vec<u32>,
+}
+
+/// A table of at most this many strings is searched for a row written
+/// outside a batch of picks ([`ColumnPart::track_picks`]); past it such a
+/// row ends the part's picks.
+const SEARCHED_TABLE: usize = 256;
+
+/// Where a part stands on recording its rows' picks.
+#[derive(Debug)]
+enum PickState {
+    /// Not asked to.
+    Untracked,
+    /// Every row so far is a pick of these.
+    Tracking(Picks),
+    /// Some row could not be recorded: the part has no picks.
+    Lost,
 }
 
 /// The rows of a column.
@@ -355,7 +385,7 @@ impl Column {
             PortType::Bool => ColumnData::Bool(zeros(rows)?),
             PortType::Str | PortType::Bytes | PortType::Json => ColumnData::Var(VarRows::with_rows(0)?),
         };
-        Some(Column { ty, data, nulls: Vec::new() })
+        Some(Column { ty, data, nulls: Vec::new(), picks: None })
     }
 
     /// A column of `rows` copies of `value`, of type `ty`.
@@ -383,7 +413,7 @@ impl Column {
             values.push(cycle);
             cycle = cycle.wrapping_add(step);
         }
-        Some(Column { ty: PortType::U64, data: ColumnData::U64(values), nulls: Vec::new() })
+        Some(Column { ty: PortType::U64, data: ColumnData::U64(values), nulls: Vec::new(), picks: None })
     }
 
     /// Number of rows.
@@ -520,6 +550,7 @@ impl Column {
             return Err(NoMemory);
         }
         room(&mut self.nulls, parts.iter().map(|p| p.nulls.len()).sum())?;
+        self.absorb_picks(&parts);
         let mut var = Vec::new();
         for part in parts {
             self.nulls.extend(part.nulls);
@@ -530,6 +561,47 @@ impl Column {
             _ => Ok(Vec::new()),
         }
     }
+}
+
+impl Column {
+    /// The column's picks after `parts` join its rows: kept when the rows
+    /// so far and every part (but for parts of no rows) are picks of one table.
+    fn absorb_picks(&mut self, parts: &[PartDone]) {
+        let mut table = match (&self.picks, self.len()) {
+            (Some(p), _) => Some(p.table.clone()),
+            (None, 0) => None,
+            (None, _) => return,
+        };
+        for part in parts.iter().filter(|p| p.rows > 0) {
+            match (&part.picks, &table) {
+                (Some(p), Some(t)) if Arc::ptr_eq(&p.table, t) => {}
+                (Some(p), None) => table = Some(p.table.clone()),
+                _ => {
+                    self.picks = None;
+                    return;
+                }
+            }
+        }
+        let Some(table) = table else { return };
+        let mut indices = self.picks.take().map(|p| p.indices).unwrap_or_default();
+        let more = parts.iter().filter_map(|p| p.picks.as_ref()).map(|p| p.indices.len()).sum();
+        if room(&mut indices, more).is_err() {
+            return;
+        }
+        for p in parts.iter().filter_map(|p| p.picks.as_ref()) {
+            indices.extend_from_slice(&p.indices);
+        }
+        self.picks = Some(Picks { table, indices });
+    }
+}
+
+/// The index of the string `bytes` in `table`, searched for when the table
+/// is small (see [`SEARCHED_TABLE`]).
+fn position_in(table: &StrTable, bytes: &[u8]) -> Option<u32> {
+    if table.len() > SEARCHED_TABLE {
+        return None;
+    }
+    (0..table.len()).find(|&i| table.bytes(i) == bytes).map(|i| i as u32)
 }
 
 /// Scalar rows filled in place: a column's own, or rows a host owns (a
@@ -616,7 +688,7 @@ fn parts<'a>(data: impl Iterator<Item = (PartData<'a>, bool)>, counts: &[usize])
     let mut first = 0;
     data.zip(counts)
         .map(|((data, no_memory), &n)| {
-            let part = ColumnPart { data, at: 0, first, nulls: Vec::new(), no_memory };
+            let part = ColumnPart { data, at: 0, first, nulls: Vec::new(), no_memory, picks: PickState::Untracked };
             first += n;
             part
         })
@@ -692,6 +764,8 @@ pub struct ColumnPart<'a> {
     nulls: Vec<usize>,
     /// A buffer could not grow: the part writes nothing more (see the module).
     no_memory: bool,
+    /// The rows' picks, when asked for ([`ColumnPart::track_picks`]).
+    picks: PickState,
 }
 
 /// What a finished [`ColumnPart`] hands back to its column.
@@ -699,6 +773,9 @@ pub struct PartDone {
     nulls: Vec<usize>,
     var: Option<VarRows>,
     no_memory: bool,
+    /// The picks of every row of the part (`Some` for a part of no rows).
+    picks: Option<Picks>,
+    rows: usize,
 }
 
 impl PartDone {
@@ -727,7 +804,52 @@ impl ColumnPart<'_> {
             PartData::Var(_, rows) => Some(rows),
             _ => None,
         };
-        PartDone { nulls: self.nulls, var, no_memory: self.no_memory }
+        let picks = match self.picks {
+            PickState::Tracking(picks) if picks.indices.len() == self.at => Some(picks),
+            _ => None,
+        };
+        PartDone { nulls: self.nulls, var, no_memory: self.no_memory, picks, rows: self.at }
+    }
+
+    /// Records each row's index into `table` from now on, for a part whose
+    /// rows are picks among `table`'s strings (see [`Column::picks`]); the
+    /// rows already written are looked up in it. A row that is not one of
+    /// its strings, or a second table, leaves the part without picks.
+    pub fn track_picks(&mut self, table: &Arc<StrTable>) {
+        match &self.picks {
+            PickState::Untracked => {}
+            PickState::Tracking(picks) if Arc::ptr_eq(&picks.table, table) => return,
+            _ => {
+                self.picks = PickState::Lost;
+                return;
+            }
+        }
+        let PartData::Var(PortType::Str, rows) = &self.data else {
+            self.picks = PickState::Lost;
+            return;
+        };
+        let null = |i: usize| self.nulls.binary_search(&(self.first + i)).is_ok();
+        let found: Option<Vec<u32>> =
+            (0..self.at).map(|i| if null(i) { Some(0) } else { position_in(table, rows.row(i)) }).collect();
+        self.picks = match found {
+            Some(indices) => PickState::Tracking(Picks { table: table.clone(), indices }),
+            None => PickState::Lost,
+        };
+    }
+
+    /// Records the pick of a row written outside a batch of picks (`None`:
+    /// a null row), or ends the part's picks when it cannot.
+    #[cold]
+    fn pick_row(&mut self, bytes: Option<&[u8]>) {
+        let PickState::Tracking(picks) = &mut self.picks else { return };
+        let index = match bytes {
+            None => Some(0),
+            Some(b) => position_in(&picks.table, b),
+        };
+        match index {
+            Some(i) if room(&mut picks.indices, 1).is_ok() => picks.indices.push(i),
+            _ => self.picks = PickState::Lost,
+        }
     }
 
     /// Rows written so far.
@@ -793,6 +915,9 @@ impl ColumnPart<'_> {
     /// `str` or `json` row must be UTF-8 text. A scalar part takes a null row.
     #[inline]
     pub fn push_bytes(&mut self, bytes: Option<&[u8]>) {
+        if let PickState::Tracking(_) = self.picks {
+            self.pick_row(bytes);
+        }
         let at = self.at;
         match (&mut self.data, bytes) {
             (PartData::Var(_, rows), Some(b)) => Self::var_row(rows, &mut self.no_memory, b),
@@ -860,6 +985,9 @@ impl ColumnPart<'_> {
     /// program never produces) makes it a null row.
     #[inline]
     pub fn push(&mut self, v: &Value) {
+        if let PickState::Tracking(_) = self.picks {
+            self.pick_row(v.as_str().map(str::as_bytes));
+        }
         let at = self.at;
         let stored = match (&mut self.data, v) {
             (PartData::Fixed(HostRows::U64(c)), Value::U64(x)) => c.get_mut(at).map(|r| *r = *x),
@@ -947,6 +1075,12 @@ impl ColumnPart<'_> {
         if !self.no_memory && rows.push_picked(table, indices).is_err() {
             self.no_memory = true;
         }
+        if let PickState::Tracking(picks) = &mut self.picks {
+            match room(&mut picks.indices, indices.len()) {
+                Ok(()) => picks.indices.extend(indices.iter().map(|&i| i as u32)),
+                Err(NoMemory) => self.picks = PickState::Lost,
+            }
+        }
         self.at += indices.len();
     }
 
@@ -984,6 +1118,73 @@ impl ColumnPart<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn table(strings: &[&str]) -> Arc<StrTable> {
+        Arc::new(StrTable::new(strings.iter().map(|&s| Arc::from(s)).collect()))
+    }
+
+    fn text_rows(column: &Column) -> Vec<Value> {
+        column.to_values()
+    }
+
+    #[test]
+    fn picked_rows_keep_their_indexes_beside_their_text() {
+        let abc = table(&["a", "bb", "a string longer than sixteen"]);
+        let mut column = Column::new(PortType::Str, 7).unwrap();
+        let mut parts = column.split(&[4, 3]);
+        // A row written before the picks start is looked up; a null row is index 0.
+        parts[0].push_bytes(Some(b"bb"));
+        parts[0].track_picks(&abc);
+        parts[0].extend_picked(&abc, &[2, 0]);
+        parts[0].push(&Value::None);
+        parts[1].track_picks(&abc);
+        parts[1].extend_picked(&abc, &[1, 1, 0]);
+        let done: Vec<PartDone> = parts.into_iter().map(ColumnPart::done).collect();
+        column.absorb(done).unwrap();
+        let picks = column.picks.as_ref().expect("every row is a pick");
+        assert!(Arc::ptr_eq(&picks.table, &abc));
+        assert_eq!(picks.indices, [1, 2, 0, 0, 1, 1, 0]);
+        assert_eq!(column.nulls, [3]);
+        let text: Vec<Value> = ["bb", "a string longer than sixteen", "a"]
+            .iter()
+            .map(|&s| Value::str(s))
+            .chain([Value::None])
+            .chain(["bb", "bb", "a"].iter().map(|&s| Value::str(s)))
+            .collect();
+        assert!(text_rows(&column).iter().zip(&text).all(|(a, b)| a.same(b)), "{:?}", column.to_values());
+    }
+
+    #[test]
+    fn a_row_that_is_not_a_pick_leaves_the_column_without_picks() {
+        let ab = table(&["a", "b"]);
+        for spoil in 0..3 {
+            let mut column = Column::new(PortType::Str, 4).unwrap();
+            let mut parts = column.split(&[2, 2]);
+            parts[0].track_picks(&ab);
+            parts[0].extend_picked(&ab, &[0, 1]);
+            match spoil {
+                // A row not among the strings.
+                0 => {
+                    parts[1].track_picks(&ab);
+                    parts[1].push_bytes(Some(b"c"));
+                    parts[1].extend_picked(&ab, &[0]);
+                }
+                // A part that never recorded picks.
+                1 => parts[1].extend_picked(&ab, &[1, 0]),
+                // A second table.
+                _ => {
+                    parts[1].track_picks(&ab);
+                    parts[1].extend_picked(&ab, &[0]);
+                    parts[1].track_picks(&table(&["a", "b"]));
+                    parts[1].extend_picked(&ab, &[0]);
+                }
+            }
+            let done: Vec<PartDone> = parts.into_iter().map(ColumnPart::done).collect();
+            column.absorb(done).unwrap();
+            assert!(column.picks.is_none(), "case {spoil}");
+            assert_eq!(column.len(), 4);
+        }
+    }
 
     #[test]
     fn a_part_reserves_its_rest_at_the_size_of_its_rows_so_far() {

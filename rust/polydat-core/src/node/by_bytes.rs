@@ -526,12 +526,12 @@ impl<P: StrPick> BytesEval for PickStr<P> {
 /// copies its text, and [`NodeEval::indexed_table`] hands the table to
 /// `generate`, which copies the strings of a batch of indexes at once.
 pub struct TablePick {
-    table: StrTable,
+    table: Arc<StrTable>,
 }
 
 /// Wraps `table` as a `str` node over a u64 index wire (see [`TablePick`]).
 pub fn table_pick(table: StrTable) -> Box<dyn NodeEval> {
-    Box::new(TablePick { table })
+    Box::new(TablePick { table: Arc::new(table) })
 }
 
 impl TablePick {
@@ -559,7 +559,7 @@ impl NodeEval for TablePick {
     fn bytes_form(&self) -> Option<&dyn BytesEval> {
         Some(self)
     }
-    fn indexed_table(&self) -> Option<&StrTable> {
+    fn indexed_table(&self) -> Option<&Arc<StrTable>> {
         Some(&self.table)
     }
 }

@@ -277,7 +277,7 @@ pub trait NodeEval: Send + Sync {
     /// a table (an index past it fails): `generate` then keeps the index
     /// word of each row and copies the strings a batch at a time, with no
     /// by-bytes step per row. `None` for every other node.
-    fn indexed_table(&self) -> Option<&by_bytes::StrTable> {
+    fn indexed_table(&self) -> Option<&std::sync::Arc<by_bytes::StrTable>> {
         None
     }
 }

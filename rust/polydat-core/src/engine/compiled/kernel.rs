@@ -643,6 +643,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                 let Take::Ref { off, e } = takes[k] else { return FillStep::Bytes(facts, form) };
                 if let (Some(table), [(word, NO_ENTRY)]) = (plan.exec[s].indexed_table(), &facts.io.ins[..]) {
                     let word = *word as usize;
+                    columns[k].track_picks(table);
                     takes[k] = Take::Table { word, table, staged: Vec::with_capacity(STOP_CHECK_ROWS), off, e };
                     return FillStep::Index(facts, form, word, table.len() as u64);
                 }

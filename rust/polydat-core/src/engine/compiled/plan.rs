@@ -50,7 +50,7 @@ impl<S> Exec<S> {
     /// The table of a by-bytes step that picks a string by index
     /// ([`NodeEval::indexed_table`]).
     #[inline]
-    pub fn indexed_table(&self) -> Option<&crate::node::by_bytes::StrTable> {
+    pub fn indexed_table(&self) -> Option<&Arc<crate::node::by_bytes::StrTable>> {
         match self {
             Exec::Kit { node, bytes: true, .. } => node.indexed_table(),
             _ => None,
