@@ -129,3 +129,16 @@ def test_float_text_matches_repr_for_every_float_corner():
         assert hooks._encode_column("f64", "x", floats, fmt) == legacy({"x": numpy_column("f64", floats)})
     ints = [0, 1, 2**63, 2**64 - 1]
     assert hooks._encode_column("u64", "n", ints, "csv") == b"n\n0\n1\n9223372036854775808\n18446744073709551615\n"
+
+
+def test_the_command_line_starts_no_blas_threads_unless_asked(monkeypatch, capsys):
+    # The command line does no linear algebra; a value the user set stands.
+    from polydat import cli
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    assert cli.main(["nodes"]) == 0
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
+    assert cli.main(["nodes"]) == 0
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "3"
+    capsys.readouterr()
