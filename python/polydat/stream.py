@@ -40,12 +40,12 @@ __all__ = ["Stream", "BatchIterator", "appending", "file_path", "parquet_encodin
 
 def parquet_encoding(schema: Any) -> str:
     """The batch encoding a Parquet writer asks the core for, given the
-    rows' declared ``schema``: ``"arrow-dictionary"`` (a column of picks
-    among literal strings comes as a dictionary array, which the writer
-    takes without hashing each row), unless a field carries metadata, which
-    only the stored Arrow schema keeps (see :func:`write_parquet_batches`): then
-    ``"arrow"``."""
-    return "arrow" if any(f.metadata for f in schema) else "arrow-dictionary"
+    rows' declared ``schema``: ``"parquet"`` (a column of picks among
+    literal strings comes as a dictionary array, which the writer takes
+    without hashing each row, and a field no row can hold ``None`` in is
+    non-nullable), unless a field carries metadata, which only the stored
+    Arrow schema keeps (see :func:`write_parquet_batches`): then ``"arrow"``."""
+    return "arrow" if any(f.metadata for f in schema) else "parquet"
 
 
 def write_parquet_batches(out: Any, batches: Iterable[tuple[Any, int]], schema: Any) -> int:

@@ -56,11 +56,17 @@ pub fn data_type(ty: PortType) -> DataType {
 /// nullable (a row may hold `None`), a `json` field marked in its metadata
 /// (`polydat.type: json`).
 pub fn schema(names: &[String], types: &[PortType]) -> SchemaRef {
+    schema_of(names, types, &vec![true; types.len()])
+}
+
+/// [`schema`] with field `i` nullable only when `nullable[i]`.
+pub fn schema_of(names: &[String], types: &[PortType], nullable: &[bool]) -> SchemaRef {
     let fields: Vec<Field> = names
         .iter()
         .zip(types)
-        .map(|(name, &ty)| {
-            let field = Field::new(name, data_type(ty), true);
+        .zip(nullable)
+        .map(|((name, &ty), &nullable)| {
+            let field = Field::new(name, data_type(ty), nullable);
             match ty {
                 PortType::Json => {
                     field.with_metadata(HashMap::from([("polydat.type".to_string(), ty.keyword().to_string())]))
@@ -178,12 +184,14 @@ pub fn dictionary_batch(schema: &SchemaRef, mut columns: Vec<Column>, rows: usiz
 pub enum Encode {
     /// Arrow record batches.
     Arrow,
-    /// Arrow record batches whose columns of picks among literal strings
-    /// ([`Column::picks`]) are dictionary arrays (the strings, and each
-    /// row's index): what a Parquet writer takes without hashing each row.
-    /// The batches' schemas may differ (a batch whose column could not keep
-    /// its picks has a plain `string` column there).
-    ArrowDictionary,
+    /// Arrow record batches shaped for a Parquet writer: a column of picks
+    /// among literal strings ([`Column::picks`]) as a dictionary array (the
+    /// strings, and each row's index), which the writer takes without
+    /// hashing each row; and a field that no row can hold `None` in marked
+    /// non-nullable (its column written without definition levels). The
+    /// batches' schemas may differ (a batch whose column could not keep its
+    /// picks has a plain `string` column there).
+    Parquet,
     /// CSV rows (no header: see `text_header`).
     Csv,
     /// JSON Lines rows.
@@ -335,6 +343,21 @@ impl Source {
         }
     }
 
+    /// Per column: whether a row of it can hold `None`.
+    fn may_be_none(&self) -> Vec<bool> {
+        match self {
+            Source::Plan { batches, cycles } => {
+                let mut none = Vec::new();
+                if *cycles {
+                    none.push(false);
+                }
+                none.extend(batches.generator().may_be_none());
+                none
+            }
+            Source::FanOut(fanout) => fanout.may_be_none(),
+        }
+    }
+
     /// The next batch, or `None` at the end.
     fn next_batch(&mut self, stop: &Stop<'_>) -> Option<Produced> {
         match self {
@@ -378,7 +401,11 @@ impl BatchStream {
     /// A stream of `source`'s batches, whose columns are named `names` (the
     /// producer starts at the first batch read).
     pub fn of(source: Source, names: Vec<String>, encode: Encode) -> Result<BatchStream, String> {
-        let schema = schema(&names, &source.types());
+        let types = source.types();
+        let schema = match encode {
+            Encode::Parquet => schema_of(&names, &types, &source.may_be_none()),
+            _ => schema(&names, &types),
+        };
         Ok(BatchStream {
             schema,
             names,
@@ -521,7 +548,7 @@ impl BatchStream {
     /// Python object per batch; returns the rows written. Ctrl-C stops the
     /// producer and raises; a failed write is an `OSError`.
     fn write_text(&mut self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<usize> {
-        if matches!(self.encode, Encode::Arrow | Encode::ArrowDictionary) {
+        if matches!(self.encode, Encode::Arrow | Encode::Parquet) {
             return Err(py_error(py, "ArgumentError", ("write_text writes a stream of text (csv or jsonl)",)));
         }
         let mut file = std::fs::OpenOptions::new().append(true).open(&path)?;
@@ -594,9 +621,9 @@ impl BatchStream {
         let panicked =
             |panic: String| py_error(py, "InternalError", (format!("internal error (a Rust panic): {panic}"),));
         match encode {
-            Encode::Arrow | Encode::ArrowDictionary => match py.allow_threads(|| {
+            Encode::Arrow | Encode::Parquet => match py.allow_threads(|| {
                 guarded(|| match encode {
-                    Encode::ArrowDictionary => dictionary_batch(schema, columns, rows),
+                    Encode::Parquet => dictionary_batch(schema, columns, rows),
                     _ => record_batch(schema, columns, rows),
                 })
             }) {

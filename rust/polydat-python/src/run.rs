@@ -390,12 +390,10 @@ pub(crate) fn generate_dict<'py>(
 pub(crate) fn encoding(py: Python<'_>, encode: Option<&str>) -> PyResult<arrow::Encode> {
     match encode {
         None | Some("arrow") => Ok(arrow::Encode::Arrow),
-        Some("arrow-dictionary") => Ok(arrow::Encode::ArrowDictionary),
+        Some("parquet") => Ok(arrow::Encode::Parquet),
         Some("csv") => Ok(arrow::Encode::Csv),
         Some("jsonl") => Ok(arrow::Encode::Jsonl),
-        Some(other) => {
-            Err(unsupported(py, format!("unknown encoding '{other}' (arrow, arrow-dictionary, csv, jsonl or None)")))
-        }
+        Some(other) => Err(unsupported(py, format!("unknown encoding '{other}' (arrow, parquet, csv, jsonl or None)"))),
     }
 }
 
@@ -447,7 +445,7 @@ pub(crate) fn fill_runs(
                 let names: Vec<&str> = columns.iter().map(String::as_str).collect();
                 polydat_core::columns::text::jsonl_rows(&names, &refs, &mut out)
             }
-            "arrow" | "arrow-dictionary" => {
+            "arrow" | "parquet" => {
                 let types: Vec<_> = filled.iter().map(|c| c.ty).collect();
                 let schema = arrow::schema(&columns, &types);
                 let rows = runs.iter().map(|(_, _, rows)| rows).sum();
@@ -458,12 +456,7 @@ pub(crate) fn fill_runs(
                 let batch = batch.map_err(|e| py_error(py, "InternalError", (e,)))?;
                 return Ok(pyo3_arrow::PyRecordBatch::new(batch).into_pyobject(py)?.into_any().unbind());
             }
-            other => {
-                return Err(unsupported(
-                    py,
-                    format!("unknown format '{other}' (csv, jsonl, arrow or arrow-dictionary)"),
-                ))
-            }
+            other => return Err(unsupported(py, format!("unknown format '{other}' (csv, jsonl, arrow or parquet)"))),
         };
         encoded.map_err(|_| out_of_memory(py, "the text of the rows"))?;
         Ok(py_bytes(py, &out)?.into_any().unbind())

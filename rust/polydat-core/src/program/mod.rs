@@ -364,6 +364,30 @@ impl Program {
         })
     }
 
+    /// Per column source: whether a row of it can hold `None`, when input
+    /// `i` can only if `input_none[i]`. A node yields `None` only from a
+    /// `None` it reads (the `None` rule; a node taking `None` hands one on
+    /// or fails), so a value can be `None` only downstream of an input that
+    /// can be.
+    pub fn may_be_none(&self, input_none: &[bool], sources: &[ColumnSource]) -> Vec<bool> {
+        let mut none = vec![false; self.slot_count];
+        for (slot, &n) in none.iter_mut().zip(input_none) {
+            *slot = n;
+        }
+        for step in &self.steps {
+            let read = step.ins.iter().any(|&s| none[s as usize]);
+            let start = step.out_start as usize;
+            none[start..start + step.out_types.len()].iter_mut().for_each(|n| *n = read);
+        }
+        sources
+            .iter()
+            .map(|s| match *s {
+                ColumnSource::Output(o) => none[self.outputs[o].slot as usize],
+                ColumnSource::Input(i) => none[i],
+            })
+            .collect()
+    }
+
     /// How many outputs' cycle cones have been built so far (they are built
     /// on first use: a test checks that a wide read builds none).
     #[cfg(test)]
@@ -514,5 +538,26 @@ impl EngineCache {
             Ok(form) => form,
             Err(_) => unreachable!("the cache is keyed by type"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::{compile, sketch, CompileOptions};
+
+    fn build(src: &str) -> Program {
+        let ir = sketch::parse(&format!("input x: u64\n{src}")).unwrap();
+        compile(&ir, &CompileOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn a_value_can_be_none_only_downstream_of_an_input_that_can() {
+        use ColumnSource::{Input, Output};
+        let p = build("extern e: u64\nkept := add(x, 1)\nmixed := select_str(u64_and(x, 1), one_of(e, \"a\"), \"b\")\nany := default_or(e, x)");
+        let out = |name: &str| Output(p.outputs.iter().position(|o| o.name == name).unwrap());
+        let sources = [out("kept"), out("mixed"), out("any"), Input(0), Input(1)];
+        assert_eq!(p.may_be_none(&[false, false], &sources), [false, false, false, false, false]);
+        assert_eq!(p.may_be_none(&[false, true], &sources), [false, true, true, false, true]);
     }
 }

@@ -162,6 +162,20 @@ impl FanOut {
         self.sources.iter().map(|s| column_type(&self.program, *s)).collect()
     }
 
+    /// Per column: whether a row of it can hold `None` (see
+    /// [`Program::may_be_none`]). The inputs the rows write (the parent,
+    /// its ordinal and row offset, the coordinate) never do; every other
+    /// input holds through the run what a kernel made for it holds now.
+    pub fn may_be_none(&self) -> Vec<bool> {
+        let kernel = (self.maker)();
+        let written =
+            [Some(self.plan.parent), Some(self.plan.ordinal), Some(self.plan.row_offset), self.plan.coordinate];
+        let inputs: Vec<bool> = (0..self.program.inputs.len())
+            .map(|i| !written.contains(&Some(i)) && kernel.input_value(i).is_none())
+            .collect();
+        self.program.may_be_none(&inputs, &self.sources)
+    }
+
     /// The rows of every parent, without filling any: what the parts of a
     /// table before this one hold (their sum is a later part's `first_row`).
     pub fn count_all(&mut self, stop: &Stop<'_>) -> Result<u64, GenerateError> {

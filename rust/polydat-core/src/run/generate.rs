@@ -274,6 +274,18 @@ impl Generator {
             .collect()
     }
 
+    /// Per column: whether a row of it can hold `None` (see
+    /// [`Program::may_be_none`]). The swept coordinate never does; every
+    /// other input holds through the run what a kernel made for it holds
+    /// now. When no kernel can be made, every column can.
+    pub fn may_be_none(&self) -> Vec<bool> {
+        let Ok(kernel) = self.kernel() else { return vec![true; self.sources.len()] };
+        let inputs: Vec<bool> = (0..self.program.inputs.len())
+            .map(|i| i != self.plan.coordinate && kernel.input_value(i).is_none())
+            .collect();
+        self.program.may_be_none(&inputs, &self.sources)
+    }
+
     /// The plan the generator was made for.
     pub fn plan(&self) -> &RowPlan {
         &self.plan
