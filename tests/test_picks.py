@@ -182,3 +182,16 @@ def test_the_command_line_writes_parquet_that_reads_back_as_generated(tmp_path: 
     # `flag` is set, so no row can be None: every field is required.
     assert [(f.name, f.type, f.nullable) for f in back.schema] == [(f.name, f.type, False) for f in want.schema]
     assert back.cast(want.schema).equals(want)
+
+
+def test_the_first_of_several_failures_is_the_one_the_program_as_written_reports() -> None:
+    # A select_str rewritten into parts keeps its place in the evaluation
+    # order: `v4` fails before `v6`, fused or not (found by the random
+    # program suite on a release build).
+    source = """
+input cycle: u64
+volatile v4 := partitions(if(cycle, "", ""), 3)
+volatile v6 := (type_of(cycle) as u64)
+"""
+    steps = [pt.Step(write={"cycle": 0}, pulls=("*eval*",), invalidate_all=True)]
+    pt.assert_engines_agree(source, steps, engines=pt.engines(include_variants=True))

@@ -287,6 +287,40 @@ impl Graph {
         }
     }
 
+    /// Moves the nodes from `first_new` on (the parts expansions appended,
+    /// [`Graph::expand`]) to just before the first of the nodes before
+    /// `first_new` that reads them, directly or through other such parts,
+    /// keeping every other order: the evaluation order the topological sort
+    /// then gives the nodes of the graph as written is theirs, so a program
+    /// reports the first of several failures as it would unexpanded. Parts
+    /// nothing reads go last.
+    pub fn place_appended(&mut self, first_new: usize) {
+        let n = self.nodes.len();
+        if first_new >= n {
+            return;
+        }
+        // The anchor of each part: the first earlier node reading it.
+        let mut anchor = vec![usize::MAX; n];
+        let consumers = self.consumers();
+        for a in (first_new..n).rev() {
+            anchor[a] = consumers[a]
+                .iter()
+                .map(|&r| match r as usize {
+                    r if r < first_new => r,
+                    r => anchor[r],
+                })
+                .min()
+                .unwrap_or(usize::MAX);
+        }
+        let mut order = Vec::with_capacity(n);
+        for i in 0..first_new {
+            order.extend((first_new..n).filter(|&a| anchor[a] == i));
+            order.push(i);
+        }
+        order.extend((first_new..n).filter(|&a| anchor[a] == usize::MAX));
+        self.reorder(&order);
+    }
+
     /// For every node, the names of the outputs bound to its ports (one pass
     /// over the outputs; prefer it to [`Graph::output_names_of`] in loops).
     pub fn output_names_by_node(&self) -> Vec<Vec<String>> {

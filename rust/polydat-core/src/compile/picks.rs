@@ -56,6 +56,7 @@ pub fn apply(graph: &mut Graph, supports: fn(&NodeDef) -> bool, events: &mut Vec
             modified[n as usize] |= !o.modifiers.is_empty();
         }
     }
+    let first_new = graph.nodes.len();
     let mut applied = 0;
     // A select_str over select_strs is rewritten once its branches are,
     // whatever order the nodes are in: sweep until a sweep changes nothing.
@@ -85,6 +86,7 @@ pub fn apply(graph: &mut Graph, supports: fn(&NodeDef) -> bool, events: &mut Vec
             }
         }
         if !changed {
+            graph.place_appended(first_new);
             return applied;
         }
     }

@@ -69,8 +69,9 @@ pub static REGISTRY: &[Polyfill] = &[
 /// Expands every node the engine does not support and that has a polyfill
 /// whose parts it does support. Returns the number of nodes expanded.
 pub fn apply(graph: &mut Graph, supports: fn(&NodeDef) -> bool, events: &mut Vec<CompileEvent>) -> usize {
+    let first_new = graph.nodes.len();
     let mut applied = 0;
-    for n in 0..graph.nodes.len() {
+    for n in 0..first_new {
         let def = graph.nodes[n].def;
         if supports(def) {
             continue;
@@ -91,6 +92,7 @@ pub fn apply(graph: &mut Graph, supports: fn(&NodeDef) -> bool, events: &mut Vec
             ));
         }
     }
+    graph.place_appended(first_new);
     applied
 }
 

@@ -319,6 +319,12 @@ impl BuildCtx<'_> {
     pub fn tail(&self, i: usize) -> &[Value] {
         self.consts.get(i..).unwrap_or(&[])
     }
+
+    /// Constants from index `i` on as shared strings (a string node's
+    /// variadic tail; a constant that is not a string is empty).
+    pub fn strings(&self, i: usize) -> Vec<std::sync::Arc<str>> {
+        self.tail(i).iter().map(|v| std::sync::Arc::from(v.as_str().unwrap_or(""))).collect()
+    }
 }
 
 /// Builds a node instance from its constants; errors are construction errors.

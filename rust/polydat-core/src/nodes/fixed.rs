@@ -109,7 +109,7 @@ pub const FIXED_VALUES_STR: NodeDef = NodeDef {
     params: &[wire("input", U64), many(konst("values", Str))],
     outputs: Outputs::One(Str),
     build: |c| {
-        let values: Vec<Arc<str>> = c.tail(0).iter().map(|v| Arc::from(v.as_str().unwrap_or(""))).collect();
+        let values = c.strings(0);
         if values.is_empty() {
             return Ok(always_fails(empty_list("fixed_values_str")));
         }

@@ -75,7 +75,7 @@ pub const ONE_OF: NodeDef = NodeDef {
     params: &[wire("input", U64), many(konst("values", Str))],
     outputs: Outputs::One(Str),
     build: |c| {
-        let values: Vec<Arc<str>> = c.tail(0).iter().map(|v| Arc::from(v.as_str().unwrap_or(""))).collect();
+        let values = c.strings(0);
         if values.is_empty() {
             // Upstream builds and its body asserts on every evaluation.
             return Ok(value_fn(|_, _| Err(NodeError::new(ONE_OF_EMPTY))));
@@ -101,7 +101,7 @@ pub const PICK_TEXT: NodeDef = NodeDef {
     params: &[wire("index", U64), many(konst("values", Str))],
     outputs: Outputs::One(Str),
     build: |c| {
-        let values: Vec<Arc<str>> = c.tail(0).iter().map(|v| Arc::from(v.as_str().unwrap_or(""))).collect();
+        let values = c.strings(0);
         Ok(table_pick(StrTable::new(values)))
     },
     ..NodeDef::BASE
