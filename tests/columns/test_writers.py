@@ -169,3 +169,31 @@ def test_the_writers_stream_with_bounded_memory(tmp_path: Path):
     small, large = peak_kib("1000"), peak_kib("3M")
     assert (tmp_path / "o.csv").stat().st_size > 150_000_000
     assert large - small < 120_000, f"peak RSS grew by {large - small} KiB for 3M rows"
+
+
+def test_parquet_encodes_a_repetitive_number_column_with_a_dictionary(tmp_path: Path) -> None:
+    from polydat.stream import write_parquet_batches
+
+    rows = 4096
+    day = pa.array([19000 + i % 7 for i in range(rows)], pa.date32())
+    batch = pa.record_batch({
+        "few": pa.array([float(i % 50) for i in range(rows)]),  # 50 values: repetitive
+        "day": day,
+        "many": pa.array(range(rows), pa.uint64()),  # every value once: not
+        "flag": pa.array([i % 2 == 0 for i in range(rows)]),  # a bool is bits already
+    })
+    path = tmp_path / "numbers.parquet"
+    with open(path, "wb") as out:
+        assert write_parquet_batches(out, [(batch, rows), (batch, rows)], batch.schema) == 2 * rows
+    meta = pq.ParquetFile(path).metadata
+    encoded = {meta.schema.column(i).name: meta.row_group(0).column(i).encodings for i in range(meta.num_columns)}
+    assert "RLE_DICTIONARY" in encoded["few"] and "RLE_DICTIONARY" in encoded["day"], encoded
+    assert "RLE_DICTIONARY" not in encoded["many"] and "RLE_DICTIONARY" not in encoded["flag"], encoded
+    back = pq.read_table(path)
+    assert back.equals(pa.Table.from_batches([batch, batch]))
+    # A first batch too short to judge gets no dictionary for its numbers.
+    short = batch.slice(0, 100)
+    with open(path, "wb") as out:
+        write_parquet_batches(out, [(short, 100)], short.schema)
+    meta = pq.ParquetFile(path).metadata
+    assert "RLE_DICTIONARY" not in meta.row_group(0).column(0).encodings
