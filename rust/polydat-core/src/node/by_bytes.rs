@@ -334,6 +334,10 @@ pub struct StrTable {
 /// The most bytes of a string [`StrTable::short`] holds.
 pub const SHORT: usize = 16;
 
+/// The most strings a table keeps a padded copy of (a pick's strings, not
+/// a word list's tens of thousands).
+const SHORT_TABLE: usize = 4096;
+
 impl StrTable {
     /// The table of `values` (their text is copied once; an index past
     /// `u32` bytes of text falls back to the shared string).
@@ -350,7 +354,7 @@ impl StrTable {
                 }
             })
             .collect();
-        let short = match values.iter().all(|v| v.len() <= SHORT) {
+        let short = match values.len() <= SHORT_TABLE && values.iter().all(|v| v.len() <= SHORT) {
             true => values
                 .iter()
                 .map(|v| {
@@ -365,7 +369,7 @@ impl StrTable {
     }
 
     /// Every string's bytes zero-padded to [`SHORT`] bytes, when every
-    /// string is that short (else empty): a writer copies a fixed
+    /// string is that short and there are at most 4096 (else empty): a writer copies a fixed
     /// [`SHORT`] bytes and keeps the string's length of them, with no call
     /// to copy a few bytes.
     #[inline]
