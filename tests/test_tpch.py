@@ -221,3 +221,31 @@ def test_parts_concatenate_to_the_whole_of_every_table(whole: Path, tmp_path: Pa
         assert (tmp_path / "one" / f"{name}-00001-of-00003.csv").read_bytes() == (
             tmp_path / f"{name}-00001-of-00003.csv"
         ).read_bytes()
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "arrow"])
+def test_every_part_of_a_table_has_its_schema_even_an_empty_one(tmp_path: Path, fmt: str) -> None:
+    # At this scale supplier has one row, region five: most of eight parts
+    # are empty, and each must still carry the table's declared types (and,
+    # in Parquet, its required fields), so the parts read and concatenate
+    # as one table.
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    r = cli("run", str(TPCH), "-o", str(tmp_path / "parts"), "-p", "sf=0.0001", "--parts", "8", "--format", fmt)
+    assert r.returncode == 0, r.stderr
+    r = cli("run", str(TPCH), "-o", str(tmp_path / "whole"), "-p", "sf=0.0001", "--format", fmt)
+    assert r.returncode == 0, r.stderr
+
+    def read(path: Path) -> object:
+        if fmt == "parquet":
+            return pq.read_table(path)
+        with pa.ipc.open_stream(path) as reader:
+            return reader.read_all()
+
+    for name in ("region", "supplier", "lineitem"):
+        parts = [read(tmp_path / "parts" / f"{name}-{i:05d}-of-00008.{fmt}") for i in range(8)]
+        whole = read(tmp_path / "whole" / f"{name}.{fmt}")
+        assert any(p.num_rows == 0 for p in parts) or name == "lineitem"
+        assert all(p.schema.equals(whole.schema) for p in parts), name
+        assert not any(pa.types.is_null(f.type) for f in whole.schema), name
+        assert pa.concat_tables(parts).equals(whole), name

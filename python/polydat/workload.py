@@ -476,8 +476,9 @@ class Workload:
         phase = self._phase(phase)
         columns = chain.columns(phase)
         if format == "parquet":
-            schema = chain.schema(phase)
-            return write_parquet_batches(out, chain.stream(phase, threads, parquet_encoding(schema), part), schema)
+            encode = parquet_encoding(chain.declared_schema(phase, None))
+            batches = chain.stream(phase, threads, encode, part)
+            return write_parquet_batches(out, batches, chain.declared_schema(phase, encode))
         if format == "arrow":
             import pyarrow as pa
 
@@ -491,7 +492,7 @@ class Workload:
                     writer.write_batch(batch)
                     total += rows
                 if writer is None:  # no row: a file with the schema
-                    writer = pa.ipc.new_stream(out, chain.schema(phase))
+                    writer = pa.ipc.new_stream(out, chain.declared_schema(phase, None))
             finally:
                 if writer is not None:
                     writer.close()
@@ -522,7 +523,7 @@ class Workload:
         phase = self._phase(phase)
         batches = [pa.record_batch(b) for b, _ in chain.stream(phase, threads, None, None)]
         if not batches:
-            return chain.schema(phase).empty_table()
+            return chain.declared_schema(phase, None).empty_table()
         return pa.Table.from_batches(batches)
 
     def tables(self, threads: int = 1) -> dict[str, Any]:
@@ -955,6 +956,33 @@ class _Chain:
         if first is None or plan.rows_program is None:
             return list(phase.emit) if phase.emit is not None else list(plan.names)
         return plan.columns(plan.rows_program)
+
+    def declared_schema(self, phase: Phase, encode: str | None) -> Any:
+        """The schema of the phase's batches in ``encode`` as the core
+        declares it (the declared types; for ``"parquet"``, the fields no
+        row can hold ``None`` in required), from a stream of the whole table
+        that makes no row, or, for a phase whose scopes are walked here, a
+        batch of no row from its first scope; :meth:`schema` when the phase
+        has no row at all. What a file of no row (an empty part) is written
+        with, so it reads back as the table's other parts do."""
+        import pyarrow as pa
+
+        from . import _core
+
+        native = self.native(phase)
+        if native is not None:
+            batches = native.open(1, encode, None)
+            if batches is None:
+                return self.schema(phase)
+            try:
+                return pa.schema(batches.schema)
+            finally:
+                batches.close()
+        first = next(self.runs(phase), None)
+        if first is None:
+            return self.schema(phase)
+        kernel, start, _ = first
+        return pa.record_batch(_core.fill_runs([(kernel, start, 0)], self.columns(phase), encode or "arrow")).schema
 
     def schema(self, phase: Phase) -> Any:
         import pyarrow as pa
