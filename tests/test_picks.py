@@ -157,11 +157,11 @@ def test_a_batch_without_dictionaries_is_cast_to_the_first_ones_schema(tmp_path:
     plain = pa.record_batch({"s": pa.array(["y", None, "x"])})
     path = tmp_path / "mixed.parquet"
     with open(path, "wb") as out:
-        rows = write_parquet_batches(out, [(first, 3), (plain, 3)], pa.schema([pa.field("s", pa.string())]))
+        rows = write_parquet_batches(out, [(first, 3), (plain, 3)], lambda: pa.schema([pa.field("s", pa.string())]))
     assert rows == 6
     assert pq.read_table(path).column("s").to_pylist() == ["y", "x", None, "y", None, "x"]
     with open(path, "wb") as out:
-        assert write_parquet_batches(out, [], pa.schema([pa.field("s", pa.string())])) == 0
+        assert write_parquet_batches(out, [], lambda: pa.schema([pa.field("s", pa.string())])) == 0
     assert pq.read_table(path).num_rows == 0
 
 

@@ -375,7 +375,7 @@ def write_parquet(plan: RunPlan, out: IO[bytes]) -> int:
         schema = schema.insert(0, pa.field(plan.column, pa.uint64()))
     assert schema.names == names
     batches = ((batch, rows) for rows, batch in _batches(plan, parquet_encoding(schema)))
-    return write_parquet_batches(out, batches, schema)
+    return write_parquet_batches(out, batches, lambda: schema)
 
 
 def _umask() -> int:

@@ -21,7 +21,7 @@ batches.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
 
@@ -48,10 +48,11 @@ def parquet_encoding(schema: Any) -> str:
     return "arrow" if any(f.metadata for f in schema) else "parquet"
 
 
-def write_parquet_batches(out: Any, batches: Iterable[tuple[Any, int]], schema: Any) -> int:
+def write_parquet_batches(out: Any, batches: Iterable[tuple[Any, int]], empty: Callable[[], Any]) -> int:
     """Writes ``(batch, rows)`` pairs to ``out`` with pyarrow's
     ``ParquetWriter``, a row group per batch, and returns the rows written;
-    with no batch, a file of ``schema`` and no row. The writer opens with
+    with no batch, a file of no row with the schema ``empty()`` gives (asked
+    for only then). The writer opens with
     the first batch's schema; a later batch of another schema (a column of
     picks that came as plain strings) is cast to it.
 
@@ -74,7 +75,7 @@ def write_parquet_batches(out: Any, batches: Iterable[tuple[Any, int]], schema: 
         return pq.ParquetWriter(out, schema, use_dictionary=encoded, store_schema=store)
 
     writer = None
-    written = schema
+    written = None
     total = 0
     try:
         for produced, rows in batches:
@@ -87,7 +88,7 @@ def write_parquet_batches(out: Any, batches: Iterable[tuple[Any, int]], schema: 
             writer.write_batch(batch)
             total += rows
         if writer is None:
-            writer = open_writer(schema, None)
+            writer = open_writer(empty(), None)
     finally:
         if writer is not None:
             writer.close()

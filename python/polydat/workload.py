@@ -478,7 +478,7 @@ class Workload:
         if format == "parquet":
             encode = parquet_encoding(chain.declared_schema(phase, None))
             batches = chain.stream(phase, threads, encode, part)
-            return write_parquet_batches(out, batches, chain.declared_schema(phase, encode))
+            return write_parquet_batches(out, batches, lambda: chain.declared_schema(phase, encode))
         if format == "arrow":
             import pyarrow as pa
 

@@ -184,7 +184,7 @@ def test_parquet_encodes_a_repetitive_number_column_with_a_dictionary(tmp_path: 
     })
     path = tmp_path / "numbers.parquet"
     with open(path, "wb") as out:
-        assert write_parquet_batches(out, [(batch, rows), (batch, rows)], batch.schema) == 2 * rows
+        assert write_parquet_batches(out, [(batch, rows), (batch, rows)], lambda: batch.schema) == 2 * rows
     meta = pq.ParquetFile(path).metadata
     encoded = {meta.schema.column(i).name: meta.row_group(0).column(i).encodings for i in range(meta.num_columns)}
     assert "RLE_DICTIONARY" in encoded["few"] and "RLE_DICTIONARY" in encoded["day"], encoded
@@ -194,6 +194,6 @@ def test_parquet_encodes_a_repetitive_number_column_with_a_dictionary(tmp_path: 
     # A first batch too short to judge gets no dictionary for its numbers.
     short = batch.slice(0, 100)
     with open(path, "wb") as out:
-        write_parquet_batches(out, [(short, 100)], short.schema)
+        write_parquet_batches(out, [(short, 100)], lambda: short.schema)
     meta = pq.ParquetFile(path).metadata
     assert "RLE_DICTIONARY" not in meta.row_group(0).column(0).encodings

@@ -151,26 +151,20 @@ fn picks_array(column: &mut Column) -> Option<Result<ArrayRef, ArrowError>> {
 
 /// [`record_batch`] with each column of picks as a dictionary array (its
 /// field's type changed to match, its metadata kept).
-pub fn dictionary_batch(schema: &SchemaRef, mut columns: Vec<Column>, rows: usize) -> Result<RecordBatch, String> {
+pub fn dictionary_batch(schema: &SchemaRef, columns: Vec<Column>, rows: usize) -> Result<RecordBatch, String> {
     let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
-    let mut arrays = Vec::with_capacity(columns.len());
-    for (i, column) in columns.iter_mut().enumerate() {
-        match picks_array(column) {
-            Some(array) => {
-                let array = array.map_err(|e| e.to_string())?;
-                if let Some(field) = fields.get_mut(i) {
-                    *field = field.clone().with_data_type(array.data_type().clone());
-                }
-                arrays.push(Some(array));
-            }
-            None => arrays.push(None),
-        }
+    if fields.len() != columns.len() {
+        return Err(format!("internal: {} columns for a schema of {} fields", columns.len(), fields.len()));
     }
     let arrays: Vec<ArrayRef> = columns
         .into_iter()
-        .zip(arrays)
-        .map(|(column, array)| match array {
-            Some(array) => Ok(array),
+        .zip(fields.iter_mut())
+        .map(|(mut column, field)| match picks_array(&mut column) {
+            Some(array) => {
+                let array = array.map_err(|e| e.to_string())?;
+                *field = field.clone().with_data_type(array.data_type().clone());
+                Ok(array)
+            }
             None => column_array(column),
         })
         .collect::<Result<_, _>>()?;

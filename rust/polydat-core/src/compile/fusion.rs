@@ -410,12 +410,11 @@ impl Readers {
             }
         }
         let mut pinned: Vec<bool> = graph.nodes.iter().map(|n| n.def.purity == Purity::SideChannel).collect();
-        let mut modified = vec![false; graph.nodes.len()];
+        let modified = graph.named_with_modifiers();
         let mut names = HashMap::new();
         for (i, o) in graph.outputs.iter().enumerate() {
             if let Wire::Node(n, _) = o.wire {
                 pinned[n as usize] = true;
-                modified[n as usize] |= !o.modifiers.is_empty();
                 names.entry(o.wire).or_insert(i);
             }
         }

@@ -230,6 +230,18 @@ impl Graph {
         Some(())
     }
 
+    /// Per node: a binding with modifiers (`const`, `shared`, `volatile`)
+    /// names it, so a rewrite may not look through it.
+    pub fn named_with_modifiers(&self) -> Vec<bool> {
+        let mut modified = vec![false; self.nodes.len()];
+        for o in &self.outputs {
+            if let Wire::Node(n, _) = o.wire {
+                modified[n as usize] |= !o.modifiers.is_empty();
+            }
+        }
+        modified
+    }
+
     /// The nodes each node reads from (its producers), deduplicated.
     pub fn producers(&self, node: usize) -> impl Iterator<Item = usize> + '_ {
         let mut seen: Vec<usize> = Vec::new();
@@ -312,12 +324,19 @@ impl Graph {
                 .min()
                 .unwrap_or(usize::MAX);
         }
+        // The parts by anchor (each anchor's in index order), then merged
+        // in: one pass, however many parts there are.
+        let mut parts: Vec<usize> = (first_new..n).collect();
+        parts.sort_by_key(|&a| anchor[a]);
+        let mut parts = parts.into_iter().peekable();
         let mut order = Vec::with_capacity(n);
         for i in 0..first_new {
-            order.extend((first_new..n).filter(|&a| anchor[a] == i));
+            while let Some(a) = parts.next_if(|&a| anchor[a] == i) {
+                order.push(a);
+            }
             order.push(i);
         }
-        order.extend((first_new..n).filter(|&a| anchor[a] == usize::MAX));
+        order.extend(parts);
         self.reorder(&order);
     }
 

@@ -28,20 +28,12 @@ use crate::value::Value;
 /// Most strings one pick carries; a larger merged table is left as written.
 pub const MOST_STRINGS: usize = 1024;
 
-/// A branch of a `select_str`: its strings, and its index (a constant for
-/// a literal, else the wire of its pick's index).
-struct Branch {
-    values: Vec<Value>,
-    index: Index,
-}
-
-/// Where a branch's index comes from.
-#[derive(Clone, Copy)]
-enum Index {
-    /// A literal: always string `k`.
-    Constant(u64),
-    /// The pick's index wire.
-    Wired(Wire),
+/// A branch of a `select_str` that may be merged into one pick.
+enum Branch {
+    /// A literal string.
+    Literal(Value),
+    /// A `__pick_text`: its strings, and the wire of its index.
+    Pick(Vec<Value>, Wire),
 }
 
 /// Rewrites every pick among literal strings the engine can run as an
@@ -50,12 +42,7 @@ pub fn apply(graph: &mut Graph, supports: fn(&NodeDef) -> bool, events: &mut Vec
     if !supports(&PICK_TEXT) {
         return 0;
     }
-    let mut modified = vec![false; graph.nodes.len()];
-    for o in &graph.outputs {
-        if let Wire::Node(n, _) = o.wire {
-            modified[n as usize] |= !o.modifiers.is_empty();
-        }
-    }
+    let modified = graph.named_with_modifiers();
     let first_new = graph.nodes.len();
     let mut applied = 0;
     // A select_str over select_strs is rewritten once its branches are,
@@ -109,54 +96,45 @@ fn one_of(values: &[Value]) -> Option<Vec<Part>> {
 /// (b's index moved past a's strings); a literal branch's string found
 /// among the other branch's strings, or added after them.
 fn select_str(graph: &Graph, modified: &[bool], n: usize) -> Option<Vec<Part>> {
+    use Source::{At, Part as Own};
     let wires = &graph.nodes[n].wires;
-    let a = branch(graph, modified, wires[1])?;
-    let b = branch(graph, modified, wires[2])?;
-    let (values, i, j) = match (a.index, b.index) {
-        (Index::Wired(i), Index::Wired(j)) => {
-            let offset = a.values.len() as u64;
-            let values = [a.values, b.values].concat();
-            (values, Ok(i), Err(Part::new(&arith::ADD, vec![Value::U64(offset)], &[Source::At(j)])))
+    let (a, b) = (branch(graph, modified, wires[1])?, branch(graph, modified, wires[2])?);
+    // The merged strings, the parts computing an index (a literal index, or
+    // a pick's index moved past the strings before it), and where `i` and
+    // `j` come from: a pick's own index wire, or one of those parts.
+    let (values, mut parts, i, j) = match (a, b) {
+        (Branch::Pick(mut values, i), Branch::Pick(more, j)) => {
+            let offset = Value::U64(values.len() as u64);
+            values.extend(more);
+            (values, vec![Part::new(&arith::ADD, vec![offset], &[At(j)])], At(i), Own(0))
         }
-        (Index::Wired(i), Index::Constant(k)) => {
-            let mut values = a.values;
-            let j = position(&mut values, &b.values[k as usize]);
-            (values, Ok(i), Err(literal_index(j)))
+        (Branch::Pick(mut values, i), Branch::Literal(b)) => {
+            let j = position(&mut values, b);
+            (values, vec![literal_index(j)], At(i), Own(0))
         }
-        (Index::Constant(k), Index::Wired(j)) => {
-            let mut values = b.values;
-            let i = position(&mut values, &a.values[k as usize]);
-            (values, Err(literal_index(i)), Ok(j))
+        (Branch::Literal(a), Branch::Pick(mut values, j)) => {
+            let i = position(&mut values, a);
+            (values, vec![literal_index(i)], Own(0), At(j))
         }
-        (Index::Constant(ka), Index::Constant(kb)) => {
-            let mut values = vec![a.values[ka as usize].clone()];
-            let j = position(&mut values, &b.values[kb as usize]);
-            (values, Err(literal_index(0)), Err(literal_index(j)))
+        (Branch::Literal(a), Branch::Literal(b)) => {
+            let mut values = vec![a];
+            let j = position(&mut values, b);
+            (values, vec![literal_index(0), literal_index(j)], Own(0), Own(1))
         }
     };
     if values.len() > MOST_STRINGS {
         return None;
     }
-    // Each index: a wire of the graph, or a part of its own.
-    let mut parts = Vec::new();
-    let mut source = |index: Result<Wire, Part>| match index {
-        Ok(wire) => Source::At(wire),
-        Err(part) => {
-            parts.push(part);
-            Source::Part(parts.len() - 1)
-        }
-    };
-    let (i, j) = (source(i), source(j));
+    let chosen = parts.len();
     parts.push(Part::new(&SELECT, vec![], &[Source::Wire(0), i, j]));
-    let chosen = Source::Part(parts.len() - 1);
-    parts.push(Part::new(&PICK_TEXT, values, &[chosen]));
+    parts.push(Part::new(&PICK_TEXT, values, &[Own(chosen)]));
     Some(parts)
 }
 
 /// The index of `value` in `values`, added at the end when it is not there.
-fn position(values: &mut Vec<Value>, value: &Value) -> u64 {
-    let at = values.iter().position(|v| v.same(value)).unwrap_or_else(|| {
-        values.push(value.clone());
+fn position(values: &mut Vec<Value>, value: Value) -> u64 {
+    let at = values.iter().position(|v| v.same(&value)).unwrap_or_else(|| {
+        values.push(value);
         values.len() - 1
     });
     at as u64
@@ -178,9 +156,9 @@ fn branch(graph: &Graph, modified: &[bool], wire: Wire) -> Option<Branch> {
     match node.def.name {
         LITERAL_OP => {
             let value = node.consts.first().filter(|v| v.as_str().is_some())?;
-            Some(Branch { values: vec![value.clone()], index: Index::Constant(0) })
+            Some(Branch::Literal(value.clone()))
         }
-        PICK_TEXT_OP => Some(Branch { values: node.consts.clone(), index: Index::Wired(node.wires[0]) }),
+        PICK_TEXT_OP => Some(Branch::Pick(node.consts.clone(), node.wires[0])),
         _ => None,
     }
 }
