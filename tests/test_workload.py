@@ -302,6 +302,31 @@ def test_a_row_count_that_is_no_count_is_a_clear_error() -> None:
         list(stream)
 
 
+def test_a_row_count_that_fails_names_its_parent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The core reads a batch's counts in one fill; a count that fails is
+    read again parent by parent, so the failure is the one the walk of the
+    scopes reports, on any number of threads."""
+    path = tmp_path / "failing.yaml"
+    path.write_text(
+        "phases:\n  p:\n    for_each: 'k in 0..40'\n    cycles: '{n}'\n"
+        "    bindings: |\n      n := in_range(k % 23, 0, 21)\n      v := k * 10 + cycle\n    emit: [v]\n"
+    )
+    w = Workload.load(path)
+    assert w.chain().native(w.phases[0]) is not None
+    failures = []
+    for threads in (1, 2):
+        with pytest.raises(polydat.PolydatError) as failed:
+            w.write("p", io.BytesIO(), "csv", threads)
+        failures.append(str(failed.value))
+    with monkeypatch.context() as m:
+        _walked(m)
+        with pytest.raises(polydat.PolydatError) as walked:
+            Workload.load(path).write("p", io.BytesIO(), "csv", 1)
+    assert failures[0] == failures[1], failures
+    assert "22" in failures[0] and "in_range" in failures[0], failures[0]
+    assert "22" in str(walked.value) and "in_range" in str(walked.value), walked.value
+
+
 def test_a_text_row_count_walks_its_scopes(tmp_path: Path) -> None:
     path = tmp_path / "text.yaml"
     path.write_text(

@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     )
     from .workload import Workload
 
+    __version__: str
+
 # The API (and numpy and the compiled core under it) is imported at first
 # use, not with the package: `polydat` the command starts its Ctrl-C
 # handling before the heavy imports, so Ctrl-C while it starts up is a
@@ -57,9 +59,11 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    """The API's names, and the package's modules, imported at first use."""
+    """The API's names, the package's modules and ``__version__``, imported at first use."""
     module = _LAZY.get(name)
-    if module is not None:
+    if name == "__version__":  # the core's: the version its wheel was built as
+        value = importlib.import_module("._core", __name__).__version__
+    elif module is not None:
         value = getattr(importlib.import_module(f".{module}", __name__), name)
     elif not name.startswith("__"):
         try:
@@ -78,12 +82,6 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
 
 
-try:
-    from importlib.metadata import version as _version
-
-    __version__ = _version("polydat")
-except Exception:  # pragma: no cover - running from a source tree
-    __version__ = "0.0.0"
 
 __all__ = [
     "compile",

@@ -27,6 +27,8 @@ def _encode_column(type_name: str, header: str, values: list[Any], format: str) 
 
 MAX_THREADS: int
 """The most worker threads a run starts."""
+__version__: str
+"""The package's version (the workspace's, which the wheel is built as)."""
 
 def check_threads(threads: Any) -> int:
     """``threads`` when it is an int in ``1..=MAX_THREADS``; else raises ``ArgumentError``."""

@@ -29,7 +29,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
-from . import __version__
 from .errors import PolydatError
 from .stream import appending, parquet_encoding, write_parquet_batches
 
@@ -939,6 +938,8 @@ def _engine_help() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
+    from . import __version__
+
     parser = _Parser(prog="polydat", description="Deterministic procedural data.")
     parser.add_argument("--version", action="version", version=f"polydat {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -171,29 +171,37 @@ def test_the_writers_stream_with_bounded_memory(tmp_path: Path):
     assert large - small < 120_000, f"peak RSS grew by {large - small} KiB for 3M rows"
 
 
-def test_parquet_encodes_a_repetitive_number_column_with_a_dictionary(tmp_path: Path) -> None:
+def _parquet_encodings(batches: list[pa.RecordBatch], path: Path) -> dict[str, tuple[str, ...]]:
+    """Writes ``batches`` with the writer the CLI and workloads use, checks
+    they read back equal, and returns each column's encodings."""
     from polydat.stream import write_parquet_batches
 
+    with open(path, "wb") as out:
+        rows = sum(b.num_rows for b in batches)
+        assert write_parquet_batches(out, [(b, b.num_rows) for b in batches], lambda: batches[0].schema) == rows
+    assert pq.read_table(path).equals(pa.Table.from_batches(batches))
+    meta = pq.ParquetFile(path).metadata
+    return {meta.schema.column(i).name: meta.row_group(0).column(i).encodings for i in range(meta.num_columns)}
+
+
+def test_parquet_encodes_each_column_by_how_its_first_rows_vary(tmp_path: Path) -> None:
     rows = 4096
-    day = pa.array([19000 + i % 7 for i in range(rows)], pa.date32())
+    mixed = np.random.default_rng(7).integers(0, 2**64 - 1, rows, dtype=np.uint64, endpoint=True)
     batch = pa.record_batch({
-        "few": pa.array([float(i % 50) for i in range(rows)]),  # 50 values: repetitive
-        "day": day,
-        "many": pa.array(range(rows), pa.uint64()),  # every value once: not
+        "few": pa.array([float(i % 50) for i in range(rows)]),  # 50 values: dictionary
+        "key": pa.array(range(rows), pa.uint64()),  # close to one another: delta
+        "day": pa.array([19000 + (i * 7919) % 2500 for i in range(rows)], pa.date32()),  # a few thousand days: delta
+        "hashed": pa.array(mixed),  # full-width values: plain
+        "price": pa.array([i * 0.37 for i in range(rows)]),  # floats that do not repeat: plain
+        "gaps": pa.array([None if i % 3 == 0 else i for i in range(rows)], pa.int64()),  # nulls: never delta
         "flag": pa.array([i % 2 == 0 for i in range(rows)]),  # a bool is bits already
+        "name": pa.array([f"n{i}" for i in range(rows)]),  # text: dictionary
     })
-    path = tmp_path / "numbers.parquet"
-    with open(path, "wb") as out:
-        assert write_parquet_batches(out, [(batch, rows), (batch, rows)], lambda: batch.schema) == 2 * rows
-    meta = pq.ParquetFile(path).metadata
-    encoded = {meta.schema.column(i).name: meta.row_group(0).column(i).encodings for i in range(meta.num_columns)}
-    assert "RLE_DICTIONARY" in encoded["few"] and "RLE_DICTIONARY" in encoded["day"], encoded
-    assert "RLE_DICTIONARY" not in encoded["many"] and "RLE_DICTIONARY" not in encoded["flag"], encoded
-    back = pq.read_table(path)
-    assert back.equals(pa.Table.from_batches([batch, batch]))
-    # A first batch too short to judge gets no dictionary for its numbers.
-    short = batch.slice(0, 100)
-    with open(path, "wb") as out:
-        write_parquet_batches(out, [(short, 100)], lambda: short.schema)
-    meta = pq.ParquetFile(path).metadata
-    assert "RLE_DICTIONARY" not in meta.row_group(0).column(0).encodings
+    encoded = _parquet_encodings([batch, batch], tmp_path / "numbers.parquet")
+    assert "RLE_DICTIONARY" in encoded["few"] and "RLE_DICTIONARY" in encoded["name"], encoded
+    assert "DELTA_BINARY_PACKED" in encoded["key"] and "DELTA_BINARY_PACKED" in encoded["day"], encoded
+    for plain in ("hashed", "price", "gaps", "flag"):
+        assert "RLE_DICTIONARY" not in encoded[plain] and "DELTA_BINARY_PACKED" not in encoded[plain], encoded
+    # A first batch too short to judge: its numbers stay plain.
+    encoded = _parquet_encodings([batch.slice(0, 100)], tmp_path / "short.parquet")
+    assert not any("DELTA_BINARY_PACKED" in e or "RLE_DICTIONARY" in e for c, e in encoded.items() if c != "name")

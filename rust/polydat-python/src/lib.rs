@@ -61,6 +61,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<arrow::BatchStream>()?;
     m.add_class::<run::RunPlan>()?;
     m.add("MAX_THREADS", run::MAX_THREADS)?;
+    // The package's version: the workspace's, which maturin gives the wheel.
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(run::check_threads, m)?)?;
     #[cfg(feature = "test-hooks")]
     test_hooks::register(m)?;

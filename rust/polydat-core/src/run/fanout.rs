@@ -247,6 +247,11 @@ impl FanOut {
         };
         let (plan, reinit, first_offset) = (&self.plan, self.reinit, self.plan.first_row.wrapping_add(self.rows_done));
         let run = |_: usize, kernel: &mut Box<dyn Kernel>, task: Parents| -> Result<Vec<u64>, GenerateError> {
+            if !sequential && !reinit {
+                if let Some(counts) = counts_in_one_fill(plan, kernel.as_mut(), task, stop) {
+                    return Ok(counts);
+                }
+            }
             let mut counts = Vec::with_capacity(task.count);
             let mut offset = first_offset;
             for i in task.first..task.first + task.count {
@@ -389,6 +394,40 @@ fn enter(
 fn parent_inputs(plan: &FanOutPlan, i: usize, row_offset: u64) -> [u64; 3] {
     let value = plan.first.wrapping_add((i as u64).wrapping_mul(plan.step));
     [value, plan.first_ordinal.wrapping_add(i as u64), row_offset]
+}
+
+/// The counts of `task`'s parents in one fill of the count's output (an
+/// unsigned output of the program): a run of one row per parent, its
+/// iteration inputs written as the run starts (the row offset as 0, which
+/// a count read in parallel does not read) and the coordinate at 0, as
+/// [`count_of`] reads each — with no kernel write, no pull and no mode
+/// bookkeeping per parent. `None` when the count is not such an output, or
+/// the fill fails or gives a `None` (a stop request included): the caller
+/// then reads the counts parent by parent, which reports the failure as a
+/// count's failure.
+fn counts_in_one_fill(plan: &FanOutPlan, kernel: &mut dyn Kernel, task: Parents, stop: &Stop<'_>) -> Option<Vec<u64>> {
+    let RowCount::PerParent { source: ColumnSource::Output(count), .. } = plan.count else { return None };
+    let coordinate = plan.coordinate?;
+    let ty = kernel.program().outputs[count].ty;
+    if !matches!(ty, PortType::U64 | PortType::U32) || task.count == 0 {
+        return None;
+    }
+    let inputs = [plan.parent, plan.ordinal, plan.row_offset];
+    let values: Vec<u64> = (task.first..task.first + task.count).flat_map(|i| parent_inputs(plan, i, 0)).collect();
+    let one_each = vec![1; task.count];
+    let runs = RunFill { coordinate, first: 0, step: 1, inputs: &inputs, values: &values, counts: &one_each, stop };
+    let mut column = Column::new(ty, task.count)?;
+    let mut parts = column.split(&[task.count]);
+    kernel.rows(&[count]).ok()?.fill_runs(&runs, &mut parts).ok()?;
+    let done: Vec<PartDone> = parts.into_iter().map(ColumnPart::done).collect();
+    column.absorb(done).ok()?;
+    (0..task.count)
+        .map(|i| match column.get(i) {
+            Value::U64(n) => Some(n),
+            Value::U32(n) => Some(u64::from(n)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The rows of the parent `kernel` holds.

@@ -53,9 +53,8 @@ pub struct CompiledKernel<M: Mode, X: Executor> {
 
 /// How a column takes its rows in `generate`'s sweep path.
 enum Take<'a> {
-    /// A scalar output's buffer word, its type, and the words of the rows
-    /// not yet stored.
-    Word { word: usize, ty: crate::types::PortType, staged: Vec<u64> },
+    /// A scalar output's buffer word and its type (its rows are [`Staged`]).
+    Word { word: usize, ty: crate::types::PortType },
     /// A by-reference output's pair word and scratch entry.
     Ref { off: usize, e: usize },
     /// A text output its step writes straight into the column's text (moved
@@ -64,13 +63,23 @@ enum Take<'a> {
     /// text is given back.
     Text { text: String, off: usize, e: usize },
     /// A pick among `table`'s strings ([`crate::node::NodeEval::indexed_table`])
-    /// no step reads: the buffer word of its index, the indexes of the rows
-    /// whose strings are not yet copied into the column, and its pair word
-    /// and scratch entry, which it takes its rows from again once given back.
-    Table { word: usize, table: &'a StrTable, staged: Vec<u64>, off: usize, e: usize },
+    /// no step reads: the buffer word of its index (its rows are
+    /// [`Staged`]: the indexes of the strings to copy into the column), and
+    /// its pair word and scratch entry, which it takes its rows from again
+    /// once given back.
+    Table { word: usize, table: &'a StrTable, off: usize, e: usize },
 }
 
 impl Take<'_> {
+    /// The buffer word the column takes each row from, for a column whose
+    /// rows are [`Staged`].
+    fn staged_word(&self) -> Option<usize> {
+        match *self {
+            Take::Word { word, .. } | Take::Table { word, .. } => Some(word),
+            Take::Ref { .. } | Take::Text { .. } => None,
+        }
+    }
+
     /// Gives a [`Take::Text`]'s text back to `column`, and ends a
     /// [`Take::Table`] (its staged rows already stored); either takes its
     /// rows from the scratch from then on.
@@ -83,6 +92,66 @@ impl Take<'_> {
             Take::Table { off, e, .. } => *self = Take::Ref { off: *off, e: *e },
             _ => {}
         }
+    }
+}
+
+/// The rows of the columns that take one buffer word a row (a scalar's
+/// word, a pick's index), for one chunk of `generate`'s sweep path:
+/// gathered row by row into a block of one run of [`STOP_CHECK_ROWS`]
+/// words per column (a tight copy of a few words), then stored column by
+/// column when the chunk ends.
+struct Staged {
+    /// The buffer word of each staged column, in gather order.
+    words: Vec<usize>,
+    /// The column (index into the takes) of each staged word.
+    columns: Vec<usize>,
+    /// The other columns, which take each row as it is made.
+    per_row: Vec<usize>,
+    /// The gathered words: column `j`'s rows from `j * STOP_CHECK_ROWS`.
+    block: Vec<u64>,
+    /// How many rows the block holds.
+    filled: usize,
+}
+
+impl Staged {
+    /// The staging of `takes` (again after a take is given back).
+    fn of(takes: &[Take<'_>]) -> Staged {
+        let (mut words, mut columns, mut per_row) = (Vec::new(), Vec::new(), Vec::new());
+        for (k, take) in takes.iter().enumerate() {
+            match take.staged_word() {
+                Some(word) => {
+                    words.push(word);
+                    columns.push(k);
+                }
+                None => per_row.push(k),
+            }
+        }
+        let block = vec![0; words.len() * STOP_CHECK_ROWS];
+        Staged { words, columns, per_row, block, filled: 0 }
+    }
+
+    /// Takes the current row's words from `buf` (at most
+    /// [`STOP_CHECK_ROWS`] rows between two stores).
+    #[inline(always)]
+    fn gather(&mut self, buf: &[u64]) {
+        let row = self.filled;
+        for (column, &word) in self.block.chunks_exact_mut(STOP_CHECK_ROWS).zip(&self.words) {
+            column[row] = buf[word];
+        }
+        self.filled += 1;
+    }
+
+    /// Stores the gathered rows into their columns, and empties the block.
+    fn store(&mut self, takes: &[Take<'_>], columns: &mut [ColumnPart<'_>]) {
+        let rows = self.filled;
+        for (block, &k) in self.block.chunks_exact(STOP_CHECK_ROWS).zip(&self.columns) {
+            match takes[k] {
+                Take::Word { ty, .. } => columns[k].extend_words(ty, &block[..rows]),
+                Take::Table { table, .. } => columns[k].extend_picked(table, &block[..rows]),
+                Take::Ref { .. } | Take::Text { .. } => {}
+            }
+        }
+        self.filled = 0;
     }
 }
 
@@ -608,16 +677,14 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         let word = plan.u64_input_word[rows.coordinate] as usize;
         let layout = &plan.layout;
         // How each column takes a row: a scalar's word, staged and stored a
-        // chunk at a time; a string's bytes, from its scratch entry.
+        // chunk at a time ([`Staged`]); a string's bytes, from its scratch entry.
         let mut takes: Vec<Take> = outs
             .iter()
             .map(|&o| {
                 let slot = plan.program.outputs[o].slot as usize;
                 let off = layout.off[slot] as usize;
                 match layout.entry[slot] {
-                    NO_ENTRY => {
-                        Take::Word { word: off, ty: layout.ty[slot], staged: Vec::with_capacity(STOP_CHECK_ROWS) }
-                    }
+                    NO_ENTRY => Take::Word { word: off, ty: layout.ty[slot] },
                     e => Take::Ref { off, e: e as usize },
                 }
             })
@@ -644,7 +711,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                 if let (Some(table), [(word, NO_ENTRY)]) = (plan.exec[s].indexed_table(), &facts.io.ins[..]) {
                     let word = *word as usize;
                     columns[k].track_picks(table);
-                    takes[k] = Take::Table { word, table, staged: Vec::with_capacity(STOP_CHECK_ROWS), off, e };
+                    takes[k] = Take::Table { word, table, off, e };
                     return FillStep::Index(facts, form, word, table.len() as u64);
                 }
                 match columns[k].take_text() {
@@ -659,6 +726,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         let give_back = |takes: &mut [Take], columns: &mut [ColumnPart<'_>]| {
             takes.iter_mut().zip(columns.iter_mut()).for_each(|(take, column)| take.give_back(column));
         };
+        let mut staged = Staged::of(&takes);
         let mut row = 0;
         while row < rows.count {
             if let Err(stopped) = rows.check(columns) {
@@ -673,6 +741,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             let first_chunk = row == 0;
             let state = &mut self.slots;
             let source = &mut source;
+            let staging = &mut staged;
             let pass = || {
                 while row < end {
                     source.start(row, &mut state.buf, word);
@@ -690,32 +759,20 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                     if !ran {
                         return false;
                     }
-                    for (take, column) in takes.iter_mut().zip(columns.iter_mut()) {
-                        match take {
-                            Take::Word { word, staged, .. } => staged.push(state.buf[*word]),
-                            Take::Ref { off, e } => column.push_bytes(Some(state.ref_bytes(*off, *e))),
-                            Take::Text { text, .. } => column.end_text_row(text),
-                            Take::Table { word, staged, .. } => staged.push(state.buf[*word]),
+                    for &k in &staging.per_row {
+                        match &mut takes[k] {
+                            Take::Ref { off, e } => columns[k].push_bytes(Some(state.ref_bytes(*off, *e))),
+                            Take::Text { text, .. } => columns[k].end_text_row(text),
+                            Take::Word { .. } | Take::Table { .. } => {}
                         }
                     }
+                    staging.gather(&state.buf);
                     row += 1;
                 }
                 true
             };
             let done = matches!(guarded(pass), Ok(true));
-            for (take, column) in takes.iter_mut().zip(columns.iter_mut()) {
-                match take {
-                    Take::Word { ty, staged, .. } => {
-                        column.extend_words(*ty, staged);
-                        staged.clear();
-                    }
-                    Take::Table { table, staged, .. } => {
-                        column.extend_picked(table, staged);
-                        staged.clear();
-                    }
-                    _ => {}
-                }
-            }
+            staged.store(&takes, columns);
             if first_chunk && done {
                 // Room for the rest of the rows, at the first chunk's size.
                 for (take, column) in takes.iter_mut().zip(columns.iter_mut()) {
@@ -727,6 +784,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                 // The row path writes to the columns: every text goes back
                 // first (without the failed row's part), and stays there.
                 give_back(&mut takes, columns);
+                staged = Staged::of(&takes);
                 for step in steps.iter_mut() {
                     if let FillStep::Text(facts, form, _) | FillStep::Index(facts, form, ..) = *step {
                         *step = FillStep::Bytes(facts, form);
