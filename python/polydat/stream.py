@@ -122,11 +122,15 @@ def _encodings(schema: Any, first: Any) -> tuple[list[str], list[str]]:
     Delta (``DELTA_BINARY_PACKED``): the integer, date and timestamp
     columns whose consecutive sampled rows differ by less than
     :data:`_DELTA_SPAN` (a key, a count, a date): packed differences, no
-    hashing. Dictionary: every text column, and the other number, date and
-    timestamp columns whose sample holds at most one distinct value per
-    :data:`_ROWS_PER_VALUE` rows (a quantity or a discount as a float):
-    building a dictionary for a column that does not repeat was a quarter
-    of the writer's time for TPC-H's lineitem. For TPC-H's tables this
+    hashing. Dictionary: the picks among literal strings (dictionary
+    arrays already), the text columns whose sample holds at most one
+    distinct value per two rows (a comment of a few words, a clerk), and
+    the other number, date and timestamp columns whose sample holds at
+    most one distinct value per :data:`_ROWS_PER_VALUE` rows (a quantity or
+    a discount as a float): building a dictionary for a column that does
+    not repeat (a name, an address, a key) was a quarter of the writer's
+    time for TPC-H's lineitem, and the writer starts one for every row
+    group before it gives up. For TPC-H's tables this
     writes a fifth less than dictionaries alone, and a little faster. A
     later batch unlike the first only costs some room. Counted with numpy:
     pyarrow's compute module alone takes longer to import than a small
@@ -141,10 +145,14 @@ def _encodings(schema: Any, first: Any) -> tuple[list[str], list[str]]:
         return dictionary, delta
     integral = (pa.types.is_integer, pa.types.is_date, pa.types.is_timestamp)
     for field, column in zip(schema, first.columns):
+        sample = column.slice(0, rows)
+        if field.name in dictionary and not pa.types.is_dictionary(field.type):
+            if len(set(sample.to_pylist())) > rows // 2:
+                dictionary.remove(field.name)
+            continue
         is_integral = any(kind(field.type) for kind in integral)
         if not (is_integral or pa.types.is_floating(field.type)):
             continue
-        sample = column.slice(0, rows)
         values = sample.to_numpy(zero_copy_only=False)
         if is_integral and sample.null_count == 0:
             words = values.view(np.int64) if values.dtype.itemsize == 8 else values.astype(np.int64)

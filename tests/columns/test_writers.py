@@ -195,13 +195,14 @@ def test_parquet_encodes_each_column_by_how_its_first_rows_vary(tmp_path: Path) 
         "price": pa.array([i * 0.37 for i in range(rows)]),  # floats that do not repeat: plain
         "gaps": pa.array([None if i % 3 == 0 else i for i in range(rows)], pa.int64()),  # nulls: never delta
         "flag": pa.array([i % 2 == 0 for i in range(rows)]),  # a bool is bits already
-        "name": pa.array([f"n{i}" for i in range(rows)]),  # text: dictionary
+        "word": pa.array([f"w{i % 300}" for i in range(rows)]),  # text that repeats: dictionary
+        "name": pa.array([f"n{i}" for i in range(rows)]),  # text that does not: plain
     })
     encoded = _parquet_encodings([batch, batch], tmp_path / "numbers.parquet")
-    assert "RLE_DICTIONARY" in encoded["few"] and "RLE_DICTIONARY" in encoded["name"], encoded
+    assert "RLE_DICTIONARY" in encoded["few"] and "RLE_DICTIONARY" in encoded["word"], encoded
     assert "DELTA_BINARY_PACKED" in encoded["key"] and "DELTA_BINARY_PACKED" in encoded["day"], encoded
-    for plain in ("hashed", "price", "gaps", "flag"):
+    for plain in ("hashed", "price", "gaps", "flag", "name"):
         assert "RLE_DICTIONARY" not in encoded[plain] and "DELTA_BINARY_PACKED" not in encoded[plain], encoded
     # A first batch too short to judge: its numbers stay plain.
     encoded = _parquet_encodings([batch.slice(0, 100)], tmp_path / "short.parquet")
-    assert not any("DELTA_BINARY_PACKED" in e or "RLE_DICTIONARY" in e for c, e in encoded.items() if c != "name")
+    assert not any("DELTA_BINARY_PACKED" in e or "RLE_DICTIONARY" in e for c, e in encoded.items() if c not in ("word", "name"))
