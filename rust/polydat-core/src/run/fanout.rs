@@ -15,9 +15,11 @@
 //! Rows come a batch at a time ([`FanOut::next_batch`]): a batch is a run of
 //! whole parents. Its parents are cut into contiguous tasks shared out among
 //! the workers ([`workers::run_shared`]) twice — once to read every parent's
-//! count, then, the counts summed into row offsets, to fill each task's
-//! rows straight into its part of the batch's columns. The columns are the
-//! same on any number of threads.
+//! count (a task's counts in one fill of the count's output, a row per
+//! parent, when the count is an unsigned output read in parallel), then,
+//! the counts summed into row offsets, to fill each task's rows straight
+//! into its part of the batch's columns. The columns are the same on any
+//! number of threads.
 
 use super::workers;
 use crate::columns::{Column, ColumnPart, PartDone, VarRows};
