@@ -225,16 +225,20 @@ pub fn udiv_const(l: &mut dyn Lower, x: NVal, d: u64) -> NVal {
     }
 }
 
-/// `x % d` for the constant `d` (not 0): `x - (x / d) * d`.
+/// `x % d` for the constant `d` (not 0): `x - (x / d) * d`, computed as
+/// `x + (x / d) * -d` (the same word, wrapping): an add of two values can
+/// be a three-operand `lea`, where a subtract overwrites `x`, which then
+/// needs a copy when `x` is read again (a hash that is both taken modulo
+/// and fed on).
 pub fn urem_const(l: &mut dyn Lower, x: NVal, d: u64) -> NVal {
     if d.is_power_of_two() {
         let mask = l.iconst(d - 1);
         return l.band(x, mask);
     }
     let q = udiv_const(l, x, d);
-    let dv = l.iconst(d);
-    let qd = l.imul(q, dv);
-    l.isub(x, qd)
+    let minus_d = l.iconst(d.wrapping_neg());
+    let qd = l.imul(q, minus_d);
+    l.iadd(x, qd)
 }
 
 /// Whether the native form `lower` of a step built with `ctx` (with `wires`
