@@ -110,3 +110,22 @@ def test_constant_folding_failure_is_the_same_compile_error() -> None:
     assert first.is_error and first.data[0] == "CompileError"
     assert "in_range: value 7 outside [0, 5]" in first.data[1]
     assert "panic" not in first.data[1]
+
+
+def test_the_first_of_two_failures_is_the_first_written_with_or_without_fusion() -> None:
+    """A type adapter (here `u64 -> f64` for the comparison) is a node the
+    compiler adds; it goes before the node that reads it, so the statements
+    are evaluated in the order they were written and the first to fail is
+    the one reported, on every engine and with Node Fusion off (a random
+    program found that an unfused build evaluated the second statement,
+    which needs no adapter, first)."""
+    src = (
+        "input cycle: u64\n"
+        "volatile v0 := div_wire(((cycle as f64) == cycle), cycle)\n"
+        'volatile v5 := hash(is_positive(cycle, "a"))\n'
+    )
+    engines = pt.engines(include_variants=True)
+    assert any(e.name == "p1/unfused" for e in engines)
+    table = pt.assert_engines_agree(src, [Step(0, pulls=[EVAL], invalidate_all=True)], engines=engines)
+    failed = [o.outcome for o in table.oracle.observations if o.outcome.is_error]
+    assert failed and "divide by zero" in failed[0].data[1], failed

@@ -18,7 +18,12 @@ use std::collections::HashMap;
 /// Runs the pass: every node's wires are made to deliver its parameter types.
 /// A wire that cannot is reported in `errors` and left as it is, and the pass
 /// goes on (every mismatch of a program is reported, not only the first).
+/// Each adapter is placed before the first node that reads it
+/// ([`Graph::place_appended`]), so the program is evaluated in the order it
+/// was written and reports the first of several failures as it would with
+/// no adapter (whether or not a later pass reorders the graph).
 pub fn insert(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>, errors: &mut Vec<CompileError>) {
+    let first_new = graph.nodes.len();
     let mut made: HashMap<(Wire, PortType), Wire> = HashMap::new();
     for n in 0..graph.nodes.len() {
         for i in 0..graph.nodes[n].wires.len() {
@@ -47,6 +52,7 @@ pub fn insert(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>, e
             graph.nodes[n].wires[i] = adapted;
         }
     }
+    graph.place_appended(first_new);
 }
 
 /// The name of the parameter behind wire argument `i` (a variadic parameter repeats).
