@@ -82,7 +82,6 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
 
 
-
 __all__ = [
     "compile",
     "compile_file",

@@ -69,11 +69,10 @@ def write_parquet_batches(out: Any, batches: Iterable[tuple[Any, int]], empty: C
 
     def open_writer(schema: Any, first: Any) -> Any:
         store = not any(pa.types.is_dictionary(f.type) for f in schema)
-        dictionary, delta = _encodings(schema, first)
-        encoding = dict.fromkeys(delta, "DELTA_BINARY_PACKED")
-        return pq.ParquetWriter(
-            out, schema, use_dictionary=dictionary, column_encoding=encoding or None, store_schema=store
-        )
+        encodings = _encodings(schema, first)
+        dictionary = [name for name, how in encodings.items() if how == _DICTIONARY]
+        delta = {name: how for name, how in encodings.items() if how == _DELTA}
+        return pq.ParquetWriter(out, schema, use_dictionary=dictionary, column_encoding=delta or None, store_schema=store)
 
     writer = None
     written = None
@@ -114,56 +113,58 @@ _ROWS_PER_VALUE = 4
 _DELTA_SPAN = 1 << 32
 
 
-def _encodings(schema: Any, first: Any) -> tuple[list[str], list[str]]:
-    """The columns of ``schema`` to dictionary-encode and to delta-encode,
-    judged from the first :data:`_SAMPLED_ROWS` rows of ``first`` (the
-    first batch, or None for a file of no row).
+_DICTIONARY = "RLE_DICTIONARY"
+_DELTA = "DELTA_BINARY_PACKED"
 
-    Delta (``DELTA_BINARY_PACKED``): the integer, date and timestamp
-    columns whose consecutive sampled rows differ by less than
-    :data:`_DELTA_SPAN` (a key, a count, a date): packed differences, no
-    hashing. Dictionary: the picks among literal strings (dictionary
-    arrays already), the text columns whose sample holds at most one
-    distinct value per two rows (a comment of a few words, a clerk), and
-    the other number, date and timestamp columns whose sample holds at
-    most one distinct value per :data:`_ROWS_PER_VALUE` rows (a quantity or
-    a discount as a float): building a dictionary for a column that does
-    not repeat (a name, an address, a key) was a quarter of the writer's
-    time for TPC-H's lineitem, and the writer starts one for every row
-    group before it gives up. For TPC-H's tables this
-    writes a fifth less than dictionaries alone, and a little faster. A
-    later batch unlike the first only costs some room. Counted with numpy
-    on the sample's own buffer (:func:`_sample_values`): pyarrow's compute
-    module alone takes longer to import than a small table takes to
-    write."""
+
+def _encodings(schema: Any, first: Any) -> dict[str, str]:
+    """The encoding of each column of ``schema`` that is not left to
+    pyarrow's plain one (:data:`_DICTIONARY` or :data:`_DELTA`), judged
+    from the first :data:`_SAMPLED_ROWS` rows of ``first`` (the first
+    batch, or None for a file of no row); see :func:`_encoding`."""
+    rows = 0 if first is None else min(first.num_rows, _SAMPLED_ROWS)
+    samples = [c.slice(0, rows) for c in first.columns] if rows >= _SAMPLE_ROWS else [None] * len(schema)
+    found = {field.name: _encoding(field.type, sample) for field, sample in zip(schema, samples)}
+    return {name: how for name, how in found.items() if how is not None}
+
+
+def _encoding(ty: Any, sample: Any) -> str | None:
+    """The encoding of a column of type ``ty`` whose first rows are
+    ``sample`` (None when there are too few to judge).
+
+    Delta (``DELTA_BINARY_PACKED``): an integer, date or timestamp column
+    whose consecutive sampled rows differ by less than :data:`_DELTA_SPAN`
+    (a key, a count, a date): packed differences, no hashing. Dictionary:
+    a pick among literal strings (a dictionary array already), a text
+    column whose sample holds at most one distinct value per two rows (a
+    comment of a few words, a clerk; any text column when there is no
+    sample), and another number, date or timestamp column whose sample
+    holds at most one distinct value per :data:`_ROWS_PER_VALUE` rows (a
+    quantity or a discount as a float): building a dictionary for a column
+    that does not repeat (a name, an address, a key) was a quarter of the
+    writer's time for TPC-H's lineitem, and the writer starts one for
+    every row group before it gives up. For TPC-H's tables this writes a
+    fifth less than dictionaries alone, and a little faster. A later batch
+    unlike the first only costs some room. Counted with numpy on the
+    sample's own buffer (:func:`_sample_values`): pyarrow's compute module
+    alone takes longer to import than a small table takes to write."""
     import numpy as np
     import pyarrow as pa
 
-    dictionary = [f.name for f in schema if _is_text(pa, f.type)]
-    delta: list[str] = []
-    rows = 0 if first is None else min(first.num_rows, _SAMPLED_ROWS)
-    if rows < _SAMPLE_ROWS:
-        return dictionary, delta
-    integral = (pa.types.is_integer, pa.types.is_date, pa.types.is_timestamp)
-    for field, column in zip(schema, first.columns):
-        sample = column.slice(0, rows)
-        if field.name in dictionary and not pa.types.is_dictionary(field.type):
-            if len(set(sample.to_pylist())) > rows // 2:
-                dictionary.remove(field.name)
-            continue
-        is_integral = any(kind(field.type) for kind in integral)
-        if not (is_integral or pa.types.is_floating(field.type)):
-            continue
-        values = _sample_values(np, pa, sample)
-        if is_integral and sample.null_count == 0:
-            words = values.view(np.int64) if values.dtype.itemsize == 8 else values.astype(np.int64)
-            steps = np.diff(words)  # wrapping, as the encoding's are
-            if int(steps.max()) - int(steps.min()) < _DELTA_SPAN:
-                delta.append(field.name)
-                continue
-        if len(np.unique(values)) <= rows // _ROWS_PER_VALUE:
-            dictionary.append(field.name)
-    return dictionary, delta
+    if _is_text(pa, ty):
+        if sample is None or pa.types.is_dictionary(ty):
+            return _DICTIONARY
+        return _DICTIONARY if len(set(sample.to_pylist())) <= len(sample) // 2 else None
+    integral = pa.types.is_integer(ty) or pa.types.is_date(ty) or pa.types.is_timestamp(ty)
+    if sample is None or not (integral or pa.types.is_floating(ty)):
+        return None
+    values = _sample_values(np, pa, sample)
+    if integral and sample.null_count == 0:
+        words = values.view(np.int64) if values.dtype.itemsize == 8 else values.astype(np.int64)
+        steps = np.diff(words)  # wrapping, as the encoding's are
+        if int(steps.max()) - int(steps.min()) < _DELTA_SPAN:
+            return _DELTA
+    return _DICTIONARY if len(np.unique(values)) <= len(sample) // _ROWS_PER_VALUE else None
 
 
 def _sample_values(np: Any, pa: Any, sample: Any) -> Any:

@@ -369,9 +369,9 @@ impl StrTable {
     }
 
     /// Every string's bytes zero-padded to [`SHORT`] bytes, when every
-    /// string is that short and there are at most 4096 (else empty): a writer copies a fixed
-    /// [`SHORT`] bytes and keeps the string's length of them, with no call
-    /// to copy a few bytes.
+    /// string is that short and there are at most [`SHORT_TABLE`] (else
+    /// empty): a writer copies a fixed [`SHORT`] bytes and keeps the
+    /// string's length of them, with no call to copy a few bytes.
     #[inline]
     pub fn short(&self) -> &[[u8; SHORT]] {
         &self.short

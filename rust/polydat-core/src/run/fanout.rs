@@ -382,14 +382,29 @@ fn enter(
     i: usize,
     row_offset: u64,
 ) -> Result<(), GenerateError> {
-    let inputs = [plan.parent, plan.ordinal, plan.row_offset];
-    for (input, v) in inputs.into_iter().zip(parent_inputs(plan, i, row_offset)) {
+    for (input, v) in iteration_inputs(plan).into_iter().zip(parent_inputs(plan, i, row_offset)) {
         kernel.write_u64(input, v).map_err(GenerateError::Write)?;
     }
     if reinit {
         kernel.invalidate_all();
     }
     Ok(())
+}
+
+/// The iteration inputs a parent sets: its value, its ordinal, its row offset.
+fn iteration_inputs(plan: &FanOutPlan) -> [usize; 3] {
+    [plan.parent, plan.ordinal, plan.row_offset]
+}
+
+/// The values of [`iteration_inputs`] for the parents from `first`, one
+/// after another, each with its row offset from `offsets`: the runs'
+/// values of a [`RunFill`] of a parent per run.
+fn runs_values(plan: &FanOutPlan, first: usize, offsets: impl ExactSizeIterator<Item = u64>) -> Vec<u64> {
+    let mut values = Vec::with_capacity(3 * offsets.len());
+    for (j, offset) in offsets.enumerate() {
+        values.extend(parent_inputs(plan, first + j, offset));
+    }
+    values
 }
 
 /// Parent `i`'s iteration inputs: its value, its ordinal, its row offset.
@@ -414,8 +429,8 @@ fn counts_in_one_fill(plan: &FanOutPlan, kernel: &mut dyn Kernel, task: Parents,
     if !matches!(ty, PortType::U64 | PortType::U32) || task.count == 0 {
         return None;
     }
-    let inputs = [plan.parent, plan.ordinal, plan.row_offset];
-    let values: Vec<u64> = (task.first..task.first + task.count).flat_map(|i| parent_inputs(plan, i, 0)).collect();
+    let inputs = iteration_inputs(plan);
+    let values = runs_values(plan, task.first, std::iter::repeat_n(0, task.count));
     let one_each = vec![1; task.count];
     let runs = RunFill { coordinate, first: 0, step: 1, inputs: &inputs, values: &values, counts: &one_each, stop };
     let mut column = Column::new(ty, task.count)?;
@@ -486,11 +501,8 @@ fn fill_task(
     match plan.coordinate {
         // One fill of every parent's rows, each parent a run of its inputs.
         Some(coordinate) if !reinit && !outputs.is_empty() => {
-            let inputs = [plan.parent, plan.ordinal, plan.row_offset];
-            let mut values = Vec::with_capacity(3 * task.count);
-            for (j, &offset) in rows.offsets.iter().enumerate() {
-                values.extend(parent_inputs(plan, task.first + j, offset));
-            }
+            let inputs = iteration_inputs(plan);
+            let values = runs_values(plan, task.first, rows.offsets.iter().copied());
             let counts: Vec<usize> = rows.counts.iter().map(|&c| c as usize).collect();
             let runs = RunFill {
                 coordinate,
