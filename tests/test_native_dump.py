@@ -62,3 +62,44 @@ def test_a_row_loop_takes_literals_as_constants_of_its_code() -> None:
     assert "$0x63" in loop, loop
     body = loop.split("block3:")[1].split("block4:")[0]
     assert "0x11(" not in body and "$0x11" not in body, body
+
+
+LADDER_LOOP = """
+import numpy as np, polydat
+from pathlib import Path
+p = polydat.compile(Path(%r).read_text(), engine="p3")
+outs = ["account_id", "shard", "payload_class", "event_token"]
+batch = 1 << 20
+got = {n: np.zeros(batch, np.uint64) for n in outs}
+for k in range(9):  # past 2**23 rows with the same seeds: the specialised loop
+    p.generate(range(k * batch, (k + 1) * batch), outputs=outs, inputs={"tenant_seed": 17, "operation_seed": 99}, out=got)
+want = polydat.compile(Path(%r).read_text(), engine="p1").generate(
+    range(9 * batch - 100, 9 * batch), outputs=outs, inputs={"tenant_seed": 17, "operation_seed": 99})
+assert all((got[n][-100:] == want[n]).all() for n in outs)
+"""
+
+
+@pytest.mark.skipif(not any(e.startswith("p3/") for e in _core.engines()), reason="no native engine on this machine")
+def test_the_ladders_row_loop_on_fixed_seeds_spills_nothing_and_copies_nothing() -> None:
+    """The engine ladder over nine million rows with its seeds as `inputs=`:
+    the loop built for those seeds takes them as immediates (`xor $0x63`),
+    keeps every value in registers (no stack access), narrows `shard` and
+    `payload_class` in place after `event_token`'s sum has read their
+    hashes (no copy before the `and`), and is at most 64 instructions a
+    row, as many as LLVM's loop for the same columns (numba's)."""
+    from pathlib import Path
+
+    graph = str(Path(__file__).resolve().parents[1] / "benches" / "graphs" / "ladder.polydat")
+    env = {**os.environ, "POLYDAT_DUMP_NATIVE": "1"}
+    source = LADDER_LOOP % (graph, graph)
+    dumped = subprocess.run([sys.executable, "-c", source], env=env, capture_output=True, text=True, timeout=300)
+    assert dumped.returncode == 0, dumped.stderr[-3000:]
+    loop = dumped.stderr.split("; polydat native function")[-1]  # the specialised loop is compiled last
+    body = loop.split("block3:")[1].split("block4:")[0]
+    instructions = [line.split() for line in body.strip().splitlines()]
+    assert "$0x63," in body, body
+    assert "rsp" not in body, body
+    for before, after in zip(instructions, instructions[1:]):
+        if after[0] == "andq":
+            assert before[0] != "movq" or before[-1] != after[-1], body
+    assert len(instructions) <= 64, body

@@ -59,3 +59,39 @@ def test_the_row_loop_gives_p1s_rows(engine: str, source: str, span: range) -> N
     native.generate(span, inputs=fixed, out=out)
     for name in want:
         np.testing.assert_array_equal(out[name], want[name], err_msg=f"{engine} out=: {name} over {span}")
+
+
+@pytest.mark.skipif(not NATIVE, reason="no native engine on this machine")
+@pytest.mark.parametrize("engine", NATIVE)
+@pytest.mark.parametrize(
+    "fixed",
+    [
+        {"seed": 17, "other": 99},
+        {"seed": 2**64 - 3, "other": 0x8000_0000_0000_0001},  # an immediate that sign-extends; a wide word
+        {"seed": 2**31, "other": 2**31 - 1},  # just past, and at, the widest immediate
+        {"seed": 2**64 - 2**31, "other": 0},
+    ],
+    ids=["small", "negative-wide", "imm32-edge", "imm32-low"],
+)
+def test_a_loop_specialised_on_the_calls_inputs_gives_p1s_rows(engine: str, fixed: dict[str, int]) -> None:
+    """Past 2**23 rows asked for with the same `inputs=` (the core's
+    SPECIALISE_AFTER_ROWS), over calls of a million rows each, `generate`
+    compiles them into the loop as constants; its rows stay P1's, for
+    these inputs and then for others (the general loop again)."""
+    native = polydat.compile(SEEDED, engine=engine)
+    reference = polydat.compile(SEEDED, engine="p1")
+    batch = 1 << 20
+    out = {name: np.zeros(batch, np.uint64) for name in "abcdef"}
+    for k in range((1 << 23) // batch + 2):  # the general loop, then the specialised one
+        native.generate(range(k * batch, (k + 1) * batch), inputs=fixed, out=out)
+        if k in (0, (1 << 23) // batch + 1):
+            for span in (range(0, 2000), range(batch - 2000, batch)):
+                rows = range(k * batch + span.start, k * batch + span.stop)
+                want = reference.generate(rows, inputs=fixed)
+                for name in want:
+                    np.testing.assert_array_equal(out[name][span.start : span.stop], want[name], err_msg=f"{name} {rows}")
+    for span, inputs in ((SPANS[1], fixed), (SPANS[2], fixed), (SPANS[1], {**fixed, "seed": fixed["seed"] ^ 1})):
+        want = reference.generate(span, inputs=inputs)
+        got = native.generate(span, inputs=inputs)
+        for name in want:
+            np.testing.assert_array_equal(got[name], want[name], err_msg=f"{name} over {span} with {inputs}")

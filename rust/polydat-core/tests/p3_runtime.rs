@@ -10,6 +10,7 @@ use polydat_core::columns::Column;
 use polydat_core::compile::sketch;
 use polydat_core::compile::{compile, CompileOptions};
 use polydat_core::engine::compiled::plan::{Executor, Part};
+use polydat_core::engine::kernel::{RowFill, Stop};
 use polydat_core::engine::p1::P1Kernel;
 use polydat_core::engine::p3::{self, catch, helpers, Provenance};
 use polydat_core::engine::{new_kernel, EngineKind, Kernel};
@@ -30,6 +31,14 @@ const DIVIDES: &str = "input cycle: u64
 h := hash(cycle)
 d := mod_wire(h, cycle)
 out := u64_add(d, h)";
+
+/// A stop never requested.
+static NEVER: Stop<'static> = Stop::new();
+
+/// What `generate` asks a row loop for: `count` rows `step` apart over input 0.
+fn ask(step: u64, count: usize) -> RowFill<'static> {
+    RowFill { coordinate: 0, first: 0, step, count, stop: &NEVER }
+}
 
 fn modes() -> impl Iterator<Item = EngineKind> {
     Provenance::ALL.into_iter().map(EngineKind::P3)
@@ -229,7 +238,8 @@ fn generate_runs_a_native_row_loop_that_matches_p1_row_for_row() {
     let p = program(ROWS);
     let ok: Vec<usize> = ["id", "scaled", "small", "kk", "mixed", "cycle_out"].map(|n| p.output(n).unwrap()).into();
     let plan = p3::plan(&p);
-    assert!(plan.executor.row_loop(&plan.shape, 0, &ok, 1).is_some(), "every column is a native scalar");
+    let zeros = vec![0u64; plan.shape.layout.words];
+    assert!(plan.executor.row_loop(&plan.shape, &ask(1, 2), &ok, &zeros).is_some(), "every column is a native scalar");
     let cases = [
         (RowPlan::range(0, 1, 200_001, 1), 1), // several chunks of the loop and a partial one
         (RowPlan::range(0, 1, 3, 1), 1),       // the first row, then one row in the loop
@@ -261,7 +271,8 @@ fn generate_runs_a_native_row_loop_that_matches_p1_row_for_row() {
     }
     // The loop itself names the failing row (the rows before it are written,
     // and `generate` redoes only the rest row by row): cycle 1000 is row 999.
-    let row_loop = plan.executor.row_loop(&plan.shape, 0, &ratio, 1).expect("a fallible loop is native too");
+    let row_loop =
+        plan.executor.row_loop(&plan.shape, &ask(1, 2), &ratio, &zeros).expect("a fallible loop is native too");
     let mut columns = [Column::new(PortType::U64, 2500).unwrap(), Column::new(PortType::U64, 2500).unwrap()];
     let mut parts: Vec<_> = columns.iter_mut().map(|c| c.split(&[2500]).pop().unwrap()).collect();
     let ahead: Vec<_> = parts.iter_mut().map(|c| c.rows_ahead().unwrap()).collect();
@@ -271,10 +282,57 @@ fn generate_runs_a_native_row_loop_that_matches_p1_row_for_row() {
     // The loop built for a step of 1 refuses another step before it runs;
     // the one for any step has a row counter: cycle 1000 is row 333.
     assert_eq!(row_loop.fill(&mut buf, 1, 3, 2500, &ahead), Err(0));
-    let any_step = plan.executor.row_loop(&plan.shape, 0, &ratio, 3).expect("a loop for any step");
+    let any_step = plan.executor.row_loop(&plan.shape, &ask(3, 2), &ratio, &zeros).expect("a loop for any step");
     assert_eq!(any_step.fill(&mut buf, 1, 3, 2500, &ahead), Err(333));
     // A step of 1 across the wrap: cycle 0 (a zero divisor) is row 6.
     assert_eq!(row_loop.fill(&mut buf, u64::MAX - 5, 1, 2500, &ahead), Err(6));
+}
+
+/// Once the rows asked for with the same words in the slots a row loop
+/// reads before it add up, `generate` gets a loop with those words compiled
+/// in: it writes the general loop's rows, and refuses a buffer holding
+/// other words before it runs; other words get the general loop.
+#[test]
+fn a_row_loop_specialised_on_its_fixed_words_writes_the_general_loops_rows() {
+    use polydat_core::engine::compiled::plan::RowLoop;
+    use polydat_core::engine::p3::row_loop::SPECIALISE_AFTER_ROWS;
+    let p = program(ROWS);
+    let outs: Vec<usize> = ["id", "scaled", "small", "kk", "mixed", "cycle_out"].map(|n| p.output(n).unwrap()).into();
+    let plan = p3::plan(&p);
+    let same = |a: &Arc<dyn RowLoop>, b: &Arc<dyn RowLoop>| std::ptr::addr_eq(Arc::as_ptr(a), Arc::as_ptr(b));
+    let rows = 5000;
+    let fill = |row_loop: &dyn RowLoop, mut buf: Vec<u64>| {
+        let mut columns: Vec<Column> = outs.iter().map(|&o| Column::new(p.outputs[o].ty, rows).unwrap()).collect();
+        let mut parts: Vec<_> = columns.iter_mut().map(|c| c.split(&[rows]).pop().unwrap()).collect();
+        let ahead: Vec<_> = parts.iter_mut().map(|c| c.rows_ahead().unwrap()).collect();
+        let done = row_loop.fill(&mut buf, 3, 1, rows as u64, &ahead);
+        drop(ahead);
+        parts.iter_mut().for_each(|c| c.advance(rows));
+        drop(parts);
+        done.map(|()| columns.iter().map(|c| c.to_values()).collect::<Vec<_>>())
+    };
+    // The loop reads `kk` (fixed at scope init) before it, not `k`: an
+    // immediate's worth, and a word wider than one.
+    let kk = plan.shape.layout.off[p.outputs[p.output("kk").unwrap()].slot as usize] as usize;
+    for word in [77, 0xDEAD_BEEF_1234] {
+        let mut buf = vec![0u64; plan.shape.layout.words];
+        buf[kk] = word;
+        let general = plan.executor.row_loop(&plan.shape, &ask(1, 1000), &outs, &buf).unwrap();
+        let below = plan.executor.row_loop(&plan.shape, &ask(1, SPECIALISE_AFTER_ROWS as usize - 2000), &outs, &buf);
+        assert!(same(&below.unwrap(), &general), "not yet");
+        let special = plan.executor.row_loop(&plan.shape, &ask(1, 1000), &outs, &buf).unwrap();
+        assert!(!same(&special, &general), "specialised past the threshold");
+        let want = fill(&*general, buf.clone()).unwrap();
+        let got = fill(&*special, buf.clone()).unwrap();
+        for (a, b) in want.iter().zip(&got) {
+            assert!(a.iter().zip(b).all(|(x, y)| x.same(y)), "{word}");
+        }
+        let mut other = buf.clone();
+        other[kk] = word + 1;
+        assert_eq!(fill(&*special, other.clone()).err(), Some(0), "refuses other words");
+        let again = plan.executor.row_loop(&plan.shape, &ask(1, 1000), &outs, &other).unwrap();
+        assert!(same(&again, &general), "other words: the general loop");
+    }
 }
 
 /// Four independent roots: every output's cone is a quarter of the
@@ -602,8 +660,9 @@ fn generate_of_a_program_too_large_for_a_row_loop_agrees_with_p1() {
     let p = common::random_dag(11, MAX_FUNCTION_STEPS + MAX_ROW_COLUMNS);
     let plan = p3::plan(&p);
     let every: Vec<usize> = (0..p.outputs.len()).collect();
-    assert!(plan.executor.row_loop(&plan.shape, 0, &every, 1).is_none(), "too large for one function");
-    assert!(plan.executor.row_loop(&plan.shape, 0, &every[..4], 1).is_some(), "a few small cones");
+    let zeros = vec![0u64; plan.shape.layout.words];
+    assert!(plan.executor.row_loop(&plan.shape, &ask(1, 2), &every, &zeros).is_none(), "too large for one function");
+    assert!(plan.executor.row_loop(&plan.shape, &ask(1, 2), &every[..4], &zeros).is_some(), "a few small cones");
     let rows = RowPlan { fixed: vec![(1, Value::U64(9)), (2, Value::U64(u64::MAX))], ..RowPlan::range(0, 5, 125, 3) };
     let want = generate(&p, EngineKind::P1, &rows, &every, 1).unwrap();
     for kind in modes().chain([EngineKind::Mixed]) {

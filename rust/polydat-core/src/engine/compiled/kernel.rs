@@ -1122,7 +1122,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         let u64_rows = rows.count > 1 && plan.u64_input_word[rows.coordinate] != NO_ENTRY;
         let scalar = u64_rows && outs.iter().all(|&o| plan.out_word[o] != NO_ENTRY);
         if scalar {
-            if let Some(row_loop) = plan.executor.row_loop(&plan.shape, rows.coordinate, outs, rows.step) {
+            if let Some(row_loop) = plan.executor.row_loop(&plan.shape, rows, outs, &self.slots.buf) {
                 return self.fill_after_first_row(rows, outs, columns, |k, rest, columns| {
                     k.fill_native(&*row_loop, rest, outs, columns)
                 });

@@ -10,6 +10,7 @@
 use super::shape::Shape;
 use crate::columns::RowsOut;
 use crate::compile::segment::{group, Role, Run};
+use crate::engine::kernel::RowFill;
 use crate::node::by_bytes::BytesEval;
 use crate::node::kit::{BlockStep, BLOCK};
 use crate::node::{NodeError, NodeEval};
@@ -219,12 +220,13 @@ pub trait Executor: Send + Sync + Sized + 'static {
     /// the executor sweeps and that is not all of them (built at the first
     /// call for `outs` and kept, [`ColumnSweeps`]).
     fn columns_sweep(&self, shape: &Shape, outs: &[usize]) -> Option<SharedSweep<Self::Run>>;
-    /// `generate`'s row loop for outputs `outs` over coordinate input
-    /// `coordinate`, for rows `step` apart, when the executor has one for
-    /// them (built at the first call and kept; a loop may be specialised for
-    /// a step of 1, and then refuses any other). Every output must be a
-    /// scalar slot.
-    fn row_loop(&self, _shape: &Shape, _coordinate: usize, _outs: &[usize], _step: u64) -> Option<Arc<dyn RowLoop>> {
+    /// `generate`'s row loop for `rows` of outputs `outs` (over their
+    /// coordinate input, `step` apart) on the kernel buffer `buf`, when the
+    /// executor has one for them (built at the first call and kept; a loop
+    /// may be specialised for a step of 1, or for the words `buf` holds in
+    /// the slots it reads before its loop, and then refuses others). Every
+    /// output must be a scalar slot.
+    fn row_loop(&self, _shape: &Shape, _rows: &RowFill<'_>, _outs: &[usize], _buf: &[u64]) -> Option<Arc<dyn RowLoop>> {
         None
     }
     /// Raw's read of the scalar outputs `outs` as one call that writes the

@@ -15,8 +15,8 @@ use cranelift_codegen::cursor::{Cursor, FuncCursor};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F64, I64};
 use cranelift_codegen::ir::{
-    AbiParam, Block, BlockArg, FuncRef, Inst, InstBuilder, MemFlagsData, Opcode, StackSlotData, StackSlotKind, Value,
-    ValueDef,
+    AbiParam, Block, BlockArg, FuncRef, Function, Inst, InstBuilder, MemFlagsData, Opcode, StackSlotData,
+    StackSlotKind, Value, ValueDef,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -210,6 +210,14 @@ impl Module {
     /// seeded adds fold their invariants into ([`LoopConstants`]), so no
     /// register holds the loop's end. Otherwise a row counter runs beside
     /// the coordinate. Either loop is rotated: one test and branch per row.
+    ///
+    /// Each of `fixed` (a slot and its word) is compiled in as a constant,
+    /// not read: the loop is then right only for a buffer holding those
+    /// words (a value of a 32-bit signed immediate, sign-extended, becomes
+    /// an instruction's operand). Besides the function, returns the slots
+    /// the loop reads from the buffer once, before it (the words the caller
+    /// may fix in another loop).
+    #[allow(clippy::too_many_arguments)]
     pub fn row_loop(
         &mut self,
         program: &Program,
@@ -218,7 +226,8 @@ impl Module {
         coordinate: u32,
         columns: &[(u32, u8)],
         unit_step: bool,
-    ) -> Result<(FuncId, Emitted), String> {
+        fixed: &[(u32, u64)],
+    ) -> Result<(FuncId, Emitted, Vec<u32>), String> {
         let id = self.declare(6)?;
         let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fbc);
         let [buf, first, stride, count, cols, progress] = entry_block(&mut b)[..] else {
@@ -240,8 +249,11 @@ impl Module {
         let mut invariant: HashMap<u32, Value> = HashMap::new();
         let literal = |slot: u32| program.literal_word(slot).is_some();
         let read = read.filter(|&slot| !literal(slot)); // constants of the code (see `StepEmitter::steps`)
+        let is_fixed = |slot: u32| fixed.iter().any(|&(s, _)| s == slot);
+        let mut reads_once = Vec::new();
         for slot in read.chain(columns.iter().map(|&(slot, _)| slot)) {
-            if slot != coordinate && !written.contains(&slot) && !invariant.contains_key(&slot) {
+            if slot != coordinate && !written.contains(&slot) && !invariant.contains_key(&slot) && !is_fixed(slot) {
+                reads_once.push(slot);
                 let v = b.ins().load(I64, trusted, buf, 8 * layout.off[slot as usize] as i32);
                 invariant.insert(slot, v);
             }
@@ -289,6 +301,13 @@ impl Module {
         let mut constants = LoopConstants::before(enter, invariant.values().copied().chain(end), room);
         let mut words = invariant;
         words.insert(coordinate, cycle);
+        for &(slot, word) in fixed {
+            let value = match constants.value(&mut b, word) {
+                Some(value) => value,
+                None => FuncCursor::new(b.func).at_inst(enter).ins().iconst(I64, word as i64),
+            };
+            words.insert(slot, value);
+        }
         let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
         let word = |slot: u32| layout.off[slot as usize];
         let tracker = Some(Tracker::Row { progress, row });
@@ -303,8 +322,22 @@ impl Module {
             constants: Some(&mut constants),
         };
         let fallible = emit.steps(&mut b, program, steps, &mut words);
+        constants.shorten_sums(b.func);
+        // The registers the loop holds from row to row: the columns'
+        // addresses and the values computed before it that it reads. Past
+        // what it can hold, constants read once a row go back in place;
+        // with a register to spare, narrowed columns are stored last (which
+        // keeps the values they narrow live longer).
+        let results: Vec<Value> = columns.iter().filter_map(|(slot, _)| words.get(slot).copied()).collect();
+        let held = columns.len() + constants.held_in_loop(b.func, &results);
+        let freed = constants.settle(b.func, held.saturating_sub(LOOP_REGISTERS));
         self.loop_constants.push(constants.words);
-        for (&(slot, width), &base) in columns.iter().zip(&bases) {
+        let order = match held - freed < LOOP_REGISTERS {
+            true => store_order(program, steps, columns),
+            false => (0..columns.len()).collect(),
+        };
+        for k in order {
+            let ((slot, width), base) = (columns[k], bases[k]);
             let Some(&value) = words.get(&slot) else {
                 return Err(format!("internal: column slot {slot} is not computed by the row loop"));
             };
@@ -343,7 +376,7 @@ impl Module {
         b.ins().return_(&[]);
         b.finalize(self.module.target_config());
         self.define(id)?;
-        Ok((id, Emitted { fallible }))
+        Ok((id, Emitted { fallible }, reads_once))
     }
 
     /// Defines a function `f(buf, values, out)` that stores `values[i]` to
@@ -489,6 +522,59 @@ impl Drop for Code {
     }
 }
 
+/// The order a row loop stores its `columns` (value slot, width) in, as
+/// indices into them. Cranelift computes each pure value just before the
+/// first store (or call) needing it, so the store order is the order the
+/// row's values are computed in. A column no step reads (a sink) whose step
+/// reads a value another column's computation also reads is stored after
+/// that column: `shard := mod(route, 64)` after `token := hash(route + ...)`,
+/// so `route`'s last reader is the `and` that overwrites it in place
+/// rather than a copy kept for the later reader. Columns other steps read
+/// come first (they are computed early anyway), then the sinks in that
+/// order, otherwise in column order.
+fn store_order(program: &Program, steps: &[u32], columns: &[(u32, u8)]) -> Vec<usize> {
+    let producer: HashMap<u32, u32> = steps
+        .iter()
+        .flat_map(|&s| {
+            let step = &program.steps[s as usize];
+            (step.out_start..step.out_start + step.out_count() as u32).map(move |slot| (slot, s))
+        })
+        .collect();
+    let read: std::collections::HashSet<u32> =
+        steps.iter().flat_map(|&s| program.steps[s as usize].ins.iter().copied()).collect();
+    // The steps computing `slot`, itself included.
+    let cone = |slot: u32| {
+        let mut found = std::collections::HashSet::new();
+        let mut pending = vec![slot];
+        while let Some(slot) = pending.pop() {
+            if let Some(&s) = producer.get(&slot) {
+                if found.insert(s) {
+                    pending.extend(program.steps[s as usize].ins.iter().copied());
+                }
+            }
+        }
+        found
+    };
+    let (mut order, sinks): (Vec<usize>, Vec<usize>) = (0..columns.len()).partition(|&k| read.contains(&columns[k].0));
+    let cones: Vec<_> = sinks.iter().map(|&k| cone(columns[k].0)).collect();
+    // Sink `c` waits for sink `d` when a step of `d`'s cone, not `c`'s own
+    // step, reads one of the values the loop computes that `c`'s step reads
+    // (not a literal or a word fixed for the loop).
+    let waits = |c: usize, d: usize| {
+        let Some(&own) = producer.get(&columns[sinks[c]].0) else { return false };
+        let computed = |slot: &u32| producer.contains_key(slot);
+        let ins: Vec<u32> = program.steps[own as usize].ins.iter().copied().filter(computed).collect();
+        cones[d].iter().any(|&s| s != own && program.steps[s as usize].ins.iter().any(|slot| ins.contains(slot)))
+    };
+    let mut left: Vec<usize> = (0..sinks.len()).collect();
+    while !left.is_empty() {
+        // The first sink waiting for no other left; on a cycle, the first.
+        let at = left.iter().position(|&c| !left.iter().any(|&d| d != c && waits(c, d))).unwrap_or(0);
+        order.push(sinks[left.remove(at)]);
+    }
+    order
+}
+
 /// Starts a function: its entry block, sealed and current; returns the
 /// function's parameters.
 fn entry_block(b: &mut FunctionBuilder<'_>) -> Vec<Value> {
@@ -562,6 +648,8 @@ struct LoopConstants {
     /// Values that are the same on every row: the loop's invariant words,
     /// and the constants and sums computed before the loop.
     invariant: std::collections::HashSet<Value>,
+    /// Each word loaded before the loop and the constant it holds.
+    loads: Vec<(Value, u64)>,
 }
 
 impl LoopConstants {
@@ -576,7 +664,165 @@ impl LoopConstants {
             used: 0,
             loaded: HashMap::new(),
             invariant: invariant.collect(),
+            loads: Vec::new(),
         }
+    }
+
+    /// Once the loop is emitted: a sum `(p + q) + c` with `c` the same on
+    /// every row, whose `p + q` nothing else reads, becomes `p + (q + c)`
+    /// when `q` is ready earlier than `p` (by the cycles its instructions
+    /// take, roughly), so the row's longest chain of dependent
+    /// instructions, which bounds how many rows run at once, waits for one
+    /// add after `p` rather than two: `hash(route + payload)` adds its own
+    /// constant to `payload` while `route` is still being computed.
+    /// Wrapping addition is associative and commutative: the value is the
+    /// same.
+    fn shorten_sums(&self, func: &mut Function) {
+        let cycles = |op: Opcode| match op {
+            Opcode::Imul => 3,
+            Opcode::Umulhi | Opcode::Smulhi => 4,
+            Opcode::Load => 5,
+            _ => 1,
+        };
+        let mut reads: HashMap<Value, usize> = HashMap::new();
+        let mut ready: HashMap<Value, u32> = HashMap::new();
+        let insts: Vec<Inst> = func.layout.blocks().flat_map(|block| func.layout.block_insts(block)).collect();
+        for &inst in &insts {
+            let args: Vec<Value> = func.dfg.inst_args(inst).iter().map(|&v| func.dfg.resolve_aliases(v)).collect();
+            let start = args.iter().map(|v| ready.get(v).copied().unwrap_or(0)).max().unwrap_or(0);
+            for &arg in &args {
+                *reads.entry(arg).or_default() += 1;
+            }
+            for &result in func.dfg.inst_results(inst) {
+                if !self.invariant.contains(&result) {
+                    ready.insert(result, start + cycles(func.dfg.insts[inst].opcode()));
+                }
+            }
+        }
+        let sum_of = |func: &Function, v: Value| match func.dfg.value_def(v) {
+            ValueDef::Result(inst, 0) if func.dfg.insts[inst].opcode() == Opcode::Iadd => {
+                let args = func.dfg.inst_args(inst);
+                Some((func.dfg.resolve_aliases(args[0]), func.dfg.resolve_aliases(args[1])))
+            }
+            _ => None,
+        };
+        for inst in insts {
+            if func.dfg.insts[inst].opcode() != Opcode::Iadd {
+                continue;
+            }
+            let [x, y] = [0, 1].map(|k| func.dfg.resolve_aliases(func.dfg.inst_args(inst)[k]));
+            let (sum, constant) = match (self.invariant.contains(&x), self.invariant.contains(&y)) {
+                (false, true) => (x, y),
+                (true, false) => (y, x),
+                _ => continue,
+            };
+            let Some((p, q)) = sum_of(func, sum) else { continue };
+            if reads.get(&sum) != Some(&1) || self.invariant.contains(&p) || self.invariant.contains(&q) {
+                continue;
+            }
+            let at = |v: Value| ready.get(&v).copied().unwrap_or(0);
+            let (late, early) = if at(p) >= at(q) { (p, q) } else { (q, p) };
+            if at(early) == at(late) {
+                continue;
+            }
+            let early_sum = FuncCursor::new(func).at_inst(inst).ins().iadd(early, constant);
+            func.dfg.inst_args_mut(inst).copy_from_slice(&[late, early_sum]);
+        }
+    }
+
+    /// How many values computed before the loop (invariant words, loaded
+    /// constants, hoisted sums) the loop's live code reads, the code
+    /// `results` (the values it stores) and its side effects need: the
+    /// registers it holds from row to row. An immediate takes none, nor
+    /// does a sum of a value and an immediate (Cranelift folds the
+    /// immediate into the reader's address arithmetic).
+    fn held_in_loop(&self, func: &Function, results: &[Value]) -> usize {
+        let preheader = func.layout.inst_block(self.before);
+        let immediate = |v: Value| match func.dfg.value_def(v) {
+            ValueDef::Result(inst, _) => func.dfg.insts[inst].opcode() == Opcode::Iconst,
+            _ => false,
+        };
+        // `v` without the immediates added to it.
+        let register = |mut v: Value| loop {
+            let ValueDef::Result(inst, 0) = func.dfg.value_def(v) else { return v };
+            match (func.dfg.insts[inst].opcode(), func.dfg.inst_args(inst)) {
+                (Opcode::Iadd, &[a, b]) if immediate(b) => v = func.dfg.resolve_aliases(a),
+                (Opcode::Iadd, &[a, b]) if immediate(a) => v = func.dfg.resolve_aliases(b),
+                _ => return v,
+            }
+        };
+        // The live values: what the results and every side effect read.
+        let mut pending: Vec<Value> = results.to_vec();
+        let mut loop_reads = Vec::new();
+        let mut in_loop = false;
+        for block in func.layout.blocks() {
+            for inst in func.layout.block_insts(block) {
+                let op = func.dfg.insts[inst].opcode();
+                if op.can_store() || op.is_call() || op.is_branch() || op.is_terminator() {
+                    pending.extend(func.dfg.inst_args(inst));
+                }
+                if in_loop {
+                    loop_reads.push(inst);
+                }
+            }
+            in_loop |= Some(block) == preheader;
+        }
+        let mut live = std::collections::HashSet::new();
+        while let Some(v) = pending.pop() {
+            let v = func.dfg.resolve_aliases(v);
+            if live.insert(v) {
+                if let ValueDef::Result(inst, _) = func.dfg.value_def(v) {
+                    pending.extend(func.dfg.inst_args(inst));
+                }
+            }
+        }
+        let mut held = std::collections::HashSet::new();
+        for inst in loop_reads {
+            if !func.dfg.inst_results(inst).iter().any(|r| live.contains(r))
+                && !func.dfg.insts[inst].opcode().can_store()
+            {
+                continue;
+            }
+            for &arg in func.dfg.inst_args(inst) {
+                let arg = func.dfg.resolve_aliases(arg);
+                if self.invariant.contains(&arg) && !immediate(arg) {
+                    held.insert(register(arg));
+                }
+            }
+        }
+        held.len()
+    }
+
+    /// Once the loop is emitted, when it holds more values than registers:
+    /// up to `most` loaded constants read only once a row go back in place,
+    /// operands from the code's constants (Cranelift folds each into its
+    /// one reader), so the registers they held are free for values every
+    /// row reads more often. Returns how many went back.
+    fn settle(&self, func: &mut Function, most: usize) -> usize {
+        let mut reads: HashMap<Value, usize> = HashMap::new();
+        for block in func.layout.blocks() {
+            for inst in func.layout.block_insts(block) {
+                for &arg in func.dfg.inst_args(inst) {
+                    *reads.entry(func.dfg.resolve_aliases(arg)).or_default() += 1;
+                }
+            }
+        }
+        let mut freed = 0;
+        for &(value, word) in &self.loads {
+            if freed == most {
+                break;
+            }
+            if reads.get(&value).copied().unwrap_or(0) <= 1 {
+                let ValueDef::Result(load, 0) = func.dfg.value_def(value) else { continue };
+                let mut at = FuncCursor::new(func).at_inst(load);
+                let constant = at.ins().iconst(I64, word as i64);
+                func.dfg.detach_inst_results(load);
+                func.layout.remove_inst(load);
+                func.dfg.change_to_alias(value, constant);
+                freed += 1;
+            }
+        }
+        freed
     }
 
     /// `x + y` as `p + (q + y)` when `y` is invariant and `x` is `p + q`
@@ -638,6 +884,7 @@ impl LoopConstants {
         let loaded = at.ins().load(I64, MemFlagsData::trusted().with_readonly(), base, 8 * word as i32);
         self.loaded.insert(v, loaded);
         self.invariant.insert(loaded);
+        self.loads.push((loaded, v));
         Some(loaded)
     }
 }
@@ -987,5 +1234,103 @@ mod tests {
         let mut one = Module::new().unwrap();
         one.steps_function(&program, &layout, &steps[..MAX_FUNCTION_STEPS]).unwrap();
         assert_eq!(one.functions, 1);
+    }
+
+    /// The engine ladder: `shard` and `class` narrow values `token`'s
+    /// computation also reads, so they are stored after it; `account` is
+    /// read by other steps and is stored first.
+    #[test]
+    fn a_sink_narrowing_a_value_read_elsewhere_is_stored_last() {
+        let src = "input cycle: u64\ninput seed: u64\nid := hash(u64_add(cycle, seed))\naccount := mod(id, 1000)\n\
+                   route := hash(u64_xor(account, seed))\nshard := mod(route, 64)\npayload := hash(u64_add(id, seed))\n\
+                   class := mod(payload, 8)\ntoken := hash(u64_add(route, payload))";
+        let program = compile(&sketch::parse(src).unwrap(), &CompileOptions::default()).unwrap();
+        let steps = program.cycle_steps.clone();
+        let names = ["account", "shard", "class", "token"];
+        let columns: Vec<(u32, u8)> =
+            names.iter().map(|n| (program.outputs[program.output(n).unwrap()].slot, 8)).collect();
+        let order: Vec<&str> = store_order(&program, &steps, &columns).into_iter().map(|k| names[k]).collect();
+        assert_eq!(order, ["account", "token", "shard", "class"]);
+        // Independent sinks keep their column order.
+        let program =
+            compile(&sketch::parse("input c: u64\na := hash(c)\nb := mod(c, 9)").unwrap(), &CompileOptions::default())
+                .unwrap();
+        let steps = program.cycle_steps.clone();
+        let columns: Vec<(u32, u8)> =
+            ["b", "a"].iter().map(|n| (program.outputs[program.output(n).unwrap()].slot, 8)).collect();
+        assert_eq!(store_order(&program, &steps, &columns), [0, 1]);
+    }
+
+    /// A function of three words, `a`, `q` and `c`, built by `body` (given
+    /// them), returning the value `body` gives back; and the return.
+    fn function(body: impl FnOnce(&mut FunctionBuilder<'_>, [Value; 3]) -> Value) -> (Function, Inst, [Value; 3]) {
+        let mut func = Function::new();
+        func.signature.params.extend([AbiParam::new(I64); 3]);
+        func.signature.returns.push(AbiParam::new(I64));
+        let mut fbc = FunctionBuilderContext::new();
+        let mut b = FunctionBuilder::new(&mut func, &mut fbc);
+        let params: [Value; 3] = entry_block(&mut b).try_into().unwrap();
+        let out = body(&mut b, params);
+        let ret = b.ins().return_(&[out]);
+        (func, ret, params)
+    }
+
+    /// `(p + q) + c` with `c` the same every row and `q` ready long before
+    /// `p` (a multiply away) becomes `p + (q + c)`; with `p + q` read
+    /// again, it stays.
+    #[test]
+    fn a_sum_adds_a_loop_constant_to_its_earlier_operand() {
+        let mut late = None;
+        let (mut func, ret, [_, q, c]) = function(|b, [a, q, c]| {
+            let p = b.ins().imul(a, a);
+            late = Some(p);
+            let sum = b.ins().iadd(p, q);
+            b.ins().iadd(sum, c)
+        });
+        LoopConstants::before(ret, [c].into_iter(), 0).shorten_sums(&mut func);
+        let out = func.dfg.inst_args(ret)[0];
+        let ValueDef::Result(last, 0) = func.dfg.value_def(out) else { panic!() };
+        let [first, second] = func.dfg.inst_args(last) else { panic!() };
+        assert_eq!(*first, late.unwrap());
+        let ValueDef::Result(inner, 0) = func.dfg.value_def(*second) else { panic!() };
+        assert_eq!(func.dfg.inst_args(inner), [q, c]);
+
+        let (mut func, ret, [_, _, c]) = function(|b, [a, q, c]| {
+            let p = b.ins().imul(a, a);
+            let sum = b.ins().iadd(p, q);
+            let once = b.ins().iadd(sum, c);
+            b.ins().imul(once, sum)
+        });
+        let before = func.display().to_string();
+        LoopConstants::before(ret, [c].into_iter(), 0).shorten_sums(&mut func);
+        assert_eq!(func.display().to_string(), before);
+    }
+
+    /// A constant loaded before the loop and read once goes back in place
+    /// as an `iconst` (an operand of its reader) when the loop is short of
+    /// registers; one read twice stays loaded.
+    #[test]
+    fn a_loop_constant_read_once_goes_back_in_place() {
+        let multiplier = 0x9E37_79B9_7F4A_7C15u64;
+        for reads in [1, 2] {
+            let mut constants = None;
+            let (mut func, _, _) = function(|b, [a, _, _]| {
+                let jump = b.ins().nop();
+                let mut loop_constants = LoopConstants::before(jump, std::iter::empty(), 1);
+                let m = loop_constants.value(b, multiplier).unwrap();
+                let once = b.ins().imul(a, m);
+                constants = Some((loop_constants, m));
+                match reads {
+                    1 => once,
+                    _ => b.ins().imul(once, m),
+                }
+            });
+            let (loop_constants, m) = constants.unwrap();
+            assert_eq!(loop_constants.settle(&mut func, 0), 0, "registers to spare");
+            assert_eq!(loop_constants.settle(&mut func, 1), usize::from(reads == 1));
+            let ValueDef::Result(def, 0) = func.dfg.value_def(func.dfg.resolve_aliases(m)) else { panic!() };
+            let opcode = func.dfg.insts[def].opcode();
+            assert_eq!(opcode, if reads == 1 { Opcode::Iconst } else { Opcode::Load }, "{reads} reads");
+        }
     }
 }

@@ -6,6 +6,8 @@
 //!   their [`crate::node::lower`] form, or call their slot form.
 //! * [`helpers`]: what native code calls (a node's slot form), guarded.
 //! * [`catch`]: the longjmp catch that brings a helper's failure back.
+//! * [`row_loop`]: `generate`'s row loops, general and specialised on the
+//!   words fixed for a call.
 //!
 //! A sweep (every per-cycle step in one pass: Raw, and Pull on broad cones)
 //! is one native function with values in registers from step to step. A
@@ -19,8 +21,8 @@
 pub mod catch;
 pub mod codegen;
 pub mod helpers;
+pub mod row_loop;
 
-use crate::columns::{row_width, RowsOut};
 use crate::compile::segment::{self, Role};
 use crate::engine::compiled::closure::scalar_closure;
 use crate::engine::compiled::kernel::CompiledKernel;
@@ -31,14 +33,15 @@ use crate::engine::compiled::plan::{
     Sweep,
 };
 use crate::engine::compiled::shape::Shape;
-use crate::engine::kernel::Kernel;
+use crate::engine::kernel::{Kernel, RowFill};
 use crate::node::kit::SlotStep;
 use crate::node::NodeError;
 use crate::node::Purity;
 use crate::program::Program;
 pub use crate::provenance::Provenance;
-use codegen::{Code, Emitted, Module, NativeFn, RowLoopFn, RowReadFn, MAX_FUNCTION_STEPS, MAX_ROW_COLUMNS};
+use codegen::{Code, Emitted, Module, NativeFn, RowReadFn, MAX_FUNCTION_STEPS, MAX_ROW_COLUMNS};
 use cranelift_module::FuncId;
+use row_loop::RowLoops;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -125,7 +128,7 @@ pub struct Native<P: Policy = EveryScalarStep> {
     cone_room: AtomicUsize,
     /// `generate`'s row loops, by coordinate input and outputs, built at the
     /// first `generate` that asks (`None`: these columns have none).
-    row_loops: BuiltForms<RowLoopKey, NativeRowLoop>,
+    row_loops: RowLoops,
     /// `generate`'s sweeps for sets of columns.
     column_sweeps: ColumnSweeps<NativeRun>,
     /// Raw's row reads, by inputs written and outputs, built at the first read that asks
@@ -198,73 +201,6 @@ fn native_sweep<P: Policy>(shape: &Shape, steps: &[u32]) -> Option<PartialSweep<
     }
     let code = module.finish().ok()?;
     Some(PartialSweep::new(native_parts(parts, &code), Some(Box::new(code))))
-}
-
-/// What a row loop is built for: the coordinate input, the outputs in
-/// column order, and whether the rows are a step of 1 apart.
-type RowLoopKey = (usize, Box<[usize]>, bool);
-
-/// A native row loop ([`Module::row_loop`]) and the code it lives in.
-struct NativeRowLoop {
-    f: RowLoopFn,
-    /// It calls a helper: it runs inside the catch.
-    fallible: bool,
-    /// It is built for a step of 1 and refuses any other.
-    unit_step: bool,
-    /// The width of each column's rows.
-    widths: Box<[u8]>,
-    _code: Code,
-}
-
-impl RowLoop for NativeRowLoop {
-    fn fill(&self, buf: &mut [u64], first: u64, step: u64, count: u64, columns: &[RowsOut<'_>]) -> Result<(), u64> {
-        let fits = (!self.unit_step || step == 1)
-            && columns.len() == self.widths.len()
-            && columns.iter().zip(self.widths.iter()).all(|(c, &w)| c.width() == w && c.rows() as u64 >= count);
-        if !fits {
-            return Err(0);
-        }
-        let addrs: Vec<*mut u8> = columns.iter().map(|c| c.addr()).collect();
-        let mut progress = 0u64;
-        let (buf, cols, at) = (buf.as_mut_ptr(), addrs.as_ptr(), &mut progress as *mut u64);
-        // SAFETY: the loop was generated for this plan's layout and reads only
-        // words of a buffer of that layout (`buf` is one, borrowed mutably
-        // for the call) and its own constant words, which `_code` keeps
-        // alive; it stores row `i < count` of column `k` at
-        // `addrs[k] + i * widths[k]`, and each `RowsOut` lends at least
-        // `count` rows of that width (checked above); `at` is a live local.
-        let run = || unsafe { (self.f)(buf, first, step, count, cols, at) };
-        match self.fallible {
-            false => {
-                run();
-                Ok(())
-            }
-            true => catch::catch(run).map_err(|_| progress),
-        }
-    }
-}
-
-/// The row loop of outputs `outs` over coordinate input `coordinate` (for a
-/// step of 1 only, with `unit_step`): when every per-cycle step they need is
-/// a pure, non-volatile scalar step, every output a scalar column, and the
-/// loop fits one function ([`fits_one_function`]).
-fn build_row_loop(
-    shape: &Shape,
-    coordinate: usize,
-    outs: &[usize],
-    unit_step: bool,
-) -> Result<Option<NativeRowLoop>, String> {
-    let program = &shape.program;
-    let widths: Option<Vec<u8>> = outs.iter().map(|&o| row_width(program.outputs[o].ty)).collect();
-    let (Some(widths), Some(steps)) = (widths, bare_steps(shape, outs).filter(|s| fits_one_function(s, outs))) else {
-        return Ok(None);
-    };
-    let columns: Vec<(u32, u8)> = outs.iter().zip(&widths).map(|(&o, &w)| (program.outputs[o].slot, w)).collect();
-    let mut module = Module::new()?;
-    let (id, emitted) = module.row_loop(program, &shape.layout, &steps, coordinate as u32, &columns, unit_step)?;
-    let code = module.finish()?;
-    let f = code.row_loop(id);
-    Ok(Some(NativeRowLoop { f, fallible: emitted.fallible, unit_step, widths: widths.into(), _code: code }))
 }
 
 /// The per-cycle steps outputs `outs` need, in order, when every one is a
@@ -393,7 +329,7 @@ fn compile<P: Policy>(shape: &Shape) -> Result<(Native<P>, Vec<Option<NativeStep
         native_steps,
         cones: program.outputs.iter().map(|_| OnceLock::new()).collect(),
         cone_room: AtomicUsize::new(CONE_ROOM_BASE + CONE_ROOM_PER_STEP * program.cycle_steps.len()),
-        row_loops: BuiltForms::new(usize::MAX),
+        row_loops: RowLoops::default(),
         column_sweeps: ColumnSweeps::default(),
         row_reads: BuiltForms::new(ROW_READS),
         _code: code,
@@ -469,14 +405,8 @@ impl<P: Policy> Executor for Native<P> {
         self.column_sweeps.get(shape, outs, |steps| native_sweep::<P>(shape, steps))
     }
 
-    fn row_loop(&self, shape: &Shape, coordinate: usize, outs: &[usize], step: u64) -> Option<Arc<dyn RowLoop>> {
-        let unit_step = step == 1;
-        let built = self.row_loops.get((coordinate, outs.into(), unit_step), || {
-            // As for the program's own code: a failure here is a bug.
-            build_row_loop(shape, coordinate, outs, unit_step)
-                .unwrap_or_else(|e| panic!("internal: native code generation failed: {e}"))
-        });
-        built.map(|l| l as Arc<dyn RowLoop>)
+    fn row_loop(&self, shape: &Shape, rows: &RowFill<'_>, outs: &[usize], buf: &[u64]) -> Option<Arc<dyn RowLoop>> {
+        self.row_loops.get(shape, rows, outs, buf).map(|l| l as Arc<dyn RowLoop>)
     }
 
     fn row_read(&self, shape: &Shape, inputs: usize, outs: &[usize]) -> Option<Arc<NativeRowRead>> {
