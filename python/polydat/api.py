@@ -316,7 +316,10 @@ class Program:
         ``inputs`` fixes other inputs (coordinates or externs) for the whole
         run; an input the requested columns read (through their cones, or
         the scope-init path) that has no value, neither given nor a default,
-        is refused (``WriteError``), one nothing requested reads is not. The
+        is refused (``WriteError``), one nothing requested reads is not. On
+        the native engine, once about eight million rows (over any number of
+        calls) have been generated with the same ``inputs``, their values
+        are compiled into the row loop as constants. The
         loop runs in Rust without the GIL; ``threads=N`` splits the range
         across N kernels and gives identical columns.
 

@@ -142,8 +142,11 @@ struct Specialised {
     built: usize,
 }
 
+/// What a plan knows of one set of fixed words.
 enum Tally {
+    /// The rows asked for with them so far.
     Rows(u64),
+    /// The loop built for them (`None`: the build found none).
     Built(Option<Arc<NativeRowLoop>>),
 }
 
@@ -169,30 +172,28 @@ impl RowLoops {
         if read.is_empty() {
             return Some(general);
         }
-        let words: Box<[u64]> = read.iter().map(|&(_, w)| buf[w as usize]).collect();
+        let fixed: Vec<(u32, u64)> = read.iter().map(|&(slot, w)| (slot, buf[w as usize])).collect();
+        let words: Box<[u64]> = fixed.iter().map(|&(_, v)| v).collect();
         let mut specialised = self.specialised.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let Specialised { seen, built } = &mut *specialised;
-        let room = seen.len() < TALLIES;
-        let tally = match seen.get_mut(&(key.clone(), words.clone())) {
-            Some(tally) => tally,
-            None if room => seen.entry((key, words.clone())).or_insert(Tally::Rows(0)),
-            None => return Some(general),
-        };
-        match tally {
-            Tally::Built(found) => Some(found.clone().unwrap_or(general)),
-            Tally::Rows(seen_rows) => {
-                *seen_rows += rows.count as u64;
-                if *seen_rows < SPECIALISE_AFTER_ROWS || *built >= SPECIALISED_LOOPS {
-                    return Some(general);
-                }
-                let fixed: Vec<(u32, u64)> = read.iter().zip(words.iter()).map(|(&(slot, _), &v)| (slot, v)).collect();
-                let loop_ = build(shape, rows.coordinate, outs, rows.step == 1, &fixed)
-                    .unwrap_or_else(|e| panic!("internal: native code generation failed: {e}"))
-                    .map(Arc::new);
-                *built += 1;
-                *tally = Tally::Built(loop_.clone());
-                Some(loop_.unwrap_or(general))
-            }
+        let at = (key, words);
+        if seen.len() >= TALLIES && !seen.contains_key(&at) {
+            return Some(general);
         }
+        let tally = seen.entry(at).or_insert(Tally::Rows(0));
+        let seen_rows = match tally {
+            Tally::Built(found) => return Some(found.clone().unwrap_or(general)),
+            Tally::Rows(seen_rows) => seen_rows,
+        };
+        *seen_rows += rows.count as u64;
+        if *seen_rows < SPECIALISE_AFTER_ROWS || *built >= SPECIALISED_LOOPS {
+            return Some(general);
+        }
+        let loop_ = build(shape, rows.coordinate, outs, rows.step == 1, &fixed)
+            .unwrap_or_else(|e| panic!("internal: native code generation failed: {e}"))
+            .map(Arc::new);
+        *built += 1;
+        *tally = Tally::Built(loop_.clone());
+        Some(loop_.unwrap_or(general))
     }
 }
