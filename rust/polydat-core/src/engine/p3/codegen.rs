@@ -238,13 +238,7 @@ impl Module {
         // Loop-invariant reads: every slot the steps read that none of them
         // writes, and the columns of values no step computes (an input, a
         // value fixed at scope init).
-        let written: std::collections::HashSet<u32> = steps
-            .iter()
-            .flat_map(|&s| {
-                let step = &program.steps[s as usize];
-                step.out_start..step.out_start + step.out_count() as u32
-            })
-            .collect();
+        let written = written_slots(program, steps);
         let read = steps.iter().flat_map(|&s| program.steps[s as usize].ins.iter().copied());
         let mut invariant: HashMap<u32, Value> = HashMap::new();
         let literal = |slot: u32| program.literal_word(slot).is_some();
@@ -572,6 +566,17 @@ impl Drop for Code {
             unsafe { module.free_memory() };
         }
     }
+}
+
+/// The value slots `steps` of `program` write.
+fn written_slots(program: &Program, steps: &[u32]) -> std::collections::HashSet<u32> {
+    steps
+        .iter()
+        .flat_map(|&s| {
+            let step = &program.steps[s as usize];
+            step.out_start..step.out_start + step.out_count() as u32
+        })
+        .collect()
 }
 
 /// The most values a row loop carries from one turn to the next
@@ -1387,13 +1392,7 @@ mod tests {
         let split = |src: &str, names: &[&str]| {
             let program = compile(&sketch::parse(src).unwrap(), &CompileOptions::default()).unwrap();
             let steps = program.cycle_steps.clone();
-            let written: std::collections::HashSet<u32> = steps
-                .iter()
-                .flat_map(|&s| {
-                    let step = &program.steps[s as usize];
-                    step.out_start..step.out_start + step.out_count() as u32
-                })
-                .collect();
+            let written = written_slots(&program, &steps);
             let columns: Vec<(u32, u8)> =
                 names.iter().map(|n| (program.outputs[program.output(n).unwrap()].slot, 8)).collect();
             let (ahead, behind) = pipelined(&program, &steps, 0, &written, &columns);
