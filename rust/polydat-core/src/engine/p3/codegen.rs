@@ -210,6 +210,7 @@ impl Module {
     /// seeded adds fold their invariants into ([`LoopConstants`]), so no
     /// register holds the loop's end. Otherwise a row counter runs beside
     /// the coordinate. Either loop is rotated: one test and branch per row.
+    /// Its leading steps that cannot fail run one row ahead ([`pipelined`]).
     ///
     /// Each of `fixed` (a slot and its word) is compiled in as a constant,
     /// not read: the loop is then right only for a buffer holding those
