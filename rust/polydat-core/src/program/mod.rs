@@ -130,6 +130,11 @@ impl Step {
         self.out_types.len()
     }
 
+    /// The value slots it writes, consecutive from `out_start`.
+    pub fn out_slots(&self) -> std::ops::Range<u32> {
+        self.out_start..self.out_start + self.out_count() as u32
+    }
+
     /// The step is a scalar step, one rule for every engine: every wire is a
     /// scalar, its node has a slot form over words, and it does not accept
     /// `None`. The compiled engines run it over buffer words (native code or

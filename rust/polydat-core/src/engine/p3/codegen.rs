@@ -245,10 +245,8 @@ impl Module {
         let literal = |slot: u32| program.literal_word(slot).is_some();
         let read = read.filter(|&slot| !literal(slot)); // constants of the code (see `StepEmitter::steps`)
         let is_fixed = |slot: u32| fixed.iter().any(|&(s, _)| s == slot);
-        let mut reads_once = Vec::new();
         for slot in read.chain(columns.iter().map(|&(slot, _)| slot)) {
             if slot != coordinate && !written.contains(&slot) && !invariant.contains_key(&slot) && !is_fixed(slot) {
-                reads_once.push(slot);
                 let v = b.ins().load(I64, trusted, buf, 8 * layout.off[slot as usize] as i32);
                 invariant.insert(slot, v);
             }
@@ -263,11 +261,12 @@ impl Module {
         // rows left alone (negative, up to 0; the coordinate is it plus
         // `end`), a row counter and the coordinate otherwise; and where row
         // `index` of each column goes (`bases[k] + index * width`).
-        // The steps that read only the coordinate, the loop's invariant words
-        // and constants, and each other, and cannot fail ([`pipelined`]) are
-        // computed one row ahead: for row 0 before the loop, and for the next
-        // row at the end of each turn, their values carried into the next
-        // turn (the body's parameters after its counters).
+        // The leading steps that read only the coordinate, the loop's
+        // invariant words and constants, and each other, and cannot fail
+        // ([`pipelined`]) are computed one row ahead: for row 0 in a prologue
+        // block, and for the next row at the top of each turn, their values
+        // carried into the next turn (the body's parameters after its
+        // counters).
         let (ahead, behind) = pipelined(program, steps, coordinate, &written, columns);
         let prologue = b.create_block();
         let (index, bases, end, enter, counters) = if unit_step {
@@ -295,6 +294,8 @@ impl Module {
         // invariant words have theirs; with none, constants stay in place.
         let room = LOOP_REGISTERS.saturating_sub(columns.len() + invariant.len());
         let mut constants = LoopConstants::before(enter, invariant.values().copied().chain(end), room);
+        let mut reads_once: Vec<u32> = invariant.keys().copied().collect();
+        reads_once.sort_unstable();
         let mut fixed_words = invariant;
         for &(slot, word) in fixed {
             let value = match constants.value(&mut b, word) {
@@ -350,10 +351,7 @@ impl Module {
             }
             None => (b.ins().iadd_imm_u(row, 1), b.ins().iadd(cycle, stride)),
         };
-        let carried_next = match ahead.carried.is_empty() {
-            true => Vec::new(),
-            false => run_ahead(&mut b, &mut emit, next_cycle),
-        };
+        let carried_next = run_ahead(&mut b, &mut emit, next_cycle);
         if !carried_next.is_empty() {
             // Cranelift computes a pure value just before the first
             // instruction with an effect that needs it: a store of the
@@ -571,13 +569,21 @@ impl Drop for Code {
 
 /// The value slots `steps` of `program` write.
 fn written_slots(program: &Program, steps: &[u32]) -> std::collections::HashSet<u32> {
-    steps
-        .iter()
-        .flat_map(|&s| {
-            let step = &program.steps[s as usize];
-            step.out_start..step.out_start + step.out_count() as u32
-        })
-        .collect()
+    steps.iter().flat_map(|&s| program.steps[s as usize].out_slots()).collect()
+}
+
+/// How many times each value of `func` is read (as an instruction's
+/// argument or a branch's block argument), by the value its aliases resolve to.
+fn reads(func: &Function) -> HashMap<Value, usize> {
+    let mut reads: HashMap<Value, usize> = HashMap::new();
+    for block in func.layout.blocks() {
+        for inst in func.layout.block_insts(block) {
+            for arg in func.dfg.inst_values(inst) {
+                *reads.entry(func.dfg.resolve_aliases(arg)).or_default() += 1;
+            }
+        }
+    }
+    reads
 }
 
 /// The most values a row loop carries from one turn to the next
@@ -611,10 +617,7 @@ fn pipelined(
     written: &std::collections::HashSet<u32>,
     columns: &[(u32, u8)],
 ) -> (Ahead, Vec<u32>) {
-    let outputs = |s: u32| {
-        let step = &program.steps[s as usize];
-        step.out_start..step.out_start + step.out_count() as u32
-    };
+    let outputs = |s: u32| program.steps[s as usize].out_slots();
     // The values of `steps[..n]` that a later step or a column reads.
     let carried = |n: usize| -> Vec<u32> {
         let read_later = |slot: u32| {
@@ -630,7 +633,8 @@ fn pipelined(
         let ready =
             step.ins.iter().all(|slot| *slot == coordinate || !written.contains(slot) || computed_ahead.contains(slot));
         let ctx = BuildCtx { consts: &step.consts, wire_types: &step.in_types };
-        let safe = step.def.lower.is_some() && !calls_rule(step.def.lower, &ctx, step.ins.len(), step.out_count());
+        // A step with no native form calls its rule: `calls_rule` says so.
+        let safe = !calls_rule(step.def.lower, &ctx, step.ins.len(), step.out_count());
         if !ready || !safe || carried(k + 1).len() > MAX_CARRIED {
             break;
         }
@@ -655,13 +659,8 @@ fn pipelined(
 /// come first (they are computed early anyway), then the sinks in that
 /// order, otherwise in column order.
 fn store_order(program: &Program, steps: &[u32], columns: &[(u32, u8)]) -> Vec<usize> {
-    let producer: HashMap<u32, u32> = steps
-        .iter()
-        .flat_map(|&s| {
-            let step = &program.steps[s as usize];
-            (step.out_start..step.out_start + step.out_count() as u32).map(move |slot| (slot, s))
-        })
-        .collect();
+    let producer: HashMap<u32, u32> =
+        steps.iter().flat_map(|&s| program.steps[s as usize].out_slots().map(move |slot| (slot, s))).collect();
     let read: std::collections::HashSet<u32> =
         steps.iter().flat_map(|&s| program.steps[s as usize].ins.iter().copied()).collect();
     // The steps computing `slot`, itself included.
@@ -806,15 +805,12 @@ impl LoopConstants {
             Opcode::Load => 5,
             _ => 1,
         };
-        let mut reads: HashMap<Value, usize> = HashMap::new();
+        let reads = reads(func);
         let mut ready: HashMap<Value, u32> = HashMap::new();
         let insts: Vec<Inst> = func.layout.blocks().flat_map(|block| func.layout.block_insts(block)).collect();
         for &inst in &insts {
-            let args: Vec<Value> = func.dfg.inst_args(inst).iter().map(|&v| func.dfg.resolve_aliases(v)).collect();
-            let start = args.iter().map(|v| ready.get(v).copied().unwrap_or(0)).max().unwrap_or(0);
-            for &arg in &args {
-                *reads.entry(arg).or_default() += 1;
-            }
+            let args = func.dfg.inst_args(inst).iter().map(|&v| func.dfg.resolve_aliases(v));
+            let start = args.map(|v| ready.get(&v).copied().unwrap_or(0)).max().unwrap_or(0);
             for &result in func.dfg.inst_results(inst) {
                 if !self.invariant.contains(&result) {
                     ready.insert(result, start + cycles(func.dfg.insts[inst].opcode()));
@@ -881,7 +877,7 @@ impl LoopConstants {
             for inst in func.layout.block_insts(block) {
                 let op = func.dfg.insts[inst].opcode();
                 if op.can_store() || op.is_call() || op.is_branch() || op.is_terminator() {
-                    pending.extend(func.dfg.inst_args(inst));
+                    pending.extend(func.dfg.inst_values(inst));
                 }
                 if in_loop {
                     loop_reads.push(inst);
@@ -920,14 +916,7 @@ impl LoopConstants {
     /// one reader), so the registers they held are free for values every
     /// row reads more often. Returns how many went back.
     fn settle(&self, func: &mut Function, most: usize) -> usize {
-        let mut reads: HashMap<Value, usize> = HashMap::new();
-        for block in func.layout.blocks() {
-            for inst in func.layout.block_insts(block) {
-                for &arg in func.dfg.inst_args(inst) {
-                    *reads.entry(func.dfg.resolve_aliases(arg)).or_default() += 1;
-                }
-            }
-        }
+        let reads = reads(func);
         let mut freed = 0;
         for &(value, word) in &self.loads {
             if freed == most {
