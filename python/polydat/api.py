@@ -1170,6 +1170,7 @@ def _compile_source(
         bound = dsl.bind(
             source, path=path, outer=outer_types, library_path=libs, strict=strict,
             outer_coordinates=outer_coordinates,
+            core_check=lambda partial: _core_errors(partial, source, path, strict),
         )
     for declared in bound.ir["inputs"]:
         if declared["name"] in coordinates and declared["kind"] == "coordinate":
@@ -1268,21 +1269,10 @@ def check(
     spath = os.fspath(path) if path is not None else None
     libs = _directories(library_path)
 
-    def core_errors(bound: Any) -> tuple[Diagnostic, ...]:
-        """The core's errors in what the frontend bound (its own are already reported)."""
-        try:
-            _core.Program.compile(
-                json.dumps(bound.ir), engine="p1", provenance="auto", strict=strict or bound.strict_types,
-                strict_names=strict or bound.strict, outputs=None, fusion=True, outer_json=None,
-                iteration=[], keep=[],
-            )
-        except CompileError as err:
-            return _with_source(err, source, spath).diagnostics
-        except PolydatError as err:  # a bug of the core: said beside the frontend's errors, not instead
-            return (Diagnostic(f"internal compiler error: {err}", path=spath),)
-        return ()
-
-    found = dsl.check(source, path=spath, library_path=libs, strict=strict, core_check=core_errors)
+    found = dsl.check(
+        source, path=spath, library_path=libs, strict=strict,
+        core_check=lambda bound: _core_errors(bound, source, spath, strict),
+    )
     if any(d.severity == "error" for d in found):
         return found
     try:
@@ -1290,6 +1280,23 @@ def check(
     except CompileError as err:
         return [*found, *err.diagnostics]
     return prog.warnings
+
+
+def _core_errors(bound: Any, source: str, path: str | None, strict: bool) -> tuple[Diagnostic, ...]:
+    """The core's errors in what the frontend bound from the statements it
+    found no error in (its own are already reported): type errors of
+    operators, casts and declarations among them."""
+    try:
+        _core.Program.compile(
+            json.dumps(bound.ir), engine="p1", provenance="auto", strict=strict or bound.strict_types,
+            strict_names=strict or bound.strict, outputs=None, fusion=True, outer_json=None,
+            iteration=[], keep=[],
+        )
+    except CompileError as err:
+        return _with_source(err, source, path).diagnostics
+    except PolydatError as err:  # a bug of the core: said beside the frontend's errors, not instead
+        return (Diagnostic(f"internal compiler error: {err}", path=path),)
+    return ()
 
 
 def _warnings(prog: Program) -> list[Diagnostic]:

@@ -708,7 +708,7 @@ def _params_program(params: Mapping[str, Any], engine: str, path: str | None) ->
         path=path,
         input_names=(),
         input_types={},
-        output_types={name: "" for name in params},
+        output_names=tuple(params),
         spans={},
         program=ast.Program((), source, path),
     )

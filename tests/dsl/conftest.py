@@ -48,6 +48,7 @@ def _import_dsl() -> types.ModuleType:
 
 dsl = _import_dsl()
 from polydat.dsl.catalog import Catalog  # noqa: E402
+from dsl_helpers import core_program  # noqa: E402
 
 
 def _wire(name: str, type_: str = "u64", variadic: bool = False) -> dict[str, Any]:
@@ -160,11 +161,14 @@ def bind(catalog: Catalog):  # type: ignore[no-untyped-def]
 
 @pytest.fixture()
 def compile_error(catalog: Catalog):  # type: ignore[no-untyped-def]
-    """``compile_error(source, **options)``: the CompileError binding raises (fails if none)."""
+    """``compile_error(source, **options)``: the CompileError binding raises,
+    or else the one the core raises when it compiles (types) the bound
+    program (fails if neither raises)."""
 
     def run(source: str, **options: Any) -> Any:
         with pytest.raises(dsl.CompileError) as info:
-            dsl.bind(source, catalog=catalog, **options)
+            core_program(dsl.bind(source, catalog=catalog, **options))
         return info.value
 
     return run
+

@@ -17,6 +17,8 @@ import polydat
 from polydat.dsl import corerules, types
 from polydat.errors import CompileError
 
+from dsl_helpers import output_types
+
 core = importlib.import_module("polydat._core")
 TYPES = ["u64", "i64", "u32", "i32", "f64", "f32", "bool", "str", "bytes", "json"]
 
@@ -47,8 +49,8 @@ def test_shared_annotation_follows_the_core_adapters(bind, compile_error) -> Non
     assert err.message == "'x' is declared date but the value is f64"
     assert err.hint == "there is no conversion from f64 to date"
     # u64 -> bytes is an adapter of the core, so it is accepted.
-    bound = bind("input c\nshared x: bytes := hash(c)")
-    assert bound.output_types["x"] == "bytes"
+    bound = bind("extern e: u64 = 1\nshared x: bytes := hash(e)")
+    assert output_types(bound) == {"x": "bytes"}
 
 
 def test_a_cast_the_core_cannot_do_is_reported_at_the_as(compile_error) -> None:  # type: ignore[no-untyped-def]
@@ -57,26 +59,41 @@ def test_a_cast_the_core_cannot_do_is_reported_at_the_as(compile_error) -> None:
     assert (err.line, err.col) == (2, 23)
 
 
-def test_output_types_are_asked_of_the_core(bind, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    asked: list[tuple[str, list[str], str]] = []
-    real = core.output_types
+class _CountingCore:
+    """A stand-in for the extension that counts the calls made through it."""
 
-    def spy(op: str, wire_types: list[str], consts_json: str) -> list[str]:
-        asked.append((op, wire_types, consts_json))
-        return real(op, wire_types, consts_json)
+    def __init__(self, real: object) -> None:
+        self.real = real
+        self.calls: list[str] = []
 
-    monkeypatch.setattr(core, "output_types", spy)
-    monkeypatch.setattr(corerules, "_OUTPUT_TYPES", {})
-    bound = bind("input c\n(a, b, d) := mixed_radix(c, 10, 10, 0)\nf := default_or(unit_interval(c), 0.5)")
-    assert bound.output_types == {"a": "u64", "b": "u64", "d": "u64", "f": "f64"}
-    ops = [op for op, _, _ in asked]
-    assert "mixed_radix" in ops and "default_or" in ops and "__lit" in ops
-    (radix,) = [a for a in asked if a[0] == "mixed_radix"]
-    assert json.loads(radix[2]) == [{"u64": 10}, {"u64": 10}, {"u64": 0}]
-    # One question per (op, wire types, constant kinds): a second identical call is cached.
-    before = len(asked)
-    bind("input c\n(a, b, d) := mixed_radix(c, 7, 7, 0)")
-    assert [a for a in asked[before:] if a[0] == "mixed_radix"] == []
+    def __getattr__(self, name: str) -> object:
+        value = getattr(self.real, name)
+        if not callable(value) or isinstance(value, type):
+            return value
+
+        def counted(*args: object, **kwargs: object) -> object:
+            self.calls.append(name)
+            return value(*args, **kwargs)
+
+        return counted
+
+
+def test_binding_asks_the_core_nothing_and_the_core_types_the_outputs(
+    bind, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
+) -> None:
+    source = (
+        "input c\nextern n: i64 = 5\n(a, b, d) := mixed_radix(c, 10, 10, 0)\n"
+        "f := default_or(unit_interval(c), 0.5)\nm := n - 20000\nk := if a > 3 { f } else { 1 }\n"
+        "s := \"x\" + a + 1\nt := hash(c) + 1 + 2\nextern g: f64 = 1.5\nshared z := g * 2.0"
+    )
+    bind(source)  # the catalog and the type spellings are read once per process, before counting
+    counting = _CountingCore(core)
+    monkeypatch.setattr(corerules, "_core", lambda: counting)
+    bound = bind(source)
+    assert counting.calls == []
+    assert output_types(bound) == {
+        "a": "u64", "b": "u64", "d": "u64", "f": "f64", "m": "i64", "k": "f64", "s": "str", "t": "u64", "z": "f64",
+    }
 
 
 def test_the_frontend_types_every_node_like_the_core(catalog) -> None:  # type: ignore[no-untyped-def]

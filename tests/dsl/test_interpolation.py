@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from dsl_helpers import producer, tree
+from dsl_helpers import producer, tree, output_types
 from polydat.dsl.interpolation import Placeholder, scan_segments
 
 
 def test_simple_interpolation(bind) -> None:  # type: ignore[no-untyped-def]
     bound = bind("input cycle\nlabel := \"user-{cycle}\"")
     assert tree(bound, "label") == ("printf", ("const", "user-{}"), "cycle")
-    assert bound.output_types["label"] == "str"
+    assert output_types(bound)["label"] == "str"
 
 
 def test_full_expressions_inside_braces(bind) -> None:  # type: ignore[no-untyped-def]
@@ -20,7 +20,7 @@ def test_full_expressions_inside_braces(bind) -> None:  # type: ignore[no-untype
         "printf",
         ("const", "{}@{}.example"),
         ("format_u64", ("hash", "cycle"), ("const", 16)),
-        ("u64_add", "cycle", 1),
+        ("__add", "cycle", 1),
     )
 
 

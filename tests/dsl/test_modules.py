@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 
-from dsl_helpers import output, producer, tree
+from dsl_helpers import output, producer, tree, output_types, core_tree
 
 SINE = """
 sine_wave(input: u64, period: u64) -> (value: f64) := {
@@ -18,9 +18,9 @@ sine_wave(input: u64, period: u64) -> (value: f64) := {
 
 def test_inline_module_is_inlined_at_each_call(bind) -> None:  # type: ignore[no-untyped-def]
     bound = bind(SINE + "input cycle\na := sine_wave(cycle, 100)\nb := sine_wave(input: cycle, period: 7)")
-    assert bound.output_types == {"a": "f64", "b": "f64"}
+    assert output_types(bound) == {"a": "f64", "b": "f64"}
     assert [o["name"] for o in bound.ir["outputs"]] == ["a", "b"]
-    assert tree(bound, "a") == (
+    assert core_tree(bound, "a") == (
         "sin",
         ("f64_mul", ("f64_div", ("to_f64", ("u64_mod", "cycle", 100)), ("to_f64", 100)), 6.283185307179586),
     )
@@ -28,27 +28,31 @@ def test_inline_module_is_inlined_at_each_call(bind) -> None:  # type: ignore[no
 
 
 def test_inline_module_nodes_carry_body_spans(bind) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from dsl_helpers import core_program
+
     bound = bind(SINE + "input cycle\na := sine_wave(cycle, 100)")
-    assert producer(bound, "a")["span"] == {"line": 5, "col": 14}
+    nodes = json.loads(core_program(bound).explain_json())["resolved"]["nodes"]
+    (node,) = [n for n in nodes if "a" in n["bindings"]]
+    assert (node["line"], node["col"]) == (5, 14)
 
 
 def test_literal_arguments_reach_constant_positions(bind) -> None:  # type: ignore[no-untyped-def]
     src = "hashed_id(input: u64, bound: u64) -> (id: u64) := { id := mod(hash(input), bound) }\n"
     bound = bind(src + "input cycle\nuser := hashed_id(cycle, 1000)")
-    assert tree(bound, "user") == ("mod", ("hash", "cycle"), ("const", 1000))
+    assert core_tree(bound, "user") == ("mod", ("hash", "cycle"), ("const", 1000))
 
 
 def test_literal_argument_converts_to_the_parameter_type(bind) -> None:  # type: ignore[no-untyped-def]
     src = "scaled(x: u64, lo: f64, hi: f64) -> (v: f64) := { v := hash_interval(x, lo, hi) + lo }\n"
     bound = bind(src + "input cycle\ns := scaled(cycle, 1, 2)")
-    node = producer(bound, "s")
-    assert tree(bound, "s") == ("f64_add", ("hash_interval", "cycle", ("const", 1.0), ("const", 2.0)), 1.0)
-    assert node["op"] == "f64_add"
+    assert core_tree(bound, "s") == ("f64_add", ("hash_interval", "cycle", ("const", 1.0), ("const", 2.0)), 1.0)
 
 
 def test_module_shadows_a_library_node(bind) -> None:  # type: ignore[no-untyped-def]
     bound = bind("hash(x: u64) -> (y: u64) := { y := x + 1 }\ninput c\nh := hash(c)")
-    assert tree(bound, "h") == ("u64_add", "c", 1)
+    assert core_tree(bound, "h") == ("u64_add", "c", 1)
 
 
 def test_multi_output_module_destructures(bind) -> None:  # type: ignore[no-untyped-def]
@@ -61,8 +65,8 @@ def test_multi_output_module_destructures(bind) -> None:  # type: ignore[no-unty
 def test_module_argument_widening_and_output_coercion(bind) -> None:  # type: ignore[no-untyped-def]
     src = "half(x: f64) -> (y: f64, s: str) := { y := x / 2\ns := y }\n"
     bound = bind(src + "input c\n(h, s) := half(c)")
-    assert tree(bound, "h") == ("f64_div", ("__cast", "c", ("const", "f64")), 2)
-    assert bound.output_types == {"h": "f64", "s": "str"}
+    assert core_tree(bound, "h", adapters=True) == ("f64_div", ("__u64_to_f64", "c"), 2.0)
+    assert output_types(bound) == {"h": "f64", "s": "str"}
 
 
 def test_module_argument_type_mismatch(compile_error) -> None:  # type: ignore[no-untyped-def]
@@ -150,7 +154,7 @@ def test_duplicate_module_definition(compile_error) -> None:  # type: ignore[no-
 def test_modules_nest(bind) -> None:  # type: ignore[no-untyped-def]
     src = "inc(a) -> (y) := { y := a + 1 }\ntwice(a) -> (y) := { y := inc(inc(a)) }\ninput c\nv := twice(c)"
     bound = bind(src)
-    assert tree(bound, "v") == ("u64_add", ("u64_add", "c", 1), 1)
+    assert core_tree(bound, "v") == ("u64_add", ("u64_add", "c", 1), 1)
     assert set(bound.internal_wires) == {"__m0_y", "__m1_y", "__m2_y"}
 
 
@@ -167,7 +171,7 @@ def test_module_file_beside_the_source(bind, tmp_path: Path) -> None:  # type: i
     write(tmp_path / "hashed_id.polydat", "hashed_id(input: u64, bound: u64) -> (id: u64) := {\n  id := mod(hash(input), bound)\n}\n")
     main = write(tmp_path / "main.polydat", "input cycle\nuser := hashed_id(cycle, 100)\n")
     bound = bind(main.read_text(), path=str(main))
-    assert tree(bound, "user") == ("mod", ("hash", "cycle"), ("const", 100))
+    assert core_tree(bound, "user") == ("mod", ("hash", "cycle"), ("const", 100))
     # Nodes inlined from another file carry the call site's span.
     assert producer(bound, "user")["span"] == {"line": 2, "col": 9}
 
@@ -176,7 +180,7 @@ def test_module_file_on_the_library_path(bind, tmp_path: Path) -> None:  # type:
     lib = tmp_path / "lib"
     write(lib / "double.polydat", "double(x) -> (y) := { y := x * 2 }")
     bound = bind("input c\nv := double(c)", library_path=[lib])
-    assert tree(bound, "v") == ("u64_mul", "c", 2)
+    assert core_tree(bound, "v") == ("u64_mul", "c", 2)
 
 
 def test_source_directory_wins_over_library_path(bind, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -184,20 +188,20 @@ def test_source_directory_wins_over_library_path(bind, tmp_path: Path) -> None: 
     write(tmp_path / "lib" / "bump.polydat", "bump(x) -> (y) := { y := x + 2 }")
     main = tmp_path / "src" / "main.polydat"
     bound = bind("input c\nv := bump(c)", path=str(main), library_path=[tmp_path / "lib"])
-    assert tree(bound, "v") == ("u64_add", "c", 1)
+    assert core_tree(bound, "v") == ("u64_add", "c", 1)
 
 
 def test_library_path_is_searched_in_order(bind, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     write(tmp_path / "a" / "bump.polydat", "bump(x) -> (y) := { y := x + 1 }")
     write(tmp_path / "b" / "bump.polydat", "bump(x) -> (y) := { y := x + 2 }")
     bound = bind("input c\nv := bump(c)", library_path=[tmp_path / "b", tmp_path / "a"])
-    assert tree(bound, "v") == ("u64_add", "c", 2)
+    assert core_tree(bound, "v") == ("u64_add", "c", 2)
 
 
 def test_module_found_in_a_differently_named_file(bind, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     write(tmp_path / "lib" / "stdlib.polydat", "plus1(x) -> (y) := { y := x + 1 }\nplus2(x) -> (y) := { y := plus1(plus1(x)) }")
     bound = bind("input c\nv := plus2(c)", library_path=[tmp_path / "lib"])
-    assert tree(bound, "v") == ("u64_add", ("u64_add", "c", 1), 1)
+    assert core_tree(bound, "v") == ("u64_add", ("u64_add", "c", 1), 1)
 
 
 def test_compatibility_form_module(bind, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -207,7 +211,7 @@ def test_compatibility_form_module(bind, tmp_path: Path) -> None:  # type: ignor
     )
     bound = bind("input c\nv := jitter(7, c)", library_path=[tmp_path / "lib"])
     # inputs of the compatibility module: offset, seed (sorted)
-    assert tree(bound, "v") == ("u64_add", ("mod", ("hash", "c"), ("const", 100)), 7)
+    assert core_tree(bound, "v") == ("u64_add", ("mod", ("hash", "c"), ("const", 100)), 7)
     assert "__m0_extra" not in bound.internal_wires
 
 

@@ -70,6 +70,7 @@ def bind(
     outer: Mapping[str, str] | None = None,
     strict: bool = False,
     outer_coordinates: Iterable[str] = (),
+    core_check: Callable[[BoundProgram], Iterable[Diagnostic]] | None = None,
 ) -> BoundProgram:
     """Parse and bind ``source`` to the graph IR.
 
@@ -83,11 +84,22 @@ def bind(
     other free name (an inferred input) an error instead of a warning.
 
     Raises one CompileError carrying every error of the file; the warnings of
-    a program that binds are on :attr:`BoundProgram.warnings`.
+    a program that binds are on :attr:`BoundProgram.warnings`. The core types
+    the program (operators included) when it compiles it: when the frontend
+    finds an error, ``core_check`` (if given) gets the program bound from the
+    other statements and returns the compiler's errors in them, raised with
+    the frontend's in source order.
     """
     with gc_paused():
         binder, program = _prepare(source, path, library_path, catalog, outer, strict, outer_coordinates)
-        return binder.bind(program)
+        if core_check is None:
+            return binder.bind(program)
+        bound = binder.bind(program, partial=True)
+        if binder.report.errors:
+            binder.report.anchor = None  # the compiler's positions are the program file's
+            binder.report.extend(core_check(bound))
+            binder.report.raise_errors()
+        return bound
 
 
 def bind_body(

@@ -44,6 +44,7 @@ from .lowering import (
     CAPTURE_OP,
     FAILED,
     LITERAL_OP,
+    UNTYPED,
     AlreadyReported,
     LiteralEntry,
     Plan,
@@ -68,8 +69,8 @@ class BoundProgram:
     """A program bound to the graph IR.
 
     ``ir`` is the JSON-serialisable ``GraphIr`` dict; ``input_names`` are in
-    IR order (coordinates first, then externs); ``output_types`` maps each
-    output name to its type keyword, in source order; ``spans`` maps every
+    IR order (coordinates first, then externs); ``output_names`` are the
+    outputs in source order (the core types them when it compiles); ``spans`` maps every
     input and output name to where it was declared (or first used);
     ``internal_wires`` maps the prefixed internal names of inlined module
     bindings (``__m0_pos``) to their IR wires; ``docs`` holds ``///`` doc
@@ -83,7 +84,7 @@ class BoundProgram:
     path: str | None
     input_names: tuple[str, ...]
     input_types: dict[str, str]
-    output_types: dict[str, str]
+    output_names: tuple[str, ...]
     spans: dict[str, Span]
     program: ast.Program
     internal_wires: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -110,11 +111,6 @@ class BoundProgram:
     def coordinate_names(self) -> tuple[str, ...]:
         """Names of the coordinate inputs (the ``set_inputs`` prefix)."""
         return tuple(i["name"] for i in self.ir["inputs"] if i["kind"] == "coordinate")
-
-    @property
-    def output_names(self) -> tuple[str, ...]:
-        """Output names in source order."""
-        return tuple(self.output_types)
 
     def ir_json(self) -> str:
         """The IR as JSON text (the form the Rust core reads)."""
@@ -164,7 +160,6 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
         self._active_modules: list[tuple[str | None, str]] = []
         self._wire_only_nodes: dict[str, bool] = {}
         self._flat_nodes: dict[str, Any] = {}
-        self._flat_types: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
         self.producers: dict[str, Any] = {}
         self.tiles: dict[str, Any] = {}
 
@@ -213,20 +208,20 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
         comprehensions = self._traversal_comprehensions(program, scope, file)
         if not partial:
             report.raise_errors()
-        output_types: dict[str, str] = {}
+        output_names: list[str] = []
         outputs = self.graph.outputs
         for name, port, modifiers, span in produced:
             outputs.append({"name": name, "wire": port.wire, "modifiers": list(modifiers),
                             "span": {"line": span.line, "col": span.col}})
-            output_types[name] = port.type
+            output_names.append(name)
         ir = self.graph.to_json()
         return BoundProgram(
             ir=ir,
             source=program.source,
             path=program.path,
             input_names=tuple(i["name"] for i in ir["inputs"]),
-            input_types={i["name"]: i["type"] for i in ir["inputs"]},
-            output_types=output_types,
+            input_types={i["name"]: i.get("type", UNTYPED) for i in ir["inputs"]},
+            output_names=tuple(output_names),
             spans=dict(self.spans),
             program=program,
             internal_wires=dict(self.internal_wires),
@@ -582,8 +577,11 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
                 if "shared" in binding.modifiers:
                     # The binding's cell: later reads of the name read the cell's
                     # slot; the bound value is the cell's starting value.
+                    # Its type is the value's: the core types the slot from the binding.
                     cell = self.graph.add_input(target.name, port.type, "extern", target.span)
                     self.graph.inputs[cell]["cell"] = True
+                    if port.type == UNTYPED:
+                        del self.graph.inputs[cell]["type"]
                     scope.env[target.name] = Port(input_wire(cell), port.type, None)
             else:
                 self.internal_wires[scope.prefix + target.name] = port.wire

@@ -24,6 +24,7 @@ from .irbuild import Port, const_arg
 from .lexer import RESERVED_WORDS
 from .lowering import (
     LITERAL_OP,
+    UNTYPED,
     AlreadyReported,
     EnvEntry,
     LiteralEntry,
@@ -31,10 +32,8 @@ from .lowering import (
     Plan,
     Scope,
     Value,
-    conversion_hint,
     literal_const,
     literal_of,
-    literal_type,
 )
 from .modules import ModuleLoader, ResolvedModule
 
@@ -62,7 +61,6 @@ class CallLowering(LoweringCore):
     internal_wires: dict[str, dict[str, Any]]
     _wire_only_nodes: dict[str, bool]
     _flat_nodes: dict[str, NodeSpec | None | object]
-    _flat_types: dict[tuple[str, tuple[str, ...]], tuple[str, ...]]
     _module_count: int
     _active_modules: list[tuple[str | None, str]]
 
@@ -191,7 +189,6 @@ class CallLowering(LoweringCore):
         def finish(values: list[Value]) -> Value:
             ports = [v.single(scope, f"an argument of {what}") for v in values]
             args: list[dict[str, Any]] = []
-            wire_types: list[str] = []
             consts: list[dict[str, Any]] = []
             inputs: list[Port] = []
             for kind, item in layout:
@@ -207,13 +204,10 @@ class CallLowering(LoweringCore):
                 elif kind == "wire":
                     port = ports[item]
                     args.append(port.arg())
-                    wire_types.append(port.type)
                     inputs.append(port)
                 else:
-                    port = self._literal_port(item, call.span, scope)
-                    args.append(port.arg())
-                    wire_types.append(port.type)
-            types = self._output_types(spec, wire_types, consts, call.span, scope)
+                    args.append(self._literal_port(item, call.span, scope).arg())
+            types = self._output_types(spec, consts)
             return self._emit(spec.name, args, types, call.span, scope, inputs, what)
 
         return Plan(children, finish)
@@ -261,22 +255,12 @@ class CallLowering(LoweringCore):
                 ports.append(None)
             else:
                 return None
-        if literals:  # the literal operands' constants and types, without emitting them yet
-            consts = [literal_const(a.value) if p is None else None for p, a in zip(ports, args)]
-            wire_types = tuple([p.type if p is not None else literal_type(c) for p, c in zip(ports, consts)])  # type: ignore[arg-type]
-        else:
-            wire_types = tuple([p.type for p in ports])  # type: ignore[union-attr]
-        key = (name, wire_types)
-        types = self._flat_types.get(key)
-        if types is None:
-            types = self._output_types(spec, wire_types, (), call.span, scope)  # type: ignore[arg-type]
-            self._flat_types[key] = types
-        if len(types) != 1:
+        if spec.output_count(0) != 1:  # type: ignore[union-attr]
             return None
         if literals:  # the call qualifies: its literal operands become nodes, in order
             for i, arg in enumerate(args):
                 if ports[i] is None:
-                    ports[i] = self._literal_port(consts[i], arg.value.span, scope, wire_types[i])  # type: ignore
+                    ports[i] = self._literal_port(literal_const(arg.value), arg.value.span, scope)  # type: ignore
         coordinate = None
         for port in ports:
             if port.coordinate is not None:  # type: ignore[union-attr]
@@ -286,7 +270,7 @@ class CallLowering(LoweringCore):
         span = scope.span_override or call.span
         nodes.append({"op": spec.name, "args": [{"wire": p.wire} for p in ports],  # type: ignore
                       "span": {"line": span.line, "col": span.col}})
-        return Port({"node": {"node": len(nodes) - 1, "port": 0}}, types[0], coordinate)
+        return Port({"node": {"node": len(nodes) - 1, "port": 0}}, UNTYPED, coordinate)
 
     def _wire_only(self, spec: NodeSpec) -> bool:
         """Whether every parameter of ``spec`` is a plain wire (no constant, default or variadic)."""
@@ -303,7 +287,7 @@ class CallLowering(LoweringCore):
         def finish(values: list[Value]) -> Value:
             ports = [v.ports[0] if len(v.ports) == 1 else v.single(scope, f"an argument of '{call.func}'")
                      for v in values]
-            types = self._output_types(spec, [p.type for p in ports], (), call.span, scope)
+            types = self._output_types(spec, ())
             return self._emit(spec.name, [p.arg() for p in ports], types, call.span, scope, ports,
                               f"'{call.func}'")
 
@@ -449,13 +433,7 @@ class CallLowering(LoweringCore):
 
     def _coerce_argument(self, port: Port, type_: str, span: Span, param: ast.Param, what: str,
                          caller: Scope, body: Scope) -> Port:
-        if port.type == "any" or corerules.converts_implicitly(port.type, type_):
-            return self._coerce(port, type_, span, "", body)
-        raise caller.file.error(
-            f"argument '{param.name}' of {what} expects {type_} but the value is {port.type}",
-            span,
-            conversion_hint(port.type, type_),
-        )
+        return self._coerce(port, type_, span, f"argument '{param.name}' of {what} expects {type_}", body)
 
 
 def _module_signature(definition: ast.ModuleDef) -> str:

@@ -97,6 +97,17 @@ class NodeSpec:
             outputs=outputs,
         )
 
+    def output_count(self, consts_given: int) -> int:
+        """How many outputs a call giving ``consts_given`` constant arguments has:
+        the entry's ports, or one per variadic constant (``mixed_radix``), else one."""
+        kind = self.outputs.kind
+        if kind == "fixed":
+            return len(self.outputs.ports)
+        if kind == "per_variadic_const":
+            fixed = sum(1 for p in self.params if p.kind == "const" and not p.variadic)
+            return max(consts_given - fixed, 0)
+        return 1
+
     def param_index(self, name: str) -> int | None:
         """The position of the parameter called ``name``."""
         for i, param in enumerate(self.params):

@@ -199,6 +199,14 @@ def match_arguments(
     argument its name, or None when positional. The messages are the core's,
     worded with ``what`` (``'mod'``, ``module 'm'``) and ``signature``.
     """
+    return _match_arguments(tuple(params), tuple(args), what, signature)
+
+
+@lru_cache(maxsize=4096)
+def _match_arguments(
+    params: tuple[tuple[str, bool, bool], ...], args: tuple[str | None, ...], what: str, signature: str
+) -> Matching:
+    """:func:`match_arguments`, asked once per call shape (the answer depends on nothing else)."""
     matching: Matching = _core().match_arguments(list(params), list(args), what, signature)
     return matching
 

@@ -32,7 +32,10 @@ CAST_OP = "__cast"
 LITERAL_OP = "__lit"
 CAPTURE_OP = "__const_capture"
 """The pass-through node that holds a `const` binding naming another value."""
-NUMERIC = frozenset({"u64", "f64"})
+COERCE_OP = "__coerce"
+"""A value given where a type is declared: the core converts it or reports the declaration."""
+UNTYPED = "any"
+"""The type of a port the frontend does not know: the core types every node output."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,8 +166,8 @@ def literal_const(expr: ast.Expr) -> dict[str, Any] | None:
 
 
 def literal_type(const: dict[str, Any]) -> str:
-    """The type of a literal node of IR constant ``const`` (the core types it by the constant's kind)."""
-    return corerules.output_types(LITERAL_OP, (), (const,))[0]
+    """The type of a literal node of IR constant ``const``: its kind (``{"u64": 5}`` is a u64)."""
+    return next(iter(const))
 
 
 def render_array(elements: Iterable[ast.Expr]) -> str:
@@ -270,40 +273,18 @@ class LoweringCore:
         ports = tuple(Port(node_wire(index, i), t, coordinate) for i, t in enumerate(types))
         return Value(ports, span, producer)
 
-    def _emit_library(self, name: str, ports: Sequence[Port], span: Span, scope: Scope, purpose: str) -> Value:
-        """Emit catalog node ``name`` over wire ``ports`` (used by operator desugaring)."""
-        spec = self.catalog.lookup(name)
-        if spec is None:
-            raise scope.file.error(
-                f"{purpose} needs node '{name}', which this build's catalog does not provide",
-                span,
-            )
-        types = self._output_types(spec, [p.type for p in ports], (), span, scope)
-        return self._emit(spec.name, [p.arg() for p in ports], types, span, scope, ports, f"'{spec.name}'")
-
-    def _output_types(self, spec: NodeSpec, wire_types: Sequence[str], consts: Sequence[dict[str, Any]],
-                      span: Span, scope: Scope) -> tuple[str, ...]:
-        """The outputs' types of a call of ``spec``, by the core's rule.
-
-        A node the core does not know (a catalog that is not the core's) keeps
-        the port types its entry declares, when it declares them.
-        """
-        try:
-            return corerules.output_types(spec.name, wire_types, consts)
-        except corerules.UnknownToCore as exc:
-            if spec.outputs.kind == "fixed":
-                return tuple(t for _, t in spec.outputs.ports)
-            raise scope.file.error(f"cannot type the outputs of '{spec.name}': {exc}", span) from None
+    def _output_types(self, spec: NodeSpec, consts: Sequence[dict[str, Any]]) -> list[str]:
+        """One untyped port per output of a call of ``spec`` given ``consts``
+        (the core types them; the catalog entry says how many there are)."""
+        return [UNTYPED] * spec.output_count(len(consts))
 
     def _coerce(self, port: Port, target: str, span: Span, what: str, scope: Scope) -> Port:
-        """``port`` as a ``target`` value: unchanged, implicitly widened, or an error."""
-        if target == "any" or port.type == target:
+        """``port`` as a ``target`` value (``what`` says where the type is declared,
+        e.g. ``'n' is declared u64``): the core converts it implicitly, or reports
+        ``what`` with the value's type."""
+        if target == UNTYPED or port.type == target:
             return port
-        if port.type == "any" or corerules.converts_implicitly(port.type, target):
-            return self._emit(
-                CAST_OP, [port.arg(), const_arg({"str": target})], [target], span, scope, [port], f"'{target}'"
-            ).ports[0]
-        raise scope.file.error(f"{what} but the value is {port.type}", span, conversion_hint(port.type, target))
+        args = [port.arg(), const_arg({"str": target}), const_arg({"str": what})]
+        return self._emit(COERCE_OP, args, [target], span, scope, [port], f"'{target}'").ports[0]
 
 
-conversion_hint = corerules.conversion_hint

@@ -43,8 +43,10 @@ pub enum InputKind {
 pub struct InputIr {
     /// The input's name.
     pub name: String,
-    /// The input's type (`type` in the JSON).
-    #[serde(rename = "type")]
+    /// The input's type (`type` in the JSON). A cell's slot may leave it
+    /// out: it is the type of its `shared` binding's value, which the
+    /// compiler types.
+    #[serde(rename = "type", default = "cell_type_placeholder")]
     pub ty: PortType,
     /// Coordinate or extern.
     pub kind: InputKind,
@@ -66,6 +68,11 @@ pub struct InputIr {
     /// Where the slot comes from (set by the compiler, not by the frontend).
     #[serde(skip)]
     pub origin: InputOrigin,
+}
+
+/// The type a cell's slot has until its binding's value is typed.
+fn cell_type_placeholder() -> PortType {
+    PortType::U64
 }
 
 fn is_false(b: &bool) -> bool {

@@ -23,6 +23,7 @@ pub mod adapters;
 pub mod cells;
 pub mod cse;
 pub mod dce;
+pub mod desugar;
 pub mod emit;
 pub mod explain;
 pub mod fold;

@@ -6,6 +6,7 @@
 //! that caused it.
 
 use super::adapters::coerce;
+use super::desugar::{Desugar, Operator, COERCE_OP, SPINE_PART_OP};
 use super::graph::{Graph, GraphInput, GraphNode, GraphOutput, Wire};
 use crate::error::CompileError;
 use crate::ir::{ArgIr, ConstIr, GraphIr, InputKind, InputOrigin, Modifier, NodeIr, Span, WireIr};
@@ -15,7 +16,7 @@ use crate::nodes::{self, convert};
 use crate::program::events::{CompileEvent, EventKind};
 use crate::types::PortType;
 use crate::value::Value;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// The op name of an explicit `expr as T` cast in the IR.
@@ -42,7 +43,9 @@ pub fn resolve_recovering(
     errors: &mut Vec<CompileError>,
 ) -> Result<Graph, CompileError> {
     let mut graph = Graph { inputs: resolve_inputs(ir, events, errors), ..Graph::default() };
-    let order = ir_order(ir)?;
+    let seeds = cell_seeds(ir, &mut graph);
+    let readers = super::desugar::reader_counts(ir);
+    let order = ir_order(ir, &seeds)?;
     let mut ports: Vec<Vec<Wire>> = vec![Vec::new(); ir.nodes.len()];
     let mut failed = vec![false; ir.nodes.len()];
     let reads_failed = |wire: &WireIr, failed: &[bool]| matches!(wire, WireIr::Node { node, .. } if failed[*node]);
@@ -54,11 +57,24 @@ pub fn resolve_recovering(
         }
         let resolved = if node.op == CAST_OP {
             resolve_cast(&mut graph, node, &ports, strict, events).map(|w| vec![w])
+        } else if node.op == SPINE_PART_OP {
+            Ok(Vec::new()) // typed with the top of its spine, which reads it
+        } else if node.op == COERCE_OP {
+            Desugar { ir, ports: &ports, readers: &readers, events }.coerce(&mut graph, node)
+        } else if let Some(operator) = Operator::of(&node.op) {
+            Desugar { ir, ports: &ports, readers: &readers, events }.operator(&mut graph, node, operator)
         } else {
             resolve_node(&mut graph, node, &ports, events)
         };
         match resolved {
-            Ok(wires) => ports[idx] = wires,
+            Ok(wires) => {
+                for &(cell, port) in seeds.by_node.get(&idx).into_iter().flatten() {
+                    if let Some(&w) = wires.get(port) {
+                        graph.inputs[cell].ty = graph.wire_type(w);
+                    }
+                }
+                ports[idx] = wires
+            }
             Err(e) => {
                 errors.push(e);
                 failed[idx] = true;
@@ -165,7 +181,7 @@ pub fn zero_of(ty: PortType) -> Value {
 }
 
 /// Converts a literal to `ty` without loss, or says what it is.
-fn const_as(c: &ConstIr, ty: PortType) -> Result<Value, String> {
+pub(super) fn const_as(c: &ConstIr, ty: PortType) -> Result<Value, String> {
     let v = c.to_value();
     let out = match (c, ty) {
         (_, t) if v.port_type() == Some(t) => v,
@@ -208,20 +224,58 @@ fn describe_const(c: &ConstIr) -> String {
     }
 }
 
-/// Orders IR nodes so that producers come first; a cycle is an error naming its nodes.
-fn ir_order(ir: &GraphIr) -> Result<Vec<usize>, CompileError> {
+/// The cells whose slot is typed by a node's output: a cell's slot has its
+/// `shared` binding's type, known once the node the binding reads is typed.
+#[derive(Default)]
+struct CellSeeds {
+    /// Per IR node: the cell slots (input index, the node's output port) it types.
+    by_node: HashMap<usize, Vec<(usize, usize)>>,
+    /// Per cell slot typed by a node: that node (its readers come after it).
+    node_of: HashMap<usize, usize>,
+}
+
+/// Types each cell slot whose binding reads an input, and lists those whose
+/// binding reads a node (typed when the node is).
+fn cell_seeds(ir: &GraphIr, graph: &mut Graph) -> CellSeeds {
+    let mut seeds = CellSeeds::default();
+    for (c, input) in ir.inputs.iter().enumerate() {
+        if !input.cell {
+            continue;
+        }
+        let binding = ir.outputs.iter().find(|o| o.name == input.name && o.modifiers.contains(&Modifier::Shared));
+        match binding.map(|o| o.wire) {
+            Some(WireIr::Input(i)) if i < graph.inputs.len() && i != c => graph.inputs[c].ty = graph.inputs[i].ty,
+            Some(WireIr::Node { node, port }) if node < ir.nodes.len() => {
+                seeds.by_node.entry(node).or_default().push((c, port));
+                seeds.node_of.insert(c, node);
+            }
+            _ => {}
+        }
+    }
+    seeds
+}
+
+/// Orders IR nodes so that producers come first, and the readers of a cell
+/// after the node that types it; a cycle is an error naming its nodes.
+fn ir_order(ir: &GraphIr, seeds: &CellSeeds) -> Result<Vec<usize>, CompileError> {
     let n = ir.nodes.len();
     let mut indegree = vec![0usize; n];
     let mut consumers: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (i, node) in ir.nodes.iter().enumerate() {
         for arg in &node.args {
-            if let ArgIr::Wire(WireIr::Node { node: p, .. }) = arg {
-                if *p >= n {
-                    return Err(CompileError::at(node.span, format!("wire refers to missing node #{p}")));
-                }
-                indegree[i] += 1;
-                consumers[*p].push(i);
+            let producer = match arg {
+                ArgIr::Wire(WireIr::Node { node: p, .. }) => *p,
+                ArgIr::Wire(WireIr::Input(c)) => match seeds.node_of.get(c) {
+                    Some(&p) if p != i => p,
+                    _ => continue,
+                },
+                ArgIr::Const(_) => continue,
+            };
+            if producer >= n {
+                return Err(CompileError::at(node.span, format!("wire refers to missing node #{producer}")));
             }
+            indegree[i] += 1;
+            consumers[producer].push(i);
         }
     }
     let mut ready: Vec<usize> = (0..n).rev().filter(|&i| indegree[i] == 0).collect();
@@ -267,7 +321,7 @@ fn ir_order(ir: &GraphIr) -> Result<Vec<usize>, CompileError> {
     Ok(order)
 }
 
-fn wire_of(graph: &Graph, w: WireIr, ports: &[Vec<Wire>], span: Span) -> Result<Wire, CompileError> {
+pub(super) fn wire_of(graph: &Graph, w: WireIr, ports: &[Vec<Wire>], span: Span) -> Result<Wire, CompileError> {
     match w {
         WireIr::Input(i) if i < graph.inputs.len() => Ok(Wire::Input(i as u32)),
         WireIr::Input(i) => Err(CompileError::at(span, format!("wire refers to missing input #{i}"))),
@@ -491,7 +545,7 @@ fn typed_const(def: &NodeDef, param: &ParamSpec, c: &ConstIr, span: Span) -> Res
 }
 
 /// Adds an anonymous constant node for a literal in a wire position.
-fn literal_node(graph: &mut Graph, value: Value, span: Span) -> Result<Wire, CompileError> {
+pub(super) fn literal_node(graph: &mut Graph, value: Value, span: Span) -> Result<Wire, CompileError> {
     let def = &convert::LITERAL;
     let ty = value.port_type().ok_or_else(|| CompileError::at(span, "a literal cannot be None"))?;
     let node =
@@ -530,27 +584,44 @@ fn resolve_cast(
     };
     let to = PortType::from_keyword(target)
         .ok_or_else(|| CompileError::at(node.span, format!("unknown type '{target}'")))?;
+    // An explicit cast is the user's request: allowed even in strict mode.
+    let _ = strict;
+    cast_wire(graph, wire, to, node.span, events)
+}
+
+/// `wire` converted to `to` as an explicit `as` converts it: unchanged for
+/// the same type, a class-A adapter, or a node of the cast catalog
+/// (`convert::cast_node`, the one table `conversions(implicit=False)`
+/// reports to frontends); anything else (e.g. `f64 as u64`) is an error.
+pub(super) fn cast_wire(
+    graph: &mut Graph,
+    wire: Wire,
+    to: PortType,
+    span: Span,
+    events: &mut Vec<CompileEvent>,
+) -> Result<Wire, CompileError> {
     let from = graph.wire_type(wire);
     if from == to {
         return Ok(wire);
     }
-    if convert::auto_adapter(from, to).is_some() {
-        // An explicit cast is the user's request: allowed even in strict mode.
-        let _ = strict;
-        return coerce(graph, wire, to, false, node.span, &format!("cast to {to}"), events);
+    // A float becomes an integer only by a rounding the program names
+    // (`round_to_u64`, `floor_to_u64`, ...): `as` never picks one.
+    let rounding = matches!(from, PortType::F64 | PortType::F32)
+        && matches!(to, PortType::U64 | PortType::I64 | PortType::U32 | PortType::I32);
+    if rounding {
+        return Err(CompileError::at(span, format!("cannot cast {from} to {to} with 'as'"))
+            .hint(convert::conversion_hint(from, to)));
     }
-    // Every other cast is the cast catalog's (`convert::cast_node`): the one
-    // table `conversions(implicit=False)` reports to frontends.
+    if convert::auto_adapter(from, to).is_some() {
+        return coerce(graph, wire, to, false, span, &format!("cast to {to}"), events);
+    }
     match convert::cast_node(from, to) {
         Some(def) => {
-            let node = GraphNode::build(def, Vec::new(), vec![wire], vec![from], node.span)
-                .map_err(|e| CompileError::at(node.span, e))?;
+            let node = GraphNode::build(def, Vec::new(), vec![wire], vec![from], span)
+                .map_err(|e| CompileError::at(span, e))?;
             Ok(graph.push(node))
         }
-        _ => {
-            Err(CompileError::at(node.span, format!("cannot cast {from} to {to}"))
-                .hint(convert::conversion_hint(from, to)))
-        }
+        None => Err(CompileError::at(span, format!("cannot cast {from} to {to}")).hint(convert::conversion_hint(from, to))),
     }
 }
 

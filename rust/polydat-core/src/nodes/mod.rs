@@ -30,6 +30,7 @@ pub mod real_data;
 pub mod regex;
 pub mod register;
 pub mod round;
+pub mod signed;
 pub mod stability;
 pub mod streamer;
 pub mod string;
@@ -49,6 +50,7 @@ const FAMILIES: &[&[NodeDef]] = &[
     arith::NODES,
     bitwise::NODES,
     compare::NODES,
+    signed::NODES,
     lerp::NODES,
     math::NODES,
     probability::NODES,
