@@ -212,9 +212,6 @@ def suggest(name: str, candidates: list[str], preferred: list[str] = ...) -> str
 def conversions(implicit: bool = True) -> list[tuple[str, str]]:
     """(from, to) type pairs converted on a wire implicitly (class A), or by an explicit ``as``."""
 
-def output_types(op: str, wire_types: list[str], consts_json: str) -> list[str]:
-    """Output types of a call of ``op`` over wires of ``wire_types`` with IR constants ``consts_json``."""
-
 def parse_text(text: str, type_name: str) -> Any:
     """Reads ``text`` as a value of type ``type_name`` (the ``--set name=value`` rule)."""
 

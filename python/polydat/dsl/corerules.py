@@ -5,11 +5,6 @@ The frontend needs answers the core owns, and keeps no Python copy of them
 
 * :func:`suggest` -- the one "did you mean" rule (``nodes::closest``), and
   :func:`suggestion_limit`, how far a suggestion may be;
-* :func:`converts_implicitly` / :func:`casts` -- which conversions the
-  compiler inserts on a wire by itself (the class-A adapters) and which an
-  explicit ``as`` accepts; :func:`conversion_hint`, what to do otherwise;
-* :func:`output_types` -- the output types of a call, as the core's resolve
-  pass computes them;
 * :func:`match_arguments` -- which parameter each argument of a call fills,
   and the wording of every mismatch;
 * :func:`type_keywords` / :func:`canonical_type` -- the type spellings;
@@ -25,23 +20,14 @@ loaded.
 from __future__ import annotations
 
 import importlib
-import json
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from types import ModuleType
-from typing import Any
-
-from ..errors import PolydatError
 
 __all__ = [
-    "suggest", "suggestion_limit", "NameIndex", "converts_implicitly", "casts", "conversion_hint", "output_types",
-    "UnknownToCore", "match_arguments", "Matching", "type_keywords", "canonical_type", "int_literal_type",
-    "f64_display", "printf_placeholders",
+    "suggest", "suggestion_limit", "NameIndex", "match_arguments", "Matching", "type_keywords", "canonical_type",
+    "int_literal_type", "f64_display", "printf_placeholders",
 ]
-
-
-class UnknownToCore(LookupError):
-    """The core does not know the node (a catalog that is not the core's)."""
 
 
 @lru_cache(maxsize=1)
@@ -130,56 +116,6 @@ class NameIndex:
         preferred = sorted(near & self._declared)
         result: str | None = _core().suggest(name, sorted(near - self._declared), preferred)
         return result
-
-
-@lru_cache(maxsize=2)
-def _conversions(implicit: bool) -> frozenset[tuple[str, str]]:
-    return frozenset((str(a), str(b)) for a, b in _core().conversions(implicit=implicit))
-
-
-def converts_implicitly(source: str, target: str) -> bool:
-    """Whether the compiler converts a ``source`` wire into a ``target`` slot by itself."""
-    return source == target or (source, target) in _conversions(True)
-
-
-def casts(source: str, target: str) -> bool:
-    """Whether ``x as target`` accepts a ``source`` value (same type included)."""
-    return source == target or (source, target) in _conversions(False)
-
-
-def conversion_hint(source: str, target: str) -> str:
-    """How to get a ``target`` from a ``source`` value the compiler does not
-    convert by itself: choose a rounding, write ``as``, or there is none."""
-    return _conversion_hint(source, target)
-
-
-@lru_cache(maxsize=256)
-def _conversion_hint(source: str, target: str) -> str:
-    hint: str = _core().conversion_hint(source, target)
-    return hint
-
-
-#: (op, wire types, constant kinds) -> output types. The core types outputs by
-#: a constant's type and count, never by its value (``Outputs::ConstType``,
-#: ``Outputs::PerVariadicConst``), so the kinds are a complete key.
-_OUTPUT_TYPES: dict[tuple[str, tuple[str, ...], tuple[str, ...]], tuple[str, ...]] = {}
-
-
-def output_types(op: str, wire_types: Sequence[str], consts: Sequence[dict[str, Any]]) -> tuple[str, ...]:
-    """The core's output types for a call of ``op`` (raises :class:`UnknownToCore`).
-
-    ``wire_types`` are the wire arguments' types as written; ``consts`` the IR
-    constants given, in parameter order.
-    """
-    key = (op, tuple(wire_types), tuple([next(iter(c)) for c in consts]) if consts else ())
-    found = _OUTPUT_TYPES.get(key)
-    if found is None:
-        try:
-            found = tuple(_core().output_types(op, list(wire_types), json.dumps(list(consts))))
-        except PolydatError as exc:  # an op or type keyword the core does not know
-            raise UnknownToCore(str(exc)) from None
-        _OUTPUT_TYPES[key] = found
-    return found
 
 
 #: Per parameter the argument index filling it, the variadic parameter's

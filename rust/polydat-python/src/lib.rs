@@ -36,7 +36,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rules::suggest, m)?)?;
     m.add_function(wrap_pyfunction!(rules::check_request, m)?)?;
     m.add_function(wrap_pyfunction!(rules::conversions, m)?)?;
-    m.add_function(wrap_pyfunction!(rules::output_types, m)?)?;
     m.add_function(wrap_pyfunction!(rules::parse_text, m)?)?;
     m.add_function(wrap_pyfunction!(rules::order_positions, m)?)?;
     m.add_function(wrap_pyfunction!(rules::type_keywords, m)?)?;

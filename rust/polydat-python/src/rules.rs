@@ -99,23 +99,6 @@ pub(crate) fn conversions(implicit: bool) -> Vec<(&'static str, &'static str)> {
     pairs.into_iter().map(|(f, t)| (f.keyword(), t.keyword())).collect()
 }
 
-/// The output types of a call of node `op` over wires of `wire_types` with
-/// the construction constants `consts_json` (a JSON list of IR constants).
-#[pyfunction]
-pub(crate) fn output_types(
-    py: Python<'_>,
-    op: &str,
-    wire_types: Vec<String>,
-    consts_json: &str,
-) -> PyResult<Vec<&'static str>> {
-    let types: Vec<_> = wire_types.iter().map(|t| port_type(py, t)).collect::<PyResult<_>>()?;
-    let consts: Vec<polydat_core::ir::ConstIr> = serde_json::from_str(consts_json)
-        .map_err(|e| py_error(py, "PolydatError", (format!("malformed constants: {e}"),)))?;
-    let out = polydat_core::compile::resolve::call_output_types(op, &types, &consts)
-        .map_err(|e| py_error(py, "PolydatError", (e,)))?;
-    Ok(out.into_iter().map(|t| t.keyword()).collect())
-}
-
 /// Reads `text` as a value of type `type_name` (the command line's
 /// `--set name=value` rule; see `nodes::convert::parse_text`).
 #[pyfunction]

@@ -637,3 +637,66 @@ fn emit(graph: &mut Graph, name: &str, wires: Vec<Wire>, span: Span) -> Result<W
         .map_err(|e| CompileError::at(span, format!("invalid arguments for `{name}`: {e}")))?;
     Ok(graph.push(node))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::compile::graph::Graph;
+    use crate::compile::resolve::resolve;
+    use crate::compile::sketch;
+    use crate::error::CompileError;
+    use crate::types::PortType;
+
+    fn resolved(src: &str) -> Result<Graph, CompileError> {
+        resolve(&sketch::parse(src).expect("a sketch"), false, &mut Vec::new())
+    }
+
+    fn op_of(g: &Graph, output: &str) -> (&'static str, PortType) {
+        let out = g.outputs.iter().find(|o| o.name == output).expect("the output");
+        let crate::compile::graph::Wire::Node(n, _) = out.wire else { panic!("a node") };
+        (g.nodes[n as usize].def.name, out.ty)
+    }
+
+    #[test]
+    fn operators_take_the_node_their_operand_types_call_for() {
+        let g = resolved(
+            "input u: u64\nextern i: i64 = 3\nextern f: f64 = 0.5\nextern s: str = \"s\"\n\
+             a := __add(u, u)\nb := __sub(i, 20000)\nc := __mul(u, f)\nd := __lt(i, -3)\ne := __eq(s, u)\n\
+             g := __if(u, i, 7)\nh := __neg(i)\nk := __not(u)",
+        )
+        .unwrap();
+        assert_eq!(op_of(&g, "a"), ("u64_add", PortType::U64));
+        assert_eq!(op_of(&g, "b"), ("i64_sub", PortType::I64), "the literal takes the i64 side's type");
+        assert_eq!(op_of(&g, "c"), ("f64_mul", PortType::F64));
+        assert_eq!(op_of(&g, "d"), ("i64_lt", PortType::U64));
+        assert_eq!(op_of(&g, "e"), ("str_eq", PortType::U64));
+        assert_eq!(op_of(&g, "g"), ("select_i64", PortType::I64));
+        assert_eq!(op_of(&g, "h"), ("i64_sub", PortType::I64));
+        assert_eq!(op_of(&g, "k"), ("u64_not", PortType::U64));
+    }
+
+    #[test]
+    fn a_plus_spine_with_a_string_is_one_concatenation() {
+        let g = resolved(
+            "input u: u64\nextern s: str = \"s\"\nr := __add(__add_part(u, u), s)\nq := __add(__add_part(u, u), 1)",
+        )
+        .unwrap();
+        assert_eq!(op_of(&g, "r"), ("str_concat", PortType::Str));
+        let concat = g.nodes.iter().find(|n| n.def.name == "str_concat").unwrap();
+        assert_eq!(concat.wires.len(), 3, "every operand of the spine");
+        assert_eq!(op_of(&g, "q"), ("u64_add", PortType::U64));
+    }
+
+    #[test]
+    fn type_errors_name_the_operator_and_both_types() {
+        let err = resolved("input u: u64\nextern i: i64 = 1\nr := __sub(i, u)").err().unwrap();
+        assert_eq!(err.message, "operator '-' is not defined for i64 and u64");
+        assert_eq!(err.span.unwrap().line, 3);
+        let err = resolved("extern s: str = \"a\"\nr := __lt(s, s)").err().unwrap();
+        assert_eq!(err.message, "ordering comparison '<' is not defined for strings");
+        let err = resolved("extern f: f64 = 1\nr := __coerce(f, \"u64\", \"'r' is declared u64\")").err().unwrap();
+        assert_eq!(err.message, "'r' is declared u64 but the value is f64");
+        assert!(err.hint.unwrap().contains("round_to_u64"));
+        let err = resolved("extern f: f64 = 1\nr := __cast(f, \"i64\")").err().unwrap();
+        assert_eq!(err.message, "cannot cast f64 to i64 with 'as'");
+    }
+}

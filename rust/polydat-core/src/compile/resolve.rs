@@ -554,21 +554,6 @@ pub(super) fn literal_node(graph: &mut Graph, value: Value, span: Span) -> Resul
     Ok(graph.push(node))
 }
 
-/// The output types a call of node `op` has, for a frontend that types
-/// expressions as it lowers them: `wire_types` are the types of the wire
-/// arguments as written, `consts` the construction constants given (in
-/// parameter order, defaults not filled). The same rule the compiler types
-/// the node by ([`NodeDef::output_types`](crate::node::NodeDef::output_types)); an unknown op is an error.
-pub fn call_output_types(op: &str, wire_types: &[PortType], consts: &[ConstIr]) -> Result<Vec<PortType>, String> {
-    let def = nodes::lookup(op).ok_or_else(|| format!("unknown node '{op}'"))?;
-    let params: Vec<&ParamSpec> = def.wire_params().collect();
-    let param_of = |i: usize| params.get(i).or(params.last().filter(|p| p.variadic)).copied();
-    let in_types: Vec<PortType> =
-        wire_types.iter().enumerate().map(|(i, &t)| param_of(i).map_or(t, |p| param_type(p, t))).collect();
-    let values: Vec<Value> = consts.iter().map(ConstIr::to_value).collect();
-    Ok(def.output_types(&values, &in_types))
-}
-
 /// Resolves `expr as T`: same type passes through; a class-A adapter or an
 /// explicit parse node converts; anything else (e.g. `f64 as u64`) is an error.
 fn resolve_cast(
@@ -628,18 +613,6 @@ pub(super) fn cast_wire(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn call_output_types_follow_the_declaration() {
-        let t = |op: &str, wires: &[PortType], consts: &[ConstIr]| call_output_types(op, wires, consts).unwrap();
-        assert_eq!(t("hash", &[PortType::U64], &[]), [PortType::U64]);
-        assert_eq!(t("unit_interval", &[PortType::U64], &[]), [PortType::F64]);
-        let radixes = [ConstIr::U64(10), ConstIr::U64(10), ConstIr::U64(0)];
-        assert_eq!(t("mixed_radix", &[PortType::U64], &radixes), [PortType::U64; 3]);
-        assert_eq!(t("__lit", &[], &[ConstIr::Str("a".into())]), [PortType::Str]);
-        assert_eq!(t("default_or", &[PortType::F64, PortType::F64], &[]), [PortType::F64]);
-        assert!(call_output_types("hsah", &[], &[]).unwrap_err().contains("unknown node"));
-    }
 
     fn resolved(src: &str) -> Result<(Graph, Vec<CompileEvent>), CompileError> {
         let mut events = Vec::new();
