@@ -17,8 +17,8 @@ def test_minimal_program_ir(bind) -> None:  # type: ignore[no-untyped-def]
         "inputs": [{"name": "cycle", "type": "u64", "kind": "coordinate", "default": None, "span": {"line": 1, "col": 7}}],
         "nodes": [
             {"op": "hash", "args": [{"wire": {"input": 0}}], "span": {"line": 2, "col": 11}},
-            {"op": "mod", "args": [{"wire": {"node": {"node": 0, "port": 0}}}, {"const": {"u64": 1000000}}],
-             "span": {"line": 3, "col": 12}},
+            {"op": "mod", "args": [{"wire": {"node": {"node": 0, "port": 0}}}, {"const": {"int": 1000000}}],
+             "span": {"line": 3, "col": 12}, "arg_spans": [None, {"line": 3, "col": 24}]},
         ],
         "outputs": [
             {"name": "hashed", "wire": {"node": {"node": 0, "port": 0}}, "modifiers": [], "span": {"line": 2, "col": 1}},
@@ -106,7 +106,7 @@ def test_type_annotation_only_on_shared(compile_error) -> None:  # type: ignore[
 
 def test_shared_annotation_pins_the_type(bind) -> None:  # type: ignore[no-untyped-def]
     bound = bind("shared total: f64 := 0\nshared name: str := 'x'\nextern e: u64 = 3\nshared wide: f64 := e")
-    assert producer(bound, "total")["args"] == [{"const": {"f64": f64_bits(0.0)}}]
+    assert core_tree(bound, "__seed_total") == 0.0  # the literal 0, typed f64 by the core
     assert output_types(bound) == {"total": "f64", "name": "str", "wide": "f64"}
     assert tree(bound, "wide") == ("__coerce", "e", ("const", "f64"), ("const", "'wide' is declared f64"))
 
@@ -207,18 +207,26 @@ def test_externs_with_defaults(bind) -> None:  # type: ignore[no-untyped-def]
         "extern hexy: u64 = 0xFF\nextern si: u64 = 4K"
     )
     defaults = {i["name"]: i["default"] for i in bound.ir["inputs"]}
-    assert defaults == {
+    assert defaults == {  # as written: the core types each for its declaration
         "region": {"str": "us-east"},
-        "scale": {"u64": 10},
-        "ratio": {"f64": f64_bits(2.0)},
+        "scale": {"int": 10},
+        "ratio": {"int": 2},
         "offset": {"f64": f64_bits(-1.5)},
-        "delta": {"i64": -3},
+        "delta": {"int": -3},
         "on": {"bool": True},
         "unset": None,
-        "hexy": {"u64": 255},
-        "si": {"u64": 4000},
+        "hexy": {"int": 255},
+        "si": {"int": 4000},
     }
     assert all(i["kind"] == "extern" for i in bound.ir["inputs"])
+    import polydat
+
+    values = polydat.compile(bound.source).kernel().input_values()
+    assert values == {
+        "region": "us-east", "scale": 10, "ratio": 2.0, "offset": -1.5, "delta": -3, "on": True, "unset": None,
+        "hexy": 255, "si": 4000,
+    }
+    assert [type(values[n]) for n in ("ratio", "delta")] == [float, int]
 
 
 @pytest.mark.parametrize(

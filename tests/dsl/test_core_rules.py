@@ -116,7 +116,8 @@ def test_float_display_is_the_cores() -> None:
     for value, text in edges.items():
         assert core.f64_display(value) == text, value
         assert corerules.f64_display(value) == text, value
-    assert types.LiteralValue("float", 1e21).describe() == "a float literal 1000000000000000000000"
+    err = polydat.check("extern n: u64 = 1e21")[0]
+    assert err.message == "extern 'n' is declared u64 but its default is a float literal 1000000000000000000000"
 
 
 def test_integer_literal_typing_is_the_cores(root_kernel) -> None:  # type: ignore[no-untyped-def]
@@ -126,11 +127,9 @@ def test_integer_literal_typing_is_the_cores(root_kernel) -> None:  # type: igno
         assert core.int_literal_type(value, value) == ty, value
         assert corerules.int_literal_type(value) == ty, value
     assert corerules.int_literal_type(-1, 2**63) is None, "a negative value makes the set i64"
-    # In source ...
-    assert types.literal_to_const(types.LiteralValue("int", -1), "any") == {"i64": -1}
-    assert types.literal_to_const(types.LiteralValue("int", 2**63), "any") == {"u64": 2**63}
-    with pytest.raises(types.LiteralTypeError, match="does not fit in u64"):
-        types.literal_to_const(types.LiteralValue("int", 2**64), "any")
+    # In source (a literal the frontend writes as it is: the core types it) ...
+    values = polydat.compile("m(p) -> (v) := { v := p }\na := m(-1)\nb := m(9223372036854775808)").outputs
+    assert values == {"a": "i64", "b": "u64"}
     # ... in comprehension values ...
     kid = next(root_kernel.for_each("a in -1, 5, b in 9223372036854775808, c in -3..2", "one := 1"))
     assert kid.program.input_types == {"a": "i64", "b": "u64", "c": "i64"}

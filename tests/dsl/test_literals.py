@@ -63,7 +63,7 @@ def test_bool_literals_everywhere_a_literal_goes(bind) -> None:  # type: ignore[
         "m(flag: u64) -> (out) := { out := flag + 1 }\nv := m(true)\nw := \"{true}\""
     )
     defaults = {i["name"]: i["default"] for i in bound.ir["inputs"] if not i.get("cell")}
-    assert defaults == {"on": {"bool": True}, "n": {"u64": 0}}
+    assert defaults == {"on": {"bool": True}, "n": {"bool": False}}  # as written: the core types it (u64 0)
     assert producer(bound, "s")["args"] == [{"const": {"bool": False}}]
     assert producer(bound, "k")["args"] == [{"const": {"str": "true, 1"}}]
     assert core_tree(bound, "v") == ("u64_add", 1, 1)

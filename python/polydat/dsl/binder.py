@@ -58,7 +58,7 @@ from .modules import ModuleLoader, directory_of, module_table
 from .operators import OperatorLowering
 from .tile import TileLowering
 from .ordering import dependency_order
-from .types import LiteralTypeError, f64_bits, literal_to_const
+from .types import f64_bits
 from ..errors import CompileError, Diagnostic
 
 __all__ = ["Binder", "BoundProgram", "LiteralEntry", "Scope", "Value", "literal_of", "render_array", "LITERAL_OP"]
@@ -149,6 +149,7 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
         self._warned_pragmas: set[Any] = set()
         self.pragmas: list[str] = []
         self._inferred_externs: set[str] = set()
+        self._default_spans: dict[str, Span] = {}
         for name in pragmas:
             self._pragma(name)
         self.report = Report(source_path)
@@ -199,7 +200,7 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
             scope.env[name] = Port(input_wire(index), type_, index)
             self.spans[name] = span
         for name, type_, span, default in externs:
-            index = self.graph.add_input(name, type_, "extern", span, default)
+            index = self.graph.add_input(name, type_, "extern", span, default, self._default_spans.get(name))
             if name in self._inferred_externs:
                 self.graph.inputs[index]["inferred"] = True
             scope.env[name] = Port(input_wire(index), type_, None)
@@ -599,16 +600,9 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
         target = binding.targets[0]
         type_ = self._type(binding.type_name or "", binding.type_span or binding.span, file)
         literal = literal_of(binding.value)
-        if literal is not None:
-            try:
-                const = literal_to_const(literal, type_)
-            except LiteralTypeError as exc:
-                raise file.error(
-                    f"'{target.name}' is declared {type_} but its value is {literal.describe()}",
-                    ast.expr_span(binding.value),
-                    str(exc),
-                ) from None
-            return self._literal_port(const, ast.expr_span(binding.value), scope)
+        if literal is not None:  # the core fits the literal to the type, or says why it does not fit
+            port = self._literal_port(literal.const(), ast.expr_span(binding.value), scope)
+            return self._coerce(port, type_, ast.expr_span(binding.value), f"'{target.name}' is declared {type_}", scope)
         value = self._lower(binding.value, scope)
         port = value.single(scope, f"bound to '{target.name}'")
         return self._coerce(port, type_, value.span, f"'{target.name}' is declared {type_}", scope)

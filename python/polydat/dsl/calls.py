@@ -39,7 +39,6 @@ from .modules import ModuleLoader, ResolvedModule
 
 _LITERALS = frozenset({ast.IntLit, ast.FloatLit, ast.StrLit, ast.BoolLit})
 _UNKNOWN = object()
-from .types import LiteralTypeError, literal_to_const
 
 
 _PLACEHOLDERS: dict[str, dict[str, Any]] = {
@@ -191,8 +190,14 @@ class CallLowering(LoweringCore):
             args: list[dict[str, Any]] = []
             consts: list[dict[str, Any]] = []
             inputs: list[Port] = []
+            arg_spans: list[Span | None] = []
             for kind, item in layout:
-                if kind == "const":
+                arg_spans.append(None)
+                if kind == "literal":
+                    const, arg_spans[-1] = item
+                    args.append(const_arg(const))
+                    consts.append(const)
+                elif kind == "const":
                     args.append(const_arg(item))
                     consts.append(item)
                 elif kind == "const_wire":
@@ -208,7 +213,7 @@ class CallLowering(LoweringCore):
                 else:
                     args.append(self._literal_port(item, call.span, scope).arg())
             types = self._output_types(spec, consts)
-            return self._emit(spec.name, args, types, call.span, scope, inputs, what)
+            return self._emit(spec.name, args, types, call.span, scope, inputs, what, arg_spans)
 
         return Plan(children, finish)
 
@@ -299,27 +304,13 @@ class CallLowering(LoweringCore):
         constant; any other expression (a ``const`` binding, arithmetic on
         literals) is lowered as a wire that the core evaluates while building
         the node, and refuses with the reason when it is not constant."""
-        if literal_of(arg.value, scope.env) is not None:
-            layout.append(("const", self._const_argument(arg, param, spec, call, scope)))
+        literal = literal_of(arg.value, scope.env)
+        if literal is not None:  # the core fits it to the parameter's type, or refuses it at its span
+            layout.append(("literal", (literal.const(), ast.expr_span(arg.value))))
             return
         placeholder = _PLACEHOLDERS.get(param.type, {"u64": 0})
         layout.append(("const_wire", (len(children), placeholder)))
         children.append(arg.value)
-
-    def _const_argument(self, arg: ast.Arg, param: ParamSpec, spec: NodeSpec, call: ast.Call,
-                        scope: Scope) -> dict[str, Any]:
-        """The IR constant for a literal in a construction-constant position."""
-        literal = literal_of(arg.value, scope.env)
-        assert literal is not None, "only literals are laid out as constants"
-        span = ast.expr_span(arg.value)
-        try:
-            return literal_to_const(literal, param.type)
-        except LiteralTypeError as exc:
-            raise scope.file.error(
-                f"parameter '{param.name}' of '{call.func}' expects a {param.type} literal, got {literal.describe()}",
-                span,
-                str(exc),
-            ) from None
 
     def _plan_module_call(self, call: ast.Call, module: ResolvedModule, scope: Scope) -> Plan:
         definition = module.definition
@@ -394,16 +385,12 @@ class CallLowering(LoweringCore):
                 body.env[param.name] = entry
                 continue
             type_ = self._type(param.type_name, param.span, module.file)
-            if isinstance(entry, LiteralEntry):
-                try:
-                    literal_to_const(entry.literal, type_)
-                except LiteralTypeError as exc:
-                    raise caller.file.error(
-                        f"argument '{param.name}' of {what} expects {type_}, got {entry.literal.describe()}",
-                        span,
-                        str(exc),
-                    ) from None
-                body.env[param.name] = LiteralEntry(entry.literal.with_kind_for(type_), entry.span)
+            if isinstance(entry, LiteralEntry):  # the core fits the literal to the parameter's type
+                literal = self._literal_port(entry.literal.const(), span, caller)
+                body.env[param.name] = self._coerce(
+                    literal, type_, span, f"argument '{param.name}' of {what} expects {type_}", caller,
+                    literal_lead=f"argument '{param.name}' of {what} expects {type_}, got ",
+                )
             else:
                 port = cast(Port, entry)  # not a literal: the port of a wire argument
                 body.env[param.name] = self._coerce_argument(port, type_, span, param, what, caller, body)

@@ -20,7 +20,6 @@ from .catalog import Catalog
 from .diagnostics import Report, SourceFile
 from .lexer import ABSENT_WORDS, RESERVED_WORDS
 from .lowering import FAILED, LoweringCore, Scope, literal_of
-from .types import LiteralTypeError, literal_to_const
 
 
 class Declarations(LoweringCore):
@@ -36,6 +35,7 @@ class Declarations(LoweringCore):
     outer: Mapping[str, str]
     outer_coordinates: frozenset[str]
     _inferred_externs: set[str]
+    _default_spans: dict[str, Span]
     strict: bool
 
     def _declarations(
@@ -128,14 +128,9 @@ class Declarations(LoweringCore):
                 ast.expr_span(default),
                 "extern defaults are fixed values; compute derived values in a binding",
             )
-        try:
-            return literal_to_const(literal, type_)
-        except LiteralTypeError as exc:
-            raise file.error(
-                f"extern '{decl.name}' is declared {type_} but its default is {literal.describe()}",
-                ast.expr_span(default),
-                str(exc),
-            ) from None
+        # The core types the default for the declared type, and refuses it there.
+        self._default_spans[decl.name] = ast.expr_span(default)
+        return literal.const()
 
     def _free_names(
         self,

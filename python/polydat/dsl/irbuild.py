@@ -61,14 +61,21 @@ class GraphBuilder:
         self.nodes: list[dict[str, Any]] = []
         self.outputs: list[dict[str, Any]] = []
 
-    def add_input(self, name: str, type_: str, kind: str, span: Span, default: dict[str, Any] | None = None) -> int:
-        """Declare an input slot; returns its index."""
+    def add_input(self, name: str, type_: str, kind: str, span: Span, default: dict[str, Any] | None = None,
+                  default_span: Span | None = None) -> int:
+        """Declare an input slot (``default_span``: where its default is written); returns its index."""
         self.inputs.append({"name": name, "type": type_, "kind": kind, "default": default, "span": span.to_ir()})
+        if default_span is not None:
+            self.inputs[-1]["default_span"] = default_span.to_ir()
         return len(self.inputs) - 1
 
-    def add_node(self, op: str, args: list[ArgIr], span: Span) -> int:
-        """Append a node; returns its index."""
-        self.nodes.append({"op": op, "args": args, "span": span.to_ir()})
+    def add_node(self, op: str, args: list[ArgIr], span: Span, arg_spans: list[Span | None] | None = None) -> int:
+        """Append a node (``arg_spans``: per argument, where it is written when not at
+        the call, for the core's errors about it); returns its index."""
+        node: dict[str, Any] = {"op": op, "args": args, "span": span.to_ir()}
+        if arg_spans is not None and any(s is not None for s in arg_spans):
+            node["arg_spans"] = [None if s is None else s.to_ir() for s in arg_spans]
+        self.nodes.append(node)
         return len(self.nodes) - 1
 
     def add_output(self, name: str, wire: Wire, modifiers: tuple[str, ...], span: Span) -> None:

@@ -25,7 +25,6 @@ from .types import (
     UNSUPPORTED_TYPE_KEYWORDS,
     LiteralValue,
     f64_bits,
-    literal_to_const,
 )
 
 CAST_OP = "__cast"
@@ -166,8 +165,10 @@ def literal_const(expr: ast.Expr) -> dict[str, Any] | None:
 
 
 def literal_type(const: dict[str, Any]) -> str:
-    """The type of a literal node of IR constant ``const``: its kind (``{"u64": 5}`` is a u64)."""
-    return next(iter(const))
+    """The type of a literal node of IR constant ``const``: its kind (``{"u64": 5}``
+    is a u64); an integer as written (``{"int": -5}``) is typed by the core."""
+    kind = next(iter(const))
+    return UNTYPED if kind == "int" else kind
 
 
 def render_array(elements: Iterable[ast.Expr]) -> str:
@@ -254,20 +255,22 @@ class LoweringCore:
         if isinstance(entry, LiteralEntry):
             port = scope.literal_ports.get(expr.name)
             if port is None:
-                const = literal_to_const(entry.literal, "any")
-                port = self._literal_port(const, expr.span, scope)
+                port = self._literal_port(entry.literal.const(), expr.span, scope)
                 scope.literal_ports[expr.name] = port
             return Value((port,), expr.span, f"'{expr.name}'")
         return Value((cast(Port, entry),), expr.span, f"'{expr.name}'")
 
     def _emit(self, op: str, args: list[dict[str, Any]], types: Sequence[str], span: Span,
-              scope: Scope, inputs: Iterable[Port], producer: str) -> Value:
+              scope: Scope, inputs: Iterable[Port], producer: str,
+              arg_spans: list[Span | None] | None = None) -> Value:
         coordinate = None
         for port in inputs:
             if port.coordinate is not None:
                 coordinate = port.coordinate
                 break
-        index = self.graph.add_node(op, args, scope.span_override or span)
+        if scope.span_override is not None:
+            arg_spans = None  # an inlined module's errors point at its call
+        index = self.graph.add_node(op, args, scope.span_override or span, arg_spans)
         if len(types) == 1:
             return Value((Port(node_wire(index, 0), types[0], coordinate),), span, producer)
         ports = tuple(Port(node_wire(index, i), t, coordinate) for i, t in enumerate(types))
@@ -278,13 +281,17 @@ class LoweringCore:
         (the core types them; the catalog entry says how many there are)."""
         return [UNTYPED] * spec.output_count(len(consts))
 
-    def _coerce(self, port: Port, target: str, span: Span, what: str, scope: Scope) -> Port:
+    def _coerce(self, port: Port, target: str, span: Span, what: str, scope: Scope,
+                literal_lead: str | None = None) -> Port:
         """``port`` as a ``target`` value (``what`` says where the type is declared,
         e.g. ``'n' is declared u64``): the core converts it implicitly, or reports
-        ``what`` with the value's type."""
+        ``what`` with the value's type; a literal that does not fit is reported as
+        ``literal_lead`` + the literal (default: ``what`` + `` but its value is ``)."""
         if target == UNTYPED or port.type == target:
             return port
         args = [port.arg(), const_arg({"str": target}), const_arg({"str": what})]
+        if literal_lead is not None:
+            args.append(const_arg({"str": literal_lead}))
         return self._emit(COERCE_OP, args, [target], span, scope, [port], f"'{target}'").ports[0]
 
 

@@ -53,6 +53,9 @@ pub struct InputIr {
     /// The value before any write; absent: the zero of its type for a coordinate, `None` for an extern.
     #[serde(default)]
     pub default: Option<ConstIr>,
+    /// Where the default is written, when the frontend says (for its errors).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_span: Option<Span>,
     /// The declaration's source position (of the first read, for a free name).
     #[serde(default)]
     pub span: Span,
@@ -108,6 +111,10 @@ pub struct NodeIr {
     /// The call's source position.
     #[serde(default)]
     pub span: Span,
+    /// Per argument, where it is written when that is not the call's
+    /// position (a literal constant's own span, for its errors).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arg_spans: Vec<Option<Span>>,
 }
 
 /// An argument, in parameter order.
@@ -166,6 +173,10 @@ pub struct OutputIr {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ConstIr {
+    /// An integer literal as written: the compiler types it for the slot it
+    /// fills ([`crate::compile::literal::fit`]), or, where any type goes, as
+    /// a `u64` (an `i64` when negative).
+    Int(i128),
     /// A `u64` literal.
     U64(u64),
     /// An `i64` literal.
@@ -201,9 +212,11 @@ impl ConstIr {
         }
     }
 
-    /// The literal as a runtime value.
+    /// The literal as a runtime value (an [`ConstIr::Int`] that fits
+    /// neither `u64` nor `i64` is `None`: the compiler refuses it first).
     pub fn to_value(&self) -> Value {
         match self {
+            ConstIr::Int(v) => ConstIr::integer(*v).map_or(Value::None, |c| c.to_value()),
             ConstIr::U64(v) => Value::U64(*v),
             ConstIr::I64(v) => Value::I64(*v),
             ConstIr::F64(bits) => Value::F64(f64::from_bits(*bits)),

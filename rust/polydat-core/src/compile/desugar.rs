@@ -23,14 +23,15 @@
 //!   error in the declaration's words.
 //!
 //! A literal operand takes the other operand's type where it fits
-//! ([`super::resolve::const_as`]): `x - 20000` with `x: i64` is `i64_sub`,
+//! ([`super::literal::fit`]): `x - 20000` with `x: i64` is `i64_sub`,
 //! `x + 1` with `x: f64` adds the float 1. Errors name the operator and
 //! both types, at the operator's span. The nodes chosen read their
 //! operands as typed; the adapter pass that follows widens a mixed operand.
 
 use super::adapters::coerce;
 use super::graph::{Graph, GraphNode, Wire};
-use super::resolve::{cast_wire, const_as, literal_node};
+use super::literal;
+use super::resolve::{cast_wire, literal_node};
 use crate::error::CompileError;
 use crate::ir::{ArgIr, ConstIr, GraphIr, NodeIr, Span, WireIr};
 use crate::node::Ty;
@@ -220,19 +221,35 @@ impl Desugar<'_> {
         Ok(vec![wire])
     }
 
-    /// Resolves `__coerce(value, "type", "what")`: the value converted to
-    /// the declared type by a class-A adapter, or an error in the words of
-    /// the declaration (`what`, e.g. `'n' is declared u64`).
+    /// Resolves `__coerce(value, "type", "what"[, "lead"])`: the value
+    /// converted to the declared type by a class-A adapter, or an error in the
+    /// words of the declaration (`what`, e.g. `'n' is declared u64`). A literal
+    /// value is fitted to the type ([`literal::fit`]); one that does not fit is
+    /// reported as `lead` and the literal (by default `what` + ` but its value
+    /// is `: `'n' is declared u64 but its value is a float literal 1.5`).
     pub fn coerce(&mut self, graph: &mut Graph, node: &NodeIr) -> Result<Vec<Wire>, CompileError> {
         let span = node.span;
-        let (wire, target, what) = match node.args.as_slice() {
-            [ArgIr::Wire(w), ArgIr::Const(ConstIr::Str(t)), ArgIr::Const(ConstIr::Str(what))] => {
-                (self.wire(graph, *w, span)?, t, what)
+        let (arg, target, what, lead) = match node.args.as_slice() {
+            [ArgIr::Wire(w), ArgIr::Const(ConstIr::Str(t)), ArgIr::Const(ConstIr::Str(what)), rest @ ..] => {
+                let lead = match rest {
+                    [] => format!("{what} but its value is "),
+                    [ArgIr::Const(ConstIr::Str(lead))] => lead.clone(),
+                    _ => return Err(CompileError::at(span, "malformed coercion: too many arguments")),
+                };
+                (ArgIr::Wire(*w), t, what, lead)
             }
             _ => return Err(CompileError::at(span, "malformed coercion: expected a wire, a type name and a text")),
         };
         let to = PortType::from_keyword(target)
             .ok_or_else(|| CompileError::at(span, format!("unknown type '{target}'")))?;
+        let operand = self.operands(graph, &NodeIr { args: vec![arg], ..node.clone() })?.remove(0);
+        if let Some(c) = &operand.literal {
+            return match literal::fit(c, to) {
+                Ok(value) => Ok(vec![settle_literal(graph, &operand, value, span)?]),
+                Err(misfit) => Err(CompileError::at(span, format!("{lead}{}", misfit.got)).hint(misfit.hint)),
+            };
+        }
+        let wire = operand.wire;
         let from = graph.wire_type(wire);
         if from == to {
             return Ok(vec![wire]);
@@ -260,7 +277,8 @@ impl Desugar<'_> {
                     Ok(Operand { wire: self.wire(graph, *w, node.span)?, literal: self.literal(*w), sole })
                 }
                 ArgIr::Const(c) => {
-                    let wire = literal_node(graph, c.to_value(), node.span)?;
+                    let value = literal::natural(c).map_err(|e| CompileError::at(node.span, e))?;
+                    let wire = literal_node(graph, value, node.span)?;
                     Ok(Operand { wire, literal: Some(c.clone()), sole: true })
                 }
             })
@@ -411,17 +429,8 @@ fn fit(graph: &mut Graph, left: &Operand, right: &Operand, span: Span) -> Result
     }
     let refit = |graph: &mut Graph, lit: &Operand, to: PortType| -> Result<Option<Operand>, CompileError> {
         let Some(c) = &lit.literal else { return Ok(None) };
-        let Ok(value) = const_as(c, to) else { return Ok(None) };
-        let wire = match lit.wire {
-            Wire::Node(n, 0) if lit.sole => {
-                let fitted = literal_node(graph, value, span)?;
-                let Wire::Node(last, _) = fitted else { unreachable!("a literal is a node") };
-                graph.nodes.swap(n as usize, last as usize);
-                graph.nodes.pop();
-                lit.wire
-            }
-            _ => literal_node(graph, value, span)?,
-        };
+        let Ok(value) = literal::fit(c, to) else { return Ok(None) };
+        let wire = settle_literal(graph, lit, value, span)?;
         Ok(Some(Operand { wire, literal: lit.literal.clone(), sole: lit.sole }))
     };
     if let Some(r) = refit(graph, right, lt)? {
@@ -431,6 +440,19 @@ fn fit(graph: &mut Graph, left: &Operand, right: &Operand, span: Span) -> Result
         return Ok((l, right.clone()));
     }
     Ok((left.clone(), right.clone()))
+}
+
+/// The wire of literal operand `lit` given the value it is fitted to: its
+/// own node retyped in place when nothing else reads it, else a new literal.
+fn settle_literal(graph: &mut Graph, lit: &Operand, value: Value, span: Span) -> Result<Wire, CompileError> {
+    if let (Wire::Node(n, 0), true) = (lit.wire, lit.sole) {
+        let fitted = literal_node(graph, value, span)?;
+        let Wire::Node(last, _) = fitted else { unreachable!("a literal is a node") };
+        graph.nodes.swap(n as usize, last as usize);
+        graph.nodes.pop();
+        return Ok(lit.wire);
+    }
+    literal_node(graph, value, span)
 }
 
 /// The family two numeric operand types share: the same one, or f64 when

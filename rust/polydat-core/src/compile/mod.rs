@@ -30,6 +30,7 @@ pub mod fold;
 pub mod fusion;
 pub mod graph;
 pub mod hoist;
+pub mod literal;
 pub mod outer;
 pub mod picks;
 pub mod polyfill;

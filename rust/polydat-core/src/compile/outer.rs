@@ -203,6 +203,7 @@ fn slot(name: &str, ty: PortType, origin: InputOrigin) -> InputIr {
         ty,
         kind: InputKind::Extern,
         default: None,
+        default_span: None,
         span: Span::default(),
         inferred: false,
         cell: false,
@@ -260,7 +261,12 @@ fn rewrite(ir: &mut GraphIr, inline: &[Option<ConstIr>]) -> Vec<(String, Value)>
                     Some(n) => n,
                     None => {
                         let span = ir.outputs[o].span;
-                        ir.nodes.push(NodeIr { op: LITERAL_OP.into(), args: vec![ArgIr::Const(c.clone())], span });
+                        ir.nodes.push(NodeIr {
+                            op: LITERAL_OP.into(),
+                            args: vec![ArgIr::Const(c.clone())],
+                            span,
+                            arg_spans: Vec::new(),
+                        });
                         literal_nodes[i] = Some(ir.nodes.len() - 1);
                         ir.nodes.len() - 1
                     }

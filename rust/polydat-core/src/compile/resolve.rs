@@ -7,6 +7,7 @@
 
 use super::adapters::coerce;
 use super::desugar::{Desugar, Operator, COERCE_OP, SPINE_PART_OP};
+use super::literal;
 use super::graph::{Graph, GraphInput, GraphNode, GraphOutput, Wire};
 use crate::error::CompileError;
 use crate::ir::{ArgIr, ConstIr, GraphIr, InputKind, InputOrigin, Modifier, NodeIr, Span, WireIr};
@@ -131,11 +132,15 @@ fn resolve_inputs(ir: &GraphIr, events: &mut Vec<CompileEvent>, errors: &mut Vec
             InputKind::Coordinate => {}
         }
         let default = match (&input.default, input.kind) {
-            (Some(c), _) => const_as(c, input.ty).unwrap_or_else(|got| {
-                errors.push(CompileError::at(
-                    input.span,
-                    format!("default of '{}' is {got}, but it is declared {}", input.name, input.ty),
-                ));
+            (Some(c), kind) => literal::fit(c, input.ty).unwrap_or_else(|misfit| {
+                let what = if kind == InputKind::Extern { "extern" } else { "input" };
+                errors.push(
+                    CompileError::at(
+                        input.default_span.unwrap_or(input.span),
+                        format!("{what} '{}' is declared {} but its default is {}", input.name, input.ty, misfit.got),
+                    )
+                    .hint(misfit.hint),
+                );
                 Value::None
             }),
             (None, InputKind::Coordinate) => zero_of(input.ty),
@@ -177,50 +182,6 @@ pub fn zero_of(ty: PortType) -> Value {
         PortType::Json => Value::Json(Arc::from("null")),
         PortType::Timestamp => Value::Timestamp(0),
         PortType::Date => Value::Date(0),
-    }
-}
-
-/// Converts a literal to `ty` without loss, or says what it is.
-pub(super) fn const_as(c: &ConstIr, ty: PortType) -> Result<Value, String> {
-    let v = c.to_value();
-    let out = match (c, ty) {
-        (_, t) if v.port_type() == Some(t) => v,
-        (ConstIr::U64(x), PortType::F64) => Value::F64(*x as f64),
-        (ConstIr::I64(x), PortType::F64) => Value::F64(*x as f64),
-        (ConstIr::U64(x), PortType::I64) if *x <= i64::MAX as u64 => Value::I64(*x as i64),
-        (ConstIr::I64(x), PortType::U64) if *x >= 0 => Value::U64(*x as u64),
-        (ConstIr::U64(x), PortType::U32) if *x <= u32::MAX as u64 => Value::U32(*x as u32),
-        (ConstIr::U64(x), PortType::I32) if *x <= i32::MAX as u64 => Value::I32(*x as i32),
-        (ConstIr::I64(x), PortType::I32) if i32::try_from(*x).is_ok() => Value::I32(*x as i32),
-        (ConstIr::U64(x), PortType::F32) if *x < (1 << 24) => Value::F32(*x as f32),
-        (ConstIr::F64(b), PortType::F32) if (f64::from_bits(*b) as f32) as f64 == f64::from_bits(*b) => {
-            Value::F32(f64::from_bits(*b) as f32)
-        }
-        (ConstIr::U64(x @ (0 | 1)), PortType::Bool) => Value::Bool(*x == 1),
-        (ConstIr::Str(s), PortType::Json) if serde_json::from_str::<serde_json::Value>(s).is_ok() => {
-            Value::Json(Arc::from(s.as_str()))
-        }
-        // A timestamp or date constant: an integer (ms or days since the
-        // epoch) or ISO text ("1992-01-01", "1992-01-01T12:00:00Z").
-        (ConstIr::U64(_) | ConstIr::I64(_) | ConstIr::Str(_), PortType::Timestamp | PortType::Date) => {
-            let text = match c {
-                ConstIr::Str(s) => s.clone(),
-                _ => v.display_text(),
-            };
-            crate::nodes::convert::parse_text(&text, ty).map_err(|_| describe_const(c))?
-        }
-        _ => return Err(describe_const(c)),
-    };
-    Ok(out)
-}
-
-fn describe_const(c: &ConstIr) -> String {
-    match c {
-        ConstIr::U64(v) => format!("the integer {v}"),
-        ConstIr::I64(v) => format!("the integer {v}"),
-        ConstIr::F64(b) => format!("the float {:?}", f64::from_bits(*b)),
-        ConstIr::Bool(b) => format!("the bool {b}"),
-        ConstIr::Str(s) => format!("the string {s:?}"),
     }
 }
 
@@ -409,7 +370,8 @@ fn match_args(
             }
         };
         for arg in args {
-            out.push((param, bind_arg(graph, def, param, &node.args[arg], node.span, ports)?));
+            let span = node.arg_spans.get(arg).copied().flatten().unwrap_or(node.span);
+            out.push((param, bind_arg(graph, def, param, &node.args[arg], span, ports)?));
         }
     }
     Ok(out)
@@ -448,7 +410,8 @@ fn bind_arg(
             Bound::Wire(w, param_type(param, graph.wire_type(w)))
         }
         (ParamKind::Wire, ArgIr::Const(c)) => {
-            let w = literal_node(graph, c.to_value(), span)?;
+            let value = literal::natural(c).map_err(|e| CompileError::at(span, e))?;
+            let w = literal_node(graph, value, span)?;
             Bound::Wire(w, param_type(param, graph.wire_type(w)))
         }
     })
@@ -504,7 +467,7 @@ fn constant_value(graph: &Graph, wire: Wire) -> Result<Value, String> {
 }
 
 /// A constant value given to parameter `param`, converted to its type the way
-/// a literal would be ([`const_as`]).
+/// a literal would be ([`literal::fit`]).
 fn typed_value(def: &NodeDef, param: &ParamSpec, v: Value, span: Span) -> Result<Value, CompileError> {
     let c = match &v {
         Value::U64(x) => ConstIr::U64(*x),
@@ -534,12 +497,13 @@ fn param_type(param: &ParamSpec, actual: PortType) -> PortType {
 
 fn typed_const(def: &NodeDef, param: &ParamSpec, c: &ConstIr, span: Span) -> Result<Value, CompileError> {
     match param.ty {
-        Ty::Any => Ok(c.to_value()),
-        Ty::Is(t) => const_as(c, t).map_err(|got| {
+        Ty::Any => literal::natural(c).map_err(|e| CompileError::at(span, e)),
+        Ty::Is(t) => literal::fit(c, t).map_err(|misfit| {
             CompileError::at(
                 span,
-                format!("parameter `{}` of `{}` expects a {t} literal, got {got}", param.name, def.name),
+                format!("parameter '{}' of '{}' expects a {t} literal, got {}", param.name, def.name, misfit.got),
             )
+            .hint(misfit.hint)
         }),
     }
 }

@@ -57,6 +57,7 @@ impl Sketch {
                 ty: PortType::U64,
                 kind: InputKind::Coordinate,
                 default: None,
+                default_span: None,
                 span,
                 inferred: true,
                 cell: false,
@@ -114,6 +115,7 @@ impl Sketch {
                 ty,
                 kind: InputKind::Extern,
                 default: None,
+                default_span: None,
                 span,
                 inferred: false,
                 cell: true,
@@ -141,6 +143,7 @@ impl Sketch {
             ty,
             kind,
             default,
+            default_span: None,
             span,
             inferred: false,
             cell: false,
@@ -150,7 +153,7 @@ impl Sketch {
     }
 
     fn node(&mut self, op: &str, args: Vec<ArgIr>, span: Span) -> WireIr {
-        self.ir.nodes.push(NodeIr { op: op.to_string(), args, span });
+        self.ir.nodes.push(NodeIr { op: op.to_string(), args, span, arg_spans: Vec::new() });
         WireIr::Node { node: self.ir.nodes.len() - 1, port: 0 }
     }
 
