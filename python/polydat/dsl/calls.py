@@ -260,7 +260,7 @@ class CallLowering(LoweringCore):
                 ports.append(None)
             else:
                 return None
-        if spec.output_count(0) != 1:  # type: ignore[union-attr]
+        if spec.output_count(0) != 1:  # type: ignore[union-attr, attr-defined]
             return None
         if literals:  # the call qualifies: its literal operands become nodes, in order
             for i, arg in enumerate(args):

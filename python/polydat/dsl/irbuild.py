@@ -73,8 +73,8 @@ class GraphBuilder:
         """Append a node (``arg_spans``: per argument, where it is written when not at
         the call, for the core's errors about it); returns its index."""
         node: dict[str, Any] = {"op": op, "args": args, "span": span.to_ir()}
-        if arg_spans is not None and any(s is not None for s in arg_spans):
-            node["arg_spans"] = [None if s is None else s.to_ir() for s in arg_spans]
+        if arg_spans is not None and any(s is not None and s != span for s in arg_spans):
+            node["arg_spans"] = [None if s is None or s == span else s.to_ir() for s in arg_spans]
         self.nodes.append(node)
         return len(self.nodes) - 1
 

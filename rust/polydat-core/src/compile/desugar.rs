@@ -189,7 +189,12 @@ pub struct Desugar<'a> {
 impl Desugar<'_> {
     /// Lowers IR node `node`, generic operator `operator`, into library
     /// nodes of `graph`; returns its output wires.
-    pub fn operator(&mut self, graph: &mut Graph, node: &NodeIr, operator: Operator) -> Result<Vec<Wire>, CompileError> {
+    pub fn operator(
+        &mut self,
+        graph: &mut Graph,
+        node: &NodeIr,
+        operator: Operator,
+    ) -> Result<Vec<Wire>, CompileError> {
         if operator == Operator::Add {
             return Ok(vec![self.spine(graph, node)?]);
         }
@@ -240,8 +245,8 @@ impl Desugar<'_> {
             }
             _ => return Err(CompileError::at(span, "malformed coercion: expected a wire, a type name and a text")),
         };
-        let to = PortType::from_keyword(target)
-            .ok_or_else(|| CompileError::at(span, format!("unknown type '{target}'")))?;
+        let to =
+            PortType::from_keyword(target).ok_or_else(|| CompileError::at(span, format!("unknown type '{target}'")))?;
         let operand = self.operands(graph, &NodeIr { args: vec![arg], ..node.clone() })?.remove(0);
         if let Some(c) = &operand.literal {
             return match literal::fit(c, to) {
@@ -255,7 +260,9 @@ impl Desugar<'_> {
             return Ok(vec![wire]);
         }
         if crate::nodes::convert::auto_adapter(from, to).is_none() {
-            return Err(CompileError::at(span, format!("{what} but the value is {from}")).hint(conversion_hint(from, to)));
+            return Err(
+                CompileError::at(span, format!("{what} but the value is {from}")).hint(conversion_hint(from, to))
+            );
         }
         // A declaration converts like an explicit `as`: allowed in strict mode too.
         Ok(vec![coerce(graph, wire, to, false, span, what, self.events)?])
@@ -519,8 +526,10 @@ fn numeric(
 ) -> Result<Wire, CompileError> {
     let (lt, rt) = (graph.wire_type(left.wire), graph.wire_type(right.wire));
     let (nl, nr) = (number_type(lt, as_number), number_type(rt, as_number));
-    let (left, right) = if nl == lt && nr == rt { fit(graph, left, right, span)? } else { (left.clone(), right.clone()) };
-    let (fl, fr) = (number_type(graph.wire_type(left.wire), as_number), number_type(graph.wire_type(right.wire), as_number));
+    let (left, right) =
+        if nl == lt && nr == rt { fit(graph, left, right, span)? } else { (left.clone(), right.clone()) };
+    let (fl, fr) =
+        (number_type(graph.wire_type(left.wire), as_number), number_type(graph.wire_type(right.wire), as_number));
     match family(fl, fr) {
         Some(f) => emit(graph, &format!("{}_{}", f.prefix(), op.suffix()), vec![left.wire, right.wire], span),
         None => Err(operand_error(op.symbol(), lt, rt, span)),

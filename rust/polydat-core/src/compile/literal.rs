@@ -173,7 +173,10 @@ mod tests {
         let m = fit(&ConstIr::Int(-1), U64).unwrap_err();
         assert_eq!(m.got, "an integer literal -1");
         assert_eq!(m.hint, "u64 is unsigned; negative values do not fit");
-        assert_eq!(hint(ConstIr::Int(1 << 40), I32), format!("{} is outside the range of i32 (-2147483648 to 2147483647)", 1u64 << 40));
+        assert_eq!(
+            hint(ConstIr::Int(1 << 40), I32),
+            format!("{} is outside the range of i32 (-2147483648 to 2147483647)", 1u64 << 40)
+        );
         assert_eq!(hint(ConstIr::F64(1.5f64.to_bits()), U64), "a u64 constant needs an integer literal");
         assert_eq!(hint(ConstIr::Str("x".into()), F64), "write the number without quotes");
         assert_eq!(hint(ConstIr::Int(5), Str), "write it as a string, e.g. \"5\"");
@@ -187,6 +190,9 @@ mod tests {
     fn an_integer_in_an_untyped_slot_is_u64_or_when_negative_i64() {
         assert!(natural(&ConstIr::Int(7)).unwrap().same(&Value::U64(7)));
         assert!(natural(&ConstIr::Int(-7)).unwrap().same(&Value::I64(-7)));
-        assert_eq!(natural(&ConstIr::Int(-(1 << 70))).unwrap_err(), format!("integer literal {} does not fit in i64", -(1i128 << 70)));
+        assert_eq!(
+            natural(&ConstIr::Int(-(1 << 70))).unwrap_err(),
+            format!("integer literal {} does not fit in i64", -(1i128 << 70))
+        );
     }
 }

@@ -7,8 +7,8 @@
 
 use super::adapters::coerce;
 use super::desugar::{Desugar, Operator, COERCE_OP, SPINE_PART_OP};
-use super::literal;
 use super::graph::{Graph, GraphInput, GraphNode, GraphOutput, Wire};
+use super::literal;
 use crate::error::CompileError;
 use crate::ir::{ArgIr, ConstIr, GraphIr, InputKind, InputOrigin, Modifier, NodeIr, Span, WireIr};
 use crate::node::arguments::{match_arguments, Mismatch, Param};
@@ -570,7 +570,9 @@ pub(super) fn cast_wire(
                 .map_err(|e| CompileError::at(span, e))?;
             Ok(graph.push(node))
         }
-        None => Err(CompileError::at(span, format!("cannot cast {from} to {to}")).hint(convert::conversion_hint(from, to))),
+        None => {
+            Err(CompileError::at(span, format!("cannot cast {from} to {to}")).hint(convert::conversion_hint(from, to)))
+        }
     }
 }
 
