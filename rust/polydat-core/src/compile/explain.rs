@@ -4,6 +4,8 @@
 //! plan the running engine describes (`program::explain` holds the records).
 
 use super::graph::{Graph, Wire};
+use super::pass::{Pass, PassContext};
+use crate::error::CompileError;
 use crate::ir::WireIr;
 use crate::node::Purity;
 pub use crate::program::explain::{literal_text, EnginePlan, ExplainData, GraphSnapshot, PassRecord, SnapshotNode};
@@ -153,4 +155,18 @@ pub fn explain_json(program: &Program, plan: &EnginePlan) -> String {
         "resolved": program.explain.resolved.to_json(),
     });
     doc.to_string()
+}
+
+/// The `snapshot` pass: the resolved graph kept for `explain --dot`.
+pub struct Snapshot;
+
+impl Pass for Snapshot {
+    fn name(&self) -> &'static str {
+        "snapshot"
+    }
+
+    fn run(&self, graph: &mut Graph, cx: &mut PassContext<'_>) -> Result<Option<String>, CompileError> {
+        cx.resolved = GraphSnapshot::of(graph);
+        Ok(Some("resolved graph kept for explain --dot".into()))
+    }
 }
