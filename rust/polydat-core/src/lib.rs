@@ -24,6 +24,8 @@ pub mod provenance;
 pub mod run;
 pub mod scope;
 pub mod suggest;
+#[cfg(test)]
+mod test_support;
 pub mod types;
 pub mod value;
 

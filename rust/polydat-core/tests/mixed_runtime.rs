@@ -5,7 +5,7 @@
 
 mod common;
 
-use polydat_core::compile::segment::Interpreted;
+use polydat_core::program::segmentation::Interpreted;
 use polydat_core::compile::sketch;
 use polydat_core::compile::{compile, CompileOptions};
 use polydat_core::engine::mixed;

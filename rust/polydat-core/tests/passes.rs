@@ -2,7 +2,8 @@
 //! init runs once per kernel, const captures ignore later writes), folding,
 //! cycle errors, explain data, and a 2000-node program end to end.
 
-use polydat_core::compile::{compile, explain::explain_json, sketch, CompileOptions};
+use polydat_core::compile::{compile, sketch, CompileOptions};
+use polydat_core::program::explain::explain_json;
 use polydat_core::engine::p1::P1Kernel;
 use polydat_core::engine::{describe, new_kernel, EngineKind, Kernel, Provenance};
 use polydat_core::ir::GraphIr;

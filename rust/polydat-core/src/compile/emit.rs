@@ -4,12 +4,12 @@
 //! capture is a boundary for both: it reads its upstream once at scope init,
 //! so writes upstream never dirty it and volatility does not cross it.
 
-use super::explain::ExplainData;
 use super::graph::{Graph, Wire};
 use super::pass::{Pass, PassContext};
 use crate::error::CompileError;
 use crate::node::Purity;
 use crate::program::events::CompileEvent;
+use crate::program::explain::ExplainData;
 use crate::program::{CompileStats, InputDef, OutputDef, Program, Step};
 use crate::provenance::ProvMask;
 

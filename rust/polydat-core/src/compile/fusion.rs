@@ -15,7 +15,6 @@
 //! with an output `out`); the equivalence test compiles each with fusion on
 //! and off and compares the outputs over the corner inputs (NF2).
 
-use super::explain::literal_text;
 use super::graph::{Graph, GraphNode, Wire};
 use super::pass::{Pass, PassContext};
 use crate::error::CompileError;
@@ -23,6 +22,7 @@ use crate::node::{NodeDef, Purity, Ty};
 use crate::nodes::convert::LITERAL_OP;
 use crate::nodes::{arith, format, hash, lerp, real_data, string, weighted};
 use crate::program::events::{CompileEvent, EventKind};
+use crate::program::explain::literal_text;
 use crate::program::Program;
 use crate::value::Value;
 use std::collections::HashMap;

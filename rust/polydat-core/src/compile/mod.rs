@@ -12,7 +12,6 @@ pub mod cells;
 pub mod cse;
 pub mod dce;
 pub mod emit;
-pub mod explain;
 pub mod fold;
 pub mod fusion;
 pub mod graph;
@@ -25,12 +24,14 @@ pub mod resolve;
 pub mod segment;
 pub mod select;
 pub mod sketch;
+pub mod snapshot;
 pub mod toposort;
 
-use crate::error::CompileError;
+use crate::error::{BuildError, CompileError};
 use crate::ir::GraphIr;
 use crate::node::NodeDef;
 use crate::program::manifest::Manifest;
+use crate::program::selection::EngineKind;
 use crate::program::Program;
 use crate::types::PortType;
 use graph::Graph;
@@ -51,7 +52,7 @@ pub const PIPELINE: &[&dyn Pass] = &[
     &cells::Cells,        // `shared` bindings become cells; not shown by explain
     &adapters::Adapters,  // automatic class-A adapters on mismatched wires (`strict` refuses them)
     &hoist::MarkCaptures, // every `const` binding's node marked as its capture, before any rewrite
-    &explain::Snapshot,   // the resolved graph kept for `explain --dot`
+    &snapshot::Snapshot,  // the resolved graph kept for `explain --dot`
     // Rewriting.
     &dce::RestrictOutputs,      // only the requested outputs kept; not shown by explain
     &polyfill::ExpandPolyfills, // nodes the target engine cannot run expanded
@@ -66,6 +67,7 @@ pub const PIPELINE: &[&dyn Pass] = &[
     // The program.
     &emit::Emit,         // the sorted graph laid out as the immutable `Program`
     &select::Select,     // the engine and provenance mode, into the program's `Selection`
+    &segment::Segment,   // the mixed engine's native segments, into the program's `Segmentation`; not shown by explain
     &cells::ScopeRecord, // what scope chains need (outer manifest, inlined literals, cells); not shown by explain
 ];
 
@@ -136,6 +138,24 @@ impl Default for CompileOptions {
             keep: Vec::new(),
         }
     }
+}
+
+/// The whole build phase behind `polydat.compile`: checks the (engine,
+/// provenance) request before anything is compiled, compiles `ir` with
+/// `options` for it (the selection stage chooses the engine), and returns
+/// the program with the engine chosen.
+pub fn build(
+    ir: &GraphIr,
+    engine: &str,
+    provenance: &str,
+    options: CompileOptions,
+) -> Result<(Program, EngineKind), BuildError> {
+    let checked = CompileOptions::for_request(engine, provenance)?;
+    let options =
+        CompileOptions { request: checked.request, engine: checked.engine, provenance: checked.provenance, ..options };
+    let program = compile(ir, &options)?;
+    let kind = program.selection.engine;
+    Ok((program, kind))
 }
 
 /// Compiles a graph IR into an immutable program: runs every pass of

@@ -22,33 +22,12 @@ pub use kernel::{
 };
 pub use rows::{fill_row_by_row, fill_run_by_run, ValueRows};
 
-use crate::compile::{compile, CompileOptions};
-use crate::error::BuildError;
-use crate::ir::GraphIr;
 use crate::program::explain::EnginePlan;
 pub use crate::program::ColumnSource;
 use crate::program::Program;
 use std::sync::Arc;
 
-pub use crate::compile::select::{EngineKind, ENGINE_NAMES, ENGINE_REQUESTS, PROVENANCE_REQUESTS};
-
-/// The whole build phase behind `polydat.compile`: checks the (engine,
-/// provenance) request before anything is compiled, compiles `ir` with
-/// `options` for it (the selection stage chooses the engine), and returns
-/// the program with the engine chosen.
-pub fn build(
-    ir: &GraphIr,
-    engine: &str,
-    provenance: &str,
-    options: CompileOptions,
-) -> Result<(Program, EngineKind), BuildError> {
-    let checked = CompileOptions::for_request(engine, provenance)?;
-    let options =
-        CompileOptions { request: checked.request, engine: checked.engine, provenance: checked.provenance, ..options };
-    let program = compile(ir, &options)?;
-    let kind = program.selection.engine;
-    Ok((program, kind))
-}
+pub use crate::program::selection::{EngineKind, ENGINE_NAMES, ENGINE_REQUESTS, PROVENANCE_REQUESTS};
 
 /// How `kind` runs `program`, for `explain`.
 pub fn describe(program: &Arc<Program>, kind: EngineKind) -> EnginePlan {

@@ -9,11 +9,11 @@
 
 use super::shape::Shape;
 use crate::columns::RowsOut;
-use crate::compile::segment::{group, Role, Run};
 use crate::engine::kernel::RowFill;
 use crate::node::by_bytes::BytesEval;
 use crate::node::kit::{BlockStep, BLOCK};
 use crate::node::{NodeError, NodeEval};
+use crate::program::segmentation::{group, Role, SweepPart};
 use crate::program::Program;
 use std::any::Any;
 use std::collections::HashMap;
@@ -59,7 +59,7 @@ impl<S> Exec<S> {
     }
 }
 
-/// One part of a compiled sweep (see [`crate::compile::segment::Run`]).
+/// One part of a compiled sweep (a [`SweepPart`] compiled).
 pub enum Part<R> {
     /// A run of scalar steps, in the executor's compiled form.
     Scalar(R),
@@ -84,9 +84,9 @@ pub fn compile_sweep<R>(
     group(&shape.program, steps, role)
         .into_iter()
         .map(|run| match run {
-            Run::Native(steps) => Part::Scalar(compile(&steps)),
-            Run::Bytes(step) => Part::Bytes(step),
-            Run::Rule(step) => Part::Rule(step),
+            SweepPart::NativeSegment(steps) => Part::Scalar(compile(&steps)),
+            SweepPart::Bytes(step) => Part::Bytes(step),
+            SweepPart::Rule(step) => Part::Rule(step),
         })
         .collect()
 }

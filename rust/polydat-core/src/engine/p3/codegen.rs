@@ -1328,14 +1328,14 @@ impl Lower for CraneLower<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compile::{compile, sketch, CompileOptions};
+    use crate::test_support::compile_sketch;
 
     #[test]
     fn a_long_step_list_is_compiled_in_bounded_pieces() {
         let n = 2 * MAX_FUNCTION_STEPS + 10;
         let chain: String = (1..n).map(|i| format!("v{i} := u64_xor(v{}, x)\n", i - 1)).collect();
         let src = format!("input x: u64\nv0 := hash(x)\n{chain}");
-        let program = compile(&sketch::parse(&src).unwrap(), &CompileOptions::default()).unwrap();
+        let program = compile_sketch(&src);
         let layout = Layout::new(&program);
         let steps: Vec<u32> = (0..program.steps.len() as u32).collect();
         let mut module = Module::new().unwrap();
@@ -1354,7 +1354,7 @@ mod tests {
         let src = "input cycle: u64\ninput seed: u64\nid := hash(u64_add(cycle, seed))\naccount := mod(id, 1000)\n\
                    route := hash(u64_xor(account, seed))\nshard := mod(route, 64)\npayload := hash(u64_add(id, seed))\n\
                    class := mod(payload, 8)\ntoken := hash(u64_add(route, payload))";
-        let program = compile(&sketch::parse(src).unwrap(), &CompileOptions::default()).unwrap();
+        let program = compile_sketch(src);
         let steps = program.cycle_steps.clone();
         let names = ["account", "shard", "class", "token"];
         let columns: Vec<(u32, u8)> =
@@ -1362,9 +1362,7 @@ mod tests {
         let order: Vec<&str> = store_order(&program, &steps, &columns).into_iter().map(|k| names[k]).collect();
         assert_eq!(order, ["account", "token", "shard", "class"]);
         // Independent sinks keep their column order.
-        let program =
-            compile(&sketch::parse("input c: u64\na := hash(c)\nb := mod(c, 9)").unwrap(), &CompileOptions::default())
-                .unwrap();
+        let program = compile_sketch("input c: u64\na := hash(c)\nb := mod(c, 9)");
         let steps = program.cycle_steps.clone();
         let columns: Vec<(u32, u8)> =
             ["b", "a"].iter().map(|n| (program.outputs[program.output(n).unwrap()].slot, 8)).collect();
@@ -1380,7 +1378,7 @@ mod tests {
                    route := hash(u64_xor(account, seed))\npayload := hash(u64_add(id, seed))\n\
                    token := hash(u64_add(route, payload))";
         let split = |src: &str, names: &[&str]| {
-            let program = compile(&sketch::parse(src).unwrap(), &CompileOptions::default()).unwrap();
+            let program = compile_sketch(src);
             let steps = program.cycle_steps.clone();
             let written = written_slots(&program, &steps);
             let columns: Vec<(u32, u8)> =

@@ -23,7 +23,6 @@ pub mod codegen;
 pub mod helpers;
 pub mod row_loop;
 
-use crate::compile::segment::{self, Role};
 use crate::engine::compiled::closure::scalar_closure;
 use crate::engine::compiled::kernel::CompiledKernel;
 use crate::engine::compiled::layout::NO_ENTRY;
@@ -37,6 +36,7 @@ use crate::engine::kernel::{Kernel, RowFill};
 use crate::node::kit::SlotStep;
 use crate::node::NodeError;
 use crate::node::Purity;
+use crate::program::segmentation::Role;
 use crate::program::Program;
 pub use crate::provenance::Provenance;
 use codegen::{Code, Emitted, Module, NativeFn, RowReadFn, MAX_FUNCTION_STEPS, MAX_ROW_COLUMNS};
@@ -93,7 +93,7 @@ impl Policy for EveryScalarStep {
     }
 }
 
-/// The mixed engine's policy ([`crate::compile::segment`]): the steps
+/// The mixed engine's policy ([`Program::segmentation`]): the steps the
 /// segmentation admits are native; every other one runs by its node's rule,
 /// as the interpreter runs it (strings in place); a shape sweeps when every
 /// per-cycle step is pure and non-volatile.
@@ -105,10 +105,10 @@ impl Policy for Segments {
     const READ_FUNCTIONS: bool = false;
     #[inline]
     fn role(shape: &Shape, s: u32) -> Role {
-        segment::mixed_role(&shape.program, s)
+        shape.program.segmentation.role(&shape.program, s)
     }
     fn sweeps(shape: &Shape) -> bool {
-        segment::sweeps(&shape.program)
+        shape.program.segmentation.sweeps
     }
 }
 
@@ -271,7 +271,7 @@ impl<P: Policy> Native<P> {
 
 /// Builds the module of `shape`'s program: one function per inline step,
 /// and the sweep when the shape is sweepable.
-fn compile<P: Policy>(shape: &Shape) -> Result<(Native<P>, Vec<Option<NativeStep>>), String> {
+fn build_native<P: Policy>(shape: &Shape) -> Result<(Native<P>, Vec<Option<NativeStep>>), String> {
     let (program, layout) = (&shape.program, &shape.layout);
     let native: Vec<bool> = (0..program.steps.len() as u32).map(|s| P::role(shape, s) == Role::Native).collect();
     let mut module = Module::new()?;
@@ -345,7 +345,7 @@ impl<P: Policy> Executor for Native<P> {
     const READS_ROWS: bool = true;
 
     fn build(shape: &Shape) -> (Self, Vec<Option<NativeStep>>) {
-        match compile::<P>(shape) {
+        match build_native::<P>(shape) {
             Ok(built) => built,
             // Cranelift supports every machine this project builds for; a
             // failure here is a bug, reported as such (the binding turns the
