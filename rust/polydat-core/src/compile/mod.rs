@@ -3,9 +3,10 @@
 //! module) and sees the graph and a [`PassContext`] (options, events, type
 //! errors, statistics); the loop in [`compile`] records each pass for
 //! `explain`. Modules that are not passes: [`graph`] (the typed graph the
-//! passes rewrite), [`pass`] (the pass interface), [`sketch`] (a text form
-//! of IR for tests and benches), and the rules [`adapters::coerce`] and
-//! [`select::Request`] that callers outside the pipeline ask too.
+//! passes rewrite), [`pass`] (the pass interface) and [`sketch`] (a text
+//! form of IR for tests and benches). Besides [`compile`], callers use
+//! [`build`] (the request checked, then compiled),
+//! [`select::Request::parse`] and [`resolve::call_output_types`].
 
 pub mod adapters;
 pub mod cells;
