@@ -11,7 +11,7 @@ use polydat_core::compile::sketch;
 use polydat_core::compile::{compile, CompileOptions};
 use polydat_core::engine::compiled::plan::Executor;
 use polydat_core::engine::{new_kernel, p2, p3, EngineKind, Kernel, Provenance};
-use polydat_core::run::{generate, RowPlan};
+use polydat_core::generation::{generate, RowPlan};
 use polydat_core::{Program, Value};
 use std::sync::Arc;
 

@@ -5,12 +5,12 @@
 
 mod common;
 
-use polydat_core::compile::segment::Interpreted;
 use polydat_core::compile::sketch;
 use polydat_core::compile::{compile, CompileOptions};
 use polydat_core::engine::mixed;
 use polydat_core::engine::p1::P1Kernel;
 use polydat_core::engine::{describe, new_kernel, EngineKind, Kernel};
+use polydat_core::program::segmentation::Interpreted;
 use polydat_core::{Program, Value};
 use std::sync::Arc;
 

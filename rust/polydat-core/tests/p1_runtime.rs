@@ -4,9 +4,9 @@
 
 use polydat_core::compile::{compile, CompileOptions};
 use polydat_core::engine::{new_kernel, EngineKind};
+use polydat_core::generation::{generate, RowPlan};
 use polydat_core::ir::GraphIr;
 use polydat_core::nodes::diagnostic::{probe_count, probe_reset};
-use polydat_core::run::{generate, RowPlan};
 use polydat_core::{Program, Value};
 use std::sync::Arc;
 

@@ -51,10 +51,10 @@ fn the_sweep_of_a_fallible_program_runs_in_the_catch() {
     assert!(plan.executor.sweeps(), "every step is a pure scalar step");
     let mut buf = vec![0u64; plan.layout.words];
     let parts = plan.executor.sweep().expect("a sweep");
-    let [Part::Scalar(run)] = parts else { panic!("one run of scalar steps") };
-    assert!(!<p3::Native>::run_scalar(run, &mut buf), "cycle 0: the divisor is 0, the sweep fails and says so");
+    let [Part::Segment(run)] = parts else { panic!("one run of scalar steps") };
+    assert!(!<p3::Native>::run_segment(run, &mut buf), "cycle 0: the divisor is 0, the sweep fails and says so");
     buf[0] = 7;
-    assert!(<p3::Native>::run_scalar(run, &mut buf));
+    assert!(<p3::Native>::run_segment(run, &mut buf));
     assert!(!catch::installed(), "no catch is left behind");
 }
 
@@ -234,7 +234,7 @@ ratio := div_wire(1099511627776, d)";
 
 #[test]
 fn generate_runs_a_native_row_loop_that_matches_p1_row_for_row() {
-    use polydat_core::run::{generate, RowPlan};
+    use polydat_core::generation::{generate, RowPlan};
     let p = program(ROWS);
     let ok: Vec<usize> = ["id", "scaled", "small", "kk", "mixed", "cycle_out"].map(|n| p.output(n).unwrap()).into();
     let plan = p3::plan(&p);
@@ -248,7 +248,7 @@ fn generate_runs_a_native_row_loop_that_matches_p1_row_for_row() {
     ];
     for (rows, threads) in cases {
         let rows = RowPlan { fixed: vec![(1, Value::U64(9))], ..rows };
-        let want = polydat_core::run::generate(&p, EngineKind::P1, &rows, &ok, 1).unwrap();
+        let want = polydat_core::generation::generate(&p, EngineKind::P1, &rows, &ok, 1).unwrap();
         for kind in modes().chain([EngineKind::Mixed]) {
             let got = generate(&p, kind, &rows, &ok, threads).unwrap();
             for (a, b) in want.iter().zip(&got) {
@@ -361,7 +361,7 @@ fn a_selective_cone_runs_as_one_native_function_and_agrees_with_p1() {
     for &o in &outs {
         assert!(!plan.broad_cone(o), "output {o} is selective");
         let parts = plan.executor.cone_sweep(&plan.shape, o).expect("a native cone sweep");
-        assert!(matches!(parts, [Part::Scalar(_)]), "output {o}: its cone is one native function");
+        assert!(matches!(parts, [Part::Segment(_)]), "output {o}: its cone is one native function");
     }
     for kind in modes() {
         let mut k = new_kernel(&p, kind);
@@ -656,7 +656,7 @@ fn a_program_larger_than_one_native_function_runs_in_pieces_and_agrees_with_p1()
 #[test]
 fn generate_of_a_program_too_large_for_a_row_loop_agrees_with_p1() {
     use polydat_core::engine::p3::codegen::{MAX_FUNCTION_STEPS, MAX_ROW_COLUMNS};
-    use polydat_core::run::{generate, RowPlan};
+    use polydat_core::generation::{generate, RowPlan};
     let p = common::random_dag(11, MAX_FUNCTION_STEPS + MAX_ROW_COLUMNS);
     let plan = p3::plan(&p);
     let every: Vec<usize> = (0..p.outputs.len()).collect();

@@ -2,13 +2,14 @@
 //! init runs once per kernel, const captures ignore later writes), folding,
 //! cycle errors, explain data, and a 2000-node program end to end.
 
-use polydat_core::compile::{compile, explain::explain_json, sketch, CompileOptions};
+use polydat_core::compile::{compile, sketch, CompileOptions};
 use polydat_core::engine::p1::P1Kernel;
 use polydat_core::engine::{describe, new_kernel, EngineKind, Kernel, Provenance};
+use polydat_core::generation::{generate, RowPlan};
 use polydat_core::ir::GraphIr;
 use polydat_core::nodes::diagnostic::{probe_count, probe_reset};
 use polydat_core::nodes::hash::splitmix64;
-use polydat_core::run::{generate, RowPlan};
+use polydat_core::program::explain::explain_json;
 use polydat_core::{Program, Value};
 use std::sync::Arc;
 

@@ -387,7 +387,7 @@ fn the_same_chain_on_every_pairing_of_engines_agrees_with_p1() {
 #[test]
 fn generate_under_a_bound_scope_uses_its_bindings_on_every_thread() {
     use polydat_core::engine::{ColumnSource, KernelMaker, Stop};
-    use polydat_core::run::{Generator, RowPlan};
+    use polydat_core::generation::{Generator, RowPlan};
     let parent = root("shared step: u64 := 3\nextern base: u64 = 100");
     let child = child_of("input cycle: u64\nfree step\nfree base\nv := u64_add(u64_mul(cycle, step), base)", &parent);
     let kid = bind(&child, &parent);

@@ -1,4 +1,4 @@
-//! The rows of a one-to-many workload phase ([`polydat_core::run::fanout`]):
+//! The rows of a one-to-many workload phase ([`polydat_core::generation::fanout`]):
 //! argument conversion for `polydat.workload`, which decides when a phase
 //! runs this way.
 
@@ -7,8 +7,8 @@ use crate::errors::{contained, generate_error, py_error, unknown_name};
 use crate::kernel::Kernel;
 use crate::run::{encoding, Threads};
 use polydat_core::engine::Stop;
+use polydat_core::generation::fanout::{runs_parent_after_parent, FanOut, FanOutPlan, RowCount};
 use polydat_core::program::ColumnSource;
-use polydat_core::run::fanout::{runs_parent_after_parent, FanOut, FanOutPlan, RowCount};
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyString, PyTuple};
 

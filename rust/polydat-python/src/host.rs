@@ -1,7 +1,7 @@
 //! numpy arrays that `generate` fills in place: numpy allocates them (its
 //! allocator asks the kernel for huge pages on large arrays, so filling
 //! 10M rows does not take a page fault per 4 KiB), the core writes the rows
-//! straight into their buffers ([`polydat_core::run::Generator::fill_into`]).
+//! straight into their buffers ([`polydat_core::generation::Generator::fill_into`]).
 
 use numpy::{PyArray1, PyArrayMethods, PyReadwriteArray1, PyUntypedArrayMethods};
 use polydat_core::columns::HostRows;

@@ -5,7 +5,7 @@
 //! One module per concern: [`errors`] (core errors as `polydat.errors`
 //! exceptions, panic containment), [`convert`] (Python values and columns
 //! to and from core values), [`program`] and [`kernel`] (the two classes),
-//! [`run`] (row runs: `generate`, batch streams, `fill_runs`, benches),
+//! [`run`] (rows: `generate`, batch streams, `fill_runs`, benches),
 //! [`rules`] (the core's rules Python asks about), [`arrow`], [`fanout`]
 //! and [`host`] (Arrow batches, one-to-many rows, caller arrays). With the
 //! `test-hooks` feature, [`test_hooks`] adds what only the tests call.
@@ -51,14 +51,14 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run::text_header, m)?)?;
     m.add_function(wrap_pyfunction!(run::generate, m)?)?;
     m.add_function(wrap_pyfunction!(run::batches, m)?)?;
-    m.add_function(wrap_pyfunction!(run::fill_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(run::fill_kernel_rows, m)?)?;
     m.add_function(wrap_pyfunction!(fanout::fanout, m)?)?;
     m.add_function(wrap_pyfunction!(fanout::fanout_rows, m)?)?;
     m.add_function(wrap_pyfunction!(fanout::fanout_supported, m)?)?;
     m.add_class::<program::Program>()?;
     m.add_class::<kernel::Kernel>()?;
     m.add_class::<arrow::BatchStream>()?;
-    m.add_class::<run::RunPlan>()?;
+    m.add_class::<run::NamedRowPlan>()?;
     m.add("MAX_THREADS", run::MAX_THREADS)?;
     // The package's version: the workspace's, which maturin gives the wheel.
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

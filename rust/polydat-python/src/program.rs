@@ -1,6 +1,6 @@
 //! The `Program` class: a compiled, immutable program.
 
-use polydat_core::compile::CompileOptions;
+use polydat_core::compile::{self, CompileOptions};
 use polydat_core::engine::{self, EngineKind};
 use polydat_core::ir::GraphIr;
 use polydat_core::program::manifest::Manifest;
@@ -66,7 +66,7 @@ impl Program {
                 keep,
                 ..CompileOptions::default()
             };
-            let built = py.allow_threads(|| engine::build(&ir, engine, provenance, options));
+            let built = py.allow_threads(|| compile::build(&ir, engine, provenance, options));
             let (program, kind) = built.map_err(|e| match e {
                 BuildError::Compile(c) => compile_error(py, &c),
                 BuildError::Refused(r) => refused(py, &r),
@@ -151,7 +151,7 @@ impl Program {
     fn explain_json(&self, py: Python<'_>) -> PyResult<String> {
         contained(py, || {
             let plan = engine::describe(&self.inner, self.kind);
-            Ok(polydat_core::compile::explain::explain_json(&self.inner, &plan))
+            Ok(polydat_core::program::explain::explain_json(&self.inner, &plan))
         })
     }
 

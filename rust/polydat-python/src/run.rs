@@ -1,10 +1,10 @@
-//! Row runs: the checked row plan of a run, `generate`'s numpy columns,
-//! `fill_runs`, the text header, the bench harness, and Ctrl-C while the
-//! GIL is released.
+//! Rows: the checked row plan of a `generate`, its numpy columns, the rows
+//! of several kernels (`fill_runs`), the text header, the bench harness,
+//! and Ctrl-C while the GIL is released.
 
 use polydat_core::columns::Column;
 use polydat_core::engine::{self, EngineKind, GenerateError, KernelMaker, Stop};
-use polydat_core::run::{self as core_run, Filled, RowPlan};
+use polydat_core::generation::{self, Filled, RowPlan};
 use polydat_core::{Program as CoreProgram, Value, WriteError};
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
@@ -54,14 +54,14 @@ pub(crate) fn check_threads(threads: Threads) -> usize {
     threads.0
 }
 
-/// One run of a program's rows, built once in Python and passed whole to
-/// `generate` and `batches`: `rows` cycles `start, start + step, ...`
-/// (wrapping) written to input `coordinate`, the columns `outputs` (outputs
-/// or inputs), the `fixed` inputs written once per kernel, on `threads`
-/// workers (checked when the plan is made). Names are resolved against the
-/// program when it runs.
-#[pyclass(frozen, module = "polydat._core")]
-pub(crate) struct RunPlan {
+/// The core's [`RowPlan`] by names (`_core.RunPlan` in Python), built once
+/// in Python and passed whole to `generate` and `batches`: `rows` cycles
+/// `start, start + step, ...` (wrapping) written to input `coordinate`, the
+/// columns `outputs` (outputs or inputs), the `fixed` inputs written once
+/// per kernel, on `threads` workers (checked when the plan is made). Names
+/// are resolved against the program when it runs.
+#[pyclass(frozen, name = "RunPlan", module = "polydat._core")]
+pub(crate) struct NamedRowPlan {
     /// The coordinate input that takes each row's cycle.
     #[pyo3(get)]
     coordinate: String,
@@ -86,7 +86,7 @@ pub(crate) struct RunPlan {
 }
 
 #[pymethods]
-impl RunPlan {
+impl NamedRowPlan {
     /// A plan; `threads` is checked here (`ArgumentError` unless an int in `1..=MAX_THREADS`).
     #[new]
     #[pyo3(signature = (coordinate, start, rows, step, outputs, fixed, threads))]
@@ -98,27 +98,27 @@ impl RunPlan {
         outputs: Vec<String>,
         fixed: Vec<(String, Py<PyAny>)>,
         threads: Threads,
-    ) -> RunPlan {
-        RunPlan { coordinate, start, rows, step, outputs, fixed, threads: threads.0 }
+    ) -> NamedRowPlan {
+        NamedRowPlan { coordinate, start, rows, step, outputs, fixed, threads: threads.0 }
     }
 
     /// The `count` rows of this plan after its first `skip` (their first
     /// cycle `start + skip * step`, wrapping).
-    fn segment(&self, py: Python<'_>, skip: u128, count: u128) -> RunPlan {
+    fn segment(&self, py: Python<'_>, skip: u128, count: u128) -> NamedRowPlan {
         // Cycles wrap at 2**64, so only `skip` modulo 2**64 moves the start.
         let start = self.start.wrapping_add((skip as u64).wrapping_mul(self.step));
-        RunPlan { start, rows: count, ..self.copy(py) }
+        NamedRowPlan { start, rows: count, ..self.copy(py) }
     }
 
     /// This plan with the columns `outputs`.
-    fn with_outputs(&self, py: Python<'_>, outputs: Vec<String>) -> RunPlan {
-        RunPlan { outputs, ..self.copy(py) }
+    fn with_outputs(&self, py: Python<'_>, outputs: Vec<String>) -> NamedRowPlan {
+        NamedRowPlan { outputs, ..self.copy(py) }
     }
 }
 
-impl RunPlan {
-    fn copy(&self, py: Python<'_>) -> RunPlan {
-        RunPlan {
+impl NamedRowPlan {
+    fn copy(&self, py: Python<'_>) -> NamedRowPlan {
+        NamedRowPlan {
             coordinate: self.coordinate.clone(),
             start: self.start,
             rows: self.rows,
@@ -169,7 +169,7 @@ pub(crate) enum RunOn<'py> {
 pub(crate) fn generate<'py>(
     py: Python<'py>,
     on: RunOn<'py>,
-    plan: &RunPlan,
+    plan: &NamedRowPlan,
     emitted: bool,
     out: Option<Vec<Bound<'py, PyAny>>>,
 ) -> PyResult<PyObject> {
@@ -200,7 +200,7 @@ pub(crate) fn generate<'py>(
 pub(crate) fn batches<'py>(
     py: Python<'py>,
     on: RunOn<'py>,
-    plan: &RunPlan,
+    plan: &NamedRowPlan,
     batch_rows: usize,
     encode: Option<&str>,
     cycles_column: Option<String>,
@@ -214,7 +214,7 @@ pub(crate) fn batches<'py>(
         names.extend(cycles_column.clone());
         names.extend(plan.outputs.iter().cloned());
         let generator = rows.generator(&row_plan, &sources, plan.threads).map_err(|e| generate_error(py, e))?;
-        let batches = core_run::Batches::of(generator, batch_rows);
+        let batches = generation::Batches::of(generator, batch_rows);
         arrow::BatchStream::start(batches, names, cycles_column.is_some(), encode, emitted)
             .map_err(|e| py_error(py, "InternalError", (e,)))
     })
@@ -245,12 +245,12 @@ impl Rows {
         plan: &RowPlan,
         sources: &[engine::ColumnSource],
         threads: usize,
-    ) -> Result<core_run::Generator, GenerateError> {
+    ) -> Result<generation::Generator, GenerateError> {
         let Rows { program, kind, scope } = self;
         match scope {
-            None => core_run::Generator::new(&program, kind, plan, sources, threads),
+            None => generation::Generator::new(&program, kind, plan, sources, threads),
             Some((maker, preset)) => {
-                core_run::Generator::with_maker(&program, kind, maker, preset, plan, sources, threads)
+                generation::Generator::with_maker(&program, kind, maker, preset, plan, sources, threads)
             }
         }
     }
@@ -327,7 +327,7 @@ pub(crate) fn generate_dict<'py>(
     sources: &[engine::ColumnSource],
     names: &[String],
     out: Option<Vec<Bound<'py, PyAny>>>,
-    make: impl FnOnce() -> Result<core_run::Generator, GenerateError> + Send,
+    make: impl FnOnce() -> Result<generation::Generator, GenerateError> + Send,
 ) -> PyResult<(Bound<'py, PyDict>, Vec<String>)> {
     let interrupt = SignalWatch::new();
     let hook = || interrupt.interrupted();
@@ -404,10 +404,10 @@ pub(crate) fn encoding(py: Python<'_>, encode: Option<&str>) -> PyResult<arrow::
 /// columns `columns` as CSV rows (no header) or JSON Lines (`format`
 /// `"csv"`/`"jsonl"`: bytes), or as an Arrow record batch (`"arrow"`). The
 /// runs are shared out among `threads` workers; the result is the same on
-/// any number. The GIL is released.
+/// any number. The GIL is released. (`_core.fill_runs` in Python.)
 #[pyfunction]
-#[pyo3(signature = (runs, columns, format, threads=Threads(1)))]
-pub(crate) fn fill_runs(
+#[pyo3(name = "fill_runs", signature = (runs, columns, format, threads=Threads(1)))]
+pub(crate) fn fill_kernel_rows(
     py: Python<'_>,
     runs: Vec<(PyRef<'_, Kernel>, u64, usize)>,
     columns: Vec<String>,
@@ -427,12 +427,12 @@ pub(crate) fn fill_runs(
                 return Err(py_error(py, "ArgumentError", ("every run must be a kernel of the same program",)));
             }
             let sibling = kernel.locked(py, |kernel| kernel.sibling());
-            jobs.push(core_run::KernelRows { kernel: Box::new(sibling), coordinate, start: *start, rows: *rows });
+            jobs.push(generation::KernelRows { kernel: Box::new(sibling), coordinate, start: *start, rows: *rows });
         }
         let interrupt = SignalWatch::new();
         let hook = || interrupt.interrupted();
         let stop = Stop::with_hook(&hook);
-        let result = py.allow_threads(|| core_run::fill_runs(&program, jobs, &sources, threads.0, &stop));
+        let result = py.allow_threads(|| generation::fill_kernel_rows(&program, jobs, &sources, threads.0, &stop));
         let filled = match result {
             Err(GenerateError::Cancelled) => return Err(interrupt.take()),
             other => other.map_err(|e| generate_error(py, e))?,
@@ -482,7 +482,7 @@ pub(crate) fn bench_scenario<'py>(
     cycles: u64,
     iters: usize,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-    use polydat_core::run::bench::{run_interleaved, Scenario};
+    use polydat_core::generation::bench::{run_interleaved, Scenario};
     contained(py, || {
         let kinds = engines
             .iter()

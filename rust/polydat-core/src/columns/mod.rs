@@ -606,7 +606,7 @@ fn position_in(table: &StrTable, bytes: &[u8]) -> Option<u32> {
 
 /// Scalar rows filled in place: a column's own, or rows a host owns (a
 /// numpy array's buffer, say), which `generate` fills instead of a column
-/// of its own ([`crate::run::Generator::fill_into`]).
+/// of its own ([`crate::generation::Generator::fill_into`]).
 pub enum HostRows<'a> {
     /// `u64` rows.
     U64(&'a mut [u64]),

@@ -7,6 +7,7 @@
 //! class-A catalog, in `nodes::convert`.
 
 use super::graph::{Graph, GraphNode, Wire};
+use super::pass::{Pass, PassContext};
 use crate::error::CompileError;
 use crate::ir::Span;
 use crate::node::{NodeDef, ParamSpec};
@@ -97,6 +98,27 @@ pub fn coerce(
         format!("{from} -> {to} via {} for {what}", def.name),
     ));
     Ok(adapted)
+}
+
+/// The `adapters` pass: [`insert`], the last of the typing passes.
+pub struct Adapters;
+
+impl Pass for Adapters {
+    fn name(&self) -> &'static str {
+        "adapters"
+    }
+
+    fn run(&self, graph: &mut Graph, cx: &mut PassContext<'_>) -> Result<Option<String>, CompileError> {
+        insert(graph, cx.options.strict, &mut cx.events, &mut cx.errors);
+        cx.report_errors()?;
+        let adapters = cx.events.iter().filter(|e| e.kind == EventKind::TypeAdapterInserted).count();
+        cx.stats.adapters = adapters;
+        Ok(Some(format!("{adapters} adapter(s)")))
+    }
+
+    fn recovers(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -14,10 +14,12 @@
 
 use super::adapters::coerce;
 use super::graph::{Graph, GraphInput, GraphNode, GraphOutput, Wire};
+use super::pass::{Pass, PassContext};
 use crate::error::CompileError;
 use crate::ir::{InputKind, InputOrigin, Modifier};
 use crate::nodes::assert::DEFAULT_OR;
 use crate::program::events::CompileEvent;
+use crate::program::{CellDef, ScopeData};
 use crate::value::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -119,5 +121,46 @@ pub fn apply(graph: &mut Graph, strict: bool, events: &mut Vec<CompileEvent>, er
             orphan.span,
             format!("'{}' is marked as a cell but no shared binding has that name", orphan.name),
         ));
+    }
+}
+
+/// The `cells` pass: [`apply`].
+pub struct Cells;
+
+impl Pass for Cells {
+    fn name(&self) -> &'static str {
+        "cells"
+    }
+
+    fn run(&self, graph: &mut Graph, cx: &mut PassContext<'_>) -> Result<Option<String>, CompileError> {
+        apply(graph, cx.options.strict, &mut cx.events, &mut cx.errors);
+        Ok(None)
+    }
+
+    fn recovers(&self) -> bool {
+        true
+    }
+}
+
+/// The `scope` pass, over the emitted program: records what scope chains
+/// need ([`ScopeData`]): the outer manifest the program was compiled
+/// against, the outer literals `outer` inlined, and the program's cells,
+/// each with the output of its starting value ([`seed_name`]).
+pub struct ScopeRecord;
+
+impl Pass for ScopeRecord {
+    fn name(&self) -> &'static str {
+        "scope"
+    }
+
+    fn run(&self, _graph: &mut Graph, cx: &mut PassContext<'_>) -> Result<Option<String>, CompileError> {
+        let (outer, inlined) = (cx.options.outer.clone(), std::mem::take(&mut cx.inlined));
+        let program = cx.program();
+        let cells = (0..program.inputs.len())
+            .filter(|&i| program.inputs[i].origin == InputOrigin::Cell)
+            .map(|input| CellDef { input, seed: program.output(&seed_name(&program.inputs[input].name)) })
+            .collect();
+        program.scope = ScopeData { outer, inlined, cells };
+        Ok(None)
     }
 }

@@ -13,6 +13,8 @@
 //! graph with a cycle is left alone (the sort pass reports the cycle).
 
 use super::graph::{Graph, GraphNode, Wire};
+use super::pass::{Pass, PassContext};
+use crate::error::CompileError;
 use crate::node::Purity;
 use crate::program::events::{CompileEvent, EventKind};
 use std::collections::HashMap;
@@ -122,6 +124,23 @@ fn producers_first(graph: &Graph) -> Option<Vec<usize>> {
         }
     }
     (order.len() == graph.nodes.len()).then_some(order)
+}
+
+/// The `cse` pass: [`merge`], when fusion is on (listed only then).
+pub struct Cse;
+
+impl Pass for Cse {
+    fn name(&self) -> &'static str {
+        "cse"
+    }
+
+    fn run(&self, graph: &mut Graph, cx: &mut PassContext<'_>) -> Result<Option<String>, CompileError> {
+        if !cx.options.fusion {
+            return Ok(None);
+        }
+        let merged = merge(graph, &mut cx.events).merged;
+        Ok(Some(format!("{merged} node(s) merged into identical ones")))
+    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! (side-channel nodes are pinned), and drops outputs that were not requested.
 
 use super::graph::{Graph, Wire};
+use super::pass::{Pass, PassContext};
 use crate::error::CompileError;
 use crate::node::Purity;
 use crate::program::events::{CompileEvent, EventKind};
@@ -62,6 +63,40 @@ pub fn live_nodes(graph: &Graph) -> Vec<bool> {
         stack.extend(graph.producers(n).filter(|&p| !live[p]));
     }
     live
+}
+
+/// The output restriction pass: [`restrict_outputs`] to the requested
+/// outputs, with the cells' starting values (`__seed_*`), which scope
+/// chains read.
+pub struct RestrictOutputs;
+
+impl Pass for RestrictOutputs {
+    fn name(&self) -> &'static str {
+        "outputs"
+    }
+
+    fn run(&self, graph: &mut Graph, cx: &mut PassContext<'_>) -> Result<Option<String>, CompileError> {
+        let kept = cx.options.outputs.as_ref().map(|names| {
+            let seeds = graph.outputs.iter().map(|o| &o.name).filter(|n| n.starts_with("__seed_")).cloned();
+            names.iter().cloned().chain(seeds).collect::<Vec<String>>()
+        });
+        restrict_outputs(graph, kept.as_deref())?;
+        Ok(None)
+    }
+}
+
+/// The `dce` pass: [`eliminate`].
+pub struct Dce;
+
+impl Pass for Dce {
+    fn name(&self) -> &'static str {
+        "dce"
+    }
+
+    fn run(&self, graph: &mut Graph, cx: &mut PassContext<'_>) -> Result<Option<String>, CompileError> {
+        let dropped = eliminate(graph, &mut cx.events);
+        Ok(Some(format!("{dropped} node(s) dropped")))
+    }
 }
 
 #[cfg(test)]

@@ -4,10 +4,12 @@
 //! capture is a boundary for both: it reads its upstream once at scope init,
 //! so writes upstream never dirty it and volatility does not cross it.
 
-use super::explain::ExplainData;
 use super::graph::{Graph, Wire};
+use super::pass::{Pass, PassContext};
+use crate::error::CompileError;
 use crate::node::Purity;
 use crate::program::events::CompileEvent;
+use crate::program::explain::ExplainData;
 use crate::program::{CompileStats, InputDef, OutputDef, Program, Step};
 use crate::provenance::ProvMask;
 
@@ -93,4 +95,29 @@ pub fn emit(graph: Graph, events: Vec<CompileEvent>, stats: CompileStats, explai
         })
         .collect();
     Program::new(inputs, steps, outputs, next as usize, provenance, events, stats, explain)
+}
+
+/// The `emit` pass: [`emit`] of the graph (which it consumes), with the
+/// events, statistics and `explain` data the passes before it gathered.
+pub struct Emit;
+
+impl Pass for Emit {
+    fn name(&self) -> &'static str {
+        "emit"
+    }
+
+    fn run(&self, graph: &mut Graph, cx: &mut PassContext<'_>) -> Result<Option<String>, CompileError> {
+        cx.stats.nodes_final = graph.nodes.len();
+        let options = cx.options;
+        let explain = ExplainData {
+            passes: Vec::new(),
+            resolved: std::mem::take(&mut cx.resolved),
+            fusion: options.fusion,
+            strict: options.strict,
+            requested_outputs: options.outputs.clone(),
+        };
+        let (events, stats) = (std::mem::take(&mut cx.events), std::mem::take(&mut cx.stats));
+        cx.program = Some(emit(std::mem::take(graph), events, stats, explain));
+        Ok(Some(String::new()))
+    }
 }

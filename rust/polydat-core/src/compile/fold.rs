@@ -11,6 +11,7 @@
 
 use super::graph::{Graph, GraphNode, Wire};
 use super::hoist::Lifecycle;
+use super::pass::{Pass, PassContext};
 use crate::error::CompileError;
 use crate::nodes::convert::{LITERAL, LITERAL_OP};
 use crate::program::events::{CompileEvent, EventKind};
@@ -145,6 +146,24 @@ fn literal_node(value: Value, span: crate::ir::Span) -> Result<GraphNode, Compil
     node.out_types = vec![ty];
     node.lifecycle = Lifecycle::CompileConst;
     Ok(node)
+}
+
+/// The `fold` pass: [`fold`].
+pub struct Fold;
+
+impl Pass for Fold {
+    fn name(&self) -> &'static str {
+        "fold"
+    }
+
+    fn run(&self, graph: &mut Graph, cx: &mut PassContext<'_>) -> Result<Option<String>, CompileError> {
+        let folded = fold(graph, &mut cx.events)?;
+        cx.stats.folded = folded.replaced;
+        Ok(Some(format!(
+            "{} evaluated, {} replaced by literals, {} dropped",
+            folded.evaluated, folded.replaced, folded.dropped
+        )))
+    }
 }
 
 #[cfg(test)]

@@ -15,12 +15,14 @@
 //! with an output `out`); the equivalence test compiles each with fusion on
 //! and off and compares the outputs over the corner inputs (NF2).
 
-use super::explain::literal_text;
 use super::graph::{Graph, GraphNode, Wire};
+use super::pass::{Pass, PassContext};
+use crate::error::CompileError;
 use crate::node::{NodeDef, Purity, Ty};
 use crate::nodes::convert::LITERAL_OP;
 use crate::nodes::{arith, format, hash, lerp, real_data, string, weighted};
 use crate::program::events::{CompileEvent, EventKind};
+use crate::program::explain::literal_text;
 use crate::program::Program;
 use crate::value::Value;
 use std::collections::HashMap;
@@ -641,6 +643,24 @@ pub fn rules_fired(program: &Program) -> Vec<&str> {
         .filter(|e| e.kind == EventKind::FusionApplied)
         .map(|e| e.message.split(':').next().unwrap_or_default())
         .collect()
+}
+
+/// The `fusion` pass: [`fuse`], unless fusion is off.
+pub struct Fusion;
+
+impl Pass for Fusion {
+    fn name(&self) -> &'static str {
+        "fusion"
+    }
+
+    fn run(&self, graph: &mut Graph, cx: &mut PassContext<'_>) -> Result<Option<String>, CompileError> {
+        if !cx.options.fusion {
+            return Ok(Some("disabled".into()));
+        }
+        let summary = fuse(graph, cx.options.supports(), &mut cx.events);
+        cx.stats.fusions = summary.applied;
+        Ok(Some(format!("{} rewrite(s) in {} iteration(s)", summary.applied, summary.iterations)))
+    }
 }
 
 #[cfg(test)]

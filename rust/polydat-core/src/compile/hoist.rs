@@ -40,6 +40,7 @@ pub struct HoistSummary {
     pub captures: usize,
 }
 
+use super::pass::{Pass, PassContext};
 pub use crate::nodes::convert::{CAPTURE_OP, CONST_CAPTURE};
 
 /// Classifies every node of the sorted `graph` (setting `GraphNode::lifecycle`),
@@ -182,6 +183,38 @@ fn coordinate_error(name: &str, how: &str, coordinate: &str, span: crate::ir::Sp
             "a cell's starting value is computed once, when its scope starts; it cannot follow a per-cycle coordinate",
         ),
         None => CompileError::at(span, format!("const '{name}' {how} coordinate '{coordinate}'")).hint(capture_hint()),
+    }
+}
+
+/// The `captures` pass: [`mark_captures`], before any pass drops a binding,
+/// merges or rewrites.
+pub struct MarkCaptures;
+
+impl Pass for MarkCaptures {
+    fn name(&self) -> &'static str {
+        "captures"
+    }
+
+    fn run(&self, graph: &mut Graph, _cx: &mut PassContext<'_>) -> Result<Option<String>, CompileError> {
+        let captures = mark_captures(graph)?;
+        Ok(Some(format!("{captures} const binding(s) marked as captures")))
+    }
+}
+
+/// The `hoist` pass: [`hoist`].
+pub struct Hoist;
+
+impl Pass for Hoist {
+    fn name(&self) -> &'static str {
+        "hoist"
+    }
+
+    fn run(&self, graph: &mut Graph, _cx: &mut PassContext<'_>) -> Result<Option<String>, CompileError> {
+        let classes = hoist(graph)?;
+        Ok(Some(format!(
+            "{} compile-const, {} scope-init, {} dynamic; {} const capture(s)",
+            classes.compile_const, classes.scope_init, classes.dynamic, classes.captures
+        )))
     }
 }
 

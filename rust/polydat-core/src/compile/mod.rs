@@ -1,23 +1,15 @@
-//! The graph compiler: one module per pass, run in a fixed order by
-//! [`compile`]:
-//!
-//! 1. [`resolve`] — IR → typed graph (ops, arguments, constants, output types);
-//!    then [`adapters`] — automatic class-A adapters on mismatched wires (`strict` refuses them);
-//!    then [`hoist::mark_captures`] — the node of every `const` binding marked
-//!    as its capture, before any pass drops a binding, merges or rewrites;
-//! 2. [`dce::restrict_outputs`] — keep only the requested outputs;
-//! 3. [`polyfill`] — expand nodes the target engine cannot run;
-//! 4. [`picks`] — picks among literal strings carried as an index; then
-//!    [`fusion`] — Node Fusion to a fixpoint (both unless disabled); then
-//!    [`cse`] — identical pure nodes merged (with fusion);
-//! 5. [`dce`] — drop nodes no output needs (side channels pinned);
-//! 6. [`toposort`] — evaluation order, cycle detection;
-//! 7. [`hoist`] — lifecycle class of every node;
-//! 8. [`fold`] — compile constants evaluated and replaced by literals;
-//! 9. [`emit`] — the immutable [`Program`];
-//! 10. [`select`] — the engine and provenance mode, chosen once from the
-//!     request and the program's shape (the heuristic reads its cones), into
-//!     the program's [`select::Selection`], which `explain` reads.
+//! The graph compiler: one module per pass, run in the fixed order of
+//! [`PIPELINE`] by [`compile`]. A pass implements [`Pass`] (in its own
+//! module) and sees the graph and a [`PassContext`] (options, events, type
+//! errors, statistics); the loop in [`compile`] records each pass for
+//! `explain`. Modules that are not passes: [`graph`] (the typed graph the
+//! passes rewrite), [`pass`] (the pass interface) and [`sketch`] (a text
+//! form of IR for tests and benches). Besides [`compile`], callers use
+//! [`build`] (the request checked, then compiled) and
+//! [`select::Request::parse`]. Two stages run inside [`resolve`] as each
+//! node's operands are typed: [`desugar`] (operators, `if` and typed
+//! boundaries become library nodes) and [`literal`] (a literal fitted to the
+//! slot it fills).
 
 pub mod adapters;
 pub mod cells;
@@ -25,32 +17,64 @@ pub mod cse;
 pub mod dce;
 pub mod desugar;
 pub mod emit;
-pub mod explain;
 pub mod fold;
 pub mod fusion;
 pub mod graph;
 pub mod hoist;
 pub mod literal;
 pub mod outer;
+pub mod pass;
 pub mod picks;
 pub mod polyfill;
 pub mod resolve;
 pub mod segment;
 pub mod select;
 pub mod sketch;
+pub mod snapshot;
 pub mod toposort;
 
-use crate::error::CompileError;
+use crate::error::{BuildError, CompileError};
 use crate::ir::GraphIr;
 use crate::node::NodeDef;
-use crate::program::events::EventKind;
 use crate::program::manifest::Manifest;
-use crate::program::{CellDef, CompileStats, Program, ScopeData};
+use crate::program::selection::EngineKind;
+use crate::program::Program;
 use crate::types::PortType;
-use explain::{ExplainData, GraphSnapshot, PassRecord};
 use graph::Graph;
+use pass::PassTrace;
+pub use pass::{Pass, PassContext};
 use std::sync::Arc;
 use std::time::Instant;
+
+/// The passes, in the order they run. Typing (the IR becomes a typed graph;
+/// the passes up to `adapters` go on past a type error, so a program's type
+/// errors are reported together), rewriting (every value kept), sorting and
+/// classifying, then the program made and its engine chosen.
+pub const PIPELINE: &[&dyn Pass] = &[
+    // Typing.
+    &outer::Outer,        // free names resolved in the outer scope (auto-extern); not shown by explain
+    &resolve::Resolve,    // IR -> typed graph: ops, arguments, constants, output types; operators desugared
+    &cells::Cells,        // `shared` bindings become cells; not shown by explain
+    &adapters::Adapters,  // automatic class-A adapters on mismatched wires (`strict` refuses them)
+    &hoist::MarkCaptures, // every `const` binding's node marked as its capture, before any rewrite
+    &snapshot::Snapshot,  // the resolved graph kept for `explain --dot`
+    // Rewriting.
+    &dce::RestrictOutputs,      // only the requested outputs kept; not shown by explain
+    &polyfill::ExpandPolyfills, // nodes the target engine cannot run expanded
+    &picks::Picks,              // picks among literal strings carried as an index (with fusion)
+    &fusion::Fusion,            // Node Fusion to a fixpoint (unless disabled)
+    &cse::Cse,                  // identical pure nodes merged (with fusion; listed only then)
+    &dce::Dce,                  // nodes no output needs dropped (side channels pinned)
+    // Sorting and classifying.
+    &toposort::Toposort, // evaluation order, cycle detection
+    &hoist::Hoist,       // the lifecycle class of every node
+    &fold::Fold,         // compile constants evaluated and replaced by literals
+    // The program.
+    &emit::Emit,         // the sorted graph laid out as the immutable `Program`
+    &select::Select,     // the engine and provenance mode, into the program's `Selection`
+    &segment::Segment,   // the mixed engine's native segments, into the program's `Segmentation`; not shown by explain
+    &cells::ScopeRecord, // what scope chains need (outer manifest, inlined literals, cells); not shown by explain
+];
 
 /// Options of one compilation.
 #[derive(Clone, Debug)]
@@ -95,6 +119,12 @@ impl CompileOptions {
             ..CompileOptions::default()
         })
     }
+
+    /// The target engine's capability ([`CompileOptions::engine_supports`]):
+    /// every node when none is given.
+    pub fn supports(&self) -> fn(&NodeDef) -> bool {
+        self.engine_supports.unwrap_or(|_| true)
+    }
 }
 
 impl Default for CompileOptions {
@@ -115,130 +145,41 @@ impl Default for CompileOptions {
     }
 }
 
-/// Compiles a graph IR into an immutable program.
+/// The whole build phase behind `polydat.compile`: checks the (engine,
+/// provenance) request before anything is compiled, compiles `ir` with
+/// `options` for it (the selection stage chooses the engine), and returns
+/// the program with the engine chosen.
+pub fn build(
+    ir: &GraphIr,
+    engine: &str,
+    provenance: &str,
+    options: CompileOptions,
+) -> Result<(Program, EngineKind), BuildError> {
+    let checked = CompileOptions::for_request(engine, provenance)?;
+    let options =
+        CompileOptions { request: checked.request, engine: checked.engine, provenance: checked.provenance, ..options };
+    let program = compile(ir, &options)?;
+    let kind = program.selection.engine;
+    Ok((program, kind))
+}
+
+/// Compiles a graph IR into an immutable program: runs every pass of
+/// [`PIPELINE`] in order, and records in the program what each did.
 pub fn compile(ir: &GraphIr, options: &CompileOptions) -> Result<Program, CompileError> {
     let started = Instant::now();
-    let mut events = Vec::new();
     let mut trace = PassTrace::new();
-    let surface = outer::Surface {
-        outer: options.outer.as_deref(),
-        iteration: &options.iteration,
-        keep: &options.keep,
-        strict: options.strict_names,
-    };
-    let rewritten = outer::apply(ir, &surface, &mut events)?;
-    let (ir, inlined) = match &rewritten {
-        Some(r) => (&r.ir, r.inlined.clone()),
-        None => (ir, Vec::new()),
-    };
-    // The typing passes go on after an error, so a program's type errors
-    // are reported together, in source order.
-    let mut errors = Vec::new();
-    let mut graph = resolve::resolve_recovering(ir, options.strict, &mut events, &mut errors)?;
-    let nodes_resolved = graph.nodes.len();
-    trace.record("resolve", &graph, format!("{} node(s) typed", graph.nodes.len()));
-    cells::apply(&mut graph, options.strict, &mut events, &mut errors);
-    adapters::insert(&mut graph, options.strict, &mut events, &mut errors);
-    if let Some(err) = CompileError::gather(errors) {
-        return Err(err);
+    let mut cx = PassContext::new(ir, options);
+    let mut graph = Graph::default();
+    for pass in PIPELINE {
+        if !pass.recovers() {
+            cx.report_errors()?;
+        }
+        if let Some(note) = pass.run(&mut graph, &mut cx)? {
+            trace.record(pass.name(), cx.node_count(&graph), note);
+        }
     }
-    let adapters = events.iter().filter(|e| e.kind == EventKind::TypeAdapterInserted).count();
-    trace.record("adapters", &graph, format!("{adapters} adapter(s)"));
-    let captures = hoist::mark_captures(&mut graph)?;
-    trace.record("captures", &graph, format!("{captures} const binding(s) marked as captures"));
-    let resolved = GraphSnapshot::of(&graph);
-    trace.record("snapshot", &graph, "resolved graph kept for explain --dot".into());
-
-    let kept = options.outputs.as_ref().map(|names| {
-        let seeds = graph.outputs.iter().map(|o| &o.name).filter(|n| n.starts_with("__seed_")).cloned();
-        names.iter().cloned().chain(seeds).collect::<Vec<String>>()
-    });
-    dce::restrict_outputs(&mut graph, kept.as_deref())?;
-    let supports = options.engine_supports.unwrap_or(|_| true);
-    let polyfills = polyfill::apply(&mut graph, supports, &mut events);
-    trace.record("polyfill", &graph, format!("{polyfills} node(s) expanded"));
-    let fused = if options.fusion {
-        let picks = picks::apply(&mut graph, supports, &mut events);
-        trace.record("picks", &graph, format!("{picks} pick(s) among literal strings carried as an index"));
-        let s = fusion::fuse(&mut graph, supports, &mut events);
-        trace.record("fusion", &graph, format!("{} rewrite(s) in {} iteration(s)", s.applied, s.iterations));
-        let merged = cse::merge(&mut graph, &mut events).merged;
-        trace.record("cse", &graph, format!("{merged} node(s) merged into identical ones"));
-        s.applied
-    } else {
-        trace.record("picks", &graph, "disabled (with fusion)".into());
-        trace.record("fusion", &graph, "disabled".into());
-        0
-    };
-    let dropped = dce::eliminate(&mut graph, &mut events);
-    trace.record("dce", &graph, format!("{dropped} node(s) dropped"));
-    toposort::sort(&mut graph)?;
-    trace.record("toposort", &graph, String::new());
-    let classes = hoist::hoist(&mut graph)?;
-    trace.record(
-        "hoist",
-        &graph,
-        format!(
-            "{} compile-const, {} scope-init, {} dynamic; {} const capture(s)",
-            classes.compile_const, classes.scope_init, classes.dynamic, classes.captures
-        ),
-    );
-    let folded = fold::fold(&mut graph, &mut events)?;
-    trace.record(
-        "fold",
-        &graph,
-        format!("{} evaluated, {} replaced by literals, {} dropped", folded.evaluated, folded.replaced, folded.dropped),
-    );
-    let nodes_final = graph.nodes.len();
-    let stats = CompileStats {
-        nodes_resolved,
-        nodes_final,
-        compile_micros: 0,
-        fusions: fused,
-        polyfills,
-        folded: folded.replaced,
-        adapters,
-    };
-    let explain = ExplainData {
-        passes: Vec::new(),
-        resolved,
-        fusion: options.fusion,
-        strict: options.strict,
-        requested_outputs: options.outputs.clone(),
-    };
-    let mut program = emit::emit(graph, events, stats, explain);
-    trace.record_nodes("emit", nodes_final, String::new());
-    program.selection = select::select(&program, options.request, &options.engine, &options.provenance);
-    trace.record_nodes("select", nodes_final, program.selection.engine.name().to_string());
-    let cells = (0..program.inputs.len())
-        .filter(|&i| program.inputs[i].origin == crate::ir::InputOrigin::Cell)
-        .map(|input| CellDef { input, seed: program.output(&cells::seed_name(&program.inputs[input].name)) })
-        .collect();
-    program.scope = ScopeData { outer: options.outer.clone(), inlined, cells };
+    let mut program = cx.program.expect("the pipeline ends with a program");
     program.explain.passes = trace.passes;
     program.stats.compile_micros = started.elapsed().as_micros();
     Ok(program)
-}
-
-/// Node counts and durations per pass, for `explain`.
-struct PassTrace {
-    passes: Vec<PassRecord>,
-    last: Instant,
-}
-
-impl PassTrace {
-    fn new() -> PassTrace {
-        PassTrace { passes: Vec::new(), last: Instant::now() }
-    }
-
-    fn record(&mut self, pass: &'static str, graph: &Graph, note: String) {
-        self.record_nodes(pass, graph.nodes.len(), note);
-    }
-
-    fn record_nodes(&mut self, pass: &'static str, nodes: usize, note: String) {
-        let now = Instant::now();
-        let micros = now.duration_since(self.last).as_micros() as u64;
-        self.last = now;
-        self.passes.push(PassRecord { pass, nodes, micros, note });
-    }
 }

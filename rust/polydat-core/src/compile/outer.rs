@@ -16,6 +16,8 @@
 //! program does not read them, and so do iteration variables. Inputs end up
 //! coordinates first, in their original order.
 
+use super::graph::Graph;
+use super::pass::{Pass, PassContext};
 use crate::error::CompileError;
 use crate::ir::{ArgIr, ConstIr, GraphIr, InputIr, InputKind, InputOrigin, NodeIr, Span, WireIr};
 use crate::nodes::convert::LITERAL_OP;
@@ -23,6 +25,7 @@ use crate::program::events::{CompileEvent, EventKind};
 use crate::program::manifest::{Form, Manifest};
 use crate::types::PortType;
 use crate::value::Value;
+use std::borrow::Cow;
 
 /// What a program is compiled against.
 #[derive(Clone, Copy, Debug, Default)]
@@ -277,4 +280,29 @@ fn rewrite(ir: &mut GraphIr, inline: &[Option<ConstIr>]) -> Vec<(String, Value)>
         ir.outputs[o].wire = wire;
     }
     inlined
+}
+
+/// The `outer` pass: [`apply`] with the options' outer manifest, iteration
+/// variables and kept names; the rewritten IR replaces the one to resolve.
+pub struct Outer;
+
+impl Pass for Outer {
+    fn name(&self) -> &'static str {
+        "outer"
+    }
+
+    fn run(&self, _graph: &mut Graph, cx: &mut PassContext<'_>) -> Result<Option<String>, CompileError> {
+        let options = cx.options;
+        let surface = Surface {
+            outer: options.outer.as_deref(),
+            iteration: &options.iteration,
+            keep: &options.keep,
+            strict: options.strict_names,
+        };
+        if let Some(rewritten) = apply(&cx.ir, &surface, &mut cx.events)? {
+            cx.ir = Cow::Owned(rewritten.ir);
+            cx.inlined = rewritten.inlined;
+        }
+        Ok(None)
+    }
 }

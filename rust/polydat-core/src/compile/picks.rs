@@ -18,6 +18,8 @@
 //! as written when fusion is off), before it.
 
 use super::graph::{Graph, Part, Source, Wire};
+use super::pass::{Pass, PassContext};
+use crate::error::CompileError;
 use crate::node::{NodeDef, Purity};
 use crate::nodes::convert::{LITERAL, LITERAL_OP};
 use crate::nodes::probability::{ONE_OF, PICK_TEXT, PICK_TEXT_OP, SELECT};
@@ -160,6 +162,23 @@ fn branch(graph: &Graph, modified: &[bool], wire: Wire) -> Option<Branch> {
         }
         PICK_TEXT_OP => Some(Branch::Pick(node.consts.clone(), node.wires[0])),
         _ => None,
+    }
+}
+
+/// The `picks` pass: [`apply`], when fusion is on.
+pub struct Picks;
+
+impl Pass for Picks {
+    fn name(&self) -> &'static str {
+        "picks"
+    }
+
+    fn run(&self, graph: &mut Graph, cx: &mut PassContext<'_>) -> Result<Option<String>, CompileError> {
+        if !cx.options.fusion {
+            return Ok(Some("disabled (with fusion)".into()));
+        }
+        let picks = apply(graph, cx.options.supports(), &mut cx.events);
+        Ok(Some(format!("{picks} pick(s) among literal strings carried as an index")))
     }
 }
 

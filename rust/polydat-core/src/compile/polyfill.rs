@@ -10,6 +10,8 @@
 //! test is the fusion catalog's witnesses, run backwards.
 
 use super::graph::{Graph, Part, Source};
+use super::pass::{Pass, PassContext};
+use crate::error::CompileError;
 use crate::node::NodeDef;
 use crate::nodes::{arith, hash, lerp};
 use crate::program::events::{CompileEvent, EventKind};
@@ -94,6 +96,21 @@ pub fn apply(graph: &mut Graph, supports: fn(&NodeDef) -> bool, events: &mut Vec
     }
     graph.place_appended(first_new);
     applied
+}
+
+/// The `polyfill` pass: [`apply`] for the target engine's capability.
+pub struct ExpandPolyfills;
+
+impl Pass for ExpandPolyfills {
+    fn name(&self) -> &'static str {
+        "polyfill"
+    }
+
+    fn run(&self, graph: &mut Graph, cx: &mut PassContext<'_>) -> Result<Option<String>, CompileError> {
+        let polyfills = apply(graph, cx.options.supports(), &mut cx.events);
+        cx.stats.polyfills = polyfills;
+        Ok(Some(format!("{polyfills} node(s) expanded")))
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use super::adapters::coerce;
 use super::desugar::{Desugar, Operator, COERCE_OP, SPINE_PART_OP};
 use super::graph::{Graph, GraphInput, GraphNode, GraphOutput, Wire};
 use super::literal;
+use super::pass::{Pass, PassContext};
 use crate::error::CompileError;
 use crate::ir::{ArgIr, ConstIr, GraphIr, InputKind, InputOrigin, Modifier, NodeIr, Span, WireIr};
 use crate::node::arguments::{match_arguments, Mismatch, Param};
@@ -573,6 +574,26 @@ pub(super) fn cast_wire(
         None => {
             Err(CompileError::at(span, format!("cannot cast {from} to {to}")).hint(convert::conversion_hint(from, to)))
         }
+    }
+}
+
+/// The `resolve` pass: [`resolve_recovering`] of the context's IR, which
+/// becomes the graph.
+pub struct Resolve;
+
+impl Pass for Resolve {
+    fn name(&self) -> &'static str {
+        "resolve"
+    }
+
+    fn run(&self, graph: &mut Graph, cx: &mut PassContext<'_>) -> Result<Option<String>, CompileError> {
+        *graph = resolve_recovering(&cx.ir, cx.options.strict, &mut cx.events, &mut cx.errors)?;
+        cx.stats.nodes_resolved = graph.nodes.len();
+        Ok(Some(format!("{} node(s) typed", graph.nodes.len())))
+    }
+
+    fn recovers(&self) -> bool {
+        true
     }
 }
 

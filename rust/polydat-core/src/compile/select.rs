@@ -31,6 +31,9 @@
 //! coordinate: it reads only externs (configuration, written rarely) or
 //! nothing. Coordinates are taken to change every cycle.
 
+use super::graph::Graph;
+use super::pass::{Pass, PassContext};
+use crate::error::CompileError;
 use crate::error::Refused;
 use crate::ir::InputKind;
 use crate::program::lifecycle::Lifecycle;
@@ -251,6 +254,23 @@ pub fn select(program: &Program, request: Request, requested: &str, provenance: 
         }
     };
     Selection { engine, requested: requested.to_string(), provenance: provenance.to_string(), reason, analysis }
+}
+
+/// The `select` pass: [`select`] for the options' request, into the
+/// program's [`Selection`].
+pub struct Select;
+
+impl Pass for Select {
+    fn name(&self) -> &'static str {
+        "select"
+    }
+
+    fn run(&self, _graph: &mut Graph, cx: &mut PassContext<'_>) -> Result<Option<String>, CompileError> {
+        let options = cx.options;
+        let program = cx.program();
+        program.selection = select(program, options.request, &options.engine, &options.provenance);
+        Ok(Some(program.selection.engine.name().to_string()))
+    }
 }
 
 #[cfg(test)]

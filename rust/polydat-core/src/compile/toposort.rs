@@ -3,6 +3,7 @@
 //! nodes on it with their spans.
 
 use super::graph::{Graph, Wire};
+use super::pass::{Pass, PassContext};
 use crate::error::CompileError;
 
 /// Sorts `graph.nodes` into evaluation order.
@@ -67,6 +68,20 @@ pub fn find_cycle(stuck: &[bool], producers: impl Fn(usize) -> Vec<usize>) -> Ve
     let mut cycle = path.split_off(seen_at[at]);
     cycle.reverse();
     cycle
+}
+
+/// The `toposort` pass: [`sort`].
+pub struct Toposort;
+
+impl Pass for Toposort {
+    fn name(&self) -> &'static str {
+        "toposort"
+    }
+
+    fn run(&self, graph: &mut Graph, _cx: &mut PassContext<'_>) -> Result<Option<String>, CompileError> {
+        sort(graph)?;
+        Ok(Some(String::new()))
+    }
 }
 
 #[cfg(test)]

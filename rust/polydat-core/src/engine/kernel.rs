@@ -1,6 +1,6 @@
 //! The engine-neutral kernel surface: [`Kernel`], and [`RowFiller`], its
 //! one entry for loops of rows, with the rows a filler fills ([`RowFill`],
-//! [`RunFill`]), the stop request it checks between blocks of rows
+//! [`RowRuns`]), the stop request it checks between blocks of rows
 //! ([`Stop`]) and the errors a fill ends with ([`GenerateError`]); and the
 //! writes every engine shares: inputs checked and adapted through the
 //! boundary catalog before anything is written, and the refusal of a raw
@@ -149,11 +149,11 @@ pub trait RowFiller {
     /// wrapping) and appends the outputs to `columns` as one read. A failing
     /// row is reported as P1 reports it, at its row.
     fn fill(&mut self, rows: &RowFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError>;
-    /// Fills rows in runs ([`RunFill`]): each run's u64 inputs take
+    /// Fills row runs ([`RowRuns`]): each run's u64 inputs take
     /// its values, then its rows are filled as [`RowFiller::fill`] fills
     /// them. One call for many short runs (a one-to-many phase's parents);
     /// the rows are those of the inputs' writes and one `fill` per run.
-    fn fill_runs(&mut self, runs: &RunFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError>;
+    fn fill_row_runs(&mut self, runs: &RowRuns<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError>;
 }
 
 /// A request to stop a running `generate`: checked between blocks of rows by
@@ -279,7 +279,7 @@ pub enum GenerateError {
         swept: String,
     },
     /// A scope's row count is no count (a one-to-many phase, see
-    /// [`crate::run::fanout`]).
+    /// [`crate::generation::fanout`]).
     BadCount {
         /// The name the count is read from.
         name: String,
@@ -328,13 +328,14 @@ impl std::fmt::Display for GenerateError {
     }
 }
 
-/// Rows in runs, for [`crate::engine::RowFiller::fill_runs`]: run `j` has `counts[j]` rows,
-/// through which the u64 inputs `inputs` hold `values[j * inputs.len()..]`
-/// and the coordinate sweeps `first, first + step, ...` (from `first` again
-/// at each run). The rows of one task of a one-to-many phase, one run per
-/// parent.
+/// Row runs, for [`RowFiller::fill_row_runs`]: a *row run* is a stretch of
+/// rows through which some u64 inputs hold the same values. Run `j` has
+/// `counts[j]` rows, through which the u64 inputs `inputs` hold
+/// `values[j * inputs.len()..]` and the coordinate sweeps `first, first +
+/// step, ...` (from `first` again at each run). The rows of one task of a
+/// one-to-many phase, one run per parent.
 #[derive(Clone, Copy, Debug)]
-pub struct RunFill<'a> {
+pub struct RowRuns<'a> {
     /// The coordinate the rows of a run sweep.
     pub coordinate: usize,
     /// Its value at a run's first row.
@@ -351,14 +352,14 @@ pub struct RunFill<'a> {
     pub stop: &'a Stop<'a>,
 }
 
-impl<'a> RunFill<'a> {
+impl<'a> RowRuns<'a> {
     /// The values of run `j`'s inputs.
     pub fn values_of(&self, j: usize) -> &'a [u64] {
         let n = self.inputs.len();
         &self.values[j * n..(j + 1) * n]
     }
 
-    /// The rows of run `j`, as [`Kernel::fill_rows`] takes them.
+    /// The rows of run `j`, as [`RowFiller::fill`] takes them.
     pub fn rows_of(&self, j: usize) -> RowFill<'a> {
         RowFill {
             coordinate: self.coordinate,

@@ -1,7 +1,7 @@
 //! The mixed engine, what `engine="auto"` runs when some step needs its
 //! values boxed: the compiled-kernel layer in Pull mode, whose native
-//! executor compiles only the steps segmentation admits
-//! ([`crate::compile::segment`]) and runs every other step by its node's own
+//! executor compiles only the steps the program's segmentation admits
+//! ([`Program::segmentation`]) and runs every other step by its node's own
 //! rule, as the interpreter does (strings in place).
 //!
 //! A read walks its own cone step by step — each native step as its own
@@ -19,8 +19,8 @@ use super::compiled::kernel::CompiledKernel;
 use super::compiled::modes::Pull;
 use super::kernel::Kernel;
 use super::p3::{plan_of, Native, Segments};
-use crate::compile::segment::{segment, Segmentation};
 use crate::program::explain::EnginePlan;
+use crate::program::segmentation::Segmentation;
 use crate::program::selection::EngineKind;
 use crate::program::Program;
 use std::sync::Arc;
@@ -34,11 +34,11 @@ pub fn new_kernel(program: &Arc<Program>) -> Box<dyn Kernel> {
 }
 
 /// The native segments the mixed engine runs `program` with: each as its
-/// member steps. A program whose per-cycle steps do not all sweep (a
-/// volatile or side-channel step) has no pass that runs several steps at
-/// once, so each native step is a segment of its own.
+/// member steps, from the program's segmentation. A program whose per-cycle
+/// steps do not all sweep (a volatile or side-channel step) has no pass that
+/// runs several steps at once, so each native step is a segment of its own.
 pub fn segments(program: &Program) -> Segmentation {
-    let mut seg = segment(program);
+    let mut seg = program.segmentation.clone();
     if !seg.sweeps {
         seg.segments =
             program.cycle_steps.iter().filter(|&&s| seg.interpreted[s as usize].is_none()).map(|&s| vec![s]).collect();

@@ -1,9 +1,9 @@
 //! Engines: one module per engine, each a kernel type over the shared
 //! [`Program`]. A kernel is one mutable state used by one thread at a time;
 //! [`Kernel`] is the engine-neutral surface the host drives, and
-//! [`Kernel::rows`] its one entry for loops of rows ([`rows`]). The row
-//! driver that runs kernels on workers lives in [`crate::run`], scope
-//! chains in [`crate::scope`].
+//! [`Kernel::rows`] its one entry for loops of rows ([`rows`]). Generation,
+//! which runs kernels over rows on workers, lives in [`crate::generation`],
+//! scope chains in [`crate::scope`].
 
 pub mod compiled;
 pub mod failure;
@@ -18,37 +18,16 @@ pub mod scope_init;
 pub use crate::provenance::Provenance;
 pub use kernel::{
     adapt_boundary, raw_read_refused, set_coordinates, set_named, write_inputs, GenerateError, Kernel, KernelMaker,
-    RowFill, RowFiller, RunFill, Stop, STOP_CHECK_ROWS,
+    RowFill, RowFiller, RowRuns, Stop, STOP_CHECK_ROWS,
 };
-pub use rows::{fill_row_by_row, fill_run_by_run, ValueRows};
+pub use rows::{fill_each_row_run, fill_row_by_row, ValueRows};
 
-use crate::compile::{compile, CompileOptions};
-use crate::error::BuildError;
-use crate::ir::GraphIr;
 use crate::program::explain::EnginePlan;
 pub use crate::program::ColumnSource;
 use crate::program::Program;
 use std::sync::Arc;
 
-pub use crate::compile::select::{EngineKind, ENGINE_NAMES, ENGINE_REQUESTS, PROVENANCE_REQUESTS};
-
-/// The whole build phase behind `polydat.compile`: checks the (engine,
-/// provenance) request before anything is compiled, compiles `ir` with
-/// `options` for it (the selection stage chooses the engine), and returns
-/// the program with the engine chosen.
-pub fn build(
-    ir: &GraphIr,
-    engine: &str,
-    provenance: &str,
-    options: CompileOptions,
-) -> Result<(Program, EngineKind), BuildError> {
-    let checked = CompileOptions::for_request(engine, provenance)?;
-    let options =
-        CompileOptions { request: checked.request, engine: checked.engine, provenance: checked.provenance, ..options };
-    let program = compile(ir, &options)?;
-    let kind = program.selection.engine;
-    Ok((program, kind))
-}
+pub use crate::program::selection::{EngineKind, ENGINE_NAMES, ENGINE_REQUESTS, PROVENANCE_REQUESTS};
 
 /// How `kind` runs `program`, for `explain`.
 pub fn describe(program: &Arc<Program>, kind: EngineKind) -> EnginePlan {

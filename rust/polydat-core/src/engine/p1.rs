@@ -10,11 +10,11 @@
 //! walk only the `Dynamic` part of a cone. [`P1Kernel::init`] re-runs it.
 
 use super::failure::{self, PassOutcome};
-use super::kernel::RunFill;
+use super::kernel::RowRuns;
 use super::kernel::{adapt_boundary, raw_read_refused, Kernel};
 use super::kernel::{GenerateError, RowFill, RowFiller};
+use super::rows::fill_each_row_run;
 use super::rows::fill_row_by_row;
-use super::rows::fill_run_by_run;
 use super::scope_init::{init_scope, ScopeInit};
 use crate::columns::ColumnPart;
 use crate::error::{EvalError, WriteError};
@@ -364,9 +364,9 @@ impl RowFiller for P1Rows<'_> {
         fill_row_by_row(&mut *self.kernel, rows, columns, |k, columns| k.push_row(outs, columns))
     }
 
-    fn fill_runs(&mut self, runs: &RunFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
+    fn fill_row_runs(&mut self, runs: &RowRuns<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
         let outs = self.outs;
-        fill_run_by_run(&mut *self.kernel, runs, |k, rows| {
+        fill_each_row_run(&mut *self.kernel, runs, |k, rows| {
             fill_row_by_row(k, rows, &mut *columns, |k, columns| k.push_row(outs, columns))
         })
     }

@@ -1,8 +1,8 @@
 //! The row-at-a-time strategy any kernel has: [`ValueRows`], the filler
 //! made of the kernel's own writes and reads, and [`fill_row_by_row`] /
-//! [`fill_run_by_run`], the loops every faster filler falls back to.
+//! [`fill_each_row_run`], the loops every faster filler falls back to.
 
-use super::kernel::{GenerateError, Kernel, RowFill, RowFiller, RunFill, STOP_CHECK_ROWS};
+use super::kernel::{GenerateError, Kernel, RowFill, RowFiller, RowRuns, STOP_CHECK_ROWS};
 use crate::columns::ColumnPart;
 use crate::error::EvalError;
 
@@ -48,9 +48,9 @@ impl<K: Kernel + ?Sized> RowFiller for ValueRows<'_, K> {
         })
     }
 
-    fn fill_runs(&mut self, runs: &RunFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
+    fn fill_row_runs(&mut self, runs: &RowRuns<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
         let outs = self.outs;
-        fill_run_by_run(&mut *self.kernel, runs, |k, rows| {
+        fill_each_row_run(&mut *self.kernel, runs, |k, rows| {
             fill_row_by_row(k, rows, &mut *columns, |k, columns| {
                 for (column, &out) in columns.iter_mut().zip(outs) {
                     column.push(&k.pull(out)?);
@@ -86,12 +86,12 @@ pub fn fill_row_by_row<'c, K: Kernel + ?Sized>(
     Ok(())
 }
 
-/// [`crate::engine::RowFiller::fill_runs`] one run at a time: the run's inputs written
+/// [`RowFiller::fill_row_runs`] one row run at a time: the run's inputs written
 /// ([`Kernel::write_u64`]), then its rows filled by `fill` — every filler's
 /// way when nothing faster serves, and the fallback of faster ways.
-pub fn fill_run_by_run<K: Kernel + ?Sized>(
+pub fn fill_each_row_run<K: Kernel + ?Sized>(
     kernel: &mut K,
-    runs: &RunFill<'_>,
+    runs: &RowRuns<'_>,
     mut fill: impl FnMut(&mut K, &RowFill<'_>) -> Result<(), GenerateError>,
 ) -> Result<(), GenerateError> {
     for j in 0..runs.counts.len() {

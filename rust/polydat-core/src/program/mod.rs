@@ -6,6 +6,7 @@ pub mod events;
 pub mod explain;
 pub mod lifecycle;
 pub mod manifest;
+pub mod segmentation;
 pub mod selection;
 
 use crate::ir::{InputKind, InputOrigin, Modifier, Span};
@@ -16,6 +17,7 @@ use crate::value::Value;
 use events::CompileEvent;
 use explain::ExplainData;
 use lifecycle::Lifecycle;
+use segmentation::Segmentation;
 use selection::Selection;
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -214,6 +216,9 @@ pub struct Program {
     pub explain: ExplainData,
     /// The engine and mode chosen for the program (the selection stage).
     pub selection: Selection,
+    /// The mixed engine's native segments of the program, and why every
+    /// other step is not native (the segmentation stage).
+    pub segmentation: Segmentation,
     /// What scope chains need: the outer manifest the program was compiled
     /// against, the outer literals inlined into it, its cells.
     pub scope: ScopeData,
@@ -292,6 +297,7 @@ impl Program {
             stats,
             explain,
             selection: Selection::default(),
+            segmentation: Segmentation::default(),
             scope: ScopeData::default(),
             input_index,
             output_index,
@@ -549,11 +555,10 @@ impl EngineCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compile::{compile, sketch, CompileOptions};
+    use crate::test_support::compile_sketch;
 
     fn build(src: &str) -> Program {
-        let ir = sketch::parse(&format!("input x: u64\n{src}")).unwrap();
-        compile(&ir, &CompileOptions::default()).unwrap()
+        compile_sketch(&format!("input x: u64\n{src}"))
     }
 
     #[test]

@@ -30,7 +30,7 @@
 
 use super::cell::{Cell, Tree};
 use crate::columns::ColumnPart;
-use crate::engine::kernel::RunFill;
+use crate::engine::kernel::RowRuns;
 use crate::engine::{adapt_boundary, new_kernel, GenerateError, Kernel, RowFill, RowFiller};
 use crate::error::{BindError, EvalError, WriteError};
 use crate::ir::{InputKind, InputOrigin};
@@ -730,10 +730,10 @@ impl RowFiller for ScopedRows<'_> {
         filled
     }
 
-    fn fill_runs(&mut self, runs: &RunFill<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
+    fn fill_row_runs(&mut self, runs: &RowRuns<'_>, columns: &mut [ColumnPart<'_>]) -> Result<(), GenerateError> {
         self.check(runs.coordinate)?;
         runs.inputs.iter().try_for_each(|&input| self.check(input))?;
-        let filled = self.inner.fill_runs(runs, columns);
+        let filled = self.inner.fill_row_runs(runs, columns);
         note_write(&self.wrote.0, &self.wrote.1);
         filled
     }

@@ -11,11 +11,11 @@ use super::shape::StepFacts;
 use super::slots::{RefSlotRefused, Slots};
 use crate::columns::{ColumnPart, RowsOut};
 use crate::engine::failure::{self, PassOutcome};
-use crate::engine::kernel::RunFill;
+use crate::engine::kernel::RowRuns;
 use crate::engine::kernel::{adapt_boundary, raw_read_refused, Kernel};
 use crate::engine::kernel::{GenerateError, RowFill, RowFiller, STOP_CHECK_ROWS};
+use crate::engine::rows::fill_each_row_run;
 use crate::engine::rows::fill_row_by_row;
-use crate::engine::rows::fill_run_by_run;
 use crate::engine::scope_init::{init_scope, ScopeInit};
 use crate::error::{EvalError, WriteError};
 use crate::node::by_bytes::{BytesEval, Sink, StrTable};
@@ -40,7 +40,7 @@ pub struct CompiledKernel<M: Mode, X: Executor> {
     /// The scope-init path has run (since creation or the last `invalidate_all`).
     scope_ready: bool,
     /// Where the per-cycle values stand against the last sweep.
-    sweep: Sweep,
+    sweep: SweepStatus,
     /// The executor's row read for the inputs written and the outputs read
     /// by the last read of raw words ([`RowFiller::read_words`], Raw), kept so a loop of
     /// the same reads finds it without asking the plan.
@@ -51,9 +51,11 @@ pub struct CompiledKernel<M: Mode, X: Executor> {
     older_row_reads: Vec<KeptRowRead<X>>,
 }
 
-/// How a column takes its rows in `generate`'s sweep path.
-enum Take<'a> {
-    /// A scalar output's buffer word and its type (its rows are [`Staged`]).
+/// How one column is fed its rows in `generate`'s sweep path
+/// ([`CompiledKernel::fill_swept`]): a scalar's buffer word, a scratch
+/// entry, the text its step writes into, or a pick's index.
+enum ColumnFeed<'a> {
+    /// A scalar output's buffer word and its type (its rows are [`StagedWords`]).
     Word { word: usize, ty: crate::types::PortType },
     /// A by-reference output's pair word and scratch entry.
     Ref { off: usize, e: usize },
@@ -64,46 +66,47 @@ enum Take<'a> {
     Text { text: String, off: usize, e: usize },
     /// A pick among `table`'s strings ([`crate::node::NodeEval::indexed_table`])
     /// no step reads: the buffer word of its index (its rows are
-    /// [`Staged`]: the indexes of the strings to copy into the column), and
+    /// [`StagedWords`]: the indexes of the strings to copy into the column), and
     /// its pair word and scratch entry, which it takes its rows from again
     /// once given back.
     Table { word: usize, table: &'a StrTable, off: usize, e: usize },
 }
 
-impl Take<'_> {
+impl ColumnFeed<'_> {
     /// The buffer word the column takes each row from, for a column whose
-    /// rows are [`Staged`].
+    /// rows are [`StagedWords`].
     fn staged_word(&self) -> Option<usize> {
         match *self {
-            Take::Word { word, .. } | Take::Table { word, .. } => Some(word),
-            Take::Ref { .. } | Take::Text { .. } => None,
+            ColumnFeed::Word { word, .. } | ColumnFeed::Table { word, .. } => Some(word),
+            ColumnFeed::Ref { .. } | ColumnFeed::Text { .. } => None,
         }
     }
 
-    /// Gives a [`Take::Text`]'s text back to `column`, and ends a
-    /// [`Take::Table`] (its staged rows already stored); either takes its
+    /// Gives a [`ColumnFeed::Text`]'s text back to `column`, and ends a
+    /// [`ColumnFeed::Table`] (its staged rows already stored); either takes its
     /// rows from the scratch from then on.
     fn give_back(&mut self, column: &mut ColumnPart<'_>) {
         match self {
-            Take::Text { text, off, e } => {
+            ColumnFeed::Text { text, off, e } => {
                 column.put_text(std::mem::take(text));
-                *self = Take::Ref { off: *off, e: *e };
+                *self = ColumnFeed::Ref { off: *off, e: *e };
             }
-            Take::Table { off, e, .. } => *self = Take::Ref { off: *off, e: *e },
+            ColumnFeed::Table { off, e, .. } => *self = ColumnFeed::Ref { off: *off, e: *e },
             _ => {}
         }
     }
 }
 
-/// The rows of the columns that take one buffer word a row (a scalar's
-/// word, a pick's index), for one chunk of `generate`'s sweep path:
+/// The staged words: the rows of the columns that take one buffer word a
+/// row (a scalar's word, a pick's index), for one chunk of `generate`'s
+/// sweep path:
 /// gathered row by row into a block of one run of [`STOP_CHECK_ROWS`]
 /// words per column (a tight copy of a few words), then stored column by
 /// column when the chunk ends.
-struct Staged {
+struct StagedWords {
     /// The buffer word of each staged column, in gather order.
     words: Vec<usize>,
-    /// The column (index into the takes) of each staged word.
+    /// The column (index into the feeds) of each staged word.
     columns: Vec<usize>,
     /// The other columns, which take each row as it is made.
     per_row: Vec<usize>,
@@ -113,12 +116,12 @@ struct Staged {
     filled: usize,
 }
 
-impl Staged {
-    /// The staging of `takes` (again after a take is given back).
-    fn of(takes: &[Take<'_>]) -> Staged {
+impl StagedWords {
+    /// The staging of `feeds` (again after a feed is given back).
+    fn of(feeds: &[ColumnFeed<'_>]) -> StagedWords {
         let (mut words, mut columns, mut per_row) = (Vec::new(), Vec::new(), Vec::new());
-        for (k, take) in takes.iter().enumerate() {
-            match take.staged_word() {
+        for (k, feed) in feeds.iter().enumerate() {
+            match feed.staged_word() {
                 Some(word) => {
                     words.push(word);
                     columns.push(k);
@@ -127,7 +130,7 @@ impl Staged {
             }
         }
         let block = vec![0; words.len() * STOP_CHECK_ROWS];
-        Staged { words, columns, per_row, block, filled: 0 }
+        StagedWords { words, columns, per_row, block, filled: 0 }
     }
 
     /// Takes the current row's words from `buf` (at most
@@ -142,13 +145,13 @@ impl Staged {
     }
 
     /// Stores the gathered rows into their columns, and empties the block.
-    fn store(&mut self, takes: &[Take<'_>], columns: &mut [ColumnPart<'_>]) {
+    fn store(&mut self, feeds: &[ColumnFeed<'_>], columns: &mut [ColumnPart<'_>]) {
         let rows = self.filled;
         for (block, &k) in self.block.chunks_exact(STOP_CHECK_ROWS).zip(&self.columns) {
-            match takes[k] {
-                Take::Word { ty, .. } => columns[k].extend_words(ty, &block[..rows]),
-                Take::Table { table, .. } => columns[k].extend_picked(table, &block[..rows]),
-                Take::Ref { .. } | Take::Text { .. } => {}
+            match feeds[k] {
+                ColumnFeed::Word { ty, .. } => columns[k].extend_words(ty, &block[..rows]),
+                ColumnFeed::Table { table, .. } => columns[k].extend_picked(table, &block[..rows]),
+                ColumnFeed::Ref { .. } | ColumnFeed::Text { .. } => {}
             }
         }
         self.filled = 0;
@@ -156,19 +159,19 @@ impl Staged {
 }
 
 /// Where the rows of `generate`'s sweep path take their input words: the
-/// coordinate's values, and, for rows in runs ([`RowFiller::fill_runs`]),
+/// coordinate's values, and, for row runs ([`RowFiller::fill_row_runs`]),
 /// the words the runs set, written when a run starts.
 struct RowWords<'a> {
     rows: RowFill<'a>,
     /// The runs, when there are any: their input words, and where the fill is.
-    runs: Option<RunCursor<'a>>,
+    runs: Option<RowRunCursor<'a>>,
     /// The coordinate's value at the row last started.
     last: u64,
 }
 
 /// The position of a fill in its runs.
-struct RunCursor<'a> {
-    fill: RunFill<'a>,
+struct RowRunCursor<'a> {
+    fill: RowRuns<'a>,
     /// The buffer words of `fill.inputs`.
     words: Vec<usize>,
     /// The run of the next row, and that row's place in it.
@@ -204,13 +207,13 @@ impl RowWords<'_> {
 /// One part of a sweep as `generate`'s sweep path runs it, the by-bytes
 /// form of a by-bytes step looked up once per fill.
 enum FillStep<'a, R> {
-    /// A run of scalar steps.
+    /// A native segment (scalar steps).
     Scalar(&'a R),
     /// A by-bytes step writing its scratch entry.
     Bytes(&'a StepFacts, &'a dyn BytesEval),
-    /// A by-bytes step writing into the text of column `k` ([`Take::Text`]).
+    /// A by-bytes step writing into the text of column `k` ([`ColumnFeed::Text`]).
     Text(&'a StepFacts, &'a dyn BytesEval, usize),
-    /// A pick step whose column takes the index ([`Take::Table`]): the row
+    /// A pick step whose column takes the index ([`ColumnFeed::Table`]): the row
     /// runs on when the index word is below the table's length (otherwise
     /// the row path reports the pick's failure).
     Index(&'a StepFacts, &'a dyn BytesEval, usize, u64),
@@ -224,7 +227,7 @@ enum FillStep<'a, R> {
 /// Where a kernel's per-cycle values stand against its last sweep (a pass
 /// over every per-cycle step, see [`sweep`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Sweep {
+enum SweepStatus {
     /// A coordinate changed since the last sweep (or none ran yet): a new
     /// round, every per-cycle step stale.
     Stale,
@@ -250,7 +253,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             slots,
             mode,
             scope_ready: false,
-            sweep: Sweep::Stale,
+            sweep: SweepStatus::Stale,
             row_read: None,
             older_row_reads: Vec::new(),
         }
@@ -298,7 +301,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     /// (reads are then plain loads; exposed for diagnostics and tests).
     #[inline(always)]
     pub fn swept(&self) -> bool {
-        M::SWEEP != SweepPolicy::Never && self.sweep == Sweep::Current
+        M::SWEEP != SweepPolicy::Never && self.sweep == SweepStatus::Current
     }
 
     /// Step `step` holds its current value: a sweep made everything current,
@@ -388,7 +391,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         // A mode that sweeps for every read does not look at the outputs (a
         // sweep no output needed is only wasted work).
         let sweeps = M::SWEEP != SweepPolicy::Never
-            && self.sweep == Sweep::Stale
+            && self.sweep == SweepStatus::Stale
             && (M::sweeps_every_read(&self.plan)
                 || outs.iter().any(|&o| M::sweeps_for(&self.plan, o) && self.stale(o)));
         if sweeps {
@@ -590,8 +593,8 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     fn columns_parts<'p>(
         plan: &'p Plan<X>,
         outs: &[usize],
-        columns_sweep: &'p mut Option<SharedSweep<X::Run>>,
-    ) -> Option<&'p [Part<X::Run>]> {
+        columns_sweep: &'p mut Option<SharedSweep<X::Segment>>,
+    ) -> Option<&'p [Part<X::Segment>]> {
         match outs {
             [out] if !plan.broad_cone(*out) => plan.executor.cone_sweep(&plan.shape, *out),
             _ => {
@@ -601,13 +604,13 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         }
     }
 
-    /// Fills rows in runs ([`RowFiller::fill_runs`]) of the outputs `outs`:
+    /// Fills row runs ([`RowFiller::fill_row_runs`]) of the outputs `outs`:
     /// one sweep fill over every run's rows, a run's input words written as
     /// it starts, when those inputs are plain u64 words no pinned step reads
     /// and the columns have a sweep; one run after another otherwise.
-    pub fn fill_runs(
+    pub fn fill_row_runs(
         &mut self,
-        runs: &RunFill<'_>,
+        runs: &RowRuns<'_>,
         outs: &[usize],
         columns: &mut [ColumnPart<'_>],
     ) -> Result<(), GenerateError> {
@@ -627,8 +630,8 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             (Some(words), true) => Self::columns_parts(&plan, outs, &mut columns_sweep).map(|p| (words, p)),
             _ => None,
         };
-        let by_runs = |k: &mut Self, runs: &RunFill<'_>, columns: &mut [ColumnPart<'_>]| {
-            fill_run_by_run(k, runs, |k, rows| k.fill_rows(rows, outs, columns))
+        let by_runs = |k: &mut Self, runs: &RowRuns<'_>, columns: &mut [ColumnPart<'_>]| {
+            fill_each_row_run(k, runs, |k, rows| k.fill_rows(rows, outs, columns))
         };
         let Some(j0) = runs.counts.iter().position(|&c| c > 0) else { return Ok(()) };
         let Some((words, parts)) = parts else { return by_runs(self, runs, columns) };
@@ -641,7 +644,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         if !self.slots.none_free() {
             self.fill_by_rows(&runs.rows_of(j0).after(1), outs, columns)?;
             let n = runs.inputs.len();
-            let rest = RunFill { counts: &runs.counts[j0 + 1..], values: &runs.values[(j0 + 1) * n..], ..*runs };
+            let rest = RowRuns { counts: &runs.counts[j0 + 1..], values: &runs.values[(j0 + 1) * n..], ..*runs };
             return by_runs(self, &rest, columns);
         }
         let rows = RowFill {
@@ -651,7 +654,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             count: total - 1,
             stop: runs.stop,
         };
-        let cursor = RunCursor { fill: *runs, words, run: j0, at: 1 };
+        let cursor = RowRunCursor { fill: *runs, words, run: j0, at: 1 };
         self.fill_swept(parts, RowWords { rows, runs: Some(cursor), last: runs.first }, outs, columns)
     }
 
@@ -667,7 +670,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     /// it. Afterwards the kernel holds the last row's coordinate, every step stale.
     fn fill_swept(
         &mut self,
-        parts: &[Part<X::Run>],
+        parts: &[Part<X::Segment>],
         mut source: RowWords<'_>,
         outs: &[usize],
         columns: &mut [ColumnPart<'_>],
@@ -677,24 +680,24 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         let word = plan.u64_input_word[rows.coordinate] as usize;
         let layout = &plan.layout;
         // How each column takes a row: a scalar's word, staged and stored a
-        // chunk at a time ([`Staged`]); a string's bytes, from its scratch entry.
-        let mut takes: Vec<Take> = outs
+        // chunk at a time ([`StagedWords`]); a string's bytes, from its scratch entry.
+        let mut feeds: Vec<ColumnFeed> = outs
             .iter()
             .map(|&o| {
                 let slot = plan.program.outputs[o].slot as usize;
                 let off = layout.off[slot] as usize;
                 match layout.entry[slot] {
-                    NO_ENTRY => Take::Word { word: off, ty: layout.ty[slot] },
-                    e => Take::Ref { off, e: e as usize },
+                    NO_ENTRY => ColumnFeed::Word { word: off, ty: layout.ty[slot] },
+                    e => ColumnFeed::Ref { off, e: e as usize },
                 }
             })
             .collect();
         let program = &plan.program;
-        let mut steps: Vec<FillStep<'_, X::Run>> = parts
+        let mut steps: Vec<FillStep<'_, X::Segment>> = parts
             .iter()
             .map(|part| {
                 let s = match part {
-                    Part::Scalar(run) => return FillStep::Scalar(run),
+                    Part::Segment(run) => return FillStep::Scalar(run),
                     Part::Rule(s) => return FillStep::Rule(*s as usize),
                     Part::Bytes(s) => *s as usize,
                 };
@@ -707,30 +710,30 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                     _ => None,
                 };
                 let Some(k) = only else { return FillStep::Bytes(facts, form) };
-                let Take::Ref { off, e } = takes[k] else { return FillStep::Bytes(facts, form) };
+                let ColumnFeed::Ref { off, e } = feeds[k] else { return FillStep::Bytes(facts, form) };
                 if let (Some(table), [(word, NO_ENTRY)]) = (plan.exec[s].indexed_table(), &facts.io.ins[..]) {
                     let word = *word as usize;
                     columns[k].track_picks(table);
-                    takes[k] = Take::Table { word, table, off, e };
+                    feeds[k] = ColumnFeed::Table { word, table, off, e };
                     return FillStep::Index(facts, form, word, table.len() as u64);
                 }
                 match columns[k].take_text() {
                     Some(text) => {
-                        takes[k] = Take::Text { text, off, e };
+                        feeds[k] = ColumnFeed::Text { text, off, e };
                         FillStep::Text(facts, form, k)
                     }
                     None => FillStep::Bytes(facts, form),
                 }
             })
             .collect();
-        let give_back = |takes: &mut [Take], columns: &mut [ColumnPart<'_>]| {
-            takes.iter_mut().zip(columns.iter_mut()).for_each(|(take, column)| take.give_back(column));
+        let give_back = |feeds: &mut [ColumnFeed], columns: &mut [ColumnPart<'_>]| {
+            feeds.iter_mut().zip(columns.iter_mut()).for_each(|(feed, column)| feed.give_back(column));
         };
-        let mut staged = Staged::of(&takes);
+        let mut staged = StagedWords::of(&feeds);
         let mut row = 0;
         while row < rows.count {
             if let Err(stopped) = rows.check(columns) {
-                give_back(&mut takes, columns);
+                give_back(&mut feeds, columns);
                 self.wrote_words(&source);
                 return Err(stopped);
             }
@@ -746,10 +749,10 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                 while row < end {
                     source.start(row, &mut state.buf, word);
                     let ran = steps.iter().all(|step| match *step {
-                        FillStep::Scalar(run) => X::run_scalar(run, &mut state.buf),
+                        FillStep::Scalar(run) => X::run_segment(run, &mut state.buf),
                         FillStep::Bytes(facts, form) => state.run_form(facts, form).is_ok(),
-                        FillStep::Text(facts, form, k) => match &mut takes[k] {
-                            Take::Text { text, .. } => state.run_form_into(facts, form, Sink::Text(text)).is_ok(),
+                        FillStep::Text(facts, form, k) => match &mut feeds[k] {
+                            ColumnFeed::Text { text, .. } => state.run_form_into(facts, form, Sink::Text(text)).is_ok(),
                             _ => false,
                         },
                         FillStep::Index(_, _, word, len) => state.buf[word] < len,
@@ -760,10 +763,10 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                         return false;
                     }
                     for &k in &staging.per_row {
-                        match &mut takes[k] {
-                            Take::Ref { off, e } => columns[k].push_bytes(Some(state.ref_bytes(*off, *e))),
-                            Take::Text { text, .. } => columns[k].end_text_row(text),
-                            Take::Word { .. } | Take::Table { .. } => {}
+                        match &mut feeds[k] {
+                            ColumnFeed::Ref { off, e } => columns[k].push_bytes(Some(state.ref_bytes(*off, *e))),
+                            ColumnFeed::Text { text, .. } => columns[k].end_text_row(text),
+                            ColumnFeed::Word { .. } | ColumnFeed::Table { .. } => {}
                         }
                     }
                     staging.gather(&state.buf);
@@ -772,19 +775,19 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                 true
             };
             let done = matches!(guarded(pass), Ok(true));
-            staged.store(&takes, columns);
+            staged.store(&feeds, columns);
             if first_chunk && done {
                 // Room for the rest of the rows, at the first chunk's size.
-                for (take, column) in takes.iter_mut().zip(columns.iter_mut()) {
-                    let text = if let Take::Text { text, .. } = take { Some(text) } else { None };
+                for (feed, column) in feeds.iter_mut().zip(columns.iter_mut()) {
+                    let text = if let ColumnFeed::Text { text, .. } = feed { Some(text) } else { None };
                     column.reserve_rows_like_so_far(text, rows.count - row);
                 }
             }
             if !done {
                 // The row path writes to the columns: every text goes back
                 // first (without the failed row's part), and stays there.
-                give_back(&mut takes, columns);
-                staged = Staged::of(&takes);
+                give_back(&mut feeds, columns);
+                staged = StagedWords::of(&feeds);
                 for step in steps.iter_mut() {
                     if let FillStep::Text(facts, form, _) | FillStep::Index(facts, form, ..) = *step {
                         *step = FillStep::Bytes(facts, form);
@@ -797,7 +800,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                 row += 1;
             }
         }
-        give_back(&mut takes, columns);
+        give_back(&mut feeds, columns);
         // What the sweeps left is the last row's, but the currency does not know it.
         self.wrote_words(&source);
         Ok(())
@@ -833,10 +836,10 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     fn wrote(&mut self, input: usize) {
         let plan = &*self.plan;
         if input < plan.coord_count {
-            self.sweep = Sweep::Stale;
-        } else if self.sweep == Sweep::Current {
+            self.sweep = SweepStatus::Stale;
+        } else if self.sweep == SweepStatus::Current {
             self.mode.adopt_sweep(plan);
-            self.sweep = Sweep::Walk;
+            self.sweep = SweepStatus::Walk;
         }
         self.mode.wrote(plan, input);
     }
@@ -889,29 +892,29 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
 /// read walks its own cone instead, which fails or not exactly as P1 does;
 /// reads keep walking cones until an input changes.
 #[inline(always)]
-fn sweep<X: Executor>(plan: &Plan<X>, slots: &mut Slots, state: &mut Sweep) -> bool {
-    if *state != Sweep::Stale {
-        return *state == Sweep::Current;
+fn sweep<X: Executor>(plan: &Plan<X>, slots: &mut Slots, state: &mut SweepStatus) -> bool {
+    if *state != SweepStatus::Stale {
+        return *state == SweepStatus::Current;
     }
     let Some(parts) = plan.executor.sweep() else { return false };
     if !slots.none_free() {
         return false;
     }
     let swept = run_parts(plan, slots, parts);
-    *state = if swept { Sweep::Current } else { Sweep::Walk };
+    *state = if swept { SweepStatus::Current } else { SweepStatus::Walk };
     swept
 }
 
 /// Runs the parts of a sweep in order over a state with no `None` in it:
-/// each scalar run in the executor's form, each by-bytes step over the
+/// each native segment in the executor's form, each by-bytes step over the
 /// scratch; inside one panic guard. True when every step succeeded.
 #[inline(always)]
-pub fn run_parts<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[Part<X::Run>]) -> bool {
+pub fn run_parts<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[Part<X::Segment>]) -> bool {
     // Native code that cannot panic needs no guard (the hottest read: a sweep
     // that is one native function, called from the read itself).
-    if let [Part::Scalar(run)] = parts {
+    if let [Part::Segment(run)] = parts {
         if !X::may_panic(run) {
-            return X::run_scalar(run, &mut slots.buf);
+            return X::run_segment(run, &mut slots.buf);
         }
     }
     run_parts_guarded(plan, slots, parts)
@@ -920,15 +923,15 @@ pub fn run_parts<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[Part<X
 /// [`run_parts`] inside the panic guard (kept out of line, so the read that
 /// calls one native function stays small).
 #[inline(never)]
-fn run_parts_guarded<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[Part<X::Run>]) -> bool {
+fn run_parts_guarded<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[Part<X::Segment>]) -> bool {
     matches!(guarded(|| run_parts_unguarded(plan, slots, parts)), Ok(true))
 }
 
 /// [`run_parts`] without the panic guard (its caller holds one).
 #[inline(always)]
-fn run_parts_unguarded<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[Part<X::Run>]) -> bool {
+fn run_parts_unguarded<X: Executor>(plan: &Plan<X>, slots: &mut Slots, parts: &[Part<X::Segment>]) -> bool {
     parts.iter().all(|part| match part {
-        Part::Scalar(run) => X::run_scalar(run, &mut slots.buf),
+        Part::Segment(run) => X::run_segment(run, &mut slots.buf),
         Part::Bytes(s) => {
             let s = *s as usize;
             slots.run_bytes(&plan.steps[s], &plan.exec[s]).is_ok()
@@ -1079,7 +1082,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             let word = self.plan.plain_coordinate_word.get(input).copied().unwrap_or(NO_ENTRY);
             if word != NO_ENTRY && self.slots.none_free() {
                 self.slots.buf[word as usize] = value;
-                self.sweep = Sweep::Stale;
+                self.sweep = SweepStatus::Stale;
                 self.mode.wrote_plain_coordinate(&self.plan, input);
                 return Ok(());
             }
@@ -1220,7 +1223,7 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
     fn invalidate_all(&mut self) {
         self.mode.invalidate_all();
         self.scope_ready = false;
-        self.sweep = Sweep::Stale;
+        self.sweep = SweepStatus::Stale;
     }
 
     fn start(&mut self) -> Result<(), EvalError> {

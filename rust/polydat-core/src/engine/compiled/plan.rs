@@ -3,17 +3,17 @@
 //! runs steps as closures, P3 as native code — and it provides the fast
 //! forms a kernel may use: the *sweep* (every per-cycle step in one pass),
 //! a cone's sweep, and `generate`'s block program. A sweep is a list of
-//! [`Part`]s: runs of scalar steps in the executor's form, and by-bytes
-//! steps, which the shared layer runs (so P2 and P3 run string steps the
+//! [`Part`]s: native segments (scalar steps) in the executor's form, and
+//! by-bytes steps, which the shared layer runs (so P2 and P3 run string steps the
 //! same way, over the same scratch).
 
 use super::shape::Shape;
 use crate::columns::RowsOut;
-use crate::compile::segment::{group, Role, Run};
 use crate::engine::kernel::RowFill;
 use crate::node::by_bytes::BytesEval;
 use crate::node::kit::{BlockStep, BLOCK};
 use crate::node::{NodeError, NodeEval};
+use crate::program::segmentation::{group, Role, SweepPart};
 use crate::program::Program;
 use std::any::Any;
 use std::collections::HashMap;
@@ -59,10 +59,11 @@ impl<S> Exec<S> {
     }
 }
 
-/// One part of a compiled sweep (see [`crate::compile::segment::Run`]).
+/// One part of a compiled sweep (a [`SweepPart`] compiled).
 pub enum Part<R> {
-    /// A run of scalar steps, in the executor's compiled form.
-    Scalar(R),
+    /// A native segment ([`SweepPart::NativeSegment`]), in the executor's
+    /// compiled form.
+    Segment(R),
     /// By-bytes step `step` (the shared layer runs it).
     Bytes(u32),
     /// Step `step`, run by its node's rule through the slot kit (the shared
@@ -73,8 +74,8 @@ pub enum Part<R> {
 /// A compiled sweep: its parts in order.
 pub type Sweep<R> = Box<[Part<R>]>;
 
-/// Compiles the parts of a pass over `steps` (an evaluation order), grouped
-/// by [`group`] with each step's `role`, each run of native steps by `compile`.
+/// Compiles the parts of a sweep over `steps` (an evaluation order), grouped
+/// by [`group`] with each step's `role`, each native segment by `compile`.
 pub fn compile_sweep<R>(
     shape: &Shape,
     steps: &[u32],
@@ -83,10 +84,10 @@ pub fn compile_sweep<R>(
 ) -> Sweep<R> {
     group(&shape.program, steps, role)
         .into_iter()
-        .map(|run| match run {
-            Run::Native(steps) => Part::Scalar(compile(&steps)),
-            Run::Bytes(step) => Part::Bytes(step),
-            Run::Rule(step) => Part::Rule(step),
+        .map(|part| match part {
+            SweepPart::NativeSegment(steps) => Part::Segment(compile(&steps)),
+            SweepPart::Bytes(step) => Part::Bytes(step),
+            SweepPart::Rule(step) => Part::Rule(step),
         })
         .collect()
 }
@@ -184,8 +185,9 @@ pub type RowReadKey = (usize, Box<[usize]>);
 pub trait Executor: Send + Sync + Sized + 'static {
     /// How one scalar step runs.
     type Step: Send + Sync;
-    /// How one run of scalar steps of a sweep runs ([`Part::Scalar`]).
-    type Run: Send + Sync;
+    /// How one native segment of a sweep runs, compiled ([`Part::Segment`]):
+    /// its scalar steps in the executor's form.
+    type Segment: Send + Sync;
     /// A compiled row read ([`Executor::row_read`]).
     type RowRead: Send + Sync;
     /// The executor builds row reads (Raw kernels look for one).
@@ -196,30 +198,30 @@ pub trait Executor: Send + Sync + Sized + 'static {
     /// Runs scalar step `step` over the buffer. A failure is the node's own
     /// message; the kernel attributes it.
     fn run(step: &Self::Step, buf: &mut [u64]) -> Result<(), NodeError>;
-    /// Runs a run of scalar steps once each, in order, with no per-step
+    /// Runs the steps of `segment` once each, in order, with no per-step
     /// bookkeeping; true when every step succeeded. A failure is contained
     /// (a panic may escape: the kernel runs sweeps inside a panic guard).
-    fn run_scalar(run: &Self::Run, buf: &mut Vec<u64>) -> bool;
-    /// A panic can escape [`Executor::run_scalar`] of `run` (so the kernel
-    /// runs it inside a panic guard). True unless the executor knows better.
+    fn run_segment(segment: &Self::Segment, buf: &mut Vec<u64>) -> bool;
+    /// A panic can escape [`Executor::run_segment`] of `segment` (so the
+    /// kernel runs it inside a panic guard). True unless the executor knows better.
     #[inline(always)]
-    fn may_panic(_run: &Self::Run) -> bool {
+    fn may_panic(_segment: &Self::Segment) -> bool {
         true
     }
     /// The sweep: every per-cycle step once, in an order that respects
     /// their dependencies ([`Part`]s); `None` when the shape is not sweepable.
-    fn sweep(&self) -> Option<&[Part<Self::Run>]>;
+    fn sweep(&self) -> Option<&[Part<Self::Segment>]>;
     /// The executor can sweep (the shape is sweepable and a sweep was built).
     fn sweeps(&self) -> bool {
         self.sweep().is_some()
     }
     /// The sweep of output `out`'s per-cycle cone (its steps once each, with
     /// no bookkeeping), when the executor has one for it.
-    fn cone_sweep(&self, shape: &Shape, out: usize) -> Option<&[Part<Self::Run>]>;
+    fn cone_sweep(&self, shape: &Shape, out: usize) -> Option<&[Part<Self::Segment>]>;
     /// `generate`'s sweep of the per-cycle steps outputs `outs` need, when
     /// the executor sweeps and that is not all of them (built at the first
     /// call for `outs` and kept, [`ColumnSweeps`]).
-    fn columns_sweep(&self, shape: &Shape, outs: &[usize]) -> Option<SharedSweep<Self::Run>>;
+    fn columns_sweep(&self, shape: &Shape, outs: &[usize]) -> Option<SharedSweep<Self::Segment>>;
     /// `generate`'s row loop for `rows` of outputs `outs` (over their
     /// coordinate input, `step` apart) on the kernel buffer `buf`, when the
     /// executor has one for them (built at the first call and kept; a loop

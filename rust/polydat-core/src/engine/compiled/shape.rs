@@ -5,9 +5,9 @@
 //! cones, provenance masks, pinned dependents, volatility.
 
 use super::layout::{Color, Layout, NO_ENTRY};
-use crate::compile::segment::Role;
 use crate::node::Purity;
 use crate::program::lifecycle::Lifecycle;
+use crate::program::segmentation::Role;
 use crate::program::{Program, Step};
 use crate::provenance::ones;
 use crate::types::PortType;
@@ -291,7 +291,7 @@ impl Shape {
     }
 
     /// The role step `s` takes in a pass of the compiled engines
-    /// ([`crate::compile::segment::group`]): a scalar step runs in the
+    /// ([`crate::program::segmentation::group`]): a scalar step runs in the
     /// executor's form, a by-bytes step writes its text in place, and any
     /// other runs its node's rule through the slot kit.
     pub fn compiled_role(&self, s: u32) -> Role {
@@ -307,14 +307,14 @@ impl Shape {
 #[cfg(test)]
 mod tests {
     use super::Shape;
-    use crate::compile::{compile, sketch, CompileOptions};
+    use crate::test_support::compile_sketch;
     use std::sync::Arc;
 
     #[test]
     fn the_steps_many_outputs_need_are_found_without_a_cone_each() {
         let chain: String = (1..400).map(|i| format!("v{i} := u64_xor(v{}, x)\nw{i} := hash(v{i})\n", i - 1)).collect();
         let src = format!("input x: u64\nextern e: u64 = 1\nconst k := hash(e)\nv0 := u64_add(x, k)\n{chain}");
-        let p = Arc::new(compile(&sketch::parse(&src).unwrap(), &CompileOptions::default()).unwrap());
+        let p = Arc::new(compile_sketch(&src));
         let shape = Shape::new(p.clone());
         let every: Vec<usize> = (0..p.outputs.len()).collect();
         let some: Vec<usize> = every.iter().copied().filter(|o| o % 3 == 1).collect();

@@ -30,15 +30,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use threads::{run_threads, Thread};
 
-/// One scalar run of a P2 sweep: its steps as threads.
+/// One native segment of a P2 sweep, compiled: its steps as threads.
 pub type Threads = Box<[Thread]>;
 
 /// The P2 executor: closures for the scalar steps, the sweep and the cone
 /// threads built from them.
 pub struct Closures {
-    /// When the shape is sweepable: its per-cycle steps, scalar runs as threads.
+    /// When the shape is sweepable: its per-cycle steps, native segments as threads.
     sweep: Option<Sweep<Threads>>,
-    /// Per output: the steps of its per-cycle cone, scalar runs as threads,
+    /// Per output: the steps of its per-cycle cone, native segments as threads,
     /// built at the first read that asks (see [`Closures::cone_thread`]);
     /// empty when it has none.
     cone_threads: Box<[OnceLock<Sweep<Threads>>]>,
@@ -81,14 +81,19 @@ impl Closures {
     }
 }
 
-/// The steps `steps` of a sweepable shape as a P2 sweep: each scalar run as threads.
+/// The steps `steps` of a sweepable shape as a P2 sweep: each native segment as threads.
 fn sweep_of(shape: &Shape, steps: &[u32]) -> Sweep<Threads> {
-    compile_sweep(shape, steps, |s| shape.compiled_role(s), |run| threads::threads(&shape.layout, &shape.program, run))
+    compile_sweep(
+        shape,
+        steps,
+        |s| shape.compiled_role(s),
+        |segment| threads::threads(&shape.layout, &shape.program, segment),
+    )
 }
 
 impl Executor for Closures {
     type Step = SlotStep;
-    type Run = Threads;
+    type Segment = Threads;
     /// Closures have no row read: Raw sweeps.
     type RowRead = ();
 
@@ -118,7 +123,7 @@ impl Executor for Closures {
     }
 
     #[inline(always)]
-    fn run_scalar(run: &Threads, buf: &mut Vec<u64>) -> bool {
+    fn run_segment(run: &Threads, buf: &mut Vec<u64>) -> bool {
         run_threads(run, buf)
     }
 

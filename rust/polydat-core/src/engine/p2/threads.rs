@@ -19,19 +19,20 @@ const THREAD_LEN: usize = 32;
 pub type Thread = Box<[ThreadStep]>;
 
 /// The steps `steps` (in evaluation order) as threads: scheduled for
-/// register handoff ([`schedule`]), then cut into runs of at most
+/// register handoff ([`schedule`]), then cut into threads of at most
 /// `THREAD_LEN` steps in which a step tail-calls the next and hands it its
 /// own first output and the one it was handed
 /// ([`NodeEval::threaded_step`](crate::node::NodeEval::threaded_step)), so a
-/// run costs one indirect jump per step.
+/// thread costs one indirect jump per step.
 pub fn threads(layout: &Layout, program: &Program, steps: &[u32]) -> Box<[Thread]> {
     schedule(layout, program, steps)
         .chunks(THREAD_LEN)
-        .map(|run| {
+        .map(|thread| {
             // The words whose values arrive in registers: the first outputs
             // of the last two steps.
             let (mut last, mut before) = (NOWHERE, NOWHERE);
-            run.iter()
+            thread
+                .iter()
                 .map(|&s| {
                     let step = &program.steps[s as usize];
                     let ins: Vec<Src> = step

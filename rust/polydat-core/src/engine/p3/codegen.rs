@@ -132,7 +132,7 @@ impl Module {
 
     /// [`Module::steps_function`] over any buffer: `word(slot)` is the
     /// buffer word of each value slot the steps read or write. With
-    /// `tracker`, the code stores the position (in `steps`) of the step it is
+    /// `position_word`, the code stores the position (in `steps`) of the step it is
     /// in to that word before each helper call, so a failure can be
     /// attributed to the step that failed. More than [`MAX_FUNCTION_STEPS`]
     /// steps are compiled in pieces of at most that many, which the
@@ -143,15 +143,15 @@ impl Module {
         program: &Program,
         steps: &[u32],
         word: &dyn Fn(u32) -> u32,
-        tracker: Option<u32>,
+        position_word: Option<u32>,
     ) -> Result<(FuncId, Emitted), String> {
         if steps.len() <= MAX_FUNCTION_STEPS {
-            return self.piece(program, steps, 0, word, tracker);
+            return self.piece(program, steps, 0, word, position_word);
         }
         let mut pieces = Vec::with_capacity(steps.len().div_ceil(MAX_FUNCTION_STEPS));
         let mut fallible = false;
         for (k, chunk) in steps.chunks(MAX_FUNCTION_STEPS).enumerate() {
-            let (id, emitted) = self.piece(program, chunk, k * MAX_FUNCTION_STEPS, word, tracker)?;
+            let (id, emitted) = self.piece(program, chunk, k * MAX_FUNCTION_STEPS, word, position_word)?;
             fallible |= emitted.fallible;
             pieces.push(id);
         }
@@ -169,22 +169,30 @@ impl Module {
     }
 
     /// One function `f(buf)` computing `steps`, every value stored to its
-    /// buffer word; the tracker records positions from `first` on.
+    /// buffer word; positions are recorded from `first` on.
     fn piece(
         &mut self,
         program: &Program,
         steps: &[u32],
         first: usize,
         word: &dyn Fn(u32) -> u32,
-        tracker: Option<u32>,
+        position_word: Option<u32>,
     ) -> Result<(FuncId, Emitted), String> {
         let id = self.declare(1)?;
         let mut b = FunctionBuilder::new(&mut self.ctx.func, &mut self.fbc);
         let buf = entry_block(&mut b)[0];
         let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
-        let tracker = tracker.map(Tracker::Position);
-        let mut emit =
-            StepEmitter { slot_call, calls: &mut self.calls, buf, word, tracker, store: true, first, constants: None };
+        let failure_site = position_word.map(FailureSite::Position);
+        let mut emit = StepEmitter {
+            slot_call,
+            calls: &mut self.calls,
+            buf,
+            word,
+            failure_site,
+            store: true,
+            first,
+            constants: None,
+        };
         let fallible = emit.steps(&mut b, program, steps, &mut HashMap::new());
         b.ins().return_(&[]);
         b.finalize(self.module.target_config());
@@ -306,13 +314,13 @@ impl Module {
         }
         let slot_call = self.module.declare_func_in_func(self.slot_call_id, b.func);
         let word = |slot: u32| layout.off[slot as usize];
-        // No tracker before the body: the steps run ahead call no helper.
+        // No failure site before the body: the steps run ahead call no helper.
         let mut emit = StepEmitter {
             slot_call,
             calls: &mut self.calls,
             buf,
             word: &word,
-            tracker: None,
+            failure_site: None,
             store: false,
             first: 0,
             constants: Some(&mut constants),
@@ -338,7 +346,7 @@ impl Module {
             Some(end) => (b.ins().iadd(index, end), b.ins().iadd(index, count)),
             None => (b.block_params(body_block)[1], index),
         };
-        emit.tracker = Some(Tracker::Row { progress, row });
+        emit.failure_site = Some(FailureSite::Row { progress, row });
         let mut words = fixed_words.clone();
         words.insert(coordinate, cycle);
         words.extend(ahead.carried.iter().copied().zip(carried_params));
@@ -459,7 +467,7 @@ impl Module {
             calls: &mut self.calls,
             buf,
             word: &word,
-            tracker: None,
+            failure_site: None,
             store: false,
             first: 0,
             constants: None,
@@ -592,10 +600,13 @@ fn reads(func: &Function) -> HashMap<Value, usize> {
 /// carrying the hash alone).
 const MAX_CARRIED: usize = 1;
 
-/// The steps a row loop runs one row ahead, and the slots of their values
-/// the next turn reads (carried in registers).
-struct Ahead {
+/// The steps a row loop runs one row ahead (software pipelining: during
+/// one row's turn they compute the first values of the next row), chosen by
+/// [`pipelined`].
+struct PipelinedSteps {
+    /// The steps run ahead, in evaluation order.
     steps: Vec<u32>,
+    /// The slots of their values the next turn reads (carried in registers).
     carried: Vec<u32>,
 }
 
@@ -616,7 +627,7 @@ fn pipelined(
     coordinate: u32,
     written: &std::collections::HashSet<u32>,
     columns: &[(u32, u8)],
-) -> (Ahead, Vec<u32>) {
+) -> (PipelinedSteps, Vec<u32>) {
     let outputs = |s: u32| program.steps[s as usize].out_slots();
     // The values of `steps[..n]` that a later step or a column reads.
     let carried = |n: usize| -> Vec<u32> {
@@ -643,9 +654,9 @@ fn pipelined(
     }
     let carried = carried(n);
     if carried.is_empty() {
-        return (Ahead { steps: Vec::new(), carried }, steps.to_vec());
+        return (PipelinedSteps { steps: Vec::new(), carried }, steps.to_vec());
     }
-    (Ahead { steps: steps[..n].to_vec(), carried }, steps[n..].to_vec())
+    (PipelinedSteps { steps: steps[..n].to_vec(), carried }, steps[n..].to_vec())
 }
 
 /// The order a row loop stores its `columns` (value slot, width) in, as
@@ -706,10 +717,11 @@ fn entry_block(b: &mut FunctionBuilder<'_>) -> Vec<Value> {
     b.block_params(entry).to_vec()
 }
 
-/// What emitted code records before each helper call, so that a failure
-/// inside the call can be placed.
+/// Where a failure inside a helper call is placed: what emitted code
+/// records before each helper call, so the caller can attribute a failure
+/// to its step (or its row).
 #[derive(Clone, Copy)]
-enum Tracker {
+enum FailureSite {
     /// The position (in the emitted steps) of the step making the call, to
     /// this buffer word.
     Position(u32),
@@ -727,10 +739,10 @@ struct StepEmitter<'a> {
     /// The buffer word of each value slot.
     word: &'a dyn Fn(u32) -> u32,
     /// What to record before a helper call, so a failure can be placed.
-    tracker: Option<Tracker>,
+    failure_site: Option<FailureSite>,
     /// Store every output to its buffer word (a row loop keeps them in registers).
     store: bool,
-    /// The position of the first step emitted, for the tracker.
+    /// The position of the first step emitted, for [`FailureSite::Position`].
     first: usize,
     /// A row loop's constants, loaded before the loop.
     constants: Option<&'a mut LoopConstants>,
@@ -1047,7 +1059,7 @@ impl StepEmitter<'_> {
                 calls: &mut *self.calls,
                 step,
                 called: false,
-                track: self.tracker.map(|t| (t, self.buf, (self.first + position) as u64)),
+                failure_site: self.failure_site.map(|site| (site, self.buf, (self.first + position) as u64)),
                 constants: self.constants.as_deref_mut(),
             };
             let nvals: Vec<NVal> = (0..ins.len() as u32).map(NVal).collect();
@@ -1080,9 +1092,9 @@ struct CraneLower<'a, 'b> {
     step: &'a crate::program::Step,
     /// The step's code calls a helper.
     called: bool,
-    /// What to record before a helper call: the tracker, the buffer's
-    /// address and the step's position.
-    track: Option<(Tracker, Value, u64)>,
+    /// What to record before a helper call: where a failure is placed, the
+    /// buffer's address and the step's position.
+    failure_site: Option<(FailureSite, Value, u64)>,
     /// A row loop's constants (see [`LoopConstants`]).
     constants: Option<&'a mut LoopConstants>,
 }
@@ -1111,12 +1123,12 @@ impl CraneLower<'_, '_> {
     /// and returns its outputs.
     fn emit_rule_call(&mut self) -> Vec<Value> {
         self.called = true;
-        match self.track {
-            Some((Tracker::Position(word), buf, position)) => {
+        match self.failure_site {
+            Some((FailureSite::Position(word), buf, position)) => {
                 let at = self.b.ins().iconst(I64, position as i64);
                 self.b.ins().store(MemFlagsData::trusted(), at, buf, 8 * word as i32);
             }
-            Some((Tracker::Row { progress, row }, _, _)) => {
+            Some((FailureSite::Row { progress, row }, _, _)) => {
                 self.b.ins().store(MemFlagsData::trusted(), row, progress, 0);
             }
             None => {}
@@ -1328,14 +1340,14 @@ impl Lower for CraneLower<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compile::{compile, sketch, CompileOptions};
+    use crate::test_support::compile_sketch;
 
     #[test]
     fn a_long_step_list_is_compiled_in_bounded_pieces() {
         let n = 2 * MAX_FUNCTION_STEPS + 10;
         let chain: String = (1..n).map(|i| format!("v{i} := u64_xor(v{}, x)\n", i - 1)).collect();
         let src = format!("input x: u64\nv0 := hash(x)\n{chain}");
-        let program = compile(&sketch::parse(&src).unwrap(), &CompileOptions::default()).unwrap();
+        let program = compile_sketch(&src);
         let layout = Layout::new(&program);
         let steps: Vec<u32> = (0..program.steps.len() as u32).collect();
         let mut module = Module::new().unwrap();
@@ -1354,7 +1366,7 @@ mod tests {
         let src = "input cycle: u64\ninput seed: u64\nid := hash(u64_add(cycle, seed))\naccount := mod(id, 1000)\n\
                    route := hash(u64_xor(account, seed))\nshard := mod(route, 64)\npayload := hash(u64_add(id, seed))\n\
                    class := mod(payload, 8)\ntoken := hash(u64_add(route, payload))";
-        let program = compile(&sketch::parse(src).unwrap(), &CompileOptions::default()).unwrap();
+        let program = compile_sketch(src);
         let steps = program.cycle_steps.clone();
         let names = ["account", "shard", "class", "token"];
         let columns: Vec<(u32, u8)> =
@@ -1362,9 +1374,7 @@ mod tests {
         let order: Vec<&str> = store_order(&program, &steps, &columns).into_iter().map(|k| names[k]).collect();
         assert_eq!(order, ["account", "token", "shard", "class"]);
         // Independent sinks keep their column order.
-        let program =
-            compile(&sketch::parse("input c: u64\na := hash(c)\nb := mod(c, 9)").unwrap(), &CompileOptions::default())
-                .unwrap();
+        let program = compile_sketch("input c: u64\na := hash(c)\nb := mod(c, 9)");
         let steps = program.cycle_steps.clone();
         let columns: Vec<(u32, u8)> =
             ["b", "a"].iter().map(|n| (program.outputs[program.output(n).unwrap()].slot, 8)).collect();
@@ -1380,7 +1390,7 @@ mod tests {
                    route := hash(u64_xor(account, seed))\npayload := hash(u64_add(id, seed))\n\
                    token := hash(u64_add(route, payload))";
         let split = |src: &str, names: &[&str]| {
-            let program = compile(&sketch::parse(src).unwrap(), &CompileOptions::default()).unwrap();
+            let program = compile_sketch(src);
             let steps = program.cycle_steps.clone();
             let written = written_slots(&program, &steps);
             let columns: Vec<(u32, u8)> =

@@ -23,7 +23,6 @@ pub mod codegen;
 pub mod helpers;
 pub mod row_loop;
 
-use crate::compile::segment::{self, Role};
 use crate::engine::compiled::closure::scalar_closure;
 use crate::engine::compiled::kernel::CompiledKernel;
 use crate::engine::compiled::layout::NO_ENTRY;
@@ -37,6 +36,7 @@ use crate::engine::kernel::{Kernel, RowFill};
 use crate::node::kit::SlotStep;
 use crate::node::NodeError;
 use crate::node::Purity;
+use crate::program::segmentation::Role;
 use crate::program::Program;
 pub use crate::provenance::Provenance;
 use codegen::{Code, Emitted, Module, NativeFn, RowReadFn, MAX_FUNCTION_STEPS, MAX_ROW_COLUMNS};
@@ -55,9 +55,9 @@ pub enum NativeStep {
     Closure(SlotStep),
 }
 
-/// One scalar run of a P3 sweep: its steps as one native function, and
+/// One native segment of a P3 sweep, compiled: its steps as one native function, and
 /// whether it calls a helper (then it runs inside the catch).
-pub type NativeRun = (NativeFn, bool);
+pub type CompiledSegment = (NativeFn, bool);
 
 /// Which steps a native executor compiles, and when it builds a sweep of
 /// the per-cycle steps: P3 compiles every scalar step ([`EveryScalarStep`]),
@@ -93,7 +93,7 @@ impl Policy for EveryScalarStep {
     }
 }
 
-/// The mixed engine's policy ([`crate::compile::segment`]): the steps
+/// The mixed engine's policy ([`Program::segmentation`]): the steps the
 /// segmentation admits are native; every other one runs by its node's rule,
 /// as the interpreter runs it (strings in place); a shape sweeps when every
 /// per-cycle step is pure and non-volatile.
@@ -105,24 +105,24 @@ impl Policy for Segments {
     const READ_FUNCTIONS: bool = false;
     #[inline]
     fn role(shape: &Shape, s: u32) -> Role {
-        segment::mixed_role(&shape.program, s)
+        shape.program.segmentation.role(&shape.program, s)
     }
     fn sweeps(shape: &Shape) -> bool {
-        segment::sweeps(&shape.program)
+        shape.program.segmentation.sweeps
     }
 }
 
 /// The native executor: the program's native code, the steps compiled as
 /// policy `P` says (P3: [`EveryScalarStep`]).
 pub struct Native<P: Policy = EveryScalarStep> {
-    /// When the shape is sweepable: the per-cycle program, each run of
-    /// scalar steps as one native function (by-bytes steps between them).
-    sweep: Option<Sweep<NativeRun>>,
+    /// When the shape is sweepable: the per-cycle program, each native
+    /// segment as one native function (by-bytes steps between them).
+    sweep: Option<Sweep<CompiledSegment>>,
     /// Steps that run as their own native function.
     native_steps: usize,
     /// Per output: its per-cycle cone as one native function, built at the
     /// first read that asks (see [`Native::cone_function`]).
-    cones: Box<[OnceLock<Option<PartialSweep<NativeRun>>>]>,
+    cones: Box<[OnceLock<Option<PartialSweep<CompiledSegment>>>]>,
     /// How many more steps cone functions may hold (memory stays linear in
     /// the program however many outputs are read).
     cone_room: AtomicUsize,
@@ -130,7 +130,7 @@ pub struct Native<P: Policy = EveryScalarStep> {
     /// first `generate` that asks (`None`: these columns have none).
     row_loops: RowLoops,
     /// `generate`'s sweeps for sets of columns.
-    column_sweeps: ColumnSweeps<NativeRun>,
+    column_sweeps: ColumnSweeps<CompiledSegment>,
     /// Raw's row reads, by inputs written and outputs, built at the first read that asks
     /// (`None`: these outputs have none).
     row_reads: BuiltForms<RowReadKey, NativeRowRead>,
@@ -139,14 +139,14 @@ pub struct Native<P: Policy = EveryScalarStep> {
     _policy: PhantomData<P>,
 }
 
-/// The compiled parts of a sweep, their scalar runs' ids turned into
+/// The compiled parts of a sweep, their native segments' ids turned into
 /// functions of `code` (every run compiled: a failure was returned before).
-fn native_parts(parts: Sweep<Option<(FuncId, Emitted)>>, code: &Code) -> Sweep<NativeRun> {
+fn native_parts(parts: Sweep<Option<(FuncId, Emitted)>>, code: &Code) -> Sweep<CompiledSegment> {
     let parts = parts.into_vec().into_iter().map(|part| match part {
-        Part::Scalar(Some((id, emitted))) => Part::Scalar((code.function(id), emitted.fallible)),
+        Part::Segment(Some((id, emitted))) => Part::Segment((code.function(id), emitted.fallible)),
         Part::Bytes(s) => Part::Bytes(s),
         Part::Rule(s) => Part::Rule(s),
-        Part::Scalar(None) => unreachable!("a sweep run failed to compile"),
+        Part::Segment(None) => unreachable!("a native segment failed to compile"),
     });
     parts.collect()
 }
@@ -163,7 +163,7 @@ impl<P: Policy> Native<P> {
     /// run (the Pull kernel's way) — or `None`: the plan does not sweep, the
     /// cone is broad (the sweep serves it), or the cone sweeps already hold
     /// their share of memory. Built at the first call for `out`.
-    fn cone_function(&self, shape: &Shape, out: usize) -> Option<&[Part<NativeRun>]> {
+    fn cone_function(&self, shape: &Shape, out: usize) -> Option<&[Part<CompiledSegment>]> {
         if !P::READ_FUNCTIONS || self.sweep.is_none() || shape.broad_cone(out) {
             return None;
         }
@@ -178,17 +178,17 @@ impl<P: Policy> Native<P> {
     }
 }
 
-/// Steps `steps` of a sweepable shape as a sweep, each scalar run one
+/// Steps `steps` of a sweepable shape as a sweep, each native segment one
 /// native function of a new module (kept with the parts); `None` when code
 /// generation fails (the caller goes without the sweep).
-fn native_sweep<P: Policy>(shape: &Shape, steps: &[u32]) -> Option<PartialSweep<NativeRun>> {
+fn native_sweep<P: Policy>(shape: &Shape, steps: &[u32]) -> Option<PartialSweep<CompiledSegment>> {
     let mut module = Module::new().ok()?;
     let mut failed = false;
     let parts = compile_sweep(
         shape,
         steps,
         |s| P::role(shape, s),
-        |run| match module.steps_function(&shape.program, &shape.layout, run) {
+        |segment| match module.steps_function(&shape.program, &shape.layout, segment) {
             Ok(built) => Some(built),
             Err(_) => {
                 failed = true;
@@ -264,14 +264,14 @@ impl<P: Policy> Native<P> {
     /// functions it runs them in.
     pub fn counts(&self, shape: &Shape) -> (usize, usize, usize) {
         let swept = if self.sweep.is_some() { shape.program.cycle_steps.len() } else { 0 };
-        let functions = self.sweep.iter().flatten().filter(|p| matches!(p, Part::Scalar(_))).count();
+        let functions = self.sweep.iter().flatten().filter(|p| matches!(p, Part::Segment(_))).count();
         (self.native_steps, swept, functions)
     }
 }
 
 /// Builds the module of `shape`'s program: one function per inline step,
 /// and the sweep when the shape is sweepable.
-fn compile<P: Policy>(shape: &Shape) -> Result<(Native<P>, Vec<Option<NativeStep>>), String> {
+fn build_native<P: Policy>(shape: &Shape) -> Result<(Native<P>, Vec<Option<NativeStep>>), String> {
     let (program, layout) = (&shape.program, &shape.layout);
     let native: Vec<bool> = (0..program.steps.len() as u32).map(|s| P::role(shape, s) == Role::Native).collect();
     let mut module = Module::new()?;
@@ -290,8 +290,8 @@ fn compile<P: Policy>(shape: &Shape) -> Result<(Native<P>, Vec<Option<NativeStep
         true => {
             let mut failed = None;
             let role = |s: u32| P::role(shape, s);
-            let sweep = compile_sweep(shape, &program.cycle_steps, role, |run| {
-                match module.steps_function(program, layout, run) {
+            let sweep = compile_sweep(shape, &program.cycle_steps, role, |segment| {
+                match module.steps_function(program, layout, segment) {
                     Ok(built) => Some(built),
                     Err(e) => {
                         failed = Some(e);
@@ -340,12 +340,12 @@ fn compile<P: Policy>(shape: &Shape) -> Result<(Native<P>, Vec<Option<NativeStep
 
 impl<P: Policy> Executor for Native<P> {
     type Step = NativeStep;
-    type Run = NativeRun;
+    type Segment = CompiledSegment;
     type RowRead = NativeRowRead;
     const READS_ROWS: bool = true;
 
     fn build(shape: &Shape) -> (Self, Vec<Option<NativeStep>>) {
-        match compile::<P>(shape) {
+        match build_native::<P>(shape) {
             Ok(built) => built,
             // Cranelift supports every machine this project builds for; a
             // failure here is a bug, reported as such (the binding turns the
@@ -367,7 +367,7 @@ impl<P: Policy> Executor for Native<P> {
     }
 
     #[inline]
-    fn run_scalar(&(f, fallible): &NativeRun, buf: &mut Vec<u64>) -> bool {
+    fn run_segment(&(f, fallible): &CompiledSegment, buf: &mut Vec<u64>) -> bool {
         let ptr = buf.as_mut_ptr();
         // SAFETY: the run was generated for this plan's layout and touches
         // only words of a buffer of that layout; `ptr` is such a buffer (a
@@ -386,21 +386,21 @@ impl<P: Policy> Executor for Native<P> {
     /// code that does runs its helpers inside the catch, which turns a
     /// helper's panic into a failure: nothing unwinds out of either.
     #[inline(always)]
-    fn may_panic(&(_, fallible): &NativeRun) -> bool {
+    fn may_panic(&(_, fallible): &CompiledSegment) -> bool {
         fallible
     }
 
     #[inline(always)]
-    fn sweep(&self) -> Option<&[Part<NativeRun>]> {
+    fn sweep(&self) -> Option<&[Part<CompiledSegment>]> {
         self.sweep.as_deref()
     }
 
     #[inline]
-    fn cone_sweep(&self, shape: &Shape, out: usize) -> Option<&[Part<NativeRun>]> {
+    fn cone_sweep(&self, shape: &Shape, out: usize) -> Option<&[Part<CompiledSegment>]> {
         self.cone_function(shape, out)
     }
 
-    fn columns_sweep(&self, shape: &Shape, outs: &[usize]) -> Option<SharedSweep<NativeRun>> {
+    fn columns_sweep(&self, shape: &Shape, outs: &[usize]) -> Option<SharedSweep<CompiledSegment>> {
         self.sweep.as_ref()?;
         self.column_sweeps.get(shape, outs, |steps| native_sweep::<P>(shape, steps))
     }

@@ -4,7 +4,7 @@
 //! so a loop of the same reads does not ask the plan; and the kernel's row
 //! filler ([`CompiledRows`]), which runs a kept row read with one check.
 
-use super::{CompiledKernel, Sweep};
+use super::{CompiledKernel, SweepStatus};
 use crate::columns::ColumnPart;
 use crate::engine::compiled::modes::{Mode, SweepPolicy};
 use crate::engine::compiled::plan::{Executor, RowReadKey};
@@ -86,7 +86,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     /// state, and a stale round unless the read writes a coordinate.
     #[inline(always)]
     fn may_read_row(&self, values: &[u64]) -> bool {
-        let stale = !values.is_empty() || self.sweep == Sweep::Stale;
+        let stale = !values.is_empty() || self.sweep == SweepStatus::Stale;
         X::READS_ROWS && M::SWEEP == SweepPolicy::Always && self.scope_ready && stale && self.slots.none_free()
     }
 
@@ -145,7 +145,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
 fn run_row_read<M: Mode, X: Executor>(
     read: &X::RowRead,
     buf: &mut [u64],
-    sweep: &mut Sweep,
+    sweep: &mut SweepStatus,
     mode: &mut M,
     shape: &Shape,
     values: &[u64],
@@ -155,7 +155,7 @@ fn run_row_read<M: Mode, X: Executor>(
         return false;
     }
     if !values.is_empty() {
-        *sweep = Sweep::Stale;
+        *sweep = SweepStatus::Stale;
     }
     (0..values.len()).for_each(|input| mode.wrote_plain_coordinate(shape, input));
     true
@@ -228,11 +228,11 @@ impl<M: Mode, X: Executor> RowFiller for CompiledRows<'_, M, X> {
         self.kernel.fill_rows(rows, self.outs, columns)
     }
 
-    fn fill_runs(
+    fn fill_row_runs(
         &mut self,
-        runs: &crate::engine::kernel::RunFill<'_>,
+        runs: &crate::engine::kernel::RowRuns<'_>,
         columns: &mut [ColumnPart<'_>],
     ) -> Result<(), GenerateError> {
-        self.kernel.fill_runs(runs, self.outs, columns)
+        self.kernel.fill_row_runs(runs, self.outs, columns)
     }
 }

@@ -645,7 +645,7 @@ impl Batches {
     }
 }
 
-/// One run of [`fill_runs`]: a kernel and the rows it fills (its first
+/// One kernel's rows in [`fill_kernel_rows`]: the kernel and the rows it fills (its first
 /// coordinate takes `start`, `start + 1`, ...).
 pub struct KernelRows {
     /// The kernel (a scope's sibling, usually).
@@ -666,7 +666,7 @@ pub struct KernelRows {
 /// writing straight into its rows; the columns are the same whatever the
 /// number of threads. An input column holds the kernel's value of that input
 /// on every row of its run (the swept coordinate, its row values).
-pub fn fill_runs(
+pub fn fill_kernel_rows(
     program: &Program,
     mut runs: Vec<KernelRows>,
     sources: &[ColumnSource],

@@ -23,7 +23,7 @@
 
 use super::workers;
 use crate::columns::{Column, ColumnPart, PartDone, VarRows};
-use crate::engine::{GenerateError, Kernel, KernelMaker, RowFill, RunFill, Stop, STOP_CHECK_ROWS};
+use crate::engine::{GenerateError, Kernel, KernelMaker, RowFill, RowRuns, Stop, STOP_CHECK_ROWS};
 use crate::program::{ColumnSource, Program};
 use crate::types::PortType;
 use crate::value::Value;
@@ -398,7 +398,7 @@ fn iteration_inputs(plan: &FanOutPlan) -> [usize; 3] {
 
 /// The values of [`iteration_inputs`] for the parents from `first`, one
 /// after another, each with its row offset from `offsets`: the runs'
-/// values of a [`RunFill`] of a parent per run.
+/// values of a [`RowRuns`] of a parent per run.
 fn runs_values(plan: &FanOutPlan, first: usize, offsets: impl ExactSizeIterator<Item = u64>) -> Vec<u64> {
     let mut values = Vec::with_capacity(3 * offsets.len());
     for (j, offset) in offsets.enumerate() {
@@ -432,10 +432,10 @@ fn counts_in_one_fill(plan: &FanOutPlan, kernel: &mut dyn Kernel, task: Parents,
     let inputs = iteration_inputs(plan);
     let values = runs_values(plan, task.first, std::iter::repeat_n(0, task.count));
     let one_each = vec![1; task.count];
-    let runs = RunFill { coordinate, first: 0, step: 1, inputs: &inputs, values: &values, counts: &one_each, stop };
+    let runs = RowRuns { coordinate, first: 0, step: 1, inputs: &inputs, values: &values, counts: &one_each, stop };
     let mut column = Column::new(ty, task.count)?;
     let mut parts = column.split(&[task.count]);
-    kernel.rows(&[count]).ok()?.fill_runs(&runs, &mut parts).ok()?;
+    kernel.rows(&[count]).ok()?.fill_row_runs(&runs, &mut parts).ok()?;
     let done: Vec<PartDone> = parts.into_iter().map(ColumnPart::done).collect();
     column.absorb(done).ok()?;
     (0..task.count)
@@ -504,7 +504,7 @@ fn fill_task(
             let inputs = iteration_inputs(plan);
             let values = runs_values(plan, task.first, rows.offsets.iter().copied());
             let counts: Vec<usize> = rows.counts.iter().map(|&c| c as usize).collect();
-            let runs = RunFill {
+            let runs = RowRuns {
                 coordinate,
                 first: start,
                 step: 1,
@@ -513,7 +513,7 @@ fn fill_task(
                 counts: &counts,
                 stop: rows.stop,
             };
-            kernel.rows(outputs).map_err(GenerateError::Eval)?.fill_runs(&runs, &mut output_parts)?;
+            kernel.rows(outputs).map_err(GenerateError::Eval)?.fill_row_runs(&runs, &mut output_parts)?;
             for (_, i, part) in input_parts.iter_mut() {
                 let fixed = kernel.input_value(*i);
                 for (j, &count) in counts.iter().enumerate() {
