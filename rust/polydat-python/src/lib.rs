@@ -2,9 +2,10 @@
 //! and back, forwards calls to `polydat-core`, and releases the GIL around
 //! long-running work. It holds no logic of its own.
 //!
-//! One module per concern: [`errors`] (core errors as `polydat.errors`
-//! exceptions, panic containment), [`convert`] (Python values and columns
-//! to and from core values), [`program`] and [`kernel`] (the two classes),
+//! One module per concern: [`errors`] (the typed error every entry point
+//! fails with, raised as a `polydat.errors` exception; panic containment),
+//! [`convert`] (Python values to core values, columns to numpy),
+//! [`pyvalue`] (a core value as a Python object), [`program`] and [`kernel`] (the two classes),
 //! [`run`] (row runs: `generate`, batch streams, `fill_runs`, benches),
 //! [`rules`] (the core's rules Python asks about), [`arrow`], [`fanout`]
 //! and [`host`] (Arrow batches, one-to-many rows, caller arrays). With the
@@ -17,6 +18,7 @@ mod fanout;
 mod host;
 mod kernel;
 mod program;
+mod pyvalue;
 mod rules;
 mod run;
 #[cfg(feature = "test-hooks")]

@@ -10,8 +10,9 @@ use polydat_core::{PortType, Value};
 use pyo3::prelude::*;
 use pyo3::types::PyInt;
 
-use crate::convert::{port_type, to_py};
-use crate::errors::{py_error, refused};
+use crate::convert::port_type;
+use crate::errors::{HostError, HostResult};
+use crate::pyvalue::to_py;
 
 /// The node catalog as JSON text.
 #[pyfunction]
@@ -31,13 +32,12 @@ pub(crate) fn data_files_json() -> String {
 #[pyfunction]
 #[pyo3(signature = (strategy, axes, count=None, seed=None))]
 pub(crate) fn order_positions(
-    py: Python<'_>,
     strategy: &str,
     axes: Vec<u64>,
     count: Option<u64>,
     seed: Option<u64>,
 ) -> PyResult<Vec<u64>> {
-    polydat_core::order::positions(strategy, &axes, count, seed).map_err(|e| py_error(py, "ArgumentError", (e,)))
+    Ok(polydat_core::order::positions(strategy, &axes, count, seed).map_err(HostError::Argument)?)
 }
 
 /// Every engine a program can run on, by the name `Program.engine` reports
@@ -76,8 +76,9 @@ pub(crate) fn provenances() -> Vec<&'static str> {
 /// Refuses (`RefusedError`) an (engine, provenance) request no engine can
 /// honour, before anything is compiled.
 #[pyfunction]
-pub(crate) fn check_request(py: Python<'_>, engine: &str, provenance: &str) -> PyResult<()> {
-    polydat_core::compile::select::Request::parse(engine, provenance).map(|_| ()).map_err(|e| refused(py, &e))
+pub(crate) fn check_request(engine: &str, provenance: &str) -> PyResult<()> {
+    polydat_core::compile::select::Request::parse(engine, provenance).map_err(HostError::from)?;
+    Ok(())
 }
 
 /// The candidate closest to `name` (the core's "did you mean" rule), or
@@ -102,17 +103,11 @@ pub(crate) fn conversions(implicit: bool) -> Vec<(&'static str, &'static str)> {
 /// The output types of a call of node `op` over wires of `wire_types` with
 /// the construction constants `consts_json` (a JSON list of IR constants).
 #[pyfunction]
-pub(crate) fn output_types(
-    py: Python<'_>,
-    op: &str,
-    wire_types: Vec<String>,
-    consts_json: &str,
-) -> PyResult<Vec<&'static str>> {
-    let types: Vec<_> = wire_types.iter().map(|t| port_type(py, t)).collect::<PyResult<_>>()?;
-    let consts: Vec<polydat_core::ir::ConstIr> = serde_json::from_str(consts_json)
-        .map_err(|e| py_error(py, "PolydatError", (format!("malformed constants: {e}"),)))?;
-    let out = polydat_core::compile::resolve::call_output_types(op, &types, &consts)
-        .map_err(|e| py_error(py, "PolydatError", (e,)))?;
+pub(crate) fn output_types(op: &str, wire_types: Vec<String>, consts_json: &str) -> PyResult<Vec<&'static str>> {
+    let types: Vec<_> = wire_types.iter().map(|t| port_type(t)).collect::<HostResult<_>>()?;
+    let consts: Vec<polydat_core::ir::ConstIr> =
+        serde_json::from_str(consts_json).map_err(|e| HostError::Polydat(format!("malformed constants: {e}")))?;
+    let out = polydat_core::compile::resolve::call_output_types(op, &types, &consts).map_err(HostError::Polydat)?;
     Ok(out.into_iter().map(|t| t.keyword()).collect())
 }
 
@@ -120,8 +115,8 @@ pub(crate) fn output_types(
 /// `--set name=value` rule; see `nodes::convert::parse_text`).
 #[pyfunction]
 pub(crate) fn parse_text(py: Python<'_>, text: &str, type_name: &str) -> PyResult<PyObject> {
-    let ty = port_type(py, type_name)?;
-    let value = polydat_core::nodes::convert::parse_text(text, ty).map_err(|e| py_error(py, "PolydatError", (e,)))?;
+    let ty = port_type(type_name)?;
+    let value = polydat_core::nodes::convert::parse_text(text, ty).map_err(HostError::Polydat)?;
     to_py(py, &value)
 }
 
@@ -204,17 +199,14 @@ pub(crate) fn match_arguments(
 /// How to get a `target` from a `source` value the compiler does not convert
 /// by itself (`nodes::convert::conversion_hint`).
 #[pyfunction]
-pub(crate) fn conversion_hint(py: Python<'_>, source: &str, target: &str) -> PyResult<String> {
-    let keyword = |word: &str| {
-        PortType::from_keyword(word).ok_or_else(|| py_error(py, "PolydatError", (format!("unknown type '{word}'"),)))
-    };
-    Ok(polydat_core::nodes::convert::conversion_hint(keyword(source)?, keyword(target)?))
+pub(crate) fn conversion_hint(source: &str, target: &str) -> PyResult<String> {
+    Ok(polydat_core::nodes::convert::conversion_hint(port_type(source)?, port_type(target)?))
 }
 
 /// The comprehension text a `streamer(spec)` call's spec holds (its text,
 /// or upstream's JSON payload's `text`); a spec that holds none raises
 /// PolydatError with the node's message.
 #[pyfunction]
-pub(crate) fn streamer_text(py: Python<'_>, spec: &str) -> PyResult<String> {
-    polydat_core::nodes::streamer::comprehension_text(spec).map_err(|e| py_error(py, "PolydatError", (e,)))
+pub(crate) fn streamer_text(spec: &str) -> PyResult<String> {
+    Ok(polydat_core::nodes::streamer::comprehension_text(spec).map_err(HostError::Polydat)?)
 }

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::convert::{port_type, py_bytes, to_value};
-use crate::errors::{contained, out_of_memory, write_error};
+use crate::errors::{contained, HostError};
 
 /// How many times `__probe` nodes keyed `key` have evaluated.
 #[pyfunction]
@@ -44,19 +44,19 @@ pub(crate) fn _encode_column<'py>(
     format: &str,
 ) -> PyResult<Bound<'py, PyBytes>> {
     contained(py, || {
-        let ty = port_type(py, type_name)?;
+        let ty = port_type(type_name)?;
         let mut column = Column::new(ty, values.len()).ok_or_else(|| PyMemoryError::new_err("no memory"))?;
         let mut parts = column.split(&[values.len()]);
         for v in &values {
             let value = to_value(py, v)?;
             let value = match value {
                 Value::None => Value::None,
-                other => engine::adapt_boundary(header, ty, other).map_err(|e| write_error(py, &e))?,
+                other => engine::adapt_boundary(header, ty, other)?,
             };
             parts[0].push(&value);
         }
         let done = parts.into_iter().map(|p| p.done()).collect();
-        column.absorb(done).map_err(|_| out_of_memory(py, "the rows"))?;
+        column.absorb(done).map_err(|_| HostError::out_of_memory("the rows"))?;
         let mut out = Vec::new();
         let encoded = match format {
             "csv" => {
@@ -65,7 +65,7 @@ pub(crate) fn _encode_column<'py>(
             }
             _ => polydat_core::columns::text::jsonl_rows(&[header], &[&column], &mut out),
         };
-        encoded.map_err(|_| out_of_memory(py, "the text of the rows"))?;
+        encoded.map_err(|_| HostError::out_of_memory("the text of the rows"))?;
         py_bytes(py, &out)
     })
 }
