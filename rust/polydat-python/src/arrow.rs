@@ -14,7 +14,8 @@ use arrow_array::{
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
-use polydat_core::columns::text;
+use polydat_core::columns::formats::{self, Writer};
+use polydat_core::columns::text::TextEncoding;
 use polydat_core::columns::{Column, ColumnData};
 use polydat_core::engine::{GenerateError, Stop};
 use polydat_core::node::guard::guarded;
@@ -186,10 +187,20 @@ pub enum Encode {
     /// batches' schemas may differ (a batch whose column could not keep its
     /// picks has a plain `string` column there).
     Parquet,
-    /// CSV rows (no header: see `text_header`).
-    Csv,
-    /// JSON Lines rows.
-    Jsonl,
+    /// Rows as text (no header: see `text_header`).
+    Text(TextEncoding),
+}
+
+impl Encode {
+    /// The batches a format's writer takes: its text, or Arrow batches
+    /// (shaped for the Parquet writer, or plain for an Arrow IPC stream).
+    pub fn of(writer: Writer) -> Encode {
+        match writer {
+            Writer::Text(text) => Encode::Text(text),
+            Writer::Parquet => Encode::Parquet,
+            Writer::ArrowIpc => Encode::Arrow,
+        }
+    }
 }
 
 /// One batch from the producer: its rows, its columns and the rows its
@@ -451,16 +462,13 @@ impl BatchStream {
 
 /// Appends the text of one batch of columns (named `names`) to `out`.
 fn encode_text(
-    encode: Encode,
+    text: TextEncoding,
     names: &[&str],
     columns: &[Column],
     out: &mut Vec<u8>,
 ) -> Result<(), polydat_core::columns::NoMemory> {
     let refs: Vec<&Column> = columns.iter().collect();
-    match encode {
-        Encode::Csv => text::csv_rows(&refs, out),
-        _ => text::jsonl_rows(names, &refs, out),
-    }
+    text.rows(names, &refs, out)
 }
 
 /// The batches of a [`BatchStream`] handed to an Arrow C stream consumer,
@@ -542,20 +550,20 @@ impl BatchStream {
     /// Python object per batch; returns the rows written. Ctrl-C stops the
     /// producer and raises; a failed write is an `OSError`.
     fn write_text(&mut self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<usize> {
-        if matches!(self.encode, Encode::Arrow | Encode::Parquet) {
-            return Err(HostError::Argument("write_text writes a stream of text (csv or jsonl)".into()).into_pyerr(py));
-        }
+        let Encode::Text(encoding) = self.encode else {
+            let message = format!("write_text writes a stream of text ({})", formats::listed(|f| !f.binary()));
+            return Err(HostError::Argument(message).into_pyerr(py));
+        };
         let mut file = std::fs::OpenOptions::new().append(true).open(&path)?;
         let owned = self.names.clone();
         let names: Vec<&str> = owned.iter().map(String::as_str).collect();
         let (mut text, mut total) = (Vec::new(), 0);
         while let Some((rows, columns, _)) = self.next_columns(py)? {
             total += rows;
-            let encode = self.encode;
             let written = py.allow_threads(|| {
                 guarded(|| {
                     text.clear();
-                    match encode_text(encode, &names, &columns, &mut text) {
+                    match encode_text(encoding, &names, &columns, &mut text) {
                         Ok(()) => text
                             .chunks(WRITE_PIECE)
                             .try_for_each(|piece| std::io::Write::write_all(&mut file, piece))
@@ -625,11 +633,11 @@ impl BatchStream {
                 Ok(Err(e)) => Err(HostError::Polydat(e)),
                 Err(panic) => Err(HostError::panicked(&panic)),
             },
-            Encode::Csv | Encode::Jsonl => {
+            Encode::Text(encoding) => {
                 let text = py.allow_threads(|| {
                     guarded(|| {
                         let mut out = Vec::new();
-                        encode_text(encode, &names, &columns, &mut out).map(|()| out)
+                        encode_text(encoding, &names, &columns, &mut out).map(|()| out)
                     })
                 });
                 match text {

@@ -2,13 +2,14 @@
 //! catalog, engine and provenance names, "did you mean" (and its distance
 //! limit), conversions and their hints, call typing and argument matching,
 //! type spellings, integer literal typing, float display, printf
-//! placeholders, text parsing, `order` positions, the value size limit.
+//! placeholders, text parsing, `order` positions, the value size limit,
+//! the output formats.
 
 use polydat_core::engine;
 use polydat_core::node::arguments::{match_arguments as core_match_arguments, Param};
 use polydat_core::{PortType, Value};
 use pyo3::prelude::*;
-use pyo3::types::PyInt;
+use pyo3::types::{PyDict, PyInt};
 
 use crate::convert::port_type;
 use crate::errors::{HostError, HostResult};
@@ -209,4 +210,25 @@ pub(crate) fn conversion_hint(source: &str, target: &str) -> PyResult<String> {
 #[pyfunction]
 pub(crate) fn streamer_text(spec: &str) -> PyResult<String> {
     Ok(polydat_core::nodes::streamer::comprehension_text(spec).map_err(HostError::Polydat)?)
+}
+
+/// The output formats of the core's registry (`columns::formats`), in
+/// order: per format a dict of its `name`, `aliases`, `extensions` (with
+/// the dot, lowercase; the first names its files), `about`, `binary` and
+/// `writer` (the writer's name).
+#[pyfunction]
+pub(crate) fn formats(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    polydat_core::columns::formats::FORMATS
+        .iter()
+        .map(|f| {
+            let d = PyDict::new(py);
+            d.set_item("name", f.name)?;
+            d.set_item("aliases", f.aliases.to_vec())?;
+            d.set_item("extensions", f.extensions.to_vec())?;
+            d.set_item("about", f.about)?;
+            d.set_item("binary", f.binary())?;
+            d.set_item("writer", f.writer.name())?;
+            Ok(d)
+        })
+        .collect()
 }

@@ -2,6 +2,7 @@
 //! `fill_runs`, the text header, the bench harness, and Ctrl-C while the
 //! GIL is released.
 
+use polydat_core::columns::formats::{self, Writer};
 use polydat_core::columns::Column;
 use polydat_core::engine::{self, EngineKind, GenerateError, KernelMaker, Stop};
 use polydat_core::run::{self as core_run, Filled, RowPlan};
@@ -381,16 +382,22 @@ pub(crate) fn generate_dict<'py>(
     Ok((d, emitted))
 }
 
+/// The batches a stream yields for `encode`: for a format's name (see
+/// [`output_format`]), what that format's writer takes; for `None`, plain
+/// Arrow batches.
 pub(crate) fn encoding(encode: Option<&str>) -> HostResult<arrow::Encode> {
     match encode {
-        None | Some("arrow") => Ok(arrow::Encode::Arrow),
-        Some("parquet") => Ok(arrow::Encode::Parquet),
-        Some("csv") => Ok(arrow::Encode::Csv),
-        Some("jsonl") => Ok(arrow::Encode::Jsonl),
-        Some(other) => {
-            Err(HostError::Unsupported(format!("unknown encoding '{other}' (arrow, parquet, csv, jsonl or None)")))
-        }
+        None => Ok(arrow::Encode::Arrow),
+        Some(name) => Ok(arrow::Encode::of(output_format(name)?.writer)),
     }
+}
+
+/// The output format called `name` (a name or an alias in the registry,
+/// `polydat_core::columns::formats`); for any other name, a `WriteError`
+/// that lists the formats.
+pub(crate) fn output_format(name: &str) -> HostResult<&'static formats::Format> {
+    formats::named(name)
+        .ok_or_else(|| HostError::Unsupported(format!("unknown format '{name}' ({})", formats::listed(|_| true))))
 }
 
 /// The rows of several kernels of one program, run after run: for each
@@ -411,6 +418,7 @@ pub(crate) fn fill_runs(
     threads: Threads,
 ) -> PyResult<PyObject> {
     contained(py, || {
+        let encode = arrow::Encode::of(output_format(format)?.writer);
         let Some((first, _, _)) = runs.first() else {
             return Err(HostError::Argument("fill_runs needs at least one run".into()));
         };
@@ -433,31 +441,22 @@ pub(crate) fn fill_runs(
             Err(GenerateError::Cancelled) => return Err(interrupt.take().into()),
             other => other?,
         };
-        let refs: Vec<&Column> = filled.iter().collect();
-        let mut out = Vec::new();
-        let encoded = match format {
-            "csv" => polydat_core::columns::text::csv_rows(&refs, &mut out),
-            "jsonl" => {
-                let names: Vec<&str> = columns.iter().map(String::as_str).collect();
-                polydat_core::columns::text::jsonl_rows(&names, &refs, &mut out)
-            }
-            "arrow" | "parquet" => {
-                let types: Vec<_> = filled.iter().map(|c| c.ty).collect();
-                let schema = arrow::schema(&columns, &types);
-                let rows = runs.iter().map(|(_, _, rows)| rows).sum();
-                let batch = match format {
-                    "arrow" => arrow::record_batch(&schema, filled, rows),
-                    _ => arrow::dictionary_batch(&schema, filled, rows),
-                };
-                let batch = batch.map_err(HostError::Internal)?;
-                return Ok(pyo3_arrow::PyRecordBatch::new(batch).into_pyobject(py)?.into_any().unbind());
-            }
-            other => {
-                return Err(HostError::Unsupported(format!("unknown format '{other}' (csv, jsonl, arrow or parquet)")))
-            }
+        if let arrow::Encode::Text(text) = encode {
+            let refs: Vec<&Column> = filled.iter().collect();
+            let names: Vec<&str> = columns.iter().map(String::as_str).collect();
+            let mut out = Vec::new();
+            text.rows(&names, &refs, &mut out).map_err(|_| HostError::out_of_memory("the text of the rows"))?;
+            return Ok(py_bytes(py, &out)?.into_any().unbind());
+        }
+        let types: Vec<_> = filled.iter().map(|c| c.ty).collect();
+        let schema = arrow::schema(&columns, &types);
+        let rows = runs.iter().map(|(_, _, rows)| rows).sum();
+        let batch = match encode {
+            arrow::Encode::Parquet => arrow::dictionary_batch(&schema, filled, rows),
+            _ => arrow::record_batch(&schema, filled, rows),
         };
-        encoded.map_err(|_| HostError::out_of_memory("the text of the rows"))?;
-        Ok(py_bytes(py, &out)?.into_any().unbind())
+        let batch = batch.map_err(HostError::Internal)?;
+        Ok(pyo3_arrow::PyRecordBatch::new(batch).into_pyobject(py)?.into_any().unbind())
     })
 }
 
@@ -514,14 +513,15 @@ pub(crate) fn bench_scenario<'py>(
     })
 }
 
-/// The first line of a text output: the CSV header of `names`, or nothing
-/// for JSON Lines.
+/// What an output in format `format` holds before its rows of columns
+/// `names`: a text format's header (CSV's header line; nothing for JSON
+/// Lines), nothing for a binary format.
 #[pyfunction]
-pub(crate) fn text_header<'py>(py: Python<'py>, names: Vec<String>, format: &str) -> Bound<'py, PyBytes> {
+pub(crate) fn text_header<'py>(py: Python<'py>, names: Vec<String>, format: &str) -> PyResult<Bound<'py, PyBytes>> {
     let mut out = Vec::new();
-    if format == "csv" {
+    if let Writer::Text(text) = output_format(format)?.writer {
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        polydat_core::columns::text::csv_header(&names, &mut out);
+        text.header(&names, &mut out);
     }
-    PyBytes::new(py, &out)
+    Ok(PyBytes::new(py, &out))
 }

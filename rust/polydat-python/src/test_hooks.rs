@@ -3,6 +3,7 @@
 //! counts, a panic inside the containment, one column through the text
 //! encoders.
 
+use polydat_core::columns::formats::Writer;
 use polydat_core::columns::Column;
 use polydat_core::engine::{self};
 use polydat_core::Value;
@@ -12,6 +13,7 @@ use pyo3::types::PyBytes;
 
 use crate::convert::{port_type, py_bytes, to_value};
 use crate::errors::{contained, HostError};
+use crate::run::output_format;
 
 /// How many times `__probe` nodes keyed `key` have evaluated.
 #[pyfunction]
@@ -57,15 +59,12 @@ pub(crate) fn _encode_column<'py>(
         }
         let done = parts.into_iter().map(|p| p.done()).collect();
         column.absorb(done).map_err(|_| HostError::out_of_memory("the rows"))?;
-        let mut out = Vec::new();
-        let encoded = match format {
-            "csv" => {
-                polydat_core::columns::text::csv_header(&[header], &mut out);
-                polydat_core::columns::text::csv_rows(&[&column], &mut out)
-            }
-            _ => polydat_core::columns::text::jsonl_rows(&[header], &[&column], &mut out),
+        let Writer::Text(text) = output_format(format)?.writer else {
+            return Err(HostError::Argument(format!("{format} is not a text format")));
         };
-        encoded.map_err(|_| HostError::out_of_memory("the text of the rows"))?;
+        let mut out = Vec::new();
+        text.header(&[header], &mut out);
+        text.rows(&[header], &[&column], &mut out).map_err(|_| HostError::out_of_memory("the text of the rows"))?;
         py_bytes(py, &out)
     })
 }
