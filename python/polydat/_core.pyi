@@ -198,12 +198,14 @@ def batches(
     as bytes, Arrow batches shaped for Parquet; with ``emitted`` each item
     is ``(batch, rows emit_row emitted)``."""
 
-def fill_runs(runs: list[tuple[Kernel, int, int]], columns: list[str], format: str, threads: int = 1) -> Any:
+def fill_runs(
+    runs: list[tuple[Kernel, int, int]], columns: list[str], format: str | None, threads: int = 1
+) -> Any:
     """The rows of several kernels of one program, run after run ((kernel,
     start, rows) each), as the writer of ``format`` (a name of
     :func:`formats`) takes them: CSV rows or JSON Lines (bytes), or an Arrow
-    record batch (``"arrow"``; ``"parquet"``: shaped for Parquet), on
-    ``threads`` workers."""
+    record batch (``"arrow"`` or None; ``"parquet"``: shaped for Parquet),
+    on ``threads`` workers."""
 
 def formats() -> list[dict[str, Any]]:
     """The output formats of the core's registry, in order: per format a dict

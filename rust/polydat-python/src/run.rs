@@ -404,21 +404,22 @@ pub(crate) fn output_format(name: &str) -> HostResult<&'static formats::Format> 
 /// `(kernel, start, rows)`, its first coordinate swept over `start..start +
 /// rows` (a program without coordinates reads the same row again), from a
 /// kernel of the same scope (its bindings, its current inputs). Returns the
-/// columns `columns` as CSV rows (no header) or JSON Lines (`format`
-/// `"csv"`/`"jsonl"`: bytes), or as an Arrow record batch (`"arrow"`). The
-/// runs are shared out among `threads` workers; the result is the same on
-/// any number. The GIL is released.
+/// columns `columns` as the writer of `format` takes them (see
+/// [`encoding`]): text as bytes (CSV rows without the header, JSON Lines),
+/// or an Arrow record batch (plain for `"arrow"` or `None`, shaped for
+/// `"parquet"`). The runs are shared out among `threads` workers; the
+/// result is the same on any number. The GIL is released.
 #[pyfunction]
 #[pyo3(signature = (runs, columns, format, threads=Threads(1)))]
 pub(crate) fn fill_runs(
     py: Python<'_>,
     runs: Vec<(PyRef<'_, Kernel>, u64, usize)>,
     columns: Vec<String>,
-    format: &str,
+    format: Option<&str>,
     threads: Threads,
 ) -> PyResult<PyObject> {
     contained(py, || {
-        let encode = arrow::Encode::of(output_format(format)?.writer);
+        let encode = encoding(format)?;
         let Some((first, _, _)) = runs.first() else {
             return Err(HostError::Argument("fill_runs needs at least one run".into()));
         };
