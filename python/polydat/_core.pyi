@@ -146,7 +146,9 @@ class BatchStream:
         """Stops generating; the stream yields nothing more."""
 
 def text_header(names: list[str], format: str) -> bytes:
-    """The CSV header line of ``names`` (nothing for ``jsonl``)."""
+    """What an output in ``format`` (a name of :func:`formats`) holds before
+    its rows of columns ``names``: CSV's header line; nothing for ``jsonl``
+    or a binary format. Raises ``WriteError`` for a name no format has."""
 
 class Kernel:
     """One mutable state over a program: a scope, root or bound under an
@@ -191,13 +193,25 @@ def batches(
 ) -> BatchStream:
     """The rows of ``plan`` (see :func:`generate`), ``batch_rows`` at a time,
     generated ahead on a thread of its own: Arrow record batches (objects
-    with ``__arrow_c_array__``), or CSV/JSONL text as bytes; with
-    ``emitted`` each item is ``(batch, rows emit_row emitted)``."""
+    with ``__arrow_c_array__``; ``encode=None``), or the batches the writer
+    of format ``encode`` (a name of :func:`formats`) takes: CSV/JSONL text
+    as bytes, Arrow batches shaped for Parquet; with ``emitted`` each item
+    is ``(batch, rows emit_row emitted)``."""
 
-def fill_runs(runs: list[tuple[Kernel, int, int]], columns: list[str], format: str, threads: int = 1) -> Any:
+def fill_runs(
+    runs: list[tuple[Kernel, int, int]], columns: list[str], format: str | None, threads: int = 1
+) -> Any:
     """The rows of several kernels of one program, run after run ((kernel,
-    start, rows) each), as CSV rows or JSON Lines (bytes) or an Arrow record
-    batch (``format="arrow"``), on ``threads`` workers."""
+    start, rows) each), as the writer of ``format`` (a name of
+    :func:`formats`) takes them: CSV rows or JSON Lines (bytes), or an Arrow
+    record batch (``"arrow"`` or None; ``"parquet"``: shaped for Parquet),
+    on ``threads`` workers."""
+
+def formats() -> list[dict[str, Any]]:
+    """The output formats of the core's registry, in order: per format a dict
+    of ``name``, ``aliases``, ``extensions`` (lowercase, with the dot; the
+    first names its files), ``about``, ``binary`` and ``writer`` (the name of
+    what writes it: ``csv_text``, ``jsonl_text``, ``parquet``, ``arrow_ipc``)."""
 
 def engine_requests() -> list[str]:
     """The names ``engine=`` accepts besides :func:`engines`: ``["auto", "p1", "p2", "p3", "mixed"]``."""

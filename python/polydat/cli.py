@@ -25,7 +25,7 @@ import stat
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
@@ -34,6 +34,7 @@ from .stream import appending, parquet_encoding, write_parquet_batches
 
 if TYPE_CHECKING:
     from .api import Program
+    from .dsl.corerules import OutputFormat
 
 # The command line does no linear algebra; numpy (which pyarrow loads for
 # Parquet and Arrow) would start BLAS threads that spin while idle.
@@ -51,15 +52,10 @@ MAX_THREADS = 256
 PROGRESS_DELAY = 1.0
 """Under ``--progress auto`` the bar appears once a run has taken this many seconds."""
 
-FORMAT_OF_EXTENSION = {
-    ".csv": "csv",
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-    ".arrow": "arrow",
-}
-"""The format ``-o PATH`` implies by its extension when ``--format`` is absent."""
+DEFAULT_FORMAT = "csv"
+"""The rows' format when neither ``--format`` nor the extension of ``-o PATH``
+names one (the formats are the core's registry:
+:func:`polydat.dsl.corerules.formats`)."""
 
 _SI = {"K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30}
 
@@ -179,22 +175,37 @@ def _did_you_mean(name: str, candidates: list[str], what: str) -> str:
 
 
 def output_format(fmt: str | None, output: str | None) -> str:
-    """The format of ``polydat run``'s rows: ``--format`` when given, else the
-    one the extension of ``-o PATH`` names (:data:`FORMAT_OF_EXTENSION`),
-    else CSV. A ``--format`` that contradicts the extension is a usage error,
-    and so is a ``.json`` file without ``--format`` (the rows are JSON Lines,
-    not one JSON document)."""
+    """The name of the format of ``polydat run``'s rows: ``--format`` when
+    given (a name or an alias), else the one the extension of ``-o PATH``
+    names (:func:`polydat.dsl.corerules.format_of_extension`), else
+    :data:`DEFAULT_FORMAT`. A ``--format`` that contradicts the extension is
+    a usage error, and so is a ``.json`` file without ``--format`` (the rows
+    are JSON Lines, not one JSON document)."""
+    from .dsl.corerules import format_of_extension
+
     ext = os.path.splitext(output)[1].lower() if output not in (None, "-") else ""
-    implied = FORMAT_OF_EXTENSION.get(ext)
+    implied = format_of_extension(ext)
     if fmt is None:
         if ext == ".json":
             raise UsageError(f"-o {output}: polydat writes JSON Lines, not a JSON document; "
                              "name the file .jsonl (or give --format jsonl)")
-        return implied or "csv"
-    if implied is not None and implied != fmt:
-        raise UsageError(f"--format {fmt} contradicts -o {output}, a {ext} file ({implied}); "
+        return implied.name if implied is not None else DEFAULT_FORMAT
+    given = _format(fmt)
+    if implied is not None and implied != given:
+        raise UsageError(f"--format {fmt} contradicts -o {output}, a {ext} file ({implied.name}); "
                          "drop --format or rename the file")
-    return fmt
+    return given.name
+
+
+def _format(name: str) -> OutputFormat:
+    """The output format called ``name`` (a name or an alias, as ``--format``
+    takes it)."""
+    from .dsl.corerules import format_named, formats
+
+    found = format_named(name)
+    if found is None:
+        raise UsageError(f"unknown format {name!r}; formats are: {', '.join(f.name for f in formats())}")
+    return found
 
 
 def output_names(prog: Program, spec: str | None) -> list[str]:
@@ -339,10 +350,10 @@ def write_rows(plan: RunPlan, out: IO[bytes], header: bool = True) -> int:
     ``polydat-core``'s ``engine::text`` for the exact text); ``header=False``
     leaves out the CSV header line (a shard after the first)."""
     names = ([plan.column] if plan.column else []) + plan.names
-    if header and plan.fmt == "csv":
+    if header:
         from . import _core
 
-        out.write(_core.text_header(names, "csv"))
+        out.write(_core.text_header(names, plan.fmt))
     if not _shows_progress(plan.progress):
         with appending(out) as path:
             if path is not None:
@@ -576,12 +587,20 @@ def write_arrow(plan: RunPlan, out: IO[bytes]) -> int:
     return total
 
 
+BINARY_WRITERS: dict[str, Callable[[RunPlan, IO[bytes]], int]] = {
+    "parquet": write_parquet,
+    "arrow_ipc": write_arrow,
+}
+"""The writer of each binary format, by its writer's name in the core's
+registry (:attr:`polydat.dsl.corerules.OutputFormat.writer`); text formats are the core's own
+(:func:`write_rows`)."""
+
+
 def _write(plan: RunPlan, output: str | None, header: bool) -> None:
+    fmt = _format(plan.fmt)
     with open_output(output) as out:
-        if plan.fmt == "parquet":
-            write_parquet(plan, out)
-        elif plan.fmt == "arrow":
-            write_arrow(plan, out)
+        if fmt.binary:
+            BINARY_WRITERS[fmt.writer](plan, out)
         else:
             write_rows(plan, out, header=header)
 
@@ -623,7 +642,7 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
     workload.engine = args.engine
     if args.lib:
         raise UsageError("--lib does not apply to a workload: modules are found beside the workload file")
-    ext = args.format or "csv"
+    fmt = _format(args.format or DEFAULT_FORMAT)
     if args.parts is None and args.part is not None:
         raise UsageError("--part needs --parts N (the number of parts each table is cut into)")
     if args.part is not None and not 0 <= args.part < args.parts:
@@ -638,11 +657,11 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
                 "(files DIR/PHASE.FORMAT)"
             )
         out = sys.stdout.buffer
-        if ext in ("parquet", "arrow") and out.isatty():
-            raise UsageError(f"refusing to write {ext.title()} to a terminal; redirect it or use -o DIR")
+        if fmt.binary and out.isatty():
+            raise UsageError(f"refusing to write {fmt.name.title()} to a terminal; redirect it or use -o DIR")
         sys.stdout.flush()
         part = None if parts[0] is None else (parts[0], args.parts)
-        workload.write(workload.phases[0], out, ext, args.threads, part=part)
+        workload.write(workload.phases[0], out, fmt.name, args.threads, part=part)
         out.flush()
         return 0
     if os.path.exists(args.output) and not os.path.isdir(args.output):
@@ -657,11 +676,11 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
     try:
         with publishing_together() as together:
             for phase in workload.phases:
-                path = os.path.join(args.output, f"{phase.name}.{ext}")
+                path = os.path.join(args.output, phase.name + fmt.extensions[0])
                 for i in parts:
                     target = path if i is None else part_path(path, i, args.parts)
                     with open_output(target, together) as out:
-                        workload.write(phase, out, ext, args.threads, part=None if i is None else (i, args.parts))
+                        workload.write(phase, out, fmt.name, args.threads, part=None if i is None else (i, args.parts))
     except BaseException:  # Ctrl-C, a signal, an error: nothing was published
         for directory in created:
             with contextlib.suppress(OSError):
@@ -936,6 +955,28 @@ def _engine_help() -> str:
     )
 
 
+def format_choices() -> list[str]:
+    """What ``--format`` accepts: every format's name and aliases, in the
+    core's registry's order."""
+    from .dsl.corerules import formats
+
+    return [name for f in formats() for name in (f.name, *f.aliases)]
+
+
+def _format_help() -> str:
+    """``--format``'s help: the formats and extensions of the core's registry."""
+    from .dsl.corerules import formats
+
+    described = ", ".join(f"{f.name} ({f.about})" for f in formats())
+    binary = ", ".join(f.name for f in formats() if f.binary)
+    extensions = " ".join(ext for f in formats() for ext in f.extensions)
+    return (
+        f"the rows' format: {described}; binary ones ({binary}) go to a file or -o -, never a terminal; "
+        f"default: the one -o PATH's extension names ({extensions}), else {DEFAULT_FORMAT}; a --format that "
+        "contradicts the extension is refused"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     from . import __version__
@@ -970,13 +1011,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="fix an extern, or a coordinate --cycles does not sweep, for the whole run; "
         "VALUE is read as the input's declared type (repeatable; the last one wins)",
     )
-    run.add_argument(
-        "--format",
-        choices=["csv", "jsonl", "parquet", "arrow"],
-        help="the rows' format: csv, jsonl, parquet, or arrow (an Arrow IPC stream, to a file or -o -); default: "
-        "the one -o PATH's extension names (.csv .jsonl .ndjson .parquet .pq .arrow), else csv; a --format that "
-        "contradicts the extension is refused",
-    )
+    run.add_argument("--format", choices=format_choices(), help=_format_help())
     run.add_argument(
         "-o",
         "--output",

@@ -38,14 +38,26 @@ if TYPE_CHECKING:
 __all__ = ["Stream", "BatchIterator", "appending", "file_path", "parquet_encoding", "write_parquet_batches"]
 
 
-def parquet_encoding(schema: Any) -> str:
+PARQUET_WRITER = "parquet"
+"""The name the core's format registry gives :func:`write_parquet_batches`
+(see :func:`polydat.dsl.corerules.formats`)."""
+
+
+def parquet_encoding(schema: Any) -> str | None:
     """The batch encoding a Parquet writer asks the core for, given the
-    rows' declared ``schema``: ``"parquet"`` (a column of picks among
-    literal strings comes as a dictionary array, which the writer takes
-    without hashing each row, and a field no row can hold ``None`` in is
-    non-nullable), unless a field carries metadata, which only the stored
-    Arrow schema keeps (see :func:`write_parquet_batches`): then ``"arrow"``."""
-    return "arrow" if any(f.metadata for f in schema) else "parquet"
+    rows' declared ``schema``: the Parquet format's own, ``"parquet"`` (a
+    column of picks among literal strings comes as a dictionary array,
+    which the writer takes without hashing each row, and a field no row can
+    hold ``None`` in is non-nullable), unless a field carries metadata,
+    which only the stored Arrow schema keeps (see
+    :func:`write_parquet_batches`): then None, plain Arrow batches."""
+    from .dsl.corerules import format_written_by
+
+    if any(f.metadata for f in schema):
+        return None
+    parquet = format_written_by(PARQUET_WRITER)
+    assert parquet is not None, "the core's registry has a format for the Parquet writer"
+    return parquet.name
 
 
 def write_parquet_batches(out: Any, batches: Iterable[tuple[Any, int]], empty: Callable[[], Any]) -> int:

@@ -10,7 +10,11 @@ The frontend needs answers the core owns, and keeps no Python copy of them
 * :func:`type_keywords` / :func:`canonical_type` -- the type spellings;
 * :func:`int_literal_type` -- ``u64`` or ``i64`` for integer literals;
 * :func:`f64_display` -- how the core displays a float;
-* :func:`printf_placeholders` -- how many placeholders a format has.
+* :func:`printf_placeholders` -- how many placeholders a format has;
+* :func:`formats` -- the output formats rows are written in (names,
+  aliases, file extensions, binary or text, writer), with
+  :func:`format_named`, :func:`format_of_extension` and
+  :func:`format_written_by` to look one up.
 
 The core is imported on first use, so the frontend modules import without a
 built extension. Answers are cached for the process: the core is fixed once
@@ -21,12 +25,14 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
 
 __all__ = [
     "suggest", "suggestion_limit", "NameIndex", "match_arguments", "Matching", "type_keywords", "canonical_type",
-    "int_literal_type", "f64_display", "printf_placeholders",
+    "int_literal_type", "f64_display", "printf_placeholders", "OutputFormat", "formats", "format_named",
+    "format_of_extension", "format_written_by",
 ]
 
 
@@ -184,3 +190,65 @@ def streamer_text(spec: str) -> str:
     node's message when it holds none."""
     text: str = _core().streamer_text(spec)
     return text
+
+
+@dataclass(frozen=True)
+class OutputFormat:
+    """One output format of the core's registry (``columns::formats``)."""
+
+    name: str
+    """What ``--format`` (and the core's ``encode=``) takes."""
+    aliases: tuple[str, ...]
+    """Other names it is asked for by."""
+    extensions: tuple[str, ...]
+    """The file extensions that name it, lowercase with the dot; the first
+    is the one a file written in it is named with."""
+    about: str
+    """What it is, in a few words (for help texts)."""
+    binary: bool
+    """True for a binary format (never written to a terminal), False for text."""
+    writer: str
+    """The name of what writes it: ``csv_text`` or ``jsonl_text`` (the core's
+    text encoders), ``parquet``, ``arrow_ipc``."""
+
+
+@lru_cache(maxsize=1)
+def formats() -> tuple[OutputFormat, ...]:
+    """Every output format, in the order help texts list them."""
+    return tuple(
+        OutputFormat(
+            name=str(f["name"]),
+            aliases=tuple(f["aliases"]),
+            extensions=tuple(f["extensions"]),
+            about=str(f["about"]),
+            binary=bool(f["binary"]),
+            writer=str(f["writer"]),
+        )
+        for f in _core().formats()
+    )
+
+
+@lru_cache(maxsize=1)
+def _formats_by_name() -> dict[str, OutputFormat]:
+    return {name: f for f in formats() for name in (f.name, *f.aliases)}
+
+
+@lru_cache(maxsize=1)
+def _formats_by_extension() -> dict[str, OutputFormat]:
+    return {ext: f for f in formats() for ext in f.extensions}
+
+
+def format_named(name: str) -> OutputFormat | None:
+    """The format called ``name`` (its name or an alias), or None."""
+    return _formats_by_name().get(name)
+
+
+def format_of_extension(extension: str) -> OutputFormat | None:
+    """The format whose file extension ``extension`` is (``".pq"``, in any
+    case), or None: no format has this extension (``".xlsx"``, ``""``)."""
+    return _formats_by_extension().get(extension.lower())
+
+
+def format_written_by(writer: str) -> OutputFormat | None:
+    """The format the writer named ``writer`` (:attr:`OutputFormat.writer`) writes, or None."""
+    return next((f for f in formats() if f.writer == writer), None)

@@ -4,7 +4,7 @@
 //! `Program.iter_batches` and the command line's writers.
 
 use crate::convert::py_bytes;
-use crate::errors::{generate_error, out_of_memory, py_error};
+use crate::errors::{panic_text, HostError, HostResult};
 use arrow_array::types::{ArrowDictionaryKeyType, UInt16Type, UInt32Type, UInt8Type};
 use arrow_array::StructArray;
 use arrow_array::{
@@ -14,7 +14,8 @@ use arrow_array::{
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
-use polydat_core::columns::text;
+use polydat_core::columns::formats::{self, Writer};
+use polydat_core::columns::text::TextEncoding;
 use polydat_core::columns::{Column, ColumnData};
 use polydat_core::engine::{GenerateError, Stop};
 use polydat_core::generation::fanout::FanOut;
@@ -186,10 +187,20 @@ pub enum Encode {
     /// batches' schemas may differ (a batch whose column could not keep its
     /// picks has a plain `string` column there).
     Parquet,
-    /// CSV rows (no header: see `text_header`).
-    Csv,
-    /// JSON Lines rows.
-    Jsonl,
+    /// Rows as text (no header: see `text_header`).
+    Text(TextEncoding),
+}
+
+impl Encode {
+    /// The batches a format's writer takes: its text, or Arrow batches
+    /// (shaped for the Parquet writer, or plain for an Arrow IPC stream).
+    pub fn of(writer: Writer) -> Encode {
+        match writer {
+            Writer::Text(text) => Encode::Text(text),
+            Writer::Parquet => Encode::Parquet,
+            Writer::ArrowIpc => Encode::Arrow,
+        }
+    }
 }
 
 /// One batch from the producer: its rows, its columns and the rows its
@@ -418,26 +429,26 @@ impl BatchStream {
     /// The next batch's columns, waiting for the producer without the GIL
     /// (Ctrl-C meanwhile stops it and raises); `None` at the end. After an
     /// error the stream is over.
-    fn next_columns(&mut self, py: Python<'_>) -> PyResult<Option<Batch>> {
+    fn next_columns(&mut self, py: Python<'_>) -> HostResult<Option<Batch>> {
         loop {
             let producer = match self.feed.producer() {
                 Ok(Some(producer)) => producer,
                 Ok(None) => return Ok(None),
                 Err(e) => {
                     self.finish();
-                    return Err(py_error(py, "InternalError", (e,)));
+                    return Err(HostError::Internal(e));
                 }
             };
             match py.allow_threads(|| producer.next(Some(SIGNAL_POLL))) {
                 Ok(Ok(batch)) => return Ok(Some(batch)),
                 Ok(Err(e)) => {
                     self.finish();
-                    return Err(generate_error(py, e));
+                    return Err(e.into());
                 }
                 Err(RecvTimeoutError::Timeout) => {
                     if let Err(e) = py.check_signals() {
                         self.finish();
-                        return Err(e);
+                        return Err(e.into());
                     }
                 }
                 Err(RecvTimeoutError::Disconnected) => {
@@ -451,16 +462,13 @@ impl BatchStream {
 
 /// Appends the text of one batch of columns (named `names`) to `out`.
 fn encode_text(
-    encode: Encode,
+    text: TextEncoding,
     names: &[&str],
     columns: &[Column],
     out: &mut Vec<u8>,
 ) -> Result<(), polydat_core::columns::NoMemory> {
     let refs: Vec<&Column> = columns.iter().collect();
-    match encode {
-        Encode::Csv => text::csv_rows(&refs, out),
-        _ => text::jsonl_rows(names, &refs, out),
-    }
+    text.rows(names, &refs, out)
 }
 
 /// The batches of a [`BatchStream`] handed to an Arrow C stream consumer,
@@ -487,7 +495,7 @@ impl Iterator for Reader {
                 }
                 Ok(produced) => produced.map_err(|e| e.to_string()).and_then(|(rows, columns, _)| {
                     guarded(|| record_batch(&self.schema, columns, rows))
-                        .unwrap_or_else(|panic| Err(format!("internal error (a Rust panic): {panic}")))
+                        .unwrap_or_else(|panic| Err(panic_text(&panic)))
                 }),
             },
         };
@@ -542,20 +550,20 @@ impl BatchStream {
     /// Python object per batch; returns the rows written. Ctrl-C stops the
     /// producer and raises; a failed write is an `OSError`.
     fn write_text(&mut self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<usize> {
-        if matches!(self.encode, Encode::Arrow | Encode::Parquet) {
-            return Err(py_error(py, "ArgumentError", ("write_text writes a stream of text (csv or jsonl)",)));
-        }
+        let Encode::Text(encoding) = self.encode else {
+            let message = format!("write_text writes a stream of text ({})", formats::listed(|f| !f.binary()));
+            return Err(HostError::Argument(message).into_pyerr(py));
+        };
         let mut file = std::fs::OpenOptions::new().append(true).open(&path)?;
         let owned = self.names.clone();
         let names: Vec<&str> = owned.iter().map(String::as_str).collect();
         let (mut text, mut total) = (Vec::new(), 0);
         while let Some((rows, columns, _)) = self.next_columns(py)? {
             total += rows;
-            let encode = self.encode;
             let written = py.allow_threads(|| {
                 guarded(|| {
                     text.clear();
-                    match encode_text(encode, &names, &columns, &mut text) {
+                    match encode_text(encoding, &names, &columns, &mut text) {
                         Ok(()) => text
                             .chunks(WRITE_PIECE)
                             .try_for_each(|piece| std::io::Write::write_all(&mut file, piece))
@@ -565,15 +573,15 @@ impl BatchStream {
                 })
             });
             let failed = match written {
-                Ok(Ok(())) => py.check_signals().err(),
-                Ok(Err(Some(e))) => Some(e.into()),
-                Ok(Err(None)) => Some(out_of_memory(py, "the text of one batch of rows")),
-                Err(panic) => Some(py_error(py, "InternalError", (format!("internal error (a Rust panic): {panic}"),))),
+                Ok(Ok(())) => py.check_signals().err().map(HostError::Python),
+                Ok(Err(Some(e))) => Some(HostError::Python(e.into())),
+                Ok(Err(None)) => Some(HostError::out_of_memory("the text of one batch of rows")),
+                Err(panic) => Some(HostError::panicked(&panic)),
             };
             // Between batches, as a loop of `__next__` would, a signal's handler runs.
             if let Some(e) = failed {
                 self.finish();
-                return Err(e);
+                return Err(e.into_pyerr(py));
             }
         }
         Ok(total)
@@ -592,10 +600,12 @@ impl BatchStream {
         requested_schema: Option<Bound<'py, PyCapsule>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
         if self.encode != Encode::Arrow {
-            return Err(py_error(py, "ArgumentError", ("only a stream of plain Arrow batches has an Arrow C stream (not one of text or of dictionary batches)",)));
+            let message =
+                "only a stream of plain Arrow batches has an Arrow C stream (not one of text or of dictionary batches)";
+            return Err(HostError::Argument(message.into()).into_pyerr(py));
         }
         if let Feed::Over = self.feed {
-            return Err(py_error(py, "ArgumentError", ("the stream was read or closed already",)));
+            return Err(HostError::Argument("the stream was read or closed already".into()).into_pyerr(py));
         }
         // The rest of the stream is the reader's now (this object yields nothing more).
         let reader = Reader { schema: self.schema.clone(), feed: std::mem::replace(&mut self.feed, Feed::Over) };
@@ -609,11 +619,9 @@ impl BatchStream {
 
 impl BatchStream {
     /// One batch's columns as the stream's item: an Arrow record batch or encoded text.
-    fn item(&mut self, py: Python<'_>, rows: usize, columns: Vec<Column>) -> PyResult<PyObject> {
+    fn item(&mut self, py: Python<'_>, rows: usize, columns: Vec<Column>) -> HostResult<PyObject> {
         let (encode, schema) = (self.encode, &self.schema);
         let names: Vec<&str> = self.names.iter().map(String::as_str).collect();
-        let panicked =
-            |panic: String| py_error(py, "InternalError", (format!("internal error (a Rust panic): {panic}"),));
         match encode {
             Encode::Arrow | Encode::Parquet => match py.allow_threads(|| {
                 guarded(|| match encode {
@@ -622,14 +630,14 @@ impl BatchStream {
                 })
             }) {
                 Ok(Ok(batch)) => Ok(PyRecordBatch::new(batch).into_pyobject(py)?.into_any().unbind()),
-                Ok(Err(e)) => Err(py_error(py, "PolydatError", (e,))),
-                Err(panic) => Err(panicked(panic)),
+                Ok(Err(e)) => Err(HostError::Polydat(e)),
+                Err(panic) => Err(HostError::panicked(&panic)),
             },
-            Encode::Csv | Encode::Jsonl => {
+            Encode::Text(encoding) => {
                 let text = py.allow_threads(|| {
                     guarded(|| {
                         let mut out = Vec::new();
-                        encode_text(encode, &names, &columns, &mut out).map(|()| out)
+                        encode_text(encoding, &names, &columns, &mut out).map(|()| out)
                     })
                 });
                 match text {
@@ -640,9 +648,9 @@ impl BatchStream {
                     }
                     Ok(Err(_)) => {
                         self.finish();
-                        Err(out_of_memory(py, "the text of one batch of rows"))
+                        Err(HostError::out_of_memory("the text of one batch of rows"))
                     }
-                    Err(panic) => Err(panicked(panic)),
+                    Err(panic) => Err(HostError::panicked(&panic)),
                 }
             }
         }

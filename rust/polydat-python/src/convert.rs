@@ -1,6 +1,7 @@
-//! Python values to core values and back: one value ([`to_value`],
-//! [`to_py`]), a whole column as numpy ([`column_to_py`]), a type keyword
-//! as a port type ([`port_type`]).
+//! Python values to core values, and columns back: one value
+//! ([`to_value`]; the other way is [`crate::pyvalue::to_py`]), a whole
+//! column as numpy ([`column_to_py`]), a type keyword as a port type
+//! ([`port_type`]).
 
 use numpy::{IntoPyArray, PyArray1};
 use polydat_core::columns::{Column, ColumnData};
@@ -9,16 +10,16 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
 use std::sync::Arc;
 
-use crate::errors::{as_out_of_memory, ensure_memory, out_of_memory, py_error, unsupported};
+use crate::errors::{ensure_memory, HostError, HostResult};
 use crate::host;
 
 /// `bytes` as a Python `bytes` object (`polydat.OutOfMemoryError` when it does not fit).
-pub(crate) fn py_bytes<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+pub(crate) fn py_bytes<'py>(py: Python<'py>, bytes: &[u8]) -> HostResult<Bound<'py, PyBytes>> {
     PyBytes::new_with(py, bytes.len(), |buf| {
         buf.copy_from_slice(bytes);
         Ok(())
     })
-    .map_err(|e| as_out_of_memory(py, e, "the text of the rows"))
+    .map_err(|e| HostError::from(e).or_out_of_memory(py, "the text of the rows"))
 }
 
 /// Converts a Python value to a core value. Builtin `None`, `bool`, `int`,
@@ -27,7 +28,7 @@ pub(crate) fn py_bytes<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py
 /// the number protocols (`operator.index`, else `float()`), and what that
 /// gives must be an int or a float. Everything else is refused with a
 /// `WriteError` saying what was given.
-pub(crate) fn to_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+pub(crate) fn to_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> HostResult<Value> {
     if obj.is_none() {
         return Ok(Value::None);
     }
@@ -35,7 +36,7 @@ pub(crate) fn to_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Value
         return Ok(Value::Bool(obj.extract()?));
     }
     if obj.is_instance_of::<PyInt>() {
-        return int_value(py, obj);
+        return int_value(obj);
     }
     if obj.is_instance_of::<PyFloat>() {
         return Ok(Value::F64(obj.extract()?));
@@ -43,9 +44,9 @@ pub(crate) fn to_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Value
     if let Ok(s) = obj.downcast::<PyString>() {
         return match s.to_cow() {
             Ok(text) => Ok(Value::str(text.as_ref())),
-            Err(_) => {
-                Err(unsupported(py, "this string holds a lone surrogate, which is not valid text (UTF-8)".into()))
-            }
+            Err(_) => Err(HostError::Unsupported(
+                "this string holds a lone surrogate, which is not valid text (UTF-8)".into(),
+            )),
         };
     }
     if let Ok(b) = obj.downcast::<PyBytes>() {
@@ -62,20 +63,19 @@ pub(crate) fn to_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Value
     if obj.hasattr("__index__").unwrap_or(false) {
         let index = py.import("operator")?.getattr("index")?;
         return match index.call1((obj,)) {
-            Ok(i) => int_value(py, &i),
-            Err(e) => Err(unsupported(py, format!("cannot write a {kind}: its __index__ failed: {e}"))),
+            Ok(i) => int_value(&i),
+            Err(e) => Err(HostError::Unsupported(format!("cannot write a {kind}: its __index__ failed: {e}"))),
         };
     }
     if obj.hasattr("__float__").unwrap_or(false) {
         return match obj.extract::<f64>() {
             Ok(x) => Ok(Value::F64(x)),
-            Err(e) => Err(unsupported(py, format!("cannot write a {kind}: its __float__ failed: {e}"))),
+            Err(e) => Err(HostError::Unsupported(format!("cannot write a {kind}: its __float__ failed: {e}"))),
         };
     }
-    Err(unsupported(
-        py,
-        format!("cannot write a {kind}: polydat takes None, bool, int, float, str, bytes, dict or list"),
-    ))
+    Err(HostError::Unsupported(format!(
+        "cannot write a {kind}: polydat takes None, bool, int, float, str, bytes, dict or list"
+    )))
 }
 
 /// A `datetime.datetime` (naive ones are UTC), `datetime.date` or
@@ -83,20 +83,21 @@ pub(crate) fn to_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Value
 /// a `datetime.date`, or a datetime64 in days); `None` for anything else.
 /// numpy's `NaT` is its int64 `i64::MIN` in any unit, and is taken as that
 /// value (the smallest timestamp, which reads back as `NaT`), never as `None`.
-pub(crate) fn calendar_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
+pub(crate) fn calendar_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> HostResult<Option<Value>> {
     let kind = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
     match kind.as_str() {
         "datetime64" => {
             let np = py.import("numpy")?;
             let unit: String = np.getattr("datetime_data")?.call1((obj.getattr("dtype")?,))?.get_item(0)?.extract()?;
             let int64 = np.getattr("int64")?;
-            let as_unit = |u: &str| -> PyResult<i64> {
-                obj.call_method1("astype", (format!("datetime64[{u}]"),))?.call_method1("astype", (&int64,))?.extract()
+            let as_unit = |u: &str| -> HostResult<i64> {
+                let cast = obj.call_method1("astype", (format!("datetime64[{u}]"),))?;
+                Ok(cast.call_method1("astype", (&int64,))?.extract()?)
             };
             Ok(Some(match unit.as_str() {
                 "D" | "W" | "M" | "Y" => Value::Date(
                     i32::try_from(as_unit("D")?)
-                        .map_err(|_| unsupported(py, "a datetime64 outside the range of date".into()))?,
+                        .map_err(|_| HostError::Unsupported("a datetime64 outside the range of date".into()))?,
                 ),
                 _ => Value::Timestamp(as_unit("ms")?),
             }))
@@ -130,7 +131,7 @@ pub(crate) fn calendar_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult
 }
 
 /// A Python int as a u64 (or, when negative, an i64); larger ones are refused.
-pub(crate) fn int_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Value> {
+pub(crate) fn int_value(obj: &Bound<'_, PyAny>) -> HostResult<Value> {
     if let Ok(v) = obj.extract::<u64>() {
         return Ok(Value::U64(v));
     }
@@ -138,38 +139,16 @@ pub(crate) fn int_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Valu
         return Ok(Value::I64(v));
     }
     let bits: u64 = obj.call_method0("bit_length").and_then(|b| b.extract()).unwrap_or(0);
-    Err(unsupported(py, format!("an integer of {bits} bits does not fit in 64 bits (u64, or i64 when negative)")))
-}
-
-/// Converts a core value to a Python value.
-pub(crate) fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObject> {
-    Ok(match v {
-        Value::None => py.None(),
-        Value::U64(x) => x.into_pyobject(py)?.into_any().unbind(),
-        Value::I64(x) => x.into_pyobject(py)?.into_any().unbind(),
-        Value::U32(x) => x.into_pyobject(py)?.into_any().unbind(),
-        Value::I32(x) => x.into_pyobject(py)?.into_any().unbind(),
-        Value::F64(x) => x.into_pyobject(py)?.into_any().unbind(),
-        Value::F32(x) => (*x as f64).into_pyobject(py)?.into_any().unbind(),
-        Value::Bool(x) => PyBool::new(py, *x).to_owned().into_any().unbind(),
-        Value::Str(s) | Value::Json(s) => PyString::new(py, s).into_any().unbind(),
-        Value::Bytes(b) => PyBytes::new(py, b).into_any().unbind(),
-        Value::Timestamp(ms) => datetime64(py, *ms, "ms")?,
-        Value::Date(days) => datetime64(py, i64::from(*days), "D")?,
-    })
-}
-
-/// `numpy.datetime64(count, unit)`: a timestamp (`ms`) or date (`D`) as numpy
-/// holds it, whatever its year.
-pub(crate) fn datetime64(py: Python<'_>, count: i64, unit: &str) -> PyResult<PyObject> {
-    Ok(py.import("numpy")?.getattr("datetime64")?.call1((count, unit))?.unbind())
+    Err(HostError::Unsupported(format!(
+        "an integer of {bits} bits does not fit in 64 bits (u64, or i64 when negative)"
+    )))
 }
 
 /// A column as a numpy array of its declared dtype (strings, bytes and JSON
 /// as an object array, `None` rows as `None`; a timestamp as
 /// `datetime64[ms]`, a date as `datetime64[D]`); a scalar column with `None`
 /// rows is a `numpy.ma.MaskedArray` of its dtype whose mask marks them.
-pub(crate) fn column_to_py(py: Python<'_>, column: Column) -> PyResult<PyObject> {
+pub(crate) fn column_to_py(py: Python<'_>, column: Column) -> HostResult<PyObject> {
     let rows = column.len();
     let ty = column.ty;
     let array: PyObject = match column.data {
@@ -187,10 +166,10 @@ pub(crate) fn column_to_py(py: Python<'_>, column: Column) -> PyResult<PyObject>
             // most four per byte otherwise; bytes objects report failure.
             let per_byte = if ty == polydat_core::PortType::Bytes || v.data.is_ascii() { 1 } else { 4 };
             let needed = rows.saturating_mul(64 + size_of::<PyObject>()).saturating_add(v.data.len() * per_byte);
-            ensure_memory(py, needed, &what)?;
+            ensure_memory(needed, &what)?;
             let mut nulls = column.nulls.iter().peekable();
             let mut objects: Vec<PyObject> = Vec::new();
-            objects.try_reserve_exact(rows).map_err(|_| out_of_memory(py, &what))?;
+            objects.try_reserve_exact(rows).map_err(|_| HostError::out_of_memory(what.as_str()))?;
             for i in 0..rows {
                 if nulls.next_if_eq(&&i).is_some() {
                     objects.push(py.None());
@@ -216,7 +195,7 @@ pub(crate) fn finish_array(
     ty: polydat_core::PortType,
     rows: usize,
     nulls: &[usize],
-) -> PyResult<PyObject> {
+) -> HostResult<PyObject> {
     let array = match ty {
         // Epoch milliseconds and days, viewed as numpy's datetime64.
         polydat_core::PortType::Timestamp => array.call_method1(py, "view", ("datetime64[ms]",))?,
@@ -227,12 +206,12 @@ pub(crate) fn finish_array(
 }
 
 /// `array`, or a `numpy.ma.MaskedArray` over it masking rows `nulls`.
-pub(crate) fn masked(py: Python<'_>, array: PyObject, rows: usize, nulls: &[usize]) -> PyResult<PyObject> {
+pub(crate) fn masked(py: Python<'_>, array: PyObject, rows: usize, nulls: &[usize]) -> HostResult<PyObject> {
     if nulls.is_empty() {
         return Ok(array);
     }
     let mut mask = Vec::new();
-    mask.try_reserve_exact(rows).map_err(|_| out_of_memory(py, "the mask of a column's None rows"))?;
+    mask.try_reserve_exact(rows).map_err(|_| HostError::out_of_memory("the mask of a column's None rows"))?;
     mask.resize(rows, false);
     nulls.iter().for_each(|&i| mask[i] = true);
     let masked = py.import("numpy.ma")?.getattr("MaskedArray")?;
@@ -244,11 +223,11 @@ pub(crate) fn masked(py: Python<'_>, array: PyObject, rows: usize, nulls: &[usiz
 /// The numpy dtype of a column of declared type `type_name` (None for a
 /// variable-size type: str, bytes, json).
 #[pyfunction]
-pub(crate) fn numpy_dtype(py: Python<'_>, type_name: &str) -> PyResult<Option<&'static str>> {
-    Ok(host::HostArray::dtype(port_type(py, type_name)?))
+pub(crate) fn numpy_dtype(type_name: &str) -> PyResult<Option<&'static str>> {
+    Ok(host::HostArray::dtype(port_type(type_name)?))
 }
 
-pub(crate) fn port_type(py: Python<'_>, keyword: &str) -> PyResult<polydat_core::PortType> {
-    polydat_core::PortType::from_keyword(keyword)
-        .ok_or_else(|| py_error(py, "PolydatError", (format!("unknown type '{keyword}'"),)))
+/// The port type a type keyword names; `PolydatError` for a word that names none.
+pub(crate) fn port_type(keyword: &str) -> HostResult<polydat_core::PortType> {
+    polydat_core::PortType::from_keyword(keyword).ok_or_else(|| HostError::Polydat(format!("unknown type '{keyword}'")))
 }

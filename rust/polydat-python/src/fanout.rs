@@ -3,7 +3,7 @@
 //! runs this way.
 
 use crate::arrow;
-use crate::errors::{contained, generate_error, py_error, unknown_name};
+use crate::errors::{contained, HostError, HostResult};
 use crate::kernel::Kernel;
 use crate::run::{encoding, Threads};
 use polydat_core::engine::Stop;
@@ -26,7 +26,6 @@ struct Args {
 
 #[allow(clippy::too_many_arguments)]
 fn args(
-    py: Python<'_>,
     kernel: &Kernel,
     iteration: (String, String, String),
     first: u64,
@@ -36,14 +35,14 @@ fn args(
     columns: &[String],
     first_ordinal: u64,
     first_row: u64,
-) -> PyResult<Args> {
+) -> HostResult<Args> {
     let program = kernel.scope.program().clone();
     let input = |name: &str| {
-        program.input(name).ok_or_else(|| unknown_name(py, format!("the program has no input '{name}'"), name))
+        program.input(name).ok_or_else(|| HostError::unknown_name(format!("the program has no input '{name}'"), name))
     };
     let count = if let Ok(name) = count.downcast::<PyString>() {
         let name = name.to_string();
-        let source = program.column_source(&name).map_err(|m| unknown_name(py, m, &name))?;
+        let source = program.column_source(&name).map_err(|m| HostError::unknown_name(m, &name))?;
         RowCount::PerParent { source, name }
     } else if let Ok(rows) = count.downcast::<PyInt>() {
         RowCount::Fixed { start: 0, rows: rows.extract()? }
@@ -51,12 +50,12 @@ fn args(
         let (start, rows): (u64, u64) = pair.extract()?;
         RowCount::Fixed { start, rows }
     } else {
-        return Err(py_error(py, "ArgumentError", ("count is an int, a (start, rows) pair or a column name",)));
+        return Err(HostError::Argument("count is an int, a (start, rows) pair or a column name".into()));
     };
     let sources = columns
         .iter()
-        .map(|name| program.column_source(name).map_err(|m| unknown_name(py, m, name)))
-        .collect::<PyResult<_>>()?;
+        .map(|name| program.column_source(name).map_err(|m| HostError::unknown_name(m, name)))
+        .collect::<HostResult<_>>()?;
     let plan = FanOutPlan {
         parent: input(&iteration.0)?,
         ordinal: input(&iteration.1)?,
@@ -103,12 +102,11 @@ pub fn fanout(
 ) -> PyResult<arrow::BatchStream> {
     contained(py, || {
         let Args { plan, sources } =
-            args(py, &kernel, iteration, first, step, parents, &count, &columns, first_ordinal, first_row)?;
-        let encode = encoding(py, encode)?;
+            args(&kernel, iteration, first, step, parents, &count, &columns, first_ordinal, first_row)?;
+        let encode = encoding(encode)?;
         let (maker, _) = kernel.maker(py);
         let fanout = FanOut::new(kernel.scope.program(), maker, plan, &sources, threads.0, batch_rows);
-        arrow::BatchStream::of(arrow::Source::FanOut(fanout), columns, encode)
-            .map_err(|e| py_error(py, "InternalError", (e,)))
+        arrow::BatchStream::of(arrow::Source::FanOut(fanout), columns, encode).map_err(HostError::Internal)
     })
 }
 
@@ -130,10 +128,10 @@ pub fn fanout_rows(
 ) -> PyResult<u64> {
     contained(py, || {
         let Args { plan, sources } =
-            args(py, &kernel, iteration, first, step, parents, &count, &[], first_ordinal, first_row)?;
+            args(&kernel, iteration, first, step, parents, &count, &[], first_ordinal, first_row)?;
         let (maker, _) = kernel.maker(py);
         let mut fanout = FanOut::new(kernel.scope.program(), maker, plan, &sources, threads.0, 1);
         let stop = Stop::new();
-        py.allow_threads(|| fanout.count_all(&stop)).map_err(|e| generate_error(py, e))
+        Ok(py.allow_threads(|| fanout.count_all(&stop))?)
     })
 }

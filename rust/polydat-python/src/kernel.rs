@@ -7,8 +7,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::Arc;
 
-use crate::convert::{to_py, to_value};
-use crate::errors::{contained, eval_error, py_error, unknown_name, write_error};
+use crate::convert::to_value;
+use crate::errors::{contained, HostError, HostResult};
+use crate::pyvalue::to_py;
 
 /// One mutable state over a program: a scope, root or bound under an outer
 /// kernel's. Calls lock it, so it is safe to share, but use it from one
@@ -64,11 +65,10 @@ impl Kernel {
         named: Vec<(String, Bound<'_, PyAny>)>,
     ) -> PyResult<()> {
         contained(py, || {
-            let values: Vec<Value> = values.iter().map(|v| to_value(py, v)).collect::<PyResult<_>>()?;
+            let values: Vec<Value> = values.iter().map(|v| to_value(py, v)).collect::<HostResult<_>>()?;
             let named: Vec<(String, Value)> =
-                named.into_iter().map(|(n, v)| Ok((n, to_value(py, &v)?))).collect::<PyResult<_>>()?;
-            let written = self.locked(py, |kernel| engine::write_inputs(kernel, values, named, true));
-            written.map_err(|e| write_error(py, &e))
+                named.into_iter().map(|(n, v)| Ok((n, to_value(py, &v)?))).collect::<HostResult<_>>()?;
+            Ok(self.locked(py, |kernel| engine::write_inputs(kernel, values, named, true))?)
         })
     }
 
@@ -76,8 +76,7 @@ impl Kernel {
     fn set(&self, py: Python<'_>, name: &str, value: Bound<'_, PyAny>) -> PyResult<()> {
         contained(py, || {
             let value = to_value(py, &value)?;
-            let written = self.locked(py, |kernel| engine::set_named(kernel, name, value, false));
-            written.map_err(|e| write_error(py, &e))
+            Ok(self.locked(py, |kernel| engine::set_named(kernel, name, value, false))?)
         })
     }
 
@@ -86,20 +85,20 @@ impl Kernel {
         contained(py, || {
             let program = self.scope.program();
             if let Some(o) = program.output(name) {
-                let v = self.locked(py, |kernel| kernel.pull(o)).map_err(|e| eval_error(py, &e))?;
-                return to_py(py, &v);
+                let v = self.locked(py, |kernel| kernel.pull(o))?;
+                return Ok(to_py(py, &v)?);
             }
             if let Some(i) = program.input(name) {
-                return to_py(py, &self.locked(py, |kernel| kernel.input_value(i)));
+                return Ok(to_py(py, &self.locked(py, |kernel| kernel.input_value(i)))?);
             }
-            Err(unknown_name(py, program.unknown_name(name), name))
+            Err(HostError::unknown_name(program.unknown_name(name), name))
         })
     }
 
     /// Reads every output as one read: {name: value}.
     fn eval<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         contained(py, || {
-            let values = self.locked(py, |kernel| kernel.eval()).map_err(|e| eval_error(py, &e))?;
+            let values = self.locked(py, |kernel| kernel.eval())?;
             let d = PyDict::new(py);
             for (o, v) in self.scope.program().outputs.iter().zip(&values) {
                 d.set_item(&o.name, to_py(py, v)?)?;
@@ -172,14 +171,14 @@ impl Kernel {
     /// else the nearest outer scope's); raises UnknownNameError when no
     /// scope of the chain binds it.
     fn value_of(&self, py: Python<'_>, name: &str) -> PyResult<PyObject> {
-        contained(py, || match py.allow_threads(|| self.scope.value_of(name)).map_err(|e| eval_error(py, &e))? {
-            Some(v) => to_py(py, &v),
+        contained(py, || match py.allow_threads(|| self.scope.value_of(name))? {
+            Some(v) => Ok(to_py(py, &v)?),
             None => {
                 let names: Vec<String> = self.scope.manifest().names().map(str::to_string).collect();
                 let close = polydat_core::suggest::did_you_mean(name, names.iter().map(String::as_str));
                 let said = close.clone().unwrap_or_else(|| format!("names here: {}", names.join(", ")));
                 let message = format!("no scope of this chain binds '{name}'; {said}");
-                Err(py_error(py, "UnknownNameError", (message, name, close)))
+                Err(HostError::UnknownName { message, name: name.to_string(), hint: close })
             }
         })
     }

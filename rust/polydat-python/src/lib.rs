@@ -2,10 +2,11 @@
 //! and back, forwards calls to `polydat-core`, and releases the GIL around
 //! long-running work. It holds no logic of its own.
 //!
-//! One module per concern: [`errors`] (core errors as `polydat.errors`
-//! exceptions, panic containment), [`convert`] (Python values and columns
-//! to and from core values), [`program`] and [`kernel`] (the two classes),
-//! [`run`] (rows: `generate`, batch streams, `fill_runs`, benches),
+//! One module per concern: [`errors`] (the typed error every entry point
+//! fails with, raised as a `polydat.errors` exception; panic containment),
+//! [`convert`] (Python values to core values, columns to numpy),
+//! [`pyvalue`] (a core value as a Python object), [`program`] and [`kernel`] (the two classes),
+//! [`run`] (row runs: `generate`, batch streams, `fill_kernel_rows`, benches),
 //! [`rules`] (the core's rules Python asks about), [`arrow`], [`fanout`]
 //! and [`host`] (Arrow batches, one-to-many rows, caller arrays). With the
 //! `test-hooks` feature, [`test_hooks`] adds what only the tests call.
@@ -17,6 +18,7 @@ mod fanout;
 mod host;
 mod kernel;
 mod program;
+mod pyvalue;
 mod rules;
 mod run;
 #[cfg(feature = "test-hooks")]
@@ -46,6 +48,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rules::match_arguments, m)?)?;
     m.add_function(wrap_pyfunction!(rules::conversion_hint, m)?)?;
     m.add_function(wrap_pyfunction!(rules::streamer_text, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::formats, m)?)?;
     m.add_function(wrap_pyfunction!(convert::numpy_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(run::bench_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run::text_header, m)?)?;

@@ -5,15 +5,16 @@ use polydat_core::engine::{self, EngineKind};
 use polydat_core::ir::GraphIr;
 use polydat_core::program::manifest::Manifest;
 use polydat_core::scope::bind::Scope;
-use polydat_core::{BuildError, Program as CoreProgram};
+use polydat_core::Program as CoreProgram;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::Arc;
 
 use crate::arrow;
-use crate::convert::{port_type, to_py, to_value};
-use crate::errors::{bind_error, compile_error, contained, py_error, refused, unknown_name};
+use crate::convert::{port_type, to_value};
+use crate::errors::{contained, HostError, HostResult};
 use crate::kernel::Kernel;
+use crate::pyvalue::to_py;
 
 /// A compiled, immutable program (thread-safe).
 #[pyclass(frozen, module = "polydat._core")]
@@ -47,15 +48,13 @@ impl Program {
         strict_names: bool,
     ) -> PyResult<Program> {
         contained(py, || {
-            let ir = GraphIr::from_json(ir_json).map_err(|e| py_error(py, "InternalError", (e,)))?;
+            let ir = GraphIr::from_json(ir_json).map_err(HostError::Internal)?;
             let outer = match outer_json {
-                Some(text) => {
-                    Some(Arc::new(Manifest::from_json(text).map_err(|e| py_error(py, "InternalError", (e,)))?))
-                }
+                Some(text) => Some(Arc::new(Manifest::from_json(text).map_err(HostError::Internal)?)),
                 None => None,
             };
             let iteration =
-                iteration.iter().map(|(n, t)| Ok((n.clone(), port_type(py, t)?))).collect::<PyResult<Vec<_>>>()?;
+                iteration.iter().map(|(n, t)| Ok((n.clone(), port_type(t)?))).collect::<HostResult<Vec<_>>>()?;
             let options = CompileOptions {
                 strict,
                 strict_names,
@@ -67,10 +66,7 @@ impl Program {
                 ..CompileOptions::default()
             };
             let built = py.allow_threads(|| compile::build(&ir, engine, provenance, options));
-            let (program, kind) = built.map_err(|e| match e {
-                BuildError::Compile(c) => compile_error(py, &c),
-                BuildError::Refused(r) => refused(py, &r),
-            })?;
+            let (program, kind) = built?;
             Ok(Program { inner: Arc::new(program), kind })
         })
     }
@@ -168,16 +164,16 @@ impl Program {
         contained(py, || {
             let scope = match outer {
                 None if iteration.is_empty() => Scope::root(&self.inner, self.kind),
-                None => return Err(py_error(py, "ArgumentError", ("iteration values need an outer kernel",))),
+                None => return Err(HostError::Argument("iteration values need an outer kernel".into())),
                 Some(outer) => {
                     let values = iteration
                         .iter()
                         .map(|(n, v)| Ok((n.clone(), to_value(py, v)?)))
-                        .collect::<PyResult<Vec<_>>>()?;
+                        .collect::<HostResult<Vec<_>>>()?;
                     py.allow_threads(|| Scope::bind(&self.inner, self.kind, &outer.scope, values))
                 }
             };
-            Ok(Kernel { scope: scope.map_err(|e| bind_error(py, &e))? })
+            Ok(Kernel { scope: scope? })
         })
     }
 
@@ -212,7 +208,7 @@ impl Program {
             let program = &self.inner;
             let mut types = Vec::with_capacity(names.len());
             for name in &names {
-                types.push(match program.column_source(name).map_err(|m| unknown_name(py, m, name))? {
+                types.push(match program.column_source(name).map_err(|m| HostError::unknown_name(m, name))? {
                     engine::ColumnSource::Output(o) => program.outputs[o].ty,
                     engine::ColumnSource::Input(i) => program.inputs[i].ty,
                 });

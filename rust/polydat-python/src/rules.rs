@@ -2,16 +2,18 @@
 //! catalog, engine and provenance names, "did you mean" (and its distance
 //! limit), conversions and their hints, call typing and argument matching,
 //! type spellings, integer literal typing, float display, printf
-//! placeholders, text parsing, `order` positions, the value size limit.
+//! placeholders, text parsing, `order` positions, the value size limit,
+//! the output formats.
 
 use polydat_core::engine;
 use polydat_core::node::arguments::{match_arguments as core_match_arguments, Param};
 use polydat_core::{PortType, Value};
 use pyo3::prelude::*;
-use pyo3::types::PyInt;
+use pyo3::types::{PyDict, PyInt};
 
-use crate::convert::{port_type, to_py};
-use crate::errors::{py_error, refused};
+use crate::convert::port_type;
+use crate::errors::HostError;
+use crate::pyvalue::to_py;
 
 /// The node catalog as JSON text.
 #[pyfunction]
@@ -31,13 +33,12 @@ pub(crate) fn data_files_json() -> String {
 #[pyfunction]
 #[pyo3(signature = (strategy, axes, count=None, seed=None))]
 pub(crate) fn order_positions(
-    py: Python<'_>,
     strategy: &str,
     axes: Vec<u64>,
     count: Option<u64>,
     seed: Option<u64>,
 ) -> PyResult<Vec<u64>> {
-    polydat_core::order::positions(strategy, &axes, count, seed).map_err(|e| py_error(py, "ArgumentError", (e,)))
+    Ok(polydat_core::order::positions(strategy, &axes, count, seed).map_err(HostError::Argument)?)
 }
 
 /// Every engine a program can run on, by the name `Program.engine` reports
@@ -76,8 +77,9 @@ pub(crate) fn provenances() -> Vec<&'static str> {
 /// Refuses (`RefusedError`) an (engine, provenance) request no engine can
 /// honour, before anything is compiled.
 #[pyfunction]
-pub(crate) fn check_request(py: Python<'_>, engine: &str, provenance: &str) -> PyResult<()> {
-    polydat_core::compile::select::Request::parse(engine, provenance).map(|_| ()).map_err(|e| refused(py, &e))
+pub(crate) fn check_request(engine: &str, provenance: &str) -> PyResult<()> {
+    polydat_core::compile::select::Request::parse(engine, provenance).map_err(HostError::from)?;
+    Ok(())
 }
 
 /// The candidate closest to `name` (the core's "did you mean" rule), or
@@ -103,8 +105,8 @@ pub(crate) fn conversions(implicit: bool) -> Vec<(&'static str, &'static str)> {
 /// `--set name=value` rule; see `nodes::convert::parse_text`).
 #[pyfunction]
 pub(crate) fn parse_text(py: Python<'_>, text: &str, type_name: &str) -> PyResult<PyObject> {
-    let ty = port_type(py, type_name)?;
-    let value = polydat_core::nodes::convert::parse_text(text, ty).map_err(|e| py_error(py, "PolydatError", (e,)))?;
+    let ty = port_type(type_name)?;
+    let value = polydat_core::nodes::convert::parse_text(text, ty).map_err(HostError::Polydat)?;
     to_py(py, &value)
 }
 
@@ -187,17 +189,35 @@ pub(crate) fn match_arguments(
 /// How to get a `target` from a `source` value the compiler does not convert
 /// by itself (`nodes::convert::conversion_hint`).
 #[pyfunction]
-pub(crate) fn conversion_hint(py: Python<'_>, source: &str, target: &str) -> PyResult<String> {
-    let keyword = |word: &str| {
-        PortType::from_keyword(word).ok_or_else(|| py_error(py, "PolydatError", (format!("unknown type '{word}'"),)))
-    };
-    Ok(polydat_core::nodes::convert::conversion_hint(keyword(source)?, keyword(target)?))
+pub(crate) fn conversion_hint(source: &str, target: &str) -> PyResult<String> {
+    Ok(polydat_core::nodes::convert::conversion_hint(port_type(source)?, port_type(target)?))
 }
 
 /// The comprehension text a `streamer(spec)` call's spec holds (its text,
 /// or upstream's JSON payload's `text`); a spec that holds none raises
 /// PolydatError with the node's message.
 #[pyfunction]
-pub(crate) fn streamer_text(py: Python<'_>, spec: &str) -> PyResult<String> {
-    polydat_core::nodes::streamer::comprehension_text(spec).map_err(|e| py_error(py, "PolydatError", (e,)))
+pub(crate) fn streamer_text(spec: &str) -> PyResult<String> {
+    Ok(polydat_core::nodes::streamer::comprehension_text(spec).map_err(HostError::Polydat)?)
+}
+
+/// The output formats of the core's registry (`columns::formats`), in
+/// order: per format a dict of its `name`, `aliases`, `extensions` (with
+/// the dot, lowercase; the first names its files), `about`, `binary` and
+/// `writer` (the writer's name).
+#[pyfunction]
+pub(crate) fn formats(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    polydat_core::columns::formats::FORMATS
+        .iter()
+        .map(|f| {
+            let d = PyDict::new(py);
+            d.set_item("name", f.name)?;
+            d.set_item("aliases", f.aliases.to_vec())?;
+            d.set_item("extensions", f.extensions.to_vec())?;
+            d.set_item("about", f.about)?;
+            d.set_item("binary", f.binary())?;
+            d.set_item("writer", f.writer.name())?;
+            Ok(d)
+        })
+        .collect()
 }

@@ -2,6 +2,7 @@
 //! of several kernels (`fill_runs`), the text header, the bench harness,
 //! and Ctrl-C while the GIL is released.
 
+use polydat_core::columns::formats::{self, Writer};
 use polydat_core::columns::Column;
 use polydat_core::engine::{self, EngineKind, GenerateError, KernelMaker, Stop};
 use polydat_core::generation::{self, Filled, RowPlan};
@@ -14,10 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::convert::{column_to_py, finish_array, masked, py_bytes, to_value};
-use crate::errors::{
-    as_out_of_memory, contained, generate_error, out_of_memory, py_error, refused, unknown_name, unsupported,
-    write_error,
-};
+use crate::errors::{contained, HostError, HostResult};
 use crate::kernel::Kernel;
 use crate::program::Program;
 use crate::{arrow, host};
@@ -35,14 +33,14 @@ impl<'py> FromPyObject<'py> for Threads {
         let py = obj.py();
         if obj.is_instance_of::<PyBool>() || !obj.is_instance_of::<PyInt>() {
             let kind = obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "object".into());
-            return Err(py_error(py, "ArgumentError", (format!("threads must be an integer, not {kind}"),)));
+            return Err(HostError::Argument(format!("threads must be an integer, not {kind}")).into_pyerr(py));
         }
         match obj.extract::<usize>() {
             Ok(threads) if (1..=MAX_THREADS).contains(&threads) => Ok(Threads(threads)),
             _ => {
                 let given = obj.str().map(|s| s.to_string()).unwrap_or_default();
                 let message = format!("threads must be between 1 and {MAX_THREADS}, got {given}");
-                Err(py_error(py, "ArgumentError", (message,)))
+                Err(HostError::Argument(message).into_pyerr(py))
             }
         }
     }
@@ -131,19 +129,21 @@ impl NamedRowPlan {
 
     /// The core's row plan and the column sources of this run of `program`
     /// (its names resolved, its fixed values converted).
-    fn resolve(&self, py: Python<'_>, program: &CoreProgram) -> PyResult<(RowPlan, Vec<engine::ColumnSource>)> {
+    fn resolve(&self, py: Python<'_>, program: &CoreProgram) -> HostResult<(RowPlan, Vec<engine::ColumnSource>)> {
         let unknown_input = |name: &str| WriteError::UnknownInput { name: name.into(), known: program.input_names() };
-        let coordinate =
-            program.input(&self.coordinate).ok_or_else(|| write_error(py, &unknown_input(&self.coordinate)))?;
+        let coordinate = program.input(&self.coordinate).ok_or_else(|| unknown_input(&self.coordinate))?;
         let mut fixed = Vec::new();
         for (name, value) in &self.fixed {
-            let i = program.input(name).ok_or_else(|| write_error(py, &unknown_input(name)))?;
+            let i = program.input(name).ok_or_else(|| unknown_input(name))?;
             fixed.push((i, to_value(py, value.bind(py))?));
         }
-        let sources = column_sources(py, program, &self.outputs)?;
+        let sources = column_sources(program, &self.outputs)?;
         let rows = usize::try_from(self.rows).map_err(|_| {
-            let message = format!("one run takes at most {} rows, got {}: run segments of them", usize::MAX, self.rows);
-            py_error(py, "ArgumentError", (message,))
+            HostError::Argument(format!(
+                "one run takes at most {} rows, got {}: run segments of them",
+                usize::MAX,
+                self.rows
+            ))
         })?;
         Ok((RowPlan { coordinate, start: self.start, rows, step: self.step, fixed }, sources))
     }
@@ -209,14 +209,13 @@ pub(crate) fn batches<'py>(
     contained(py, || {
         let rows = Rows::of(py, &on);
         let (row_plan, sources) = plan.resolve(py, &rows.program)?;
-        let encode = encoding(py, encode)?;
+        let encode = encoding(encode)?;
         let mut names = Vec::with_capacity(plan.outputs.len() + 1);
         names.extend(cycles_column.clone());
         names.extend(plan.outputs.iter().cloned());
-        let generator = rows.generator(&row_plan, &sources, plan.threads).map_err(|e| generate_error(py, e))?;
+        let generator = rows.generator(&row_plan, &sources, plan.threads)?;
         let batches = generation::Batches::of(generator, batch_rows);
-        arrow::BatchStream::start(batches, names, cycles_column.is_some(), encode, emitted)
-            .map_err(|e| py_error(py, "InternalError", (e,)))
+        arrow::BatchStream::start(batches, names, cycles_column.is_some(), encode, emitted).map_err(HostError::Internal)
     })
 }
 
@@ -257,12 +256,8 @@ impl Rows {
 }
 
 /// What each of `names` selects as a column of `program` (an output, else an input).
-pub(crate) fn column_sources(
-    py: Python<'_>,
-    program: &CoreProgram,
-    names: &[String],
-) -> PyResult<Vec<engine::ColumnSource>> {
-    names.iter().map(|name| program.column_source(name).map_err(|m| unknown_name(py, m, name))).collect()
+pub(crate) fn column_sources(program: &CoreProgram, names: &[String]) -> HostResult<Vec<engine::ColumnSource>> {
+    names.iter().map(|name| program.column_source(name).map_err(|m| HostError::unknown_name(m, name))).collect()
 }
 
 /// Looks for a pending signal (Ctrl-C) while the GIL is released: asked at the
@@ -328,7 +323,7 @@ pub(crate) fn generate_dict<'py>(
     names: &[String],
     out: Option<Vec<Bound<'py, PyAny>>>,
     make: impl FnOnce() -> Result<generation::Generator, GenerateError> + Send,
-) -> PyResult<(Bound<'py, PyDict>, Vec<String>)> {
+) -> HostResult<(Bound<'py, PyDict>, Vec<String>)> {
     let interrupt = SignalWatch::new();
     let hook = || interrupt.interrupted();
     let stop = Stop::with_hook(&hook);
@@ -337,7 +332,7 @@ pub(crate) fn generate_dict<'py>(
         Some(given) => {
             if given.len() != sources.len() {
                 let message = format!("out= gives {} arrays for {} outputs", given.len(), sources.len());
-                return Err(py_error(py, "ArgumentError", (message,)));
+                return Err(HostError::Argument(message));
             }
             let lend = |((array, source), name): ((Bound<'py, PyAny>, &engine::ColumnSource), &String)| {
                 let lent = match *source {
@@ -346,9 +341,9 @@ pub(crate) fn generate_dict<'py>(
                     }
                     engine::ColumnSource::Input(_) => Err("is an input, which generate does not compute".to_string()),
                 };
-                lent.map(Some).map_err(|m| py_error(py, "ArgumentError", (format!("out['{name}']: {m}"),)))
+                lent.map(Some).map_err(|m| HostError::Argument(format!("out['{name}']: {m}")))
             };
-            given.into_iter().zip(sources).zip(names).map(lend).collect::<PyResult<_>>()?
+            given.into_iter().zip(sources).zip(names).map(lend).collect::<HostResult<_>>()?
         }
         None => sources
             .iter()
@@ -367,8 +362,8 @@ pub(crate) fn generate_dict<'py>(
         Ok((filled, generator.take_emitted()))
     });
     let (columns, emitted) = match result {
-        Err(GenerateError::Cancelled) => return Err(interrupt.take()),
-        other => other.map_err(|e| generate_error(py, e))?,
+        Err(GenerateError::Cancelled) => return Err(interrupt.take().into()),
+        other => other?,
     };
     let d = PyDict::new(py);
     for (((name, column), array), source) in names.iter().zip(columns).zip(arrays).zip(sources) {
@@ -381,50 +376,60 @@ pub(crate) fn generate_dict<'py>(
             }
             (Filled::InPlace { .. }, _, _) => unreachable!("rows in place were lent for an output"),
         };
-        let value = value.map_err(|e| as_out_of_memory(py, e, &format!("the column '{name}' as numpy")))?;
+        let value = value.map_err(|e| e.or_out_of_memory(py, &format!("the column '{name}' as numpy")))?;
         d.set_item(name, value)?;
     }
     Ok((d, emitted))
 }
 
-pub(crate) fn encoding(py: Python<'_>, encode: Option<&str>) -> PyResult<arrow::Encode> {
+/// The batches a stream yields for `encode`: for a format's name (see
+/// [`output_format`]), what that format's writer takes; for `None`, plain
+/// Arrow batches.
+pub(crate) fn encoding(encode: Option<&str>) -> HostResult<arrow::Encode> {
     match encode {
-        None | Some("arrow") => Ok(arrow::Encode::Arrow),
-        Some("parquet") => Ok(arrow::Encode::Parquet),
-        Some("csv") => Ok(arrow::Encode::Csv),
-        Some("jsonl") => Ok(arrow::Encode::Jsonl),
-        Some(other) => Err(unsupported(py, format!("unknown encoding '{other}' (arrow, parquet, csv, jsonl or None)"))),
+        None => Ok(arrow::Encode::Arrow),
+        Some(name) => Ok(arrow::Encode::of(output_format(name)?.writer)),
     }
+}
+
+/// The output format called `name` (a name or an alias in the registry,
+/// `polydat_core::columns::formats`); for any other name, a `WriteError`
+/// that lists the formats.
+pub(crate) fn output_format(name: &str) -> HostResult<&'static formats::Format> {
+    formats::named(name)
+        .ok_or_else(|| HostError::Unsupported(format!("unknown format '{name}' ({})", formats::listed(|_| true))))
 }
 
 /// The rows of several kernels of one program, run after run: for each
 /// `(kernel, start, rows)`, its first coordinate swept over `start..start +
 /// rows` (a program without coordinates reads the same row again), from a
 /// kernel of the same scope (its bindings, its current inputs). Returns the
-/// columns `columns` as CSV rows (no header) or JSON Lines (`format`
-/// `"csv"`/`"jsonl"`: bytes), or as an Arrow record batch (`"arrow"`). The
-/// runs are shared out among `threads` workers; the result is the same on
-/// any number. The GIL is released. (`_core.fill_runs` in Python.)
+/// columns `columns` as the writer of `format` takes them (see
+/// [`encoding`]): text as bytes (CSV rows without the header, JSON Lines),
+/// or an Arrow record batch (plain for `"arrow"` or `None`, shaped for
+/// `"parquet"`). The runs are shared out among `threads` workers; the
+/// result is the same on any number. The GIL is released. (`_core.fill_runs` in Python.)
 #[pyfunction]
 #[pyo3(name = "fill_runs", signature = (runs, columns, format, threads=Threads(1)))]
 pub(crate) fn fill_kernel_rows(
     py: Python<'_>,
     runs: Vec<(PyRef<'_, Kernel>, u64, usize)>,
     columns: Vec<String>,
-    format: &str,
+    format: Option<&str>,
     threads: Threads,
 ) -> PyResult<PyObject> {
     contained(py, || {
+        let encode = encoding(format)?;
         let Some((first, _, _)) = runs.first() else {
-            return Err(py_error(py, "ArgumentError", ("fill_runs needs at least one run",)));
+            return Err(HostError::Argument("fill_runs needs at least one run".into()));
         };
         let program = first.scope.program().clone();
-        let sources = column_sources(py, &program, &columns)?;
+        let sources = column_sources(&program, &columns)?;
         let coordinate = (0..program.coord_count).next();
         let mut jobs = Vec::with_capacity(runs.len());
         for (kernel, start, rows) in &runs {
             if !Arc::ptr_eq(kernel.scope.program(), &program) {
-                return Err(py_error(py, "ArgumentError", ("every run must be a kernel of the same program",)));
+                return Err(HostError::Argument("every run must be a kernel of the same program".into()));
             }
             let sibling = kernel.locked(py, |kernel| kernel.sibling());
             jobs.push(generation::KernelRows { kernel: Box::new(sibling), coordinate, start: *start, rows: *rows });
@@ -434,32 +439,25 @@ pub(crate) fn fill_kernel_rows(
         let stop = Stop::with_hook(&hook);
         let result = py.allow_threads(|| generation::fill_kernel_rows(&program, jobs, &sources, threads.0, &stop));
         let filled = match result {
-            Err(GenerateError::Cancelled) => return Err(interrupt.take()),
-            other => other.map_err(|e| generate_error(py, e))?,
+            Err(GenerateError::Cancelled) => return Err(interrupt.take().into()),
+            other => other?,
         };
-        let refs: Vec<&Column> = filled.iter().collect();
-        let mut out = Vec::new();
-        let encoded = match format {
-            "csv" => polydat_core::columns::text::csv_rows(&refs, &mut out),
-            "jsonl" => {
-                let names: Vec<&str> = columns.iter().map(String::as_str).collect();
-                polydat_core::columns::text::jsonl_rows(&names, &refs, &mut out)
-            }
-            "arrow" | "parquet" => {
-                let types: Vec<_> = filled.iter().map(|c| c.ty).collect();
-                let schema = arrow::schema(&columns, &types);
-                let rows = runs.iter().map(|(_, _, rows)| rows).sum();
-                let batch = match format {
-                    "arrow" => arrow::record_batch(&schema, filled, rows),
-                    _ => arrow::dictionary_batch(&schema, filled, rows),
-                };
-                let batch = batch.map_err(|e| py_error(py, "InternalError", (e,)))?;
-                return Ok(pyo3_arrow::PyRecordBatch::new(batch).into_pyobject(py)?.into_any().unbind());
-            }
-            other => return Err(unsupported(py, format!("unknown format '{other}' (csv, jsonl, arrow or parquet)"))),
+        if let arrow::Encode::Text(text) = encode {
+            let refs: Vec<&Column> = filled.iter().collect();
+            let names: Vec<&str> = columns.iter().map(String::as_str).collect();
+            let mut out = Vec::new();
+            text.rows(&names, &refs, &mut out).map_err(|_| HostError::out_of_memory("the text of the rows"))?;
+            return Ok(py_bytes(py, &out)?.into_any().unbind());
+        }
+        let types: Vec<_> = filled.iter().map(|c| c.ty).collect();
+        let schema = arrow::schema(&columns, &types);
+        let rows = runs.iter().map(|(_, _, rows)| rows).sum();
+        let batch = match encode {
+            arrow::Encode::Parquet => arrow::dictionary_batch(&schema, filled, rows),
+            _ => arrow::record_batch(&schema, filled, rows),
         };
-        encoded.map_err(|_| out_of_memory(py, "the text of the rows"))?;
-        Ok(py_bytes(py, &out)?.into_any().unbind())
+        let batch = batch.map_err(HostError::Internal)?;
+        Ok(pyo3_arrow::PyRecordBatch::new(batch).into_pyobject(py)?.into_any().unbind())
     })
 }
 
@@ -488,21 +486,19 @@ pub(crate) fn bench_scenario<'py>(
             .iter()
             .map(|e| match e.as_str() {
                 "program" => Ok(graph.kind),
-                name => EngineKind::parse(name).map_err(|e| refused(py, &e)),
+                name => EngineKind::parse(name),
             })
-            .collect::<PyResult<Vec<_>>>()?;
+            .collect::<Result<Vec<_>, _>>()?;
         let mut weights = Vec::new();
         for (name, w) in pulls {
             let o = graph.inner.output(&name).ok_or_else(|| {
                 let message = format!("@pull_weights names '{name}': {}", graph.inner.unknown_name(&name));
-                unknown_name(py, message, &name)
+                HostError::unknown_name(message, &name)
             })?;
             weights.push((o, w));
         }
         let scenario = Scenario { driver: driver.map(|d| d.inner.clone()), graph: graph.inner.clone(), pulls: weights };
-        let timings = py
-            .allow_threads(|| run_interleaved(&scenario, &kinds, cycles, iters))
-            .map_err(|e| generate_error(py, e))?;
+        let timings = py.allow_threads(|| run_interleaved(&scenario, &kinds, cycles, iters))?;
         kinds
             .iter()
             .zip(timings)
@@ -518,14 +514,15 @@ pub(crate) fn bench_scenario<'py>(
     })
 }
 
-/// The first line of a text output: the CSV header of `names`, or nothing
-/// for JSON Lines.
+/// What an output in format `format` holds before its rows of columns
+/// `names`: a text format's header (CSV's header line; nothing for JSON
+/// Lines), nothing for a binary format.
 #[pyfunction]
-pub(crate) fn text_header<'py>(py: Python<'py>, names: Vec<String>, format: &str) -> Bound<'py, PyBytes> {
+pub(crate) fn text_header<'py>(py: Python<'py>, names: Vec<String>, format: &str) -> PyResult<Bound<'py, PyBytes>> {
     let mut out = Vec::new();
-    if format == "csv" {
+    if let Writer::Text(text) = output_format(format)?.writer {
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        polydat_core::columns::text::csv_header(&names, &mut out);
+        text.header(&names, &mut out);
     }
-    PyBytes::new(py, &out)
+    Ok(PyBytes::new(py, &out))
 }

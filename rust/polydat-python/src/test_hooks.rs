@@ -3,6 +3,7 @@
 //! counts, a panic inside the containment, one column through the text
 //! encoders.
 
+use polydat_core::columns::formats::Writer;
 use polydat_core::columns::Column;
 use polydat_core::engine::{self};
 use polydat_core::Value;
@@ -11,7 +12,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::convert::{port_type, py_bytes, to_value};
-use crate::errors::{contained, out_of_memory, write_error};
+use crate::errors::{contained, HostError};
+use crate::run::output_format;
 
 /// How many times `__probe` nodes keyed `key` have evaluated.
 #[pyfunction]
@@ -44,28 +46,25 @@ pub(crate) fn _encode_column<'py>(
     format: &str,
 ) -> PyResult<Bound<'py, PyBytes>> {
     contained(py, || {
-        let ty = port_type(py, type_name)?;
+        let ty = port_type(type_name)?;
         let mut column = Column::new(ty, values.len()).ok_or_else(|| PyMemoryError::new_err("no memory"))?;
         let mut parts = column.split(&[values.len()]);
         for v in &values {
             let value = to_value(py, v)?;
             let value = match value {
                 Value::None => Value::None,
-                other => engine::adapt_boundary(header, ty, other).map_err(|e| write_error(py, &e))?,
+                other => engine::adapt_boundary(header, ty, other)?,
             };
             parts[0].push(&value);
         }
         let done = parts.into_iter().map(|p| p.done()).collect();
-        column.absorb(done).map_err(|_| out_of_memory(py, "the rows"))?;
-        let mut out = Vec::new();
-        let encoded = match format {
-            "csv" => {
-                polydat_core::columns::text::csv_header(&[header], &mut out);
-                polydat_core::columns::text::csv_rows(&[&column], &mut out)
-            }
-            _ => polydat_core::columns::text::jsonl_rows(&[header], &[&column], &mut out),
+        column.absorb(done).map_err(|_| HostError::out_of_memory("the rows"))?;
+        let Writer::Text(text) = output_format(format)?.writer else {
+            return Err(HostError::Argument(format!("{format} is not a text format")));
         };
-        encoded.map_err(|_| out_of_memory(py, "the text of the rows"))?;
+        let mut out = Vec::new();
+        text.header(&[header], &mut out);
+        text.rows(&[header], &[&column], &mut out).map_err(|_| HostError::out_of_memory("the text of the rows"))?;
         py_bytes(py, &out)
     })
 }

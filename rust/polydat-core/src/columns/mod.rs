@@ -22,8 +22,10 @@
 //! loops stop at their next check, and [`Column::absorb`] reports
 //! [`NoMemory`], which `generate` turns into its out-of-memory error.
 //!
-//! [`text`] encodes columns as CSV or JSON-lines rows.
+//! [`text`] encodes columns as CSV or JSON-lines rows; [`formats`] is the
+//! registry of the output formats rows are written in.
 
+pub mod formats;
 pub mod text;
 
 use crate::node::by_bytes::{StrTable, SHORT};

@@ -37,6 +37,36 @@ use super::{Column, ColumnData, NoMemory, VarRows};
 use crate::nodes::datetime::{push_date_text, push_timestamp_text};
 use crate::types::PortType;
 
+/// A text encoding of rows: what a text output format is written with
+/// (see [`super::formats`]), a header first and then batch after batch of rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextEncoding {
+    /// CSV: a header line of the column names ([`csv_header`]), then a line per row ([`csv_rows`]).
+    Csv,
+    /// JSON Lines: an object per row ([`jsonl_rows`]), no header.
+    Jsonl,
+}
+
+impl TextEncoding {
+    /// Appends what comes before the first row for columns `names`: CSV's
+    /// header line, nothing for JSON Lines.
+    pub fn header(self, names: &[&str], out: &mut Vec<u8>) {
+        match self {
+            TextEncoding::Csv => csv_header(names, out),
+            TextEncoding::Jsonl => {}
+        }
+    }
+
+    /// Appends the rows of `columns` (named `names`, all of the same
+    /// length) to `out`; [`NoMemory`] when `out` cannot grow.
+    pub fn rows(self, names: &[&str], columns: &[&Column], out: &mut Vec<u8>) -> Result<(), NoMemory> {
+        match self {
+            TextEncoding::Csv => csv_rows(columns, out),
+            TextEncoding::Jsonl => jsonl_rows(names, columns, out),
+        }
+    }
+}
+
 /// The header line of a CSV file with these column names.
 pub fn csv_header(names: &[&str], out: &mut Vec<u8>) {
     let single = names.len() == 1;

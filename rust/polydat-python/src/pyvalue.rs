@@ -1,0 +1,31 @@
+//! A core value as a Python object ([`to_py`]). Its own module because
+//! both [`crate::errors`] (an `EvalError`'s input values) and the modules
+//! that return values need it, and it needs neither of them.
+
+use polydat_core::Value;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyString};
+
+/// Converts a core value to a Python value.
+pub(crate) fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObject> {
+    Ok(match v {
+        Value::None => py.None(),
+        Value::U64(x) => x.into_pyobject(py)?.into_any().unbind(),
+        Value::I64(x) => x.into_pyobject(py)?.into_any().unbind(),
+        Value::U32(x) => x.into_pyobject(py)?.into_any().unbind(),
+        Value::I32(x) => x.into_pyobject(py)?.into_any().unbind(),
+        Value::F64(x) => x.into_pyobject(py)?.into_any().unbind(),
+        Value::F32(x) => (*x as f64).into_pyobject(py)?.into_any().unbind(),
+        Value::Bool(x) => PyBool::new(py, *x).to_owned().into_any().unbind(),
+        Value::Str(s) | Value::Json(s) => PyString::new(py, s).into_any().unbind(),
+        Value::Bytes(b) => PyBytes::new(py, b).into_any().unbind(),
+        Value::Timestamp(ms) => datetime64(py, *ms, "ms")?,
+        Value::Date(days) => datetime64(py, i64::from(*days), "D")?,
+    })
+}
+
+/// `numpy.datetime64(count, unit)`: a timestamp (`ms`) or date (`D`) as numpy
+/// holds it, whatever its year.
+fn datetime64(py: Python<'_>, count: i64, unit: &str) -> PyResult<PyObject> {
+    Ok(py.import("numpy")?.getattr("datetime64")?.call1((count, unit))?.unbind())
+}
