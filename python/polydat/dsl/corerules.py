@@ -15,7 +15,8 @@ The frontend needs answers the core owns, and keeps no Python copy of them
 * :func:`type_keywords` / :func:`canonical_type` -- the type spellings;
 * :func:`int_literal_type` -- ``u64`` or ``i64`` for integer literals;
 * :func:`f64_display` -- how the core displays a float;
-* :func:`printf_placeholders` -- how many placeholders a format has.
+* :func:`printf_placeholders` -- how many placeholders a format has;
+* :func:`catalog_json` -- the node catalog the frontend binds calls against.
 
 The core is imported on first use, so the frontend modules import without a
 built extension. Answers are cached for the process: the core is fixed once
@@ -36,7 +37,7 @@ from ..errors import PolydatError
 __all__ = [
     "suggest", "suggestion_limit", "NameIndex", "converts_implicitly", "casts", "conversion_hint", "output_types",
     "UnknownToCore", "match_arguments", "Matching", "type_keywords", "canonical_type", "int_literal_type",
-    "f64_display", "printf_placeholders",
+    "f64_display", "printf_placeholders", "streamer_text", "catalog_json",
 ]
 
 
@@ -239,4 +240,11 @@ def streamer_text(spec: str) -> str:
     upstream's JSON payload's ``text``); raises ``PolydatError`` with the
     node's message when it holds none."""
     text: str = _core().streamer_text(spec)
+    return text
+
+
+def catalog_json() -> str:
+    """The core's node catalog as JSON text (see :mod:`polydat.dsl.catalog`);
+    raises ``ImportError`` when the core is not built."""
+    text: str = _core().catalog_json()
     return text
