@@ -102,7 +102,9 @@ def test_only_the_doors_import_the_core() -> None:
         for name, lines in found.items()
         if name not in ALLOWED and not any(name == p or name.startswith(p + ".") for p in ALLOWED_PACKAGES)
     }
-    assert not stray, f"these modules import {CORE} directly; ask polydat.program, polydat.generate or dsl.corerules: {stray}"
+    assert not stray, (
+        f"these modules import {CORE} directly; ask polydat.program, polydat.generate or dsl.corerules: {stray}"
+    )
     # The detector sees both spellings the doors use (a statement, importlib).
     assert "polydat.program" in found and "polydat.dsl.corerules" in found, found
 

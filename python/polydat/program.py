@@ -623,7 +623,8 @@ class Kernel:
         assert isinstance(parsed, comprehensions.Comprehension)
         engine = self.program._options.engine
         compile_expressions = expression_compiler(engine, False)
-        types, tuples = comprehensions.open_comprehension(parsed, self._core, self._lenient_value_of, compile_expressions)
+        lookup = self._lenient_value_of
+        types, tuples = comprehensions.open_comprehension(parsed, self._core, lookup, compile_expressions)
         program = self.program.traversal_program(index, types)
         return self._activations(types, tuples, program)
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import _core
-from ..dsl.comprehension import open_comprehension
+from ..dsl import BoundProgram, ast, corerules, source_lines
+from ..dsl.comprehension import open_comprehension, parse_text
 from ..errors import CompileError, Diagnostic, PolydatError
 from ..program import CompileOptions, Program, compile_source, expression_compiler
 from .model import Level, Phase, TextAt, Workload, WorkloadError
@@ -34,7 +35,7 @@ RUN_BATCH_RUNS = 4096
 """Iterations at most per call into the core."""
 
 ROW_COORDINATE = "cycle"
-"""The input of a phase's rows program: the row number (see the module)."""
+"""The input of a phase's rows program: the row number (see :mod:`polydat.workload`)."""
 
 HELPER_PREFIX = "_"
 """Bindings of a rows program whose names start with this are no column by default."""
@@ -43,8 +44,6 @@ HELPER_PREFIX = "_"
 def _params_program(params: Mapping[str, Any], engine: str, path: str | None) -> Program:
     """The params scope: one unfolded-by-name ``const NAME := <literal>`` per
     parameter (built as IR, so any string is taken as it is)."""
-    from ..dsl import BoundProgram, ast, corerules
-
     nodes, outputs, lines = [], [], []
     for name, value in params.items():
         if isinstance(value, bool):
@@ -84,8 +83,6 @@ class PhasePlan:
     their programs (compiled once per iteration types), the rows program."""
 
     def __init__(self, chain: ScopeChain, phase: Phase):
-        from ..dsl.comprehension import parse_text
-
         self.phase = phase
         self.where = f"{chain.path or 'workload'}: phase '{phase.name}'"
         self.levels = []
@@ -101,7 +98,7 @@ class PhasePlan:
         self.fixed_cycles = None if _REFERENCE.search(phase.cycles) else self.parse_cycles(phase.cycles, phase.cycles)
 
     def columns(self, program: Any) -> list[str]:
-        """The table's columns (see the module): ``emit``, or the iteration
+        """The table's columns (see :mod:`polydat.workload`): ``emit``, or the iteration
         variables and the rows program's bindings but its helpers."""
         if self.phase.emit is not None:
             return list(self.phase.emit)
@@ -172,8 +169,6 @@ def _unset_error(program: Any, names: Sequence[str]) -> CompileError:
 
 def _line(source: str, line: int) -> str | None:
     """Line ``line`` (from 1) of ``source``, or None past its lines."""
-    from ..dsl import source_lines
-
     lines = source_lines(source)
     return lines[line - 1] if 0 < line <= len(lines) else None
 
@@ -251,7 +246,7 @@ class ScopeChain:
     ) -> Any:
         """Compiles one scope's ``source`` (errors at the file's positions)
         and refuses the inputs nothing sets: any input but a rows program's
-        ``cycle`` (see the module)."""
+        ``cycle`` (see :mod:`polydat.workload`)."""
         coordinates = (ROW_COORDINATE,) if rows else ()
         try:
             program = compile_source(

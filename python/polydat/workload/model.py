@@ -174,7 +174,7 @@ def _bad_phase_name(where: str, name: str, problem: str) -> WorkloadError:
 @dataclass(frozen=True)
 class Phase:
     """One phase: its iteration levels, rows program, row count and emitted
-    columns (``emit``: exactly these; None: the default, see the module). Its
+    columns (``emit``: exactly these; None: the default, see :mod:`polydat.workload`). Its
     name is a table name (:func:`phase_name_problem` says which are not)."""
 
     name: str
@@ -209,7 +209,7 @@ class Workload:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Workload:
-        """Reads a workload YAML file (see the module)."""
+        """Reads a workload YAML file (see :mod:`polydat.workload`)."""
         import yaml
 
         path = os.fspath(path)
@@ -323,7 +323,7 @@ class Workload:
         return self._chain
 
     def columns(self, phase: str | Phase) -> list[str]:
-        """The columns of a phase's table (see the module: ``emit``, or the
+        """The columns of a phase's table (see :mod:`polydat.workload`: ``emit``, or the
         iteration variables and the rows program's bindings but its helpers)."""
         return self.chain().columns(self._phase(phase))
 
