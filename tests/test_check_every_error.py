@@ -87,14 +87,14 @@ def test_a_module_error_sorts_at_its_call(tmp_path: Path) -> None:
 
 
 def test_a_failing_compiler_is_reported_beside_the_frontends_errors(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from polydat import api
+    from polydat import program
 
     class Broken:
         @staticmethod
         def compile(*args: object, **kwargs: object) -> None:
             raise polydat.InternalError("internal error (a Rust panic): boom")
 
-    monkeypatch.setattr(api._core, "Program", Broken)
+    monkeypatch.setattr(program._core, "Program", Broken)
     found = polydat.check("input cycle: u64\nc := nonexistent_node(cycle)\n")
     assert [d.message for d in found] == [
         "internal compiler error: internal error (a Rust panic): boom",

@@ -30,7 +30,7 @@ sys.exit(main())
 """
 
 
-@pytest.mark.parametrize("module", ["polydat._core", "polydat.api"])
+@pytest.mark.parametrize("module", ["polydat._core", "polydat.program"])
 @pytest.mark.parametrize("command", [["nodes", "hash"], ["run", "missing.polydat", "--cycles", "3"]], ids=["nodes", "run"])
 def test_ctrl_c_while_starting_up_exits_130_with_one_line(module: str, command: list[str]) -> None:
     r = subprocess.run(

@@ -156,8 +156,8 @@ def test_absurd_thread_counts_are_argument_errors() -> None:
 def test_thread_counts_from_one_to_the_most_run_the_same_rows() -> None:
     prog = polydat.compile(SRC)
     one = prog.generate(range(1000), threads=1)["out"]
-    most = prog.generate(range(1000), threads=polydat.api.MAX_THREADS)["out"]
-    assert polydat.api.MAX_THREADS == 256
+    most = prog.generate(range(1000), threads=polydat.generate.MAX_THREADS)["out"]
+    assert polydat.generate.MAX_THREADS == 256
     assert np.array_equal(one, most) and list(one[:3]) == [1, 2, 3]
 
 

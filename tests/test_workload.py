@@ -247,9 +247,9 @@ phases:
 
 def _walked(monkeypatch: pytest.MonkeyPatch) -> None:
     """Makes every phase walk its scopes one by one (no core fan-out)."""
-    from polydat import workload
+    from polydat.workload import native
 
-    monkeypatch.setattr(workload._Native, "of", classmethod(lambda cls, chain, phase: None))
+    monkeypatch.setattr(native.NativePhase, "of", classmethod(lambda cls, chain, phase: None))
 
 
 def _texts(path: Path, threads: int, part: tuple[int, int] | None = None, engine: str = "auto") -> dict[str, bytes]:

@@ -33,7 +33,7 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    from .api import (
+    from .program import (
         Kernel,
         Program,
         catalog,
@@ -52,8 +52,8 @@ if TYPE_CHECKING:
 # handling before the heavy imports, so Ctrl-C while it starts up is a
 # one-line exit like at any other time.
 _LAZY = {
-    **{name: "api" for name in ("Kernel", "Program", "catalog", "check", "compile", "compile_file")},
-    **{name: "api" for name in ("max_value_bytes", "set_max_value_bytes")},
+    **{name: "program" for name in ("Kernel", "Program", "catalog", "check", "compile", "compile_file")},
+    **{name: "program" for name in ("max_value_bytes", "set_max_value_bytes")},
     "Workload": "workload",
 }
 
@@ -62,7 +62,7 @@ def __getattr__(name: str) -> Any:
     """The API's names, the package's modules and ``__version__``, imported at first use."""
     module = _LAZY.get(name)
     if name == "__version__":  # the core's: the version its wheel was built as
-        value = importlib.import_module("._core", __name__).__version__
+        value = importlib.import_module(".program", __name__).core_version()
     elif module is not None:
         value = getattr(importlib.import_module(f".{module}", __name__), name)
     elif not name.startswith("__"):

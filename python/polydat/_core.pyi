@@ -33,7 +33,7 @@ __version__: str
 def check_threads(threads: Any) -> int:
     """``threads`` when it is an int in ``1..=MAX_THREADS``; else raises ``ArgumentError``."""
 
-class RunPlan:
+class RowPlan:
     """One run of a program's rows: ``rows`` cycles ``start, start + step, ...``
     (wrapping) of input ``coordinate``, the columns ``outputs``, inputs
     ``fixed`` for the whole run, on ``threads`` workers (checked here:
@@ -61,9 +61,9 @@ class RunPlan:
     def outputs(self) -> list[str]: ...
     @property
     def threads(self) -> int: ...
-    def segment(self, skip: int, count: int) -> RunPlan:
+    def segment(self, skip: int, count: int) -> RowPlan:
         """The ``count`` rows after the first ``skip``."""
-    def with_outputs(self, outputs: list[str]) -> RunPlan:
+    def with_outputs(self, outputs: list[str]) -> RowPlan:
         """This plan with the columns ``outputs``."""
 
 def engines() -> list[str]:
@@ -176,7 +176,7 @@ class Kernel:
     def value_of(self, name: str) -> Any:
         """The current value of ``name`` as this scope sees it (raises ``UnknownNameError``)."""
 
-def generate(on: Program | Kernel, plan: RunPlan, emitted: bool = False, out: list[Any] | None = None) -> Any:
+def generate(on: Program | Kernel, plan: RowPlan, emitted: bool = False, out: list[Any] | None = None) -> Any:
     """``{name: numpy array}`` of the plan's rows, made on fresh kernels of a
     program or on kernels of a kernel's scope (its bindings, its current
     inputs); with ``emitted``, ``(that dict, rows)``: also the rows
@@ -185,7 +185,7 @@ def generate(on: Program | Kernel, plan: RunPlan, emitted: bool = False, out: li
 
 def batches(
     on: Program | Kernel,
-    plan: RunPlan,
+    plan: RowPlan,
     batch_rows: int = 65536,
     encode: str | None = None,
     cycles_column: str | None = None,
@@ -198,7 +198,7 @@ def batches(
     as bytes, Arrow batches shaped for Parquet; with ``emitted`` each item
     is ``(batch, rows emit_row emitted)``."""
 
-def fill_runs(
+def fill_kernel_rows(
     runs: list[tuple[Kernel, int, int]], columns: list[str], format: str | None, threads: int = 1
 ) -> Any:
     """The rows of several kernels of one program, run after run ((kernel,

@@ -29,7 +29,7 @@ a ``/// @name`` line::
   A file without section markers is all graph.
 * ``@selector`` and other sections are informational and ignored.
 
-The timing loop runs in Rust (``polydat._core.bench_scenario``), without the
+The timing loop runs in Rust (:func:`polydat.generate.time_scenario`), without the
 GIL: per engine and provenance mode, one warm-up pass, then ``--iters``
 passes of ``--cycles`` cycles, interleaved (every kernel one pass per round);
 the report gives min and median ns per cycle.
@@ -46,9 +46,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from . import _core
+from .generate import time_scenario
+from .program import engine_names, provenance_names
 
-MODES = tuple(_core.provenances()[1:])
+MODES = tuple(provenance_names()[1:])
 """The provenance modes, in report order (the core's list, without ``auto``)."""
 
 
@@ -56,7 +57,7 @@ def _engine_modes() -> dict[str, tuple[str, ...]]:
     """Per engine family (``p1``, ``p2``, ...), the kernels ``--compare-modes``
     measures: every engine name the core reports, grouped by family."""
     families: dict[str, list[str]] = {}
-    for name in _core.engines():
+    for name in engine_names():
         families.setdefault(name.split("/", 1)[0], []).append(name)
     return {family: tuple(names) for family, names in families.items()}
 
@@ -216,7 +217,6 @@ def run_scenario(
     the engine's default kernel (``p2``: the automatic mode), or with
     ``compare_modes`` every provenance mode."""
     import polydat
-    from polydat import _core
 
     graph = polydat.compile(scenario.graph, engine="p2", path=scenario.path, library_path=library_path)
     driver = polydat.compile(scenario.driver, path=scenario.path) if scenario.driver else None
@@ -238,14 +238,7 @@ def run_scenario(
             kernels.append(graph.engine if graph.engine.split("/", 1)[0] == family else ENGINE_MODES[family][0])
     # Every kernel runs one timed iteration per round, so a change of the
     # machine's load touches them alike.
-    timings = _core.bench_scenario(
-        graph._core,
-        driver._core if driver is not None else None,
-        kernels,
-        list(scenario.pull_weights),
-        cycles,
-        iters,
-    )
+    timings = time_scenario(graph, driver, kernels, scenario.pull_weights, cycles, iters)
     results = [Measurement(engine=t["engine"], net=list(t["net"]), driver=list(t["driver"])) for t in timings]
     engine_auto = polydat.compile(scenario.graph, path=scenario.path, library_path=library_path).engine
     return Report(

@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from .errors import PolydatError
-from .stream import appending, parquet_encoding, write_parquet_batches
+from .stream import appending, parquet_encoding, write_arrow_batches, write_parquet_batches
 
 if TYPE_CHECKING:
-    from .api import Program
+    from .program import Program
     from .dsl.corerules import OutputFormat
 
 # The command line does no linear algebra; numpy (which pyarrow loads for
@@ -168,9 +168,9 @@ def parse_threads(text: str) -> int:
 
 def _did_you_mean(name: str, candidates: list[str], what: str) -> str:
     """``; did you mean 'x'?`` by the core's rule, or the list of ``what``."""
-    from . import _core
+    from .dsl.corerules import suggest
 
-    hint = _core.suggest(name, candidates)
+    hint = suggest(name, candidates)
     return f"; did you mean '{hint}'?" if hint else f"; {what} are: {', '.join(candidates) or '(none)'}"
 
 
@@ -302,8 +302,8 @@ def _progress(total: int, mode: str) -> Any:
 
 def _segments(cycles: range) -> Iterator[range]:
     """The run's cycles in segments one stream of the core takes (a run may
-    have up to 2**64 rows): :func:`polydat.api.segments`."""
-    from .api import segments
+    have up to 2**64 rows): :func:`polydat.generate.segments`."""
+    from .generate import segments
 
     return segments(cycles)
 
@@ -311,7 +311,7 @@ def _segments(cycles: range) -> Iterator[range]:
 def _streams(plan: RunPlan, encode: str | None) -> Iterator[Any]:
     """The core's batch stream of each segment of the plan's cycles (see
     :func:`_segments`), opened one after another."""
-    from .api import batch_stream
+    from .generate import batch_stream
 
     for segment in _segments(plan.cycles):
         yield batch_stream(
@@ -351,9 +351,9 @@ def write_rows(plan: RunPlan, out: IO[bytes], header: bool = True) -> int:
     leaves out the CSV header line (a shard after the first)."""
     names = ([plan.column] if plan.column else []) + plan.names
     if header:
-        from . import _core
+        from .generate import text_header
 
-        out.write(_core.text_header(names, plan.fmt))
+        out.write(text_header(names, plan.fmt))
     if not _shows_progress(plan.progress):
         with appending(out) as path:
             if path is not None:
@@ -576,15 +576,12 @@ def write_arrow(plan: RunPlan, out: IO[bytes]) -> int:
         raise UsageError("--format arrow needs pyarrow: pip install 'polydat[arrow]'") from None
     if out.isatty():
         raise UsageError("refusing to write Arrow to a terminal; redirect it or use -o FILE")
-    schema = plan.prog.arrow_schema(plan.names)
-    if plan.column:
-        schema = schema.insert(0, pa.field(plan.column, pa.uint64()))
-    total = 0
-    with pa.ipc.new_stream(out, schema) as writer:
-        for rows, batch in _batches(plan, None):
-            writer.write_batch(pa.record_batch(batch))
-            total += rows
-    return total
+
+    def schema() -> Any:
+        declared = plan.prog.arrow_schema(plan.names)
+        return declared.insert(0, pa.field(plan.column, pa.uint64())) if plan.column else declared
+
+    return write_arrow_batches(out, ((batch, rows) for rows, batch in _batches(plan, None)), schema, declared=True)
 
 
 BINARY_WRITERS: dict[str, Callable[[RunPlan, IO[bytes]], int]] = {
@@ -782,14 +779,14 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _check_workload(path: str, lib: list[str]) -> list[Any]:
     """Every diagnostic of a workload file (:meth:`Workload.check`)."""
-    from .workload import Workload, WorkloadError, _diagnostics
+    from .workload.model import Workload, WorkloadError, error_diagnostics
 
     if lib:
         raise UsageError("--lib does not apply to a workload: modules are found beside the workload file")
     try:
         return Workload.load(path).check()
     except WorkloadError as err:
-        return _diagnostics(err)
+        return error_diagnostics(err)
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -855,9 +852,9 @@ def cmd_nodes(args: argparse.Namespace) -> int:
             print(f"'{args.name}' is a bundled field module, not a node (`polydat fields` lists them):")
             print(found.render(licences()))
             return 0
-        from . import _core
+        from .dsl.corerules import suggest
 
-        close = _core.suggest(args.name, list(by_name))
+        close = suggest(args.name, list(by_name))
         hint = f"; did you mean '{close}'?" if close else "; `polydat nodes` lists them"
         raise UsageError(f"no node named '{args.name}'{hint}")
     if args.json:
@@ -879,9 +876,9 @@ def cmd_fields(args: argparse.Namespace) -> int:
     if args.name is not None:
         found = field(args.name)
         if found is None:
-            from . import _core
+            from .dsl.corerules import suggest
 
-            close = _core.suggest(args.name, [f.name for f in fields()])
+            close = suggest(args.name, [f.name for f in fields()])
             hint = f"; did you mean '{close}'?" if close else "; `polydat fields` lists them"
             raise UsageError(f"no field module named '{args.name}'{hint}")
         print(found.render(known))
@@ -947,11 +944,11 @@ class _Parser(argparse.ArgumentParser):
 
 def _engine_help() -> str:
     """``--engine``'s help: the engines the compiled core has."""
-    from . import _core
+    from .program import engine_names
 
     return (
         "the engine that runs the program: auto (the default: chosen per program), or one of "
-        f"{', '.join(_core.engines())}; p2 and p3 alone take their default mode. Every engine gives the same rows"
+        f"{', '.join(engine_names())}; p2 and p3 alone take their default mode. Every engine gives the same rows"
     )
 
 

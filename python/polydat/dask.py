@@ -19,8 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .api import Program, _as_range, compile, row_count
 from .errors import ArgumentError
+from .generate import cycle_range, row_count
+from .program import Program, compile
 
 __all__ = ["from_program", "partition_ranges"]
 
@@ -113,7 +114,7 @@ def from_program(
     program = program_or_source if isinstance(program_or_source, Program) else compile(
         program_or_source, **compile_options
     )
-    rng = _as_range(cycles)
+    rng = cycle_range(cycles)
     names = list(program.outputs) if outputs is None else list(outputs)
     fixed = dict(inputs or {})
     swept = coordinate or next(iter(program.coordinates), None)

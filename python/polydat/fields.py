@@ -13,7 +13,6 @@ provenance. ``polydat fields`` and ``polydat data`` print them.
 from __future__ import annotations
 
 import functools
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,9 +58,9 @@ def data_files() -> list[dict[str, Any]]:
     """The bundled data files as the core embeds them: per file its
     ``name``, ``about``, ``source``, ``licence``, ``columns``, ``entries``
     (data rows) and ``nodes`` (the nodes that pick from it)."""
-    from . import _core
+    from .program import data_files as embedded_data_files
 
-    return json.loads(_core.data_files_json())
+    return embedded_data_files()
 
 
 def _signature(definition: Any) -> str:

@@ -23,24 +23,26 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 from .errors import ArgumentError
 
 SEGMENT_ROWS = 1 << 62
 """The most rows one run of the core takes: a stream of more (up to every
-cycle, 2**64 rows) is several runs one after another (:func:`polydat.api.segments`); a
+cycle, 2**64 rows) is several runs one after another (:func:`polydat.generate.segments`); a
 ``generate`` of more could never fit in memory."""
 
-if TYPE_CHECKING:
-    from . import _core
-
-__all__ = ["Stream", "BatchIterator", "appending", "file_path", "parquet_encoding", "write_parquet_batches"]
+__all__ = [
+    "Stream", "BatchIterator", "appending", "file_path", "parquet_encoding", "write_arrow_batches",
+    "write_parquet_batches",
+]
 
 
 PARQUET_WRITER = "parquet"
 """The name the core's format registry gives :func:`write_parquet_batches`
 (see :func:`polydat.dsl.corerules.formats`)."""
+ARROW_IPC_WRITER = "arrow_ipc"
+"""The name the core's format registry gives :func:`write_arrow_batches`."""
 
 
 def parquet_encoding(schema: Any) -> str | None:
@@ -58,6 +60,34 @@ def parquet_encoding(schema: Any) -> str | None:
     parquet = format_written_by(PARQUET_WRITER)
     assert parquet is not None, "the core's registry has a format for the Parquet writer"
     return parquet.name
+
+
+def write_arrow_batches(
+    out: Any, batches: Iterable[tuple[Any, int]], schema: Callable[[], Any], declared: bool = False
+) -> int:
+    """Writes ``(columns, rows)`` pairs (a record batch's columns by name) to
+    ``out`` as an Arrow IPC stream, a record batch per pair, and returns the
+    rows written. The stream's schema is ``schema()`` when ``declared``,
+    else the first batch's (``schema()`` is then asked for only when there
+    is no batch, so a table of no row still says its columns). Readable as
+    it is written: a shell pipeline can feed it on."""
+    import pyarrow as pa
+
+    writer = pa.ipc.new_stream(out, schema()) if declared else None
+    total = 0
+    try:
+        for produced, rows in batches:
+            batch = pa.record_batch(produced)
+            if writer is None:
+                writer = pa.ipc.new_stream(out, batch.schema)
+            writer.write_batch(batch)
+            total += rows
+        if writer is None:
+            writer = pa.ipc.new_stream(out, schema())
+    finally:
+        if writer is not None:
+            writer.close()
+    return total
 
 
 def write_parquet_batches(out: Any, batches: Iterable[tuple[Any, int]], empty: Callable[[], Any]) -> int:
@@ -240,10 +270,14 @@ class Stream:
     Iterating it (each ``iter()`` a fresh run) yields ``pyarrow.RecordBatch``
     es; ``__arrow_c_stream__`` hands a fresh run to any Arrow consumer;
     ``schema`` is the batches' schema (from the declared types, no row made).
+
+    ``open_batches(plan, batch_rows)`` opens the core's batch stream of a
+    run plan's rows (what :func:`polydat.generate.open_stream` makes it
+    with); ``plan`` is the core's ``RowPlan`` of the whole run.
     """
 
-    def __init__(self, core: Any, plan: _core.RunPlan, batch_rows: int):
-        self._core = core
+    def __init__(self, open_batches: Callable[[Any, int], Any], plan: Any, batch_rows: int):
+        self._open_batches = open_batches
         self._plan = plan
         self._batch_rows = batch_rows
 
@@ -257,13 +291,11 @@ class Stream:
         at most :data:`SEGMENT_ROWS` of them (one run of the
         core; a run of every cycle, 2**64 rows, is several); its producer
         starts at the first batch read."""
-        from . import _core
-
         rows = self._plan.rows
         skip = min(skip, rows)
         count = min(rows - skip, SEGMENT_ROWS)
         batch_rows = min(self._batch_rows, max(count, 1))  # a batch of more rows than the run is the run
-        return _core.batches(self._core, self._plan.segment(skip, count), batch_rows=batch_rows)
+        return self._open_batches(self._plan.segment(skip, count), batch_rows)
 
     def _whole(self, skip: int = 0) -> Any:
         """:meth:`_open` for a consumer that takes the rest of the run as one

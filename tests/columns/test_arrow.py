@@ -9,7 +9,21 @@ import pytest
 from conftest import ALL_TYPES, ALL_TYPES_INPUTS, EXAMPLE, NULLS
 
 import polydat
-from polydat.api import ARROW_TYPES
+
+ARROW_TYPES = {
+    "u64": "uint64",
+    "i64": "int64",
+    "u32": "uint32",
+    "i32": "int32",
+    "f64": "double",
+    "f32": "float",
+    "bool": "bool",
+    "str": "string",
+    "json": "string",
+    "bytes": "binary",
+}
+"""The Arrow type of each declared type (every field nullable; a ``json``
+field's metadata says ``polydat.type: json``)."""
 
 
 @pytest.fixture(scope="module")
@@ -107,9 +121,9 @@ def test_iter_batches_reports_the_failing_row_after_the_good_batches():
 
 
 def test_generate_arrow_is_chunked_by_batch(monkeypatch: pytest.MonkeyPatch):
-    from polydat import api
+    from polydat import generate
 
-    monkeypatch.setattr(api, "GENERATE_BATCH_ROWS", 300)
+    monkeypatch.setattr(generate, "GENERATE_BATCH_ROWS", 300)
     prog = polydat.compile_file(EXAMPLE)
     table = prog.generate(range(1000), format="arrow", threads=2)
     assert table.column("user_id").num_chunks == 4
@@ -139,7 +153,7 @@ def test_format_is_checked_and_pyarrow_is_optional(monkeypatch: pytest.MonkeyPat
 
 def test_the_core_hands_batches_over_the_pycapsule_interface():
     prog = polydat.compile_file(EXAMPLE)
-    from polydat.api import batch_stream
+    from polydat.generate import batch_stream
 
     stream = batch_stream(prog, prog._core, range(10), ["user_id", "label"], None, 1, None, 4)
     item = next(iter(stream))

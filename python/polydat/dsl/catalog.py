@@ -9,7 +9,6 @@ place literals, type operator desugarings and suggest near-miss names.
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -160,10 +159,10 @@ class Catalog:
 def default_catalog() -> Catalog:
     """The catalog of the compiled Rust core (``polydat._core``), loaded once."""
     try:
-        core = importlib.import_module("polydat._core")
+        text = corerules.catalog_json()
     except ImportError as exc:  # pragma: no cover - depends on the build
         raise RuntimeError(
             "the polydat Rust core (polydat._core) is not built; pass catalog= explicitly "
             "or build the package with maturin"
         ) from exc
-    return Catalog.from_json(core.catalog_json())
+    return Catalog.from_json(text)

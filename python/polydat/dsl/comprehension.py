@@ -30,22 +30,30 @@ when one is negative), any float makes it ``f64``, ``true``/``false`` are
 ``where`` predicates follow upstream's predicate rules (see
 :mod:`polydat.dsl.predicate`); ``order`` positions come from the core
 (``polydat_core::order``), so every host dispenses the same tuples.
+
+:func:`open_comprehension` opens a parsed comprehension in a scope of the
+core (a kernel): its ``{name}`` references, ``where`` predicates and call
+sources are read and evaluated there.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from ..errors import CompileError, Diagnostic
 from . import corerules
 from .ast import Span
 from .diagnostics import SourceFile
 from .lexer import Lexer, Token, TokenKind
+
+if TYPE_CHECKING:
+    from .. import _core
 
 __all__ = [
     "Comprehension", "Clause", "Range", "Ref", "Generator", "Call", "Where", "Order", "JsonText",
@@ -670,6 +678,132 @@ _GENERATORS: dict[str, Callable[..., list[Any]]] = {
     "linear_steps": _linear_steps,
     "log_steps": _log_steps,
 }
+
+
+# ----------------------------------------------------------------------------
+# Opening in a scope
+
+
+ExpressionCompiler = Callable[[str, Any, Sequence[tuple[str, str]]], Any]
+"""Compiles a comprehension's Polydat expressions (its ``where`` predicates'
+and call sources', as outputs ``__e0``, ``__e1``, ...): a function of
+(source, the core kernel of the scope, iteration variables as (name, type)
+pairs) giving the compiled core program, raising :class:`CompileError`.
+The host supplies it (:func:`polydat.program.expression_compiler`): the
+frontend compiles nothing itself."""
+
+
+def open_comprehension(
+    parsed: Comprehension, outer: _core.Kernel, lookup: Callable[[str], Any], compile_expressions: ExpressionCompiler
+) -> tuple[dict[str, str], Iterator[tuple[Any, ...]]]:
+    """Opens comprehension ``parsed`` in the scope of ``outer`` (a core
+    kernel): ``lookup`` reads its ``{name}`` references; its ``where``
+    predicates and call sources evaluate there, compiled by
+    ``compile_expressions`` (see :data:`ExpressionCompiler`). The one way
+    every traversal (``Kernel.for_each``, ``Kernel.traverse``, a workload's
+    ``for_each``) gets its iteration types and tuples."""
+
+    def call(source: Call) -> Any:
+        program = _scope_expression(
+            parsed, [source.text], {}, outer, compile_expressions, source.line, source.col, "in the source"
+        )
+        value = program.kernel(outer, []).pull("__e0")
+        json_typed = dict(program.outputs).get("__e0") == "json"
+        return JsonText(value) if json_typed and isinstance(value, str) else value
+
+    def typed_lookup(name: str) -> Any:
+        # A json value (a partition list) stands for its elements, not its text's tokens.
+        value = lookup(name)
+        if isinstance(value, str) and name in json_names():
+            return JsonText(value)
+        return value
+
+    @functools.cache
+    def json_names() -> frozenset[str]:
+        return frozenset(e["name"] for e in json.loads(outer.manifest_json()) if e["type"] == "json")
+
+    def keep(where: Where, types: dict[str, str]) -> Callable[[tuple[Any, ...]], bool]:
+        return _where_test(parsed, where, outer, lookup, types, compile_expressions)
+
+    return parsed.open(typed_lookup, keep, call)
+
+
+def _scope_expression(
+    parsed: Comprehension, texts: Sequence[str], types: Mapping[str, str], outer: _core.Kernel,
+    compile_expressions: ExpressionCompiler, line: int, col: int, where: str,
+) -> _core.Program:
+    """``texts`` as one core program (outputs ``__e0``, ``__e1``, ...)
+    compiled against ``outer`` with iteration variables ``types``; a compile
+    error is reported at ``line:col`` of the comprehension."""
+    source = "\n".join(f"__e{i} := ({text})" for i, text in enumerate(texts))
+    try:
+        return compile_expressions(source, outer, list(types.items()))
+    except CompileError as err:
+        raise parsed.error(f"{where}: {err.message}", line, col, err.hint) from None
+
+
+def _where_test(
+    parsed: Comprehension, where: Where, outer: _core.Kernel, lookup: Callable[[str], Any], types: dict[str, str],
+    compile_expressions: ExpressionCompiler,
+) -> Callable[[tuple[Any, ...]], bool]:
+    """The test of a ``where`` stage over tuples of ``types``: elements read
+    from the tuple, else from the scope (None when nothing binds them); the
+    predicate's Polydat expressions evaluate in one kernel bound under
+    ``outer``, which takes each tuple's values in turn."""
+    from ..errors import UnknownNameError
+    from .predicate import Predicate, PredicateError
+
+    try:
+        predicate = Predicate(where.text)
+    except CompileError as err:
+        raise parsed.error(f"in the where predicate: {err.message}", where.line, where.col) from None
+    names = list(types)
+    index = {name: i for i, name in enumerate(names)}
+    # A name the scope does not bind is refused now when the lookup refuses
+    # it (a host's traversal): it would read None and silently keep or drop
+    # every tuple. A `for` statement's lenient lookup reads it as None.
+    for name in predicate.reads():
+        if name not in index:
+            try:
+                lookup(name)
+            except UnknownNameError as err:
+                raise parsed.error(f"in the where predicate: {err}", where.line, where.col, err.hint) from None
+    state: dict[str, Any] = {"check": None, "tuple": None}
+    program = None
+    if predicate.expressions:
+        program = _scope_expression(
+            parsed, predicate.expressions, types, outer, compile_expressions, where.line, where.col,
+            "in the where predicate",
+        )
+
+    def element(values: tuple[Any, ...], name: str) -> Any:
+        if name in index:
+            return values[index[name]]
+        try:
+            return lookup(name)
+        except UnknownNameError:
+            return None
+
+    def expression(i: int, values: tuple[Any, ...]) -> Any:
+        assert program is not None
+        check = state["check"]
+        if check is None:
+            check = state["check"] = program.kernel(outer, list(zip(names, values)))
+        elif state["tuple"] != values:
+            for name, value in zip(names, values):
+                check.set(name, value)
+        state["tuple"] = values
+        return check.pull(f"__e{i}")
+
+    test = predicate.tester(element, expression)
+
+    def keep(values: tuple[Any, ...]) -> bool:
+        try:
+            return test(values)
+        except PredicateError as err:
+            raise parsed.error(f"in the where predicate: {err}", where.line, where.col) from None
+
+    return keep
 
 
 # ----------------------------------------------------------------------------

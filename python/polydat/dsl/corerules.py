@@ -15,6 +15,7 @@ The frontend needs answers the core owns, and keeps no Python copy of them
   aliases, file extensions, binary or text, writer), with
   :func:`format_named`, :func:`format_of_extension` and
   :func:`format_written_by` to look one up.
+* :func:`catalog_json` -- the node catalog the frontend binds calls against.
 
 The core is imported on first use, so the frontend modules import without a
 built extension. Answers are cached for the process: the core is fixed once
@@ -31,8 +32,8 @@ from types import ModuleType
 
 __all__ = [
     "suggest", "suggestion_limit", "NameIndex", "match_arguments", "Matching", "type_keywords", "canonical_type",
-    "int_literal_type", "f64_display", "printf_placeholders", "OutputFormat", "formats", "format_named",
-    "format_of_extension", "format_written_by",
+    "int_literal_type", "f64_display", "printf_placeholders", "streamer_text", "catalog_json", "OutputFormat",
+    "formats", "format_named", "format_of_extension", "format_written_by",
 ]
 
 
@@ -252,3 +253,10 @@ def format_of_extension(extension: str) -> OutputFormat | None:
 def format_written_by(writer: str) -> OutputFormat | None:
     """The format the writer named ``writer`` (:attr:`OutputFormat.writer`) writes, or None."""
     return next((f for f in formats() if f.writer == writer), None)
+
+
+def catalog_json() -> str:
+    """The core's node catalog as JSON text (see :mod:`polydat.dsl.catalog`);
+    raises ``ImportError`` when the core is not built."""
+    text: str = _core().catalog_json()
+    return text

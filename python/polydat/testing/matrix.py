@@ -58,12 +58,10 @@ _REGISTERED: dict[str, EngineSpec] = {}
 
 
 def discovered_engine_names() -> list[str]:
-    """Engine names the compiled core reports, P1 first (``["p1"]`` on old cores)."""
-    from polydat import _core
+    """Engine names the compiled core reports, P1 first."""
+    from polydat.program import engine_names
 
-    lister = getattr(_core, "engines", None)
-    names = [str(n) for n in lister()] if callable(lister) else [ORACLE]
-    names = [n for n in dict.fromkeys(names) if n != "auto"]
+    names = [n for n in dict.fromkeys(engine_names()) if n != "auto"]
     if ORACLE in names:
         names.remove(ORACLE)
     return [ORACLE, *names]

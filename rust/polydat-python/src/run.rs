@@ -1,5 +1,5 @@
 //! Rows: the checked row plan of a `generate`, its numpy columns, the rows
-//! of several kernels (`fill_runs`), the text header, the bench harness,
+//! of several kernels (`fill_kernel_rows`), the text header, the bench harness,
 //! and Ctrl-C while the GIL is released.
 
 use polydat_core::columns::formats::{self, Writer};
@@ -52,13 +52,13 @@ pub(crate) fn check_threads(threads: Threads) -> usize {
     threads.0
 }
 
-/// The core's [`RowPlan`] by names (`_core.RunPlan` in Python), built once
+/// The core's [`RowPlan`] by names (`_core.RowPlan` in Python), built once
 /// in Python and passed whole to `generate` and `batches`: `rows` cycles
 /// `start, start + step, ...` (wrapping) written to input `coordinate`, the
 /// columns `outputs` (outputs or inputs), the `fixed` inputs written once
 /// per kernel, on `threads` workers (checked when the plan is made). Names
 /// are resolved against the program when it runs.
-#[pyclass(frozen, name = "RunPlan", module = "polydat._core")]
+#[pyclass(frozen, name = "RowPlan", module = "polydat._core")]
 pub(crate) struct NamedRowPlan {
     /// The coordinate input that takes each row's cycle.
     #[pyo3(get)]
@@ -408,9 +408,9 @@ pub(crate) fn output_format(name: &str) -> HostResult<&'static formats::Format> 
 /// [`encoding`]): text as bytes (CSV rows without the header, JSON Lines),
 /// or an Arrow record batch (plain for `"arrow"` or `None`, shaped for
 /// `"parquet"`). The runs are shared out among `threads` workers; the
-/// result is the same on any number. The GIL is released. (`_core.fill_runs` in Python.)
+/// result is the same on any number. The GIL is released. (`_core.fill_kernel_rows` in Python.)
 #[pyfunction]
-#[pyo3(name = "fill_runs", signature = (runs, columns, format, threads=Threads(1)))]
+#[pyo3(name = "fill_kernel_rows", signature = (runs, columns, format, threads=Threads(1)))]
 pub(crate) fn fill_kernel_rows(
     py: Python<'_>,
     runs: Vec<(PyRef<'_, Kernel>, u64, usize)>,
@@ -421,7 +421,7 @@ pub(crate) fn fill_kernel_rows(
     contained(py, || {
         let encode = encoding(format)?;
         let Some((first, _, _)) = runs.first() else {
-            return Err(HostError::Argument("fill_runs needs at least one run".into()));
+            return Err(HostError::Argument("fill_kernel_rows needs at least one run".into()));
         };
         let program = first.scope.program().clone();
         let sources = column_sources(&program, &columns)?;

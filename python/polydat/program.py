@@ -1,7 +1,11 @@
-"""The public API: compile a program, make kernels, generate columns.
+"""Programs and kernels: compile a program, make kernels, and ask the core
+what it compiled.
 
 This layer is thin on purpose: the frontend (``polydat.dsl``) turns source into
-graph IR, and the Rust core (``polydat._core``) compiles and runs it.
+graph IR, and the Rust core (``polydat._core``) compiles and runs it. Running
+rows (``generate``, ``iter_batches``, ``stream``) is :mod:`polydat.generate`'s:
+the methods here hand over to it (it imports this module, so they import it
+when called).
 """
 
 from __future__ import annotations
@@ -9,16 +13,19 @@ from __future__ import annotations
 import functools
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _core
-from .errors import ArgumentError, CompileError, Diagnostic, OutOfMemoryError, PolydatError
-from .stream import SEGMENT_ROWS, BatchIterator, Stream
+from .errors import ArgumentError, CompileError, Diagnostic, PolydatError
+
+if TYPE_CHECKING:
+    from .stream import Stream
 
 PyValue = Any
 """A value crossing the boundary: int, float, str, bytes, bool or None."""
+
 
 def _with_source(err: CompileError, source: str, path: str | None) -> CompileError:
     """Re-renders a core compile error with the source line under it (lines
@@ -33,32 +40,6 @@ def _with_source(err: CompileError, source: str, path: str | None) -> CompileErr
             Diagnostic(d.message, d.line, d.col, d.hint, d.severity, d.source_line or line_text, d.path or path)
         )
     return CompileError(fixed[0], tuple(fixed[1:]))
-
-
-MAX_THREADS: int = _core.MAX_THREADS
-"""The most worker threads :meth:`Program.generate` starts (the core checks
-``threads`` when a run's plan is made)."""
-
-GENERATE_BATCH_ROWS = 1 << 17
-"""Rows per record batch (table chunk) of ``generate(format="arrow")``. The
-core makes the next batch while this thread takes in the last one, and reuses
-its workers' buffers from batch to batch, so a large table comes faster in
-chunks of this size than in chunks of a million rows or more."""
-
-ARROW_TYPES = {
-    "u64": "uint64",
-    "i64": "int64",
-    "u32": "uint32",
-    "i32": "int32",
-    "f64": "double",
-    "f32": "float",
-    "bool": "bool",
-    "str": "string",
-    "json": "string",
-    "bytes": "binary",
-}
-"""The Arrow type of each declared type (every field nullable; a ``json``
-field's metadata says ``polydat.type: json``)."""
 
 
 @dataclass(frozen=True)
@@ -92,8 +73,8 @@ class _OuterScope:
     keep: tuple[str, ...]
 
 
-def _pyarrow(what: str) -> Any:
-    """pyarrow, or a clear error when it is not installed."""
+def require_pyarrow(what: str) -> Any:
+    """pyarrow, or a clear error naming ``what`` needs it when it is not installed."""
     try:
         import pyarrow
     except ImportError:
@@ -193,7 +174,7 @@ class Program:
         if cached is not None:
             return cached
         traversal = self._bound.traversals[index]
-        program = _compile_source(
+        program = compile_source(
             self.source,
             self.path,
             replace(self._options, outputs=None),
@@ -274,9 +255,10 @@ class Program:
         range-checked; floats; ``true``/``false``/``1``/``0``; strings as is)."""
         types = self.input_types
         if name not in types:
+            from .dsl.corerules import suggest
             from .errors import WriteError
 
-            hint = _core.suggest(name, list(types))
+            hint = suggest(name, list(types))
             more = f"; did you mean '{hint}'?" if hint else f"; inputs are: {', '.join(types) or '(none)'}"
             raise WriteError(f"no input named '{name}'{more}", "unknown_input", name)
         return _core.parse_text(text, types[name])
@@ -329,8 +311,8 @@ class Program:
         absent rows is a ``numpy.ma.MaskedArray`` of its declared dtype whose
         mask marks them. ``format="arrow"`` returns a ``pyarrow.Table`` whose
         columns the core filled in Arrow's layout (no Python object per row;
-        absent rows are nulls), typed by the declared types: see
-        :data:`ARROW_TYPES`. It needs pyarrow.
+        absent rows are nulls), typed by the declared types (the schema
+        :meth:`arrow_schema` gives). It needs pyarrow.
 
         ``emitted=True`` returns ``(result, emitted)``: ``emitted`` is a second
         table of one ``str`` column, ``row``, the rows the program's
@@ -348,11 +330,13 @@ class Program:
         so. The core's row loop writes the arrays directly, so a loop that
         calls ``generate`` again with the same arrays takes no new memory.
         """
+        from .generate import generate_columns
+
         if self.needs_outer:
             return self._bound_kernel("generate").generate(
                 cycles, outputs, inputs, threads, coordinate, format, emitted, out
             )
-        return _generate(self, self._core, cycles, outputs, inputs, threads, coordinate, format, emitted, out)
+        return generate_columns(self, self._core, cycles, outputs, inputs, threads, coordinate, format, emitted, out)
 
     def iter_batches(
         self,
@@ -383,19 +367,21 @@ class Program:
         ``emitted=True`` yields ``(batch, emitted)`` pairs, ``emitted`` a
         record batch of the rows ``emit_row`` emitted while the batch was
         made (see :meth:`generate`)."""
+        from .generate import record_batches, reused_batches
+
         if reuse and emitted:
             raise ArgumentError("reuse=True writes numpy arrays of the outputs; emitted=True needs record batches")
         if emitted:
             if self.needs_outer:
                 kernel = self._bound_kernel("iter_batches")
                 return kernel.iter_batches(cycles, batch_rows, outputs, inputs, threads, coordinate, emitted)
-            return _iter_batches(self, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate, emitted)
+            return record_batches(self, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate, emitted)
         if reuse:
             if self.needs_outer:
                 return self._bound_kernel("iter_batches").iter_batches(
                     cycles, batch_rows, outputs, inputs, threads, coordinate, reuse=reuse
                 )
-            return _reused_batches(self, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
+            return reused_batches(self, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
         return iter(self.stream(cycles, batch_rows, outputs, inputs, threads, coordinate))
 
     def stream(
@@ -415,10 +401,12 @@ class Program:
         bounded memory; each reading (and each ``iter(s)``) is a fresh run of
         the same rows. The arguments are checked now; no row is made until a
         batch is read."""
+        from .generate import open_stream
+
         if self.needs_outer:
             kernel = self._bound_kernel("stream")
             return kernel.stream(cycles, batch_rows, outputs, inputs, threads, coordinate)
-        return _stream(self, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
+        return open_stream(self, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
 
     def _bound_kernel(self, what: str) -> Kernel:
         """The kernel a run of a program that needs an outer scope starts from."""
@@ -438,8 +426,8 @@ class Program:
     def arrow_schema(self, outputs: Sequence[str] | None = None) -> Any:
         """The ``pyarrow.Schema`` of ``generate(format="arrow")`` for ``outputs``,
         from the declared types (no row is generated)."""
-        pa = _pyarrow("arrow_schema")
-        names = _names(outputs, "outputs") if outputs is not None else list(self.outputs)
+        pa = require_pyarrow("arrow_schema")
+        names = name_list(outputs, "outputs") if outputs is not None else list(self.outputs)
         return pa.schema(self._core.arrow_schema(names))
 
     def _run_plan(
@@ -449,20 +437,12 @@ class Program:
         inputs: Mapping[str, PyValue] | None,
         threads: int,
         coordinate: str | None,
-    ) -> _core.RunPlan:
-        """The plan of a run, as the core takes it (the core checks ``threads``)."""
-        rng = _as_range(cycles)
-        _needs_outer, coords, all_outputs = self._run_facts
-        coordinate = coordinate or (coords[0] if coords else None)
-        if coordinate is None:
-            raise ArgumentError("this program has no coordinate input to iterate over")
-        names = _names(outputs, "outputs") if outputs is not None else list(all_outputs)
-        if inputs is not None and not isinstance(inputs, Mapping):
-            raise ArgumentError(f"inputs must be a mapping of input names to values, not {type(inputs).__name__}")
-        fixed = list((inputs or {}).items())
-        rows = row_count(rng)
-        start = rng.start if rows else 0
-        return _core.RunPlan(coordinate, start, rows, rng.step, names, fixed, threads)
+    ) -> _core.RowPlan:
+        """The plan of a run of this program, as the core takes it (see
+        :func:`polydat.generate.run_plan`)."""
+        from .generate import run_plan
+
+        return run_plan(self, cycles, outputs, inputs, threads, coordinate)
 
     def __repr__(self) -> str:
         where = f" path={self.path!r}" if self.path else ""
@@ -476,8 +456,8 @@ def _recompile(source: str, path: str | None, options: CompileOptions, outer: _O
     """Unpickles a :class:`Program`: compiles its source again with its options
     (a program compiled against an outer scope keeps that scope's manifest)."""
     if outer is None:
-        return _compile_source(source, path, options)
-    return _compile_source(
+        return compile_source(source, path, options)
+    return compile_source(
         source, path, options, outer=_Manifest(outer.manifest), iteration=outer.iteration, keep=outer.keep
     )
 
@@ -489,53 +469,9 @@ class _Manifest:
         self.text = text
 
 
-def _as_range(cycles: range | int | tuple[int, int]) -> range:
-    """The rows ``generate`` runs: a ``range`` with a positive step, a count, or a
-    ``(start, stop)`` pair; every cycle must fit in u64."""
-    if isinstance(cycles, bool) or not isinstance(cycles, (range, int, tuple)):
-        raise ArgumentError(
-            f"cycles must be a range, a row count or a (start, stop) pair, not {type(cycles).__name__}"
-        )
-    if isinstance(cycles, range):
-        rng = cycles
-    elif isinstance(cycles, int):
-        if cycles < 0:
-            raise ArgumentError(f"a row count must be >= 0, got {cycles}")
-        rng = range(cycles)
-    else:
-        if len(cycles) != 2 or not all(isinstance(c, int) and not isinstance(c, bool) for c in cycles):
-            raise ArgumentError(f"cycles as a tuple must be (start, stop) integers, got {cycles!r}")
-        rng = range(cycles[0], cycles[1])
-    if rng.step <= 0:
-        raise ArgumentError(f"generate needs an increasing range of cycles, got step {rng.step}")
-    if rng.start < 0 or (row_count(rng) and rng[-1] >= 2**64):
-        raise ArgumentError(f"cycles must lie in 0..2**64, got {rng}")
-    return rng
-
-
-def row_count(rng: range) -> int:
-    """``len(rng)`` for a range of a positive step, also past 2**63 rows
-    (where ``len`` overflows)."""
-    return max(0, -((rng.start - rng.stop) // rng.step))
-
-
-def segments(rng: range) -> Iterator[range]:
-    """The rows of ``rng`` (a positive step) in order, as ranges of at most
-    :data:`SEGMENT_ROWS` rows each (none for an empty range)."""
-    span = SEGMENT_ROWS * rng.step
-    for first in range(rng.start, rng.stop, span):
-        yield range(first, min(first + span, rng.stop), rng.step)
-
-
-def _check_batch_rows(batch_rows: Any) -> None:
-    """Refuses a ``batch_rows`` that is not a positive integer (a bool is not one)."""
-    if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows < 1:
-        raise ArgumentError(f"batch_rows must be a positive integer, got {batch_rows!r}")
-
-
-def _names(names: Any, what: str) -> list[str]:
+def name_list(names: Any, what: str) -> list[str]:
     """A list of names from a list/tuple of strings (a bare string is refused:
-    it would read as its characters)."""
+    it would read as its characters); ``what`` names the argument in the error."""
     if isinstance(names, str):
         raise ArgumentError(f"{what} must be a list of names, not a string: write {what}=[{names!r}]")
     try:
@@ -658,13 +594,14 @@ class Kernel:
         if not isinstance(comprehension, str):
             raise ArgumentError(f"the comprehension must be text, not {type(comprehension).__name__}")
         parsed = comprehensions.parse_text(comprehension)
-        types, tuples = open_comprehension(parsed, self._core, self.value_of, engine, strict)
+        compile_expressions = expression_compiler(engine, strict)
+        types, tuples = comprehensions.open_comprehension(parsed, self._core, self.value_of, compile_expressions)
         if isinstance(body, Program):
             program = body
         elif isinstance(body, str):
             options = CompileOptions(engine=engine, library_path=_directories(library_path), strict=strict)
             spath = os.fspath(path) if path is not None else None
-            program = _compile_source(body, spath, options, outer=self, iteration=list(types.items()))
+            program = compile_source(body, spath, options, outer=self, iteration=list(types.items()))
         else:
             raise ArgumentError(f"body must be source text or a polydat.Program, not {type(body).__name__}")
         return self._activations(types, tuples, program)
@@ -685,7 +622,9 @@ class Kernel:
         parsed = self.program._bound.comprehensions[index]
         assert isinstance(parsed, comprehensions.Comprehension)
         engine = self.program._options.engine
-        types, tuples = open_comprehension(parsed, self._core, self._lenient_value_of, engine, False)
+        compile_expressions = expression_compiler(engine, False)
+        lookup = self._lenient_value_of
+        types, tuples = comprehensions.open_comprehension(parsed, self._core, lookup, compile_expressions)
         program = self.program.traversal_program(index, types)
         return self._activations(types, tuples, program)
 
@@ -718,7 +657,11 @@ class Kernel:
         """:meth:`Program.generate` from this kernel's state: the rows run on
         kernels of the same scope (its bindings to outer scopes, its current
         inputs), one per thread; ``inputs`` fixes more inputs for the run."""
-        return _generate(self.program, self._core, cycles, outputs, inputs, threads, coordinate, format, emitted, out)
+        from .generate import generate_columns
+
+        return generate_columns(
+            self.program, self._core, cycles, outputs, inputs, threads, coordinate, format, emitted, out
+        )
 
     def iter_batches(
         self,
@@ -732,13 +675,15 @@ class Kernel:
         reuse: bool = False,
     ) -> Iterator[Any]:
         """:meth:`Program.iter_batches` from this kernel's state (see :meth:`generate`)."""
+        from .generate import record_batches, reused_batches
+
         if reuse and emitted:
             raise ArgumentError("reuse=True writes numpy arrays of the outputs; emitted=True needs record batches")
         if emitted:
-            return _iter_batches(self.program, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate,
-                                 emitted)
+            return record_batches(self.program, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate,
+                                  emitted)
         if reuse:
-            return _reused_batches(self.program, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
+            return reused_batches(self.program, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
         return iter(self.stream(cycles, batch_rows, outputs, inputs, threads, coordinate))
 
     def stream(
@@ -751,325 +696,9 @@ class Kernel:
         coordinate: str | None = None,
     ) -> Stream:
         """:meth:`Program.stream` from this kernel's state (see :meth:`generate`)."""
-        return _stream(self.program, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
+        from .generate import open_stream
 
-
-def _generate(
-    program: Program,
-    core: Any,
-    cycles: range | int | tuple[int, int],
-    outputs: Sequence[str] | None,
-    inputs: Mapping[str, PyValue] | None,
-    threads: int,
-    coordinate: str | None,
-    format: str,
-    emitted: bool = False,
-    out: Any = None,
-) -> Any:
-    """``generate`` of ``program``'s rows on ``core`` (a core program, or a
-    core kernel whose scope the rows run in): numpy columns or an Arrow table
-    (with ``emitted``, and the table of emitted rows); with ``out``, the
-    caller's arrays filled."""
-    if out is not None:
-        if format != "numpy" or emitted:
-            raise ArgumentError("out= takes numpy arrays: it goes with format='numpy' and no emitted rows")
-        names, arrays, single = _out_arrays(out, outputs)
-        filled = _core.generate(core, program._run_plan(cycles, names, inputs, threads, coordinate), out=arrays)
-        return filled[names[0]] if single else filled
-    if format not in ("numpy", "arrow"):
-        raise ArgumentError(f"format must be 'numpy' or 'arrow', not {format!r}")
-    rows = row_count(_as_range(cycles))
-    if rows > SEGMENT_ROWS:
-        raise OutOfMemoryError(
-            f"not enough memory for {rows} rows: generate a smaller range at a time, or stream them with iter_batches"
-        )
-    if format == "arrow":
-        pa = _pyarrow("generate(format='arrow')")
-        stream = batch_stream(program, core, cycles, outputs, inputs, threads, coordinate, GENERATE_BATCH_ROWS,
-                              emitted=emitted)
-        if not emitted:
-            schema = pa.schema(stream.schema)
-            return pa.Table.from_batches([pa.record_batch(b) for b in stream], schema=schema)
-        items = list(stream)
-        schema = stream.schema
-        table = pa.Table.from_batches([pa.record_batch(b) for b, _rows in items], schema=pa.schema(schema))
-        kept = _names(outputs, "outputs") if outputs is not None else list(program._run_facts[2])
-        emitted_rows = [row for _batch, batch_rows in items for row in batch_rows]
-        return table.select(kept), pa.table({"row": pa.array(emitted_rows, pa.string())})
-    plan = program._run_plan(cycles, outputs, inputs, threads, coordinate)
-    if not emitted:
-        return _core.generate(core, plan)
-    extra = [n for n in program._emit_outputs if n not in plan.outputs]
-    columns, emitted_rows = _core.generate(core, plan.with_outputs(plan.outputs + extra), emitted=True)
-    import numpy as np
-
-    for name in extra:
-        del columns[name]
-    table = np.empty(len(emitted_rows), dtype=object)
-    table[:] = emitted_rows
-    return columns, {"row": table}
-
-
-def _out_arrays(out: Any, outputs: Sequence[str] | None) -> tuple[list[str], list[Any], bool]:
-    """The output names and arrays of ``generate``'s ``out=`` (a dict of
-    arrays, or one array for one output), and whether it was one array.
-    The arrays themselves are checked by the core."""
-    if isinstance(out, Mapping):
-        names = list(out)
-        if outputs is not None and _names(outputs, "outputs") != names:
-            raise ArgumentError(f"out= has arrays for {names}, but outputs= names {list(outputs)}: give the same names")
-        if not names:
-            raise ArgumentError("out= needs at least one array")
-        return names, [out[n] for n in names], False
-    if outputs is None:
-        raise ArgumentError("out= is one array: name its output (outputs=['name']), or pass {name: array}")
-    names = _names(outputs, "outputs")
-    if len(names) != 1:
-        raise ArgumentError(f"out= is one array, but outputs= names {len(names)} outputs: pass {{name: array}}")
-    return names, [out], True
-
-
-def _reused_batches(
-    program: Program,
-    core: Any,
-    cycles: range | int | tuple[int, int],
-    batch_rows: int,
-    outputs: Sequence[str] | None,
-    inputs: Mapping[str, PyValue] | None,
-    threads: int,
-    coordinate: str | None,
-) -> Iterator[dict[str, Any]]:
-    """``iter_batches(reuse=True)``: every batch written into the same numpy
-    arrays (one per output, allocated here once), yielded as ``{name: array}``."""
-    import numpy as np
-
-    _check_batch_rows(batch_rows)
-    plan = program._run_plan(cycles, outputs, inputs, threads, coordinate)
-    names, rows = plan.outputs, plan.rows
-    types = {**program.outputs, **program.input_types}
-    dtypes = {name: _core.numpy_dtype(types[name]) for name in names}
-    refused = [n for n, d in dtypes.items() if d is None]
-    if refused:
-        raise ArgumentError(
-            f"reuse=True writes numpy arrays of scalar outputs; {refused[0]!r} is {types[refused[0]]}"
-        )
-    arrays = {name: np.empty(min(batch_rows, rows), dtypes[name]) for name in names}
-
-    def batches() -> Iterator[dict[str, Any]]:
-        done = 0
-        while done < rows:
-            n = min(batch_rows, rows - done)
-            views = [arrays[name][:n] for name in names]
-            yield _core.generate(core, plan.segment(done, n), out=views)
-            done += n
-
-    return batches()
-
-
-def _iter_batches(
-    program: Program,
-    core: Any,
-    cycles: range | int | tuple[int, int],
-    batch_rows: int,
-    outputs: Sequence[str] | None,
-    inputs: Mapping[str, PyValue] | None,
-    threads: int,
-    coordinate: str | None,
-    emitted: bool = False,
-) -> Iterator[Any]:
-    """``iter_batches`` of ``program``'s rows on ``core`` (see :func:`_generate`):
-    one stream of the core per segment of the rows (:func:`segments`), the
-    first made now (so a bad argument fails at the call)."""
-    pa = _pyarrow("iter_batches")
-    parts = segments(_as_range(cycles))
-    first = next(parts, range(0))
-    stream = batch_stream(program, core, first, outputs, inputs, threads, coordinate, batch_rows, emitted=emitted)
-    kept = (_names(outputs, "outputs") if outputs is not None else list(program._run_facts[2])) if emitted else []
-
-    def item(batch: Any) -> Any:
-        if not emitted:
-            return pa.record_batch(batch)
-        columns, rows = batch
-        return pa.record_batch(columns).select(kept), pa.record_batch({"row": pa.array(rows, pa.string())})
-
-    def batches() -> Iterator[Any]:
-        current = stream
-        while True:
-            try:
-                for batch in current:
-                    yield item(batch)
-            finally:
-                current.close()
-            segment = next(parts, None)
-            if segment is None:
-                return
-            current = batch_stream(program, core, segment, outputs, inputs, threads, coordinate, batch_rows,
-                                   emitted=emitted)
-
-    return batches()
-
-
-def _stream(
-    program: Program,
-    core: Any,
-    cycles: range | int | tuple[int, int],
-    batch_rows: int,
-    outputs: Sequence[str] | None,
-    inputs: Mapping[str, PyValue] | None,
-    threads: int,
-    coordinate: str | None,
-) -> Stream:
-    """``stream`` of ``program``'s rows on ``core`` (see :func:`_generate`),
-    its arguments checked now (a zero-row stream of the core is opened)."""
-    _pyarrow("stream")
-    _check_batch_rows(batch_rows)
-    plan = program._run_plan(cycles, outputs, inputs, threads, coordinate)
-    stream = Stream(core, plan, batch_rows)
-    stream._open(plan.rows).close()
-    return stream
-
-
-def batch_stream(
-    program: Program,
-    core: Any,
-    cycles: range | int | tuple[int, int],
-    outputs: Sequence[str] | None,
-    inputs: Mapping[str, PyValue] | None,
-    threads: int,
-    coordinate: str | None,
-    batch_rows: int,
-    *,
-    encode: str | None = None,
-    cycles_column: str | None = None,
-    emitted: bool = False,
-) -> Any:
-    """The core's batch stream of a run of ``program`` on ``core`` (see
-    :func:`_generate`): what ``iter_batches`` and ``polydat run`` read.
-    ``encode`` ("csv", "jsonl") yields each batch as text; ``cycles_column``
-    puts the rows' cycle numbers first under that name; ``emitted`` pulls
-    the program's ``emit_row`` bindings too and yields ``(batch, rows)``."""
-    _check_batch_rows(batch_rows)
-    plan = program._run_plan(cycles, outputs, inputs, threads, coordinate)
-    if plan.rows > SEGMENT_ROWS:
-        raise ArgumentError(f"one stream runs at most {SEGMENT_ROWS} rows, got {plan.rows}: stream segments() of them")
-    # A batch of more rows than the run is the run.
-    batch_rows = min(batch_rows, max(plan.rows, 1))
-    if emitted:
-        plan = plan.with_outputs(plan.outputs + [n for n in program._emit_outputs if n not in plan.outputs])
-    return _core.batches(core, plan, batch_rows=batch_rows, encode=encode, cycles_column=cycles_column, emitted=emitted)
-
-
-def open_comprehension(
-    parsed: Any, outer: _core.Kernel, lookup: Any, engine: str, strict: bool
-) -> tuple[dict[str, str], Iterator[tuple[Any, ...]]]:
-    """Opens comprehension ``parsed`` in the scope of ``outer`` (a core
-    kernel): ``lookup`` reads its ``{name}`` references; its ``where``
-    predicates and call sources evaluate there. The one way every traversal
-    (``Kernel.for_each``, ``Kernel.traverse``, a workload's ``for_each``)
-    gets its iteration types and tuples."""
-
-    from .dsl.comprehension import JsonText
-
-    def call(source: Any) -> Any:
-        program = _scope_expression(parsed, [source.text], {}, outer, engine, strict, source.line, source.col, "in the source")
-        value = program._core.kernel(outer, []).pull("__e0")
-        json_typed = dict(program._core.outputs).get("__e0") == "json"
-        return JsonText(value) if json_typed and isinstance(value, str) else value
-
-    def typed_lookup(name: str) -> Any:
-        # A json value (a partition list) stands for its elements, not its text's tokens.
-        value = lookup(name)
-        if isinstance(value, str) and name in json_names():
-            return JsonText(value)
-        return value
-
-    @functools.cache
-    def json_names() -> frozenset[str]:
-        return frozenset(e["name"] for e in json.loads(outer.manifest_json()) if e["type"] == "json")
-
-    def keep(where: Any, types: dict[str, str]) -> Any:
-        return _where_test(parsed, where, outer, lookup, types, engine, strict)
-
-    return parsed.open(typed_lookup, keep, call)
-
-
-def _scope_expression(
-    parsed: Any, texts: Sequence[str], types: Mapping[str, str], outer: Any, engine: str, strict: bool,
-    line: int, col: int, where: str,
-) -> Program:
-    """``texts`` as one program (outputs ``__e0``, ``__e1``, ...) compiled
-    against ``outer`` with iteration variables ``types``; a compile error is
-    reported at ``line:col`` of the comprehension."""
-    source = "\n".join(f"__e{i} := ({text})" for i, text in enumerate(texts))
-    # Names must exist (``strict_names``): a name nobody provides would read
-    # as a default and silently keep or drop every tuple.
-    options = CompileOptions(engine=engine, strict=strict, strict_names=True)
-    try:
-        return _compile_source(source, None, options, outer=outer, iteration=list(types.items()))
-    except CompileError as err:
-        raise parsed.error(f"{where}: {err.message}", line, col, err.hint) from None
-
-
-def _where_test(
-    parsed: Any, where: Any, outer: Any, lookup: Any, types: dict[str, str], engine: str, strict: bool
-) -> Any:
-    """The test of a ``where`` stage over tuples of ``types``: elements read
-    from the tuple, else from the scope (None when nothing binds them); the
-    predicate's Polydat expressions evaluate in one kernel bound under
-    ``outer``, which takes each tuple's values in turn."""
-    from .dsl.predicate import Predicate, PredicateError
-    from .errors import UnknownNameError
-
-    try:
-        predicate = Predicate(where.text)
-    except CompileError as err:
-        raise parsed.error(f"in the where predicate: {err.message}", where.line, where.col) from None
-    names = list(types)
-    index = {name: i for i, name in enumerate(names)}
-    # A name the scope does not bind is refused now when the lookup refuses
-    # it (a host's traversal): it would read None and silently keep or drop
-    # every tuple. A `for` statement's lenient lookup reads it as None.
-    for name in predicate.reads():
-        if name not in index:
-            try:
-                lookup(name)
-            except UnknownNameError as err:
-                raise parsed.error(f"in the where predicate: {err}", where.line, where.col, err.hint) from None
-    state: dict[str, Any] = {"check": None, "tuple": None}
-    program = None
-    if predicate.expressions:
-        program = _scope_expression(
-            parsed, predicate.expressions, types, outer, engine, strict, where.line, where.col, "in the where predicate"
-        )
-
-    def element(values: tuple[Any, ...], name: str) -> Any:
-        if name in index:
-            return values[index[name]]
-        try:
-            return lookup(name)
-        except UnknownNameError:
-            return None
-
-    def expression(i: int, values: tuple[Any, ...]) -> Any:
-        assert program is not None
-        check = state["check"]
-        if check is None:
-            check = state["check"] = program._core.kernel(outer, list(zip(names, values)))
-        elif state["tuple"] != values:
-            for name, value in zip(names, values):
-                check.set(name, value)
-        state["tuple"] = values
-        return check.pull(f"__e{i}")
-
-    test = predicate.tester(element, expression)
-
-    def keep(values: tuple[Any, ...]) -> bool:
-        try:
-            return test(values)
-        except PredicateError as err:
-            raise parsed.error(f"in the where predicate: {err}", where.line, where.col) from None
-
-    return keep
+        return open_stream(self.program, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
 
 
 def compile(
@@ -1118,15 +747,31 @@ def compile(
         provenance=provenance,
         library_path=_directories(library_path),
         strict=strict,
-        outputs=tuple(_names(outputs, "outputs")) if outputs is not None else None,
+        outputs=tuple(name_list(outputs, "outputs")) if outputs is not None else None,
         fusion=fusion,
     )
     if iteration is not None and not isinstance(iteration, Mapping):
         raise ArgumentError("iteration must be a mapping of names to type names, e.g. {'k': 'u64'}")
-    return _compile_source(source, spath, options, outer=outer, iteration=list((iteration or {}).items()))
+    return compile_source(source, spath, options, outer=outer, iteration=list((iteration or {}).items()))
 
 
-def _compile_source(
+def expression_compiler(engine: str, strict: bool) -> Callable[[str, Any, Sequence[tuple[str, str]]], _core.Program]:
+    """How a comprehension opened in a scope compiles its Polydat expressions
+    (``where`` predicates, call sources; see
+    :func:`polydat.dsl.comprehension.open_comprehension`): a function of
+    (``source``, the core kernel of the scope, iteration variables as
+    (name, type) pairs) giving the compiled core program. Names must exist
+    (``strict_names``): a name nobody provides would read as a default and
+    silently keep or drop every tuple."""
+    options = CompileOptions(engine=engine, strict=strict, strict_names=True)
+
+    def compile_expressions(source: str, outer: Any, iteration: Sequence[tuple[str, str]]) -> _core.Program:
+        return compile_source(source, None, options, outer=outer, iteration=iteration)._core
+
+    return compile_expressions
+
+
+def compile_source(
     source: str,
     path: str | None,
     options: CompileOptions,
@@ -1352,3 +997,26 @@ _limit_from_environment()
 def catalog() -> list[dict[str, Any]]:
     """The node catalog: name, signature, doc, parameters, outputs, purity."""
     return json.loads(_core.catalog_json())
+
+
+def data_files() -> list[dict[str, Any]]:
+    """The bundled data files as the core embeds them: per file its ``name``,
+    ``about``, ``source``, ``licence``, ``columns``, ``entries`` (data rows)
+    and ``nodes`` (the nodes that pick from it)."""
+    return json.loads(_core.data_files_json())
+
+
+def engine_names() -> list[str]:
+    """Every engine/mode name :attr:`Program.engine` can report, P1 first
+    (``"p1"``, ``"p2/raw"``, ..., ``"mixed"``)."""
+    return list(_core.engines())
+
+
+def provenance_names() -> list[str]:
+    """The provenance modes ``provenance=`` accepts, ``"auto"`` first."""
+    return list(_core.provenances())
+
+
+def core_version() -> str:
+    """The version the compiled core was built as (the wheel's: ``polydat.__version__``)."""
+    return str(_core.__version__)
