@@ -10,7 +10,9 @@ The frontend needs answers the core owns, and keeps no Python copy of them
 * :func:`type_keywords` / :func:`canonical_type` -- the type spellings;
 * :func:`int_literal_type` -- ``u64`` or ``i64`` for integer literals;
 * :func:`f64_display` -- how the core displays a float;
-* :func:`printf_placeholders` -- how many placeholders a format has.
+* :func:`printf_placeholders` -- how many placeholders a format has;
+* :func:`variadic_wire_count` -- how many wires a constant (``printf``'s
+  format) gives a node.
 
 The core is imported on first use, so the frontend modules import without a
 built extension. Answers are cached for the process: the core is fixed once
@@ -26,7 +28,7 @@ from types import ModuleType
 
 __all__ = [
     "suggest", "suggestion_limit", "NameIndex", "match_arguments", "Matching", "type_keywords", "canonical_type",
-    "int_literal_type", "f64_display", "printf_placeholders",
+    "int_literal_type", "f64_display", "printf_placeholders", "variadic_wire_count",
 ]
 
 
@@ -175,6 +177,14 @@ def f64_display(value: float) -> str:
 def printf_placeholders(fmt: str) -> int:
     """The number of placeholders in a ``printf`` format, by the core's reading."""
     count: int = _core().printf_placeholders(fmt)
+    return count
+
+
+def variadic_wire_count(node: str, value: str) -> int | None:
+    """How many wires ``node``'s variadic wire parameter takes when the
+    constant that decides it holds ``value`` (``printf``: one per
+    placeholder), or None when no constant decides it."""
+    count: int | None = _core().variadic_wire_count(node, value)
     return count
 
 
