@@ -246,6 +246,11 @@ def printf_placeholders(format: str) -> int:
     """The number of placeholders in a ``printf`` format (``{{``/``}}`` are
     braces; a ``{`` opens a placeholder up to the next ``}``)."""
 
+def variadic_wire_count(name: str, value: str) -> int | None:
+    """How many wires node ``name``'s variadic wire parameter takes when the
+    constant that decides it holds ``value`` (``printf``: one per
+    placeholder), or None when no constant decides it."""
+
 def suggestion_limit(name: str) -> int:
     """The most edits a "did you mean" suggestion for ``name`` may be away
     from it (a third of its length, rounded up, from 1 to 3)."""

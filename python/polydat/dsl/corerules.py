@@ -16,6 +16,8 @@ The frontend needs answers the core owns, and keeps no Python copy of them
   :func:`format_named`, :func:`format_of_extension` and
   :func:`format_written_by` to look one up.
 * :func:`catalog_json` -- the node catalog the frontend binds calls against.
+* :func:`variadic_wire_count` -- how many wires a constant (``printf``'s
+  format) gives a node.
 
 The core is imported on first use, so the frontend modules import without a
 built extension. Answers are cached for the process: the core is fixed once
@@ -32,8 +34,8 @@ from types import ModuleType
 
 __all__ = [
     "suggest", "suggestion_limit", "NameIndex", "match_arguments", "Matching", "type_keywords", "canonical_type",
-    "int_literal_type", "f64_display", "printf_placeholders", "streamer_text", "catalog_json", "OutputFormat",
-    "formats", "format_named", "format_of_extension", "format_written_by",
+    "int_literal_type", "f64_display", "printf_placeholders", "variadic_wire_count", "streamer_text", "catalog_json",
+    "OutputFormat", "formats", "format_named", "format_of_extension", "format_written_by",
 ]
 
 
@@ -182,6 +184,14 @@ def f64_display(value: float) -> str:
 def printf_placeholders(fmt: str) -> int:
     """The number of placeholders in a ``printf`` format, by the core's reading."""
     count: int = _core().printf_placeholders(fmt)
+    return count
+
+
+def variadic_wire_count(node: str, value: str) -> int | None:
+    """How many wires ``node``'s variadic wire parameter takes when the
+    constant that decides it holds ``value`` (``printf``: one per
+    placeholder), or None when no constant decides it."""
+    count: int | None = _core().variadic_wire_count(node, value)
     return count
 
 

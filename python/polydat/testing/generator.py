@@ -1,12 +1,12 @@
 """The expression generator behind :func:`polydat.testing.programs`.
 
 :class:`Generator` writes typed DSL expressions from hypothesis draws: names
-already bound, literals, library calls (from the catalog, constants from
-:mod:`polydat.testing.overrides`), operators, ``if``, casts (the cast table is
-probed from the compiler, :func:`castable`), interpolation and the common
-fused idioms (:data:`IDIOMS`). It tracks which expressions are constant, so a
-node that can fail gets an input-dependent argument and fails at run time
-rather than while constants are folded.
+already bound, literals, library calls (from the catalog, constants from each
+node's testing metadata, :mod:`polydat.testing.overrides`), operators, ``if``,
+casts (the cast table is probed from the compiler, :func:`castable`),
+interpolation and the common fused idioms (:data:`IDIOMS`). It tracks which
+expressions are constant, so a node that can fail gets an input-dependent
+argument and fails at run time rather than while constants are folded.
 
 Usage (inside a hypothesis ``@st.composite`` strategy)::
 
@@ -25,7 +25,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from .corners import F64_CORNERS, STR_CORNERS, U64_CORNERS, U64_MAX
-from .nodes import dsl_literal, is_deterministic, library_nodes
+from .catalog import is_deterministic, library_nodes
+from .nodes import dsl_literal
 from .overrides import CONST_POOLS, override_for
 
 __all__ = [
@@ -388,7 +389,7 @@ class Generator:
 
         ``want`` asks for a single value of that type (a per-variadic-const
         node then gets exactly one constant). A fallible node (an assertion,
-        or one marked in the overrides) gets a non-constant first wire.
+        or one its testing metadata marks fallible) gets a non-constant first wire.
         """
         d = self.draw
         name = entry["name"]

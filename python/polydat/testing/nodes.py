@@ -15,7 +15,8 @@ variables   declared as                              swept over
 
 Several inputs are combined with :func:`~polydat.testing.corners.corner_grid`
 (the full product when small, a covering subset otherwise). Constants come
-from :mod:`polydat.testing.overrides` or the per-type pools.
+from the node's testing metadata in the catalog (:mod:`polydat.testing.overrides`)
+or the per-type pools.
 
 Usage::
 
@@ -31,10 +32,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-from .canon import bits_f64
+from .catalog import catalog_entries, const_value, is_deterministic, library_nodes
 from .corners import F64_CORNERS, STR_CORNERS, U64_CORNERS, U64_MAX, corner_grid
 from .overrides import CONST_POOLS, NodeOverride, override_for
 from .script import Step
@@ -64,7 +64,7 @@ _STRING_LITERAL = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
 
 
 class NodeCaseError(ValueError):
-    """A node's corner program cannot be synthesized (it needs an override)."""
+    """A node's corner program cannot be synthesized (its testing metadata needs a corner call)."""
 
 
 @dataclass(frozen=True)
@@ -77,35 +77,6 @@ class NodeCase:
     steps: tuple[Step, ...]
     outputs: tuple[str, ...]
     deterministic: bool
-
-
-@lru_cache(maxsize=1)
-def _catalog() -> tuple[dict[str, Any], ...]:
-    import polydat
-
-    return tuple(polydat.catalog())
-
-
-def library_nodes(*, include_internal: bool = False) -> list[dict[str, Any]]:
-    """Catalog entries of the library nodes (no ``__`` internals or adapters
-    unless ``include_internal``)."""
-    return [
-        n for n in _catalog()
-        if include_internal or (not n["name"].startswith("__") and n.get("category") != "adapter")
-    ]
-
-
-def is_deterministic(entry: Mapping[str, Any]) -> bool:
-    """Whether a catalog entry's values may be compared across engines."""
-    return bool(entry.get("purity", "pure") != "nondeterministic")
-
-
-def const_value(literal: Mapping[str, Any]) -> Any:
-    """The Python value of a catalog default such as ``{"f64": <bits>}``."""
-    ((kind, value),) = literal.items()
-    if kind == "f64":
-        return bits_f64(int(value))
-    return value
 
 
 def dsl_literal(value: Any, type_name: str) -> str:
@@ -169,7 +140,7 @@ def _synthesize_call(entry: Mapping[str, Any], override: NodeOverride) -> tuple[
             if key not in pools or not pools[key]:
                 raise NodeCaseError(
                     f"node {name}: no corner input for wire '{param['name']}' of type {ptype}; "
-                    "add a corner_call in polydat/testing/overrides.py"
+                    "give it a corner_call in its NodeDef's testing metadata (rust/polydat-core/src/nodes/)"
                 )
             args.append(pools[key].pop(0))
     outputs = entry["outputs"]
@@ -210,7 +181,7 @@ def _program(call: str, n_out: int, used: Sequence[str]) -> tuple[str, tuple[str
 
 def node_case(name: str, *, limit: int = 1500) -> NodeCase:
     """The corner program of library node ``name`` (raises :class:`NodeCaseError`)."""
-    entry = next((n for n in _catalog() if n["name"] == name), None)
+    entry = next((n for n in catalog_entries() if n["name"] == name), None)
     if entry is None:
         raise NodeCaseError(f"no node named {name!r} in the catalog")
     override = override_for(name)

@@ -7,7 +7,8 @@ string interpolation, ``as`` casts, literals, externs with and without
 defaults, ``volatile`` bindings, ``const`` captures over externs and
 multi-output nodes bound by tuple destructuring, together with a script of
 writes and pulls. New nodes join automatically; constants with constraints
-come from :mod:`polydat.testing.overrides`; the expression generator is
+come from each node's testing metadata in the catalog
+(:mod:`polydat.testing.overrides`); the expression generator is
 :mod:`polydat.testing.generator`.
 
 Usage (needs ``hypothesis``)::

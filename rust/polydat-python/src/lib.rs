@@ -44,6 +44,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rules::int_literal_type, m)?)?;
     m.add_function(wrap_pyfunction!(rules::f64_display, m)?)?;
     m.add_function(wrap_pyfunction!(rules::printf_placeholders, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::variadic_wire_count, m)?)?;
     m.add_function(wrap_pyfunction!(rules::suggestion_limit, m)?)?;
     m.add_function(wrap_pyfunction!(rules::match_arguments, m)?)?;
     m.add_function(wrap_pyfunction!(rules::conversion_hint, m)?)?;

@@ -2,8 +2,8 @@
 //! catalog, engine and provenance names, "did you mean" (and its distance
 //! limit), conversions and their hints, call typing and argument matching,
 //! type spellings, integer literal typing, float display, printf
-//! placeholders, text parsing, `order` positions, the value size limit,
-//! the output formats.
+//! placeholders, variadic wire counts, text parsing, `order` positions, the
+//! value size limit, the output formats.
 
 use polydat_core::engine;
 use polydat_core::node::arguments::{match_arguments as core_match_arguments, Param};
@@ -135,6 +135,14 @@ pub(crate) fn f64_display(value: f64) -> String {
 #[pyfunction]
 pub(crate) fn printf_placeholders(format: &str) -> usize {
     polydat_core::nodes::format::placeholder_count(format)
+}
+
+/// How many wires node `name`'s variadic wire parameter takes when the
+/// constant that decides it holds `value` (`printf`'s placeholder count; see
+/// `node::testing::WiresFrom`), or `None` when no constant decides it.
+#[pyfunction]
+pub(crate) fn variadic_wire_count(name: &str, value: &str) -> Option<usize> {
+    polydat_core::nodes::lookup(name)?.testing.wires_from.map(|rule| (rule.count)(value))
 }
 
 /// The most edits a "did you mean" suggestion for `name` may be away from it.

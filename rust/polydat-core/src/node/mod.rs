@@ -11,6 +11,9 @@ pub mod kit_text;
 pub mod limit;
 pub mod lower;
 pub mod slot;
+pub mod testing;
+
+pub use testing::{Samples, Testing, Variadic, WiresFrom};
 
 use crate::types::PortType;
 use crate::value::Value;
@@ -365,6 +368,10 @@ pub struct NodeDef {
     /// a constant expression, when the node has a better one than the
     /// general advice (a sibling node that takes the value from a wire).
     pub not_constant_hint: Option<&'static str>,
+    /// What the generated test suites need to know beyond the signature:
+    /// sensible constants, variadic counts, a hand-written corner call
+    /// ([`testing::Testing`]; `Testing::BASE`: nothing special).
+    pub testing: testing::Testing,
 }
 
 /// Inspects a node's constants for a warning (see [`NodeDef::warns`]).
@@ -394,6 +401,7 @@ impl NodeDef {
         lower: None,
         reports_as: None,
         not_constant_hint: None,
+        testing: testing::Testing::BASE,
     };
 
     /// Whether the node has a native form: the native tier compiles its rule

@@ -4,7 +4,7 @@
 
 use crate::node::kit::{fold_u64, map1, map2, split_u64, try_map1, try_map2};
 use crate::node::lower::{udiv_const, urem_const, ICmp, Lower, NVal};
-use crate::node::{konst, many, wire, NodeDef, Outputs};
+use crate::node::{konst, many, wire, NodeDef, Outputs, Samples, Testing, Variadic};
 use crate::types::PortType::U64;
 use strength_reduce::StrengthReducedU64;
 
@@ -81,6 +81,11 @@ pub const DIV: NodeDef = NodeDef {
         k => Some(vec![udiv_const(l, x[0], k)]),
     }),
     not_constant_hint: Some("use `div_wire` to take the divisor from a wire"),
+    testing: Testing {
+        samples: &[("divisor", Samples::U64(&[10, 7, 1, 3, 1000, (1 << 32) + 1, 1 << 63, u64::MAX, 0]))],
+        fallible: true,
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -108,6 +113,11 @@ pub const MOD: NodeDef = NodeDef {
         k => Some(vec![urem_const(l, x[0], k)]),
     }),
     not_constant_hint: Some("use `mod_wire` to take the divisor from a wire"),
+    testing: Testing {
+        samples: &[("modulus", Samples::U64(&[10, 7, 1, 3, 1000, (1 << 32) + 1, 1 << 63, u64::MAX, 0]))],
+        fallible: true,
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -124,6 +134,7 @@ pub const DIV_WIRE: NodeDef = NodeDef {
         l.call_rule_if(fails);
         Some(vec![l.udiv_or_zero(x[0], x[1])])
     }),
+    testing: Testing { fallible: true, ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -140,6 +151,7 @@ pub const MOD_WIRE: NodeDef = NodeDef {
         l.call_rule_if(fails);
         Some(vec![l.urem_or_zero(x[0], x[1])])
     }),
+    testing: Testing { fallible: true, ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -293,6 +305,10 @@ pub const CLAMP: NodeDef = NodeDef {
         let below = l.icmp(ICmp::Lt, capped, lo);
         Some(vec![l.select(below, lo, capped)])
     }),
+    testing: Testing {
+        samples: &[("min", Samples::U64(&[10, 0, 100])), ("max", Samples::U64(&[1000, 1 << 32, u64::MAX]))],
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -314,6 +330,7 @@ macro_rules! fold {
                 }
                 Some(vec![acc])
             }),
+            testing: Testing { variadic: Some(Variadic { min: 0, max: 4, last_only: None }), ..Testing::BASE },
             ..NodeDef::BASE
         };
     };
@@ -380,6 +397,11 @@ pub const MIXED_RADIX: NodeDef = NodeDef {
         }
         Some(digits)
     }),
+    testing: Testing {
+        samples: &[("radixes", Samples::U64(&[10, 7, 2, 3, 16, 100, 1000, 1 << 32]))],
+        variadic: Some(Variadic { min: 1, max: 4, last_only: Some(Samples::U64(&[0])) }),
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 

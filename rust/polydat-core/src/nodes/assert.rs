@@ -3,7 +3,9 @@
 
 use crate::node::kit::{try_map1, value_fn};
 use crate::node::lower::ICmp;
-use crate::node::{konst, konst_or, many, wire, wire_any, Lit, NodeDef, NodeError, Outputs};
+use crate::node::{
+    konst, konst_or, many, wire, wire_any, Lit, NodeDef, NodeError, Outputs, Samples, Testing, Variadic,
+};
 use crate::types::PortType::{Str, U64};
 use crate::value::Value;
 
@@ -53,6 +55,10 @@ pub const IN_RANGE: NodeDef = NodeDef {
         l.call_rule_if(fails);
         Some(vec![x[0]])
     }),
+    testing: Testing {
+        samples: &[("lo", Samples::U64(&[0, 1, 10, 1000])), ("hi", Samples::U64(&[1000, 1 << 32, u64::MAX]))],
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -91,6 +97,11 @@ pub const IS_ONE_OF: NodeDef = NodeDef {
         l.call_rule_if(fails);
         Some(vec![x[0]])
     }),
+    testing: Testing {
+        samples: &[("allowed", Samples::U64(&[0, 1, 2, 3, 7, 100, 1 << 63]))],
+        variadic: Some(Variadic { min: 1, max: 4, last_only: None }),
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -112,6 +123,7 @@ pub const REQUIRED: NodeDef = NodeDef {
             }
         }))
     },
+    testing: Testing { corner_call: Some(r#"required(e, "e")"#), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -135,6 +147,7 @@ pub const DEFAULT_OR: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing { corner_call: Some("default_or(e, a)"), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -158,6 +171,7 @@ pub const MATCHES: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing { samples: &[("pattern", Samples::Str(&[".*", "^h", "[0-9]"]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 

@@ -5,7 +5,7 @@
 
 use crate::node::kit::to_ref;
 use crate::node::kit_text::{bytes_map, try_to_ref};
-use crate::node::{konst, konst_or, limit, wire, BuildCtx, Lit, NodeDef, Outputs};
+use crate::node::{konst, konst_or, limit, wire, BuildCtx, Lit, NodeDef, Outputs, Samples, Testing};
 use crate::nodes::hash::splitmix64;
 use crate::types::PortType::{Bytes, Str, U64};
 use base64::Engine;
@@ -71,6 +71,7 @@ pub const BYTES_FROM_HASH: NodeDef = NodeDef {
         (c.u64(0) > limit::max_value_bytes() as u64)
             .then(|| "size exceeds the value size limit, so every evaluation of this node fails".into())
     },
+    testing: Testing { samples: &[("size", Samples::U64(&[8, 0, 1, 20, 100]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -88,6 +89,10 @@ pub const BYTE_IMAGE_EXTRACT: NodeDef = NodeDef {
             let (a, b) = window(x, image.len(), len);
             image[a..b].to_vec()
         }))
+    },
+    testing: Testing {
+        samples: &[("image_size", Samples::U64(&[1000, 16, 0])), ("slice_size", Samples::U64(&[10, 0, 100]))],
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };
@@ -120,6 +125,14 @@ pub const CHAR_IMAGE_EXTRACT: NodeDef = NodeDef {
             image[a..b].iter().collect::<String>()
         }))
     },
+    testing: Testing {
+        samples: &[
+            ("charset", Samples::Str(&["A-Z", "a-z0-9", "é-ë"])),
+            ("image_size", Samples::U64(&[100, 10, 0])),
+            ("slice_size", Samples::U64(&[5, 0, 200])),
+        ],
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -137,6 +150,11 @@ pub const BYTE_SLICE: NodeDef = NodeDef {
             let start = (off as usize).min(end);
             Ok(b[start..end].to_vec())
         }))
+    },
+    testing: Testing {
+        samples: &[("offset", Samples::U64(&[0, 2, 100])), ("length", Samples::U64(&[8, 0, 3, 1000]))],
+        corner_call: Some("byte_slice(bytes_from_hash(a, 20), 2, 5)"),
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };
@@ -170,6 +188,7 @@ pub const TO_HEX: NodeDef = NodeDef {
             Ok(hex_of(b))
         }))
     },
+    testing: Testing { corner_call: Some("to_hex(bytes_from_hash(a, 7))"), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -208,6 +227,7 @@ pub const SHA256: NodeDef = NodeDef {
     params: &[wire("input", Bytes)],
     outputs: Outputs::One(Bytes),
     build: |_| Ok(bytes_map(|b: &[u8]| Ok(Sha256::digest(b).to_vec()))),
+    testing: Testing { corner_call: Some("to_hex(sha256(bytes_from_hash(a, 7)))"), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -219,6 +239,7 @@ pub const MD5: NodeDef = NodeDef {
     params: &[wire("input", Bytes)],
     outputs: Outputs::One(Bytes),
     build: |_| Ok(bytes_map(|b: &[u8]| Ok(Md5::digest(b).to_vec()))),
+    testing: Testing { corner_call: Some("to_hex(md5(u64_to_bytes(b)))"), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -235,6 +256,7 @@ pub const TO_BASE64: NodeDef = NodeDef {
             Ok(base64::engine::general_purpose::STANDARD.encode(b))
         }))
     },
+    testing: Testing { corner_call: Some("to_base64(bytes_from_hash(c, 5))"), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -323,6 +345,7 @@ pub const TO_BASE32: NodeDef = NodeDef {
             Ok(base32_of(b))
         }))
     },
+    testing: Testing { corner_call: Some("to_base32(bytes_from_hash(c, 6))"), ..Testing::BASE },
     ..NodeDef::BASE
 };
 

@@ -4,7 +4,7 @@
 
 use crate::node::kit::{map2, map3, pick_wire, str_map2, value_fn};
 use crate::node::lower::{FCmp, ICmp};
-use crate::node::{many, wire, wire_any, NodeDef, NodeError, Outputs};
+use crate::node::{many, wire, wire_any, NodeDef, NodeError, Outputs, Testing};
 use crate::types::PortType::{Bool, Str, F64, U64};
 use crate::value::Value;
 
@@ -143,6 +143,11 @@ pub const PICK: NodeDef = NodeDef {
                 }
             }
         }))
+    },
+    testing: Testing {
+        corner_call: Some("pick(coin_flip(a, 0.5), coin_flip(b, 0.5), s, t)"),
+        random: false,
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };

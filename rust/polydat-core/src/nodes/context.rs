@@ -2,7 +2,7 @@
 //! and are re-evaluated on every read that reaches them.
 
 use crate::node::kit::{map1, source, value_fn};
-use crate::node::{konst, konst_or, wire, Lit, NodeDef, Outputs, Purity};
+use crate::node::{konst, konst_or, wire, Lit, NodeDef, Outputs, Purity, Samples, Testing};
 use crate::types::PortType::{Bool, Bytes, Str, F64, U64};
 use crate::value::Value;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -169,6 +169,10 @@ pub const RANDOM_STRING: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing {
+        samples: &[("charset", Samples::Str(&["A-Za-z0-9", "", "é-ë"])), ("length", Samples::U64(&[8, 0, 20]))],
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -204,6 +208,7 @@ pub const RANDOM_BYTES: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing { samples: &[("size", Samples::U64(&[8, 0, 1, 20]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -220,6 +225,8 @@ pub const ENV: NodeDef = NodeDef {
             format!("env('{name}'): environment variable not set; use env_or('{name}', '<default>') if a fallback is acceptable")
         })
     },
+    // A variable every environment sets.
+    testing: Testing { samples: &[("name", Samples::Str(&["PATH"]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 

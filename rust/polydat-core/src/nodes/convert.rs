@@ -6,7 +6,8 @@ use crate::node::kit::{map1, str_map, to_ref, try_map1, value_to_slot, Days, Mil
 use crate::node::kit_text::{bytes_map, try_to_ref, JsonText};
 use crate::node::lower::{FCmp, FOp, ICmp, Lower, LowerFn, NVal};
 use crate::node::{
-    konst_or, wire, wire_any, Args, BuildCtx, Lit, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec, Ty,
+    konst_or, wire, wire_any, Args, BuildCtx, Lit, NodeDef, NodeError, NodeEval, Outputs, ParamKind, ParamSpec,
+    Samples, Testing, Ty,
 };
 use crate::nodes::datetime::{parse_iso_millis, push_date_text, push_timestamp_text};
 use crate::types::PortType::{self, Bool, Bytes, Date, Json, Str, Timestamp, F32, F64, I32, I64, U32, U64};
@@ -734,6 +735,10 @@ pub const DISCRETIZE: NodeDef = NodeDef {
     warns: |c| {
         let hi = c.f64(0) - f64::EPSILON;
         (hi.is_nan() || hi < 0.0).then(|| "the range is below f64::EPSILON (or NaN), so every evaluation of this node fails".into())
+    },
+    testing: Testing {
+        samples: &[("range", Samples::F64(&[100.0, 1.0, 0.5, 1e6])), ("buckets", Samples::U64(&[10, 0, 1, 7]))],
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };

@@ -8,7 +8,7 @@
 
 use crate::node::by_bytes::{pick_str, StrTable};
 use crate::node::kit::source;
-use crate::node::{konst, wire, BuildCtx, NodeDef, NodeEval, Outputs};
+use crate::node::{konst, wire, BuildCtx, NodeDef, NodeEval, Outputs, Samples, Testing};
 use crate::types::PortType::{Str, U64};
 use serde_json::Value as J;
 use std::sync::Arc;
@@ -195,6 +195,13 @@ pub const CSV_FIELD: NodeDef = NodeDef {
     params: &[wire("ordinal", U64), konst("filename", Str), konst("column", Str)],
     outputs: Outputs::One(Str),
     build: |c| by_ordinal(csv_column(c)?, || format!("csv_field: '{}' has no data rows", c.str(0))),
+    testing: Testing {
+        samples: &[
+            ("filename", Samples::Str(&["{data}/rows.csv"])),
+            ("column", Samples::Str(&["name", "note", "1", "7"])),
+        ],
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -209,6 +216,7 @@ pub const CSV_ROW: NodeDef = NodeDef {
         let filename = c.str(0);
         by_ordinal(csv_data_rows("csv_row", filename)?, || format!("csv_row: '{filename}' has no data rows"))
     },
+    testing: Testing { samples: &[("filename", Samples::Str(&["{data}/rows.csv"]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -223,6 +231,7 @@ pub const CSV_ROW_COUNT: NodeDef = NodeDef {
         let count = csv_data_rows("csv_row_count", c.str(0))?.len() as u64;
         Ok(source(move || count))
     },
+    testing: Testing { samples: &[("filename", Samples::Str(&["{data}/rows.csv"]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -248,6 +257,13 @@ pub const JSONL_FIELD: NodeDef = NodeDef {
         }
         by_ordinal(values, || format!("jsonl_field: '{filename}' has no lines"))
     },
+    testing: Testing {
+        samples: &[
+            ("filename", Samples::Str(&["{data}/rows.jsonl"])),
+            ("path", Samples::Str(&["name", "user.id", "user.id.1", "x"])),
+        ],
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -262,6 +278,7 @@ pub const JSONL_ROW: NodeDef = NodeDef {
         let filename = c.str(0);
         by_ordinal(nonblank_lines("jsonl_row", filename)?, || format!("jsonl_row: '{filename}' has no lines"))
     },
+    testing: Testing { samples: &[("filename", Samples::Str(&["{data}/rows.jsonl"]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -275,6 +292,7 @@ pub const JSONL_ROW_COUNT: NodeDef = NodeDef {
         let count = nonblank_lines("jsonl_row_count", c.str(0))?.len() as u64;
         Ok(source(move || count))
     },
+    testing: Testing { samples: &[("filename", Samples::Str(&["{data}/rows.jsonl"]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -295,6 +313,7 @@ pub const FILE_LINE_AT: NodeDef = NodeDef {
         })?;
         by_ordinal(content.lines().map(str::to_string).collect(), || format!("file '{filename}' has no lines"))
     },
+    testing: Testing { samples: &[("filename", Samples::Str(&["{data}/lines.txt"]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 

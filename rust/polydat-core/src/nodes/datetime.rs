@@ -2,7 +2,7 @@
 
 use crate::node::by_bytes::to_text;
 use crate::node::kit::{map1, split_u64};
-use crate::node::{konst, konst_or, wire, Lit, NodeDef, Outputs};
+use crate::node::{konst, konst_or, wire, Lit, NodeDef, Outputs, Samples, Testing};
 use crate::types::PortType::{Str, U64};
 
 use crate::calendar::push_ymd;
@@ -198,6 +198,10 @@ pub const FORMAT_DATETIME: NodeDef = NodeDef {
                 };
             }
         }))
+    },
+    testing: Testing {
+        samples: &[("format", Samples::Str(&["%Y-%m-%d", "%H:%M:%S.%f", "%a %b %d %Y %j", "x%%y %s"]))],
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };

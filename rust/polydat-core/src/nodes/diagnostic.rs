@@ -3,7 +3,7 @@
 //! invalidation can be observed from outside (Rust or Python tests).
 
 use crate::node::kit::value_fn;
-use crate::node::{konst, konst_or, wire, wire_any, Lit, NodeDef, NodeError, Outputs, Purity};
+use crate::node::{konst, konst_or, wire, wire_any, Lit, NodeDef, NodeError, Outputs, Purity, Samples, Testing};
 use crate::types::PortType;
 use crate::types::PortType::{Str, F64, U64};
 use crate::value::Value;
@@ -107,6 +107,7 @@ pub const INSPECT: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing { random: false, ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -217,6 +218,7 @@ pub const EXACTLY_ONE_VALUE: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing { corner_call: Some("exactly_one_value(str_to_json(s))"), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -291,6 +293,15 @@ pub const FFT_ANALYZE: NodeDef = NodeDef {
             outs[0] = Value::U64(held);
             Ok(())
         }))
+    },
+    testing: Testing {
+        samples: &[
+            // The corner program writes its spectra to a scratch file.
+            ("filename", Samples::Str(&["{tmp}/polydat-testing-fft.jsonl"])),
+            ("window_size", Samples::U64(&[4, 2, 16])),
+        ],
+        random: false,
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };

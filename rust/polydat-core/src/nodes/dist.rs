@@ -19,7 +19,7 @@
 //! fifty times its mass). The values of the table points are upstream's.
 
 use crate::node::kit::map1;
-use crate::node::{konst, wire, BuildCtx, NodeDef, NodeEval, Outputs};
+use crate::node::{konst, wire, BuildCtx, NodeDef, NodeEval, Outputs, Samples, Testing};
 use crate::types::PortType::{Str, F64, U64};
 use std::sync::Arc;
 
@@ -405,6 +405,10 @@ pub const DIST_NORMAL: NodeDef = NodeDef {
     params: &[wire("input", F64), konst("mean", F64), konst("stddev", F64)],
     outputs: Outputs::One(F64),
     build: build_normal,
+    testing: Testing {
+        samples: &[("mean", Samples::F64(&[0.0, -3.5, 100.0])), ("stddev", Samples::F64(&[1.0, 0.0, 0.25, 10.0]))],
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -417,6 +421,7 @@ pub const DIST_EXPONENTIAL: NodeDef = NodeDef {
     params: &[wire("input", F64), konst("rate", F64)],
     outputs: Outputs::One(F64),
     build: build_exponential,
+    testing: Testing { samples: &[("rate", Samples::F64(&[1.0, 0.5, 3.0]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -431,6 +436,10 @@ pub const DIST_UNIFORM: NodeDef = NodeDef {
         let (lo, hi) = (c.f64(0), c.f64(1));
         Ok(sampler(Lut::from_fn(|p| lo + p * (hi - lo))))
     },
+    testing: Testing {
+        samples: &[("min", Samples::F64(&[-1.0, 0.0, 10.0])), ("max", Samples::F64(&[10.0, 100.0, 1e6]))],
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -444,6 +453,10 @@ pub const DIST_PARETO: NodeDef = NodeDef {
     build: |c| {
         let (scale, shape) = (c.f64(0), c.f64(1));
         Ok(continuous(move |p| scale / (1.0 - p).powf(1.0 / shape)))
+    },
+    testing: Testing {
+        samples: &[("scale", Samples::F64(&[1.0, 2.5])), ("shape", Samples::F64(&[1.0, 0.5, 3.0]))],
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };
@@ -468,6 +481,13 @@ pub const DIST_ZIPF: NodeDef = NodeDef {
         }
         let ranks = ZipfRanks::new(n, c.f64(1))?;
         Ok(map1(move |u: f64| ranks.sample(u)))
+    },
+    testing: Testing {
+        samples: &[
+            ("n", Samples::U64(&[100, 1, 2, 10, 1000, 100000])),
+            ("exponent", Samples::F64(&[1.0, 0.5, 1.5, 2.0])),
+        ],
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };
@@ -607,8 +627,10 @@ fn parse_points(spec: &str, what: &str) -> Result<Vec<f64>, String> {
         .collect()
 }
 
+/// Declares a distribution over a unit input with `f64` constant parameters,
+/// each listed with its sample values (see [`Testing::samples`]).
 macro_rules! dist_node {
-    ($id:ident, $name:literal, $doc:literal, [$($p:literal),*], |$c:ident| $body:expr) => {
+    ($id:ident, $name:literal, $doc:literal, [$($p:literal: $samples:expr),*], |$c:ident| $body:expr) => {
         /// A distribution node (see its `name` and `doc` fields).
         pub const $id: NodeDef = NodeDef {
             name: $name,
@@ -617,6 +639,7 @@ macro_rules! dist_node {
             params: &[wire("input", F64), $(konst($p, F64)),*],
             outputs: Outputs::One(F64),
             build: |$c| $body,
+            testing: Testing { samples: &[$(($p, Samples::F64(&$samples))),*], ..Testing::BASE },
             ..NodeDef::BASE
         };
     };
@@ -626,7 +649,7 @@ dist_node!(
     DIST_LOGNORMAL,
     "dist_lognormal",
     "LogNormal(mean, stddev) sample for a unit input u: exp(mean + stddev * probit(u)).",
-    ["mean", "stddev"],
+    ["mean": [0.0, 1.0, -1.0], "stddev": [1.0, 0.5, 0.0]],
     |c| {
         let (mean, sd) = (c.f64(0), c.f64(1));
         Ok(continuous(move |p| (mean + sd * probit(p)).exp()))
@@ -636,7 +659,7 @@ dist_node!(
     DIST_WEIBULL,
     "dist_weibull",
     "Weibull(shape, scale) sample for a unit input u: scale * (-ln(1 - u))^(1/shape).",
-    ["shape", "scale"],
+    ["shape": [2.0, 1.0, 0.5], "scale": [1.0, 3.0]],
     |c| {
         let (shape, scale) = (c.f64(0), c.f64(1));
         Ok(continuous(move |p| scale * (-(1.0 - p).ln()).powf(1.0 / shape)))
@@ -646,7 +669,7 @@ dist_node!(
     DIST_CAUCHY,
     "dist_cauchy",
     "Cauchy(location, scale) sample for a unit input u: location + scale * tan(pi (u - 1/2)).",
-    ["location", "scale"],
+    ["location": [0.0, 5.0], "scale": [1.0, 0.5]],
     |c| {
         let (loc, scale) = (c.f64(0), c.f64(1));
         Ok(continuous(move |p| loc + scale * (std::f64::consts::PI * (p - 0.5)).tan()))
@@ -656,7 +679,7 @@ dist_node!(
     DIST_LAPLACE,
     "dist_laplace",
     "Laplace(location, scale) sample for a unit input u (the two-sided exponential quantile).",
-    ["location", "scale"],
+    ["location": [0.0, 5.0], "scale": [1.0, 2.0]],
     |c| {
         let (loc, scale) = (c.f64(0), c.f64(1));
         let quantile = move |p: f64| {
@@ -673,13 +696,13 @@ dist_node!(
     DIST_BETA,
     "dist_beta",
     "Beta(alpha, beta) sample for a unit input u: the inverse regularized incomplete beta, by bisection.",
-    ["alpha", "beta"],
+    ["alpha": [2.0, 0.5, 1.0], "beta": [5.0, 2.0, 1.0]],
     |c| {
         let (a, b) = (c.f64(0), c.f64(1));
         Ok(continuous(move |p| inv_regularized_beta(p, a, b)))
     }
 );
-dist_node!(DIST_GAMMA, "dist_gamma", "Gamma(shape, scale) sample for a unit input u: scale times the inverse regularized lower incomplete gamma, by bisection.", ["shape", "scale"], |c| {
+dist_node!(DIST_GAMMA, "dist_gamma", "Gamma(shape, scale) sample for a unit input u: scale times the inverse regularized lower incomplete gamma, by bisection.", ["shape": [2.0, 0.5, 5.0], "scale": [1.0, 2.0]], |c| {
     let (shape, scale) = (c.f64(0), c.f64(1));
     Ok(continuous(move |p| scale * inv_regularized_gamma_p(p, shape)))
 });
@@ -687,14 +710,14 @@ dist_node!(
     DIST_POISSON,
     "dist_poisson",
     "Poisson(lambda) count for a unit input u: the smallest k with CDF(k) >= u (an integer-valued f64).",
-    ["lambda"],
+    ["lambda": [5.0, 0.5, 100.0]],
     |c| { Ok(discrete(poisson_table(c.f64(0))?)) }
 );
 dist_node!(
     DIST_GEOMETRIC,
     "dist_geometric",
     "Geometric(prob) trial count (from 1) for a unit input u: ceil(ln(1 - u) / ln(1 - prob)), at least 1 (u = 1 reads the largest f64 below 1).",
-    ["prob"],
+    ["prob": [0.5, 0.1, 0.9]],
     |c| {
         let ln_q = (-c.f64(0)).ln_1p();
         Ok(map1(move |u: f64| {
@@ -720,6 +743,10 @@ pub const DIST_BINOMIAL: NodeDef = NodeDef {
     params: &[wire("input", F64), konst("trials", U64), konst("prob", F64)],
     outputs: Outputs::One(F64),
     build: |c| Ok(discrete(binomial_table(c.u64(0), c.f64(1))?)),
+    testing: Testing {
+        samples: &[("trials", Samples::U64(&[20, 1, 100])), ("prob", Samples::F64(&[0.5, 0.1, 0.9]))],
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -743,6 +770,7 @@ pub const DIST_EMPIRICAL: NodeDef = NodeDef {
         values.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
         Ok(sampler(Lut::from_values(values)))
     },
+    testing: Testing { samples: &[("spec", Samples::Str(&["1.0 2.5 7", "0,10", "-1;0;1;2"]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -760,6 +788,7 @@ pub const LUT_SAMPLE: NodeDef = NodeDef {
         }
         Ok(sampler(Lut::from_values(values)))
     },
+    testing: Testing { samples: &[("values", Samples::Str(&["0 1 4 9", "10 0", "1,2,3"]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 

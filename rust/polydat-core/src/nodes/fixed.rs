@@ -6,7 +6,7 @@
 use crate::node::by_bytes::{pick_str, StrTable};
 use crate::node::kit::{map1, value_fn};
 use crate::node::lower::ICmp;
-use crate::node::{konst, konst_or, many, wire, BuildCtx, Lit, NodeDef, NodeError, Outputs};
+use crate::node::{konst, konst_or, many, wire, BuildCtx, Lit, NodeDef, NodeError, Outputs, Testing, Variadic};
 use crate::nodes::convert::LITERAL;
 use crate::types::PortType::{Bool, Str, F64, U64};
 use std::sync::Arc;
@@ -80,6 +80,7 @@ pub const FIXED_VALUES_U64: NodeDef = NodeDef {
         Ok(map1(move |x: u64| values[(x % values.len() as u64) as usize]))
     },
     warns: warn_empty,
+    testing: Testing { variadic: Some(Variadic { min: 1, max: 4, last_only: None }), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -98,6 +99,7 @@ pub const FIXED_VALUES_F64: NodeDef = NodeDef {
         Ok(map1(move |x: u64| values[(x % values.len() as u64) as usize]))
     },
     warns: warn_empty,
+    testing: Testing { variadic: Some(Variadic { min: 1, max: 4, last_only: None }), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -117,6 +119,7 @@ pub const FIXED_VALUES_STR: NodeDef = NodeDef {
         Ok(pick_str(StrTable::new(values), move |x| (x % n) as usize))
     },
     warns: warn_empty,
+    testing: Testing { variadic: Some(Variadic { min: 1, max: 4, last_only: None }), ..Testing::BASE },
     ..NodeDef::BASE
 };
 

@@ -3,7 +3,10 @@
 
 use crate::node::by_bytes::{push_u64, push_u64_padded, text_value, to_text, Arg, BytesEval, Sink, StrPick, ValueRef};
 use crate::node::kit::value_fn;
-use crate::node::{konst, konst_or, limit, many, wire, wire_any, Args, Lit, NodeDef, NodeError, NodeEval, Outputs};
+use crate::node::{
+    konst, konst_or, limit, many, wire, wire_any, Args, Lit, NodeDef, NodeError, NodeEval, Outputs, Samples, Testing,
+    WiresFrom,
+};
 use crate::types::PortType::{self, Str, F64, U64};
 use crate::value::Value;
 use std::fmt::Write;
@@ -662,6 +665,25 @@ pub const PRINTF: NodeDef = NodeDef {
     params: &[konst("format", Str), many(wire_any("parts"))],
     outputs: Outputs::One(Str),
     build: |c| Ok(Box::new(Printf::new(c.str(0), c.wire_types)?)),
+    testing: Testing {
+        samples: &[(
+            "format",
+            Samples::Str(&[
+                "v={} w={}",
+                "{}",
+                "{:05}|{:x}",
+                "{:.3} and {:8}",
+                "{{{}}}",
+                "no placeholders",
+                "{:b}-{:o}-{:X}",
+                "{:08.2}",
+            ]),
+        )],
+        wires_from: Some(WiresFrom { param: "format", count: placeholder_count }),
+        corner_call: Some(r#"printf("a={:05} x={:.3} s={} e={}", a, x, s, e)"#),
+        fallible: true,
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -700,6 +722,7 @@ pub const FORMAT_U64: NodeDef = NodeDef {
             _ => to_text(|x: u64, out: &mut String| push_u64(out, x)),
         })
     },
+    testing: Testing { samples: &[("radix", Samples::U64(&[10, 16, 8, 2, 3]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -719,6 +742,7 @@ pub const FORMAT_F64: NodeDef = NodeDef {
         let p = p as usize;
         Ok(to_text(move |x: f64, out: &mut String| push_fixed(out, x, p)))
     },
+    testing: Testing { samples: &[("precision", Samples::U64(&[2, 0, 5, 17]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -738,6 +762,7 @@ pub const ZERO_PAD_U64: NodeDef = NodeDef {
         let w = w as usize;
         Ok(to_text(move |x: u64, out: &mut String| push_u64_padded(out, x, w)))
     },
+    testing: Testing { samples: &[("width", Samples::U64(&[10, 0, 1, 25]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 

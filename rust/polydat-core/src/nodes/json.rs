@@ -5,7 +5,7 @@
 
 use crate::node::kit::{str_map, value_fn};
 use crate::node::kit_text::JsonText;
-use crate::node::{konst, konst_or, limit, many, wire, wire_any, Lit, NodeDef, NodeError, Outputs};
+use crate::node::{konst, konst_or, limit, many, wire, wire_any, Lit, NodeDef, NodeError, Outputs, Testing};
 use crate::types::PortType::{Json, Str, F64, U64};
 use crate::value::Value;
 use base64::Engine;
@@ -83,6 +83,10 @@ pub const JSON_OBJECT: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing {
+        corner_call: Some(r#"json_object(json_with("k", a), json_with("s", s), json_with("x", x))"#),
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -135,6 +139,7 @@ pub const JSON_MERGE: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing { corner_call: Some(r#"json_merge(json_with("a", a), json_with("b", x))"#), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -146,6 +151,7 @@ pub const JSON_TO_STR: NodeDef = NodeDef {
     params: &[wire("input", Json)],
     outputs: Outputs::One(Str),
     build: |_| Ok(str_map(|s: &str| Ok(parse(s).to_string()))),
+    testing: Testing { corner_call: Some("json_to_str(json_array(a, x, s))"), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -163,6 +169,7 @@ pub const JSON_TO_STR_PRETTY: NodeDef = NodeDef {
             Ok(out)
         }))
     },
+    testing: Testing { corner_call: Some(r#"json_to_str_pretty(json_with("k", t))"#), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -205,6 +212,7 @@ pub const JSON_FIELD: NodeDef = NodeDef {
         let key = c.str(0).to_string();
         Ok(str_map(move |s: &str| Ok(JsonText(parse(s).get(&key).cloned().unwrap_or(J::Null).to_string()))))
     },
+    testing: Testing { corner_call: Some(r#"json_field(json_with("k", s), "k")"#), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -299,6 +307,7 @@ pub const ARRAY_AT: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing { corner_call: Some("array_at(random_vector(c, mod(b, 5)), a)"), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -323,6 +332,7 @@ pub const NORMALIZE_VECTOR: NodeDef = NodeDef {
             Ok(format!("[{}]", parts.join(",")))
         }))
     },
+    testing: Testing { corner_call: Some("normalize_vector(random_vector(a, mod(b, 6)))"), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -355,6 +365,7 @@ pub const RANDOM_VECTOR: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing { corner_call: Some("random_vector(a, mod(b, 40), -1.5, 2.0)"), random: false, ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -398,6 +409,10 @@ pub const BODY_COLUMN_I32: NodeDef = NodeDef {
             outs[0] = json_out(&J::from(values))?;
             Ok(())
         }))
+    },
+    testing: Testing {
+        corner_call: Some(r#"body_column_i32(json_array(json_with("k", a), json_with("k", s), json_with("j", b)), "k")"#),
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };

@@ -3,7 +3,7 @@
 
 use crate::node::kit::{map1, try_map1};
 use crate::node::lower::{FCmp, FOp, Lower, NVal};
-use crate::node::{konst_or, wire, Lit, NodeDef, Outputs};
+use crate::node::{konst_or, wire, Lit, NodeDef, Outputs, Samples, Testing};
 use crate::nodes::hash::{lower_unit_f64, unit_f64};
 use crate::types::PortType::{F64, U64};
 
@@ -48,6 +48,11 @@ pub const CLAMP_F64: NodeDef = NodeDef {
         }
         Some(vec![lower_clamp(l, x[0], lo, hi)])
     }),
+    // Every min sample is below every max sample.
+    testing: Testing {
+        samples: &[("min", Samples::F64(&[-1.0, -0.0, 0.0, -1e6])), ("max", Samples::F64(&[0.5, 1.0, 1e6]))],
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -161,6 +166,7 @@ pub const QUANTIZE: NodeDef = NodeDef {
         let step = c.f64(0);
         Ok(map1(move |x: f64| (x / step).round() * step))
     },
+    testing: Testing { samples: &[("step", Samples::F64(&[1.0, 0.25, 0.1, 10.0, 3.0]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 

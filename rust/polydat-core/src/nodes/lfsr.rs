@@ -7,7 +7,7 @@
 //! orders).
 
 use crate::node::kit::{map1, try_map1};
-use crate::node::{konst, konst_or, wire, Lit, NodeDef};
+use crate::node::{konst, konst_or, wire, Lit, NodeDef, Samples, Testing};
 use crate::types::PortType::U64;
 
 /// Most register steps one `shuffle` evaluation takes before it gives up (a
@@ -79,6 +79,14 @@ pub const SHUFFLE: NodeDef = NodeDef {
     build: |c| {
         let (feedback, size, min) = (c.u64(0), c.u64(1), c.u64(2));
         Ok(try_map1(move |x: u64| shuffle(x, feedback, size, min)))
+    },
+    // Maximal-length feedback polynomials (7, 8, 10 bits) or none, so every walk ends quickly.
+    testing: Testing {
+        samples: &[
+            ("feedback", Samples::U64(&[0x60, 0xB8, 0x240, 0])),
+            ("size", Samples::U64(&[100, 1, 2, 1000, 0, 50])),
+        ],
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };

@@ -38,7 +38,8 @@ pub mod tile;
 pub mod vector;
 pub mod weighted;
 
-use crate::node::NodeDef;
+use crate::node::{Lit, NodeDef, Samples, Testing};
+use serde_json::{json, Value as J};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -271,17 +272,108 @@ mod tests {
     }
 
     #[test]
+    fn testing_metadata_fits_the_signature() {
+        use crate::node::{ParamKind, Ty};
+        use crate::types::PortType;
+        let sample_type = |s: &Samples| match s {
+            Samples::U64(_) => Ty::Is(PortType::U64),
+            Samples::F64(_) => Ty::Is(PortType::F64),
+            Samples::Str(_) => Ty::Is(PortType::Str),
+        };
+        for def in catalog() {
+            let (name, t) = (def.name, &def.testing);
+            for (param, samples) in t.samples {
+                let spec = def.const_params().find(|p| p.name == *param);
+                let spec = spec.unwrap_or_else(|| panic!("{name}: samples for `{param}`, not a constant parameter"));
+                assert!(!samples.is_empty(), "{name}: no samples for `{param}`");
+                assert_eq!(spec.ty, sample_type(samples), "{name}: samples of `{param}` of another type");
+            }
+            let variadic = def.params.iter().find(|p| p.variadic);
+            if let Some(bounds) = t.variadic {
+                let spec = variadic.unwrap_or_else(|| panic!("{name}: variadic bounds without a variadic parameter"));
+                assert!(bounds.min <= bounds.max, "{name}: variadic bounds out of order");
+                if let Some(last) = bounds.last_only {
+                    assert_eq!(spec.kind, ParamKind::Const, "{name}: last-only values for wires");
+                    assert_eq!(spec.ty, sample_type(&last), "{name}: last-only values of another type");
+                }
+            }
+            if let Some(rule) = t.wires_from {
+                assert!(
+                    variadic.is_some_and(|p| p.kind == ParamKind::Wire),
+                    "{name}: a wire count without variadic wires"
+                );
+                let spec = def.const_params().find(|p| p.name == rule.param);
+                assert!(
+                    spec.is_some_and(|p| p.ty == Ty::Is(PortType::Str)),
+                    "{name}: `{}` is no string constant",
+                    rule.param
+                );
+            }
+            if let Some(call) = t.corner_call {
+                assert!(call.contains(&format!("{name}(")), "{name}: its corner call does not call it: {call}");
+            }
+        }
+    }
+
+    #[test]
+    fn wire_counts_follow_the_deciding_constant() {
+        let count = |def: &NodeDef, value: &str| (def.testing.wires_from.expect("a wire count rule").count)(value);
+        assert_eq!(count(&format::PRINTF, "v={} w={}"), 2);
+        assert_eq!(count(&format::PRINTF, "{{{}}}"), 1);
+        assert_eq!(
+            count(
+                &tile::TILE_RENDER,
+                r#"{"ops": [{"Branch": {"cond": {"Wire": 0}, "then": [{"Hole": {"Wire": 2}}]}}]}"#
+            ),
+            3
+        );
+        assert_eq!(count(&tile::TILE_RENDER, r#"{"ops": [{"Static": "constant"}]}"#), 0);
+        assert_eq!(count(&tile::TILE_RENDER, "not a skeleton"), 0);
+    }
+
+    #[test]
     fn node_names_are_suggested() {
         assert_eq!(suggest("hsah"), Some("hash"));
         assert_eq!(suggest("completely_unrelated_name"), None);
     }
 }
 
+/// A literal as the catalog writes it: `{"u64": 7}`, `{"f64": <bits>}`,
+/// `{"str": "..."}` or `{"bool": true}`.
+fn lit_json(lit: Lit) -> J {
+    match lit {
+        Lit::U64(v) => json!({"u64": v}),
+        Lit::F64(v) => json!({"f64": v.to_bits()}),
+        Lit::Str(s) => json!({"str": s}),
+        Lit::Bool(b) => json!({"bool": b}),
+    }
+}
+
+/// A node's testing metadata as the catalog writes it (see
+/// [`crate::node::testing`]): `samples` as `[name, [literal...]]` pairs in
+/// declaration order, `variadic` as `{"min", "max", "last_only": [literal...]}`
+/// or null, `wires_from` the name of the constant that decides the variadic
+/// wire count (or null), `corner_call`, `random` and `fallible`.
+fn testing_json(t: &Testing) -> J {
+    let literals = |s: &Samples| s.lits().into_iter().map(lit_json).collect::<Vec<_>>();
+    json!({
+        "samples": t.samples.iter().map(|(name, s)| json!([name, literals(s)])).collect::<Vec<_>>(),
+        "variadic": t.variadic.map_or(J::Null, |v| json!({
+            "min": v.min,
+            "max": v.max,
+            "last_only": v.last_only.as_ref().map(literals).unwrap_or_default(),
+        })),
+        "wires_from": t.wires_from.map(|w| w.param),
+        "corner_call": t.corner_call,
+        "random": t.random,
+        "fallible": t.fallible,
+    })
+}
+
 /// The catalog as JSON, for the frontend (name resolution, desugaring, hints)
 /// and for `polydat nodes`.
 pub fn catalog_json() -> String {
-    use crate::node::{Lit, Outputs, ParamKind, Ty};
-    use serde_json::{json, Value as J};
+    use crate::node::{Outputs, ParamKind, Ty};
     let nodes: Vec<J> = catalog()
         .iter()
         .map(|d| {
@@ -293,13 +385,7 @@ pub fn catalog_json() -> String {
                         "name": p.name,
                         "kind": if p.kind == ParamKind::Wire { "wire" } else { "const" },
                         "type": match p.ty { Ty::Is(t) => t.keyword(), Ty::Any => "any" },
-                        "default": match p.default {
-                            None => J::Null,
-                            Some(Lit::U64(v)) => json!({"u64": v}),
-                            Some(Lit::F64(v)) => json!({"f64": v.to_bits()}),
-                            Some(Lit::Str(s)) => json!({"str": s}),
-                            Some(Lit::Bool(b)) => json!({"bool": b}),
-                        },
+                        "default": p.default.map_or(J::Null, lit_json),
                         "variadic": p.variadic,
                     })
                 })
@@ -327,6 +413,7 @@ pub fn catalog_json() -> String {
                 "native": d.runs_natively(),
                 "params": params,
                 "outputs": outputs,
+                "testing": testing_json(&d.testing),
             })
         })
         .collect();

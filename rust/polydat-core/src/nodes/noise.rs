@@ -8,7 +8,7 @@
 //! for bit.
 
 use crate::node::kit::{map1, map2};
-use crate::node::{konst, konst_or, wire, BuildCtx, Lit, NodeDef, Outputs};
+use crate::node::{konst, konst_or, wire, BuildCtx, Lit, NodeDef, Outputs, Samples, Testing};
 use crate::nodes::hash::xxh3_u64;
 use crate::types::PortType::{F64, U64};
 use std::sync::Arc;
@@ -196,6 +196,11 @@ pub const FRACTAL_NOISE_1D: NodeDef = NodeDef {
         let (table, frequency, octaves) = (permutation(c), c.f64(1), octaves(c)?);
         Ok(map1(move |x: u64| table.fractal(frequency, octaves, |f| table.perlin_1d(x as f64 * f))))
     },
+    // Octave counts inside 1..=64.
+    testing: Testing {
+        samples: &[("frequency", Samples::F64(&[0.01, 1.0, 0.5])), ("octaves", Samples::U64(&[4, 1, 2, 64]))],
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -217,6 +222,11 @@ pub const FRACTAL_NOISE_2D: NodeDef = NodeDef {
         Ok(map2(move |x: u64, y: u64| {
             table.fractal(frequency, octaves, |f| table.perlin_2d(x as f64 * f, y as f64 * f))
         }))
+    },
+    // Octave counts inside 1..=64.
+    testing: Testing {
+        samples: &[("frequency", Samples::F64(&[0.01, 1.0, 0.5])), ("octaves", Samples::U64(&[4, 1, 3, 64]))],
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };

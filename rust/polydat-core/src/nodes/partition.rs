@@ -18,12 +18,21 @@
 //! so values and messages match upstream's.
 
 use crate::node::kit::value_fn;
-use crate::node::{konst_or, wire, Args, Lit, NodeDef, NodeError, Outputs};
+use crate::node::{konst_or, wire, Args, Lit, NodeDef, NodeError, Outputs, Testing};
 use crate::nodes::hash::splitmix64;
 use crate::types::PortType::{Json, Str, U64};
 use crate::value::Value;
 use serde_json::{json, Value as J};
 use std::fmt;
+
+/// The partition the partition nodes' corner calls read (see
+/// [`Testing::corner_call`]): one of a list resolved from four specs, picked
+/// by `b` (some picks fail: past a one-partition list).
+macro_rules! corner_partition {
+    () => {
+        r#"partition_at(partitions(fixed_values_str(a, "2%,10%,*", "linear:4", "~50%,1,*", "0..1%"), 1000), mod(b, 3))"#
+    };
+}
 
 /// One bound or entry of a spec.
 #[derive(Debug, Clone, PartialEq)]
@@ -910,6 +919,7 @@ macro_rules! projection {
                     Ok(())
                 }))
             },
+            testing: Testing { corner_call: Some(concat!($name, "(", corner_partition!(), ")")), ..Testing::BASE },
             ..NodeDef::BASE
         };
     };
@@ -938,6 +948,7 @@ pub const MOD_IN: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing { corner_call: Some(concat!("mod_in(c, ", corner_partition!(), ")")), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -957,6 +968,7 @@ pub const CLAMP_IN: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing { corner_call: Some(concat!("clamp_in(c, ", corner_partition!(), ")")), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -980,6 +992,7 @@ pub const AT: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing { corner_call: Some(concat!("at(", corner_partition!(), ", mod(c, 300))")), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -999,6 +1012,7 @@ pub const RANDOM_IN: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing { corner_call: Some(concat!("random_in(", corner_partition!(), ", c)")), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -1016,6 +1030,7 @@ pub const SUBDIVIDE: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing { corner_call: Some(concat!("subdivide(", corner_partition!(), ", mod(c, 5))")), ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -1036,6 +1051,12 @@ pub const PARTITIONS: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    // Specs that resolve, and two that fail: an empty range and a malformed spec.
+    testing: Testing {
+        corner_call: Some(r#"partitions(fixed_values_str(a, "2%,10%,*", "linear:4", "90%,*/10", "0..0%", "x"), 1000)"#),
+        fallible: true,
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -1050,6 +1071,12 @@ pub const PARTITION_COUNT: NodeDef = NodeDef {
             outs[0] = Value::U64(list_arg(args, 0)?.len() as u64);
             Ok(())
         }))
+    },
+    testing: Testing {
+        corner_call: Some(
+            r#"partition_count(partitions(fixed_values_str(a, "2%,10%,*", "linear:4", "1%x5,*"), 1000))"#,
+        ),
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };
@@ -1072,6 +1099,7 @@ pub const PARTITION_AT: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing { corner_call: Some(corner_partition!()), ..Testing::BASE },
     ..NodeDef::BASE
 };
 

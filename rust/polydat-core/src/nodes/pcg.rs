@@ -4,7 +4,7 @@
 //! so sequences and permutations agree with upstream's bit for bit.
 
 use crate::node::kit::{map1, map2};
-use crate::node::{konst, konst_or, wire, BuildCtx, Lit, NodeDef, NodeEval};
+use crate::node::{konst, konst_or, wire, BuildCtx, Lit, NodeDef, NodeEval, Samples, Testing};
 use crate::types::PortType::U64;
 
 /// The LCG multiplier of the 64-bit state.
@@ -165,6 +165,7 @@ pub const CYCLE_WALK: NodeDef = NodeDef {
     ],
     build: |c| build_cycle_walk(c.u64(0), c.u64(1), c.u64(2)),
     warns: zero_range_warning,
+    testing: Testing { samples: &[("range", Samples::U64(&[100, 1, 2, 1000, 1 << 32, u64::MAX]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -183,6 +184,10 @@ pub const N_OF: NodeDef = NodeDef {
             return Err(format!("n ({n}) must be <= m ({m})"));
         }
         Ok(map1(move |x: u64| n_of_m(x, n, m)))
+    },
+    testing: Testing {
+        samples: &[("n", Samples::U64(&[1, 0])), ("m", Samples::U64(&[10, 1, 7, 100]))],
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };

@@ -4,7 +4,7 @@
 use crate::node::by_bytes::{pick_str, table_pick, StrTable};
 use crate::node::kit::{map1, map2, map3, value_fn};
 use crate::node::lower::{FCmp, FOp, Lower, NVal};
-use crate::node::{konst, many, wire, BuildCtx, NodeDef, NodeError, Outputs};
+use crate::node::{konst, many, wire, BuildCtx, NodeDef, NodeError, Outputs, Samples, Testing, Variadic};
 use crate::nodes::hash::lower_splitmix64;
 use crate::nodes::hash::splitmix64;
 use crate::types::PortType::{Str, F64, U64};
@@ -61,6 +61,7 @@ pub const UNFAIR_COIN: NodeDef = NodeDef {
         Ok(map1(move |x: u64| u64::from(probability_of(splitmix64(x)) < p)))
     },
     lower: Some(|l, c, x| Some(vec![lower_hit(l, c, x[0])])),
+    testing: Testing { samples: &[("p", Samples::F64(&[0.3, 0.0, 0.1, 0.5, 0.9, 1.0]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -84,6 +85,11 @@ pub const ONE_OF: NodeDef = NodeDef {
         Ok(pick_str(StrTable::new(values), move |x| (splitmix64(x) % n) as usize))
     },
     warns: |c| c.tail(0).is_empty().then(|| "no values to choose from, so every evaluation of this node fails".into()),
+    testing: Testing {
+        samples: &[("values", Samples::Str(&["red", "green", "blue", "é", ""]))],
+        variadic: Some(Variadic { min: 1, max: 4, last_only: None }),
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -125,6 +131,7 @@ pub const CHANCE: NodeDef = NodeDef {
         let (one, zero) = (l.fconst(1.0), l.fconst(0.0));
         Some(vec![l.select(hit, one, zero)])
     }),
+    testing: Testing { samples: &[("p", Samples::F64(&[0.3, 0.0, 0.5, 1.0]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -156,6 +163,7 @@ pub const BLEND: NodeDef = NodeDef {
             crate::node::kit::canonical_f64_bits(v.to_bits())
         }))
     },
+    testing: Testing { samples: &[("mix", Samples::F64(&[0.3, 0.0, 0.5, 1.0]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -216,6 +224,10 @@ pub const ONE_OF_WEIGHTED: NodeDef = NodeDef {
             // The cumulative shares are finite and sorted: the partition point is upstream's binary search.
             cumulative.partition_point(|&c| c < unit).min(last)
         }))
+    },
+    testing: Testing {
+        samples: &[("spec", Samples::Str(&["red:60,blue:30,green:10", "only:1", "a:1;b:2;é:3"]))],
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };

@@ -12,7 +12,7 @@
 //! [`data_files_json`] describes them (what `polydat data` prints).
 
 use crate::node::by_bytes::{pick, to_text, StrPick, StrTable};
-use crate::node::{konst, konst_or, many, wire, wire_any, Lit, NodeDef, NodeEval, Outputs};
+use crate::node::{konst, konst_or, many, wire, wire_any, Lit, NodeDef, NodeEval, Outputs, Samples, Testing};
 use crate::nodes::format::printf_over_picks;
 use crate::nodes::hash::xxh3_u64;
 use crate::nodes::string::{push_lower, STR_LOWER};
@@ -493,6 +493,10 @@ pub const LOREM_SENTENCE: NodeDef = NodeDef {
         let (min, max) = word_bounds(c, "words")?;
         Ok(to_text(move |x: u64, out: &mut String| lorem(out, x, min, max)))
     },
+    testing: Testing {
+        samples: &[("min_words", Samples::U64(&[4, 0, 1])), ("max_words", Samples::U64(&[12, 20]))],
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -516,6 +520,10 @@ pub const LOREM_PARAGRAPH: NodeDef = NodeDef {
                 lorem(out, h, 4, 12);
             }
         }))
+    },
+    testing: Testing {
+        samples: &[("min_sentences", Samples::U64(&[3, 0, 1])), ("max_sentences", Samples::U64(&[6, 8]))],
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };
@@ -569,6 +577,10 @@ pub const HASHED_LOREM_EXTRACT: NodeDef = NodeDef {
             let end = (end..=text.len()).find(|&i| text.is_char_boundary(i)).unwrap_or(text.len());
             out.push_str(&text[start..end]);
         }))
+    },
+    testing: Testing {
+        samples: &[("min_len", Samples::U64(&[10, 0, 50, 1000])), ("max_len", Samples::U64(&[40, 0, 100, 2000]))],
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };

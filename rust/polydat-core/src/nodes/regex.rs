@@ -2,7 +2,7 @@
 //! when the node is built (the `regex` crate's syntax; no look-around).
 
 use crate::node::kit::str_map;
-use crate::node::{konst, wire, NodeDef, Outputs};
+use crate::node::{konst, wire, NodeDef, Outputs, Samples, Testing};
 use crate::types::PortType::{Bool, Str};
 use regex::Regex;
 
@@ -27,6 +27,13 @@ pub const REGEX_REPLACE: NodeDef = NodeDef {
             Ok(out)
         }))
     },
+    testing: Testing {
+        samples: &[
+            ("pattern", Samples::Str(&["[a-z]+", r"(\w+)@", "^", r"\d"])),
+            ("replacement", Samples::Str(&["X", "$1", ""])),
+        ],
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -41,6 +48,7 @@ pub const REGEX_MATCH: NodeDef = NodeDef {
         let re = compile(c.str(0))?;
         Ok(str_map(move |s: &str| Ok(re.is_match(s))))
     },
+    testing: Testing { samples: &[("pattern", Samples::Str(&["[a-z]+", "^$", r"\d", "é"]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -60,6 +68,7 @@ pub const REGEX_EXTRACT: NodeDef = NodeDef {
                 .unwrap_or_default())
         }))
     },
+    testing: Testing { samples: &[("pattern", Samples::Str(&["([a-z]+)", r"\d+", "^(.)"]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 

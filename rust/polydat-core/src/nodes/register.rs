@@ -10,10 +10,26 @@
 //! `f64` (f32 lanes), `i32` (i16 lanes; upstream's port is i16) or `i64`.
 
 use crate::node::kit::value_fn;
-use crate::node::{konst, many, wire, Args, NodeDef, NodeError, Outputs};
+use crate::node::{konst, many, wire, Args, NodeDef, NodeError, Outputs, Testing};
 use crate::nodes::vector::floats;
 use crate::types::PortType::{Bytes, F64, I32, I64, U64};
 use crate::value::Value;
+
+/// The register words the register nodes' corner calls read (see
+/// [`Testing::corner_call`]; no corner variable holds a word): `a` splat
+/// as i64 lanes with one f32 lane set from `x`, and `b` splat as i16 lanes.
+macro_rules! corner_word_a {
+    () => {
+        "reg_with_lane_f32(reg_splat_i64(a), mod(c, 4), x)"
+    };
+}
+
+/// The second corner-call word (see `corner_word_a!`).
+macro_rules! corner_word_b {
+    () => {
+        "reg_splat_i16(b)"
+    };
+}
 
 /// Bytes in a register word.
 pub const WORD_BYTES: usize = 16;
@@ -126,6 +142,11 @@ macro_rules! lanewise {
                     Ok(())
                 }))
             },
+            testing: Testing {
+                corner_call: Some(concat!($name, "(", corner_word_a!(), ", ", corner_word_b!(), ")")),
+                random: false,
+                ..Testing::BASE
+            },
             ..NodeDef::BASE
         };
     };
@@ -152,7 +173,7 @@ lanewise!(REG_MUL_I64, "reg_mul_i64", "a * b per i64 lane, wrapping.", i64, |x, 
 
 /// Declares a lane read: lane `i` of a word read as `$t`, `$lanes` of them.
 macro_rules! lane_read {
-    ($id:ident, $name:literal, $doc:literal, $t:ty, $lanes:literal, $out:expr, $value:path) => {
+    ($id:ident, $name:literal, $doc:literal, $t:ty, $lanes:literal, $out:expr, $value:path, corner_index: $index:literal) => {
         /// A register lane read node (see its `name` and `doc` fields).
         pub const $id: NodeDef = NodeDef {
             name: $name,
@@ -171,6 +192,11 @@ macro_rules! lane_read {
                     outs[0] = $value(<$t>::from_le_bytes(r[at..at + W].try_into().expect("a lane")));
                     Ok(())
                 }))
+            },
+            testing: Testing {
+                corner_call: Some(concat!($name, "(", corner_word_a!(), ", ", $index, ")")),
+                random: false,
+                ..Testing::BASE
             },
             ..NodeDef::BASE
         };
@@ -194,7 +220,8 @@ lane_read!(
     f32,
     4,
     F64,
-    widen_f32
+    widen_f32,
+    corner_index: "mod(c, 5)"
 );
 lane_read!(
     REG_LANE_I16,
@@ -203,7 +230,8 @@ lane_read!(
     i16,
     8,
     I32,
-    widen_i16
+    widen_i16,
+    corner_index: "mod(c, 9)"
 );
 lane_read!(
     REG_LANE_I64,
@@ -212,7 +240,8 @@ lane_read!(
     i64,
     2,
     I64,
-    Value::I64
+    Value::I64,
+    corner_index: "mod(c, 3)"
 );
 
 /// `reg_with_lane_f32`: the word with one f32 lane replaced.
@@ -234,6 +263,11 @@ pub const REG_WITH_LANE_F32: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing {
+        corner_call: Some(concat!("reg_with_lane_f32(", corner_word_b!(), ", mod(c, 5), x)")),
+        random: false,
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -251,6 +285,11 @@ pub const REG_DOT_F32: NodeDef = NodeDef {
             outs[0] = Value::F64(f64::from((p[0] + p[1]) + (p[2] + p[3])));
             Ok(())
         }))
+    },
+    testing: Testing {
+        corner_call: Some(concat!("reg_dot_f32(", corner_word_a!(), ", ", corner_word_b!(), ")")),
+        random: false,
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };
@@ -275,6 +314,15 @@ pub const REG_SHUFFLE_BYTES: NodeDef = NodeDef {
             outs[0] = word_value(std::array::from_fn(|i| x[mask[i] as usize]));
             Ok(())
         }))
+    },
+    testing: Testing {
+        corner_call: Some(concat!(
+            "reg_shuffle_bytes(",
+            corner_word_a!(),
+            ", 15, 0, 14, 1, 13, 2, 12, 3, 11, 4, 10, 5, 9, 6, 8, 7)"
+        )),
+        random: false,
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };
@@ -301,6 +349,11 @@ pub const REG_GATHER_F32: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing {
+        corner_call: Some("reg_gather_f32(hash_vec(a, mod(b, 9)), mod(c, 8))"),
+        random: false,
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -321,6 +374,7 @@ pub const VEC_TO_REG_F32: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing { corner_call: Some("vec_to_reg_f32(hash_vec(a, mod(b, 6)))"), random: false, ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -336,6 +390,11 @@ pub const REG_TO_VEC_F32: NodeDef = NodeDef {
             outs[0] = word_value(word(args, 0, "reg_to_vec_f32")?);
             Ok(())
         }))
+    },
+    testing: Testing {
+        corner_call: Some(concat!("reg_to_vec_f32(", corner_word_a!(), ")")),
+        random: false,
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };

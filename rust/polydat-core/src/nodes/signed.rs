@@ -9,8 +9,18 @@
 
 use crate::node::kit::{map2, map3};
 use crate::node::lower::{ICmp, Lower, NVal};
-use crate::node::{wire, NodeDef, Outputs};
+use crate::node::{wire, NodeDef, Outputs, Testing};
 use crate::types::PortType::{I64, U64};
+
+/// The corner suite's two i64 operands: differences of its u64 corners, so
+/// negative values, zero and both ends of the range (the casts fail past
+/// `i64::MAX`, on every engine alike). A macro, to be spliced into each
+/// node's corner call.
+macro_rules! corner_operands {
+    () => {
+        "i64_sub(a as i64, b as i64), i64_sub(c as i64, b as i64)"
+    };
+}
 
 /// Declares a total two-wire `i64` arithmetic node.
 macro_rules! signed_binop {
@@ -24,6 +34,7 @@ macro_rules! signed_binop {
             outputs: Outputs::One(I64),
             build: |_| Ok(map2(|$a: i64, $b: i64| -> i64 { $body })),
             lower: $lower,
+            testing: Testing { corner_call: Some(concat!($name, "(", corner_operands!(), ")")), ..Testing::BASE },
             ..NodeDef::BASE
         };
     };
@@ -56,6 +67,7 @@ macro_rules! signed_cmp {
             doc: $doc,
             params: &[wire("a", I64), wire("b", I64)],
             build: |_| Ok(map2(|$a: i64, $b: i64| u64::from($body))),
+            testing: Testing { corner_call: Some(concat!($name, "(", corner_operands!(), ")")), ..Testing::BASE },
             lower: Some(|l, _, v| {
                 let (a, b) = if $ordered { (signed_order(l, v[0]), signed_order(l, v[1])) } else { (v[0], v[1]) };
                 Some(vec![l.icmp($cc, a, b)])
@@ -82,6 +94,7 @@ pub const SELECT_I64: NodeDef = NodeDef {
     outputs: Outputs::One(I64),
     build: |_| Ok(map3(|c: u64, a: i64, b: i64| if c != 0 { a } else { b })),
     lower: Some(|l, _, v| Some(vec![l.select(v[0], v[1], v[2])])),
+    testing: Testing { corner_call: Some(concat!("select_i64(a, ", corner_operands!(), ")")), ..Testing::BASE },
     ..NodeDef::BASE
 };
 

@@ -4,7 +4,7 @@
 //! outputs depend on the history of reads: it is nondeterministic.
 
 use crate::node::kit::value_fn;
-use crate::node::{konst_or, wire, Lit, NodeDef, Outputs, Purity};
+use crate::node::{konst_or, wire, Lit, NodeDef, Outputs, Purity, Samples, Testing};
 use crate::types::PortType::{F64, U64};
 use crate::value::Value;
 use std::collections::VecDeque;
@@ -67,6 +67,14 @@ pub const IS_STABLE: NodeDef = NodeDef {
             outs[1] = Value::U64(u64::from(steady(&ring, level, margin, min_samples)));
             Ok(())
         }))
+    },
+    testing: Testing {
+        samples: &[
+            ("margin", Samples::F64(&[0.05, 0.5, 0.0])),
+            ("min_samples", Samples::U64(&[8, 1, 4])),
+            ("horizon", Samples::U64(&[32, 1, 8])),
+        ],
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };

@@ -10,7 +10,7 @@
 //! the text to `Kernel.for_each`.
 
 use crate::node::kit::value_fn;
-use crate::node::{konst, NodeDef, Outputs};
+use crate::node::{konst, NodeDef, Outputs, Samples, Testing};
 use crate::types::PortType::Str;
 use crate::value::Value;
 
@@ -45,6 +45,10 @@ pub const STREAMER: NodeDef = NodeDef {
             outs[0] = text.clone();
             Ok(())
         }))
+    },
+    testing: Testing {
+        samples: &[("spec", Samples::Str(&["k in 1..4", r#"{"text": "k in 1..4, j in a,b"}"#, "x in 0..10 step 3"]))],
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };

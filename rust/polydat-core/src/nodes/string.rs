@@ -4,7 +4,7 @@
 
 use crate::node::by_bytes::{str_text, text_value, to_text, Arg, BytesEval, Sink, ValueRef};
 use crate::node::kit::to_ref;
-use crate::node::{konst, limit, many, wire, wire_any, Args, NodeDef, NodeError, NodeEval, Outputs};
+use crate::node::{konst, limit, many, wire, wire_any, Args, NodeDef, NodeError, NodeEval, Outputs, Samples, Testing};
 use crate::nodes::hash::xxh3_u64;
 use crate::types::PortType::{self, Str, U64};
 use crate::value::Value;
@@ -297,6 +297,10 @@ pub const COMBINATIONS: NodeDef = NodeDef {
             }
         }))
     },
+    testing: Testing {
+        samples: &[("pattern", Samples::Str(&["0-9;A-Z", "a-c;-;0-9", "x", "A-Z;A-Z;0-9;0-9", "é-ë;日"]))],
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -313,6 +317,12 @@ pub const CHAR_BUF: NodeDef = NodeDef {
             chars = ('a'..='z').collect();
         }
         Ok(Box::new(CharBuf { chars }))
+    },
+    testing: Testing {
+        samples: &[("charset", Samples::Str(&["A-Za-z0-9", "", "é-ë"]))],
+        corner_call: Some(r#"char_buf(a, "a-f0-9", mod(b, 40))"#),
+        random: false,
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };
@@ -375,6 +385,10 @@ pub const HASHED_LINE_TO_STRING: NodeDef = NodeDef {
         }
         let n = lines.len() as u64;
         Ok(crate::node::by_bytes::pick_str(crate::node::by_bytes::StrTable::new(lines), move |x| (x % n) as usize))
+    },
+    testing: Testing {
+        samples: &[("source", Samples::Str(&["alpha\nbeta\n\ngamma", "one line", "é"]))],
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };

@@ -24,7 +24,9 @@
 
 use crate::node::by_bytes::{text_value, Arg, BytesEval, Sink, ValueRef};
 use crate::node::kit::value_fn;
-use crate::node::{konst, limit, many, wire_any, Args, NodeDef, NodeError, NodeEval, Outputs};
+use crate::node::{
+    konst, limit, many, wire_any, Args, NodeDef, NodeError, NodeEval, Outputs, Samples, Testing, WiresFrom,
+};
 use crate::nodes::format::{push_csv_field, push_fixed, push_json_escaped, FMT_RANGE, MAX_FIELD};
 use crate::types::PortType::{self, Str};
 use crate::value::Value;
@@ -305,6 +307,27 @@ pub const TILE_ENCODE: NodeDef = NodeDef {
         }
         Ok(Box::new(TileEncode { encoding, ty: c.wire_types.first().copied().unwrap_or(PortType::Str) }))
     },
+    testing: Testing {
+        samples: &[
+            (
+                "spec",
+                Samples::Str(&[
+                    "json|value|||",
+                    "json|string|||",
+                    "json|value|str||",
+                    "json|value|bool||",
+                    "csv|text|||",
+                    "text|text||.2|",
+                    "text|text||08|",
+                    "text|text||x|",
+                    "text|text||<6|",
+                    "json|value|||r",
+                    "text|text|||c",
+                ]),
+            ),
+        ],
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -328,6 +351,24 @@ fn parse_skeleton(spec: &str, wires: usize) -> Result<Vec<Op>, String> {
     }
     let ops = j.get("ops").ok_or_else(|| "tile_render: the skeleton has no \"ops\" list".to_string())?;
     parse_ops(ops, wires, name)
+}
+
+/// How many values a `tile_render` skeleton reads: one past the largest
+/// `{"Wire": i}` it names (0 when it names none or does not parse).
+pub fn skeleton_wires(spec: &str) -> usize {
+    parse_skeleton(spec, usize::MAX).map(|ops| wires_read(&ops)).unwrap_or(0)
+}
+
+/// One past the largest value index `ops` read (0 for none).
+fn wires_read(ops: &[Op]) -> usize {
+    ops.iter()
+        .map(|op| match op {
+            Op::Static(_) => 0,
+            Op::Hole(i) => i + 1,
+            Op::Branch { cond, then, otherwise } => (cond + 1).max(wires_read(then)).max(wires_read(otherwise)),
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 fn projection_refused(name: &str) -> String {
@@ -445,6 +486,20 @@ pub const TILE_RENDER: NodeDef = NodeDef {
     build: |c| {
         let ops = parse_skeleton(c.str(0), c.wire_types.len())?;
         Ok(Box::new(TileRender { ops, types: c.wire_types.into() }))
+    },
+    testing: Testing {
+        samples: &[
+            (
+                "spec",
+                Samples::Str(&[
+                    r#"{"ops": [{"Static": "{\"n\": "}, {"Hole": {"Wire": 0}}, {"Static": ", \"s\": \""}, {"Hole": {"Wire": 1}}, {"Static": "\"}"}]}"#,
+                    r#"{"ops": [{"Branch": {"cond": {"Wire": 0}, "then": [{"Static": "yes "}, {"Hole": {"Wire": 1}}], "otherwise": [{"Static": "no"}]}}]}"#,
+                    r#"{"ops": [{"Static": "constant"}]}"#,
+                ]),
+            ),
+        ],
+        wires_from: Some(WiresFrom { param: "spec", count: skeleton_wires }),
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };

@@ -9,10 +9,26 @@
 //! Two operands of different lengths fail the evaluation.
 
 use crate::node::kit::value_fn;
-use crate::node::{wire, Args, NodeDef, NodeError, Outputs};
+use crate::node::{wire, Args, NodeDef, NodeError, Outputs, Testing};
 use crate::nodes::hash::splitmix64;
 use crate::types::PortType::{Bytes, F64, U64};
 use crate::value::Value;
+
+/// The f32 vectors the vector nodes' corner calls read (see
+/// [`Testing::corner_call`]; no corner variable holds a vector): `a` and
+/// `b` hashed into vectors of up to five elements (`c` picks the length).
+macro_rules! corner_vector_a {
+    () => {
+        "hash_vec(a, mod(c, 6))"
+    };
+}
+
+/// The second corner-call vector (see `corner_vector_a!`).
+macro_rules! corner_vector_b {
+    () => {
+        "xxhash3_vec(b, mod(c, 6))"
+    };
+}
 
 /// The f32 vector wire `i` carries, for node `node`.
 pub fn floats(args: &Args<'_>, i: usize, node: &str) -> Result<Vec<f32>, NodeError> {
@@ -82,6 +98,7 @@ pub const HASH_VEC: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing { corner_call: Some("hash_vec(a, mod(b, 40))"), random: false, ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -103,6 +120,7 @@ pub const XXHASH3_VEC: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing { corner_call: Some("xxhash3_vec(a, mod(b, 40))"), random: false, ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -119,6 +137,11 @@ pub const VEC_ADD: NodeDef = NodeDef {
             outs[0] = vector_value(&a.iter().zip(&b).map(|(x, y)| x + y).collect::<Vec<f32>>())?;
             Ok(())
         }))
+    },
+    testing: Testing {
+        corner_call: Some(concat!("vec_add(", corner_vector_a!(), ", ", corner_vector_b!(), ")")),
+        random: false,
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };
@@ -137,6 +160,11 @@ pub const VEC_SCALE: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing {
+        corner_call: Some(concat!("vec_scale(", corner_vector_a!(), ", x)")),
+        random: false,
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -153,6 +181,11 @@ pub const VEC_DOT: NodeDef = NodeDef {
             outs[0] = Value::F64(f64::from(dot(&a, &b)));
             Ok(())
         }))
+    },
+    testing: Testing {
+        corner_call: Some(concat!("vec_dot(", corner_vector_a!(), ", ", corner_vector_b!(), ")")),
+        random: false,
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };
@@ -172,6 +205,11 @@ pub const VEC_L2: NodeDef = NodeDef {
             Ok(())
         }))
     },
+    testing: Testing {
+        corner_call: Some(concat!("vec_l2(", corner_vector_a!(), ", xxhash3_vec(b, mod(b, 6)))")),
+        random: false,
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -190,6 +228,11 @@ pub const VEC_COSINE: NodeDef = NodeDef {
             outs[0] = Value::F64(if na == 0.0 || nb == 0.0 { 0.0 } else { d / (na * nb) });
             Ok(())
         }))
+    },
+    testing: Testing {
+        corner_call: Some(concat!("vec_cosine(", corner_vector_a!(), ", ", corner_vector_b!(), ")")),
+        random: false,
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };
@@ -213,6 +256,11 @@ pub const VEC_NORM: NodeDef = NodeDef {
             };
             Ok(())
         }))
+    },
+    testing: Testing {
+        corner_call: Some(concat!("vec_norm(", corner_vector_a!(), ")")),
+        random: false,
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };
@@ -256,6 +304,11 @@ pub const LID_MLE: NodeDef = NodeDef {
             outs[0] = Value::F64(lid_mle(&d, args.get(1).as_f64().unwrap_or(0.0)));
             Ok(())
         }))
+    },
+    testing: Testing {
+        corner_call: Some(concat!("lid_mle(", corner_vector_a!(), ", x)")),
+        random: false,
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };

@@ -7,7 +7,7 @@
 
 use crate::node::by_bytes::{pick, StrPick, StrTable};
 use crate::node::kit::map1;
-use crate::node::{konst, many, wire, NodeDef, Outputs};
+use crate::node::{konst, many, wire, NodeDef, Outputs, Samples, Testing, Variadic};
 use crate::types::PortType::{Str, F64, U64};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -247,6 +247,10 @@ pub const WEIGHTED_STRINGS: NodeDef = NodeDef {
     params: &[wire("input", U64), konst("spec", Str)],
     outputs: Outputs::One(Str),
     build: |c| Ok(pick(WeightedStrings::new(c.str(0))?)),
+    testing: Testing {
+        samples: &[("spec", Samples::Str(&["alpha:0.3;beta:0.5;gamma:0.2", "x:1", "a:1,é:0.1"]))],
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -285,6 +289,10 @@ pub const WEIGHTED_U64: NodeDef = NodeDef {
         let table = AliasTable::from_weights(&weights)?;
         Ok(map1(move |x: u64| values[table.sample(x)]))
     },
+    testing: Testing {
+        samples: &[("spec", Samples::Str(&["10:0.5;20:0.3;30:0.2", "42:1", "0:1,18446744073709551615:2"]))],
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -316,6 +324,10 @@ pub const WEIGHTED_PICK: NodeDef = NodeDef {
         }
         let table = AliasTable::from_weights(&weights)?;
         Ok(map1(move |x: u64| values[table.sample(x)]))
+    },
+    testing: Testing {
+        samples: &[("spec", Samples::Str(&["10:0.5;20:0.3;30:0.2", "42:1", "0:1,7:2"]))],
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };
@@ -352,6 +364,10 @@ pub const HISTRIBUTION: NodeDef = NodeDef {
         let table = AliasTable::from_weights(&weights)?;
         Ok(map1(move |x: u64| labels[table.sample(x)]))
     },
+    testing: Testing {
+        samples: &[("spec", Samples::Str(&["50 25 13 12", "234:50 33:25 17:13 3:12", "1"]))],
+        ..Testing::BASE
+    },
     ..NodeDef::BASE
 };
 
@@ -365,6 +381,11 @@ pub const ALIAS_SAMPLE: NodeDef = NodeDef {
         let weights: Vec<f64> = (0..c.tail(0).len()).map(|i| c.f64(i)).collect();
         let table = AliasTable::from_weights(&weights)?;
         Ok(map1(move |x: u64| table.sample(x) as u64))
+    },
+    testing: Testing {
+        samples: &[("weights", Samples::F64(&[1.0, 2.0, 0.5, 3.0]))],
+        variadic: Some(Variadic { min: 1, max: 4, last_only: None }),
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };
@@ -409,6 +430,10 @@ pub const DYNAMIC_WEIGHTED_SELECT: NodeDef = NodeDef {
             outs[0] = crate::value::Value::str(text);
             Ok(())
         }))
+    },
+    testing: Testing {
+        corner_call: Some(r#"dynamic_weighted_select(a, fixed_values_str(b, "a:1;b:2", "x:1", "", "bad", "é:0.5,ü:0.5"))"#),
+        ..Testing::BASE
     },
     ..NodeDef::BASE
 };
