@@ -1,8 +1,8 @@
 """How often a compile crosses into the core: the frontend types nothing
 (operators, `if`, casts, declarations and literals are the core's to type),
-so compiling a program asks the core to check the request and to compile,
-and nothing else once the per-process answers (the catalog, the type
-spellings, the argument matching of a call's shape) are known."""
+so compiling a program asks the core one thing, to compile it, once the
+per-process answers (the catalog, the type spellings, the request's names,
+the argument matching of a call's shape) are known."""
 
 from __future__ import annotations
 
@@ -42,8 +42,8 @@ SHAPES = (
 )
 
 
-def test_a_compile_asks_the_core_to_check_the_request_and_to_compile(monkeypatch: pytest.MonkeyPatch) -> None:
-    polydat.compile(SHAPES)  # the per-process answers: catalog, type spellings, these call shapes
+def test_a_compile_crosses_into_the_core_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    polydat.compile(SHAPES)  # the per-process answers: catalog, type spellings, request, these call shapes
     calls: list[str] = []
     core = program._core
     monkeypatch.setattr(program, "_core", _Counting(core, calls))
@@ -51,7 +51,7 @@ def test_a_compile_asks_the_core_to_check_the_request_and_to_compile(monkeypatch
     monkeypatch.setattr(comprehension, "_core", _Counting(core, calls), raising=False)
     other = SHAPES.replace("20000", "3").replace("1000", "77").replace('"k{a}"', '"j{b}"')
     compiled = polydat.compile(other)
-    assert calls == ["check_request", "Program.compile"]
+    assert calls == ["Program.compile"]
     assert compiled.outputs == {
         "a": "u64", "b": "u64", "m": "i64", "s": "str", "q": "i64", "z": "u64", "t": "f64",
     }

@@ -701,6 +701,22 @@ class Kernel:
         return open_stream(self.program, self._core, cycles, batch_rows, outputs, inputs, threads, coordinate)
 
 
+def _check_request(engine: Any, provenance: Any) -> None:
+    """Refuses an (engine, provenance) request the core does not take, before
+    anything is compiled; a pair of names taken once is not asked again (the
+    core's answer depends on the names alone)."""
+    if isinstance(engine, str) and isinstance(provenance, str):
+        _accepted_request(engine, provenance)
+    else:
+        _core.check_request(engine, provenance)
+
+
+@functools.lru_cache(maxsize=64)
+def _accepted_request(engine: str, provenance: str) -> None:
+    """The core's check of a request given by names (a refusal raises and is not kept)."""
+    _core.check_request(engine, provenance)
+
+
 def compile(
     source: str,
     *,
@@ -738,7 +754,7 @@ def compile(
         raise ArgumentError("source must be text (str), not bytes: decode it first, e.g. source.decode('utf-8')")
     if not isinstance(source, str):
         raise ArgumentError(f"source must be text (str), not {type(source).__name__}")
-    _core.check_request(engine, provenance)
+    _check_request(engine, provenance)
     if outer is not None and not isinstance(outer, (Kernel, Program)):
         raise ArgumentError(f"outer must be a polydat.Kernel or Program, not {type(outer).__name__}")
     spath = os.fspath(path) if path is not None else None
