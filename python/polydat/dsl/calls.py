@@ -41,12 +41,10 @@ _LITERALS = frozenset({ast.IntLit, ast.FloatLit, ast.StrLit, ast.BoolLit})
 _UNKNOWN = object()
 
 
-_PLACEHOLDERS: dict[str, dict[str, Any]] = {
-    "u64": {"u64": 0}, "i64": {"i64": 0}, "u32": {"u64": 0}, "i32": {"i64": 0},
-    "f64": {"f64": 0}, "f32": {"f64": 0}, "bool": {"bool": False}, "str": {"str": ""},
-}
-"""A constant of each type, standing in for a constant expression when the
-frontend types a call's outputs (only the constants' count and types matter)."""
+_CONSTANT_EXPRESSION: dict[str, Any] = {"int": 0}
+"""What stands for a constant expression among a call's constants while the
+frontend counts them (a ``mixed_radix`` has one output per constant): the
+core evaluates the expression itself."""
 
 
 class CallLowering(LoweringCore):
@@ -308,8 +306,7 @@ class CallLowering(LoweringCore):
         if literal is not None:  # the core fits it to the parameter's type, or refuses it at its span
             layout.append(("literal", (literal.const(), ast.expr_span(arg.value))))
             return
-        placeholder = _PLACEHOLDERS.get(param.type, {"u64": 0})
-        layout.append(("const_wire", (len(children), placeholder)))
+        layout.append(("const_wire", (len(children), _CONSTANT_EXPRESSION)))
         children.append(arg.value)
 
     def _plan_module_call(self, call: ast.Call, module: ResolvedModule, scope: Scope) -> Plan:
