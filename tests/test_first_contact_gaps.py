@@ -73,8 +73,8 @@ def test_the_output_format_follows_the_extension(tmp_path: Path) -> None:
     assert polydat("run", str(EXAMPLE), "--cycles", "2", "-o", str(jsonl)).returncode == 0
     assert jsonl.read_text().startswith('{"cycle": 0, ')
     other = tmp_path / "users.txt"
-    assert polydat("run", str(EXAMPLE), "--cycles", "2", "-o", str(other)).returncode == 0
-    assert other.read_text().startswith("cycle,"), "an extension naming no format keeps the default, CSV"
+    assert polydat("run", str(EXAMPLE), "--cycles", "2", "-o", str(other), "--format", "csv").returncode == 0
+    assert other.read_text().startswith("cycle,"), "an extension naming no format takes --format"
     parts = tmp_path / "rows.parquet"
     assert polydat("run", str(EXAMPLE), "--cycles", "100", "--parts", "2", "-o", str(parts)).returncode == 0
     assert pq.read_table(tmp_path / "rows-00001-of-00002.parquet").num_rows == 50
@@ -87,6 +87,8 @@ def test_the_output_format_follows_the_extension(tmp_path: Path) -> None:
         ("users.csv", "jsonl", "--format jsonl contradicts -o"),
         ("users.jsonl", "parquet", "--format parquet contradicts -o"),
         ("users.json", None, "JSON Lines"),
+        ("users.xlsx", None, "no output format writes .xlsx files"),
+        ("users.txt", None, ".csv (csv), .jsonl (jsonl)"),
     ],
 )
 def test_a_format_that_contradicts_the_extension_is_refused(

@@ -35,7 +35,10 @@ def test_every_extension_implies_its_format() -> None:
 def test_the_registry_says_when_no_format_has_an_extension() -> None:
     assert corerules.format_of_extension(".xlsx") is None
     assert corerules.format_of_extension("") is None
-    assert cli.output_format(None, "rows.xlsx") == cli.DEFAULT_FORMAT
+    with pytest.raises(cli.UsageError, match=r"no output format writes \.xlsx files"):
+        cli.output_format(None, "rows.xlsx")  # written as CSV before, with exit 0
+    assert cli.output_format("csv", "rows.xlsx") == "csv"
+    assert cli.output_format(None, "rows") == cli.DEFAULT_FORMAT
 
 
 def test_every_binary_format_has_a_writer_and_text_formats_a_header_rule() -> None:

@@ -178,9 +178,10 @@ def output_format(fmt: str | None, output: str | None) -> str:
     """The name of the format of ``polydat run``'s rows: ``--format`` when
     given (a name or an alias), else the one the extension of ``-o PATH``
     names (:func:`polydat.dsl.corerules.format_of_extension`), else
-    :data:`DEFAULT_FORMAT`. A ``--format`` that contradicts the extension is
-    a usage error, and so is a ``.json`` file without ``--format`` (the rows
-    are JSON Lines, not one JSON document)."""
+    :data:`DEFAULT_FORMAT` for a path without an extension. A ``--format``
+    that contradicts the extension is a usage error, and so are, without
+    ``--format``, an extension no format has (``.xlsx``) and a ``.json`` file
+    (the rows are JSON Lines, not one JSON document)."""
     from .dsl.corerules import format_of_extension
 
     ext = os.path.splitext(output)[1].lower() if output not in (None, "-") else ""
@@ -189,6 +190,12 @@ def output_format(fmt: str | None, output: str | None) -> str:
         if ext == ".json":
             raise UsageError(f"-o {output}: polydat writes JSON Lines, not a JSON document; "
                              "name the file .jsonl (or give --format jsonl)")
+        if implied is None and ext:
+            from .dsl.corerules import formats
+
+            known = ", ".join(f"{e} ({f.name})" for f in formats() for e in f.extensions)
+            raise UsageError(f"-o {output}: no output format writes {ext} files; name the file "
+                             f"{known}, or give --format")
         return implied.name if implied is not None else DEFAULT_FORMAT
     given = _format(fmt)
     if implied is not None and implied != given:
