@@ -42,12 +42,23 @@ def test_string_without_placeholders_is_kept_verbatim(bind) -> None:  # type: ig
 
 @pytest.mark.parametrize(
     "text",
-    ["{:05}", "x={:05}", "missing close {abc", "{}", "{ }", "{a b}", "{1 +}", "{a}{:x}"],
+    ["{:05}", "x={:05}", "{}", "{ }", "{a b}", "{1 +}", "{a}{:x}"],
 )
 def test_invalid_placeholders_leave_the_literal_untouched(bind, text: str) -> None:  # type: ignore[no-untyped-def]
     bound = bind(f'x := "{text}"')
     assert tree(bound, "x") == text
     assert bound.input_names == ()
+
+
+@pytest.mark.parametrize("text", ["x{id", "missing close {abc", "{f(1)", "a{{b}} {c"])
+def test_an_unclosed_placeholder_is_an_error(compile_error, bind, text: str) -> None:  # type: ignore[no-untyped-def]
+    """It silently became the literal text (upstream's reading): `"x{id"` gave `x{id` on every row."""
+    err = compile_error(f'input id\nx := "{text}"')
+    assert err.message == "a '{' in this string opens a placeholder that is never closed"
+    assert (err.line, err.col) == (2, 6)
+    assert "'{{'" in err.hint and 'r"' in err.hint
+    assert tree(bind('x := r"x{id"'), "x") == "x{id"  # a raw string never interpolates
+    assert tree(bind('x := "{"\ny := "a { b"'), "y") == "a { b"  # a brace that starts no expression is text
 
 
 def test_string_aware_placeholder_scan(bind) -> None:  # type: ignore[no-untyped-def]

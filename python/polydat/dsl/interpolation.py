@@ -6,10 +6,12 @@ Rules (upstream-compatible):
 * ``{`` opens a placeholder that ends at the matching ``}``; the scan counts
   ``( [ {`` nesting and skips double-quoted strings (with ``\\`` escapes), so
   ``"{f(\\"}\\")}"`` has one placeholder.
-* An unterminated placeholder means the string is not an interpolation at
-  all: the caller keeps the literal untouched. So does a placeholder whose body
-  is empty or does not parse as one expression (``"{:05}"``), which is how
-  hand-written printf formats survive.
+* An unterminated placeholder that starts an expression (``"x{id"``, a
+  name, a number or a call after the ``{``) is an error of the program, where
+  upstream keeps the whole literal as text, silently. Any other unclosed
+  ``{`` (``"{"``, ``"{ "``) keeps the literal untouched, and so does a
+  placeholder whose body is empty or does not parse as one expression
+  (``"{:05}"``), which is how hand-written printf formats survive.
 * A string without placeholders stays exactly as written, ``{{`` included.
 """
 
@@ -70,6 +72,30 @@ def scan_segments(text: str) -> list[Segment] | None:
     if piece:
         segments.append(piece)
     return segments
+
+
+def unclosed_placeholder(text: str) -> int | None:
+    """The index of the first ``{`` of ``text`` that opens a placeholder never
+    closed and starts an expression (a letter, digit or ``_`` follows it);
+    None when there is none (see the module's rules)."""
+    i = 0
+    n = len(text)
+    while True:
+        brace = _BRACE.search(text, i)
+        if brace is None:
+            return None
+        j = brace.start()
+        if j + 1 < n and text[j + 1] == text[j]:
+            i = j + 2
+            continue
+        if text[j] == "}":
+            i = j + 1
+            continue
+        end = _placeholder_end(text, j + 1)
+        if end is None:
+            starts_expression = j + 1 < n and (text[j + 1].isalnum() or text[j + 1] == "_")
+            return j if starts_expression else None
+        i = end + 1
 
 
 def _placeholder_end(text: str, start: int) -> int | None:

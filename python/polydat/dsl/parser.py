@@ -44,7 +44,7 @@ from .grammar import (
     SOFT_KEYWORDS,
     UNARY_PRECEDENCE,
 )
-from .interpolation import Placeholder, scan_segments
+from .interpolation import Placeholder, scan_segments, unclosed_placeholder
 from .lexer import BOOL_WORDS, HARD_KEYWORDS, Lexer, Token, TokenKind, describe_token, expand_line
 from .recovery import Recovery
 
@@ -1050,6 +1050,12 @@ class Parser(Recovery):
         if "{" not in text or self.depth >= MAX_INTERPOLATION_DEPTH or token.is_raw_string():
             return ast.StrLit(text, token.span)
         segments = scan_segments(text)
+        if segments is None and unclosed_placeholder(text) is not None:
+            raise self.error(
+                "a '{' in this string opens a placeholder that is never closed",
+                token.span,
+                "close it with '}', write '{{' for a brace of the text, or use a raw string r\"...\"",
+            )
         if segments is None or not any(isinstance(s, Placeholder) for s in segments):
             return ast.StrLit(text, token.span)
         offsets = token.string_offsets()
