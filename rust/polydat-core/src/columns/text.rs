@@ -439,8 +439,13 @@ impl Window<'_> {
     }
 }
 
-/// True when the first `len` bytes of `block` hold a byte CSV quotes for
-/// (`,`, `"` or a newline), tested eight bytes at a time.
+/// The bytes a CSV field is quoted for: the delimiter, the quote and both
+/// line breaks (a bare carriage return splits a row for Python's `csv`,
+/// polars and DuckDB alike).
+const CSV_QUOTED: [u8; 4] = [b',', b'"', b'\n', b'\r'];
+
+/// True when the first `len` bytes of `block` hold a byte of [`CSV_QUOTED`],
+/// tested eight bytes at a time.
 #[inline]
 fn needs_quotes(block: &[u8; WINDOW], len: usize) -> bool {
     /// 0x80 in each byte of `word` equal to `byte`, 0 in every other.
@@ -451,7 +456,7 @@ fn needs_quotes(block: &[u8; WINDOW], len: usize) -> bool {
     }
     block.chunks_exact(8).take(len.div_ceil(8)).enumerate().any(|(j, chunk)| {
         let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-        let found = equal_bytes(word, b',') | equal_bytes(word, b'"') | equal_bytes(word, b'\n');
+        let found = CSV_QUOTED.iter().fold(0, |found, &byte| found | equal_bytes(word, byte));
         // only the bytes of the text: the first `len - 8j` (1 or more) of this word
         let keep = match len - 8 * j {
             n if n >= 8 => u64::MAX,
@@ -506,7 +511,8 @@ fn csv_field(bytes: &[u8], single: bool, out: &mut impl Sink) {
         out.extend(b"\"\"");
         return;
     }
-    if memchr::memchr3(b',', b'"', b'\n', bytes).is_none() {
+    let [delimiter, quote, newline, carriage_return] = CSV_QUOTED;
+    if memchr::memchr3(delimiter, quote, newline, bytes).is_none() && memchr::memchr(carriage_return, bytes).is_none() {
         out.extend(bytes);
         return;
     }
@@ -891,6 +897,19 @@ mod tests {
     }
 
     #[test]
+    fn a_bare_carriage_return_is_quoted() {
+        // Short (the block path) and long (the general path) texts alike.
+        let long = format!("{}\r{}", "a".repeat(40), "b".repeat(40));
+        let text = column(PortType::Str, &[Value::str("a\rb"), Value::str(long.as_str())]);
+        let mut out = Vec::new();
+        csv_rows(&[&text], &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), format!("\"a\rb\"\n\"{long}\"\n"));
+        let mut header = Vec::new();
+        csv_header(&["x\ry"], &mut header);
+        assert_eq!(header, b"\"x\ry\"\n");
+    }
+
+    #[test]
     fn jsonl_escapes_as_python_json() {
         let text = column(PortType::Str, &[Value::str("é\u{1F600}\"\\\u{7f}\u{1}\t"), Value::None]);
         let floats = column(PortType::F64, &[Value::F64(f64::NAN), Value::F64(-1e-7)]);
@@ -944,6 +963,7 @@ mod tests {
             values.push(Value::str(format!("{}\n", "b".repeat(len))));
             values.push(Value::str(format!("\"{}", "c".repeat(len))));
             values.push(Value::str(format!("{},", "d".repeat(len))));
+            values.push(Value::str(format!("{}\r", "e".repeat(len))));
         }
         let text = column(PortType::Str, &values);
         let ids = column(PortType::U64, &(0..values.len() as u64).map(Value::U64).collect::<Vec<_>>());
