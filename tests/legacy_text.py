@@ -38,12 +38,16 @@ def _json_value(value: Any) -> Any:
 
 
 def csv_text(columns: dict[str, Any]) -> bytes:
-    """CSV of ``{name: numpy column}`` (header first), as the old CLI wrote it."""
-    text = io.StringIO()
-    writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(list(columns))
-    writer.writerows(zip(*[_csv_cells(c) for c in columns.values()]))
-    return text.getvalue().encode("utf-8")
+    """CSV of ``{name: numpy column}`` (header first), as the old CLI wrote it,
+    but for a bare carriage return, quoted as Python's writer quotes it with
+    its default line terminator (the old CLI, ending rows with ``\n``, left
+    it bare: a reader split the row)."""
+    out = []
+    for row in [list(columns), *zip(*[_csv_cells(c) for c in columns.values()])]:
+        text = io.StringIO()
+        csv.writer(text, lineterminator="\r\n").writerow(row)  # "\r\n" makes a "\r" in a field quoted
+        out.append(text.getvalue()[:-2] + "\n")
+    return "".join(out).encode("utf-8")
 
 
 def jsonl_text(columns: dict[str, Any]) -> bytes:
