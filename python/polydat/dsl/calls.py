@@ -390,7 +390,9 @@ class CallLowering(LoweringCore):
                 )
             else:
                 port = cast(Port, entry)  # not a literal: the port of a wire argument
-                body.env[param.name] = self._coerce_argument(port, type_, span, param, what, caller, body)
+                body.env[param.name] = self._coerce(
+                    port, type_, span, f"argument '{param.name}' of {what} expects {type_}", body
+                )
         self._active_modules.append(module.key)
         saved = self._module_pragmas(definition.pragmas, module.file)  # type: ignore[attr-defined]
         try:
@@ -414,10 +416,6 @@ class CallLowering(LoweringCore):
                 )
             ports.append(port)
         return Value(tuple(ports), call.span, what)
-
-    def _coerce_argument(self, port: Port, type_: str, span: Span, param: ast.Param, what: str,
-                         caller: Scope, body: Scope) -> Port:
-        return self._coerce(port, type_, span, f"argument '{param.name}' of {what} expects {type_}", body)
 
 
 def _module_signature(definition: ast.ModuleDef) -> str:

@@ -149,7 +149,7 @@ mod tests {
     use crate::compile::{dce, resolve, sketch};
 
     fn graph(src: &str) -> Graph {
-        let mut g = resolve::resolve(&sketch::parse(src).unwrap(), false, &mut Vec::new()).unwrap();
+        let mut g = resolve::resolve(&sketch::parse(src).unwrap(), &mut Vec::new()).unwrap();
         crate::compile::hoist::mark_captures(&mut g).unwrap();
         g
     }

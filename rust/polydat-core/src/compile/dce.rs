@@ -105,7 +105,7 @@ mod tests {
     use crate::compile::{resolve, sketch};
 
     fn graph(src: &str) -> Graph {
-        resolve::resolve(&sketch::parse(src).unwrap(), false, &mut Vec::new()).unwrap()
+        resolve::resolve(&sketch::parse(src).unwrap(), &mut Vec::new()).unwrap()
     }
 
     #[test]

@@ -247,7 +247,7 @@ impl Desugar<'_> {
         };
         let to =
             PortType::from_keyword(target).ok_or_else(|| CompileError::at(span, format!("unknown type '{target}'")))?;
-        let operand = self.operands(graph, &NodeIr { args: vec![arg], ..node.clone() })?.remove(0);
+        let operand = self.operand(graph, &arg, span)?;
         if let Some(c) = &operand.literal {
             return match literal::fit(c, to) {
                 Ok(value) => Ok(vec![settle_literal(graph, &operand, value, span)?]),
@@ -273,23 +273,24 @@ impl Desugar<'_> {
         super::resolve::wire_of(graph, w, self.ports, span)
     }
 
-    /// The operands of `node`: its wire arguments, each with the literal it
-    /// is when its producer is a literal node.
+    /// The operands of `node`: its arguments as [`Self::operand`]s.
     fn operands(&self, graph: &mut Graph, node: &NodeIr) -> Result<Vec<Operand>, CompileError> {
-        node.args
-            .iter()
-            .map(|arg| match arg {
-                ArgIr::Wire(w) => {
-                    let sole = matches!(w, WireIr::Node { node, .. } if self.readers.get(*node) == Some(&1));
-                    Ok(Operand { wire: self.wire(graph, *w, node.span)?, literal: self.literal(*w), sole })
-                }
-                ArgIr::Const(c) => {
-                    let value = literal::natural(c).map_err(|e| CompileError::at(node.span, e))?;
-                    let wire = literal_node(graph, value, node.span)?;
-                    Ok(Operand { wire, literal: Some(c.clone()), sole: true })
-                }
-            })
-            .collect()
+        node.args.iter().map(|arg| self.operand(graph, arg, node.span)).collect()
+    }
+
+    /// One argument as an operand: its wire, with the literal it is when its
+    /// producer is a literal node (a constant argument becomes one).
+    fn operand(&self, graph: &mut Graph, arg: &ArgIr, span: Span) -> Result<Operand, CompileError> {
+        match arg {
+            ArgIr::Wire(w) => {
+                let sole = matches!(w, WireIr::Node { node, .. } if self.readers.get(*node) == Some(&1));
+                Ok(Operand { wire: self.wire(graph, *w, span)?, literal: self.literal(*w), sole })
+            }
+            ArgIr::Const(c) => {
+                let value = literal::natural(c).map_err(|e| CompileError::at(span, e))?;
+                Ok(Operand { wire: literal_node(graph, value, span)?, literal: Some(c.clone()), sole: true })
+            }
+        }
     }
 
     /// The constant of the literal node IR wire `w` reads, if it reads one.
@@ -321,7 +322,7 @@ impl Desugar<'_> {
         while let Some(arg) = work.pop() {
             match self.part(arg) {
                 Some(part) => work.extend(part.args.iter().rev()),
-                None => out.extend(self.operands(graph, &NodeIr { args: vec![arg.clone()], ..node.clone() })?),
+                None => out.push(self.operand(graph, arg, node.span)?),
             }
         }
         Ok(())
@@ -678,7 +679,7 @@ mod tests {
     use crate::types::PortType;
 
     fn resolved(src: &str) -> Result<Graph, CompileError> {
-        resolve(&sketch::parse(src).expect("a sketch"), false, &mut Vec::new())
+        resolve(&sketch::parse(src).expect("a sketch"), &mut Vec::new())
     }
 
     fn op_of(g: &Graph, output: &str) -> (&'static str, PortType) {

@@ -174,7 +174,7 @@ mod tests {
     fn folded(src: &str) -> Result<(Graph, FoldSummary, Vec<CompileEvent>), CompileError> {
         let ir = sketch::parse(src).unwrap();
         let mut ev = Vec::new();
-        let mut g = resolve::resolve(&ir, false, &mut ev)?;
+        let mut g = resolve::resolve(&ir, &mut ev)?;
         hoist::mark_captures(&mut g)?;
         dce::eliminate(&mut g, &mut ev);
         toposort::sort(&mut g)?;

@@ -708,7 +708,7 @@ mod tests {
     fn a_second_pass_is_a_no_op() {
         let ir =
             sketch::parse("input x: u64\nout := lerp(unit_interval(u64_mod(hash(u64_add(x, 1)), 9)), 0, 5)").unwrap();
-        let mut g = crate::compile::resolve::resolve(&ir, false, &mut Vec::new()).unwrap();
+        let mut g = crate::compile::resolve::resolve(&ir, &mut Vec::new()).unwrap();
         let mut ev = Vec::new();
         let first = fuse(&mut g, |_| true, &mut ev);
         assert!(first.applied >= 3 && !first.hit_limit);
@@ -751,7 +751,7 @@ mod tests {
     #[test]
     fn unsupported_targets_are_not_produced() {
         let ir = sketch::parse("input x: u64\nout := mod(hash(x), 10)").unwrap();
-        let mut g = crate::compile::resolve::resolve(&ir, false, &mut Vec::new()).unwrap();
+        let mut g = crate::compile::resolve::resolve(&ir, &mut Vec::new()).unwrap();
         let s = fuse(&mut g, |d| d.name != "hash_range", &mut Vec::new());
         assert_eq!(s.applied, 0);
     }

@@ -226,7 +226,7 @@ mod tests {
 
     fn classify(src: &str) -> Result<(Graph, HoistSummary), CompileError> {
         let ir = sketch::parse(src).unwrap();
-        let mut g = resolve::resolve(&ir, false, &mut Vec::new())?;
+        let mut g = resolve::resolve(&ir, &mut Vec::new())?;
         mark_captures(&mut g)?;
         dce::eliminate(&mut g, &mut Vec::new());
         toposort::sort(&mut g)?;

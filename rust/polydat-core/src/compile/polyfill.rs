@@ -130,7 +130,7 @@ mod tests {
     #[test]
     fn supported_nodes_are_left_alone() {
         let ir = sketch::parse("input x: u64\nout := hash_range(x, 10)").unwrap();
-        let mut g = crate::compile::resolve::resolve(&ir, false, &mut Vec::new()).unwrap();
+        let mut g = crate::compile::resolve::resolve(&ir, &mut Vec::new()).unwrap();
         assert_eq!(apply(&mut g, |_| true, &mut Vec::new()), 0);
         assert_eq!(g.nodes.len(), 1);
     }

@@ -24,11 +24,12 @@ use std::sync::Arc;
 /// The op name of an explicit `expr as T` cast in the IR.
 pub const CAST_OP: &str = "__cast";
 
-/// Resolves `ir` into a typed graph. `strict` refuses implicit coercions.
+/// Resolves `ir` into a typed graph (implicit coercions are the adapter
+/// pass's, which `strict` refuses).
 /// Fails with every error found ([`resolve_recovering`]), in source order.
-pub fn resolve(ir: &GraphIr, strict: bool, events: &mut Vec<CompileEvent>) -> Result<Graph, CompileError> {
+pub fn resolve(ir: &GraphIr, events: &mut Vec<CompileEvent>) -> Result<Graph, CompileError> {
     let mut errors = Vec::new();
-    let graph = resolve_recovering(ir, strict, events, &mut errors)?;
+    let graph = resolve_recovering(ir, events, &mut errors)?;
     CompileError::gather(errors).map_or(Ok(graph), Err)
 }
 
@@ -40,7 +41,6 @@ pub fn resolve(ir: &GraphIr, strict: bool, events: &mut Vec<CompileEvent>) -> Re
 /// order to resolve in (a cycle).
 pub fn resolve_recovering(
     ir: &GraphIr,
-    strict: bool,
     events: &mut Vec<CompileEvent>,
     errors: &mut Vec<CompileError>,
 ) -> Result<Graph, CompileError> {
@@ -58,7 +58,7 @@ pub fn resolve_recovering(
             continue;
         }
         let resolved = if node.op == CAST_OP {
-            resolve_cast(&mut graph, node, &ports, strict, events).map(|w| vec![w])
+            resolve_cast(&mut graph, node, &ports, events).map(|w| vec![w])
         } else if node.op == SPINE_PART_OP {
             Ok(Vec::new()) // typed with the top of its spine, which reads it
         } else if node.op == COERCE_OP {
@@ -525,7 +525,6 @@ fn resolve_cast(
     graph: &mut Graph,
     node: &NodeIr,
     ports: &[Vec<Wire>],
-    strict: bool,
     events: &mut Vec<CompileEvent>,
 ) -> Result<Wire, CompileError> {
     let (wire, target) = match node.args.as_slice() {
@@ -535,7 +534,6 @@ fn resolve_cast(
     let to = PortType::from_keyword(target)
         .ok_or_else(|| CompileError::at(node.span, format!("unknown type '{target}'")))?;
     // An explicit cast is the user's request: allowed even in strict mode.
-    let _ = strict;
     cast_wire(graph, wire, to, node.span, events)
 }
 
@@ -587,7 +585,7 @@ impl Pass for Resolve {
     }
 
     fn run(&self, graph: &mut Graph, cx: &mut PassContext<'_>) -> Result<Option<String>, CompileError> {
-        *graph = resolve_recovering(&cx.ir, cx.options.strict, &mut cx.events, &mut cx.errors)?;
+        *graph = resolve_recovering(&cx.ir, &mut cx.events, &mut cx.errors)?;
         cx.stats.nodes_resolved = graph.nodes.len();
         Ok(Some(format!("{} node(s) typed", graph.nodes.len())))
     }
@@ -603,7 +601,7 @@ mod tests {
 
     fn resolved(src: &str) -> Result<(Graph, Vec<CompileEvent>), CompileError> {
         let mut events = Vec::new();
-        let graph = resolve(&crate::compile::sketch::parse(src).unwrap(), false, &mut events)?;
+        let graph = resolve(&crate::compile::sketch::parse(src).unwrap(), &mut events)?;
         Ok((graph, events))
     }
 
