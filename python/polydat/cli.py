@@ -68,6 +68,11 @@ class UsageError(Exception):
     """A command-line argument is invalid."""
 
 
+class Reported(Exception):
+    """The failure's diagnostics are already on stderr (as ``polydat check``
+    prints them). Exit status 1."""
+
+
 class RunFailed(Exception):
     """The run failed outside polydat (a file or directory the system will
     not read or write); the message names the path. Exit status 1."""
@@ -281,7 +286,7 @@ def plan_run(args: argparse.Namespace) -> RunPlan:
     fmt = output_format(args.format, args.output)
     if fmt == "parquet" and args.output is None:
         raise UsageError("--format parquet needs an output file (-o FILE, or -o - for standard output)")
-    prog = polydat.compile_file(args.file, engine=args.engine, library_path=args.lib)
+    prog = compile_reporting(args.file, args.engine, args.lib)
     names = output_names(prog, args.outputs)
     swept = prog.coordinates[0] if prog.coordinates else None
     inputs = fixed_inputs(prog, args.set, swept)
@@ -289,6 +294,34 @@ def plan_run(args: argparse.Namespace) -> RunPlan:
     # The swept coordinate is the first column, unless --outputs places it.
     column = None if args.no_coordinate or swept in names else swept
     return RunPlan(prog, cycles, names, inputs, column, fmt, args.threads, args.progress)
+
+
+def show_diagnostics(diagnostics: Sequence[Any]) -> bool:
+    """Prints ``diagnostics`` to stderr, each rendered with its source line;
+    True when one of them is an error."""
+    for d in diagnostics:
+        print(d.render(), file=sys.stderr)
+    return any(d.severity == "error" for d in diagnostics)
+
+
+def compile_reporting(path: str, engine: str, lib: list[str]) -> Program:
+    """Compiles the program at ``path`` for ``polydat run``, first showing
+    what ``polydat check`` shows for it: its warnings, or, when it does not
+    compile, every error and warning of the file (raises :class:`Reported`)."""
+    import polydat
+
+    from .dsl.diagnostics import read_source
+    from .errors import CompileError
+
+    source = read_source(path)
+    try:
+        prog = polydat.compile(source, path=path, engine=engine, library_path=lib)
+    except CompileError as err:
+        if not show_diagnostics(polydat.check(source, path=path, library_path=lib)):
+            raise  # an error only this engine reports: the error itself
+        raise Reported from None
+    show_diagnostics(prog.warnings)
+    return prog
 
 
 def _shows_progress(mode: str) -> bool:
@@ -646,6 +679,8 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
     workload.engine = args.engine
     if args.lib:
         raise UsageError("--lib does not apply to a workload: modules are found beside the workload file")
+    if show_diagnostics(workload.check()):  # what `polydat check` shows, before any row
+        raise Reported
     fmt = _format(args.format or DEFAULT_FORMAT)
     if args.parts is None and args.part is not None:
         raise UsageError("--part needs --parts N (the number of parts each table is cut into)")
@@ -775,9 +810,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 status = 1
                 continue
             diagnostics = polydat.check(source, path=path, library_path=args.lib)
-        for d in diagnostics:
-            print(d.render(), file=sys.stderr)
-        if any(d.severity == "error" for d in diagnostics):
+        if show_diagnostics(diagnostics):
             status = 1
         else:
             print(f"{path}: ok")
@@ -989,7 +1022,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"polydat {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="generate rows from a program, or every table of a workload (.yaml)")
+    run = sub.add_parser(
+        "run",
+        help="generate rows from a program, or every table of a workload (.yaml)",
+        description="Generate rows from a program, or every table of a workload (.yaml). The file's diagnostics "
+        "(what `polydat check` prints) go to stderr first; a file with an error writes nothing.",
+    )
     run.add_argument("file", help="a program (.polydat) or a workload (.yaml / .yml)")
     run.add_argument(
         "--cycles",
@@ -1162,6 +1200,8 @@ def _run_command(argv: Sequence[str] | None) -> int:
         return BROKEN_PIPE_EXIT
     except RunFailed as err:
         print(f"polydat: {err}", file=sys.stderr)
+        return 1
+    except Reported:
         return 1
     except OSError as err:  # a file the system will not read or write
         print(f"polydat: {_system_error(err)}", file=sys.stderr)
