@@ -768,7 +768,36 @@ def compile(
     )
     if iteration is not None and not isinstance(iteration, Mapping):
         raise ArgumentError("iteration must be a mapping of names to type names, e.g. {'k': 'u64'}")
-    return compile_source(source, spath, options, outer=outer, iteration=list((iteration or {}).items()))
+    try:
+        return compile_source(source, spath, options, outer=outer, iteration=list((iteration or {}).items()))
+    except CompileError as err:
+        named = _file_named_by(source)
+        if named is None:
+            raise
+        raise CompileError(_file_name_as_source(named, source, spath)) from err
+
+
+def _file_name_as_source(named: str, source: str, path: str | None) -> Diagnostic:
+    """The error of a source that is the name of a file (see :func:`_file_named_by`)."""
+    return Diagnostic(
+        f"the source is the file name {named!r}, not a program: compile takes program text",
+        1, 1, f"read and compile the file with polydat.compile_file({named!r})", "error", source, path,
+    )
+
+
+def _file_named_by(source: str) -> str | None:
+    """The file ``source`` names when, instead of program text, it is one
+    line naming an existing file or ending in a program's or workload's
+    extension (the mistake ``compile("users.polydat")``); else None."""
+    text = source.strip()
+    if not text or "\n" in text:
+        return None
+    if text.endswith((".polydat", ".yaml", ".yml")) and not any(c.isspace() for c in text):
+        return text
+    try:
+        return text if os.path.isfile(text) else None
+    except (OSError, ValueError):  # a NUL byte, a name too long for the system
+        return None
 
 
 def expression_compiler(engine: str, strict: bool) -> Callable[[str, Any, Sequence[tuple[str, str]]], _core.Program]:
@@ -935,7 +964,8 @@ def check(
         core_check=lambda bound: _core_errors(bound, source, spath, strict),
     )
     if any(d.severity == "error" for d in found):
-        return found
+        named = _file_named_by(source)
+        return found if named is None else [_file_name_as_source(named, source, spath)]
     try:
         prog = compile(source, path=spath, library_path=libs, strict=strict)
     except CompileError as err:

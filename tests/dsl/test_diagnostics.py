@@ -98,7 +98,8 @@ CASES: list[tuple[str, str]] = [
     ),
     (
         "x := if a { 1 }",
-        "1:16:error: expected 'else' but found end of input\n  | x := if a { 1 }\n  |                ^\n"
+        "1:6:error: `if` without 'else': expected 'else' after its branch but found end of input\n"
+        "  | x := if a { 1 }\n  |      ^\n"
         "  = hint: an if expression always yields a value, so 'else' is required",
     ),
     (

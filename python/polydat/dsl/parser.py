@@ -993,9 +993,13 @@ class Parser(Recovery):
             assert frame.cond is not None and frame.if_span is not None
             frame.branches.append((frame.cond, result, frame.if_span))
             else_token = self.peek()
-            if not else_token.is_word("else"):
-                raise self.expected(
-                    "'else'", else_token, "an if expression always yields a value, so 'else' is required"
+            if not else_token.is_word("else"):  # said at the `if`: the next token may be lines below
+                if else_token.kind is TokenKind.ERROR:
+                    raise _AlreadyReported()
+                raise self.error(
+                    f"`if` without 'else': expected 'else' after its branch but found {describe_token(else_token)}",
+                    frame.if_span,
+                    "an if expression always yields a value, so 'else' is required",
                 )
             self.advance()
             after = self.peek()

@@ -9,7 +9,7 @@ workload imports them when first asked."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
@@ -30,6 +30,16 @@ class WorkloadError(PolydatError):
         self.col = col
         self.path = path
         self.source_line = source_line
+
+
+WORKLOAD_KEYS = ("params", "bindings", "phases", "strict", "description")
+"""The keys of a workload file's top-level mapping."""
+
+PHASE_KEYS = ("for_each", "cycles", "bindings", "emit", "description")
+"""The keys of a phase."""
+
+LEVEL_KEYS = ("each", "bindings")
+"""The keys of a ``for_each`` level written as a mapping."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +131,16 @@ class _YamlNode:
             return _YamlNode(self.node.value[key], self.lines, self.path)
         return None
 
+    def key_error(self, key: str, message: str) -> WorkloadError:
+        """A :class:`WorkloadError` at ``key`` of this mapping (at the mapping
+        itself when the key is not found)."""
+        import yaml
+
+        mark = self.node.start_mark
+        if isinstance(self.node, yaml.MappingNode):
+            mark = next((k.start_mark for k, _ in self.node.value if getattr(k, "value", None) == key), mark)
+        return _error_at(mark, message, self.lines, self.path)
+
     def at(self) -> TextAt:
         """Where this node's value starts (exactly, for a scalar)."""
         found = _text_at(self.node, self.lines, self.path)
@@ -128,6 +148,51 @@ class _YamlNode:
             return found
         mark = self.node.start_mark
         return TextAt(self.path, mark.line + 1, mark.column, False, False, self.lines)
+
+
+def _error_at(mark: Any, message: str, lines: tuple[str, ...], path: str | None) -> WorkloadError:
+    """A :class:`WorkloadError` at a YAML mark (0-based line and column)."""
+    quoted = lines[mark.line] if 0 <= mark.line < len(lines) else None
+    return WorkloadError(message, mark.line + 1, mark.column + 1, path, quoted)
+
+
+def _refuse_duplicate_keys(node: Any, lines: tuple[str, ...], path: str | None) -> None:
+    """Raises a :class:`WorkloadError` at the second of two equal keys of any
+    mapping under ``node`` (YAML would keep the last one's value and
+    silently drop the first: a phase, a param, a phase's bindings)."""
+    import yaml
+
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, yaml.MappingNode):
+            seen: dict[str, Any] = {}
+            for key, value in item.value:
+                if isinstance(key, yaml.ScalarNode):
+                    first = seen.setdefault(key.value, key)
+                    if first is not key:
+                        raise _error_at(
+                            key.start_mark,
+                            f"key '{key.value}' appears twice in this mapping (first at line "
+                            f"{first.start_mark.line + 1}); YAML would keep only the last",
+                            lines, path,
+                        )
+                stack.append(value)
+        elif isinstance(item, yaml.SequenceNode):
+            stack.extend(item.value)
+
+
+def _unknown_key(here: str, key: Any, allowed: Sequence[str], node: _YamlNode | None) -> WorkloadError:
+    """The error of a key a workload mapping does not know, at the key when
+    its position is known, with the closest known key."""
+    from ..dsl.corerules import suggest
+
+    near = suggest(str(key), allowed) if isinstance(key, str) else None
+    message = f"unknown key '{key}' ({f'did you mean {near!r}? ' if near else ''}keys: {', '.join(allowed)})"
+    if node is not None and node.path:  # the position names the file
+        here = "" if here == node.path else here.removeprefix(f"{node.path}: ")
+    message = f"{here}: {message}" if here else message
+    return node.key_error(str(key), message) if node is not None else WorkloadError(message)
 
 
 def _at(node: _YamlNode | None, *keys: Any) -> TextAt | None:
@@ -227,6 +292,8 @@ class Workload:
         finally:
             loader.dispose()
         lines = tuple(text.split("\n"))
+        if node is not None:
+            _refuse_duplicate_keys(node, lines, path)
         return cls.from_dict(data, path=path, _node=_YamlNode(node, lines, path) if node is not None else None)
 
     @classmethod
@@ -235,9 +302,9 @@ class Workload:
         where = path or "workload"
         if not isinstance(data, Mapping):
             raise WorkloadError(f"{where}: a workload is a mapping with params, bindings and phases")
-        unknown = sorted(set(data) - {"params", "bindings", "phases", "description", "strict"})
+        unknown = [key for key in data if key not in WORKLOAD_KEYS]
         if unknown:
-            raise WorkloadError(f"{where}: unknown key '{unknown[0]}' (keys: params, bindings, phases, strict)")
+            raise _unknown_key(where, unknown[0], WORKLOAD_KEYS, _node)
         params = data.get("params") or {}
         if not isinstance(params, Mapping):
             raise WorkloadError(f"{where}: params must be a mapping of names to values")
@@ -513,9 +580,9 @@ def _phase(where: str, name: str, spec: Any, node: _YamlNode | None = None) -> P
         spec = {}
     if not isinstance(spec, Mapping):
         raise WorkloadError(f"{here} must be a mapping (for_each, cycles, bindings, emit)")
-    unknown = sorted(set(spec) - {"for_each", "cycles", "bindings", "emit", "description"})
+    unknown = [key for key in spec if key not in PHASE_KEYS]
     if unknown:
-        raise WorkloadError(f"{here}: unknown key '{unknown[0]}' (keys: for_each, cycles, bindings, emit)")
+        raise _unknown_key(here, unknown[0], PHASE_KEYS, node)
     levels: list[Level] = []
     for_each = spec.get("for_each")
     if for_each is not None:
@@ -526,9 +593,12 @@ def _phase(where: str, name: str, spec: Any, node: _YamlNode | None = None) -> P
             if isinstance(entry, str):
                 levels.append(Level(entry, each_at=_at(node, *keys)))
             elif isinstance(entry, Mapping) and isinstance(entry.get("each"), str):
-                extra = sorted(set(entry) - {"each", "bindings"})
+                extra = [key for key in entry if key not in LEVEL_KEYS]
                 if extra:
-                    raise WorkloadError(f"{here}: for_each level {i + 1} has an unknown key '{extra[0]}'")
+                    level_node = node.get("for_each") if node is not None else None
+                    if level_node is not None and listed:
+                        level_node = level_node.get(i)
+                    raise _unknown_key(f"{here}: for_each level {i + 1}", extra[0], LEVEL_KEYS, level_node)
                 levels.append(Level(
                     entry["each"],
                     _text(entry.get("bindings"), f"{here}: for_each level {i + 1}"),
