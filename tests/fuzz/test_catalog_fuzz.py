@@ -24,7 +24,7 @@ from polydat.testing.fuzz.oracle import node_ops, setups
 from polydat.testing.fuzz.run import FuzzSummary
 
 QUICK_SEED = 44_000
-QUICK_PROGRAMS = 400
+QUICK_PROGRAMS = 1000
 QUICK_ENGINES = 2
 COVERAGE_SEEDS = 300
 
