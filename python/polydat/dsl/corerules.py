@@ -181,6 +181,13 @@ def f64_display(value: float) -> str:
     return text
 
 
+@lru_cache(maxsize=2)
+def conversions(implicit: bool = True) -> tuple[tuple[str, str], ...]:
+    """The (source, target) type pairs the core converts: implicitly on a
+    mismatched wire (``implicit=True``), or with ``expr as T`` (``False``)."""
+    return tuple((str(source), str(target)) for source, target in _core().conversions(implicit))
+
+
 def printf_placeholders(fmt: str) -> int:
     """The number of placeholders in a ``printf`` format, by the core's reading."""
     count: int = _core().printf_placeholders(fmt)

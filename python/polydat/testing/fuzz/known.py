@@ -1,0 +1,89 @@
+"""Known defects the catalog fuzzer steers around, each citing its issue item.
+
+The fuzzer (:mod:`polydat.testing.fuzz`) holds every engine to P1 on
+programs written from the node catalog. A few constructs are known to make
+engines disagree (or to fail everywhere in ways still being fixed); until
+the fix for one lands, the generator does not write that construct, or the
+oracle compares it more loosely, and says so here. Each entry names the
+issue item it waits for; when the fix lands, drop its name from
+:data:`SKIPPED` (or set ``POLYDAT_FUZZ_ENABLE=item5,item7`` to try it first)
+and the construct is drawn and compared in full again.
+
+Usage::
+
+    from polydat.testing.fuzz.known import skipped
+
+    if skipped("if_untaken_failure"):
+        ...  # keep both branches of an `if` total
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+__all__ = ["KnownDefect", "KNOWN_DEFECTS", "SKIPPED", "skipped"]
+
+
+@dataclass(frozen=True)
+class KnownDefect:
+    """One construct the fuzzer avoids: its key, the issue item, and what is avoided."""
+
+    key: str
+    item: str
+    avoided: str
+
+
+KNOWN_DEFECTS: tuple[KnownDefect, ...] = (
+    KnownDefect(
+        "huge_allocation", "issue 44 item 1",
+        "a size-like wire (a vector's dim, a buffer's length) is bounded (mod 64) and size constants "
+        "come from the node's samples only, so no value asks for gigabytes",
+    ),
+    KnownDefect(
+        "emit_row_threads", "issue 44 item 2",
+        "a program with an emit_row binding runs generate(emitted=True) at threads=1 only",
+    ),
+    KnownDefect(
+        "if_untaken_failure", "issue 44 item 5",
+        "both branches of an `if` are total values (coordinates, externs with a default and never "
+        "unset, literals), never a node that may fail or be None",
+    ),
+    KnownDefect(
+        "fusion_failure_order", "issue 44 item 7",
+        "when fused and unfused P1 both fail at one read, their messages are not compared "
+        "(fusion may reorder which failing node is reported); each engine is still compared "
+        "with the oracle of its own fusion setting",
+    ),
+    KnownDefect(
+        "nat_timestamps", "issue 44 item 8",
+        "timestamp and date values come from u64 values below 2^40 (no NaT, no out-of-range day)",
+    ),
+    KnownDefect(
+        "division_by_zero", "issue 44 item 10",
+        "the divisor of `/` and `%` (and of the nodes they desugar to) is never zero",
+    ),
+    KnownDefect(
+        "huge_format_width", "issue 44 item 12",
+        "printf formats come from the node's samples (widths below 10); none is made up",
+    ),
+)
+"""Every known defect the fuzzer steers around, by key."""
+
+_ENABLED = {
+    word.strip() for word in os.environ.get("POLYDAT_FUZZ_ENABLE", "").split(",") if word.strip()
+}
+
+SKIPPED: frozenset[str] = frozenset(
+    d.key for d in KNOWN_DEFECTS
+    if d.key not in _ENABLED and d.item.rsplit(" ", 1)[-1] not in {e.removeprefix("item") for e in _ENABLED}
+)
+"""Keys of the defects still avoided (``POLYDAT_FUZZ_ENABLE`` lists keys or
+``itemN`` to draw a construct again)."""
+
+
+def skipped(key: str) -> bool:
+    """Whether the construct ``key`` (a :data:`KNOWN_DEFECTS` key) is still avoided."""
+    if key not in {d.key for d in KNOWN_DEFECTS}:
+        raise KeyError(f"no known defect {key!r}")
+    return key in SKIPPED
