@@ -35,7 +35,7 @@
 use super::adapters::coerce;
 use super::graph::{Graph, GraphNode, Wire};
 use super::literal;
-use super::resolve::{cast_wire, literal_node};
+use super::resolve::{arg_wire, cast_wire, literal_node};
 use crate::error::CompileError;
 use crate::ir::{ArgIr, ConstIr, GraphIr, NodeIr, Span, WireIr};
 use crate::node::Ty;
@@ -304,19 +304,19 @@ impl Desugar<'_> {
     pub fn coerce(&mut self, graph: &mut Graph, node: &NodeIr) -> Result<Vec<Wire>, CompileError> {
         let span = node.span;
         let (arg, target, what, lead) = match node.args.as_slice() {
-            [ArgIr::Wire(w), ArgIr::Const(ConstIr::Str(t)), ArgIr::Const(ConstIr::Str(what)), rest @ ..] => {
+            [value, ArgIr::Const(ConstIr::Str(t)), ArgIr::Const(ConstIr::Str(what)), rest @ ..] => {
                 let lead = match rest {
                     [] => format!("{what} but its value is "),
                     [ArgIr::Const(ConstIr::Str(lead))] => lead.clone(),
                     _ => return Err(CompileError::at(span, "malformed coercion: too many arguments")),
                 };
-                (ArgIr::Wire(*w), t, what, lead)
+                (value, t, what, lead)
             }
-            _ => return Err(CompileError::at(span, "malformed coercion: expected a wire, a type name and a text")),
+            _ => return Err(CompileError::at(span, "malformed coercion: expected a value, a type name and a text")),
         };
         let to =
             PortType::from_keyword(target).ok_or_else(|| CompileError::at(span, format!("unknown type '{target}'")))?;
-        let operand = self.operand(graph, &arg, span)?;
+        let operand = self.operand(graph, arg, span)?;
         if let Some(c) = &operand.literal {
             return match literal::fit(c, to) {
                 Ok(value) => Ok(vec![settle_literal(graph, &operand, value, span)?]),
@@ -351,8 +351,7 @@ impl Desugar<'_> {
                 Ok(Operand { wire: self.wire(graph, *w, span)?, literal: self.literal(*w), sole })
             }
             ArgIr::Const(c) => {
-                let value = literal::natural(c).map_err(|e| CompileError::at(span, e))?;
-                Ok(Operand { wire: literal_node(graph, value, span)?, literal: Some(c.clone()), sole: true })
+                Ok(Operand { wire: arg_wire(graph, arg, self.ports, span)?, literal: Some(c.clone()), sole: true })
             }
         }
     }
@@ -822,6 +821,16 @@ mod tests {
         assert_eq!(op_of(&g, "c"), ("f64_div_strict", PortType::F64));
         assert_eq!(op_of(&g, "d"), ("u64_mod", PortType::U64), "a nonzero literal divisor never fails");
         assert_eq!(op_of(&g, "e"), ("u64_div", PortType::U64));
+    }
+
+    #[test]
+    fn a_constant_argument_is_coerced_and_cast_as_a_literal_written_there() {
+        // The `outer` pass inlines a read of an outer literal as a constant argument.
+        let g = resolved("r := __coerce(3, \"f64\", \"'k' is declared f64\")\nc := __cast(3, \"str\")").unwrap();
+        let ty = |name: &str| g.outputs.iter().find(|o| o.name == name).unwrap().ty;
+        assert_eq!((ty("r"), ty("c")), (PortType::F64, PortType::Str));
+        let err = resolved("r := __coerce(2.5, \"u64\", \"'k' is declared u64\")").err().unwrap();
+        assert_eq!(err.message, "'k' is declared u64 but its value is a float literal 2.5");
     }
 
     #[test]
