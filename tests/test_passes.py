@@ -146,7 +146,7 @@ def test_fusion_preserves_failures():
     with pytest.raises(polydat.EvalError, match="remainder with a divisor of zero"):
         program.kernel().pull("out")
     # u64_mod by 0 is 0; mod by 0 would fail.
-    program = polydat.compile("input x: u64\nzero := 0\nout := x % 0\n")
+    program = polydat.compile("input x: u64\nout := u64_mod(x, 0)\n")
     assert "u64_mod_literal_to_mod" not in fired(program)
 
 

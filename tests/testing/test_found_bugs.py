@@ -91,7 +91,7 @@ def test_the_failure_reported_is_the_first_failing_step_in_evaluation_order_on_e
     # before it ran). Every engine runs a read's steps in the program's evaluation order
     # (source order among independent bindings), fused or not, so each reports the first
     # failing step of that order.
-    bindings = {"v1": "v1 := mod(cycle, 0)", "v2": 'v2 := "{cycle}x" as u64', "v4": "v4 := hash(cycle) % 0"}
+    bindings = {"v1": "v1 := mod(cycle, 0)", "v2": 'v2 := "{cycle}x" as u64', "v4": "v4 := u64_mod(hash(cycle), 0)"}
     matrix = pt.engines() + pt.compiler_variants() + [pt.engine_spec("auto")]
     for first, second in [("v1", "v2"), ("v2", "v1"), ("v4", "v2"), ("v2", "v4")]:
         for expression in ("v2 && v1", "v1 && v2", "v1 + v2", "if(v1, v2, 1)", "v2 + v4"):

@@ -205,6 +205,8 @@ class LoweringCore:
 
     catalog: Catalog
     graph: GraphBuilder
+    strict_values: bool
+    """``pragma strict_values`` covers the statements being lowered."""
 
     def _lower(self, root: ast.Expr, scope: Scope) -> Value:
         raise NotImplementedError

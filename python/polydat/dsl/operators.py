@@ -25,6 +25,12 @@ BINARY_OPS = {
     "==": "__eq", "!=": "__ne", "<": "__lt", ">": "__gt", "<=": "__le", ">=": "__ge",
     "&&": "__and", "||": "__or",
 }
+#: The operators whose zero divisor fails the row under ``pragma strict_values``.
+DIVISIONS = ("/", "%")
+STRICT_VALUES_MARK = "strict_values"
+"""The last argument of a ``__div``/``__mod`` lowered under ``pragma
+strict_values`` (the core's ``desugar::STRICT_VALUES_MARK``): a zero divisor
+on its wire fails the row instead of giving 0."""
 #: The core's generic node of each prefix operator.
 UNARY_OPS = {"-": "__neg", "!": "__not"}
 IF_OP = "__if"
@@ -69,14 +75,17 @@ class OperatorLowering(LoweringCore):
             stack.append(self._operator(node, [left, right], op.span, scope, "'+'"))
         return Value((stack[0],), top.span, "'+'")
 
-    def _operator(self, op: str, ports: list[Port], span: ast.Span, scope: Scope, producer: str) -> Port:
-        return self._emit(op, [p.arg() for p in ports], ["any"], span, scope, ports, producer).ports[0]
+    def _operator(self, op: str, ports: list[Port], span: ast.Span, scope: Scope, producer: str,
+                  marks: tuple[str, ...] = ()) -> Port:
+        args = [p.arg() for p in ports] + [const_arg({"str": mark}) for mark in marks]
+        return self._emit(op, args, ["any"], span, scope, ports, producer).ports[0]
 
     def _binary(self, expr: ast.BinOp, a: Value, b: Value, scope: Scope) -> Value:
         op = expr.op
         left = a.single(scope, f"an operand of '{op}'")
         right = b.single(scope, f"an operand of '{op}'")
-        port = self._operator(BINARY_OPS[op], [left, right], expr.span, scope, f"operator '{op}'")
+        marks = (STRICT_VALUES_MARK,) if op in DIVISIONS and self.strict_values else ()
+        port = self._operator(BINARY_OPS[op], [left, right], expr.span, scope, f"operator '{op}'", marks)
         return Value((port,), expr.span, f"operator '{op}'")
 
     def _unary(self, expr: ast.UnaryOp, value: Value, scope: Scope) -> Value:

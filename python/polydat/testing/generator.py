@@ -152,6 +152,8 @@ class Generator:
     pool: dict[str, dict[str, bool]] = field(default_factory=lambda: {t: {} for t in GEN_TYPES})
     by_output: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     node_names: set[str] = field(default_factory=set)
+    zero_names: set[str] = field(default_factory=set)
+    """Bindings whose value is a zero literal (``v0 := 0``): never a divisor."""
 
     def __post_init__(self) -> None:
         self.node_names = {entry["name"] for entry in self.nodes}
@@ -166,10 +168,12 @@ class Generator:
             elif out["kind"] == "per_variadic_const":
                 self.by_output.setdefault(out.get("type", "any"), []).append(entry)
 
-    def add(self, name: str, t: str, const: bool) -> None:
-        """Makes binding ``name`` available to later expressions."""
+    def add(self, name: str, t: str, const: bool, text: str = "") -> None:
+        """Makes binding ``name`` (of expression ``text``) available to later expressions."""
         if t in self.pool:
             self.pool[t][name] = const
+        if text and self.is_zero_literal(text):
+            self.zero_names.add(name)
 
     # -- leaves
 
@@ -335,7 +339,22 @@ class Generator:
         first_dynamic = dynamic and self.draw(st.booleans())
         left = self.expr(lt, depth, first_dynamic)
         right = self.expr(rt, depth, dynamic and not first_dynamic and left[1])
+        if op in ("/", "%") and self.is_zero_literal(right[0]):
+            right = ("1", True)  # a literal zero divisor is a compile error
         return f"({left[0]} {op} {right[0]})", left[1] and right[1]
+
+    def is_zero_literal(self, text: str) -> bool:
+        """``text`` is a zero literal, or a name bound to one (the compiler
+        sees the literal through the name)."""
+        text = text.strip("()")
+        if text in self.zero_names:
+            return True
+        for parse in (lambda t: int(t, 0), float):
+            try:
+                return bool(parse(text) == 0)
+            except ValueError:
+                continue
+        return False
 
     def operator(self, t: str, depth: int, dynamic: bool = False) -> Expr:
         d = self.draw

@@ -211,7 +211,7 @@ def programs(
             text, const = gen.expr(t, depth)
         lines.append(f"{modifier}{name} := {text}")
         outputs.append(name)
-        gen.add(name, t, const)
+        gen.add(name, t, const, text)
     source = "\n".join(lines) + "\n"
     steps = draw(_steps(_Shape(coordinates, tuple(externs.items()), tuple(outputs)), max_steps))
     return Example(source, steps)

@@ -3,6 +3,26 @@
 //! text, and zero-padded digits. Plain functions over integers and strings
 //! (the value model's text and the datetime nodes both use them).
 
+/// NaT, "not a time": the int64 numpy and Arrow give a `datetime64` or a
+/// timestamp that holds no instant, `i64::MIN` in every unit. A timestamp
+/// never holds it: see [`timestamp_millis`].
+pub const NAT: i64 = i64::MIN;
+
+/// Why NaT is refused: the one wording of every conversion to a timestamp
+/// (a host write, a parsed text, an extern default).
+pub const NAT_REFUSED: &str = "NaT (not a time), which is no instant: write None for an absent value";
+
+/// `ms` as a timestamp's milliseconds since 1970-01-01: every `i64` but
+/// [`NAT`] (which would read back as NaT in numpy and Arrow, and render as
+/// the year -292275055). The one rule of every conversion to a timestamp.
+pub fn timestamp_millis(ms: i64) -> Result<i64, &'static str> {
+    if ms == NAT {
+        Err(NAT_REFUSED)
+    } else {
+        Ok(ms)
+    }
+}
+
 /// Appends `x` in decimal to `out`, zero-padded to at least `width` digits.
 #[inline]
 pub fn push_u64_padded(out: &mut String, x: u64, width: usize) {

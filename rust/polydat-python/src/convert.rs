@@ -81,18 +81,22 @@ pub(crate) fn to_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> HostResult<Val
 /// A `datetime.datetime` (naive ones are UTC), `datetime.date` or
 /// `numpy.datetime64` as a timestamp (epoch milliseconds) or a date (days:
 /// a `datetime.date`, or a datetime64 in days); `None` for anything else.
-/// numpy's `NaT` is its int64 `i64::MIN` in any unit, and is taken as that
-/// value (the smallest timestamp, which reads back as `NaT`), never as `None`.
+/// NaT — numpy's (its int64 `i64::MIN` in any unit) or pandas' — is refused
+/// by the core's rule, [`polydat_core::calendar::timestamp_millis`]: it is
+/// no instant, and not `None` either.
 pub(crate) fn calendar_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> HostResult<Option<Value>> {
     let kind = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+    let not_a_time = |nat: &str| HostError::Unsupported(format!("cannot write {nat}"));
     match kind.as_str() {
+        "NaTType" => Err(not_a_time(polydat_core::calendar::NAT_REFUSED)),
         "datetime64" => {
             let np = py.import("numpy")?;
             let unit: String = np.getattr("datetime_data")?.call1((obj.getattr("dtype")?,))?.get_item(0)?.extract()?;
             let int64 = np.getattr("int64")?;
             let as_unit = |u: &str| -> HostResult<i64> {
                 let cast = obj.call_method1("astype", (format!("datetime64[{u}]"),))?;
-                Ok(cast.call_method1("astype", (&int64,))?.extract()?)
+                let count: i64 = cast.call_method1("astype", (&int64,))?.extract()?;
+                polydat_core::calendar::timestamp_millis(count).map_err(not_a_time)
             };
             Ok(Some(match unit.as_str() {
                 "D" | "W" | "M" | "Y" => Value::Date(

@@ -9,6 +9,10 @@
 //! * `+ - * / %`: `u64_*` for two u64, `i64_*` for two i64, `f64_*` when a
 //!   side is f64 (the other one widened); a `+` spine with a str operand is
 //!   one `str_concat` of every operand of the spine (upstream's flattening).
+//!   A zero divisor makes `/` and `%` give 0, except under `pragma
+//!   strict_values` (the frontend's [`STRICT_VALUES_MARK`]), where they are
+//!   the `_strict` nodes (`u64_div_strict`, ...) and the row fails; a literal
+//!   zero divisor is an error at the literal.
 //! * `**`: `pow` (f64). `& | ^ << >>`: `u64_and/or/xor/shl/shr`.
 //! * `== !=`: `str_eq/ne` when a side is str; else by the numeric family (a
 //!   bool is a u64 0/1 here). `< > <= >=`: by the numeric family.
@@ -31,7 +35,7 @@
 use super::adapters::coerce;
 use super::graph::{Graph, GraphNode, Wire};
 use super::literal;
-use super::resolve::{cast_wire, literal_node};
+use super::resolve::{arg_wire, cast_wire, literal_node};
 use crate::error::CompileError;
 use crate::ir::{ArgIr, ConstIr, GraphIr, NodeIr, Span, WireIr};
 use crate::node::Ty;
@@ -173,6 +177,20 @@ struct Operand {
     sole: bool,
 }
 
+/// The last argument of a `__div` or `__mod` the frontend lowered under
+/// `pragma strict_values`: a zero divisor on its wire fails the row
+/// (`u64_div_strict`, ...) instead of giving 0.
+pub const STRICT_VALUES_MARK: &str = "strict_values";
+
+/// What `/` or `%` does when its divisor is 0.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ZeroDivisor {
+    /// The result is 0 (`u64_div`, `i64_mod`, `f64_div`, ...).
+    GivesZero,
+    /// The evaluation fails (`u64_div_strict`, ..., under `pragma strict_values`).
+    Fails,
+}
+
 /// What the stage reads: the IR (to see literals and spine parts), the
 /// wires resolved so far, and where events go.
 pub struct Desugar<'a> {
@@ -198,8 +216,16 @@ impl Desugar<'_> {
         if operator == Operator::Add {
             return Ok(vec![self.spine(graph, node)?]);
         }
-        let operands = self.operands(graph, node)?;
         let span = node.span;
+        let (args, strict_values) = match node.args.split_last() {
+            Some((ArgIr::Const(ConstIr::Str(mark)), rest))
+                if mark == STRICT_VALUES_MARK && matches!(operator, Operator::Div | Operator::Mod) =>
+            {
+                (rest, true)
+            }
+            _ => (node.args.as_slice(), false),
+        };
+        let operands = args.iter().map(|arg| self.operand(graph, arg, span)).collect::<Result<Vec<_>, _>>()?;
         let arity = match operator {
             Operator::Neg | Operator::Not => 1,
             Operator::If => 3,
@@ -221,9 +247,52 @@ impl Desugar<'_> {
                 let name = if operator == Operator::And { "u64_and" } else { "u64_or" };
                 emit(graph, name, vec![left, right], span)?
             }
+            Operator::Div | Operator::Mod => {
+                self.refuse_literal_zero_divisor(operator, node, &operands[1])?;
+                let on_zero = if strict_values && operands[1].literal.is_none() {
+                    ZeroDivisor::Fails
+                } else {
+                    ZeroDivisor::GivesZero
+                };
+                division(graph, operator, &operands[0], &operands[1], on_zero, span)?
+            }
             _ => binary(graph, operator, &operands[0], &operands[1], span)?,
         };
         Ok(vec![wire])
+    }
+
+    /// A literal zero divisor of `/` or `%` is an error at the literal: the
+    /// operator would give 0 on every row (or, under `pragma strict_values`,
+    /// fail every row).
+    fn refuse_literal_zero_divisor(
+        &self,
+        operator: Operator,
+        node: &NodeIr,
+        divisor: &Operand,
+    ) -> Result<(), CompileError> {
+        let Some(literal) = &divisor.literal else { return Ok(()) };
+        let zero = match literal {
+            ConstIr::Int(v) => *v == 0,
+            ConstIr::U64(v) => *v == 0,
+            ConstIr::I64(v) => *v == 0,
+            ConstIr::F64(bits) => f64::from_bits(*bits) == 0.0,
+            ConstIr::Bool(_) | ConstIr::Str(_) => false,
+        };
+        if !zero {
+            return Ok(());
+        }
+        let span = match node.args.get(1) {
+            Some(ArgIr::Wire(WireIr::Node { node: literal, .. })) => self.ir.nodes.get(*literal).map(|n| n.span),
+            _ => node.arg_spans.get(1).copied().flatten(),
+        };
+        let symbol = operator.symbol();
+        Err(CompileError::at(
+            span.unwrap_or(node.span),
+            format!("the divisor of '{symbol}' is the literal 0: every row would be 0"),
+        )
+        .hint(format!(
+            "a zero divisor makes '{symbol}' give 0 (under pragma strict_values, fail); divide by a nonzero value"
+        )))
     }
 
     /// Resolves `__coerce(value, "type", "what"[, "lead"])`: the value
@@ -235,19 +304,19 @@ impl Desugar<'_> {
     pub fn coerce(&mut self, graph: &mut Graph, node: &NodeIr) -> Result<Vec<Wire>, CompileError> {
         let span = node.span;
         let (arg, target, what, lead) = match node.args.as_slice() {
-            [ArgIr::Wire(w), ArgIr::Const(ConstIr::Str(t)), ArgIr::Const(ConstIr::Str(what)), rest @ ..] => {
+            [value, ArgIr::Const(ConstIr::Str(t)), ArgIr::Const(ConstIr::Str(what)), rest @ ..] => {
                 let lead = match rest {
                     [] => format!("{what} but its value is "),
                     [ArgIr::Const(ConstIr::Str(lead))] => lead.clone(),
                     _ => return Err(CompileError::at(span, "malformed coercion: too many arguments")),
                 };
-                (ArgIr::Wire(*w), t, what, lead)
+                (value, t, what, lead)
             }
-            _ => return Err(CompileError::at(span, "malformed coercion: expected a wire, a type name and a text")),
+            _ => return Err(CompileError::at(span, "malformed coercion: expected a value, a type name and a text")),
         };
         let to =
             PortType::from_keyword(target).ok_or_else(|| CompileError::at(span, format!("unknown type '{target}'")))?;
-        let operand = self.operand(graph, &arg, span)?;
+        let operand = self.operand(graph, arg, span)?;
         if let Some(c) = &operand.literal {
             return match literal::fit(c, to) {
                 Ok(value) => Ok(vec![settle_literal(graph, &operand, value, span)?]),
@@ -273,11 +342,6 @@ impl Desugar<'_> {
         super::resolve::wire_of(graph, w, self.ports, span)
     }
 
-    /// The operands of `node`: its arguments as [`Self::operand`]s.
-    fn operands(&self, graph: &mut Graph, node: &NodeIr) -> Result<Vec<Operand>, CompileError> {
-        node.args.iter().map(|arg| self.operand(graph, arg, node.span)).collect()
-    }
-
     /// One argument as an operand: its wire, with the literal it is when its
     /// producer is a literal node (a constant argument becomes one).
     fn operand(&self, graph: &mut Graph, arg: &ArgIr, span: Span) -> Result<Operand, CompileError> {
@@ -287,8 +351,7 @@ impl Desugar<'_> {
                 Ok(Operand { wire: self.wire(graph, *w, span)?, literal: self.literal(*w), sole })
             }
             ArgIr::Const(c) => {
-                let value = literal::natural(c).map_err(|e| CompileError::at(span, e))?;
-                Ok(Operand { wire: literal_node(graph, value, span)?, literal: Some(c.clone()), sole: true })
+                Ok(Operand { wire: arg_wire(graph, arg, self.ports, span)?, literal: Some(c.clone()), sole: true })
             }
         }
     }
@@ -516,6 +579,20 @@ fn binary(graph: &mut Graph, op: Operator, left: &Operand, right: &Operand, span
     }
 }
 
+/// `/` or `%` over two operands: the node of their numeric family, its
+/// `_strict` form (failing on a zero divisor) when `on_zero` says so.
+fn division(
+    graph: &mut Graph,
+    op: Operator,
+    left: &Operand,
+    right: &Operand,
+    on_zero: ZeroDivisor,
+    span: Span,
+) -> Result<Wire, CompileError> {
+    let suffix = if on_zero == ZeroDivisor::Fails { "_strict" } else { "" };
+    numeric_node(graph, op, left, right, false, suffix, span)
+}
+
 /// An arithmetic or comparison operator by the operands' numeric family.
 fn numeric(
     graph: &mut Graph,
@@ -525,6 +602,20 @@ fn numeric(
     as_number: bool,
     span: Span,
 ) -> Result<Wire, CompileError> {
+    numeric_node(graph, op, left, right, as_number, "", span)
+}
+
+/// The node `{family}_{operator}{suffix}` over the operands' numeric
+/// family (a literal operand fitted to the other's type first).
+fn numeric_node(
+    graph: &mut Graph,
+    op: Operator,
+    left: &Operand,
+    right: &Operand,
+    as_number: bool,
+    suffix: &str,
+    span: Span,
+) -> Result<Wire, CompileError> {
     let (lt, rt) = (graph.wire_type(left.wire), graph.wire_type(right.wire));
     let (nl, nr) = (number_type(lt, as_number), number_type(rt, as_number));
     let (left, right) =
@@ -532,7 +623,7 @@ fn numeric(
     let (fl, fr) =
         (number_type(graph.wire_type(left.wire), as_number), number_type(graph.wire_type(right.wire), as_number));
     match family(fl, fr) {
-        Some(f) => emit(graph, &format!("{}_{}", f.prefix(), op.suffix()), vec![left.wire, right.wire], span),
+        Some(f) => emit(graph, &format!("{}_{}{suffix}", f.prefix(), op.suffix()), vec![left.wire, right.wire], span),
         None => Err(operand_error(op.symbol(), lt, rt, span)),
     }
 }
@@ -704,6 +795,42 @@ mod tests {
         assert_eq!(op_of(&g, "g"), ("select_i64", PortType::I64));
         assert_eq!(op_of(&g, "h"), ("i64_sub", PortType::I64));
         assert_eq!(op_of(&g, "k"), ("u64_not", PortType::U64));
+    }
+
+    #[test]
+    fn a_literal_zero_divisor_is_an_error_at_the_literal() {
+        for (body, symbol) in [("__div(u, 0)", "/"), ("__mod(u, 0)", "%"), ("__div(f, 0.0)", "/"), ("__mod(i, 0)", "%")]
+        {
+            let src = format!("input u: u64\nextern i: i64 = 3\nextern f: f64 = 0.5\nr := {body}");
+            let err = resolved(&src).err().unwrap();
+            assert_eq!(err.message, format!("the divisor of '{symbol}' is the literal 0: every row would be 0"));
+        }
+        assert!(resolved("input u: u64\nr := __div(0, u)").is_ok(), "a zero dividend is fine");
+    }
+
+    #[test]
+    fn under_strict_values_a_wire_divisor_takes_the_failing_node() {
+        let g = resolved(
+            "input u: u64\nextern i: i64 = 3\nextern f: f64 = 0.5\n\
+             a := __div(u, u, \"strict_values\")\nb := __mod(i, i, \"strict_values\")\n\
+             c := __div(f, u, \"strict_values\")\nd := __mod(u, 7, \"strict_values\")\ne := __div(u, u)",
+        )
+        .unwrap();
+        assert_eq!(op_of(&g, "a"), ("u64_div_strict", PortType::U64));
+        assert_eq!(op_of(&g, "b"), ("i64_mod_strict", PortType::I64));
+        assert_eq!(op_of(&g, "c"), ("f64_div_strict", PortType::F64));
+        assert_eq!(op_of(&g, "d"), ("u64_mod", PortType::U64), "a nonzero literal divisor never fails");
+        assert_eq!(op_of(&g, "e"), ("u64_div", PortType::U64));
+    }
+
+    #[test]
+    fn a_constant_argument_is_coerced_and_cast_as_a_literal_written_there() {
+        // The `outer` pass inlines a read of an outer literal as a constant argument.
+        let g = resolved("r := __coerce(3, \"f64\", \"'k' is declared f64\")\nc := __cast(3, \"str\")").unwrap();
+        let ty = |name: &str| g.outputs.iter().find(|o| o.name == name).unwrap().ty;
+        assert_eq!((ty("r"), ty("c")), (PortType::F64, PortType::Str));
+        let err = resolved("r := __coerce(2.5, \"u64\", \"'k' is declared u64\")").err().unwrap();
+        assert_eq!(err.message, "'k' is declared u64 but its value is a float literal 2.5");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! put in its own words (`parameter 'k' of 'mod' expects a u64 literal, got
 //! an integer literal -1`).
 
+use crate::calendar;
 use crate::ir::ConstIr;
 use crate::nodes::convert::parse_text;
 use crate::types::PortType::{self, Bool, Bytes, Date, Json, Str, Timestamp, F32, F64, I32, I64, U32, U64};
@@ -139,6 +140,11 @@ pub fn fit(c: &ConstIr, ty: PortType) -> Result<Value, Misfit> {
             let unit = if ty == Timestamp { "milliseconds since 1970-01-01" } else { "days since 1970-01-01" };
             let wrong = || misfit(format!("a {ty} is {unit} or ISO text, e.g. \"1992-01-01\""));
             let text = match (integer(c), c) {
+                (Some(v), _)
+                    if ty == Timestamp && i64::try_from(v).is_ok_and(|ms| calendar::timestamp_millis(ms).is_err()) =>
+                {
+                    return Err(misfit(calendar::NAT_REFUSED.to_string()))
+                }
                 (Some(v), _) if i64::try_from(v).is_ok() => v.to_string(),
                 (Some(v), _) => return Err(misfit(format!("{v} is outside the range of {ty}"))),
                 (None, ConstIr::Str(s)) => s.clone(),
@@ -155,6 +161,13 @@ mod tests {
 
     fn hint(c: ConstIr, ty: PortType) -> String {
         fit(&c, ty).expect_err("a misfit").hint
+    }
+
+    #[test]
+    fn nat_fits_no_timestamp() {
+        let misfit = fit(&ConstIr::Int(i128::from(i64::MIN)), Timestamp).unwrap_err();
+        assert_eq!(misfit.hint, calendar::NAT_REFUSED);
+        assert!(fit(&ConstIr::Int(i128::from(i64::MIN) + 1), Timestamp).is_ok());
     }
 
     #[test]

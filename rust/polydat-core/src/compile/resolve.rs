@@ -406,16 +406,24 @@ fn bind_arg(
                 }
             }
         }
-        (ParamKind::Wire, ArgIr::Wire(w)) => {
-            let w = wire_of(graph, *w, ports, span)?;
-            Bound::Wire(w, param_type(param, graph.wire_type(w)))
-        }
-        (ParamKind::Wire, ArgIr::Const(c)) => {
-            let value = literal::natural(c).map_err(|e| CompileError::at(span, e))?;
-            let w = literal_node(graph, value, span)?;
+        (ParamKind::Wire, _) => {
+            let w = arg_wire(graph, arg, ports, span)?;
             Bound::Wire(w, param_type(param, graph.wire_type(w)))
         }
     })
+}
+
+/// The wire argument `arg` gives in a wire position: its own wire, or for a
+/// constant (a literal written there, or a read of an outer literal the
+/// `outer` pass inlined) a literal node of the constant's natural type.
+pub(super) fn arg_wire(graph: &mut Graph, arg: &ArgIr, ports: &[Vec<Wire>], span: Span) -> Result<Wire, CompileError> {
+    match arg {
+        ArgIr::Wire(w) => wire_of(graph, *w, ports, span),
+        ArgIr::Const(c) => {
+            let value = literal::natural(c).map_err(|e| CompileError::at(span, e))?;
+            literal_node(graph, value, span)
+        }
+    }
 }
 
 /// The value `wire` has while compiling, when it is a constant expression:
@@ -528,8 +536,8 @@ fn resolve_cast(
     events: &mut Vec<CompileEvent>,
 ) -> Result<Wire, CompileError> {
     let (wire, target) = match node.args.as_slice() {
-        [ArgIr::Wire(w), ArgIr::Const(ConstIr::Str(t))] => (wire_of(graph, *w, ports, node.span)?, t),
-        _ => return Err(CompileError::at(node.span, "malformed cast: expected a wire and a type name")),
+        [value, ArgIr::Const(ConstIr::Str(t))] => (arg_wire(graph, value, ports, node.span)?, t),
+        _ => return Err(CompileError::at(node.span, "malformed cast: expected a value and a type name")),
     };
     let to = PortType::from_keyword(target)
         .ok_or_else(|| CompileError::at(node.span, format!("unknown type '{target}'")))?;

@@ -76,6 +76,7 @@ pub fn adapt_boundary(slot: &str, ty: PortType, value: Value) -> Result<Value, W
         slot: slot.to_string(),
         expected: ty,
         got: match v.port_type() {
+            _ if crate::nodes::convert::is_nat(&v, ty) => crate::calendar::NAT_REFUSED.to_string(),
             Some(t) => format!("{t} value {}", v.display_text()),
             None => "None".into(),
         },

@@ -13,6 +13,13 @@ pub const DIV_ZERO: &str = "attempt to divide by zero";
 /// Rust's own words for an integer remainder by zero.
 pub const REM_ZERO: &str = "attempt to calculate the remainder with a divisor of zero";
 
+/// The failure of the operator `symbol` (`/` or `%`) whose divisor is 0
+/// under `pragma strict_values`: the words every `*_div_strict` and
+/// `*_mod_strict` node fails with, on every engine.
+pub fn zero_divisor_failure(symbol: &str) -> String {
+    format!("the divisor of '{symbol}' is 0 (pragma strict_values refuses a division by zero)")
+}
+
 /// The warning for a constant divisor of 0 (`div`, `mod`): the node builds,
 /// as upstream's does, but every evaluation fails.
 fn zero_divisor(c: &crate::node::BuildCtx<'_>) -> Option<String> {
@@ -129,9 +136,7 @@ pub const DIV_WIRE: NodeDef = NodeDef {
     params: &[wire("input", U64), wire("divisor", U64)],
     build: |_| Ok(try_map2(|x: u64, d: u64| x.checked_div(d).ok_or_else(|| DIV_ZERO.to_string()))),
     lower: Some(|l, _, x| {
-        let zero = l.iconst(0);
-        let fails = l.icmp(ICmp::Eq, x[1], zero);
-        l.call_rule_if(fails);
+        fail_on_zero(l, x[1]);
         Some(vec![l.udiv_or_zero(x[0], x[1])])
     }),
     testing: Testing { fallible: true, ..Testing::BASE },
@@ -146,14 +151,50 @@ pub const MOD_WIRE: NodeDef = NodeDef {
     params: &[wire("input", U64), wire("divisor", U64)],
     build: |_| Ok(try_map2(|x: u64, d: u64| x.checked_rem(d).ok_or_else(|| REM_ZERO.to_string()))),
     lower: Some(|l, _, x| {
-        let zero = l.iconst(0);
-        let fails = l.icmp(ICmp::Eq, x[1], zero);
-        l.call_rule_if(fails);
+        fail_on_zero(l, x[1]);
         Some(vec![l.urem_or_zero(x[0], x[1])])
     }),
     testing: Testing { fallible: true, ..Testing::BASE },
     ..NodeDef::BASE
 };
+
+/// `u64_div_strict`: what `/` over two u64 becomes under `pragma strict_values`.
+pub const U64_DIV_STRICT: NodeDef = NodeDef {
+    name: "u64_div_strict",
+    category: "arithmetic",
+    doc: "a / b; a zero b fails the evaluation (`/` over u64 under pragma strict_values).",
+    params: &[wire("a", U64), wire("b", U64)],
+    build: |_| Ok(try_map2(|a: u64, b: u64| a.checked_div(b).ok_or_else(|| zero_divisor_failure("/")))),
+    lower: Some(|l, _, v| {
+        fail_on_zero(l, v[1]);
+        Some(vec![l.udiv_or_zero(v[0], v[1])])
+    }),
+    testing: Testing { fallible: true, ..Testing::BASE },
+    ..NodeDef::BASE
+};
+
+/// `u64_mod_strict`: what `%` over two u64 becomes under `pragma strict_values`.
+pub const U64_MOD_STRICT: NodeDef = NodeDef {
+    name: "u64_mod_strict",
+    category: "arithmetic",
+    doc: "a % b; a zero b fails the evaluation (`%` over u64 under pragma strict_values).",
+    params: &[wire("a", U64), wire("b", U64)],
+    build: |_| Ok(try_map2(|a: u64, b: u64| a.checked_rem(b).ok_or_else(|| zero_divisor_failure("%")))),
+    lower: Some(|l, _, v| {
+        fail_on_zero(l, v[1]);
+        Some(vec![l.urem_or_zero(v[0], v[1])])
+    }),
+    testing: Testing { fallible: true, ..Testing::BASE },
+    ..NodeDef::BASE
+};
+
+/// Native code that calls the node's rule (which fails) when the integer
+/// `divisor` is 0.
+pub fn fail_on_zero(l: &mut dyn Lower, divisor: NVal) {
+    let zero = l.iconst(0);
+    let fails = l.icmp(ICmp::Eq, divisor, zero);
+    l.call_rule_if(fails);
+}
 
 /// Declares a total two-wire u64 operation (with its native lowering, or
 /// without one: the native tier then calls the rule).
@@ -418,6 +459,8 @@ pub const NODES: &[NodeDef] = &[
     U64_MUL,
     U64_DIV,
     U64_MOD,
+    U64_DIV_STRICT,
+    U64_MOD_STRICT,
     CHECKED_ADD,
     CHECKED_SUB,
     CHECKED_MUL,
@@ -451,6 +494,15 @@ mod tests {
 
     fn w2(def: &NodeDef, a: u64, b: u64) -> u64 {
         eval1(def, &[], &[u(a), u(b)]).as_u64().unwrap()
+    }
+
+    #[test]
+    fn the_strict_forms_fail_on_a_zero_divisor_only() {
+        assert_eq!(w2(&U64_DIV_STRICT, 7, 2), 3);
+        assert_eq!(w2(&U64_MOD_STRICT, 7, 2), 1);
+        assert_eq!(eval_err(&U64_DIV_STRICT, &[], &[u(7), u(0)]), zero_divisor_failure("/"));
+        assert_eq!(eval_err(&U64_MOD_STRICT, &[], &[u(7), u(0)]), zero_divisor_failure("%"));
+        assert_eq!(w2(&U64_DIV, 7, 0), 0, "the total form gives 0");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Conversions: the literal node, explicit numeric conversions, and the
 //! automatic (class A) widening adapters the compiler inserts on typed wires.
 
+use crate::calendar::timestamp_millis;
 use crate::node::by_bytes::to_text;
 use crate::node::kit::{map1, str_map, to_ref, try_map1, value_to_slot, Days, Millis, SlotEval};
 use crate::node::kit_text::{bytes_map, try_to_ref, JsonText};
@@ -891,7 +892,10 @@ pub fn parse_text(text: &str, ty: PortType) -> Result<Value, String> {
         Json => Value::Json(text.into()),
         Bytes => Value::Bytes(text.as_bytes().into()),
         Timestamp => match int(t) {
-            Some(ms) => Value::Timestamp(i64::try_from(ms).map_err(|_| bad("milliseconds that fit in i64"))?),
+            Some(ms) => {
+                let ms = i64::try_from(ms).map_err(|_| bad("milliseconds that fit in i64"))?;
+                Value::Timestamp(timestamp_millis(ms).map_err(|nat| format!("cannot read {text:?} as {ty}: {nat}"))?)
+            }
             None => Value::Timestamp(
                 parse_iso_millis(t)
                     .ok_or_else(|| bad("epoch milliseconds or an ISO date-time such as 1992-01-01T12:30:00Z (UTC)"))?,
@@ -909,6 +913,17 @@ pub fn parse_text(text: &str, ty: PortType) -> Result<Value, String> {
     })
 }
 
+/// `value` is NaT written where a timestamp is converted: a timestamp of
+/// [`crate::calendar::NAT`], or that integer given to a timestamp slot
+/// ([`crate::calendar::timestamp_millis`] refuses it).
+pub fn is_nat(value: &Value, to: PortType) -> bool {
+    match value {
+        Value::Timestamp(ms) => timestamp_millis(*ms).is_err(),
+        Value::I64(ms) => to == Timestamp && timestamp_millis(*ms).is_err(),
+        _ => false,
+    }
+}
+
 /// The boundary catalog: converts a value crossing into a slot of type `to`
 /// (a host write, a parent-to-child copy). It admits the lossless numeric
 /// widenings, and the conversions that are only safe on a checked value:
@@ -921,6 +936,9 @@ pub fn parse_text(text: &str, ty: PortType) -> Result<Value, String> {
 /// returned as `Err` unchanged.
 pub fn boundary_value(value: Value, to: PortType) -> Result<Value, Value> {
     use Value as V;
+    if is_nat(&value, to) {
+        return Err(value);
+    }
     if value.is_none() || value.port_type() == Some(to) {
         return Ok(value);
     }
@@ -1119,6 +1137,19 @@ mod tests {
         assert!(boundary_value(Value::Timestamp(1), Date).is_err(), "not a midnight");
         assert!(boundary_value(Value::I64(i64::from(i32::MAX) + 1), Date).is_err());
         assert!(boundary_value(Value::str("1992-01-01"), Date).is_err(), "text is never parsed at the boundary");
+    }
+
+    #[test]
+    fn nat_is_no_timestamp_wherever_one_is_converted() {
+        use crate::calendar::{NAT, NAT_REFUSED};
+        assert!(boundary_value(Value::Timestamp(NAT), Timestamp).is_err());
+        assert!(boundary_value(Value::I64(NAT), Timestamp).is_err());
+        assert!(boundary_value(Value::I64(NAT), I64).is_ok(), "only a timestamp refuses it");
+        assert!(boundary_value(Value::Timestamp(NAT + 1), Timestamp).is_ok());
+        let e = parse_text(&NAT.to_string(), Timestamp).unwrap_err();
+        assert!(e.ends_with(NAT_REFUSED), "{e}");
+        let e = crate::engine::adapt_boundary("t", Timestamp, Value::Timestamp(NAT)).unwrap_err().to_string();
+        assert_eq!(e, format!("input 't' is timestamp, cannot write {NAT_REFUSED}"));
     }
 
     #[test]

@@ -2,7 +2,6 @@
 //! single-value formatters `format_u64`, `format_f64`, `zero_pad_u64`.
 
 use crate::node::by_bytes::{push_u64, push_u64_padded, text_value, to_text, Arg, BytesEval, Sink, StrPick, ValueRef};
-use crate::node::kit::value_fn;
 use crate::node::{
     konst, konst_or, limit, many, wire, wire_any, Args, Lit, NodeDef, NodeError, NodeEval, Outputs, Samples, Testing,
     WiresFrom,
@@ -12,17 +11,28 @@ use crate::value::Value;
 use std::fmt::Write;
 use std::sync::Arc;
 
-/// Largest width or precision Rust's formatter accepts; past it, formatting
-/// panics with [`FMT_RANGE`] (upstream fails every evaluation with that text).
-pub(crate) const MAX_FIELD: usize = u16::MAX as usize;
+/// Largest precision (`format_f64`'s, a `printf` or tile `{:.N}`) and
+/// largest width of `zero_pad_u64` and of a tile hole: 65535, Rust's
+/// formatter's own limit (upstream builds a larger one and fails every
+/// evaluation with "Formatting argument out of range"; here it is a compile
+/// error naming the argument and the limit, [`checked_size`]).
+pub const MAX_FIELD: usize = u16::MAX as usize;
 
-/// Rust's own words when a width or precision exceeds `MAX_FIELD`.
-pub const FMT_RANGE: &str = "Formatting argument out of range";
+/// Largest `printf` width (of any argument: text pads by hand as numbers
+/// do). Upstream pads numbers by hand to any width; this project refuses
+/// widths that would build a string of more than a mebibyte per evaluation
+/// (a deliberate divergence).
+pub const MAX_PAD: usize = 1 << 20;
 
-/// Largest `printf` width accepted at build. Upstream pads numbers by hand to
-/// any width; this project refuses widths that would build a string of more
-/// than a mebibyte per evaluation (a deliberate divergence).
-const MAX_PAD: usize = 1 << 20;
+/// `size`, the constant `what` (`width`, `precision`) of `node`, when it is
+/// at most `limit`; else the build error naming the argument and the limit
+/// (the one wording of every formatter's size check).
+pub fn checked_size(node: &str, what: &str, size: u64, limit: usize) -> Result<usize, String> {
+    usize::try_from(size)
+        .ok()
+        .filter(|&s| s <= limit)
+        .ok_or_else(|| format!("{node}: {what} {size} is larger than {limit}, the largest {what} it takes"))
+}
 
 /// How one placeholder renders its argument (upstream's `FormatSpec`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -86,16 +96,14 @@ fn parse_spec(body: &[char]) -> Result<Spec, String> {
     let end = digits(pos);
     if end > pos {
         let w = field(&s[pos..end], "width")?;
-        if w > MAX_PAD {
-            return Err(format!("printf: width {w} is larger than {MAX_PAD}"));
-        }
-        spec.width = Some(w);
+        spec.width = Some(checked_size("printf", "width", w as u64, MAX_PAD)?);
     }
     pos = end;
     if s.get(pos) == Some(&'.') {
         let end = digits(pos + 1);
         if end > pos + 1 {
-            spec.precision = Some(field(&s[pos + 1..end], "precision")?);
+            let p = field(&s[pos + 1..end], "precision")?;
+            spec.precision = Some(checked_size("printf", "precision", p as u64, MAX_FIELD)?);
         }
         pos = end;
     }
@@ -243,16 +251,12 @@ fn pad_signed(out: &mut String, body: &str, spec: &Spec) {
 }
 
 /// Right-aligns `body` in the spec's width with spaces, counting characters
-/// (Rust's `{:>w$}`).
-fn pad_text(out: &mut String, body: &str, spec: &Spec) -> Result<(), NodeError> {
+/// (Rust's `{:>w$}`, by hand: any width [`parse_spec`] accepts).
+fn pad_text(out: &mut String, body: &str, spec: &Spec) {
     if let Some(w) = spec.width {
-        if w > MAX_FIELD {
-            return Err(NodeError::new(FMT_RANGE));
-        }
         out.extend(std::iter::repeat_n(' ', w.saturating_sub(body.chars().count())));
     }
     out.push_str(body);
-    Ok(())
 }
 
 /// Renders one argument under its spec, by upstream's rules per value kind.
@@ -262,7 +266,6 @@ fn render(out: &mut String, v: &ValueRef<'_>, spec: &Spec) -> Result<(), NodeErr
         ValueRef::Scalar(Value::U64(x)) => render_u64(out, *x, spec),
         ValueRef::Scalar(Value::F64(x)) => {
             let _ = match spec.precision {
-                Some(p) if p > MAX_FIELD => return Err(NodeError::new(FMT_RANGE)),
                 Some(p) => {
                     push_fixed(out, *x, p);
                     Ok(())
@@ -273,7 +276,7 @@ fn render(out: &mut String, v: &ValueRef<'_>, spec: &Spec) -> Result<(), NodeErr
         }
         // Upstream ignores width and precision for booleans.
         ValueRef::Scalar(Value::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
-        ValueRef::Str(t) => pad_text(out, t, spec)?,
+        ValueRef::Str(t) => pad_text(out, t, spec),
         // Kinds upstream carries differently (its printf renders them with
         // its `Value`'s Debug form): display text, zero padding after a sign.
         other => {
@@ -563,7 +566,7 @@ impl Printf {
                         Quick::U64(x) => render_u64(s, x, spec),
                         Quick::Str(text) => {
                             limit::reserve_from(s, start, text.len())?;
-                            pad_text(s, text, spec)?;
+                            pad_text(s, text, spec);
                         }
                         Quick::Other => {
                             let arg = arg(next)?;
@@ -661,7 +664,7 @@ impl BytesEval for Printf {
 pub const PRINTF: NodeDef = NodeDef {
     name: "printf",
     category: "format",
-    doc: "Fills the format's {} placeholders with the arguments in order ({:05} {:8} {:.2} {:x} {:X} {:b} {:o}).",
+    doc: "Fills the format's {} placeholders with the arguments in order ({:05} {:8} {:.2} {:x} {:X} {:b} {:o}; a width at most 1048576, a precision at most 65535).",
     params: &[konst("format", Str), many(wire_any("parts"))],
     outputs: Outputs::One(Str),
     build: |c| Ok(Box::new(Printf::new(c.str(0), c.wire_types)?)),
@@ -730,16 +733,11 @@ pub const FORMAT_U64: NodeDef = NodeDef {
 pub const FORMAT_F64: NodeDef = NodeDef {
     name: "format_f64",
     category: "format",
-    doc: "x with a fixed number of decimal places.",
+    doc: "x with a fixed number of decimal places (precision at most 65535).",
     params: &[wire("input", F64), konst_or("precision", U64, Lit::U64(2))],
     outputs: Outputs::One(Str),
     build: |c| {
-        let p = c.u64(0);
-        if p > MAX_FIELD as u64 {
-            // Upstream builds; Rust's formatter panics on every evaluation.
-            return Ok(value_fn(|_, _| Err(NodeError::new(FMT_RANGE))));
-        }
-        let p = p as usize;
+        let p = checked_size("format_f64", "precision", c.u64(0), MAX_FIELD)?;
         Ok(to_text(move |x: f64, out: &mut String| push_fixed(out, x, p)))
     },
     testing: Testing { samples: &[("precision", Samples::U64(&[2, 0, 5, 17]))], ..Testing::BASE },
@@ -750,16 +748,11 @@ pub const FORMAT_F64: NodeDef = NodeDef {
 pub const ZERO_PAD_U64: NodeDef = NodeDef {
     name: "zero_pad_u64",
     category: "format",
-    doc: "x in decimal, left-padded with zeros to at least width digits.",
+    doc: "x in decimal, left-padded with zeros to at least width digits (width at most 65535).",
     params: &[wire("input", U64), konst_or("width", U64, Lit::U64(10))],
     outputs: Outputs::One(Str),
     build: |c| {
-        let w = c.u64(0);
-        if w > MAX_FIELD as u64 {
-            // Upstream builds; Rust's formatter panics on every evaluation.
-            return Ok(value_fn(|_, _| Err(NodeError::new(FMT_RANGE))));
-        }
-        let w = w as usize;
+        let w = checked_size("zero_pad_u64", "width", c.u64(0), MAX_FIELD)?;
         Ok(to_text(move |x: u64, out: &mut String| push_u64_padded(out, x, w)))
     },
     testing: Testing { samples: &[("width", Samples::U64(&[10, 0, 1, 25]))], ..Testing::BASE },
@@ -959,13 +952,11 @@ mod tests {
     }
 
     #[test]
-    fn sizes_past_rusts_formatter_fail_at_evaluation() {
-        let e = eval_err(&PRINTF, &[Value::str("{:.70000}")], &[Value::F64(1.0)]);
-        assert_eq!(e, FMT_RANGE);
-        let e = eval_err(&PRINTF, &[Value::str("{:70000}")], &[Value::str("s")]);
-        assert_eq!(e, FMT_RANGE);
-        assert_eq!(printf("{:.70000}", &[Value::U64(3)]), "3", "precision is unused for integers");
+    fn sizes_past_the_limits_fail_at_build() {
         let b = |f: &str| build_err(&PRINTF, &[Value::str(f)], &[]);
+        assert_eq!(b("{:.70000}"), "printf: precision 70000 is larger than 65535, the largest precision it takes");
+        assert_eq!(printf("{:70000}", &[Value::str("s")]).len(), 70000, "text pads by hand as numbers do");
+        assert_eq!(printf("{:.65535}", &[Value::U64(3)]), "3", "precision is unused for integers");
         let width = b("{:99999999999999999999}");
         assert!(width.contains("width 99999999999999999999 is too large") && !width.contains("unwrap"), "{width}");
         let precision = b("{:.99999999999999999999}");
@@ -996,10 +987,14 @@ mod tests {
     }
 
     #[test]
-    fn formatter_limits_fail_each_evaluation_as_upstream() {
-        // Upstream builds these; Rust's `format!` panics on every evaluation.
-        assert_eq!(eval_err(&ZERO_PAD_U64, &[Value::U64(1 << 20)], &[Value::U64(1)]), FMT_RANGE);
-        assert_eq!(eval_err(&FORMAT_F64, &[Value::U64(u64::MAX)], &[Value::F64(1.0)]), FMT_RANGE);
-        assert_eq!(eval_err(&FORMAT_F64, &[Value::U64(65536)], &[Value::F64(1.0)]), FMT_RANGE);
+    fn formatter_limits_are_build_errors_naming_the_argument_and_the_limit() {
+        // Upstream builds these and fails every evaluation with Rust's
+        // "Formatting argument out of range".
+        let e = build_err(&ZERO_PAD_U64, &[Value::U64(1 << 20)], &[PortType::U64]);
+        assert_eq!(e, "zero_pad_u64: width 1048576 is larger than 65535, the largest width it takes");
+        let e = build_err(&FORMAT_F64, &[Value::U64(u64::MAX)], &[PortType::F64]);
+        assert!(e.starts_with("format_f64: precision 18446744073709551615 is larger than 65535"), "{e}");
+        let e = build_err(&FORMAT_F64, &[Value::U64(65536)], &[PortType::F64]);
+        assert!(e.starts_with("format_f64: precision 65536 is larger than 65535"), "{e}");
     }
 }

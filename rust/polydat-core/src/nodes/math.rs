@@ -1,9 +1,11 @@
 //! Math family: f64 elementary functions and f64 arithmetic (IEEE, except that
-//! division and remainder by zero give 0.0).
+//! division and remainder by zero give 0.0, or fail `f64_div_strict` and
+//! `f64_mod_strict`, what `/` and `%` become under `pragma strict_values`).
 
-use crate::node::kit::{map1, map2};
+use crate::node::kit::{map1, map2, try_map2};
 use crate::node::lower::{FCmp, FOp};
-use crate::node::{wire, NodeDef, Outputs};
+use crate::node::{wire, NodeDef, Outputs, Testing};
+use crate::nodes::arith::zero_divisor_failure;
 use crate::types::PortType::F64;
 
 /// Declares a one-wire f64 function.
@@ -41,6 +43,22 @@ macro_rules! binary {
             outputs: Outputs::One(F64),
             build: |_| Ok(map2(|$a: f64, $b: f64| -> f64 { $body })),
             lower: $lower,
+            ..NodeDef::BASE
+        };
+    };
+    ($id:ident, $name:literal, $pa:literal, $pb:literal, $doc:literal, fails: $symbol:literal, |$a:ident, $b:ident| $body:expr, lower: $lower:expr) => {
+        /// A two-wire `f64` division failing on a zero divisor (see its `name` and `doc` fields).
+        pub const $id: NodeDef = NodeDef {
+            name: $name,
+            category: "math",
+            doc: $doc,
+            params: &[wire($pa, F64), wire($pb, F64)],
+            outputs: Outputs::One(F64),
+            build: |_| {
+                Ok(try_map2(|$a: f64, $b: f64| if $b == 0.0 { Err(zero_divisor_failure($symbol)) } else { Ok($body) }))
+            },
+            lower: $lower,
+            testing: Testing { fallible: true, ..Testing::BASE },
             ..NodeDef::BASE
         };
     };
@@ -87,9 +105,39 @@ binary!(F64_MOD, "f64_mod", "a", "b", "a % b (sign of a), or 0.0 when b is zero.
     a % b
 });
 
+binary!(F64_DIV_STRICT, "f64_div_strict", "a", "b", "a / b; a zero b fails the evaluation (`/` over f64 under pragma strict_values).",
+    fails: "/", |a, b| a / b, lower: Some(|l, _, v| {
+        let zero = l.fconst(0.0);
+        let by_zero = l.fcmp(FCmp::Eq, v[1], zero);
+        l.call_rule_if(by_zero);
+        Some(vec![l.fop(FOp::Div, v[0], v[1])])
+    }
+));
+binary!(F64_MOD_STRICT, "f64_mod_strict", "a", "b", "a % b (sign of a); a zero b fails the evaluation (`%` over f64 under pragma strict_values).",
+    fails: "%", |a, b| a % b, lower: None);
+
 /// The math family.
-pub const NODES: &[NodeDef] =
-    &[SIN, COS, TAN, ASIN, ACOS, ATAN, SQRT, EXP, LN, ABS_F64, ATAN2, POW, F64_ADD, F64_SUB, F64_MUL, F64_DIV, F64_MOD];
+pub const NODES: &[NodeDef] = &[
+    SIN,
+    COS,
+    TAN,
+    ASIN,
+    ACOS,
+    ATAN,
+    SQRT,
+    EXP,
+    LN,
+    ABS_F64,
+    ATAN2,
+    POW,
+    F64_ADD,
+    F64_SUB,
+    F64_MUL,
+    F64_DIV,
+    F64_MOD,
+    F64_DIV_STRICT,
+    F64_MOD_STRICT,
+];
 
 #[cfg(test)]
 mod tests {
@@ -103,6 +151,19 @@ mod tests {
 
     fn f2(def: &NodeDef, a: f64, b: f64) -> f64 {
         eval1(def, &[], &[Value::F64(a), Value::F64(b)]).as_f64().unwrap()
+    }
+
+    #[test]
+    fn the_strict_forms_fail_on_a_zero_divisor_only() {
+        use crate::nodes::testing::eval_err;
+        assert_eq!(f2(&F64_DIV_STRICT, 1.0, 4.0), 0.25);
+        assert_eq!(f2(&F64_MOD_STRICT, -7.0, 2.0), -1.0);
+        for zero in [0.0, -0.0] {
+            let e = eval_err(&F64_DIV_STRICT, &[], &[Value::F64(1.0), Value::F64(zero)]);
+            assert_eq!(e, zero_divisor_failure("/"));
+            assert_eq!(eval_err(&F64_MOD_STRICT, &[], &[Value::F64(1.0), Value::F64(zero)]), zero_divisor_failure("%"));
+        }
+        assert!(f2(&F64_DIV_STRICT, 1.0, f64::NAN).is_nan(), "only a zero divisor fails");
     }
 
     fn bits(x: f64) -> u64 {

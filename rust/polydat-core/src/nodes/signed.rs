@@ -2,14 +2,16 @@
 //! operators `+ - * / %` and `== != < > <= >=` become when their operands
 //! are `i64` (`x - 20000` with `x: i64` is `i64_sub`). Arithmetic wraps on
 //! overflow, as the `u64` operators do; a zero divisor gives 0, as `u64_div`
-//! and `u64_mod` do. An `i64` is its two's-complement word in a slot, so
+//! and `u64_mod` do (and fails `i64_div_strict` and `i64_mod_strict`, what
+//! `/` and `%` become under `pragma strict_values`). An `i64` is its two's-complement word in a slot, so
 //! addition, subtraction, multiplication and equality lower to the same
 //! machine operations as their `u64` forms; an ordering comparison flips
 //! the sign bit of both operands and compares them unsigned.
 
-use crate::node::kit::{map2, map3};
+use crate::node::kit::{map2, map3, try_map2};
 use crate::node::lower::{ICmp, Lower, NVal};
 use crate::node::{wire, NodeDef, Outputs, Testing};
+use crate::nodes::arith::zero_divisor_failure;
 use crate::types::PortType::{I64, U64};
 
 /// The corner suite's two i64 operands: differences of its u64 corners, so
@@ -50,6 +52,45 @@ signed_binop!(I64_DIV, "i64_div", "a / b truncated toward zero (wrapping: i64::M
     |a, b| if b == 0 { 0 } else { a.wrapping_div(b) }, lower: None);
 signed_binop!(I64_MOD, "i64_mod", "a % b with the sign of a (i64::MIN % -1 is 0), or 0 when b is 0.",
     |a, b| if b == 0 { 0 } else { a.wrapping_rem(b) }, lower: None);
+
+/// Declares what an `i64` `/` or `%` (`$symbol`) becomes under `pragma
+/// strict_values`: the total node's result, but a zero divisor fails.
+macro_rules! signed_strict {
+    ($id:ident, $name:literal, $doc:literal, $symbol:literal, |$a:ident, $b:ident| $body:expr) => {
+        /// A two-wire `i64` division failing on a zero divisor (see its `name` and `doc` fields).
+        pub const $id: NodeDef = NodeDef {
+            name: $name,
+            category: "arithmetic",
+            doc: $doc,
+            params: &[wire("a", I64), wire("b", I64)],
+            outputs: Outputs::One(I64),
+            build: |_| {
+                Ok(try_map2(|$a: i64, $b: i64| if $b == 0 { Err(zero_divisor_failure($symbol)) } else { Ok($body) }))
+            },
+            testing: Testing {
+                corner_call: Some(concat!($name, "(", corner_operands!(), ")")),
+                fallible: true,
+                ..Testing::BASE
+            },
+            ..NodeDef::BASE
+        };
+    };
+}
+
+signed_strict!(
+    I64_DIV_STRICT,
+    "i64_div_strict",
+    "a / b as i64_div; a zero b fails the evaluation (`/` over i64 under pragma strict_values).",
+    "/",
+    |a, b| a.wrapping_div(b)
+);
+signed_strict!(
+    I64_MOD_STRICT,
+    "i64_mod_strict",
+    "a % b as i64_mod; a zero b fails the evaluation (`%` over i64 under pragma strict_values).",
+    "%",
+    |a, b| a.wrapping_rem(b)
+);
 
 /// The word whose unsigned order is the signed order of `v`: `v` with its sign bit flipped.
 fn signed_order(l: &mut dyn Lower, v: NVal) -> NVal {
@@ -99,8 +140,22 @@ pub const SELECT_I64: NodeDef = NodeDef {
 };
 
 /// The family, in catalog order.
-pub const NODES: &[NodeDef] =
-    &[I64_ADD, I64_SUB, I64_MUL, I64_DIV, I64_MOD, I64_EQ, I64_NE, I64_LT, I64_GT, I64_LE, I64_GE, SELECT_I64];
+pub const NODES: &[NodeDef] = &[
+    I64_ADD,
+    I64_SUB,
+    I64_MUL,
+    I64_DIV,
+    I64_MOD,
+    I64_DIV_STRICT,
+    I64_MOD_STRICT,
+    I64_EQ,
+    I64_NE,
+    I64_LT,
+    I64_GT,
+    I64_LE,
+    I64_GE,
+    SELECT_I64,
+];
 
 #[cfg(test)]
 mod tests {
@@ -123,6 +178,16 @@ mod tests {
         assert!(w2(&I64_MOD, -7, 2).same(&Value::I64(-1)));
         assert!(w2(&I64_MOD, i64::MIN, -1).same(&Value::I64(0)));
         assert!(w2(&I64_MOD, 9, 0).same(&Value::I64(0)));
+    }
+
+    #[test]
+    fn the_strict_forms_fail_on_a_zero_divisor_only() {
+        use crate::nodes::testing::eval_err;
+        assert!(w2(&I64_DIV_STRICT, i64::MIN, -1).same(&Value::I64(i64::MIN)));
+        assert!(w2(&I64_MOD_STRICT, -7, 2).same(&Value::I64(-1)));
+        let e = eval_err(&I64_DIV_STRICT, &[], &[Value::I64(9), Value::I64(0)]);
+        assert_eq!(e, "the divisor of '/' is 0 (pragma strict_values refuses a division by zero)");
+        assert!(eval_err(&I64_MOD_STRICT, &[], &[Value::I64(9), Value::I64(0)]).contains("'%'"));
     }
 
     #[test]

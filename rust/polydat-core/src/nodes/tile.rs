@@ -23,11 +23,10 @@
 //! Escaping is the format family's (`push_json_escaped`, `push_csv_field`).
 
 use crate::node::by_bytes::{text_value, Arg, BytesEval, Sink, ValueRef};
-use crate::node::kit::value_fn;
 use crate::node::{
     konst, limit, many, wire_any, Args, NodeDef, NodeError, NodeEval, Outputs, Samples, Testing, WiresFrom,
 };
-use crate::nodes::format::{push_csv_field, push_fixed, push_json_escaped, FMT_RANGE, MAX_FIELD};
+use crate::nodes::format::{checked_size, push_csv_field, push_fixed, push_json_escaped, MAX_FIELD};
 use crate::types::PortType::{self, Str};
 use crate::value::Value;
 use serde_json::Value as J;
@@ -91,6 +90,15 @@ impl HoleFormat {
             return Some(HoleFormat::Left(w));
         }
         num(t).map(HoleFormat::Right)
+    }
+
+    /// What its size is: a `precision` (`.N`) or a `width`.
+    fn size_name(self) -> &'static str {
+        if matches!(self, HoleFormat::Fixed(_)) {
+            "precision"
+        } else {
+            "width"
+        }
     }
 
     /// The width or precision it names.
@@ -295,15 +303,14 @@ impl BytesEval for TileEncode {
 pub const TILE_ENCODE: NodeDef = NodeDef {
     name: "tile_encode",
     category: "tile",
-    doc: "One tile hole's value encoded by spec `encoding|position|type|format|flags` (json/csv/text; value/string/text; a type keyword; .N x X 0N >N <N N; r raw, c condition 1/0).",
+    doc: "One tile hole's value encoded by spec `encoding|position|type|format|flags` (json/csv/text; value/string/text; a type keyword; .N x X 0N >N <N N, N at most 65535; r raw, c condition 1/0).",
     params: &[wire_any("value"), konst("spec", Str)],
     outputs: Outputs::One(Str),
     accepts_none: true,
     build: |c| {
         let encoding = HoleEncoding::parse(c.str(0));
-        if encoding.format.is_some_and(|f| f.size() > MAX_FIELD) {
-            // Upstream builds; Rust's formatter panics on every evaluation.
-            return Ok(value_fn(|_, _| Err(NodeError::new(FMT_RANGE))));
+        if let Some(format) = encoding.format {
+            checked_size("tile_encode", format.size_name(), format.size() as u64, MAX_FIELD)?;
         }
         Ok(Box::new(TileEncode { encoding, ty: c.wire_types.first().copied().unwrap_or(PortType::Str) }))
     },
@@ -514,6 +521,15 @@ mod tests {
 
     fn encode(value: Value, spec: &str) -> String {
         eval1(&TILE_ENCODE, &[Value::str(spec)], &[value]).as_str().unwrap().to_string()
+    }
+
+    #[test]
+    fn a_hole_size_past_the_limit_is_a_build_error() {
+        let e = build_err(&TILE_ENCODE, &[Value::str("text|text||.70000|")], &[PortType::F64]);
+        assert_eq!(e, "tile_encode: precision 70000 is larger than 65535, the largest precision it takes");
+        let e = build_err(&TILE_ENCODE, &[Value::str("text|text||<65536|")], &[PortType::Str]);
+        assert!(e.starts_with("tile_encode: width 65536 is larger than 65535"), "{e}");
+        assert_eq!(encode(Value::str("s"), "text|text||65535|").len(), 65535);
     }
 
     #[test]
