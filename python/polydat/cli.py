@@ -391,7 +391,7 @@ def write_parquet(plan: RunPlan, out: IO[bytes]) -> int:
     if plan.column:
         schema = schema.insert(0, pa.field(plan.column, pa.uint64()))
     assert schema.names == names
-    batches = ((batch, rows) for rows, batch in _batches(plan, parquet_encoding(schema)))
+    batches = ((batch, rows) for rows, batch in _batches(plan, parquet_encoding()))
     return write_parquet_batches(out, batches, lambda: schema)
 
 
