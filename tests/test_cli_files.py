@@ -182,3 +182,23 @@ def test_parquet_through_a_fifo(tmp_path: Path):
     assert r.returncode == 0, r.stderr
     table = pq.read_table(io.BytesIO(got[0]))
     assert table.num_rows == 70000 and table.column("user_id")[0].as_py() == 607535
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_parts_of_a_program_are_published_all_or_nothing(tmp_path: Path, fmt: str) -> None:
+    # issue 44 item 4: a run that failed after part 0 left the new part 0
+    # beside the old parts 1-3.
+    good = tmp_path / "good.polydat"
+    good.write_text("input cycle\nx := cycle * 100\n")
+    failing = tmp_path / "failing.polydat"
+    failing.write_text("input cycle\nx := in_range(cycle, 0, 9)\n")  # rows 10.. (part 2 of 4) fail
+    out = tmp_path / "out" / f"t.{fmt}"
+    out.parent.mkdir()
+    r = polydat("run", str(good), "--cycles", "20", "--parts", "4", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    before = {p.name: p.read_bytes() for p in out.parent.iterdir()}
+    assert sorted(before) == [f"t-{i:05d}-of-00004.{fmt}" for i in range(4)]
+    r = polydat("run", str(failing), "--cycles", "20", "--parts", "4", "-o", str(out))
+    assert r.returncode != 0 and "in_range" in r.stderr
+    after = {p.name: p.read_bytes() for p in out.parent.iterdir()}
+    assert after == before, "the old parts stay, every one, and no temporary file is left"

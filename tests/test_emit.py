@@ -56,3 +56,39 @@ def test_formats_and_a_kernel_of_a_scope() -> None:
     parent = polydat.compile("extern tag: str = \"t\"").kernel()
     child = polydat.compile('input cycle\n__e := emit_row("csv", "tag,cycle", tag, cycle)', outer=parent).kernel()
     assert list(child.generate(range(2), emitted=True)[1]["row"]) == ["t,0", "t,1"]
+
+
+ENGINES = ["p1", "p2", "p3", "mixed"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_emit_row_of_constants_emits_one_row_per_row_whatever_the_threads(engine: str) -> None:
+    # issue 44 item 2: an emit_row over an extern (or a literal) ran once per
+    # worker's kernel, so the count followed the thread count.
+    program = polydat.compile('input cycle: u64\nextern e: u64 = 5\nr := emit_row("csv", "b", e)\n'
+                              'k := emit_row("text", "k", 7)', engine=engine)
+    for threads in (1, 2, 3, 7):
+        _, emitted = program.generate(range(3000), threads=threads, emitted=True)
+        assert list(emitted["row"]) == ["5", "7"] * 3000, threads
+    pairs = program.iter_batches(range(3000), batch_rows=256, threads=3, emitted=True)
+    assert [row for _batch, rows in pairs for row in rows.column("row").to_pylist()] == ["5", "7"] * 3000
+    kernel = program.kernel()
+    assert len(kernel.generate(range(10), threads=2, emitted=True)[1]["row"]) == 20
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_rows_of_one_cycle_come_in_program_order_whatever_outputs_names(engine: str) -> None:
+    # issue 44 item 2: a row's emitted rows came in the order the requested
+    # outputs' cones reached them.
+    program = polydat.compile(
+        'input cycle: u64\n__a := emit_row("csv", "a", cycle)\n__b := emit_row("csv", "b", cycle * 10)\n'
+        "x := __b + 1\ny := cycle",
+        engine=engine,
+    )
+    expected = ["0", "0", "1", "10", "2", "20"]
+    for outputs in (None, ["x"], ["y"], ["__b", "__a"], ["y", "x"]):
+        columns, emitted = program.generate(range(3), outputs=outputs, emitted=True)
+        assert list(emitted["row"]) == expected, outputs
+        assert list(columns) == (outputs or ["x", "y"]), "the columns asked for, in their order"
+        table, rows = program.generate(range(3), outputs=outputs, format="arrow", emitted=True)
+        assert rows.column("row").to_pylist() == expected and table.column_names == (outputs or ["x", "y"])

@@ -248,6 +248,39 @@ def test_a_failing_const_at_scope_init_is_an_eval_error(parent: polydat.Kernel) 
     assert "in_range" in str(info.value)
 
 
+FAILING_PARENT = "input cycle\nbad := is_positive(cycle)\ngood := cycle + 10\n"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_failing_outer_output_fails_only_the_reads_that_need_it(engine: str) -> None:
+    # issue 44 item 6: every read of the child refreshed every live slot, so
+    # `y`, which reads nothing outer, failed with the parent's `bad`.
+    parent = polydat.compile(FAILING_PARENT, engine=engine).kernel()
+    parent.set_inputs(cycle=1)
+    child = polydat.compile("input cycle\ny := cycle + 1\nz := bad + 1\ng := good", outer=parent, engine=engine)
+    k = child.kernel()
+    assert k.bindings == {"cycle": "own", "bad": "live", "good": "live"}
+    parent.set_inputs(cycle=0)
+    assert k.pull("y") == 1 and k.pull("g") == 10
+    assert list(k.generate(range(3), outputs=["y", "g"])["y"]) == [1, 2, 3]
+    assert list(k.generate(range(3), outputs=["y"], threads=2)["y"]) == [1, 2, 3]
+    with pytest.raises(polydat.EvalError, match="is_positive"):
+        k.pull("z")
+    parent.set_inputs(cycle=4)
+    assert k.pull("z") == 5 and k.eval() == {"y": 1, "z": 5, "g": 14}
+
+
+def test_binding_under_a_failing_outer_value_the_child_reads_is_a_bind_error() -> None:
+    # issue 44 item 6: the failure of an outer value read at binding came out
+    # as the outer scope's EvalError.
+    parent = polydat.compile(FAILING_PARENT).kernel()
+    with pytest.raises(BindError) as info:
+        polydat.compile("z := bad + 1", outer=parent).kernel()
+    assert info.value.kind == "outer_value" and info.value.name == "bad"
+    assert "'bad'" in str(info.value) and "is_positive" in str(info.value)
+    assert polydat.compile("input cycle\ny := cycle + good", outer=parent).kernel().pull("y") == 10
+
+
 def test_a_program_compiled_against_an_outer_scope_pickles_with_its_manifest(parent: polydat.Kernel) -> None:
     child = polydat.compile("input cycle\nid := mod(hash(cycle), users)\nt := label", outer=parent)
     again = pickle.loads(pickle.dumps(child))

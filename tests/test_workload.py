@@ -287,6 +287,60 @@ def test_one_level_phases_run_in_the_core_as_their_scopes_do(tmp_path: Path, mon
     assert {r["ordinal"] for r in rows} < {str(i) for i in range(37)}, "parents with no rows are counted"
 
 
+ONE_TO_MANY_PARENTS = """
+params: {users: 120, max_orders: 6}
+phases:
+  orders:
+    for_each:
+      - each: "user in 0..{users}"
+        bindings: |
+          order_count := mod(hash(user ^ 0x2545f4914f6cdd1d), max_orders)
+"""
+ONE_TO_MANY_COLUMNS = """      user_id := user
+      status := one_of(order_id, "new", "paid", "sent")
+      doc := to_json(order_id)
+    emit: [order_id, user_id, order_no, status, label, doc]
+"""
+NESTED = ONE_TO_MANY_PARENTS + """      - "order_no in 0..{order_count}"
+    bindings: |
+      order_id := ordinal
+      label := "u{user}-o{order_no}-{row_offset}"
+""" + ONE_TO_MANY_COLUMNS
+FLAT = ONE_TO_MANY_PARENTS + """    cycles: "{order_count}"
+    bindings: |
+      order_id := row_offset + cycle
+      order_no := cycle
+      label := "u{user}-o{order_no}-{row_offset + cycle}"
+""" + ONE_TO_MANY_COLUMNS
+
+
+def test_a_nested_one_to_many_runs_as_its_flat_form(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # issue 44 item 18: the nested form (a level `k in 0..{n}` of one row
+    # each) was walked scope by scope, 45x slower, and wrote every Parquet
+    # column optional; it is the flat form (`cycles: "{n}"`).
+    pq = pytest.importorskip("pyarrow.parquet")
+    nested, flat = tmp_path / "nested.yaml", tmp_path / "flat.yaml"
+    nested.write_text(NESTED)
+    flat.write_text(FLAT)
+    w = Workload.load(nested)
+    assert w.chain().native(w.phases[0]) is not None, "the nested form runs in the core"
+    texts = {threads: _texts(nested, threads) for threads in (1, 2)}
+    assert texts[1] == texts[2] == _texts(flat, 2), "the same rows as the flat form, on any threads"
+    with monkeypatch.context() as m:
+        _walked(m)
+        assert _texts(nested, 1) == texts[1], "the rows the scope walk gives"
+        walked_parts = [_texts(nested, 1, (i, 3)) for i in range(3)]
+    assert [_texts(nested, 2, (i, 3)) for i in range(3)] == walked_parts
+    schemas = []
+    for path in (nested, flat):
+        out = io.BytesIO()
+        Workload.load(path).write("orders", out, "parquet", 2)
+        out.seek(0)
+        schemas.append(pq.read_schema(out))
+    assert schemas[0].equals(schemas[1], check_metadata=True), "the same Parquet schema"
+    assert not [f.name for f in schemas[0] if f.nullable], "no row can be None: every column required"
+
+
 def test_a_row_count_that_is_no_count_is_a_clear_error() -> None:
     from polydat import _core
 

@@ -22,6 +22,7 @@ SCRIPTS = {
     "generate_throughput.py": ["--rows", "2000", "--repeat", "1"],
     "ladder.py": ["--rows", "2000", "--repeat", "1"],
     "scale.py": ["--nodes", "200", "--statements", "200"],
+    "one_to_many.py": ["--users", "200", "--rounds", "1"],
     "tpch.py": ["--sf", "0.001", "--rounds", "1", "--threads", "1", "--polydat-only"],
 }
 """Every script of this directory (``test_*.py`` and ``conftest.py`` aside), with tiny sizes."""

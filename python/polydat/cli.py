@@ -424,7 +424,7 @@ def write_parquet(plan: RunPlan, out: IO[bytes]) -> int:
     if plan.column:
         schema = schema.insert(0, pa.field(plan.column, pa.uint64()))
     assert schema.names == names
-    batches = ((batch, rows) for rows, batch in _batches(plan, parquet_encoding(schema)))
+    batches = ((batch, rows) for rows, batch in _batches(plan, parquet_encoding()))
     return write_parquet_batches(out, batches, lambda: schema)
 
 
@@ -519,7 +519,8 @@ _PUBLISH_SIGNALS = {getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") 
 
 @contextlib.contextmanager
 def publishing_together() -> Iterator[list[tuple[str, OutputTarget]]]:
-    """Several outputs published as one: :func:`open_output` given the list
+    """Several outputs published as one (a program's ``--parts``, a
+    workload's tables and their parts): :func:`open_output` given the list
     this yields leaves each finished temporary file in it, and only when the
     ``with`` block succeeds are they all renamed into place, with Ctrl-C,
     SIGTERM and SIGHUP held back meanwhile (a signal that arrives then acts
@@ -633,9 +634,14 @@ registry (:attr:`polydat.dsl.corerules.OutputFormat.writer`); text formats are t
 (:func:`write_rows`)."""
 
 
-def _write(plan: RunPlan, output: str | None, header: bool) -> None:
+def _write(
+    plan: RunPlan, output: str | None, header: bool, together: list[tuple[str, OutputTarget]] | None = None
+) -> None:
+    """Writes ``plan``'s rows to ``output`` (see :func:`open_output`, with
+    ``together`` the list of :func:`publishing_together` when the file is
+    published with others)."""
     fmt = _format(plan.fmt)
-    with open_output(output) as out:
+    with open_output(output, together) as out:
         if fmt.binary:
             BINARY_WRITERS[fmt.writer](plan, out)
         else:
@@ -762,11 +768,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     to_file = args.output not in (None, "-")
     if args.part is None and not to_file:
         raise UsageError("--parts without --part writes one file per part: give -o PATH (or choose a --part)")
-    for part in range(args.parts) if args.part is None else [args.part]:
-        shard = dataclasses.replace(plan, cycles=part_range(plan.cycles, args.parts, part))
-        # Every part to its own file; one part (--part I) to exactly -o PATH.
-        output = part_path(args.output, part, args.parts) if to_file and args.part is None else args.output
-        _write(shard, output, header=part == 0)
+    # Every part is written before any replaces an old one (as a workload's
+    # tables are): a failed or interrupted run leaves the old parts, never a
+    # mix of old and new.
+    with publishing_together() as together:
+        for part in range(args.parts) if args.part is None else [args.part]:
+            shard = dataclasses.replace(plan, cycles=part_range(plan.cycles, args.parts, part))
+            # Every part to its own file; one part (--part I) to exactly -o PATH.
+            output = part_path(args.output, part, args.parts) if to_file and args.part is None else args.output
+            _write(shard, output, header=part == 0, together=together)
     return 0
 
 
@@ -1078,8 +1088,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=parse_parts,
         metavar="N",
         help="cut the cycles into N contiguous parts (sharding); without --part, -o PATH gets one file per "
-        "part, PATH-IIIII-of-NNNNN.EXT; only part 0 of a CSV has the header, so the parts concatenated "
-        "in order are the unsharded output",
+        "part, PATH-IIIII-of-NNNNN.EXT, renamed into place together once all are written; only part 0 "
+        "of a CSV has the header, so the parts concatenated in order are the unsharded output",
     )
     run.add_argument(
         "--part", type=parse_part, metavar="I", help="write only part I (from 0) of --parts N, to -o PATH as named"

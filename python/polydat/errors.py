@@ -134,7 +134,9 @@ class BindError(PolydatError):
     not provide a name the program reads from it (``kind`` ``unbound``), gives
     a value the slot's type refuses (``from_outer``), is not the scope the
     program was compiled against (``stale``), an iteration value is missing or
-    unknown (``iteration``), a cell's type differs (``cell_type``), or the
+    unknown (``iteration``), a cell's type differs (``cell_type``), an outer
+    output the program reads fails when it is read to bind it
+    (``outer_value``; the message holds the outer scope's error), or the
     program needs an outer scope and none was given (``needs_outer``).
     ``name`` is the name concerned."""
 

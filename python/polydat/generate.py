@@ -145,15 +145,22 @@ def generate_columns(
     plan = run_plan(program, cycles, outputs, inputs, threads, coordinate)
     if not emitted:
         return _core.generate(core, plan)
-    extra = [n for n in program._emit_outputs if n not in plan.outputs]
-    columns, emitted_rows = _core.generate(core, plan.with_outputs(plan.outputs + extra), emitted=True)
+    columns, emitted_rows = _core.generate(core, with_emitting(program, plan), emitted=True)
     import numpy as np
 
-    for name in extra:
-        del columns[name]
     table = np.empty(len(emitted_rows), dtype=object)
     table[:] = emitted_rows
-    return columns, {"row": table}
+    return {name: columns[name] for name in plan.outputs}, {"row": table}
+
+
+def with_emitting(program: Program, plan: Any) -> Any:
+    """``plan`` reading the program's ``emit_row`` bindings first, in the
+    order the program declares them, then its own outputs: each row emits
+    its rows in that order, whichever outputs the caller asked for (a read
+    runs its outputs' cones in turn, so an emitting binding another output
+    reads would otherwise run when that output's turn came)."""
+    emitting = program._emit_outputs
+    return plan.with_outputs(emitting + [name for name in plan.outputs if name not in emitting])
 
 
 def _out_arrays(out: Any, outputs: Sequence[str] | None) -> tuple[list[str], list[Any], bool]:
@@ -301,7 +308,7 @@ def batch_stream(
     # A batch of more rows than the run is the run.
     batch_rows = min(batch_rows, max(plan.rows, 1))
     if emitted:
-        plan = plan.with_outputs(plan.outputs + [n for n in program._emit_outputs if n not in plan.outputs])
+        plan = with_emitting(program, plan)
     return _core.batches(core, plan, batch_rows=batch_rows, encode=encode, cycles_column=cycles_column, emitted=emitted)
 
 

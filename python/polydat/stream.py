@@ -20,6 +20,7 @@ batches.
 
 from __future__ import annotations
 
+import base64
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -45,18 +46,16 @@ ARROW_IPC_WRITER = "arrow_ipc"
 """The name the core's format registry gives :func:`write_arrow_batches`."""
 
 
-def parquet_encoding(schema: Any) -> str | None:
-    """The batch encoding a Parquet writer asks the core for, given the
-    rows' declared ``schema``: the Parquet format's own, ``"parquet"`` (a
-    column of picks among literal strings comes as a dictionary array,
-    which the writer takes without hashing each row, and a field no row can
-    hold ``None`` in is non-nullable), unless a field carries metadata,
-    which only the stored Arrow schema keeps (see
-    :func:`write_parquet_batches`): then None, plain Arrow batches."""
+def parquet_encoding() -> str:
+    """The batch encoding a Parquet writer asks the core for: the Parquet
+    format's own, ``"parquet"``, decided column by column (a column of
+    picks among literal strings comes as a dictionary array, which the
+    writer takes without hashing each row, and a field no row can hold
+    ``None`` in is non-nullable); a field's metadata (``json``) is kept by
+    the Arrow schema the writer stores (see :func:`write_parquet_batches`),
+    whatever the other columns are."""
     from .dsl.corerules import format_written_by
 
-    if any(f.metadata for f in schema):
-        return None
     parquet = format_written_by(PARQUET_WRITER)
     assert parquet is not None, "the core's registry has a format for the Parquet writer"
     return parquet.name
@@ -102,19 +101,25 @@ def write_parquet_batches(out: Any, batches: Iterable[tuple[Any, int]], empty: C
     :func:`_encodings`): delta for integers and dates that stay close to
     one another (keys, counts, dates), dictionary for text and for other
     numbers that repeat, pyarrow's plain encoding for the rest. Snappy and
-    statistics are pyarrow's. When a column is a dictionary array, the
-    Arrow schema is not stored in the file, so a reader sees ``string``
-    there, as it would without one (every declared type maps to a Parquet
-    type that reads back as itself)."""
+    statistics are pyarrow's. The Arrow schema stored in the file (which
+    keeps a field's metadata, such as a ``json`` column's) gives a column
+    written from dictionary arrays its values' type, so a reader sees
+    ``string`` there, as it does for a column of plain strings."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     def open_writer(schema: Any, first: Any) -> Any:
-        store = not any(pa.types.is_dictionary(f.type) for f in schema)
+        stored = _stored_schema(pa, schema)
         encodings = _encodings(schema, first)
         dictionary = [name for name, how in encodings.items() if how == _DICTIONARY]
         delta = {name: how for name, how in encodings.items() if how == _DELTA}
-        return pq.ParquetWriter(out, schema, use_dictionary=dictionary, column_encoding=delta or None, store_schema=store)
+        own = stored.equals(schema, check_metadata=True)
+        writer = pq.ParquetWriter(
+            out, schema, use_dictionary=dictionary, column_encoding=delta or None, store_schema=own
+        )
+        if not own:
+            writer.add_key_value_metadata({_ARROW_SCHEMA_KEY: base64.b64encode(stored.serialize()).decode()})
+        return writer
 
     writer = None
     written = None
@@ -157,6 +162,19 @@ _DELTA_SPAN = 1 << 32
 
 _DICTIONARY = "RLE_DICTIONARY"
 _DELTA = "DELTA_BINARY_PACKED"
+
+_ARROW_SCHEMA_KEY = "ARROW:schema"
+"""The Parquet key-value entry in which Arrow readers find the Arrow schema
+a file was written with (base64 of its IPC serialization)."""
+
+
+def _stored_schema(pa: Any, schema: Any) -> Any:
+    """The Arrow schema a Parquet file of batches of ``schema`` stores: the
+    same, but a dictionary field has its values' type (a column of picks
+    reads back as the strings it holds, as when it comes plain)."""
+    return pa.schema(
+        [f.with_type(f.type.value_type) if pa.types.is_dictionary(f.type) else f for f in schema], schema.metadata
+    )
 
 
 def _encodings(schema: Any, first: Any) -> dict[str, str]:

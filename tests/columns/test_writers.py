@@ -137,7 +137,9 @@ def test_parquet_from_the_command_line_reads_back_with_every_declared_type(tmp_p
     prog = polydat.compile_file(ALL_TYPES)
     expected = prog.generate(range(300), inputs=ALL_TYPES_INPUTS, format="arrow")
     assert table.schema.field("cycle").type == pa.uint64()
-    assert table.drop_columns(["cycle"]).schema.remove_metadata() == expected.schema.remove_metadata()
+    fields = [(f.name, f.type, f.metadata) for f in table.drop_columns(["cycle"]).schema]
+    assert fields == [(f.name, f.type, f.metadata) for f in expected.schema], "types and the json mark as declared"
+    assert not [f.name for f in table.schema if f.nullable], "no row can be None: every field required, json too"
     for name in expected.column_names:
         got, want = table.column(name).to_pylist(), expected.column(name).to_pylist()
         assert [str(v) for v in got] == [str(v) for v in want], name
@@ -224,3 +226,31 @@ def test_parquet_writing_leaves_pandas_unimported(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False", done.stdout + done.stderr
     assert pq.read_metadata(tmp_path / "dated.parquet").num_rows == 5000
+
+
+def test_a_json_column_leaves_the_other_parquet_columns_as_they_are(tmp_path: Path) -> None:
+    # issue 44 item 17: one json output made every column optional and sent
+    # the picks as plain strings; nullability and encoding are per column.
+    source = tmp_path / "p.polydat"
+    common = 'input cycle\nid := cycle\ncolor := one_of(cycle, "red", "green", "blue")\nname := "n{cycle}"\n'
+    source.write_text(common + "doc := to_json(cycle)\n")
+    prog = polydat.compile_file(source)
+    with_json, without = tmp_path / "with.parquet", tmp_path / "without.parquet"
+    for outputs, path in (("id,color,name,doc", with_json), ("id,color,name", without)):
+        r = run("run", str(source), "--cycles", "5000", "--outputs", outputs, "-o", str(path))
+        assert r.returncode == 0, r.stderr
+
+    def columns(path: Path) -> dict[str, tuple[bool, tuple[str, ...]]]:
+        meta = pq.ParquetFile(path).metadata
+        return {meta.schema.column(i).name: (meta.schema.column(i).max_definition_level == 0,
+                                             meta.row_group(0).column(i).encodings) for i in range(meta.num_columns)}
+
+    plain = columns(without)
+    assert all(required for required, _ in plain.values()), "no row of these can be None"
+    assert {k: v for k, v in columns(with_json).items() if k != "doc"} == plain
+    back = pq.read_table(with_json)
+    assert back.schema.field("doc").metadata == {b"polydat.type": b"json"}, "the json column is still marked"
+    assert back.schema.field("color").type == pa.string() and not back.schema.field("color").nullable
+    assert back.drop_columns(["cycle"]).cast(prog.arrow_schema(["id", "color", "name", "doc"])).equals(
+        prog.generate(range(5000), outputs=["id", "color", "name", "doc"], format="arrow")
+    )

@@ -57,7 +57,11 @@ In the core. A phase without ``for_each``, or with one level over a range of
 numbers (``order in 0..{orders}``, no ``where``) whose rows ``cycles`` counts
 (a count, ``A..B``, or ``{name}`` of an integer read per parent), runs in the
 core with no kernel per scope (see :mod:`polydat.workload.native`): the same rows, in order, on
-any number of threads. ``Workload.write(..., part=(i, n))`` writes part ``i``
+any number of threads. So does the nested form of one row per inner tuple,
+a level ``k in 0..{n}`` under such a level (run as that level with
+``cycles: "{n}"``: the inner ``k``, ``ordinal`` and ``row_offset`` are
+``cycle``, ``row_offset + cycle`` and ``row_offset + cycle``; see
+:class:`~polydat.workload.native.NativePhase` for the conditions). ``Workload.write(..., part=(i, n))`` writes part ``i``
 of ``n`` of a table (its outermost tuples, or its cycles, cut into ``n``
 contiguous runs); the parts, concatenated, are the whole table.
 

@@ -36,7 +36,7 @@ def write_phase(
         names = ", ".join(f.name for f in formats())
         raise ArgumentError(f"format must be one of {names}, not {format!r}")
     if fmt.writer == PARQUET_WRITER:
-        encode = parquet_encoding(chain.declared_schema(phase, None))
+        encode = parquet_encoding()
         batches = chain.stream(phase, threads, encode, part)
         return write_parquet_batches(out, batches, lambda: chain.declared_schema(phase, encode))
     if fmt.writer == ARROW_IPC_WRITER:

@@ -316,6 +316,13 @@ pub enum BindError {
         /** The names it reads from one. */
         names: Vec<String>,
     },
+    /// An outer scope's output the program reads failed when it was read to bind the slot.
+    OuterValue {
+        /** The name read from the outer scope. */
+        name: String,
+        /** The outer scope's failure. */
+        error: Box<EvalError>,
+    },
     /// The scope-init of the new scope (or of an outer scope it reads) failed.
     Init(EvalError),
 }
@@ -330,6 +337,7 @@ impl BindError {
             BindError::Iteration { .. } => "iteration",
             BindError::CellType { .. } => "cell_type",
             BindError::NeedsOuter { .. } => "needs_outer",
+            BindError::OuterValue { .. } => "outer_value",
             BindError::Init(_) => "init",
         }
     }
@@ -341,7 +349,8 @@ impl BindError {
             | BindError::Unbound { name, .. }
             | BindError::Stale { name, .. }
             | BindError::Iteration { name, .. }
-            | BindError::CellType { name, .. } => name,
+            | BindError::CellType { name, .. }
+            | BindError::OuterValue { name, .. } => name,
             BindError::NeedsOuter { names } => names.first().map_or("", String::as_str),
             BindError::Init(e) => e.outputs.first().map_or("", String::as_str),
         }
@@ -372,6 +381,9 @@ impl fmt::Display for BindError {
                     "this program reads {} from an outer scope: make its kernel with kernel(outer=...)",
                     quoted.join(", ")
                 )
+            }
+            BindError::OuterValue { name, error } => {
+                write!(f, "cannot bind '{name}': the outer scope's '{name}', which this program reads, failed: {error}")
             }
             BindError::Init(e) => e.fmt(f),
         }

@@ -2,11 +2,16 @@
 //! per input and per node output, steps in evaluation order with their
 //! lifecycle, provenance masks and volatility propagated downstream. A `const`
 //! capture is a boundary for both: it reads its upstream once at scope init,
-//! so writes upstream never dirty it and volatility does not cross it.
+//! so writes upstream never dirty it and volatility does not cross it. A
+//! side-channel node's provenance holds every coordinate, whatever it reads:
+//! its effect happens once per cycle (every engine runs a side channel once
+//! per change of its provenance), so the rows `emit_row` emits are a
+//! function of the rows run, not of how they were shared among kernels.
 
 use super::graph::{Graph, Wire};
 use super::pass::{Pass, PassContext};
 use crate::error::CompileError;
+use crate::ir::InputKind;
 use crate::node::Purity;
 use crate::program::events::CompileEvent;
 use crate::program::explain::ExplainData;
@@ -26,6 +31,7 @@ pub fn emit(graph: Graph, events: Vec<CompileEvent>, stats: CompileStats, explai
         Wire::Input(i) => i,
         Wire::Node(n, p) => out_start[n as usize] + p,
     };
+    let coordinates: Vec<usize> = (0..n_inputs).filter(|&i| graph.inputs[i].kind == InputKind::Coordinate).collect();
     let mut provenance: Vec<ProvMask> = Vec::with_capacity(graph.nodes.len());
     let mut volatile: Vec<bool> = Vec::with_capacity(graph.nodes.len());
     for node in &graph.nodes {
@@ -36,6 +42,9 @@ pub fn emit(graph: Graph, events: Vec<CompileEvent>, stats: CompileStats, explai
             continue;
         }
         let mut vol = node.is_nondeterministic();
+        if node.def.purity == Purity::SideChannel {
+            coordinates.iter().for_each(|&i| mask.set(i));
+        }
         for w in &node.wires {
             match *w {
                 Wire::Input(i) => mask.set(i as usize),

@@ -8,8 +8,10 @@
 //! * a node with no wires starts `CompileConst`;
 //! * a nondeterministic node, or the node of a `volatile` binding, is
 //!   `Dynamic` (and contagious, through the join);
-//! * a side-channel node over constants is `ScopeInit` (its effect happens
-//!   once per kernel, never at compile time);
+//! * a side-channel node is `Dynamic`, whatever it reads: its effect happens
+//!   once per cycle that evaluates it (never at compile time, and not once
+//!   per kernel, which would follow the thread count; `emit` puts the
+//!   coordinates in its provenance);
 //! * the node of a `const` binding is a *capture*: its value is computed once
 //!   at scope init from the inputs as they are then (it may read externs,
 //!   volatile or nondeterministic values) and it is `ScopeInit` — or
@@ -72,8 +74,8 @@ pub fn hoist(graph: &mut Graph) -> Result<HoistSummary, CompileError> {
         if node.is_nondeterministic() {
             class = Lifecycle::Dynamic;
         }
-        if node.def.purity == Purity::SideChannel && class == Lifecycle::CompileConst {
-            class = Lifecycle::ScopeInit;
+        if node.def.purity == Purity::SideChannel {
+            class = Lifecycle::Dynamic;
         }
         if node.capture {
             if let Some(c) = coordinate {

@@ -3,8 +3,9 @@
 //! ([`take_rows`]). A host feature such as "emit these columns as JSON
 //! lines" is a binding the host appends, `__emit := emit_row("jsonl",
 //! "cycle,id", cycle, id)`: the node sees the values through ordinary
-//! wiring. A row is emitted when the node runs, which is when its wire is
-//! read and its inputs changed since the last run.
+//! wiring. A row is emitted when the node runs: once per cycle that reads
+//! its wire (a side channel's provenance holds every coordinate, see
+//! `compile::emit`), whatever its inputs.
 
 use crate::node::kit::value_fn;
 use crate::node::{konst, many, wire_any, NodeDef, NodeError, Outputs, Purity};

@@ -10,7 +10,10 @@
 //!   only checks the outer scope still has that literal);
 //! * an outer `const`, input or iteration variable is copied into the slot;
 //! * an outer computed output is read live: before each read the child asks
-//!   the outer scope for its current value, and rewrites its slot when it moved;
+//!   the outer scope for the current value of each live slot the read needs
+//!   (the outputs' provenance, and the scope-init path's when it is to run
+//!   again), and rewrites its slot when it moved — a failing outer output
+//!   fails only the reads that need it;
 //! * a `shared` binding is a [`Cell`]: every scope holding it sees every
 //!   write (last write wins), and a write invalidates their readers;
 //! * the cells a child does not use pass through it (transit) to deeper scopes;
@@ -18,11 +21,13 @@
 //! * coordinates are never bound.
 //!
 //! Every copy goes through the boundary adapter catalog (a value the slot's
-//! type refuses is a [`BindError::FromOuter`]). Then the child's scope-init
+//! type refuses is a [`BindError::FromOuter`]; an outer value that fails
+//! when it is first read, at binding, a [`BindError::OuterValue`]). Then the child's scope-init
 //! runs: its consts are evaluated once, from the bound values, and its own
 //! cells get their starting values. Nothing is re-bound later; per cycle,
 //! only the live slots and cells are refreshed, and only when the tree's
-//! epoch says something moved (one atomic load otherwise).
+//! epoch says something moved (one atomic load otherwise): the cells then,
+//! the live slots as reads need them.
 //!
 //! [`ScopedKernel`] is the kernel of a scope: any engine's kernel plus its
 //! bindings. It implements [`Kernel`], so every engine gets scope chains the
@@ -39,7 +44,7 @@ use crate::program::selection::EngineKind;
 use crate::program::Program;
 use crate::value::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 /// One scope of a tree: a kernel and the bindings that tie it to its outer
 /// scope. Shared by handle (`Arc`): the children bound under it, and the
@@ -250,6 +255,58 @@ struct LiveSlot {
     output: usize,
 }
 
+/// Which live slots (indices into [`ScopedKernel::live`]) each read needs:
+/// per output, those its value depends on (its provenance: a `const`
+/// capture reads its upstream at scope-init only), found at the output's
+/// first read; and those the scope-init path reads. Shared by a scope's
+/// kernels (the same program, the same live slots).
+struct LiveNeeds {
+    outputs: Box<[OnceLock<Box<[usize]>>]>,
+    init: OnceLock<Box<[usize]>>,
+}
+
+impl LiveNeeds {
+    fn new(program: &Program) -> LiveNeeds {
+        LiveNeeds { outputs: program.outputs.iter().map(|_| OnceLock::new()).collect(), init: OnceLock::new() }
+    }
+
+    /// The live slots output `out` reads.
+    fn of_output(&self, program: &Program, live: &[LiveSlot], out: usize) -> &[usize] {
+        self.outputs[out].get_or_init(|| {
+            let def = &program.outputs[out];
+            let reads = |input: usize| match def.step {
+                Some(s) => program.provenance[s as usize].contains(input),
+                None => def.slot as usize == input,
+            };
+            (0..live.len()).filter(|&k| reads(live[k].input)).collect()
+        })
+    }
+
+    /// The live slots the scope-init path reads.
+    fn of_init(&self, program: &Program, live: &[LiveSlot]) -> &[usize] {
+        self.init.get_or_init(|| {
+            let n = program.inputs.len();
+            let mut read = vec![false; n];
+            for &s in program.scope_init_steps.iter() {
+                let ins = program.steps[s as usize].ins.iter();
+                ins.filter(|&&i| (i as usize) < n).for_each(|&i| read[i as usize] = true);
+            }
+            (0..live.len()).filter(|&k| read[live[k].input]).collect()
+        })
+    }
+}
+
+/// What a read of a scoped kernel brings up to date (see [`ScopedKernel::sync`]).
+#[derive(Clone, Copy)]
+enum Reading<'a> {
+    /// These outputs.
+    Outputs(&'a [usize]),
+    /// The scope-init path only.
+    Init,
+    /// Every output.
+    Everything,
+}
+
 /// A slot backed by a cell.
 #[derive(Clone)]
 struct CellSlot {
@@ -270,6 +327,14 @@ pub struct ScopedKernel {
     kind: EngineKind,
     slots: Box<[Slot]>,
     live: Vec<LiveSlot>,
+    /// Per live slot: the outer value may have moved since the slot took it.
+    stale: Vec<bool>,
+    /// How many of `stale` are true.
+    stale_count: usize,
+    needs: Arc<LiveNeeds>,
+    /// The inner kernel's scope-init path is still to run (a new kernel, or
+    /// after `invalidate_all`): a read also needs the live slots it reads.
+    init_pending: bool,
     cells: Vec<CellSlot>,
     /// The own cells' starting values have been published.
     seeded: bool,
@@ -359,7 +424,10 @@ fn bind_kernel(
                 cells.push(CellSlot { input: i, cell, seen, own: false, seed });
             }
             Some(Source::Output(scope, o, form, volatile)) => {
-                let value = scope.lock().pull(o).map_err(BindError::Init)?;
+                let value = scope
+                    .lock()
+                    .pull(o)
+                    .map_err(|error| BindError::OuterValue { name: name.into(), error: Box::new(error) })?;
                 copy(&mut inner, i, value)?;
                 if form == Form::Live {
                     scope.observed.store(true, Ordering::Release);
@@ -424,6 +492,10 @@ fn bind_kernel(
         program: program.clone(),
         kind,
         slots: slots.into_boxed_slice(),
+        stale: vec![false; live.len()],
+        stale_count: 0,
+        needs: Arc::new(LiveNeeds::new(program)),
+        init_pending: true,
         live,
         cells,
         seeded: false,
@@ -454,6 +526,10 @@ impl ScopedKernel {
             kind,
             slots: slots.into_boxed_slice(),
             live: Vec::new(),
+            stale: Vec::new(),
+            stale_count: 0,
+            needs: Arc::new(LiveNeeds::new(program)),
+            init_pending: true,
             cells,
             seeded: false,
             tree: tree.clone(),
@@ -480,6 +556,10 @@ impl ScopedKernel {
             kind: self.kind,
             slots: self.slots.clone(),
             live: self.live.clone(),
+            stale: self.stale.clone(),
+            stale_count: self.stale_count,
+            needs: self.needs.clone(),
+            init_pending: true,
             cells: self.cells.clone(),
             seeded: self.seeded,
             tree: self.tree.clone(),
@@ -511,11 +591,14 @@ impl ScopedKernel {
         }
     }
 
-    /// Brings the bindings up to date before a read: publishes the own cells'
-    /// starting values once, then — when the tree's epoch moved since the
-    /// last time — takes every cell's latest write and every live value.
+    /// Brings the bindings up to date before `reading`: publishes the own
+    /// cells' starting values once; when the tree's epoch moved since the
+    /// last time, takes every cell's latest write and marks every live slot
+    /// stale; then takes the current outer value of each stale live slot the
+    /// read needs (so an outer output that fails fails only the reads that
+    /// need it; the others stay stale until a read needs them).
     #[inline]
-    fn sync(&mut self) -> Result<(), EvalError> {
+    fn sync(&mut self, reading: Reading<'_>) -> Result<(), EvalError> {
         if !self.seeded {
             self.seed()?;
         }
@@ -523,11 +606,16 @@ impl ScopedKernel {
             return Ok(());
         }
         let epoch = self.tree.epoch();
-        if epoch == self.seen_epoch && !self.always {
-            return Ok(());
+        if epoch != self.seen_epoch || self.always {
+            self.take_cells()?;
+            self.stale.iter_mut().for_each(|s| *s = true);
+            self.stale_count = self.live.len();
+            self.seen_epoch = epoch;
         }
-        self.refresh()?;
-        self.seen_epoch = epoch;
+        if self.stale_count > 0 {
+            self.take_live(reading)?;
+        }
+        self.init_pending = false;
         Ok(())
     }
 
@@ -554,10 +642,10 @@ impl ScopedKernel {
         Ok(())
     }
 
-    /// Takes every cell's latest write and every live value that moved.
+    /// Takes every cell's latest write.
     #[cold]
     #[inline(never)]
-    fn refresh(&mut self) -> Result<(), EvalError> {
+    fn take_cells(&mut self) -> Result<(), EvalError> {
         for slot in &mut self.cells {
             if slot.cell.revision() == slot.seen {
                 continue;
@@ -568,14 +656,45 @@ impl ScopedKernel {
             }
             slot.seen = revision;
         }
-        for slot in &self.live {
-            let value = slot.source.lock().pull(slot.output)?;
-            let def = &self.program.inputs[slot.input];
-            let value = adapt_boundary(&def.name, def.ty, value).map_err(|e| binding_error(&def.name, &e))?;
-            if !self.inner.input_value(slot.input).same(&value) {
-                self.inner.write(slot.input, value).map_err(|e| binding_error(&def.name, &e))?;
-            }
+        Ok(())
+    }
+
+    /// Takes the current outer value of every stale live slot `reading`
+    /// needs (and those the scope-init path reads, when it is to run).
+    #[cold]
+    #[inline(never)]
+    fn take_live(&mut self, reading: Reading<'_>) -> Result<(), EvalError> {
+        let needs = self.needs.clone();
+        let (program, live) = (&*self.program, &self.live[..]);
+        if self.init_pending {
+            needs.of_init(program, live).iter().try_for_each(|&k| self.take_live_slot(k))?;
         }
+        match reading {
+            Reading::Outputs(outs) => {
+                for &out in outs {
+                    needs.of_output(&self.program, &self.live, out).iter().try_for_each(|&k| self.take_live_slot(k))?;
+                }
+                Ok(())
+            }
+            Reading::Init => needs.of_init(&self.program, &self.live).iter().try_for_each(|&k| self.take_live_slot(k)),
+            Reading::Everything => (0..self.live.len()).try_for_each(|k| self.take_live_slot(k)),
+        }
+    }
+
+    /// Takes the current outer value of live slot `k` if it is stale.
+    fn take_live_slot(&mut self, k: usize) -> Result<(), EvalError> {
+        if !self.stale[k] {
+            return Ok(());
+        }
+        let slot = &self.live[k];
+        let value = slot.source.lock().pull(slot.output)?;
+        let def = &self.program.inputs[slot.input];
+        let value = adapt_boundary(&def.name, def.ty, value).map_err(|e| binding_error(&def.name, &e))?;
+        if !self.inner.input_value(slot.input).same(&value) {
+            self.inner.write(slot.input, value).map_err(|e| binding_error(&def.name, &e))?;
+        }
+        self.stale[k] = false;
+        self.stale_count -= 1;
         Ok(())
     }
 
@@ -636,17 +755,17 @@ impl Kernel for ScopedKernel {
     }
 
     fn pull(&mut self, out: usize) -> Result<Value, EvalError> {
-        self.sync()?;
+        self.sync(Reading::Outputs(&[out]))?;
         self.inner.pull(out)
     }
 
     fn pull_word(&mut self, out: usize) -> Result<u64, EvalError> {
-        self.sync()?;
+        self.sync(Reading::Outputs(&[out]))?;
         self.inner.pull_word(out)
     }
 
     fn eval(&mut self) -> Result<Vec<Value>, EvalError> {
-        self.sync()?;
+        self.sync(Reading::Everything)?;
         self.inner.eval()
     }
 
@@ -662,10 +781,11 @@ impl Kernel for ScopedKernel {
 
     fn invalidate_all(&mut self) {
         self.inner.invalidate_all();
+        self.init_pending = true;
     }
 
     fn start(&mut self) -> Result<(), EvalError> {
-        self.sync()?;
+        self.sync(Reading::Init)?;
         self.inner.start()
     }
 
@@ -674,7 +794,7 @@ impl Kernel for ScopedKernel {
     /// write noted after each read (children reading this scope live see
     /// it). Only inputs this scope owns are written through it.
     fn rows<'k>(&'k mut self, outs: &'k [usize]) -> Result<Box<dyn RowFiller + 'k>, EvalError> {
-        self.sync()?;
+        self.sync(Reading::Outputs(outs))?;
         let writable = self.slots.iter().map(|s| matches!(s, Slot::Own | Slot::Copied | Slot::Iteration)).collect();
         let wrote = (self.observed.clone(), self.tree.clone());
         let inner = self.inner.rows(outs)?;

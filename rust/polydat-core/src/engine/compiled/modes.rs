@@ -17,7 +17,8 @@
 //! which kernel types sweep.
 //!
 //! Extern writes dirty exactly their dependents in every mode, and
-//! side-channel steps run once per change of their provenance in every mode.
+//! side-channel steps run once per change of their provenance in every mode
+//! (which holds every coordinate: once per cycle).
 //! Volatile steps are re-armed at the start of every read. The scope-init
 //! path (constants, `const` captures) runs once per kernel, as on P1, and is
 //! current until `invalidate_all`.
