@@ -32,6 +32,8 @@
 //! written is borrowed mutably, so it cannot be viewed), and a pair of
 //! length 0 names no memory.
 
+use crate::node::{limit, NodeError};
+
 /// One scratch entry: the text of a `str`/`json` slot or the bytes of a
 /// `bytes` slot.
 #[derive(Clone, Debug)]
@@ -153,39 +155,45 @@ impl Scratch {
     }
 
     /// Rewrites entry `e` with `text` and publishes its pair at `buf[off]`,
-    /// `buf[off + 1]` (a bytes entry takes the text's bytes).
+    /// `buf[off + 1]` (a bytes entry takes the text's bytes). When the
+    /// entry cannot grow to hold it, the entry is left empty and the
+    /// failure is [`limit::no_memory`]'s.
     #[inline]
-    pub fn publish_text(&mut self, buf: &mut [u64], off: usize, e: usize, text: &str) {
+    pub fn publish_text(&mut self, buf: &mut [u64], off: usize, e: usize, text: &str) -> Result<(), NodeError> {
         // Keep the old pair harmless while the entry changes (a zero length
         // names no bytes), so a failure part-way never leaves a stale length.
         buf[off + 1] = 0;
         let entry = &mut self.entries[e];
-        match entry {
+        let grown = match entry {
             Entry::Text(s) => {
                 s.clear();
-                s.push_str(text);
+                s.try_reserve_exact(text.len()).map(|()| s.push_str(text))
             }
             Entry::Bytes(b) => {
                 b.clear();
-                b.extend_from_slice(text.as_bytes());
+                b.try_reserve_exact(text.len()).map(|()| b.extend_from_slice(text.as_bytes()))
             }
-        }
+        };
         (buf[off], buf[off + 1]) = entry.pair();
+        grown.map_err(|_| limit::no_memory(text.len()))
     }
 
     /// Rewrites entry `e` with `bytes` and publishes its pair (a text entry
     /// takes them as text, invalid UTF-8 replaced, as a decode would read them).
+    /// (Fails as [`Scratch::publish_text`] does.)
     #[inline]
-    pub fn publish_bytes(&mut self, buf: &mut [u64], off: usize, e: usize, bytes: &[u8]) {
+    pub fn publish_bytes(&mut self, buf: &mut [u64], off: usize, e: usize, bytes: &[u8]) -> Result<(), NodeError> {
         match &self.entries[e] {
             Entry::Bytes(_) => {
                 buf[off + 1] = 0;
                 let entry = &mut self.entries[e];
+                let mut grown = Ok(());
                 if let Entry::Bytes(b) = entry {
                     b.clear();
-                    b.extend_from_slice(bytes);
+                    grown = b.try_reserve_exact(bytes.len()).map(|()| b.extend_from_slice(bytes));
                 }
                 (buf[off], buf[off + 1]) = entry.pair();
+                grown.map_err(|_| limit::no_memory(bytes.len()))
             }
             Entry::Text(_) => self.publish_text(buf, off, e, &String::from_utf8_lossy(bytes)),
         }
