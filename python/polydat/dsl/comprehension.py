@@ -29,7 +29,10 @@ when one is negative), any float makes it ``f64``, ``true``/``false`` are
 
 ``where`` predicates follow upstream's predicate rules (see
 :mod:`polydat.dsl.predicate`); ``order`` positions come from the core
-(``polydat_core::order``), so every host dispenses the same tuples.
+(``polydat_core::order``), a batch at a time, so every host dispenses the
+same tuples and a huge space is never held whole. An order after another
+(``order shuffle/100 order halton``) ranks what the first dispensed, at most
+2^24 of them.
 
 :func:`open_comprehension` opens a parsed comprehension in a scope of the
 core (a kernel): its ``{name}`` references, ``where`` predicates and call

@@ -312,7 +312,7 @@ mod tests {
         let mut buf = vec![0u64; 4];
         let mut a = Scratch::new(&[true, false]);
         a.repoint(&mut buf, &refs);
-        a.publish_bytes(&mut buf, 2, 1, b"input");
+        a.publish_bytes(&mut buf, 2, 1, b"input").unwrap();
         a.rewrite(&mut buf, 0, 0, |peers, buf, out: &mut String| {
             out.push('<');
             out.push_str(std::str::from_utf8(peers.view(buf, 2, 1)).unwrap());
@@ -347,8 +347,8 @@ mod tests {
         let mut a = Scratch::new(&[false, true]);
         a.repoint(&mut buf, &refs);
         assert!(a.verify(&buf, &refs));
-        a.publish_bytes(&mut buf, 0, 0, b"hello");
-        a.publish_text(&mut buf, 2, 1, "");
+        a.publish_bytes(&mut buf, 0, 0, b"hello").unwrap();
+        a.publish_text(&mut buf, 2, 1, "").unwrap();
         assert_eq!(a.view(&buf, 0, 0), b"hello");
         assert_eq!(a.view(&buf, 2, 1), b"");
         // A clone re-pointed at its own entries is independent of the donor.
@@ -357,7 +357,7 @@ mod tests {
         assert!(!b.verify(&buf_b, &refs[..1]), "a cloned buffer still names the donor's entry");
         b.repoint(&mut buf_b, &refs);
         assert!(b.verify(&buf_b, &refs));
-        a.publish_bytes(&mut buf, 0, 0, b"changed, and longer than before");
+        a.publish_bytes(&mut buf, 0, 0, b"changed, and longer than before").unwrap();
         assert_eq!(b.view(&buf_b, 0, 0), b"hello");
         assert_eq!(a.view(&buf, 0, 0), b"changed, and longer than before");
     }
