@@ -202,3 +202,43 @@ def test_parts_of_a_program_are_published_all_or_nothing(tmp_path: Path, fmt: st
     assert r.returncode != 0 and "in_range" in r.stderr
     after = {p.name: p.read_bytes() for p in out.parent.iterdir()}
     assert after == before, "the old parts stay, every one, and no temporary file is left"
+
+
+def _source_refused(*args: str) -> subprocess.CompletedProcess[str]:
+    """`polydat ARGS`, which must refuse its source in well under a minute."""
+    done = subprocess.run(
+        [sys.executable, "-m", "polydat.cli", *args], capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 1, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr, done.stderr
+    return done
+
+
+@pytest.mark.parametrize("command", [["run", "/dev/zero", "--cycles", "3"], ["check", "/dev/zero"]])
+def test_a_device_as_the_source_is_refused_not_read_without_end(command: list[str]) -> None:
+    # Issue 44 item 16: sources are read by one reader that refuses what is
+    # not a regular file (a device, a FIFO, a directory) and caps the size.
+    done = _source_refused(*command)
+    assert "/dev/zero is not a regular file" in done.stderr
+
+
+def test_a_fifo_or_a_directory_as_the_source_is_refused(tmp_path: Path) -> None:
+    fifo = tmp_path / "p.polydat"
+    os.mkfifo(fifo)
+    assert f"{fifo} is not a regular file" in _source_refused("check", str(fifo)).stderr
+    folder = tmp_path / "w.yaml"
+    folder.mkdir()
+    assert f"{folder} is a directory" in _source_refused("run", str(folder)).stderr
+    import polydat as api
+
+    with pytest.raises(api.CompileError, match="is a directory"):
+        api.compile_file(folder)
+
+
+def test_a_source_past_the_size_limit_is_refused_naming_the_file_and_the_limit(tmp_path: Path) -> None:
+    from polydat.dsl.diagnostics import MAX_SOURCE_BYTES
+
+    big = tmp_path / "big.polydat"
+    big.write_bytes(b" " * (MAX_SOURCE_BYTES + 1))
+    message = _source_refused("check", str(big)).stderr
+    assert f"{big} is larger than {MAX_SOURCE_BYTES} bytes" in message

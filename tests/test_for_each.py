@@ -4,6 +4,8 @@ nested traversals (grandchildren), pragmas, and clear errors."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 import polydat
@@ -343,3 +345,37 @@ def test_a_name_nothing_binds_is_a_warning_and_reads_none() -> None:
     assert list(program.kernel().traverse(0)) == [], "the traversal dispenses nothing"
     (quoted, _) = polydat.compile('for k in 1..4 where {k} == us-east {\n x := 1\n}').warnings
     assert quoted.hint == 'a string is quoted ("us"); a name is written {us}'
+
+
+@pytest.mark.parametrize(
+    "comprehension",
+    [
+        "k in 0..1000000000000 order shuffle",
+        "k in 0..1000000000000 order shuffle(seed=3)",
+        "k in 0..1000000000000 order halton",
+        "k in 0..1000000, j in 0..1000000 order shuffle",
+        "k in 0..1000000000000 where {k} % 2 == 0 order shuffle",
+        "k in 0..1000000000000 order shuffle/5 order halton",
+    ],
+)
+def test_an_order_over_a_huge_range_is_walked_lazily(comprehension: str) -> None:
+    # Issue 44 item 16: the order's positions come from the core a batch at
+    # a time; no tuple of the space is made before it is dispensed.
+    k = polydat.compile("x := 1\n").kernel()
+    first = [c.iteration for c in itertools.islice(k.for_each(comprehension, "y := 1"), 4)]
+    assert len(first) == 4 and len({tuple(t.values()) for t in first}) == 4
+    if "% 2" in comprehension:
+        assert all(t["k"] % 2 == 0 for t in first)
+
+
+def test_ordering_again_all_of_a_huge_order_is_a_compile_error_not_a_memory_error() -> None:
+    k = polydat.compile("x := 1\n").kernel()
+    with pytest.raises(polydat.CompileError) as info:
+        next(k.for_each("k in 0..1000000000000 order shuffle order halton/5", "y := 1"))
+    assert "give the earlier order a count" in str(info.value) and info.value.col == 43
+
+
+def test_every_where_stage_keeps_its_own_test() -> None:
+    k = polydat.compile("x := 1\n").kernel()
+    for text in ("k in 0..10 where {k} % 2 == 0 where {k} > 5", "k in 0..10 where {k} > 5 where {k} % 2 == 0 order lex"):
+        assert [c.iteration["k"] for c in k.for_each(text, "y := 1")] == [6, 8], text

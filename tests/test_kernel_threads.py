@@ -97,3 +97,31 @@ def test_one_kernel_shared_by_threads_pulling_a_failing_output_does_not_deadlock
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_parent_and_its_children_on_threads_with_failing_pulls_do_not_deadlock(engine: str) -> None:
     run_watched(PARENT_AND_CHILDREN, engine)
+
+
+def test_one_batch_iterator_read_from_two_threads_is_a_polydat_error() -> None:
+    # Issue 44 item 16: the second reader gets ConcurrentUseError (not
+    # PyO3's "RuntimeError: Already borrowed"); the first reads on.
+    import threading
+
+    import polydat
+
+    program = polydat.compile('input cycle: u64\nt := "{cycle}-{cycle}"\n')
+    batches = program.iter_batches(10**7, batch_rows=1000)
+    errors: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            for _ in batches:
+                pass
+        except BaseException as err:  # noqa: BLE001 - collected for the assertion
+            errors.append(err)
+
+    threads = [threading.Thread(target=read) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(errors) == 1, errors
+    assert isinstance(errors[0], polydat.errors.ConcurrentUseError), repr(errors[0])
+    assert isinstance(errors[0], polydat.PolydatError) and "one consumer at a time" in str(errors[0])

@@ -107,3 +107,50 @@ def test_polydat_run_out_of_memory_exits_1_and_leaves_no_partial_file(tmp_path: 
     message = done.stderr.strip().splitlines()
     assert len(message) == 1 and "memory" in message[0], done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.polydat"], "no output and no .partial file"
+
+
+# Issue 44 item 1: values built from user data (a string of a few hundred MB
+# interpolated several times) and an order's table of positions are sized
+# fallibly, below the value limit too: the process never aborts.
+
+BIG = 'extern s: str = "a"\nt := "{s}{s}{s}{s}"'
+"""Four copies of `s`: past the margin once `s` holds 100 MB."""
+
+
+@pytest.mark.parametrize("engine", ["p1", "p2", "p3"])
+def test_a_value_past_free_memory_below_the_value_limit_is_an_out_of_memory_error(engine: str) -> None:
+    done = run_scenario(
+        f"""
+        polydat.set_max_value_bytes(2**31)
+        k = polydat.compile({BIG!r}, engine={engine!r}).kernel()
+        k.set("s", "x" * 100_000_000)
+        k.pull("s")
+        size = int(open("/proc/self/status").read().split("VmSize:")[1].split()[0]) * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (size + {MARGIN}, size + {MARGIN}))
+        expect_out_of_memory(lambda: k.pull("t"), "pull")
+        k.set("s", "y")
+        assert k.pull("t") == "yyyy"
+        """
+    )
+    assert "pull out of memory" in done.stdout and "could not be allocated" in done.stdout
+
+
+def test_generate_of_rows_each_past_free_memory_is_an_out_of_memory_error() -> None:
+    done = run_scenario(
+        f"""
+        p = limited('input cycle: u64\\nextern s: str = "a"\\nt := "{{s}}{{cycle}}"')
+        run = lambda: p.generate(100, inputs={{"s": "x" * 20_000_000}}, threads=2, format="arrow")
+        expect_out_of_memory(run, "rows")
+        """
+    )
+    assert "rows out of memory" in done.stdout
+
+
+def test_all_positions_of_a_huge_shuffle_are_refused_before_any_is_made() -> None:
+    done = run_scenario(
+        """
+        limited("input cycle\\nx := 1")
+        expect_out_of_memory(lambda: polydat._core.order_positions("shuffle", [10**12], seed=7), "order")
+        """
+    )
+    assert "order out of memory" in done.stdout

@@ -22,6 +22,7 @@ from .errors import (
     ArgumentError,
     BindError,
     CompileError,
+    ConcurrentUseError,
     Diagnostic,
     EvalError,
     InternalError,
@@ -102,5 +103,6 @@ __all__ = [
     "ArgumentError",
     "InternalError",
     "OutOfMemoryError",
+    "ConcurrentUseError",
     "Diagnostic",
 ]

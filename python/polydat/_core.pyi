@@ -144,6 +144,8 @@ class BatchStream:
     def __next__(self) -> Any: ...
     def close(self) -> None:
         """Stops generating; the stream yields nothing more."""
+    # One consumer at a time: a read from a second thread while another is
+    # under way raises ``ConcurrentUseError``.
 
 def text_header(names: list[str], format: str) -> bytes:
     """What an output in ``format`` (a name of :func:`formats`) holds before
@@ -280,8 +282,18 @@ def streamer_text(spec: str) -> str:
 
 def order_positions(strategy: str, axes: list[int], count: int | None = None, seed: int | None = None) -> list[int]:
     """The positions (row-major over ``axes``, axis 0 slowest) an ``order``
-    strategy emits, at most ``count``; raises ``ArgumentError`` for an
-    unknown or unsupported strategy."""
+    strategy emits, at most ``count``, all at once; raises ``ArgumentError``
+    for an unknown or unsupported strategy, ``OutOfMemoryError`` when they
+    do not fit (walk them with :func:`order_walk`)."""
+
+def order_walk(strategy: str, axes: list[int], count: int | None = None, seed: int | None = None) -> OrderWalk:
+    """The positions :func:`order_positions` gives, walked a batch at a time."""
+
+class OrderWalk:
+    """An order's positions being walked (one consumer at a time)."""
+
+    def take(self, max: int) -> list[int]:
+        """The next positions, at most ``max``; empty once the walk is over."""
 
 def check_request(engine: str, provenance: str) -> None:
     """Raises ``RefusedError`` for an (engine, provenance) request no engine can honour."""

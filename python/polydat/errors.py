@@ -21,6 +21,9 @@
 * ``OutOfMemoryError`` (also a ``MemoryError``) — the rows asked for do not
   fit in memory; nothing was kept, and the process goes on (ask for fewer
   rows at a time, or stream them with ``iter_batches``).
+* ``ConcurrentUseError`` — an object one consumer reads at a time (the
+  iterator of ``iter_batches``) was read from a second thread while the
+  first was reading it; give each thread its own.
 """
 
 from __future__ import annotations
@@ -176,6 +179,12 @@ class OutOfMemoryError(PolydatError, MemoryError):
     it; the process and the program stay usable."""
 
 
+class ConcurrentUseError(PolydatError):
+    """An iterator that has one consumer at a time (``iter_batches``'s) was
+    read from a second thread while another read was under way. Nothing was
+    lost: the first reader goes on; give each thread its own iterator."""
+
+
 class RefusedError(PolydatError):
     """An engine or provenance mode cannot run this program (or does not exist)."""
 
@@ -196,4 +205,5 @@ __all__ = [
     "ArgumentError",
     "InternalError",
     "OutOfMemoryError",
+    "ConcurrentUseError",
 ]

@@ -29,7 +29,10 @@ when one is negative), any float makes it ``f64``, ``true``/``false`` are
 
 ``where`` predicates follow upstream's predicate rules (see
 :mod:`polydat.dsl.predicate`); ``order`` positions come from the core
-(``polydat_core::order``), so every host dispenses the same tuples.
+(``polydat_core::order``), a batch at a time, so every host dispenses the
+same tuples and a huge space is never held whole. An order after another
+(``order shuffle/100 order halton``) ranks what the first dispensed, at most
+2^24 of them.
 
 :func:`open_comprehension` opens a parsed comprehension in a scope of the
 core (a kernel): its ``{name}`` references, ``where`` predicates and call
@@ -59,6 +62,13 @@ __all__ = [
     "Comprehension", "Clause", "Range", "Ref", "Generator", "Call", "Where", "Order", "JsonText",
     "parse", "parse_text", "parse_items", "NAMED_GENERATORS",
 ]
+
+
+_ORDER_BATCH = 4096
+"""Positions of an order asked of the core at a time."""
+
+_HELD_MAX = 1 << 24
+"""The most positions a second order over dispensed tuples holds at once."""
 
 
 @dataclass(frozen=True)
@@ -272,47 +282,73 @@ class Comprehension:
             yield from _product(axes)
             return
         # The current space: positions into the natural (row-major) one, in
-        # dispense order. `lattice` holds while they are the natural space,
-        # perhaps filtered (an order then ranks by natural position).
-        stream: Iterator[int] = iter(range(math.prod(sizes)))
-        lattice, filtered = True, False
+        # dispense order, at most `bound` of them. `lattice` holds while they
+        # are the natural space, perhaps filtered by the tests in `keeps` (an
+        # order then ranks by natural position) or cut by a count (`cut`).
+        total = math.prod(sizes)
+        stream: Iterator[int] = iter(range(total))
+        bound = total
+        lattice, cut = True, False
+        keeps: list[Callable[[tuple[Any, ...]], bool]] = []
         for stage in self.stages:
             if isinstance(stage, Where):
                 if keep is None:
                     raise self.error("a where predicate needs a scope to test it", stage.line, stage.col)
                 test = keep(stage, types)
-                stream = (p for p in stream if test(at(p)))
-                filtered = True
+                stream = _kept(stream, (test,), at)
+                keeps.append(test)
                 continue
+            held, bound = bound, min(bound, stage.count) if stage.count is not None else bound
             if stage.strategy == "lex" and stage.seed is None and (lattice or stage.count is None):
                 stream = itertools.islice(stream, stage.count)
+                cut = cut or stage.count is not None
                 continue
-            current = list(stream)
-            try:
-                from .. import _core
-
+            ordered: Iterator[int]
+            if lattice and not (cut and keeps):
+                # The order over the whole lattice, walked lazily; a position
+                # is kept when every where test so far holds for its tuple.
+                chosen = self._walk(stage, sizes, None if keeps else stage.count)
+                ordered = _kept(chosen, tuple(keeps), at)
+            else:
+                # An order of what earlier stages dispensed (a filtered list
+                # a count cut short, or another order's): ranks into that list.
+                current = self._held(stream, held, stage)
                 if lattice:
-                    chosen = _core.order_positions(
-                        stage.strategy, sizes, None if filtered else stage.count, stage.seed
-                    )
-                    if filtered:
-                        survivors = set(current)
-                        chosen = [p for p in chosen if p in survivors]
-                    ordered = chosen
+                    survivors = set(current)
+                    ordered = (p for p in self._walk(stage, sizes, None) if p in survivors)
                 else:
-                    ordered = [current[i] for i in _core.order_positions(stage.strategy, [len(current)], stage.count, stage.seed)]
-            except Exception as err:  # noqa: BLE001 - the core's refusal, at the order's place
-                from ..errors import PolydatError
-
-                if not isinstance(err, PolydatError):
-                    raise
-                raise self.error(str(err), stage.line, stage.col) from None
-            if stage.count is not None:
-                ordered = ordered[: stage.count]
-            stream = iter(ordered)
-            lattice, filtered = False, False
+                    ordered = (current[i] for i in self._walk(stage, [len(current)], stage.count))
+            stream = itertools.islice(ordered, stage.count)
+            lattice, cut, keeps = False, False, []
         for position in stream:
             yield at(position)
+
+    def _walk(self, stage: Order, axes: list[int], count: int | None) -> Iterator[int]:
+        """The positions ``stage``'s order emits over ``axes``, at most
+        ``count``, asked of the core a batch at a time (never all at once)."""
+        from .. import _core
+        from ..errors import OutOfMemoryError, PolydatError
+
+        try:
+            walk = _core.order_walk(stage.strategy, axes, count, stage.seed)
+        except OutOfMemoryError:
+            raise
+        except PolydatError as err:  # the core's refusal, at the order's place
+            raise self.error(str(err), stage.line, stage.col) from None
+        while batch := walk.take(_ORDER_BATCH):
+            yield from batch
+
+    def _held(self, stream: Iterator[int], bound: int, stage: Order) -> list[int]:
+        """The positions earlier stages dispense, held to be ordered again
+        (refused past :data:`_HELD_MAX` of them: they are ranked as a list)."""
+        if bound > _HELD_MAX:
+            raise self.error(
+                f"this order ranks the up to {bound} tuples the earlier stages dispense, "
+                f"which must then be held at once (at most {_HELD_MAX})",
+                stage.line, stage.col,
+                "give the earlier order a count (e.g. order shuffle/1000), or order the whole space once",
+            )
+        return list(stream)
 
     def _values(self, items: tuple[Item, ...], lookup: Callable[[str], Any], call: Callable[[Call], Any] | None) -> Sequence[Any]:
         values: list[Any] = []
@@ -479,6 +515,17 @@ def _length(values: Any) -> int:
     if isinstance(values, range):
         return max(0, -((values.start - values.stop) // values.step))
     return len(values)
+
+
+def _kept(
+    positions: Iterator[int], tests: tuple[Callable[[tuple[Any, ...]], bool], ...],
+    at: Callable[[int], tuple[Any, ...]],
+) -> Iterator[int]:
+    """The positions whose tuple passes every one of ``tests`` (each where
+    stage's own test, bound now: a later stage does not replace it)."""
+    if not tests:
+        return positions
+    return (p for p in positions if all(test(at(p)) for test in tests))
 
 
 def _product(parts: Sequence[Iterable[tuple[Any, ...]]]) -> Iterator[tuple[Any, ...]]:

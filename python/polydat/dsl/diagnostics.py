@@ -19,7 +19,10 @@ from dataclasses import dataclass, field
 from ..errors import CompileError, Diagnostic
 from .ast import Span
 
-__all__ = ["SourceFile", "Report", "CompileError", "Diagnostic", "source_lines", "display_line", "read_source"]
+__all__ = [
+    "SourceFile", "Report", "CompileError", "Diagnostic", "source_lines", "display_line", "read_source",
+    "read_source_bytes", "MAX_SOURCE_BYTES",
+]
 
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
@@ -35,14 +38,45 @@ def source_lines(text: str) -> list[str]:
     return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
 
 
+MAX_SOURCE_BYTES = 16 << 20
+"""The largest program or workload source file read: 16 MiB."""
+
+
+def read_source_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of the source file at ``path`` (a program or a workload),
+    the one reader of both. A path that is not a regular file (a directory,
+    a FIFO, a device such as ``/dev/zero``) or a file larger than
+    :data:`MAX_SOURCE_BYTES` is a :class:`CompileError` naming the file; a
+    file that cannot be opened raises its ``OSError``."""
+    import stat
+
+    name = os.fspath(path)
+
+    def refused(message: str, hint: str) -> CompileError:
+        return CompileError(Diagnostic(message, 0, 0, hint, "error", None, name))
+
+    # Not opened before it is known to be a regular file: opening a FIFO waits for a writer.
+    if os.path.exists(name) and not stat.S_ISREG(os.stat(name).st_mode):
+        kind = "a directory" if os.path.isdir(name) else "not a regular file"
+        raise refused(f"{name} is {kind}: a source is read from a regular file", "give the path of a source file")
+    with open(name, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise refused(f"{name} is not a regular file: a source is read from a regular file",
+                          "give the path of a source file")
+        data = f.read(MAX_SOURCE_BYTES + 1)
+    if len(data) > MAX_SOURCE_BYTES:
+        raise refused(f"{name} is larger than {MAX_SOURCE_BYTES} bytes, the most a source file may hold",
+                      "split the source into modules (use), or generate it smaller")
+    return data
+
+
 def read_source(path: str | os.PathLike[str]) -> str:
     """The text of the source file at ``path``: UTF-8, line ends read as
     Python's text files read them (``\\r\\n`` and ``\\r`` become ``\\n``).
     A byte that is not UTF-8 is a :class:`CompileError` at its line and
     column, naming the file; a file that cannot be read raises its ``OSError``."""
     name = os.fspath(path)
-    with open(name, "rb") as f:
-        data = f.read()
+    data = read_source_bytes(name)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:

@@ -277,12 +277,13 @@ class Workload:
         """Reads a workload YAML file (see :mod:`polydat.workload`)."""
         import yaml
 
+        from ..dsl.diagnostics import read_source
+
         path = os.fspath(path)
         try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except UnicodeDecodeError:
-            raise _not_utf8(path) from None
+            text = read_source(path)
+        except CompileError as err:  # not UTF-8, not a regular file, too large: at the file
+            raise WorkloadError(str(err)) from None
         loader = yaml.SafeLoader(text)
         try:
             node = loader.get_single_node()
@@ -502,17 +503,6 @@ class Workload:
                 self.write(phase, f, format, threads)
             written[phase.name] = target
         return written
-
-def _not_utf8(path: str) -> WorkloadError:
-    """The error of a workload file that is not UTF-8 text, at the first bad byte."""
-    from ..dsl.diagnostics import read_source
-
-    try:
-        read_source(path)
-    except CompileError as err:
-        return WorkloadError(str(err))
-    return WorkloadError(f"{path}: not UTF-8 text")
-
 
 def _phase_key_position(path: str | None, name: str) -> str | None:
     """``PATH:LINE:COL`` of phase ``name``'s name in the workload file at

@@ -96,6 +96,9 @@ pub struct EvalDetail {
     pub values: Vec<Value>,
     /// The row of `generate` that failed: its coordinate and value.
     pub row: Option<(String, u64)>,
+    /// The failure is memory the process could not get (a value's text, a
+    /// copy of it): the host reports it as out of memory.
+    pub out_of_memory: bool,
 }
 
 /// Two failures are equal when every field is, input values bit for bit.
@@ -107,6 +110,7 @@ impl PartialEq for EvalDetail {
             && self.outputs == other.outputs
             && self.inputs == other.inputs
             && self.row == other.row
+            && self.out_of_memory == other.out_of_memory
             && self.values.len() == other.values.len()
             && self.values.iter().zip(&other.values).all(|(a, b)| a.same(b))
     }
@@ -147,7 +151,15 @@ impl EvalError {
             inputs,
             values,
             row: None,
+            out_of_memory: false,
         }))
+    }
+
+    /// This failure, marked as memory the process could not get
+    /// ([`EvalDetail::out_of_memory`]).
+    pub fn of_memory(mut self) -> EvalError {
+        self.0.out_of_memory = true;
+        self
     }
 
     /// This failure as the failure of the `generate` row where coordinate
@@ -202,6 +214,14 @@ pub enum WriteError {
         /** The input written. */
         slot: String,
     },
+    /// The memory to hold the value could not be had (the input is `None`
+    /// until written again).
+    OutOfMemory {
+        /** The input written. */
+        slot: String,
+        /** The bytes the value holds. */
+        bytes: usize,
+    },
     /// Too many coordinate values for the program.
     TooManyCoordinates {
         /** Coordinate values given. */
@@ -221,6 +241,7 @@ impl WriteError {
             WriteError::TooManyCoordinates { .. } => "too_many_coordinates",
             WriteError::SweptCoordinate { .. } => "swept_coordinate",
             WriteError::BoundSlot { .. } => "bound_slot",
+            WriteError::OutOfMemory { .. } => "out_of_memory",
         }
     }
 
@@ -231,7 +252,8 @@ impl WriteError {
             WriteError::TypeMismatch { slot, .. }
             | WriteError::CoordinateSlot { slot }
             | WriteError::SweptCoordinate { slot }
-            | WriteError::BoundSlot { slot } => slot,
+            | WriteError::BoundSlot { slot }
+            | WriteError::OutOfMemory { slot, .. } => slot,
             WriteError::TooManyCoordinates { .. } => "",
         }
     }
@@ -260,6 +282,9 @@ impl fmt::Display for WriteError {
                 "'{slot}' reads the outer scope's output of that name live; write it in the outer scope \
                  (or declare it `shared` there to make it writable from here)"
             ),
+            WriteError::OutOfMemory { slot, bytes } => {
+                write!(f, "out of memory: the {bytes} bytes written to input '{slot}' could not be held")
+            }
             WriteError::TooManyCoordinates { given, count } => {
                 write!(f, "{given} coordinate values given, but the program has {count} coordinates")
             }

@@ -67,6 +67,15 @@ impl Value {
         Value::Str(s.into())
     }
 
+    /// The bytes a string, byte-string or JSON value holds (0 for any other).
+    pub fn payload_len(&self) -> usize {
+        match self {
+            Value::Str(s) | Value::Json(s) => s.len(),
+            Value::Bytes(b) => b.len(),
+            _ => 0,
+        }
+    }
+
     /// The u64 payload, if this is a `U64`.
     pub fn as_u64(&self) -> Option<u64> {
         match self {

@@ -3,6 +3,7 @@
 //! the Arrow PyCapsule interface by `pyo3-arrow`; and the batch stream behind
 //! `Program.iter_batches` and the command line's writers.
 
+use crate::consumer::one_consumer;
 use crate::convert::py_bytes;
 use crate::errors::{panic_text, HostError, HostResult};
 use arrow_array::types::{ArrowDictionaryKeyType, UInt16Type, UInt32Type, UInt8Type};
@@ -215,6 +216,9 @@ type Produced = Result<Batch, GenerateError>;
 /// size cost 0.2–0.3 s of system time in every run; in writes of megabytes
 /// (a batch's text at once) 0.3 s in most runs and 1.7–2.5 s in others.
 const WRITE_PIECE: usize = 128 << 10;
+
+/// What a batch stream is called in the error of a second consumer.
+const STREAM: &str = "this batch iterator";
 
 /// How long the consumer waits for a batch before it looks for a signal.
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
@@ -530,26 +534,66 @@ impl BatchStream {
         slf
     }
 
-    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<PyObject>> {
-        let Some((rows, columns, emitted)) = self.next_columns(py)? else { return Ok(None) };
-        self.rows = rows;
-        let item = self.item(py, rows, columns)?;
-        Ok(Some(match self.emitted {
+    fn __next__(slf: &Bound<'_, Self>) -> PyResult<Option<PyObject>> {
+        let (py, mut this) = (slf.py(), one_consumer(slf, STREAM)?);
+        let Some((rows, columns, emitted)) = this.next_columns(py)? else { return Ok(None) };
+        this.rows = rows;
+        let item = this.item(py, rows, columns)?;
+        Ok(Some(match this.emitted {
             true => (item, emitted).into_pyobject(py)?.into_any().unbind(),
             false => item,
         }))
     }
 
     /// Stops generating (the stream yields nothing more).
-    fn close(&mut self) {
-        self.finish();
+    fn close(slf: &Bound<'_, Self>) -> PyResult<()> {
+        one_consumer(slf, STREAM)?.finish();
+        Ok(())
     }
 
     /// Appends the rest of a text stream (CSV or JSON Lines rows) to the
     /// file at `path`, batch after batch, without the GIL and without a
     /// Python object per batch; returns the rows written. Ctrl-C stops the
     /// producer and raises; a failed write is an `OSError`.
-    fn write_text(&mut self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<usize> {
+    fn write_text(slf: &Bound<'_, Self>, path: std::path::PathBuf) -> PyResult<usize> {
+        let (py, mut this) = (slf.py(), one_consumer(slf, STREAM)?);
+        this.write_text_to(py, path)
+    }
+
+    /// The Arrow PyCapsule stream interface: the rest of the stream as an
+    /// Arrow C stream (a capsule named `arrow_array_stream`) that DuckDB,
+    /// polars, pyarrow and other Arrow consumers read batch by batch, as
+    /// the producer makes them; afterwards this object yields nothing more.
+    /// `requested_schema` is honoured when the columns can be cast to it.
+    /// Only a stream of Arrow record batches (not text) has one.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        slf: &Bound<'py, Self>,
+        requested_schema: Option<Bound<'py, PyCapsule>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        let (py, mut this) = (slf.py(), one_consumer(slf, STREAM)?);
+        let this = &mut *this;
+        if this.encode != Encode::Arrow {
+            let message =
+                "only a stream of plain Arrow batches has an Arrow C stream (not one of text or of dictionary batches)";
+            return Err(HostError::Argument(message.into()).into_pyerr(py));
+        }
+        if let Feed::Over = this.feed {
+            return Err(HostError::Argument("the stream was read or closed already".into()).into_pyerr(py));
+        }
+        // The rest of the stream is the reader's now (this object yields nothing more).
+        let reader = Reader { schema: this.schema.clone(), feed: std::mem::replace(&mut this.feed, Feed::Over) };
+        let schema = this.schema.clone();
+        let arrays = reader.map(|batch| Ok(Arc::new(StructArray::from(batch?)) as ArrayRef));
+        let field = Field::new_struct("", schema.fields().clone(), false).with_metadata(schema.metadata.clone());
+        let arrays = Box::new(ArrayIterator::new(arrays, Arc::new(field)));
+        to_stream_pycapsule(py, arrays, requested_schema).map_err(PyErr::from)
+    }
+}
+
+impl BatchStream {
+    /// [`BatchStream::write_text`]'s work, on the stream borrowed.
+    fn write_text_to(&mut self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<usize> {
         let Encode::Text(encoding) = self.encode else {
             let message = format!("write_text writes a stream of text ({})", formats::listed(|f| !f.binary()));
             return Err(HostError::Argument(message).into_pyerr(py));
@@ -587,37 +631,6 @@ impl BatchStream {
         Ok(total)
     }
 
-    /// The Arrow PyCapsule stream interface: the rest of the stream as an
-    /// Arrow C stream (a capsule named `arrow_array_stream`) that DuckDB,
-    /// polars, pyarrow and other Arrow consumers read batch by batch, as
-    /// the producer makes them; afterwards this object yields nothing more.
-    /// `requested_schema` is honoured when the columns can be cast to it.
-    /// Only a stream of Arrow record batches (not text) has one.
-    #[pyo3(signature = (requested_schema=None))]
-    fn __arrow_c_stream__<'py>(
-        &mut self,
-        py: Python<'py>,
-        requested_schema: Option<Bound<'py, PyCapsule>>,
-    ) -> PyResult<Bound<'py, PyCapsule>> {
-        if self.encode != Encode::Arrow {
-            let message =
-                "only a stream of plain Arrow batches has an Arrow C stream (not one of text or of dictionary batches)";
-            return Err(HostError::Argument(message.into()).into_pyerr(py));
-        }
-        if let Feed::Over = self.feed {
-            return Err(HostError::Argument("the stream was read or closed already".into()).into_pyerr(py));
-        }
-        // The rest of the stream is the reader's now (this object yields nothing more).
-        let reader = Reader { schema: self.schema.clone(), feed: std::mem::replace(&mut self.feed, Feed::Over) };
-        let schema = self.schema.clone();
-        let arrays = reader.map(|batch| Ok(Arc::new(StructArray::from(batch?)) as ArrayRef));
-        let field = Field::new_struct("", schema.fields().clone(), false).with_metadata(schema.metadata.clone());
-        let arrays = Box::new(ArrayIterator::new(arrays, Arc::new(field)));
-        to_stream_pycapsule(py, arrays, requested_schema).map_err(PyErr::from)
-    }
-}
-
-impl BatchStream {
     /// One batch's columns as the stream's item: an Arrow record batch or encoded text.
     fn item(&mut self, py: Python<'_>, rows: usize, columns: Vec<Column>) -> HostResult<PyObject> {
         let (encode, schema) = (self.encode, &self.schema);

@@ -57,6 +57,9 @@ pub(crate) enum HostError {
         /// What the memory was for ("the text of the rows").
         what: String,
     },
+    /// An object one consumer reads at a time was read by a second:
+    /// `ConcurrentUseError`.
+    Busy(String),
     /// A value polydat cannot write: `WriteError` of kind `unsupported_value`.
     Unsupported(String),
     /// Polydat itself failed: `InternalError`.
@@ -112,6 +115,11 @@ impl HostError {
                 let more = e.also.iter().map(|d| diagnostic(py, d)).collect::<PyResult<Vec<_>>>()?;
                 instance(py, "CompileError", (diagnostic(py, &e)?, PyTuple::new(py, more)?))
             }
+            HostError::Eval(e) | HostError::Bind(BindError::Init(e)) | HostError::Generate(GenerateError::Eval(e))
+                if e.out_of_memory =>
+            {
+                instance(py, "OutOfMemoryError", (e.message.as_str(),))
+            }
             HostError::Eval(e) | HostError::Bind(BindError::Init(e)) | HostError::Generate(GenerateError::Eval(e)) => {
                 let values = e.values.iter().map(|v| to_py(py, v)).collect::<PyResult<Vec<_>>>()?;
                 instance(
@@ -121,6 +129,10 @@ impl HostError {
                 )
             }
             HostError::Bind(e) => instance(py, "BindError", (e.to_string(), e.kind(), e.name().to_string())),
+            HostError::Write(e @ WriteError::OutOfMemory { .. })
+            | HostError::Generate(GenerateError::Write(e @ WriteError::OutOfMemory { .. })) => {
+                instance(py, "OutOfMemoryError", (e.to_string(),))
+            }
             HostError::Write(e) | HostError::Generate(GenerateError::Write(e)) => {
                 instance(py, "WriteError", (e.to_string(), e.kind(), e.slot().to_string()))
             }
@@ -143,6 +155,7 @@ impl HostError {
                 let message = format!("not enough memory for {what}: ask for fewer rows at a time");
                 instance(py, "OutOfMemoryError", (message,))
             }
+            HostError::Busy(message) => instance(py, "ConcurrentUseError", (message,)),
             HostError::Unsupported(message) => instance(py, "WriteError", (message, "unsupported_value", "")),
             HostError::Internal(message) => instance(py, "InternalError", (message,)),
             HostError::Polydat(message) => instance(py, "PolydatError", (message,)),

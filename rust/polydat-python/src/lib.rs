@@ -12,11 +12,13 @@
 //! `test-hooks` feature, [`test_hooks`] adds what only the tests call.
 
 mod arrow;
+mod consumer;
 mod convert;
 mod errors;
 mod fanout;
 mod host;
 mod kernel;
+mod order;
 mod program;
 mod pyvalue;
 mod rules;
@@ -39,7 +41,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rules::check_request, m)?)?;
     m.add_function(wrap_pyfunction!(rules::conversions, m)?)?;
     m.add_function(wrap_pyfunction!(rules::parse_text, m)?)?;
-    m.add_function(wrap_pyfunction!(rules::order_positions, m)?)?;
+    m.add_function(wrap_pyfunction!(order::order_positions, m)?)?;
+    m.add_function(wrap_pyfunction!(order::order_walk, m)?)?;
     m.add_function(wrap_pyfunction!(rules::type_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(rules::int_literal_type, m)?)?;
     m.add_function(wrap_pyfunction!(rules::f64_display, m)?)?;
@@ -62,6 +65,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<program::Program>()?;
     m.add_class::<kernel::Kernel>()?;
     m.add_class::<arrow::BatchStream>()?;
+    m.add_class::<order::OrderWalk>()?;
     m.add_class::<run::NamedRowPlan>()?;
     m.add("MAX_THREADS", run::MAX_THREADS)?;
     // The package's version: the workspace's, which maturin gives the wheel.

@@ -28,19 +28,6 @@ pub(crate) fn data_files_json() -> String {
     polydat_core::nodes::real_data::data_files_json()
 }
 
-/// The positions an `order` clause emits over a comprehension whose
-/// clauses have `axes` values each (see `polydat_core::order`).
-#[pyfunction]
-#[pyo3(signature = (strategy, axes, count=None, seed=None))]
-pub(crate) fn order_positions(
-    strategy: &str,
-    axes: Vec<u64>,
-    count: Option<u64>,
-    seed: Option<u64>,
-) -> PyResult<Vec<u64>> {
-    Ok(polydat_core::order::positions(strategy, &axes, count, seed).map_err(HostError::Argument)?)
-}
-
 /// Every engine a program can run on, by the name `Program.engine` reports
 /// (`p1`, `p2/raw`, `p2/push`, `p2/pull`, `p2/pushpull`): what an equivalence
 /// matrix iterates. Each name is accepted as `engine=`.

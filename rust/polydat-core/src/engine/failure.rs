@@ -4,7 +4,7 @@
 //! outputs it feeds and its input values, and the read that reached it.
 
 use crate::error::EvalError;
-use crate::node::NodeError;
+use crate::node::{limit, NodeError};
 use crate::program::{Program, Step};
 use crate::value::Value;
 
@@ -22,10 +22,23 @@ pub fn attribute(
     context: &str,
 ) -> EvalError {
     let context = format!("`{context}`");
-    let Some(step) = program.steps.get(s) else {
-        return EvalError::attributed(original, "?", &[], Vec::new(), &context);
+    let error = match program.steps.get(s) {
+        Some(step) => EvalError::attributed(original, step.def.reported_name(), &step.feeds, inputs(step), &context),
+        None => EvalError::attributed(original, "?", &[], Vec::new(), &context),
     };
-    EvalError::attributed(original, step.def.reported_name(), &step.feeds, inputs(step), &context)
+    match limit::is_no_memory(original) {
+        true => error.of_memory(),
+        false => error,
+    }
+}
+
+/// The error of a read of output `out` whose value could not be copied out
+/// (`failure` is [`limit::no_memory`]'s): out of memory, naming the output.
+#[cold]
+pub fn copy_failed(program: &Program, out: usize, failure: NodeError) -> EvalError {
+    let name = &program.outputs[out].name;
+    EvalError::attributed(failure.message(), "read", std::slice::from_ref(name), Vec::new(), &format!("`{name}`"))
+        .of_memory()
 }
 
 /// Turns the outcome of a guarded pass over `steps` into the engine's

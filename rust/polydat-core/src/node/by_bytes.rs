@@ -17,7 +17,7 @@
 //! the same failures (`tests/bytes_forms.rs` holds every node to it).
 
 use super::slot::Scalar;
-use super::{Args, NodeError, NodeEval};
+use super::{limit, Args, NodeError, NodeEval};
 use crate::types::PortType;
 use crate::value::Value;
 use std::marker::PhantomData;
@@ -204,7 +204,7 @@ pub fn text_value(f: impl FnOnce(&mut String) -> Result<(), NodeError>) -> Resul
     BUF.with(|buf| match buf.try_borrow_mut() {
         Ok(mut s) => {
             s.clear();
-            let result = f(&mut s).map(|()| Value::Str(Arc::from(s.as_str())));
+            let result = f(&mut s).and_then(|()| limit::shared_str(&s).map(Value::Str));
             if s.capacity() > KEEP {
                 *s = String::new();
             }
@@ -215,7 +215,7 @@ pub fn text_value(f: impl FnOnce(&mut String) -> Result<(), NodeError>) -> Resul
         Err(_) => {
             let mut s = String::new();
             f(&mut s)?;
-            Ok(Value::Str(Arc::from(s)))
+            limit::shared_str(&s).map(Value::Str)
         }
     })
 }

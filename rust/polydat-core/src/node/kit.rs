@@ -18,8 +18,9 @@ pub use super::slot::{
 pub trait Out: Send + Sync + 'static {
     /// The port type produced.
     const TYPE: PortType;
-    /// Packs into a value.
-    fn into_out(self) -> Value;
+    /// Packs into a value (a string or byte string fails with
+    /// [`super::limit::no_memory`] when its shared copy cannot be had).
+    fn into_out(self) -> Result<Value, NodeError>;
     /// The by-reference value of a result, as its value holds it (the
     /// by-bytes form copies it out); [`OutRef::Scalar`] for a scalar.
     fn out_ref(&self) -> OutRef<'_> {
@@ -36,15 +37,15 @@ pub(crate) fn ref_form<R: Out>(node: &dyn BytesEval) -> Option<&dyn BytesEval> {
 impl<T: Scalar> Out for T {
     const TYPE: PortType = T::TYPE;
     #[inline]
-    fn into_out(self) -> Value {
-        self.canonical().into_value()
+    fn into_out(self) -> Result<Value, NodeError> {
+        Ok(self.canonical().into_value())
     }
 }
 
 impl Out for String {
     const TYPE: PortType = PortType::Str;
-    fn into_out(self) -> Value {
-        Value::Str(Arc::from(self))
+    fn into_out(self) -> Result<Value, NodeError> {
+        super::limit::shared_str(&self).map(Value::Str)
     }
     fn out_ref(&self) -> OutRef<'_> {
         OutRef::Text(self)
@@ -54,8 +55,8 @@ impl Out for String {
 /// A shared string: lets a rule hand out a prebuilt string without copying it.
 impl Out for Arc<str> {
     const TYPE: PortType = PortType::Str;
-    fn into_out(self) -> Value {
-        Value::Str(self)
+    fn into_out(self) -> Result<Value, NodeError> {
+        Ok(Value::Str(self))
     }
     fn out_ref(&self) -> OutRef<'_> {
         OutRef::Text(self)
@@ -64,8 +65,8 @@ impl Out for Arc<str> {
 
 impl Out for Vec<u8> {
     const TYPE: PortType = PortType::Bytes;
-    fn into_out(self) -> Value {
-        Value::Bytes(Arc::from(self))
+    fn into_out(self) -> Result<Value, NodeError> {
+        super::limit::shared_bytes(&self).map(Value::Bytes)
     }
     fn out_ref(&self) -> OutRef<'_> {
         OutRef::Bytes(self)
@@ -377,7 +378,7 @@ pub fn to_ref<A: Scalar, R: Out>(f: impl Fn(A) -> R + Send + Sync + 'static) -> 
 
 impl<A: Scalar, R: Out, F: Fn(A) -> R + Send + Sync> NodeEval for ScalarToRef<A, R, F> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-        outs[0] = (self.f)(arg::<A>(args, 0)?).into_out();
+        outs[0] = (self.f)(arg::<A>(args, 0)?).into_out()?;
         Ok(())
     }
     fn bytes_form(&self) -> Option<&dyn BytesEval> {
@@ -407,7 +408,7 @@ pub fn str_map<R: Out>(f: impl Fn(&str) -> Result<R, String> + Send + Sync + 'st
 
 impl<R: Out, F: Fn(&str) -> Result<R, String> + Send + Sync> NodeEval for StrMap<R, F> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-        outs[0] = (self.f)(str_arg(args, 0)?).map_err(NodeError::new)?.into_out();
+        outs[0] = (self.f)(str_arg(args, 0)?).map_err(NodeError::new)?.into_out()?;
         Ok(())
     }
     fn bytes_form(&self) -> Option<&dyn BytesEval> {
@@ -437,7 +438,7 @@ pub fn str_map2<R: Out>(f: impl Fn(&str, &str) -> R + Send + Sync + 'static) -> 
 
 impl<R: Out, F: Fn(&str, &str) -> R + Send + Sync> NodeEval for StrMap2<R, F> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-        outs[0] = (self.f)(str_arg(args, 0)?, str_arg(args, 1)?).into_out();
+        outs[0] = (self.f)(str_arg(args, 0)?, str_arg(args, 1)?).into_out()?;
         Ok(())
     }
 }

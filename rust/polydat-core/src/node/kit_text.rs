@@ -9,7 +9,6 @@ use super::{Args, NodeError, NodeEval};
 use crate::types::PortType;
 use crate::value::Value;
 use std::marker::PhantomData;
-use std::sync::Arc;
 
 /// JSON text as a rule result: a `json` output (the text must be valid
 /// JSON; rules build it with `serde_json`).
@@ -17,8 +16,8 @@ pub struct JsonText(pub String);
 
 impl Out for JsonText {
     const TYPE: PortType = PortType::Json;
-    fn into_out(self) -> Value {
-        Value::Json(Arc::from(self.0))
+    fn into_out(self) -> Result<Value, NodeError> {
+        super::limit::shared_str(&self.0).map(Value::Json)
     }
     fn out_ref(&self) -> OutRef<'_> {
         OutRef::Text(&self.0)
@@ -53,7 +52,7 @@ pub fn bytes_map<R: Out>(f: impl Fn(&[u8]) -> Result<R, String> + Send + Sync + 
 
 impl<R: Out, F: Fn(&[u8]) -> Result<R, String> + Send + Sync> NodeEval for BytesMap<R, F> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-        outs[0] = (self.f)(bytes_arg(args, 0)?).map_err(NodeError::new)?.into_out();
+        outs[0] = (self.f)(bytes_arg(args, 0)?).map_err(NodeError::new)?.into_out()?;
         super::kit::canonical_value(&mut outs[0]);
         Ok(())
     }
@@ -89,7 +88,7 @@ impl<A: Scalar, R: Out, F: Fn(A, &str) -> Result<R, String> + Send + Sync> NodeE
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
         let a = A::from_value(args.get(0)).ok_or_else(|| wrong_type(args.get(0), A::TYPE.keyword()))?;
         let s = args.get(1).as_str().ok_or_else(|| wrong_type(args.get(1), "str"))?;
-        outs[0] = (self.f)(a, s).map_err(NodeError::new)?.into_out();
+        outs[0] = (self.f)(a, s).map_err(NodeError::new)?.into_out()?;
         super::kit::canonical_value(&mut outs[0]);
         Ok(())
     }
@@ -124,7 +123,7 @@ pub fn try_to_ref<A: Scalar, R: Out>(f: impl Fn(A) -> Result<R, String> + Send +
 impl<A: Scalar, R: Out, F: Fn(A) -> Result<R, String> + Send + Sync> NodeEval for TryToRef<A, R, F> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
         let a = A::from_value(args.get(0)).ok_or_else(|| wrong_type(args.get(0), A::TYPE.keyword()))?;
-        outs[0] = (self.f)(a).map_err(NodeError::new)?.into_out();
+        outs[0] = (self.f)(a).map_err(NodeError::new)?.into_out()?;
         Ok(())
     }
     fn bytes_form(&self) -> Option<&dyn BytesEval> {
@@ -144,6 +143,7 @@ impl<A: Scalar, R: Out, F: Fn(A) -> Result<R, String> + Send + Sync> BytesEval f
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     #[test]
     fn bytes_kit_reads_bytes_and_text() {

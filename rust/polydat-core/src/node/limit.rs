@@ -5,9 +5,16 @@
 //! fallibly, so a runaway program fails with an ordinary error — a compile
 //! error when the value is folded, an attributed evaluation error at run
 //! time — instead of aborting the process when an allocation fails.
+//!
+//! Memory that runs out below the limit is its own failure ([`no_memory`]):
+//! every growth here reserves fallibly, and [`shared_str`] /
+//! [`shared_bytes`] make a value's shared copy only once its memory was
+//! found. The engines report such a failure as out of memory
+//! ([`is_no_memory`]), which the host raises as its out-of-memory error.
 
 use super::NodeError;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 /// The default limit: 64 MiB.
 pub const DEFAULT_MAX_VALUE_BYTES: usize = 64 << 20;
@@ -34,6 +41,59 @@ pub fn too_large(bytes: usize) -> NodeError {
     ))
 }
 
+/// How every out-of-memory message of a value starts ([`is_no_memory`] reads it).
+const NO_MEMORY: &str = "out of memory: ";
+
+/// The failure of a value of `bytes` bytes whose memory cannot be had
+/// (below the limit: the process has no more).
+#[cold]
+pub fn no_memory(bytes: usize) -> NodeError {
+    NodeError::new(format!("{NO_MEMORY}a value of {bytes} bytes could not be allocated"))
+}
+
+/// True when a node's failure message is [`no_memory`]'s.
+pub fn is_no_memory(message: &str) -> bool {
+    message.starts_with(NO_MEMORY)
+}
+
+/// Makes room for `extra` more bytes in `s` with no limit check (for a
+/// short piece whose total the caller checks once written), or fails with
+/// [`no_memory`]: no growth of a value's text may abort the process.
+#[inline]
+pub fn make_room(s: &mut String, extra: usize) -> Result<(), NodeError> {
+    match s.capacity() - s.len() >= extra {
+        true => Ok(()),
+        false => s.try_reserve(extra).map_err(|_| no_memory(s.len().saturating_add(extra))),
+    }
+}
+
+/// Values from this size on have their memory tried before they are copied
+/// into a shared value (smaller ones are not worth a system call).
+const TRY_FROM: usize = 1 << 16;
+
+/// Fails with [`no_memory`] unless `bytes` bytes (and a shared value's
+/// header) can be had now. Rust's `Arc` has no fallible constructor: the
+/// memory is reserved and let go, so the copy that follows finds it.
+fn ensure_memory(bytes: usize) -> Result<(), NodeError> {
+    if bytes < TRY_FROM {
+        return Ok(());
+    }
+    let mut probe: Vec<u8> = Vec::new();
+    probe.try_reserve_exact(bytes.saturating_add(64)).map_err(|_| no_memory(bytes))
+}
+
+/// `text` as a shared string value's payload, or [`no_memory`].
+pub fn shared_str(text: &str) -> Result<Arc<str>, NodeError> {
+    ensure_memory(text.len())?;
+    Ok(Arc::from(text))
+}
+
+/// `bytes` as a shared byte-string value's payload, or [`no_memory`].
+pub fn shared_bytes(bytes: &[u8]) -> Result<Arc<[u8]>, NodeError> {
+    ensure_memory(bytes.len())?;
+    Ok(Arc::from(bytes))
+}
+
 /// Makes room for `extra` more bytes in `s`, or fails: past the limit, or
 /// when the memory cannot be had.
 #[inline]
@@ -49,7 +109,7 @@ pub fn reserve_from(s: &mut String, start: usize, extra: usize) -> Result<(), No
     if wanted > max_value_bytes() {
         return Err(too_large(wanted));
     }
-    s.try_reserve(extra).map_err(|_| too_large(wanted))
+    make_room(s, extra)
 }
 
 /// Appends `t` to `s` within the limit (see [`reserve`]).
@@ -103,5 +163,15 @@ mod tests {
             err.message()
         );
         assert!(push_str(&mut s, "y").is_err(), "from byte 0, the whole string counts");
+    }
+
+    #[test]
+    fn memory_that_cannot_be_had_is_out_of_memory_not_the_limit() {
+        let mut s = String::from("abc");
+        let err = make_room(&mut s, usize::MAX / 2).unwrap_err();
+        assert!(is_no_memory(err.message()), "{}", err.message());
+        assert!(!is_no_memory(too_large(1).message()));
+        assert!(shared_str("x").is_ok() && shared_bytes(&[1; 1 << 17]).is_ok());
+        assert_eq!(s, "abc");
     }
 }

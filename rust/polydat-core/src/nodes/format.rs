@@ -52,6 +52,19 @@ impl Default for Spec {
     }
 }
 
+/// The most bytes a number renders to before its fill and fraction digits
+/// (the integer digits of the largest f64, its sign and point, with room to spare).
+const NUMBER_ROOM: usize = 340;
+
+impl Spec {
+    /// Room for one field of this spec besides its argument's own text: its
+    /// fill, its fraction digits and a number's digits. Reserved before the
+    /// field is written, so writing it never grows a value infallibly.
+    fn room(&self) -> usize {
+        self.width.unwrap_or(0) + self.precision.unwrap_or(0) + NUMBER_ROOM
+    }
+}
+
 #[derive(Debug, PartialEq)]
 enum Piece {
     Text(String),
@@ -563,18 +576,26 @@ impl Printf {
                     }
                     match value {
                         // `render`'s own arms for these kinds.
-                        Quick::U64(x) => render_u64(s, x, spec),
+                        Quick::U64(x) => {
+                            limit::make_room(s, spec.room())?;
+                            render_u64(s, x, spec)
+                        }
                         Quick::Str(text) => {
                             limit::reserve_from(s, start, text.len())?;
+                            limit::make_room(s, text.len() + spec.room())?;
                             pad_text(s, text, spec);
                         }
                         Quick::Other => {
                             let arg = arg(next)?;
-                            if let ValueRef::Str(text) | ValueRef::Json(text) = arg {
-                                // Room for the argument before it is copied in (a
-                                // field adds at most its width besides).
-                                limit::reserve_from(s, start, text.len())?;
-                            }
+                            // Room for the argument before it is copied in (a
+                            // field adds at most its room besides).
+                            let text = match arg {
+                                ValueRef::Str(text) | ValueRef::Json(text) => text.len(),
+                                ValueRef::Bytes(b) => b.len().saturating_mul(2),
+                                _ => 0,
+                            };
+                            limit::reserve_from(s, start, text)?;
+                            limit::make_room(s, text + spec.room())?;
                             render(s, &arg, spec)?;
                         }
                     }
@@ -604,7 +625,10 @@ impl Printf {
                 limit::reserve_from(s, start, text.len() + 2)?;
                 push_encoded(s, text, encode);
             }
-            Quick::U64(x) if matches!(encode, Encode::Float | Encode::Csv | Encode::Escaped) => render_u64(s, x, spec),
+            Quick::U64(x) if matches!(encode, Encode::Float | Encode::Csv | Encode::Escaped) => {
+                limit::make_room(s, spec.room())?;
+                render_u64(s, x, spec)
+            }
             value => {
                 let arg = match value {
                     Quick::U64(x) => ValueRef::Scalar(Value::U64(x)),
@@ -613,7 +637,7 @@ impl Printf {
                 };
                 if let ValueRef::Scalar(Value::F64(x)) = arg {
                     if encode == Encode::Float && !x.is_finite() {
-                        s.push_str("null");
+                        limit::push_str_from(s, start, "null")?;
                         return limit::check(s.len() - start);
                     }
                 }

@@ -861,7 +861,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         let (layout, slot) = (&self.plan.layout, self.plan.program.outputs[out].slot as usize);
         match self.slots.read_u64(layout, slot, "") {
             Ok(Some(word)) => Ok(word),
-            _ => Err(raw_read_refused(&self.plan.program, out, &self.slots.decode(layout, slot))),
+            _ => Err(raw_read_refused(&self.plan.program, out, &self.slots.decode(layout, slot).unwrap_or_default())),
         }
     }
 
@@ -1177,9 +1177,11 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
         if M::COMPARES && self.slots.holds(&plan.layout, input, &value) {
             return Ok(());
         }
-        self.slots.encode(&plan.layout, input, &value);
+        let copied = self.slots.encode(&plan.layout, input, &value);
+        let failed =
+            copied.is_err().then(|| WriteError::OutOfMemory { slot: def.name.clone(), bytes: value.payload_len() });
         self.wrote(input);
-        Ok(())
+        failed.map_or(Ok(()), Err)
     }
 
     #[inline]
@@ -1189,7 +1191,7 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
 
     fn pull(&mut self, out: usize) -> Result<Value, EvalError> {
         let slot = self.pull_value_slot(out)?;
-        Ok(self.slots.decode(&self.plan.layout, slot))
+        self.slots.decode(&self.plan.layout, slot).map_err(|e| failure::copy_failed(&self.plan.program, out, e))
     }
 
     #[inline]
@@ -1211,11 +1213,15 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
         for o in 0..plan.program.outputs.len() {
             self.mode.output_done(plan, o);
         }
-        Ok(plan.program.outputs.iter().map(|o| self.slots.decode(&plan.layout, o.slot as usize)).collect())
+        let decode = |(out, o): (usize, &crate::program::OutputDef)| {
+            self.slots.decode(&plan.layout, o.slot as usize).map_err(|e| failure::copy_failed(&plan.program, out, e))
+        };
+        plan.program.outputs.iter().enumerate().map(decode).collect()
     }
 
+    /// (An input whose copy cannot be had reads as `None`.)
     fn input_value(&self, input: usize) -> Value {
-        self.slots.decode(&self.plan.layout, input)
+        self.slots.decode(&self.plan.layout, input).unwrap_or_default()
     }
 
     /// Every step becomes stale, and the scope-init path runs again at the

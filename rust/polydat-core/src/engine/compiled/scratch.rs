@@ -32,6 +32,8 @@
 //! written is borrowed mutably, so it cannot be viewed), and a pair of
 //! length 0 names no memory.
 
+use crate::node::{limit, NodeError};
+
 /// One scratch entry: the text of a `str`/`json` slot or the bytes of a
 /// `bytes` slot.
 #[derive(Clone, Debug)]
@@ -153,39 +155,45 @@ impl Scratch {
     }
 
     /// Rewrites entry `e` with `text` and publishes its pair at `buf[off]`,
-    /// `buf[off + 1]` (a bytes entry takes the text's bytes).
+    /// `buf[off + 1]` (a bytes entry takes the text's bytes). When the
+    /// entry cannot grow to hold it, the entry is left empty and the
+    /// failure is [`limit::no_memory`]'s.
     #[inline]
-    pub fn publish_text(&mut self, buf: &mut [u64], off: usize, e: usize, text: &str) {
+    pub fn publish_text(&mut self, buf: &mut [u64], off: usize, e: usize, text: &str) -> Result<(), NodeError> {
         // Keep the old pair harmless while the entry changes (a zero length
         // names no bytes), so a failure part-way never leaves a stale length.
         buf[off + 1] = 0;
         let entry = &mut self.entries[e];
-        match entry {
+        let grown = match entry {
             Entry::Text(s) => {
                 s.clear();
-                s.push_str(text);
+                s.try_reserve_exact(text.len()).map(|()| s.push_str(text))
             }
             Entry::Bytes(b) => {
                 b.clear();
-                b.extend_from_slice(text.as_bytes());
+                b.try_reserve_exact(text.len()).map(|()| b.extend_from_slice(text.as_bytes()))
             }
-        }
+        };
         (buf[off], buf[off + 1]) = entry.pair();
+        grown.map_err(|_| limit::no_memory(text.len()))
     }
 
     /// Rewrites entry `e` with `bytes` and publishes its pair (a text entry
     /// takes them as text, invalid UTF-8 replaced, as a decode would read them).
+    /// (Fails as [`Scratch::publish_text`] does.)
     #[inline]
-    pub fn publish_bytes(&mut self, buf: &mut [u64], off: usize, e: usize, bytes: &[u8]) {
+    pub fn publish_bytes(&mut self, buf: &mut [u64], off: usize, e: usize, bytes: &[u8]) -> Result<(), NodeError> {
         match &self.entries[e] {
             Entry::Bytes(_) => {
                 buf[off + 1] = 0;
                 let entry = &mut self.entries[e];
+                let mut grown = Ok(());
                 if let Entry::Bytes(b) = entry {
                     b.clear();
-                    b.extend_from_slice(bytes);
+                    grown = b.try_reserve_exact(bytes.len()).map(|()| b.extend_from_slice(bytes));
                 }
                 (buf[off], buf[off + 1]) = entry.pair();
+                grown.map_err(|_| limit::no_memory(bytes.len()))
             }
             Entry::Text(_) => self.publish_text(buf, off, e, &String::from_utf8_lossy(bytes)),
         }
@@ -304,7 +312,7 @@ mod tests {
         let mut buf = vec![0u64; 4];
         let mut a = Scratch::new(&[true, false]);
         a.repoint(&mut buf, &refs);
-        a.publish_bytes(&mut buf, 2, 1, b"input");
+        a.publish_bytes(&mut buf, 2, 1, b"input").unwrap();
         a.rewrite(&mut buf, 0, 0, |peers, buf, out: &mut String| {
             out.push('<');
             out.push_str(std::str::from_utf8(peers.view(buf, 2, 1)).unwrap());
@@ -339,8 +347,8 @@ mod tests {
         let mut a = Scratch::new(&[false, true]);
         a.repoint(&mut buf, &refs);
         assert!(a.verify(&buf, &refs));
-        a.publish_bytes(&mut buf, 0, 0, b"hello");
-        a.publish_text(&mut buf, 2, 1, "");
+        a.publish_bytes(&mut buf, 0, 0, b"hello").unwrap();
+        a.publish_text(&mut buf, 2, 1, "").unwrap();
         assert_eq!(a.view(&buf, 0, 0), b"hello");
         assert_eq!(a.view(&buf, 2, 1), b"");
         // A clone re-pointed at its own entries is independent of the donor.
@@ -349,7 +357,7 @@ mod tests {
         assert!(!b.verify(&buf_b, &refs[..1]), "a cloned buffer still names the donor's entry");
         b.repoint(&mut buf_b, &refs);
         assert!(b.verify(&buf_b, &refs));
-        a.publish_bytes(&mut buf, 0, 0, b"changed, and longer than before");
+        a.publish_bytes(&mut buf, 0, 0, b"changed, and longer than before").unwrap();
         assert_eq!(b.view(&buf_b, 0, 0), b"hello");
         assert_eq!(a.view(&buf, 0, 0), b"changed, and longer than before");
     }

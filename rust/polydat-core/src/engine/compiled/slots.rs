@@ -10,11 +10,10 @@ use super::shape::{Shape, StepFacts};
 use crate::columns::ColumnPart;
 use crate::node::by_bytes::{Arg, BytesEval, Sink};
 use crate::node::kit::{slot_to_value, value_to_slot};
-use crate::node::{Args, NodeError};
+use crate::node::{limit, Args, NodeError};
 use crate::types::PortType;
 use crate::value::Value;
 use std::fmt;
-use std::sync::Arc;
 
 /// A raw `u64` read of a slot that holds a `(ptr, len)` pair (axiom S2).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,7 +114,8 @@ impl Slots {
         };
         s.scratch.repoint(&mut s.buf, &layout.refs);
         for (i, input) in plan.program.inputs.iter().enumerate() {
-            s.encode(layout, i, &input.default);
+            // A default whose copy cannot be had leaves its input `None`.
+            let _ = s.encode(layout, i, &input.default);
         }
         s
     }
@@ -164,21 +164,25 @@ impl Slots {
     }
 
     /// Stores `v` (already of the slot's type, or `None`) into value slot `slot`.
-    pub fn encode(&mut self, layout: &Layout, slot: usize, v: &Value) {
+    pub fn encode(&mut self, layout: &Layout, slot: usize, v: &Value) -> Result<(), NodeError> {
         let off = layout.off[slot] as usize;
         match layout.color(slot) {
             Color::Imm1 => {
                 self.buf[off] = value_to_slot(v).unwrap_or(0);
                 self.set_none(slot, value_to_slot(v).is_none());
+                Ok(())
             }
             Color::Ref2 => {
                 let e = layout.entry[slot] as usize;
-                match v {
+                let copied = match v {
                     Value::Str(s) | Value::Json(s) => self.scratch.publish_text(&mut self.buf, off, e, s),
                     Value::Bytes(b) => self.scratch.publish_bytes(&mut self.buf, off, e, b),
                     _ => self.scratch.publish_text(&mut self.buf, off, e, ""),
-                }
-                self.set_none(slot, !matches!(v, Value::Str(_) | Value::Json(_) | Value::Bytes(_)));
+                };
+                // A value that could not be copied in leaves the slot `None`.
+                let held = copied.is_ok() && matches!(v, Value::Str(_) | Value::Json(_) | Value::Bytes(_));
+                self.set_none(slot, !held);
+                copied
             }
         }
     }
@@ -217,34 +221,33 @@ impl Slots {
         self.buf[word] == v && (self.none_live == 0 || !self.none[slot])
     }
 
-    /// The value in slot `slot`, as an owned copy (a Ref slot's bytes are copied out).
+    /// The value in slot `slot`, as an owned copy (a Ref slot's bytes are
+    /// copied out; [`limit::no_memory`] when that copy cannot be had).
     #[inline(always)]
-    pub fn decode(&self, layout: &Layout, slot: usize) -> Value {
+    pub fn decode(&self, layout: &Layout, slot: usize) -> Result<Value, NodeError> {
         if self.none[slot] {
-            return Value::None;
+            return Ok(Value::None);
         }
         let off = layout.off[slot] as usize;
         let ty = layout.ty[slot];
         match layout.color(slot) {
-            Color::Imm1 => slot_to_value(ty, self.buf[off]),
+            Color::Imm1 => Ok(slot_to_value(ty, self.buf[off])),
             Color::Ref2 => self.decode_ref(layout, slot),
         }
     }
 
     /// The bytes of Ref slot `slot`, copied out as a value of its type.
-    fn decode_ref(&self, layout: &Layout, slot: usize) -> Value {
+    fn decode_ref(&self, layout: &Layout, slot: usize) -> Result<Value, NodeError> {
         let (off, e) = (layout.off[slot] as usize, layout.entry[slot] as usize);
-        let text = || -> Arc<str> {
-            match self.scratch.view_text(&self.buf, off, e) {
-                Some(s) => Arc::from(s),
-                None => Arc::from(String::from_utf8_lossy(self.scratch.view(&self.buf, off, e)).as_ref()),
-            }
+        let text = || match self.scratch.view_text(&self.buf, off, e) {
+            Some(s) => limit::shared_str(s),
+            None => limit::shared_str(&String::from_utf8_lossy(self.scratch.view(&self.buf, off, e))),
         };
-        match layout.ty[slot] {
-            PortType::Json => Value::Json(text()),
-            PortType::Bytes => Value::Bytes(Arc::from(self.scratch.view(&self.buf, off, e))),
-            _ => Value::Str(text()),
-        }
+        Ok(match layout.ty[slot] {
+            PortType::Json => Value::Json(text()?),
+            PortType::Bytes => Value::Bytes(limit::shared_bytes(self.scratch.view(&self.buf, off, e))?),
+            _ => Value::Str(text()?),
+        })
     }
 
     /// The raw word of scalar slot `slot`; refuses Ref slots (an error, never a pointer).
@@ -349,7 +352,8 @@ impl Slots {
         if self.none_live != 0 {
             if crate::node::yields_none(facts.accepts_none, facts.ins.iter().map(|&i| self.none[i as usize])) {
                 for o in outs {
-                    self.encode(layout, o, &Value::None);
+                    // `None` copies nothing: it cannot fail.
+                    let _ = self.encode(layout, o, &Value::None);
                 }
                 return Ok(());
             }
@@ -367,15 +371,21 @@ impl Slots {
             Exec::Kit { node, iota, .. } => {
                 let mut ins = std::mem::take(&mut self.kit_in);
                 ins.clear();
-                ins.extend(facts.ins.iter().map(|&i| self.decode(layout, i as usize)));
+                for &i in facts.ins.iter() {
+                    match self.decode(layout, i as usize) {
+                        Ok(v) => ins.push(v),
+                        Err(e) => {
+                            self.kit_in = ins;
+                            return Err(e);
+                        }
+                    }
+                }
                 let mut outv = std::mem::take(&mut self.kit_out);
                 outv.clear();
                 outv.resize(outs.len(), Value::None);
-                let result = node.eval(&Args::new(&ins, iota), &mut outv);
+                let mut result = node.eval(&Args::new(&ins, iota), &mut outv);
                 if result.is_ok() {
-                    for (o, v) in outs.zip(&outv) {
-                        self.encode(layout, o, v);
-                    }
+                    result = outs.zip(&outv).try_for_each(|(o, v)| self.encode(layout, o, v));
                 }
                 self.kit_in = ins;
                 self.kit_out = outv;
@@ -384,8 +394,10 @@ impl Slots {
         }
     }
 
-    /// The values of step `step`'s inputs (for attributing its failure).
+    /// The values of step `step`'s inputs (for attributing its failure; an
+    /// input whose copy cannot be had shows as `None`, so that reporting a
+    /// failure never needs more memory than the process has).
     pub fn input_values(&self, layout: &Layout, step: &StepFacts) -> Vec<Value> {
-        step.ins.iter().map(|&i| self.decode(layout, i as usize)).collect()
+        step.ins.iter().map(|&i| self.decode(layout, i as usize).unwrap_or_default()).collect()
     }
 }
