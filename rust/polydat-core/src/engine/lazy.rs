@@ -56,3 +56,49 @@ pub fn walk(
     state.begin(usize::MAX);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::{new_kernel, EngineKind, Kernel, Provenance};
+    use crate::test_support::compile_sketch;
+    use crate::value::Value;
+    use std::sync::Arc;
+
+    /// Every engine the walk serves: P1, P2 and P3 in each mode, mixed.
+    fn kernels(src: &str) -> Vec<Box<dyn Kernel>> {
+        let program = Arc::new(compile_sketch(src));
+        let modes = [Provenance::Raw, Provenance::Push, Provenance::Pull, Provenance::PushPull];
+        let mut kinds = vec![EngineKind::P1, EngineKind::Mixed];
+        kinds.extend(modes.iter().flat_map(|&m| [EngineKind::P2(m), EngineKind::P3(m)]));
+        kinds.into_iter().map(|kind| new_kernel(&program, kind)).collect()
+    }
+
+    #[test]
+    fn the_branch_not_taken_never_runs() {
+        let src = "input x: u64\nv := select_u64(u64_lt(x, 5), 7, is_positive(u64_sub(x, 5)))";
+        for mut k in kernels(src) {
+            for x in 0..8u64 {
+                k.write(0, Value::U64(x)).unwrap();
+                let got = k.pull_word(0);
+                match x {
+                    0..5 => assert_eq!(got.unwrap(), 7, "x={x}"),
+                    5 => assert!(got.unwrap_err().to_string().contains("is_positive"), "x={x}"),
+                    _ => assert_eq!(got.unwrap(), x - 5, "x={x}"),
+                }
+                assert_eq!(k.eval().is_err(), x == 5, "x={x}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_step_another_output_reads_still_runs_for_that_output() {
+        let src = "input x: u64\nshared := is_positive(x)\nv := select_u64(u64_lt(x, 5), 7, shared)";
+        for mut k in kernels(src) {
+            k.write(0, Value::U64(0)).unwrap();
+            assert_eq!(k.pull_word(1).unwrap(), 7);
+            assert!(k.pull(0).is_err());
+            assert!(k.eval().is_err());
+            assert_eq!(k.pull_word(1).unwrap(), 7);
+        }
+    }
+}
