@@ -67,11 +67,14 @@ pub enum Roots {
     ScopeInit,
 }
 
+/// The steps reading one step, ascending, each with the [`Side`] it reads on.
+pub type Readers = Box<[(u32, Side)]>;
+
 /// Per program with choosers: who reads each step, and on which side.
 #[derive(Debug)]
 pub struct Branches {
     /// Per step: the steps reading it (ascending), each with its [`Side`].
-    readers: Box<[Box<[(u32, Side)]>]>,
+    readers: Box<[Readers]>,
     /// Per step: a root of [`Roots::Every`].
     every_root: Box<[bool]>,
     /// Per step: a root of [`Roots::ScopeInit`].
