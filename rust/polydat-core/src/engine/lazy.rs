@@ -19,9 +19,11 @@ pub trait WalkState {
     fn condition(&self, slot: u32) -> Option<bool>;
     /// Runs step `s` (the `None` rule, then its node) and marks it current.
     fn run(&mut self, s: usize) -> Result<(), NodeError>;
-    /// Writes the value of slot `from` (`None` when absent: a `None`
-    /// condition) as chooser step `s`'s value, and marks it current.
-    fn choose(&mut self, s: usize, from: Option<u32>);
+    /// Runs chooser step `s` with its branch not taken read from `from`,
+    /// the slot of the branch taken (so the node's own rule makes the value
+    /// from the taken one alone), or writes `None` when `from` is `None` (a
+    /// `None` condition) or holds `None`; marks it current.
+    fn choose(&mut self, s: usize, from: Option<u32>) -> Result<(), NodeError>;
 }
 
 /// Runs the stale steps among `steps` (ascending) that `roots` need, over
@@ -48,7 +50,7 @@ pub fn walk(
             Some(branch) => {
                 let from = branch.taken(state.condition(branch.cond));
                 // A taken branch is `None` when its value is: the `None` rule.
-                state.choose(s, from);
+                state.choose(s, from).map_err(|e| (s, e))?;
             }
             None => state.run(s).map_err(|e| (s, e))?,
         }

@@ -297,10 +297,15 @@ impl WalkState for P1Walk<'_> {
     fn run(&mut self, s: usize) -> Result<(), NodeError> {
         self.state.run_step(self.program, s)
     }
-    fn choose(&mut self, s: usize, from: Option<u32>) {
-        let out = self.program.steps[s].out_start as usize;
-        self.state.values[out] = from.map_or(Value::None, |slot| self.state.values[slot as usize].clone());
+    fn choose(&mut self, s: usize, from: Option<u32>) -> Result<(), NodeError> {
+        let step = &self.program.steps[s];
+        let (before, after) = self.state.values.split_at_mut(step.out_start as usize);
+        match from.filter(|&slot| !before[slot as usize].is_none()) {
+            Some(slot) => step.eval.eval(&Args::new(before, &[step.ins[0], slot, slot]), &mut after[..1])?,
+            None => after[0] = Value::None,
+        }
         self.state.clean.set(s);
+        Ok(())
     }
 }
 

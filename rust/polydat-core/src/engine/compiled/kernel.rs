@@ -21,7 +21,7 @@ use crate::engine::scope_init::{init_scope, ScopeInit};
 use crate::error::{EvalError, WriteError};
 use crate::node::by_bytes::{BytesEval, Sink, StrTable};
 use crate::node::guard::guarded;
-use crate::node::NodeError;
+use crate::node::{Args, NodeError};
 use crate::program::branches::Roots;
 use crate::program::Program;
 use crate::value::Value;
@@ -1071,11 +1071,17 @@ impl<M: Mode, X: Executor> WalkState for CompiledWalk<'_, M, X> {
         self.mode.ran(plan, s);
         Ok(())
     }
-    fn choose(&mut self, s: usize, from: Option<u32>) {
-        let plan = self.plan;
-        let value = from.map_or(Value::None, |slot| self.slots.decode(&plan.layout, slot as usize));
-        self.slots.encode(&plan.layout, plan.program.steps[s].out_start as usize, &value);
+    fn choose(&mut self, s: usize, from: Option<u32>) -> Result<(), NodeError> {
+        let (plan, step) = (self.plan, &self.plan.program.steps[s]);
+        let layout = &plan.layout;
+        let mut out = [Value::None];
+        if let Some(slot) = from.filter(|&slot| !self.slots.is_none(slot as usize)) {
+            let ins = [self.slots.decode(layout, step.ins[0] as usize), self.slots.decode(layout, slot as usize)];
+            step.eval.eval(&Args::new(&ins, &[0, 1, 1]), &mut out)?;
+        }
+        self.slots.encode(layout, step.out_start as usize, &out[0]);
         self.mode.ran(plan, s);
+        Ok(())
     }
 }
 
