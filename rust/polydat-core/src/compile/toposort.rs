@@ -1,6 +1,10 @@
 //! Topological sort: orders nodes so every producer precedes its consumers
 //! (Kahn's algorithm, stable by node index); a cycle is an error naming the
-//! nodes on it with their spans.
+//! nodes on it with their spans. In a program with `if`s, what the
+//! conditions read comes first (as early as its own producers allow), so a
+//! walk knows which branch each `if` takes before it reaches the branches'
+//! steps, and skips the ones no taken branch needs
+//! ([`crate::program::branches`]).
 
 use super::graph::{Graph, Wire};
 use super::pass::{Pass, PassContext};
@@ -8,29 +12,32 @@ use crate::error::CompileError;
 
 /// Sorts `graph.nodes` into evaluation order.
 pub fn sort(graph: &mut Graph) -> Result<(), CompileError> {
+    let early = conditions(graph);
     // Every node reading only earlier nodes (the frontend's order, kept by
     // most passes) is the order the sort below gives: nothing to do.
-    let ordered = graph.nodes.iter().enumerate().all(|(i, node)| {
-        node.wires.iter().all(|w| match *w {
-            Wire::Node(p, _) => (p as usize) < i,
-            Wire::Input(_) => true,
-        })
-    });
+    let ordered = early.is_none()
+        && graph.nodes.iter().enumerate().all(|(i, node)| {
+            node.wires.iter().all(|w| match *w {
+                Wire::Node(p, _) => (p as usize) < i,
+                Wire::Input(_) => true,
+            })
+        });
     if ordered {
         return Ok(());
     }
     let n = graph.nodes.len();
     let consumers = graph.consumers();
     let mut indegree: Vec<usize> = (0..n).map(|i| graph.producers(i).count()).collect();
-    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> =
-        (0..n).filter(|&i| indegree[i] == 0).map(std::cmp::Reverse).collect();
+    // Ready nodes by (not read by a condition, index): conditions first.
+    let key = |i: usize| std::cmp::Reverse((early.as_ref().is_none_or(|e| !e[i]), i));
+    let mut ready: std::collections::BinaryHeap<_> = (0..n).filter(|&i| indegree[i] == 0).map(key).collect();
     let mut order = Vec::with_capacity(n);
-    while let Some(std::cmp::Reverse(i)) = ready.pop() {
+    while let Some(std::cmp::Reverse((_, i))) = ready.pop() {
         order.push(i);
         for &c in &consumers[i] {
             indegree[c as usize] -= 1;
             if indegree[c as usize] == 0 {
-                ready.push(std::cmp::Reverse(c as usize));
+                ready.push(key(c as usize));
             }
         }
     }
@@ -50,6 +57,27 @@ pub fn sort(graph: &mut Graph) -> Result<(), CompileError> {
         graph.reorder(&order);
     }
     Ok(())
+}
+
+/// Per node: an `if`'s condition reads it (through any nodes), when the
+/// graph has a chooser node (`None` otherwise).
+fn conditions(graph: &Graph) -> Option<Vec<bool>> {
+    if !graph.nodes.iter().any(|n| n.def.chooses) {
+        return None;
+    }
+    let mut early = vec![false; graph.nodes.len()];
+    let mut todo: Vec<usize> = Vec::new();
+    for node in graph.nodes.iter().filter(|n| n.def.chooses) {
+        if let Some(&Wire::Node(p, _)) = node.wires.first() {
+            todo.push(p as usize);
+        }
+    }
+    while let Some(i) = todo.pop() {
+        if !std::mem::replace(&mut early[i], true) {
+            todo.extend(graph.producers(i));
+        }
+    }
+    Some(early)
 }
 
 /// One cycle among the `stuck` nodes (those Kahn's algorithm could not

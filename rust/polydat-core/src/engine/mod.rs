@@ -8,6 +8,7 @@
 pub mod compiled;
 pub mod failure;
 pub mod kernel;
+pub mod lazy;
 pub mod mixed;
 pub mod p1;
 pub mod p2;

@@ -13,6 +13,7 @@ use super::failure::{self, PassOutcome};
 use super::kernel::RowRuns;
 use super::kernel::{adapt_boundary, raw_read_refused, Kernel};
 use super::kernel::{GenerateError, RowFill, RowFiller};
+use super::lazy::{self, WalkState};
 use super::rows::fill_each_row_run;
 use super::rows::fill_row_by_row;
 use super::scope_init::{init_scope, ScopeInit};
@@ -20,6 +21,7 @@ use crate::columns::ColumnPart;
 use crate::error::{EvalError, WriteError};
 use crate::node::guard::guarded;
 use crate::node::{Args, NodeError};
+use crate::program::branches::Roots;
 use crate::program::Program;
 use crate::types::PortType;
 use crate::value::Value;
@@ -95,6 +97,9 @@ struct State {
     none_possible: Box<[bool]>,
     /// The scope-init path has run (since creation or the last `invalidate_all`).
     scope_ready: bool,
+    /// The step a walk of a program with `if`s is running (`usize::MAX`
+    /// when none), so a contained panic names it.
+    running: usize,
 }
 
 /// A P1 kernel: the shared program plus one state.
@@ -112,7 +117,7 @@ impl P1Kernel {
         }
         let clean = StepBits::new(&program);
         let none_possible = program.may_read_none.clone();
-        P1Kernel { program, state: State { values, clean, none_possible, scope_ready: false } }
+        P1Kernel { program, state: State { values, clean, none_possible, scope_ready: false, running: usize::MAX } }
     }
 
     /// Runs the scope-init path now, from the inputs as they are: every
@@ -132,7 +137,7 @@ impl P1Kernel {
         self.state.rearm_volatile(program);
         if let Some(step) = def.step {
             if !self.state.clean.get(step as usize) {
-                self.state.run_steps(program, program.cycle_cone(out), &def.name)?;
+                self.state.run_steps(program, program.cycle_cone(out), Roots::Output(out), &def.name)?;
             }
         }
         Ok(&self.state.values[def.slot as usize])
@@ -164,7 +169,7 @@ impl P1Kernel {
             for &o in outs {
                 if stale(state, o) {
                     reading = o;
-                    state.run_steps_unguarded(program, program.cycle_cone(o))?;
+                    state.run_steps_unguarded(program, program.cycle_cone(o), Roots::Output(o))?;
                 }
             }
             Ok(())
@@ -187,7 +192,7 @@ impl ScopeInit for Init<'_> {
         self.state.scope_ready
     }
     fn run_init_path(&mut self, context: &str) -> Result<(), EvalError> {
-        self.state.run_steps(self.program, &self.program.scope_init_steps, context)
+        self.state.run_steps(self.program, &self.program.scope_init_steps, Roots::ScopeInit, context)
     }
     fn forget_init(&mut self) {
         for &s in self.program.scope_init_steps.iter() {
@@ -208,9 +213,10 @@ impl State {
         }
     }
 
-    /// Runs the stale steps among `steps` (ascending), each once; a node panic is contained.
-    fn run_steps(&mut self, program: &Program, steps: &[u32], context: &str) -> Result<(), EvalError> {
-        let outcome = guarded(|| self.run_steps_unguarded(program, steps));
+    /// Runs the stale steps among `steps` (ascending) that `roots` need, each
+    /// once; a node panic is contained.
+    fn run_steps(&mut self, program: &Program, steps: &[u32], roots: Roots, context: &str) -> Result<(), EvalError> {
+        let outcome = guarded(|| self.run_steps_unguarded(program, steps, roots));
         self.settle(program, outcome, steps, context)
     }
 
@@ -222,36 +228,84 @@ impl State {
         failure::settle(
             outcome,
             steps,
-            |s| !self.clean.get(s),
+            |s| !self.clean.get(s) && (self.running == usize::MAX || s == self.running),
             |s, message| failure::attribute(program, s, inputs, message, context),
         )
     }
 
+    /// Runs the stale steps among `steps` that `roots` need: every one,
+    /// unless the program has `if`s (then the lazy walk, [`lazy::walk`]).
     #[inline(always)]
-    fn run_steps_unguarded(&mut self, program: &Program, steps: &[u32]) -> Result<(), (usize, NodeError)> {
+    fn run_steps_unguarded(
+        &mut self,
+        program: &Program,
+        steps: &[u32],
+        roots: Roots,
+    ) -> Result<(), (usize, NodeError)> {
+        if let Some(branches) = &program.branches {
+            return lazy::walk(program, branches, steps, roots, &mut P1Walk { state: self, program });
+        }
         for &s in steps {
             let s = s as usize;
             if self.clean.get(s) {
                 continue;
             }
-            let step = &program.steps[s];
-            let (before, after) = self.values.split_at_mut(step.out_start as usize);
-            let outs = &mut after[..step.out_types.len()];
-            if self.none_possible[s] && step.yields_none(|i| before[i as usize].is_none()) {
-                outs.iter_mut().for_each(|o| *o = Value::None);
-            } else {
-                step.eval.eval(&Args::new(before, &step.ins), outs).map_err(|e| (s, e))?;
-            }
-            // A volatile step is current only until the next read re-arms it,
-            // so within one read it runs once for every consumer.
-            self.clean.set(s);
+            self.run_step(program, s).map_err(|e| (s, e))?;
         }
+        Ok(())
+    }
+
+    /// Runs step `s` (the `None` rule, then its node) and marks it current.
+    #[inline(always)]
+    fn run_step(&mut self, program: &Program, s: usize) -> Result<(), NodeError> {
+        let step = &program.steps[s];
+        let (before, after) = self.values.split_at_mut(step.out_start as usize);
+        let outs = &mut after[..step.out_types.len()];
+        if self.none_possible[s] && step.yields_none(|i| before[i as usize].is_none()) {
+            outs.iter_mut().for_each(|o| *o = Value::None);
+        } else {
+            step.eval.eval(&Args::new(before, &step.ins), outs)?;
+        }
+        // A volatile step is current only until the next read re-arms it,
+        // so within one read it runs once for every consumer.
+        self.clean.set(s);
         Ok(())
     }
 
     #[inline]
     fn mark_dependents(&mut self, program: &Program, input: usize) {
         self.clean.unset_dependents(program, input);
+    }
+}
+
+/// A P1 state as the lazy walk sees it.
+struct P1Walk<'a> {
+    state: &'a mut State,
+    program: &'a Program,
+}
+
+impl WalkState for P1Walk<'_> {
+    fn begin(&mut self, s: usize) {
+        self.state.running = s;
+    }
+    fn current(&self, s: usize) -> bool {
+        self.state.clean.get(s)
+    }
+    fn condition(&self, slot: u32) -> Option<bool> {
+        crate::node::kit::value_to_slot(&self.state.values[slot as usize]).map(|word| word != 0)
+    }
+    fn run(&mut self, s: usize) -> Result<(), NodeError> {
+        self.state.run_step(self.program, s)
+    }
+    fn choose(&mut self, s: usize, from: Option<u32>) -> Result<(), NodeError> {
+        let step = &self.program.steps[s];
+        let (before, after) = self.state.values.split_at_mut(step.out_start as usize);
+        match from.filter(|&slot| !before[slot as usize].is_none()) {
+            Some(slot) => step.eval.eval(&Args::new(before, &[step.ins[0], slot, slot]), &mut after[..1])?,
+            None => after[0] = Value::None,
+        }
+        self.state.clean.set(s);
+        Ok(())
     }
 }
 
@@ -312,7 +366,7 @@ impl Kernel for P1Kernel {
         init_scope(&mut Init { state: &mut self.state, program: &program }, "every output")?;
         self.state.rearm_volatile(&program);
         let all: Vec<u32> = (0..program.steps.len() as u32).collect();
-        self.state.run_steps(&program, &all, "every output")?;
+        self.state.run_steps(&program, &all, Roots::Every, "every output")?;
         Ok(program.outputs.iter().map(|o| self.state.values[o.slot as usize].clone()).collect())
     }
 

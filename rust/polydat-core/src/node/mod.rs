@@ -352,6 +352,11 @@ pub struct NodeDef {
     pub purity: Purity,
     /// True when the node is evaluated even with `None` inputs.
     pub accepts_none: bool,
+    /// The node chooses between two branches: wire 0 (a u64 condition)
+    /// picks wire 1 when nonzero, else wire 2, and its value is the picked
+    /// wire's. Every engine evaluates only the branch taken
+    /// (`program::branches`).
+    pub chooses: bool,
     /// Builds a node instance from its constants and wire types.
     pub build: BuildFn,
     /// A warning about constants that build but make the node useless (a
@@ -396,6 +401,7 @@ impl NodeDef {
         outputs: Outputs::One(PortType::U64),
         purity: Purity::Pure,
         accepts_none: false,
+        chooses: false,
         build: unbuildable,
         warns: no_warning,
         lower: None,

@@ -1,5 +1,5 @@
 //! Comparison family: u64, f64 and string comparisons answering 0 or 1, the
-//! eager `select_*` choosers, and `pick`, the dispatch on exactly one true
+//! `select_*` choosers (lazy: see `program::branches`), and `pick`, the dispatch on exactly one true
 //! selector.
 
 use crate::node::kit::{map2, map3, pick_wire, str_map2, value_fn};
@@ -57,22 +57,23 @@ pub const STR_NE: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
-/// `select_u64`: a if cond is nonzero, else b (both are evaluated).
+/// `select_u64`: a if cond is nonzero, else b (only the branch taken is evaluated).
 pub const SELECT_U64: NodeDef = NodeDef {
     name: "select_u64",
     category: "compare",
-    doc: "a if cond is nonzero, else b (both are evaluated).",
+    doc: "a if cond is nonzero, else b (only the branch taken is evaluated).",
     params: &[wire("cond", U64), wire("a", U64), wire("b", U64)],
     build: |_| Ok(map3(|c: u64, a: u64, b: u64| if c != 0 { a } else { b })),
     lower: Some(|l, _, v| Some(vec![l.select(v[0], v[1], v[2])])),
+    chooses: true,
     ..NodeDef::BASE
 };
 
-/// `select_f64`: a if cond is nonzero, else b (both are evaluated).
+/// `select_f64`: a if cond is nonzero, else b (only the branch taken is evaluated).
 pub const SELECT_F64: NodeDef = NodeDef {
     name: "select_f64",
     category: "compare",
-    doc: "a if cond is nonzero, else b (both are evaluated).",
+    doc: "a if cond is nonzero, else b (only the branch taken is evaluated).",
     params: &[wire("cond", U64), wire("a", F64), wire("b", F64)],
     outputs: Outputs::One(F64),
     build: |_| Ok(map3(|c: u64, a: f64, b: f64| if c != 0 { a } else { b })),
@@ -80,17 +81,19 @@ pub const SELECT_F64: NodeDef = NodeDef {
         let chosen = l.select(v[0], v[1], v[2]);
         Some(vec![l.canonical(chosen)])
     }),
+    chooses: true,
     ..NodeDef::BASE
 };
 
-/// `select_str`: a if cond is nonzero, else b (both are evaluated; the string is shared, not copied).
+/// `select_str`: a if cond is nonzero, else b (only the branch taken is evaluated; the string is shared, not copied).
 pub const SELECT_STR: NodeDef = NodeDef {
     name: "select_str",
     category: "compare",
-    doc: "a if cond is nonzero, else b (both are evaluated; the string is shared, not copied).",
+    doc: "a if cond is nonzero, else b (only the branch taken is evaluated; the string is shared, not copied).",
     params: &[wire("cond", U64), wire("a", Str), wire("b", Str)],
     outputs: Outputs::One(Str),
     build: |_| Ok(pick_wire(|c: u64| if c != 0 { 1 } else { 2 })),
+    chooses: true,
     ..NodeDef::BASE
 };
 

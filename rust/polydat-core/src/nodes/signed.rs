@@ -125,17 +125,18 @@ signed_cmp!(I64_GT, "i64_gt", "1 if a > b (signed), else 0.", |a, b| a > b, ICmp
 signed_cmp!(I64_LE, "i64_le", "1 if a <= b (signed), else 0.", |a, b| a <= b, ICmp::Le, ordered: true);
 signed_cmp!(I64_GE, "i64_ge", "1 if a >= b (signed), else 0.", |a, b| a >= b, ICmp::Ge, ordered: true);
 
-/// `select_i64`: a if cond is nonzero, else b (both are evaluated): what
+/// `select_i64`: a if cond is nonzero, else b (only the branch taken is evaluated): what
 /// `if` becomes over two i64 branches.
 pub const SELECT_I64: NodeDef = NodeDef {
     name: "select_i64",
     category: "compare",
-    doc: "a if cond is nonzero, else b (both are evaluated).",
+    doc: "a if cond is nonzero, else b (only the branch taken is evaluated).",
     params: &[wire("cond", U64), wire("a", I64), wire("b", I64)],
     outputs: Outputs::One(I64),
     build: |_| Ok(map3(|c: u64, a: i64, b: i64| if c != 0 { a } else { b })),
     lower: Some(|l, _, v| Some(vec![l.select(v[0], v[1], v[2])])),
     testing: Testing { corner_call: Some(concat!("select_i64(a, ", corner_operands!(), ")")), ..Testing::BASE },
+    chooses: true,
     ..NodeDef::BASE
 };
 

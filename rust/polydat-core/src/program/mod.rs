@@ -2,6 +2,7 @@
 //! steps in evaluation order over one value-slot layout, provenance, output
 //! map, and what the compiler did (events, statistics).
 
+pub mod branches;
 pub mod events;
 pub mod explain;
 pub mod lifecycle;
@@ -14,6 +15,7 @@ use crate::node::{NodeDef, NodeEval};
 use crate::provenance::ProvMask;
 use crate::types::PortType;
 use crate::value::Value;
+use branches::Branches;
 use events::CompileEvent;
 use explain::ExplainData;
 use lifecycle::Lifecycle;
@@ -208,6 +210,10 @@ pub struct Program {
     /// Per step: some wire it reads can be `None` (an extern is upstream,
     /// through captures too).
     pub may_read_none: Box<[bool]>,
+    /// Who reads each step and on which side of an `if`, when the program
+    /// has a chooser step (`None` otherwise): the lazy-branch rule every
+    /// engine's walk follows ([`branches`]).
+    pub branches: Option<Branches>,
     /// What the compiler did, in pass order.
     pub events: Vec<CompileEvent>,
     /// Node counts and timings.
@@ -272,6 +278,7 @@ impl Program {
             }
         }
         let scope_init_steps = (0..steps.len() as u32).filter(|&s| on_init_path[s as usize]).collect();
+        let branches = Branches::of(&steps, outputs.iter().filter_map(|o| o.step), step_of, &on_init_path);
         let cycle_steps =
             (0..steps.len() as u32).filter(|&s| steps[s as usize].lifecycle == Lifecycle::Dynamic).collect();
         let mut may_read_none = vec![false; steps.len()];
@@ -293,6 +300,7 @@ impl Program {
             scope_init_steps,
             cycle_steps,
             may_read_none: may_read_none.into_boxed_slice(),
+            branches,
             events,
             stats,
             explain,

@@ -14,13 +14,15 @@ use crate::engine::failure::{self, PassOutcome};
 use crate::engine::kernel::RowRuns;
 use crate::engine::kernel::{adapt_boundary, raw_read_refused, Kernel};
 use crate::engine::kernel::{GenerateError, RowFill, RowFiller, STOP_CHECK_ROWS};
+use crate::engine::lazy::{self, WalkState};
 use crate::engine::rows::fill_each_row_run;
 use crate::engine::rows::fill_row_by_row;
 use crate::engine::scope_init::{init_scope, ScopeInit};
 use crate::error::{EvalError, WriteError};
 use crate::node::by_bytes::{BytesEval, Sink, StrTable};
 use crate::node::guard::guarded;
-use crate::node::NodeError;
+use crate::node::{Args, NodeError};
+use crate::program::branches::Roots;
 use crate::program::Program;
 use crate::value::Value;
 pub use row_read::CompiledRows;
@@ -414,6 +416,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         let (slots, mode) = (&mut self.slots, &mut self.mode);
         let mut begun = false;
         let mut reading = usize::MAX;
+        let mut running = usize::MAX;
         let outcome = guarded(|| {
             for &out in outs {
                 if !plan.has_cone[out] || mode.output_current(plan, out) {
@@ -425,7 +428,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                 }
                 reading = out;
                 if !cone_sweep::<M, X>(plan, slots, out) {
-                    run_steps(plan, slots, mode, plan.cone(out))?;
+                    run_steps(plan, slots, mode, plan.cone(out), Roots::Output(out), &mut running)?;
                 }
                 mode.output_done(plan, out);
             }
@@ -435,7 +438,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             return Ok(());
         }
         let context = &plan.program.outputs[reading].name;
-        settle(plan, slots, mode, outcome, plan.cone(reading), context)
+        settle(plan, slots, mode, outcome, plan.cone(reading), running, context)
     }
 
     /// Makes stale output `out` current: one sweep when the mode sweeps for
@@ -445,7 +448,8 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         self.mode.begin_read(plan);
         let swept = M::sweeps_for(plan, out) && sweep(plan, &mut self.slots, &mut self.sweep);
         if !swept && !cone_sweep::<M, X>(plan, &mut self.slots, out) {
-            run(plan, &mut self.slots, &mut self.mode, plan.cone(out), &plan.program.outputs[out].name)?;
+            let roots = Roots::Output(out);
+            run(plan, &mut self.slots, &mut self.mode, plan.cone(out), roots, &plan.program.outputs[out].name)?;
         }
         self.mode.output_done(plan, out);
         Ok(())
@@ -967,22 +971,26 @@ fn cone_sweep<M: Mode, X: Executor>(plan: &Plan<X>, slots: &mut Slots, out: usiz
     plan.executor.cone_sweep(&plan.shape, out).is_some_and(|parts| run_parts(plan, slots, parts))
 }
 
-/// Runs the stale steps among `steps` (ascending); node panics are contained
-/// and every failure is attributed as P1 attributes it.
+/// Runs the stale steps among `steps` (ascending) that `roots` need; node
+/// panics are contained and every failure is attributed as P1 attributes it.
 fn run<M: Mode, X: Executor>(
     plan: &Plan<X>,
     slots: &mut Slots,
     mode: &mut M,
     steps: &[u32],
+    roots: Roots,
     context: &str,
 ) -> Result<(), EvalError> {
-    let outcome = guarded(|| run_steps(plan, &mut *slots, &mut *mode, steps));
-    settle(plan, slots, mode, outcome, steps, context)
+    let mut running = usize::MAX;
+    let outcome = guarded(|| run_steps(plan, &mut *slots, &mut *mode, steps, roots, &mut running));
+    settle(plan, slots, mode, outcome, steps, running, context)
 }
 
 /// Turns the outcome of a guarded pass over `steps` into the engine's result
 /// (the shared [`failure::settle`]), attributing a failure (or a contained
 /// panic) as P1 does, with the step's input values decoded from the slots.
+/// `running` is the step a lazy walk was running (`usize::MAX`: none, or the
+/// plain walk), which a contained panic is attributed to.
 #[inline(always)]
 fn settle<M: Mode, X: Executor>(
     plan: &Plan<X>,
@@ -990,6 +998,7 @@ fn settle<M: Mode, X: Executor>(
     mode: &M,
     outcome: PassOutcome,
     steps: &[u32],
+    running: usize,
     context: &str,
 ) -> Result<(), EvalError> {
     #[cfg(debug_assertions)]
@@ -1000,7 +1009,7 @@ fn settle<M: Mode, X: Executor>(
     failure::settle(
         outcome,
         steps,
-        |s| mode.stale(s),
+        |s| mode.stale(s) && (running == usize::MAX || s == running),
         |s, message| {
             let inputs = |_: &crate::program::Step| slots.input_values(&plan.layout, &plan.steps[s]);
             failure::attribute(&plan.program, s, inputs, message, context)
@@ -1008,14 +1017,21 @@ fn settle<M: Mode, X: Executor>(
     )
 }
 
-/// The eval loop: one pass over `steps`, each stale step run once.
+/// The eval loop: one pass over `steps`, each stale step run once — the
+/// lazy walk ([`lazy::walk`]) for `roots` when the program has `if`s, which
+/// records the step it runs in `running`.
 #[inline(always)]
 fn run_steps<M: Mode, X: Executor>(
     plan: &Plan<X>,
     slots: &mut Slots,
     mode: &mut M,
     steps: &[u32],
+    roots: Roots,
+    running: &mut usize,
 ) -> Result<(), (usize, NodeError)> {
+    if let Some(branches) = &plan.program.branches {
+        return lazy::walk(&plan.program, branches, steps, roots, &mut CompiledWalk { plan, slots, mode, running });
+    }
     for &s in steps {
         let s = s as usize;
         if !mode.stale(s) {
@@ -1025,6 +1041,48 @@ fn run_steps<M: Mode, X: Executor>(
         mode.ran(plan, s);
     }
     Ok(())
+}
+
+/// A compiled kernel's state as the lazy walk sees it.
+struct CompiledWalk<'a, M: Mode, X: Executor> {
+    plan: &'a Plan<X>,
+    slots: &'a mut Slots,
+    mode: &'a mut M,
+    running: &'a mut usize,
+}
+
+impl<M: Mode, X: Executor> WalkState for CompiledWalk<'_, M, X> {
+    fn begin(&mut self, s: usize) {
+        *self.running = s;
+    }
+    fn current(&self, s: usize) -> bool {
+        !self.mode.stale(s)
+    }
+    fn condition(&self, slot: u32) -> Option<bool> {
+        let slot = slot as usize;
+        match self.slots.is_none(slot) {
+            true => None,
+            false => Some(self.slots.buf[self.plan.layout.off[slot] as usize] != 0),
+        }
+    }
+    fn run(&mut self, s: usize) -> Result<(), NodeError> {
+        let plan = self.plan;
+        self.slots.run_step::<X>(&plan.layout, &plan.steps[s], &plan.exec[s])?;
+        self.mode.ran(plan, s);
+        Ok(())
+    }
+    fn choose(&mut self, s: usize, from: Option<u32>) -> Result<(), NodeError> {
+        let (plan, step) = (self.plan, &self.plan.program.steps[s]);
+        let layout = &plan.layout;
+        let mut out = [Value::None];
+        if let Some(slot) = from.filter(|&slot| !self.slots.is_none(slot as usize)) {
+            let ins = [self.slots.decode(layout, step.ins[0] as usize), self.slots.decode(layout, slot as usize)];
+            step.eval.eval(&Args::new(&ins, &[0, 1, 1]), &mut out)?;
+        }
+        self.slots.encode(layout, step.out_start as usize, &out[0]);
+        self.mode.ran(plan, s);
+        Ok(())
+    }
 }
 
 /// Why a raw slot read failed.
@@ -1052,7 +1110,7 @@ impl<M: Mode, X: Executor> ScopeInit for CompiledKernel<M, X> {
     fn run_init_path(&mut self, context: &str) -> Result<(), EvalError> {
         let plan = &*self.plan;
         self.mode.begin_read(plan);
-        run(plan, &mut self.slots, &mut self.mode, &plan.program.scope_init_steps, context)
+        run(plan, &mut self.slots, &mut self.mode, &plan.program.scope_init_steps, Roots::ScopeInit, context)
     }
     fn forget_init(&mut self) {
         self.mode.invalidate_all();
@@ -1208,7 +1266,7 @@ impl<M: Mode, X: Executor> Kernel for CompiledKernel<M, X> {
         // Every output at once: the modes that sweep do (every cone is read).
         let swept = M::SWEEP != SweepPolicy::Never && sweep(plan, &mut self.slots, &mut self.sweep);
         if !swept {
-            run(plan, &mut self.slots, &mut self.mode, &plan.program.cycle_steps, "every output")?;
+            run(plan, &mut self.slots, &mut self.mode, &plan.program.cycle_steps, Roots::Every, "every output")?;
         }
         for o in 0..plan.program.outputs.len() {
             self.mode.output_done(plan, o);
