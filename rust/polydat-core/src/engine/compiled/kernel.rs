@@ -1076,10 +1076,10 @@ impl<M: Mode, X: Executor> WalkState for CompiledWalk<'_, M, X> {
         let layout = &plan.layout;
         let mut out = [Value::None];
         if let Some(slot) = from.filter(|&slot| !self.slots.is_none(slot as usize)) {
-            let ins = [self.slots.decode(layout, step.ins[0] as usize), self.slots.decode(layout, slot as usize)];
+            let ins = [self.slots.decode(layout, step.ins[0] as usize)?, self.slots.decode(layout, slot as usize)?];
             step.eval.eval(&Args::new(&ins, &[0, 1, 1]), &mut out)?;
         }
-        self.slots.encode(layout, step.out_start as usize, &out[0]);
+        self.slots.encode(layout, step.out_start as usize, &out[0])?;
         self.mode.ran(plan, s);
         Ok(())
     }
