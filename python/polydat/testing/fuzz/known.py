@@ -13,8 +13,8 @@ Usage::
 
     from polydat.testing.fuzz.known import skipped
 
-    if skipped("if_untaken_failure"):
-        ...  # keep both branches of an `if` total
+    if skipped("fusion_failure_order"):
+        ...  # compare failures more loosely
 """
 
 from __future__ import annotations
@@ -36,36 +36,10 @@ class KnownDefect:
 
 KNOWN_DEFECTS: tuple[KnownDefect, ...] = (
     KnownDefect(
-        "huge_allocation", "issue 44 item 1",
-        "a size-like wire (a vector's dim, a buffer's length) is bounded (mod 64) and size constants "
-        "come from the node's samples only, so no value asks for gigabytes",
-    ),
-    KnownDefect(
-        "emit_row_threads", "issue 44 item 2",
-        "a program with an emit_row binding runs generate(emitted=True) at threads=1 only",
-    ),
-    KnownDefect(
-        "if_untaken_failure", "issue 44 item 5",
-        "both branches of an `if` are total values (coordinates, externs with a default and never "
-        "unset, literals), never a node that may fail or be None",
-    ),
-    KnownDefect(
         "fusion_failure_order", "issue 44 item 7",
         "when fused and unfused P1 both fail at one read, their messages are not compared "
         "(fusion may reorder which failing node is reported); each engine is still compared "
         "with the oracle of its own fusion setting",
-    ),
-    KnownDefect(
-        "nat_timestamps", "issue 44 item 8",
-        "timestamp and date values come from u64 values below 2^40 (no NaT, no out-of-range day)",
-    ),
-    KnownDefect(
-        "division_by_zero", "issue 44 item 10",
-        "the divisor of `/` and `%` (and of the nodes they desugar to) is never zero",
-    ),
-    KnownDefect(
-        "huge_format_width", "issue 44 item 12",
-        "printf formats come from the node's samples (widths below 10); none is made up",
     ),
 )
 """Every known defect the fuzzer steers around, by key."""

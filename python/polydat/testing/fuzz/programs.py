@@ -38,7 +38,6 @@ from typing import Any
 
 from ...dsl import corerules
 from ..catalog import catalog_entries, const_value
-from .known import skipped
 
 __all__ = ["PORT_TYPES", "FuzzProgram", "Term", "program", "callable_entries", "generated_nodes"]
 
@@ -50,9 +49,13 @@ _DEFAULTABLE = {"u64", "u32", "f64", "f32", "str", "bool", "timestamp"}
 """Extern types whose declaration takes a literal default."""
 
 _TIME_BOUND = 1 << 40
-"""u64 values become dates and timestamps only below this (see ``nat_timestamps``)."""
+"""Most u64 values cast to dates and timestamps are taken below this, so
+most such values are valid instants (the rest, any value, reach NaT and
+days out of range)."""
 _SIZE_BOUND = 64
-"""A size-like wire of a synthesized call is taken modulo this (see ``huge_allocation``)."""
+"""A size-like wire of a synthesized call is taken modulo this: programs
+whose values fit the test machine (running out of memory is the subject of
+tests/test_out_of_memory.py)."""
 
 _BUILT_BY_SYNTAX = {
     "__lit": "a literal",
@@ -61,9 +64,6 @@ _BUILT_BY_SYNTAX = {
     "__printf_words": "an interpolated string over word-list calls, fused",
 }
 """Internal nodes the generator reaches through syntax rather than a call."""
-
-_DIVIDING = {"div", "mod", "u64_div", "u64_mod", "i64_div", "i64_mod", "f64_div", "f64_mod", "div_wire", "mod_wire"}
-"""Nodes `/` and `%` desugar to (and their by-wire forms): divisors kept non-zero (``division_by_zero``)."""
 
 _ANY_NARROWED = {("__cursor_slice", "over"): ("str", "json")}
 """`any` parameters whose node takes fewer types than the signature says (the
@@ -250,7 +250,7 @@ class _Writer:
     def cast_to(self, target: str, *, total: bool, depth: int) -> Term | None:
         """``(source as target)`` for a bound source the core converts to ``target``."""
         rng = self.rng
-        if target in ("date", "timestamp") and skipped("nat_timestamps"):
+        if target in ("date", "timestamp") and rng.random() < 0.7:  # else any source: NaT and far days too
             other = "timestamp" if target == "date" else "date"
             found = self.pick(other, total=total, varying=True)
             if found is not None and rng.random() < 0.4:
@@ -311,7 +311,7 @@ class _Writer:
         if not targets:
             return
         target = rng.choice(targets)
-        if target in ("date", "timestamp") and source.type not in ("date", "timestamp") and skipped("nat_timestamps"):
+        if target in ("date", "timestamp") and source.type not in ("date", "timestamp") and rng.random() < 0.7:
             cast = self.cast_to(target, total=False, depth=0)
         else:
             cast = Term(f"({source.text} as {target})", target, False, source.varying, source.tainted)
@@ -333,10 +333,7 @@ class _Writer:
             ops += ["**"]
         op = rng.choice(ops)
         a = self.operand(family)
-        if op in ("/", "%") and skipped("division_by_zero"):
-            b = self.nonzero(family)
-        else:
-            b = self.operand(family)
+        b = self.operand(family)
         if op in ("==", "!=", "<", ">", "<=", ">=", "&&", "||"):
             result = "u64"
         else:
@@ -345,24 +342,12 @@ class _Writer:
         total = a.total and b.total and (family != "i64" or op not in ("/", "%"))
         self.bind(f"{a.text} {op} {b.text}", Term("", result, total, a.varying or b.varying, a.tainted or b.tainted))
 
-    def nonzero(self, family: str) -> Term:
-        if family == "u64":
-            b = self.operand("u64")
-            return Term(f"({b.text} | 1)", "u64", b.total, b.varying, b.tainted)
-        value = self.rng.choice((3, 7, 1000))
-        if family == "i64":
-            return Term(f"({value} as i64)", "i64", True, False)
-        return Term(literal(float(value) + 0.5, "f64"), "f64", True, False)
-
     def conditional(self) -> None:
         rng = self.rng
         cond = self.operand(rng.choice(("u64", "bool")))
         kind = rng.choice(("u64", "f64", "str", "i64", "bool"))
-        guard = skipped("if_untaken_failure")
-        a = self.operand(kind, total=guard)
-        b = self.operand(kind, total=guard)
-        if guard and not (a.total and b.total):
-            return
+        a = self.operand(kind)
+        b = self.operand(kind)
         self.bind(
             f"if {cond.text} {{ {a.text} }} else {{ {b.text} }}",
             Term("", kind, cond.total and a.total and b.total, True, cond.tainted or a.tainted or b.tainted),
@@ -483,8 +468,6 @@ class _Writer:
                 ptype = rng.choice(narrowed) if narrowed else shared_any or "any"
             if param["kind"] == "const":
                 pool = samples.get(param["name"]) or _CONST_POOL.get(ptype if ptype != "any" else "u64", (1,))
-                if name in _DIVIDING and skipped("division_by_zero"):
-                    pool = [v for v in pool if v != 0] or [1]
                 ctype = ptype if ptype in _CONST_POOL else "u64"
                 if param.get("variadic"):
                     lo, hi = (variadic["min"], variadic["max"]) if variadic else (1, 3)
@@ -518,9 +501,7 @@ class _Writer:
                 term = self.varying_operand(ptype) if fallible and not wires else self.operand(ptype)
                 if name == "emit_row" and term.tainted:
                     term = self.operand("u64", total=True)
-                if name in _DIVIDING and param is entry["params"][-1] and skipped("division_by_zero"):
-                    term = self.nonzero(term.type if term.type in _NUMERIC_FAMILIES else "u64")
-                elif bounded and term.type == "u64" and skipped("huge_allocation"):
+                if bounded and term.type == "u64":  # sizes the machine can hold (see SIZE_BOUND)
                     term = Term(f"({term.text} % {_SIZE_BOUND})", "u64", term.total, term.varying, term.tainted)
                 wires.append(term)
                 args.append(term.text)
