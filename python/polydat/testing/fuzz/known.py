@@ -6,7 +6,7 @@ engines disagree (or to fail everywhere in ways still being fixed); until
 the fix for one lands, the generator does not write that construct, or the
 oracle compares it more loosely, and says so here. Each entry names the
 issue item it waits for; when the fix lands, drop its name from
-:data:`SKIPPED` (or set ``POLYDAT_FUZZ_ENABLE=item5,item7`` to try it first)
+:data:`SKIPPED` (or set ``POLYDAT_FUZZ_ENABLE=item5,item8`` to try it first)
 and the construct is drawn and compared in full again.
 
 Usage::
@@ -48,12 +48,6 @@ KNOWN_DEFECTS: tuple[KnownDefect, ...] = (
         "if_untaken_failure", "issue 44 item 5",
         "both branches of an `if` are total values (coordinates, externs with a default and never "
         "unset, literals), never a node that may fail or be None",
-    ),
-    KnownDefect(
-        "fusion_failure_order", "issue 44 item 7",
-        "when fused and unfused P1 both fail at one read, their messages are not compared "
-        "(fusion may reorder which failing node is reported); each engine is still compared "
-        "with the oracle of its own fusion setting",
     ),
     KnownDefect(
         "nat_timestamps", "issue 44 item 8",
