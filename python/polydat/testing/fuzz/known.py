@@ -6,14 +6,14 @@ engines disagree (or to fail everywhere in ways still being fixed); until
 the fix for one lands, the generator does not write that construct, or the
 oracle compares it more loosely, and says so here. Each entry names the
 issue item it waits for; when the fix lands, drop its name from
-:data:`SKIPPED` (or set ``POLYDAT_FUZZ_ENABLE=item5,item7`` to try it first)
+:data:`SKIPPED` (or set ``POLYDAT_FUZZ_ENABLE=item5,item8`` to try it first)
 and the construct is drawn and compared in full again.
 
 Usage::
 
     from polydat.testing.fuzz.known import skipped
 
-    if skipped("fusion_failure_order"):
+    if skipped("some_key"):  # none is listed today
         ...  # compare failures more loosely
 """
 
@@ -34,14 +34,7 @@ class KnownDefect:
     avoided: str
 
 
-KNOWN_DEFECTS: tuple[KnownDefect, ...] = (
-    KnownDefect(
-        "fusion_failure_order", "issue 44 item 7",
-        "when fused and unfused P1 both fail at one read, their messages are not compared "
-        "(fusion may reorder which failing node is reported); each engine is still compared "
-        "with the oracle of its own fusion setting",
-    ),
-)
+KNOWN_DEFECTS: tuple[KnownDefect, ...] = ()
 """Every known defect the fuzzer steers around, by key."""
 
 _ENABLED = {

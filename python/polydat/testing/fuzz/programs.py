@@ -139,6 +139,12 @@ def _explicit_conversions() -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in table.items()}
 
 
+@lru_cache(maxsize=1)
+def _implicit_conversions() -> frozenset[tuple[str, str]]:
+    """The (source, target) pairs the core converts implicitly: every value converts."""
+    return frozenset(corerules.conversions(implicit=True))
+
+
 def _filled(value: Any) -> Any:
     if isinstance(value, str):
         return value.replace("{data}", str(_DATA_DIR)).replace("{tmp}", tempfile.gettempdir())
@@ -269,7 +275,10 @@ class _Writer:
                 continue  # a parse may fail
             found = self.pick(source, total=total, varying=True)
             if found is not None:
-                return Term(f"({found.text} as {target})", target, found.total, found.varying, found.tainted)
+                exact = (source, target) in _implicit_conversions()  # else a value may be out of range
+                if total and not exact:
+                    continue
+                return Term(f"({found.text} as {target})", target, found.total and exact, found.varying, found.tainted)
         if depth < 2 and target == "f32":
             inner = self.pick("f64", total=total, varying=True) or self.cast_to("f64", total=total, depth=depth + 1)
             if inner is None:
@@ -278,7 +287,11 @@ class _Writer:
         if depth < 2:
             base = self.pick("u64", total=total, varying=True) or Term("cycle", "u64", total=True)
             if target in _explicit_conversions().get("u64", ()):
-                return Term(f"({base.text} as {target})", target, base.total, base.varying, base.tainted)
+                if total and ("u64", target) not in _implicit_conversions():
+                    # a value below 1000 fits every type u64 converts to
+                    return Term(f"(({base.text} % 1000) as {target})", target, base.total, base.varying, base.tainted)
+                exact = ("u64", target) in _implicit_conversions()
+                return Term(f"({base.text} as {target})", target, base.total and exact, base.varying, base.tainted)
         return None
 
     # -- constructs ------------------------------------------------------------

@@ -31,45 +31,17 @@ pub struct MergeSummary {
 
 /// Merges common subexpressions.
 pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> MergeSummary {
-    let Some(order) = producers_first(graph) else {
+    let Some(Twins { first, compared }) = twins(graph) else {
         return MergeSummary::default();
     };
-    // Per node: the node its readers read instead (itself unless merged).
-    let mut canonical: Vec<u32> = (0..graph.nodes.len() as u32).collect();
-    // Nodes by a digest of everything that makes two nodes the same: a
-    // bucket holds only nodes whose digests collide, so each lookup costs
-    // O(1) however many nodes share a definition and wires (`add(x, K)`
-    // for many `K`).
-    let mut seen: HashMap<u64, Vec<u32>> = HashMap::new();
-    let (mut merged, mut compared) = (0, 0);
-    for n in order {
-        for w in graph.nodes[n].wires.iter_mut() {
-            if let Wire::Node(p, port) = *w {
-                *w = Wire::Node(canonical[p as usize], port);
-            }
+    let merged = first.iter().enumerate().filter(|&(n, &t)| t as usize != n).count();
+    let canonical = |w: &mut Wire| {
+        if let Wire::Node(p, port) = *w {
+            *w = Wire::Node(first[p as usize], port);
         }
-        let node = &graph.nodes[n];
-        if !mergeable(node) {
-            continue;
-        }
-        let twins = seen.entry(digest(node)).or_default();
-        let same = |&&t: &&u32| {
-            compared += 1;
-            same_node(&graph.nodes[t as usize], node)
-        };
-        match twins.iter().find(same) {
-            Some(&twin) => {
-                canonical[n] = twin;
-                merged += 1;
-            }
-            None => twins.push(n as u32),
-        }
-    }
-    for out in &mut graph.outputs {
-        if let Wire::Node(p, port) = out.wire {
-            out.wire = Wire::Node(canonical[p as usize], port);
-        }
-    }
+    };
+    graph.nodes.iter_mut().for_each(|node| node.wires.iter_mut().for_each(canonical));
+    graph.outputs.iter_mut().for_each(|out| canonical(&mut out.wire));
     if merged > 0 {
         events.push(CompileEvent::new(
             EventKind::CommonSubexpressionMerged,
@@ -80,28 +52,82 @@ pub fn merge(graph: &mut Graph, events: &mut Vec<CompileEvent>) -> MergeSummary 
     MergeSummary { merged, compared }
 }
 
+/// The classes of identical nodes [`merge`] finds, before it merges them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Twins {
+    /// Per node: the first node identical to it, the one [`merge`] keeps
+    /// (itself when no earlier node is identical, and for every node that is
+    /// never merged).
+    pub first: Vec<u32>,
+    /// Nodes compared construction by construction to find them.
+    pub compared: usize,
+}
+
+/// The identical nodes of `graph` (what [`merge`] would merge), without
+/// changing it; `None` when the graph has a cycle. Two nodes are identical
+/// when they are [`mergeable`], of the same library node and constants, and
+/// read the same wires once every wire names the first of its twins.
+pub fn twins(graph: &Graph) -> Option<Twins> {
+    let order = producers_first(graph)?;
+    let mut first: Vec<u32> = (0..graph.nodes.len() as u32).collect();
+    // Per node visited: its wires, each naming the first of its twins.
+    let mut wires: Vec<Vec<Wire>> = vec![Vec::new(); graph.nodes.len()];
+    // Nodes by a digest of everything that makes two nodes the same: a
+    // bucket holds only nodes whose digests collide, so each lookup costs
+    // O(1) however many nodes share a definition and wires (`add(x, K)`
+    // for many `K`).
+    let mut seen: HashMap<u64, Vec<u32>> = HashMap::new();
+    let mut compared = 0;
+    for n in order {
+        let node = &graph.nodes[n];
+        if !mergeable(node) {
+            continue;
+        }
+        wires[n] = node
+            .wires
+            .iter()
+            .map(|&w| match w {
+                Wire::Node(p, port) => Wire::Node(first[p as usize], port),
+                w => w,
+            })
+            .collect();
+        let twins = seen.entry(digest(node, &wires[n])).or_default();
+        let same = |&&t: &&u32| {
+            compared += 1;
+            same_node(&graph.nodes[t as usize], &wires[t as usize], node, &wires[n])
+        };
+        match twins.iter().find(same) {
+            Some(&twin) => first[n] = twin,
+            None => twins.push(n as u32),
+        }
+    }
+    Some(Twins { first, compared })
+}
+
 /// A node whose every evaluation with the same inputs gives the same values.
 fn mergeable(node: &GraphNode) -> bool {
     node.def.purity == Purity::Pure && !node.volatile && !node.capture
 }
 
-/// A digest of the library node, the wires, their types and the constants
-/// (bit for bit): equal for nodes [`same_node`] calls the same.
-fn digest(node: &GraphNode) -> u64 {
+/// A digest of the library node, the wires (`wires`, the node's own
+/// canonicalized), their types and the constants (bit for bit): equal for
+/// nodes [`same_node`] calls the same.
+fn digest(node: &GraphNode, wires: &[Wire]) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut state = std::collections::hash_map::DefaultHasher::new();
     std::ptr::hash(node.def, &mut state);
-    node.wires.hash(&mut state);
+    wires.hash(&mut state);
     node.in_types.hash(&mut state);
     node.consts.iter().for_each(|c| c.hash_same(&mut state));
     state.finish()
 }
 
-/// The same library node on the same wires, with the same constants (bit
-/// for bit) and wire types: the same built rule over the same values.
-fn same_node(a: &GraphNode, b: &GraphNode) -> bool {
+/// The same library node on the same wires (`a_wires`, `b_wires`: each
+/// node's own, canonicalized), with the same constants (bit for bit) and
+/// wire types: the same built rule over the same values.
+fn same_node(a: &GraphNode, a_wires: &[Wire], b: &GraphNode, b_wires: &[Wire]) -> bool {
     std::ptr::eq(a.def, b.def)
-        && a.wires == b.wires
+        && a_wires == b_wires
         && a.in_types == b.in_types
         && a.consts.len() == b.consts.len()
         && a.consts.iter().zip(&b.consts).all(|(x, y)| x.same(y))

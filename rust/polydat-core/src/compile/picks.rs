@@ -2,14 +2,16 @@
 //! becomes `__pick_text(hash_range(x, N), v..)` (`one_of` picks string
 //! `hash(x) % N`), and a `select_str(c, a, b)` whose branches are each a
 //! literal string or such a pick becomes one pick from both branches'
-//! strings, its index `select(c, i, j')` (`j'` is `j` moved past the first
-//! branch's strings). The index is u64 arithmetic that native code
+//! strings, its index `select_u64(c, i, j')` (`j'` is `j` moved past the
+//! first branch's strings): a chooser like the `select_str` it replaces, so
+//! its condition is evaluated as early, and a branch's index only when
+//! taken, as in the program as written. The index is u64 arithmetic that native code
 //! computes; only the last step handles text, and `generate` runs it as a
 //! copy of the picked strings, a batch of indexes at a time, not as a
 //! by-bytes step per row.
 //!
 //! Every value is the one the program as written gives, `None` included:
-//! `select_str`'s `None` rule (any `None` input gives `None`) is `select`'s
+//! `select_str`'s `None` rule (any `None` input gives `None`) is `select_u64`'s
 //! and `__pick_text`'s, and a literal is never `None`. A branch is looked
 //! through only when it is pure, not volatile, not a `const` capture and
 //! not named by a binding with modifiers (its reader would otherwise see
@@ -22,7 +24,7 @@ use super::pass::{Pass, PassContext};
 use crate::error::CompileError;
 use crate::node::{NodeDef, Purity};
 use crate::nodes::convert::{LITERAL, LITERAL_OP};
-use crate::nodes::probability::{ONE_OF, PICK_TEXT, PICK_TEXT_OP, SELECT};
+use crate::nodes::probability::{ONE_OF, PICK_TEXT, PICK_TEXT_OP};
 use crate::nodes::{arith, compare, hash};
 use crate::program::events::{CompileEvent, EventKind};
 use crate::value::Value;
@@ -94,7 +96,7 @@ fn one_of(values: &[Value]) -> Option<Vec<Part>> {
 }
 
 /// `select_str(c, a, b)` with both branches literal strings or picks, as one
-/// pick whose index is `select(c, i, j)`: two picks' strings back to back
+/// pick whose index is `select_u64(c, i, j)`: two picks' strings back to back
 /// (b's index moved past a's strings); a literal branch's string found
 /// among the other branch's strings, or added after them.
 fn select_str(graph: &Graph, modified: &[bool], n: usize) -> Option<Vec<Part>> {
@@ -128,7 +130,7 @@ fn select_str(graph: &Graph, modified: &[bool], n: usize) -> Option<Vec<Part>> {
         return None;
     }
     let chosen = parts.len();
-    parts.push(Part::new(&SELECT, vec![], &[Source::Wire(0), i, j]));
+    parts.push(Part::new(&compare::SELECT_U64, vec![], &[Source::Wire(0), i, j]));
     parts.push(Part::new(&PICK_TEXT, values, &[Own(chosen)]));
     Some(parts)
 }

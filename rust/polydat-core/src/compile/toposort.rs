@@ -1,38 +1,54 @@
 //! Topological sort: orders nodes so every producer precedes its consumers
-//! (Kahn's algorithm, stable by node index); a cycle is an error naming the
-//! nodes on it with their spans. In a program with `if`s, what the
-//! conditions read comes first (as early as its own producers allow), so a
-//! walk knows which branch each `if` takes before it reaches the branches'
+//! (Kahn's algorithm, stable by first appearance); a cycle is an error
+//! naming the nodes on it with their spans. In a program with `if`s, what
+//! the conditions read comes first (as early as its own producers allow), so
+//! a walk knows which branch each `if` takes before it reaches the branches'
 //! steps, and skips the ones no taken branch needs
 //! ([`crate::program::branches`]).
+//!
+//! *First appearance* is a node's index, or, for a copy of an earlier
+//! identical node (one [`super::cse`] would merge), that node's index: a copy
+//! is evaluated right after the first of its twins. The order, and so which
+//! of several failing nodes a read reports first, is then the same whether
+//! or not the copies were merged (`fusion=False` keeps them).
 
+use super::cse;
 use super::graph::{Graph, Wire};
 use super::pass::{Pass, PassContext};
 use crate::error::CompileError;
 
 /// Sorts `graph.nodes` into evaluation order.
 pub fn sort(graph: &mut Graph) -> Result<(), CompileError> {
-    let early = conditions(graph);
+    let n = graph.nodes.len();
+    // Per node: its first appearance (a cyclic graph has no twins: the sort
+    // below reports the cycle).
+    let first: Vec<usize> = match cse::twins(graph) {
+        Some(twins) => twins.first.iter().map(|&t| t as usize).collect(),
+        None => (0..n).collect(),
+    };
+    let early = conditions(graph, &first);
     // Every node reading only earlier nodes (the frontend's order, kept by
-    // most passes) is the order the sort below gives: nothing to do.
+    // most passes) and no copy of an earlier node is the order the sort
+    // below gives: nothing to do.
     let ordered = early.is_none()
         && graph.nodes.iter().enumerate().all(|(i, node)| {
-            node.wires.iter().all(|w| match *w {
-                Wire::Node(p, _) => (p as usize) < i,
-                Wire::Input(_) => true,
-            })
+            first[i] == i
+                && node.wires.iter().all(|w| match *w {
+                    Wire::Node(p, _) => (p as usize) < i,
+                    Wire::Input(_) => true,
+                })
         });
     if ordered {
         return Ok(());
     }
-    let n = graph.nodes.len();
     let consumers = graph.consumers();
     let mut indegree: Vec<usize> = (0..n).map(|i| graph.producers(i).count()).collect();
-    // Ready nodes by (not read by a condition, index): conditions first.
-    let key = |i: usize| std::cmp::Reverse((early.as_ref().is_none_or(|e| !e[i]), i));
+    // Ready nodes by (not read by a condition, first appearance, index):
+    // conditions first, and copies together with the first of their twins.
+    let key = |i: usize| std::cmp::Reverse((early.as_ref().is_none_or(|e| !e[first[i]]), first[i], i));
     let mut ready: std::collections::BinaryHeap<_> = (0..n).filter(|&i| indegree[i] == 0).map(key).collect();
     let mut order = Vec::with_capacity(n);
-    while let Some(std::cmp::Reverse((_, i))) = ready.pop() {
+    while let Some(std::cmp::Reverse((_, _, i))) = ready.pop() {
         order.push(i);
         for &c in &consumers[i] {
             indegree[c as usize] -= 1;
@@ -59,9 +75,10 @@ pub fn sort(graph: &mut Graph) -> Result<(), CompileError> {
     Ok(())
 }
 
-/// Per node: an `if`'s condition reads it (through any nodes), when the
+/// Per node: an `if`'s condition reads it or one of its twins (through any
+/// nodes), marked on the first of the twins (`first`, per node), when the
 /// graph has a chooser node (`None` otherwise).
-fn conditions(graph: &Graph) -> Option<Vec<bool>> {
+fn conditions(graph: &Graph, first: &[usize]) -> Option<Vec<bool>> {
     if !graph.nodes.iter().any(|n| n.def.chooses) {
         return None;
     }
@@ -74,6 +91,7 @@ fn conditions(graph: &Graph) -> Option<Vec<bool>> {
     }
     while let Some(i) = todo.pop() {
         if !std::mem::replace(&mut early[i], true) {
+            early[first[i]] = true;
             todo.extend(graph.producers(i));
         }
     }
@@ -115,6 +133,67 @@ impl Pass for Toposort {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compile::{dce, resolve, sketch};
+
+    /// The sketch's graph, its copies merged (as with fusion) or kept, sorted.
+    fn sorted(src: &str, merge: bool) -> Graph {
+        let mut g = resolve::resolve(&sketch::parse(src).unwrap(), &mut Vec::new()).unwrap();
+        crate::compile::hoist::mark_captures(&mut g).unwrap();
+        if merge {
+            cse::merge(&mut g, &mut Vec::new());
+        }
+        dce::eliminate(&mut g, &mut Vec::new());
+        sort(&mut g).unwrap();
+        g
+    }
+
+    /// The evaluation order as the library nodes' names and their spans'
+    /// lines, each run of copies of one node written once.
+    fn evaluation(g: &Graph) -> Vec<String> {
+        let first = cse::twins(g).unwrap().first;
+        let mut seen = Vec::new();
+        let mut steps = Vec::new();
+        for (i, node) in g.nodes.iter().enumerate() {
+            if !seen.contains(&first[i]) {
+                seen.push(first[i]);
+                steps.push(format!("{}@{}", node.def.name, g.nodes[first[i] as usize].span.line));
+            }
+        }
+        steps
+    }
+
+    const COPIES: &[&str] = &[
+        // `d` reads `b` and a copy of the earlier `a`.
+        "input x: u64\na := is_positive(x)\nb := in_range(x, 5, 100)\nc := is_positive(x)\nd := u64_add(b, c)",
+        // The copies of `c`'s two reads, in the other order.
+        "input x: u64\ninput k: u64\nc := u64_add(hash(k), hash(x))\nd := u64_add(hash(x), hash(k))",
+        // A condition reads a copy of `a`: `a` comes before `b`.
+        "input x: u64\nb := in_range(x, 5, 100)\na := is_positive(x)\nd := u64_add(b, a)\n\
+         e := select_u64(is_positive(x), 1, 2)",
+    ];
+
+    #[test]
+    fn a_copy_is_evaluated_right_after_its_first_twin() {
+        let g = sorted(COPIES[0], false);
+        let ops: Vec<&str> = g.nodes.iter().map(|n| n.def.name).collect();
+        assert_eq!(ops, ["is_positive", "is_positive", "in_range", "u64_add"]);
+    }
+
+    #[test]
+    fn copies_kept_or_merged_give_one_evaluation_order() {
+        for src in COPIES {
+            let (kept, merged) = (sorted(src, false), sorted(src, true));
+            assert!(kept.nodes.len() > merged.nodes.len(), "{src}");
+            assert_eq!(evaluation(&kept), evaluation(&merged), "{src}");
+        }
+    }
+
+    #[test]
+    fn a_condition_reading_a_copy_puts_the_first_twin_first() {
+        let g = sorted(COPIES[2], false);
+        let ops: Vec<&str> = g.nodes.iter().map(|n| n.def.name).take(2).collect();
+        assert_eq!(ops, ["is_positive", "is_positive"], "both before `in_range`");
+    }
 
     #[test]
     fn finds_the_cycle_not_its_downstream() {

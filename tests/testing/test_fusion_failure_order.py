@@ -1,0 +1,87 @@
+"""Fusion does not change which failure a read reports (issue 44 item 7).
+
+When two inputs of a node both fail at a row, the read reports the one
+evaluated first. Merging identical nodes (with fusion) evaluates a repeated
+expression where it first appears; with ``fusion=False`` the copies are kept,
+and each is evaluated where its first twin would be, so both compilations
+report the same failure on every engine: a pull, ``eval`` and ``generate``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import polydat
+import polydat.testing as pt
+from polydat.testing.canon import Outcome, canonical_failure, without_output_attribution
+
+# `x` reads `b` (a range check) and `a2`, a copy of the earlier `a`: at
+# cycle 0 both fail. Fused, `a2` is `a`, evaluated before `b`.
+REPEATED_CHECK = """input cycle: u64
+a := is_positive(cycle)
+b := in_range(cycle, 5, 100)
+a2 := is_positive(cycle)
+x := b + a2
+"""
+
+# Both casts of `n6` fail; fused, each is the cast `n4` made first (k's).
+REPEATED_CASTS = """input cycle: u64
+input k: u64
+n4 := (k as i64) || (cycle as i64)
+n6 := (cycle as i64) && (k as i64)
+"""
+
+# The `if` reads a copy of `a`, so `a` (its first twin) is evaluated before
+# `b` (conditions first) whether or not the copy is merged into it.
+CONDITION_COPY = """input cycle: u64
+b := in_range(cycle, 5, 100)
+a := is_positive(cycle)
+x := b + a
+y := if is_positive(cycle) > 1 { 1 } else { 2 }
+"""
+
+CASES = [
+    pytest.param(REPEATED_CHECK, {"cycle": 0}, ["x", "a", "b"], id="repeated_check"),
+    pytest.param(CONDITION_COPY, {"cycle": 0}, ["x", "y"], id="condition_copy"),
+    pytest.param(REPEATED_CASTS, {"cycle": 2**64 - 30, "k": 2**64 - 1}, ["n6", "n4"], id="repeated_casts"),
+]
+
+ENGINES = [spec for spec in pt.engines(include_fresh=False, include_registered=False)]
+
+
+def _failure(read: Any) -> Outcome:
+    """The failure ``read()`` raises, without the outputs its node is bound
+    to (those depend on the merging by design)."""
+    try:
+        read()
+    except polydat.PolydatError as err:
+        return without_output_attribution(canonical_failure(err))
+    raise AssertionError("the read was expected to fail")
+
+
+def _failures(spec: pt.EngineSpec, source: str, inputs: dict[str, int], outputs: list[str], fusion: bool) -> dict[str, Outcome]:
+    program = polydat.compile(source, fusion=fusion, **dict(spec.options))
+    got: dict[str, Outcome] = {}
+    for output in outputs:
+        kernel = program.kernel()
+        kernel.set_inputs(**inputs)
+        got[f"pull {output}"] = _failure(lambda: kernel.pull(output))
+    kernel = program.kernel()
+    kernel.set_inputs(**inputs)
+    got["eval"] = _failure(kernel.eval)
+    cycle = inputs["cycle"]
+    others = {name: value for name, value in inputs.items() if name != "cycle"}
+    for output in outputs:
+        got[f"generate {output}"] = _failure(
+            lambda: program.generate(range(cycle, cycle + 1), outputs=[output], inputs=others, coordinate="cycle"))
+    return got
+
+
+@pytest.mark.parametrize("spec", ENGINES, ids=[spec.name for spec in ENGINES])
+@pytest.mark.parametrize(("source", "inputs", "outputs"), CASES)
+def test_fused_and_unfused_report_the_same_failure(spec: pt.EngineSpec, source: str, inputs: dict[str, int], outputs: list[str]) -> None:
+    fused = _failures(spec, source, inputs, outputs, fusion=True)
+    unfused = _failures(spec, source, inputs, outputs, fusion=False)
+    assert unfused == fused
