@@ -128,65 +128,64 @@ pub const MOD: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
-/// `div_wire`: input / divisor with the divisor a wire; a zero divisor fails the evaluation.
-pub const DIV_WIRE: NodeDef = NodeDef {
-    name: "div_wire",
-    category: "arithmetic",
-    doc: "input / divisor with the divisor a wire; a zero divisor fails the evaluation.",
-    params: &[wire("input", U64), wire("divisor", U64)],
-    build: |_| Ok(try_map2(|x: u64, d: u64| x.checked_div(d).ok_or_else(|| DIV_ZERO.to_string()))),
-    lower: Some(|l, _, x| {
-        fail_on_zero(l, x[1]);
-        Some(vec![l.udiv_or_zero(x[0], x[1])])
-    }),
-    testing: Testing { fallible: true, ..Testing::BASE },
-    ..NodeDef::BASE
-};
+/// Declares a two-wire u64 `/` or `%` whose zero divisor fails the
+/// evaluation with `$failure` (native code: the operation, after a call of
+/// the rule when the divisor is 0).
+macro_rules! failing_on_zero {
+    ($id:ident, $name:literal, $doc:literal, ($a:literal, $b:literal), $checked:ident, $native:ident, $failure:expr) => {
+        #[doc = concat!("`", $name, "`: ", $doc)]
+        pub const $id: NodeDef = NodeDef {
+            name: $name,
+            category: "arithmetic",
+            doc: $doc,
+            params: &[wire($a, U64), wire($b, U64)],
+            build: |_| Ok(try_map2(|x: u64, d: u64| x.$checked(d).ok_or_else(|| $failure))),
+            lower: Some(|l, _, v| {
+                fail_on_zero(l, v[1]);
+                Some(vec![l.$native(v[0], v[1])])
+            }),
+            testing: Testing { fallible: true, ..Testing::BASE },
+            ..NodeDef::BASE
+        };
+    };
+}
 
-/// `mod_wire`: input % divisor with the divisor a wire; a zero divisor fails the evaluation.
-pub const MOD_WIRE: NodeDef = NodeDef {
-    name: "mod_wire",
-    category: "arithmetic",
-    doc: "input % divisor with the divisor a wire; a zero divisor fails the evaluation.",
-    params: &[wire("input", U64), wire("divisor", U64)],
-    build: |_| Ok(try_map2(|x: u64, d: u64| x.checked_rem(d).ok_or_else(|| REM_ZERO.to_string()))),
-    lower: Some(|l, _, x| {
-        fail_on_zero(l, x[1]);
-        Some(vec![l.urem_or_zero(x[0], x[1])])
-    }),
-    testing: Testing { fallible: true, ..Testing::BASE },
-    ..NodeDef::BASE
-};
-
-/// `u64_div_strict`: what `/` over two u64 becomes under `pragma strict_values`.
-pub const U64_DIV_STRICT: NodeDef = NodeDef {
-    name: "u64_div_strict",
-    category: "arithmetic",
-    doc: "a / b; a zero b fails the evaluation (`/` over u64 under pragma strict_values).",
-    params: &[wire("a", U64), wire("b", U64)],
-    build: |_| Ok(try_map2(|a: u64, b: u64| a.checked_div(b).ok_or_else(|| zero_divisor_failure("/")))),
-    lower: Some(|l, _, v| {
-        fail_on_zero(l, v[1]);
-        Some(vec![l.udiv_or_zero(v[0], v[1])])
-    }),
-    testing: Testing { fallible: true, ..Testing::BASE },
-    ..NodeDef::BASE
-};
-
-/// `u64_mod_strict`: what `%` over two u64 becomes under `pragma strict_values`.
-pub const U64_MOD_STRICT: NodeDef = NodeDef {
-    name: "u64_mod_strict",
-    category: "arithmetic",
-    doc: "a % b; a zero b fails the evaluation (`%` over u64 under pragma strict_values).",
-    params: &[wire("a", U64), wire("b", U64)],
-    build: |_| Ok(try_map2(|a: u64, b: u64| a.checked_rem(b).ok_or_else(|| zero_divisor_failure("%")))),
-    lower: Some(|l, _, v| {
-        fail_on_zero(l, v[1]);
-        Some(vec![l.urem_or_zero(v[0], v[1])])
-    }),
-    testing: Testing { fallible: true, ..Testing::BASE },
-    ..NodeDef::BASE
-};
+failing_on_zero!(
+    DIV_WIRE,
+    "div_wire",
+    "input / divisor with the divisor a wire; a zero divisor fails the evaluation.",
+    ("input", "divisor"),
+    checked_div,
+    udiv_or_zero,
+    DIV_ZERO.to_string()
+);
+failing_on_zero!(
+    MOD_WIRE,
+    "mod_wire",
+    "input % divisor with the divisor a wire; a zero divisor fails the evaluation.",
+    ("input", "divisor"),
+    checked_rem,
+    urem_or_zero,
+    REM_ZERO.to_string()
+);
+failing_on_zero!(
+    U64_DIV_STRICT,
+    "u64_div_strict",
+    "a / b; a zero b fails the evaluation (`/` over u64 under pragma strict_values).",
+    ("a", "b"),
+    checked_div,
+    udiv_or_zero,
+    zero_divisor_failure("/")
+);
+failing_on_zero!(
+    U64_MOD_STRICT,
+    "u64_mod_strict",
+    "a % b; a zero b fails the evaluation (`%` over u64 under pragma strict_values).",
+    ("a", "b"),
+    checked_rem,
+    urem_or_zero,
+    zero_divisor_failure("%")
+);
 
 /// Native code that calls the node's rule (which fails) when the integer
 /// `divisor` is 0.

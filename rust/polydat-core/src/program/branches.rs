@@ -16,6 +16,7 @@
 //! and the values, never on what earlier reads left current.
 
 use super::{Program, Step};
+use std::cell::Cell;
 
 /// How a reader reads a step's value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,13 +149,38 @@ pub struct Demand<'p> {
     definite: Vec<u8>,
     /// Per step: the step (plus one) deciding which found it `Maybe`.
     maybe_for: Vec<u32>,
+    /// The depth-first stack of [`Demand::decide`]: (step, readers looked at, need so far).
+    stack: Vec<(usize, usize, Need)>,
+}
+
+/// The buffers of a demand ([`Demand`]'s per-step tables and stack).
+type DemandBuffers = (Vec<u8>, Vec<u32>, Vec<(usize, usize, Need)>);
+
+thread_local! {
+    /// The buffers of the last finished demand on this thread, which the
+    /// next one reuses: a walk is made per read (per row), so it allocates
+    /// nothing once warm. A walk inside a walk finds none and allocates.
+    static SPARE: Cell<Option<DemandBuffers>> = const { Cell::new(None) };
+}
+
+impl Drop for Demand<'_> {
+    fn drop(&mut self) {
+        let buffers =
+            (std::mem::take(&mut self.definite), std::mem::take(&mut self.maybe_for), std::mem::take(&mut self.stack));
+        SPARE.with(|spare| spare.set(Some(buffers)));
+    }
 }
 
 impl<'p> Demand<'p> {
     /// The demand of a walk over `walk` (ascending steps) for `roots`.
     pub fn new(program: &'p Program, branches: &'p Branches, walk: &'p [u32], roots: Roots) -> Demand<'p> {
         let n = program.steps.len();
-        Demand { program, branches, walk, roots, definite: vec![0; n], maybe_for: vec![0; n] }
+        let (mut definite, mut maybe_for, stack) = SPARE.with(Cell::take).unwrap_or_default();
+        definite.clear();
+        definite.resize(n, 0);
+        maybe_for.clear();
+        maybe_for.resize(n, 0);
+        Demand { program, branches, walk, roots, definite, maybe_for, stack }
     }
 
     /// Stale step `s`, the walk's next, has to run: a root needs it (see the
@@ -224,15 +250,19 @@ impl<'p> Demand<'p> {
             return need;
         }
         let start = |d: &Self, x: usize| if d.is_root(x) { Need::Yes } else { Need::No };
-        // (step, readers looked at, need so far)
-        let mut stack: Vec<(usize, usize, Need)> = vec![(s, 0, start(self, s))];
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.clear();
+        stack.push((s, 0, start(self, s)));
         loop {
             let Some(&(x, i, need)) = stack.last() else { unreachable!("the stack holds the step decided") };
             let readers = &self.branches.readers[x];
             if need == Need::Yes || i == readers.len() {
                 stack.pop();
                 self.keep(x, deciding, need);
-                let Some(parent) = stack.last_mut() else { return need };
+                let Some(parent) = stack.last_mut() else {
+                    self.stack = stack;
+                    return need;
+                };
                 let (r, side) = self.branches.readers[parent.0][parent.1 - 1];
                 let got = self.through(r as usize, side, need, known);
                 parent.2 = parent.2.max(got);
