@@ -206,9 +206,9 @@ def test_a_generate_row_is_one_read(engine: str):
     assert len(set(cols["a"].tolist())) == 50
 
 
-def test_readme_language_tour_compiles_and_runs():
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    tour = readme.split("The language at a glance")[1].split("```polydat")[1].split("```")[0]
+def test_the_language_tour_compiles_and_runs():
+    page = (Path(__file__).resolve().parent.parent / "docs" / "language" / "index.md").read_text()
+    tour = page.split("```polydat")[1].split("```")[0]
     k = polydat.compile(tour).kernel()
     k.set_inputs(12345)
     out = k.eval()

@@ -46,7 +46,8 @@ def test_polydat_fields_lists_each_field_with_an_example_and_its_data() -> None:
     assert field("country_by_population").data == ("countries.csv",)
     assert field("credit_card").data == ()
     assert "data: none (computed from the key)" in r.stdout
-    assert field("luhn_double") is None, "a helper module is no field"
+    helper = field("luhn_double")
+    assert helper is not None and not helper.is_keyed, "a helper module is listed, as no field of a key alone"
     assert {f.name for f in fields()} >= {"first_name", "last_name", "username", "email", "street_address",
                                           "full_address", "company", "job_title", "ipv4", "url", "sentence"}
 
@@ -66,7 +67,7 @@ def test_polydat_data_lists_what_the_core_embeds_with_sources_and_licences() -> 
     r = cli("data")
     assert r.returncode == 0, r.stderr
     files = data_files()
-    assert len(files) == 12
+    assert len(files) == 33  # 14, and 9 locales' word lists and 10 locales' places
     shipped = sorted(p for p in os.listdir(DATA_DIR) if p.endswith(".csv"))
     assert [f["name"] for f in files] == shipped, "the package ships what the core embeds"
     readme = Path(DATA_DIR, "README.md").read_text(encoding="utf-8")

@@ -70,6 +70,18 @@ def test_a_constant_that_fails_every_evaluation_is_a_warning() -> None:
         prog.generate(range(1))
 
 
+def test_a_placeholder_with_a_format_spec_is_kept_as_text_and_warned() -> None:
+    # upstream keeps "{id:08}" as written (the body is no expression); the
+    # writer meant zero padding, so the program says so and names the node
+    src = 'input cycle: u64\nid := cycle * 7\nt := "x-{id:08}"\nu := printf("{:05}", id)'
+    prog = polydat.compile(src)
+    assert prog.generate(range(2), outputs=["t"])["t"].tolist() == ["x-{id:08}", "x-{id:08}"]
+    (warning,) = prog.warnings
+    assert warning.line == 3 and "'{id:08}' is kept as text" in warning.message
+    assert "zero_pad_u64(id, 8)" in (warning.hint or "")
+    assert [d.severity for d in polydat.check(src)] == ["warning"]
+
+
 # --- names that do not exist ------------------------------------------------
 
 

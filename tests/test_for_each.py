@@ -338,13 +338,24 @@ def test_for_producer_and_traversal_errors(source: str, message: str, line: int,
     assert (info.value.line, info.value.col) == (line, col)
 
 
-def test_a_name_nothing_binds_is_a_warning_and_reads_none() -> None:
-    program = polydat.compile("input cycle\nfor k in 1..4 where {k} > {limit} {\n    x := hash(k)\n}")
-    (warning,) = program.warnings
-    assert warning.message == "'limit' is bound nowhere, so the comprehension reads it as None"
-    assert list(program.kernel().traverse(0)) == [], "the traversal dispenses nothing"
-    (quoted, _) = polydat.compile('for k in 1..4 where {k} == us-east {\n x := 1\n}').warnings
-    assert quoted.hint == 'a string is quoted ("us"); a name is written {us}'
+def test_a_name_nothing_binds_is_refused_at_compile() -> None:
+    # Upstream 0.6.0 (V3): an unresolved name, a bare word in a predicate included, is a compile error.
+    with pytest.raises(CompileError, match="'limit' is bound nowhere") as info:
+        polydat.compile("input cycle\nfor k in 1..4 where {k} > {limit} {\n    x := hash(k)\n}")
+    assert (info.value.line, info.value.col) == (2, 15)
+    with pytest.raises(CompileError) as quoted:
+        polydat.compile('for k in 1..4 where {k} == us-east {\n x := 1\n}')
+    assert quoted.value.hint == 'a string is quoted ("us"); a name is written {us}'
+    assert "'east' is bound nowhere" in str(quoted.value), "us-east is us - east: two names"
+
+
+def test_a_bare_word_in_a_predicate_is_a_name() -> None:
+    program = polydat.compile("load := 2\nfor k in 1..4 where {k} == load {\n    x := k\n}")
+    assert [child.eval() for child in program.kernel().traverse(0)] == [{"x": 2}]
+    kernel = polydat.compile("load := 3\nx := 1").kernel()
+    assert [child.eval()["v"] for child in kernel.for_each("k in 1..4 where {k} < load", "v := k")] == [1, 2]
+    with pytest.raises(CompileError, match="no scope of this chain binds 'loud'"):
+        list(kernel.for_each("k in 1..4 where {k} == loud", "v := k"))
 
 
 @pytest.mark.parametrize(

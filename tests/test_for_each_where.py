@@ -44,3 +44,14 @@ def test_an_undefined_name_in_a_workload_where_is_an_error(tmp_path: Path) -> No
     (tmp_path / "w.yaml").write_text(text)
     with pytest.raises(polydat.PolydatError, match="'zz'"):
         Workload.load(tmp_path / "w.yaml").table("t")
+
+
+@pytest.mark.parametrize("body", ["{k} > " + "(" * 3000 + "3" + ")" * 3000, "!" * 5000 + "{k}", "-" * 5000 + "{k} > 1"])
+def test_a_predicate_nested_past_the_limit_is_a_compile_error(body: str) -> None:
+    # the predicate parser recurses per level: past the limit it refuses the
+    # predicate, never a RecursionError (found by the long frontend fuzz)
+    src = f'input cycle: u64\nsweep := for k in 1..9\nbig := for sweep where {body}\nfor big {{\n    label := "k={{k}}"\n}}\n'
+    with pytest.raises(polydat.CompileError, match="deeper than 100 levels"):
+        polydat.compile(src)
+    deep_enough = 'input cycle: u64\nsweep := for k in 1..9\nbig := for sweep where {k} > ' + "(" * 60 + "3" + ")" * 60
+    assert polydat.compile(deep_enough + '\nfor big {\n    label := "k={k}"\n}\n')

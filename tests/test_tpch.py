@@ -1,8 +1,9 @@
 """The TPC-H-shaped workload (examples/tpch): at a small scale factor, every
 table has the spec's columns, types and row counts, every foreign key
 resolves, values stay in the spec's ranges, an order agrees with its lines,
-and `--parts N` cuts every table into parts whose concatenation is the
-whole table, byte for byte (the whole made on one thread, the parts on two)."""
+and `--parts N` cuts every table into parts whose concatenation (each CSV
+part's header kept once) is the whole table, byte for byte (the whole made on
+one thread, the parts on two)."""
 
 from __future__ import annotations
 
@@ -95,7 +96,7 @@ def test_keys_are_the_specs(tables: dict[str, list[dict[str, str]]]) -> None:
     for name, key in (("supplier", "s_suppkey"), ("part", "p_partkey"), ("customer", "c_custkey")):
         assert [int(r[key]) for r in tables[name]] == list(range(1, len(tables[name]) + 1)), name
     keys = [int(r["o_orderkey"]) for r in tables["orders"]]
-    assert keys == [(i // 8) * 32 + i % 8 + 1 for i in range(len(keys))], "sparse order keys: 8 of every 32"
+    assert keys == [((i + 1) // 8) * 32 + (i + 1) % 8 for i in range(len(keys))], "dbgen's sparse keys: 8 of every 32"
     lines = tables["lineitem"]
     assert [int(r["l_orderkey"]) for r in lines] == sorted(int(r["l_orderkey"]) for r in lines), "in order"
     numbers: dict[str, list[int]] = defaultdict(list)
@@ -163,6 +164,37 @@ def test_values_stay_in_the_specs_ranges(tables: dict[str, list[dict[str, str]]]
         assert r["l_shipmode"] in ("REG AIR", "AIR", "RAIL", "SHIP", "TRUCK", "MAIL", "FOB")
 
 
+def grammar_words() -> set[str]:
+    """Every word of the bundled TPC-H grammar's word lists."""
+    path = ROOT / "python" / "polydat" / "data" / "tpch_grammar.csv"
+    rows = [line.split(",") for line in path.read_text().splitlines()[4:]]
+    return {word for r in rows if r[0] not in ("grammar", "np", "vp", "terminators") for word in r[1].split()}
+
+
+def test_comments_are_stretches_of_the_specs_text_grammar(tables: dict[str, list[dict[str, str]]]) -> None:
+    # Each comment's length is uniform over its column's range (mean in the
+    # middle), its words are the grammar's (but for the first and last, cut
+    # by the stretch), short comments repeat as dbgen's do (its 6M lines hold
+    # 4.58M distinct comments, its 200k parts 131.8k), and Q13's
+    # '%special%requests%' matches about 1.1% of the orders.
+    vocabulary = grammar_words() | {"the"}
+    for (name, column), (lo, hi) in LENGTHS.items():
+        if not column.endswith("_comment"):
+            continue
+        values = [r[column] for r in tables[name]]
+        mean = sum(map(len, values)) / len(values)
+        if len(values) > 1000:
+            assert abs(mean - (lo + hi) / 2) < (hi - lo) * 0.02, (column, mean)
+        for v in values[:2000]:
+            words = re.findall(r"[a-zA-Z]+(?:-[a-zA-Z]+)?", v)[1:-1]
+            assert set(words) <= vocabulary, (column, v)
+    distinct = {c: len({r[c] for r in tables[t]}) / len(tables[t]) for t, c in (("lineitem", "l_comment"), ("part", "p_comment"))}
+    assert distinct["l_comment"] > 0.85 and distinct["p_comment"] > 0.8, distinct
+    orders = tables["orders"]
+    special = sum(bool(re.search("special.*requests", r["o_comment"])) for r in orders) / len(orders)
+    assert 0.007 < special < 0.015, special
+
+
 def test_an_order_agrees_with_its_lines(tables: dict[str, list[dict[str, str]]]) -> None:
     prices = {r["p_partkey"]: float(r["p_retailprice"]) for r in tables["part"]}
     lines: dict[str, list[dict[str, str]]] = defaultdict(list)
@@ -190,10 +222,10 @@ def test_the_column_types_are_the_specs() -> None:
     import pyarrow as pa
 
     w = Workload.load(TPCH).with_params(sf=0.0005)
-    kinds = {"key": pa.types.is_unsigned_integer, "money": pa.types.is_floating, "text": pa.types.is_string,
-             "date": pa.types.is_date32}
+    kinds = {"key": pa.types.is_int64, "int32": pa.types.is_int32, "money": lambda t: t == pa.decimal128(15, 2),
+             "text": pa.types.is_string, "date": pa.types.is_date32}
     spec = {
-        "lineitem": {"l_orderkey": "key", "l_linenumber": "key", "l_extendedprice": "money", "l_shipdate": "date",
+        "lineitem": {"l_orderkey": "key", "l_linenumber": "int32", "l_extendedprice": "money", "l_shipdate": "date",
                      "l_comment": "text"},
         "orders": {"o_orderkey": "key", "o_totalprice": "money", "o_orderdate": "date", "o_orderstatus": "text"},
         "partsupp": {"ps_partkey": "key", "ps_supplycost": "money"},
@@ -205,15 +237,62 @@ def test_the_column_types_are_the_specs() -> None:
             assert kinds[kind](schema.field(column).type), (name, column, schema.field(column).type)
 
 
+# The spec's signed and narrow integer columns and its dates (clause 1.3.1):
+# every key is an int64, these counts int32.
+SPEC_TYPES = {
+    "region": {"r_regionkey": "int64"},
+    "nation": {"n_nationkey": "int64", "n_regionkey": "int64"},
+    "supplier": {"s_suppkey": "int64", "s_nationkey": "int64"},
+    "part": {"p_partkey": "int64", "p_size": "int32"},
+    "partsupp": {"ps_partkey": "int64", "ps_suppkey": "int64", "ps_availqty": "int32"},
+    "customer": {"c_custkey": "int64", "c_nationkey": "int64"},
+    "orders": {"o_orderkey": "int64", "o_custkey": "int64", "o_orderdate": "date32[day]", "o_shippriority": "int32"},
+    "lineitem": {"l_orderkey": "int64", "l_partkey": "int64", "l_suppkey": "int64", "l_linenumber": "int32",
+                 "l_shipdate": "date32[day]", "l_commitdate": "date32[day]", "l_receiptdate": "date32[day]"},
+}
+
+
+def test_keys_counts_and_dates_are_written_as_the_specs_types_in_every_format(tmp_path: Path) -> None:
+    """Arrow and Parquet carry the declared types, Parquet with every column
+    required (no TPC-H column holds NULL); CSV and JSON Lines write the
+    same values as plain integers and ISO dates (issue 43 item 2)."""
+    import json
+
+    import pyarrow.ipc as ipc
+    import pyarrow.parquet as pq
+
+    for fmt in ("parquet", "arrow", "csv", "jsonl"):
+        r = cli("run", str(TPCH), "-o", str(tmp_path / fmt), "-p", "sf=0.0005", "--format", fmt)
+        assert r.returncode == 0, r.stderr
+    for table, columns in SPEC_TYPES.items():
+        parquet = pq.read_schema(tmp_path / "parquet" / f"{table}.parquet")
+        with ipc.open_stream((tmp_path / "arrow" / f"{table}.arrow").read_bytes()) as reader:
+            arrow = reader.schema
+        assert not [f.name for f in parquet if f.nullable], (table, "every column is required")
+        for column, expected in columns.items():
+            assert str(parquet.field(column).type) == expected, (table, column, parquet.field(column).type)
+            assert str(arrow.field(column).type) == expected, (table, column, arrow.field(column).type)
+        csv_row = read(tmp_path / "csv" / f"{table}.csv")[0]
+        json_row = json.loads((tmp_path / "jsonl" / f"{table}.jsonl").read_text().splitlines()[0])
+        for column, expected in columns.items():
+            if expected == "date32[day]":
+                assert date.fromisoformat(csv_row[column]) == date.fromisoformat(json_row[column])
+            else:
+                assert int(csv_row[column]) == json_row[column] and isinstance(json_row[column], int)
+
+
 def test_parts_concatenate_to_the_whole_of_every_table(whole: Path, tmp_path: Path) -> None:
-    # The whole on one thread, the parts on two: the same bytes.
+    # The whole on one thread, the parts on two: the same bytes, each part
+    # with the header (so readers take the parts as one table).
     r = cli("run", str(TPCH), "-o", str(tmp_path), "-p", f"sf={SF}", "--parts", "3", "--threads", "2")
     assert r.returncode == 0, r.stderr
     for name in COLUMNS:
-        parts = [tmp_path / f"{name}-{i:05d}-of-00003.csv" for i in range(3)]
-        joined = b"".join(p.read_bytes() for p in parts)
+        parts = [(tmp_path / f"{name}-{i:05d}-of-00003.csv").read_bytes() for i in range(3)]
+        header = ",".join(COLUMNS[name]).encode() + b"\n"
+        assert all(p.startswith(header) for p in parts), name
+        joined = header + b"".join(p[len(header):] for p in parts)
         assert joined == (whole / f"{name}.csv").read_bytes(), name
-        assert all(p.stat().st_size > 0 for p in parts[1:]) or name == "region", "every part holds rows"
+        assert all(len(p) > len(header) for p in parts[1:]) or name == "region", "every part holds rows"
     r = cli("run", str(TPCH), "-o", str(tmp_path / "one"), "-p", f"sf={SF}", "--parts", "3", "--part", "1")
     assert r.returncode == 0, r.stderr
     assert sorted(p.name for p in (tmp_path / "one").iterdir()) == sorted(f"{n}-00001-of-00003.csv" for n in COLUMNS)

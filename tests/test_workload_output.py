@@ -160,3 +160,30 @@ def test_a_file_object_inside_its_file_is_written_where_it_stands(tmp_path: Path
         assert f.tell() == 10 + len(text)
     assert target.read_bytes() == b"x" * 10 + text + b"x" * 90
 
+
+
+WALKED = """phases:
+  region:
+    for_each: "(key, name) in (0, 1, 2), (A, B, C)"
+    bindings: |
+      r_key := key as i64
+      r_size := (key + 1) as i32
+      r_day := "1992-01-01" as date + key
+    emit: [r_key, name, r_size, r_day]
+"""
+
+
+def test_a_walked_phase_writes_its_declared_types_and_required_fields_to_parquet(tmp_path: Path) -> None:
+    """A phase whose scopes are walked one by one (for_each over a list) writes
+    each column as its declared type, and a column no row can hold None in as
+    required, as a phase the core runs whole does (issue 43 item 2)."""
+    import pyarrow.parquet as pq
+
+    (tmp_path / "w.yaml").write_text(WALKED)
+    r = cli("run", str(tmp_path / "w.yaml"), "-o", str(tmp_path / "out"), "--format", "parquet")
+    assert r.returncode == 0, r.stderr
+    schema = pq.read_schema(tmp_path / "out" / "region.parquet")
+    assert [(f.name, str(f.type), f.nullable) for f in schema] == [
+        ("r_key", "int64", False), ("name", "string", False), ("r_size", "int32", False),
+        ("r_day", "date32[day]", False),
+    ]

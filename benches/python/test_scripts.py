@@ -24,6 +24,7 @@ SCRIPTS = {
     "scale.py": ["--nodes", "200", "--statements", "200"],
     "one_to_many.py": ["--users", "200", "--rounds", "1"],
     "tpch.py": ["--sf", "0.001", "--rounds", "1", "--threads", "1", "--polydat-only"],
+    "tpch_compare.py": ["--sf", "0.001"],
 }
 """Every script of this directory (``test_*.py`` and ``conftest.py`` aside), with tiny sizes."""
 

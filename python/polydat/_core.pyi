@@ -221,9 +221,11 @@ def engine_requests() -> list[str]:
 def provenances() -> list[str]:
     """The names ``provenance=`` accepts: ``["auto", "raw", "push", "pull", "pushpull"]``."""
 
-def suggest(name: str, candidates: list[str], preferred: list[str] = ...) -> str | None:
+def suggest(name: str, candidates: list[str], preferred: list[str] = ..., callee: bool = ...) -> str | None:
     """The candidate closest to ``name`` (the core's "did you mean" rule), or
-    ``None``; a close name of ``preferred`` (the program's own) wins over ``candidates``."""
+    ``None``; a close name of ``preferred`` (the program's own) wins over
+    ``candidates``. ``callee``: ``name`` is called, so a candidate holding it
+    as a ``_``-separated word may answer (``uuid`` finds ``hashed_uuid``)."""
 
 def conversions(implicit: bool = True) -> list[tuple[str, str]]:
     """(from, to) type pairs converted on a wire implicitly (class A), or by an explicit ``as``."""
@@ -234,6 +236,8 @@ def parse_text(text: str, type_name: str) -> Any:
 def type_keywords() -> list[tuple[str, str]]:
     """Every type spelling a program may write (``u64``, ``Str``, ``String``,
     ...) with the keyword of the type it names (``u64``, ``str``, ``str``, ...)."""
+def parse_type(word: str) -> str | None:
+    """The keyword of the type ``word`` names (``decimal(15, 2)`` is ``decimal(15,2)``), None when it names none; ValueError for a malformed or out-of-range decimal."""
 
 def int_literal_type(low: int, high: int) -> str | None:
     """The type of integer literals from ``low`` to ``high`` (both the value,
@@ -253,9 +257,14 @@ def variadic_wire_count(name: str, value: str) -> int | None:
     constant that decides it holds ``value`` (``printf``: one per
     placeholder), or None when no constant decides it."""
 
+def removed_node_hint(name: str) -> str | None:
+    """What a program writes instead of ``name`` when ``name`` is a node the
+    library removed (``session_start_millis``, ``elapsed_millis``), else None."""
+
 def suggestion_limit(name: str) -> int:
     """The most edits a "did you mean" suggestion for ``name`` may be away
-    from it (a third of its length, rounded up, from 1 to 3)."""
+    from it (a third of its length, rounded up, from 1 to 3; 1 for a name of
+    at most five characters)."""
 
 def match_arguments(
     params: list[tuple[str, bool, bool]], args: list[str | None], what: str, signature: str

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from .errors import PolydatError
+from .parts import LAYOUTS, SUFFIXED, part_number_problem, part_path, part_range
 from .stream import appending, parquet_encoding, write_arrow_batches, write_parquet_batches
 
 if TYPE_CHECKING:
@@ -405,27 +406,40 @@ def write_rows(plan: RunPlan, out: IO[bytes], header: bool = True) -> int:
     return total
 
 
-
-
 def write_parquet(plan: RunPlan, out: IO[bytes]) -> int:
     """Writes the rows as Parquet with pyarrow's writer (the ``parquet``
     extra), a row group per batch, typed by the declared types (a run of no
     rows is a file with the schema and no row). The writer only appends, so
     ``out`` may be a pipe; a terminal is refused."""
     try:
-        import pyarrow as pa
         import pyarrow.parquet  # noqa: F401
     except ImportError:
         raise UsageError("--format parquet needs pyarrow: pip install pyarrow") from None
     if out.isatty():
         raise UsageError("refusing to write Parquet to a terminal; redirect it or use -o FILE")
-    names = ([plan.column] if plan.column else []) + plan.names
-    schema = plan.prog.arrow_schema(plan.names)
-    if plan.column:
-        schema = schema.insert(0, pa.field(plan.column, pa.uint64()))
-    assert schema.names == names
-    batches = ((batch, rows) for rows, batch in _batches(plan, parquet_encoding()))
-    return write_parquet_batches(out, batches, lambda: schema)
+    encode = parquet_encoding()
+    batches = ((batch, rows) for rows, batch in _batches(plan, encode))
+    return write_parquet_batches(out, batches, lambda: _declared_schema(plan, encode))
+
+
+def _declared_schema(plan: RunPlan, encode: str) -> Any:
+    """The schema of the plan's batches in ``encode``, as the core declares
+    it (for ``"parquet"``, the fields no row can hold ``None`` in required),
+    from a stream of no row: what a file of no row (an empty part) is
+    written with, so it reads back as the other parts do."""
+    import pyarrow as pa
+
+    from .generate import batch_stream
+
+    start = plan.cycles.start
+    stream = batch_stream(
+        plan.prog, plan.prog._core, range(start, start), plan.names, plan.inputs, 1, None, BATCH_ROWS,
+        encode=encode, cycles_column=plan.column,
+    )
+    try:
+        return pa.schema(stream.schema)
+    finally:
+        stream.close()
 
 
 def _umask() -> int:
@@ -590,22 +604,6 @@ def open_output(path: str | None, together: list[tuple[str, OutputTarget]] | Non
         raise
 
 
-def part_range(cycles: range, parts: int, part: int) -> range:
-    """The ``part``-th (from 0) of ``parts`` contiguous ranges that ``cycles``
-    is cut into, by arithmetic alone: part ``i`` is rows
-    ``len * i // parts`` up to ``len * (i + 1) // parts``. The parts, in
-    order, are the whole range."""
-    rows = cycles.stop - cycles.start  # len() overflows past 2**63
-    return range(cycles.start + rows * part // parts, cycles.start + rows * (part + 1) // parts)
-
-
-def part_path(path: str, part: int, parts: int) -> str:
-    """The file of one part of ``-o PATH``: ``rows.csv`` becomes
-    ``rows-00003-of-00008.csv`` (the part number from 0)."""
-    root, ext = os.path.splitext(path)
-    return f"{root}-{part:05d}-of-{parts:05d}{ext}"
-
-
 def write_arrow(plan: RunPlan, out: IO[bytes]) -> int:
     """Writes the rows as an Arrow IPC stream (pyarrow's writer), a record
     batch per batch, typed by the declared types (a run of no rows is a
@@ -634,18 +632,57 @@ registry (:attr:`polydat.dsl.corerules.OutputFormat.writer`); text formats are t
 (:func:`write_rows`)."""
 
 
-def _write(
-    plan: RunPlan, output: str | None, header: bool, together: list[tuple[str, OutputTarget]] | None = None
-) -> None:
+def _write(plan: RunPlan, output: str | None, together: list[tuple[str, OutputTarget]] | None = None) -> None:
     """Writes ``plan``'s rows to ``output`` (see :func:`open_output`, with
     ``together`` the list of :func:`publishing_together` when the file is
-    published with others)."""
+    published with others); a CSV starts with its header."""
     fmt = _format(plan.fmt)
     with open_output(output, together) as out:
         if fmt.binary:
             BINARY_WRITERS[fmt.writer](plan, out)
         else:
-            write_rows(plan, out, header=header)
+            write_rows(plan, out, header=True)
+
+
+def chosen_parts(args: argparse.Namespace, cut: str) -> list[int] | None:
+    """The parts ``--parts N`` / ``--part I`` ask for, each counted from 0
+    (``--part`` is counted as ``--layout`` numbers parts): every part, the
+    one named, or None for the whole run. ``cut`` says what the parts
+    are cut from, for the message of a ``--part`` without ``--parts``."""
+    layout = LAYOUTS[args.layout]
+    if args.parts is None:
+        if args.part is not None:
+            raise UsageError(f"--part needs --parts N (the number of parts {cut} cut into)")
+        return None
+    if args.part is None:
+        return list(range(args.parts))
+    problem = part_number_problem(args.part, args.parts, layout)
+    if problem is not None:
+        raise UsageError(problem)
+    return [args.part - layout.first]
+
+
+@contextlib.contextmanager
+def making_directories(paths: Sequence[str]) -> Iterator[None]:
+    """Creates the missing directories that hold ``paths`` (a table's
+    directory in tpchgen-cli's layout, ``-o DIR`` itself) and, when the
+    ``with`` block fails, removes those it created that are still empty:
+    never a file or a directory that was not ours."""
+    created: list[str] = []
+    try:
+        for path in paths:
+            missing = _missing_directories(path)
+            try:
+                os.makedirs(path, exist_ok=True)
+            except OSError as err:
+                raise RunFailed(f"-o {path}: cannot create the directory: {err.strerror}") from None
+            created[:0] = missing
+        yield
+    except BaseException:  # Ctrl-C, a signal, an error: nothing was published
+        for directory in created:
+            with contextlib.suppress(OSError):
+                os.rmdir(directory)  # only when empty
+        raise
 
 
 def is_workload(path: str) -> bool:
@@ -657,9 +694,11 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
     """``polydat run WORKLOAD.yaml``: every phase's table, one file per phase
     (``-o DIR/PHASE.FORMAT``), or one phase's to stdout. With ``--parts N``,
     each table is cut into N parts (by its outermost iteration tuples, or
-    its cycles), part I to ``DIR/PHASE-IIIII-of-NNNNN.FORMAT`` (only
-    ``--part I`` when given); only part 0 of a CSV has the header, so each
-    table's parts, concatenated in order, are its whole text byte for byte."""
+    its cycles), each a file named as ``--layout`` says
+    (``DIR/PHASE-IIIII-of-NNNNN.FORMAT``, or tpchgen-cli's
+    ``DIR/PHASE/PHASE.I.FORMAT``; only ``--part I`` when given). Every CSV
+    part has the header and every Parquet part the table's schema, so a
+    reader takes the glob of a table's parts as one table."""
     from .workload import Workload
 
     for flag, given in (
@@ -688,11 +727,9 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
     if show_diagnostics(workload.check()):  # what `polydat check` shows, before any row
         raise Reported
     fmt = _format(args.format or DEFAULT_FORMAT)
-    if args.parts is None and args.part is not None:
-        raise UsageError("--part needs --parts N (the number of parts each table is cut into)")
-    if args.part is not None and not 0 <= args.part < args.parts:
-        raise UsageError(f"--part {args.part}: parts are numbered 0..{args.parts - 1}")
-    parts = [None] if args.parts is None else range(args.parts) if args.part is None else [args.part]
+    layout = LAYOUTS[args.layout]
+    chosen = chosen_parts(args, "each table is")
+    parts: list[int | None] = [None] if chosen is None else list(chosen)
     if args.output is None or args.output == "-":
         if len(parts) > 1:
             raise UsageError("--parts without --part writes one file per part: give -o DIR (or choose a --part)")
@@ -711,26 +748,19 @@ def cmd_run_workload(args: argparse.Namespace) -> int:
         return 0
     if os.path.exists(args.output) and not os.path.isdir(args.output):
         raise UsageError(f"-o {args.output}: a workload writes one file per phase; -o names a directory")
-    created = _missing_directories(args.output)
-    try:
-        os.makedirs(args.output, exist_ok=True)
-    except OSError as err:
-        raise RunFailed(f"-o {args.output}: cannot create the directory: {err.strerror}") from None
+    targets = [
+        (phase, i, path if i is None else part_path(path, i, args.parts, layout))
+        for phase in workload.phases
+        for path in [os.path.join(args.output, phase.name + fmt.extensions[0])]
+        for i in parts
+    ]
     # Every table is written before any replaces an old one: an interrupted
     # run leaves the old tables, never a mix of old and new.
-    try:
+    with making_directories([args.output, *dict.fromkeys(os.path.dirname(t) for _, _, t in targets)]):
         with publishing_together() as together:
-            for phase in workload.phases:
-                path = os.path.join(args.output, phase.name + fmt.extensions[0])
-                for i in parts:
-                    target = path if i is None else part_path(path, i, args.parts)
-                    with open_output(target, together) as out:
-                        workload.write(phase, out, fmt.name, args.threads, part=None if i is None else (i, args.parts))
-    except BaseException:  # Ctrl-C, a signal, an error: nothing was published
-        for directory in created:
-            with contextlib.suppress(OSError):
-                os.rmdir(directory)  # only when empty: never a file that was not ours
-        raise
+            for phase, i, target in targets:
+                with open_output(target, together) as out:
+                    workload.write(phase, out, fmt.name, args.threads, part=None if i is None else (i, args.parts))
     return 0
 
 
@@ -751,32 +781,33 @@ def cmd_run(args: argparse.Namespace) -> int:
     """``polydat run``: generate rows to stdout or to ``-o PATH`` (see
     :func:`open_output`); with ``--parts N``, the ``--part I`` of N contiguous
     ranges of the cycles to ``-o PATH`` (every part, one after another, when
-    ``--part`` is not given, each to its own file named by :func:`part_path`). Only
-    the first part of a CSV has the header, so the parts' text, concatenated
-    in order, is the unsharded text byte for byte. A workload file (YAML)
-    runs every phase instead (:func:`cmd_run_workload`)."""
+    ``--part`` is not given, each to its own file named as ``--layout`` says:
+    :func:`polydat.parts.part_path`). Every CSV part has the header, so the
+    parts read as one dataset. A workload file (YAML) runs every phase
+    instead (:func:`cmd_run_workload`)."""
     if is_workload(args.file):
         return cmd_run_workload(args)
     plan = plan_run(args)
-    if args.parts is None:
-        if args.part is not None:
-            raise UsageError("--part needs --parts N (the number of parts the cycles are cut into)")
-        _write(plan, args.output, header=True)
+    layout = LAYOUTS[args.layout]
+    parts = chosen_parts(args, "the cycles are")
+    if parts is None:
+        _write(plan, args.output)
         return 0
-    if args.part is not None and not 0 <= args.part < args.parts:
-        raise UsageError(f"--part {args.part}: parts are numbered 0..{args.parts - 1}")
     to_file = args.output not in (None, "-")
-    if args.part is None and not to_file:
+    every = args.part is None
+    if every and not to_file:
         raise UsageError("--parts without --part writes one file per part: give -o PATH (or choose a --part)")
+    # Every part to its own file; one part (--part I) to exactly -o PATH.
+    targets = [(part, part_path(args.output, part, args.parts, layout) if every else args.output) for part in parts]
+    directories = dict.fromkeys(os.path.dirname(t) for _, t in targets if every)
     # Every part is written before any replaces an old one (as a workload's
     # tables are): a failed or interrupted run leaves the old parts, never a
     # mix of old and new.
-    with publishing_together() as together:
-        for part in range(args.parts) if args.part is None else [args.part]:
-            shard = dataclasses.replace(plan, cycles=part_range(plan.cycles, args.parts, part))
-            # Every part to its own file; one part (--part I) to exactly -o PATH.
-            output = part_path(args.output, part, args.parts) if to_file and args.part is None else args.output
-            _write(shard, output, header=part == 0, together=together)
+    with making_directories([d for d in directories if d]):
+        with publishing_together() as together:
+            for part, output in targets:
+                shard = dataclasses.replace(plan, cycles=part_range(plan.cycles, args.parts, part))
+                _write(shard, output, together=together)
     return 0
 
 
@@ -792,13 +823,14 @@ def parse_parts(text: str) -> int:
 
 
 def parse_part(text: str) -> int:
-    """``--part``: a part number from 0."""
+    """``--part``: a whole number, not negative (whether it names a part
+    depends on ``--parts`` and ``--layout``: :func:`chosen_parts`)."""
     try:
         value = int(text)
     except ValueError:
         value = -1
     if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a part number from 0, not {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a part number (a whole number), not {text!r}")
     return value
 
 
@@ -824,6 +856,45 @@ def cmd_check(args: argparse.Namespace) -> int:
             status = 1
         else:
             print(f"{path}: ok")
+    return status
+
+
+def cmd_fmt(args: argparse.Namespace) -> int:
+    """``polydat fmt``: rewrite programs in the canonical layout
+    (:mod:`polydat.dsl.formatter`), each replaced atomically and only when it
+    changes; ``-`` formats standard input to standard output. With
+    ``--check`` nothing is written: the files that would change are listed
+    and the status is 1. A file that does not parse is left as it is, its
+    diagnostics printed, and the status is 1."""
+    from .dsl.diagnostics import read_source
+    from .dsl.formatter import format_source
+
+    status = 0
+    for path in args.files:
+        if is_workload(path):
+            print(f"polydat: {path}: fmt formats programs (.polydat), not workloads", file=sys.stderr)
+            status = 1
+            continue
+        try:
+            source = sys.stdin.read() if path == "-" else read_source(path)
+            formatted = format_source(source, "<stdin>" if path == "-" else path)
+        except PolydatError as err:
+            print(str(err), file=sys.stderr)
+            status = 1
+            continue
+        except OSError as err:
+            print(f"polydat: {_system_error(err, path)}", file=sys.stderr)
+            status = 1
+            continue
+        if args.check:
+            if formatted != source:
+                print(path)
+                status = 1
+        elif path == "-":
+            sys.stdout.write(formatted)
+        elif formatted != source:
+            with open_output(path) as out:
+                out.write(formatted.encode("utf-8"))
     return status
 
 
@@ -874,6 +945,12 @@ def cmd_nodes(args: argparse.Namespace) -> int:
     import polydat
 
     nodes = [n for n in polydat.catalog() if not n["name"].startswith("__")]
+    if args.search is not None:
+        if args.name is not None:
+            raise UsageError("give a node NAME or --search WORD, not both")
+        nodes = [n for n in nodes if _node_matches(n, args.search)]
+        if not nodes:
+            raise UsageError(f"no node mentions '{args.search}'{_fields_hint(args.search)}")
     if args.name is None:
         if args.json:
             print(json.dumps(nodes, indent=1))
@@ -888,6 +965,9 @@ def cmd_nodes(args: argparse.Namespace) -> int:
         native = sum(1 for n in nodes if n["native"])
         print(f"\n{len(nodes)} nodes ({native} native: compiled into machine code; helper: the native tier "
               "calls the node's rule); `polydat nodes NAME` shows a signature.")
+        if args.search is not None:
+            hint = _fields_hint(args.search).removeprefix("; ")
+            print(hint[:1].upper() + hint[1:] if hint else "No field module mentions it.")
         return 0
     by_name = {n["name"]: n for n in nodes}
     for n in nodes:
@@ -902,10 +982,8 @@ def cmd_nodes(args: argparse.Namespace) -> int:
             print(f"'{args.name}' is a bundled field module, not a node (`polydat fields` lists them):")
             print(found.render(licences()))
             return 0
-        from .dsl.corerules import suggest
-
-        close = suggest(args.name, list(by_name))
-        hint = f"; did you mean '{close}'?" if close else "; `polydat nodes` lists them"
+        close = _suggest_node_or_field(args.name, list(by_name))
+        hint = f"; did you mean '{close}'?" if close else "; `polydat nodes` lists them, `polydat nodes --search WORD` finds them"
         raise UsageError(f"no node named '{args.name}'{hint}")
     if args.json:
         print(json.dumps(node, indent=1))
@@ -918,25 +996,57 @@ def cmd_nodes(args: argparse.Namespace) -> int:
     return 0
 
 
+def _node_matches(node: dict[str, Any], keyword: str) -> bool:
+    """Whether ``keyword`` (any case) is in a catalog node's name, aliases or doc."""
+    word = keyword.lower()
+    return any(word in text.lower() for text in (node["name"], node["doc"], *node["aliases"]))
+
+
+def _fields_hint(keyword: str) -> str:
+    """``; field modules mentioning it: a, b`` for the bundled modules
+    :func:`polydat.fields.search` finds for ``keyword``, or nothing."""
+    from .fields import search
+
+    found = [f.name for f in search(keyword)]
+    return f"; field modules mentioning it: {', '.join(found)} (`polydat fields --search {keyword}`)" if found else ""
+
+
+def _suggest_node_or_field(name: str, node_names: list[str]) -> str | None:
+    """The core's "did you mean" for ``name`` over the nodes and the bundled
+    modules together (a program calls either by name)."""
+    from .dsl.corerules import suggest
+    from .dsl.modules import bundled_module_names
+
+    return suggest(name, [*node_names, *bundled_module_names()], callee=True)
+
+
 def cmd_fields(args: argparse.Namespace) -> int:
-    """``polydat fields``: the bundled field modules, or one of them."""
-    from .fields import field, fields, licences
+    """``polydat fields``: the bundled modules, one of them, or those a keyword finds."""
+    import polydat
+    from .fields import field, fields, licences, search
 
     known = licences()
     if args.name is not None:
+        if args.search is not None:
+            raise UsageError("give a module NAME or --search WORD, not both")
         found = field(args.name)
         if found is None:
-            from .dsl.corerules import suggest
-
-            close = suggest(args.name, [f.name for f in fields()])
+            nodes = [n["name"] for n in polydat.catalog() if not n["name"].startswith("__")]
+            if args.name in nodes:
+                raise UsageError(f"'{args.name}' is a node, not a field module: `polydat nodes {args.name}` describes it")
+            close = _suggest_node_or_field(args.name, nodes)
             hint = f"; did you mean '{close}'?" if close else "; `polydat fields` lists them"
             raise UsageError(f"no field module named '{args.name}'{hint}")
         print(found.render(known))
         print(f"    defined in {found.file}")
         return 0
-    listed = fields()
+    listed = fields() if args.search is None else search(args.search)
+    if not listed:
+        raise UsageError(f"no field module mentions '{args.search}'; `polydat nodes --search {args.search}` searches the nodes")
     print("\n\n".join(f.render(known) for f in listed))
-    print(f"\n{len(listed)} field modules (call them with a key: `email(user_id)`); `polydat data` lists the data files.")
+    keyed = sum(1 for f in listed if f.is_keyed)
+    print(f"\n{len(listed)} modules: {keyed} fields of a key alone (`email(user_id)`), {len(listed) - keyed} taking "
+          "more parameters; `polydat data` lists the data files.")
     return 0
 
 
@@ -1024,6 +1134,10 @@ def _format_help() -> str:
     )
 
 
+LIB_HELP = "a directory to look modules up in, after the file's own directory (repeatable)"
+"""``--lib``'s help, the same for every subcommand that compiles."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     from . import __version__
@@ -1087,12 +1201,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--parts",
         type=parse_parts,
         metavar="N",
-        help="cut the cycles into N contiguous parts (sharding); without --part, -o PATH gets one file per "
-        "part, PATH-IIIII-of-NNNNN.EXT, renamed into place together once all are written; only part 0 "
-        "of a CSV has the header, so the parts concatenated in order are the unsharded output",
+        help="cut the cycles (a workload: each table) into N contiguous parts (sharding); without --part, "
+        "every part to its own file named as --layout says, renamed into place together once all are "
+        "written; every CSV part has the header, so a reader takes the parts' glob as one table",
     )
     run.add_argument(
-        "--part", type=parse_part, metavar="I", help="write only part I (from 0) of --parts N, to -o PATH as named"
+        "--part",
+        type=parse_part,
+        metavar="I",
+        help="write only part I of --parts N (from 0; from 1 under --layout tpchgen): a program's to -o PATH "
+        "as named, a workload's to the file the layout names",
+    )
+    run.add_argument(
+        "--layout",
+        choices=list(LAYOUTS),
+        default=SUFFIXED.name,
+        help="how --parts names its files: suffixed (default) PATH-IIIII-of-NNNNN.EXT, parts from 0; tpchgen "
+        "tpchgen-cli's PATH/NAME.I.EXT (a workload: DIR/TABLE/TABLE.I.EXT), parts and --part from 1",
     )
     run.add_argument(
         "--progress",
@@ -1100,37 +1225,55 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="progress bar on stderr (auto: on a terminal, once the run has taken a second)",
     )
-    run.add_argument("--lib", action="append", default=[], help="module library directory (repeatable)")
+    run.add_argument("--lib", action="append", default=[], help=LIB_HELP)
     run.set_defaults(func=cmd_run)
 
     check = sub.add_parser("check", help="print diagnostics of programs or workloads (.yaml); exit 1 on error")
-    check.add_argument("files", nargs="+")
-    check.add_argument("--lib", action="append", default=[])
+    check.add_argument("files", nargs="+", help="programs (.polydat) or workloads (.yaml / .yml) to check")
+    check.add_argument("--lib", action="append", default=[], help=LIB_HELP)
     check.set_defaults(func=cmd_check)
 
+    fmt = sub.add_parser(
+        "fmt",
+        help="rewrite programs in the canonical layout (in place); --check lists the files that would change",
+        description="Rewrites each program in the one layout of docs/language/formatting.md, in place and "
+        "atomically (a file that would not change is not touched). Comments and /// docs are kept; the "
+        "program means what it meant. A file that does not parse is left as it is and its errors printed.",
+    )
+    fmt.add_argument("files", nargs="+", help="programs (.polydat) to format; '-' reads standard input and "
+                     "writes the formatted text to standard output")
+    fmt.add_argument("--check", action="store_true",
+                     help="write nothing: list the files that would change and exit 1 if there are any")
+    fmt.set_defaults(func=cmd_fmt)
+
     explain = sub.add_parser("explain", help="show what the compiler did (for a workload, with each scope)")
-    explain.add_argument("file")
+    explain.add_argument("file", help="a program (.polydat) or a workload (.yaml / .yml)")
     explain.add_argument("--engine", default="auto", help=engine_help)
     explain.add_argument("--dot", action="store_true", help="emit Graphviz DOT of the resolved graph")
-    explain.add_argument("--lib", action="append", default=[])
+    explain.add_argument("--lib", action="append", default=[], help=LIB_HELP)
     explain.set_defaults(func=cmd_explain)
 
-    nodes = sub.add_parser("nodes", help="list the node catalog, or describe one node")
-    nodes.add_argument("name", nargs="?")
+    nodes = sub.add_parser("nodes", help="list the node catalog, describe one node, or search it (--search WORD)")
+    nodes.add_argument("name", nargs="?", help="one node (or alias) to describe; without it, every node")
+    nodes.add_argument("--search", "-s", metavar="WORD",
+                       help="list only the nodes whose name, aliases or doc mention WORD (any case)")
     nodes.add_argument("--json", action="store_true",
                        help="print the catalog (or the node) as JSON: name, params, outputs, category, doc, native")
     nodes.set_defaults(func=cmd_nodes)
 
-    fields = sub.add_parser("fields", help="list the bundled field modules (email, full_name, country, ...)")
-    fields.add_argument("name", nargs="?")
+    fields = sub.add_parser(
+        "fields", help="list the bundled modules (email, full_name, iban, bounded_normal_int, ...), or search them")
+    fields.add_argument("name", nargs="?", help="one module to describe (e.g. email); without it, every module")
+    fields.add_argument("--search", "-s", metavar="WORD",
+                        help="list only the modules whose name or doc mention WORD (any case)")
     fields.set_defaults(func=cmd_fields)
 
     data = sub.add_parser("data", help="list the bundled data files with their sources and licences, or print one")
-    data.add_argument("file", nargs="?")
+    data.add_argument("file", nargs="?", help="one data file to print (e.g. countries); without it, every file")
     data.set_defaults(func=cmd_data)
 
     bench = sub.add_parser("bench", help="time performance scenario files (driver cost subtracted)")
-    bench.add_argument("files", nargs="+", metavar="FILE")
+    bench.add_argument("files", nargs="+", metavar="FILE", help="scenario files (.polydat), e.g. benches/scenarios/*.polydat")
     bench.add_argument("--compare-modes", action="store_true", help="raw/push/pull/pushpull side by side per engine")
     from .bench import ENGINE_MODES
 
@@ -1140,7 +1283,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--cycles", type=parse_count, default=100_000, help="cycles per timed iteration (default 100000)")
     bench.add_argument("--iters", type=int, default=5, help="timed iterations (default 5)")
     bench.add_argument("--json", action="store_true", help="print the measurements as JSON")
-    bench.add_argument("--lib", action="append", default=[])
+    bench.add_argument("--lib", action="append", default=[], help=LIB_HELP)
     bench.set_defaults(func=cmd_bench)
     return parser
 

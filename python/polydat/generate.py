@@ -122,13 +122,21 @@ def generate_columns(
         names, arrays, single = _out_arrays(out, outputs)
         filled = _core.generate(core, run_plan(program, cycles, names, inputs, threads, coordinate), out=arrays)
         return filled[names[0]] if single else filled
-    if format not in ("numpy", "arrow"):
-        raise ArgumentError(f"format must be 'numpy' or 'arrow', not {format!r}")
+    if format not in GENERATE_FORMATS:
+        listed = ", ".join(repr(f) for f in GENERATE_FORMATS)
+        raise ArgumentError(f"format must be one of {listed}, not {format!r}")
     rows = row_count(cycle_range(cycles))
     if rows > SEGMENT_ROWS:
         raise OutOfMemoryError(
             f"not enough memory for {rows} rows: generate a smaller range at a time, or stream them with iter_batches"
         )
+    if format in DATAFRAME_FORMATS:
+        convert = _dataframe_maker(format)
+        result = generate_columns(program, core, cycles, outputs, inputs, threads, coordinate, "arrow", emitted)
+        if emitted:
+            table, emitted_table = result
+            return convert(table), convert(emitted_table)
+        return convert(result)
     if format == "arrow":
         pa = require_pyarrow("generate(format='arrow')")
         stream = batch_stream(program, core, cycles, outputs, inputs, threads, coordinate, GENERATE_BATCH_ROWS,
@@ -151,6 +159,35 @@ def generate_columns(
     table = np.empty(len(emitted_rows), dtype=object)
     table[:] = emitted_rows
     return {name: columns[name] for name in plan.outputs}, {"row": table}
+
+
+GENERATE_FORMATS = ("numpy", "arrow", "pandas", "polars")
+"""What ``generate(format=...)`` returns: numpy columns, a ``pyarrow.Table``,
+or a data frame made from that table (:data:`DATAFRAME_FORMATS`)."""
+
+DATAFRAME_FORMATS = ("pandas", "polars")
+"""The formats ``generate`` makes from its Arrow table: a ``pandas.DataFrame``
+of Arrow-backed columns (``pd.ArrowDtype``: a ``date`` stays a date, a
+``u64`` keeps its width and absent rows are ``<NA>`` in every type) or a
+``polars.DataFrame`` (Arrow's own layout: dates are ``Date``, absent rows null)."""
+
+
+def _dataframe_maker(format: str) -> Any:
+    """The conversion of an Arrow table into a data frame of ``format``
+    (one of :data:`DATAFRAME_FORMATS`), or a clear error when its package is
+    not installed."""
+    what = f"generate(format={format!r})"
+    require_pyarrow(what)
+    try:
+        if format == "pandas":
+            import pandas
+
+            return lambda table: table.to_pandas(types_mapper=pandas.ArrowDtype)
+        import polars
+
+        return polars.from_arrow
+    except ImportError:
+        raise ImportError(f"{what} needs {format} (pip install {format})") from None
 
 
 def with_emitting(program: Program, plan: Any) -> Any:

@@ -186,6 +186,12 @@ class Program:
         return program
 
     @property
+    def library_path(self) -> tuple[str, ...]:
+        """The module directories given when the program was compiled
+        (``library_path=``; the file's own directory is searched first anyway)."""
+        return self._options.library_path
+
+    @property
     def engine(self) -> str:
         """What actually runs, e.g. ``"p1"`` or ``"p2/pull"``."""
         return self._core.engine
@@ -313,11 +319,17 @@ class Program:
         columns the core filled in Arrow's layout (no Python object per row;
         absent rows are nulls), typed by the declared types (the schema
         :meth:`arrow_schema` gives). It needs pyarrow.
+        ``format="pandas"`` returns that table as a ``pandas.DataFrame`` of
+        Arrow-backed columns (``pandas.ArrowDtype``: a ``date`` column stays
+        ``date32[pyarrow]``, not Python objects; a ``u64`` stays ``uint64``;
+        absent rows are ``<NA>``), and ``format="polars"`` as a
+        ``polars.DataFrame`` (dates are ``Date``, absent rows null); each
+        needs its package.
 
         ``emitted=True`` returns ``(result, emitted)``: ``emitted`` is a second
         table of one ``str`` column, ``row``, the rows the program's
         ``emit_row`` bindings emitted during the run, in row order (a numpy
-        dict or a ``pyarrow.Table``, as ``format`` says). Every ``emit_row``
+        dict, a ``pyarrow.Table`` or a data frame, as ``format`` says). Every ``emit_row``
         binding runs, whether or not ``outputs`` names it.
 
         ``out=`` writes the rows into numpy arrays the caller already has,
@@ -737,6 +749,8 @@ def compile(
     bind and the outer scope chain provides becomes a typed extern slot
     (auto-extern), bound when a kernel is made under a kernel of that scope
     (:meth:`Program.kernel`); an outer literal is inlined as a constant.
+    With ``outer`` and no ``engine``/``provenance`` named, the program runs
+    on the outer program's engine (a scope tree runs on its parent's engine).
     ``path`` names the source file (for diagnostics and for finding module
     files beside it); ``library_path`` lists more module directories;
     ``iteration`` ({name: type}) makes the program the body of an iteration
@@ -757,6 +771,9 @@ def compile(
     _check_request(engine, provenance)
     if outer is not None and not isinstance(outer, (Kernel, Program)):
         raise ArgumentError(f"outer must be a polydat.Kernel or Program, not {type(outer).__name__}")
+    if outer is not None and engine == "auto" and provenance == "auto":
+        # A scope tree runs on its parent's engine unless the child names one.
+        engine = (outer.program if isinstance(outer, Kernel) else outer).engine
     spath = os.fspath(path) if path is not None else None
     options = CompileOptions(
         engine=engine,

@@ -134,8 +134,8 @@ def test_format_is_checked_and_pyarrow_is_optional(monkeypatch: pytest.MonkeyPat
     import builtins
 
     prog = polydat.compile_file(EXAMPLE)
-    with pytest.raises(polydat.errors.ArgumentError, match="'numpy' or 'arrow'"):
-        prog.generate(range(3), format="pandas")
+    with pytest.raises(polydat.errors.ArgumentError, match="one of 'numpy', 'arrow', 'pandas', 'polars'"):
+        prog.generate(range(3), format="excel")
     with pytest.raises(polydat.errors.ArgumentError, match="batch_rows"):
         prog.iter_batches(range(3), batch_rows=0)
     real_import = builtins.__import__

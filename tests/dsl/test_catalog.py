@@ -95,7 +95,7 @@ def test_suggestions_are_the_cores_rule(monkeypatch: pytest.MonkeyPatch) -> None
         assert corerules.suggest(probe, names) == core.suggest(probe, names), probe
     asked: list[tuple[str, list[str]]] = []
     monkeypatch.setattr(
-        core, "suggest", lambda name, candidates, preferred=(): asked.append((name, candidates)) or "hash"
+        core, "suggest", lambda name, candidates, preferred=(), callee=False: asked.append((name, candidates)) or "hash"
     )
     assert corerules.suggest("hsah", ["hash", "a_much_longer_name"]) == "hash"
     assert asked == [("hsah", ["hash"])], "only candidates within the core's edit limit by length are sent"

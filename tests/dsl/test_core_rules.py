@@ -163,7 +163,7 @@ def test_type_spellings_are_the_cores(compile_error) -> None:  # type: ignore[no
     assert corerules.canonical_type("String") == "str" and corerules.canonical_type("Json") == "json"
     assert corerules.canonical_type("u128") is None
     err = compile_error("input c: bogus")
-    assert err.hint == "types are: u64 i64 u32 i32 f64 f32 bool str bytes json timestamp date"
+    assert err.hint == "types are: u64 i64 u32 i32 u16 i16 u8 i8 f64 f32 bool str bytes json timestamp date"
 
 
 def test_printf_placeholders_are_counted_by_the_core() -> None:
@@ -176,15 +176,15 @@ def test_printf_placeholders_are_counted_by_the_core() -> None:
 
 def test_the_suggestion_limit_is_the_cores() -> None:
     assert not hasattr(corerules, "_MAX_SUGGESTION_EDITS")
-    for name, limit in {"a": 1, "abc": 1, "abcd": 2, "abcdefg": 3, "a" * 40: 3, "ééé": 1}.items():
+    for name, limit in {"a": 1, "abc": 1, "abcd": 1, "abcde": 1, "abcdef": 2, "abcdefg": 3, "a" * 40: 3, "ééé": 1}.items():
         assert core.suggestion_limit(name) == limit, name
         assert corerules.suggestion_limit(name) == limit, name
-    # A 4-letter name takes a suggestion 2 edits away, never 3.
-    assert corerules.suggest("hsha", ["hash"]) == "hash"
-    assert corerules.suggest("abcd", ["abxy"]) == "abxy"
-    assert corerules.suggest("abcd", ["axyz"]) is None
-    index = corerules.NameIndex(lambda: ["abxy", "axyz"], budget=10)
-    assert index.closest("abcd") == "abxy"
+    # A name of at most five letters takes a suggestion 1 edit away, never 2 (`iban` is not `atan`).
+    assert corerules.suggest("hahs", ["hash"]) == "hash"
+    assert corerules.suggest("abcd", ["abcx"]) == "abcx"
+    assert corerules.suggest("abcd", ["abxy"]) is None
+    index = corerules.NameIndex(lambda: ["abcx", "axyz"], budget=10)
+    assert index.closest("abcd") == "abcx"
 
 
 def test_argument_matching_and_its_wording_are_the_cores() -> None:

@@ -1,7 +1,7 @@
 """Mutation fuzzing of the frontend and the IR boundary.
 
 A fuzz run takes valid programs (the bundled examples and scenarios, the
-README's snippets, and random well-typed programs from
+documentation's snippets, and random well-typed programs from
 ``polydat.testing.strategies``), mutates them with a seeded random number
 generator — text edits the way a user's typo or a hostile file would make
 them — and classifies what ``polydat.compile`` and ``polydat.check`` do with
@@ -59,16 +59,16 @@ HOSTILE = [
 
 
 def seed_programs() -> list[str]:
-    """Valid programs to mutate: examples, scenario graphs, README snippets."""
+    """Valid programs to mutate: examples, scenario graphs, the documentation's snippets."""
     sources: list[str] = []
     for path in sorted((ROOT / "examples").glob("*.polydat")):
         sources.append(path.read_text(encoding="utf-8"))
     for path in sorted((ROOT / "benches" / "scenarios").glob("*.polydat")):
         text = path.read_text(encoding="utf-8")
         sources.append(text.split("/// @graph", 1)[-1])
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for block in readme.split("```polydat")[1:]:
-        sources.append(block.split("```", 1)[0])
+    for page in sorted((ROOT / "docs").rglob("*.md")) + [ROOT / "README.md"]:
+        for block in page.read_text(encoding="utf-8").split("```polydat")[1:]:
+            sources.append(block.split("```", 1)[0])
     good = []
     for source in sources:
         try:

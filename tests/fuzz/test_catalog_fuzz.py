@@ -26,7 +26,7 @@ from polydat.testing.fuzz.run import FuzzSummary
 QUICK_SEED = 44_000
 QUICK_PROGRAMS = 1000
 QUICK_ENGINES = 2
-COVERAGE_SEEDS = 300
+COVERAGE_SEEDS = 900
 
 
 def _assert_clean(summary: FuzzSummary) -> None:
@@ -85,3 +85,19 @@ def test_long_fuzz_of_every_engine() -> None:
     seed = int(os.environ.get("POLYDAT_FUZZ_SEED", str(random.randrange(2**32))))
     print(f"POLYDAT_FUZZ_SEED={seed} POLYDAT_FUZZ_PROGRAMS={count}")
     _assert_clean(fuzz(range(seed, seed + count)))
+
+
+def test_operators_over_dates_and_timestamps_are_generated() -> None:
+    """The calendar operator forms (issue 43 item 1) are written as operators,
+    not only as calls of their nodes."""
+    reached: set[str] = set()
+    calendar = {"date_add_days", "date_sub_days", "date_diff_days", "timestamp_add_ms", "timestamp_sub_ms",
+                "timestamp_diff_ms"}
+    for seed in range(COVERAGE_SEEDS):
+        generated = program(seed)
+        written = {name for name in calendar if f"{name}(" in generated.source}
+        try:
+            reached |= (node_ops(polydat.compile(generated.source, engine="p1")) & calendar) - written
+        except polydat.CompileError:
+            pass
+    assert reached == calendar

@@ -30,7 +30,7 @@ def _assert_clean(report: FuzzReport) -> None:
 
 def test_the_seed_corpus_compiles() -> None:
     seeds = seed_programs()
-    assert len(seeds) >= 10, "examples, scenarios and README snippets should give seeds"
+    assert len(seeds) >= 10, "examples, scenarios and the documentation's snippets should give seeds"
 
 
 def test_mutation_is_deterministic_per_seed() -> None:

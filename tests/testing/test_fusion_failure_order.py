@@ -42,7 +42,16 @@ x := b + a
 y := if is_positive(cycle) > 1 { 1 } else { 2 }
 """
 
+# A pick whose index may run past its one string: merged with the other
+# branch's "1" into one table, index 1 picked "1" instead of failing.
+PICK_PAST_ITS_TABLE = """input cycle: u64
+p := __pick_text(cycle, "")
+v := select_str(cycle, p, "1")
+"""
+
 CASES = [
+    pytest.param(PICK_PAST_ITS_TABLE, {"cycle": 1}, ["v"], id="pick_past_its_table"),
+    pytest.param(PICK_PAST_ITS_TABLE, {"cycle": 2**63}, ["v"], id="pick_far_past_its_table"),
     pytest.param(REPEATED_CHECK, {"cycle": 0}, ["x", "a", "b"], id="repeated_check"),
     pytest.param(CONDITION_COPY, {"cycle": 0}, ["x", "y"], id="condition_copy"),
     pytest.param(REPEATED_CASTS, {"cycle": 2**64 - 30, "k": 2**64 - 1}, ["n6", "n4"], id="repeated_casts"),

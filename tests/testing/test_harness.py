@@ -103,11 +103,11 @@ def test_f64_corners_as_specified() -> None:
     assert len(bits) == len(pt.F64_CORNERS), "no value twice (by its bits)"
 
 
-def test_the_readme_states_the_corner_counts() -> None:
+def test_the_docs_state_the_corner_counts() -> None:
     import re
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "engine-checks.md").read_text()
     for name, corners in (("U64_CORNERS", pt.U64_CORNERS), ("F64_CORNERS", pt.F64_CORNERS)):
         stated = re.findall(rf"`pt\.{name}` \((\d+)(?: distinct)? values\)", readme)
         assert stated == [str(len(corners))], (name, stated)

@@ -120,6 +120,22 @@ def test_the_same_expression_in_both_branches_and_a_condition_is_fused_and_still
     assert a[:6] == [7] * 6 and b[:7] == [8] * 7 and b[7:12] == [1, 2, 3, 4, 5]
 
 
+def test_a_none_condition_takes_neither_branch_even_when_both_are_one_expression() -> None:
+    # fusion merges the two branches into one step; a `None` condition still takes neither
+    source = "input cycle: u64\nextern e: u64\nv := if e { is_positive(cycle - 6) } else { is_positive(cycle - 6) }\n"
+    assert _values(_agree(source, ["v"]), "v") == [None] * 12
+
+
+def test_a_condition_only_a_const_reads_is_not_rerun_by_eval() -> None:
+    # the const is computed once (at init, when `es` is None); writing `es`
+    # later leaves it as it is, and its condition, which would fail now, does
+    # not run for the row on any engine (P1's eval walked every step)
+    source = 'input cycle: u64\nextern es: str\nconst v := if is_one_of(es == "", 7, 1) { "x" } else { es }\n'
+    script = [Step({"cycle": 0}, pulls=[EVAL]), Step({"es": "abc"}, pulls=[EVAL]), Step({"cycle": 1}, pulls=[EVAL])]
+    evals = _values(pt.assert_engines_agree(source, script), EVAL)
+    assert not any(_failed(evals)) and [dict(e)["v"].kind for e in evals] == ["none"] * 3, evals
+
+
 @pytest.mark.parametrize("encoding", ["text", "json"])
 def test_a_tile_branch_renders_only_the_body_it_takes(encoding: str) -> None:
     body = '{"v": @if big { ${in_range(cycle, 6, 100)} } @else { "small" }}' if encoding == "json" else (
@@ -128,3 +144,25 @@ def test_a_tile_branch_renders_only_the_body_it_takes(encoding: str) -> None:
     values = _values(_agree(source, ["t"]), "t")
     assert not any(_failed(values)), values
     assert "small" in values[0] and "11" in values[11], values
+
+
+@pytest.mark.parametrize("shared", ["binding", "fused"])
+def test_a_step_a_const_reads_only_in_its_branch_not_taken_does_not_run_at_init(shared: str) -> None:
+    # `b` is read by the const's branch not taken and by a per-cycle output:
+    # it is not needed at init (the const does not take it), so its failure
+    # belongs to the reads of `v5` alone, never to every read of the kernel.
+    # Shared through one binding, or fused from two copies of one expression.
+    b = "(es as bool) as u64"
+    source = (
+        'input cycle: u64\nextern es: str = ",1c"\nextern on: bool = true\n'
+        + ("b := (es as bool) as u64\n" if shared == "binding" else "")
+        + f"const v3 := if on {{ 1 }} else {{ {'b' if shared == 'binding' else b} }}\n"
+        + f"v5 := {'b' if shared == 'binding' else b} + cycle\n"
+        + "v4 := cycle + 1\n"
+    )
+    table = _agree(source, ["v4", "v5", "v3"])
+    assert _values(table, "v4") == [c + 1 for c in CYCLES]
+    assert _values(table, "v3") == [1] * len(CYCLES)
+    assert _failed(_values(table, "v5")) == [True] * len(CYCLES)
+    got = _generated(source, ["v4", "v3"])
+    assert got and all(cols == {"v4": [c + 1 for c in CYCLES], "v3": [1] * len(CYCLES)} for cols in got.values()), got

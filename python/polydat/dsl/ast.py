@@ -62,6 +62,15 @@ class FloatLit:
 
 
 @dataclass(slots=True)
+class DecimalLit:
+    """A decimal literal ``12.34d``: its digits as written (``"12.34"``); the
+    core types it as the narrowest ``decimal(p, s)`` holding them."""
+
+    value: str
+    span: Span
+
+
+@dataclass(slots=True)
 class StrLit:
     """A string literal with no interpolation (its escapes already decoded)."""
 
@@ -166,8 +175,8 @@ class TileExpr:
     span: Span
 
 
-Expr = Union[Name, IntLit, FloatLit, StrLit, BoolLit, ArrayLit, Call, BinOp, UnaryOp, Cast, IfExpr, ForExpr, TileExpr]
-_LITERALS = frozenset({IntLit, FloatLit, StrLit, BoolLit})
+Expr = Union[Name, IntLit, FloatLit, DecimalLit, StrLit, BoolLit, ArrayLit, Call, BinOp, UnaryOp, Cast, IfExpr, ForExpr, TileExpr]
+_LITERALS = frozenset({IntLit, FloatLit, DecimalLit, StrLit, BoolLit})
 
 
 def children(expr: Expr) -> tuple[Expr, ...]:
@@ -329,6 +338,8 @@ class Pragma:
 
     name: str
     span: Span
+    value: str | None = None
+    """The pragma's string argument (``pragma locale "de_DE"``), if it has one."""
 
 
 @dataclass(slots=True)
@@ -364,6 +375,8 @@ class Program:
     bindings: tuple[Binding, ...] = field(default=(), repr=False)
     unparsed_names: frozenset[str] = frozenset()
     unparsed_modules: frozenset[str] = frozenset()
+    parse_warnings: tuple[Any, ...] = field(default=(), repr=False)
+    """Warnings found while parsing (``Diagnostic``s): the binder reports them."""
 
     def __post_init__(self) -> None:
         if not self.bindings:

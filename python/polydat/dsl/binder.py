@@ -54,7 +54,7 @@ from .lowering import (
     literal_of,
     render_array,
 )
-from .modules import ModuleLoader, directory_of, module_table
+from .modules import DEFAULT_LOCALE, ModuleLoader, directory_of, locale_names, module_table
 from .operators import OperatorLowering
 from .tile import TileLowering
 from .ordering import dependency_order
@@ -148,6 +148,7 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
         self._strict_marks: dict[int, bool] = {}
         self._warned_pragmas: set[Any] = set()
         self.pragmas: list[str] = []
+        self.locale = DEFAULT_LOCALE
         self._inferred_externs: set[str] = set()
         self._default_spans: dict[str, Span] = {}
         for name in pragmas:
@@ -182,9 +183,11 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
             modules = {}
             for definition in program.modules:
                 modules.setdefault(definition.name, definition)
+        report.extend(program.parse_warnings)
         for pragma in program.pragmas:
-            self._pragma(pragma.name, pragma.span, file)
-        scope = Scope(file, {}, modules, directory_of(program.path), failed_modules=program.unparsed_modules)
+            self._pragma(pragma.name, pragma.span, file, pragma.value)
+        scope = Scope(file, {}, modules, directory_of(program.path), failed_modules=program.unparsed_modules,
+                      locale=self.locale)
         for name in program.unparsed_names:
             scope.env[name] = FAILED
         owner: dict[str, int] = {}
@@ -241,10 +244,19 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
         )
 
     #: The pragmas the compiler knows.
-    KNOWN_PRAGMAS = ("strict", "strict_types", "strict_values")
+    KNOWN_PRAGMAS = ("strict", "strict_types", "strict_values", "locale")
 
-    def _pragma(self, name: str, span: Span | None = None, file: SourceFile | None = None) -> None:
-        """Applies ``pragma name`` (an unknown one is a warning, as upstream)."""
+    def _pragma(self, name: str, span: Span | None = None, file: SourceFile | None = None,
+                value: str | None = None) -> None:
+        """Applies ``pragma name`` (an unknown one is a warning, as upstream).
+        ``pragma locale "de_DE"`` sets the locale the shipped library's
+        modules resolve in; it is kept among the pragma names as
+        ``locale=de_DE`` (the form scopes inside the program are handed)."""
+        if name.startswith("locale="):
+            name, value = "locale", name.partition("=")[2]
+        if name == "locale":
+            self._locale_pragma(value, span, file)
+            return
         if name in self.pragmas:
             return
         self.pragmas.append(name)
@@ -262,17 +274,35 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
             hint = f"did you mean '{guess}'?" if guess else f"known pragmas: {', '.join(self.KNOWN_PRAGMAS)}"
             self.report.add(file.diagnostic(f"unknown pragma '{name}'", span, hint, severity="warning"))
 
+    def _locale_pragma(self, value: str | None, span: Span | None, file: SourceFile | None) -> None:
+        """``pragma locale "de_DE"``: an unknown or missing locale is an error naming the bundled ones."""
+        locales = locale_names()
+        if value in locales:
+            self.pragmas = [p for p in self.pragmas if not p.startswith("locale=")] + [f"locale={value}"]
+            self.locale = value
+            return
+        if value is None:
+            message, hint = "pragma locale needs a locale", 'write e.g. `pragma locale "de_DE"`'
+        else:
+            from . import corerules
+
+            guess = corerules.suggest(value, locales)
+            message = f"unknown locale '{value}'"
+            hint = (f"did you mean '{guess}'? " if guess else "") + f"the bundled locales are {', '.join(locales)}"
+        if file is not None and span is not None:  # (a scope's inherited locale was checked where it was written)
+            self.report.add(file.diagnostic(message, span, hint))
+
     def _module_pragmas(self, pragmas: Sequence[ast.Pragma], file: SourceFile) -> tuple[Any, ...]:
         """Enters a module body's pragma scope (its own pragmas and no
         others); returns the state :meth:`_restore_pragmas` puts back."""
-        saved = (self.strict, self.strict_types, self.strict_values, self.pragmas)
+        saved = (self.strict, self.strict_types, self.strict_values, self.pragmas, self.locale)
         self.strict, self.strict_types, self.strict_values, self.pragmas = self._entry_strict, False, False, []
         for pragma in pragmas:
-            self._pragma(pragma.name, pragma.span, file)
+            self._pragma(pragma.name, pragma.span, file, pragma.value)
         return saved
 
     def _restore_pragmas(self, saved: tuple[Any, ...]) -> None:
-        self.strict, self.strict_types, self.strict_values, self.pragmas = saved
+        self.strict, self.strict_types, self.strict_values, self.pragmas, self.locale = saved
 
     def _mark_strict_values(self, start: int) -> None:
         """The nodes emitted since ``start`` (not yet marked by a module body
@@ -398,12 +428,14 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
         return comprehension.derive(base)
 
     def _check_comprehension_names(self, comprehension: Any, scope: Scope, file: SourceFile) -> None:
-        """A name a comprehension reads that nothing binds reads None when
-        it opens: a warning (an error under ``strict``), as upstream."""
+        """A name a comprehension reads that nothing binds (a ``{name}``, or
+        a bare word in a predicate) is an error, as upstream 0.6.0's V3: it
+        would read None and silently keep or drop every tuple."""
         from .predicate import Predicate
 
         bound = set(scope.env) | scope.names | set(self.outer) | set(self.outer_coordinates)
         own = set(comprehension.names)
+        seen: set[str] = set()
         reads = [(ref.name, Span(ref.line, ref.col)) for ref in comprehension.refs()]
         for where in comprehension.wheres:
             try:
@@ -411,14 +443,14 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
             except CompileError as err:
                 self.report.add(file.diagnostic(f"in the where predicate: {err.message}", Span(where.line, where.col)))
                 continue
-            reads += [(name, Span(where.line, where.col)) for name in predicate.reads()]
             for word in predicate.bare_words:
-                if word not in own and word not in bound:
+                if word not in own and word not in bound and word not in seen:
+                    seen.add(word)
                     self._unbound_comprehension_name(
                         word, Span(where.line, where.col), file,
                         f"a string is quoted (\"{word}\"); a name is written {{{word}}}",
                     )
-        seen: set[str] = set()
+            reads += [(name, Span(where.line, where.col)) for name in predicate.reads()]
         for name, span in reads:
             if name in own or name in bound or name in seen:
                 continue
@@ -431,12 +463,7 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
 
             guess = corerules.suggest(name, [n for n in self.report_names() if n != name])
             hint = f"did you mean '{guess}'?" if guess else "bind it in this scope or an outer one"
-        if self.strict:
-            self.report.add(file.diagnostic(f"'{name}' is bound nowhere (read by the comprehension)", span, hint))
-        else:
-            self.report.add(file.diagnostic(
-                f"'{name}' is bound nowhere, so the comprehension reads it as None", span, hint, severity="warning"
-            ))
+        self.report.add(file.diagnostic(f"'{name}' is bound nowhere (read by the comprehension)", span, hint))
 
     def report_names(self) -> list[str]:
         """Names a "did you mean" may suggest: outputs, inputs and outer names bound so far."""
@@ -675,6 +702,9 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
                 # A negated number is an f64 constant (upstream folds it the same way).
                 negative = {"f64": f64_bits(-float(operand.value))}  # type: ignore[union-attr]
                 return Plan((), lambda _: self._literal_value(negative, expr.span, scope))
+            if expr.op == "-" and type(operand) is ast.DecimalLit:  # type: ignore[union-attr]
+                negated = {"decimal": "-" + operand.value}  # type: ignore[union-attr]
+                return Plan((), lambda _: self._literal_value(negated, expr.span, scope))
             return Plan((operand,), lambda v: self._unary(expr, v[0], scope))  # type: ignore[arg-type]
         if kind is ast.Cast:
             return Plan((expr.operand,), lambda v: self._cast(expr, v[0], scope))  # type: ignore
@@ -692,5 +722,5 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
         raise AssertionError(f"unhandled expression {expr!r}")
 
 
-_LEAF_LITERALS = frozenset({ast.IntLit, ast.FloatLit, ast.StrLit, ast.BoolLit})
+_LEAF_LITERALS = frozenset({ast.IntLit, ast.FloatLit, ast.DecimalLit, ast.StrLit, ast.BoolLit})
 _LEAVES = _LEAF_LITERALS | {ast.Name}

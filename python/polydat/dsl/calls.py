@@ -35,9 +35,9 @@ from .lowering import (
     literal_const,
     literal_of,
 )
-from .modules import ModuleLoader, ResolvedModule
+from .modules import ModuleLoader, ResolvedModule, bundled_module_names, is_bundled, locale_names
 
-_LITERALS = frozenset({ast.IntLit, ast.FloatLit, ast.StrLit, ast.BoolLit})
+_LITERALS = frozenset({ast.IntLit, ast.FloatLit, ast.DecimalLit, ast.StrLit, ast.BoolLit})
 _UNKNOWN = object()
 
 
@@ -55,6 +55,7 @@ class CallLowering(LoweringCore):
 
     loader: ModuleLoader
     report: Report
+    locale: str
     internal_wires: dict[str, dict[str, Any]]
     _wire_only_nodes: dict[str, bool]
     _flat_nodes: dict[str, NodeSpec | None | object]
@@ -76,26 +77,54 @@ class CallLowering(LoweringCore):
                     arg.value.span,
                     "bind it to a name first: `values := [1, 2, 3]`",
                 )
+        if "." in name:
+            return self._plan_locale_call(call, scope)
         if name in scope.failed_modules and name not in scope.modules:
             raise AlreadyReported(name)  # its definition did not parse
+        locale = scope.locale
         definition = scope.modules.get(name)
         if definition is not None:
             module = ResolvedModule(definition, scope.file, scope.modules, scope.search_dir)
-            return self._plan_module_call(call, module, scope)
+            if is_bundled(module):  # the shipped library calls the locale's modules
+                module = self.loader.localized(name, locale) or module
+            return self._plan_module_call(call, module, scope, locale)
         spec = self.catalog.lookup(name)
         if spec is not None:
             return self._plan_node_call(call, spec, scope)
         found = self.loader.find(name, scope.search_dir)
+        if found is None or is_bundled(found):
+            found = self.loader.localized(name, locale) or found
         if found is not None:
             self._warn_if_shadowing(call, found, scope)
-            return self._plan_module_call(call, found, scope)
+            return self._plan_module_call(call, found, scope, locale)
         raise self._unknown_callee(call, scope)
+
+    def _plan_locale_call(self, call: ast.Call, scope: Scope) -> Plan:
+        """``de_DE.full_name(key)``: the shipped library's module ``full_name``
+        in locale ``de_DE`` (the locale's own, else the library's, whose calls
+        resolve in that locale too)."""
+        locale, _, name = call.func.partition(".")
+        locales = locale_names()
+        if locale not in locales:
+            guess = corerules.suggest(locale, locales)
+            hint = f"did you mean '{guess}'? " if guess else ""
+            raise scope.file.error(
+                f"unknown locale '{locale}' in '{call.func}'", call.span,
+                f"{hint}the bundled locales are {', '.join(locales)}",
+            )
+        found = self.loader.localized(name, locale) or self.loader.bundled(name)
+        if found is None:
+            raise scope.file.error(
+                f"locale {locale} has no field '{name}'", call.span,
+                "`polydat fields` lists the fields and their locales",
+            )
+        return self._plan_module_call(call, found, scope, locale)
 
     def _warn_if_shadowing(self, call: ast.Call, found: ResolvedModule, scope: Scope) -> None:
         """A warning at ``call`` when the module found on disk is a user's that
         hides a module of the library shipped with the package (both named)."""
         bundled = self.loader.bundled(call.func)
-        if bundled is None or bundled.key == found.key:
+        if bundled is None or bundled.key == found.key or is_bundled(found):
             return
         where = f"{found.file.path}:{found.definition.span}"
         shipped = f"{bundled.file.path}:{bundled.definition.span}"
@@ -117,9 +146,16 @@ class CallLowering(LoweringCore):
                 "string interpolation needs the 'printf' node, which this build's catalog does not provide",
                 call.span,
             )
-        extra = [*scope.modules, *(n for n in scope.names | set(scope.env) if not n.startswith("__"))]
+        extra = [
+            *scope.modules,
+            *bundled_module_names(),
+            *(n for n in scope.names | set(scope.env) if not n.startswith("__")),
+        ]
+        removed = corerules.removed_node_hint(name)
         guess = self.catalog.suggest(name, extra)
-        if guess is not None:
+        if removed is not None:
+            hint = removed
+        elif guess is not None:
             hint = f"did you mean '{guess}'?"
         else:
             hint = "`polydat nodes` lists the library; modules are found as <name>.polydat beside the source or on the library path"
@@ -309,7 +345,7 @@ class CallLowering(LoweringCore):
         layout.append(("const_wire", (len(children), _CONSTANT_EXPRESSION)))
         children.append(arg.value)
 
-    def _plan_module_call(self, call: ast.Call, module: ResolvedModule, scope: Scope) -> Plan:
+    def _plan_module_call(self, call: ast.Call, module: ResolvedModule, scope: Scope, locale: str) -> Plan:
         definition = module.definition
         what = f"module '{definition.name}'"
         params = definition.params
@@ -341,13 +377,14 @@ class CallLowering(LoweringCore):
                 else:
                     port = values[item].single(scope, f"an argument of {what}")
                     bound.append((param, port, span))
-            return self._inline(module, call, bound, scope)
+            return self._inline(module, call, bound, scope, locale)
 
         return Plan(children, finish)
 
     def _inline(self, module: ResolvedModule, call: ast.Call,
-                arguments: list[tuple[ast.Param, EnvEntry, Span]], caller: Scope) -> Value:
-        """Inline one module call: its body lowered in a fresh scope bound to the arguments."""
+                arguments: list[tuple[ast.Param, EnvEntry, Span]], caller: Scope, locale: str) -> Value:
+        """Inline one module call: its body lowered in a fresh scope bound to
+        the arguments, its calls resolved in ``locale``."""
         definition = module.definition
         what = f"module '{definition.name}'"
         if module.key in self._active_modules:
@@ -373,6 +410,7 @@ class CallLowering(LoweringCore):
             span_override=override,
             prefix=prefix,
             module=definition.name,
+            locale=locale,
         )
         for param, entry, span in arguments:
             if param.name in RESERVED_WORDS:
@@ -395,6 +433,8 @@ class CallLowering(LoweringCore):
                 )
         self._active_modules.append(module.key)
         saved = self._module_pragmas(definition.pragmas, module.file)  # type: ignore[attr-defined]
+        if any(pragma.name == "locale" for pragma in definition.pragmas):
+            body.locale = self.locale  # the body's own `pragma locale`
         try:
             self._bind_bindings(definition.body, body, check_names=True)
         finally:

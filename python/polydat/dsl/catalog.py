@@ -151,8 +151,9 @@ class Catalog:
         return sorted(n for n in self._by_name if include_internal or not n.startswith("__"))
 
     def suggest(self, name: str, extra: Iterable[str] = ()) -> str | None:
-        """The public node name (or one of ``extra``) closest to ``name``, by the core's rule."""
-        return corerules.suggest(name, [*self._by_name, *extra])
+        """The public node name (or one of ``extra``) closest to ``name``, by
+        the core's rule for a called name."""
+        return corerules.suggest(name, [*self._by_name, *extra], callee=True)
 
 
 @lru_cache(maxsize=1)

@@ -33,7 +33,7 @@ from functools import lru_cache
 from types import ModuleType
 
 __all__ = [
-    "suggest", "suggestion_limit", "NameIndex", "match_arguments", "Matching", "type_keywords", "canonical_type",
+    "suggest", "suggestion_limit", "may_suggest", "NameIndex", "match_arguments", "Matching", "type_keywords", "canonical_type",
     "int_literal_type", "f64_display", "printf_placeholders", "variadic_wire_count", "streamer_text", "catalog_json",
     "OutputFormat", "formats", "format_named", "format_of_extension", "format_written_by",
 ]
@@ -47,23 +47,41 @@ def _core() -> ModuleType:
 def suggestion_limit(name: str) -> int:
     """The most edits the core's suggestion for ``name`` may be away from it.
 
-    Candidates whose length differs by more cannot be the answer, so they are
-    dropped before the core is asked (a speed-up only, never a different answer).
+    Candidates whose length differs by more cannot be the answer by edits,
+    and only one that contains ``name`` can hold it as a word (the core's
+    second rule), so the others are dropped before the core is asked (a
+    speed-up only, never a different answer: :func:`may_suggest`).
     """
     limit: int = _core().suggestion_limit(name)
     return limit
 
 
-def suggest(name: str, candidates: Iterable[str], preferred: Iterable[str] = ()) -> str | None:
+def removed_node_hint(name: str) -> str | None:
+    """What a program writes instead of ``name`` when ``name`` is a node the
+    core removed, else None (the hint of the unknown-node error)."""
+    hint: str | None = _core().removed_node_hint(name)
+    return hint
+
+
+def may_suggest(name: str, candidate: str, limit: int) -> bool:
+    """A cheap necessary condition for the core to suggest ``candidate`` for
+    ``name`` (``limit``: :func:`suggestion_limit`): its length is within the
+    edit limit, or it contains ``name`` (which a candidate holding ``name``
+    as a word does)."""
+    return abs(len(candidate) - len(name)) <= limit or name in candidate
+
+
+def suggest(name: str, candidates: Iterable[str], preferred: Iterable[str] = (), callee: bool = False) -> str | None:
     """The candidate closest to ``name`` by the core's rule, or None; a close
-    name of ``preferred`` (the program's own) wins over ``candidates``."""
-    size = len(name)
+    name of ``preferred`` (the program's own) wins over ``candidates``.
+    ``callee``: ``name`` is called as a node or module, so a candidate
+    holding it as a word may answer (``uuid`` finds ``hashed_uuid``)."""
     limit = suggestion_limit(name)
-    near = [c for c in candidates if abs(len(c) - size) <= limit]
-    near_preferred = [c for c in preferred if abs(len(c) - size) <= limit]
+    near = [c for c in candidates if may_suggest(name, c, limit)]
+    near_preferred = [c for c in preferred if may_suggest(name, c, limit)]
     if not near and not near_preferred:
         return None
-    result: str | None = _core().suggest(name, near, near_preferred)
+    result: str | None = _core().suggest(name, near, near_preferred, callee)
     return result
 
 
@@ -73,7 +91,8 @@ class NameIndex:
     Two cheap necessary conditions for a candidate to be within the core's
     edit limit prune what is sent to the core: its length differs from the
     name's by at most the limit, and its set of letters by at most twice the
-    limit (an edit adds or removes at most one letter of each set).
+    limit (an edit adds or removes at most one letter of each set); a
+    candidate that contains the name is kept too (the core's word rule).
     Candidates are grouped by their set of letters, so a question looks at
     each group once. Once ``budget`` candidates have been sent in all, no more
     suggestions are made (a program reading thousands of unknown names gets
@@ -115,9 +134,9 @@ class NameIndex:
         near = {
             candidate
             for group, names in self._index()
-            if len(letters ^ group) <= spread
+            if len(letters ^ group) <= spread or letters <= group
             for candidate in names
-            if -limit <= len(candidate) - size <= limit
+            if -limit <= len(candidate) - size <= limit or name in candidate
         }
         if not near or len(near) > self._budget:
             return None
@@ -163,8 +182,14 @@ def type_keywords() -> dict[str, str]:
 
 
 def canonical_type(word: str) -> str | None:
-    """The keyword of the type ``word`` spells, or None when it spells none."""
-    return type_keywords().get(word)
+    """The keyword of the type ``word`` spells, or None when it spells none
+    (``decimal(15, 2)`` is ``decimal(15,2)``; ValueError, in the core's words,
+    for a decimal whose precision or scale is out of range)."""
+    found = type_keywords().get(word)
+    if found is not None or not word.startswith("decimal"):
+        return found
+    keyword: str | None = _core().parse_type(word)
+    return keyword
 
 
 def int_literal_type(low: int, high: int | None = None) -> str | None:

@@ -4,7 +4,9 @@ The language is newline-insensitive: the lexer only produces identifiers,
 numbers, strings and punctuation, each with its position; the parser decides
 statement boundaries. Keywords are ordinary identifiers here (the parser gives
 them meaning by position). Comments (``#``, ``//``, ``///``, ``/* */``) are
-skipped; the text of ``///`` doc comments is attached to the next token.
+not tokens; the text of ``///`` doc comments is attached to the next token,
+and every comment is kept with its position in :attr:`Lexer.comments` (for
+the formatter, :mod:`polydat.dsl.formatter`).
 
 Numbers follow upstream Polydat exactly: decimal or ``0x`` hex integers (u64),
 floats with a digit after the point and/or an exponent, and SI suffixes
@@ -48,6 +50,7 @@ class TokenKind(Enum):
     IDENT = "identifier"
     INT = "integer"
     FLOAT = "float"
+    DECIMAL = "decimal"
     STRING = "string"
     OP = "operator"
     ERROR = "invalid text"
@@ -60,6 +63,7 @@ IDENT = TokenKind.IDENT
 OP = TokenKind.OP
 INT = TokenKind.INT
 FLOAT = TokenKind.FLOAT
+DECIMAL = TokenKind.DECIMAL
 STRING = TokenKind.STRING
 ERROR = TokenKind.ERROR
 LINE = TokenKind.LINE
@@ -118,6 +122,16 @@ class Token(NamedTuple):
 
 _new_token = tuple.__new__
 
+
+class Comment(NamedTuple):
+    """A comment as written (``# ...``, ``// ...``, ``/// ...`` or ``/* ... */``)
+    at character ``offset`` of the source, 1-based ``line`` and ``col``."""
+
+    offset: int
+    line: int
+    col: int
+    text: str
+
 #: Words with a fixed meaning at the start of a statement. ``input``, ``cursor``
 #: and ``over`` are soft: in expression position they are ordinary names.
 HARD_KEYWORDS = frozenset({"const", "input", "extern", "shared", "volatile", "cursor", "over", "pragma", "for", "tile"})
@@ -153,7 +167,7 @@ _SCANNER = re.compile(
             r"(:=|->|\*\*|<<|>>|<=|>=|==|!=|&&|\|\||[-+*%&|^!<>=:,.()\[\]{}])",  # 3 operator but '/'
             r"(0[xX][0-9a-fA-F]*)",  # 4 hex integer
             r"([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"  # 5 decimal number ...
-            rf"((?:[KMGTP]i|[KMGTPmun]){_NOT_IDENT})?",  # 6 ... and its SI suffix
+            rf"((?:[KMGTP]i|[KMGTPmund]){_NOT_IDENT})?",  # 6 ... and its SI suffix (or d: a decimal)
             r'(")',  # 7 double-quoted string: its opening quote (see string_end)
             r"(')",  # 8 single-quoted string: its opening quote
             r"(///(?!/)[^\n]*)",  # 9 doc comment
@@ -196,7 +210,7 @@ def _ends_statement(tokens: list[Token]) -> bool:
         return last.text not in _OPEN_WORDS
     if kind is OP:
         return last.text in _CLOSING
-    return kind is INT or kind is FLOAT or kind is STRING or kind is LINE or kind is TILE
+    return kind is INT or kind is FLOAT or kind is DECIMAL or kind is STRING or kind is LINE or kind is TILE
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LEADING_SPACE = re.compile(r"[ \t\r\f\v]*")
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
@@ -244,6 +258,8 @@ class Lexer:
         self.offsets = offsets
         self.tokens: list[Token] = []
         self.diagnostics: list[Diagnostic] = []
+        #: Every comment of the text, in source order (not tokens: the parser never sees them).
+        self.comments: list[Comment] = []
 
     def tokenize(self) -> list[Token]:
         """All tokens of the text, ending with an EOF token (errors in :attr:`diagnostics`).
@@ -307,8 +323,10 @@ class Lexer:
                             break
                     continue
                 if group == 10:
+                    self.comments.append(Comment(start, line, start - line_start + 1, m.group(10)))
                     continue
                 if group == 9:
+                    self.comments.append(Comment(start, line, start - line_start + 1, m.group(9)))
                     body = m.group(9)[3:]
                     docs.append(body[1:] if body.startswith(" ") else body)
                     continue
@@ -320,6 +338,7 @@ class Lexer:
                         append(self._failed(text[start:], start, line, start - line_start + 1, None))
                         stopped = True
                         break
+                    self.comments.append(Comment(start, line, start - line_start + 1, raw))
                     if "\n" in raw:
                         line += raw.count("\n")
                         line_start = text.rfind("\n", start, m.end()) + 1
@@ -506,6 +525,12 @@ class Lexer:
         digits = m.group(5)
         suffix = m.group(6)
         literal = m.group(5) + (suffix or "")
+        if suffix == "d":
+            if "e" in digits or "E" in digits:
+                self._error(f"decimal literal {literal} has an exponent", offset, line, col,
+                            "write a decimal literal's digits in full, e.g. 1500.25d")
+                return self._failed(literal, offset, line, col, doc)
+            return _new_token(Token, (DECIMAL, literal, offset, line, col, digits, doc, None))
         if "." in digits or "e" in digits or "E" in digits:
             return self._float(literal, digits, suffix, offset, line, col, doc)
         significant = digits.lstrip("0") or "0"

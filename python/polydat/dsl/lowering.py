@@ -111,6 +111,9 @@ class Scope:
     failed_modules: frozenset[str] = frozenset()
     #: Binding targets (by id) that clash with an earlier name; they bind nothing.
     disowned: set[int] = field(default_factory=set)
+    #: The locale the shipped library's modules are resolved in (``pragma
+    #: locale``, or the namespace of the module call this scope inlines).
+    locale: str = "en_US"
 
 
 @dataclass(slots=True)
@@ -144,10 +147,14 @@ def literal_of(expr: ast.Expr, env: Mapping[str, EnvEntry] | None = None) -> Lit
             return LiteralValue("int", -inner.value)
         if type(inner) is ast.FloatLit:
             return LiteralValue("float", -inner.value)
+        if type(inner) is ast.DecimalLit:
+            return LiteralValue("decimal", "-" + inner.value)
     return None
 
 
-_LITERAL_KINDS: dict[type, str] = {ast.IntLit: "int", ast.FloatLit: "float", ast.StrLit: "str", ast.BoolLit: "bool"}
+_LITERAL_KINDS: dict[type, str] = {
+    ast.IntLit: "int", ast.FloatLit: "float", ast.StrLit: "str", ast.BoolLit: "bool", ast.DecimalLit: "decimal",
+}
 
 
 def literal_const(expr: ast.Expr) -> dict[str, Any] | None:
@@ -161,14 +168,17 @@ def literal_const(expr: ast.Expr) -> dict[str, Any] | None:
         return {"str": expr.value}  # type: ignore[union-attr]
     if kind is ast.BoolLit:
         return {"bool": expr.value}  # type: ignore[union-attr]
+    if kind is ast.DecimalLit:
+        return {"decimal": expr.value}  # type: ignore[union-attr]
     return None
 
 
 def literal_type(const: dict[str, Any]) -> str:
     """The type of a literal node of IR constant ``const``: its kind (``{"u64": 5}``
-    is a u64); an integer as written (``{"int": -5}``) is typed by the core."""
+    is a u64); an integer as written (``{"int": -5}``) and a decimal
+    (``{"decimal": "12.34"}``) are typed by the core."""
     kind = next(iter(const))
-    return UNTYPED if kind == "int" else kind
+    return UNTYPED if kind == "int" or kind == "decimal" else kind
 
 
 def render_array(elements: Iterable[ast.Expr]) -> str:
@@ -218,7 +228,10 @@ class LoweringCore:
 
     def _type(self, word: str, span: Span, file: SourceFile) -> str:
         """The canonical type keyword for ``word`` or a CompileError."""
-        canonical = corerules.canonical_type(word)
+        try:
+            canonical = corerules.canonical_type(word)
+        except ValueError as e:
+            raise file.error(str(e), span, "a decimal is decimal(precision, scale), 1 <= precision <= 38, scale <= precision") from None
         if canonical is not None:
             return canonical
         spellings = corerules.type_keywords()

@@ -15,6 +15,16 @@ defines: its bindings are a program's own, never modules (a sibling
 ``users.polydat`` binding ``email := email(id)`` does not hide the bundled
 ``email``).
 
+**Locales.** The shipped library's field modules are en_US. Each other
+locale is one file, ``locales/<locale>.polydat`` in the shipped library
+(:data:`LOCALES_DIR`), defining the fields that differ in that locale under
+the same names (``first_name``, ``city_state_zip``, ``phone_number``, ...).
+A call resolves under a locale (``pragma locale "de_DE"``, or the namespace
+of ``de_DE.full_name(key)``): where it would find a module of the shipped
+library (and from inside the shipped library's own modules), the locale's
+file is asked first (:meth:`ModuleLoader.localized`), so a shipped module
+that calls ``first_name`` calls the locale's. A user's module always wins.
+
 A module found outside the library shipped with the package under the name of
 one of the shipped modules shadows it; the binder reports that as a warning
 naming both (:meth:`ModuleLoader.bundled`).
@@ -29,6 +39,7 @@ parsed once.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 from collections.abc import Iterable
@@ -46,6 +57,30 @@ MODULE_SUFFIX = ".polydat"
 #: The module library shipped with the package (field modules, upstream's
 #: stdlib modules): the last directory every lookup searches.
 STDLIB_DIR = str(Path(__file__).resolve().parent.parent / "stdlib")
+
+#: The locale files of the shipped library, one ``<locale>.polydat`` per
+#: locale other than the default.
+LOCALES_DIR = os.path.join(STDLIB_DIR, "locales")
+
+#: The locale of the shipped library's own field modules, and of a program
+#: that names none.
+DEFAULT_LOCALE = "en_US"
+
+
+def locale_names() -> list[str]:
+    """The bundled locales, in name order (the default and one per file in
+    :data:`LOCALES_DIR`)."""
+    try:
+        files = os.listdir(LOCALES_DIR)
+    except OSError:
+        files = []
+    names = {DEFAULT_LOCALE, *(f[: -len(MODULE_SUFFIX)] for f in files if f.endswith(MODULE_SUFFIX))}
+    return sorted(names)
+
+
+def is_bundled(module: "ResolvedModule") -> bool:
+    """Whether ``module`` is of the library shipped with the package (a locale's included)."""
+    return directory_of(module.file.path) in (STDLIB_DIR, LOCALES_DIR)
 
 
 @dataclass(frozen=True)
@@ -157,6 +192,39 @@ def may_define(text: str, name: str, bindings: bool = True) -> bool:
     return False
 
 
+def bundled_modules() -> list[tuple[str, ast.ModuleDef]]:
+    """Every module of the library shipped with the package, as (file path,
+    definition), by file then source order: what ``polydat fields`` lists
+    and "did you mean" offers beside the nodes. Files are parsed once per
+    change (the loader's cache)."""
+    found: list[tuple[str, ast.ModuleDef]] = []
+    for entry in sorted(os.listdir(STDLIB_DIR)):
+        if entry.endswith(MODULE_SUFFIX):
+            path = os.path.join(STDLIB_DIR, entry)
+            loaded = ModuleLoader._load(path, strict=True)
+            assert loaded is not None, "a strict load returns the file or raises"
+            found.extend((path, definition) for definition in loaded[0].modules)
+    return found
+
+
+_DEFINITION_HEAD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*\(", re.MULTILINE)
+"""The start of a module definition: its name and ``(`` at the start of a line."""
+
+
+@functools.lru_cache(maxsize=1)
+def bundled_module_names() -> tuple[str, ...]:
+    """The names of :func:`bundled_modules`, read by a text scan (no file is
+    parsed: "did you mean" asks for them on a typo, which must parse no
+    unrelated file). The shipped files start each definition at the start of
+    a line and nothing else there with a name and ``(``."""
+    names = []
+    for entry in sorted(os.listdir(STDLIB_DIR)):
+        if entry.endswith(MODULE_SUFFIX):
+            with open(os.path.join(STDLIB_DIR, entry), encoding="utf-8") as handle:
+                names.extend(_DEFINITION_HEAD.findall(handle.read()))
+    return tuple(names)
+
+
 class ModuleLoader:
     """Looks modules up on disk by name, parsing only files that may provide it."""
 
@@ -184,6 +252,24 @@ class ModuleLoader:
     def bundled(self, name: str) -> ResolvedModule | None:
         """The module ``name`` of the library shipped with the package, if it has one."""
         return self._search_in(name, STDLIB_DIR)
+
+    def localized(self, name: str, locale: str) -> ResolvedModule | None:
+        """The module ``name`` as locale ``locale``'s file defines it, if it
+        does (None for the default locale, whose modules are the library's
+        own). Its body searches the shipped library, not the other locales."""
+        if locale == DEFAULT_LOCALE:
+            return None
+        key = (name, f"locale:{locale}")
+        if key not in self._in_directory:
+            path = os.path.join(LOCALES_DIR, locale + MODULE_SUFFIX)
+            found = None
+            if os.path.isfile(path):
+                program, file = self._load(path, strict=True)  # type: ignore[misc]
+                table = module_table(program, file)
+                if name in table:
+                    found = ResolvedModule(table[name], file, table, STDLIB_DIR)
+            self._in_directory[key] = found
+        return self._in_directory[key]
 
     def _search(self, name: str, search_dir: str | None) -> ResolvedModule | None:
         for directory in self._directories(search_dir):

@@ -25,6 +25,7 @@ commonest expressions and statements take the fast paths of
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -45,10 +46,13 @@ from .grammar import (
     UNARY_PRECEDENCE,
 )
 from .interpolation import Placeholder, scan_segments, unclosed_placeholder
-from .lexer import BOOL_WORDS, HARD_KEYWORDS, Lexer, Token, TokenKind, describe_token, expand_line
+from .lexer import BOOL_WORDS, HARD_KEYWORDS, Comment, Lexer, Token, TokenKind, describe_token, expand_line
 from .recovery import Recovery
 
-__all__ = ["Parser", "parse_file", "parse_recovering", "BINARY_PRECEDENCE"]
+__all__ = ["Layout", "Parser", "parse_file", "parse_layout", "parse_recovering", "BINARY_PRECEDENCE"]
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""A name, as a placeholder body's part before a ``:`` format spec."""
 
 
 @dataclass(slots=True)
@@ -135,6 +139,15 @@ class Parser(Recovery):
         self.diagnostics: list[Diagnostic] = []
         self.unparsed_names: set[str] = set()
         self.unparsed_modules: set[str] = set()
+        self.warnings: list[Diagnostic] = []
+        #: When a dict (:func:`parse_layout`), the source extent of every
+        #: statement parsed, by ``id``: (offset of its first character, offset
+        #: after its last).
+        self.extents: dict[int, tuple[int, int]] | None = None
+        #: With :attr:`extents`, the extent of the source statement each
+        #: statement came from: statements one source statement yields
+        #: (``input (a, b)``, an ``init { ... }`` block, a ``cursor``) share it.
+        self.sources: dict[int, tuple[int, int]] = {}
 
     # -- token access --------------------------------------------------------
 
@@ -182,11 +195,15 @@ class Parser(Recovery):
         """Every statement up to end of input; failures go to :attr:`diagnostics`."""
         statements: list[ast.Statement] = []
         tokens = self.tokens
+        extents = self.extents
         while True:
             token = tokens[self.pos]
             if token.kind is _LINE and not continues(tokens[self.pos + 1]):  # the common case, inline
                 self.pos += 1
-                statements.append(line_binding(token))
+                binding = line_binding(token)
+                statements.append(binding)
+                if extents is not None:
+                    extents[id(binding)] = self.sources[id(binding)] = (token.offset, token.offset + len(token.text))
                 continue
             if token.kind is _EOF:
                 break
@@ -201,7 +218,22 @@ class Parser(Recovery):
         return statements
 
     def statement(self, in_module: str | None) -> list[ast.Statement]:
-        """One statement (an ``input (a, b)`` tuple yields several declarations)."""
+        """One statement (an ``input (a, b)`` tuple yields several declarations),
+        its extent recorded when :attr:`extents` is a dict."""
+        extents = self.extents
+        if extents is None:
+            return self._statement(in_module)
+        first = self.tokens[self.pos].offset
+        found = self._statement(in_module)
+        last = self.tokens[self.pos - 1]
+        extent = (first, last.offset + len(last.text))
+        sources = self.sources
+        for statement in found:
+            extents.setdefault(id(statement), extent)  # an init block's bindings keep their own
+            sources[id(statement)] = extent
+        return found
+
+    def _statement(self, in_module: str | None) -> list[ast.Statement]:
         token = self.tokens[self.pos]
         if token.kind is _LINE:
             if not continues(self.tokens[self.pos + 1]):
@@ -268,7 +300,9 @@ class Parser(Recovery):
             or (self.peek(1).kind is TokenKind.IDENT and self.peek(2).is_op(","))
         ):
             return [self._tuple_binding((), token)]
-        if token.kind in (TokenKind.INT, TokenKind.FLOAT, TokenKind.STRING) or token.is_op("(", "-", "!", "["):
+        if token.kind in (TokenKind.INT, TokenKind.FLOAT, TokenKind.DECIMAL, TokenKind.STRING) or token.is_op(
+            "(", "-", "!", "["
+        ):
             return [self._bare_expression()]
         if in_module is not None:
             raise self.expected(f"a statement or '}}' closing module '{in_module}'", token)
@@ -280,6 +314,10 @@ class Parser(Recovery):
         if name.kind is not TokenKind.IDENT or name.line != self.tokens[self.pos - 1].line:
             raise self.expected("a pragma name", name, "write e.g. `pragma strict`")
         self.advance()
+        value = self.peek()
+        if value.kind is TokenKind.STRING and value.line == name.line:
+            self.advance()
+            return ast.Pragma(name.text, name.span, str(value.value))
         return ast.Pragma(name.text, name.span)
 
     def _for_statement(self) -> ast.ForStmt:
@@ -609,10 +647,25 @@ class Parser(Recovery):
     # -- declarations --------------------------------------------------------
 
     def _type_name(self, what: str) -> Token:
+        """A type: one word, or ``decimal(p, s)``, returned as one token whose
+        text is the whole type (``decimal(15,2)``) at the word's position."""
         token = self.peek()
         if token.kind is not TokenKind.IDENT:
             raise self.expected(what, token)
-        return self.advance()
+        self.advance()
+        if token.text != "decimal" or not self.peek().is_op("("):
+            return token
+        self.advance()
+        numbers = []
+        for closing in (",", ")"):
+            number = self.peek()
+            if number.kind is not TokenKind.INT:
+                raise self.expected("a number in decimal(precision, scale)", number,
+                                    hint="a decimal type is written decimal(15, 2)")
+            self.advance()
+            numbers.append(number.text)
+            self.expect_op(closing)
+        return token._replace(text=f"decimal({numbers[0]},{numbers[1]})")
 
     def _input_decl(self) -> list[ast.InputDecl]:
         self.advance()  # input
@@ -673,7 +726,9 @@ class Parser(Recovery):
                 raise self.error(
                     "'shared' and 'const' cannot be combined",
                     token.span,
-                    "a shared cell may be written at run time; a const never changes",
+                    "a const never changes; a shared cell may be written at run time: write `const x := ...` "
+                    "for a value fixed for the kernel's life, or `shared x := ...` for a cell (its starting "
+                    "value computed once)",
                 )
             modifiers.append(word)
         order = tuple(m for m in MODIFIERS if m in modifiers)
@@ -858,6 +913,10 @@ class Parser(Recovery):
             self.advance()
             frame.operands.append(ast.FloatLit(float(token.value), token.text, token.span))  # type: ignore[arg-type]
             return False
+        if kind is TokenKind.DECIMAL:
+            self.advance()
+            frame.operands.append(ast.DecimalLit(str(token.value), token.span))
+            return False
         if kind is TokenKind.STRING:
             self.advance()
             frame.operands.append(self._string(token))
@@ -908,15 +967,7 @@ class Parser(Recovery):
             stack.append(_Frame("if_cond", if_span=token.span))
             return True
         if nxt.is_op("(") and (nxt.line == token.line or not self._looks_like_targets(self.pos)):
-            self.advance()
-            if self.peek().is_op(")"):
-                self.advance()
-                frame.operands.append(ast.Call(word, (), token.span))
-                return False
-            call = _Frame("call", open_token=nxt, name=word, name_span=token.span)
-            stack.append(call)
-            self._start_argument(call)
-            return True
+            return self._open_call(stack, frame, word, token.span)
         if nxt.is_op(".") and nxt.offset == token.offset + len(word):
             # Field access: `q.cursor.idx` reads the wire `q__cursor__idx`.
             path = [word]
@@ -925,10 +976,28 @@ class Parser(Recovery):
                 path.append(self.advance().text)
             if self.peek().is_op("."):
                 raise self.expected("a field name after '.'", self.peek(1))
+            after = self.peek()
+            if len(path) == 2 and after.is_op("(") and after.line == token.line:
+                # A namespaced call: `de_DE.full_name(key)` (a field in a locale).
+                return self._open_call(stack, frame, ".".join(path), token.span)
             frame.operands.append(ast.Name("__".join(path), token.span))
             return False
         frame.operands.append(ast.Name(word, token.span))
         return False
+
+    def _open_call(self, stack: list[_Frame], frame: _Frame, name: str, span: Span) -> bool:
+        """At the ``(`` after a callee ``name``: an empty call goes straight to
+        ``frame``'s operands (False); else a call frame is pushed for its
+        arguments (True)."""
+        opening = self.advance()
+        if self.peek().is_op(")"):
+            self.advance()
+            frame.operands.append(ast.Call(name, (), span))
+            return False
+        call = _Frame("call", open_token=opening, name=name, name_span=span)
+        stack.append(call)
+        self._start_argument(call)
+        return True
 
     def _start_argument(self, frame: _Frame) -> None:
         """At the start of a call argument: consume ``name:`` if it is a named one."""
@@ -942,10 +1011,7 @@ class Parser(Recovery):
 
     def _postfix_cast(self, frame: _Frame) -> None:
         as_token = self.advance()
-        type_token = self.peek()
-        if type_token.kind is not TokenKind.IDENT:
-            raise self.expected("a type name after 'as'", type_token)
-        self.advance()
+        type_token = self._type_name("a type name after 'as'")
         operand = frame.operands.pop()
         frame.operands.append(ast.Cast(operand, type_token.text, type_token.span, as_token.span))
 
@@ -1071,11 +1137,26 @@ class Parser(Recovery):
                 continue
             expr = self._placeholder(text, offsets, segment)
             if expr is None:
+                self._warn_format_spec(text[segment.start:segment.end], token.span)
                 return ast.StrLit(text, token.span)
             pieces.append("{}")
             args.append(ast.Arg(expr))
         args[0] = ast.Arg(ast.StrLit("".join(pieces), token.span))
         return ast.Call("printf", tuple(args), token.span, interpolated=True)
+
+    def _warn_format_spec(self, body: str, span: Span) -> None:
+        """Warns when a placeholder kept as text reads like ``{name:spec}``: the
+        string stays as written (upstream's rule for ``"{:05}"``), which a
+        writer of ``"{id:08}"`` does not expect."""
+        name, colon, spec = body.partition(":")
+        if colon and _NAME.fullmatch(name.strip()):
+            self.warnings.append(self.file.diagnostic(
+                f"'{{{body}}}' is kept as text: a placeholder holds one expression, with no format spec",
+                span,
+                f"to format '{name.strip()}', call a node in the placeholder, e.g. "
+                f"'{{zero_pad_u64({name.strip()}, 8)}}', format_f64 or format_datetime; write '{{{{' for a brace of the text",
+                severity="warning",
+            ))
 
     def _placeholder(self, text: str, offsets: Sequence[int], hole: Placeholder) -> ast.Expr | None:
         body = text[hole.start:hole.end]
@@ -1117,9 +1198,39 @@ def parse_recovering(file: SourceFile) -> tuple[ast.Program, list[Diagnostic]]:
         file.path,
         unparsed_names=frozenset(parser.unparsed_names),
         unparsed_modules=frozenset(parser.unparsed_modules),
+        parse_warnings=tuple(parser.warnings),
     )
     diagnostics = sorted(lexer.diagnostics + parser.diagnostics, key=lambda d: (d.line, d.col))
     return program, diagnostics
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A parsed file with what the tree leaves out, for the formatter: every
+    comment (:class:`~polydat.dsl.lexer.Comment`, source order) and each
+    statement's source extent (:attr:`Parser.extents`)."""
+
+    program: ast.Program
+    comments: tuple[Comment, ...]
+    extents: dict[int, tuple[int, int]]
+    sources: dict[int, tuple[int, int]]
+    """The extent of the source statement each statement came from (:attr:`Parser.sources`)."""
+
+
+def parse_layout(file: SourceFile) -> Layout:
+    """Parse a whole file keeping its comments and statement extents; raises
+    one CompileError carrying every lexical and syntax error, as
+    :func:`parse_file` does."""
+    lexer = Lexer(file)
+    tokens = lexer.tokenize()
+    parser = Parser(file, tokens)
+    parser.extents = {}
+    statements = parser.parse_program()
+    diagnostics = sorted(lexer.diagnostics + parser.diagnostics, key=lambda d: (d.line, d.col))
+    if diagnostics:
+        raise CompileError(diagnostics[0], tuple(diagnostics[1:]))
+    program = ast.Program(tuple(statements), file.text, file.path)
+    return Layout(program, tuple(lexer.comments), parser.extents, parser.sources)
 
 
 def parse_file(file: SourceFile) -> ast.Program:

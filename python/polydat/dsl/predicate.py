@@ -16,8 +16,10 @@ Its rules differ from the statement language's operators:
   equal to a value of another kind, and ordering values of different kinds
   is an error;
 * an element the tuple does not bind is read from the scope the traversal
-  opens in; a name nothing binds reads None, and so does a bare word (a
-  string is quoted: ``{region} == "us-east"``). A comparison, membership,
+  opens in; a bare word is a name too (``load`` reads as ``{load}``; text
+  is quoted: ``{region} == "us-east"``, where ``us-east`` is ``us - east``).
+  A name nothing binds is refused when the comprehension is compiled or
+  opened (upstream 0.6.0's V3). A comparison, membership,
   negation or expression that reads None is None, ``&&``/``||`` stop at a
   None operand and are None, and a predicate whose value is None keeps no
   tuple.
@@ -43,6 +45,9 @@ _RELATIONAL = ("<", "<=", ">", ">=")
 _EQUALITY = ("==", "!=")
 #: Operators that make an arithmetic expression (evaluated as Polydat).
 _ARITHMETIC = frozenset(op for op, p in BINARY_PRECEDENCE.items() if p >= BINARY_PRECEDENCE["|"])
+#: The deepest nesting of parentheses and prefix operators a predicate may
+#: have (its parser and evaluator recurse once per level).
+MAX_NESTING = 100
 
 
 class PredicateError(Exception):
@@ -69,6 +74,7 @@ class Predicate:
             raise CompileError(lexer.diagnostics[0])
         self._tokens = tokens
         self._pos = 0
+        self._depth = 0
         self.expressions: list[str] = []
         """The Polydat expressions the predicate evaluates (``{x}`` written ``x``)."""
         self.bare_words: list[str] = []
@@ -116,8 +122,6 @@ class Predicate:
             if kind == "elem":
                 return element(t, node.parts[0])
             if kind == "expr":
-                if node.parts[2]:
-                    return None
                 return expression(node.parts[0], t)
             if kind == "or" or kind == "and":
                 for part in node.parts:
@@ -165,6 +169,17 @@ class Predicate:
         token = self._peek()
         self._pos = min(self._pos + 1, len(self._tokens) - 1)
         return token
+
+    def _nested(self, parse: Callable[[], Any]) -> Any:
+        """``parse()`` one level deeper (a parenthesis, ``!`` or ``-``),
+        refusing a predicate nested deeper than :data:`MAX_NESTING`."""
+        if self._depth >= MAX_NESTING:
+            raise self._error(f"the predicate nests parentheses and prefix operators deeper than {MAX_NESTING} levels")
+        self._depth += 1
+        try:
+            return parse()
+        finally:
+            self._depth -= 1
 
     def _error(self, message: str) -> CompileError:
         from ..errors import Diagnostic
@@ -228,7 +243,7 @@ class Predicate:
         token = self._peek()
         if token.is_op("!"):
             self._advance()
-            return _Node("not", (self._unary(),))
+            return _Node("not", (self._nested(self._unary),))
         if token.is_op("-"):
             self._advance()
             nxt = self._peek()
@@ -236,7 +251,7 @@ class Predicate:
                 self._advance()
                 return _Node("lit", (-nxt.value,))  # type: ignore[operator]
             mark = len(self.expressions)
-            self._unary()
+            self._nested(self._unary)
             del self.expressions[mark:]
             return self._expression(token)
         return self._primary()
@@ -252,7 +267,7 @@ class Predicate:
         if token.is_word("true", "false"):
             return _Node("lit", (token.text == "true",))
         if token.is_op("("):
-            inner = self._or()
+            inner = self._nested(self._or)
             if not self._advance().is_op(")"):
                 raise self._error("expected ')' in the predicate")
             return inner
@@ -270,8 +285,9 @@ class Predicate:
                         if depth == 0:
                             break
                 return self._expression(token)
+            # A bare word is a name, as `{word}` is (text is quoted).
             self.bare_words.append(token.text)
-            return _Node("expr", (-1, (), True))
+            return _Node("elem", (token.text,))
         raise self._error(f"unexpected '{token.text or 'end'}' in the predicate")
 
     def _expression(self, start: Token) -> _Node:
@@ -279,7 +295,6 @@ class Predicate:
         i = self._tokens.index(start)
         span = self._tokens[i : self._pos]
         names: list[str] = []
-        bare = False
         for k, t in enumerate(span):
             if t.kind is not TokenKind.IDENT or t.text in ("true", "false"):
                 continue
@@ -289,13 +304,13 @@ class Predicate:
                 names.append(t.text)
             elif not called and not (k > 0 and span[k - 1].is_word("as")):
                 self.bare_words.append(t.text)
-                bare = True
+                names.append(t.text)
         end = span[-1]
         text = self.text[start.offset : end.offset + len(end.text)]
         from .comprehension import _strip_refs
 
         self.expressions.append(_strip_refs(text))
-        return _Node("expr", (len(self.expressions) - 1, tuple(names), bare))
+        return _Node("expr", (len(self.expressions) - 1, tuple(names)))
 
 
 Scalar = Union[int, float, str, bool]

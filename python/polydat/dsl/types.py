@@ -1,7 +1,7 @@
 """Port-type keywords and literal values.
 
 The type spellings are the Rust core's (:func:`corerules.type_keywords`);
-upstream keywords this implementation does not carry (``u8``, ``u128``,
+upstream keywords this implementation does not carry (``f16``, ``u128``,
 ``vec_f32``...) are recognised only to give a precise "not supported" message.
 """
 
@@ -16,7 +16,7 @@ U64_MAX = (1 << 64) - 1
 
 #: Upstream keywords this implementation does not support.
 UNSUPPORTED_TYPE_KEYWORDS: frozenset[str] = frozenset(
-    "u8 i8 u16 i16 f16 u128 i128 reg128 reg_i8x16 reg_i16x8 reg_i32x4 reg_i64x2 reg_f16x8 "
+    "f16 u128 i128 reg128 reg_i8x16 reg_i16x8 reg_i32x4 reg_i64x2 reg_f16x8 "
     "reg_f32x4 reg_f64x2 ext Ext handle vec_f32 vec_i32 vec_f64 vec_i64 vec_f16 vec_i16 vec_i8".split()
 )
 
@@ -34,12 +34,13 @@ def bits_f64(bits: int) -> float:
     return float(struct.unpack("<d", struct.pack("<Q", bits))[0])
 
 
-LiteralKind = Literal["int", "float", "str", "bool"]
+LiteralKind = Literal["int", "float", "str", "bool", "decimal"]
 
 
 @dataclass(frozen=True, slots=True)
 class LiteralValue:
-    """A compile-time literal: an int (possibly negative), float, string or bool."""
+    """A compile-time literal: an int (possibly negative), float, string, bool or
+    decimal (its digits as text, ``"-12.34"``)."""
 
     kind: LiteralKind
     value: Union[int, float, str, bool]
@@ -54,4 +55,6 @@ class LiteralValue:
             return {"f64": f64_bits(float(self.value))}
         if self.kind == "bool":
             return {"bool": bool(self.value)}
+        if self.kind == "decimal":
+            return {"decimal": str(self.value)}
         return {"str": str(self.value)}

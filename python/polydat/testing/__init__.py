@@ -34,6 +34,10 @@ What is here:
 * :data:`U64_CORNERS`, :data:`F64_CORNERS`, :data:`STR_CORNERS` — the
   standard corner inputs; :func:`node_cases` — one corner program per
   library node;
+* :func:`assert_row`, :func:`assert_rows_equal` — a program's rows checked,
+  a failure naming the program's content hash, the cycle and the
+  ``polydat run`` command that prints the row (:mod:`.rows`; with the
+  pytest plugin's fixtures, :mod:`.pytest_plugin`);
 * :func:`programs` — a hypothesis strategy of random well-typed programs with
   input scripts; :func:`replay` — a failing example as a standalone DSL file
   (``python -m polydat.testing FILE`` re-checks it).
@@ -70,6 +74,7 @@ from .runner import (
 )
 from .overrides import OVERRIDES, NodeOverride
 from .replay_files import load_replay, replay, replay_text
+from .rows import assert_row, assert_rows_equal, content_hash, reproduce_command, row_at
 from .variants import generate_variant
 from .script import EVAL, Example, Step, as_steps
 
@@ -120,6 +125,12 @@ __all__ = [
     "node_cases",
     "NodeOverride",
     "OVERRIDES",
+    # rows of a program (the pytest plugin's assertions)
+    "assert_row",
+    "assert_rows_equal",
+    "content_hash",
+    "reproduce_command",
+    "row_at",
     # random programs and replay
     "programs",
     "scripts",

@@ -186,7 +186,10 @@ def node_case(name: str, *, limit: int = 1500) -> NodeCase:
         raise NodeCaseError(f"no node named {name!r} in the catalog")
     override = override_for(name)
     if override.corner_call is not None:
-        call, n_out = override.corner_call, 1
+        # A hand-written call of the node itself binds every fixed output; any other expression one.
+        ports = entry["outputs"].get("ports", []) if entry["outputs"]["kind"] == "fixed" else []
+        call = override.corner_call
+        n_out = max(1, len(ports)) if call.startswith(f"{name}(") else 1
     else:
         call, n_out = _synthesize_call(entry, override)
     used = _used_vars(call)

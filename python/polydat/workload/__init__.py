@@ -63,7 +63,8 @@ a level ``k in 0..{n}`` under such a level (run as that level with
 ``cycle``, ``row_offset + cycle`` and ``row_offset + cycle``; see
 :class:`~polydat.workload.native.NativePhase` for the conditions). ``Workload.write(..., part=(i, n))`` writes part ``i``
 of ``n`` of a table (its outermost tuples, or its cycles, cut into ``n``
-contiguous runs); the parts, concatenated, are the whole table.
+contiguous runs); the parts, in order, hold the whole table, each as a file
+of its own (a CSV part has the header).
 
 The package: :mod:`~polydat.workload.model` reads the YAML file (the
 :class:`Workload`, its :class:`Phase` s and :class:`Level` s, positions in

@@ -461,9 +461,10 @@ class Workload:
         row count. ``part=(i, n)`` writes
         only part ``i`` (from 0) of ``n``: the phase's outermost iteration
         tuples (its cycles, without ``for_each``) cut into ``n`` contiguous
-        runs. The parts, in order, hold the table's rows; only part 0 of a
-        CSV has the header, so the parts' text, concatenated, is the whole
-        table's byte for byte."""
+        runs. The parts, in order, hold the table's rows, and each is a
+        file of the table by itself (a CSV part has the header, a Parquet
+        part the table's schema and nullability): readers take the parts
+        as one dataset."""
         from .output import write_phase
 
         _core.check_threads(threads)

@@ -182,7 +182,7 @@ class NativePhase:
             return None
         if isinstance(count, str):
             kind = program.outputs.get(count) or program.input_types.get(count)
-            if kind not in ("u64", "u32", "i64", "i32"):
+            if kind not in ("u64", "u32", "i64", "i32", "u16", "i16", "u8", "i8"):
                 return None  # absent, or text (which the walk reads as a count or a range)
         name = iteration[0][0]
         pairs = [(name, values.start if len(values) else 0), (extra[0], 0), (extra[1], 0)]

@@ -29,7 +29,9 @@ def write_phase(
     workload to ``out`` as ``format`` (a name of the core's registry of
     output formats: ``csv``, ``jsonl``, ``parquet``, ``arrow``) on ``threads`` workers; returns the row count. A phase the
     core runs by itself writes CSV or JSON Lines to a regular file from the
-    core (no Python object per batch)."""
+    core (no Python object per batch). A part is written as the table is (a
+    CSV part with the header, a Parquet part with the table's schema even
+    when it has no row), so the parts read as one dataset."""
     columns = chain.columns(phase)
     fmt = format_named(format) if isinstance(format, str) else None
     if fmt is None:
@@ -43,8 +45,7 @@ def write_phase(
         batches = chain.stream(phase, threads, None, part)
         return write_arrow_batches(out, batches, lambda: chain.declared_schema(phase, None))
     format = fmt.name
-    if part is None or part[0] == 0:
-        out.write(text_header(columns, format))
+    out.write(text_header(columns, format))  # every part's too: each reads as the table by itself
     native = chain.native(phase)
     if native is not None:
         with appending(out) as path:

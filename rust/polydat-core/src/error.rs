@@ -269,7 +269,12 @@ impl fmt::Display for WriteError {
                 }
             }
             WriteError::TypeMismatch { slot, expected, got } => {
-                write!(f, "input '{slot}' is {expected}, cannot write {got}")
+                write!(f, "input '{slot}' is {expected}, cannot write {got}")?;
+                // An integer that does not fit is told the range that holds.
+                match expected.integer_range() {
+                    Some((lo, hi)) if got != "None" => write!(f, " ({expected} holds {lo} to {hi})"),
+                    _ => Ok(()),
+                }
             }
             WriteError::CoordinateSlot { slot } => {
                 write!(f, "'{slot}' is a coordinate: write it with set_inputs, not by name")

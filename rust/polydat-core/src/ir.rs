@@ -187,6 +187,9 @@ pub enum ConstIr {
     Bool(bool),
     /// A string literal.
     Str(String),
+    /// A decimal literal (`12.34d`), as its digits (`"12.34"`, `"-0.5"`):
+    /// its type is the narrowest `decimal(p, s)` holding it as written.
+    Decimal(String),
 }
 
 /// The type of integer literals whose least is `low` and greatest `high`
@@ -222,6 +225,7 @@ impl ConstIr {
             ConstIr::F64(bits) => Value::F64(f64::from_bits(*bits)),
             ConstIr::Bool(b) => Value::Bool(*b),
             ConstIr::Str(s) => Value::Str(Arc::from(s.as_str())),
+            ConstIr::Decimal(text) => crate::decimal::Decimal::parse_literal(text).map_or(Value::None, Value::Decimal),
         }
     }
 }

@@ -14,6 +14,7 @@
 pub mod calendar;
 pub mod columns;
 pub mod compile;
+pub mod decimal;
 pub mod engine;
 pub mod error;
 pub mod generation;

@@ -27,24 +27,68 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// The most edits a suggestion for `name` may be away from it ([`closest`]):
-/// a third of its length in characters, rounded up, from 1 to 3.
+/// a third of its length in characters, rounded up, from 1 to 3, and 1 for
+/// a name of at most five characters (two edits of four letters leave
+/// another word: `iban` is not `atan`).
 pub fn suggestion_limit(name: &str) -> usize {
-    name.chars().count().div_ceil(3).clamp(1, 3)
+    let length = name.chars().count();
+    if length <= 5 {
+        1
+    } else {
+        length.div_ceil(3).min(3)
+    }
+}
+
+/// The fewest characters a name needs for [`closest`] to suggest a
+/// candidate holding it as a word.
+const SHORTEST_WORD: usize = 3;
+
+/// Whether `name` is one of the `_`-separated words of `candidate`
+/// (`uuid` of `hashed_uuid`), so a candidate that holds it is a sensible
+/// suggestion for a callee ([`closest_callee`]) however many characters it
+/// adds. A candidate holding `name` as a word contains it, so a caller may
+/// keep only the candidates that contain `name` (or are within
+/// [`suggestion_limit`] of its length) before asking.
+pub fn holds_word(candidate: &str, name: &str) -> bool {
+    name.chars().count() >= SHORTEST_WORD && candidate != name && candidate.split('_').any(|word| word == name)
 }
 
 /// The candidate closest to `name` by edit distance, if one is reasonably
-/// close (within a third of the name's length, at most 3 edits; ties go to
-/// the alphabetically first). Names starting `__` are internal and never
-/// suggested. The one rule behind every "did you mean" of the project.
+/// close (within [`suggestion_limit`] edits; ties go to the alphabetically
+/// first); a candidate that differs from `name` only in letter case is the
+/// closest of all (`de_de` means `de_DE`). Names starting `__` are internal
+/// and never suggested. The one rule behind every "did you mean" of the project.
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = suggestion_limit(name);
+    let distance = |n: &str| if n.eq_ignore_ascii_case(name) { 0 } else { edit_distance(name, n) };
     candidates
         .into_iter()
         .filter(|n| !n.starts_with("__") && *n != name)
-        .map(|n| (edit_distance(name, n), n))
+        .map(|n| (distance(n), n))
         .filter(|(d, _)| *d <= limit)
         .min()
         .map(|(_, n)| n)
+}
+
+/// [`closest_preferring`] for a name called as a node or module: when no
+/// name is close by edits, the shortest candidate holding `name` as a word
+/// ([`holds_word`]; ties alphabetically), so `uuid` finds `hashed_uuid`.
+/// Only callees take this second rule: a misspelt binding named like a
+/// word of a node (`cycle`, `cycle_walk`) means no node.
+pub fn closest_callee<'a>(
+    name: &str,
+    declared: impl IntoIterator<Item = &'a str> + Clone,
+    others: impl IntoIterator<Item = &'a str> + Clone,
+) -> Option<&'a str> {
+    closest_preferring(name, declared.clone(), others.clone()).or_else(|| {
+        declared
+            .into_iter()
+            .chain(others)
+            .filter(|n| !n.starts_with("__") && holds_word(n, name))
+            .map(|n| (n.chars().count(), n))
+            .min()
+            .map(|(_, n)| n)
+    })
 }
 
 /// [`closest`], preferring the names the program declares: the closest of
@@ -76,6 +120,12 @@ mod tests {
     }
 
     #[test]
+    fn a_name_in_the_wrong_case_finds_its_candidate() {
+        assert_eq!(closest("de_de", ["de_DE", "en_GB"]), Some("de_DE"), "two edits, but only the case differs");
+        assert_eq!(closest("FULL_NAME", ["full_names", "full_name"]), Some("full_name"));
+    }
+
+    #[test]
     fn a_swap_of_two_letters_is_one_edit() {
         assert_eq!(edit_distance("nmae", "name"), 1);
         assert_eq!(edit_distance("name", "nmae"), 1);
@@ -84,6 +134,18 @@ mod tests {
         assert_eq!(edit_distance("", "ab"), 2);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
         assert_eq!(closest("nmae", ["max", "name"]), Some("name"));
+    }
+
+    #[test]
+    fn short_names_allow_one_edit_and_a_name_may_be_a_word_of_a_longer_one() {
+        assert_eq!(closest("iban", ["atan", "abs"]), None, "two edits of four letters is another word");
+        assert_eq!(closest("ibam", ["iban", "atan"]), Some("iban"));
+        let callee = |name, cands: &[&'static str]| closest_callee(name, [], cands.iter().copied());
+        assert_eq!(callee("uuid", &["hashed_uuid", "uuid_v7_like", "add"]), Some("hashed_uuid"), "the shortest holder");
+        assert_eq!(closest("uuid", ["hashed_uuid"]), None, "only a callee looks for words");
+        assert_eq!(callee("ful_name", &["full_names", "full_name"]), Some("full_name"));
+        assert_eq!(callee("id", &["hashed_id"]), None, "too short to look for as a word");
+        assert!(holds_word("hashed_uuid", "uuid") && !holds_word("uuidx", "uuid") && !holds_word("uuid", "uuid"));
     }
 
     #[test]

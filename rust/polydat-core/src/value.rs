@@ -1,5 +1,6 @@
 //! Runtime values of the P1 interpreter and the host boundary.
 
+use crate::decimal::Decimal;
 use crate::types::PortType;
 use std::fmt;
 use std::sync::Arc;
@@ -19,6 +20,14 @@ pub enum Value {
     U32(u32),
     /// An `i32`.
     I32(i32),
+    /// A `u16`.
+    U16(u16),
+    /// An `i16`.
+    I16(i16),
+    /// A `u8`.
+    U8(u8),
+    /// An `i8`.
+    I8(i8),
     /// An `f64`.
     F64(f64),
     /// An `f32`.
@@ -35,6 +44,8 @@ pub enum Value {
     Timestamp(i64),
     /// A `date`: days since 1970-01-01.
     Date(i32),
+    /// A `decimal(p, s)`: its units and its type.
+    Decimal(Decimal),
 }
 
 impl Value {
@@ -46,6 +57,10 @@ impl Value {
             Value::I64(_) => PortType::I64,
             Value::U32(_) => PortType::U32,
             Value::I32(_) => PortType::I32,
+            Value::U16(_) => PortType::U16,
+            Value::I16(_) => PortType::I16,
+            Value::U8(_) => PortType::U8,
+            Value::I8(_) => PortType::I8,
             Value::F64(_) => PortType::F64,
             Value::F32(_) => PortType::F32,
             Value::Bool(_) => PortType::Bool,
@@ -54,6 +69,7 @@ impl Value {
             Value::Json(_) => PortType::Json,
             Value::Timestamp(_) => PortType::Timestamp,
             Value::Date(_) => PortType::Date,
+            Value::Decimal(d) => PortType::Decimal(d.ty()),
         })
     }
 
@@ -65,6 +81,13 @@ impl Value {
     /// A string value from anything string-like.
     pub fn str(s: impl Into<Arc<str>>) -> Value {
         Value::Str(s.into())
+    }
+
+    /// The decimal of type `ty` whose units are the 16 little-endian `bytes`
+    /// of a Ref slot or a column row (`None` for any other length, which no
+    /// decimal step writes).
+    pub fn decimal_row(bytes: &[u8], ty: crate::types::DecimalType) -> Value {
+        Decimal::from_bytes(bytes, ty).map_or(Value::None, Value::Decimal)
     }
 
     /// The bytes a string, byte-string or JSON value holds (0 for any other).
@@ -82,6 +105,42 @@ impl Value {
             Value::U64(v) => Some(*v),
             _ => None,
         }
+    }
+
+    /// The value of an integer of any width (`u8` to `i64`) as an i128,
+    /// `None` for every other value.
+    pub fn as_integer(&self) -> Option<i128> {
+        Some(match self {
+            Value::U64(v) => (*v).into(),
+            Value::I64(v) => (*v).into(),
+            Value::U32(v) => (*v).into(),
+            Value::I32(v) => (*v).into(),
+            Value::U16(v) => (*v).into(),
+            Value::I16(v) => (*v).into(),
+            Value::U8(v) => (*v).into(),
+            Value::I8(v) => (*v).into(),
+            _ => return None,
+        })
+    }
+
+    /// The integer value `v` as a value of integer type `ty`, `None` when
+    /// `ty` is no integer type or `v` is outside its range
+    /// ([`PortType::integer_range`]).
+    pub fn integer_of(ty: PortType, v: i128) -> Option<Value> {
+        let (lo, hi) = ty.integer_range()?;
+        if !(lo..=hi).contains(&v) {
+            return None;
+        }
+        Some(match ty {
+            PortType::U64 => Value::U64(v as u64),
+            PortType::I64 => Value::I64(v as i64),
+            PortType::U32 => Value::U32(v as u32),
+            PortType::I32 => Value::I32(v as i32),
+            PortType::U16 => Value::U16(v as u16),
+            PortType::I16 => Value::I16(v as i16),
+            PortType::U8 => Value::U8(v as u8),
+            _ => Value::I8(v as i8),
+        })
     }
 
     /// The f64 payload, if this is an `F64`.
@@ -110,11 +169,16 @@ impl Value {
             (Value::I64(a), Value::I64(b)) => a == b,
             (Value::U32(a), Value::U32(b)) => a == b,
             (Value::I32(a), Value::I32(b)) => a == b,
+            (Value::U16(a), Value::U16(b)) => a == b,
+            (Value::I16(a), Value::I16(b)) => a == b,
+            (Value::U8(a), Value::U8(b)) => a == b,
+            (Value::I8(a), Value::I8(b)) => a == b,
             (Value::Bool(a), Value::Bool(b)) => a == b,
             (Value::Str(a), Value::Str(b)) | (Value::Json(a), Value::Json(b)) => a == b,
             (Value::Bytes(a), Value::Bytes(b)) => a == b,
             (Value::Timestamp(a), Value::Timestamp(b)) => a == b,
             (Value::Date(a), Value::Date(b)) => a == b,
+            (Value::Decimal(a), Value::Decimal(b)) => a == b,
             _ => false,
         }
     }
@@ -130,17 +194,23 @@ impl Value {
             Value::I64(v) | Value::Timestamp(v) => v.hash(state),
             Value::U32(v) => v.hash(state),
             Value::I32(v) | Value::Date(v) => v.hash(state),
+            Value::U16(v) => v.hash(state),
+            Value::I16(v) => v.hash(state),
+            Value::U8(v) => v.hash(state),
+            Value::I8(v) => v.hash(state),
             Value::F64(v) => v.to_bits().hash(state),
             Value::F32(v) => v.to_bits().hash(state),
             Value::Bool(v) => v.hash(state),
             Value::Str(v) | Value::Json(v) => v.hash(state),
             Value::Bytes(v) => v.hash(state),
+            Value::Decimal(v) => v.hash(state),
         }
     }
 
     /// The display text used when a value is rendered into a string
     /// (`str_concat`, interpolation, CSV output): u64 decimal, f64 as Rust
-    /// prints it, a timestamp as `YYYY-MM-DDThh:mm:ss.mmmZ`, a date as `YYYY-MM-DD`.
+    /// prints it, a timestamp as `YYYY-MM-DDThh:mm:ss.mmmZ`, a date as `YYYY-MM-DD`,
+    /// a decimal with every digit of its scale (`901.00`).
     pub fn display_text(&self) -> String {
         let mut out = String::new();
         push_display(&mut out, self);
@@ -158,6 +228,10 @@ pub fn push_display(out: &mut String, v: &Value) {
         Value::I64(v) => out.push_str(int.format(*v)),
         Value::U32(v) => out.push_str(int.format(*v)),
         Value::I32(v) => out.push_str(int.format(*v)),
+        Value::U16(v) => out.push_str(int.format(*v)),
+        Value::I16(v) => out.push_str(int.format(*v)),
+        Value::U8(v) => out.push_str(int.format(*v)),
+        Value::I8(v) => out.push_str(int.format(*v)),
         Value::F64(v) => {
             let _ = write!(out, "{v}");
         }
@@ -169,6 +243,9 @@ pub fn push_display(out: &mut String, v: &Value) {
         Value::Bytes(b) => push_hex(out, b),
         Value::Timestamp(ms) => crate::calendar::push_timestamp_text(out, *ms),
         Value::Date(days) => crate::calendar::push_date_text(out, *days),
+        Value::Decimal(d) => {
+            let _ = write!(out, "{d}");
+        }
     }
 }
 
@@ -192,6 +269,10 @@ impl fmt::Display for Value {
             Value::I64(v) => write!(f, "I64({v})"),
             Value::U32(v) => write!(f, "U32({v})"),
             Value::I32(v) => write!(f, "I32({v})"),
+            Value::U16(v) => write!(f, "U16({v})"),
+            Value::I16(v) => write!(f, "I16({v})"),
+            Value::U8(v) => write!(f, "U8({v})"),
+            Value::I8(v) => write!(f, "I8({v})"),
             Value::F64(v) => write!(f, "F64({v:?})"),
             Value::F32(v) => write!(f, "F32({v:?})"),
             Value::Bool(v) => write!(f, "Bool({v})"),
@@ -207,6 +288,7 @@ impl fmt::Display for Value {
             Value::Json(_) => f.write_str("Json"),
             Value::Timestamp(v) => write!(f, "Timestamp({v})"),
             Value::Date(v) => write!(f, "Date({v})"),
+            Value::Decimal(v) => write!(f, "Decimal({v})"),
         }
     }
 }
@@ -221,6 +303,14 @@ mod tests {
         assert!(Value::F64(f64::NAN).same(&Value::F64(f64::NAN)));
         assert!(!Value::U64(1).same(&Value::I64(1)));
         assert!(Value::None.same(&Value::None));
+    }
+
+    #[test]
+    fn a_decimal_keeps_values_three_words() {
+        assert_eq!(std::mem::size_of::<Value>(), 24);
+        let v = Value::Decimal(Decimal::parse_literal("901.00").unwrap());
+        assert_eq!(v.display_text(), "901.00");
+        assert_eq!(v.to_string(), "Decimal(901.00)");
     }
 
     #[test]

@@ -18,18 +18,22 @@ use std::sync::{Arc, Mutex};
 /// The value size limit is global: tests of this binary take turns.
 static LIMIT: Mutex<()> = Mutex::new(());
 
-const SCALARS: [PortType; 9] = [
+const SCALARS: [PortType; 13] = [
     PortType::U64,
     PortType::I64,
     PortType::U32,
     PortType::I32,
+    PortType::U16,
+    PortType::I16,
+    PortType::U8,
+    PortType::I8,
     PortType::F64,
     PortType::F32,
     PortType::Bool,
     PortType::Timestamp,
     PortType::Date,
 ];
-const REFS: [PortType; 3] = [PortType::Str, PortType::Bytes, PortType::Json];
+const REFS: [PortType; 4] = [PortType::Str, PortType::Bytes, PortType::Json, PortType::DECIMAL_SAMPLE];
 
 /// Corner values of type `ty`.
 fn corners(ty: PortType) -> Vec<Value> {
@@ -67,6 +71,10 @@ fn corners(ty: PortType) -> Vec<Value> {
         }
         PortType::U32 => [0, 1, 7, u32::MAX].into_iter().map(Value::U32).collect(),
         PortType::I32 => [0, -1, 5, i32::MIN, i32::MAX].into_iter().map(Value::I32).collect(),
+        PortType::U16 => [0, 1, 7, 255, 256, u16::MAX].into_iter().map(Value::U16).collect(),
+        PortType::I16 => [0, -1, 5, -129, 128, i16::MIN, i16::MAX].into_iter().map(Value::I16).collect(),
+        PortType::U8 => [0, 1, 7, 127, 128, u8::MAX].into_iter().map(Value::U8).collect(),
+        PortType::I8 => [0, -1, 5, i8::MIN, i8::MAX].into_iter().map(Value::I8).collect(),
         PortType::F64 => [
             0.0,
             -0.0,
@@ -106,6 +114,12 @@ fn corners(ty: PortType) -> Vec<Value> {
             .into_iter()
             .map(|b| Value::Bytes(Arc::from(b)))
             .collect(),
+        PortType::Decimal(d) => {
+            [0, -1, 90_100, 10i128.pow(d.precision as u32) - 1, -(10i128.pow(d.precision as u32) - 1)]
+                .into_iter()
+                .map(|units| Value::Decimal(polydat_core::decimal::Decimal::new(units, d).expect("fits")))
+                .collect()
+        }
     }
 }
 
@@ -220,10 +234,12 @@ fn wire_type_sets(def: &NodeDef) -> Vec<Vec<PortType>> {
         let choices: Vec<Vec<PortType>> = match (p.ty, p.variadic) {
             (Ty::Is(t), false) => vec![vec![t]],
             (Ty::Any, false) => all.iter().map(|&t| vec![t]).collect(),
+            (Ty::Decimal, false) => vec![vec![PortType::DECIMAL_SAMPLE]],
             (ty, true) => {
                 let one = |t: PortType| match ty {
                     Ty::Is(d) => d,
                     Ty::Any => t,
+                    Ty::Decimal => PortType::DECIMAL_SAMPLE,
                 };
                 let mut tails = vec![vec![]];
                 tails.extend(all.iter().map(|&t| vec![one(t)]));
@@ -262,9 +278,11 @@ fn p1_outcome(node: &dyn NodeEval, ins: &[Value]) -> Result<Vec<u8>, String> {
     let iota: Vec<u32> = (0..ins.len() as u32).collect();
     let mut outs = [Value::None];
     match node.eval(&Args::new(ins, &iota), &mut outs) {
-        Ok(()) => Ok(bytes_of(&outs[0])
-            .map(<[u8]>::to_vec)
-            .unwrap_or_else(|| format!("a non-reference {}", outs[0]).into_bytes())),
+        Ok(()) => Ok(match &outs[0] {
+            // A decimal's Ref slot holds its 16 bytes.
+            Value::Decimal(d) => d.to_bytes().to_vec(),
+            v => bytes_of(v).map(<[u8]>::to_vec).unwrap_or_else(|| format!("a non-reference {v}").into_bytes()),
+        }),
         Err(e) => Err(e.message().to_string()),
     }
 }
@@ -277,11 +295,16 @@ struct Entries {
 }
 
 fn bytes_outcome(node: &dyn NodeEval, ins: &[Value], out: PortType, buf: &mut Entries) -> Result<Vec<u8>, String> {
+    // A decimal's Ref slot holds its 16 bytes.
+    let decimals: Vec<[u8; 16]> =
+        ins.iter().map(|v| if let Value::Decimal(d) = v { d.to_bytes() } else { [0; 16] }).collect();
     let args: Vec<Arg<'_>> = ins
         .iter()
-        .map(|v| match v {
+        .zip(&decimals)
+        .map(|(v, units)| match v {
             Value::Str(s) | Value::Json(s) => Arg::Text(s),
             Value::Bytes(b) => Arg::Bytes(b),
+            Value::Decimal(_) => Arg::Bytes(units),
             v => Arg::Word(value_to_slot(v).expect("a scalar")),
         })
         .collect();
@@ -289,9 +312,9 @@ fn bytes_outcome(node: &dyn NodeEval, ins: &[Value], out: PortType, buf: &mut En
     buf.text.clear();
     buf.bytes.clear();
     let form = node.bytes_form().expect("a by-bytes form");
-    let result = match out {
-        PortType::Bytes => form.eval_bytes(&args, Sink::Bytes(&mut buf.bytes)).map(|()| buf.bytes.clone()),
-        _ => form.eval_bytes(&args, Sink::Text(&mut buf.text)).map(|()| buf.text.as_bytes().to_vec()),
+    let result = match out.is_text() {
+        false => form.eval_bytes(&args, Sink::Bytes(&mut buf.bytes)).map(|()| buf.bytes.clone()),
+        true => form.eval_bytes(&args, Sink::Text(&mut buf.text)).map(|()| buf.text.as_bytes().to_vec()),
     };
     result.map_err(|e| e.message().to_string())
 }

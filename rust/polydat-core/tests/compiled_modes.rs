@@ -354,6 +354,7 @@ fn one_node_program(def: &polydat_core::node::NodeDef) -> Option<(Arc<Program>, 
                     let ty = match p.ty {
                         Ty::Is(t) => t,
                         Ty::Any => PortType::U64,
+                        Ty::Decimal => PortType::DECIMAL_SAMPLE,
                     };
                     let i = inputs.len();
                     let kind = if i == 0 && ty == PortType::U64 { "coordinate" } else { "extern" };
@@ -401,6 +402,10 @@ fn value_of(ty: PortType, rng: &mut Rng) -> Value {
         PortType::I64 => Value::I64(x as i64 >> (x % 60)),
         PortType::U32 => Value::U32(x as u32),
         PortType::I32 => Value::I32(x as i32),
+        PortType::U16 => Value::U16(x as u16),
+        PortType::I16 => Value::I16(x as i16),
+        PortType::U8 => Value::U8(x as u8),
+        PortType::I8 => Value::I8(x as i8),
         PortType::F64 => Value::F64([0.0, -0.0, 0.5, 1.0, f64::NAN, -3.25, 1e9][(x % 7) as usize]),
         PortType::F32 => Value::F32([0.0f32, 0.5, -2.5][(x % 3) as usize]),
         PortType::Bool => Value::Bool(x & 1 == 0),
@@ -409,6 +414,10 @@ fn value_of(ty: PortType, rng: &mut Rng) -> Value {
         PortType::Json => Value::Json("[1, 2]".into()),
         PortType::Timestamp => Value::Timestamp([0, -1, 1_704_067_200_123, i64::MIN, x as i64][(x % 5) as usize]),
         PortType::Date => Value::Date([0, -1, 8035, i32::MAX, x as i32][(x % 5) as usize]),
+        PortType::Decimal(d) => {
+            let units = [0, -1, 90_100, 10i128.pow(d.precision as u32) - 1, (x % 1_000_000) as i128][(x % 5) as usize];
+            Value::Decimal(polydat_core::decimal::Decimal::new(units, d).expect("fits"))
+        }
     }
 }
 

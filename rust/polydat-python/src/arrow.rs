@@ -9,9 +9,9 @@ use crate::errors::{panic_text, HostError, HostResult};
 use arrow_array::types::{ArrowDictionaryKeyType, UInt16Type, UInt32Type, UInt8Type};
 use arrow_array::StructArray;
 use arrow_array::{
-    ArrayRef, BinaryArray, BooleanArray, Date32Array, DictionaryArray, Float32Array, Float64Array, Int32Array,
-    Int64Array, PrimitiveArray, RecordBatch, RecordBatchOptions, StringArray, TimestampMillisecondArray, UInt32Array,
-    UInt64Array,
+    ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array, DictionaryArray, Float32Array, Float64Array,
+    Int16Array, Int32Array, Int64Array, Int8Array, PrimitiveArray, RecordBatch, RecordBatchOptions, StringArray,
+    TimestampMillisecondArray, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
@@ -44,6 +44,10 @@ pub fn data_type(ty: PortType) -> DataType {
         PortType::I64 => DataType::Int64,
         PortType::U32 => DataType::UInt32,
         PortType::I32 => DataType::Int32,
+        PortType::U16 => DataType::UInt16,
+        PortType::I16 => DataType::Int16,
+        PortType::U8 => DataType::UInt8,
+        PortType::I8 => DataType::Int8,
         PortType::F64 => DataType::Float64,
         PortType::F32 => DataType::Float32,
         PortType::Bool => DataType::Boolean,
@@ -51,6 +55,7 @@ pub fn data_type(ty: PortType) -> DataType {
         PortType::Bytes => DataType::Binary,
         PortType::Timestamp => DataType::Timestamp(TimeUnit::Millisecond, Some(TIMESTAMP_ZONE.into())),
         PortType::Date => DataType::Date32,
+        PortType::Decimal(d) => DataType::Decimal128(d.precision, d.scale as i8),
     }
 }
 
@@ -96,9 +101,22 @@ pub fn column_array(column: Column) -> Result<ArrayRef, String> {
         ColumnData::U32(v) => Arc::new(UInt32Array::new(ScalarBuffer::from(v), nulls)),
         ColumnData::I32(v) if ty == PortType::Date => Arc::new(Date32Array::new(ScalarBuffer::from(v), nulls)),
         ColumnData::I32(v) => Arc::new(Int32Array::new(ScalarBuffer::from(v), nulls)),
+        ColumnData::U16(v) => Arc::new(UInt16Array::new(ScalarBuffer::from(v), nulls)),
+        ColumnData::I16(v) => Arc::new(Int16Array::new(ScalarBuffer::from(v), nulls)),
+        ColumnData::U8(v) => Arc::new(UInt8Array::new(ScalarBuffer::from(v), nulls)),
+        ColumnData::I8(v) => Arc::new(Int8Array::new(ScalarBuffer::from(v), nulls)),
         ColumnData::F64(v) => Arc::new(Float64Array::new(ScalarBuffer::from(v), nulls)),
         ColumnData::F32(v) => Arc::new(Float32Array::new(ScalarBuffer::from(v), nulls)),
         ColumnData::Bool(v) => Arc::new(BooleanArray::new(v.iter().copied().collect(), nulls)),
+        ColumnData::Var(v) if ty.decimal().is_some() => {
+            let units: Vec<i128> = (0..rows).map(|i| v.row(i).try_into().map_or(0, i128::from_le_bytes)).collect();
+            let d = ty.decimal().expect("a decimal column");
+            Arc::new(
+                Decimal128Array::new(ScalarBuffer::from(units), nulls)
+                    .with_precision_and_scale(d.precision, d.scale as i8)
+                    .map_err(|e| e.to_string())?,
+            )
+        }
         ColumnData::Var(v) => {
             let (offsets, data) = v.into_narrow().map_err(|v| {
                 format!(

@@ -23,7 +23,8 @@ pub(crate) fn py_bytes<'py>(py: Python<'py>, bytes: &[u8]) -> HostResult<Bound<'
 }
 
 /// Converts a Python value to a core value. Builtin `None`, `bool`, `int`,
-/// `float`, `str`, `bytes` (and their subclasses) convert directly; `dict`
+/// `float`, `str`, `bytes` (and their subclasses) convert directly, a
+/// `decimal.Decimal` exactly (by its digits); `dict`
 /// and `list` become JSON text; any other object is converted once through
 /// the number protocols (`operator.index`, else `float()`), and what that
 /// gives must be an int or a float. Everything else is refused with a
@@ -60,6 +61,14 @@ pub(crate) fn to_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> HostResult<Val
         return Ok(Value::Json(text.into()));
     }
     let kind = obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "object".into());
+    if obj.is_instance(&py.import("decimal")?.getattr("Decimal")?)? {
+        // Its digits in full (`format(x, "f")` writes no exponent), as the
+        // narrowest decimal holding them; a slot's type then takes it exactly.
+        let text: String = py.import("builtins")?.getattr("format")?.call1((obj, "f"))?.extract()?;
+        return polydat_core::decimal::Decimal::parse_literal(&text)
+            .map(Value::Decimal)
+            .map_err(|e| HostError::Unsupported(format!("cannot write the Decimal {text}: {e}")));
+    }
     if obj.hasattr("__index__").unwrap_or(false) {
         let index = py.import("operator")?.getattr("index")?;
         return match index.call1((obj,)) {
@@ -148,8 +157,9 @@ pub(crate) fn int_value(obj: &Bound<'_, PyAny>) -> HostResult<Value> {
     )))
 }
 
-/// A column as a numpy array of its declared dtype (strings, bytes and JSON
-/// as an object array, `None` rows as `None`; a timestamp as
+/// A column as a numpy array of its declared dtype (strings, bytes, JSON
+/// and decimals as an object array, a decimal row a `decimal.Decimal`,
+/// `None` rows as `None`; a timestamp as
 /// `datetime64[ms]`, a date as `datetime64[D]`); a scalar column with `None`
 /// rows is a `numpy.ma.MaskedArray` of its dtype whose mask marks them.
 pub(crate) fn column_to_py(py: Python<'_>, column: Column) -> HostResult<PyObject> {
@@ -160,6 +170,10 @@ pub(crate) fn column_to_py(py: Python<'_>, column: Column) -> HostResult<PyObjec
         ColumnData::I64(v) => v.into_pyarray(py).into_any().unbind(),
         ColumnData::U32(v) => v.into_pyarray(py).into_any().unbind(),
         ColumnData::I32(v) => v.into_pyarray(py).into_any().unbind(),
+        ColumnData::U16(v) => v.into_pyarray(py).into_any().unbind(),
+        ColumnData::I16(v) => v.into_pyarray(py).into_any().unbind(),
+        ColumnData::U8(v) => v.into_pyarray(py).into_any().unbind(),
+        ColumnData::I8(v) => v.into_pyarray(py).into_any().unbind(),
         ColumnData::F64(v) => v.into_pyarray(py).into_any().unbind(),
         ColumnData::F32(v) => v.into_pyarray(py).into_any().unbind(),
         ColumnData::Bool(v) => v.into_pyarray(py).into_any().unbind(),
@@ -181,6 +195,9 @@ pub(crate) fn column_to_py(py: Python<'_>, column: Column) -> HostResult<PyObjec
                 }
                 objects.push(match ty {
                     polydat_core::PortType::Bytes => py_bytes(py, v.row(i))?.into_any().unbind(),
+                    polydat_core::PortType::Decimal(d) => {
+                        crate::pyvalue::to_py(py, &polydat_core::Value::decimal_row(v.row(i), d))?
+                    }
                     _ => PyString::new(py, v.text(i)).into_any().unbind(),
                 });
             }

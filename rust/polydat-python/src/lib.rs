@@ -44,11 +44,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(order::order_positions, m)?)?;
     m.add_function(wrap_pyfunction!(order::order_walk, m)?)?;
     m.add_function(wrap_pyfunction!(rules::type_keywords, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::parse_type, m)?)?;
     m.add_function(wrap_pyfunction!(rules::int_literal_type, m)?)?;
     m.add_function(wrap_pyfunction!(rules::f64_display, m)?)?;
     m.add_function(wrap_pyfunction!(rules::printf_placeholders, m)?)?;
     m.add_function(wrap_pyfunction!(rules::variadic_wire_count, m)?)?;
     m.add_function(wrap_pyfunction!(rules::suggestion_limit, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::removed_node_hint, m)?)?;
     m.add_function(wrap_pyfunction!(rules::match_arguments, m)?)?;
     m.add_function(wrap_pyfunction!(rules::conversion_hint, m)?)?;
     m.add_function(wrap_pyfunction!(rules::streamer_text, m)?)?;

@@ -14,6 +14,10 @@ pub(crate) fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObject> {
         Value::I64(x) => x.into_pyobject(py)?.into_any().unbind(),
         Value::U32(x) => x.into_pyobject(py)?.into_any().unbind(),
         Value::I32(x) => x.into_pyobject(py)?.into_any().unbind(),
+        Value::U16(x) => x.into_pyobject(py)?.into_any().unbind(),
+        Value::I16(x) => x.into_pyobject(py)?.into_any().unbind(),
+        Value::U8(x) => x.into_pyobject(py)?.into_any().unbind(),
+        Value::I8(x) => x.into_pyobject(py)?.into_any().unbind(),
         Value::F64(x) => x.into_pyobject(py)?.into_any().unbind(),
         Value::F32(x) => (*x as f64).into_pyobject(py)?.into_any().unbind(),
         Value::Bool(x) => PyBool::new(py, *x).to_owned().into_any().unbind(),
@@ -21,6 +25,7 @@ pub(crate) fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObject> {
         Value::Bytes(b) => PyBytes::new(py, b).into_any().unbind(),
         Value::Timestamp(ms) => datetime64(py, *ms, "ms")?,
         Value::Date(days) => datetime64(py, i64::from(*days), "D")?,
+        Value::Decimal(d) => py.import("decimal")?.getattr("Decimal")?.call1((d.to_string(),))?.unbind(),
     })
 }
 

@@ -70,22 +70,29 @@ pub(crate) fn check_request(engine: &str, provenance: &str) -> PyResult<()> {
 }
 
 /// The candidate closest to `name` (the core's "did you mean" rule), or
-/// `None`; a close name of `preferred` (the program's own) wins over `candidates`.
+/// `None`; a close name of `preferred` (the program's own) wins over
+/// `candidates`. `callee`: `name` is called as a node or module, so a
+/// candidate holding it as a word may answer (`closest_callee`).
 #[pyfunction]
-#[pyo3(signature = (name, candidates, preferred=Vec::new()))]
-pub(crate) fn suggest(name: &str, candidates: Vec<String>, preferred: Vec<String>) -> Option<String> {
+#[pyo3(signature = (name, candidates, preferred=Vec::new(), callee=false))]
+pub(crate) fn suggest(name: &str, candidates: Vec<String>, preferred: Vec<String>, callee: bool) -> Option<String> {
     let others = candidates.iter().map(String::as_str);
-    polydat_core::suggest::closest_preferring(name, preferred.iter().map(String::as_str), others).map(str::to_string)
+    let declared = preferred.iter().map(String::as_str);
+    let found = match callee {
+        true => polydat_core::suggest::closest_callee(name, declared, others),
+        false => polydat_core::suggest::closest_preferring(name, declared, others),
+    };
+    found.map(str::to_string)
 }
 
 /// The (from, to) type pairs the compiler converts on a wire by itself
 /// (`implicit=True`), or that an explicit `as` cast accepts.
 #[pyfunction]
 #[pyo3(signature = (implicit=true))]
-pub(crate) fn conversions(implicit: bool) -> Vec<(&'static str, &'static str)> {
+pub(crate) fn conversions(implicit: bool) -> Vec<(String, String)> {
     use polydat_core::nodes::convert::{cast_conversions, implicit_conversions};
     let pairs = if implicit { implicit_conversions() } else { cast_conversions() };
-    pairs.into_iter().map(|(f, t)| (f.keyword(), t.keyword())).collect()
+    pairs.into_iter().map(|(f, t)| (f.keyword().into_owned(), t.keyword().into_owned())).collect()
 }
 
 /// Reads `text` as a value of type `type_name` (the command line's
@@ -101,7 +108,17 @@ pub(crate) fn parse_text(py: Python<'_>, text: &str, type_name: &str) -> PyResul
 /// names (`PortType::SPELLINGS`).
 #[pyfunction]
 pub(crate) fn type_keywords() -> Vec<(&'static str, &'static str)> {
-    PortType::SPELLINGS.iter().map(|&(spelling, ty)| (spelling, ty.keyword())).collect()
+    PortType::SPELLINGS.iter().map(|&(spelling, ty)| (spelling, ty.family())).collect()
+}
+
+/// The keyword of the type `word` names (`decimal(15, 2)` is
+/// `decimal(15,2)`), `None` when it names none; a `decimal(...)` with
+/// malformed or out-of-range parameters raises, saying which.
+#[pyfunction]
+pub(crate) fn parse_type(word: &str) -> PyResult<Option<String>> {
+    PortType::parse(word)
+        .map(|ty| ty.map(|t| t.keyword().into_owned()))
+        .map_err(pyo3::exceptions::PyValueError::new_err)
 }
 
 /// The type of integer literals from `low` to `high` (`u64` or `i64`), or
@@ -109,7 +126,7 @@ pub(crate) fn type_keywords() -> Vec<(&'static str, &'static str)> {
 #[pyfunction]
 pub(crate) fn int_literal_type(low: &Bound<'_, PyInt>, high: &Bound<'_, PyInt>) -> Option<&'static str> {
     let (low, high) = (low.extract::<i128>().ok()?, high.extract::<i128>().ok()?);
-    polydat_core::ir::integer_literal_type(low, high).map(PortType::keyword)
+    polydat_core::ir::integer_literal_type(low, high).map(PortType::family)
 }
 
 /// `value` as the core displays an f64 (no exponent; `1` for 1.0).
@@ -130,6 +147,13 @@ pub(crate) fn printf_placeholders(format: &str) -> usize {
 #[pyfunction]
 pub(crate) fn variadic_wire_count(name: &str, value: &str) -> Option<usize> {
     polydat_core::nodes::lookup(name)?.testing.wires_from.map(|rule| (rule.count)(value))
+}
+
+/// What a program writes instead of `name` when `name` is a node the library
+/// removed (`nodes::REMOVED`), else None.
+#[pyfunction]
+pub(crate) fn removed_node_hint(name: &str) -> Option<&'static str> {
+    polydat_core::nodes::removed_hint(name)
 }
 
 /// The most edits a "did you mean" suggestion for `name` may be away from it.

@@ -437,6 +437,11 @@ pub(crate) fn fill_kernel_rows(
         let interrupt = SignalWatch::new();
         let hook = || interrupt.interrupted();
         let stop = Stop::with_hook(&hook);
+        // A Parquet writer takes a field no row can hold `None` in as required.
+        let nullable = match encode {
+            arrow::Encode::Parquet => generation::kernel_rows_may_be_none(&program, &jobs, &sources),
+            _ => vec![true; sources.len()],
+        };
         let result = py.allow_threads(|| generation::fill_kernel_rows(&program, jobs, &sources, threads.0, &stop));
         let filled = match result {
             Err(GenerateError::Cancelled) => return Err(interrupt.take().into()),
@@ -450,7 +455,7 @@ pub(crate) fn fill_kernel_rows(
             return Ok(py_bytes(py, &out)?.into_any().unbind());
         }
         let types: Vec<_> = filled.iter().map(|c| c.ty).collect();
-        let schema = arrow::schema(&columns, &types);
+        let schema = arrow::schema_of(&columns, &types, &nullable);
         let rows = runs.iter().map(|(_, _, rows)| rows).sum();
         let batch = match encode {
             arrow::Encode::Parquet => arrow::dictionary_batch(&schema, filled, rows),

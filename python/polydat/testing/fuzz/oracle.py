@@ -121,6 +121,9 @@ _U64 = (0, 1, 2, 7, 1000, 2**32, 2**63, 2**64 - 1)
 _F64 = (0.0, -0.0, 1.5, -2.5, 1e300, -1e-300, math.nan, math.inf, -math.inf, 3.0)
 
 
+_NARROW_BITS = {"u16": (16, False), "i16": (16, True), "u8": (8, False), "i8": (8, True)}
+
+
 def value_for(rng: random.Random, type_name: str) -> Any:
     """A random value of ``type_name`` a kernel accepts for an extern of it."""
     if type_name == "u64":
@@ -131,6 +134,10 @@ def value_for(rng: random.Random, type_name: str) -> Any:
         return rng.choice((0, 1, 2**32 - 1, rng.randrange(2**32)))
     if type_name == "i32":
         return rng.choice((0, -1, -(2**31), 2**31 - 1, rng.randrange(-(2**31), 2**31)))
+    if type_name in _NARROW_BITS:
+        bits, signed = _NARROW_BITS[type_name]
+        lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
+        return rng.choice((0, 1, lo, hi, rng.randint(lo, hi)))
     if type_name == "f64":
         return rng.choice((*_F64, rng.uniform(-1e6, 1e6)))
     if type_name == "f32":

@@ -41,7 +41,9 @@ from ..catalog import catalog_entries, const_value
 
 __all__ = ["PORT_TYPES", "FuzzProgram", "Term", "program", "callable_entries", "generated_nodes"]
 
-PORT_TYPES = ("u64", "i64", "u32", "i32", "f64", "f32", "bool", "str", "bytes", "json", "date", "timestamp")
+PORT_TYPES = (
+    "u64", "i64", "u32", "i32", "u16", "i16", "u8", "i8", "f64", "f32", "bool", "str", "bytes", "json", "date", "timestamp",
+)
 """The wire types the generator carries: every type a catalog port has."""
 
 _NUMERIC_FAMILIES = ("u64", "i64", "f64")
@@ -288,8 +290,8 @@ class _Writer:
             base = self.pick("u64", total=total, varying=True) or Term("cycle", "u64", total=True)
             if target in _explicit_conversions().get("u64", ()):
                 if total and ("u64", target) not in _implicit_conversions():
-                    # a value below 1000 fits every type u64 converts to
-                    return Term(f"(({base.text} % 1000) as {target})", target, base.total, base.varying, base.tainted)
+                    # a value below 100 fits every type u64 converts to (i8 included)
+                    return Term(f"(({base.text} % 100) as {target})", target, base.total, base.varying, base.tainted)
                 exact = ("u64", target) in _implicit_conversions()
                 return Term(f"({base.text} as {target})", target, base.total and exact, base.varying, base.tainted)
         return None
@@ -333,6 +335,9 @@ class _Writer:
 
     def operator(self) -> None:
         rng = self.rng
+        if rng.random() < 0.15:
+            self.calendar_operator()
+            return
         family = rng.choice(_NUMERIC_FAMILIES)
         if rng.random() < 0.12:
             unary = "-" if family != "u64" else "!"
@@ -354,6 +359,30 @@ class _Writer:
         # integer operators wrap; `/` and `%` by a non-zero divisor never fail
         total = a.total and b.total and (family != "i64" or op not in ("/", "%"))
         self.bind(f"{a.text} {op} {b.text}", Term("", result, total, a.varying or b.varying, a.tainted or b.tainted))
+
+    def calendar_operator(self) -> None:
+        """An operator over a date or a timestamp: a count added or
+        subtracted (days, milliseconds), two subtracted, or compared."""
+        rng = self.rng
+        kind = rng.choice(("date", "timestamp"))
+        a = self.operand(kind)
+        form = rng.choice(("add", "add_first", "sub", "diff", "cmp"))
+        if form in ("add", "add_first", "sub"):
+            n = self.operand(rng.choice(("i64", "i64", "u64", "i32")))
+            op = "-" if form == "sub" else "+"
+            text = f"{n.text} + {a.text}" if form == "add_first" else f"{a.text} {op} {n.text}"
+            # a result past the type's range fails the row
+            self.bind(text, Term("", kind, False, a.varying or n.varying, a.tainted or n.tainted))
+            return
+        b = self.operand(rng.choice((kind, kind, "date" if kind == "timestamp" else "timestamp")))
+        tainted, varying = a.tainted or b.tainted, a.varying or b.varying
+        if form == "diff":
+            # days never leave i64; milliseconds may
+            total = a.total and b.total and kind == "date" and b.type == "date"
+            self.bind(f"{a.text} - {b.text}", Term("", "i64", total, varying, tainted))
+            return
+        op = rng.choice(("==", "!=", "<", ">", "<=", ">="))
+        self.bind(f"{a.text} {op} {b.text}", Term("", "u64", a.total and b.total, varying, tainted))
 
     def conditional(self) -> None:
         rng = self.rng

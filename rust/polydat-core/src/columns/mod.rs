@@ -98,6 +98,14 @@ pub enum ColumnData {
     U32(Vec<u32>),
     /// `i32` rows (days since 1970-01-01 in a `date` column).
     I32(Vec<i32>),
+    /// `u16` rows.
+    U16(Vec<u16>),
+    /// `i16` rows.
+    I16(Vec<i16>),
+    /// `u8` rows.
+    U8(Vec<u8>),
+    /// `i8` rows.
+    I8(Vec<i8>),
     /// `f64` rows.
     F64(Vec<f64>),
     /// `f32` rows.
@@ -382,10 +390,16 @@ impl Column {
             PortType::I64 | PortType::Timestamp => ColumnData::I64(zeros(rows)?),
             PortType::U32 => ColumnData::U32(zeros(rows)?),
             PortType::I32 | PortType::Date => ColumnData::I32(zeros(rows)?),
+            PortType::U16 => ColumnData::U16(zeros(rows)?),
+            PortType::I16 => ColumnData::I16(zeros(rows)?),
+            PortType::U8 => ColumnData::U8(zeros(rows)?),
+            PortType::I8 => ColumnData::I8(zeros(rows)?),
             PortType::F64 => ColumnData::F64(zeros(rows)?),
             PortType::F32 => ColumnData::F32(zeros(rows)?),
             PortType::Bool => ColumnData::Bool(zeros(rows)?),
-            PortType::Str | PortType::Bytes | PortType::Json => ColumnData::Var(VarRows::with_rows(0)?),
+            PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) => {
+                ColumnData::Var(VarRows::with_rows(0)?)
+            }
         };
         Some(Column { ty, data, nulls: Vec::new(), picks: None })
     }
@@ -425,6 +439,10 @@ impl Column {
             ColumnData::I64(v) => v.len(),
             ColumnData::U32(v) => v.len(),
             ColumnData::I32(v) => v.len(),
+            ColumnData::U16(v) => v.len(),
+            ColumnData::I16(v) => v.len(),
+            ColumnData::U8(v) => v.len(),
+            ColumnData::I8(v) => v.len(),
             ColumnData::F64(v) => v.len(),
             ColumnData::F32(v) => v.len(),
             ColumnData::Bool(v) => v.len(),
@@ -455,12 +473,17 @@ impl Column {
             ColumnData::U32(v) => Value::U32(v[i]),
             ColumnData::I32(v) if self.ty == PortType::Date => Value::Date(v[i]),
             ColumnData::I32(v) => Value::I32(v[i]),
+            ColumnData::U16(v) => Value::U16(v[i]),
+            ColumnData::I16(v) => Value::I16(v[i]),
+            ColumnData::U8(v) => Value::U8(v[i]),
+            ColumnData::I8(v) => Value::I8(v[i]),
             ColumnData::F64(v) => Value::F64(v[i]),
             ColumnData::F32(v) => Value::F32(v[i]),
             ColumnData::Bool(v) => Value::Bool(v[i]),
             ColumnData::Var(v) => match self.ty {
                 PortType::Bytes => Value::Bytes(Arc::from(v.row(i))),
                 PortType::Json => Value::Json(Arc::from(v.text(i))),
+                PortType::Decimal(d) => Value::decimal_row(v.row(i), d),
                 _ => Value::str(v.text(i)),
             },
         }
@@ -497,6 +520,8 @@ impl Column {
         let values = match &self.data {
             ColumnData::U64(_) | ColumnData::I64(_) | ColumnData::F64(_) => rows * 8,
             ColumnData::U32(_) | ColumnData::I32(_) | ColumnData::F32(_) => rows * 4,
+            ColumnData::U16(_) | ColumnData::I16(_) => rows * 2,
+            ColumnData::U8(_) | ColumnData::I8(_) => rows,
             ColumnData::Bool(_) => rows.div_ceil(8),
             ColumnData::Var(v) => (rows + 1) * 4 + v.data.len(),
         };
@@ -522,6 +547,10 @@ impl Column {
             ColumnData::I64(v) => HostRows::I64(v),
             ColumnData::U32(v) => HostRows::U32(v),
             ColumnData::I32(v) => HostRows::I32(v),
+            ColumnData::U16(v) => HostRows::U16(v),
+            ColumnData::I16(v) => HostRows::I16(v),
+            ColumnData::U8(v) => HostRows::U8(v),
+            ColumnData::I8(v) => HostRows::I8(v),
             ColumnData::F64(v) => HostRows::F64(v),
             ColumnData::F32(v) => HostRows::F32(v),
             ColumnData::Bool(v) => HostRows::Bool(v),
@@ -618,6 +647,14 @@ pub enum HostRows<'a> {
     U32(&'a mut [u32]),
     /// `i32` rows (a `date` column's days).
     I32(&'a mut [i32]),
+    /// `u16` rows.
+    U16(&'a mut [u16]),
+    /// `i16` rows.
+    I16(&'a mut [i16]),
+    /// `u8` rows.
+    U8(&'a mut [u8]),
+    /// `i8` rows.
+    I8(&'a mut [i8]),
     /// `f64` rows.
     F64(&'a mut [f64]),
     /// `f32` rows.
@@ -634,6 +671,10 @@ impl<'a> HostRows<'a> {
             HostRows::I64(r) => r.len(),
             HostRows::U32(r) => r.len(),
             HostRows::I32(r) => r.len(),
+            HostRows::U16(r) => r.len(),
+            HostRows::I16(r) => r.len(),
+            HostRows::U8(r) => r.len(),
+            HostRows::I8(r) => r.len(),
             HostRows::F64(r) => r.len(),
             HostRows::F32(r) => r.len(),
             HostRows::Bool(r) => r.len(),
@@ -653,6 +694,10 @@ impl<'a> HostRows<'a> {
                 | (HostRows::I64(_), PortType::I64 | PortType::Timestamp)
                 | (HostRows::U32(_), PortType::U32)
                 | (HostRows::I32(_), PortType::I32 | PortType::Date)
+                | (HostRows::U16(_), PortType::U16)
+                | (HostRows::I16(_), PortType::I16)
+                | (HostRows::U8(_), PortType::U8)
+                | (HostRows::I8(_), PortType::I8)
                 | (HostRows::F64(_), PortType::F64)
                 | (HostRows::F32(_), PortType::F32)
                 | (HostRows::Bool(_), PortType::Bool)
@@ -676,6 +721,10 @@ impl<'a> HostRows<'a> {
             HostRows::I64(v) => cut(v, counts).into_iter().map(HostRows::I64).map(PartData::Fixed).collect(),
             HostRows::U32(v) => cut(v, counts).into_iter().map(HostRows::U32).map(PartData::Fixed).collect(),
             HostRows::I32(v) => cut(v, counts).into_iter().map(HostRows::I32).map(PartData::Fixed).collect(),
+            HostRows::U16(v) => cut(v, counts).into_iter().map(HostRows::U16).map(PartData::Fixed).collect(),
+            HostRows::I16(v) => cut(v, counts).into_iter().map(HostRows::I16).map(PartData::Fixed).collect(),
+            HostRows::U8(v) => cut(v, counts).into_iter().map(HostRows::U8).map(PartData::Fixed).collect(),
+            HostRows::I8(v) => cut(v, counts).into_iter().map(HostRows::I8).map(PartData::Fixed).collect(),
             HostRows::F64(v) => cut(v, counts).into_iter().map(HostRows::F64).map(PartData::Fixed).collect(),
             HostRows::F32(v) => cut(v, counts).into_iter().map(HostRows::F32).map(PartData::Fixed).collect(),
             HostRows::Bool(v) => cut(v, counts).into_iter().map(HostRows::Bool).map(PartData::Fixed).collect(),
@@ -697,14 +746,16 @@ fn parts<'a>(data: impl Iterator<Item = (PartData<'a>, bool)>, counts: &[usize])
         .collect()
 }
 
-/// The width in bytes of one row of a scalar column of type `ty` (8, 4, or
-/// 1 for a bool), as a row loop stores it; `None` for a variable-size type.
+/// The width in bytes of one row of a scalar column of type `ty` (8, 4, 2,
+/// or 1 for a bool or an 8-bit integer), as a row loop stores it; `None`
+/// for a variable-size type.
 pub fn row_width(ty: PortType) -> Option<u8> {
     match ty {
         PortType::U64 | PortType::I64 | PortType::F64 | PortType::Timestamp => Some(8),
         PortType::U32 | PortType::I32 | PortType::F32 | PortType::Date => Some(4),
-        PortType::Bool => Some(1),
-        PortType::Str | PortType::Bytes | PortType::Json => None,
+        PortType::U16 | PortType::I16 => Some(2),
+        PortType::Bool | PortType::U8 | PortType::I8 => Some(1),
+        PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) => None,
     }
 }
 
@@ -739,10 +790,13 @@ impl RowsOut<'_> {
 /// The bytes `value` stores in a variable-size column of type `ty`, or
 /// `None` when it is no such value (a null row).
 #[inline]
-fn var_bytes(ty: PortType, value: &Value) -> Option<&[u8]> {
+fn var_bytes(ty: PortType, value: &Value) -> Option<std::borrow::Cow<'_, [u8]>> {
     match (ty, value) {
-        (PortType::Str, Value::Str(s)) | (PortType::Json, Value::Json(s)) => Some(s.as_bytes()),
-        (PortType::Bytes, Value::Bytes(b)) => Some(b),
+        (PortType::Str, Value::Str(s)) | (PortType::Json, Value::Json(s)) => Some(s.as_bytes().into()),
+        (PortType::Bytes, Value::Bytes(b)) => Some(b[..].into()),
+        // A decimal row is its 16 little-endian bytes, as in a Ref slot;
+        // a decimal of another type has no row here.
+        (PortType::Decimal(d), Value::Decimal(x)) if x.ty() == d => Some(x.to_bytes().to_vec().into()),
         _ => None,
     }
 }
@@ -997,11 +1051,15 @@ impl ColumnPart<'_> {
             (PartData::Fixed(HostRows::I64(c)), Value::I64(x) | Value::Timestamp(x)) => c.get_mut(at).map(|r| *r = *x),
             (PartData::Fixed(HostRows::U32(c)), Value::U32(x)) => c.get_mut(at).map(|r| *r = *x),
             (PartData::Fixed(HostRows::I32(c)), Value::I32(x) | Value::Date(x)) => c.get_mut(at).map(|r| *r = *x),
+            (PartData::Fixed(HostRows::U16(c)), Value::U16(x)) => c.get_mut(at).map(|r| *r = *x),
+            (PartData::Fixed(HostRows::I16(c)), Value::I16(x)) => c.get_mut(at).map(|r| *r = *x),
+            (PartData::Fixed(HostRows::U8(c)), Value::U8(x)) => c.get_mut(at).map(|r| *r = *x),
+            (PartData::Fixed(HostRows::I8(c)), Value::I8(x)) => c.get_mut(at).map(|r| *r = *x),
             (PartData::Fixed(HostRows::F32(c)), Value::F32(x)) => c.get_mut(at).map(|r| *r = *x),
             (PartData::Fixed(HostRows::Bool(c)), Value::Bool(x)) => c.get_mut(at).map(|r| *r = *x),
             (PartData::Var(ty, rows), v) => match var_bytes(*ty, v) {
                 Some(bytes) => {
-                    Self::var_row(rows, &mut self.no_memory, bytes);
+                    Self::var_row(rows, &mut self.no_memory, &bytes);
                     Some(())
                 }
                 None => {
@@ -1027,6 +1085,10 @@ impl ColumnPart<'_> {
             PartData::Fixed(HostRows::I64(c)) => c.get_mut(at).map(|r| *r = i64::from_slot(word)),
             PartData::Fixed(HostRows::U32(c)) => c.get_mut(at).map(|r| *r = u32::from_slot(word)),
             PartData::Fixed(HostRows::I32(c)) => c.get_mut(at).map(|r| *r = i32::from_slot(word)),
+            PartData::Fixed(HostRows::U16(c)) => c.get_mut(at).map(|r| *r = u16::from_slot(word)),
+            PartData::Fixed(HostRows::I16(c)) => c.get_mut(at).map(|r| *r = i16::from_slot(word)),
+            PartData::Fixed(HostRows::U8(c)) => c.get_mut(at).map(|r| *r = u8::from_slot(word)),
+            PartData::Fixed(HostRows::I8(c)) => c.get_mut(at).map(|r| *r = i8::from_slot(word)),
             PartData::Fixed(HostRows::F64(c)) => c.get_mut(at).map(|r| *r = f64::from_slot(word)),
             PartData::Fixed(HostRows::F32(c)) => c.get_mut(at).map(|r| *r = f32::from_slot(word)),
             PartData::Fixed(HostRows::Bool(c)) => c.get_mut(at).map(|r| *r = bool::from_slot(word)),
@@ -1054,6 +1116,10 @@ impl ColumnPart<'_> {
             PartData::Fixed(HostRows::F64(c)) => out(c, at, 8),
             PartData::Fixed(HostRows::U32(c)) => out(c, at, 4),
             PartData::Fixed(HostRows::I32(c)) => out(c, at, 4),
+            PartData::Fixed(HostRows::U16(c)) => out(c, at, 2),
+            PartData::Fixed(HostRows::I16(c)) => out(c, at, 2),
+            PartData::Fixed(HostRows::U8(c)) => out(c, at, 1),
+            PartData::Fixed(HostRows::I8(c)) => out(c, at, 1),
             PartData::Fixed(HostRows::F32(c)) => out(c, at, 4),
             PartData::Fixed(HostRows::Bool(c)) => out(c, at, 1),
             PartData::Var(..) => None,
@@ -1104,6 +1170,10 @@ impl ColumnPart<'_> {
             PartData::Fixed(HostRows::I64(c)) => put(c, at, words, i64::from_slot),
             PartData::Fixed(HostRows::U32(c)) => put(c, at, words, u32::from_slot),
             PartData::Fixed(HostRows::I32(c)) => put(c, at, words, i32::from_slot),
+            PartData::Fixed(HostRows::U16(c)) => put(c, at, words, u16::from_slot),
+            PartData::Fixed(HostRows::I16(c)) => put(c, at, words, i16::from_slot),
+            PartData::Fixed(HostRows::U8(c)) => put(c, at, words, u8::from_slot),
+            PartData::Fixed(HostRows::I8(c)) => put(c, at, words, i8::from_slot),
             PartData::Fixed(HostRows::F64(c)) => put(c, at, words, f64::from_slot),
             PartData::Fixed(HostRows::F32(c)) => put(c, at, words, f32::from_slot),
             PartData::Fixed(HostRows::Bool(c)) => put(c, at, words, bool::from_slot),

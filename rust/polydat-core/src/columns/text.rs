@@ -36,6 +36,7 @@
 use super::{Column, ColumnData, NoMemory, VarRows};
 use crate::nodes::datetime::{push_date_text, push_timestamp_text};
 use crate::types::PortType;
+use crate::value::Value;
 
 /// A text encoding of rows: what a text output format is written with
 /// (see [`super::formats`]), a header first and then batch after batch of rows.
@@ -157,12 +158,18 @@ enum CsvCells<'a> {
     Timestamp(&'a [i64]),
     U32(&'a [u32]),
     I32(&'a [i32]),
+    U16(&'a [u16]),
+    I16(&'a [i16]),
+    U8(&'a [u8]),
+    I8(&'a [i8]),
     Date(&'a [i32]),
     F64(&'a [f64]),
     F32(&'a [f32]),
     Bool(&'a [bool]),
     Text(&'a VarRows),
     Hex(&'a VarRows),
+    /// Decimal rows (16 bytes each) of this type, written as exact text.
+    Decimal(&'a VarRows, crate::types::DecimalType),
 }
 
 impl<'a> CsvCells<'a> {
@@ -174,10 +181,15 @@ impl<'a> CsvCells<'a> {
             (ColumnData::U32(v), _) => CsvCells::U32(v),
             (ColumnData::I32(v), PortType::Date) => CsvCells::Date(v),
             (ColumnData::I32(v), _) => CsvCells::I32(v),
+            (ColumnData::U16(v), _) => CsvCells::U16(v),
+            (ColumnData::I16(v), _) => CsvCells::I16(v),
+            (ColumnData::U8(v), _) => CsvCells::U8(v),
+            (ColumnData::I8(v), _) => CsvCells::I8(v),
             (ColumnData::F64(v), _) => CsvCells::F64(v),
             (ColumnData::F32(v), _) => CsvCells::F32(v),
             (ColumnData::Bool(v), _) => CsvCells::Bool(v),
             (ColumnData::Var(v), PortType::Bytes) => CsvCells::Hex(v),
+            (ColumnData::Var(v), PortType::Decimal(d)) => CsvCells::Decimal(v, d),
             (ColumnData::Var(v), _) => CsvCells::Text(v),
         }
     }
@@ -208,6 +220,10 @@ impl<'a> CsvCells<'a> {
             }
             CsvCells::U32(v) => out.u64(u64::from(v[i])),
             CsvCells::I32(v) => out.i64(i64::from(v[i])),
+            CsvCells::U16(v) => out.u64(u64::from(v[i])),
+            CsvCells::I16(v) => out.i64(i64::from(v[i])),
+            CsvCells::U8(v) => out.u64(u64::from(v[i])),
+            CsvCells::I8(v) => out.i64(i64::from(v[i])),
             CsvCells::Date(v) => scratch.date(v[i], out),
             CsvCells::F64(v) => float_text(v[i], F64_CUTOFF, &mut scratch.floats, out),
             CsvCells::F32(v) => float32_text(v[i], &mut scratch.floats, out),
@@ -215,6 +231,11 @@ impl<'a> CsvCells<'a> {
             CsvCells::Hex(v) if !(single && v.row(i).is_empty()) => hex(v.row(i), out),
             CsvCells::Hex(v) => csv_field(v.row(i), single, out),
             CsvCells::Text(v) => out.csv_text(&v.data, v.offsets.get(i), v.offsets.get(i + 1), single),
+            CsvCells::Decimal(v, d) => {
+                scratch.text.clear();
+                crate::value::push_display(&mut scratch.text, &Value::decimal_row(v.row(i), d));
+                out.extend(scratch.text.as_bytes())
+            }
         }
     }
 }
@@ -310,6 +331,10 @@ pub fn jsonl_rows(names: &[&str], columns: &[&Column], out: &mut Vec<u8>) -> Res
                     json_string(text.as_bytes(), out)
                 }
                 ColumnData::I32(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
+                ColumnData::U16(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
+                ColumnData::I16(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
+                ColumnData::U8(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
+                ColumnData::I8(ref v) => out.extend_from_slice(ints.format(v[i]).as_bytes()),
                 ColumnData::F64(ref v) => json_float(v[i], &mut floats, out),
                 ColumnData::F32(ref v) => json_float(f64::from(v[i]), &mut floats, out),
                 ColumnData::Bool(ref v) => out.extend_from_slice(if v[i] { b"true" } else { b"false" }),
@@ -536,6 +561,8 @@ fn hex(bytes: &[u8], out: &mut impl Sink) {
 
 fn json_var(ty: PortType, rows: &VarRows, i: usize, out: &mut Vec<u8>) {
     match ty {
+        // A decimal is a JSON number written with its exact digits (901.00).
+        PortType::Decimal(d) => out.extend_from_slice(Value::decimal_row(rows.row(i), d).display_text().as_bytes()),
         PortType::Bytes => {
             out.push(b'"');
             hex(rows.row(i), out);

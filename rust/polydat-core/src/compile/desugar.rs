@@ -16,12 +16,16 @@
 //! * `**`: `pow` (f64). `& | ^ << >>`: `u64_and/or/xor/shl/shr`.
 //! * `== !=`: `str_eq/ne` when a side is str; else by the numeric family (a
 //!   bool is a u64 0/1 here). `< > <= >=`: by the numeric family.
+//! * over a `date` or `timestamp` ([`calendar`]): `+ -` of a whole count
+//!   (days, milliseconds) and `-` of two (`date_add_days`,
+//!   `timestamp_diff_ms`, ...), comparisons as `i64` counts.
 //! * `&& ||`: `u64_and`/`u64_or` of each side reduced to `side != 0`.
 //! * prefix `-`: `0 - x` (`f64_sub`, or `i64_sub` for an i64); prefix `!`:
 //!   `u64_not`, or the logical not `u64_eq(b, 0)` of a bool.
 //! * `if`: `select_str` when a branch is str, `select_f64` when one is f64,
 //!   `select_u64` for u64s (two bool branches give a bool), `select_i64` for
-//!   two i64s.
+//!   two i64s, `select_any` for two values of another one type (dates,
+//!   timestamps, bytes, json; two decimals as the type that holds both).
 //! * `__coerce`: a value given where a type is declared (a module's
 //!   parameter or output, an annotated binding): the class-A adapter, or an
 //!   error in the declaration's words.
@@ -31,6 +35,8 @@
 //! `x + 1` with `x: f64` adds the float 1. Errors name the operator and
 //! both types, at the operator's span. The nodes chosen read their
 //! operands as typed; the adapter pass that follows widens a mixed operand.
+
+mod calendar;
 
 use super::adapters::coerce;
 use super::graph::{Graph, GraphNode, Wire};
@@ -276,6 +282,7 @@ impl Desugar<'_> {
             ConstIr::U64(v) => *v == 0,
             ConstIr::I64(v) => *v == 0,
             ConstIr::F64(bits) => f64::from_bits(*bits) == 0.0,
+            ConstIr::Decimal(text) => text.bytes().all(|b| matches!(b, b'0' | b'.' | b'-')),
             ConstIr::Bool(_) | ConstIr::Str(_) => false,
         };
         if !zero {
@@ -460,6 +467,9 @@ enum Family {
     U64,
     I64,
     F64,
+    /// Any `decimal(p, s)`: `+ - *` and comparisons only, never mixed with
+    /// another family (the `decimal_*` nodes type the result).
+    Decimal,
 }
 
 impl Family {
@@ -468,6 +478,7 @@ impl Family {
             Family::U64 => "u64",
             Family::I64 => "i64",
             Family::F64 => "f64",
+            Family::Decimal => "decimal",
         }
     }
 
@@ -476,6 +487,7 @@ impl Family {
             U64 => Some(Family::U64),
             I64 => Some(Family::I64),
             F64 => Some(Family::F64),
+            PortType::Decimal(_) => Some(Family::Decimal),
             _ => None,
         }
     }
@@ -500,7 +512,12 @@ fn fit(graph: &mut Graph, left: &Operand, right: &Operand, span: Span) -> Result
     }
     let refit = |graph: &mut Graph, lit: &Operand, to: PortType| -> Result<Option<Operand>, CompileError> {
         let Some(c) = &lit.literal else { return Ok(None) };
-        let Ok(value) = literal::fit(c, to) else { return Ok(None) };
+        // Beside a decimal, a number literal is the decimal of its own digits.
+        let fitted = match to {
+            PortType::Decimal(_) => literal::decimal_of(c).map(Value::Decimal).map_err(|_| ()),
+            _ => literal::fit(c, to).map_err(|_| ()),
+        };
+        let Ok(value) = fitted else { return Ok(None) };
         let wire = settle_literal(graph, lit, value, span)?;
         Ok(Some(Operand { wire, literal: lit.literal.clone(), sole: lit.sole }))
     };
@@ -532,6 +549,7 @@ fn family(lt: PortType, rt: PortType) -> Option<Family> {
     let (l, r) = (Family::of(lt)?, Family::of(rt)?);
     match (l, r) {
         _ if l == r => Some(l),
+        (Family::Decimal, _) | (_, Family::Decimal) => None,
         (Family::F64, _) | (_, Family::F64) => Some(Family::F64),
         _ => None,
     }
@@ -540,10 +558,16 @@ fn family(lt: PortType, rt: PortType) -> Option<Family> {
 /// A binary operator other than `&&`/`||` over two operands.
 fn binary(graph: &mut Graph, op: Operator, left: &Operand, right: &Operand, span: Span) -> Result<Wire, CompileError> {
     let (lt, rt) = (graph.wire_type(left.wire), graph.wire_type(right.wire));
+    if calendar::is_calendar(lt) || calendar::is_calendar(rt) {
+        if let Some(wire) = calendar::operator(graph, op, left, right, span)? {
+            return Ok(wire);
+        }
+    }
     let symbol = op.symbol();
     match op {
         Operator::Pow => {
-            if Family::of(lt).is_some() && Family::of(rt).is_some() {
+            let number = |t: PortType| Family::of(t).is_some_and(|f| f != Family::Decimal);
+            if number(lt) && number(rt) {
                 return emit(graph, "pow", vec![left.wire, right.wire], span);
             }
             Err(operand_error(symbol, lt, rt, span))
@@ -623,6 +647,11 @@ fn numeric_node(
     let (fl, fr) =
         (number_type(graph.wire_type(left.wire), as_number), number_type(graph.wire_type(right.wire), as_number));
     match family(fl, fr) {
+        Some(Family::Decimal) if matches!(op, Operator::Div | Operator::Mod) => Err(CompileError::at(
+            span,
+            format!("operator '{}' is not defined for decimals ({lt} and {rt})", op.symbol()),
+        )
+        .hint("decimals add, subtract, multiply and compare exactly; divide as floats (`x as f64`)")),
         Some(f) => emit(graph, &format!("{}_{}{suffix}", f.prefix(), op.suffix()), vec![left.wire, right.wire], span),
         None => Err(operand_error(op.symbol(), lt, rt, span)),
     }
@@ -634,6 +663,9 @@ fn operand_error(symbol: &str, lt: PortType, rt: PortType, span: Span) -> Compil
         "'+' concatenates strings; other arithmetic needs numbers (convert with `as u64` / `as f64`)".to_string()
     } else if lt == Bool || rt == Bool {
         "a bool is not a number here; `b as u64` gives 0 or 1".to_string()
+    } else if lt.decimal().is_some() || rt.decimal().is_some() {
+        "a decimal mixes only with decimals and literals: convert the other side, e.g. `y as decimal(15, 2)`"
+            .to_string()
     } else if Family::of(lt).is_some() && Family::of(rt).is_some() {
         format!("u64 and i64 do not mix: convert one side first, e.g. `x as {lt}` or `y as {rt}`")
     } else {
@@ -648,7 +680,7 @@ fn truthiness(graph: &mut Graph, op: Operator, side: &Operand, span: Span) -> Re
     if ty == Bool {
         return Ok(side.wire);
     }
-    let Some(family) = Family::of(ty) else {
+    let Some(family) = Family::of(ty).filter(|f| *f != Family::Decimal) else {
         return Err(CompileError::at(
             span,
             format!("logical operator '{}' needs numeric operands, got {ty}", op.symbol()),
@@ -672,6 +704,10 @@ fn negate(graph: &mut Graph, operand: &Operand, span: Span) -> Result<Wire, Comp
         Some(Family::I64) => {
             let zero = zero_for(graph, Family::I64, span)?;
             emit(graph, "i64_sub", vec![zero, operand.wire], span)
+        }
+        Some(Family::Decimal) => {
+            let zero = literal_node(graph, super::resolve::zero_of(ty), span)?;
+            emit(graph, "decimal_sub", vec![zero, operand.wire], span)
         }
         Some(_) => {
             let zero = literal_node(graph, Value::F64(0.0), span)?;
@@ -730,8 +766,13 @@ fn select(
     } else if at == I64 && bt == I64 {
         "select_i64"
     } else if at == bt {
-        return Err(CompileError::at(span, format!("if cannot choose between two {at} branches"))
-            .hint("if chooses between numbers (u64/i64/f64), strings and bools: convert both branches with `as`"));
+        "select_any"
+    } else if let (Some(da), Some(db)) = (at.decimal(), bt.decimal()) {
+        // Two decimals of different types: both as the type that holds either.
+        let common = PortType::Decimal(da.common(db).map_err(|e| CompileError::at(span, e))?);
+        let a = cast_wire(graph, a.wire, common, span, events)?;
+        let b = cast_wire(graph, b.wire, common, span, events)?;
+        return emit(graph, "select_any", vec![cond, a, b], span);
     } else {
         return Err(CompileError::at(span, format!("if branches have incompatible types {at} and {bt}"))
             .hint("both branches must be numbers (u64/f64) or one a string; convert a branch with `as`"));
@@ -795,6 +836,27 @@ mod tests {
         assert_eq!(op_of(&g, "g"), ("select_i64", PortType::I64));
         assert_eq!(op_of(&g, "h"), ("i64_sub", PortType::I64));
         assert_eq!(op_of(&g, "k"), ("u64_not", PortType::U64));
+    }
+
+    #[test]
+    fn dates_and_timestamps_take_the_calendar_nodes() {
+        let g = resolved(
+            "extern d: date = 8035\nextern e: date = 1\nextern t: timestamp = 0\nextern n: u64 = 3\n\
+             a := __add(d, 7)\nb := __add(n, d)\nc := __sub(d, e)\nf := __sub(d, \"1992-01-01\")\n\
+             g := __sub(t, 1000)\nh := __sub(t, d)\nk := __lt(d, \"1995-06-17\")\nm := __eq(d, t)",
+        )
+        .unwrap();
+        assert_eq!(op_of(&g, "a"), ("date_add_days", PortType::Date), "an integer literal is a count of days");
+        assert_eq!(op_of(&g, "b"), ("date_add_days", PortType::Date));
+        assert_eq!(op_of(&g, "c"), ("date_diff_days", PortType::I64));
+        assert_eq!(op_of(&g, "f"), ("date_diff_days", PortType::I64), "a string literal is the other date");
+        assert_eq!(op_of(&g, "g"), ("timestamp_sub_ms", PortType::Timestamp));
+        assert_eq!(op_of(&g, "h"), ("timestamp_diff_ms", PortType::I64), "a date meets a timestamp at its midnight");
+        assert_eq!(op_of(&g, "k"), ("i64_lt", PortType::U64));
+        assert_eq!(op_of(&g, "m"), ("i64_eq", PortType::U64));
+        let err = resolved("extern d: date = 1\nr := __add(d, d)").err().unwrap();
+        assert_eq!(err.message, "operator '+' is not defined for date and date");
+        assert!(err.hint.unwrap().contains("a date moves by whole days"));
     }
 
     #[test]

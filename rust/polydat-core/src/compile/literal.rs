@@ -8,9 +8,12 @@
 //! an integer literal -1`).
 
 use crate::calendar;
+use crate::decimal::{rescale_units, Decimal};
 use crate::ir::ConstIr;
 use crate::nodes::convert::parse_text;
-use crate::types::PortType::{self, Bool, Bytes, Date, Json, Str, Timestamp, F32, F64, I32, I64, U32, U64};
+use crate::types::PortType::{
+    self, Bool, Bytes, Date, Json, Str, Timestamp, F32, F64, I16, I32, I64, I8, U16, U32, U64, U8,
+};
 use crate::value::Value;
 use std::sync::Arc;
 
@@ -36,6 +39,7 @@ pub fn describe(c: &ConstIr) -> String {
         ConstIr::Bool(b) => format!("a bool literal {b}"),
         ConstIr::Str(s) if s.chars().count() <= 24 => format!("a string literal \"{s}\""),
         ConstIr::Str(s) => format!("a string literal \"{}...\"", s.chars().take(21).collect::<String>()),
+        ConstIr::Decimal(text) => format!("a decimal literal {text}d"),
     }
 }
 
@@ -53,6 +57,9 @@ fn integer(c: &ConstIr) -> Option<i128> {
 /// `u64`, or an `i64` when negative ([`crate::ir::integer_literal_type`]);
 /// `Err` names the type it does not fit.
 pub fn natural(c: &ConstIr) -> Result<Value, String> {
+    if let ConstIr::Decimal(text) = c {
+        return Decimal::parse_literal(text).map(Value::Decimal);
+    }
     let Some(v) = integer(c) else { return Ok(c.to_value()) };
     match ConstIr::integer(v) {
         Some(typed) => Ok(typed.to_value()),
@@ -60,44 +67,30 @@ pub fn natural(c: &ConstIr) -> Result<Value, String> {
     }
 }
 
-/// The smallest and largest value of an integer type.
-fn integer_range(ty: PortType) -> (i128, i128) {
-    match ty {
-        U64 => (0, u64::MAX.into()),
-        U32 => (0, u32::MAX.into()),
-        I64 => (i64::MIN.into(), i64::MAX.into()),
-        _ => (i32::MIN.into(), i32::MAX.into()),
-    }
-}
-
-/// An integer known to lie in `ty`'s range, as a value of `ty`.
-fn integer_value(v: i128, ty: PortType) -> Value {
-    match ty {
-        U64 => Value::U64(v as u64),
-        U32 => Value::U32(v as u32),
-        I64 => Value::I64(v as i64),
-        _ => Value::I32(v as i32),
-    }
-}
-
 /// `c` as a value of `ty`, without loss, or why it is not one.
 pub fn fit(c: &ConstIr, ty: PortType) -> Result<Value, Misfit> {
     let misfit = |hint: String| Misfit { got: describe(c), hint };
-    let integer_target = matches!(ty, U64 | U32 | I64 | I32);
+    let range = ty.integer_range();
     match (c, ty) {
+        (_, PortType::Decimal(d)) => fit_decimal(c, d).map(Value::Decimal).map_err(misfit),
+        (ConstIr::Decimal(_), _) => {
+            Err(misfit(format!("a decimal literal fills a decimal slot; convert it with `as {ty}`")))
+        }
         (ConstIr::Bool(b), Bool) => Ok(Value::Bool(*b)),
-        (ConstIr::Bool(b), _) if integer_target => Ok(integer_value(i128::from(*b), ty)),
+        (ConstIr::Bool(b), _) if range.is_some() => {
+            Ok(Value::integer_of(ty, i128::from(*b)).expect("0 and 1 fit every integer type"))
+        }
         (ConstIr::Bool(_), _) => Err(misfit(format!("a {ty} slot needs a {ty} value"))),
-        (_, U64 | U32 | I64 | I32) => {
+        (_, U64 | U32 | I64 | I32 | U16 | I16 | U8 | I8) => {
             let Some(v) = integer(c) else {
                 return Err(misfit(match c {
                     ConstIr::F64(_) => format!("a {ty} constant needs an integer literal"),
                     _ => "write the number without quotes".to_string(),
                 }));
             };
-            let (low, high) = integer_range(ty);
-            if (low..=high).contains(&v) {
-                Ok(integer_value(v, ty))
+            let (low, high) = range.expect("an integer type");
+            if let Some(value) = Value::integer_of(ty, v) {
+                Ok(value)
             } else if v < 0 && low == 0 {
                 Err(misfit(format!("{ty} is unsigned; negative values do not fit")))
             } else {
@@ -155,6 +148,40 @@ pub fn fit(c: &ConstIr, ty: PortType) -> Result<Value, Misfit> {
     }
 }
 
+/// Literal `c` as a value of `decimal(p, s)` `d`, exactly, or the hint for
+/// its misfit: a decimal literal or a float literal (by its shortest text)
+/// whose digits `d` holds, an integer that fits, or decimal text in quotes.
+fn fit_decimal(c: &ConstIr, d: crate::types::DecimalType) -> Result<Decimal, String> {
+    if let Some(v) = integer(c) {
+        return Decimal::from_int(v, d);
+    }
+    let literal = match c {
+        ConstIr::Str(text) => Decimal::parse_literal(text)?,
+        _ => decimal_of(c)?,
+    };
+    let units = rescale_units(literal.units(), literal.ty().scale, d.scale)
+        .filter(|&u| rescale_units(u, d.scale, literal.ty().scale) == Some(literal.units()))
+        .ok_or_else(|| format!("decimal({},{}) keeps {} digit(s) after the point", d.precision, d.scale, d.scale))?;
+    Decimal::new(units, d)
+}
+
+/// A number literal as the narrowest decimal holding it as written: an
+/// integer at scale 0, a float by its shortest text, a decimal literal as
+/// itself; `Err` for any other literal. A literal beside a decimal operand
+/// takes part as this (`1 - discount`: `1` is `decimal(1,0)`), so the
+/// operator's scale rules see its own digits.
+pub fn decimal_of(c: &ConstIr) -> Result<Decimal, String> {
+    let text = match c {
+        ConstIr::Decimal(text) => text.clone(),
+        ConstIr::F64(bits) if f64::from_bits(*bits).is_finite() => format!("{}", f64::from_bits(*bits)),
+        _ => match integer(c) {
+            Some(v) => v.to_string(),
+            None => return Err("a decimal(p, s) constant is a number, e.g. 12.34d".to_string()),
+        },
+    };
+    Decimal::parse_literal(&text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,6 +206,18 @@ mod tests {
         assert!(fit(&ConstIr::F64(0.5f64.to_bits()), F32).unwrap().same(&Value::F32(0.5)));
         assert!(fit(&ConstIr::Str("[1]".into()), Json).is_ok());
         assert!(fit(&ConstIr::Str("1992-01-02".into()), Date).unwrap().same(&Value::Date(8036)));
+    }
+
+    #[test]
+    fn decimal_literals_fit_exactly_or_not_at_all() {
+        let d15_2 = PortType::from_keyword("decimal(15,2)").unwrap();
+        assert_eq!(fit(&ConstIr::Decimal("1.5".into()), d15_2).unwrap().display_text(), "1.50");
+        assert_eq!(fit(&ConstIr::Int(-3), d15_2).unwrap().display_text(), "-3.00");
+        assert_eq!(fit(&ConstIr::F64(0.25f64.to_bits()), d15_2).unwrap().display_text(), "0.25");
+        assert!(hint(ConstIr::Decimal("0.125".into()), d15_2).contains("keeps 2 digit(s)"));
+        assert!(hint(ConstIr::Int(10i128.pow(14)), d15_2).contains("does not fit decimal(15,2)"));
+        assert!(hint(ConstIr::Decimal("1.5".into()), F64).contains("as f64"));
+        assert_eq!(natural(&ConstIr::Decimal("12.30".into())).unwrap().port_type().unwrap().keyword(), "decimal(4,2)");
     }
 
     #[test]

@@ -60,7 +60,7 @@ pub fn apply(graph: &mut Graph, supports: fn(&NodeDef) -> bool, events: &mut Vec
             }
             let parts = match node.def.name {
                 name if name == ONE_OF.name => one_of(&node.consts),
-                name if name == compare::SELECT_STR.name => select_str(graph, &modified, n),
+                name if name == compare::SELECT_STR.name => select_str(graph, &modified, first_new, n),
                 _ => None,
             };
             let Some(parts) = parts.filter(|p| p.iter().all(|p| supports(p.def))) else { continue };
@@ -99,10 +99,10 @@ fn one_of(values: &[Value]) -> Option<Vec<Part>> {
 /// pick whose index is `select_u64(c, i, j)`: two picks' strings back to back
 /// (b's index moved past a's strings); a literal branch's string found
 /// among the other branch's strings, or added after them.
-fn select_str(graph: &Graph, modified: &[bool], n: usize) -> Option<Vec<Part>> {
+fn select_str(graph: &Graph, modified: &[bool], first_new: usize, n: usize) -> Option<Vec<Part>> {
     use Source::{At, Part as Own};
     let wires = &graph.nodes[n].wires;
-    let (a, b) = (branch(graph, modified, wires[1])?, branch(graph, modified, wires[2])?);
+    let (a, b) = (branch(graph, modified, first_new, wires[1])?, branch(graph, modified, first_new, wires[2])?);
     // The merged strings, the parts computing an index (a literal index, or
     // a pick's index moved past the strings before it), and where `i` and
     // `j` come from: a pick's own index wire, or one of those parts.
@@ -150,8 +150,11 @@ fn literal_index(k: u64) -> Part {
 }
 
 /// The branch behind `wire`: a literal string, or a `__pick_text` that may
-/// be looked through (see the module).
-fn branch(graph: &Graph, modified: &[bool], wire: Wire) -> Option<Branch> {
+/// be looked through (see the module) and whose index is always inside its
+/// strings (the parts [`apply`] made, from `first_new` on, or a
+/// `hash_range` over at most that many): an index past them fails the row,
+/// and in a merged table it would pick the other branch's strings instead.
+fn branch(graph: &Graph, modified: &[bool], first_new: usize, wire: Wire) -> Option<Branch> {
     let Wire::Node(p, 0) = wire else { return None };
     let node = &graph.nodes[p as usize];
     if node.volatile || node.capture || modified[p as usize] {
@@ -162,9 +165,22 @@ fn branch(graph: &Graph, modified: &[bool], wire: Wire) -> Option<Branch> {
             let value = node.consts.first().filter(|v| v.as_str().is_some())?;
             Some(Branch::Literal(value.clone()))
         }
-        PICK_TEXT_OP => Some(Branch::Pick(node.consts.clone(), node.wires[0])),
+        PICK_TEXT_OP if index_in_range(graph, first_new, node.wires[0], node.consts.len()) => {
+            Some(Branch::Pick(node.consts.clone(), node.wires[0]))
+        }
         _ => None,
     }
+}
+
+/// Index wire `index` of a pick over `strings` strings is below `strings`
+/// whatever its input: made by [`apply`] (node `first_new` on), or a
+/// `hash_range` over at most `strings`.
+fn index_in_range(graph: &Graph, first_new: usize, index: Wire, strings: usize) -> bool {
+    let Wire::Node(q, 0) = index else { return false };
+    let node = &graph.nodes[q as usize];
+    q as usize >= first_new
+        || (node.def.name == hash::HASH_RANGE.name
+            && matches!(node.consts.first(), Some(&Value::U64(n)) if n >= 1 && n as usize <= strings))
 }
 
 /// The `picks` pass: [`apply`], when fusion is on.

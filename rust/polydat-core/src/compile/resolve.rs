@@ -175,6 +175,10 @@ pub fn zero_of(ty: PortType) -> Value {
         PortType::I64 => Value::I64(0),
         PortType::U32 => Value::U32(0),
         PortType::I32 => Value::I32(0),
+        PortType::U16 => Value::U16(0),
+        PortType::I16 => Value::I16(0),
+        PortType::U8 => Value::U8(0),
+        PortType::I8 => Value::I8(0),
         PortType::F64 => Value::F64(0.0),
         PortType::F32 => Value::F32(0.0),
         PortType::Bool => Value::Bool(false),
@@ -183,6 +187,7 @@ pub fn zero_of(ty: PortType) -> Value {
         PortType::Json => Value::Json(Arc::from("null")),
         PortType::Timestamp => Value::Timestamp(0),
         PortType::Date => Value::Date(0),
+        PortType::Decimal(d) => Value::Decimal(crate::decimal::Decimal::new(0, d).expect("0 fits every decimal")),
     }
 }
 
@@ -309,6 +314,9 @@ fn resolve_node(
 ) -> Result<Vec<Wire>, CompileError> {
     let def = nodes::lookup(&node.op).ok_or_else(|| {
         let err = CompileError::at(node.span, format!("unknown node '{}'", node.op));
+        if let Some(instead) = nodes::removed_hint(&node.op) {
+            return err.hint(instead);
+        }
         match nodes::suggest(&node.op) {
             Some(s) => err.hint(format!("did you mean '{s}'?")),
             None => err,
@@ -332,11 +340,26 @@ fn resolve_node(
     if let Some(warning) = (def.warns)(&BuildCtx { consts: &consts, wire_types: &in_types }) {
         events.push(CompileEvent::new(EventKind::NodeWarning, Some(node.span), format!("`{}`: {warning}", def.name)));
     }
+    let literals: Vec<Option<&Value>> = wires.iter().map(|w| literal_on(graph, *w)).collect();
+    if let Some(warning) = (def.wire_warns)(&literals) {
+        events.push(CompileEvent::new(EventKind::NodeWarning, Some(node.span), format!("`{}`: {warning}", def.name)));
+    }
     let built = GraphNode::build(def, consts, wires, in_types, node.span)
         .map_err(|e| CompileError::at(node.span, format!("invalid arguments for `{}`: {e}", def.name)))?;
     let n_out = built.out_types.len();
     let Wire::Node(index, _) = graph.push(built) else { unreachable!("push returns a node wire") };
     Ok((0..n_out as u32).map(|p| Wire::Node(index, p)).collect())
+}
+
+/// The value `wire` carries when a literal node produces it.
+fn literal_on(graph: &Graph, wire: Wire) -> Option<&Value> {
+    match wire {
+        Wire::Node(index, 0) => {
+            let producer = &graph.nodes[index as usize];
+            (producer.def.name == convert::LITERAL_OP).then(|| producer.consts.first()).flatten()
+        }
+        _ => None,
+    }
 }
 
 /// Pairs each argument with its parameter (the one matching rule,
@@ -478,6 +501,10 @@ fn constant_value(graph: &Graph, wire: Wire) -> Result<Value, String> {
 /// A constant value given to parameter `param`, converted to its type the way
 /// a literal would be ([`literal::fit`]).
 fn typed_value(def: &NodeDef, param: &ParamSpec, v: Value, span: Span) -> Result<Value, CompileError> {
+    if let (Value::Str(_), Ty::Is(PortType::Str) | Ty::Any) = (&v, param.ty) {
+        // Already what the parameter takes: shared, not copied (a text pool is megabytes).
+        return Ok(v);
+    }
     let c = match &v {
         Value::U64(x) => ConstIr::U64(*x),
         Value::I64(x) => ConstIr::I64(*x),
@@ -501,12 +528,16 @@ fn param_type(param: &ParamSpec, actual: PortType) -> PortType {
     match param.ty {
         Ty::Is(t) => t,
         Ty::Any => actual,
+        Ty::Decimal if actual.decimal().is_some() => actual,
+        // Not a decimal: the declared family's representative, which the
+        // adapter pass reports as the mismatch it is.
+        Ty::Decimal => PortType::DECIMAL_SAMPLE,
     }
 }
 
 fn typed_const(def: &NodeDef, param: &ParamSpec, c: &ConstIr, span: Span) -> Result<Value, CompileError> {
     match param.ty {
-        Ty::Any => literal::natural(c).map_err(|e| CompileError::at(span, e)),
+        Ty::Any | Ty::Decimal => literal::natural(c).map_err(|e| CompileError::at(span, e)),
         Ty::Is(t) => literal::fit(c, t).map_err(|misfit| {
             CompileError::at(
                 span,
@@ -562,8 +593,7 @@ pub(super) fn cast_wire(
     }
     // A float becomes an integer only by a rounding the program names
     // (`round_to_u64`, `floor_to_u64`, ...): `as` never picks one.
-    let rounding = matches!(from, PortType::F64 | PortType::F32)
-        && matches!(to, PortType::U64 | PortType::I64 | PortType::U32 | PortType::I32);
+    let rounding = matches!(from, PortType::F64 | PortType::F32) && to.integer_range().is_some();
     if rounding {
         return Err(CompileError::at(span, format!("cannot cast {from} to {to} with 'as'"))
             .hint(convert::conversion_hint(from, to)));
@@ -573,8 +603,10 @@ pub(super) fn cast_wire(
     }
     match convert::cast_node(from, to) {
         Some(def) => {
-            let node = GraphNode::build(def, Vec::new(), vec![wire], vec![from], span)
-                .map_err(|e| CompileError::at(span, e))?;
+            // A decimal target's precision and scale travel as the node's constant.
+            let consts = if to.decimal().is_some() { vec![Value::str(to.keyword())] } else { Vec::new() };
+            let node =
+                GraphNode::build(def, consts, vec![wire], vec![from], span).map_err(|e| CompileError::at(span, e))?;
             Ok(graph.push(node))
         }
         None => {
@@ -629,6 +661,28 @@ mod tests {
         let (g, _) = resolved("input cycle: u64\nk := 7\ny := lerp(unit_interval(cycle), k, 9)").unwrap();
         let node = g.nodes.iter().find(|n| n.def.name == "lerp").unwrap();
         assert!(node.consts[0].same(&Value::F64(7.0)), "an integer constant widens like a literal");
+    }
+
+    #[test]
+    fn a_constant_text_argument_is_shared_not_copied() {
+        // Two calls given one computed text constant (a pool) hold that very
+        // value: a megabytes pool is not copied per call.
+        let (g, _) = resolved(
+            "input cycle: u64\nconst pool := tpch_text_pool(0, 5000)\na := text_extract(pool, cycle, 1, 9)\nb := text_extract(pool, cycle, 2, 7)",
+        )
+        .unwrap();
+        let texts: Vec<std::sync::Arc<str>> = g
+            .nodes
+            .iter()
+            .filter(|n| n.def.name == "text_extract")
+            .map(|n| match &n.consts[0] {
+                Value::Str(s) => s.clone(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(texts.len(), 2);
+        assert_eq!(texts[0].len(), 5000);
+        assert!(std::sync::Arc::ptr_eq(&texts[0], &texts[1]), "one shared pool");
     }
 
     #[test]

@@ -365,8 +365,9 @@ impl Kernel for P1Kernel {
         let program = self.program.clone();
         init_scope(&mut Init { state: &mut self.state, program: &program }, "every output")?;
         self.state.rearm_volatile(&program);
-        let all: Vec<u32> = (0..program.steps.len() as u32).collect();
-        self.state.run_steps(&program, &all, Roots::Every, "every output")?;
+        // The per-cycle path, as every engine walks it: the scope-init steps
+        // ran above, and a step only a `const` reads is not re-run per row.
+        self.state.run_steps(&program, &program.cycle_steps, Roots::Every, "every output")?;
         Ok(program.outputs.iter().map(|o| self.state.values[o.slot as usize].clone()).collect())
     }
 

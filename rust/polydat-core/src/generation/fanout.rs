@@ -426,7 +426,7 @@ fn counts_in_one_fill(plan: &FanOutPlan, kernel: &mut dyn Kernel, task: Parents,
     let RowCount::PerParent { source: ColumnSource::Output(count), .. } = plan.count else { return None };
     let coordinate = plan.coordinate?;
     let ty = kernel.program().outputs[count].ty;
-    if !matches!(ty, PortType::U64 | PortType::U32) || task.count == 0 {
+    if !is_unsigned_integer(ty) || task.count == 0 {
         return None;
     }
     let inputs = iteration_inputs(plan);
@@ -438,13 +438,7 @@ fn counts_in_one_fill(plan: &FanOutPlan, kernel: &mut dyn Kernel, task: Parents,
     kernel.rows(&[count]).ok()?.fill_row_runs(&runs, &mut parts).ok()?;
     let done: Vec<PartDone> = parts.into_iter().map(ColumnPart::done).collect();
     column.absorb(done).ok()?;
-    (0..task.count)
-        .map(|i| match column.get(i) {
-            Value::U64(n) => Some(n),
-            Value::U32(n) => Some(u64::from(n)),
-            _ => None,
-        })
-        .collect()
+    (0..task.count).map(|i| column.get(i).as_integer().and_then(|n| u64::try_from(n).ok())).collect()
 }
 
 /// The rows of the parent `kernel` holds.
@@ -459,19 +453,22 @@ fn count_of(plan: &FanOutPlan, kernel: &mut dyn Kernel) -> Result<u64, GenerateE
     }
     let value = match source {
         // An unsigned count is read as its word (no value made).
-        ColumnSource::Output(o) if matches!(kernel.program().outputs[o].ty, PortType::U64 | PortType::U32) => {
+        ColumnSource::Output(o) if is_unsigned_integer(kernel.program().outputs[o].ty) => {
             return kernel.pull_word(o).map_err(GenerateError::Eval);
         }
         ColumnSource::Output(o) => kernel.pull(o).map_err(GenerateError::Eval)?,
         ColumnSource::Input(i) => kernel.input_value(i),
     };
-    match value {
-        Value::U64(n) => Ok(n),
-        Value::U32(n) => Ok(n as u64),
-        Value::I64(n) if n >= 0 => Ok(n as u64),
-        Value::I32(n) if n >= 0 => Ok(n as u64),
-        other => Err(GenerateError::BadCount { name: name.clone(), value: other.display_text() }),
+    match value.as_integer().and_then(|n| u64::try_from(n).ok()) {
+        Some(n) => Ok(n),
+        None => Err(GenerateError::BadCount { name: name.clone(), value: value.display_text() }),
     }
+}
+
+/// True for the unsigned integer types (`u8` to `u64`), whose slot word is
+/// the count itself.
+fn is_unsigned_integer(ty: PortType) -> bool {
+    ty.integer_range().is_some() && !ty.is_signed_integer()
 }
 
 /// Fills the rows of `task`'s parents into `parts` (one per source).

@@ -659,6 +659,17 @@ pub struct KernelRows {
     pub rows: usize,
 }
 
+/// Per column of [`fill_kernel_rows`] over `runs`: whether a row of it can
+/// hold `None` (see [`Program::may_be_none`]). The swept coordinate never
+/// does; another input can when it holds `None` in some run's kernel now
+/// (it holds that through the run).
+pub fn kernel_rows_may_be_none(program: &Program, runs: &[KernelRows], sources: &[ColumnSource]) -> Vec<bool> {
+    let inputs: Vec<bool> = (0..program.inputs.len())
+        .map(|i| runs.iter().any(|run| run.coordinate != Some(i) && run.kernel.input_value(i).is_none()))
+        .collect();
+    program.may_be_none(&inputs, sources)
+}
+
 /// Fills one set of columns with the rows of several kernels of `program`,
 /// run after run (a workload phase's iterations, one kernel each): the
 /// columns `sources` of run 0's rows, then run 1's, and so on. The runs are

@@ -40,7 +40,7 @@ impl<'a> Arg<'a> {
     pub fn scalar<A: Scalar>(self) -> Result<A, NodeError> {
         match self {
             Arg::Word(w) => Ok(A::from_slot(w)),
-            _ => Err(wrong_arg(A::TYPE.keyword())),
+            _ => Err(wrong_arg(&A::TYPE.keyword())),
         }
     }
 
@@ -144,7 +144,8 @@ pub trait BytesEval: Send + Sync {
 pub enum ValueRef<'a> {
     /// The absent value.
     None,
-    /// A scalar (never `Str`, `Json` or `Bytes`).
+    /// A value with no borrowed part: a scalar or a decimal (never `Str`,
+    /// `Json` or `Bytes`).
     Scalar(Value),
     /// A string.
     Str(&'a str),
@@ -174,8 +175,10 @@ impl<'a> ValueRef<'a> {
             (PortType::Str, arg) => ValueRef::Str(arg.text()?),
             (PortType::Json, arg) => ValueRef::Json(arg.text()?),
             (PortType::Bytes, arg) => ValueRef::Bytes(arg.bytes()?),
+            // A decimal's Ref slot holds its 16 bytes; the value is a copy.
+            (PortType::Decimal(d), arg) => ValueRef::Scalar(Value::decimal_row(arg.bytes()?, d)),
             (ty, Arg::Word(w)) => ValueRef::Scalar(super::slot::slot_to_value(ty, w)),
-            (ty, _) => return Err(wrong_arg(ty.keyword())),
+            (ty, _) => return Err(wrong_arg(&ty.keyword())),
         })
     }
 
@@ -259,7 +262,7 @@ pub fn try_to_text<A: Scalar>(
 
 impl<A: Scalar, F: Fn(A, &mut String) -> Result<(), NodeError> + Send + Sync> NodeEval for TextMap<A, F> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-        let a = A::from_value(args.get(0)).ok_or_else(|| wrong_arg(A::TYPE.keyword()))?;
+        let a = A::from_value(args.get(0)).ok_or_else(|| wrong_arg(&A::TYPE.keyword()))?;
         outs[0] = text_value(|s| (self.f)(a, s))?;
         Ok(())
     }

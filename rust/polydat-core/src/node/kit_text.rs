@@ -86,7 +86,7 @@ pub fn scalar_str_map<A: Scalar, R: Out>(
 
 impl<A: Scalar, R: Out, F: Fn(A, &str) -> Result<R, String> + Send + Sync> NodeEval for ScalarStrMap<A, R, F> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-        let a = A::from_value(args.get(0)).ok_or_else(|| wrong_type(args.get(0), A::TYPE.keyword()))?;
+        let a = A::from_value(args.get(0)).ok_or_else(|| wrong_type(args.get(0), &A::TYPE.keyword()))?;
         let s = args.get(1).as_str().ok_or_else(|| wrong_type(args.get(1), "str"))?;
         outs[0] = (self.f)(a, s).map_err(NodeError::new)?.into_out()?;
         super::kit::canonical_value(&mut outs[0]);
@@ -122,7 +122,7 @@ pub fn try_to_ref<A: Scalar, R: Out>(f: impl Fn(A) -> Result<R, String> + Send +
 
 impl<A: Scalar, R: Out, F: Fn(A) -> Result<R, String> + Send + Sync> NodeEval for TryToRef<A, R, F> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
-        let a = A::from_value(args.get(0)).ok_or_else(|| wrong_type(args.get(0), A::TYPE.keyword()))?;
+        let a = A::from_value(args.get(0)).ok_or_else(|| wrong_type(args.get(0), &A::TYPE.keyword()))?;
         outs[0] = (self.f)(a).map_err(NodeError::new)?.into_out()?;
         Ok(())
     }

@@ -68,6 +68,20 @@ pub enum Ty {
     Is(PortType),
     /// Value-polymorphic: any port type is accepted as is.
     Any,
+    /// Any `decimal(p, s)`, accepted as is (the node's rule reads p and s).
+    Decimal,
+}
+
+impl Ty {
+    /// The type's name in signatures and the catalog: a keyword, `any` or
+    /// `decimal`.
+    pub fn name(self) -> std::borrow::Cow<'static, str> {
+        match self {
+            Ty::Is(t) => t.keyword(),
+            Ty::Any => "any".into(),
+            Ty::Decimal => "decimal".into(),
+        }
+    }
 }
 
 /// A literal default for a constant parameter.
@@ -122,6 +136,11 @@ pub const fn wire(name: &'static str, ty: PortType) -> ParamSpec {
     ParamSpec { name, kind: ParamKind::Wire, ty: Ty::Is(ty), default: None, variadic: false }
 }
 
+/// A wire parameter of any `decimal(p, s)` type.
+pub const fn wire_decimal(name: &'static str) -> ParamSpec {
+    ParamSpec { name, kind: ParamKind::Wire, ty: Ty::Decimal, default: None, variadic: false }
+}
+
 /// A wire parameter of any type.
 pub const fn wire_any(name: &'static str) -> ParamSpec {
     ParamSpec { name, kind: ParamKind::Wire, ty: Ty::Any, default: None, variadic: false }
@@ -158,6 +177,10 @@ pub enum Outputs {
     PerVariadicConst(PortType),
     /// One output typed like constant argument `i` (the literal node).
     ConstType(usize),
+    /// One output typed by the node's own rule over its constants and wire
+    /// types (a decimal result's precision and scale); the node's `build`
+    /// refuses the inputs the rule has no type for.
+    Rule(fn(&[Value], &[PortType]) -> PortType),
 }
 
 /// A node failure: the node's own message, before attribution. One word
@@ -352,6 +375,11 @@ pub struct NodeDef {
     pub purity: Purity,
     /// True when the node is evaluated even with `None` inputs.
     pub accepts_none: bool,
+    /// True when the node may yield `None` from inputs none of which is
+    /// `None` (`maybe`). Every other node yields `None` only from a `None`
+    /// it reads, which lets the engines and the output schemas tell which
+    /// values can never be absent ([`crate::program::Program::may_be_none`]).
+    pub makes_none: bool,
     /// The node chooses between two branches: wire 0 (a u64 condition)
     /// picks wire 1 when nonzero, else wire 2, and its value is the picked
     /// wire's. Every engine evaluates only the branch taken
@@ -363,6 +391,11 @@ pub struct NodeDef {
     /// divisor of 0: every evaluation fails). The compiler reports it at
     /// `check` and `compile`; the node keeps its run-time semantics.
     pub warns: WarnFn,
+    /// A warning about wires fed by literal constants that make every
+    /// evaluation fail (a wire divisor of 0): the value of each wire that
+    /// is a literal, `None` for the others. Reported as [`NodeDef::warns`]
+    /// is, so `pragma strict_values` refuses it.
+    pub wire_warns: WireWarnFn,
     /// The node's native form for the native tier ([`lower`]); `None`: it
     /// runs in native code as a call into its slot form.
     pub lower: Option<lower::LowerFn>,
@@ -381,6 +414,13 @@ pub struct NodeDef {
 
 /// Inspects a node's constants for a warning (see [`NodeDef::warns`]).
 pub type WarnFn = fn(&BuildCtx<'_>) -> Option<String>;
+
+/// Inspects the literal values on a node's wires for a warning (see [`NodeDef::wire_warns`]).
+pub type WireWarnFn = fn(&[Option<&Value>]) -> Option<String>;
+
+fn no_wire_warning(_: &[Option<&Value>]) -> Option<String> {
+    None
+}
 
 fn no_warning(_: &BuildCtx<'_>) -> Option<String> {
     None
@@ -401,9 +441,11 @@ impl NodeDef {
         outputs: Outputs::One(PortType::U64),
         purity: Purity::Pure,
         accepts_none: false,
+        makes_none: false,
         chooses: false,
         build: unbuildable,
         warns: no_warning,
+        wire_warns: no_wire_warning,
         lower: None,
         reports_as: None,
         not_constant_hint: None,
@@ -435,6 +477,7 @@ impl NodeDef {
                 vec![t; consts.len().saturating_sub(fixed)]
             }
             Outputs::ConstType(i) => vec![consts.get(i).and_then(Value::port_type).unwrap_or(PortType::U64)],
+            Outputs::Rule(rule) => vec![rule(consts, in_types)],
         }
     }
 
@@ -454,10 +497,7 @@ impl NodeDef {
             .params
             .iter()
             .map(|p| {
-                let ty = match p.ty {
-                    Ty::Is(t) => t.keyword().to_string(),
-                    Ty::Any => "any".to_string(),
-                };
+                let ty = p.ty.name();
                 let konst = if p.kind == ParamKind::Const { "const " } else { "" };
                 let dots = if p.variadic { "..." } else { "" };
                 let default = match p.default {
@@ -477,6 +517,7 @@ impl NodeDef {
                 format!("({})", v.join(", "))
             }
             Outputs::SameAsWire(_) | Outputs::SameAsLastWire | Outputs::ConstType(_) => "any".to_string(),
+            Outputs::Rule(_) => "decimal".to_string(),
             Outputs::PerVariadicConst(t) => format!("({t}...)"),
         };
         format!("{}({}) -> {}", self.name, params.join(", "), outs)

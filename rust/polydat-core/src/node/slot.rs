@@ -96,6 +96,10 @@ scalar!(u64, U64, U64, |a| a, |s| s);
 scalar!(i64, I64, I64, |a| a as u64, |s| s as i64);
 scalar!(u32, U32, U32, |a| a as u64, |s| s as u32);
 scalar!(i32, I32, I32, |a| a as i64 as u64, |s| s as i32);
+scalar!(u16, U16, U16, |a| a as u64, |s| s as u16);
+scalar!(i16, I16, I16, |a| a as i64 as u64, |s| s as i16);
+scalar!(u8, U8, U8, |a| a as u64, |s| s as u8);
+scalar!(i8, I8, I8, |a| a as i64 as u64, |s| s as i8);
 // The NaN test and the choice are made on the bits, as integers: a float-level
 // `if x.is_nan() { NAN } else { x }` may be folded to `x` by the optimizer,
 // whose float model treats every NaN as interchangeable (a release build did).
@@ -172,12 +176,16 @@ pub fn slot_to_value(ty: PortType, s: u64) -> Value {
         PortType::I64 => Value::I64(s as i64),
         PortType::U32 => Value::U32(s as u32),
         PortType::I32 => Value::I32(s as i32),
+        PortType::U16 => Value::U16(s as u16),
+        PortType::I16 => Value::I16(s as i16),
+        PortType::U8 => Value::U8(s as u8),
+        PortType::I8 => Value::I8(s as i8),
         PortType::F64 => Value::F64(f64::from_bits(s)),
         PortType::F32 => Value::F32(f32::from_bits(s as u32)),
         PortType::Bool => Value::Bool(s != 0),
         PortType::Timestamp => Value::Timestamp(s as i64),
         PortType::Date => Value::Date(s as i32),
-        PortType::Str | PortType::Bytes | PortType::Json => Value::None,
+        PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) => Value::None,
     }
 }
 
@@ -189,6 +197,10 @@ pub fn value_to_slot(v: &Value) -> Option<u64> {
         Value::I64(x) => x.to_slot(),
         Value::U32(x) => x.to_slot(),
         Value::I32(x) => x.to_slot(),
+        Value::U16(x) => x.to_slot(),
+        Value::I16(x) => x.to_slot(),
+        Value::U8(x) => x.to_slot(),
+        Value::I8(x) => x.to_slot(),
         Value::F64(x) => x.to_slot(),
         Value::F32(x) => x.to_slot(),
         Value::Bool(x) => x.to_slot(),

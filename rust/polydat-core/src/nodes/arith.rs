@@ -6,6 +6,7 @@ use crate::node::kit::{fold_u64, map1, map2, split_u64, try_map1, try_map2};
 use crate::node::lower::{udiv_const, urem_const, ICmp, Lower, NVal};
 use crate::node::{konst, many, wire, NodeDef, Outputs, Samples, Testing, Variadic};
 use crate::types::PortType::U64;
+use crate::value::Value;
 use strength_reduce::StrengthReducedU64;
 
 /// Rust's own words for an integer division by zero.
@@ -144,10 +145,17 @@ macro_rules! failing_on_zero {
                 fail_on_zero(l, v[1]);
                 Some(vec![l.$native(v[0], v[1])])
             }),
+            wire_warns: zero_divisor_wire,
             testing: Testing { fallible: true, ..Testing::BASE },
             ..NodeDef::BASE
         };
     };
+}
+
+/// The warning of a two-wire division whose divisor (wire 1) is the literal 0.
+fn zero_divisor_wire(literals: &[Option<&Value>]) -> Option<String> {
+    let zero = literals.get(1).copied().flatten()?.as_u64()? == 0;
+    zero.then(|| "the divisor is the constant 0, so every evaluation of this node fails".to_string())
 }
 
 failing_on_zero!(

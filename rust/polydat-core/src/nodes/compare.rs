@@ -5,7 +5,7 @@
 use crate::node::kit::{map2, map3, pick_wire, str_map2, value_fn};
 use crate::node::lower::{FCmp, ICmp};
 use crate::node::{many, wire, wire_any, NodeDef, NodeError, Outputs, Testing};
-use crate::types::PortType::{Bool, Str, F64, U64};
+use crate::types::PortType::{self, Bool, Str, F64, U64};
 use crate::value::Value;
 
 /// Declares a two-wire comparison over `$t` answering 1 when it holds.
@@ -97,6 +97,35 @@ pub const SELECT_STR: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `select_any`: a if cond is nonzero, else b, for two values of one type
+/// the typed choosers do not cover (dates, timestamps, decimals, bytes,
+/// json): what `if` becomes over them.
+pub const SELECT_ANY: NodeDef = NodeDef {
+    name: "select_any",
+    category: "compare",
+    doc: "a if cond is nonzero, else b, a and b of one type (only the branch taken is evaluated): what `if` becomes over dates, timestamps, decimals, bytes and json.",
+    params: &[wire("cond", U64), wire_any("a"), wire_any("b")],
+    outputs: Outputs::SameAsLastWire,
+    build: |c| {
+        let types = c.wire_types;
+        if types.len() != 3 || types[1] != types[2] {
+            let [a, b] = [1, 2].map(|i| types.get(i).map_or("nothing".into(), |t| t.keyword()));
+            return Err(format!("select_any chooses between two values of one type, got {a} and {b}"));
+        }
+        Ok(pick_wire(|c: u64| if c != 0 { 1 } else { 2 }))
+    },
+    // A one-slot value (a date, a timestamp) is chosen inline; a value by
+    // reference runs as a call into the slot form, which shares the chosen
+    // wire's bytes.
+    lower: Some(|l, c, v| {
+        let inline = c.wire_types.get(1).is_some_and(|t| !t.is_ref() && !matches!(t, F64 | PortType::F32));
+        inline.then(|| vec![l.select(v[0], v[1], v[2])])
+    }),
+    testing: Testing { corner_call: Some("select_any(a, b as date, c as date)"), random: false, ..Testing::BASE },
+    chooses: true,
+    ..NodeDef::BASE
+};
+
 /// The advice every `pick` failure ends with (upstream's words).
 const PICK_HINT: &str = "\n  hint: did the probe phase that sets these booleans run before this phase? Check scenario-tree DFS order or declare a `detect_*` phase ahead of consumers.";
 
@@ -158,7 +187,7 @@ pub const PICK: NodeDef = NodeDef {
 /// The comparison family.
 pub const NODES: &[NodeDef] = &[
     U64_EQ, U64_NE, U64_LT, U64_GT, U64_LE, U64_GE, F64_EQ, F64_NE, F64_LT, F64_GT, F64_LE, F64_GE, STR_EQ, STR_NE,
-    SELECT_U64, SELECT_F64, SELECT_STR, PICK,
+    SELECT_U64, SELECT_F64, SELECT_STR, SELECT_ANY, PICK,
 ];
 
 #[cfg(test)]

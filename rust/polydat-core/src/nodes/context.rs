@@ -54,32 +54,6 @@ pub const THREAD_ID: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
-/// `session_start_millis`: the wall clock, read once when the node is built.
-pub const SESSION_START_MILLIS: NodeDef = NodeDef {
-    name: "session_start_millis",
-    category: "context",
-    doc: "The wall-clock time in epoch milliseconds when the program was built (the same on every read of one build).",
-    purity: Purity::Nondeterministic,
-    build: |_| {
-        let start = epoch_millis();
-        Ok(source(move || start))
-    },
-    ..NodeDef::BASE
-};
-
-/// `elapsed_millis`: milliseconds since the node was built (saturating at 0).
-pub const ELAPSED_MILLIS: NodeDef = NodeDef {
-    name: "elapsed_millis",
-    category: "context",
-    doc: "Milliseconds of wall-clock time since the program was built (0 if the clock went back).",
-    purity: Purity::Nondeterministic,
-    build: |_| {
-        let start = epoch_millis();
-        Ok(source(move || epoch_millis().saturating_sub(start)))
-    },
-    ..NodeDef::BASE
-};
-
 thread_local! {
     /// Each thread's xorshift64 state, seeded from the clock's nanoseconds
     /// (never 0, which xorshift cannot leave).
@@ -270,8 +244,6 @@ pub const NODES: &[NodeDef] = &[
     CURRENT_EPOCH_MILLIS,
     COUNTER,
     THREAD_ID,
-    SESSION_START_MILLIS,
-    ELAPSED_MILLIS,
     RANDOM_RANGE,
     RANDOM_F64,
     RANDOM_BOOL,
@@ -322,29 +294,12 @@ mod tests {
     }
 
     #[test]
-    fn session_clocks_and_thread_ids() {
-        let build = |def: &NodeDef| (def.build)(&BuildCtx { consts: &[], wire_types: &[] }).unwrap();
-        let read = |node: &dyn crate::node::NodeEval| {
-            let mut out = [Value::None];
-            node.eval(&Args::new(&[], &[]), &mut out).unwrap();
-            out[0].as_u64().unwrap()
-        };
-        let start = build(&SESSION_START_MILLIS);
-        let first = read(&*start);
-        std::thread::sleep(std::time::Duration::from_millis(5));
-        assert_eq!(read(&*start), first, "frozen at build");
-        assert!(first > 1_700_000_000_000);
-        let elapsed = build(&ELAPSED_MILLIS);
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        let e = read(&*elapsed);
-        assert!((20..60_000).contains(&e), "{e}");
+    fn thread_ids_differ_between_threads() {
         let here = thread_number();
         assert!(here > 0);
         let there = std::thread::spawn(thread_number).join().unwrap();
         assert_ne!(here, there);
-        for def in [&THREAD_ID, &SESSION_START_MILLIS, &ELAPSED_MILLIS] {
-            assert_eq!(def.purity, Purity::Nondeterministic, "{}", def.name);
-        }
+        assert_eq!(THREAD_ID.purity, Purity::Nondeterministic);
     }
 
     #[test]

@@ -11,9 +11,13 @@ use crate::node::{
     Samples, Testing, Ty,
 };
 use crate::nodes::datetime::{parse_iso_millis, push_date_text, push_timestamp_text};
-use crate::types::PortType::{self, Bool, Bytes, Date, Json, Str, Timestamp, F32, F64, I32, I64, U32, U64};
+use crate::types::PortType::{
+    self, Bool, Bytes, Date, Decimal, Json, Str, Timestamp, F32, F64, I16, I32, I64, I8, U16, U32, U64, U8,
+};
 use crate::value::push_display;
 use crate::value::Value;
+
+pub mod narrow;
 
 /// A literal in a wire position: an anonymous constant node.
 struct Literal {
@@ -379,6 +383,8 @@ cast!(I32_TO_DATE, "__i32_to_date", I32: i32 => Date, "Cast i32 -> date: days si
     lower: SAME_WORD);
 cast!(DATE_TO_I32, "__date_to_i32", Date: Days => I32, "Cast date -> i32: days since 1970-01-01.", |x| x.0,
     lower: SAME_WORD);
+cast!(DATE_TO_I64, "__date_to_i64", Date: Days => I64, "Cast date -> i64: days since 1970-01-01.",
+    |x| i64::from(x.0), lower: SAME_WORD);
 
 // Upstream's class-B conversions, which only an explicit `as` inserts:
 // narrowing and cross-sign integers (range-checked: a value that does not fit
@@ -392,9 +398,13 @@ fn out_of_range(value: impl std::fmt::Display, target: &str) -> String {
     format!("value {value} does not fit in {target}")
 }
 
-/// Declares a fallible one-wire cast node over a scalar.
+/// Declares a fallible one-wire cast node over a scalar (with the native
+/// form `lower`, or none: the native tier then calls the rule).
 macro_rules! try_cast {
     ($id:ident, $name:literal, $from:ident : $ft:ty => $to:ident, $doc:literal, $f:expr) => {
+        try_cast!($id, $name, $from: $ft => $to, $doc, $f, lower: None);
+    };
+    ($id:ident, $name:literal, $from:ident : $ft:ty => $to:ident, $doc:literal, $f:expr, lower: $lower:expr) => {
         /// A one-wire cast node (see its `name` and `doc` fields).
         pub const $id: NodeDef = NodeDef {
             name: $name,
@@ -403,6 +413,7 @@ macro_rules! try_cast {
             params: &[wire("input", $from)],
             outputs: Outputs::One($to),
             build: |_| Ok(try_map1($f as fn($ft) -> Result<_, String>)),
+            lower: $lower,
             ..NodeDef::BASE
         };
     };
@@ -424,18 +435,31 @@ macro_rules! reader_cast {
     };
 }
 
+/// The native form of a u64 cast that fails past `MAX` (its rule called
+/// then): the value itself otherwise, whose word is the target's (a
+/// non-negative value's sign extension is itself).
+fn lower_at_most<const MAX: u64>(l: &mut dyn Lower, _: &BuildCtx<'_>, x: &[NVal]) -> Option<Vec<NVal>> {
+    let max = l.iconst(MAX);
+    let over = l.icmp(ICmp::Gt, x[0], max);
+    l.call_rule_if(over);
+    Some(vec![x[0]])
+}
+
 try_cast!(U64_TO_I64, "__u64_to_i64", U64: u64 => I64, "Cast u64 -> i64 (a value past i64::MAX fails).",
-    |x| i64::try_from(x).map_err(|_| out_of_range(x, "i64")));
+    |x| i64::try_from(x).map_err(|_| out_of_range(x, "i64")), lower: Some(lower_at_most::<{ i64::MAX as u64 }>));
 try_cast!(U64_TO_U32, "__u64_to_u32", U64: u64 => U32, "Cast u64 -> u32 (a value past u32::MAX fails).",
-    |x| u32::try_from(x).map_err(|_| out_of_range(x, "u32")));
+    |x| u32::try_from(x).map_err(|_| out_of_range(x, "u32")), lower: Some(lower_at_most::<{ u32::MAX as u64 }>));
 try_cast!(U64_TO_I32, "__u64_to_i32", U64: u64 => I32, "Cast u64 -> i32 (a value past i32::MAX fails).",
-    |x| i32::try_from(x).map_err(|_| out_of_range(x, "i32")));
+    |x| i32::try_from(x).map_err(|_| out_of_range(x, "i32")), lower: Some(lower_at_most::<{ i32::MAX as u64 }>));
 try_cast!(I64_TO_U64, "__i64_to_u64", I64: i64 => U64, "Cast i64 -> u64 (a negative value fails).",
     |x| u64::try_from(x).map_err(|_| out_of_range(x, "u64")));
 try_cast!(I64_TO_U32, "__i64_to_u32", I64: i64 => U32, "Cast i64 -> u32 (a value outside 0..=u32::MAX fails).",
     |x| u32::try_from(x).map_err(|_| out_of_range(x, "u32")));
 try_cast!(I64_TO_I32, "__i64_to_i32", I64: i64 => I32, "Cast i64 -> i32 (a value outside i32's range fails).",
     |x| i32::try_from(x).map_err(|_| out_of_range(x, "i32")));
+try_cast!(I64_TO_DATE, "__i64_to_date", I64: i64 => Date,
+    "Cast i64 -> date: days since 1970-01-01 (a value outside i32's range fails).",
+    |x| i32::try_from(x).map(Days).map_err(|_| out_of_range(x, "date")));
 try_cast!(U32_TO_I32, "__u32_to_i32", U32: u32 => I32, "Cast u32 -> i32 (a value past i32::MAX fails).",
     |x| i32::try_from(x).map_err(|_| out_of_range(x, "i32")));
 try_cast!(I32_TO_U64, "__i32_to_u64", I32: i32 => U64, "Cast i32 -> u64 (a negative value fails).",
@@ -497,6 +521,20 @@ reader_cast!(STR_TO_U32_CAST, "__str_to_u32", Str => U32, str_map,
 reader_cast!(STR_TO_I32_CAST, "__str_to_i32", Str => I32, str_map,
     "Cast str -> i32: trims and parses; a malformed value fails the evaluation.",
     |s| read_text(s, "a whole number", "__str_to_i32", |raw| raw.parse::<i32>().map_err(|e| e.to_string())));
+reader_cast!(STR_TO_DATE_CAST, "__str_to_date", Str => Date, str_map,
+"Cast str -> date: trims; days since 1970-01-01 or an ISO date (1992-01-01); anything else fails the evaluation.",
+|s| read_text(s, "a date", "__str_to_date", |raw| match parse_text(raw, Date) {
+    Ok(Value::Date(days)) => Ok(Days(days)),
+    Ok(_) => unreachable!("parse_text reads a date as a date"),
+    Err(e) => Err(e),
+}));
+reader_cast!(STR_TO_TIMESTAMP_CAST, "__str_to_timestamp", Str => Timestamp, str_map,
+"Cast str -> timestamp: trims; epoch milliseconds or an ISO date-time (1992-01-01T12:30:00Z); anything else fails the evaluation.",
+|s| read_text(s, "a timestamp", "__str_to_timestamp", |raw| match parse_text(raw, Timestamp) {
+    Ok(Value::Timestamp(ms)) => Ok(Millis(ms)),
+    Ok(_) => unreachable!("parse_text reads a timestamp as a timestamp"),
+    Err(e) => Err(e),
+}));
 reader_cast!(STR_TO_F32_CAST, "__str_to_f32", Str => F32, str_map,
     "Cast str -> f32: trims and parses; a malformed value fails the evaluation.",
     |s| read_text(s, "a number", "__str_to_f32", |raw| raw.parse::<f32>().map_err(|e| e.to_string())));
@@ -585,6 +623,9 @@ impl SlotEval for PassThrough {
 /// and never fails; as upstream, every integer widens to f64 (rounding above
 /// 2^53) and a u64 feeds a bool port as a nonzero test.
 pub fn auto_adapter(from: PortType, to: PortType) -> Option<&'static NodeDef> {
+    if let Some(def) = narrow::auto_adapter(from, to) {
+        return Some(def);
+    }
     Some(match (from, to) {
         (U64, F64) => &U64_TO_F64,
         (I64, F64) => &I64_TO_F64,
@@ -615,6 +656,7 @@ pub fn auto_adapter(from: PortType, to: PortType) -> Option<&'static NodeDef> {
         (F64, Bool) => &F64_TO_BOOL,
         (F32, Bool) => &F32_TO_BOOL,
         (Json, Str) => &JSON_TO_STR_ADAPTER,
+        (Decimal(_), Str) => &crate::nodes::decimal::DECIMAL_TO_STR,
         (I64, Bytes) => &I64_TO_BYTES,
         (U32, Bytes) => &U32_TO_BYTES,
         (I32, Bytes) => &I32_TO_BYTES,
@@ -653,7 +695,14 @@ pub fn conversion_hint(from: PortType, to: PortType) -> String {
 /// adapter when there is one, else a strict string parser. Float-to-integer
 /// narrowing has none on purpose (it needs `f64_to_u64`, `round_to_u64`, ...).
 pub fn cast_node(from: PortType, to: PortType) -> Option<&'static NodeDef> {
-    auto_adapter(from, to).or(match (from, to) {
+    auto_adapter(from, to).or(narrow::cast_node(from, to)).or(match (from, to) {
+        // The target's precision and scale are the node's `type` constant
+        // (`cast_wire` gives it).
+        (U64 | I64 | U32 | I32 | U16 | I16 | U8 | I8 | F64 | F32 | Decimal(_), Decimal(_)) => {
+            Some(&crate::nodes::decimal::TO_DECIMAL)
+        }
+        (Decimal(_), F64) => Some(&crate::nodes::decimal::DECIMAL_TO_F64),
+        (Decimal(_), I64) => Some(&crate::nodes::decimal::DECIMAL_TO_I64),
         (Str, U64) => Some(&STR_TO_U64_CAST),
         (Str, F64) => Some(&STR_TO_F64_CAST),
         (Str, Bool) => Some(&STR_TO_BOOL_CAST),
@@ -661,6 +710,8 @@ pub fn cast_node(from: PortType, to: PortType) -> Option<&'static NodeDef> {
         (Str, U32) => Some(&STR_TO_U32_CAST),
         (Str, I32) => Some(&STR_TO_I32_CAST),
         (Str, F32) => Some(&STR_TO_F32_CAST),
+        (Str, Date) => Some(&STR_TO_DATE_CAST),
+        (Str, Timestamp) => Some(&STR_TO_TIMESTAMP_CAST),
         (U64, I64) => Some(&U64_TO_I64),
         (U64, U32) => Some(&U64_TO_U32),
         (U64, I32) => Some(&U64_TO_I32),
@@ -690,6 +741,8 @@ pub fn cast_node(from: PortType, to: PortType) -> Option<&'static NodeDef> {
         (U64, Date) => Some(&U64_TO_DATE),
         (I32, Date) => Some(&I32_TO_DATE),
         (Date, I32) => Some(&DATE_TO_I32),
+        (I64, Date) => Some(&I64_TO_DATE),
+        (Date, I64) => Some(&DATE_TO_I64),
         _ => None,
     })
 }
@@ -788,6 +841,8 @@ pub const NODES: &[NodeDef] = &[
     U64_TO_DATE,
     I32_TO_DATE,
     DATE_TO_I32,
+    DATE_TO_I64,
+    I64_TO_DATE,
     BOOL_TO_I64,
     BOOL_TO_U32,
     BOOL_TO_I32,
@@ -825,6 +880,8 @@ pub const NODES: &[NodeDef] = &[
     STR_TO_U32_CAST,
     STR_TO_I32_CAST,
     STR_TO_F32_CAST,
+    STR_TO_DATE_CAST,
+    STR_TO_TIMESTAMP_CAST,
     JSON_TO_U64,
     JSON_TO_I64,
     JSON_TO_F64,
@@ -881,10 +938,10 @@ pub fn parse_text(text: &str, ty: PortType) -> Result<Value, String> {
         int(t).filter(|v| (lo..=hi).contains(v)).ok_or_else(|| bad(&format!("an integer in {lo}..={hi}")))
     };
     Ok(match ty {
-        U64 => Value::U64(ranged(0, u64::MAX as i128)? as u64),
-        I64 => Value::I64(ranged(i64::MIN as i128, i64::MAX as i128)? as i64),
-        U32 => Value::U32(ranged(0, u32::MAX as i128)? as u32),
-        I32 => Value::I32(ranged(i32::MIN as i128, i32::MAX as i128)? as i32),
+        U64 | I64 | U32 | I32 | U16 | I16 | U8 | I8 => {
+            let (lo, hi) = ty.integer_range().expect("an integer type has a range");
+            Value::integer_of(ty, ranged(lo, hi)?).expect("a value in range is a value of the type")
+        }
         F64 => Value::F64(t.parse::<f64>().map_err(|_| bad("a number"))?),
         F32 => Value::F32(t.parse::<f32>().map_err(|_| bad("a number"))?),
         Bool => Value::Bool(read_bool(t).ok_or_else(|| bad("true, false, 1 or 0"))?),
@@ -901,6 +958,11 @@ pub fn parse_text(text: &str, ty: PortType) -> Result<Value, String> {
                     .ok_or_else(|| bad("epoch milliseconds or an ISO date-time such as 1992-01-01T12:30:00Z (UTC)"))?,
             ),
         },
+        Decimal(d) => {
+            let literal =
+                crate::decimal::Decimal::parse_literal(t).map_err(|_| bad("a decimal number such as 12.34"))?;
+            Value::Decimal(literal.rescale(d).map_err(|e| format!("cannot read {text:?} as {ty}: {e}"))?)
+        }
         Date => match int(t) {
             Some(days) => Value::Date(i32::try_from(days).map_err(|_| bad("days that fit in i32"))?),
             None => match parse_iso_millis(t) {
@@ -942,11 +1004,9 @@ pub fn boundary_value(value: Value, to: PortType) -> Result<Value, Value> {
     if value.is_none() || value.port_type() == Some(to) {
         return Ok(value);
     }
+    let integer = value.as_integer();
     let int = match &value {
-        V::U64(x) => Some(*x as i128),
-        V::I64(x) => Some(*x as i128),
-        V::U32(x) => Some(*x as i128),
-        V::I32(x) => Some(*x as i128),
+        _ if integer.is_some() => integer,
         V::Bool(b) => Some(*b as i128),
         V::F64(x) if x.is_finite() && x.fract() == 0.0 && x.abs() < 2e19 => Some(*x as i128),
         V::F32(x) if x.is_finite() && x.fract() == 0.0 && x.abs() < 2e19 => Some(*x as i128),
@@ -959,18 +1019,10 @@ pub fn boundary_value(value: Value, to: PortType) -> Result<Value, Value> {
         _ => int.filter(|&i| (i as f64) as i128 == i && (i as f64) != 2f64.powi(64)).map(|i| i as f64),
     };
     let converted = match to {
-        U64 => int.and_then(|i| u64::try_from(i).ok()).map(V::U64),
-        I64 => int.and_then(|i| i64::try_from(i).ok()).map(V::I64),
-        U32 => int.and_then(|i| u32::try_from(i).ok()).map(V::U32),
-        I32 => int.and_then(|i| i32::try_from(i).ok()).map(V::I32),
+        U64 | I64 | U32 | I32 | U16 | I16 | U8 | I8 => int.and_then(|i| V::integer_of(to, i)),
         F64 => float.map(V::F64),
         F32 => float.filter(|f| f.is_nan() || (*f as f32) as f64 == *f).map(|f| V::F32(f as f32)),
-        Bool => match &value {
-            V::U64(_) | V::I64(_) | V::U32(_) | V::I32(_) => {
-                int.filter(|i| *i == 0 || *i == 1).map(|i| V::Bool(i == 1))
-            }
-            _ => None,
-        },
+        Bool => integer.filter(|i| *i == 0 || *i == 1).map(|i| V::Bool(i == 1)),
         Json => match &value {
             V::Str(text) if serde_json::from_str::<serde_json::Value>(text).is_ok() => Some(V::Json(text.clone())),
             _ => None,
@@ -981,16 +1033,19 @@ pub fn boundary_value(value: Value, to: PortType) -> Result<Value, Value> {
         // Epoch milliseconds or days as integers; a date widens to its midnight.
         Timestamp => match &value {
             V::Date(d) => Some(V::Timestamp(i64::from(*d) * MS_PER_DAY)),
-            V::U64(_) | V::I64(_) | V::U32(_) | V::I32(_) => int.and_then(|i| i64::try_from(i).ok()).map(V::Timestamp),
-            _ => None,
+            _ => integer.and_then(|i| i64::try_from(i).ok()).map(V::Timestamp),
+        },
+        // Another decimal when no digit is lost, an integer that fits.
+        Decimal(d) => match &value {
+            V::Decimal(x) => x.rescale(d).ok().filter(|y| crate::decimal::compare(*x, *y).is_eq()).map(V::Decimal),
+            _ => integer.and_then(|i| crate::decimal::Decimal::from_int(i, d).ok()).map(V::Decimal),
         },
         Date => match &value {
-            V::U64(_) | V::I64(_) | V::U32(_) | V::I32(_) => int.and_then(|i| i32::try_from(i).ok()).map(V::Date),
             // An instant at a midnight is that day.
             V::Timestamp(ms) if ms.rem_euclid(MS_PER_DAY) == 0 => {
                 i32::try_from(ms.div_euclid(MS_PER_DAY)).ok().map(V::Date)
             }
-            _ => None,
+            _ => integer.and_then(|i| i32::try_from(i).ok()).map(V::Date),
         },
     };
     converted.ok_or(value)
@@ -1111,7 +1166,13 @@ mod tests {
         assert!(ok("TRUE", Bool).same(&Value::Bool(true)));
         assert!(parse_text("yes", Bool).unwrap_err().contains("true, false, 1 or 0"));
         assert!(ok(" eu west ", Str).same(&Value::str(" eu west ")), "strings keep their spaces");
-        assert_eq!(implicit_conversions().len(), 43);
+        assert_eq!(implicit_conversions().len(), 44 + narrow::ADAPTERS.len(), "with decimal to str");
+        assert!(ok("255", U8).same(&Value::U8(255)));
+        assert!(parse_text("256", U8).unwrap_err().contains("an integer in 0..=255"));
+        assert!(ok("-0x80", I8).same(&Value::I8(-128)));
+        assert!(parse_text("-129", I8).unwrap_err().contains("-128..=127"));
+        assert!(ok("65535", U16).same(&Value::U16(u16::MAX)));
+        assert!(parse_text("32768", I16).unwrap_err().contains("-32768..=32767"));
         assert!(cast_conversions().contains(&(Str, U64)));
         assert!(ok("1992-01-01", Date).same(&Value::Date(8035)));
         assert!(ok("8035", Date).same(&Value::Date(8035)));
@@ -1119,6 +1180,22 @@ mod tests {
         assert!(ok("1992-01-01T00:00:01.5Z", Timestamp).same(&Value::Timestamp(8035 * MS_PER_DAY + 1500)));
         assert!(ok("-5", Timestamp).same(&Value::Timestamp(-5)));
         assert!(parse_text("1992-02-30", Timestamp).unwrap_err().contains("ISO date-time"));
+    }
+
+    #[test]
+    fn dates_and_timestamps_are_read_from_text_and_i64() {
+        let cast = |from: PortType, to: PortType, v: Value| eval(cast_node(from, to).unwrap(), &[], &[v]);
+        assert!(cast(Str, Date, Value::str(" 1992-01-01 ")).unwrap()[0].same(&Value::Date(8035)));
+        assert!(cast(Str, Date, Value::str("-1")).unwrap()[0].same(&Value::Date(-1)));
+        let e = cast(Str, Date, Value::str("1992-02-30")).unwrap_err();
+        assert!(e.message().starts_with("value \"1992-02-30\" is not a date."), "{}", e.message());
+        assert!(cast(Str, Timestamp, Value::str("1970-01-01T00:00:01Z")).unwrap()[0].same(&Value::Timestamp(1000)));
+        assert!(cast(I64, Date, Value::I64(-7305)).unwrap()[0].same(&Value::Date(-7305)));
+        assert_eq!(
+            cast(I64, Date, Value::I64(1 << 31)).unwrap_err().message(),
+            "value 2147483648 does not fit in date"
+        );
+        assert!(cast(Date, I64, Value::Date(-3)).unwrap()[0].same(&Value::I64(-3)));
     }
 
     #[test]
@@ -1159,6 +1236,12 @@ mod tests {
         assert!(ok(Value::I64(5), U64).same(&Value::U64(5)));
         assert!(boundary_value(Value::I64(-1), U64).is_err(), "sign is checked");
         assert!(boundary_value(Value::U64(1 << 40), U32).is_err(), "range is checked");
+        assert!(ok(Value::U64(255), U8).same(&Value::U8(255)));
+        assert!(boundary_value(Value::U64(256), U8).is_err());
+        assert!(ok(Value::I64(-128), I8).same(&Value::I8(-128)));
+        assert!(boundary_value(Value::I64(-129), I8).is_err());
+        assert!(ok(Value::I8(-1), I64).same(&Value::I64(-1)));
+        assert!(ok(Value::F64(65535.0), U16).same(&Value::U16(u16::MAX)));
         assert!(ok(Value::F64(3.0), U64).same(&Value::U64(3)));
         assert!(boundary_value(Value::F64(3.5), U64).is_err(), "only integral floats become ints");
         assert!(boundary_value(Value::str(" 42 "), U64).is_err(), "text is not parsed into numbers");

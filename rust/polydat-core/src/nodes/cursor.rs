@@ -128,7 +128,7 @@ pub const CURSOR_SLICE: NodeDef = NodeDef {
         if !matches!(c.wire_types.first(), Some(Str | Json)) {
             return Err(format!(
                 "a cursor's `over` takes a one-range spec (str) or a partition (json), not {}",
-                c.wire_types.first().map_or("nothing", |t| t.keyword())
+                c.wire_types.first().map_or("nothing".into(), |t| t.keyword())
             ));
         }
         Ok(value_fn(|args, outs| {

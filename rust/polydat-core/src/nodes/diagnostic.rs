@@ -49,11 +49,11 @@ pub const PROBE: NodeDef = NodeDef {
 
 /// The type name `type_of` reports: upstream's `PortType` display names
 /// (`"String"` for strings), and this project's own for its narrow types.
-pub fn type_name(v: &Value) -> &'static str {
+pub fn type_name(v: &Value) -> std::borrow::Cow<'static, str> {
     match v.port_type() {
-        Some(PortType::Str) => "String",
+        Some(PortType::Str) => "String".into(),
         Some(t) => t.keyword(),
-        None => "none",
+        None => "none".into(),
     }
 }
 

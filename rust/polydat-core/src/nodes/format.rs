@@ -414,9 +414,8 @@ impl Encode {
             'c' => Encode::Csv,
             'v' => match ty {
                 PortType::F64 | PortType::F32 => Encode::Float,
-                PortType::U64 | PortType::I64 | PortType::U32 | PortType::I32 | PortType::Bool | PortType::Json => {
-                    Encode::Plain
-                }
+                ty if ty.integer_range().is_some() => Encode::Plain,
+                PortType::Bool | PortType::Json => Encode::Plain,
                 _ => Encode::Quoted,
             },
             other => return Err(format!("internal: unknown tile hole encoding '{other}'")),

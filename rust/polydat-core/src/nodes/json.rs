@@ -13,7 +13,9 @@ use serde_json::{Map, Value as J};
 
 /// A wire value as JSON: numbers as numbers (a non-finite float as null),
 /// strings as strings, bytes as base64 text (upstream's convention), JSON
-/// as itself, a timestamp or date as its ISO text, the absent value as null.
+/// as itself, a timestamp or date as its ISO text, a decimal as its exact
+/// text in a string (`"901.00"`: a JSON number would pass through a float
+/// in most readers), the absent value as null.
 pub fn value_to_json(v: &Value) -> J {
     match v {
         Value::None => J::Null,
@@ -21,6 +23,10 @@ pub fn value_to_json(v: &Value) -> J {
         Value::I64(x) => J::from(*x),
         Value::U32(x) => J::from(*x),
         Value::I32(x) => J::from(*x),
+        Value::U16(x) => J::from(*x),
+        Value::I16(x) => J::from(*x),
+        Value::U8(x) => J::from(*x),
+        Value::I8(x) => J::from(*x),
         Value::F64(x) => serde_json::Number::from_f64(*x).map_or(J::Null, J::Number),
         Value::F32(x) => serde_json::Number::from_f64(f64::from(*x)).map_or(J::Null, J::Number),
         Value::Bool(b) => J::Bool(*b),
@@ -29,6 +35,7 @@ pub fn value_to_json(v: &Value) -> J {
         Value::Json(t) => parse(t),
         Value::Timestamp(ms) => J::String(crate::nodes::datetime::timestamp_text(*ms)),
         Value::Date(days) => J::String(crate::nodes::datetime::date_text(*days)),
+        Value::Decimal(d) => J::String(d.to_string()),
     }
 }
 

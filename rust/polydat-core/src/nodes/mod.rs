@@ -6,26 +6,33 @@ pub mod arith;
 pub mod assert;
 pub mod bitwise;
 pub mod bytes;
+pub mod calendar_arith;
 pub mod compare;
 pub mod context;
 pub mod convert;
 pub mod cursor;
 pub mod datafile;
 pub mod datetime;
+pub mod decimal;
 pub mod diagnostic;
 pub mod dist;
+pub mod distinct;
 pub mod emit;
 pub mod fixed;
 pub mod format;
 pub mod hash;
+pub mod iban;
 pub mod json;
 pub mod lerp;
 pub mod lfsr;
+pub mod locale;
 pub mod math;
+pub mod network;
 pub mod noise;
 pub mod partition;
 pub mod pcg;
 pub mod probability;
+pub mod pseudo_text;
 pub mod real_data;
 pub mod regex;
 pub mod register;
@@ -47,6 +54,8 @@ use std::sync::OnceLock;
 const FAMILIES: &[&[NodeDef]] = &[
     hash::NODES,
     convert::NODES,
+    convert::narrow::ADAPTERS,
+    convert::narrow::CASTS,
     diagnostic::NODES,
     arith::NODES,
     bitwise::NODES,
@@ -56,6 +65,7 @@ const FAMILIES: &[&[NodeDef]] = &[
     math::NODES,
     probability::NODES,
     pcg::NODES,
+    distinct::NODES,
     weighted::NODES,
     string::NODES,
     format::NODES,
@@ -63,10 +73,16 @@ const FAMILIES: &[&[NodeDef]] = &[
     assert::NODES,
     context::NODES,
     datetime::NODES,
+    decimal::NODES,
+    calendar_arith::NODES,
     bytes::NODES,
     json::NODES,
     regex::NODES,
     real_data::NODES,
+    locale::NODES,
+    iban::NODES,
+    network::NODES,
+    pseudo_text::NODES,
     cursor::NODES,
     emit::NODES,
     round::NODES,
@@ -105,6 +121,26 @@ pub fn catalog() -> &'static [&'static NodeDef] {
 /// The node registered under `name` (or one of its aliases).
 pub fn lookup(name: &str) -> Option<&'static NodeDef> {
     index().1.get(name).copied()
+}
+
+/// Nodes the library no longer has, each with what a program writes instead
+/// (the hint of the unknown-node error for a program that still calls one).
+/// Upstream removed these in 0.6.0; a wall clock captured per build made
+/// rows depend on when a kernel was built.
+pub const REMOVED: &[(&str, &str)] = &[
+    (
+        "session_start_millis",
+        "session_start_millis() was removed (as upstream removed it in 0.6.0): capture the clock once per kernel with `const session_start := current_epoch_millis()`, and read it in a child scope through `extern session_start: u64`",
+    ),
+    (
+        "elapsed_millis",
+        "elapsed_millis() was removed (as upstream removed it in 0.6.0): with `const session_start := current_epoch_millis()`, write `volatile elapsed := current_epoch_millis() - session_start`",
+    ),
+];
+
+/// What a program writes instead of `name`, when `name` is a removed node ([`REMOVED`]).
+pub fn removed_hint(name: &str) -> Option<&'static str> {
+    REMOVED.iter().find(|(removed, _)| *removed == name).map(|(_, hint)| *hint)
 }
 
 /// The closest public node name to `name`, if one is reasonably close.
@@ -373,7 +409,7 @@ fn testing_json(t: &Testing) -> J {
 /// The catalog as JSON, for the frontend (name resolution, desugaring, hints)
 /// and for `polydat nodes`.
 pub fn catalog_json() -> String {
-    use crate::node::{Outputs, ParamKind, Ty};
+    use crate::node::{Outputs, ParamKind};
     let nodes: Vec<J> = catalog()
         .iter()
         .map(|d| {
@@ -384,7 +420,7 @@ pub fn catalog_json() -> String {
                     json!({
                         "name": p.name,
                         "kind": if p.kind == ParamKind::Wire { "wire" } else { "const" },
-                        "type": match p.ty { Ty::Is(t) => t.keyword(), Ty::Any => "any" },
+                        "type": p.ty.name(),
                         "default": p.default.map_or(J::Null, lit_json),
                         "variadic": p.variadic,
                     })
@@ -401,6 +437,7 @@ pub fn catalog_json() -> String {
                 Outputs::SameAsLastWire => json!({"kind": "same_as_wire", "index": -1}),
                 Outputs::PerVariadicConst(t) => json!({"kind": "per_variadic_const", "type": t.keyword()}),
                 Outputs::ConstType(i) => json!({"kind": "const_type", "index": i}),
+                Outputs::Rule(_) => json!({"kind": "rule", "type": "decimal"}),
             };
             json!({
                 "name": d.name,

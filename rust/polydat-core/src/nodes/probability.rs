@@ -4,10 +4,11 @@
 use crate::node::by_bytes::{pick_str, table_pick, StrTable};
 use crate::node::kit::{map1, map2, map3, value_fn};
 use crate::node::lower::{FCmp, FOp, Lower, NVal};
-use crate::node::{konst, many, wire, BuildCtx, NodeDef, NodeError, Outputs, Samples, Testing, Variadic};
+use crate::node::{konst, many, wire, wire_any, BuildCtx, NodeDef, NodeError, Outputs, Samples, Testing, Variadic};
 use crate::nodes::hash::lower_splitmix64;
 use crate::nodes::hash::splitmix64;
 use crate::types::PortType::{Str, F64, U64};
+use crate::value::Value;
 use std::sync::Arc;
 use strength_reduce::StrengthReducedU64;
 
@@ -62,6 +63,38 @@ pub const UNFAIR_COIN: NodeDef = NodeDef {
     },
     lower: Some(|l, c, x| Some(vec![lower_hit(l, c, x[0])])),
     testing: Testing { samples: &[("p", Samples::F64(&[0.3, 0.0, 0.1, 0.5, 0.9, 1.0]))], ..Testing::BASE },
+    ..NodeDef::BASE
+};
+
+/// `maybe`: `value`, or absent (`None`) with probability `p`, per key.
+///
+/// The row is absent exactly when `unfair_coin(key, p)` is 1 (hash(key) /
+/// 2^64 < p), so the same key is absent under every engine and output
+/// format (a null in Arrow, Parquet and pandas, an empty CSV field, JSON
+/// `null`). An absent `value` or `key` gives an absent row as well (the
+/// `None` rule); the node's value keeps `value`'s type.
+pub const MAYBE: NodeDef = NodeDef {
+    name: "maybe",
+    category: "probability",
+    doc: "value, or absent (None) with probability p, deterministic per key: absent exactly when unfair_coin(key, p) is 1 (hash(key) / 2^64 < p).",
+    params: &[wire_any("value"), konst("p", F64), wire("key", U64)],
+    outputs: Outputs::SameAsWire(0),
+    makes_none: true,
+    build: |c| {
+        let p = c.f64(0);
+        if !(0.0..=1.0).contains(&p) {
+            return Err(format!("maybe: p must be in [0, 1], got {p}"));
+        }
+        Ok(value_fn(move |args, outs| {
+            let key = match args.get(1) {
+                Value::U64(k) => *k,
+                other => return Err(NodeError::new(format!("maybe: key must be a u64, got {other:?}"))),
+            };
+            outs[0] = if probability_of(splitmix64(key)) < p { Value::None } else { args.get(0).clone() };
+            Ok(())
+        }))
+    },
+    testing: Testing { samples: &[("p", Samples::F64(&[0.3, 0.0, 0.5, 1.0]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -233,7 +266,8 @@ pub const ONE_OF_WEIGHTED: NodeDef = NodeDef {
 };
 
 /// The probability family.
-pub const NODES: &[NodeDef] = &[FAIR_COIN, UNFAIR_COIN, ONE_OF, PICK_TEXT, CHANCE, SELECT, BLEND, ONE_OF_WEIGHTED];
+pub const NODES: &[NodeDef] =
+    &[FAIR_COIN, UNFAIR_COIN, MAYBE, ONE_OF, PICK_TEXT, CHANCE, SELECT, BLEND, ONE_OF_WEIGHTED];
 
 #[cfg(test)]
 mod tests {
@@ -266,6 +300,26 @@ mod tests {
         assert_eq!(coin(0.89, 0), 1);
         let hits: u64 = (0..10_000).map(|x| coin(0.25, x)).sum();
         assert!((2_300..2_700).contains(&hits), "{hits}");
+    }
+
+    #[test]
+    fn maybe_is_absent_exactly_where_the_unfair_coin_fires() {
+        let maybe = |p: f64, v: Value, key: u64| eval1(&MAYBE, &[Value::F64(p)], &[v, Value::U64(key)]);
+        let mut absent = 0;
+        for key in 0..10_000u64 {
+            let out = maybe(0.2, Value::str("x"), key);
+            assert_eq!(out.is_none(), coin(0.2, key) == 1, "key {key}");
+            if !out.is_none() {
+                assert!(out.same(&Value::str("x")), "a present row is the value itself");
+            }
+            absent += u64::from(out.is_none());
+        }
+        assert!((1_850..2_150).contains(&absent), "{absent}");
+        for key in [0, 1, u64::MAX] {
+            assert!(maybe(0.0, Value::U64(7), key).same(&Value::U64(7)), "p = 0 never drops a row");
+            assert!(maybe(1.0, Value::U64(7), key).is_none(), "p = 1 drops every row");
+        }
+        assert_eq!(build_err(&MAYBE, &[Value::F64(1.5)], &[U64, U64]), "maybe: p must be in [0, 1], got 1.5");
     }
 
     #[test]

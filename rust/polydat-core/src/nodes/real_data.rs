@@ -102,11 +102,12 @@ pub fn csv_fields(line: &str) -> Vec<String> {
 }
 
 /// The data rows of a bundled CSV: its `#` comments and header skipped.
-fn rows(csv: &'static str) -> impl Iterator<Item = Vec<String>> {
+pub fn rows(csv: &'static str) -> impl Iterator<Item = Vec<String>> {
     csv.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()).skip(1).map(csv_fields)
 }
 
 /// A bundled data file: its name in `python/polydat/data/` and its text.
+#[derive(Clone, Copy)]
 pub struct DataFile {
     /// The file name (`first_names.csv`).
     pub name: &'static str,
@@ -136,7 +137,7 @@ impl DataFile {
 
 macro_rules! data_files {
     ($(($id:ident, $file:literal)),* $(,)?) => {
-        $(const $id: DataFile = DataFile { name: $file, text: include_str!(concat!("../../../../python/polydat/data/", $file)) };)*
+        $(pub(crate) const $id: DataFile = DataFile { name: $file, text: include_str!(concat!("../../../../python/polydat/data/", $file)) };)*
         /// Every bundled data file, in name order.
         pub const DATA_FILES: &[DataFile] = &[$($id),*];
     };
@@ -150,11 +151,32 @@ data_files!(
     (FIRST_NAMES, "first_names.csv"),
     (JOB_TITLES, "job_titles.csv"),
     (LAST_NAMES, "last_names.csv"),
+    (LOCALE_DE_DE, "locale_de_DE.csv"),
+    (LOCALE_EN_GB, "locale_en_GB.csv"),
+    (LOCALE_EN_IN, "locale_en_IN.csv"),
+    (LOCALE_ES_ES, "locale_es_ES.csv"),
+    (LOCALE_FR_FR, "locale_fr_FR.csv"),
+    (LOCALE_IT_IT, "locale_it_IT.csv"),
+    (LOCALE_JA_JP, "locale_ja_JP.csv"),
+    (LOCALE_PT_BR, "locale_pt_BR.csv"),
+    (LOCALE_ZH_CN, "locale_zh_CN.csv"),
     (LOREM_WORDS, "lorem_words.csv"),
     (NATIONALITIES, "nationalities.csv"),
+    (PLACES_DE_DE, "places_de_DE.csv"),
+    (PLACES_EN_GB, "places_en_GB.csv"),
+    (PLACES_EN_IN, "places_en_IN.csv"),
+    (PLACES_EN_US, "places_en_US.csv"),
+    (PLACES_ES_ES, "places_es_ES.csv"),
+    (PLACES_FR_FR, "places_fr_FR.csv"),
+    (PLACES_IT_IT, "places_it_IT.csv"),
+    (PLACES_JA_JP, "places_ja_JP.csv"),
+    (PLACES_PT_BR, "places_pt_BR.csv"),
+    (PLACES_ZH_CN, "places_zh_CN.csv"),
     (STREET_NAMES, "street_names.csv"),
     (STREET_SUFFIXES, "street_suffixes.csv"),
+    (TPCH_GRAMMAR, "tpch_grammar.csv"),
     (US_STATES, "us_states.csv"),
+    (USER_AGENTS, "user_agents.csv"),
 );
 
 /// A uniform list from column `col`.
@@ -167,7 +189,7 @@ fn uniform(file: DataFile, col: usize) -> Dataset {
 
 /// A weighted list: values from column `col`, weights from column `w`, rows
 /// kept when `keep` holds (and the weight parses and is positive).
-fn weighted(file: DataFile, col: usize, w: usize, keep: impl Fn(&[String]) -> bool) -> Dataset {
+pub(crate) fn weighted(file: DataFile, col: usize, w: usize, keep: impl Fn(&[String]) -> bool) -> Dataset {
     let mut values = Vec::new();
     let mut weights = Vec::new();
     for r in rows(file.text).filter(|r| keep(r)) {
@@ -210,6 +232,7 @@ dataset!(company_suffixes, uniform(COMPANY_SUFFIXES, 0));
 dataset!(company_words, uniform(COMPANY_WORDS, 0));
 dataset!(job_titles, uniform(JOB_TITLES, 0));
 dataset!(lorem_words, uniform(LOREM_WORDS, 0));
+dataset!(user_agents, weighted(USER_AGENTS, 0, 1, |_| true));
 
 impl StrPick for Dataset {
     #[inline]
@@ -328,6 +351,12 @@ word_lists!(
     ),
     (JOB_TITLES_NODE, "job_titles", "A job title, uniformly (input mod the list).", job_titles, JOB_TITLES),
     (LOREM_WORDS_NODE, "lorem_words", "A lorem ipsum word, uniformly (input mod the list).", lorem_words, LOREM_WORDS),
+    (
+        USER_AGENTS_NODE,
+        "user_agents",
+        "A browser user-agent string, by its share of observed traffic (alias table over the input bits: hash first).",
+        user_agents, USER_AGENTS
+    ),
 );
 
 /// The list the word-list node `name` picks from (`None`: `name` is no
@@ -378,6 +407,8 @@ const ALSO_READ_BY: &[(&str, &[&str])] = &[
     ("full_names", &["first_names.csv", "last_names.csv"]),
     ("lorem_sentence", &["lorem_words.csv"]),
     ("lorem_paragraph", &["lorem_words.csv"]),
+    ("tpch_sentence", &["tpch_grammar.csv"]),
+    ("tpch_text_pool", &["tpch_grammar.csv"]),
 ];
 
 /// The bundled data files as JSON, for `polydat data`: per file its
@@ -391,6 +422,7 @@ pub fn data_files_json() -> String {
             let mut nodes: Vec<&str> =
                 WORD_LISTS.iter().filter(|(_, _, file)| *file == f.name).map(|(n, _, _)| *n).collect();
             nodes.extend(ALSO_READ_BY.iter().filter(|(_, files)| files.contains(&f.name)).map(|(n, _)| *n));
+            nodes.extend(crate::nodes::locale::reader_of(f.name));
             json!({
                 "name": f.name,
                 "about": f.field("about"),
@@ -504,20 +536,21 @@ pub const LOREM_SENTENCE: NodeDef = NodeDef {
 pub const LOREM_PARAGRAPH: NodeDef = NodeDef {
     name: "lorem_paragraph",
     category: "real_data",
-    doc: "min_sentences..=max_sentences lorem sentences (4 to 12 words each) joined by spaces; sentence i from xxh3 chained from x.",
+    doc: "min_sentences..=max_sentences lorem sentences (4 to 12 words each) joined by spaces; sentence i drawn from xxh3(xxh3(x ^ k) + i), independent of the others.",
     params: &[wire("input", U64), konst_or("min_sentences", U64, Lit::U64(3)), konst_or("max_sentences", U64, Lit::U64(6))],
     outputs: Outputs::One(Str),
     build: |c| {
         let (min, max) = word_bounds(c, "sentences")?;
         Ok(to_text(move |x: u64, out: &mut String| {
             let n = min + x % (max - min + 1);
-            let mut h = xxh3_u64(x ^ 0x5851_f42d_4c95_7f2d);
+            let base = xxh3_u64(x ^ 0x5851_f42d_4c95_7f2d);
             for i in 0..n {
-                h = xxh3_u64(h);
                 if i > 0 {
                     out.push(' ');
                 }
-                lorem(out, h, 4, 12);
+                // Each sentence from its own hash (a chain would make the
+                // next sentence this one shifted by a word).
+                lorem(out, xxh3_u64(base.wrapping_add(i)), 4, 12);
             }
         }))
     },
@@ -607,6 +640,7 @@ pub const NODES: &[NodeDef] = &[
     COMPANY_WORDS_NODE,
     JOB_TITLES_NODE,
     LOREM_WORDS_NODE,
+    USER_AGENTS_NODE,
     LOREM_SENTENCE,
     LOREM_PARAGRAPH,
     PRINTF_WORDS,
@@ -637,6 +671,19 @@ mod tests {
         assert_eq!(country_codes().values().len(), country_names().values().len());
         assert!(country_names().values().iter().all(|n| !n.is_empty() && !n.contains('"')));
         assert_eq!(csv_fields(r#"a,"b, c","d""e""#), ["a", "b, c", "d\"e"]);
+    }
+
+    #[test]
+    fn a_state_code_and_name_are_of_one_state() {
+        let pair = |code: &str| {
+            let at = state_codes().values().iter().position(|c| c.as_ref() == code).unwrap_or_else(|| panic!("{code}"));
+            state_names().values()[at].to_string()
+        };
+        for (code, name) in
+            [("AL", "Alabama"), ("DE", "Delaware"), ("FL", "Florida"), ("TX", "Texas"), ("WY", "Wyoming")]
+        {
+            assert_eq!(pair(code), name);
+        }
     }
 
     #[test]
@@ -673,6 +720,18 @@ mod tests {
             let got = counts.get(name).copied().unwrap_or(0) as f64 / n as f64;
             assert!((got - want).abs() < want * 0.05, "{name}: {got} vs {want}");
         }
+    }
+
+    #[test]
+    fn user_agents_follow_their_traffic_shares() {
+        let data = user_agents();
+        let n = 100_000u64;
+        let top = data.values()[0].clone();
+        let hits = (0..n).filter(|&i| data.pick(splitmix64(i)) == top.as_ref()).count() as f64 / n as f64;
+        let total: f64 = rows(USER_AGENTS.text).filter_map(|r| r[1].parse::<f64>().ok()).sum();
+        let share = rows(USER_AGENTS.text).next().unwrap()[1].parse::<f64>().unwrap() / total;
+        assert!((hits - share).abs() < 0.01, "the most common string: {hits} vs {share}");
+        assert!(data.values().iter().all(|v| v.starts_with("Mozilla/5.0 (")), "every entry is a browser's string");
     }
 
     #[test]
@@ -719,6 +778,26 @@ mod tests {
         assert!((share("IN") + share("CN") - 0.36).abs() < 0.03, "{} {}", share("IN"), share("CN"));
         assert!(share("US") > 0.035 && share("US") < 0.05, "{}", share("US"));
         assert_eq!((share("BV"), share("AQ"), share("HM")), (0.0, 0.0, 0.0));
+    }
+
+    #[test]
+    fn paragraph_sentences_are_independent() {
+        // Each sentence is drawn from its own hash: the next one is not
+        // this one shifted by a word (its first words this one's second and third).
+        let (mut pairs, mut shifted) = (0, 0);
+        for x in 0..500u64 {
+            let p = pick(&LOREM_PARAGRAPH, xxh3_u64(x)).to_lowercase();
+            let sentences: Vec<Vec<&str>> =
+                p.split(". ").map(|s| s.trim_end_matches('.').split(' ').collect()).collect();
+            for pair in sentences.windows(2) {
+                pairs += 1;
+                shifted += usize::from(pair[0].get(1..3) == pair[1].get(..2));
+            }
+        }
+        assert!(
+            pairs > 1000 && shifted * 100 < pairs,
+            "{shifted} of {pairs} sentences repeat the previous one shifted"
+        );
     }
 
     #[test]

@@ -1,22 +1,26 @@
-//! Stability family: `is_stable`, which turns a per-cycle signal into a
-//! settled level and a steady-state flag. It keeps the most recent
-//! `horizon` samples between evaluations (one ring per built node), so its
-//! outputs depend on the history of reads: it is nondeterministic.
+//! Stability family: `is_stable`, which reads a window of samples and gives
+//! its settled level and a steady-state flag. The host keeps the window (it
+//! appends each new sample and drops the oldest) and passes it whole, so the
+//! node is a pure function of its inputs: both outputs agree on every engine
+//! and on every read.
 
 use crate::node::kit::value_fn;
-use crate::node::{konst_or, wire, Lit, NodeDef, Outputs, Purity, Samples, Testing};
-use crate::types::PortType::{F64, U64};
+use crate::node::{konst_or, wire, Lit, NodeDef, Outputs, Samples, Testing};
+use crate::types::PortType::{Json, F64, U64};
 use crate::value::Value;
-use std::collections::VecDeque;
-use std::sync::Mutex;
 
-/// Largest `horizon` (16 Mi samples).
-pub const MAX_HORIZON: u64 = 1 << 24;
+/// The samples of a window written as a JSON array of numbers (`[4.5, 5, 5]`).
+fn window(text: &str) -> Result<Vec<f64>, String> {
+    serde_json::from_str::<Vec<f64>>(text).map_err(|_| {
+        let shown: String = text.chars().take(40).collect();
+        format!("is_stable samples must be a JSON array of numbers, such as [4.5, 5.0, 5.0]; got {shown:?}")
+    })
+}
 
-/// The median of `samples` (not empty; NaNs order as equal, as upstream's sort).
-fn median(samples: &VecDeque<f64>) -> f64 {
-    let mut sorted: Vec<f64> = samples.iter().copied().collect();
-    sorted.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+/// The median of `samples` (not empty), ordered by `f64::total_cmp`.
+fn median(samples: &[f64]) -> f64 {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
     let n = sorted.len();
     if n % 2 == 1 {
         sorted[n / 2]
@@ -25,55 +29,44 @@ fn median(samples: &VecDeque<f64>) -> f64 {
     }
 }
 
-/// Whether `samples` (at least `min_samples` of them) spread by a
-/// population standard deviation within `margin * max(|median|, 1)`.
-fn steady(samples: &VecDeque<f64>, median: f64, margin: f64, min_samples: u64) -> bool {
+/// The window's level (its median; 0 for an empty window) and whether it is
+/// steady: at least `min_samples` samples whose population standard
+/// deviation is within `margin * max(|median|, 1)`.
+pub fn settle(samples: &[f64], margin: f64, min_samples: u64) -> (f64, bool) {
+    if samples.is_empty() {
+        return (0.0, false);
+    }
+    let level = median(samples);
     let n = samples.len();
     if (n as u64) < min_samples {
-        return false;
+        return (level, false);
     }
     let mean = samples.iter().sum::<f64>() / n as f64;
     let variance = samples.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n as f64;
-    variance.sqrt() <= margin * median.abs().max(1.0)
+    (level, variance.sqrt() <= margin * level.abs().max(1.0))
 }
 
-/// `is_stable`: the median of the last `horizon` samples, and 1 once they are steady.
+/// `is_stable`: the median of a window of samples, and 1 when the window is steady.
 pub const IS_STABLE: NodeDef = NodeDef {
     name: "is_stable",
     category: "math",
-    doc: "Pushes objective_value onto a ring of the last horizon samples; stable_value is their median, stable is 1 when at least min_samples are held and their standard deviation is within margin * max(|median|, 1).",
-    params: &[
-        wire("objective_value", F64),
-        konst_or("margin", F64, Lit::F64(0.05)),
-        konst_or("min_samples", U64, Lit::U64(8)),
-        konst_or("horizon", U64, Lit::U64(32)),
-    ],
+    doc: "Reads a window of samples (a JSON array of numbers the host keeps); stable_value is their median (0 for an empty window), stable is 1 when the window holds at least min_samples and their standard deviation is within margin * max(|median|, 1).",
+    params: &[wire("samples", Json), konst_or("margin", F64, Lit::F64(0.05)), konst_or("min_samples", U64, Lit::U64(8))],
     outputs: Outputs::Named(&[("stable_value", F64), ("stable", U64)]),
-    purity: Purity::Nondeterministic,
     build: |c| {
-        let (margin, min_samples, horizon) = (c.f64(0), c.u64(1), c.u64(2).max(1));
-        if horizon > MAX_HORIZON {
-            return Err(format!("is_stable horizon must be at most {MAX_HORIZON}, got {horizon}"));
-        }
-        let ring = Mutex::new(VecDeque::with_capacity(horizon as usize));
+        let (margin, min_samples) = (c.f64(0), c.u64(1));
         Ok(value_fn(move |args, outs| {
-            let mut ring = ring.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            ring.push_back(args.get(0).as_f64().unwrap_or(0.0));
-            while ring.len() as u64 > horizon {
-                ring.pop_front();
-            }
-            let level = median(&ring);
+            let samples = window(args.get(0).as_str().unwrap_or("[]"))?;
+            let (level, steady) = settle(&samples, margin, min_samples);
             outs[0] = Value::F64(level);
-            outs[1] = Value::U64(u64::from(steady(&ring, level, margin, min_samples)));
+            outs[1] = Value::U64(u64::from(steady));
             Ok(())
         }))
     },
     testing: Testing {
-        samples: &[
-            ("margin", Samples::F64(&[0.05, 0.5, 0.0])),
-            ("min_samples", Samples::U64(&[8, 1, 4])),
-            ("horizon", Samples::U64(&[32, 1, 8])),
-        ],
+        samples: &[("margin", Samples::F64(&[0.05, 0.5, 0.0])), ("min_samples", Samples::U64(&[8, 1, 4]))],
+        corner_call: Some("is_stable(json_array(a, x, x), 0.05, 2)"),
+        fallible: true,
         ..Testing::BASE
     },
     ..NodeDef::BASE
@@ -88,38 +81,35 @@ mod tests {
     use crate::node::{Args, BuildCtx, NodeEval};
     use crate::types::PortType;
 
-    fn node(margin: f64, min_samples: u64, horizon: u64) -> Box<dyn NodeEval> {
-        let consts = [Value::F64(margin), Value::U64(min_samples), Value::U64(horizon)];
-        (IS_STABLE.build)(&BuildCtx { consts: &consts, wire_types: &[PortType::F64] }).unwrap()
+    fn node(margin: f64, min_samples: u64) -> Box<dyn NodeEval> {
+        let consts = [Value::F64(margin), Value::U64(min_samples)];
+        (IS_STABLE.build)(&BuildCtx { consts: &consts, wire_types: &[PortType::Json] }).unwrap()
     }
 
-    fn feed(node: &dyn NodeEval, x: f64) -> (f64, u64) {
+    fn eval(node: &dyn NodeEval, samples: &str) -> Result<(f64, u64), String> {
         let mut out = [Value::None, Value::None];
-        node.eval(&Args::new(&[Value::F64(x)], &[0]), &mut out).unwrap();
-        (out[0].as_f64().unwrap(), out[1].as_u64().unwrap())
+        node.eval(&Args::new(&[Value::Json(samples.into())], &[0]), &mut out).map_err(|e| e.message().to_string())?;
+        Ok((out[0].as_f64().unwrap(), out[1].as_u64().unwrap()))
     }
 
     #[test]
-    fn settles_as_upstreams_tests_state() {
-        let n = node(0.05, 4, 8);
-        for x in [0.0, 1.0, 3.0, 4.5] {
-            feed(&*n, x);
-        }
-        let mut last = (0.0, 0);
-        for _ in 0..8 {
-            last = feed(&*n, 5.0);
-        }
-        assert_eq!(last, (5.0, 1), "a steady tail settles at its level");
-        assert_eq!(feed(&*n, 0.0), (5.0, 0), "one outlier keeps the median, breaks the steady state");
-        let fresh = node(0.05, 4, 8);
-        assert_eq!(feed(&*fresh, 5.0).1, 0);
-        feed(&*fresh, 5.0);
-        assert_eq!(feed(&*fresh, 5.0).1, 0, "3 samples < min_samples");
-        assert_eq!(feed(&*fresh, 5.0).1, 1);
-        let zero = node(0.05, 4, 8);
-        for _ in 0..7 {
-            feed(&*zero, 0.0);
-        }
-        assert_eq!(feed(&*zero, 0.0), (0.0, 1), "a level near zero settles by the absolute floor");
+    fn a_window_settles_as_upstreams_tests_state() {
+        let n = node(0.05, 4);
+        assert_eq!(eval(&*n, "[0, 1, 3, 4.5, 5, 5, 5, 5]").unwrap().1, 0, "a window with the ramp is not steady");
+        assert_eq!(eval(&*n, "[5, 5, 5, 5, 5, 5, 5, 5]").unwrap(), (5.0, 1));
+        assert_eq!(eval(&*n, "[5, 5, 5, 5, 5, 5, 5, 0]").unwrap(), (5.0, 0), "one outlier keeps the median");
+        assert_eq!(eval(&*n, "[5, 5, 5]").unwrap(), (5.0, 0), "3 samples < min_samples");
+        assert_eq!(eval(&*n, "[5, 5, 5, 5]").unwrap(), (5.0, 1));
+        assert_eq!(eval(&*n, "[0, 0, 0, 0, 0, 0, 0, 0]").unwrap(), (0.0, 1), "a level near zero settles");
+        let one = node(0.05, 1);
+        assert_eq!(eval(&*one, "[]").unwrap(), (0.0, 0), "an empty window");
+        assert_eq!(eval(&*one, "[1, 4, 2, 3]").unwrap().0, 2.5, "an even window's median");
+        assert_eq!(eval(&*n, "[5, 5, 5, 5]").unwrap(), (5.0, 1), "no history: the same window, the same answer");
+    }
+
+    #[test]
+    fn a_window_that_is_not_numbers_fails_with_the_form_it_takes() {
+        let err = eval(&*node(0.05, 4), "[1, \"x\"]").unwrap_err();
+        assert!(err.contains("is_stable samples must be a JSON array of numbers"), "{err}");
     }
 }

@@ -3,7 +3,7 @@
 //! text chosen by the input.
 
 use crate::node::by_bytes::{str_text, text_value, to_text, Arg, BytesEval, Sink, ValueRef};
-use crate::node::kit::to_ref;
+use crate::node::kit::{str_map, to_ref, value_fn};
 use crate::node::{konst, limit, many, wire, wire_any, Args, NodeDef, NodeError, NodeEval, Outputs, Samples, Testing};
 use crate::nodes::hash::xxh3_u64;
 use crate::types::PortType::{self, Str, U64};
@@ -393,9 +393,67 @@ pub const HASHED_LINE_TO_STRING: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// `str_len`: the number of characters (Unicode scalar values) of the string.
+pub const STR_LEN: NodeDef = NodeDef {
+    name: "str_len",
+    category: "string",
+    doc: "The number of characters (Unicode scalar values, not bytes) of the string.",
+    params: &[wire("input", Str)],
+    build: |_| Ok(str_map(|s: &str| Ok(s.chars().count() as u64))),
+    ..NodeDef::BASE
+};
+
+/// Appends `text` with its characters from position `at` replaced by those
+/// of `patch`: as many as fit before the text's end, so the result has the
+/// text's length (an `at` at or past the end changes nothing).
+pub fn push_overwritten(out: &mut String, text: &str, at: u64, patch: &str) -> Result<(), NodeError> {
+    let start = out.len();
+    // Byte offset of character `k` of the text (its length past the last).
+    let byte_at =
+        |k: u64| text.char_indices().nth(usize::try_from(k).unwrap_or(usize::MAX)).map_or(text.len(), |(b, _)| b);
+    let head = byte_at(at);
+    let rest = &text[head..];
+    let kept = patch.chars().zip(rest.chars()).map(|(p, _)| p.len_utf8()).sum::<usize>();
+    let covered = patch.chars().zip(rest.char_indices()).last().map_or(0, |(_, (b, c))| b + c.len_utf8());
+    limit::push_str_from(out, start, &text[..head])?;
+    limit::push_str_from(out, start, &patch[..kept])?;
+    limit::push_str_from(out, start, &rest[covered..])
+}
+
+/// `str_overwrite`: the text with characters from `at` on replaced by the patch, keeping its length.
+pub const STR_OVERWRITE: NodeDef = NodeDef {
+    name: "str_overwrite",
+    category: "string",
+    doc: "The text with its characters from position at (from 0) replaced by those of patch, as many as fit before its end: the length stays the text's (an at past the end changes nothing).",
+    params: &[wire("text", Str), wire("at", U64), wire("patch", Str)],
+    outputs: Outputs::One(Str),
+    build: |_| {
+        Ok(value_fn(|args, outs| {
+            let (text, at, patch) = (args.get(0).as_str(), args.get(1).as_u64(), args.get(2).as_str());
+            let (Some(text), Some(at), Some(patch)) = (text, at, patch) else {
+                return Err(NodeError::new("internal: str_overwrite expects (str, u64, str)"));
+            };
+            outs[0] = text_value(|s| push_overwritten(s, text, at, patch))?;
+            Ok(())
+        }))
+    },
+    testing: Testing { corner_call: Some(r#"str_overwrite(s, mod(a, 7), t)"#), ..Testing::BASE },
+    ..NodeDef::BASE
+};
+
 /// The string family.
-pub const NODES: &[NodeDef] =
-    &[STR_CONCAT, STR_UPPER, STR_LOWER, NUMBER_TO_WORDS, HASHED_UUID, COMBINATIONS, CHAR_BUF, HASHED_LINE_TO_STRING];
+pub const NODES: &[NodeDef] = &[
+    STR_CONCAT,
+    STR_UPPER,
+    STR_LOWER,
+    STR_LEN,
+    STR_OVERWRITE,
+    NUMBER_TO_WORDS,
+    HASHED_UUID,
+    COMBINATIONS,
+    CHAR_BUF,
+    HASHED_LINE_TO_STRING,
+];
 
 #[cfg(test)]
 mod tests {
@@ -404,6 +462,27 @@ mod tests {
 
     fn s1(def: &NodeDef, consts: &[Value], x: Value) -> String {
         eval1(def, consts, &[x]).as_str().unwrap().to_string()
+    }
+
+    #[test]
+    fn str_len_counts_characters() {
+        let n = |t: &str| eval1(&STR_LEN, &[], &[Value::str(t)]).as_u64().unwrap();
+        assert_eq!((n(""), n("abc"), n("straße ñ")), (0, 3, 8));
+    }
+
+    #[test]
+    fn str_overwrite_keeps_the_texts_length() {
+        let o = |t: &str, at: u64, p: &str| {
+            eval1(&STR_OVERWRITE, &[], &[Value::str(t), Value::U64(at), Value::str(p)]).as_str().unwrap().to_string()
+        };
+        assert_eq!(o("the quick brown fox", 4, "QUICK"), "the QUICK brown fox");
+        assert_eq!(o("abcdef", 4, "XYZ"), "abcdXY", "cut at the text's end");
+        assert_eq!(o("abc", 3, "X"), "abc");
+        assert_eq!(o("abc", u64::MAX, "X"), "abc");
+        assert_eq!(o("abc", 0, ""), "abc");
+        assert_eq!(o("", 0, "X"), "");
+        assert_eq!(o("ñañaña", 1, "éé"), "ñééaña", "characters, not bytes");
+        assert_eq!(o("ab", 0, "ñññ"), "ññ");
     }
 
     #[test]

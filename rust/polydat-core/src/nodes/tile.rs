@@ -243,7 +243,7 @@ fn bare_number(value: &ValueRef<'_>, text: &str, out: &mut String) {
 fn type_keyword(value: &ValueRef<'_>) -> &'static str {
     match value {
         ValueRef::None => "none",
-        ValueRef::Scalar(v) => v.port_type().map_or("none", PortType::keyword),
+        ValueRef::Scalar(v) => v.port_type().map_or("none", PortType::family),
         ValueRef::Str(_) => "str",
         ValueRef::Json(_) => "json",
         ValueRef::Bytes(_) => "bytes",

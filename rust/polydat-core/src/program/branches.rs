@@ -15,15 +15,18 @@
 //! counts as needing both branches, so the rule depends only on the program
 //! and the values, never on what earlier reads left current.
 
-use super::{Program, Step};
+use super::{Lifecycle, Program, Step};
 use std::cell::Cell;
 
 /// How a reader reads a step's value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {
-    /// Whatever happens (any wire of an ordinary step, a chooser's
-    /// condition, or both of a chooser's branches).
+    /// Whatever happens (any wire of an ordinary step, or a chooser's
+    /// condition).
     Always,
+    /// As both of a chooser's branches: whichever is taken, so only when
+    /// the condition is a value (a `None` condition takes neither).
+    Either,
     /// Only as a chooser's first branch (taken on a nonzero condition).
     Then,
     /// Only as a chooser's second branch (taken on a zero condition).
@@ -63,8 +66,10 @@ pub enum Roots {
     Output(usize),
     /// Every output, and every step no step reads (`eval`).
     Every,
-    /// What the scope-init path hands on: outputs, `const` captures, steps
-    /// no step reads, and steps a per-cycle step reads.
+    /// What the scope-init path hands on: `const` captures, and the fixed
+    /// (not `Dynamic`) steps that are outputs, that no step reads, or that
+    /// a per-cycle step reads. A `Dynamic` step on the path runs there only
+    /// when a capture needs it.
     ScopeInit,
 }
 
@@ -107,9 +112,11 @@ impl Branches {
                 };
                 match readers[p].last_mut() {
                     Some((last, seen)) if *last == r as u32 => {
-                        if *seen != side {
-                            *seen = Side::Always;
-                        }
+                        *seen = match (*seen, side) {
+                            (seen, side) if seen == side => seen,
+                            (Side::Then | Side::Either, Side::Else) | (Side::Else, Side::Then) => Side::Either,
+                            _ => Side::Always,
+                        };
                     }
                     _ => readers[p].push((r as u32, side)),
                 }
@@ -117,8 +124,16 @@ impl Branches {
         }
         let mut every_root: Vec<bool> = readers.iter().map(|r| r.is_empty()).collect();
         output_steps.for_each(|s| every_root[s as usize] = true);
+        // Only a fixed step must be current when the init path ends (it is
+        // never re-run after): a `Dynamic` one on the path is still run by
+        // the per-cycle walk of whatever reads it later, so the init path
+        // runs it only when a capture needs it.
         let init_root = (0..steps.len())
-            .map(|s| every_root[s] || steps[s].capture || readers[s].iter().any(|&(r, _)| !on_init_path[r as usize]))
+            .map(|s| {
+                let fixed = steps[s].lifecycle != Lifecycle::Dynamic;
+                let read_later = every_root[s] || readers[s].iter().any(|&(r, _)| !on_init_path[r as usize]);
+                steps[s].capture || (fixed && read_later)
+            })
             .collect();
         Some(Branches {
             readers: readers.into_iter().map(Vec::into_boxed_slice).collect(),
@@ -237,6 +252,7 @@ impl<'p> Demand<'p> {
         match known(branch.cond) {
             None => Need::Maybe,
             Some(None) => Need::No,
+            Some(Some(_)) if side == Side::Either => need,
             Some(Some(taken)) if taken == (side == Side::Then) => need,
             Some(Some(_)) => Need::No,
         }

@@ -87,9 +87,18 @@ impl GraphSnapshot {
     }
 }
 
-/// A constant as source-like text: `1000`, `2.5`, `"key"`.
+/// Strings longer than this are shown by their start and size ([`literal_text`]).
+const LONG_LITERAL: usize = 256;
+
+/// A constant as source-like text: `1000`, `2.5`, `"key"`; a string of
+/// more than 256 bytes (a text pool) by its first 48 and its size:
+/// `"furiously regular"… (16777216 bytes)`.
 pub fn literal_text(v: &crate::value::Value) -> String {
     match v {
+        Value::Str(s) if s.len() > LONG_LITERAL => {
+            let end = (0..=48).rev().find(|&i| s.is_char_boundary(i)).unwrap_or(0);
+            format!("{:?}… ({} bytes)", &s[..end], s.len())
+        }
         Value::Str(s) => format!("{s:?}"),
         Value::F64(f) => format!("{f:?}"),
         other => other.display_text(),

@@ -207,8 +207,9 @@ pub struct Program {
     /// The per-cycle path, ascending: the `Dynamic` steps (re-run when an input
     /// in their provenance changes; see [`Program::cycle_cone`] per output).
     pub cycle_steps: Box<[u32]>,
-    /// Per step: some wire it reads can be `None` (an extern is upstream,
-    /// through captures too).
+    /// Per step: some wire it reads can be `None` (an extern, or a node
+    /// that makes `None` ([`NodeDef::makes_none`]), is upstream, through
+    /// captures too).
     pub may_read_none: Box<[bool]>,
     /// Who reads each step and on which side of an `if`, when the program
     /// has a chooser step (`None` otherwise): the lazy-branch rule every
@@ -285,7 +286,7 @@ impl Program {
         for s in 0..steps.len() {
             may_read_none[s] = steps[s].ins.iter().any(|&slot| match step_of(slot) {
                 None => inputs[slot as usize].kind == InputKind::Extern,
-                Some(p) => may_read_none[p],
+                Some(p) => may_read_none[p] || steps[p].def.makes_none,
             });
         }
         Program {
@@ -384,17 +385,18 @@ impl Program {
     }
 
     /// Per column source: whether a row of it can hold `None`, when input
-    /// `i` can only if `input_none[i]`. A node yields `None` only from a
-    /// `None` it reads (the `None` rule; a node taking `None` hands one on
-    /// or fails), so a value can be `None` only downstream of an input that
-    /// can be.
+    /// `i` can only if `input_none[i]`. A node yields `None` from a `None`
+    /// it reads (the `None` rule; a node taking `None` hands one on or
+    /// fails) or, if it makes `None` ([`NodeDef::makes_none`]: `maybe`), by
+    /// its own rule, so a value can be `None` only downstream of an input
+    /// that can be or of such a node.
     pub fn may_be_none(&self, input_none: &[bool], sources: &[ColumnSource]) -> Vec<bool> {
         let mut none = vec![false; self.slot_count];
         for (slot, &n) in none.iter_mut().zip(input_none) {
             *slot = n;
         }
         for step in &self.steps {
-            let read = step.ins.iter().any(|&s| none[s as usize]);
+            let read = step.def.makes_none || step.ins.iter().any(|&s| none[s as usize]);
             let start = step.out_start as usize;
             none[start..start + step.out_types.len()].iter_mut().for_each(|n| *n = read);
         }
@@ -577,5 +579,20 @@ mod tests {
         let sources = [out("kept"), out("mixed"), out("any"), Input(0), Input(1)];
         assert_eq!(p.may_be_none(&[false, false], &sources), [false, false, false, false, false]);
         assert_eq!(p.may_be_none(&[false, true], &sources), [false, true, true, false, true]);
+    }
+
+    #[test]
+    fn a_node_that_makes_none_can_be_none_and_so_can_what_reads_it() {
+        use ColumnSource::Output;
+        let p = build(
+            "dropped := maybe(x, 0.5, x)
+after := add(dropped, 1)
+kept := add(x, 1)",
+        );
+        let out = |name: &str| Output(p.outputs.iter().position(|o| o.name == name).unwrap());
+        assert_eq!(p.may_be_none(&[false], &[out("dropped"), out("after"), out("kept")]), [true, true, false]);
+        let reads =
+            |name: &str| p.may_read_none[p.outputs.iter().find(|o| o.name == name).unwrap().step.unwrap() as usize];
+        assert!(reads("after") && !reads("kept"), "a step downstream of maybe checks for None");
     }
 }

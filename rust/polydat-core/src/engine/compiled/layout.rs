@@ -67,7 +67,7 @@ impl Layout {
         let mut text = vec![false; self.refs.len()];
         for (slot, &e) in self.entry.iter().enumerate() {
             if e != NO_ENTRY {
-                text[e as usize] = matches!(self.ty[slot], PortType::Str | PortType::Json);
+                text[e as usize] = self.ty[slot].is_text();
             }
         }
         text

@@ -47,7 +47,8 @@ pub struct BytesIo {
     pub out_word: u32,
     /// The output's scratch entry.
     pub out_entry: u32,
-    /// The output is a `bytes` value (its entry a byte buffer, not text).
+    /// The output's entry is a byte buffer, not text (the layout's rule,
+    /// [`PortType::is_text`]): a `bytes` value, or a decimal's 16 bytes.
     pub out_bytes: bool,
     /// Per input, in wire order: its buffer word and its scratch entry.
     pub ins: Box<[(u32, u32)]>,
@@ -64,7 +65,7 @@ impl BytesIo {
         BytesIo {
             out_word: layout.off[out],
             out_entry: layout.entry[out],
-            out_bytes: layout.ty[out] == PortType::Bytes,
+            out_bytes: !layout.ty[out].is_text(),
             ins: step.ins.iter().map(|&i| (layout.off[i as usize], layout.entry[i as usize])).collect(),
             out_read: read[out],
         }

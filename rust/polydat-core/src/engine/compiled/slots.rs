@@ -177,10 +177,12 @@ impl Slots {
                 let copied = match v {
                     Value::Str(s) | Value::Json(s) => self.scratch.publish_text(&mut self.buf, off, e, s),
                     Value::Bytes(b) => self.scratch.publish_bytes(&mut self.buf, off, e, b),
+                    Value::Decimal(d) => self.scratch.publish_bytes(&mut self.buf, off, e, &d.to_bytes()),
                     _ => self.scratch.publish_text(&mut self.buf, off, e, ""),
                 };
                 // A value that could not be copied in leaves the slot `None`.
-                let held = copied.is_ok() && matches!(v, Value::Str(_) | Value::Json(_) | Value::Bytes(_));
+                let held =
+                    copied.is_ok() && matches!(v, Value::Str(_) | Value::Json(_) | Value::Bytes(_) | Value::Decimal(_));
                 self.set_none(slot, !held);
                 copied
             }
@@ -209,6 +211,7 @@ impl Slots {
                 match v {
                     Value::Str(s) | Value::Json(s) => held == s.as_bytes(),
                     Value::Bytes(b) => held == &b[..],
+                    Value::Decimal(d) => held == d.to_bytes(),
                     _ => false,
                 }
             }
@@ -246,6 +249,7 @@ impl Slots {
         Ok(match layout.ty[slot] {
             PortType::Json => Value::Json(text()?),
             PortType::Bytes => Value::Bytes(limit::shared_bytes(self.scratch.view(&self.buf, off, e))?),
+            PortType::Decimal(d) => Value::decimal_row(self.scratch.view(&self.buf, off, e), d),
             _ => Value::Str(text()?),
         })
     }

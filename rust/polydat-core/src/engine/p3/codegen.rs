@@ -48,6 +48,20 @@ const CANONICAL_NAN: u64 = crate::node::kit::CANONICAL_NAN_F64;
 /// read, which keep every value in registers, is built only up to this size.
 pub const MAX_FUNCTION_STEPS: usize = 1024;
 
+/// One column a row loop stores: the value slot, the width in bytes of
+/// its rows ([`crate::columns::row_width`]: 8, 4, 2 or 1), and whether its
+/// rows are bools (one byte holding 0 or 1, the word's truth; every other
+/// column takes the word's low bytes).
+#[derive(Clone, Copy, Debug)]
+pub struct RowColumn {
+    /// The value slot stored.
+    pub slot: u32,
+    /// Bytes per row.
+    pub width: u8,
+    /// The rows are bools: the word's truth is stored, not its low byte.
+    pub truth: bool,
+}
+
 /// The most columns a row loop stores, or words a row read returns: each
 /// column's row address stays in a register across the loop.
 pub const MAX_ROW_COLUMNS: usize = 256;
@@ -204,9 +218,9 @@ impl Module {
     /// steps the columns need, in order) on `layout`'s buffer, as
     /// [`RowLoopFn`]: row `i` of `0..count` gives the coordinate slot
     /// `coordinate` the value `first + i * step` (wrapping), computes the
-    /// steps with values in registers, and stores each of `columns` (a value
-    /// slot and the width in bytes of its column's rows: 8, 4, or 1 for a
-    /// bool) to row `i` of its column. Every other slot the steps read is
+    /// steps with values in registers, and stores each of `columns` (a
+    /// [`RowColumn`]: a value slot and how its rows are stored) to row `i`
+    /// of its column. Every other slot the steps read is
     /// loaded once, before the loop. Before each helper call it stores `i`
     /// to `progress`, so a failure inside names its row (a loop that calls
     /// no helper cannot fail, and stores nothing there).
@@ -233,7 +247,7 @@ impl Module {
         layout: &Layout,
         steps: &[u32],
         coordinate: u32,
-        columns: &[(u32, u8)],
+        columns: &[RowColumn],
         unit_step: bool,
         fixed: &[(u32, u64)],
     ) -> Result<(FuncId, Emitted, Vec<u32>), String> {
@@ -253,7 +267,7 @@ impl Module {
         let literal = |slot: u32| program.literal_word(slot).is_some();
         let read = read.filter(|&slot| !literal(slot)); // constants of the code (see `StepEmitter::steps`)
         let is_fixed = |slot: u32| fixed.iter().any(|&(s, _)| s == slot);
-        for slot in read.chain(columns.iter().map(|&(slot, _)| slot)) {
+        for slot in read.chain(columns.iter().map(|c| c.slot)) {
             if slot != coordinate && !written.contains(&slot) && !invariant.contains_key(&slot) && !is_fixed(slot) {
                 let v = b.ins().load(I64, trusted, buf, 8 * layout.off[slot as usize] as i32);
                 invariant.insert(slot, v);
@@ -282,8 +296,8 @@ impl Module {
             let moved: Vec<Value> = columns
                 .iter()
                 .zip(&bases)
-                .map(|(&(_, width), &base)| {
-                    let ahead = b.ins().imul_imm_u(count, width as i64);
+                .map(|(column, &base)| {
+                    let ahead = b.ins().imul_imm_u(count, column.width as i64);
                     b.ins().iadd(base, ahead)
                 })
                 .collect();
@@ -380,7 +394,7 @@ impl Module {
         // what it can hold, constants read once a row go back in place;
         // with a register to spare, narrowed columns are stored last (which
         // keeps the values they narrow live longer).
-        let results: Vec<Value> = columns.iter().filter_map(|(slot, _)| words.get(slot).copied()).collect();
+        let results: Vec<Value> = columns.iter().filter_map(|c| words.get(&c.slot).copied()).collect();
         let held = columns.len() + carried_next.len() + constants.held_in_loop(b.func, body_block, &results);
         let freed = constants.settle(b.func, held.saturating_sub(LOOP_REGISTERS));
         self.loop_constants.push(constants.words);
@@ -389,7 +403,7 @@ impl Module {
             false => (0..columns.len()).collect(),
         };
         for k in order {
-            let ((slot, width), base) = (columns[k], bases[k]);
+            let (RowColumn { slot, width, truth }, base) = (columns[k], bases[k]);
             let Some(&value) = words.get(&slot) else {
                 return Err(format!("internal: column slot {slot} is not computed by the row loop"));
             };
@@ -404,10 +418,12 @@ impl Module {
             match width {
                 8 => b.ins().store(trusted, value, at, 0),
                 4 => b.ins().istore32(trusted, value, at, 0),
-                1 => {
+                2 => b.ins().istore16(trusted, value, at, 0),
+                1 if truth => {
                     let truth = b.ins().icmp_imm_u(IntCC::NotEqual, value, 0);
                     b.ins().store(trusted, truth, at, 0)
                 }
+                1 => b.ins().istore8(trusted, value, at, 0),
                 other => return Err(format!("internal: a column of {other}-byte rows")),
             };
         }
@@ -626,14 +642,14 @@ fn pipelined(
     steps: &[u32],
     coordinate: u32,
     written: &std::collections::HashSet<u32>,
-    columns: &[(u32, u8)],
+    columns: &[RowColumn],
 ) -> (PipelinedSteps, Vec<u32>) {
     let outputs = |s: u32| program.steps[s as usize].out_slots();
     // The values of `steps[..n]` that a later step or a column reads.
     let carried = |n: usize| -> Vec<u32> {
         let read_later = |slot: u32| {
             steps[n..].iter().any(|&s| program.steps[s as usize].ins.contains(&slot))
-                || columns.iter().any(|c| c.0 == slot)
+                || columns.iter().any(|c| c.slot == slot)
         };
         steps[..n].iter().flat_map(|&s| outputs(s)).filter(|&slot| read_later(slot)).collect()
     };
@@ -659,7 +675,7 @@ fn pipelined(
     (PipelinedSteps { steps: steps[..n].to_vec(), carried }, steps[n..].to_vec())
 }
 
-/// The order a row loop stores its `columns` (value slot, width) in, as
+/// The order a row loop stores its `columns` in, as
 /// indices into them. Cranelift computes each pure value just before the
 /// first store (or call) needing it, so the store order is the order the
 /// row's values are computed in. A column no step reads (a sink) whose step
@@ -669,7 +685,7 @@ fn pipelined(
 /// rather than a copy kept for the later reader. Columns other steps read
 /// come first (they are computed early anyway), then the sinks in that
 /// order, otherwise in column order.
-fn store_order(program: &Program, steps: &[u32], columns: &[(u32, u8)]) -> Vec<usize> {
+fn store_order(program: &Program, steps: &[u32], columns: &[RowColumn]) -> Vec<usize> {
     let producer: HashMap<u32, u32> =
         steps.iter().flat_map(|&s| program.steps[s as usize].out_slots().map(move |slot| (slot, s))).collect();
     let read: std::collections::HashSet<u32> =
@@ -687,13 +703,14 @@ fn store_order(program: &Program, steps: &[u32], columns: &[(u32, u8)]) -> Vec<u
         }
         found
     };
-    let (mut order, sinks): (Vec<usize>, Vec<usize>) = (0..columns.len()).partition(|&k| read.contains(&columns[k].0));
-    let cones: Vec<_> = sinks.iter().map(|&k| cone(columns[k].0)).collect();
+    let (mut order, sinks): (Vec<usize>, Vec<usize>) =
+        (0..columns.len()).partition(|&k| read.contains(&columns[k].slot));
+    let cones: Vec<_> = sinks.iter().map(|&k| cone(columns[k].slot)).collect();
     // Sink `c` waits for sink `d` when a step of `d`'s cone, not `c`'s own
     // step, reads one of the values the loop computes that `c`'s step reads
     // (not a literal or a word fixed for the loop).
     let waits = |c: usize, d: usize| {
-        let Some(&own) = producer.get(&columns[sinks[c]].0) else { return false };
+        let Some(&own) = producer.get(&columns[sinks[c]].slot) else { return false };
         let computed = |slot: &u32| producer.contains_key(slot);
         let ins: Vec<u32> = program.steps[own as usize].ins.iter().copied().filter(computed).collect();
         cones[d].iter().any(|&s| s != own && program.steps[s as usize].ins.iter().any(|slot| ins.contains(slot)))
@@ -1369,15 +1386,17 @@ mod tests {
         let program = compile_sketch(src);
         let steps = program.cycle_steps.clone();
         let names = ["account", "shard", "class", "token"];
-        let columns: Vec<(u32, u8)> =
-            names.iter().map(|n| (program.outputs[program.output(n).unwrap()].slot, 8)).collect();
+        let column =
+            |n: &&str| RowColumn { slot: program.outputs[program.output(n).unwrap()].slot, width: 8, truth: false };
+        let columns: Vec<RowColumn> = names.iter().map(column).collect();
         let order: Vec<&str> = store_order(&program, &steps, &columns).into_iter().map(|k| names[k]).collect();
         assert_eq!(order, ["account", "token", "shard", "class"]);
         // Independent sinks keep their column order.
         let program = compile_sketch("input c: u64\na := hash(c)\nb := mod(c, 9)");
         let steps = program.cycle_steps.clone();
-        let columns: Vec<(u32, u8)> =
-            ["b", "a"].iter().map(|n| (program.outputs[program.output(n).unwrap()].slot, 8)).collect();
+        let column =
+            |n: &&str| RowColumn { slot: program.outputs[program.output(n).unwrap()].slot, width: 8, truth: false };
+        let columns: Vec<RowColumn> = ["b", "a"].iter().map(column).collect();
         assert_eq!(store_order(&program, &steps, &columns), [0, 1]);
     }
 
@@ -1393,8 +1412,9 @@ mod tests {
             let program = compile_sketch(src);
             let steps = program.cycle_steps.clone();
             let written = written_slots(&program, &steps);
-            let columns: Vec<(u32, u8)> =
-                names.iter().map(|n| (program.outputs[program.output(n).unwrap()].slot, 8)).collect();
+            let column =
+                |n: &&str| RowColumn { slot: program.outputs[program.output(n).unwrap()].slot, width: 8, truth: false };
+            let columns: Vec<RowColumn> = names.iter().map(column).collect();
             let (ahead, behind) = pipelined(&program, &steps, 0, &written, &columns);
             let id = program.output("id").map(|o| program.outputs[o].slot);
             (ahead, behind, steps, id)

@@ -14,12 +14,13 @@
 //! loop).
 
 use super::catch;
-use super::codegen::{Code, Module, RowLoopFn};
+use super::codegen::{Code, Module, RowColumn, RowLoopFn};
 use super::{bare_steps, fits_one_function};
 use crate::columns::{row_width, RowsOut};
 use crate::engine::compiled::plan::{BuiltForms, RowLoop};
 use crate::engine::compiled::shape::Shape;
 use crate::engine::kernel::RowFill;
+use crate::types::PortType;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -113,7 +114,14 @@ fn build(
     let (Some(widths), Some(steps)) = (widths, bare_steps(shape, outs).filter(|s| fits_one_function(s, outs))) else {
         return Ok(None);
     };
-    let columns: Vec<(u32, u8)> = outs.iter().zip(&widths).map(|(&o, &w)| (program.outputs[o].slot, w)).collect();
+    let columns: Vec<RowColumn> = outs
+        .iter()
+        .zip(&widths)
+        .map(|(&o, &width)| {
+            let output = &program.outputs[o];
+            RowColumn { slot: output.slot, width, truth: output.ty == PortType::Bool }
+        })
+        .collect();
     let mut module = Module::new()?;
     let (id, emitted, reads_once) =
         module.row_loop(program, &shape.layout, &steps, coordinate as u32, &columns, unit_step, fixed)?;

@@ -1,0 +1,349 @@
+//! Exact fixed-point numbers, `decimal(p, s)`: the value model and the one
+//! copy of every decimal rule (result types of `+ - *` and `round`, the
+//! arithmetic with its overflow checks, conversions from and to integers and
+//! floats, the text form). A value is an i128 count of 10^-s units whose
+//! magnitude stays below 10^p; anything past that is an error, never a wrap.
+
+use crate::types::{DecimalType, PortType, DECIMAL_MAX_PRECISION};
+use std::fmt;
+
+/// A decimal value: `units` × 10^-scale, of type `decimal(precision, scale)`.
+/// The i128 is kept as four 32-bit words (4-byte alignment), so the value
+/// and its type fit in 20 bytes and a [`crate::Value`] stays 24 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Decimal {
+    words: [u32; 4],
+    ty: DecimalType,
+}
+
+/// 10^n for n in 0..=38, from a table (every rescale and range check asks).
+#[inline]
+pub fn pow10(n: u8) -> i128 {
+    POW10[n as usize]
+}
+
+/// 10^0 ..= 10^38.
+const POW10: [i128; 39] = {
+    let mut table = [1i128; 39];
+    let mut i = 1;
+    while i < 39 {
+        table[i] = table[i - 1] * 10;
+        i += 1;
+    }
+    table
+};
+
+impl Decimal {
+    /// The value `units` × 10^-scale of type `ty`, or why it does not fit
+    /// (more than `ty.precision` digits).
+    pub fn new(units: i128, ty: DecimalType) -> Result<Decimal, String> {
+        if units.unsigned_abs() >= pow10(ty.precision) as u128 {
+            return Err(format!("{} does not fit decimal({},{})", units_text(units, ty.scale), ty.precision, ty.scale));
+        }
+        Ok(Decimal::from_parts(units, ty))
+    }
+
+    /// The value without the range check (the caller knows it fits).
+    fn from_parts(units: i128, ty: DecimalType) -> Decimal {
+        let bits = units as u128;
+        Decimal { words: [bits as u32, (bits >> 32) as u32, (bits >> 64) as u32, (bits >> 96) as u32], ty }
+    }
+
+    /// The count of 10^-scale units.
+    pub fn units(self) -> i128 {
+        let [a, b, c, d] = self.words.map(u128::from);
+        (a | b << 32 | c << 64 | d << 96) as i128
+    }
+
+    /// The type's parameters.
+    pub fn ty(self) -> DecimalType {
+        self.ty
+    }
+
+    /// The 16 little-endian bytes of the units: how a decimal is carried in
+    /// a Ref slot and a column row.
+    pub fn to_bytes(self) -> [u8; 16] {
+        self.units().to_le_bytes()
+    }
+
+    /// The decimal of type `ty` whose units are the 16 little-endian
+    /// `bytes` (`None` when there are not 16).
+    pub fn from_bytes(bytes: &[u8], ty: DecimalType) -> Option<Decimal> {
+        let units = i128::from_le_bytes(bytes.try_into().ok()?);
+        Some(Decimal::from_parts(units, ty))
+    }
+
+    /// The value at `ty`: rescaled (rounding half away from zero when the
+    /// scale drops) and range-checked against `ty.precision`.
+    pub fn rescale(self, ty: DecimalType) -> Result<Decimal, String> {
+        let units = rescale_units(self.units(), self.ty.scale, ty.scale)
+            .ok_or_else(|| format!("{self} does not fit decimal({},{})", ty.precision, ty.scale))?;
+        Decimal::new(units, ty)
+    }
+
+    /// The value as the nearest f64.
+    pub fn to_f64(self) -> f64 {
+        // Exact for units below 2^53; otherwise the text is parsed, which
+        // rounds once (a division by 10^s would round twice).
+        let units = self.units();
+        if units.unsigned_abs() < (1u128 << 53) {
+            units as f64 / pow10(self.ty.scale) as f64
+        } else {
+            self.to_string().parse().unwrap_or(f64::NAN)
+        }
+    }
+
+    /// The integer part (truncated toward zero), as an i128.
+    pub fn trunc(self) -> i128 {
+        self.units() / pow10(self.ty.scale)
+    }
+
+    /// The decimal of type `ty` nearest `x` (half away from zero), or why
+    /// there is none (NaN, an infinity, or too many digits).
+    pub fn from_f64(x: f64, ty: DecimalType) -> Result<Decimal, String> {
+        if !x.is_finite() {
+            return Err(format!("{x} has no decimal value"));
+        }
+        let scaled = x * pow10(ty.scale) as f64;
+        let limit = pow10(ty.precision) as f64;
+        if scaled.abs().round() >= limit {
+            return Err(format!("{x} does not fit decimal({},{})", ty.precision, ty.scale));
+        }
+        // Exact halves of the scaled f64 go away from zero (f64::round).
+        Decimal::new(scaled.round() as i128, ty)
+    }
+
+    /// The integer `n` as a decimal of type `ty`, or why it does not fit.
+    pub fn from_int(n: i128, ty: DecimalType) -> Result<Decimal, String> {
+        let units = n
+            .checked_mul(pow10(ty.scale))
+            .ok_or_else(|| format!("{n} does not fit decimal({},{})", ty.precision, ty.scale))?;
+        Decimal::new(units, ty).map_err(|_| format!("{n} does not fit decimal({},{})", ty.precision, ty.scale))
+    }
+
+    /// Parses a literal's digits (`12.34`, `-0.5`, `7`): its type is the
+    /// narrowest that holds it as written (scale: the digits after the
+    /// point; precision: all digits, at least the scale and at least 1).
+    pub fn parse_literal(text: &str) -> Result<Decimal, String> {
+        let bad = || format!("'{text}' is not a decimal literal: write digits with an optional point, e.g. 12.34d");
+        let (negative, body) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let (whole, frac) = body.split_once('.').unwrap_or((body, ""));
+        if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        let whole = whole.trim_start_matches('0');
+        let digits = whole.len() + frac.len();
+        if digits > DECIMAL_MAX_PRECISION as usize {
+            return Err(format!(
+                "decimal literal {text} has {digits} digits: a decimal holds at most {DECIMAL_MAX_PRECISION}"
+            ));
+        }
+        let ty = DecimalType::new((digits.max(1)) as u32, frac.len() as u32)?;
+        let mut units: i128 = format!("{whole}{frac}").parse().unwrap_or(0);
+        if negative {
+            units = -units;
+        }
+        Decimal::new(units, ty)
+    }
+}
+
+/// `units` at scale `from` moved to scale `to` (half away from zero when
+/// digits are dropped); `None` on i128 overflow.
+pub fn rescale_units(units: i128, from: u8, to: u8) -> Option<i128> {
+    if to >= from {
+        return units.checked_mul(pow10(to - from));
+    }
+    let divisor = pow10(from - to);
+    let (q, r) = (units / divisor, units % divisor);
+    Some(if r.unsigned_abs() * 2 >= divisor as u128 { q + units.signum() } else { q })
+}
+
+/// The text of `units` × 10^-scale: `901.00`, `-0.05`, `12`.
+fn units_text(units: i128, scale: u8) -> String {
+    let digits = units.unsigned_abs().to_string();
+    let sign = if units < 0 { "-" } else { "" };
+    if scale == 0 {
+        return format!("{sign}{digits}");
+    }
+    let scale = scale as usize;
+    let padded =
+        if digits.len() <= scale { format!("{}{digits}", "0".repeat(scale + 1 - digits.len())) } else { digits };
+    let (whole, frac) = padded.split_at(padded.len() - scale);
+    format!("{sign}{whole}.{frac}")
+}
+
+/// The exact text, every digit of the scale written: `901.00`, never `901.0`.
+impl fmt::Display for Decimal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&units_text(self.units(), self.ty.scale))
+    }
+}
+
+/// The decimal operators, each with its result type rule and its rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecimalOp {
+    /// `a + b`.
+    Add,
+    /// `a - b`.
+    Sub,
+    /// `a * b`.
+    Mul,
+}
+
+impl DecimalOp {
+    /// The operator's symbol.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            DecimalOp::Add => "+",
+            DecimalOp::Sub => "-",
+            DecimalOp::Mul => "*",
+        }
+    }
+
+    /// The result type of `a op b`: add and subtract keep the larger scale
+    /// and one more whole digit than the wider operand; multiply adds the
+    /// scales and the precisions. Precision is capped at 38; a scale past 38
+    /// names no type (the error says so).
+    pub fn result_type(self, a: DecimalType, b: DecimalType) -> Result<DecimalType, String> {
+        let (pa, sa, pb, sb) = (a.precision as u32, a.scale as u32, b.precision as u32, b.scale as u32);
+        let max = DECIMAL_MAX_PRECISION as u32;
+        match self {
+            DecimalOp::Add | DecimalOp::Sub => {
+                let (whole, scale) = a.digits_holding(b);
+                DecimalType::new((whole + scale + 1).min(max), scale)
+            }
+            DecimalOp::Mul => {
+                let scale = sa + sb;
+                if scale > max {
+                    return Err(format!(
+                        "decimal({pa},{sa}) * decimal({pb},{sb}) would have scale {scale}: at most {max}; round an operand first"
+                    ));
+                }
+                DecimalType::new((pa + pb).min(max), scale)
+            }
+        }
+    }
+
+    /// `a op b` at type `out` (its [`DecimalOp::result_type`]), or why it
+    /// has no value there (the result has more digits than `out` holds).
+    pub fn apply(self, a: Decimal, b: Decimal, out: DecimalType) -> Result<Decimal, String> {
+        let overflow = || format!("{a} {} {b} overflows decimal({},{})", self.symbol(), out.precision, out.scale);
+        let units = match self {
+            DecimalOp::Add | DecimalOp::Sub => {
+                let x = rescale_units(a.units(), a.ty.scale, out.scale).ok_or_else(overflow)?;
+                let y = rescale_units(b.units(), b.ty.scale, out.scale).ok_or_else(overflow)?;
+                match self {
+                    DecimalOp::Add => x.checked_add(y),
+                    _ => x.checked_sub(y),
+                }
+                .ok_or_else(overflow)?
+            }
+            DecimalOp::Mul => a.units().checked_mul(b.units()).ok_or_else(overflow)?,
+        };
+        Decimal::new(units, out).map_err(|_| overflow())
+    }
+}
+
+/// The type of `round(x, digits)` for `x: decimal(p, s)`: scale `digits`
+/// (when below `s`; else `x`'s own type) with one more whole digit for the
+/// carry, capped at 38.
+pub fn round_type(x: DecimalType, digits: u8) -> DecimalType {
+    if digits >= x.scale {
+        return x;
+    }
+    let whole = (x.precision - x.scale) as u32 + 1;
+    DecimalType { precision: (whole + digits as u32).min(DECIMAL_MAX_PRECISION as u32) as u8, scale: digits }
+}
+
+/// The ordering of two decimals of any types, exactly (no rounding).
+pub fn compare(a: Decimal, b: Decimal) -> std::cmp::Ordering {
+    let scale = a.ty.scale.max(b.ty.scale);
+    match (rescale_units(a.units(), a.ty.scale, scale), rescale_units(b.units(), b.ty.scale, scale)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        // Only a value of 38 digits at a small scale overflows when moved
+        // to a larger one, and then its magnitude exceeds the other's.
+        (None, _) => a.units().signum().cmp(&0),
+        (_, None) => 0.cmp(&b.units().signum()),
+    }
+}
+
+/// The decimal type of a port type, or a message naming the type that is not one.
+pub fn expect_decimal(ty: PortType) -> Result<DecimalType, String> {
+    ty.decimal().ok_or_else(|| format!("expected a decimal, got {ty}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(text: &str) -> Decimal {
+        Decimal::parse_literal(text).unwrap()
+    }
+
+    fn ty(p: u8, s: u8) -> DecimalType {
+        DecimalType { precision: p, scale: s }
+    }
+
+    #[test]
+    fn text_keeps_every_digit_of_the_scale() {
+        assert_eq!(d("901.00").to_string(), "901.00");
+        assert_eq!(d("-0.05").to_string(), "-0.05");
+        assert_eq!(d("12").to_string(), "12");
+        assert_eq!(d("0.5").ty(), ty(1, 1));
+        assert_eq!(d("12.340").ty(), ty(5, 3));
+    }
+
+    #[test]
+    fn arithmetic_follows_the_scale_rules() {
+        let (a, b) = (d("1.25"), d("10.5"));
+        let add = DecimalOp::Add.result_type(a.ty(), b.ty()).unwrap();
+        assert_eq!(add, ty(5, 2));
+        assert_eq!(DecimalOp::Add.apply(a, b, add).unwrap().to_string(), "11.75");
+        assert_eq!(DecimalOp::Sub.apply(a, b, add).unwrap().to_string(), "-9.25");
+        let mul = DecimalOp::Mul.result_type(a.ty(), b.ty()).unwrap();
+        assert_eq!(mul, ty(6, 3));
+        assert_eq!(DecimalOp::Mul.apply(a, b, mul).unwrap().to_string(), "13.125");
+    }
+
+    #[test]
+    fn overflow_is_an_error_never_a_wrap() {
+        let big = Decimal::new(pow10(38) - 1, ty(38, 0)).unwrap();
+        let out = DecimalOp::Add.result_type(big.ty(), big.ty()).unwrap();
+        assert!(DecimalOp::Add.apply(big, big, out).unwrap_err().contains("overflows decimal(38,0)"));
+        assert!(DecimalOp::Mul.apply(big, big, ty(38, 0)).is_err());
+        assert!(Decimal::new(1000, ty(3, 0)).is_err());
+    }
+
+    #[test]
+    fn conversions_round_half_away_from_zero() {
+        assert_eq!(Decimal::from_f64(2.5, ty(5, 0)).unwrap().to_string(), "3");
+        assert_eq!(Decimal::from_f64(-2.5, ty(5, 0)).unwrap().to_string(), "-3");
+        assert_eq!(Decimal::from_f64(0.125, ty(5, 2)).unwrap().to_string(), "0.13");
+        assert!(Decimal::from_f64(f64::NAN, ty(5, 2)).is_err());
+        assert!(Decimal::from_f64(1e10, ty(5, 2)).is_err());
+        assert_eq!(d("-1.005").rescale(ty(5, 2)).unwrap().to_string(), "-1.01");
+        assert_eq!(d("123.45").to_f64(), 123.45);
+        assert_eq!(Decimal::from_int(-7, ty(15, 2)).unwrap().to_string(), "-7.00");
+        assert!(Decimal::from_int(1_000_000, ty(5, 0)).is_err());
+        assert_eq!(d("-7.99").trunc(), -7);
+    }
+
+    #[test]
+    fn comparison_is_exact_across_scales() {
+        use std::cmp::Ordering::*;
+        assert_eq!(compare(d("1.50"), d("1.5")), Equal);
+        assert_eq!(compare(d("-0.01"), d("0")), Less);
+        let big = Decimal::new(pow10(38) - 1, ty(38, 0)).unwrap();
+        assert_eq!(compare(big, d("0.5")), Greater);
+        assert_eq!(round_type(ty(15, 2), 0), ty(14, 0));
+    }
+
+    #[test]
+    fn bytes_round_trip() {
+        let x = d("-123456789012345678901234567.89");
+        assert_eq!(Decimal::from_bytes(&x.to_bytes(), x.ty()), Some(x));
+    }
+}

@@ -1,0 +1,227 @@
+//! IBAN family: International Bank Account Numbers (ISO 13616) of the
+//! right length and shape per country, with valid check digits.
+//!
+//! An IBAN is the country code, two check digits and the country's BBAN
+//! (basic bank account number), whose length and character classes the
+//! IBAN registry fixes per country ([`BBAN_SHAPES`]: the SEPA countries and
+//! the United Kingdom). The check digits make the whole number 1 modulo 97
+//! when read with the country code and check digits moved to the end and
+//! each letter written as two digits (A = 10, ..., Z = 35). The BBAN's own
+//! national check digits (Belgium's, Portugal's, ...) are not computed: the
+//! BBAN is drawn at random in its shape.
+
+use crate::node::kit_text::scalar_str_map;
+use crate::node::{wire, NodeDef, Outputs, Testing};
+use crate::nodes::hash::xxh3_u64;
+use crate::types::PortType::{Str, U64};
+
+/// Per country (ISO 3166-1 alpha-2, sorted), the shape of its BBAN as the
+/// IBAN registry writes it: runs of a count and a class, `n` digits, `a`
+/// upper-case letters, `c` upper-case letters or digits.
+pub const BBAN_SHAPES: &[(&str, &str)] = &[
+    ("AD", "4n4n12c"),
+    ("AT", "5n11n"),
+    ("BE", "3n7n2n"),
+    ("BG", "4a4n2n8c"),
+    ("CH", "5n12c"),
+    ("CY", "3n5n16c"),
+    ("CZ", "4n6n10n"),
+    ("DE", "8n10n"),
+    ("DK", "4n9n1n"),
+    ("EE", "2n2n11n1n"),
+    ("ES", "4n4n1n1n10n"),
+    ("FI", "3n11n"),
+    ("FR", "5n5n11c2n"),
+    ("GB", "4a6n8n"),
+    ("GI", "4a15c"),
+    ("GR", "3n4n16c"),
+    ("HR", "7n10n"),
+    ("HU", "3n4n1n15n1n"),
+    ("IE", "4a6n8n"),
+    ("IS", "4n2n6n10n"),
+    ("IT", "1a5n5n12c"),
+    ("LI", "5n12c"),
+    ("LT", "5n11n"),
+    ("LU", "3n13c"),
+    ("LV", "4a13c"),
+    ("MC", "5n5n11c2n"),
+    ("MT", "4a5n18c"),
+    ("NL", "4a10n"),
+    ("NO", "4n6n1n"),
+    ("PL", "8n16n"),
+    ("PT", "4n4n11n2n"),
+    ("RO", "4a16c"),
+    ("SE", "3n16n1n"),
+    ("SI", "5n8n2n"),
+    ("SK", "4n6n10n"),
+    ("SM", "1a5n5n12c"),
+    ("VA", "3n15n"),
+];
+
+/// The BBAN shape of `country`, if the registry table has it.
+fn shape_of(country: &str) -> Option<&'static str> {
+    BBAN_SHAPES.binary_search_by(|(code, _)| (*code).cmp(country)).ok().map(|i| BBAN_SHAPES[i].1)
+}
+
+/// The characters of a class: `n`, `a` or `c`.
+fn alphabet(class: u8) -> &'static [u8] {
+    const ALNUM: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    match class {
+        b'n' => &ALNUM[..10],
+        b'a' => &ALNUM[10..],
+        _ => ALNUM,
+    }
+}
+
+/// Appends a BBAN of `shape` drawn from `x`: each character a digit of a
+/// hash chained from `x` in the radix of its class (a fresh hash every ten
+/// characters, so every character is drawn from at least 12 bits).
+fn push_bban(out: &mut String, shape: &str, x: u64) {
+    let mut h = xxh3_u64(x);
+    let mut drawn = 0;
+    let mut count = 0usize;
+    for byte in shape.bytes() {
+        if byte.is_ascii_digit() {
+            count = count * 10 + usize::from(byte - b'0');
+            continue;
+        }
+        let chars = alphabet(byte);
+        for _ in 0..count {
+            if drawn == 10 {
+                h = xxh3_u64(h);
+                drawn = 0;
+            }
+            let radix = chars.len() as u64;
+            out.push(char::from(chars[(h % radix) as usize]));
+            h /= radix;
+            drawn += 1;
+        }
+        count = 0;
+    }
+}
+
+/// The ISO 13616 check digits of `bban` in `country`: 98 minus the
+/// remainder modulo 97 of `bban`, `country` and `00` with letters as two
+/// digits each.
+pub fn check_digits(country: &str, bban: &str) -> u32 {
+    let mut rest = 0u32;
+    for c in bban.chars().chain(country.chars()).chain("00".chars()) {
+        let value = c.to_digit(36).unwrap_or(0);
+        rest = if value >= 10 { (rest * 100 + value) % 97 } else { (rest * 10 + value) % 97 };
+    }
+    98 - rest
+}
+
+/// An IBAN of `country` drawn from `x` (electronic form: no spaces), or
+/// the failure naming the countries known.
+pub fn iban(x: u64, country: &str) -> Result<String, String> {
+    let Some(shape) = shape_of(country) else {
+        let known: Vec<&str> = BBAN_SHAPES.iter().map(|(code, _)| *code).collect();
+        return Err(format!("iban_for: no IBAN format for country {country:?} (known: {})", known.join(", ")));
+    };
+    let mut bban = String::with_capacity(30);
+    push_bban(&mut bban, shape, x);
+    let check = check_digits(country, &bban);
+    Ok(format!("{country}{check:02}{bban}"))
+}
+
+/// `iban_for`: an IBAN of the given country, its BBAN drawn from the input.
+pub const IBAN_FOR: NodeDef = NodeDef {
+    name: "iban_for",
+    category: "iban",
+    doc: "An IBAN of country (ISO 3166-1 alpha-2: the SEPA countries and GB) with valid ISO 13616 check digits and the country's BBAN length and shape, the BBAN drawn from xxh3 of input; another country fails.",
+    params: &[wire("input", U64), wire("country", Str)],
+    outputs: Outputs::One(Str),
+    build: |_| Ok(scalar_str_map(iban)),
+    testing: Testing { corner_call: Some(r#"iban_for(a, "DE")"#), fallible: true, random: false, ..Testing::BASE },
+    ..NodeDef::BASE
+};
+
+/// The IBAN family.
+pub const NODES: &[NodeDef] = &[IBAN_FOR];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The whole IBAN modulo 97 as ISO 13616 checks it.
+    fn remainder(iban: &str) -> u32 {
+        let (head, tail) = iban.split_at(4);
+        tail.chars().chain(head.chars()).fold(0, |rest, c| {
+            let v = c.to_digit(36).unwrap();
+            if v >= 10 {
+                (rest * 100 + v) % 97
+            } else {
+                (rest * 10 + v) % 97
+            }
+        })
+    }
+
+    #[test]
+    fn every_country_gives_its_length_shape_and_valid_check_digits() {
+        let lengths = [
+            ("AD", 24),
+            ("AT", 20),
+            ("BE", 16),
+            ("BG", 22),
+            ("CH", 21),
+            ("CY", 28),
+            ("CZ", 24),
+            ("DE", 22),
+            ("DK", 18),
+            ("EE", 20),
+            ("ES", 24),
+            ("FI", 18),
+            ("FR", 27),
+            ("GB", 22),
+            ("GI", 23),
+            ("GR", 27),
+            ("HR", 21),
+            ("HU", 28),
+            ("IE", 22),
+            ("IS", 26),
+            ("IT", 27),
+            ("LI", 21),
+            ("LT", 20),
+            ("LU", 20),
+            ("LV", 21),
+            ("MC", 27),
+            ("MT", 31),
+            ("NL", 18),
+            ("NO", 15),
+            ("PL", 28),
+            ("PT", 25),
+            ("RO", 24),
+            ("SE", 24),
+            ("SI", 19),
+            ("SK", 24),
+            ("SM", 27),
+            ("VA", 22),
+        ];
+        assert_eq!(lengths.len(), BBAN_SHAPES.len());
+        assert!(BBAN_SHAPES.windows(2).all(|w| w[0].0 < w[1].0), "sorted for the binary search");
+        for (country, length) in lengths {
+            for x in [0u64, 1, 42, u64::MAX] {
+                let number = iban(x, country).unwrap();
+                assert_eq!(number.len(), length, "{number}");
+                assert!(number.starts_with(country));
+                assert_eq!(remainder(&number), 1, "{number}");
+                assert!(number.chars().all(|c| c.is_ascii_digit() || c.is_ascii_uppercase()));
+            }
+        }
+        let gb = iban(7, "GB").unwrap();
+        assert!(
+            gb[4..8].chars().all(|c| c.is_ascii_uppercase()) && gb[8..].chars().all(|c| c.is_ascii_digit()),
+            "{gb}"
+        );
+        assert_ne!(iban(1, "DE").unwrap(), iban(2, "DE").unwrap());
+        // The worked example of the IBAN registry: GB82 WEST 1234 5698 7654 32.
+        assert_eq!(check_digits("GB", "WEST12345698765432"), 82);
+    }
+
+    #[test]
+    fn an_unknown_country_fails_naming_the_known_ones() {
+        let e = iban(0, "US").unwrap_err();
+        assert!(e.starts_with("iban_for: no IBAN format for country \"US\" (known: AD, AT, BE,"), "{e}");
+    }
+}
