@@ -20,7 +20,9 @@ order.
     k in 1..3, limit in 10,20      # several clauses: their Cartesian product, first clause outermost
     (name, size) in (a, b), (1, 2) # a tuple clause zips its sources: (a, 1), (b, 2)
     k in 1..10 where {k} % 3 == 0  # a predicate over the tuple's names (and outer names)
-    k in 1..4, j in 1..4 order halton/5   # an order (lex, reverse_lex, halton, shuffle[(seed=N)]), /N keeps N
+    k in 1..4, j in 1..4 order halton/5   # an order (lex, reverse_lex, diagonal, antidiagonal, extrema,
+                                   #   shells, halton, sobol, lhs[(seed=N)], shuffle[(seed=N)]);
+                                   #   /N keeps N (extrema: N strata)
     base where {k} > 3 order lex   # a derivation of the producer `base` (for statements and producers)
 
 The value type of each name follows its values: integers are ``u64`` (``i64``
@@ -298,45 +300,59 @@ class Comprehension:
                 stream = _kept(stream, (test,), at)
                 keeps.append(test)
                 continue
-            held, bound = bound, min(bound, stage.count) if stage.count is not None else bound
+            held = bound
             if stage.strategy == "lex" and stage.seed is None and (lattice or stage.count is None):
                 stream = itertools.islice(stream, stage.count)
+                bound = min(bound, stage.count) if stage.count is not None else bound
                 cut = cut or stage.count is not None
                 continue
             ordered: Iterator[int]
-            if lattice and not (cut and keeps):
+            if lattice and not cut:
                 # The order over the whole lattice, walked lazily; a position
                 # is kept when every where test so far holds for its tuple.
-                chosen = self._walk(stage, sizes, None if keeps else stage.count)
+                chosen, emits, limit = self._walk(stage, sizes, filtered=bool(keeps))
                 ordered = _kept(chosen, tuple(keeps), at)
             else:
-                # An order of what earlier stages dispensed (a filtered list
-                # a count cut short, or another order's): ranks into that list.
+                # An order of what earlier stages dispensed: a part of the
+                # lattice a count cut short (ranked by natural position, as
+                # the survivors of a where are), or another order's output
+                # (ranked as one axis).
                 current = self._held(stream, held, stage)
                 if lattice:
                     survivors = set(current)
-                    ordered = (p for p in self._walk(stage, sizes, None) if p in survivors)
+                    chosen, emits, limit = self._walk(stage, sizes, filtered=True)
+                    ordered = (p for p in chosen if p in survivors)
                 else:
-                    ordered = (current[i] for i in self._walk(stage, [len(current)], stage.count))
-            stream = itertools.islice(ordered, stage.count)
+                    chosen, emits, limit = self._walk(stage, [len(current)], filtered=False)
+                    ordered = (current[i] for i in chosen)
+            # The core's walk applies the order's count, except a count of
+            # tuples over filtered positions: that one (`limit`) applies here.
+            stream = itertools.islice(ordered, limit)
+            bound = emits if limit is None else min(emits, limit)
             lattice, cut, keeps = False, False, []
         for position in stream:
             yield at(position)
 
-    def _walk(self, stage: Order, axes: list[int], count: int | None) -> Iterator[int]:
-        """The positions ``stage``'s order emits over ``axes``, at most
-        ``count``, asked of the core a batch at a time (never all at once)."""
+    def _walk(self, stage: Order, axes: list[int], filtered: bool) -> tuple[Iterator[int], int, int | None]:
+        """The positions ``stage``'s order emits over ``axes``, asked of the
+        core a batch at a time (never all at once), at most how many it
+        emits, and how many of those passing the where tests before it to
+        keep (``None``: all; ``filtered`` says there are such tests)."""
         from .. import _core
         from ..errors import OutOfMemoryError, PolydatError
 
         try:
-            walk = _core.order_walk(stage.strategy, axes, count, stage.seed)
+            walk = _core.order_walk(stage.strategy, axes, stage.count, stage.seed, filtered)
         except OutOfMemoryError:
             raise
         except PolydatError as err:  # the core's refusal, at the order's place
             raise self.error(str(err), stage.line, stage.col) from None
-        while batch := walk.take(_ORDER_BATCH):
-            yield from batch
+
+        def positions() -> Iterator[int]:
+            while batch := walk.take(_ORDER_BATCH):
+                yield from batch
+
+        return positions(), walk.bound(), walk.survivor_limit()
 
     def _held(self, stream: Iterator[int], bound: int, stage: Order) -> list[int]:
         """The positions earlier stages dispense, held to be ordered again
