@@ -13,18 +13,18 @@
 //! The strategies follow upstream polydat's:
 //!
 //! - `lex`, the natural order, and `reverse_lex`, its reverse;
-//! - `diagonal` and `antidiagonal` ([`diagonal`]): by the sum of the
+//! - `diagonal` and `antidiagonal` (`diagonal.rs`): by the sum of the
 //!   multi-index, ascending or descending, lexicographic within a sum;
-//! - `extrema` ([`extrema`]): the strata of the lattice by how many axes sit
+//! - `extrema` (`extrema.rs`): the strata of the lattice by how many axes sit
 //!   strictly inside their range (corners first, then edges, faces, ...),
 //!   lexicographic within a stratum; its count keeps that many whole strata;
-//! - `shells` ([`shells`]): the shells of the lattice by Chebyshev distance
+//! - `shells` (`shells.rs`): the shells of the lattice by Chebyshev distance
 //!   from its center, outermost first, lexicographic within a shell;
-//! - `halton` and `sobol` ([`low_discrepancy`]): the K-dimensional Halton
+//! - `halton` and `sobol` (`low_discrepancy.rs`): the K-dimensional Halton
 //!   sequence (bases the first K primes) or Sobol sequence (Joe–Kuo
 //!   direction numbers) over the axes, each point discretized to a lattice
 //!   position, repeats skipped;
-//! - `shuffle` and `lhs` ([`seeded`]): a Fisher–Yates permutation of the
+//! - `shuffle` and `lhs` (`seeded.rs`): a Fisher–Yates permutation of the
 //!   positions, or a Latin hypercube sample of the axes, both driven by the
 //!   PCG generator of the `pcg` node from the authored `seed=` or a fixed
 //!   default.
