@@ -19,6 +19,10 @@ order.
                                    # (a str value is read as a list or range: "1,2,3", "0..4")
     k in 1..3, limit in 10,20      # several clauses: their Cartesian product, first clause outermost
     (name, size) in (a, b), (1, 2) # a tuple clause zips its sources: (a, 1), (b, 2)
+    (a, b) in zip_truncate(1..4, [x, y])   # stops at the shortest: (1, x), (2, y)
+    (a, b) in zip_cycle(1..5, [x, y])      # repeats the shorter to the longest (none if one is empty)
+    [for k in 1..3, for k in 7..9] # a union: each member's tuples in turn (members nest and
+                                   #   carry their own where/order; the same names in each)
     k in 1..10 where {k} % 3 == 0  # a predicate over the tuple's names (and outer names)
     k in 1..4, j in 1..4 order halton/5   # an order (lex, reverse_lex, halton, shuffle[(seed=N)]), /N keeps N
     base where {k} > 3 order lex   # a derivation of the producer `base` (for statements and producers)
