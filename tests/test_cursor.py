@@ -53,7 +53,9 @@ def test_over_reads_a_spec_at_run_time() -> None:
     kernel.set("part", "20%,30%,*")
     with pytest.raises(polydat.EvalError) as info:
         kernel.pull("c")
-    assert "is not a range" in str(info.value)
+    assert "cursor 'c' resolves to 3 partitions; pick one by its index, 0..2" in str(info.value)
+    kernel.set_cursor("c", 1)
+    assert kernel.pull("c") == 124, "partition 1 of 20%,30%,* over 100..200 starts at 120"
     kernel.set("part", "60%..10%")
     with pytest.raises(polydat.EvalError) as info:
         kernel.pull("c")
@@ -106,7 +108,7 @@ def test_a_cursor_over_a_partition_covers_it_and_partition_nodes_read_it() -> No
     assert "the partition 500..1000 lies outside the cursor's range 0..100" in info.value.message
     with pytest.raises(CompileError) as info:
         polydat.compile("input cycle\ncursor q = range(0, 100) over 5")
-    assert "a cursor's `over` takes a one-range spec (str) or a partition (json), not u64" in info.value.message
+    assert "a cursor's `over` takes a partition spec (str), a partition or a partition list (json), not u64" in info.value.message
 
 
 def test_cursor_errors() -> None:
@@ -120,3 +122,68 @@ def test_cursor_errors() -> None:
     with pytest.raises(CompileError) as info:
         polydat.compile("m(a: u64) -> (b: u64) := {\n  cursor q = range(0, a)\n  b := q\n}\nx := m(1)")
     assert "a cursor is not allowed inside module 'm'" in info.value.message
+
+
+MULTI = """
+input cycle: u64
+cursor q = range(0, 1000000) over "20%,30%,*"
+lo := q.cursor.start_ordinal
+hi := q.cursor.end_ordinal
+i := q.cursor.idx
+n := q.cursor.partition_count
+"""
+
+
+def test_a_cursor_over_several_partitions_covers_the_one_the_host_picks() -> None:
+    # Upstream's example: over "20%,30%,*", set_cursor with partition 1 gives [200000, 500000).
+    program = polydat.compile(MULTI)
+    assert "q__partition" in program.inputs
+    kernel = program.kernel()
+    kernel.set_inputs(cycle=7)
+    with pytest.raises(polydat.EvalError) as info:
+        kernel.pull("q")
+    assert "cursor 'q' resolves to 3 partitions; pick one by its index, 0..2" in str(info.value)
+    kernel.set_cursor("q", 1)
+    assert (kernel.pull("lo"), kernel.pull("hi"), kernel.pull("i"), kernel.pull("n")) == (200000, 500000, 1, 3)
+    assert kernel.pull("q") == 200007
+    kernel.set_cursor("q", 2)
+    assert (kernel.pull("lo"), kernel.pull("hi")) == (500000, 1000000)
+    kernel.set_cursor("q", 3)
+    with pytest.raises(polydat.EvalError) as info:
+        kernel.pull("q")
+    assert "partition 3 is out of range (0..2)" in str(info.value)
+
+
+@pytest.mark.parametrize("engine", polydat._core.engines())
+def test_every_engine_covers_the_picked_partition(engine: str) -> None:
+    program = polydat.compile(MULTI, engine=engine)
+    columns = program.generate(3, inputs={"q__partition": 2})
+    assert list(columns["q"]) == [500000, 500001, 500002]
+    assert set(columns["i"]) == {2} and set(columns["n"]) == {3}
+
+
+def test_a_cursor_over_a_recipe_or_a_partition_list_picks_by_index() -> None:
+    kernel = polydat.compile('input cycle\ncursor q = range(0, 100) over "*/4"').kernel()
+    kernel.set_cursor("q", 3)
+    assert kernel.pull("q") == 75
+    source = 'input cycle\nparts := partitions("linear:4", 1000)\ncursor q = range(0, 1000) over parts'
+    kernel = polydat.compile(source).kernel()
+    kernel.set_cursor("q", 0)
+    assert kernel.pull("q__cursor__end_ordinal") == 250
+    kernel.set_cursor("q", 3)
+    assert kernel.pull("q__cursor__start_ordinal") == 750
+
+
+def test_a_one_range_cursor_has_no_partition_to_pick() -> None:
+    program = polydat.compile('input cycle\ncursor q = range(0, 100) over "0..50%"')
+    assert program.inputs == ["cycle"], "a one-range over declares no partition extern"
+    with pytest.raises(polydat.WriteError) as info:
+        program.kernel().set_cursor("q", 0)
+    assert "a one-range `over` has no partition to pick" in str(info.value)
+
+
+def test_a_multi_partition_cursor_round_trips_through_fmt() -> None:
+    from polydat.dsl.formatter import format_source
+
+    source = 'input cycle\ncursor q = range(0, 1000) over "*/4"\n'
+    assert format_source(source) == source

@@ -289,6 +289,9 @@ def streamer_text(spec: str) -> str:
     """The comprehension text a ``streamer(spec)`` spec holds (its text, or
     upstream's JSON payload's ``text``); PolydatError when it holds none."""
 
+def cursor_spec_is_one_range(spec: str) -> bool:
+    """Whether a cursor's ``over`` spec is one range (one partition)."""
+
 def order_positions(strategy: str, axes: list[int], count: int | None = None, seed: int | None = None) -> list[int]:
     """The positions (row-major over ``axes``, axis 0 slowest) an ``order``
     strategy emits, cut by ``count`` (positions, or strata for ``extrema``),

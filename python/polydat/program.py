@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from . import _core
-from .errors import ArgumentError, CompileError, Diagnostic, PolydatError
+from .errors import ArgumentError, CompileError, Diagnostic, PolydatError, WriteError
 
 if TYPE_CHECKING:
     from .stream import Stream
@@ -522,6 +522,21 @@ class Kernel:
         ``shared`` slot the value is published to the cell: every scope
         holding the cell sees it at its next read (last write wins)."""
         self._core.set(name, value)
+
+    def set_cursor(self, name: str, partition: int) -> None:
+        """Picks the partition cursor ``name`` covers, by its index in the
+        list its ``over`` value makes (``cursor q = range(0, 1000) over
+        "*/4"``: 0..3); writes the extern ``name__partition``. Raises
+        WriteError for a cursor whose ``over`` is one range (it has no
+        choice to make) or a name that is no cursor."""
+        extern = f"{name}__partition"
+        if extern not in self.program.inputs:
+            raise WriteError(
+                f"'{name}' is not a cursor whose `over` makes several partitions "
+                f"(no extern '{extern}'); a one-range `over` has no partition to pick",
+                kind="unknown_input", slot=extern,
+            )
+        self._core.set(extern, partition)
 
     def pull(self, name: str) -> PyValue:
         """Reads one output, evaluating only what is stale in its cone."""

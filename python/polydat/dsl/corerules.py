@@ -34,7 +34,7 @@ from types import ModuleType
 
 __all__ = [
     "suggest", "suggestion_limit", "may_suggest", "NameIndex", "match_arguments", "Matching", "type_keywords", "canonical_type",
-    "int_literal_type", "f64_display", "printf_placeholders", "variadic_wire_count", "streamer_text", "catalog_json",
+    "int_literal_type", "f64_display", "printf_placeholders", "variadic_wire_count", "streamer_text", "cursor_spec_is_one_range", "catalog_json",
     "OutputFormat", "formats", "format_named", "format_of_extension", "format_written_by",
 ]
 
@@ -233,6 +233,12 @@ def streamer_text(spec: str) -> str:
     node's message when it holds none."""
     text: str = _core().streamer_text(spec)
     return text
+
+
+def cursor_spec_is_one_range(spec: str) -> bool:
+    """Whether a cursor's ``over`` spec is one range (``0..50%``): one
+    partition, so the cursor takes no partition index from the host."""
+    return bool(_core().cursor_spec_is_one_range(spec))
 
 
 @dataclass(frozen=True)

@@ -87,13 +87,13 @@ class Declarations(LoweringCore):
                     elif name not in failed:
                         owner[name] = index
             elif isinstance(statement, ast.InputDecl):
+                if self._repeated_input(statement, declared, coordinates, file):
+                    continue
                 if not declare(statement.name, "declared as an input", statement.span):
                     continue
                 scope.origins[statement.name] = "an input"
                 try:
-                    type_ = "u64"
-                    if statement.type_name is not None:
-                        type_ = self._type(statement.type_name, statement.type_span or statement.span, file)
+                    type_ = self._input_type(statement, file)
                 except CompileError as err:
                     report.extend(err.diagnostics)
                     scope.env[statement.name] = FAILED
@@ -116,6 +116,42 @@ class Declarations(LoweringCore):
                     default = None
                 externs.append((statement.name, type_, statement.span, default))
         return coordinates, externs
+
+    def _input_type(self, decl: ast.InputDecl, file: SourceFile) -> str:
+        """The declared type of an input (u64 when unannotated)."""
+        if decl.type_name is None:
+            return "u64"
+        return self._type(decl.type_name, decl.type_span or decl.span, file)
+
+    def _repeated_input(
+        self,
+        decl: ast.InputDecl,
+        declared: dict[str, tuple[str, Span]],
+        coordinates: list[tuple[str, str, Span]],
+        file: SourceFile,
+    ) -> bool:
+        """Whether ``decl`` repeats an input already declared with the same type.
+
+        Upstream takes a second declaration of an input as a no-op (the slot
+        exists already); here it is a warning when it repeats the first one's
+        type, and the usual "already declared" error otherwise (a second type
+        would be silently ignored).
+        """
+        prior = declared.get(decl.name)
+        if prior is None or prior[0] != "declared as an input":
+            return False
+        first = next((c for c in coordinates if c[0] == decl.name), None)
+        try:
+            type_ = self._input_type(decl, file)
+        except CompileError:
+            return False
+        if first is None or first[1] != type_:
+            return False
+        self.report.add(file.diagnostic(
+            f"'{decl.name}' is declared as an input twice; the second declaration repeats the first",
+            decl.span, f"first declared at {prior[1]}; remove one of them", severity="warning",
+        ))
+        return True
 
     def _extern_default(self, decl: ast.ExternDecl, type_: str, file: SourceFile) -> dict[str, Any] | None:
         default = decl.default
@@ -150,6 +186,9 @@ class Declarations(LoweringCore):
         known.update(name for name, _, _, _ in externs)
         known.update(scope.env)  # failed declarations and statements that did not parse
         known.update(ABSENT_WORDS)  # reported at each read
+        # Upstream's rule: a program that declares any input declares them all,
+        # so a name nothing binds is an error there rather than a new input.
+        declares_inputs = bool(coordinates)
         inferred: list[str] = []
         inferred_externs: list[tuple[str, str, Span, dict[str, Any] | None]] = []
         suggestions = corerules.NameIndex(
@@ -182,6 +221,15 @@ class Declarations(LoweringCore):
                     inferred.append(name)
                     continue
                 guess = suggestions.closest(name)
+                if declares_inputs:
+                    hint = (f"did you mean '{guess}'?" if guess else
+                            f"'{name}' is not declared: add `input {name}: <type>`, or define it as a binding")
+                    self.report.add(scope.file.diagnostic(
+                        f"undefined wire reference: '{name}' (this program declares its inputs, so none is inferred)",
+                        ref.span, hint,
+                    ))
+                    scope.env[name] = FAILED
+                    continue
                 if self.strict:
                     hint = f"did you mean '{guess}'?" if guess else f"declare it (`input {name}`) or bind it"
                     self.report.add(scope.file.diagnostic(

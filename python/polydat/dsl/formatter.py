@@ -329,7 +329,7 @@ class _Printer:
             return "pragma " + first.name + ("" if first.value is None else " " + quote_string(first.value)), []
         assert isinstance(first, ast.Binding)
         value = first.value
-        if isinstance(value, ast.Call) and value.func == _CURSOR_SLICE and len(group) == 3:
+        if isinstance(value, ast.Call) and value.func == _CURSOR_SLICE and len(group) in (3, 4):
             return self.cursor(group), []
         if isinstance(value, ast.TileExpr):
             at = self.offset(value.span)
@@ -363,7 +363,7 @@ class _Printer:
         assert isinstance(slice_binding, ast.Binding) and isinstance(named, ast.Binding)
         call = slice_binding.value
         assert isinstance(call, ast.Call)
-        over, low, high = (arg.value for arg in call.args)
+        _name, over, low, high, _partition = (arg.value for arg in call.args)
         text = f"cursor {named.targets[0].name} = range({self.expression(low)}, {self.expression(high)})"
         default = isinstance(over, ast.StrLit) and over.value == _CURSOR_DEFAULT_OVER and over.span == named.span
         return text if default else text + " over " + self.expression(over)

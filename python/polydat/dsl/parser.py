@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import ast
+from . import ast, corerules
 from .ast import Span
 from .diagnostics import SourceFile
 from ..errors import CompileError, Diagnostic
@@ -612,7 +612,22 @@ class Parser(Recovery):
             over = self.expression()
         span, base = name.span, name.text
         fields = ("start_ordinal", "end_ordinal", "start_pct", "end_pct", "idx", "partition_count")
-        slice_call = ast.Call("__cursor_slice", (ast.Arg(over), ctor.args[0], ctor.args[1]), span)
+        # An `over` that may make several partitions (a list or recipe spec,
+        # a partition list, or a wire that may hold either) leaves the choice
+        # to the host: the extern `name__partition` (no default) picks one. A
+        # one-range spec and a call other than partitions(...) (partition_at,
+        # subdivide_at, ...: one partition) have no choice to make, so a
+        # constant one still fails at compile time.
+        if isinstance(over, ast.StrLit):
+            chooses = not corerules.cursor_spec_is_one_range(over.value)
+        else:
+            chooses = not isinstance(over, ast.Call) or over.func == "partitions"
+        pick: ast.Expr = ast.Name(f"{base}__partition", span) if chooses else ast.IntLit(0, "0", span)
+        slice_call = ast.Call(
+            "__cursor_slice",
+            (ast.Arg(ast.StrLit(base, span)), ast.Arg(over), ctor.args[0], ctor.args[1], ast.Arg(pick)),
+            span,
+        )
 
         def bind(target: str, value: ast.Expr) -> ast.Binding:
             return ast.Binding((ast.Target(target, span),), value, span, (), None, None, False, None)
@@ -620,12 +635,15 @@ class Parser(Recovery):
         start = ast.Name(f"{base}__cursor__start_ordinal", span)
         ordinal = ast.Call("u64_add", (ast.Arg(start), ast.Arg(ast.Name("cycle", span))), span)
         targets = (*(f"{base}__cursor__{f}" for f in fields), f"{base}__cursor")
-        return [
+        lowered: list[ast.Statement] = [
             ast.Binding(tuple(ast.Target(t, span) for t in targets), slice_call, span, (), None,
                         None, True, keyword.doc),
             bind(f"{base}__ordinal", ordinal),
             bind(base, ast.Name(f"{base}__ordinal", span)),
         ]
+        if chooses:
+            lowered.append(ast.ExternDecl(f"{base}__partition", "u64", span, None, span))
+        return lowered
 
     def _not_in_module(self, in_module: str | None, token: Token, what: str) -> None:
         if in_module is not None:

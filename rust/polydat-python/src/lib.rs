@@ -54,6 +54,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rules::match_arguments, m)?)?;
     m.add_function(wrap_pyfunction!(rules::conversion_hint, m)?)?;
     m.add_function(wrap_pyfunction!(rules::streamer_text, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::cursor_spec_is_one_range, m)?)?;
     m.add_function(wrap_pyfunction!(rules::formats, m)?)?;
     m.add_function(wrap_pyfunction!(convert::numpy_dtype, m)?)?;
     m.add_function(wrap_pyfunction!(run::bench_scenario, m)?)?;

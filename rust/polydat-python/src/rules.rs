@@ -220,6 +220,14 @@ pub(crate) fn streamer_text(spec: &str) -> PyResult<String> {
     Ok(polydat_core::nodes::streamer::comprehension_text(spec).map_err(HostError::Polydat)?)
 }
 
+/// Whether a cursor's `over` spec is one range (`0..50%`): one partition,
+/// so the cursor needs no partition index from the host
+/// (`nodes::cursor::is_one_range`).
+#[pyfunction]
+pub(crate) fn cursor_spec_is_one_range(spec: &str) -> bool {
+    polydat_core::nodes::cursor::is_one_range(spec)
+}
+
 /// The output formats of the core's registry (`columns::formats`), in
 /// order: per format a dict of its `name`, `aliases`, `extensions` (with
 /// the dot, lowercase; the first names its files), `about`, `binary` and

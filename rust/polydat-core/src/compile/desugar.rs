@@ -591,9 +591,14 @@ fn binary(graph: &mut Graph, op: Operator, left: &Operand, right: &Operand, span
                 if !equality {
                     return Err(CompileError::at(
                         span,
-                        format!("ordering comparison '{symbol}' is not defined for strings"),
+                        format!(
+                            "comparison operator `{symbol}` is not supported for String operands; \
+                             only `==` and `!=` are defined on strings"
+                        ),
                     )
-                    .hint("only == and != compare strings"));
+                    .hint(
+                        "compare string values for equality, or convert to a numeric type for ordering comparisons",
+                    ));
                 }
                 return emit(graph, &format!("str_{}", op.suffix()), vec![left.wire, right.wire], span);
             }
@@ -913,7 +918,10 @@ mod tests {
         assert_eq!(err.message, "operator '-' is not defined for i64 and u64");
         assert_eq!(err.span.unwrap().line, 3);
         let err = resolved("extern s: str = \"a\"\nr := __lt(s, s)").err().unwrap();
-        assert_eq!(err.message, "ordering comparison '<' is not defined for strings");
+        assert_eq!(
+            err.message,
+            "comparison operator `<` is not supported for String operands; only `==` and `!=` are defined on strings"
+        );
         let err = resolved("extern f: f64 = 1\nr := __coerce(f, \"u64\", \"'r' is declared u64\")").err().unwrap();
         assert_eq!(err.message, "'r' is declared u64 but the value is f64");
         assert!(err.hint.unwrap().contains("round_to_u64"));

@@ -179,10 +179,12 @@ fn coordinate_error(name: &str, how: &str, coordinate: &str, span: crate::ir::Sp
     match name.strip_prefix("__seed_") {
         Some(cell) => CompileError::at(
             span,
-            format!("the starting value of shared '{cell}' {how} coordinate '{coordinate}'"),
+            format!("shared binding '{cell}': the starting value of shared '{cell}' {how} coordinate '{coordinate}'"),
         )
         .hint(
-            "a cell's starting value is computed once, when its scope starts; it cannot follow a per-cycle coordinate",
+            "cycle-dependent expressions don't have a well-defined single init for the shared cell: its starting \
+             value is computed once, when its scope starts; give it a literal initial value, or one computed from \
+             constants and externs",
         ),
         None => CompileError::at(span, format!("const '{name}' {how} coordinate '{coordinate}'")).hint(capture_hint()),
     }

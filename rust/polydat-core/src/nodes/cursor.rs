@@ -13,9 +13,16 @@
 //! then covers that partition's ordinals, its `idx` and `count` kept. The
 //! cursor's partition (`rows.cursor`) is the partition family's JSON form,
 //! so `cardinality(rows.cursor)` and `mod_in(cycle, rows.cursor)` read it.
+//!
+//! An `over` value that makes several partitions (a list or recipe spec
+//! such as `"*/4"` or `"20%,30%,*"`, or a partition list) leaves the
+//! choice to the host, as upstream's `set_cursor` does: the cursor's
+//! `partition` input (the extern `name__partition`) picks one by its
+//! index in the list. Unset, a spec of one partition needs no choice, and
+//! one of several fails saying how to choose.
 
 use crate::node::kit::value_fn;
-use crate::node::{wire, wire_any, NodeDef, NodeError, Outputs};
+use crate::node::{konst, wire, wire_any, NodeDef, NodeError, Outputs};
 use crate::nodes::partition::Partition;
 use crate::types::PortType::{Json, Str, F64, U64};
 use crate::value::Value;
@@ -84,37 +91,108 @@ pub fn slice(spec: &str, start: u64, end: u64) -> Result<(u64, u64, f64, f64), S
 }
 
 /// The slice a cursor's `over` value names within `[start, end)`: a
-/// one-range spec (a `str`, see [`slice`]) as partition 0 of 1, or a
+/// one-range spec (a `str`, see [`slice`]) as partition 0 of 1, a
 /// partition (`json`, from `partitions(...)` and the other partition
-/// nodes), which must lie within the cursor's range, as it is.
+/// nodes), which must lie within the cursor's range, as it is, or one of
+/// several partitions, picked by `pick` (see the module doc).
 pub fn narrowed(over: &Value, start: u64, end: u64) -> Result<Partition, String> {
-    if let Value::Json(text) = over {
-        let p =
-            serde_json::from_str::<serde_json::Value>(text).ok().as_ref().and_then(Partition::from_json).ok_or_else(
-                || format!("`over` takes a partition (a JSON object with start_ord <= end_ord), got {text}"),
-            )?;
-        if p.start_ord < start || p.end_ord > end {
-            return Err(format!(
-                "the partition {}..{} lies outside the cursor's range {start}..{end}",
-                p.start_ord, p.end_ord
-            ));
+    narrowed_pick("", over, start, end, None)
+}
+
+/// [`narrowed`] for cursor `name`, picking partition `pick` of an `over`
+/// value that makes several.
+pub fn narrowed_pick(name: &str, over: &Value, start: u64, end: u64, pick: Option<u64>) -> Result<Partition, String> {
+    let choices = match over {
+        Value::Json(text) => {
+            let parsed = serde_json::from_str::<serde_json::Value>(text).ok();
+            let list = match parsed.as_ref() {
+                Some(serde_json::Value::Array(items)) => items.iter().map(Partition::from_json).collect(),
+                Some(one) => Partition::from_json(one).map(|p| vec![p]),
+                None => None,
+            };
+            let list = list.ok_or_else(|| {
+                format!(
+                    "`over` takes a partition or a partition list (JSON objects with start_ord <= end_ord), got {text}"
+                )
+            })?;
+            for p in &list {
+                if p.start_ord < start || p.end_ord > end {
+                    return Err(format!(
+                        "the partition {}..{} lies outside the cursor's range {start}..{end}",
+                        p.start_ord, p.end_ord
+                    ));
+                }
+            }
+            list
         }
-        return Ok(p);
-    }
-    let Some(spec) = over.as_str() else {
-        return Err("`over` takes a one-range spec (str) or a partition (json)".into());
+        _ => {
+            let Some(spec) = over.as_str() else {
+                return Err("`over` takes a partition spec (str), a partition or a partition list (json)".into());
+            };
+            if is_one_range(spec) {
+                let (lo, hi, start_pct, end_pct) = slice(spec, start, end)?;
+                vec![Partition {
+                    idx: 0,
+                    count: 1,
+                    start_ord: lo,
+                    end_ord: hi,
+                    start_pct,
+                    end_pct,
+                    base_extent: end - start,
+                }]
+            } else {
+                if end < start {
+                    return Err(format!("the cursor's range {start}..{end} is reversed"));
+                }
+                let parsed = crate::nodes::partition::parse(spec).map_err(|e| format!("`{spec}`: {e}"))?;
+                crate::nodes::partition::resolve(&parsed, start, end).map_err(|e| format!("`{spec}`: {e}"))?
+            }
+        }
     };
-    let (lo, hi, start_pct, end_pct) = slice(spec, start, end)?;
-    Ok(Partition { idx: 0, count: 1, start_ord: lo, end_ord: hi, start_pct, end_pct, base_extent: end - start })
+    pick_partition(name, choices, pick)
+}
+
+/// Partition `pick` of `choices`; with no pick, the only one.
+fn pick_partition(name: &str, choices: Vec<Partition>, pick: Option<u64>) -> Result<Partition, String> {
+    let n = choices.len();
+    let cursor = if name.is_empty() { "the cursor".to_string() } else { format!("cursor '{name}'") };
+    if n == 0 {
+        return Err(format!("{cursor}: its `over` value resolved to no partitions"));
+    }
+    match pick {
+        None if n == 1 => Ok(choices[0]),
+        None => Err(format!(
+            "{cursor} resolves to {n} partitions; pick one by its index, 0..{last}: set `{name}__partition` \
+             (Kernel.set_cursor(\"{name}\", INDEX), inputs={{\"{name}__partition\": INDEX}}, or --set {name}__partition=INDEX)",
+            last = n - 1
+        )),
+        Some(i) => choices.get(i as usize).copied().ok_or_else(|| {
+            format!("{cursor} resolves to {n} partitions; partition {i} is out of range (0..{})", n - 1)
+        }),
+    }
+}
+
+/// Whether `spec` is a one-range spec (`0..50%`, `[100..1000)`): one
+/// partition, needing no choice. A parse failure is not one range.
+pub fn is_one_range(spec: &str) -> bool {
+    let cleaned: String = spec.chars().filter(|c| !matches!(c, '[' | ']' | '(' | ')')).collect();
+    cleaned.split_once("..").is_some_and(|(lo, hi)| Bound::parse(lo).is_ok() && Bound::parse(hi).is_ok())
 }
 
 /// `__cursor_slice`: the slice of `[start, end)` an `over` value names (a
-/// one-range spec or a partition): its fields and the partition itself.
+/// partition spec, a partition or a partition list, `partition` picking
+/// one of several): its fields and the partition itself.
 pub const CURSOR_SLICE: NodeDef = NodeDef {
     name: "__cursor_slice",
     category: "cursor",
-    doc: "The slice of [start, end) an `over` value names — a one-range spec (0..50%, 100..1000, 0.25..0.75) or a partition: (start_ordinal, end_ordinal, start_pct, end_pct, idx, partition_count, cursor).",
-    params: &[wire_any("over"), wire("start", U64), wire("end", U64)],
+    doc: "The slice of [start, end) an `over` value names — a one-range spec (0..50%, 100..1000, 0.25..0.75), a partition, or one of the partitions of a list spec (*/4, 20%,30%,*) or partition list, picked by `partition`: (start_ordinal, end_ordinal, start_pct, end_pct, idx, partition_count, cursor).",
+    params: &[
+        konst("name", Str),
+        wire_any("over"),
+        wire("start", U64),
+        wire("end", U64),
+        wire("partition", U64),
+    ],
     outputs: Outputs::Named(&[
         ("start_ordinal", U64),
         ("end_ordinal", U64),
@@ -124,18 +202,30 @@ pub const CURSOR_SLICE: NodeDef = NodeDef {
         ("partition_count", U64),
         ("cursor", Json),
     ]),
+    accepts_none: true,
     build: |c| {
         if !matches!(c.wire_types.first(), Some(Str | Json)) {
             return Err(format!(
-                "a cursor's `over` takes a one-range spec (str) or a partition (json), not {}",
+                "a cursor's `over` takes a partition spec (str), a partition or a partition list (json), not {}",
                 c.wire_types.first().map_or("nothing".into(), |t| t.keyword())
             ));
         }
-        Ok(value_fn(|args, outs| {
-            let (Value::U64(start), Value::U64(end)) = (args.get(1), args.get(2)) else {
-                return Err(NodeError::new("internal: __cursor_slice takes (str|json, u64, u64)"));
+        let name = c.str(0).to_string();
+        Ok(value_fn(move |args, outs| {
+            let (over, Value::U64(start), Value::U64(end)) = (args.get(0), args.get(1), args.get(2)) else {
+                // A None over, start or end leaves the slice absent.
+                outs.iter_mut().for_each(|o| *o = Value::None);
+                return Ok(());
             };
-            let p = narrowed(args.get(0), *start, *end).map_err(NodeError::new)?;
+            if matches!(over, Value::None) {
+                outs.iter_mut().for_each(|o| *o = Value::None);
+                return Ok(());
+            }
+            let pick = match args.get(3) {
+                Value::U64(i) => Some(*i),
+                _ => None,
+            };
+            let p = narrowed_pick(&name, over, *start, *end, pick).map_err(NodeError::new)?;
             outs[0] = Value::U64(p.start_ord);
             outs[1] = Value::U64(p.end_ord);
             outs[2] = Value::F64(p.start_pct);
@@ -182,7 +272,23 @@ mod tests {
         let over = Value::Json(p.to_json().to_string().into());
         assert_eq!(narrowed(&over, 0, 1000).unwrap(), p);
         assert!(narrowed(&over, 0, 400).unwrap_err().contains("lies outside the cursor's range 0..400"));
+        let list = Value::Json(serde_json::json!([p.to_json()]).to_string().into());
+        assert_eq!(narrowed(&list, 0, 1000).unwrap(), p, "a list of one needs no pick");
         let spec = narrowed(&Value::str("25%..75%"), 0, 100).unwrap();
         assert_eq!((spec.idx, spec.count, spec.start_ord, spec.end_ord, spec.base_extent), (0, 1, 25, 75, 100));
+    }
+
+    #[test]
+    fn several_partitions_leave_the_pick_to_the_host() {
+        // Upstream's example: over "20%,30%,*", partition 1 of [0, 1000000) is [200000, 500000).
+        let over = Value::str("20%,30%,*");
+        let p = narrowed_pick("q", &over, 0, 1_000_000, Some(1)).unwrap();
+        assert_eq!((p.idx, p.count, p.start_ord, p.end_ord), (1, 3, 200_000, 500_000));
+        let unset = narrowed_pick("q", &over, 0, 1_000_000, None).unwrap_err();
+        assert!(unset.starts_with("cursor 'q' resolves to 3 partitions; pick one by its index, 0..2"), "{unset}");
+        let outside = narrowed_pick("q", &over, 0, 1_000_000, Some(3)).unwrap_err();
+        assert_eq!(outside, "cursor 'q' resolves to 3 partitions; partition 3 is out of range (0..2)");
+        assert_eq!(narrowed_pick("q", &Value::str("*/4"), 0, 100, Some(3)).unwrap().start_ord, 75);
+        assert!(is_one_range("[25%..75%)") && !is_one_range("*/4") && !is_one_range("20%,30%,*"));
     }
 }
