@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import polydat
-from polydat import ArgumentError, EvalError, PolydatError, UnknownNameError, WriteError
+from polydat import ArgumentError, CompileError, EvalError, PolydatError, UnknownNameError, WriteError
 
 USERS = """
 input cycle: u64
@@ -35,7 +35,11 @@ def test_generate_refuses_a_second_coordinate_without_a_value() -> None:
 
 
 def test_a_typo_is_not_silently_zero_in_generate() -> None:
-    prog = polydat.compile("input cycle: u64\nuser_id := hash(cycle)\nb := mod(user_idd, 64)")
+    # A program that declares its inputs: the typo is a compile error.
+    with pytest.raises(CompileError, match="undefined wire reference: 'user_idd'"):
+        polydat.compile("input cycle: u64\nuser_id := hash(cycle)\nb := mod(user_idd, 64)")
+    # One that infers them: the typo is an input, refused by generate while unset.
+    prog = polydat.compile("user_id := hash(cycle)\nb := mod(user_idd, 64)")
     with pytest.raises(WriteError, match="input 'user_idd' has no value"):
         prog.generate(range(3))
 

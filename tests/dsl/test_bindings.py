@@ -171,16 +171,17 @@ def test_bare_expression_is_not_a_statement(compile_error) -> None:  # type: ign
 
 
 def test_free_names_become_coordinates_in_order_of_first_use(bind) -> None:  # type: ignore[no-untyped-def]
+    # A program that declares no input infers them (one that declares any does not: test_inferred_inputs).
     bound = bind(
-        "input declared\nextern region: str = 'eu'\n"
-        "a := hash(zeta) + alpha\nb := mod(beta, 3) + zeta\nc := declared"
+        "extern region: str = 'eu'\n"
+        "a := hash(zeta) + alpha\nb := mod(beta, 3) + zeta\nc := delta"
     )
-    assert bound.input_names == ("declared", "zeta", "alpha", "beta", "region")
+    assert bound.input_names == ("zeta", "alpha", "beta", "delta", "region")
     inputs = bound.ir["inputs"]
     assert [i["kind"] for i in inputs] == ["coordinate"] * 4 + ["extern"]
     assert [i["type"] for i in inputs] == ["u64"] * 4 + ["str"]
-    assert inputs[1]["span"] == {"line": 3, "col": 11}
-    assert bound.coordinate_names == ("declared", "zeta", "alpha", "beta")
+    assert inputs[0]["span"] == {"line": 2, "col": 11}
+    assert bound.coordinate_names == ("zeta", "alpha", "beta", "delta")
 
 
 def test_free_name_first_use_follows_statement_order_not_dependency_order(bind) -> None:  # type: ignore[no-untyped-def]

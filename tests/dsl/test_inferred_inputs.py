@@ -23,10 +23,31 @@ def test_an_inferred_input_is_a_warning_at_its_first_use(bind) -> None:  # type:
 
 
 def test_suggestions_come_from_bindings_inputs_and_nodes(bind) -> None:  # type: ignore[no-untyped-def]
-    bound = bind("input region_id\nextern scale: u64 = 1\nx := regon_id + scalee + hsah")
+    bound = bind("region_id := 1\nextern scale: u64 = 1\nx := regon_id + scalee + hsah")
     assert [w.hint for w in bound.warnings] == [
         "did you mean 'region_id'?", "did you mean 'scale'?", "did you mean 'hash'?",
     ]
+
+
+def test_a_program_that_declares_an_input_declares_them_all(compile_error) -> None:  # type: ignore[no-untyped-def]
+    # Upstream's rule: once any input is declared, a name nothing binds is an error, not a new input.
+    err = compile_error("input region_id\nextern scale: u64 = 1\nx := regon_id + scalee + zzz")
+    assert [(d.severity, d.line, d.col) for d in err.diagnostics] == [("error", 3, 6), ("error", 3, 18), ("error", 3, 27)]
+    assert err.message.startswith("undefined wire reference: 'regon_id'")
+    assert [d.hint for d in err.diagnostics] == [
+        "did you mean 'region_id'?", "did you mean 'scale'?",
+        "'zzz' is not declared: add `input zzz: <type>`, or define it as a binding",
+    ]
+
+
+def test_a_repeated_input_declaration_of_the_same_type_is_a_warning(bind, compile_error) -> None:  # type: ignore[no-untyped-def]
+    bound = bind("input cycle: u64\ninput (cycle: u64, day)\nx := hash(cycle) + day")
+    assert bound.coordinate_names == ("cycle", "day")
+    assert [w.message for w in bound.warnings] == [
+        "'cycle' is declared as an input twice; the second declaration repeats the first",
+    ]
+    err = compile_error("input cycle: u64\ninput cycle: f64\nx := cycle")
+    assert err.message == "'cycle' is already declared as an input"
 
 
 def test_declared_and_outer_names_are_not_reported(bind, catalog) -> None:  # type: ignore[no-untyped-def]

@@ -37,6 +37,7 @@ flag := cycle > 3 && score <= 1.5 || !attempt
 label := if flag { "yes" } else if score > 2 { 'maybe' } else { "no" }
 neg := -score ** 2 as f64
 extern region: str = "us-east"
+user := hash(cycle)
 key := "{region}/{user}"
 """,
     """sine_wave(input: u64, period: u64) -> (value: f64) := {

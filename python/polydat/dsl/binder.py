@@ -491,7 +491,9 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
         (a constant ``str``); traversals and derivations in this scope read
         its comprehension at compile time."""
         target = binding.targets[0]
-        call = ast.Call("streamer", (ast.Arg(ast.StrLit(comprehension.text, span)),), span)
+        from .comprehension import canonical_text
+
+        call = ast.Call("streamer", (ast.Arg(ast.StrLit(canonical_text(comprehension.text), span)),), span)
         port = self._lower(call, scope).single(scope, f"bound to '{target.name}'")
         named = self._publish(binding, target, port, scope, owner, index, binding.modifiers)
         if named:

@@ -1071,7 +1071,29 @@ def parse_text(text: str, path: str | None = None) -> Comprehension:
     tokens = lexer.tokenize()
     if lexer.diagnostics:
         raise CompileError(lexer.diagnostics[0], tuple(lexer.diagnostics[1:]))
+    if len(tokens) > 2 and tokens[0].is_word("for") and not tokens[1].is_op("("):
+        # A producer's value (`for k in 1..4`) reads as its comprehension.
+        tokens = tokens[1:]
     return parse(tokens, file, text)
+
+
+def canonical_text(text: str) -> str:
+    """A comprehension's text as upstream renders a producer's value (after
+    its ``for``): every run of blanks one space, each comma followed by one
+    space and preceded by none (``k in 1..4, limit in 10, 20, 30``); what
+    is quoted is kept as written. Text the lexer refuses is only trimmed."""
+    file = SourceFile(text, None)
+    lexer = Lexer(file)
+    lexer.fast_lines = False
+    tokens = [t for t in lexer.tokenize() if t.kind is not TokenKind.EOF]
+    if lexer.diagnostics or not tokens:
+        return " ".join(text.split())
+    out = [tokens[0].text]
+    for before, token in zip(tokens, tokens[1:]):
+        if not token.is_op(",") and (before.is_op(",") or token.offset > before.offset + len(before.text)):
+            out.append(" ")
+        out.append(token.text)
+    return "".join(out)
 
 
 def parse_items(text: str) -> tuple[Item, ...]:

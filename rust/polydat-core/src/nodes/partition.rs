@@ -1103,6 +1103,52 @@ pub const PARTITION_AT: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// Upstream's text of a partition or a partition list: a list reads
+/// `PartitionList[4]=[0..25),[25..50),[50..75),[75..100)`, a partition
+/// `Partition(1/4 [25..50) [25.00%..50.00%))`.
+pub fn upstream_text(value: &J) -> Option<String> {
+    match value {
+        J::Array(items) => {
+            let parts = items.iter().map(Partition::from_json).collect::<Option<Vec<_>>>()?;
+            let ranges: Vec<String> = parts.iter().map(|p| format!("[{}..{})", p.start_ord, p.end_ord)).collect();
+            Some(format!("PartitionList[{}]={}", parts.len(), ranges.join(",")))
+        }
+        one => Partition::from_json(one).map(|p| {
+            format!(
+                "Partition({}/{} [{}..{}) [{:.2}%..{:.2}%))",
+                p.idx, p.count, p.start_ord, p.end_ord, p.start_pct, p.end_pct
+            )
+        }),
+    }
+}
+
+/// `partition_text`: a partition or partition list as upstream prints it.
+pub const PARTITION_TEXT: NodeDef = NodeDef {
+    name: "partition_text",
+    category: "partition",
+    doc: "A partition or partition list as upstream's text: PartitionList[4]=[0..25),[25..50),... or Partition(1/4 [25..50) [25.00%..50.00%)).",
+    params: &[wire("partition", Json)],
+    outputs: Outputs::One(Str),
+    build: |_| {
+        Ok(value_fn(|args, outs| {
+            let parsed = match args.get(0) {
+                Value::Json(text) => serde_json::from_str::<J>(text).ok(),
+                _ => None,
+            };
+            let text = parsed.as_ref().and_then(upstream_text).ok_or_else(|| {
+                NodeError::new("partition_text: expected a partition or a partition list (from partitions, partition_at or subdivide)")
+            })?;
+            outs[0] = Value::str(text.as_str());
+            Ok(())
+        }))
+    },
+    testing: Testing {
+        corner_call: Some(r#"partition_text(partitions(fixed_values_str(a, "*/4", "20%,30%,*", "0..50%"), 100))"#),
+        ..Testing::BASE
+    },
+    ..NodeDef::BASE
+};
+
 /// The family's nodes, in catalog order.
 pub const NODES: &[NodeDef] = &[
     PARTITIONS,
@@ -1118,6 +1164,7 @@ pub const NODES: &[NodeDef] = &[
     CLAMP_IN,
     RANDOM_IN,
     SUBDIVIDE,
+    PARTITION_TEXT,
 ];
 
 #[cfg(test)]
@@ -1274,5 +1321,14 @@ mod tests {
         assert!((subs[4].end_pct - 95.0).abs() < 1e-9);
         let small = Partition { end_ord: 905, ..parent };
         assert!(subdivide(&small, 10).unwrap_err().contains("non-empty sub-partitions"));
+    }
+
+    #[test]
+    fn partitions_read_as_upstream_prints_them() {
+        let parts = resolve(&parse("*/4").unwrap(), 0, 100).unwrap();
+        let list = J::Array(parts.iter().map(Partition::to_json).collect());
+        assert_eq!(upstream_text(&list).unwrap(), "PartitionList[4]=[0..25),[25..50),[50..75),[75..100)");
+        assert_eq!(upstream_text(&parts[1].to_json()).unwrap(), "Partition(1/4 [25..50) [25.00%..50.00%))");
+        assert!(upstream_text(&serde_json::json!({"x": 1})).is_none());
     }
 }

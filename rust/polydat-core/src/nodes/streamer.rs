@@ -4,10 +4,12 @@
 //! to `name := streamer("<comprehension>")`, as upstream does. The spec is
 //! the comprehension's text (`k in 1..4, limit in 10,20,30`), or upstream's
 //! serialized payload, a JSON object whose `text` field holds it. The
-//! value is that text, a `str` (upstream's is an opaque `Streamer` value;
-//! this project has no such port type): the frontend reads a producer's
-//! comprehension when it compiles the traversals over it, and a host hands
-//! the text to `Kernel.for_each`.
+//! value is that text after `for `, as upstream prints a producer
+//! (`for k in 1..4, limit in 10, 20, 30`: the frontend passes the text in
+//! that canonical spacing), a `str` (upstream's is an opaque `Streamer`
+//! value; this project has no such port type): the frontend reads a
+//! producer's comprehension when it compiles the traversals over it, and a
+//! host hands the value to `Kernel.for_each`, which reads past the `for`.
 
 use crate::node::kit::value_fn;
 use crate::node::{konst, NodeDef, Outputs, Samples, Testing};
@@ -36,11 +38,12 @@ pub fn comprehension_text(spec: &str) -> Result<String, String> {
 pub const STREAMER: NodeDef = NodeDef {
     name: "streamer",
     category: "streamer",
-    doc: "A comprehension bound as a value (what `name := for ...` lowers to): its text, from the text itself or upstream's JSON payload.",
+    doc: "A comprehension bound as a value (what `name := for ...` lowers to): `for` and its text, from the text itself or upstream's JSON payload.",
     params: &[konst("spec", Str)],
     outputs: Outputs::One(Str),
     build: |c| {
-        let text: Value = Value::str(comprehension_text(c.str(0))?);
+        let text = comprehension_text(c.str(0))?;
+        let text: Value = Value::str(if text.starts_with("for ") { text } else { format!("for {text}") });
         Ok(value_fn(move |_, outs| {
             outs[0] = text.clone();
             Ok(())
@@ -64,8 +67,9 @@ mod tests {
     #[test]
     fn a_spec_is_text_or_upstreams_payload() {
         let value = |spec: &str| eval1(&STREAMER, &[Value::str(spec)], &[]).display_text();
-        assert_eq!(value(" k in 1..4 "), "k in 1..4");
-        assert_eq!(value(r#"{"text": "k in 1..4", "ast": {}}"#), "k in 1..4");
+        assert_eq!(value(" k in 1..4 "), "for k in 1..4", "upstream prints a producer after its `for`");
+        assert_eq!(value(r#"{"text": "k in 1..4", "ast": {}}"#), "for k in 1..4");
+        assert_eq!(value("for k in 1..4"), "for k in 1..4", "one `for`");
         assert!(build_err(&STREAMER, &[Value::str("{")], &[]).contains("malformed comprehension payload"));
         assert!(build_err(&STREAMER, &[Value::str(r#"{"ast": 1}"#)], &[]).contains("no \"text\" field"));
         assert!(build_err(&STREAMER, &[Value::str("  ")], &[]).contains("is not a comprehension"));
