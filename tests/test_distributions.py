@@ -188,3 +188,27 @@ def test_every_engine_samples_the_same_values() -> None:
             got = polydat.compile(program, engine=engine).generate(range(4096))["x"]
             values[engine] = got.view(np.uint64)
         assert all((v == values["p1"]).all() for v in values.values()), call
+
+
+TIMESERIES = """
+input cycle: u64
+init temp_lut := dist_normal(72.0, 5.0)
+quantile := unit_interval(hash(cycle))
+temperature := lut_sample(quantile, temp_lut)
+direct := dist_normal(quantile, 72.0, 5.0)
+"""
+
+
+@pytest.mark.parametrize("engine", ["p1", "p2", "p3", "mixed"])
+def test_a_normal_without_its_input_is_the_lut_that_lut_sample_reads(engine: str) -> None:
+    # Upstream's init-object form (its timeseries example): `dist_normal(mean, stddev)` is the table.
+    program = polydat.compile(TIMESERIES, engine=engine)
+    rows = program.generate(range(20000), outputs=["quantile", "temperature", "direct"])
+    inside = (rows["quantile"] >= 0.001) & (rows["quantile"] <= 0.999)
+    assert np.allclose(rows["temperature"][inside], rows["direct"][inside], rtol=0, atol=1e-9)
+    assert abs(float(rows["temperature"].mean()) - 72.0) < 0.2
+    assert abs(float(rows["temperature"].std()) - 5.0) < 0.2
+    table = program.kernel().pull("temp_lut")
+    assert len(table.split()) == 1001
+    with pytest.raises(polydat.CompileError):
+        polydat.compile("input cycle: u64\nx := dist_normal(72.0)")

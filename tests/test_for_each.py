@@ -407,7 +407,8 @@ def test_producers_derivations_and_traversals_over_them() -> None:
     program = polydat.compile(PRODUCERS)
     assert program.outputs == {"sweep": "str", "large": "str", "ordered": "str", "sampled": "str"}
     kernel = program.kernel()
-    assert kernel.pull("ordered") == "k in 1..9, limit in 10, 20, 30 where {k} > 3 order lex/4"
+    # As upstream prints a producer: `for` and the comprehension, a space after each comma.
+    assert kernel.pull("ordered") == "for k in 1..9, limit in 10, 20, 30 where {k} > 3 order lex/4"
     assert [a.pull("g") for a in kernel.traverse(0)] == [14, 24, 34, 15]
     assert [a.pull("h") for a in kernel.traverse(1)] == [22, 13, 32]
     # The text a producer holds is a comprehension Kernel.for_each takes.
@@ -516,3 +517,14 @@ def test_every_where_stage_keeps_its_own_test() -> None:
     k = polydat.compile("x := 1\n").kernel()
     for text in ("k in 0..10 where {k} % 2 == 0 where {k} > 5", "k in 0..10 where {k} > 5 where {k} % 2 == 0 order lex"):
         assert [c.iteration["k"] for c in k.for_each(text, "y := 1")] == [6, 8], text
+
+
+def test_a_producers_value_reads_as_upstream_prints_it() -> None:
+    # Upstream's embedding guide: `for k in 1..4, limit in 10,20,30` interpolates as
+    # `plan: for k in 1..4, limit in 10, 20, 30` (blanks collapsed, a space after each comma).
+    source = 'input cycle\nrows := for k in 1..4,   limit in 10,20,30 where {k} > 1\nplan := "plan: {rows}"\n'
+    kernel = polydat.compile(source).kernel()
+    assert kernel.pull("plan") == "plan: for k in 1..4, limit in 10, 20, 30 where {k} > 1"
+    tuples = [(a.pull("k"), a.pull("limit")) for a in kernel.for_each(kernel.pull("rows"), "s := k")]
+    assert tuples == [(2, 10), (2, 20), (2, 30), (3, 10), (3, 20), (3, 30)]
+    assert [a.pull("k") for a in kernel.for_each("for (k, c) in zip_cycle(1..3, [10])", "s := k")] == [1, 2]

@@ -156,7 +156,7 @@ def test_binding_an_input_name_is_an_error(compile_error) -> None:  # type: igno
     assert err.message == "'cycle' is already declared as an input"
     err = compile_error("extern e: u64\n(a, e) := mixed_radix(a, 2, 0)")
     assert [d.message for d in err.diagnostics] == ["binding 'a' depends on itself", "'e' is already declared as an extern"]
-    err = compile_error("input a\ninput (b, a)")
+    err = compile_error("input a\ninput (b, a: f64)")  # the same type again is a warning (test_inferred_inputs)
     assert err.message == "'a' is already declared as an input"
     assert (err.line, err.col) == (2, 11)
 

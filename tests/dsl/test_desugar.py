@@ -131,7 +131,7 @@ def test_pow_is_f64(bind) -> None:  # type: ignore[no-untyped-def]
         ("u << f", "bitwise operator '<<' needs u64 operands, got u64 and f64"),
         ("!f", "operator '!' needs a u64 operand, got f64"),
         ("s < t", "comparison operator `<` is not supported for String operands; only `==` and `!=` are defined on strings"),
-        ("s >= u", "comparison operator `>=` is not supported for String operands"),
+        ("s >= u", "comparison operator `>=` is not supported for String operands; only `==` and `!=` are defined on strings"),
         ("s - t", "operator '-' is not defined for str and str"),
         ("s * u", "operator '*' is not defined for str and u64"),
         ("i + u", "operator '+' is not defined for i64 and u64"),

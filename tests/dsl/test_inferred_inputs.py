@@ -32,7 +32,7 @@ def test_suggestions_come_from_bindings_inputs_and_nodes(bind) -> None:  # type:
 def test_a_program_that_declares_an_input_declares_them_all(compile_error) -> None:  # type: ignore[no-untyped-def]
     # Upstream's rule: once any input is declared, a name nothing binds is an error, not a new input.
     err = compile_error("input region_id\nextern scale: u64 = 1\nx := regon_id + scalee + zzz")
-    assert [(d.severity, d.line, d.col) for d in err.diagnostics] == [("error", 3, 6), ("error", 3, 18), ("error", 3, 27)]
+    assert [(d.severity, d.line, d.col) for d in err.diagnostics] == [("error", 3, 6), ("error", 3, 17), ("error", 3, 26)]
     assert err.message.startswith("undefined wire reference: 'regon_id'")
     assert [d.hint for d in err.diagnostics] == [
         "did you mean 'region_id'?", "did you mean 'scale'?",

@@ -168,7 +168,7 @@ def test_streamer_is_a_producers_value() -> None:
     producer (a traversal over it dispenses its tuples)."""
     for call in ('streamer("k in 1..4")', "streamer('{\"text\": \"k in 1..4\", \"ast\": {}}')"):
         source = f"input a: u64\nsweep := {call}\n"
-        assert values_everywhere(source, "sweep", [{"a": 0}]) == ["k in 1..4"]
+        assert values_everywhere(source, "sweep", [{"a": 0}]) == ["for k in 1..4"], "upstream prints a producer so"
         traversal = polydat.compile(source + "for sweep {\n    x := u64_add(k, 10)\n}").kernel()
         assert [act.pull("x") for act in traversal.traverse(0)] == [11, 12, 13]
     produced = dsl.bind("input a: u64\nsweep := for k in 1..4\n").ir

@@ -90,6 +90,10 @@ class CallLowering(LoweringCore):
             return self._plan_module_call(call, module, scope, locale)
         spec = self.catalog.lookup(name)
         if spec is not None:
+            if spec.without_input is not None and len(call.args) == len(spec.params) - 1 \
+                    and all(arg.name is None for arg in call.args):
+                # A sampler called without its input: its lookup table.
+                spec = self.catalog.lookup(spec.without_input) or spec
             return self._plan_node_call(call, spec, scope)
         found = self.loader.find(name, scope.search_dir)
         if found is None or is_bundled(found):

@@ -63,6 +63,9 @@ class NodeSpec:
     accepts_none: bool
     params: tuple[ParamSpec, ...]
     outputs: OutputSpec
+    without_input: str | None = None
+    """The node a call without this one's first (wire) argument means (a
+    sampler's lookup table: ``dist_normal(72.0, 5.0)``), the core's answer."""
 
     @classmethod
     def from_json(cls, entry: dict[str, Any]) -> NodeSpec:
@@ -94,6 +97,7 @@ class NodeSpec:
             accepts_none=bool(entry.get("accepts_none", False)),
             params=params,
             outputs=outputs,
+            without_input=entry.get("without_input"),
         )
 
     def output_count(self, consts_given: int) -> int:

@@ -1071,7 +1071,7 @@ def parse_text(text: str, path: str | None = None) -> Comprehension:
     tokens = lexer.tokenize()
     if lexer.diagnostics:
         raise CompileError(lexer.diagnostics[0], tuple(lexer.diagnostics[1:]))
-    if len(tokens) > 2 and tokens[0].is_word("for") and not tokens[1].is_op("("):
+    if len(tokens) > 2 and tokens[0].is_word("for"):
         # A producer's value (`for k in 1..4`) reads as its comprehension.
         tokens = tokens[1:]
     return parse(tokens, file, text)

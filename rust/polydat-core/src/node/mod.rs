@@ -406,6 +406,11 @@ pub struct NodeDef {
     /// a constant expression, when the node has a better one than the
     /// general advice (a sibling node that takes the value from a wire).
     pub not_constant_hint: Option<&'static str>,
+    /// The node a call of this one without its first (wire) argument means:
+    /// a sampler called without its unit input is its lookup table
+    /// (`dist_normal(72.0, 5.0)` is `dist_normal_table(72.0, 5.0)`, which
+    /// `lut_sample` reads). `None`: no such form.
+    pub without_input: Option<&'static str>,
     /// What the generated test suites need to know beyond the signature:
     /// sensible constants, variadic counts, a hand-written corner call
     /// ([`testing::Testing`]; `Testing::BASE`: nothing special).
@@ -449,6 +454,7 @@ impl NodeDef {
         lower: None,
         reports_as: None,
         not_constant_hint: None,
+        without_input: None,
         testing: testing::Testing::BASE,
     };
 

@@ -22,9 +22,10 @@
 //! (49.31 between ranks 49 and 50), and below u = 0.001 it climbs from the
 //! table's entry 0; `zipf_sample` rounds it, as upstream's module does.
 
-use crate::node::kit::map1;
+use crate::node::kit::{map1, value_fn};
 use crate::node::{konst, wire, BuildCtx, NodeDef, NodeEval, Outputs, Samples, Testing};
 use crate::types::PortType::{Str, F64, U64};
+use crate::value::Value;
 use std::sync::Arc;
 
 /// Table intervals: entries sit at p = i / RESOLUTION for i in 0..=RESOLUTION.
@@ -370,10 +371,40 @@ pub const DIST_NORMAL: NodeDef = NodeDef {
     params: &[wire("input", F64), konst("mean", F64), konst("stddev", F64)],
     outputs: Outputs::One(F64),
     build: build_normal,
+    without_input: Some("dist_normal_table"),
     testing: Testing {
         samples: &[("mean", Samples::F64(&[0.0, -3.5, 100.0])), ("stddev", Samples::F64(&[1.0, 0.0, 0.25, 10.0]))],
         ..Testing::BASE
     },
+    ..NodeDef::BASE
+};
+
+/// The table text of a quantile function: its [`RESOLUTION`] + 1 entries
+/// (non-finite ends replaced as [`Lut::from_fn`] does), each written so it
+/// reads back to the same f64, separated by spaces: what `lut_sample` reads.
+fn table_text(f: impl FnMut(f64) -> f64) -> String {
+    let lut = Lut::from_fn(f);
+    let entries: Vec<String> = lut.entries().iter().map(|v| format!("{v:?}")).collect();
+    entries.join(" ")
+}
+
+/// `dist_normal_table`: Normal(mean, stddev)'s 1001-point quantile table as
+/// text, the init-time LUT `dist_normal(mean, stddev)` (no input) means.
+pub const DIST_NORMAL_TABLE: NodeDef = NodeDef {
+    name: "dist_normal_table",
+    category: "distribution",
+    doc: "Normal(mean, stddev)'s quantile table at p = i/1000 (1001 entries, the ends clamped to their neighbours) as text for lut_sample: what dist_normal(mean, stddev), called without its input, means (`lut := dist_normal(72.0, 5.0)`, then `lut_sample(u, lut)`).",
+    params: &[konst("mean", F64), konst("stddev", F64)],
+    outputs: Outputs::One(Str),
+    build: |c| {
+        let (mean, sd) = (c.f64(0), c.f64(1));
+        let text = Value::str(table_text(move |p| mean + sd * probit(p)));
+        Ok(value_fn(move |_, outs| {
+            outs[0] = text.clone();
+            Ok(())
+        }))
+    },
+    testing: Testing { samples: &[("stddev", Samples::F64(&[1.0, 5.0]))], ..Testing::BASE },
     ..NodeDef::BASE
 };
 
@@ -895,6 +926,7 @@ pub const LUT_SAMPLE: NodeDef = NodeDef {
 /// The distribution family.
 pub const NODES: &[NodeDef] = &[
     DIST_NORMAL,
+    DIST_NORMAL_TABLE,
     DIST_NORMAL_TRUNCATED,
     DIST_EXPONENTIAL,
     DIST_UNIFORM,
@@ -1298,5 +1330,22 @@ mod tests {
         assert_eq!(err(&DIST_EMPIRICAL, "1 x"), "invalid empirical data point: ParseFloatError { kind: Invalid }");
         assert!(err(&DIST_EMPIRICAL, "1 NaN").contains("NaN"));
         assert!(err(&LUT_SAMPLE, "").contains("at least 2"));
+    }
+
+    #[test]
+    fn a_normal_called_without_its_input_is_its_table_for_lut_sample() {
+        let table = eval1(&DIST_NORMAL_TABLE, &[Value::F64(72.0), Value::F64(5.0)], &[]);
+        let text = table.as_str().unwrap().to_string();
+        let entries: Vec<f64> = text.split(' ').map(|v| v.parse().unwrap()).collect();
+        assert_eq!(entries.len(), RESOLUTION + 1);
+        assert!((entries[500] - 72.0).abs() < 1e-3, "the median: {}", entries[500]);
+        assert!(entries.iter().all(|v| v.is_finite()) && entries.windows(2).all(|w| w[0] <= w[1]));
+        // Between the 0.1% quantiles lut_sample over the table is dist_normal.
+        for u in [0.001, 0.2, 0.5, 0.8413, 0.999] {
+            let lut = eval1(&LUT_SAMPLE, &[Value::str(text.as_str())], &[Value::F64(u)]).as_f64().unwrap();
+            let direct = eval1(&DIST_NORMAL, &[Value::F64(72.0), Value::F64(5.0)], &[Value::F64(u)]).as_f64().unwrap();
+            assert!((lut - direct).abs() < 1e-9, "u = {u}: {lut} vs {direct}");
+        }
+        assert_eq!(DIST_NORMAL.without_input, Some(DIST_NORMAL_TABLE.name));
     }
 }

@@ -447,6 +447,7 @@ pub fn catalog_json() -> String {
                 "signature": d.signature(),
                 "purity": d.purity.name(),
                 "accepts_none": d.accepts_none,
+                "without_input": d.without_input,
                 "native": d.runs_natively(),
                 "params": params,
                 "outputs": outputs,
