@@ -29,6 +29,12 @@
 //!   PCG generator of the `pcg` node from the authored `seed=` or a fixed
 //!   default.
 //!
+//! A comprehension with a continuous source (`x in 0.0..1.0`, `x in
+//! normal(0, 1)`) has no positions: its space is sampled instead
+//! ([`sample`], `sample.rs`), by `halton`, `sobol`, `lhs`, `shuffle` or
+//! `extrema` with a count, each draw carried onto the continuous axes by
+//! their measures (`measure.rs`).
+//!
 //! An order is walked one position at a time ([`Walk`]), so a host takes
 //! the positions it needs in batches and never holds the whole space:
 //! `lex`, `reverse_lex`, `diagonal`, `antidiagonal`, `extrema` and `shells`
@@ -43,12 +49,16 @@
 mod diagonal;
 mod extrema;
 mod low_discrepancy;
+pub mod measure;
+pub mod sample;
 mod seeded;
 mod shells;
 
 use std::fmt;
 
 pub use low_discrepancy::SOBOL_MAX_AXES;
+pub use measure::{ContinuousAxis, MEASURES};
+pub use sample::{sample, Drawn, Sample, SampleAxis, SAMPLE_ROUNDS, SAMPLING};
 pub use seeded::{LHS_TABLE_MAX, SHUFFLE_TABLE_MAX};
 
 /// The strategies [`walk`] knows (upstream's ten).
