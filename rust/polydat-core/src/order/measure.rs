@@ -100,7 +100,8 @@ impl MeasureName {
         let call = format!("{}({})", self.text(), names.join(", "));
         if params.len() != names.len() {
             return Err(OrderError::Refused(format!(
-                "{call} takes {} parameter{} ({}); found {}",
+                "{} takes {} parameter{} ({}); found {}",
+                self.text(),
                 names.len(),
                 if names.len() == 1 { "" } else { "s" },
                 names.join(", "),
