@@ -300,6 +300,8 @@ class Comprehension:
         product is never built whole). ``keep(where, types)`` makes the test
         of a ``where`` stage; ``call(c)`` evaluates a call source."""
         types, axes = self._axes(lookup, keep, call)
+        if any(isinstance(axis, _Continuous) for axis in axes):
+            self._sampling_order(axes)  # its verdict now, not at the first tuple
         return types, self._dispense(axes, types, keep)
 
     def _axes(
@@ -523,6 +525,24 @@ class Comprehension:
             raise self.error(str(err), item.line, item.col) from None
         return spec, item
 
+    def _sampling_order(self, axes: list[_Axis]) -> tuple[int | None, Order | None]:
+        """The first ``order`` stage (its index, and it), which samples the
+        space with a continuous axis, refused (at the order, or at the
+        continuous source when there is none) as the core rules."""
+        from .. import _core
+        from ..errors import PolydatError
+
+        first = next((i for i, stage in enumerate(self.stages) if isinstance(stage, Order)), None)
+        order = self.stages[first] if first is not None else None
+        assert order is None or isinstance(order, Order)
+        try:
+            _core.sample_check(order.strategy if order else None, len(axes),
+                               order.count if order else None, order.seed if order else None)
+        except PolydatError as err:
+            at = order or next(axis.item for axis in axes if isinstance(axis, _Continuous))
+            raise self.error(str(err), at.line, at.col) from None
+        return first, order
+
     def _sample(
         self, axes: list[_Axis], types: dict[str, str],
         keep: Callable[[Where, dict[str, str]], Callable[[tuple[Any, ...]], bool]] | None,
@@ -534,10 +554,7 @@ class Comprehension:
         from .. import _core
         from ..errors import OutOfMemoryError, PolydatError
 
-        first = next((i for i, stage in enumerate(self.stages) if isinstance(stage, Order)), None)
-        source = next(axis.item for axis in axes if isinstance(axis, _Continuous))
-        order = self.stages[first] if first is not None else None
-        assert order is None or isinstance(order, Order)
+        first, order = self._sampling_order(axes)
         tests: list[Callable[[tuple[Any, ...]], bool]] = []
         for stage in self.stages[: first if first is not None else 0]:
             assert isinstance(stage, Where)
@@ -552,8 +569,8 @@ class Comprehension:
                                         order.count if order else None, order.seed if order else None, bool(tests))
         except OutOfMemoryError:
             raise
-        except PolydatError as err:  # the core's verdict, at the order (or, with none, at the source)
-            at = order or source
+        except PolydatError as err:  # the core's verdict, at the order
+            at = order or next(axis.item for axis in axes if isinstance(axis, _Continuous))
             raise self.error(str(err), at.line, at.col) from None
 
         def realize(draw: list[Any]) -> tuple[Any, ...]:

@@ -44,6 +44,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(order::order_positions, m)?)?;
     m.add_function(wrap_pyfunction!(order::order_walk, m)?)?;
     m.add_function(wrap_pyfunction!(order::order_sample, m)?)?;
+    m.add_function(wrap_pyfunction!(order::sample_check, m)?)?;
     m.add_function(wrap_pyfunction!(order::continuous_check, m)?)?;
     m.add_function(wrap_pyfunction!(order::measures, m)?)?;
     m.add_function(wrap_pyfunction!(rules::type_keywords, m)?)?;

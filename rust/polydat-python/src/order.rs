@@ -108,6 +108,16 @@ pub(crate) fn continuous_check(measure: &str, params: Vec<f64>, on: Option<(f64,
     Ok(())
 }
 
+/// Checks that an `order` clause (`strategy`, `None` when the comprehension
+/// has none) with `count` and `seed` may sample a space of `axes` clauses
+/// with a continuous one: an `ArgumentError` gives the verdict.
+#[pyfunction]
+#[pyo3(signature = (strategy, axes, count=None, seed=None))]
+pub(crate) fn sample_check(strategy: Option<&str>, axes: usize, count: Option<u64>, seed: Option<u64>) -> PyResult<()> {
+    order::sample::check(strategy, axes, count, seed).map_err(host_error)?;
+    Ok(())
+}
+
 /// The sample an `order` clause (`strategy`, `None` when the comprehension
 /// has none) draws over a space with a continuous axis (`axes` in clause
 /// order, see [`AxisArg`]); `filtered`: the host keeps only the draws

@@ -72,20 +72,10 @@ pub enum Drawn {
     Value(f64),
 }
 
-/// The sample `strategy` (`None`: the comprehension has no order) draws
-/// over `axes` with `count` draws (strata for `extrema`) and the authored
-/// `seed`; `filtered` says the host keeps only the draws passing its
-/// `where` tests (see the module). Refused, with upstream's verdicts: no
-/// order or no count (a continuous space has no finite set of tuples), and
-/// an order that does not sample (`lex`, `reverse_lex`, `diagonal`,
-/// `antidiagonal`, `shells`).
-pub fn sample(
-    strategy: Option<&str>,
-    axes: Vec<SampleAxis>,
-    count: Option<u64>,
-    seed: Option<u64>,
-    filtered: bool,
-) -> Result<Sample, OrderError> {
+/// Whether `strategy` (`None`: no order) with `count` and `seed` may
+/// sample a space of `axes` axes with a continuous one: the verdicts of
+/// [`sample`], without drawing anything.
+pub fn check(strategy: Option<&str>, axes: usize, count: Option<u64>, seed: Option<u64>) -> Result<(), OrderError> {
     let refused = |message: String| Err(OrderError::Refused(message));
     let hint = "sample it with an order that draws (halton, sobol, lhs, shuffle or extrema) and a count, as in `order halton/16`";
     let Some(strategy) = strategy else {
@@ -103,18 +93,38 @@ pub fn sample(
     if !SAMPLING.contains(&strategy) {
         return refused(format!("order '{strategy}' does not accept a continuous source (it walks a lattice): {hint}"));
     }
-    let Some(count) = count else {
+    if count.is_none() {
         return refused(format!(
             "a continuous source has no finite set of tuples, so order '{strategy}' needs a count: {hint}"
         ));
-    };
-    let discrete = axes.iter().filter(|a| matches!(a, SampleAxis::Discrete(_))).count();
-    if strategy == "sobol" && axes.len() > SOBOL_MAX_AXES {
+    }
+    if strategy == "sobol" && axes > SOBOL_MAX_AXES {
         return refused(format!(
-            "order 'sobol' orders at most {SOBOL_MAX_AXES} clauses (its direction numbers cover {SOBOL_MAX_AXES} dimensions); this comprehension has {}",
-            axes.len()
+            "order 'sobol' orders at most {SOBOL_MAX_AXES} clauses (its direction numbers cover {SOBOL_MAX_AXES} dimensions); this comprehension has {axes}"
         ));
     }
+    Ok(())
+}
+
+/// The sample `strategy` (`None`: the comprehension has no order) draws
+/// over `axes` with `count` draws (strata for `extrema`) and the authored
+/// `seed`; `filtered` says the host keeps only the draws passing its
+/// `where` tests (see the module). Refused, with upstream's verdicts: no
+/// order or no count (a continuous space has no finite set of tuples), and
+/// an order that does not sample (`lex`, `reverse_lex`, `diagonal`,
+/// `antidiagonal`, `shells`).
+pub fn sample(
+    strategy: Option<&str>,
+    axes: Vec<SampleAxis>,
+    count: Option<u64>,
+    seed: Option<u64>,
+    filtered: bool,
+) -> Result<Sample, OrderError> {
+    check(strategy, axes.len(), count, seed)?;
+    let (Some(strategy), Some(count)) = (strategy, count) else {
+        unreachable!("check refuses a sample without an order or a count")
+    };
+    let discrete = axes.iter().filter(|a| matches!(a, SampleAxis::Discrete(_))).count();
     let empty = axes.iter().any(|a| matches!(a, SampleAxis::Discrete(0)));
     let sequence = strategy != "extrema";
     let mut sample = Sample {
