@@ -6,7 +6,9 @@ every surface that opens a comprehension."""
 
 from __future__ import annotations
 
+import itertools
 import math
+import time
 from pathlib import Path
 
 import pytest
@@ -220,3 +222,26 @@ def test_fmt_keeps_the_continuous_forms() -> None:
     assert format_source(source) == source
     spaced = "for  x in normal(0, 1) order halton/2 {\n    v := x\n}\n"
     assert format_source(spaced) == "for x in normal(0, 1) order halton/2 {\n    v := x\n}\n"
+
+
+def test_a_filtered_sequence_dispenses_its_draws_as_they_pass(root: polydat.Kernel) -> None:
+    # Halton's and Sobol's longer rounds go on from the shorter ones: nothing is held.
+    started = time.perf_counter()
+    first = itertools.islice(root.for_each("x in 0.0..1.0 where {x} > 0.5 order halton/1000000000", "one := 1"), 3)
+    assert [c.iteration["x"] for c in first] == [0.75, 0.625, 0.875]
+    assert time.perf_counter() - started < 5
+    # A round of lhs or shuffle starts over, so its passing draws are held: a bounded count.
+    with pytest.raises(CompileError) as info:
+        tuples(root, "x in 0.0..1.0 where {x} > 0.5 order shuffle/20000000")
+    assert "must then be held at once" in info.value.message
+    assert info.value.diagnostic.col == 37
+
+
+def test_derivations_and_tile_projections_take_the_draws() -> None:
+    kernel = polydat.compile(
+        "drawn := for x in 0.0..1.0 order halton/4\n"
+        "low := for drawn where {x} < 0.5 order reverse_lex\n"
+        "tile t : text := <<<@for x in 0.0..1.0 order sobol/3 {${x};}>>>\n"
+    ).kernel()
+    assert tuples(kernel, kernel.pull("low")) == [(0.125,), (0.25,)]
+    assert kernel.pull("t") == "0.5;0.75;0.25;"

@@ -587,7 +587,25 @@ class Comprehension:
                     yield from filter(passes, map(realize, batch))
                 return
             # A filtered sequence: a round's first `limit` passing draws,
-            # drawn again (as the core says) while too few pass.
+            # drawn again (as the core says) while too few pass. A round
+            # that goes on from the last dispenses its draws as they pass;
+            # one that starts over is held (its first `limit` passing draws).
+            if not sample.restarts():
+                passed = 0
+                while True:
+                    while passed < limit and (batch := sample.take(_ORDER_BATCH)):
+                        for values in filter(passes, map(realize, batch)):
+                            if passed < limit:
+                                passed += 1
+                                yield values
+                    if not sample.redraw(passed):
+                        return
+            if limit > _HELD_MAX:
+                raise self.error(
+                    f"a where before this order keeps the first {limit} draws that pass a round, which must "
+                    f"then be held at once (at most {_HELD_MAX})", order.line, order.col,
+                    "give the order a smaller count, or sample with halton or sobol, whose draws pass as they come",
+                )
             while True:
                 kept: list[tuple[Any, ...]] = []
                 while len(kept) < limit and (batch := sample.take(_ORDER_BATCH)):

@@ -177,8 +177,14 @@ impl OrderSample {
         Ok(one_consumer(slf, "this order's sample")?.sample.survivor_limit())
     }
 
+    /// Whether a new round starts its draws over (else it goes on after
+    /// the previous round's draws, which a host may dispense as they come).
+    fn restarts(slf: &Bound<'_, Self>) -> PyResult<bool> {
+        Ok(one_consumer(slf, "this order's sample")?.sample.restarts())
+    }
+
     /// After a whole round was taken and `passed` of its draws passed the
-    /// host's filters: whether to take a new round (it starts over).
+    /// host's filters: whether to take a new round (see `restarts`).
     fn redraw(slf: &Bound<'_, Self>, passed: u64) -> PyResult<bool> {
         Ok(one_consumer(slf, "this order's sample")?.sample.redraw(passed).map_err(host_error)?)
     }

@@ -243,14 +243,30 @@ impl Sample {
         if self.strategy == "lhs" && want.saturating_mul(self.axes.len() as u64) > LHS_TABLE_MAX {
             return Ok(false);
         }
-        self.want = want;
         self.rounds += 1;
-        self.drawn = 0;
-        self.draws = self.generator(want)?;
+        if let Generator::Points { left, .. } = &mut self.draws {
+            // A sequence's longer round starts with the draws of the shorter
+            // one: it goes on from where that one stopped.
+            *left += want - self.want;
+        } else {
+            self.drawn = 0;
+            self.draws = self.generator(want)?;
+        }
+        self.want = want;
         Ok(true)
     }
 
-    /// The next draw of the round, `None` once it is over: one entry per
+    /// Whether a new round ([`Sample::redraw`]) starts its draws over
+    /// (`lhs` and `shuffle`, whose draws follow the count), rather than
+    /// going on with the draws after the previous round's (`halton` and
+    /// `sobol`, whose longer rounds begin with the shorter ones' draws): a
+    /// host may then dispense the draws that pass as they come.
+    pub fn restarts(&self) -> bool {
+        !matches!(self.draws, Generator::Points { .. })
+    }
+
+    /// The next draw of the round, `None` once it is over (a round that goes
+    /// on from the previous one gives only its new draws): one entry per
     /// axis, in clause order.
     pub fn next_draw(&mut self) -> Option<Vec<Drawn>> {
         let codes = self.next_codes()?;
@@ -544,6 +560,17 @@ mod tests {
         assert!(s.redraw(1).unwrap(), "one of four passed: a round of 8");
         assert_eq!(s.take(100).len(), 8);
         assert!(!s.redraw(4).unwrap(), "enough passed");
+        assert!(s.restarts());
+        // Halton's longer round goes on from the shorter one's last point.
+        let mut s = sample(Some("halton"), vec![uniform(0.0, 1.0)], Some(2), None, true).unwrap();
+        assert!(!s.restarts());
+        let first: Vec<_> = s.take(100);
+        assert!(s.redraw(0).unwrap());
+        let more = s.take(100);
+        assert_eq!(more.len(), 2);
+        let mut whole = first.clone();
+        whole.extend(more);
+        assert_eq!(whole, all("halton", vec![uniform(0.0, 1.0)], 4, None));
         let mut s = sample(Some("halton"), vec![uniform(0.0, 1.0)], Some(2), None, true).unwrap();
         let mut rounds = 0;
         loop {
