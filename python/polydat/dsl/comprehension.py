@@ -308,7 +308,7 @@ class Comprehension:
         self, lookup: Callable[[str], Any],
         keep: Callable[[Where, dict[str, str]], Callable[[tuple[Any, ...]], bool]] | None,
         call: Callable[[Call], Any] | None,
-    ) -> tuple[dict[str, str], list[_Axis]]:
+    ) -> tuple[dict[str, str], list[_SpaceAxis]]:
         """The type of each name and the axes whose product (first axis
         outermost) is the space before the stages: one per clause, or one
         for a union (its members' tuples in a row). Every source is read
@@ -316,20 +316,21 @@ class Comprehension:
         if self.members:
             return self._union_axis(lookup, keep, call)
         types: dict[str, str] = {}
-        axes: list[_Axis] = []
+        axes: list[_SpaceAxis] = []
         for clause in self.clauses:
             continuous = [self._continuous(items, lookup) for items in clause.sources]
             if any(continuous):
                 if len(clause.sources) > 1:
-                    item = next(items[0] for items, c in zip(clause.sources, continuous) if c)
+                    item = next(c[1] for c in continuous if c)
                     raise self.error(
                         f"a tuple clause ({', '.join(clause.names)}) zips discrete sources, and this one is continuous",
                         item.line, item.col,
                         "give the continuous source a clause of its own: `x in 0.0..1.0, ...`",
                     )
-                spec, item = continuous[0]
+                found = continuous[0]
+                assert found is not None
                 types[clause.names[0]] = "f64"
-                axes.append(_Continuous(spec, item))
+                axes.append(_Continuous(*found))
                 continue
             columns = [self._values(items, lookup, call) for items in clause.sources]
             for k, name in enumerate(clause.names):
@@ -354,14 +355,15 @@ class Comprehension:
         self, lookup: Callable[[str], Any],
         keep: Callable[[Where, dict[str, str]], Callable[[tuple[Any, ...]], bool]] | None,
         call: Callable[[Call], Any] | None,
-    ) -> tuple[dict[str, str], list[_Axis]]:
+    ) -> tuple[dict[str, str], list[_SpaceAxis]]:
         """A union's one axis: each member opened (its sources read now, its
         tuples dispensed lazily), the members' names and types checked alike."""
         types: dict[str, str] | None = None
         parts: list[_Lattice | _Dispensed] = []
         for index, member in enumerate(self.members):
-            member_types, axes = member._axes(lookup, keep, call)
-            sampled = next((a for a in axes if isinstance(a, _Continuous)), None)
+            member_types, space = member._axes(lookup, keep, call)
+            axes = [a for a in space if not isinstance(a, _Continuous)]
+            sampled = next((a for a in space if isinstance(a, _Continuous)), None)
             if sampled is not None:
                 raise self.error(
                     "a union's members are discrete, and this one has a continuous source",
@@ -386,13 +388,14 @@ class Comprehension:
         return types, [_Union(parts)]
 
     def _dispense(
-        self, axes: list[_Axis], types: dict[str, str],
+        self, space: Sequence[_SpaceAxis], types: dict[str, str],
         keep: Callable[[Where, dict[str, str]], Callable[[tuple[Any, ...]], bool]] | None,
     ) -> Iterator[tuple[Any, ...]]:
         """The tuples after every stage (a generator: nothing runs before the first is asked for)."""
-        if any(isinstance(axis, _Continuous) for axis in axes):
-            yield from self._sample(axes, types, keep)
+        if any(isinstance(axis, _Continuous) for axis in space):
+            yield from self._sample(space, types, keep)
             return
+        axes = [axis for axis in space if not isinstance(axis, _Continuous)]
         if not any(isinstance(stage, Order) for stage in self.stages):
             # No order: the tuples in their natural order, each where stage's
             # test applied in turn (no position, so no length, is needed).
@@ -525,7 +528,7 @@ class Comprehension:
             raise self.error(str(err), item.line, item.col) from None
         return spec, item
 
-    def _sampling_order(self, axes: list[_Axis]) -> tuple[int | None, Order | None]:
+    def _sampling_order(self, axes: Sequence[_SpaceAxis]) -> tuple[int | None, Order | None]:
         """The first ``order`` stage (its index, and it), which samples the
         space with a continuous axis, refused (at the order, or at the
         continuous source when there is none) as the core rules."""
@@ -544,7 +547,7 @@ class Comprehension:
         return first, order
 
     def _sample(
-        self, axes: list[_Axis], types: dict[str, str],
+        self, axes: Sequence[_SpaceAxis], types: dict[str, str],
         keep: Callable[[Where, dict[str, str]], Callable[[tuple[Any, ...]], bool]] | None,
     ) -> Iterator[tuple[Any, ...]]:
         """The tuples of a space with a continuous axis: the draws its first
@@ -555,15 +558,21 @@ class Comprehension:
         from ..errors import OutOfMemoryError, PolydatError
 
         first, order = self._sampling_order(axes)
+        assert first is not None and order is not None  # the core refused a space without an order
         tests: list[Callable[[tuple[Any, ...]], bool]] = []
         for stage in self.stages[: first if first is not None else 0]:
             assert isinstance(stage, Where)
             if keep is None:
                 raise self.error("a where predicate needs a scope to test it", stage.line, stage.col)
             tests.append(keep(stage, types))
-        if any(isinstance(axis, _Continuous) and axis.spec is None for axis in axes):
-            return  # a continuous source read None: no value, so no tuple
-        shape = [axis.spec if isinstance(axis, _Continuous) else _length(axis) for axis in axes]
+        shape: list[int | _Spec] = []
+        for axis in axes:
+            if not isinstance(axis, _Continuous):
+                shape.append(_length(axis))
+            elif axis.spec is None:
+                return  # a continuous source read None: no value, so no tuple
+            else:
+                shape.append(axis.spec)
         try:
             sample = _core.order_sample(order.strategy if order else None, shape,
                                         order.count if order else None, order.seed if order else None, bool(tests))
@@ -1004,8 +1013,11 @@ class _Drawn:
         return iter(self.tuples)
 
 
-_Axis = Union[_Singles, _Zipped, _Union, _Continuous, _Drawn]
-"""One axis of a comprehension's space: a clause's values, a zip's, or a union's tuples."""
+_Axis = Union[_Singles, _Zipped, _Union, _Drawn]
+"""One axis of a discrete space: a clause's values, a zip's, a union's tuples, or draws held."""
+
+_SpaceAxis = Union[_Axis, _Continuous]
+"""One axis of a comprehension's space: discrete, or a continuous source."""
 
 
 def _json_elements(text: JsonText) -> list[Any]:
