@@ -151,9 +151,9 @@ impl Interval {
     /// end has no next float and stays).
     fn inside(&self, x: f64) -> f64 {
         if self.lo_open && x == self.lo && x.is_finite() {
-            x.next_up().min(self.hi)
+            next_up(x).min(self.hi)
         } else if self.hi_open && x == self.hi && x.is_finite() {
-            x.next_down().max(self.lo)
+            (-next_up(-x)).max(self.lo)
         } else {
             x
         }
@@ -298,6 +298,18 @@ impl ContinuousAxis {
     }
 }
 
+/// The least float above the finite `x` (`f64::next_up`, which this
+/// crate's minimum Rust version lacks).
+fn next_up(x: f64) -> f64 {
+    if x == 0.0 {
+        f64::from_bits(1)
+    } else if x > 0.0 {
+        f64::from_bits(x.to_bits() + 1)
+    } else {
+        f64::from_bits(x.to_bits() - 1)
+    }
+}
+
 /// The standard normal CDF as upstream's measures compute it:
 /// `½(1 ± P(½, x²/2))` through the regularized lower incomplete gamma.
 fn normal_cdf(x: f64) -> f64 {
@@ -329,8 +341,16 @@ mod tests {
         assert_eq!([0.0, 0.5, 0.25].map(|u| axis.map_unit(u)), [2.0, 3.0, 2.5]);
         assert_eq!(axis.endpoint(true), 4.0);
         let half_open = ContinuousAxis::new("uniform", &[], Some((2.0, 4.0, false))).unwrap();
-        assert_eq!(half_open.endpoint(true), 4.0f64.next_down());
+        assert_eq!(half_open.endpoint(true), f64::from_bits(4.0f64.to_bits() - 1));
         assert_eq!(half_open.endpoint(false), 2.0);
+    }
+
+    #[test]
+    fn the_next_float_is_one_step_away() {
+        assert_eq!(next_up(1.0), 1.0 + f64::EPSILON);
+        assert_eq!(-next_up(-1.0), 1.0 - f64::EPSILON / 2.0);
+        assert_eq!(next_up(0.0), f64::from_bits(1));
+        assert_eq!(next_up(-f64::from_bits(1)), -0.0);
     }
 
     #[test]

@@ -126,15 +126,7 @@ pub fn walk(
     filtered: bool,
 ) -> Result<Walk, OrderError> {
     let refused = |message: String| OrderError::Refused(message);
-    if !STRATEGIES.contains(&strategy) {
-        return Err(refused(format!(
-            "unknown order strategy '{strategy}'; the strategies are {}",
-            STRATEGIES.join(", ")
-        )));
-    }
-    if seed.is_some() && !SEEDED.contains(&strategy) {
-        return Err(refused(format!("order '{strategy}' takes no seed (only {} do)", SEEDED.join(" and "))));
-    }
+    check_strategy(strategy, seed)?;
     let total = axes
         .iter()
         .try_fold(1u64, |a, &b| a.checked_mul(b))
@@ -168,6 +160,23 @@ pub fn walk(
         _ => unreachable!("every strategy of STRATEGIES has a walk"),
     };
     Ok(Walk { order, emitted: 0, left, survivor_limit })
+}
+
+/// Refuses an unknown strategy, and a seed given to a strategy that takes none.
+fn check_strategy(strategy: &str, seed: Option<u64>) -> Result<(), OrderError> {
+    if !STRATEGIES.contains(&strategy) {
+        return Err(OrderError::Refused(format!(
+            "unknown order strategy '{strategy}'; the strategies are {}",
+            STRATEGIES.join(", ")
+        )));
+    }
+    if seed.is_some() && !SEEDED.contains(&strategy) {
+        return Err(OrderError::Refused(format!(
+            "order '{strategy}' takes no seed (only {} do)",
+            SEEDED.join(" and ")
+        )));
+    }
+    Ok(())
 }
 
 /// How many positions `axes` hold (the caller checked that they are countable).
