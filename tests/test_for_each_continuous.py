@@ -24,7 +24,9 @@ TOP = math.nextafter(1.0, 0.0)  # the last float inside 0.0..1.0
 
 @pytest.fixture(scope="module")
 def root() -> polydat.Kernel:
-    return polydat.compile("extern lo: f64 = 2.0\nextern sd: f64 = 2.0\nextern unset: f64").kernel()
+    return polydat.compile(
+        'extern lo: f64 = 2.0\nextern sd: f64 = 2.0\nextern unset: f64\nextern r: str = "0.0..1.0"'
+    ).kernel()
 
 
 def tuples(kernel: polydat.Kernel, comprehension: str) -> list[tuple[object, ...]]:
@@ -157,6 +159,7 @@ def test_a_reference_that_reads_none_gives_no_draw(root: polydat.Kernel) -> None
         ("x in exponential(1) on -2.0..-1.0 order halton/3", "has no mass on -2..-1", 6),
         ("x in 1.0..0.0 order halton/3", "the interval 1..0 is empty", 6),
         ("x in 1, 0.5..1.5 order halton/3", "0.5..1.5 is a continuous source, which is a clause's only source", 9),
+        ("x in {r} order halton/2", "'r' holds '0.0..1.0', a continuous source", 6),
         ("x in [1, normal(0, 1)] order halton/3", "normal(...) is a continuous source", 10),
         ("(a, b) in 0.0..1.0, 1..3 order halton/3", "zips discrete sources, and this one is continuous", 11),
         ("[for x in 0.0..1.0, for x in 1.0..2.0] order halton/2", "a union's members are discrete", 11),

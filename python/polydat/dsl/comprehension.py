@@ -696,6 +696,14 @@ class Comprehension:
                 items = parse_items(value)
             except CompileError:
                 return [_literal(t) for t in _tokens(value)]
+            if any(isinstance(item, Measure) or (isinstance(item, Range) and item.step is None and any(
+                    isinstance(end, float) for end in (item.lo, item.hi))) for item in items):
+                raise self.error(
+                    f"{what} holds {value!r}, a continuous source, but a value read from the scope is a list "
+                    f"of values", line, col,
+                    "write the continuous source in the comprehension itself (`x in 0.0..1.0`), "
+                    "or give the range a step (`0.0..1.0 step 0.25`)",
+                )
             try:
                 return self._values(items, lookup, None)
             except CompileError as err:
