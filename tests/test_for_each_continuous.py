@@ -248,3 +248,13 @@ def test_derivations_and_tile_projections_take_the_draws() -> None:
     ).kernel()
     assert tuples(kernel, kernel.pull("low")) == [(0.125,), (0.25,)]
     assert kernel.pull("t") == "0.5;0.75;0.25;"
+    # A producer may leave the sampling to a derivation; traversed as it is, it is refused.
+    kernel = polydat.compile(
+        "input cycle\nbase := for x in 0.0..1.0, k in 1,2\nfor base order halton/3 {\n    v := x\n}\n"
+    ).kernel()
+    assert [(a.pull("v"), a.iteration["k"]) for a in kernel.traverse(0)] == [
+        (unit(1 / 3), 2), (unit(2 / 3), 1), (unit(1 / 9), 2),
+    ]
+    with pytest.raises(CompileError) as info:
+        tuples(kernel, kernel.pull("base"))
+    assert "no finite set of tuples to iterate" in info.value.message
