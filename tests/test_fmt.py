@@ -208,6 +208,10 @@ cursor r = range(0, 10) over "0..50%"
 sweep := for k in 1..9 order halton/5   # a producer
 big := for sweep where {k} > 3
 zipped := for (k, c) in zip_cycle(1..5, [10, 20])
+drawn := for x in exponential(1) on 0.0..1.0, k in 1,2 where {x} > 0.1 order halton/8
+for   x in  normal(0, 1),  y in 0.0..=1.0 order lhs(seed=3, n=4) {
+    xy := x + y
+}
 both := for [for k in 1..3 where {k} > 1, for k in 7..9] order reverse_lex
 for (a, b) in zip_truncate(1..4, fib(6)) {
     ab := u64_add(a, b)

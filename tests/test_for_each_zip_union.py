@@ -160,7 +160,7 @@ def test_a_strict_zip_in_a_union_member_still_fails_on_a_mismatch(root: polydat.
         ("(a, b) in zip_cycle(1..3)", "(a, b) zips 2 sources, but zip_cycle(...) gives 1", 1),
         ("(a, b) in zip_truncate(1..3, 1..3, 1..3)", "(a, b) zips 2 sources, but zip_truncate(...) gives 3", 1),
         ("(a, b) in zip_cycle(1..3 4..5)", "expected ',' or ')' in zip_cycle(...), found '4'", 26),
-        ("(a, b) in zip_cycle(normal(0, 1), normal(0, 1))", "continuous sources (normal(...))", 21),
+        ("(a, b) in zip_cycle(normal(0, 1), normal(0, 1))", "zips discrete sources, and this one is continuous", 21),
         ("(a, b) in (1..5), (1..3)", "have different lengths (a: 4, b: 2)", 1),
         ("[for k in 1..3, for j in 1..3]", "this one gives (j), the first (k)", 21),
         ("[for k in 1..3, for k in 1..3, j in 1..2]", "this one gives (k, j), the first (k)", 21),

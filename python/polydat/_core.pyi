@@ -320,6 +320,47 @@ class OrderWalk:
         keep (``None``: all): the count of an order counting positions, when
         the walk was made ``filtered``."""
 
+ContinuousSpec = tuple[str, list[float], tuple[float, float, bool] | None]
+"""A continuous source: ``(measure, params, on)``, the measure ``"uniform"``
+(a float range, which needs ``on``) or a named one (see :func:`measures`),
+``on`` the interval ``(lo, hi, inclusive)`` or ``None`` (the support)."""
+
+def measures() -> list[tuple[str, list[str]]]:
+    """The named measures of continuous sources, each with its parameter names."""
+
+def continuous_check(measure: str, params: list[float], on: tuple[float, float, bool] | None = None) -> None:
+    """Raises ``ArgumentError`` saying why a continuous source (see
+    :data:`ContinuousSpec`) cannot be drawn from."""
+
+def sample_check(strategy: str | None, axes: int, count: int | None = None, seed: int | None = None) -> None:
+    """Raises ``ArgumentError`` with the verdict when an ``order`` (``None``:
+    none) cannot sample a space of ``axes`` clauses with a continuous one."""
+
+def order_sample(
+    strategy: str | None, axes: list[int | ContinuousSpec], count: int | None = None, seed: int | None = None,
+    filtered: bool = False,
+) -> OrderSample:
+    """The draws an ``order`` makes over a space with a continuous axis
+    (``axes`` in clause order: a discrete clause's number of values, or a
+    continuous source). ``filtered``: the caller keeps only the draws
+    passing its ``where`` tests (see :meth:`OrderSample.redraw`)."""
+
+class OrderSample:
+    """A sample being drawn (one consumer at a time)."""
+
+    def take(self, max: int) -> list[list[int | float]]:
+        """The next draws of the round, at most ``max``: per clause, the
+        index of a discrete value or a continuous value; empty at its end."""
+
+    def survivor_limit(self) -> int | None:
+        """How many passing draws to keep (``None``: all)."""
+
+    def restarts(self) -> bool:
+        """Whether a new round starts its draws over (else it goes on)."""
+
+    def redraw(self, passed: int) -> bool:
+        """After a round, ``passed`` of whose draws passed: whether to take another."""
+
 def check_request(engine: str, provenance: str) -> None:
     """Raises ``RefusedError`` for an (engine, provenance) request no engine can honour."""
 

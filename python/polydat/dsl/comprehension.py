@@ -6,7 +6,11 @@ order.
 
     k in 1..4                      # a range, end exclusive: 1, 2, 3
     k in 1..=4                     # end inclusive: 1, 2, 3, 4
-    k in 0..10 step 3              # 0, 3, 6, 9 (floats need a step: 0.0..1.0 step 0.25)
+    k in 0..10 step 3              # 0, 3, 6, 9 (0.0..1.0 step 0.25: floats with a step)
+    x in 0.0..1.0                  # a continuous source (a float range without a step):
+                                   #   sampled by an order with a count, e.g. order halton/16
+    x in normal(0, 1)              # a named measure (normal exponential pareto beta log_normal
+    x in exponential(1) on 0.0..1.0    #   gamma uniform01), on its support or an interval
     limit in 10,20,30              # a list of numbers
     phase in load,verify           # words (or 'quoted strings') are str values
     region in ["us-east", "eu-west"]   # a bracketed list: each element whole
@@ -31,7 +35,14 @@ order.
 
 The value type of each name follows its values: integers are ``u64`` (``i64``
 when one is negative), any float makes it ``f64``, ``true``/``false`` are
-``bool``, words and strings ``str``. Every error points at its place in the text.
+``bool``, words and strings ``str``; a continuous source's values are ``f64``.
+Every error points at its place in the text.
+
+A continuous source has no finite set of values: the comprehension's first
+``order`` samples it (``halton``, ``sobol``, ``lhs``, ``shuffle`` or
+``extrema``, with a count), discrete clauses beside it (a hybrid space)
+included; the draws and the verdicts on orders that cannot sample are the
+core's (``polydat_core::order::sample``).
 
 ``where`` predicates follow upstream's predicate rules (see
 :mod:`polydat.dsl.predicate`); ``order`` positions come from the core
@@ -66,7 +77,7 @@ if TYPE_CHECKING:
     from .. import _core
 
 __all__ = [
-    "Comprehension", "Clause", "Range", "Ref", "Generator", "Call", "Where", "Order", "JsonText",
+    "Comprehension", "Clause", "Range", "Ref", "Generator", "Measure", "Call", "Where", "Order", "JsonText",
     "parse", "parse_text", "parse_items", "NAMED_GENERATORS",
 ]
 
@@ -110,6 +121,18 @@ class Generator:
 
 
 @dataclass(frozen=True)
+class Measure:
+    """A continuous source drawing from a named measure: ``normal(0, 1)``,
+    or ``exponential(1) on 0.0..1.0`` (restricted to the interval)."""
+
+    name: str
+    args: tuple[Union[int, float, Ref], ...]
+    on: Range | None
+    line: int
+    col: int
+
+
+@dataclass(frozen=True)
 class Call:
     """Any other call in source position (``partitions("*/4", 100)``): a
     DSL expression evaluated in the enclosing scope when the traversal
@@ -121,7 +144,7 @@ class Call:
     col: int
 
 
-Item = Union[int, float, str, bool, Ref, Range, Generator, Call]
+Item = Union[int, float, str, bool, Ref, Range, Generator, Measure, Call]
 
 
 class JsonText(str):
@@ -192,8 +215,12 @@ NAMED_GENERATORS: dict[str, tuple[str, ...]] = {
     "log_steps": ("start", "end", "n"),
 }
 _INTEGER_GENERATORS = frozenset({"fib", "fib_until", "pow2", "pow2_until", "binomial"})
-#: Upstream's continuous measures (sampled sources); not supported here.
-_MEASURES = frozenset({"normal", "exponential", "pareto", "beta", "log_normal", "gamma", "uniform01"})
+
+
+@functools.cache
+def _measures() -> dict[str, tuple[str, ...]]:
+    """The named measures of continuous sources and their parameter names (the core's)."""
+    return {name: tuple(params) for name, params in corerules._core().measures()}
 _U64_MAX = (1 << 64) - 1
 
 
@@ -255,6 +282,10 @@ class Comprehension:
                         found.extend(v for v in (item.lo, item.hi, item.step) if isinstance(v, Ref))
                     elif isinstance(item, Generator):
                         found.extend(a for a in item.args if isinstance(a, Ref))
+                    elif isinstance(item, Measure):
+                        found.extend(a for a in item.args if isinstance(a, Ref))
+                        if item.on is not None:
+                            found.extend(v for v in (item.on.lo, item.on.hi) if isinstance(v, Ref))
         return found
 
     def open(
@@ -269,13 +300,15 @@ class Comprehension:
         product is never built whole). ``keep(where, types)`` makes the test
         of a ``where`` stage; ``call(c)`` evaluates a call source."""
         types, axes = self._axes(lookup, keep, call)
+        if any(isinstance(axis, _Continuous) for axis in axes):
+            self._sampling_order(axes)  # its verdict now, not at the first tuple
         return types, self._dispense(axes, types, keep)
 
     def _axes(
         self, lookup: Callable[[str], Any],
         keep: Callable[[Where, dict[str, str]], Callable[[tuple[Any, ...]], bool]] | None,
         call: Callable[[Call], Any] | None,
-    ) -> tuple[dict[str, str], list[_Axis]]:
+    ) -> tuple[dict[str, str], list[_SpaceAxis]]:
         """The type of each name and the axes whose product (first axis
         outermost) is the space before the stages: one per clause, or one
         for a union (its members' tuples in a row). Every source is read
@@ -283,8 +316,22 @@ class Comprehension:
         if self.members:
             return self._union_axis(lookup, keep, call)
         types: dict[str, str] = {}
-        axes: list[_Axis] = []
+        axes: list[_SpaceAxis] = []
         for clause in self.clauses:
+            continuous = [self._continuous(items, lookup) for items in clause.sources]
+            if any(continuous):
+                if len(clause.sources) > 1:
+                    item = next(c[1] for c in continuous if c)
+                    raise self.error(
+                        f"a tuple clause ({', '.join(clause.names)}) zips discrete sources, and this one is continuous",
+                        item.line, item.col,
+                        "give the continuous source a clause of its own: `x in 0.0..1.0, ...`",
+                    )
+                found = continuous[0]
+                assert found is not None
+                types[clause.names[0]] = "f64"
+                axes.append(_Continuous(*found))
+                continue
             columns = [self._values(items, lookup, call) for items in clause.sources]
             for k, name in enumerate(clause.names):
                 types[name], columns[k] = self._typed(name, columns[k], clause)
@@ -308,13 +355,21 @@ class Comprehension:
         self, lookup: Callable[[str], Any],
         keep: Callable[[Where, dict[str, str]], Callable[[tuple[Any, ...]], bool]] | None,
         call: Callable[[Call], Any] | None,
-    ) -> tuple[dict[str, str], list[_Axis]]:
+    ) -> tuple[dict[str, str], list[_SpaceAxis]]:
         """A union's one axis: each member opened (its sources read now, its
         tuples dispensed lazily), the members' names and types checked alike."""
         types: dict[str, str] | None = None
         parts: list[_Lattice | _Dispensed] = []
         for index, member in enumerate(self.members):
-            member_types, axes = member._axes(lookup, keep, call)
+            member_types, space = member._axes(lookup, keep, call)
+            axes = [a for a in space if not isinstance(a, _Continuous)]
+            sampled = next((a for a in space if isinstance(a, _Continuous)), None)
+            if sampled is not None:
+                raise self.error(
+                    "a union's members are discrete, and this one has a continuous source",
+                    sampled.item.line, sampled.item.col,
+                    "sample the continuous space outside the union, or give the member a discrete source",
+                )
             if types is None:
                 types = member_types
             elif member_types != types:
@@ -333,10 +388,14 @@ class Comprehension:
         return types, [_Union(parts)]
 
     def _dispense(
-        self, axes: list[_Axis], types: dict[str, str],
+        self, space: Sequence[_SpaceAxis], types: dict[str, str],
         keep: Callable[[Where, dict[str, str]], Callable[[tuple[Any, ...]], bool]] | None,
     ) -> Iterator[tuple[Any, ...]]:
         """The tuples after every stage (a generator: nothing runs before the first is asked for)."""
+        if any(isinstance(axis, _Continuous) for axis in space):
+            yield from self._sample(space, types, keep)
+            return
+        axes = [axis for axis in space if not isinstance(axis, _Continuous)]
         if not any(isinstance(stage, Order) for stage in self.stages):
             # No order: the tuples in their natural order, each where stage's
             # test applied in turn (no position, so no length, is needed).
@@ -428,6 +487,155 @@ class Comprehension:
 
         return positions(), walk.bound(), walk.survivor_limit()
 
+    def _continuous(
+        self, items: tuple[Item, ...], lookup: Callable[[str], Any],
+    ) -> tuple[_Spec | None, Range | Measure] | None:
+        """The core's form of a continuous source (``(measure, params, on)``,
+        checked by the core) and the source, when ``items`` is one: a named
+        measure, or a range without a step with a float bound (the form is
+        ``None`` when a reference it reads is None: the clause has no
+        value); ``None`` when ``items`` is no continuous source."""
+        from .. import _core
+        from ..errors import PolydatError
+
+        if len(items) != 1 or not isinstance(items[0], (Range, Measure)):
+            return None
+        item = items[0]
+        if isinstance(item, Range):
+            if item.step is not None:
+                return None
+            lo, hi = (self._bound(v, lookup, item.line, item.col) for v in (item.lo, item.hi))
+            if not any(isinstance(v, float) for v in (lo, hi)):
+                return None
+            if lo is None or hi is None:
+                return None, item
+            spec: _Spec = ("uniform", [], (float(lo), float(hi), item.inclusive))
+        else:
+            args = [self._bound(a, lookup, item.line, item.col, f"{item.name}'s parameter") for a in item.args]
+            on = None
+            if item.on is not None:
+                rng = item.on
+                ends = [self._bound(v, lookup, rng.line, rng.col, "an interval's end") for v in (rng.lo, rng.hi)]
+                if None in ends:
+                    return None, item
+                on = (float(ends[0]), float(ends[1]), rng.inclusive)  # type: ignore[arg-type]
+            if None in args:
+                return None, item
+            spec = (item.name, [float(a) for a in args], on)  # type: ignore[arg-type]
+        try:
+            _core.continuous_check(*spec)
+        except PolydatError as err:
+            raise self.error(str(err), item.line, item.col) from None
+        return spec, item
+
+    def _sampling_order(self, axes: Sequence[_SpaceAxis]) -> tuple[int | None, Order | None]:
+        """The first ``order`` stage (its index, and it), which samples the
+        space with a continuous axis, refused (at the order, or at the
+        continuous source when there is none) as the core rules."""
+        from .. import _core
+        from ..errors import PolydatError
+
+        first = next((i for i, stage in enumerate(self.stages) if isinstance(stage, Order)), None)
+        order = self.stages[first] if first is not None else None
+        assert order is None or isinstance(order, Order)
+        try:
+            _core.sample_check(order.strategy if order else None, len(axes),
+                               order.count if order else None, order.seed if order else None)
+        except PolydatError as err:
+            at = order or next(axis.item for axis in axes if isinstance(axis, _Continuous))
+            raise self.error(str(err), at.line, at.col) from None
+        return first, order
+
+    def _sample(
+        self, axes: Sequence[_SpaceAxis], types: dict[str, str],
+        keep: Callable[[Where, dict[str, str]], Callable[[tuple[Any, ...]], bool]] | None,
+    ) -> Iterator[tuple[Any, ...]]:
+        """The tuples of a space with a continuous axis: the draws its first
+        order makes (the core's sample, a batch at a time), tested by the
+        ``where`` stages before that order, then the later stages over the
+        draws (held, at most :data:`_HELD_MAX` of them, when there are some)."""
+        from .. import _core
+        from ..errors import OutOfMemoryError, PolydatError
+
+        first, order = self._sampling_order(axes)
+        assert first is not None and order is not None  # the core refused a space without an order
+        tests: list[Callable[[tuple[Any, ...]], bool]] = []
+        for stage in self.stages[: first if first is not None else 0]:
+            assert isinstance(stage, Where)
+            if keep is None:
+                raise self.error("a where predicate needs a scope to test it", stage.line, stage.col)
+            tests.append(keep(stage, types))
+        shape: list[int | _Spec] = []
+        for axis in axes:
+            if not isinstance(axis, _Continuous):
+                shape.append(_length(axis))
+            elif axis.spec is None:
+                return  # a continuous source read None: no value, so no tuple
+            else:
+                shape.append(axis.spec)
+        try:
+            sample = _core.order_sample(order.strategy if order else None, shape,
+                                        order.count if order else None, order.seed if order else None, bool(tests))
+        except OutOfMemoryError:
+            raise
+        except PolydatError as err:  # the core's verdict, at the order
+            at = order or next(axis.item for axis in axes if isinstance(axis, _Continuous))
+            raise self.error(str(err), at.line, at.col) from None
+
+        def realize(draw: list[Any]) -> tuple[Any, ...]:
+            return tuple(v for axis, d in zip(axes, draw)
+                         for v in ((d,) if isinstance(axis, _Continuous) else axis[d]))
+
+        def passes(values: tuple[Any, ...]) -> bool:
+            return all(test(values) for test in tests)
+
+        def drawn() -> Iterator[tuple[Any, ...]]:
+            limit = sample.survivor_limit()
+            if limit is None:
+                while batch := sample.take(_ORDER_BATCH):
+                    yield from filter(passes, map(realize, batch))
+                return
+            # A filtered sequence: a round's first `limit` passing draws,
+            # drawn again (as the core says) while too few pass. A round
+            # that goes on from the last dispenses its draws as they pass;
+            # one that starts over is held (its first `limit` passing draws).
+            if not sample.restarts():
+                passed = 0
+                while True:
+                    while passed < limit and (batch := sample.take(_ORDER_BATCH)):
+                        for values in filter(passes, map(realize, batch)):
+                            if passed < limit:
+                                passed += 1
+                                yield values
+                    if not sample.redraw(passed):
+                        return
+            if limit > _HELD_MAX:
+                raise self.error(
+                    f"a where before this order keeps the first {limit} draws that pass a round, which must "
+                    f"then be held at once (at most {_HELD_MAX})", order.line, order.col,
+                    "give the order a smaller count, or sample with halton or sobol, whose draws pass as they come",
+                )
+            while True:
+                kept: list[tuple[Any, ...]] = []
+                while len(kept) < limit and (batch := sample.take(_ORDER_BATCH)):
+                    kept.extend(t for t in map(realize, batch) if passes(t))
+                if not sample.redraw(len(kept)):
+                    break
+            yield from kept[:limit]
+
+        later = self.stages[first + 1:] if first is not None else ()
+        if not later:
+            yield from drawn()
+            return
+        held = list(itertools.islice(drawn(), _HELD_MAX + 1))
+        if len(held) > _HELD_MAX:
+            raise self.error(
+                f"the stages after this order take the draws it makes, which must then be held at once "
+                f"(at most {_HELD_MAX})", order.line, order.col, "give the order a smaller count",
+            )
+        rest = replace(self, stages=tuple(later))
+        yield from rest._dispense([_Drawn(held)], types, keep)
+
     def _held(self, stream: Iterator[int], bound: int, stage: Order) -> list[int]:
         """The positions earlier stages dispense, held to be ordered again
         (refused past :data:`_HELD_MAX` of them: they are ranked as a list)."""
@@ -452,6 +660,11 @@ class Comprehension:
                 values.extend(self._ref_values(item, lookup))
             elif isinstance(item, Generator):
                 values.extend(self._generate(item, lookup))
+            elif isinstance(item, Measure):
+                raise self.error(
+                    f"{item.name}(...) is a continuous source, which is a clause's only source", item.line, item.col,
+                    f"write `x in {item.name}(...)` in a clause of its own, sampled by an order with a count",
+                )
             elif isinstance(item, Call):
                 if call is None:
                     raise self.error(f"the source {item.text} needs a scope to evaluate it", item.line, item.col)
@@ -483,6 +696,14 @@ class Comprehension:
                 items = parse_items(value)
             except CompileError:
                 return [_literal(t) for t in _tokens(value)]
+            if any(isinstance(item, Measure) or (isinstance(item, Range) and item.step is None and any(
+                    isinstance(end, float) for end in (item.lo, item.hi))) for item in items):
+                raise self.error(
+                    f"{what} holds {value!r}, a continuous source, but a value read from the scope is a list "
+                    f"of values", line, col,
+                    "write the continuous source in the comprehension itself (`x in 0.0..1.0`), "
+                    "or give the range a step (`0.0..1.0 step 0.25`)",
+                )
             try:
                 return self._values(items, lookup, None)
             except CompileError as err:
@@ -521,8 +742,9 @@ class Comprehension:
             return range(int(lo), int(hi) + (1 if rng.inclusive else 0), int(step))
         if step is None:
             raise self.error(
-                "a float range needs a step", rng.line, rng.col,
-                f"write e.g. `{lo}..{hi} step 0.1` (continuous sources are not supported)",
+                f"{lo}..{hi} is a continuous source, which is a clause's only source", rng.line, rng.col,
+                f"write `x in {lo}..{hi}` in a clause of its own (sampled by an order with a count), "
+                f"or give it a step for a list of values: `{lo}..{hi} step 0.1`",
             )
         if not step > 0 or not all(math.isfinite(float(v)) for v in (lo, hi, step)):
             raise self.error("a float range needs finite bounds and a positive step", rng.line, rng.col)
@@ -600,7 +822,7 @@ class Comprehension:
 def _length(values: Any) -> int:
     """``len(values)``, also for a range past 2**63 values (where ``len``
     overflows) and the tuples of one (:class:`_Singles`, :class:`_Zipped`)."""
-    if isinstance(values, (_Singles, _Zipped, _Union)):
+    if isinstance(values, (_Singles, _Zipped, _Union, _Drawn)):
         return values.length
     if isinstance(values, range):
         return max(0, -((values.start - values.stop) // values.step))
@@ -771,8 +993,39 @@ class _Union:
         return itertools.chain.from_iterable(self.parts)
 
 
-_Axis = Union[_Singles, _Zipped, _Union]
-"""One axis of a comprehension's space: a clause's values, a zip's, or a union's tuples."""
+_Spec = tuple[str, list[float], Union[tuple[float, float, bool], None]]
+"""A continuous source as the core takes it: ``(measure, params, on)``
+(``on``: the interval ``(lo, hi, inclusive)``, or the measure's support)."""
+
+
+class _Continuous:
+    """A continuous clause's axis: its source in the core's form
+    (:data:`_Spec`; ``None``: a reference read None), sampled, never listed."""
+
+    def __init__(self, spec: _Spec | None, item: Range | Measure):
+        self.spec = spec
+        self.item = item
+
+
+class _Drawn:
+    """The tuples a sampling order drew, held for the stages after it: one axis."""
+
+    def __init__(self, tuples: list[tuple[Any, ...]]):
+        self.tuples = tuples
+        self.length = len(tuples)
+
+    def __getitem__(self, i: int) -> tuple[Any, ...]:
+        return self.tuples[i]
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return iter(self.tuples)
+
+
+_Axis = Union[_Singles, _Zipped, _Union, _Drawn]
+"""One axis of a discrete space: a clause's values, a zip's, a union's tuples, or draws held."""
+
+_SpaceAxis = Union[_Axis, _Continuous]
+"""One axis of a comprehension's space: discrete, or a continuous source."""
 
 
 def _json_elements(text: JsonText) -> list[Any]:
@@ -1436,12 +1689,8 @@ class _Parser:
         """``name(args...)`` in source position."""
         name = self.advance()
         open_paren = self.advance()
-        if name.text in _MEASURES:
-            raise self.error(
-                f"continuous sources ({name.text}(...)) are not supported in this release",
-                name,
-                "iterate a discrete source: a list, a range with a step, or a generator",
-            )
+        if name.text in _measures():
+            return self.measure(name)
         if name.text in ("zip_truncate", "zip_cycle"):
             raise self.error(
                 f"{name.text}(...) zips the sources of a tuple clause", name,
@@ -1474,6 +1723,36 @@ class _Parser:
         end = self.tokens[self.pos - 1]
         text = self.file.text[name.offset : end.offset + 1]
         return Call(_strip_refs(text), name.line, name.col)
+
+    def measure(self, name: Token) -> Measure:
+        """``normal(0, 1)``, ``exponential(1) on 0.0..1.0``: a continuous
+        source (the call's ``(`` is read). Its parameters are numbers or
+        references, checked by the core when it is opened."""
+        args: list[Union[int, float, Ref]] = []
+        while not self.peek().is_op(")"):
+            arg_token = self.peek()
+            arg = self.scalar()
+            if isinstance(arg, (str, bool)):
+                params = ", ".join(_measures()[name.text]) or "none"
+                raise self.error(f"{name.text}: expected a number, got {_describe(arg_token)}", arg_token,
+                                 f"{name.text}'s parameters are numbers ({params})")
+            args.append(arg)
+            if self.peek().is_op(","):
+                self.advance()
+            elif not self.peek().is_op(")"):
+                raise self.error(f"expected ',' or ')' in {name.text}(...), found {_describe(self.peek())}",
+                                 self.peek())
+        self.expect(")")
+        on = None
+        if self.peek().is_word("on"):
+            word = self.advance()
+            start = self.peek()
+            interval = self.item() if start.kind is not TokenKind.EOF else None
+            if not isinstance(interval, Range) or interval.step is not None:
+                raise self.error(f"expected an interval after 'on', found {_describe(start)}", word,
+                                 f"write e.g. `{name.text}(...) on 0.0..1.0`")
+            on = interval
+        return Measure(name.text, tuple(args), on, name.line, name.col)
 
     def scalar(self) -> Union[int, float, str, bool, Ref]:
         token = self.peek()

@@ -43,6 +43,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rules::parse_text, m)?)?;
     m.add_function(wrap_pyfunction!(order::order_positions, m)?)?;
     m.add_function(wrap_pyfunction!(order::order_walk, m)?)?;
+    m.add_function(wrap_pyfunction!(order::order_sample, m)?)?;
+    m.add_function(wrap_pyfunction!(order::sample_check, m)?)?;
+    m.add_function(wrap_pyfunction!(order::continuous_check, m)?)?;
+    m.add_function(wrap_pyfunction!(order::measures, m)?)?;
     m.add_function(wrap_pyfunction!(rules::type_keywords, m)?)?;
     m.add_function(wrap_pyfunction!(rules::parse_type, m)?)?;
     m.add_function(wrap_pyfunction!(rules::int_literal_type, m)?)?;
@@ -69,6 +73,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<kernel::Kernel>()?;
     m.add_class::<arrow::BatchStream>()?;
     m.add_class::<order::OrderWalk>()?;
+    m.add_class::<order::OrderSample>()?;
     m.add_class::<run::NamedRowPlan>()?;
     m.add("MAX_THREADS", run::MAX_THREADS)?;
     // The package's version: the workspace's, which maturin gives the wheel.

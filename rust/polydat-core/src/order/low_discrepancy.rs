@@ -20,10 +20,10 @@ use super::OrderError;
 use std::collections::HashSet;
 
 /// The bases of the Halton sequence, one per axis (axes past the last reuse it).
-const PRIMES: [u64; 16] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53];
+pub(super) const PRIMES: [u64; 16] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53];
 
 /// Bits of a Sobol coordinate (and direction numbers per axis).
-const SOBOL_BITS: usize = 32;
+pub(super) const SOBOL_BITS: usize = 32;
 
 /// Sobol axes 2 and on: the degree `s` of the primitive polynomial, its
 /// inner coefficients `a` (as bits) and the initial direction integers
@@ -125,7 +125,7 @@ impl Points {
 }
 
 /// `phi_b(i)`: `i` written in base `b`, its digits reversed after the point.
-fn radical_inverse(mut i: u64, base: u64) -> f64 {
+pub(super) fn radical_inverse(mut i: u64, base: u64) -> f64 {
     let (mut result, mut f) = (0.0f64, 1.0 / base as f64);
     while i > 0 {
         result += (i % base) as f64 * f;
@@ -138,7 +138,7 @@ fn radical_inverse(mut i: u64, base: u64) -> f64 {
 /// The direction numbers of Sobol axis `axis` (0-based), as 32-bit
 /// fractions: axis 0's are `2^-1, 2^-2, ...`; the others start from their
 /// initial direction integers and follow their polynomial's recurrence.
-fn direction_numbers(axis: usize) -> [u32; SOBOL_BITS] {
+pub(super) fn direction_numbers(axis: usize) -> [u32; SOBOL_BITS] {
     let mut v = [0u32; SOBOL_BITS];
     if axis == 0 {
         for (i, slot) in v.iter_mut().enumerate() {
@@ -164,7 +164,7 @@ fn direction_numbers(axis: usize) -> [u32; SOBOL_BITS] {
 }
 
 /// Coordinate `i` of a Sobol axis with direction numbers `directions`.
-fn sobol_coordinate(i: u64, directions: &[u32; SOBOL_BITS]) -> f64 {
+pub(super) fn sobol_coordinate(i: u64, directions: &[u32; SOBOL_BITS]) -> f64 {
     let mut gray = i ^ (i >> 1);
     let mut x = 0u32;
     for direction in directions {

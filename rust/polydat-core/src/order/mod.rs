@@ -29,6 +29,12 @@
 //!   PCG generator of the `pcg` node from the authored `seed=` or a fixed
 //!   default.
 //!
+//! A comprehension with a continuous source (`x in 0.0..1.0`, `x in
+//! normal(0, 1)`) has no positions: its space is sampled instead
+//! ([`sample`], `sample.rs`), by `halton`, `sobol`, `lhs`, `shuffle` or
+//! `extrema` with a count, each draw carried onto the continuous axes by
+//! their measures (`measure.rs`).
+//!
 //! An order is walked one position at a time ([`Walk`]), so a host takes
 //! the positions it needs in batches and never holds the whole space:
 //! `lex`, `reverse_lex`, `diagonal`, `antidiagonal`, `extrema` and `shells`
@@ -43,12 +49,16 @@
 mod diagonal;
 mod extrema;
 mod low_discrepancy;
+pub mod measure;
+pub mod sample;
 mod seeded;
 mod shells;
 
 use std::fmt;
 
 pub use low_discrepancy::SOBOL_MAX_AXES;
+pub use measure::{ContinuousAxis, MEASURES};
+pub use sample::{sample, Drawn, Sample, SampleAxis, SAMPLE_ROUNDS, SAMPLING};
 pub use seeded::{LHS_TABLE_MAX, SHUFFLE_TABLE_MAX};
 
 /// The strategies [`walk`] knows (upstream's ten).
@@ -116,15 +126,7 @@ pub fn walk(
     filtered: bool,
 ) -> Result<Walk, OrderError> {
     let refused = |message: String| OrderError::Refused(message);
-    if !STRATEGIES.contains(&strategy) {
-        return Err(refused(format!(
-            "unknown order strategy '{strategy}'; the strategies are {}",
-            STRATEGIES.join(", ")
-        )));
-    }
-    if seed.is_some() && !SEEDED.contains(&strategy) {
-        return Err(refused(format!("order '{strategy}' takes no seed (only {} do)", SEEDED.join(" and "))));
-    }
+    check_strategy(strategy, seed)?;
     let total = axes
         .iter()
         .try_fold(1u64, |a, &b| a.checked_mul(b))
@@ -158,6 +160,23 @@ pub fn walk(
         _ => unreachable!("every strategy of STRATEGIES has a walk"),
     };
     Ok(Walk { order, emitted: 0, left, survivor_limit })
+}
+
+/// Refuses an unknown strategy, and a seed given to a strategy that takes none.
+fn check_strategy(strategy: &str, seed: Option<u64>) -> Result<(), OrderError> {
+    if !STRATEGIES.contains(&strategy) {
+        return Err(OrderError::Refused(format!(
+            "unknown order strategy '{strategy}'; the strategies are {}",
+            STRATEGIES.join(", ")
+        )));
+    }
+    if seed.is_some() && !SEEDED.contains(&strategy) {
+        return Err(OrderError::Refused(format!(
+            "order '{strategy}' takes no seed (only {} do)",
+            SEEDED.join(" and ")
+        )));
+    }
+    Ok(())
 }
 
 /// How many positions `axes` hold (the caller checked that they are countable).

@@ -21,10 +21,10 @@ use crate::nodes::pcg::{pcg_seek, CycleWalk};
 use std::collections::HashMap;
 
 /// The seed `shuffle` starts from when none is authored (the space's size is added).
-const SHUFFLE_SEED: u64 = 0xD1CE_5EED_C0FF_EE42;
+pub(super) const SHUFFLE_SEED: u64 = 0xD1CE_5EED_C0FF_EE42;
 
 /// The seed `lhs` starts from when none is authored (the sample's size is added).
-const LHS_SEED: u64 = 0x1A50_4577_3EED_BEEF;
+pub(super) const LHS_SEED: u64 = 0x1A50_4577_3EED_BEEF;
 
 /// The most positions a `shuffle` emits by Fisher–Yates (a table of the
 /// space, or one draw per position kept); past it, the keyed bijection.
@@ -72,18 +72,18 @@ pub(super) struct Draws {
 }
 
 impl Draws {
-    fn new(seed: u64) -> Draws {
+    pub(super) fn new(seed: u64) -> Draws {
         Draws { seed, position: 0 }
     }
 
-    fn next(&mut self) -> u64 {
+    pub(super) fn next(&mut self) -> u64 {
         let v = pcg_seek(self.seed, 1, self.position);
         self.position = self.position.wrapping_add(1);
         v
     }
 
     /// A draw in `0..n` without modulo bias (rejection sampling); 0 when `n` is 0.
-    fn bounded(&mut self, n: u64) -> u64 {
+    pub(super) fn bounded(&mut self, n: u64) -> u64 {
         if n == 0 {
             return 0;
         }
@@ -97,7 +97,7 @@ impl Draws {
     }
 
     /// Fisher–Yates over `slots`, from the last slot down.
-    fn shuffle(&mut self, slots: &mut [u64]) {
+    pub(super) fn shuffle(&mut self, slots: &mut [u64]) {
         for i in (1..slots.len()).rev() {
             let j = self.bounded(i as u64 + 1) as usize;
             slots.swap(i, j);
