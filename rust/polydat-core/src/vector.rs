@@ -1,0 +1,219 @@
+//! Typed integer and float lists: the `vec_i32`, `vec_i64` and `vec_f64`
+//! port types.
+//!
+//! A list travels as the little-endian bytes of its elements, packed
+//! (4 bytes an `i32`, 8 an `i64` or `f64`), so every engine moves it with
+//! the by-reference plumbing strings and byte strings already use (Ref slot
+//! pairs, scratch entries, column rows); the port type says how to read the
+//! bytes. This module owns the element types, the packing, and the two
+//! text forms of a list: its display text (`[1,2,3]`, what a CSV cell, an
+//! interpolation or a `str` cast shows) and the JSON array the
+//! `str_to_vec_*` parses read.
+
+use crate::value::push_display;
+use crate::value::Value;
+use std::fmt;
+use std::sync::Arc;
+
+/// The element type of a list port type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum VectorType {
+    /// `vec_i32`: 32-bit signed integers.
+    I32,
+    /// `vec_i64`: 64-bit signed integers.
+    I64,
+    /// `vec_f64`: 64-bit IEEE floats.
+    F64,
+}
+
+impl VectorType {
+    /// Every list type, in declaration order.
+    pub const ALL: [VectorType; 3] = [VectorType::I32, VectorType::I64, VectorType::F64];
+
+    /// The DSL keyword of the list type (`vec_i32`, ...).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            VectorType::I32 => "vec_i32",
+            VectorType::I64 => "vec_i64",
+            VectorType::F64 => "vec_f64",
+        }
+    }
+
+    /// Bytes one element takes in the packed form.
+    pub fn width(self) -> usize {
+        match self {
+            VectorType::I32 => 4,
+            VectorType::I64 | VectorType::F64 => 8,
+        }
+    }
+
+    /// How many elements `bytes` packs, `None` when its length is no whole
+    /// number of elements (no list step writes such a value).
+    pub fn len_of(self, bytes: &[u8]) -> Option<usize> {
+        (bytes.len() % self.width() == 0).then(|| bytes.len() / self.width())
+    }
+
+    /// The element at `index` of the packed list, as a scalar value of the
+    /// element type (`I32`, `I64` or `F64`); `None` past the end.
+    pub fn element(self, bytes: &[u8], index: usize) -> Option<Value> {
+        let w = self.width();
+        let start = index.checked_mul(w)?;
+        let chunk = bytes.get(start..start.checked_add(w)?)?;
+        Some(match self {
+            VectorType::I32 => Value::I32(i32::from_le_bytes(chunk.try_into().ok()?)),
+            VectorType::I64 => Value::I64(i64::from_le_bytes(chunk.try_into().ok()?)),
+            VectorType::F64 => Value::F64(f64::from_le_bytes(chunk.try_into().ok()?)),
+        })
+    }
+
+    /// The display text of a packed list: its elements as their scalar
+    /// display text, comma-separated in brackets (`[3,9,14]`, `[]`,
+    /// `[0.5,-1]`); a valid JSON array for the integer lists and for float
+    /// lists of finite elements.
+    pub fn push_text(self, out: &mut String, bytes: &[u8]) {
+        out.push('[');
+        let mut index = 0;
+        while let Some(element) = self.element(bytes, index) {
+            if index > 0 {
+                out.push(',');
+            }
+            push_display(out, &element);
+            index += 1;
+        }
+        out.push(']');
+    }
+}
+
+impl fmt::Display for VectorType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.keyword())
+    }
+}
+
+/// Packs `i32` elements into a list value.
+pub fn from_i32s(elements: &[i32]) -> Value {
+    Value::Vector(VectorType::I32, elements.iter().flat_map(|e| e.to_le_bytes()).collect::<Vec<u8>>().into())
+}
+
+/// Packs `i64` elements into a list value.
+pub fn from_i64s(elements: &[i64]) -> Value {
+    Value::Vector(VectorType::I64, elements.iter().flat_map(|e| e.to_le_bytes()).collect::<Vec<u8>>().into())
+}
+
+/// Packs `f64` elements into a list value.
+pub fn from_f64s(elements: &[f64]) -> Value {
+    Value::Vector(VectorType::F64, elements.iter().flat_map(|e| e.to_le_bytes()).collect::<Vec<u8>>().into())
+}
+
+/// The list value of type `ty` whose packed bytes are `bytes` (a Ref slot's
+/// or a column row's); `None` when the length is no whole number of
+/// elements.
+pub fn from_row(ty: VectorType, bytes: &[u8]) -> Value {
+    match ty.len_of(bytes) {
+        Some(_) => Value::Vector(ty, Arc::from(bytes)),
+        None => Value::None,
+    }
+}
+
+/// The integer elements of a packed `vec_i32` or `vec_i64` list, widened to
+/// i64 (`None` for a float list or a malformed length).
+pub fn integers(ty: VectorType, bytes: &[u8]) -> Option<Vec<i64>> {
+    match ty {
+        VectorType::I32 => {
+            ty.len_of(bytes)?;
+            Some(bytes.chunks_exact(4).map(|c| i64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]]))).collect())
+        }
+        VectorType::I64 => {
+            ty.len_of(bytes)?;
+            Some(bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().expect("8-byte chunk"))).collect())
+        }
+        VectorType::F64 => None,
+    }
+}
+
+/// The float elements of a packed `vec_f64` list (`None` for an integer
+/// list or a malformed length).
+pub fn floats(ty: VectorType, bytes: &[u8]) -> Option<Vec<f64>> {
+    match ty {
+        VectorType::F64 => {
+            ty.len_of(bytes)?;
+            Some(bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8-byte chunk"))).collect())
+        }
+        _ => None,
+    }
+}
+
+/// Parses `text` as a JSON array whose elements are all of `ty`'s element
+/// type (integers in range for the integer lists; any JSON number for
+/// `vec_f64`), or says which element, or what about the text, is wrong.
+pub fn parse(ty: VectorType, text: &str) -> Result<Value, String> {
+    let trimmed = text.trim();
+    let parsed: serde_json::Value =
+        serde_json::from_str(trimmed).map_err(|e| format!("cannot read {trimmed:?} as a JSON array: {e}"))?;
+    let serde_json::Value::Array(items) = parsed else {
+        return Err(format!("{trimmed:?} is not a JSON array"));
+    };
+    let not_of_type = |index: usize, item: &serde_json::Value, what: &str| {
+        format!("element {index} ({item}) of {trimmed:?} is not {what}")
+    };
+    match ty {
+        VectorType::I32 => {
+            let mut out = Vec::with_capacity(items.len());
+            for (index, item) in items.iter().enumerate() {
+                let v = item.as_i64().and_then(|v| i32::try_from(v).ok());
+                out.push(v.ok_or_else(|| not_of_type(index, item, "an integer in the i32 range"))?);
+            }
+            Ok(from_i32s(&out))
+        }
+        VectorType::I64 => {
+            let mut out = Vec::with_capacity(items.len());
+            for (index, item) in items.iter().enumerate() {
+                out.push(item.as_i64().ok_or_else(|| not_of_type(index, item, "an integer in the i64 range"))?);
+            }
+            Ok(from_i64s(&out))
+        }
+        VectorType::F64 => {
+            let mut out = Vec::with_capacity(items.len());
+            for (index, item) in items.iter().enumerate() {
+                out.push(item.as_f64().ok_or_else(|| not_of_type(index, item, "a number"))?);
+            }
+            Ok(from_f64s(&out))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(v: &Value) -> String {
+        v.display_text()
+    }
+
+    #[test]
+    fn lists_parse_from_json_and_render_as_their_elements() {
+        assert_eq!(text(&parse(VectorType::I32, " [3, 9, -14] ").unwrap()), "[3,9,-14]");
+        assert_eq!(text(&parse(VectorType::I64, "[9007199254740993]").unwrap()), "[9007199254740993]");
+        assert_eq!(text(&parse(VectorType::F64, "[0.5, -1, 2e3]").unwrap()), "[0.5,-1,2000]");
+        assert_eq!(text(&parse(VectorType::I32, "[]").unwrap()), "[]");
+    }
+
+    #[test]
+    fn a_bad_list_is_refused_naming_the_element() {
+        let e = parse(VectorType::I32, "[1, 2147483648]").unwrap_err();
+        assert!(e.contains("element 1 (2147483648)") && e.contains("i32"), "{e}");
+        assert!(parse(VectorType::I64, "[1.5]").unwrap_err().contains("element 0 (1.5)"));
+        assert!(parse(VectorType::I64, "{\"a\": 1}").unwrap_err().contains("not a JSON array"));
+        assert!(parse(VectorType::F64, "[1,").unwrap_err().contains("cannot read"));
+    }
+
+    #[test]
+    fn packed_bytes_read_back_element_by_element() {
+        let Value::Vector(ty, bytes) = from_i64s(&[-1, 7]) else { panic!() };
+        assert_eq!(ty.len_of(&bytes), Some(2));
+        assert!(ty.element(&bytes, 1).unwrap().same(&Value::I64(7)));
+        assert!(ty.element(&bytes, 2).is_none());
+        assert_eq!(integers(ty, &bytes), Some(vec![-1, 7]));
+        assert!(from_row(VectorType::I32, &[1, 2, 3]).is_none());
+    }
+}
