@@ -207,6 +207,14 @@ cursor q = range(0, 1000)
 cursor r = range(0, 10) over "0..50%"
 sweep := for k in 1..9 order halton/5   # a producer
 big := for sweep where {k} > 3
+zipped := for (k, c) in zip_cycle(1..5, [10, 20])
+both := for [for k in 1..3 where {k} > 1, for k in 7..9] order reverse_lex
+for (a, b) in zip_truncate(1..4, fib(6)) {
+    ab := u64_add(a, b)
+}
+for [ for k in 1..3, for k in 10..12, ] where {k} != 2 {
+    kk := k
+}
 for k in 1..4, w in a,b {   # a traversal
     input cycle
     v := "{w}{k}-{cycle}"

@@ -81,7 +81,7 @@ def test_a_body_compiled_once_serves_every_tuple(root: polydat.Kernel) -> None:
         ("k in", "expected a value", 5),
         ("k 1..4", "expected 'in'", 3),
         ("(a, b) in 1..3", "zips 2 sources", 1),
-        ("k in 1..4 order sobol", "order 'sobol' is not supported in this release", 17),
+        ("k in 1..4, j in 1..4 order sobol(seed=3)", "order 'sobol' takes no seed (only shuffle and lhs do)", 28),
         ("k in 1..4 order zigzag", "unknown order strategy 'zigzag'", 17),
         ("k in 1..4 order lex(seed=3)", "takes no seed", 17),
         ("k in fib(94)", "fib(94): term 94 is past u64::MAX; fib.n is at most 93", 6),
@@ -229,6 +229,9 @@ def test_for_syntax_errors() -> None:
         ("k in 1..6 order reverse_lex/3", [(5,), (4,), (3,)]),
         ("k in 1..6 order lex/2", [(1,), (2,)]),
         ("k in 1..10 where {k} % 2 == 0 order reverse_lex/2", [(8,), (6,)]),
+        # Upstream's lattice orders over 3 x 3 (see test_every_upstream_order_dispenses_its_tuples).
+        ("k in 1..4, j in 1..4 order diagonal/4", [(1, 1), (1, 2), (2, 1), (1, 3)]),
+        ("k in 1..4, j in 1..4 order extrema/1", [(1, 1), (1, 3), (3, 1), (3, 3)]),
         ("r in [\"us-east\", \"eu-west\"]", [("us-east",), ("eu-west",)]),
         ("w in \"a, b; c d\"", [("a",), ("b",), ("c",), ("d",)]),
         ("w in \"1, 2.5\"", [(1.0,), (2.5,)]),
@@ -253,6 +256,99 @@ def test_for_syntax_errors() -> None:
 )
 def test_orders_lists_strings_and_generators(root: polydat.Kernel, comprehension: str, expected: list[tuple[object, ...]]) -> None:
     assert [tuple(t.values()) for t in tuples(root, comprehension)] == expected
+
+
+GRID = "k in 1..4, j in 1..4"
+CORNERS = [(1, 1), (1, 3), (3, 1), (3, 3)]
+EDGES = [(1, 2), (2, 1), (2, 3), (3, 2)]
+
+
+@pytest.mark.parametrize(
+    "order, expected",
+    [
+        # Index sum ascending (descending), lexicographic within a sum.
+        ("diagonal", [(1, 1), (1, 2), (2, 1), (1, 3), (2, 2), (3, 1), (2, 3), (3, 2), (3, 3)]),
+        ("diagonal/4", [(1, 1), (1, 2), (2, 1), (1, 3)]),
+        ("antidiagonal", [(3, 3), (2, 3), (3, 2), (1, 3), (2, 2), (3, 1), (1, 2), (2, 1), (1, 1)]),
+        ("antidiagonal/3", [(3, 3), (2, 3), (3, 2)]),
+        # Strata by how many digits are strictly inside their axis: /N keeps N whole strata.
+        ("extrema", CORNERS + EDGES + [(2, 2)]),
+        ("extrema/1", CORNERS),
+        ("extrema/2", CORNERS + EDGES),
+        ("extrema/3", CORNERS + EDGES + [(2, 2)]),
+        ("extrema/0", []),
+        # Chebyshev shells around the center, outermost first; /N keeps N tuples.
+        ("shells", [(1, 1), (1, 2), (1, 3), (2, 1), (2, 3), (3, 1), (3, 2), (3, 3), (2, 2)]),
+        ("shells/3", [(1, 1), (1, 2), (1, 3)]),
+        # Sobol points (1/2,1/2) (3/4,1/4) (1/4,3/4) (3/8,3/8: a repeat, skipped) (7/8,7/8) on 3 x 3.
+        ("sobol/4", [(2, 2), (3, 1), (1, 3), (3, 3)]),
+        # A Latin hypercube of 9 samples: each axis value three times; samples may repeat.
+        ("lhs", [(3, 3), (2, 3), (2, 1), (3, 2), (1, 3), (1, 2), (1, 1), (3, 1), (2, 2)]),
+        ("lhs(seed=5)", [(2, 1), (1, 2), (2, 3), (3, 2), (1, 3), (1, 1), (3, 3), (2, 1), (3, 2)]),
+    ],
+)
+def test_every_upstream_order_dispenses_its_tuples(root: polydat.Kernel, order: str, expected: list[tuple[int, int]]) -> None:
+    assert [tuple(t.values()) for t in tuples(root, f"{GRID} order {order}")] == expected
+    # A producer and its traversal dispense the same tuples.
+    program = polydat.compile(f"sweep := for {GRID} order {order}\nfor sweep {{\n    v := k * 10 + j\n}}")
+    assert [a.pull("v") for a in program.kernel().traverse(0)] == [k * 10 + j for k, j in expected]
+
+
+def test_the_extrema_strata_of_a_cube_are_8_20_26_27(root: polydat.Kernel) -> None:
+    cube = "a in 0..3, b in 0..3, c in 0..3 order extrema"
+    assert [len(tuples(root, f"{cube}/{n}")) for n in (1, 2, 3, 4)] == [8, 20, 26, 27]
+    assert tuples(root, cube)[-1] == {"a": 1, "b": 1, "c": 1}
+    assert tuples(root, "a in 0..2, b in 0..2 order extrema/1") == [
+        {"a": 0, "b": 0}, {"a": 0, "b": 1}, {"a": 1, "b": 0}, {"a": 1, "b": 1}
+    ], "every point of a 2 x 2 lattice is a corner: one stratum, kept whole"
+
+
+@pytest.mark.parametrize(
+    "comprehension, expected",
+    [
+        # One clause: diagonal is the natural order, antidiagonal its reverse,
+        # extrema the two ends then the rest, shells from the ends inwards.
+        ("k in 1..6 order diagonal", [1, 2, 3, 4, 5]),
+        ("k in 1..6 order antidiagonal", [5, 4, 3, 2, 1]),
+        ("k in 1..6 order extrema", [1, 5, 2, 3, 4]),
+        ("k in 1..6 order extrema/1", [1, 5]),
+        ("k in 1..6 order shells", [1, 5, 2, 4, 3]),
+        ("k in 1..9 order sobol/4", [5, 7, 3, 4]),
+        # After a where: the survivors, ranked by their places in the whole space; a count
+        # of tuples keeps that many survivors, a count of strata the survivors of that many strata.
+        ("k in 1..10 where {k} % 2 == 0 order diagonal/2", [2, 4]),
+        ("k in 1..10 where {k} % 2 == 0 order antidiagonal/2", [8, 6]),
+        ("k in 1..10 where {k} % 2 == 0 order shells/3", [2, 8, 4]),
+        ("k in 1..10 where {k} != 1 order extrema/1", [9]),
+        ("k in 1..10 where {k} % 2 == 0 order extrema/1", []),
+        ("k in 1..10 where {k} % 2 == 0 order extrema", [2, 4, 6, 8]),
+        ("k in 1..10 where {k} > 2 order sobol/3", [5, 7, 3]),
+        # An order after an order ranks the first one's tuples as one axis.
+        ("k in 1..6 order extrema/1 order reverse_lex", [5, 1]),
+        # A lex count's prefix is ranked by natural position, as a where's survivors are.
+        ("k in 1..10 order lex/5 order extrema/1", [1]),
+        ("k in 1..10 order lex/5 order reverse_lex", [5, 4, 3, 2, 1]),
+        ("k in 1..10 order lex/5 order diagonal/2", [1, 2]),
+    ],
+)
+def test_upstream_orders_over_one_clause_and_after_a_where(root: polydat.Kernel, comprehension: str, expected: list[int]) -> None:
+    assert [t["k"] for t in tuples(root, comprehension)] == expected
+
+
+def test_lhs_over_a_filtered_space_keeps_its_count_of_survivors(root: polydat.Kernel) -> None:
+    whole = [t["k"] for t in tuples(root, "k in 0..40 order lhs(seed=2)")]
+    assert sorted(whole) == list(range(40)), "over one clause, a permutation"
+    kept = [t["k"] for t in tuples(root, "k in 0..40 where {k} % 3 == 0 order lhs(seed=2, n=4)")]
+    assert kept == [k for k in whole if k % 3 == 0][:4]
+
+
+def test_sobol_over_more_clauses_than_its_direction_numbers_is_refused(root: polydat.Kernel) -> None:
+    clauses = ", ".join(f"v{i} in 0..2" for i in range(14))
+    with pytest.raises(CompileError) as info:
+        list(root.for_each(f"{clauses} order sobol/3", "one := 1"))
+    assert "order 'sobol' orders at most 13 clauses" in info.value.message
+    assert info.value.col == len(clauses) + len(" order ") + 1
+    assert len(tuples(root, f"{clauses[:-len(', v13 in 0..2')]} order sobol/3")) == 3
 
 
 @pytest.mark.parametrize(
@@ -367,6 +463,16 @@ def test_a_bare_word_in_a_predicate_is_a_name() -> None:
         "k in 0..1000000, j in 0..1000000 order shuffle",
         "k in 0..1000000000000 where {k} % 2 == 0 order shuffle",
         "k in 0..1000000000000 order shuffle/5 order halton",
+        "k in 0..1000000, j in 0..1000000 order diagonal",
+        "k in 0..1000000, j in 0..1000000 order antidiagonal",
+        "k in 0..1000000, j in 0..1000000 order extrema",
+        "k in 0..1000000, j in 0..1000000, i in 0..1000000 order extrema/2",
+        "k in 0..1000000, j in 0..1000000 order shells",
+        "k in 0..1000000, j in 0..1000000 order sobol",
+        "k in 0..1000000, j in 0..1000000 order lhs/5",
+        "k in 0..1000000000000 where {k} % 2 == 0 order diagonal",
+        "k in 0..1000000000000 where {k} % 2 == 0 order shells/9",
+        "k in 0..1000000, j in 0..1000000 order extrema/1 order shuffle",
     ],
 )
 def test_an_order_over_a_huge_range_is_walked_lazily(comprehension: str) -> None:
@@ -377,6 +483,26 @@ def test_an_order_over_a_huge_range_is_walked_lazily(comprehension: str) -> None
     assert len(first) == 4 and len({tuple(t.values()) for t in first}) == 4
     if "% 2" in comprehension:
         assert all(t["k"] % 2 == 0 for t in first)
+
+
+def test_an_lhs_of_a_huge_space_is_refused_with_its_bound() -> None:
+    # Its sample is drawn whole before the first tuple: past 2^26 strata it is refused.
+    k = polydat.compile("x := 1\n").kernel()
+    with pytest.raises(polydat.CompileError) as info:
+        next(k.for_each("k in 0..1000000, j in 0..1000000 order lhs", "y := 1"))
+    assert "would draw 1000000000000 samples over 2 axes" in info.value.message and info.value.col == 40
+    assert "give it a smaller count" in info.value.message
+    with pytest.raises(polydat.CompileError, match="the `where` before it"):
+        next(k.for_each("k in 0..1000000000000 where {k} > 3 order lhs/5", "y := 1"))
+
+
+def test_ordering_again_a_huge_stratum_is_a_compile_error_not_a_memory_error() -> None:
+    # extrema/3 of a 10^18 cube keeps its corners, edges and faces (about 6e12 tuples):
+    # ordering them again would hold them all.
+    k = polydat.compile("x := 1\n").kernel()
+    with pytest.raises(polydat.CompileError) as info:
+        next(k.for_each("k in 0..1000000, j in 0..1000000, i in 0..1000000 order extrema/3 order shuffle", "y := 1"))
+    assert "give the earlier order a count" in str(info.value)
 
 
 def test_ordering_again_all_of_a_huge_order_is_a_compile_error_not_a_memory_error() -> None:

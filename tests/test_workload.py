@@ -422,3 +422,21 @@ def test_a_native_phase_writes_a_file_as_it_writes_a_stream(tmp_path: Path) -> N
                 rows = w.write(phase, f, fmt, 2)
             assert target.read_bytes() == buf.getvalue(), (phase.name, fmt)
             assert rows == len(buf.getvalue().splitlines()) - (fmt == "csv")
+
+
+def test_a_for_each_level_dispenses_upstreams_orders(tmp_path: Path) -> None:
+    # A workload's levels open their comprehensions as Kernel.for_each does:
+    # extrema/1 keeps the whole corner stratum, lhs takes its seed.
+    path = tmp_path / "orders.yaml"
+    path.write_text(
+        "phases:\n"
+        "  corners:\n    for_each: 'a in 0..3, b in 0..3 order extrema/1'\n    emit: [a, b]\n"
+        "  diagonal:\n    for_each: 'a in 0..3, b in 0..3 order antidiagonal/3'\n    emit: [a, b]\n"
+        "  sampled:\n    for_each: 'a in 0..40 order lhs(seed=2, n=3)'\n    emit: [a]\n"
+    )
+    w = Workload.load(path)
+    assert [(r["a"], r["b"]) for r in w.table("corners").to_pylist()] == [(0, 0), (0, 2), (2, 0), (2, 2)]
+    assert [(r["a"], r["b"]) for r in w.table("diagonal").to_pylist()] == [(2, 2), (1, 2), (2, 1)]
+    root = polydat.compile("x := 1").kernel()
+    lhs = [k.iteration["a"] for k in root.for_each("a in 0..40 order lhs(seed=2, n=3)", "y := 1")]
+    assert [r["a"] for r in w.table("sampled").to_pylist()] == lhs and len(lhs) == 3

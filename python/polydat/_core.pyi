@@ -291,18 +291,31 @@ def streamer_text(spec: str) -> str:
 
 def order_positions(strategy: str, axes: list[int], count: int | None = None, seed: int | None = None) -> list[int]:
     """The positions (row-major over ``axes``, axis 0 slowest) an ``order``
-    strategy emits, at most ``count``, all at once; raises ``ArgumentError``
-    for an unknown or unsupported strategy, ``OutOfMemoryError`` when they
-    do not fit (walk them with :func:`order_walk`)."""
+    strategy emits, cut by ``count`` (positions, or strata for ``extrema``),
+    all at once; raises ``ArgumentError`` for an unknown strategy or a
+    refused order, ``OutOfMemoryError`` when they do not fit (walk them with
+    :func:`order_walk`)."""
 
-def order_walk(strategy: str, axes: list[int], count: int | None = None, seed: int | None = None) -> OrderWalk:
-    """The positions :func:`order_positions` gives, walked a batch at a time."""
+def order_walk(
+    strategy: str, axes: list[int], count: int | None = None, seed: int | None = None, filtered: bool = False
+) -> OrderWalk:
+    """The positions :func:`order_positions` gives, walked a batch at a time.
+    ``filtered``: the caller keeps only the positions whose tuples pass its
+    ``where`` tests, then :meth:`OrderWalk.survivor_limit` of them."""
 
 class OrderWalk:
     """An order's positions being walked (one consumer at a time)."""
 
     def take(self, max: int) -> list[int]:
         """The next positions, at most ``max``; empty once the walk is over."""
+
+    def bound(self) -> int:
+        """At most how many positions the walk emits in all."""
+
+    def survivor_limit(self) -> int | None:
+        """How many of the positions passing the caller's ``where`` tests to
+        keep (``None``: all): the count of an order counting positions, when
+        the walk was made ``filtered``."""
 
 def check_request(engine: str, provenance: str) -> None:
     """Raises ``RefusedError`` for an (engine, provenance) request no engine can honour."""

@@ -19,8 +19,14 @@ order.
                                    # (a str value is read as a list or range: "1,2,3", "0..4")
     k in 1..3, limit in 10,20      # several clauses: their Cartesian product, first clause outermost
     (name, size) in (a, b), (1, 2) # a tuple clause zips its sources: (a, 1), (b, 2)
+    (a, b) in zip_truncate(1..4, [x, y])   # stops at the shortest: (1, x), (2, y)
+    (a, b) in zip_cycle(1..5, [x, y])      # repeats the shorter to the longest (none if one is empty)
+    [for k in 1..3, for k in 7..9] # a union: each member's tuples in turn (members nest and
+                                   #   carry their own where/order; the same names in each)
     k in 1..10 where {k} % 3 == 0  # a predicate over the tuple's names (and outer names)
-    k in 1..4, j in 1..4 order halton/5   # an order (lex, reverse_lex, halton, shuffle[(seed=N)]), /N keeps N
+    k in 1..4, j in 1..4 order halton/5   # an order (lex, reverse_lex, diagonal, antidiagonal, extrema,
+                                   #   shells, halton, sobol, lhs[(seed=N)], shuffle[(seed=N)]);
+                                   #   /N keeps N (extrema: N strata)
     base where {k} > 3 order lex   # a derivation of the producer `base` (for statements and producers)
 
 The value type of each name follows its values: integers are ``u64`` (``i64``
@@ -41,6 +47,7 @@ sources are read and evaluated there.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import json
@@ -125,15 +132,25 @@ class JsonText(str):
     partition, the partition family's JSON form); scalars are values."""
 
 
+#: How a tuple clause pairs sources of different lengths: ``strict``
+#: (``(a, b) in xs, ys``) refuses them, ``truncate`` (``zip_truncate(xs, ys)``)
+#: stops at the shortest, ``cycle`` (``zip_cycle(xs, ys)``) repeats the
+#: shorter ones up to the longest, and has no tuple when one is empty.
+ZIP_MODES = ("strict", "truncate", "cycle")
+
+
 @dataclass(frozen=True)
 class Clause:
-    """``name in items`` or ``(a, b) in source_a, source_b`` (a zip)."""
+    """``name in items`` or ``(a, b) in source_a, source_b`` (a zip;
+    ``zip_truncate(...)``/``zip_cycle(...)`` choose its :data:`ZIP_MODES`)."""
 
     names: tuple[str, ...]
     sources: tuple[tuple[Item, ...], ...]
     """One list of items per name (a single-name clause has one)."""
     line: int
     col: int
+    mode: str = "strict"
+    """How the sources of a tuple clause pair up (one of :data:`ZIP_MODES`)."""
 
 
 @dataclass(frozen=True)
@@ -194,17 +211,25 @@ class Comprehension:
     base: str | None = None
     """A derivation's producer (``for sweep where ...``): resolved with :meth:`derive`."""
     base_line: int = 0
+    """Where the comprehension (or the name of its producer) starts."""
     base_col: int = 0
+    members: tuple[Comprehension, ...] = ()
+    """A union's members (``[for k in 1..3, for k in 7..9]``), each a
+    comprehension of its own with the same names; a union has no clauses.
+    Its tuples are the members' tuples, member after member."""
 
     @property
     def names(self) -> tuple[str, ...]:
-        """Every iteration variable, in clause order."""
+        """Every iteration variable, in clause order (a union: its members')."""
+        if self.members:
+            return self.members[0].names
         return tuple(n for c in self.clauses for n in c.names)
 
     @property
     def wheres(self) -> tuple[Where, ...]:
-        """The ``where`` stages, in order."""
-        return tuple(s for s in self.stages if isinstance(s, Where))
+        """The ``where`` stages, in order: a union's members' first, then its own."""
+        inner = tuple(w for member in self.members for w in member.wheres)
+        return inner + tuple(s for s in self.stages if isinstance(s, Where))
 
     def error(self, message: str, line: int, col: int, hint: str | None = None) -> CompileError:
         """A compile error at ``line:col`` of the comprehension's source."""
@@ -220,7 +245,7 @@ class Comprehension:
 
     def refs(self) -> list[Ref]:
         """Every ``{name}`` (and bare-word reference) the sources read, in order."""
-        found: list[Ref] = []
+        found: list[Ref] = [ref for member in self.members for ref in member.refs()]
         for clause in self.clauses:
             for items in clause.sources:
                 for item in items:
@@ -243,44 +268,89 @@ class Comprehension:
         tuples, in order (lazily where no order needs them all: a large
         product is never built whole). ``keep(where, types)`` makes the test
         of a ``where`` stage; ``call(c)`` evaluates a call source."""
+        types, axes = self._axes(lookup, keep, call)
+        return types, self._dispense(axes, types, keep)
+
+    def _axes(
+        self, lookup: Callable[[str], Any],
+        keep: Callable[[Where, dict[str, str]], Callable[[tuple[Any, ...]], bool]] | None,
+        call: Callable[[Call], Any] | None,
+    ) -> tuple[dict[str, str], list[_Axis]]:
+        """The type of each name and the axes whose product (first axis
+        outermost) is the space before the stages: one per clause, or one
+        for a union (its members' tuples in a row). Every source is read
+        now, every operand of a zip included."""
+        if self.members:
+            return self._union_axis(lookup, keep, call)
         types: dict[str, str] = {}
-        axes: list[_Singles | _Zipped] = []
+        axes: list[_Axis] = []
         for clause in self.clauses:
             columns = [self._values(items, lookup, call) for items in clause.sources]
             for k, name in enumerate(clause.names):
                 types[name], columns[k] = self._typed(name, columns[k], clause)
             if len(columns) == 1:
                 axes.append(_Singles(columns[0]))
+                continue
+            lengths = [_length(c) for c in columns]
+            if clause.mode == "strict" and len(set(lengths)) > 1:
+                shown = ", ".join(f"{n}: {size}" for n, size in zip(clause.names, lengths))
+                raise self.error(
+                    f"the sources zipped by ({', '.join(clause.names)}) have different lengths ({shown})",
+                    clause.line,
+                    clause.col,
+                    "a tuple clause pairs its sources element by element; give them the same length, "
+                    "or write zip_truncate(...) to stop at the shortest or zip_cycle(...) to repeat the shorter ones",
+                )
+            axes.append(_Zipped(columns, clause.mode))
+        return types, axes
+
+    def _union_axis(
+        self, lookup: Callable[[str], Any],
+        keep: Callable[[Where, dict[str, str]], Callable[[tuple[Any, ...]], bool]] | None,
+        call: Callable[[Call], Any] | None,
+    ) -> tuple[dict[str, str], list[_Axis]]:
+        """A union's one axis: each member opened (its sources read now, its
+        tuples dispensed lazily), the members' names and types checked alike."""
+        types: dict[str, str] | None = None
+        parts: list[_Lattice | _Dispensed] = []
+        for index, member in enumerate(self.members):
+            member_types, axes = member._axes(lookup, keep, call)
+            if types is None:
+                types = member_types
+            elif member_types != types:
+                differ = next(n for n in types if types[n] != member_types.get(n))
+                raise self.error(
+                    f"the members of a union give '{differ}' different types "
+                    f"({types[differ]} in the first, {member_types[differ]} in member {index + 1})",
+                    member.base_line, member.base_col,
+                    "a union's tuples have one shape: give each name values of one type in every member",
+                )
+            if member.stages:
+                parts.append(_Dispensed(member._dispense(axes, member_types, keep), member))
             else:
-                lengths = {_length(c) for c in columns}
-                if len(lengths) > 1:
-                    shown = ", ".join(f"{n}: {_length(c)}" for n, c in zip(clause.names, columns))
-                    raise self.error(
-                        f"the sources zipped by ({', '.join(clause.names)}) have different lengths ({shown})",
-                        clause.line,
-                        clause.col,
-                        "a tuple clause pairs its sources element by element; give them the same length",
-                    )
-                axes.append(_Zipped(columns))
-        return types, self._dispense(axes, types, keep)
+                parts.append(_Lattice(axes))
+        assert types is not None
+        return types, [_Union(parts)]
 
     def _dispense(
-        self, axes: list[_Singles | _Zipped], types: dict[str, str],
+        self, axes: list[_Axis], types: dict[str, str],
         keep: Callable[[Where, dict[str, str]], Callable[[tuple[Any, ...]], bool]] | None,
     ) -> Iterator[tuple[Any, ...]]:
         """The tuples after every stage (a generator: nothing runs before the first is asked for)."""
-        sizes = [_length(a) for a in axes]
-
-        def at(position: int) -> tuple[Any, ...]:
-            parts = []
-            for axis, size in zip(reversed(axes), reversed(sizes)):
-                position, index = divmod(position, size)
-                parts.append(axis[index])
-            return tuple(v for part in reversed(parts) for v in part)
-
-        if not self.stages:
-            yield from _product(axes)
+        if not any(isinstance(stage, Order) for stage in self.stages):
+            # No order: the tuples in their natural order, each where stage's
+            # test applied in turn (no position, so no length, is needed).
+            tuples: Iterator[tuple[Any, ...]] = _product(axes)
+            for stage in self.stages:
+                assert isinstance(stage, Where)
+                if keep is None:
+                    raise self.error("a where predicate needs a scope to test it", stage.line, stage.col)
+                tuples = filter(keep(stage, types), tuples)
+            yield from tuples
             return
+        lattice_of = _Lattice(axes)
+        sizes = lattice_of.sizes
+        at = lattice_of.__getitem__
         # The current space: positions into the natural (row-major) one, in
         # dispense order, at most `bound` of them. `lattice` holds while they
         # are the natural space, perhaps filtered by the tests in `keeps` (an
@@ -298,45 +368,65 @@ class Comprehension:
                 stream = _kept(stream, (test,), at)
                 keeps.append(test)
                 continue
-            held, bound = bound, min(bound, stage.count) if stage.count is not None else bound
+            held = bound
             if stage.strategy == "lex" and stage.seed is None and (lattice or stage.count is None):
                 stream = itertools.islice(stream, stage.count)
+                bound = min(bound, stage.count) if stage.count is not None else bound
                 cut = cut or stage.count is not None
                 continue
             ordered: Iterator[int]
-            if lattice and not (cut and keeps):
+            if lattice and not cut:
                 # The order over the whole lattice, walked lazily; a position
                 # is kept when every where test so far holds for its tuple.
-                chosen = self._walk(stage, sizes, None if keeps else stage.count)
+                chosen, emits, limit = self._walk(stage, sizes, filtered=bool(keeps))
                 ordered = _kept(chosen, tuple(keeps), at)
             else:
-                # An order of what earlier stages dispensed (a filtered list
-                # a count cut short, or another order's): ranks into that list.
+                # An order of what earlier stages dispensed: a part of the
+                # lattice a count cut short (ranked by natural position, as
+                # the survivors of a where are), or another order's output
+                # (ranked as one axis).
                 current = self._held(stream, held, stage)
                 if lattice:
                     survivors = set(current)
-                    ordered = (p for p in self._walk(stage, sizes, None) if p in survivors)
+                    chosen, emits, limit = self._walk(stage, sizes, filtered=True)
+                    ordered = (p for p in chosen if p in survivors)
                 else:
-                    ordered = (current[i] for i in self._walk(stage, [len(current)], stage.count))
-            stream = itertools.islice(ordered, stage.count)
+                    chosen, emits, limit = self._walk(stage, [len(current)], filtered=False)
+                    ordered = (current[i] for i in chosen)
+            # The core's walk applies the order's count, except a count of
+            # tuples over filtered positions: that one (`limit`) applies here.
+            stream = itertools.islice(ordered, limit)
+            bound = emits if limit is None else min(emits, limit)
             lattice, cut, keeps = False, False, []
         for position in stream:
             yield at(position)
 
-    def _walk(self, stage: Order, axes: list[int], count: int | None) -> Iterator[int]:
-        """The positions ``stage``'s order emits over ``axes``, at most
-        ``count``, asked of the core a batch at a time (never all at once)."""
+    def _walk(self, stage: Order, axes: list[int], filtered: bool) -> tuple[Iterator[int], int, int | None]:
+        """The positions ``stage``'s order emits over ``axes``, asked of the
+        core a batch at a time (never all at once), at most how many it
+        emits, and how many of those passing the where tests before it to
+        keep (``None``: all; ``filtered`` says there are such tests)."""
         from .. import _core
         from ..errors import OutOfMemoryError, PolydatError
 
+        if any(size > _U64_MAX for size in axes):
+            raise self.error(
+                f"this order walks {max(axes)} tuples in a row, more than an order addresses ({_U64_MAX})",
+                stage.line, stage.col,
+                "order a smaller space (a union's members are one row: order each member instead)",
+            )
         try:
-            walk = _core.order_walk(stage.strategy, axes, count, stage.seed)
+            walk = _core.order_walk(stage.strategy, axes, stage.count, stage.seed, filtered)
         except OutOfMemoryError:
             raise
         except PolydatError as err:  # the core's refusal, at the order's place
             raise self.error(str(err), stage.line, stage.col) from None
-        while batch := walk.take(_ORDER_BATCH):
-            yield from batch
+
+        def positions() -> Iterator[int]:
+            while batch := walk.take(_ORDER_BATCH):
+                yield from batch
+
+        return positions(), walk.bound(), walk.survivor_limit()
 
     def _held(self, stream: Iterator[int], bound: int, stage: Order) -> list[int]:
         """The positions earlier stages dispense, held to be ordered again
@@ -510,7 +600,7 @@ class Comprehension:
 def _length(values: Any) -> int:
     """``len(values)``, also for a range past 2**63 values (where ``len``
     overflows) and the tuples of one (:class:`_Singles`, :class:`_Zipped`)."""
-    if isinstance(values, (_Singles, _Zipped)):
+    if isinstance(values, (_Singles, _Zipped, _Union)):
         return values.length
     if isinstance(values, range):
         return max(0, -((values.start - values.stop) // values.step))
@@ -556,17 +646,133 @@ class _Singles:
 
 
 class _Zipped:
-    """The tuples of several equally long sequences, element by element (lazily)."""
+    """The tuples of several sequences, element by element (lazily: a range
+    is indexed, never listed), paired as ``mode`` says (:data:`ZIP_MODES`):
+    ``strict`` sequences are equally long; ``truncate`` stops at the
+    shortest; ``cycle`` runs to the longest, the element ``i`` of a shorter
+    one being its ``i mod length``, and has no tuple when one is empty."""
 
-    def __init__(self, columns: Sequence[Sequence[Any]]):
+    def __init__(self, columns: Sequence[Sequence[Any]], mode: str = "strict"):
         self.columns = columns
-        self.length = _length(columns[0])
+        self.mode = mode
+        self.sizes = [_length(c) for c in columns]
+        if mode == "cycle":
+            self.length = 0 if 0 in self.sizes else max(self.sizes)
+        else:
+            self.length = min(self.sizes)
 
     def __getitem__(self, i: int) -> tuple[Any, ...]:
+        if self.mode == "cycle":
+            return tuple(c[i % size] for c, size in zip(self.columns, self.sizes))
         return tuple(c[i] for c in self.columns)
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        if self.mode == "cycle":
+            return (self[i] for i in range(self.length))
         return zip(*self.columns)
+
+
+class _Lattice:
+    """The Cartesian product of axes, first axis outermost: iterated
+    lazily, or indexed by a position in row-major order."""
+
+    def __init__(self, axes: Sequence[_Axis]):
+        self.axes = axes
+        self._sizes: list[int] | None = None
+
+    @property
+    def sizes(self) -> list[int]:
+        """Each axis's length (a union member holding a where or an order
+        dispenses its tuples to count them)."""
+        if self._sizes is None:
+            self._sizes = [_length(a) for a in self.axes]
+        return self._sizes
+
+    @property
+    def length(self) -> int:
+        return math.prod(self.sizes)
+
+    def __getitem__(self, position: int) -> tuple[Any, ...]:
+        parts = []
+        for axis, size in zip(reversed(self.axes), reversed(self.sizes)):
+            position, index = divmod(position, size)
+            parts.append(axis[index])
+        return tuple(v for part in reversed(parts) for v in part)
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return _product(self.axes)
+
+
+class _Dispensed:
+    """The tuples a union member with stages (``where``/``order``)
+    dispenses: iterated lazily, held (at most :data:`_HELD_MAX`) only when
+    an order over the union needs their count or a position."""
+
+    def __init__(self, tuples: Iterator[tuple[Any, ...]], member: Comprehension):
+        self.tuples = tuples
+        self.member = member
+        self._held: list[tuple[Any, ...]] | None = None
+
+    def held(self) -> list[tuple[Any, ...]]:
+        if self._held is None:
+            held = list(itertools.islice(self.tuples, _HELD_MAX + 1))
+            if len(held) > _HELD_MAX:
+                raise self.member.error(
+                    f"an order over this union ranks its members' tuples, and this member dispenses "
+                    f"more than {_HELD_MAX}, which must then be held at once",
+                    self.member.base_line, self.member.base_col,
+                    "give the member's order a count (e.g. order lex/1000), or order the members one by one",
+                )
+            self._held = held
+        return self._held
+
+    @property
+    def length(self) -> int:
+        return len(self.held())
+
+    def __getitem__(self, i: int) -> tuple[Any, ...]:
+        return self.held()[i]
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        if self._held is not None:
+            return iter(self._held)
+        return self.tuples
+
+
+class _Union:
+    """A union's tuples: its members' (each a :class:`_Lattice`, or a
+    :class:`_Dispensed` member with stages), member after member; one axis
+    whose position ``p`` is the ``p``-th tuple of that row."""
+
+    def __init__(self, parts: Sequence[_Lattice | _Dispensed]):
+        self.parts = parts
+        self._starts: list[int] | None = None
+
+    @property
+    def starts(self) -> list[int]:
+        """The position of each member's first tuple, then the total."""
+        if self._starts is None:
+            starts = [0]
+            for part in self.parts:
+                starts.append(starts[-1] + part.length)
+            self._starts = starts
+        return self._starts
+
+    @property
+    def length(self) -> int:
+        return self.starts[-1]
+
+    def __getitem__(self, i: int) -> tuple[Any, ...]:
+        starts = self.starts
+        member = bisect.bisect_right(starts, i) - 1
+        return self.parts[member][i - starts[member]]
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return itertools.chain.from_iterable(self.parts)
+
+
+_Axis = Union[_Singles, _Zipped, _Union]
+"""One axis of a comprehension's space: a clause's values, a zip's, or a union's tuples."""
 
 
 def _json_elements(text: JsonText) -> list[Any]:
@@ -905,6 +1111,8 @@ class _Parser:
         self.pos = 0
         self.file = file
         self.text = text
+        self.nesting = 0
+        """How many union brackets enclose the current position."""
 
     def peek(self, k: int = 0) -> Token:
         return self.tokens[min(self.pos + k, len(self.tokens) - 1)]
@@ -926,14 +1134,28 @@ class _Parser:
         start = self.peek()
         if start.kind is TokenKind.EOF:
             raise self.error("a comprehension needs at least one clause", start, "write e.g. `k in 1..4`")
+        parsed = self.space(allow_base)
+        self.expect_end()
+        return parsed
+
+    def space(self, allow_base: bool) -> Comprehension:
+        """A clause list (or a union in brackets, or, with ``allow_base``, a
+        producer's name), then its ``where`` and ``order`` stages. Inside a
+        union's brackets it ends before a ``, for`` or the closing ``]``."""
+        start = self.peek()
         base = None
         clauses: list[Clause] = []
+        members: tuple[Comprehension, ...] = ()
         after = self.peek(1)
-        if allow_base and start.kind is TokenKind.IDENT and (after.kind is TokenKind.EOF or after.is_word("where", "order")):
+        if start.is_op("["):
+            members = self.union()
+        elif allow_base and start.kind is TokenKind.IDENT and (
+            after.kind is TokenKind.EOF or after.is_word("where", "order")
+        ):
             base = self.advance().text
         else:
             clauses.append(self.clause())
-            while self.peek().is_op(","):
+            while self.peek().is_op(",") and not self.member_ends(1):
                 self.advance()
                 clauses.append(self.clause())
         stages: list[Stage] = []
@@ -945,15 +1167,65 @@ class _Parser:
                 stages.append(self.order(self.advance()))
             else:
                 break
-        self.expect_end()
         names = [n for c in clauses for n in c.names]
         for i, name in enumerate(names):
             if name in names[:i]:
                 raise self.error(f"'{name}' is named by two clauses", start, "each iteration variable is named once")
+        end = self.tokens[self.pos - 1]
+        text = self.file.text[start.offset : end.offset + len(end.text)] if self.nesting else self.text
         lines = {t.line for t in self.tokens if t.line}
-        source_lines = {n: text for n in lines if (text := self.file.line_text(n)) is not None}
-        return Comprehension(tuple(clauses), tuple(stages), self.text, source_lines, self.file.path,
-                             base, start.line, start.col)
+        source_lines = {n: line for n in lines if (line := self.file.line_text(n)) is not None}
+        return Comprehension(tuple(clauses), tuple(stages), text, source_lines, self.file.path,
+                             base, start.line, start.col, members)
+
+    def member_ends(self, k: int) -> bool:
+        """Whether a union member ends before the token ``k`` ahead (a ``,``
+        there is followed by the next member's ``for``, or ends the list)."""
+        return self.nesting > 0 and (self.peek(k).is_word("for") or self.peek(k).is_op("]"))
+
+    def union(self) -> tuple[Comprehension, ...]:
+        """``[for <comprehension>, for <comprehension>, ...]``: a union's
+        members (a comma may follow the last); each has the same names, in
+        the same order."""
+        opening = self.advance()
+        self.nesting += 1
+        members: list[Comprehension] = []
+        while not self.peek().is_op("]"):
+            token = self.peek()
+            if token.kind is TokenKind.EOF:
+                raise self.error("expected ']' closing the union", opening, "a union is written `[for ..., for ...]`")
+            if not token.is_word("for"):
+                raise self.error(
+                    f"a union's members are introduced by `for`, found {_describe(token)}", token,
+                    "write e.g. `[for k in 1..3, for k in 10..12]`",
+                )
+            self.advance()
+            if self.peek().is_op(",", "]") or self.peek().kind is TokenKind.EOF:
+                raise self.error("a `for` in a union needs a comprehension after it", token,
+                                 "write e.g. `[for k in 1..3, for k in 10..12]`")
+            member = self.space(allow_base=False)
+            if members and member.names != members[0].names:
+                raise self.file.error(
+                    f"the members of a union give the same names in the same order: this one gives "
+                    f"({', '.join(member.names)}), the first ({', '.join(members[0].names)})",
+                    Span(member.base_line, member.base_col),
+                    "a union's tuples have one shape; name the same variables, in the same order, in every member",
+                )
+            members.append(member)
+            if self.peek().is_op(","):
+                self.advance()
+            elif not self.peek().is_op("]"):
+                token = self.peek()
+                if token.kind is TokenKind.EOF:
+                    raise self.error("expected ']' closing the union", opening,
+                                     "a union is written `[for ..., for ...]`")
+                raise self.error(f"expected ',' or ']' after the union's member, found {_describe(token)}", token)
+        if not members:
+            raise self.error("a union needs at least one member between '[' and ']'", opening,
+                             "write e.g. `[for k in 1..3, for k in 10..12]`")
+        self.advance()
+        self.nesting -= 1
+        return tuple(members)
 
     def clause_starts(self, k: int = 0) -> bool:
         """Whether a clause (``name in`` or ``(a, b) in``) starts ``k`` tokens ahead."""
@@ -976,6 +1248,8 @@ class _Parser:
                 names.append(self.name())
             self.expect(")")
             self.expect_in(first)
+            if self.peek().is_word("zip_truncate", "zip_cycle") and self.peek(1).is_op("("):
+                return self.zip_call(first, names)
             sources = [self.source()]
             while len(sources) < len(names) and self.peek().is_op(",") and not self.clause_starts(1):
                 self.advance()
@@ -991,6 +1265,47 @@ class _Parser:
         name = self.name()
         self.expect_in(first)
         return Clause((name,), (tuple(self.items(stop_at_clause=True, allow_reference=True)),), first.line, first.col)
+
+    def zip_call(self, first: Token, names: list[str]) -> Clause:
+        """``(a, b) in zip_truncate(xs, ys)`` or ``zip_cycle(xs, ys)``: one
+        source per name (a range, a ``[...]`` or ``(...)`` list, a reference,
+        a generator or a call)."""
+        word = self.advance()
+        self.advance()
+        sources: list[tuple[Item, ...]] = []
+        while True:
+            if self.peek().is_op(")") and sources:
+                break
+            sources.append(self.zip_operand())
+            if self.peek().is_op(","):
+                self.advance()
+                continue
+            if not self.peek().is_op(")"):
+                raise self.error(f"expected ',' or ')' in {word.text}(...), found {_describe(self.peek())}", self.peek())
+            break
+        self.advance()
+        if len(sources) != len(names):
+            raise self.error(
+                f"({', '.join(names)}) zips {len(names)} sources, but {word.text}(...) gives {len(sources)}",
+                first,
+                f"write `({', '.join(names)}) in {word.text}({', '.join('...' for _ in names)})`, one source per name",
+            )
+        mode = "truncate" if word.text == "zip_truncate" else "cycle"
+        return Clause(tuple(names), tuple(sources), first.line, first.col, mode)
+
+    def zip_operand(self) -> tuple[Item, ...]:
+        """One source of ``zip_truncate``/``zip_cycle``: a lone bare word is a
+        reference (as a clause's source); a list is bracketed or parenthesised."""
+        token = self.peek()
+        if token.is_op("["):
+            return tuple(self.bracket())
+        if token.is_op("("):
+            return self.source()
+        after = self.peek(1)
+        if (token.kind is TokenKind.IDENT and after.is_op(",", ")") and token.text not in ("true", "false")):
+            self.advance()
+            return (Ref(token.text, token.line, token.col),)
+        return tuple(self.expand(self.item()))
 
     def name(self) -> str:
         token = self.peek()
@@ -1036,7 +1351,7 @@ class _Parser:
         else:
             items = self.expand(self.item())
         lone = len(items) == 1 and first.kind is TokenKind.IDENT and isinstance(items[0], str)
-        while self.peek().is_op(",") and not (stop_at_clause and self.clause_starts(1)):
+        while self.peek().is_op(",") and not (stop_at_clause and self.clause_starts(1)) and not self.member_ends(1):
             lone = False
             self.advance()
             items.extend(self.expand(self.item()))
@@ -1105,6 +1420,11 @@ class _Parser:
                 name,
                 "iterate a discrete source: a list, a range with a step, or a generator",
             )
+        if name.text in ("zip_truncate", "zip_cycle"):
+            raise self.error(
+                f"{name.text}(...) zips the sources of a tuple clause", name,
+                f"name one variable per source: `(a, b) in {name.text}(xs, ys)`",
+            )
         if name.text in NAMED_GENERATORS:
             args: list[Union[int, float, Ref]] = []
             if not self.peek().is_op(")"):
@@ -1171,6 +1491,8 @@ class _Parser:
         while self.peek().kind is not TokenKind.EOF:
             token = self.peek()
             if depth == 0 and token.is_word("order", "where"):
+                break
+            if depth == 0 and self.nesting and (token.is_op("]") or (token.is_op(",") and self.member_ends(1))):
                 break
             if token.is_op("(", "[", "{"):
                 depth += 1

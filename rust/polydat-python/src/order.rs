@@ -38,17 +38,25 @@ pub(crate) fn order_positions(
     count: Option<u64>,
     seed: Option<u64>,
 ) -> PyResult<Vec<u64>> {
-    let walk = order::walk(strategy, &axes, count, seed).map_err(host_error)?;
+    let walk = order::walk(strategy, &axes, count, seed, false).map_err(host_error)?;
     room_for(walk.bound())?;
     Ok(walk.into_vec().map_err(host_error)?)
 }
 
 /// The walk of an `order` clause (arguments as [`order_positions`]'s),
 /// whose positions [`OrderWalk::take`] hands out a batch at a time.
+/// `filtered`: the host keeps only the positions whose tuples pass its
+/// `where` tests, and then keeps [`OrderWalk::survivor_limit`] of them.
 #[pyfunction]
-#[pyo3(signature = (strategy, axes, count=None, seed=None))]
-pub(crate) fn order_walk(strategy: &str, axes: Vec<u64>, count: Option<u64>, seed: Option<u64>) -> PyResult<OrderWalk> {
-    Ok(OrderWalk { walk: order::walk(strategy, &axes, count, seed).map_err(host_error)? })
+#[pyo3(signature = (strategy, axes, count=None, seed=None, filtered=false))]
+pub(crate) fn order_walk(
+    strategy: &str,
+    axes: Vec<u64>,
+    count: Option<u64>,
+    seed: Option<u64>,
+    filtered: bool,
+) -> PyResult<OrderWalk> {
+    Ok(OrderWalk { walk: order::walk(strategy, &axes, count, seed, filtered).map_err(host_error)? })
 }
 
 /// An order's positions being walked (see `polydat_core::order::Walk`).
@@ -64,5 +72,16 @@ impl OrderWalk {
         let mut this = one_consumer(slf, "this order's walk")?;
         room_for(this.walk.bound().min(max as u64))?;
         Ok(this.walk.take(max).map_err(host_error)?)
+    }
+
+    /// At most how many positions the walk emits in all.
+    fn bound(slf: &Bound<'_, Self>) -> PyResult<u64> {
+        Ok(one_consumer(slf, "this order's walk")?.walk.bound())
+    }
+
+    /// How many of the positions passing the host's filters to keep
+    /// (`None`: every one): see `polydat_core::order::Walk::survivor_limit`.
+    fn survivor_limit(slf: &Bound<'_, Self>) -> PyResult<Option<u64>> {
+        Ok(one_consumer(slf, "this order's walk")?.walk.survivor_limit())
     }
 }

@@ -10,13 +10,17 @@
 //! ±3.09σ), and draws a straight line through the steep end of a bounded
 //! one. `dist_uniform`, `dist_empirical` and `lut_sample` are their tables.
 //!
-//! A discrete distribution returns the exact inverse of its CDF, the
-//! smallest k with CDF(k) >= u ([`Discrete`], [`ZipfRanks`], the geometric
-//! closed form): an integer of the support. Upstream interpolates its
-//! discrete tables too, which gives fractions (`dist_zipf(u, 100, 1.07)` was
-//! 0.344 at u = 0.000344) and, in the last interval, values spread over the
-//! whole far tail (`dist_poisson(u, 3.0)` put 0.08% of the rows in 13..25,
-//! fifty times its mass). The values of the table points are upstream's.
+//! Poisson, binomial and geometric return the exact inverse of their CDF,
+//! the smallest k with CDF(k) >= u ([`Discrete`], the geometric closed
+//! form): an integer of the support. Upstream interpolates these tables too,
+//! which in the last interval spreads values over the whole far tail
+//! (`dist_poisson(u, 3.0)` put 0.08% of the rows in 13..25, fifty times its
+//! mass). The values of the table points are upstream's.
+//!
+//! `dist_zipf` is upstream's own: its table of ranks, interpolated
+//! ([`zipf_table`]). A sample between two table points is a fraction
+//! (49.31 between ranks 49 and 50), and below u = 0.001 it climbs from the
+//! table's entry 0; `zipf_sample` rounds it, as upstream's module does.
 
 use crate::node::kit::map1;
 use crate::node::{konst, wire, BuildCtx, NodeDef, NodeEval, Outputs, Samples, Testing};
@@ -307,79 +311,40 @@ pub fn binomial_table(trials: u64, prob: f64) -> Result<Discrete, String> {
     )
 }
 
-/// Zipf ranks kept as checkpoints of the CDF at most this many (8 MB); a
-/// larger `n` keeps every stride-th and walks the rest per sample.
-const ZIPF_CHECKPOINTS: u64 = 1 << 20;
-
-/// The exact Zipf(n, s) inverse CDF over ranks 1..=n: weights 1 / k^s over
-/// their plain sum, accumulated in rank order as upstream builds its CDF.
-/// The CDF is kept at every `stride`-th rank; a sample finds its interval
-/// among them and accumulates the ranks of that interval again (the same
-/// additions in the same order, so the same values as a full table).
-pub struct ZipfRanks {
-    n: u64,
-    exponent: f64,
-    harmonic: f64,
-    stride: u64,
-    /// CDF(j * stride) for j = 0, 1, ... (CDF(0) = 0).
-    checkpoints: Box<[f64]>,
-}
-
-impl ZipfRanks {
-    /// The ranks of Zipf(n, exponent); refused when the CDF holds a NaN
-    /// (upstream's binary search fails the same way).
-    pub fn new(n: u64, exponent: f64) -> Result<ZipfRanks, String> {
-        ZipfRanks::with_checkpoints(n, exponent, ZIPF_CHECKPOINTS)
+/// Upstream's Zipf(n, s) table: weights 1 / k^s over their plain sum,
+/// accumulated in rank order into a CDF (CDF(0) = 0), and entry i the rank
+/// upstream's binary search over that CDF gives at p = i / RESOLUTION: the
+/// first rank k with CDF(k) >= p, kept as is when CDF(k) equals p (so entry
+/// 0 is rank 0) and otherwise clamped to 1..=n (n past the last CDF value).
+/// Sampling interpolates between entries as every table does, so a sample
+/// is a rank only at the table points: unit_interval(hash(0)) = 0.8833 over
+/// Zipf(100, 1.07) is 49.31, between the entries 49 and 50.
+///
+/// The CDF is walked once and never stored (a table of n = 10^8 ranks costs
+/// no memory beyond its 1001 entries). Where several ranks share a CDF value
+/// equal to a table point (a CDF that stops growing), the entry is the first
+/// of them; upstream's binary search may return any of them. A CDF that holds
+/// a NaN is refused with upstream's failure text: its search panics there.
+pub fn zipf_table(n: u64, exponent: f64) -> Result<Lut, String> {
+    let weight = |k: u64| 1.0 / (k as f64).powf(exponent);
+    let harmonic: f64 = (1..=n).map(weight).fold(0.0, |a, w| a + w);
+    let point = |i: usize| i as f64 / RESOLUTION as f64;
+    let mut entries = vec![n as f64; RESOLUTION + 1];
+    // CDF(0) = 0 answers p = 0 exactly: rank 0.
+    entries[0] = 0.0;
+    let mut next = 1;
+    let mut cumulative = 0.0f64;
+    for k in 1..=n {
+        cumulative += weight(k) / harmonic;
+        while next <= RESOLUTION && cumulative >= point(next) {
+            entries[next] = k as f64;
+            next += 1;
+        }
     }
-
-    /// [`ZipfRanks::new`] keeping at most about `most` checkpoints.
-    fn with_checkpoints(n: u64, exponent: f64, most: u64) -> Result<ZipfRanks, String> {
-        let weight = |k: u64| 1.0 / (k as f64).powf(exponent);
-        let harmonic: f64 = (1..=n).map(weight).fold(0.0, |a, w| a + w);
-        let stride = n.div_ceil(most).max(1);
-        let mut checkpoints = Vec::with_capacity((n / stride + 2) as usize);
-        checkpoints.push(0.0);
-        let mut cumulative = 0.0f64;
-        for k in 1..=n {
-            cumulative += weight(k) / harmonic;
-            if k % stride == 0 {
-                checkpoints.push(cumulative);
-            }
-        }
-        if cumulative.is_nan() {
-            return Err(ZIPF_NAN.to_string());
-        }
-        Ok(ZipfRanks { n, exponent, harmonic, stride, checkpoints: checkpoints.into_boxed_slice() })
+    if cumulative.is_nan() {
+        return Err(ZIPF_NAN.to_string());
     }
-
-    /// The rank for unit value u: the smallest k with CDF(k) >= u (1 for
-    /// u <= 0, n past the last CDF value; 0 when n is 0; NaN for NaN).
-    pub fn sample(&self, u: f64) -> f64 {
-        if u.is_nan() {
-            return f64::NAN;
-        }
-        if self.n == 0 {
-            return 0.0;
-        }
-        // The first checkpoint at or past u; the rank lies in the interval before it.
-        let j = self.checkpoints.partition_point(|&c| c < u);
-        if j == 0 {
-            return 1.0;
-        }
-        if self.stride == 1 && j < self.checkpoints.len() {
-            return j as f64;
-        }
-        let mut k = (j as u64 - 1) * self.stride;
-        let mut cumulative = self.checkpoints[j - 1];
-        while k < self.n {
-            k += 1;
-            cumulative += 1.0 / (k as f64).powf(self.exponent) / self.harmonic;
-            if cumulative >= u {
-                return k as f64;
-            }
-        }
-        self.n as f64
-    }
+    Ok(Lut::from_entries(entries))
 }
 
 // Upstream validates none of these constants: a table over nonsense
@@ -601,11 +566,11 @@ pub const DIST_PARETO: NodeDef = NodeDef {
 /// search unwraps `partial_cmp`).
 const ZIPF_NAN: &str = "called `Option::unwrap()` on a `None` value";
 
-/// `dist_zipf`: Zipf(n, exponent) rank in 1..=n for a unit input u: the exact inverse CDF.
+/// `dist_zipf`: Zipf(n, exponent) sample for a unit input u: upstream's interpolated rank table.
 pub const DIST_ZIPF: NodeDef = NodeDef {
     name: "dist_zipf",
     category: "distribution",
-    doc: "Zipf(n, exponent) rank in 1..=n for a unit input u: the smallest rank k with CDF(k) >= u, weights 1/k^exponent (an integer-valued f64; 0 when n is 0).",
+    doc: "Zipf(n, exponent) sample for a unit input u, weights 1/k^exponent over ranks 1..=n: a 1001-point table of the rank at p = i/1000 (the first with CDF >= p), interpolated linearly, so a sample between two table points is a fraction (round it for a rank: `zipf_sample`); 0 when n is 0.",
     params: &[wire("input", F64), konst("n", U64), konst("exponent", F64)],
     outputs: Outputs::One(F64),
     build: |c| {
@@ -615,8 +580,7 @@ pub const DIST_ZIPF: NodeDef = NodeDef {
         if n > ZIPF_MAX_N {
             return Err(format!("dist_zipf: n must be in 0..={ZIPF_MAX_N}, got {n}"));
         }
-        let ranks = ZipfRanks::new(n, c.f64(1))?;
-        Ok(map1(move |u: f64| ranks.sample(u)))
+        Ok(sampler(zipf_table(n, c.f64(1))?))
     },
     testing: Testing {
         samples: &[
@@ -1127,47 +1091,34 @@ mod tests {
     }
 
     #[test]
-    fn zipf_ranks_are_the_exact_inverse_cdf() {
+    fn zipf_samples_upstreams_interpolated_rank_table() {
         let z = |consts: &[Value], u: f64| sample(&DIST_ZIPF, consts, u);
-        // H = 11/6; CDF = [6/11, 9/11, 1].
-        let z3 = [Value::U64(3), f(1.0)];
-        assert_eq!((z(&z3, 0.0), z(&z3, 0.0005), z(&z3, 0.3), z(&z3, 6.0 / 11.0)), (1.0, 1.0, 1.0, 1.0));
-        assert_eq!((z(&z3, 0.55), z(&z3, 0.7), z(&z3, 0.82), z(&z3, 1.0), z(&z3, 7.0)), (2.0, 2.0, 3.0, 3.0, 3.0));
-        assert_eq!(z(&z3, -1.0), 1.0);
-        assert!(z(&z3, f64::NAN).is_nan());
-        assert_eq!(z(&[Value::U64(1), f(1.0)], 0.7), 1.0);
-        let z10 = [Value::U64(10), f(0.0)];
-        assert_eq!(
-            (z(&z10, 0.05), z(&z10, 0.5), z(&z10, 0.95), z(&z10, 1.0)),
-            (1.0, 5.0, 10.0, 10.0),
-            "s = 0 is uniform"
-        );
-        // Found by a user: a rank over 100 elements was 0.344 at u = 0.000344 (interpolated from "rank 0").
         let z100 = [Value::U64(100), f(1.07)];
-        assert_eq!(z(&z100, 0.000344), 1.0);
-        for i in 0..=10_000 {
-            let r = z(&z100, i as f64 / 10_000.0);
-            assert!(r.fract() == 0.0 && (1.0..=100.0).contains(&r), "{r}");
-        }
+        // Upstream's value at cycle 0 of `dist_zipf(unit_interval(hash(cycle)), 100, 1.07)`:
+        // between the table's ranks 49 and 50 (the exact inverse CDF is rank 49).
+        assert_eq!(z(&z100, 0.8833108082136427), 49.31080821364276);
+        // Entry 0 is rank 0 (CDF(0) = 0 answers p = 0), so the first interval
+        // climbs from 0 to 1, as upstream's table does.
+        assert_eq!(z(&z100, 0.0), 0.0);
+        assert!((z(&z100, 0.000344) - 0.344).abs() < 1e-12);
+        assert_eq!(z(&z100, 1.0), 100.0);
+        assert_eq!(z(&z100, 7.0), 100.0, "u is clamped");
+        assert!(z(&z100, f64::NAN).is_nan());
+        // H = 11/6; CDF = [6/11, 9/11, 1]: the table holds 1 up to p = 0.545,
+        // 2 up to 0.818, then 3; between two points it interpolates.
+        let z3 = [Value::U64(3), f(1.0)];
+        let table = zipf_table(3, 1.0).unwrap();
+        assert_eq!((table.entries()[1], table.entries()[545], table.entries()[546]), (1.0, 1.0, 2.0));
+        assert_eq!((table.entries()[818], table.entries()[819], table.entries()[1000]), (2.0, 3.0, 3.0));
+        assert_eq!((z(&z3, 0.3), z(&z3, 0.7), z(&z3, 0.9)), (1.0, 2.0, 3.0));
+        assert!((z(&z3, 0.5455) - 1.5).abs() < 1e-9);
+        assert_eq!(z(&[Value::U64(1), f(1.0)], 0.7), 1.0);
+        assert_eq!(z(&[Value::U64(0), f(1.0)], 0.7), 0.0, "n = 0 is all zeros, as upstream's clamp gives");
+        assert_eq!(z(&[Value::U64(10), f(0.0)], 0.5), 5.0, "s = 0 is uniform");
         assert!(build_err(&DIST_ZIPF, &[Value::U64(ZIPF_MAX_N + 1), f(1.0)], &[F64]).contains("0..="));
         // A NaN CDF stops upstream's binary search (it unwraps `partial_cmp`).
         assert_eq!(build_err(&DIST_ZIPF, &[Value::U64(5), f(f64::NAN)], &[F64]), ZIPF_NAN);
         assert_eq!(z(&[Value::U64(5), f(f64::INFINITY)], 0.5), 1.0, "s = inf puts all mass on rank 1");
-    }
-
-    #[test]
-    fn zipf_checkpoints_give_the_full_tables_ranks() {
-        let full = ZipfRanks::with_checkpoints(1000, 1.07, 1 << 20).unwrap();
-        assert_eq!(full.stride, 1);
-        for most in [1, 7, 333] {
-            let sparse = ZipfRanks::with_checkpoints(1000, 1.07, most).unwrap();
-            assert!(sparse.stride > 1 && sparse.checkpoints.len() as u64 <= most + 1);
-            for i in 0..=20_000 {
-                let u = i as f64 / 20_000.0;
-                assert_eq!(sparse.sample(u), full.sample(u), "u = {u}, at most {most} checkpoints");
-            }
-            assert_eq!(sparse.sample(1.0), 1000.0);
-        }
     }
 
     #[test]
@@ -1320,10 +1271,12 @@ mod tests {
         let (lo, _, mean, integral) = profile(&DIST_GEOMETRIC, &[f(0.25)]);
         close("geometric", mean, 4.0, 1e-3);
         assert!(lo == 1.0 && integral);
+        // Zipf samples its interpolated rank table: fractions, from 0 (the
+        // table's entry 0) to n, the mean within a rank of the exact one.
         let (lo, hi, mean, integral) = profile(&DIST_ZIPF, &[Value::U64(100), f(1.07)]);
         let h = |e: f64| (1..=100).map(|k| (k as f64).powf(-e)).sum::<f64>();
-        close("zipf", mean, h(0.07) / h(1.07), 1e-3);
-        assert!(lo == 1.0 && hi == 100.0 && integral);
+        close("zipf", mean, h(0.07) / h(1.07), 0.1);
+        assert!(lo >= 0.0 && lo < 1.0 && hi <= 100.0 && !integral);
 
         let (lo, hi, mean, _) = profile(&DIST_EMPIRICAL, &[Value::str("4 1 2 3")]);
         close("empirical", mean, 2.5, 1e-6);

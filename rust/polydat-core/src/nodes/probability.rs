@@ -56,8 +56,8 @@ pub const UNFAIR_COIN: NodeDef = NodeDef {
     build: |c| {
         let p = c.f64(0);
         if !(0.0..=1.0).contains(&p) {
-            // Upstream's declared RangeF64 { min: 0, max: 1 } constraint text.
-            return Err(format!("p must be in [0, 1], got {p}"));
+            // Upstream's text for this node's bad p.
+            return Err(format!("unfair_coin probability p must be in [0.0, 1.0], got {p}"));
         }
         Ok(map1(move |x: u64| u64::from(probability_of(splitmix64(x)) < p)))
     },
@@ -325,9 +325,14 @@ mod tests {
     #[test]
     fn unfair_coin_refuses_bad_p() {
         for p in [-0.1, 1.5, f64::NAN, f64::INFINITY] {
-            assert_eq!(build_err(&UNFAIR_COIN, &[Value::F64(p)], &[U64]), format!("p must be in [0, 1], got {p}"));
+            let text = format!("unfair_coin probability p must be in [0.0, 1.0], got {p}");
+            assert_eq!(build_err(&UNFAIR_COIN, &[Value::F64(p)], &[U64]), text);
         }
-        assert_eq!(build_err(&UNFAIR_COIN, &[Value::F64(1.5)], &[U64]), "p must be in [0, 1], got 1.5");
+        // Upstream's wording, word for word.
+        assert_eq!(
+            build_err(&UNFAIR_COIN, &[Value::F64(1.5)], &[U64]),
+            "unfair_coin probability p must be in [0.0, 1.0], got 1.5"
+        );
         assert_eq!(coin(-0.0, 0), 0);
     }
 
