@@ -143,39 +143,122 @@ pub fn floats(ty: VectorType, bytes: &[u8]) -> Option<Vec<f64>> {
     }
 }
 
+/// What is wrong with a text read as a list (see [`parse`]). Its
+/// `Display` is the wording literals and host writes use; the
+/// `str_to_vec_*` nodes word it as upstream's nodes do
+/// ([`ParseError::node_message`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParseError {
+    /// The text is not JSON.
+    NotJson {
+        /// The text read (trimmed).
+        text: String,
+        /// The JSON reader's own words.
+        reason: String,
+    },
+    /// The text is JSON but no array.
+    NotArray {
+        /// The text read (trimmed).
+        text: String,
+    },
+    /// An element is not a number of the element type (not an integer, or
+    /// not a number at all).
+    NotOfType {
+        /// The text read (trimmed).
+        text: String,
+        /// The element's index.
+        index: usize,
+        /// The element as JSON text.
+        element: String,
+        /// What it should be: "an integer" or "a number".
+        want: &'static str,
+    },
+    /// An integer element lies outside the i32 range (it fits in i64).
+    OutOfRange {
+        /// The text read (trimmed).
+        text: String,
+        /// The element's index.
+        index: usize,
+        /// The element.
+        element: i64,
+    },
+}
+
+impl ParseError {
+    /// The failure text of node `node` (`str_to_vec_i32`, ...), worded as
+    /// upstream's parse nodes word theirs.
+    pub fn node_message(&self, node: &str) -> String {
+        match self {
+            ParseError::NotJson { text, reason } => format!("{node}: cannot parse {text:?} as a JSON array: {reason}"),
+            ParseError::NotArray { text } => format!("{node}: parsed JSON is not an array: {text:?}"),
+            ParseError::NotOfType { text, element, want, .. } => {
+                format!("{node}: element {element} is not {want} in {text:?}")
+            }
+            ParseError::OutOfRange { element, .. } => {
+                format!("{node}: element {element} is outside i32 [{}, {}]", i32::MIN, i32::MAX)
+            }
+        }
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::NotJson { text, reason } => write!(f, "cannot read {text:?} as a JSON array: {reason}"),
+            ParseError::NotArray { text } => write!(f, "{text:?} is not a JSON array"),
+            ParseError::NotOfType { text, index, element, want } => {
+                write!(f, "element {index} ({element}) of {text:?} is not {want}")
+            }
+            ParseError::OutOfRange { text, index, element } => {
+                write!(f, "element {index} ({element}) of {text:?} is not an integer in the i32 range")
+            }
+        }
+    }
+}
+
 /// Parses `text` as a JSON array whose elements are all of `ty`'s element
 /// type (integers in range for the integer lists; any JSON number for
 /// `vec_f64`), or says which element, or what about the text, is wrong.
-pub fn parse(ty: VectorType, text: &str) -> Result<Value, String> {
+/// Surrounding white space is ignored; an empty array is an empty list.
+pub fn parse(ty: VectorType, text: &str) -> Result<Value, ParseError> {
     let trimmed = text.trim();
-    let parsed: serde_json::Value =
-        serde_json::from_str(trimmed).map_err(|e| format!("cannot read {trimmed:?} as a JSON array: {e}"))?;
+    let parsed: serde_json::Value = serde_json::from_str(trimmed)
+        .map_err(|e| ParseError::NotJson { text: trimmed.to_string(), reason: e.to_string() })?;
     let serde_json::Value::Array(items) = parsed else {
-        return Err(format!("{trimmed:?} is not a JSON array"));
+        return Err(ParseError::NotArray { text: trimmed.to_string() });
     };
-    let not_of_type = |index: usize, item: &serde_json::Value, what: &str| {
-        format!("element {index} ({item}) of {trimmed:?} is not {what}")
+    let want = if ty == VectorType::F64 { "a number" } else { "an integer" };
+    let not_of_type = |index: usize, item: &serde_json::Value| ParseError::NotOfType {
+        text: trimmed.to_string(),
+        index,
+        element: item.to_string(),
+        want,
     };
     match ty {
         VectorType::I32 => {
             let mut out = Vec::with_capacity(items.len());
             for (index, item) in items.iter().enumerate() {
-                let v = item.as_i64().and_then(|v| i32::try_from(v).ok());
-                out.push(v.ok_or_else(|| not_of_type(index, item, "an integer in the i32 range"))?);
+                let wide = item.as_i64().ok_or_else(|| not_of_type(index, item))?;
+                let narrow = i32::try_from(wide).map_err(|_| ParseError::OutOfRange {
+                    text: trimmed.to_string(),
+                    index,
+                    element: wide,
+                })?;
+                out.push(narrow);
             }
             Ok(from_i32s(&out))
         }
         VectorType::I64 => {
             let mut out = Vec::with_capacity(items.len());
             for (index, item) in items.iter().enumerate() {
-                out.push(item.as_i64().ok_or_else(|| not_of_type(index, item, "an integer in the i64 range"))?);
+                out.push(item.as_i64().ok_or_else(|| not_of_type(index, item))?);
             }
             Ok(from_i64s(&out))
         }
         VectorType::F64 => {
             let mut out = Vec::with_capacity(items.len());
             for (index, item) in items.iter().enumerate() {
-                out.push(item.as_f64().ok_or_else(|| not_of_type(index, item, "a number"))?);
+                out.push(item.as_f64().ok_or_else(|| not_of_type(index, item))?);
             }
             Ok(from_f64s(&out))
         }
@@ -200,11 +283,12 @@ mod tests {
 
     #[test]
     fn a_bad_list_is_refused_naming_the_element() {
-        let e = parse(VectorType::I32, "[1, 2147483648]").unwrap_err();
+        let e = parse(VectorType::I32, "[1, 2147483648]").unwrap_err().to_string();
         assert!(e.contains("element 1 (2147483648)") && e.contains("i32"), "{e}");
-        assert!(parse(VectorType::I64, "[1.5]").unwrap_err().contains("element 0 (1.5)"));
-        assert!(parse(VectorType::I64, "{\"a\": 1}").unwrap_err().contains("not a JSON array"));
-        assert!(parse(VectorType::F64, "[1,").unwrap_err().contains("cannot read"));
+        assert!(parse(VectorType::I64, "[1.5]").unwrap_err().to_string().contains("element 0 (1.5)"));
+        assert!(parse(VectorType::I64, "{\"a\": 1}").unwrap_err().to_string().contains("not a JSON array"));
+        assert!(parse(VectorType::F64, "[1,").unwrap_err().to_string().contains("cannot read"));
+        assert!(parse(VectorType::F64, "[1, \"x\"]").unwrap_err().to_string().contains("element 1 (\"x\")"));
     }
 
     #[test]

@@ -992,7 +992,9 @@ pub fn is_nat(value: &Value, to: PortType) -> bool {
 /// widenings, and the conversions that are only safe on a checked value:
 /// range-checked narrowings and sign changes, integral floats into integers,
 /// integers into floats only when the float holds them exactly, bool from 0
-/// or 1, and JSON text into a `json` slot when it parses. Text is never
+/// or 1, JSON text into a `json` slot when it parses, and a JSON array (or
+/// its text) into a list slot (`vec_i32`, ...) when every element fits.
+/// Text is otherwise never
 /// parsed into a number or a bool here (`"7"` into a u64 slot is refused: read
 /// text with [`parse_text`]), and numbers are never rendered into text.
 /// `None` passes (it clears a slot); anything else that does not fit is
@@ -1031,8 +1033,13 @@ pub fn boundary_value(value: Value, to: PortType) -> Result<Value, Value> {
         // A host that writes a number into a string slot has made a mistake
         // worth reporting; wires get their Display adapters from class A instead.
         Str | Bytes => None,
-        // A list is written as a list of its own type (the early return above).
-        Vector(_) => None,
+        // A list of its own type passed above; a host's list arrives as a
+        // JSON array (a Python list, or its text) and fits when every
+        // element does.
+        Vector(t) => match &value {
+            V::Json(text) | V::Str(text) => crate::vector::parse(t, text).ok(),
+            _ => None,
+        },
         // Epoch milliseconds or days as integers; a date widens to its midnight.
         Timestamp => match &value {
             V::Date(d) => Some(V::Timestamp(i64::from(*d) * MS_PER_DAY)),
