@@ -62,7 +62,8 @@ pub const IS_STABLE: NodeDef = NodeDef {
     },
     testing: Testing {
         samples: &[("margin", Samples::F64(&[0.05, 0.5, 0.0])), ("min_samples", Samples::U64(&[8, 1, 4]))],
-        corner_call: Some("is_stable(str_to_vec_f64(\"[{a}, {b}, {b}]\"), 0.05, 2)"),
+        corner_call: Some("is_stable(str_to_vec_f64(json_array(x, y, y) as str), 0.05, 2)"),
+        fallible: true,
         ..Testing::BASE
     },
     ..NodeDef::BASE

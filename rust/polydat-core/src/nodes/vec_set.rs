@@ -101,19 +101,21 @@ pub fn set_eq(a: &[i64], b: &[i64]) -> u64 {
 }
 
 /// The list a corner-suite call asks about, of element type `$t` (`i32`
-/// or `i64`): three small elements made from the corner variables, one of
+/// or `i64`): four small elements made from the corner variables, one of
 /// them repeated (see [`Testing::corner_call`]; no corner variable holds a
-/// list).
+/// list). It is a JSON array, not an interpolated string, so that the
+/// random program generator, which fills a corner call's variables, finds
+/// them.
 macro_rules! corner_list {
     ($t:literal) => {
-        concat!("str_to_vec_", $t, "(\"[{mod(a, 100)}, {mod(b, 100)}, {mod(c, 7)}, {mod(a, 100)}]\")")
+        concat!("str_to_vec_", $t, "(json_array(mod(a, 100), mod(b, 100), mod(c, 7), mod(a, 100)) as str)")
     };
 }
 
 /// The second list of a two-list corner call (see `corner_list!`).
 macro_rules! corner_list_b {
     ($t:literal) => {
-        concat!("str_to_vec_", $t, "(\"[{mod(c, 100)}, {mod(b, 100)}, 3]\")")
+        concat!("str_to_vec_", $t, "(json_array(mod(c, 100), mod(b, 100), 3) as str)")
     };
 }
 
@@ -375,7 +377,7 @@ parse_node!(
     "i32",
     VectorType::I32,
     "Reads the text as a JSON array of integers (`[3, 9, 14]`, white space around it ignored) and gives it as a vec_i32 list. Fails naming the element when the text is not a JSON array, an element is not an integer, or one lies outside the i32 range.",
-    "str_to_vec_i32(\"[{mod(a, 100)}, {b}, -7]\")"
+    "str_to_vec_i32(json_array(mod(a, 100), b, c) as str)"
 );
 
 parse_node!(
@@ -383,7 +385,7 @@ parse_node!(
     "i64",
     VectorType::I64,
     "Reads the text as a JSON array of integers (`[3, 9, 14]`, white space around it ignored) and gives it as a vec_i64 list. Fails naming the element when the text is not a JSON array or an element is not an integer in the i64 range.",
-    "str_to_vec_i64(\"[{a}, {mod(b, 100)}, -7]\")"
+    "str_to_vec_i64(json_array(a, mod(b, 100), c) as str)"
 );
 
 parse_node!(
@@ -391,7 +393,7 @@ parse_node!(
     "f64",
     VectorType::F64,
     "Reads the text as a JSON array of numbers (`[4.5, 5, 5.25]`, white space around it ignored) and gives it as a vec_f64 list (an is_stable window, for one). Fails naming the element when the text is not a JSON array or an element is not a number.",
-    "str_to_vec_f64(\"[{x}, {a}, 0.5]\")"
+    "str_to_vec_f64(json_array(x, a, y) as str)"
 );
 
 /// The family's nodes, in catalog order.
