@@ -6,6 +6,7 @@ columns in numpy, Arrow, Parquet, CSV and JSON Lines."""
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 
@@ -229,3 +230,36 @@ def test_the_vector_set_nodes_are_in_the_catalog() -> None:
     for question in ["len", "at", "max", "min", "contains", "position", "count_below", "intersect_count", "set_eq"]:
         assert {f"vec_{question}_i32", f"vec_{question}_i64"} <= names
     assert {"str_to_vec_i32", "str_to_vec_i64", "str_to_vec_f64"} <= names
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_float_list_takes_non_finite_elements_from_python(engine: str) -> None:
+    k = polydat.compile('extern w: vec_f64 = "[]"\nsame := w\n(level, steady) := is_stable(w, 0.05, 1)', engine=engine).kernel()
+    k.set("w", [math.inf, -math.inf, 1.0])
+    got = k.eval()
+    assert got["same"] == [math.inf, -math.inf, 1.0]
+    k.set("w", [math.nan])
+    assert math.isnan(k.pull("same")[0])
+
+
+def test_hypothesis_draws_lists_a_kernel_takes() -> None:
+    from hypothesis import given, settings
+
+    from polydat.hypothesis import values
+
+    prog = polydat.compile(
+        'extern a: vec_i32 = "[]"\nextern b: vec_i64 = "[]"\nextern w: vec_f64 = "[]"\n'
+        "n := vec_len_i32(a)\nm := vec_len_i64(b)\nk := w"
+    )
+
+    @settings(max_examples=50, deadline=None)
+    @given(values("vec_i32"), values("vec_i64"), values("vec_f64"))
+    def check(a: list[int], b: list[int], w: list[float]) -> None:
+        k = prog.kernel()
+        k.set("a", a)
+        k.set("b", b)
+        k.set("w", w)
+        got = k.eval()
+        assert (got["n"], got["m"], len(got["k"])) == (len(a), len(b), len(w))
+
+    check()

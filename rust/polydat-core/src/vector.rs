@@ -265,6 +265,33 @@ pub fn parse(ty: VectorType, text: &str) -> Result<Value, ParseError> {
     }
 }
 
+/// [`parse`] for a value a host writes into a list slot: the same, but a
+/// `vec_f64` also takes the non-finite elements as Python's `json.dumps`
+/// spells them (`NaN`, `Infinity`, `-Infinity`), since a host's list of
+/// floats arrives as that text. Any other text fails as [`parse`] says.
+pub fn parse_host(ty: VectorType, text: &str) -> Result<Value, ParseError> {
+    let strict = parse(ty, text);
+    if strict.is_ok() || ty != VectorType::F64 {
+        return strict;
+    }
+    let inner = text.trim().strip_prefix('[').and_then(|t| t.strip_suffix(']'));
+    let lenient = inner.and_then(|inner| {
+        inner
+            .split(',')
+            .map(|item| match item.trim() {
+                "NaN" => Some(f64::NAN),
+                "Infinity" => Some(f64::INFINITY),
+                "-Infinity" => Some(f64::NEG_INFINITY),
+                number => serde_json::from_str::<serde_json::Number>(number).ok().and_then(|n| n.as_f64()),
+            })
+            .collect::<Option<Vec<f64>>>()
+    });
+    match lenient {
+        Some(elements) => Ok(from_f64s(&elements)),
+        None => strict,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,6 +316,17 @@ mod tests {
         assert!(parse(VectorType::I64, "{\"a\": 1}").unwrap_err().to_string().contains("not a JSON array"));
         assert!(parse(VectorType::F64, "[1,").unwrap_err().to_string().contains("cannot read"));
         assert!(parse(VectorType::F64, "[1, \"x\"]").unwrap_err().to_string().contains("element 1 (\"x\")"));
+        assert!(parse(VectorType::F64, "[NaN]").is_err(), "JSON has no NaN");
+    }
+
+    #[test]
+    fn a_host_writes_non_finite_floats_as_python_spells_them() {
+        let v = parse_host(VectorType::F64, "[NaN, Infinity, -Infinity, 1.5]").unwrap();
+        let Value::Vector(ty, bytes) = v else { panic!() };
+        let got = floats(ty, &bytes).unwrap();
+        assert!(got[0].is_nan() && got[1] == f64::INFINITY && got[2] == f64::NEG_INFINITY && got[3] == 1.5);
+        assert!(parse_host(VectorType::F64, "[NaN, x]").unwrap_err().to_string().contains("cannot read"));
+        assert!(parse_host(VectorType::I64, "[NaN]").is_err());
     }
 
     #[test]

@@ -1037,7 +1037,7 @@ pub fn boundary_value(value: Value, to: PortType) -> Result<Value, Value> {
         // JSON array (a Python list, or its text) and fits when every
         // element does.
         Vector(t) => match &value {
-            V::Json(text) | V::Str(text) => crate::vector::parse(t, text).ok(),
+            V::Json(text) | V::Str(text) => crate::vector::parse_host(t, text).ok(),
             _ => None,
         },
         // Epoch milliseconds or days as integers; a date widens to its midnight.
