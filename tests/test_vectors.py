@@ -263,3 +263,15 @@ def test_hypothesis_draws_lists_a_kernel_takes() -> None:
         assert (got["n"], got["m"], len(got["k"])) == (len(a), len(b), len(w))
 
     check()
+
+
+def test_an_array_literal_binds_text_that_a_parse_reads_in_brackets() -> None:
+    prog = polydat.compile('values := [4, 5, 6]\nv := str_to_vec_i64("[{values}]")\nn := vec_len_i64(v)')
+    assert prog.kernel().eval() == {"values": "4, 5, 6", "v": [4, 5, 6], "n": 3}
+    with pytest.raises(CompileError, match=r'cannot parse "\[4, cycle\]" as a JSON array'):
+        # a name in an array literal is text, as upstream's: no list
+        polydat.compile('input cycle: u64\nvalues := [4, cycle]\nv := str_to_vec_i64("[{values}]")')
+    with pytest.raises(CompileError, match="an array literal cannot be passed as an argument"):
+        polydat.compile("input cycle: u64\nn := vec_len_i32(str_to_vec_i32([1, 2]))")
+    with pytest.raises(CompileError, match=r'parse its JSON text: `str_to_vec_i32\("\[\{values\}\]"\)`'):
+        polydat.compile("input cycle: u64\nn := 1 + [1, 2]")
