@@ -4,8 +4,6 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;
 use std::fmt;
 
-pub use crate::vector::VectorType;
-
 /// The largest precision of a `decimal(p, s)`: 38 digits, the most an i128
 /// holds whole (10^38 < 2^127).
 pub const DECIMAL_MAX_PRECISION: u8 = 38;
@@ -301,6 +299,51 @@ impl<'de> Deserialize<'de> for PortType {
             Ok(None) => Err(serde::de::Error::custom(format!("unknown type '{word}'"))),
             Err(e) => Err(serde::de::Error::custom(e)),
         }
+    }
+}
+
+/// The element type of a list port type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum VectorType {
+    /// `vec_i32`: 32-bit signed integers.
+    I32,
+    /// `vec_i64`: 64-bit signed integers.
+    I64,
+    /// `vec_f64`: 64-bit IEEE floats.
+    F64,
+}
+
+impl VectorType {
+    /// Every list type, in declaration order.
+    pub const ALL: [VectorType; 3] = [VectorType::I32, VectorType::I64, VectorType::F64];
+
+    /// The DSL keyword of the list type (`vec_i32`, ...).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            VectorType::I32 => "vec_i32",
+            VectorType::I64 => "vec_i64",
+            VectorType::F64 => "vec_f64",
+        }
+    }
+
+    /// Bytes one element takes in the packed form.
+    pub fn width(self) -> usize {
+        match self {
+            VectorType::I32 => 4,
+            VectorType::I64 | VectorType::F64 => 8,
+        }
+    }
+
+    /// How many elements `bytes` packs, `None` when its length is no whole
+    /// number of elements (no list step writes such a value).
+    pub fn len_of(self, bytes: &[u8]) -> Option<usize> {
+        (bytes.len() % self.width() == 0).then(|| bytes.len() / self.width())
+    }
+}
+
+impl fmt::Display for VectorType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.keyword())
     }
 }
 

@@ -228,6 +228,37 @@ impl Value {
     }
 }
 
+/// The element at `index` of a packed list of element type `ty` (see
+/// [`crate::vector`]), as a scalar value of the element type (`I32`, `I64`
+/// or `F64`); `None` past the end.
+pub fn list_element(ty: VectorType, bytes: &[u8], index: usize) -> Option<Value> {
+    let w = ty.width();
+    let start = index.checked_mul(w)?;
+    let chunk = bytes.get(start..start.checked_add(w)?)?;
+    Some(match ty {
+        VectorType::I32 => Value::I32(i32::from_le_bytes(chunk.try_into().ok()?)),
+        VectorType::I64 => Value::I64(i64::from_le_bytes(chunk.try_into().ok()?)),
+        VectorType::F64 => Value::F64(f64::from_le_bytes(chunk.try_into().ok()?)),
+    })
+}
+
+/// Appends the display text of a packed list of element type `ty`: its
+/// elements as their scalar display text, comma-separated in brackets
+/// (`[3,9,14]`, `[]`, `[0.5,-1]`); a valid JSON array for the integer lists
+/// and for float lists of finite elements.
+pub fn push_list_text(ty: VectorType, out: &mut String, bytes: &[u8]) {
+    out.push('[');
+    let mut index = 0;
+    while let Some(element) = list_element(ty, bytes, index) {
+        if index > 0 {
+            out.push(',');
+        }
+        push_display(out, &element);
+        index += 1;
+    }
+    out.push(']');
+}
+
 /// Appends `v`'s display text ([`Value::display_text`]) to `out`.
 pub fn push_display(out: &mut String, v: &Value) {
     use std::fmt::Write;
@@ -256,7 +287,7 @@ pub fn push_display(out: &mut String, v: &Value) {
         Value::Decimal(d) => {
             let _ = write!(out, "{d}");
         }
-        Value::Vector(t, bytes) => t.push_text(out, bytes),
+        Value::Vector(t, bytes) => push_list_text(*t, out, bytes),
     }
 }
 

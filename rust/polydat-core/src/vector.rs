@@ -5,90 +5,17 @@
 //! (4 bytes an `i32`, 8 an `i64` or `f64`), so every engine moves it with
 //! the by-reference plumbing strings and byte strings already use (Ref slot
 //! pairs, scratch entries, column rows); the port type says how to read the
-//! bytes. This module owns the element types, the packing, and the two
-//! text forms of a list: its display text (`[1,2,3]`, what a CSV cell, an
-//! interpolation or a `str` cast shows) and the JSON array the
-//! `str_to_vec_*` parses read.
+//! bytes. The element types are [`crate::types::VectorType`], reading an
+//! element and a list's display text (`[1,2,3]`, what an interpolation or
+//! a `str` cast shows) are [`crate::value`]'s (re-exported here); this
+//! module owns the packing and the JSON array the `str_to_vec_*` parses,
+//! literals and host writes read.
 
-use crate::value::push_display;
+pub use crate::types::VectorType;
 use crate::value::Value;
+pub use crate::value::{list_element as element, push_list_text as push_text};
 use std::fmt;
 use std::sync::Arc;
-
-/// The element type of a list port type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum VectorType {
-    /// `vec_i32`: 32-bit signed integers.
-    I32,
-    /// `vec_i64`: 64-bit signed integers.
-    I64,
-    /// `vec_f64`: 64-bit IEEE floats.
-    F64,
-}
-
-impl VectorType {
-    /// Every list type, in declaration order.
-    pub const ALL: [VectorType; 3] = [VectorType::I32, VectorType::I64, VectorType::F64];
-
-    /// The DSL keyword of the list type (`vec_i32`, ...).
-    pub fn keyword(self) -> &'static str {
-        match self {
-            VectorType::I32 => "vec_i32",
-            VectorType::I64 => "vec_i64",
-            VectorType::F64 => "vec_f64",
-        }
-    }
-
-    /// Bytes one element takes in the packed form.
-    pub fn width(self) -> usize {
-        match self {
-            VectorType::I32 => 4,
-            VectorType::I64 | VectorType::F64 => 8,
-        }
-    }
-
-    /// How many elements `bytes` packs, `None` when its length is no whole
-    /// number of elements (no list step writes such a value).
-    pub fn len_of(self, bytes: &[u8]) -> Option<usize> {
-        (bytes.len() % self.width() == 0).then(|| bytes.len() / self.width())
-    }
-
-    /// The element at `index` of the packed list, as a scalar value of the
-    /// element type (`I32`, `I64` or `F64`); `None` past the end.
-    pub fn element(self, bytes: &[u8], index: usize) -> Option<Value> {
-        let w = self.width();
-        let start = index.checked_mul(w)?;
-        let chunk = bytes.get(start..start.checked_add(w)?)?;
-        Some(match self {
-            VectorType::I32 => Value::I32(i32::from_le_bytes(chunk.try_into().ok()?)),
-            VectorType::I64 => Value::I64(i64::from_le_bytes(chunk.try_into().ok()?)),
-            VectorType::F64 => Value::F64(f64::from_le_bytes(chunk.try_into().ok()?)),
-        })
-    }
-
-    /// The display text of a packed list: its elements as their scalar
-    /// display text, comma-separated in brackets (`[3,9,14]`, `[]`,
-    /// `[0.5,-1]`); a valid JSON array for the integer lists and for float
-    /// lists of finite elements.
-    pub fn push_text(self, out: &mut String, bytes: &[u8]) {
-        out.push('[');
-        let mut index = 0;
-        while let Some(element) = self.element(bytes, index) {
-            if index > 0 {
-                out.push(',');
-            }
-            push_display(out, &element);
-            index += 1;
-        }
-        out.push(']');
-    }
-}
-
-impl fmt::Display for VectorType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.keyword())
-    }
-}
 
 /// Packs `i32` elements into a list value.
 pub fn from_i32s(elements: &[i32]) -> Value {
@@ -333,8 +260,8 @@ mod tests {
     fn packed_bytes_read_back_element_by_element() {
         let Value::Vector(ty, bytes) = from_i64s(&[-1, 7]) else { panic!() };
         assert_eq!(ty.len_of(&bytes), Some(2));
-        assert!(ty.element(&bytes, 1).unwrap().same(&Value::I64(7)));
-        assert!(ty.element(&bytes, 2).is_none());
+        assert!(element(ty, &bytes, 1).unwrap().same(&Value::I64(7)));
+        assert!(element(ty, &bytes, 2).is_none());
         assert_eq!(integers(ty, &bytes), Some(vec![-1, 7]));
         assert!(from_row(VectorType::I32, &[1, 2, 3]).is_none());
     }

@@ -30,7 +30,7 @@ pub(crate) fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObject> {
         Value::Vector(t, bytes) => {
             let mut items = Vec::new();
             let mut index = 0;
-            while let Some(element) = t.element(bytes, index) {
+            while let Some(element) = polydat_core::value::list_element(*t, bytes, index) {
                 items.push(to_py(py, &element)?);
                 index += 1;
             }

@@ -597,7 +597,7 @@ enum ListStyle {
 fn list_text(ty: VectorType, bytes: &[u8], style: ListStyle, floats: &mut ryu::Buffer, out: &mut Vec<u8>) {
     out.push(b'[');
     let mut index = 0;
-    while let Some(element) = ty.element(bytes, index) {
+    while let Some(element) = crate::value::list_element(ty, bytes, index) {
         if index > 0 {
             out.extend_from_slice(if style == ListStyle::Json { b", " } else { b"," });
         }

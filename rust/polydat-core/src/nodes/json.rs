@@ -38,7 +38,10 @@ pub fn value_to_json(v: &Value) -> J {
         Value::Date(days) => J::String(crate::nodes::datetime::date_text(*days)),
         Value::Decimal(d) => J::String(d.to_string()),
         Value::Vector(t, bytes) => J::Array(
-            (0..t.len_of(bytes).unwrap_or(0)).filter_map(|i| t.element(bytes, i)).map(|e| value_to_json(&e)).collect(),
+            (0..t.len_of(bytes).unwrap_or(0))
+                .filter_map(|i| crate::value::list_element(*t, bytes, i))
+                .map(|e| value_to_json(&e))
+                .collect(),
         ),
     }
 }
