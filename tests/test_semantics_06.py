@@ -7,6 +7,8 @@ a scope compiled under a kernel runs on that kernel's engine."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import polydat
@@ -92,7 +94,7 @@ def test_the_session_clock_replacement_compiles_strict_and_holds(engine: str) ->
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_is_stable_reads_a_window_of_samples(engine: str) -> None:
-    k = kernel('extern samples: json = "[]"\n(stable_value, stable) := is_stable(samples, 0.05, 4)', engine)
+    k = kernel('extern samples: vec_f64 = "[]"\n(stable_value, stable) := is_stable(samples, 0.05, 4)', engine)
     assert k.eval() == {"stable_value": 0.0, "stable": 0}, "an empty window"
     for window, expected in [
         ("[0, 1, 3, 4.5, 5, 5, 5, 5]", (4.75, 0)),
@@ -103,6 +105,8 @@ def test_is_stable_reads_a_window_of_samples(engine: str) -> None:
     ]:
         k.set("samples", window)
         got = k.eval()
+        k.set("samples", json.loads(window))
+        assert k.eval() == got, "a Python list is the same window as its JSON text"
         assert (got["stable_value"], got["stable"]) == expected, window
         assert k.eval() == got, "the node keeps no history: the same window, the same answer"
 
@@ -110,9 +114,12 @@ def test_is_stable_reads_a_window_of_samples(engine: str) -> None:
 def test_is_stable_refuses_the_05_horizon_form_and_a_window_that_is_not_numbers() -> None:
     with pytest.raises(CompileError, match="is_stable"):
         polydat.compile("input cycle\n(v, s) := is_stable(cycle as f64, 0.05, 8, 32)")
-    k = kernel('extern samples: json = "[1, \\"x\\"]"\n(v, s) := is_stable(samples)', "auto")
-    with pytest.raises(polydat.EvalError, match="is_stable samples must be a JSON array of numbers"):
+    k = kernel('extern text: str = "[1, \\"x\\"]"\n(v, s) := is_stable(str_to_vec_f64(text))', "auto")
+    with pytest.raises(polydat.EvalError, match=r'str_to_vec_f64: element "x" is not a number in'):
         k.eval()
+    k = kernel('extern samples: vec_f64 = "[]"\n(v, s) := is_stable(samples)', "auto")
+    with pytest.raises(polydat.PolydatError, match=r'element 1 \("x"\) of .* is not a number'):
+        k.set("samples", [1, "x"])
 
 
 @pytest.mark.parametrize("engine", [e for e in ENGINES if e != "auto"])

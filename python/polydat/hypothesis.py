@@ -108,6 +108,9 @@ _BY_TYPE: dict[str, Callable[[], st.SearchStrategy[Any]]] = {
     "json": _json_texts,
     "date": st.dates,
     "timestamp": _timestamps,
+    "vec_i32": lambda: st.lists(st.integers(-(2**31), 2**31 - 1), max_size=8),
+    "vec_i64": lambda: st.lists(st.integers(-(2**63), 2**63 - 1), max_size=8),
+    "vec_f64": lambda: st.lists(f64_values(), max_size=8),
 }
 
 

@@ -208,7 +208,7 @@ def _walk(node: Any, rng: random.Random, rate: float) -> Any:
     return _bend(node, rng) if rng.random() < rate else node
 
 
-TYPES = ["u64", "i64", "u32", "i32", "f64", "f32", "bool", "str", "bytes", "json"]
+TYPES = ["u64", "i64", "u32", "i32", "f64", "f32", "bool", "str", "bytes", "json", "vec_i32", "vec_i64", "vec_f64"]
 
 
 def _edit_ir(ir: dict[str, Any], rng: random.Random, ops: list[str]) -> None:

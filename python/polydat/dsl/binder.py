@@ -717,7 +717,8 @@ class Binder(Declarations, OperatorLowering, CallLowering, TileLowering):
                 raise scope.file.error(
                     "an array literal can only be bound directly to a name",
                     expr.span,
-                    "bind it first (`values := [1, 2, 3]`) and convert it where needed (str_to_vec_i32, ...)",
+                    "bind it first (`values := [1, 2, 3]` binds the text \"1, 2, 3\"); "
+                    "for a list, parse its JSON text: `str_to_vec_i32(\"[{values}]\")`",
                 )
             text = render_array(expr.elements)  # type: ignore[union-attr]
             return Plan((), lambda _: self._literal_value({"str": text}, expr.span, scope))

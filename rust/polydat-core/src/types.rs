@@ -93,12 +93,15 @@ pub enum PortType {
     /// An exact fixed-point number `decimal(p, s)`: an i128 count of
     /// 10^-s units, at most p digits (see [`crate::decimal`]).
     Decimal(DecimalType),
+    /// A list `vec_i32`, `vec_i64` or `vec_f64`: its elements' packed
+    /// little-endian bytes, by reference (see [`crate::vector`]).
+    Vector(VectorType),
 }
 
 impl PortType {
     /// Every port type, in declaration order (`decimal` by the one
     /// representative [`PortType::DECIMAL_SAMPLE`], `decimal(15, 2)`).
-    pub const ALL: [PortType; 17] = [
+    pub const ALL: [PortType; 20] = [
         PortType::U64,
         PortType::I64,
         PortType::U32,
@@ -116,6 +119,9 @@ impl PortType {
         PortType::Timestamp,
         PortType::Date,
         PortType::DECIMAL_SAMPLE,
+        PortType::Vector(VectorType::I32),
+        PortType::Vector(VectorType::I64),
+        PortType::Vector(VectorType::F64),
     ];
 
     /// The decimal type that stands for the family where one type is
@@ -152,6 +158,7 @@ impl PortType {
             PortType::Timestamp => "timestamp",
             PortType::Date => "date",
             PortType::Decimal(_) => "decimal",
+            PortType::Vector(v) => v.keyword(),
         }
     }
 
@@ -165,7 +172,7 @@ impl PortType {
 
     /// Every spelling of a type a program may write, with the type it names:
     /// each keyword, and the `Str`/`String`/`Json` spellings.
-    pub const SPELLINGS: [(&'static str, PortType); 19] = [
+    pub const SPELLINGS: [(&'static str, PortType); 22] = [
         ("u64", PortType::U64),
         ("i64", PortType::I64),
         ("u32", PortType::U32),
@@ -185,6 +192,9 @@ impl PortType {
         ("Json", PortType::Json),
         ("timestamp", PortType::Timestamp),
         ("date", PortType::Date),
+        ("vec_i32", PortType::Vector(VectorType::I32)),
+        ("vec_i64", PortType::Vector(VectorType::I64)),
+        ("vec_f64", PortType::Vector(VectorType::F64)),
     ];
 
     /// Parses a DSL type keyword, any spelling of [`PortType::SPELLINGS`] or
@@ -218,14 +228,23 @@ impl PortType {
     /// engines). A decimal is one: its i128 is 16 bytes a pair points at, so
     /// every engine moves it with the by-reference plumbing it already has
     /// (scratch entries, copies in and out, column rows) and needs no
-    /// two-word scalar slot.
+    /// two-word scalar slot. So is a list (its packed elements).
     pub fn is_ref(self) -> bool {
-        matches!(self, PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_))
+        matches!(self, PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) | PortType::Vector(_))
+    }
+
+    /// The element type, when this is a list type (`vec_i32`, ...).
+    pub fn vector(self) -> Option<VectorType> {
+        match self {
+            PortType::Vector(v) => Some(v),
+            _ => None,
+        }
     }
 
     /// True for the types carried as UTF-8 text (`str`, `json`): their
     /// by-reference values live in text buffers, every other by-reference
-    /// value (`bytes`, a decimal's 16 bytes) in byte buffers.
+    /// value (`bytes`, a decimal's 16 bytes, a list's elements) in byte
+    /// buffers.
     pub fn is_text(self) -> bool {
         matches!(self, PortType::Str | PortType::Json)
     }
@@ -280,6 +299,51 @@ impl<'de> Deserialize<'de> for PortType {
             Ok(None) => Err(serde::de::Error::custom(format!("unknown type '{word}'"))),
             Err(e) => Err(serde::de::Error::custom(e)),
         }
+    }
+}
+
+/// The element type of a list port type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum VectorType {
+    /// `vec_i32`: 32-bit signed integers.
+    I32,
+    /// `vec_i64`: 64-bit signed integers.
+    I64,
+    /// `vec_f64`: 64-bit IEEE floats.
+    F64,
+}
+
+impl VectorType {
+    /// Every list type, in declaration order.
+    pub const ALL: [VectorType; 3] = [VectorType::I32, VectorType::I64, VectorType::F64];
+
+    /// The DSL keyword of the list type (`vec_i32`, ...).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            VectorType::I32 => "vec_i32",
+            VectorType::I64 => "vec_i64",
+            VectorType::F64 => "vec_f64",
+        }
+    }
+
+    /// Bytes one element takes in the packed form.
+    pub fn width(self) -> usize {
+        match self {
+            VectorType::I32 => 4,
+            VectorType::I64 | VectorType::F64 => 8,
+        }
+    }
+
+    /// How many elements `bytes` packs, `None` when its length is no whole
+    /// number of elements (no list step writes such a value).
+    pub fn len_of(self, bytes: &[u8]) -> Option<usize> {
+        (bytes.len() % self.width() == 0).then(|| bytes.len() / self.width())
+    }
+}
+
+impl fmt::Display for VectorType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.keyword())
     }
 }
 

@@ -1,7 +1,7 @@
 //! Runtime values of the P1 interpreter and the host boundary.
 
 use crate::decimal::Decimal;
-use crate::types::PortType;
+use crate::types::{PortType, VectorType};
 use std::fmt;
 use std::sync::Arc;
 
@@ -46,6 +46,9 @@ pub enum Value {
     Date(i32),
     /// A `decimal(p, s)`: its units and its type.
     Decimal(Decimal),
+    /// A list (`vec_i32`, `vec_i64`, `vec_f64`): its element type and its
+    /// elements' packed little-endian bytes (see [`crate::vector`]).
+    Vector(VectorType, Arc<[u8]>),
 }
 
 impl Value {
@@ -70,6 +73,7 @@ impl Value {
             Value::Timestamp(_) => PortType::Timestamp,
             Value::Date(_) => PortType::Date,
             Value::Decimal(d) => PortType::Decimal(d.ty()),
+            Value::Vector(v, _) => PortType::Vector(*v),
         })
     }
 
@@ -90,11 +94,12 @@ impl Value {
         Decimal::from_bytes(bytes, ty).map_or(Value::None, Value::Decimal)
     }
 
-    /// The bytes a string, byte-string or JSON value holds (0 for any other).
+    /// The bytes a string, byte-string, JSON or list value holds (0 for
+    /// any other).
     pub fn payload_len(&self) -> usize {
         match self {
             Value::Str(s) | Value::Json(s) => s.len(),
-            Value::Bytes(b) => b.len(),
+            Value::Bytes(b) | Value::Vector(_, b) => b.len(),
             _ => 0,
         }
     }
@@ -179,6 +184,7 @@ impl Value {
             (Value::Timestamp(a), Value::Timestamp(b)) => a == b,
             (Value::Date(a), Value::Date(b)) => a == b,
             (Value::Decimal(a), Value::Decimal(b)) => a == b,
+            (Value::Vector(ta, a), Value::Vector(tb, b)) => ta == tb && a == b,
             _ => false,
         }
     }
@@ -204,6 +210,10 @@ impl Value {
             Value::Str(v) | Value::Json(v) => v.hash(state),
             Value::Bytes(v) => v.hash(state),
             Value::Decimal(v) => v.hash(state),
+            Value::Vector(t, v) => {
+                t.hash(state);
+                v.hash(state);
+            }
         }
     }
 
@@ -216,6 +226,37 @@ impl Value {
         push_display(&mut out, self);
         out
     }
+}
+
+/// The element at `index` of a packed list of element type `ty` (see
+/// [`crate::vector`]), as a scalar value of the element type (`I32`, `I64`
+/// or `F64`); `None` past the end.
+pub fn list_element(ty: VectorType, bytes: &[u8], index: usize) -> Option<Value> {
+    let w = ty.width();
+    let start = index.checked_mul(w)?;
+    let chunk = bytes.get(start..start.checked_add(w)?)?;
+    Some(match ty {
+        VectorType::I32 => Value::I32(i32::from_le_bytes(chunk.try_into().ok()?)),
+        VectorType::I64 => Value::I64(i64::from_le_bytes(chunk.try_into().ok()?)),
+        VectorType::F64 => Value::F64(f64::from_le_bytes(chunk.try_into().ok()?)),
+    })
+}
+
+/// Appends the display text of a packed list of element type `ty`: its
+/// elements as their scalar display text, comma-separated in brackets
+/// (`[3,9,14]`, `[]`, `[0.5,-1]`); a valid JSON array for the integer lists
+/// and for float lists of finite elements.
+pub fn push_list_text(ty: VectorType, out: &mut String, bytes: &[u8]) {
+    out.push('[');
+    let mut index = 0;
+    while let Some(element) = list_element(ty, bytes, index) {
+        if index > 0 {
+            out.push(',');
+        }
+        push_display(out, &element);
+        index += 1;
+    }
+    out.push(']');
 }
 
 /// Appends `v`'s display text ([`Value::display_text`]) to `out`.
@@ -246,6 +287,7 @@ pub fn push_display(out: &mut String, v: &Value) {
         Value::Decimal(d) => {
             let _ = write!(out, "{d}");
         }
+        Value::Vector(t, bytes) => push_list_text(*t, out, bytes),
     }
 }
 
@@ -289,6 +331,7 @@ impl fmt::Display for Value {
             Value::Timestamp(v) => write!(f, "Timestamp({v})"),
             Value::Date(v) => write!(f, "Date({v})"),
             Value::Decimal(v) => write!(f, "Decimal({v})"),
+            Value::Vector(t, b) => write!(f, "{}(len={})", t.keyword(), t.len_of(b).unwrap_or(0)),
         }
     }
 }

@@ -120,6 +120,10 @@ fn corners(ty: PortType) -> Vec<Value> {
                 .map(|units| Value::Decimal(polydat_core::decimal::Decimal::new(units, d).expect("fits")))
                 .collect()
         }
+        PortType::Vector(t) => ["[]", "[0]", "[3, 9, 14, 20]", "[-1, 7, 7, 0]", "[2147483647, -2147483648]"]
+            .into_iter()
+            .map(|text| polydat_core::vector::parse(t, text).expect("a list of every element type"))
+            .collect(),
     }
 }
 

@@ -418,6 +418,10 @@ fn value_of(ty: PortType, rng: &mut Rng) -> Value {
             let units = [0, -1, 90_100, 10i128.pow(d.precision as u32) - 1, (x % 1_000_000) as i128][(x % 5) as usize];
             Value::Decimal(polydat_core::decimal::Decimal::new(units, d).expect("fits"))
         }
+        PortType::Vector(t) => {
+            let text = ["[]", "[3, 9, 14, 20]", "[-1, 7, 7, 0]", "[2147483647, -2147483648]"][(x % 4) as usize];
+            polydat_core::vector::parse(t, text).expect("a list of every element type")
+        }
     }
 }
 

@@ -10,18 +10,19 @@ use arrow_array::types::{ArrowDictionaryKeyType, UInt16Type, UInt32Type, UInt8Ty
 use arrow_array::StructArray;
 use arrow_array::{
     ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array, DictionaryArray, Float32Array, Float64Array,
-    Int16Array, Int32Array, Int64Array, Int8Array, PrimitiveArray, RecordBatch, RecordBatchOptions, StringArray,
-    TimestampMillisecondArray, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
+    Int16Array, Int32Array, Int64Array, Int8Array, ListArray, PrimitiveArray, RecordBatch, RecordBatchOptions,
+    StringArray, TimestampMillisecondArray, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 use polydat_core::columns::formats::{self, Writer};
 use polydat_core::columns::text::TextEncoding;
-use polydat_core::columns::{Column, ColumnData};
+use polydat_core::columns::{Column, ColumnData, VarRows};
 use polydat_core::engine::{GenerateError, Stop};
 use polydat_core::generation::fanout::FanOut;
 use polydat_core::generation::Batches;
 use polydat_core::node::guard::guarded;
+use polydat_core::types::VectorType;
 use polydat_core::PortType;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
@@ -56,7 +57,49 @@ pub fn data_type(ty: PortType) -> DataType {
         PortType::Timestamp => DataType::Timestamp(TimeUnit::Millisecond, Some(TIMESTAMP_ZONE.into())),
         PortType::Date => DataType::Date32,
         PortType::Decimal(d) => DataType::Decimal128(d.precision, d.scale as i8),
+        PortType::Vector(t) => DataType::List(Arc::new(list_item(t))),
     }
+}
+
+/// The item field of a list column of element type `t`: `int32`, `int64`
+/// or `float64`, never null (a list holds no `None`; a row may be one).
+fn list_item(t: VectorType) -> Field {
+    let element = match t {
+        VectorType::I32 => DataType::Int32,
+        VectorType::I64 => DataType::Int64,
+        VectorType::F64 => DataType::Float64,
+    };
+    Field::new_list_field(element, false)
+}
+
+/// A list column's rows (packed elements) as an Arrow list array of its
+/// element type: the elements copied out of the packed bytes, the row
+/// boundaries counted in elements.
+fn list_array(rows: &VarRows, t: VectorType, count: usize, nulls: Option<NullBuffer>) -> Result<ArrayRef, String> {
+    let width = t.width();
+    let mut offsets: Vec<i32> = Vec::with_capacity(count + 1);
+    for i in 0..=count {
+        let elements = rows.offsets.get(i) / width;
+        offsets.push(i32::try_from(elements).map_err(|_| {
+            format!("a {t} column of one batch holds {elements} elements, more than an Arrow list's 2^31: use a smaller batch_rows")
+        })?);
+    }
+    let data = &rows.data[..rows.offsets.get(count)];
+    let values: ArrayRef = match t {
+        VectorType::I32 => Arc::new(Int32Array::from_iter_values(
+            data.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().expect("4 bytes"))),
+        )),
+        VectorType::I64 => Arc::new(Int64Array::from_iter_values(
+            data.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes"))),
+        )),
+        VectorType::F64 => Arc::new(Float64Array::from_iter_values(
+            data.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))),
+        )),
+    };
+    let list =
+        ListArray::try_new(Arc::new(list_item(t)), OffsetBuffer::new(ScalarBuffer::from(offsets)), values, nulls)
+            .map_err(|e| e.to_string())?;
+    Ok(Arc::new(list))
 }
 
 /// The schema of columns `names` of declared types `types`: every field
@@ -108,6 +151,9 @@ pub fn column_array(column: Column) -> Result<ArrayRef, String> {
         ColumnData::F64(v) => Arc::new(Float64Array::new(ScalarBuffer::from(v), nulls)),
         ColumnData::F32(v) => Arc::new(Float32Array::new(ScalarBuffer::from(v), nulls)),
         ColumnData::Bool(v) => Arc::new(BooleanArray::new(v.iter().copied().collect(), nulls)),
+        ColumnData::Var(v) if ty.vector().is_some() => {
+            list_array(&v, ty.vector().expect("a list column"), rows, nulls)?
+        }
         ColumnData::Var(v) if ty.decimal().is_some() => {
             let units: Vec<i128> = (0..rows).map(|i| v.row(i).try_into().map_or(0, i128::from_le_bytes)).collect();
             let d = ty.decimal().expect("a decimal column");

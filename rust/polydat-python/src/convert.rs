@@ -25,7 +25,9 @@ pub(crate) fn py_bytes<'py>(py: Python<'py>, bytes: &[u8]) -> HostResult<Bound<'
 /// Converts a Python value to a core value. Builtin `None`, `bool`, `int`,
 /// `float`, `str`, `bytes` (and their subclasses) convert directly, a
 /// `decimal.Decimal` exactly (by its digits); `dict`
-/// and `list` become JSON text; any other object is converted once through
+/// and `list` (and a one-dimensional numpy array, as its list) become JSON
+/// text, which a `json` slot takes and a list slot (`vec_i32`, ...) reads
+/// as its elements; any other object is converted once through
 /// the number protocols (`operator.index`, else `float()`), and what that
 /// gives must be an int or a float. Everything else is refused with a
 /// `WriteError` saying what was given.
@@ -61,6 +63,11 @@ pub(crate) fn to_value(py: Python<'_>, obj: &Bound<'_, PyAny>) -> HostResult<Val
         return Ok(Value::Json(text.into()));
     }
     let kind = obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "object".into());
+    // A one-dimensional numpy array is written as the list of its elements
+    // (a list slot, `vec_i32`, ... takes it when every element fits).
+    if kind == "ndarray" && obj.getattr("ndim")?.extract::<usize>()? == 1 {
+        return to_value(py, &obj.call_method0("tolist")?);
+    }
     if obj.is_instance(&py.import("decimal")?.getattr("Decimal")?)? {
         // Its digits in full (`format(x, "f")` writes no exponent), as the
         // narrowest decimal holding them; a slot's type then takes it exactly.
@@ -157,8 +164,9 @@ pub(crate) fn int_value(obj: &Bound<'_, PyAny>) -> HostResult<Value> {
     )))
 }
 
-/// A column as a numpy array of its declared dtype (strings, bytes, JSON
-/// and decimals as an object array, a decimal row a `decimal.Decimal`,
+/// A column as a numpy array of its declared dtype (strings, bytes, JSON,
+/// decimals and lists as an object array, a decimal row a
+/// `decimal.Decimal`, a list row a Python list of ints or floats,
 /// `None` rows as `None`; a timestamp as
 /// `datetime64[ms]`, a date as `datetime64[D]`); a scalar column with `None`
 /// rows is a `numpy.ma.MaskedArray` of its dtype whose mask marks them.
@@ -182,7 +190,14 @@ pub(crate) fn column_to_py(py: Python<'_>, column: Column) -> HostResult<PyObjec
             // A str object: a header of at most 64 bytes (allocator rounding
             // included), and one byte per character when all are ASCII, at
             // most four per byte otherwise; bytes objects report failure.
-            let per_byte = if ty == polydat_core::PortType::Bytes || v.data.is_ascii() { 1 } else { 4 };
+            // A list: a Python list's header and pointer, and an int or float
+            // object (at most 32 bytes) per element of at least 4 bytes.
+            let per_byte = match ty {
+                polydat_core::PortType::Vector(_) => 10,
+                polydat_core::PortType::Bytes => 1,
+                _ if v.data.is_ascii() => 1,
+                _ => 4,
+            };
             let needed = rows.saturating_mul(64 + size_of::<PyObject>()).saturating_add(v.data.len() * per_byte);
             ensure_memory(needed, &what)?;
             let mut nulls = column.nulls.iter().peekable();
@@ -197,6 +212,9 @@ pub(crate) fn column_to_py(py: Python<'_>, column: Column) -> HostResult<PyObjec
                     polydat_core::PortType::Bytes => py_bytes(py, v.row(i))?.into_any().unbind(),
                     polydat_core::PortType::Decimal(d) => {
                         crate::pyvalue::to_py(py, &polydat_core::Value::decimal_row(v.row(i), d))?
+                    }
+                    polydat_core::PortType::Vector(t) => {
+                        crate::pyvalue::to_py(py, &polydat_core::vector::from_row(t, v.row(i)))?
                     }
                     _ => PyString::new(py, v.text(i)).into_any().unbind(),
                 });

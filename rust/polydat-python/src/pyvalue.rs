@@ -4,7 +4,7 @@
 
 use polydat_core::Value;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyString};
+use pyo3::types::{PyBool, PyBytes, PyList, PyString};
 
 /// Converts a core value to a Python value.
 pub(crate) fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObject> {
@@ -26,6 +26,16 @@ pub(crate) fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObject> {
         Value::Timestamp(ms) => datetime64(py, *ms, "ms")?,
         Value::Date(days) => datetime64(py, i64::from(*days), "D")?,
         Value::Decimal(d) => py.import("decimal")?.getattr("Decimal")?.call1((d.to_string(),))?.unbind(),
+        // A list is a Python list of ints (`vec_i32`, `vec_i64`) or floats (`vec_f64`).
+        Value::Vector(t, bytes) => {
+            let mut items = Vec::new();
+            let mut index = 0;
+            while let Some(element) = polydat_core::value::list_element(*t, bytes, index) {
+                items.push(to_py(py, &element)?);
+                index += 1;
+            }
+            PyList::new(py, items)?.into_any().unbind()
+        }
     })
 }
 

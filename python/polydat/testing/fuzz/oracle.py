@@ -154,6 +154,11 @@ def value_for(rng: random.Random, type_name: str) -> Any:
     if type_name in ("date", "timestamp"):
         bound = 40_000 if type_name == "date" else 2**62
         return rng.randrange(bound)
+    if type_name == "vec_f64":
+        return [rng.choice((*_F64[:6], rng.uniform(-1e6, 1e6))) for _ in range(rng.randrange(5))]
+    if type_name.startswith("vec_"):
+        bound = 2**31 if type_name == "vec_i32" else 2**63
+        return [rng.choice((0, -1, 7, -bound, bound - 1, rng.randrange(-bound, bound))) for _ in range(rng.randrange(5))]
     raise ValueError(f"no values for type {type_name}")
 
 

@@ -43,11 +43,12 @@ __all__ = ["PORT_TYPES", "FuzzProgram", "Term", "program", "callable_entries", "
 
 PORT_TYPES = (
     "u64", "i64", "u32", "i32", "u16", "i16", "u8", "i8", "f64", "f32", "bool", "str", "bytes", "json", "date", "timestamp",
+    "vec_i32", "vec_i64", "vec_f64",
 )
 """The wire types the generator carries: every type a catalog port has."""
 
 _NUMERIC_FAMILIES = ("u64", "i64", "f64")
-_DEFAULTABLE = {"u64", "u32", "f64", "f32", "str", "bool", "timestamp"}
+_DEFAULTABLE = {"u64", "u32", "f64", "f32", "str", "bool", "timestamp", "vec_i32", "vec_i64", "vec_f64"}
 """Extern types whose declaration takes a literal default."""
 
 _TIME_BOUND = 1 << 40
@@ -223,6 +224,8 @@ class _Writer:
                 return found
         if roll < 0.8 and type_name in ("u64", "f64", "str", "bool"):
             return self.literal_term(type_name)
+        if type_name.startswith("vec_"):
+            return self.list_term(type_name)
         cast = self.cast_to(type_name, total=total, depth=depth)
         if cast is not None:
             return cast
@@ -254,6 +257,23 @@ class _Writer:
         else:
             value = rng.random() < 0.5
         return Term(literal(value, type_name), type_name, total=True, varying=False)
+
+    def list_term(self, type_name: str) -> Term:
+        """A list of ``type_name`` (``vec_i32``, ...) parsed from an
+        interpolated JSON array of bound u64 terms taken modulo 100 (so it
+        always parses), at most four elements, a repeat among them now and
+        then (the set nodes' subject); or its empty literal."""
+        rng = self.rng
+        if rng.random() < 0.1:
+            return Term(f'str_to_{type_name}("[]")', type_name, total=True, varying=False)
+        # bound names only: an expression's text may hold quotes
+        names = [t for t in self.terms if t.type == "u64" and t.total and t.varying and t.text.isidentifier()]
+        parts = [rng.choice(names) if names else Term("cycle", "u64", total=True) for _ in range(rng.randint(1, 4))]
+        if rng.random() < 0.3:
+            parts.append(rng.choice(parts))
+        inner = ", ".join(f"{{{p.text} % 100}}" for p in parts)
+        text = f'str_to_{type_name}("[{inner}]")'
+        return Term(text, type_name, total=True, varying=True, tainted=any(p.tainted for p in parts))
 
     def cast_to(self, target: str, *, total: bool, depth: int) -> Term | None:
         """``(source as target)`` for a bound source the core converts to ``target``."""
@@ -625,6 +645,8 @@ def _default_literal(rng: random.Random, type_name: str) -> str:
         return literal(rng.choice((0.0, -0.0, 1.5, -2.25, 1e10)), "f64")
     if type_name == "str":
         return literal(rng.choice(("", "us-east", "é", "a,b")), "str")
+    if type_name.startswith("vec_"):
+        return literal(rng.choice(("[]", "[1, 2, 3]", "[-7, 0, 7, 7]")), "str")
     return literal(rng.random() < 0.5, "bool")
 
 

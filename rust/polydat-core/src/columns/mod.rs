@@ -397,7 +397,7 @@ impl Column {
             PortType::F64 => ColumnData::F64(zeros(rows)?),
             PortType::F32 => ColumnData::F32(zeros(rows)?),
             PortType::Bool => ColumnData::Bool(zeros(rows)?),
-            PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) => {
+            PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) | PortType::Vector(_) => {
                 ColumnData::Var(VarRows::with_rows(0)?)
             }
         };
@@ -484,6 +484,7 @@ impl Column {
                 PortType::Bytes => Value::Bytes(Arc::from(v.row(i))),
                 PortType::Json => Value::Json(Arc::from(v.text(i))),
                 PortType::Decimal(d) => Value::decimal_row(v.row(i), d),
+                PortType::Vector(t) => crate::vector::from_row(t, v.row(i)),
                 _ => Value::str(v.text(i)),
             },
         }
@@ -755,7 +756,7 @@ pub fn row_width(ty: PortType) -> Option<u8> {
         PortType::U32 | PortType::I32 | PortType::F32 | PortType::Date => Some(4),
         PortType::U16 | PortType::I16 => Some(2),
         PortType::Bool | PortType::U8 | PortType::I8 => Some(1),
-        PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) => None,
+        PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) | PortType::Vector(_) => None,
     }
 }
 
@@ -797,6 +798,8 @@ fn var_bytes(ty: PortType, value: &Value) -> Option<std::borrow::Cow<'_, [u8]>> 
         // A decimal row is its 16 little-endian bytes, as in a Ref slot;
         // a decimal of another type has no row here.
         (PortType::Decimal(d), Value::Decimal(x)) if x.ty() == d => Some(x.to_bytes().to_vec().into()),
+        // A list row is its packed elements, as in a Ref slot.
+        (PortType::Vector(t), Value::Vector(u, b)) if t == *u => Some(b[..].into()),
         _ => None,
     }
 }

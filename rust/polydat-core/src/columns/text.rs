@@ -5,12 +5,13 @@
 //! * CSV (RFC 4180 as Python's `csv` module writes it, `\n` line ends): a
 //!   field is quoted only when it holds `,`, `"` or `\n` (a `"` doubled); a
 //!   row of one empty field is `""`. `None` is an empty field, a `bool` is
-//!   `True`/`False`, `bytes` are lowercase hex, `json` is its text.
+//!   `True`/`False`, `bytes` are lowercase hex, `json` is its text, a list
+//!   (`vec_i32`, ...) is `[1,2,3]` (its float elements as float cells).
 //! * JSON Lines: one object per row as Python's `json.dumps` writes it
 //!   (`", "` and `": "` separators, every character outside printable ASCII
 //!   escaped as `\uXXXX`), `None` is `null`, non-finite floats are the strings
 //!   `"NaN"`, `"Infinity"` and `"-Infinity"`, `bytes` are a hex string, `json`
-//!   is a string holding the text.
+//!   is a string holding the text, a list is an array (`[1, 2, 3]`).
 //! * Floats are the shortest text that reads back as the same value, laid
 //!   out as Python's `repr`: positional for `1e-4 <= |x| < 1e16` (`0.0001`,
 //!   `3.0`, `1234567890123456.0`), else scientific with a signed exponent of at
@@ -35,7 +36,7 @@
 
 use super::{Column, ColumnData, NoMemory, VarRows};
 use crate::nodes::datetime::{push_date_text, push_timestamp_text};
-use crate::types::PortType;
+use crate::types::{PortType, VectorType};
 use crate::value::Value;
 
 /// A text encoding of rows: what a text output format is written with
@@ -83,6 +84,12 @@ pub fn csv_header(names: &[&str], out: &mut Vec<u8>) {
 /// The most bytes any scalar cell's text takes, quotes and separator included.
 const SCALAR_TEXT_BOUND: usize = 48;
 
+/// The most text bytes a list's element takes per byte it packs, its
+/// separator included: 12 for an i32's 4 bytes (`-2147483648,`), 21 for an
+/// i64's 8, at most 26 for an f64's 8 (`-1.7976931348623157e+308, `,
+/// `"-Infinity", `).
+const LIST_TEXT_PER_BYTE: usize = 4;
+
 /// The most bytes row `i` of `columns` can take as JSON Lines text,
 /// with `per_cell` more bytes per cell (its key): a variable-size cell
 /// at most 6 bytes per byte (a control character as `\u00XX`) and quotes.
@@ -117,7 +124,8 @@ pub fn csv_rows(columns: &[&Column], out: &mut Vec<u8>) -> Result<(), NoMemory> 
     // in one list: in two, the row loop ran 9% slower on the text bench).
     let mut cells: Vec<(CsvCells<'_>, Cells<'_>)> = columns.iter().map(|c| (CsvCells::new(c), Cells::new(c))).collect();
     let nulls = columns.iter().any(|c| !c.nulls.is_empty());
-    let mut scratch = CellScratch { floats: ryu::Buffer::new(), text: String::new(), dates: Vec::new() };
+    let mut scratch =
+        CellScratch { floats: ryu::Buffer::new(), text: String::new(), list: Vec::new(), dates: Vec::new() };
     let mut chunk: Vec<u8> = Vec::new();
     let mut start = 0;
     while start < rows {
@@ -170,6 +178,9 @@ enum CsvCells<'a> {
     Hex(&'a VarRows),
     /// Decimal rows (16 bytes each) of this type, written as exact text.
     Decimal(&'a VarRows, crate::types::DecimalType),
+    /// List rows (packed elements) of this element type, written as
+    /// `[1,2,3]` (see [`list_text`]).
+    List(&'a VarRows, VectorType),
 }
 
 impl<'a> CsvCells<'a> {
@@ -190,6 +201,7 @@ impl<'a> CsvCells<'a> {
             (ColumnData::Bool(v), _) => CsvCells::Bool(v),
             (ColumnData::Var(v), PortType::Bytes) => CsvCells::Hex(v),
             (ColumnData::Var(v), PortType::Decimal(d)) => CsvCells::Decimal(v, d),
+            (ColumnData::Var(v), PortType::Vector(t)) => CsvCells::List(v, t),
             (ColumnData::Var(v), _) => CsvCells::Text(v),
         }
     }
@@ -202,6 +214,10 @@ impl<'a> CsvCells<'a> {
             CsvCells::Text(v) | CsvCells::Hex(v) => {
                 let bytes = v.offsets.get(end) - v.offsets.get(start);
                 2 * bytes + 3 * rows
+            }
+            CsvCells::List(v, _) => {
+                let bytes = v.offsets.get(end) - v.offsets.get(start);
+                LIST_TEXT_PER_BYTE * bytes + 5 * rows
             }
             _ => rows * SCALAR_TEXT_BOUND,
         }
@@ -236,6 +252,11 @@ impl<'a> CsvCells<'a> {
                 crate::value::push_display(&mut scratch.text, &Value::decimal_row(v.row(i), d));
                 out.extend(scratch.text.as_bytes())
             }
+            CsvCells::List(v, t) => {
+                scratch.list.clear();
+                list_text(t, v.row(i), ListStyle::Csv, &mut scratch.floats, &mut scratch.list);
+                csv_field(&scratch.list, single, out)
+            }
         }
     }
 }
@@ -245,6 +266,8 @@ impl<'a> CsvCells<'a> {
 struct CellScratch {
     floats: ryu::Buffer,
     text: String,
+    /// A list cell's text, before the CSV rules quote it.
+    list: Vec<u8>,
     /// The text of recently written dates, slot `day mod DATE_SLOTS`
     /// holding `(day, text)` (made on the first date).
     dates: Vec<(i64, [u8; 10])>,
@@ -559,8 +582,41 @@ fn hex(bytes: &[u8], out: &mut impl Sink) {
     }
 }
 
+/// How a list's elements are laid out: CSV's compact `[1,2.5]` (floats as
+/// a CSV float cell, `nan` included), or JSON's `[1, 2.5]` (`json.dumps`'s
+/// separator, a non-finite float as the string `"NaN"`, ...).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ListStyle {
+    Csv,
+    Json,
+}
+
+/// Appends the text of the packed list `bytes` of element type `ty` in
+/// `style` (see [`ListStyle`]). A float element is written as a float cell
+/// of that format, so a reader gets `2.0` back as a float.
+fn list_text(ty: VectorType, bytes: &[u8], style: ListStyle, floats: &mut ryu::Buffer, out: &mut Vec<u8>) {
+    out.push(b'[');
+    let mut index = 0;
+    while let Some(element) = crate::value::list_element(ty, bytes, index) {
+        if index > 0 {
+            out.extend_from_slice(if style == ListStyle::Json { b", " } else { b"," });
+        }
+        match element {
+            Value::I32(x) => Sink::i64(out, i64::from(x)),
+            Value::I64(x) => Sink::i64(out, x),
+            Value::F64(x) if style == ListStyle::Json => json_float(x, floats, out),
+            Value::F64(x) => float_text(x, F64_CUTOFF, floats, out),
+            _ => {}
+        }
+        index += 1;
+    }
+    out.push(b']');
+}
+
 fn json_var(ty: PortType, rows: &VarRows, i: usize, out: &mut Vec<u8>) {
     match ty {
+        // A list is a JSON array of its elements.
+        PortType::Vector(t) => list_text(t, rows.row(i), ListStyle::Json, &mut ryu::Buffer::new(), out),
         // A decimal is a JSON number written with its exact digits (901.00).
         PortType::Decimal(d) => out.extend_from_slice(Value::decimal_row(rows.row(i), d).display_text().as_bytes()),
         PortType::Bytes => {

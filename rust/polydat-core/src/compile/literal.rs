@@ -122,6 +122,12 @@ pub fn fit(c: &ConstIr, ty: PortType) -> Result<Value, Misfit> {
             Ok(_) => Ok(Value::Json(Arc::from(s.as_str()))),
             Err(e) => Err(misfit(format!("a json constant is JSON text: {e}"))),
         },
+        (ConstIr::Str(s), PortType::Vector(t)) => {
+            crate::vector::parse(t, s).map_err(|e| misfit(format!("a {ty} constant is a JSON array: {e}")))
+        }
+        (_, PortType::Vector(_)) => {
+            Err(misfit(format!("a {ty} constant is a JSON array in a string, e.g. \"[1, 2, 3]\"")))
+        }
         (_, Str | Json | Bytes) => {
             let shown = match integer(c) {
                 Some(v) => v.to_string(),

@@ -188,6 +188,7 @@ pub fn zero_of(ty: PortType) -> Value {
         PortType::Timestamp => Value::Timestamp(0),
         PortType::Date => Value::Date(0),
         PortType::Decimal(d) => Value::Decimal(crate::decimal::Decimal::new(0, d).expect("0 fits every decimal")),
+        PortType::Vector(t) => Value::Vector(t, Arc::from(&[][..])),
     }
 }
 

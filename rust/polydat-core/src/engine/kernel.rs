@@ -77,6 +77,14 @@ pub fn adapt_boundary(slot: &str, ty: PortType, value: Value) -> Result<Value, W
         expected: ty,
         got: match v.port_type() {
             _ if crate::nodes::convert::is_nat(&v, ty) => crate::calendar::NAT_REFUSED.to_string(),
+            // A list whose elements do not fit says which one.
+            Some(PortType::Json | PortType::Str) if ty.vector().is_some() => match (ty.vector(), v.as_str()) {
+                (Some(t), Some(text)) => match crate::vector::parse_host(t, text) {
+                    Err(e) => format!("the list {}: {e}", v.display_text()),
+                    Ok(_) => format!("json value {}", v.display_text()),
+                },
+                _ => format!("json value {}", v.display_text()),
+            },
             Some(t) => format!("{t} value {}", v.display_text()),
             None => "None".into(),
         },

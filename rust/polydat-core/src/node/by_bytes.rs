@@ -144,8 +144,8 @@ pub trait BytesEval: Send + Sync {
 pub enum ValueRef<'a> {
     /// The absent value.
     None,
-    /// A value with no borrowed part: a scalar or a decimal (never `Str`,
-    /// `Json` or `Bytes`).
+    /// A value with no borrowed part: a scalar, a decimal or a copied list
+    /// (never `Str`, `Json` or `Bytes`).
     Scalar(Value),
     /// A string.
     Str(&'a str),
@@ -177,6 +177,8 @@ impl<'a> ValueRef<'a> {
             (PortType::Bytes, arg) => ValueRef::Bytes(arg.bytes()?),
             // A decimal's Ref slot holds its 16 bytes; the value is a copy.
             (PortType::Decimal(d), arg) => ValueRef::Scalar(Value::decimal_row(arg.bytes()?, d)),
+            // A list's Ref slot holds its packed elements; the value is a copy.
+            (PortType::Vector(t), arg) => ValueRef::Scalar(crate::vector::from_row(t, arg.bytes()?)),
             (ty, Arg::Word(w)) => ValueRef::Scalar(super::slot::slot_to_value(ty, w)),
             (ty, _) => return Err(wrong_arg(&ty.keyword())),
         })

@@ -12,7 +12,7 @@ use crate::node::{
 };
 use crate::nodes::datetime::{parse_iso_millis, push_date_text, push_timestamp_text};
 use crate::types::PortType::{
-    self, Bool, Bytes, Date, Decimal, Json, Str, Timestamp, F32, F64, I16, I32, I64, I8, U16, U32, U64, U8,
+    self, Bool, Bytes, Date, Decimal, Json, Str, Timestamp, Vector, F32, F64, I16, I32, I64, I8, U16, U32, U64, U8,
 };
 use crate::value::push_display;
 use crate::value::Value;
@@ -948,6 +948,7 @@ pub fn parse_text(text: &str, ty: PortType) -> Result<Value, String> {
         Str => Value::str(text),
         Json => Value::Json(text.into()),
         Bytes => Value::Bytes(text.as_bytes().into()),
+        Vector(v) => crate::vector::parse(v, t).map_err(|e| format!("cannot read {text:?} as {ty}: {e}"))?,
         Timestamp => match int(t) {
             Some(ms) => {
                 let ms = i64::try_from(ms).map_err(|_| bad("milliseconds that fit in i64"))?;
@@ -991,7 +992,9 @@ pub fn is_nat(value: &Value, to: PortType) -> bool {
 /// widenings, and the conversions that are only safe on a checked value:
 /// range-checked narrowings and sign changes, integral floats into integers,
 /// integers into floats only when the float holds them exactly, bool from 0
-/// or 1, and JSON text into a `json` slot when it parses. Text is never
+/// or 1, JSON text into a `json` slot when it parses, and a JSON array (or
+/// its text) into a list slot (`vec_i32`, ...) when every element fits.
+/// Text is otherwise never
 /// parsed into a number or a bool here (`"7"` into a u64 slot is refused: read
 /// text with [`parse_text`]), and numbers are never rendered into text.
 /// `None` passes (it clears a slot); anything else that does not fit is
@@ -1030,6 +1033,13 @@ pub fn boundary_value(value: Value, to: PortType) -> Result<Value, Value> {
         // A host that writes a number into a string slot has made a mistake
         // worth reporting; wires get their Display adapters from class A instead.
         Str | Bytes => None,
+        // A list of its own type passed above; a host's list arrives as a
+        // JSON array (a Python list, or its text) and fits when every
+        // element does.
+        Vector(t) => match &value {
+            V::Json(text) | V::Str(text) => crate::vector::parse_host(t, text).ok(),
+            _ => None,
+        },
         // Epoch milliseconds or days as integers; a date widens to its midnight.
         Timestamp => match &value {
             V::Date(d) => Some(V::Timestamp(i64::from(*d) * MS_PER_DAY)),

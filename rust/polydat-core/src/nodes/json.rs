@@ -15,7 +15,8 @@ use serde_json::{Map, Value as J};
 /// strings as strings, bytes as base64 text (upstream's convention), JSON
 /// as itself, a timestamp or date as its ISO text, a decimal as its exact
 /// text in a string (`"901.00"`: a JSON number would pass through a float
-/// in most readers), the absent value as null.
+/// in most readers), a list as an array of its elements, the absent value
+/// as null.
 pub fn value_to_json(v: &Value) -> J {
     match v {
         Value::None => J::Null,
@@ -36,6 +37,12 @@ pub fn value_to_json(v: &Value) -> J {
         Value::Timestamp(ms) => J::String(crate::nodes::datetime::timestamp_text(*ms)),
         Value::Date(days) => J::String(crate::nodes::datetime::date_text(*days)),
         Value::Decimal(d) => J::String(d.to_string()),
+        Value::Vector(t, bytes) => J::Array(
+            (0..t.len_of(bytes).unwrap_or(0))
+                .filter_map(|i| crate::value::list_element(*t, bytes, i))
+                .map(|e| value_to_json(&e))
+                .collect(),
+        ),
     }
 }
 

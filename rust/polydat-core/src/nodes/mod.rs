@@ -42,6 +42,7 @@ pub mod stability;
 pub mod streamer;
 pub mod string;
 pub mod tile;
+pub mod vec_set;
 pub mod vector;
 pub mod weighted;
 
@@ -93,6 +94,7 @@ const FAMILIES: &[&[NodeDef]] = &[
     datafile::NODES,
     stability::NODES,
     vector::NODES,
+    vec_set::NODES,
     register::NODES,
     streamer::NODES,
     tile::NODES,

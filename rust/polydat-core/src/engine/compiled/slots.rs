@@ -178,11 +178,15 @@ impl Slots {
                     Value::Str(s) | Value::Json(s) => self.scratch.publish_text(&mut self.buf, off, e, s),
                     Value::Bytes(b) => self.scratch.publish_bytes(&mut self.buf, off, e, b),
                     Value::Decimal(d) => self.scratch.publish_bytes(&mut self.buf, off, e, &d.to_bytes()),
+                    Value::Vector(_, b) => self.scratch.publish_bytes(&mut self.buf, off, e, b),
                     _ => self.scratch.publish_text(&mut self.buf, off, e, ""),
                 };
                 // A value that could not be copied in leaves the slot `None`.
-                let held =
-                    copied.is_ok() && matches!(v, Value::Str(_) | Value::Json(_) | Value::Bytes(_) | Value::Decimal(_));
+                let held = copied.is_ok()
+                    && matches!(
+                        v,
+                        Value::Str(_) | Value::Json(_) | Value::Bytes(_) | Value::Decimal(_) | Value::Vector(..)
+                    );
                 self.set_none(slot, !held);
                 copied
             }
@@ -212,6 +216,7 @@ impl Slots {
                     Value::Str(s) | Value::Json(s) => held == s.as_bytes(),
                     Value::Bytes(b) => held == &b[..],
                     Value::Decimal(d) => held == d.to_bytes(),
+                    Value::Vector(_, b) => held == &b[..],
                     _ => false,
                 }
             }
@@ -250,6 +255,7 @@ impl Slots {
             PortType::Json => Value::Json(text()?),
             PortType::Bytes => Value::Bytes(limit::shared_bytes(self.scratch.view(&self.buf, off, e))?),
             PortType::Decimal(d) => Value::decimal_row(self.scratch.view(&self.buf, off, e), d),
+            PortType::Vector(t) => Value::Vector(t, limit::shared_bytes(self.scratch.view(&self.buf, off, e))?),
             _ => Value::Str(text()?),
         })
     }
