@@ -30,6 +30,7 @@ pub mod suggest;
 mod test_support;
 pub mod types;
 pub mod value;
+pub mod wide;
 
 pub use error::{BindError, BuildError, CompileError, EvalError, Refused, WriteError};
 pub use program::Program;

@@ -55,7 +55,12 @@ impl<'py> HostArray<'py> {
             PortType::F64 => HostArray::F64(make(py, rows, dtype)?),
             PortType::F32 => HostArray::F32(make(py, rows, dtype)?),
             PortType::Bool => HostArray::Bool(make(py, rows, dtype)?),
-            PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) => return None,
+            PortType::Str
+            | PortType::Bytes
+            | PortType::Json
+            | PortType::Decimal(_)
+            | PortType::U128
+            | PortType::I128 => return None,
         })
     }
 
@@ -74,7 +79,12 @@ impl<'py> HostArray<'py> {
             PortType::F64 => "float64",
             PortType::F32 => "float32",
             PortType::Bool => "bool",
-            PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) => return None,
+            PortType::Str
+            | PortType::Bytes
+            | PortType::Json
+            | PortType::Decimal(_)
+            | PortType::U128
+            | PortType::I128 => return None,
         })
     }
 
@@ -119,7 +129,12 @@ impl<'py> HostArray<'py> {
             PortType::F64 => HostArray::F64(take(array, dtype, rows)?),
             PortType::F32 => HostArray::F32(take(array, dtype, rows)?),
             PortType::Bool => HostArray::Bool(take(array, dtype, rows)?),
-            PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) => unreachable!("refused above"),
+            PortType::Str
+            | PortType::Bytes
+            | PortType::Json
+            | PortType::Decimal(_)
+            | PortType::U128
+            | PortType::I128 => unreachable!("refused above"),
         })
     }
 

@@ -397,9 +397,12 @@ impl Column {
             PortType::F64 => ColumnData::F64(zeros(rows)?),
             PortType::F32 => ColumnData::F32(zeros(rows)?),
             PortType::Bool => ColumnData::Bool(zeros(rows)?),
-            PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) => {
-                ColumnData::Var(VarRows::with_rows(0)?)
-            }
+            PortType::Str
+            | PortType::Bytes
+            | PortType::Json
+            | PortType::Decimal(_)
+            | PortType::U128
+            | PortType::I128 => ColumnData::Var(VarRows::with_rows(0)?),
         };
         Some(Column { ty, data, nulls: Vec::new(), picks: None })
     }
@@ -483,7 +486,7 @@ impl Column {
             ColumnData::Var(v) => match self.ty {
                 PortType::Bytes => Value::Bytes(Arc::from(v.row(i))),
                 PortType::Json => Value::Json(Arc::from(v.text(i))),
-                PortType::Decimal(d) => Value::decimal_row(v.row(i), d),
+                ty if ty.is_sixteen_bytes() => Value::sixteen_bytes_row(v.row(i), ty),
                 _ => Value::str(v.text(i)),
             },
         }
@@ -755,7 +758,9 @@ pub fn row_width(ty: PortType) -> Option<u8> {
         PortType::U32 | PortType::I32 | PortType::F32 | PortType::Date => Some(4),
         PortType::U16 | PortType::I16 => Some(2),
         PortType::Bool | PortType::U8 | PortType::I8 => Some(1),
-        PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) => None,
+        PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) | PortType::U128 | PortType::I128 => {
+            None
+        }
     }
 }
 
@@ -797,6 +802,8 @@ fn var_bytes(ty: PortType, value: &Value) -> Option<std::borrow::Cow<'_, [u8]>> 
         // A decimal row is its 16 little-endian bytes, as in a Ref slot;
         // a decimal of another type has no row here.
         (PortType::Decimal(d), Value::Decimal(x)) if x.ty() == d => Some(x.to_bytes().to_vec().into()),
+        // A u128 or i128 row is its 16 little-endian bytes too.
+        (PortType::U128, Value::U128(b)) | (PortType::I128, Value::I128(b)) => Some(b.to_bytes().to_vec().into()),
         _ => None,
     }
 }

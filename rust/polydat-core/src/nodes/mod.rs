@@ -44,6 +44,7 @@ pub mod string;
 pub mod tile;
 pub mod vector;
 pub mod weighted;
+pub mod wide;
 
 use crate::node::{Lit, NodeDef, Samples, Testing};
 use serde_json::{json, Value as J};
@@ -61,6 +62,7 @@ const FAMILIES: &[&[NodeDef]] = &[
     bitwise::NODES,
     compare::NODES,
     signed::NODES,
+    wide::NODES,
     lerp::NODES,
     math::NODES,
     probability::NODES,
