@@ -53,9 +53,9 @@ impl Num {
             Value::F32(x) => Num::Float((*x).into()),
             Value::Decimal(d) => Num::Dec(*d),
             Value::I128(b) => Num::Int(b.as_i128()),
-            Value::U128(b) => Num::Int(
-                i128::try_from(b.as_u128()).map_err(|_| format!("{} does not fit any decimal", b.as_u128()))?,
-            ),
+            Value::U128(b) => {
+                Num::Int(i128::try_from(b.as_u128()).map_err(|_| format!("{} does not fit any decimal", b.as_u128()))?)
+            }
             other => return Err(format!("cannot convert {other} to a decimal")),
         })
     }

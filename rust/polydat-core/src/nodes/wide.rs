@@ -146,12 +146,52 @@ macro_rules! wide_family {
     };
 }
 
-wide_family!(U128, unsigned, u128, Value::u128, u128_operands!(), "u128",
-    [U128_ADD, U128_SUB, U128_MUL, U128_DIV, U128_MOD, U128_DIV_STRICT, U128_MOD_STRICT,
-     U128_EQ, U128_NE, U128_LT, U128_GT, U128_LE, U128_GE]);
-wide_family!(I128, signed, i128, Value::i128, i128_operands!(), "i128",
-    [I128_ADD, I128_SUB, I128_MUL, I128_DIV, I128_MOD, I128_DIV_STRICT, I128_MOD_STRICT,
-     I128_EQ, I128_NE, I128_LT, I128_GT, I128_LE, I128_GE]);
+wide_family!(
+    U128,
+    unsigned,
+    u128,
+    Value::u128,
+    u128_operands!(),
+    "u128",
+    [
+        U128_ADD,
+        U128_SUB,
+        U128_MUL,
+        U128_DIV,
+        U128_MOD,
+        U128_DIV_STRICT,
+        U128_MOD_STRICT,
+        U128_EQ,
+        U128_NE,
+        U128_LT,
+        U128_GT,
+        U128_LE,
+        U128_GE
+    ]
+);
+wide_family!(
+    I128,
+    signed,
+    i128,
+    Value::i128,
+    i128_operands!(),
+    "i128",
+    [
+        I128_ADD,
+        I128_SUB,
+        I128_MUL,
+        I128_DIV,
+        I128_MOD,
+        I128_DIV_STRICT,
+        I128_MOD_STRICT,
+        I128_EQ,
+        I128_NE,
+        I128_LT,
+        I128_GT,
+        I128_LE,
+        I128_GE
+    ]
+);
 
 /// The integer wire `0` of a conversion node (any integer type, or bool).
 fn integer_arg(args: &Args<'_>) -> Result<Option<AnyInt>, NodeError> {
@@ -276,16 +316,33 @@ fn le_bytes(v: AnyInt) -> [u8; 16] {
     }
 }
 
-from_wide!(WIDE_TO_F64, "__wide_to_f64", F64, "Automatic adapter u128/i128 -> f64 (nearest, ties to even).",
-    |v| Value::F64(nearest_f64(v)));
-from_wide!(WIDE_TO_STR, "__wide_to_str", Str, "Automatic adapter u128/i128 -> str: the decimal text, every digit.",
-    |v| Value::str(v.to_string()));
-from_wide!(WIDE_TO_BOOL, "__wide_to_bool", Bool, "Automatic adapter u128/i128 -> bool: a nonzero test.",
-    |v| Value::Bool(v != AnyInt::Fits(0)));
-from_wide!(WIDE_TO_BYTES, "__wide_to_bytes", Bytes, "Automatic adapter u128/i128 -> bytes: 16 little-endian bytes.",
-    |v| Value::Bytes(le_bytes(v).to_vec().into()));
-from_wide!(WIDE_TO_JSON, "__wide_to_json", Json, "Automatic adapter u128/i128 -> json: the number, every digit.",
-    |v| Value::Json(v.to_string().into()));
+from_wide!(WIDE_TO_F64, "__wide_to_f64", F64, "Automatic adapter u128/i128 -> f64 (nearest, ties to even).", |v| {
+    Value::F64(nearest_f64(v))
+});
+from_wide!(
+    WIDE_TO_STR,
+    "__wide_to_str",
+    Str,
+    "Automatic adapter u128/i128 -> str: the decimal text, every digit.",
+    |v| Value::str(v.to_string())
+);
+from_wide!(WIDE_TO_BOOL, "__wide_to_bool", Bool, "Automatic adapter u128/i128 -> bool: a nonzero test.", |v| {
+    Value::Bool(v != AnyInt::Fits(0))
+});
+from_wide!(
+    WIDE_TO_BYTES,
+    "__wide_to_bytes",
+    Bytes,
+    "Automatic adapter u128/i128 -> bytes: 16 little-endian bytes.",
+    |v| Value::Bytes(le_bytes(v).to_vec().into())
+);
+from_wide!(
+    WIDE_TO_JSON,
+    "__wide_to_json",
+    Json,
+    "Automatic adapter u128/i128 -> json: the number, every digit.",
+    |v| Value::Json(v.to_string().into())
+);
 
 /// Declares a class-B read of a 128-bit type from `str` or `bytes`.
 macro_rules! read_wide {
