@@ -160,8 +160,10 @@ pub(crate) fn int_value(obj: &Bound<'_, PyAny>) -> HostResult<Value> {
         return Ok(Value::u128(v));
     }
     let bits: u64 = obj.call_method0("bit_length").and_then(|b| b.extract()).unwrap_or(0);
+    let shown =
+        if bits <= 256 { obj.str().map(|s| s.to_string()).unwrap_or_default() } else { format!("of {bits} bits") };
     Err(HostError::Unsupported(format!(
-        "an integer of {bits} bits does not fit in 128 bits (u128, or i128 when negative)"
+        "the integer {shown} is outside every integer type: i128 holds -2^127 to 2^127-1, u128 holds 0 to 2^128-1"
     )))
 }
 
