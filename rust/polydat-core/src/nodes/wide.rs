@@ -23,11 +23,12 @@
 
 use super::arith::zero_divisor_failure;
 use super::convert::{coercion_failure, exactly};
+use crate::node::by_bytes::{Arg, BytesEval, OutRef, Sink};
 use crate::node::kit::value_fn;
 use crate::node::{konst, wire, wire_any, Args, BuildCtx, NodeDef, NodeError, NodeEval, Outputs, Testing, Ty};
 use crate::types::PortType::{self, Bool, Bytes, Json, Str, F64, I128, U128};
 use crate::value::Value;
-use crate::wide::{does_not_fit, AnyInt};
+use crate::wide::{does_not_fit, AnyInt, Bits128};
 
 /// The `u128` wire argument `i`.
 fn unsigned(args: &Args<'_>, i: usize) -> Result<u128, NodeError> {
@@ -65,10 +66,52 @@ macro_rules! i128_operands {
     };
 }
 
-/// Declares a two-wire 128-bit arithmetic node: `$read` reads each wire
-/// as `$t`, `$body` is the result, `$make` wraps it as a value.
+/// A two-wire 128-bit arithmetic node over the bits of its operands, in
+/// both forms: P1's, over `Value`s, and the by-bytes form the compiled
+/// engines run, which reads each operand's 16 bytes where they sit and
+/// writes the result's 16 bytes straight into the output's buffer (no
+/// `Value` built on the way), as the decimal nodes do.
+struct WideArith<F> {
+    /// The operands' and the result's type (`u128` or `i128`).
+    ty: PortType,
+    f: F,
+}
+
+impl<F: Fn(Bits128, Bits128) -> Result<Bits128, String> + Send + Sync> NodeEval for WideArith<F> {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        let bits = |i: usize| match args.get(i) {
+            Value::U128(b) | Value::I128(b) => Ok(*b),
+            other => Err(NodeError::new(format!("internal: expected a {}, got {other}", self.ty))),
+        };
+        let result = (self.f)(bits(0)?, bits(1)?)?;
+        outs[0] = if self.ty == U128 { Value::U128(result) } else { Value::I128(result) };
+        Ok(())
+    }
+    fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        Some(self)
+    }
+}
+
+impl<F: Fn(Bits128, Bits128) -> Result<Bits128, String> + Send + Sync> BytesEval for WideArith<F> {
+    #[inline]
+    fn eval_bytes(&self, args: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        let bits = |i: usize| -> Result<Bits128, NodeError> {
+            let arg = args.get(i).ok_or_else(|| NodeError::new("internal: a 128-bit node reads two wires"))?;
+            Bits128::from_bytes(arg.bytes()?).ok_or_else(|| NodeError::new("internal: a 128-bit value is 16 bytes"))
+        };
+        let result = (self.f)(bits(0)?, bits(1)?)?;
+        out.put(OutRef::Bytes(&result.to_bytes()))
+    }
+    /// The rule only appends the result's 16 bytes.
+    fn appends(&self) -> bool {
+        true
+    }
+}
+
+/// Declares a two-wire 128-bit arithmetic node: each operand read as `$t`
+/// (`$as` of its bits), `$body` the result, stored back as bits by `$of`.
 macro_rules! wide_binop {
-    ($id:ident, $name:expr, $ty:ident, $read:ident, $t:ty, $make:path, $operands:expr, $doc:literal,
+    ($id:ident, $name:expr, $ty:ident, $as:ident, $of:path, $t:ty, $operands:expr, $doc:literal,
      fallible: $fallible:literal, |$a:ident, $b:ident| $body:expr) => {
         #[doc = concat!("`", $name, "`: ", $doc)]
         pub const $id: NodeDef = NodeDef {
@@ -78,11 +121,13 @@ macro_rules! wide_binop {
             params: &[wire("a", $ty), wire("b", $ty)],
             outputs: Outputs::One($ty),
             build: |_| {
-                Ok(value_fn(|args, outs| {
-                    let ($a, $b): ($t, $t) = ($read(args, 0)?, $read(args, 1)?);
-                    let result: Result<$t, String> = $body;
-                    outs[0] = $make(result?);
-                    Ok(())
+                Ok(Box::new(WideArith {
+                    ty: $ty,
+                    f: |a: Bits128, b: Bits128| {
+                        let ($a, $b): ($t, $t) = (a.$as(), b.$as());
+                        let result: Result<$t, String> = $body;
+                        result.map($of)
+                    },
                 }))
             },
             testing: Testing { corner_call: Some(concat!($name, "(", $operands, ")")), fallible: $fallible, ..WIDE },
@@ -116,25 +161,25 @@ macro_rules! wide_cmp {
 
 /// Declares the arithmetic and comparisons of one 128-bit type.
 macro_rules! wide_family {
-    ($ty:ident, $read:ident, $t:ty, $make:path, $operands:expr, $word:literal,
+    ($ty:ident, $read:ident, $as:ident, $of:path, $t:ty, $operands:expr, $word:literal,
      [$add:ident, $sub:ident, $mul:ident, $div:ident, $rem:ident, $div_strict:ident, $rem_strict:ident,
       $eq:ident, $ne:ident, $lt:ident, $gt:ident, $le:ident, $ge:ident]) => {
-        wide_binop!($add, concat!($word, "_add"), $ty, $read, $t, $make, $operands, "a + b, wrapping.",
+        wide_binop!($add, concat!($word, "_add"), $ty, $as, $of, $t, $operands, "a + b, wrapping.",
             fallible: false, |a, b| Ok(a.wrapping_add(b)));
-        wide_binop!($sub, concat!($word, "_sub"), $ty, $read, $t, $make, $operands, "a - b, wrapping.",
+        wide_binop!($sub, concat!($word, "_sub"), $ty, $as, $of, $t, $operands, "a - b, wrapping.",
             fallible: false, |a, b| Ok(a.wrapping_sub(b)));
-        wide_binop!($mul, concat!($word, "_mul"), $ty, $read, $t, $make, $operands, "a * b, wrapping.",
+        wide_binop!($mul, concat!($word, "_mul"), $ty, $as, $of, $t, $operands, "a * b, wrapping.",
             fallible: false, |a, b| Ok(a.wrapping_mul(b)));
-        wide_binop!($div, concat!($word, "_div"), $ty, $read, $t, $make, $operands,
+        wide_binop!($div, concat!($word, "_div"), $ty, $as, $of, $t, $operands,
             "a / b truncated toward zero (wrapping: the least i128 / -1 is itself), or 0 when b is 0.",
             fallible: false, |a, b| Ok(if b == 0 { 0 } else { a.wrapping_div(b) }));
-        wide_binop!($rem, concat!($word, "_mod"), $ty, $read, $t, $make, $operands,
+        wide_binop!($rem, concat!($word, "_mod"), $ty, $as, $of, $t, $operands,
             "a % b with the sign of a, or 0 when b is 0.",
             fallible: false, |a, b| Ok(if b == 0 { 0 } else { a.wrapping_rem(b) }));
-        wide_binop!($div_strict, concat!($word, "_div_strict"), $ty, $read, $t, $make, $operands,
+        wide_binop!($div_strict, concat!($word, "_div_strict"), $ty, $as, $of, $t, $operands,
             "a / b as the total division; a zero b fails the evaluation (`/` under pragma strict_values).",
             fallible: true, |a, b| if b == 0 { Err(zero_divisor_failure("/")) } else { Ok(a.wrapping_div(b)) });
-        wide_binop!($rem_strict, concat!($word, "_mod_strict"), $ty, $read, $t, $make, $operands,
+        wide_binop!($rem_strict, concat!($word, "_mod_strict"), $ty, $as, $of, $t, $operands,
             "a % b as the total remainder; a zero b fails the evaluation (`%` under pragma strict_values).",
             fallible: true, |a, b| if b == 0 { Err(zero_divisor_failure("%")) } else { Ok(a.wrapping_rem(b)) });
         wide_cmp!($eq, concat!($word, "_eq"), $ty, $read, $operands, "1 if a == b, else 0.", |a, b| a == b);
@@ -149,8 +194,9 @@ macro_rules! wide_family {
 wide_family!(
     U128,
     unsigned,
+    as_u128,
+    Bits128::of_u128,
     u128,
-    Value::u128,
     u128_operands!(),
     "u128",
     [
@@ -172,8 +218,9 @@ wide_family!(
 wide_family!(
     I128,
     signed,
+    as_i128,
+    Bits128::of_i128,
     i128,
-    Value::i128,
     i128_operands!(),
     "i128",
     [
