@@ -239,3 +239,40 @@ def test_generated_columns_agree_on_every_engine() -> None:
             assert got["b"][4999] == -((4999 * 2**80) // 3)
         for n in ("a", "b"):
             assert list(got[n]) == list(want[n]), (engine, n)
+
+
+def test_wrapping_holds_for_drawn_values() -> None:
+    from hypothesis import given, settings
+
+    import polydat.hypothesis as ph
+
+    kernel = polydat.compile("extern v: u128 = 0\nextern w: i128 = 0\ninput cycle: u64\nx := v + 1\ny := w - 1\n").kernel()
+
+    @settings(max_examples=60, deadline=None)
+    @given(ph.values("u128"), ph.values("i128"))
+    def holds(v: int, w: int) -> None:
+        kernel.set("v", v)
+        kernel.set("w", w)
+        row = kernel.eval()
+        assert row["x"] == (v + 1) % 2**128
+        assert row["y"] == (w - 1 - I128_MIN) % 2**128 + I128_MIN
+
+    holds()
+
+
+def test_choices_constants_and_emitted_rows_carry_them_on_every_engine() -> None:
+    src = f"""
+input cycle: u64
+extern u: u128 = 7
+const k := "{U128_MAX}" as u128
+pick := if cycle % 2 == 0 {{ u * k }} else {{ k - u }}
+sign := if u > 100 {{ "-1" as i128 }} else {{ (cycle as i128) }}
+back := (pick as bytes) as u128
+__row := emit_row("jsonl", "pick,sign", pick, sign)
+"""
+    steps = [{"u": u, "cycle": c} for u in (0, 7, 101, U128_MAX) for c in (0, 1)]
+    pt.assert_engines_agree(src, steps, engines=pt.engines(include_variants=True))
+    kernel = polydat.compile(src).kernel()
+    kernel.set("u", 3)
+    row = kernel.eval()
+    assert row["pick"] == (3 * U128_MAX) % 2**128 and row["sign"] == 0 and row["back"] == row["pick"]
