@@ -268,6 +268,52 @@ fn integer_into(to: PortType) -> Box<dyn NodeEval> {
     })
 }
 
+/// The conversion of an integer (or bool) of type `from` into 128-bit type
+/// `to`, in both forms: P1's over `Value`s, and the by-bytes form, which
+/// reads a one-slot integer's word (or a 128-bit value's 16 bytes) and
+/// writes the result's 16 bytes into the output's buffer.
+struct IntoWide {
+    from: PortType,
+    to: PortType,
+}
+
+impl IntoWide {
+    /// `v` as a value of the target type, or the failure naming both.
+    fn convert(&self, v: AnyInt) -> Result<Value, NodeError> {
+        v.to_type(self.to).ok_or_else(|| NodeError::new(does_not_fit(v, self.to)))
+    }
+}
+
+impl NodeEval for IntoWide {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        let Some(v) = integer_arg(args)? else { return Ok(()) };
+        outs[0] = self.convert(v)?;
+        Ok(())
+    }
+    fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        Some(self)
+    }
+}
+
+impl BytesEval for IntoWide {
+    #[inline]
+    fn eval_bytes(&self, args: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        let arg = *args.first().ok_or_else(|| NodeError::new("internal: a conversion reads one wire"))?;
+        let value = match arg {
+            Arg::Word(w) => crate::node::slot::slot_to_value(self.from, w),
+            arg => Value::sixteen_bytes_row(arg.bytes()?, self.from),
+        };
+        let v =
+            AnyInt::of(&value).ok_or_else(|| NodeError::new(format!("internal: expected an integer, got {value}")))?;
+        let bytes = self.convert(v)?.sixteen_bytes().ok_or_else(|| NodeError::new("internal: not a 128-bit value"))?;
+        out.put(OutRef::Bytes(&bytes))
+    }
+    /// The rule only appends the result's 16 bytes.
+    fn appends(&self) -> bool {
+        true
+    }
+}
+
 /// True for every integer type and bool (what an integer conversion reads).
 fn integer_or_bool(t: PortType) -> bool {
     t.is_integer() || t == Bool
@@ -284,8 +330,8 @@ macro_rules! into_wide {
             params: &[wire_any("input")],
             outputs: Outputs::One($ty),
             build: |c| {
-                wire_among(c, integer_or_bool, "integers and bools")?;
-                Ok(integer_into($ty))
+                let from = wire_among(c, integer_or_bool, "integers and bools")?;
+                Ok(Box::new(IntoWide { from, to: $ty }))
             },
             testing: Testing { fallible: true, ..WIDE },
             ..NodeDef::BASE
