@@ -155,7 +155,8 @@ CASES: list[tuple[str, str]] = [
     (
         "x := 18446744073709551616",
         "1:6:error: integer literal 18446744073709551616 does not fit in u64\n  | x := 18446744073709551616\n"
-        "  |      ^\n  = hint: the largest u64 is 18446744073709551615 (0xFFFFFFFFFFFFFFFF)",
+        "  |      ^\n  = hint: the largest u64 is 18446744073709551615 (0xFFFFFFFFFFFFFFFF); "
+        'a larger u128 or i128 constant is text cast to it, e.g. "18446744073709551616" as u128',
     ),
     (
         "x := 'abc",

@@ -151,7 +151,8 @@ _SI_BINARY = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 
 _SI_DECIMAL = {"K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15}
 _SI_SUBUNIT = {"m": 10**3, "u": 10**6, "n": 10**9}
 
-_U64_MAX_HINT = "the largest u64 is 18446744073709551615 (0xFFFFFFFFFFFFFFFF)"
+_U64_MAX_HINT = ("the largest u64 is 18446744073709551615 (0xFFFFFFFFFFFFFFFF); "
+                 'a larger u128 or i128 constant is text cast to it, e.g. "18446744073709551616" as u128')
 _U64_DIGITS = len(str(U64_MAX))
 
 _SPACE = r"[ \t\r\f\v]"

@@ -271,8 +271,11 @@ impl fmt::Display for WriteError {
             WriteError::TypeMismatch { slot, expected, got } => {
                 write!(f, "input '{slot}' is {expected}, cannot write {got}")?;
                 // An integer that does not fit is told the range that holds.
-                match expected.integer_range() {
-                    Some((lo, hi)) if got != "None" => write!(f, " ({expected} holds {lo} to {hi})"),
+                match (expected.integer_range(), expected) {
+                    _ if got == "None" => Ok(()),
+                    (Some((lo, hi)), _) => write!(f, " ({expected} holds {lo} to {hi})"),
+                    (None, PortType::U128) => write!(f, " (u128 holds 0 to {})", u128::MAX),
+                    (None, PortType::I128) => write!(f, " (i128 holds {} to {})", i128::MIN, i128::MAX),
                     _ => Ok(()),
                 }
             }

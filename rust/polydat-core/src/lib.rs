@@ -31,6 +31,7 @@ mod test_support;
 pub mod types;
 pub mod value;
 pub mod vector;
+pub mod wide;
 
 pub use error::{BindError, BuildError, CompileError, EvalError, Refused, WriteError};
 pub use program::Program;

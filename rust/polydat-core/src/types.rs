@@ -72,6 +72,12 @@ pub enum PortType {
     U8,
     /// 8-bit signed integer.
     I8,
+    /// 128-bit unsigned integer (by reference: 16 little-endian bytes, see
+    /// [`crate::wide`]).
+    U128,
+    /// 128-bit signed integer (by reference: 16 little-endian bytes, see
+    /// [`crate::wide`]).
+    I128,
     /// 64-bit IEEE float.
     F64,
     /// 32-bit IEEE float.
@@ -101,7 +107,7 @@ pub enum PortType {
 impl PortType {
     /// Every port type, in declaration order (`decimal` by the one
     /// representative [`PortType::DECIMAL_SAMPLE`], `decimal(15, 2)`).
-    pub const ALL: [PortType; 20] = [
+    pub const ALL: [PortType; 22] = [
         PortType::U64,
         PortType::I64,
         PortType::U32,
@@ -110,6 +116,8 @@ impl PortType {
         PortType::I16,
         PortType::U8,
         PortType::I8,
+        PortType::U128,
+        PortType::I128,
         PortType::F64,
         PortType::F32,
         PortType::Bool,
@@ -149,6 +157,8 @@ impl PortType {
             PortType::I16 => "i16",
             PortType::U8 => "u8",
             PortType::I8 => "i8",
+            PortType::U128 => "u128",
+            PortType::I128 => "i128",
             PortType::F64 => "f64",
             PortType::F32 => "f32",
             PortType::Bool => "bool",
@@ -172,7 +182,7 @@ impl PortType {
 
     /// Every spelling of a type a program may write, with the type it names:
     /// each keyword, and the `Str`/`String`/`Json` spellings.
-    pub const SPELLINGS: [(&'static str, PortType); 22] = [
+    pub const SPELLINGS: [(&'static str, PortType); 24] = [
         ("u64", PortType::U64),
         ("i64", PortType::I64),
         ("u32", PortType::U32),
@@ -181,6 +191,8 @@ impl PortType {
         ("i16", PortType::I16),
         ("u8", PortType::U8),
         ("i8", PortType::I8),
+        ("u128", PortType::U128),
+        ("i128", PortType::I128),
         ("f64", PortType::F64),
         ("f32", PortType::F32),
         ("bool", PortType::Bool),
@@ -225,12 +237,14 @@ impl PortType {
     }
 
     /// True for types carried by reference (Ref slot pairs on compiled
-    /// engines). A decimal is one: its i128 is 16 bytes a pair points at, so
-    /// every engine moves it with the by-reference plumbing it already has
-    /// (scratch entries, copies in and out, column rows) and needs no
+    /// engines). A decimal, a `u128` and an `i128` are: each is 16
+    /// little-endian bytes a pair points at ([`PortType::is_sixteen_bytes`]),
+    /// so every engine moves it with the by-reference plumbing it already
+    /// has (scratch entries, copies in and out, column rows) and needs no
     /// two-word scalar slot. So is a list (its packed elements).
     pub fn is_ref(self) -> bool {
-        matches!(self, PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) | PortType::Vector(_))
+        matches!(self, PortType::Str | PortType::Bytes | PortType::Json | PortType::Vector(_))
+            || self.is_sixteen_bytes()
     }
 
     /// The element type, when this is a list type (`vec_i32`, ...).
@@ -239,6 +253,24 @@ impl PortType {
             PortType::Vector(v) => Some(v),
             _ => None,
         }
+    }
+
+    /// True for the types whose value is 128 bits carried by reference as
+    /// 16 little-endian bytes: a decimal (its i128 count of units), `u128`
+    /// and `i128`.
+    pub fn is_sixteen_bytes(self) -> bool {
+        matches!(self, PortType::Decimal(_) | PortType::U128 | PortType::I128)
+    }
+
+    /// True for `u128` and `i128`, the integers carried by reference.
+    pub fn is_wide_integer(self) -> bool {
+        matches!(self, PortType::U128 | PortType::I128)
+    }
+
+    /// True for every integer type, one-slot ([`PortType::integer_range`])
+    /// or wide ([`PortType::is_wide_integer`]).
+    pub fn is_integer(self) -> bool {
+        self.integer_range().is_some() || self.is_wide_integer()
     }
 
     /// True for the types carried as UTF-8 text (`str`, `json`): their
@@ -251,13 +283,15 @@ impl PortType {
 
     /// True for the numeric scalar types.
     pub fn is_numeric(self) -> bool {
-        self.integer_range().is_some() || matches!(self, PortType::F64 | PortType::F32)
+        self.is_integer() || matches!(self, PortType::F64 | PortType::F32)
     }
 
-    /// The least and the greatest value of an integer type (`u8` is
-    /// `(0, 255)`, `i64` is `(i64::MIN, i64::MAX)`), `None` for every other
-    /// type: the one range every check of an integer against its type reads
-    /// (literals, casts, host writes, `--set` text).
+    /// The least and the greatest value of a one-slot integer type (`u8`
+    /// is `(0, 255)`, `i64` is `(i64::MIN, i64::MAX)`), `None` for every
+    /// other type, the wide `u128` and `i128` included (their values are
+    /// checked by [`crate::wide::AnyInt::to_type`]): the one range every
+    /// check of a one-slot integer against its type reads (literals, casts,
+    /// host writes, `--set` text).
     pub fn integer_range(self) -> Option<(i128, i128)> {
         Some(match self {
             PortType::U64 => (0, u64::MAX.into()),
@@ -357,7 +391,8 @@ mod tests {
             assert_eq!(PortType::from_keyword(&t.keyword()), Some(t));
         }
         assert_eq!(PortType::from_keyword("String"), Some(PortType::Str));
-        assert_eq!(PortType::from_keyword("u128"), None);
+        assert_eq!(PortType::from_keyword("u128"), Some(PortType::U128));
+        assert_eq!(PortType::from_keyword("f16"), None);
     }
 
     #[test]
@@ -369,6 +404,15 @@ mod tests {
             assert_eq!(ty.is_signed_integer(), lo < 0);
         }
         assert_eq!(PortType::F64.integer_range(), None);
+    }
+
+    #[test]
+    fn wide_integers_are_sixteen_bytes_by_reference() {
+        for ty in [PortType::U128, PortType::I128] {
+            assert!(ty.is_ref() && ty.is_sixteen_bytes() && ty.is_numeric() && ty.is_integer() && !ty.is_text());
+            assert_eq!(ty.integer_range(), None);
+        }
+        assert!(!PortType::U64.is_wide_integer());
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use crate::decimal::Decimal;
 use crate::types::{PortType, VectorType};
+use crate::wide::Bits128;
 use std::fmt;
 use std::sync::Arc;
 
@@ -28,6 +29,10 @@ pub enum Value {
     U8(u8),
     /// An `i8`.
     I8(i8),
+    /// A `u128` (its bits: see [`crate::wide`]).
+    U128(Bits128),
+    /// An `i128` (its two's-complement bits: see [`crate::wide`]).
+    I128(Bits128),
     /// An `f64`.
     F64(f64),
     /// An `f32`.
@@ -64,6 +69,8 @@ impl Value {
             Value::I16(_) => PortType::I16,
             Value::U8(_) => PortType::U8,
             Value::I8(_) => PortType::I8,
+            Value::U128(_) => PortType::U128,
+            Value::I128(_) => PortType::I128,
             Value::F64(_) => PortType::F64,
             Value::F32(_) => PortType::F32,
             Value::Bool(_) => PortType::Bool,
@@ -92,6 +99,38 @@ impl Value {
     /// decimal step writes).
     pub fn decimal_row(bytes: &[u8], ty: crate::types::DecimalType) -> Value {
         Decimal::from_bytes(bytes, ty).map_or(Value::None, Value::Decimal)
+    }
+
+    /// The `u128` value `v`.
+    pub fn u128(v: u128) -> Value {
+        Value::U128(Bits128::of_u128(v))
+    }
+
+    /// The `i128` value `v`.
+    pub fn i128(v: i128) -> Value {
+        Value::I128(Bits128::of_i128(v))
+    }
+
+    /// The value of type `ty` (one of [`PortType::is_sixteen_bytes`]) held
+    /// by the 16 little-endian `bytes` of a Ref slot or a column row:
+    /// `None` for any other length (which no step writes) or type.
+    pub fn sixteen_bytes_row(bytes: &[u8], ty: PortType) -> Value {
+        match ty {
+            PortType::Decimal(d) => Value::decimal_row(bytes, d),
+            PortType::U128 => Bits128::from_bytes(bytes).map_or(Value::None, Value::U128),
+            PortType::I128 => Bits128::from_bytes(bytes).map_or(Value::None, Value::I128),
+            _ => Value::None,
+        }
+    }
+
+    /// The 16 little-endian bytes a decimal, `u128` or `i128` value is
+    /// carried as by reference; `None` for every other value.
+    pub fn sixteen_bytes(&self) -> Option<[u8; 16]> {
+        match self {
+            Value::Decimal(d) => Some(d.to_bytes()),
+            Value::U128(b) | Value::I128(b) => Some(b.to_bytes()),
+            _ => None,
+        }
     }
 
     /// The bytes a string, byte-string, JSON or list value holds (0 for
@@ -178,6 +217,7 @@ impl Value {
             (Value::I16(a), Value::I16(b)) => a == b,
             (Value::U8(a), Value::U8(b)) => a == b,
             (Value::I8(a), Value::I8(b)) => a == b,
+            (Value::U128(a), Value::U128(b)) | (Value::I128(a), Value::I128(b)) => a == b,
             (Value::Bool(a), Value::Bool(b)) => a == b,
             (Value::Str(a), Value::Str(b)) | (Value::Json(a), Value::Json(b)) => a == b,
             (Value::Bytes(a), Value::Bytes(b)) => a == b,
@@ -204,6 +244,7 @@ impl Value {
             Value::I16(v) => v.hash(state),
             Value::U8(v) => v.hash(state),
             Value::I8(v) => v.hash(state),
+            Value::U128(v) | Value::I128(v) => v.hash(state),
             Value::F64(v) => v.to_bits().hash(state),
             Value::F32(v) => v.to_bits().hash(state),
             Value::Bool(v) => v.hash(state),
@@ -273,6 +314,8 @@ pub fn push_display(out: &mut String, v: &Value) {
         Value::I16(v) => out.push_str(int.format(*v)),
         Value::U8(v) => out.push_str(int.format(*v)),
         Value::I8(v) => out.push_str(int.format(*v)),
+        Value::U128(v) => out.push_str(int.format(v.as_u128())),
+        Value::I128(v) => out.push_str(int.format(v.as_i128())),
         Value::F64(v) => {
             let _ = write!(out, "{v}");
         }
@@ -315,6 +358,8 @@ impl fmt::Display for Value {
             Value::I16(v) => write!(f, "I16({v})"),
             Value::U8(v) => write!(f, "U8({v})"),
             Value::I8(v) => write!(f, "I8({v})"),
+            Value::U128(v) => write!(f, "U128({})", v.as_u128()),
+            Value::I128(v) => write!(f, "I128({})", v.as_i128()),
             Value::F64(v) => write!(f, "F64({v:?})"),
             Value::F32(v) => write!(f, "F32({v:?})"),
             Value::Bool(v) => write!(f, "Bool({v})"),
@@ -354,6 +399,17 @@ mod tests {
         let v = Value::Decimal(Decimal::parse_literal("901.00").unwrap());
         assert_eq!(v.display_text(), "901.00");
         assert_eq!(v.to_string(), "Decimal(901.00)");
+    }
+
+    #[test]
+    fn wide_integers_keep_values_three_words_and_print_every_digit() {
+        assert_eq!(std::mem::size_of::<Value>(), 24);
+        assert_eq!(Value::u128(u128::MAX).display_text(), "340282366920938463463374607431768211455");
+        assert_eq!(Value::i128(i128::MIN).to_string(), "I128(-170141183460469231731687303715884105728)");
+        let row = Value::i128(-2).sixteen_bytes().unwrap();
+        assert!(Value::sixteen_bytes_row(&row, PortType::I128).same(&Value::i128(-2)));
+        assert!(Value::sixteen_bytes_row(&row, PortType::U128).same(&Value::u128(u128::MAX - 1)));
+        assert!(!Value::u128(1).same(&Value::i128(1)));
     }
 
     #[test]

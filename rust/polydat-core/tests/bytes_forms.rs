@@ -114,6 +114,8 @@ fn corners(ty: PortType) -> Vec<Value> {
             .into_iter()
             .map(|b| Value::Bytes(Arc::from(b)))
             .collect(),
+        PortType::U128 => [0, 1, u128::from(u64::MAX) + 1, u128::MAX].into_iter().map(Value::u128).collect(),
+        PortType::I128 => [0, -1, i128::MIN, i128::MAX, -(1 << 70)].into_iter().map(Value::i128).collect(),
         PortType::Decimal(d) => {
             [0, -1, 90_100, 10i128.pow(d.precision as u32) - 1, -(10i128.pow(d.precision as u32) - 1)]
                 .into_iter()
@@ -283,8 +285,8 @@ fn p1_outcome(node: &dyn NodeEval, ins: &[Value]) -> Result<Vec<u8>, String> {
     let mut outs = [Value::None];
     match node.eval(&Args::new(ins, &iota), &mut outs) {
         Ok(()) => Ok(match &outs[0] {
-            // A decimal's Ref slot holds its 16 bytes.
-            Value::Decimal(d) => d.to_bytes().to_vec(),
+            // A decimal's, u128's or i128's Ref slot holds its 16 bytes.
+            v if v.sixteen_bytes().is_some() => v.sixteen_bytes().unwrap_or_default().to_vec(),
             v => bytes_of(v).map(<[u8]>::to_vec).unwrap_or_else(|| format!("a non-reference {v}").into_bytes()),
         }),
         Err(e) => Err(e.message().to_string()),
@@ -299,16 +301,15 @@ struct Entries {
 }
 
 fn bytes_outcome(node: &dyn NodeEval, ins: &[Value], out: PortType, buf: &mut Entries) -> Result<Vec<u8>, String> {
-    // A decimal's Ref slot holds its 16 bytes.
-    let decimals: Vec<[u8; 16]> =
-        ins.iter().map(|v| if let Value::Decimal(d) = v { d.to_bytes() } else { [0; 16] }).collect();
+    // A decimal's, u128's or i128's Ref slot holds its 16 bytes.
+    let decimals: Vec<[u8; 16]> = ins.iter().map(|v| v.sixteen_bytes().unwrap_or([0; 16])).collect();
     let args: Vec<Arg<'_>> = ins
         .iter()
         .zip(&decimals)
         .map(|(v, units)| match v {
             Value::Str(s) | Value::Json(s) => Arg::Text(s),
             Value::Bytes(b) => Arg::Bytes(b),
-            Value::Decimal(_) => Arg::Bytes(units),
+            v if v.sixteen_bytes().is_some() => Arg::Bytes(units),
             v => Arg::Word(value_to_slot(v).expect("a scalar")),
         })
         .collect();

@@ -406,6 +406,8 @@ fn value_of(ty: PortType, rng: &mut Rng) -> Value {
         PortType::I16 => Value::I16(x as i16),
         PortType::U8 => Value::U8(x as u8),
         PortType::I8 => Value::I8(x as i8),
+        PortType::U128 => Value::u128([0, 1, u128::MAX, u128::from(x) << 64 | u128::from(x)][(x % 4) as usize]),
+        PortType::I128 => Value::i128([0, -1, i128::MIN, i128::MAX, -(i128::from(x) << 70)][(x % 5) as usize]),
         PortType::F64 => Value::F64([0.0, -0.0, 0.5, 1.0, f64::NAN, -3.25, 1e9][(x % 7) as usize]),
         PortType::F32 => Value::F32([0.0f32, 0.5, -2.5][(x % 3) as usize]),
         PortType::Bool => Value::Bool(x & 1 == 0),

@@ -9,9 +9,9 @@ use crate::errors::{panic_text, HostError, HostResult};
 use arrow_array::types::{ArrowDictionaryKeyType, UInt16Type, UInt32Type, UInt8Type};
 use arrow_array::StructArray;
 use arrow_array::{
-    ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array, DictionaryArray, Float32Array, Float64Array,
-    Int16Array, Int32Array, Int64Array, Int8Array, ListArray, PrimitiveArray, RecordBatch, RecordBatchOptions,
-    StringArray, TimestampMillisecondArray, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
+    ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array, DictionaryArray, FixedSizeBinaryArray,
+    Float32Array, Float64Array, Int16Array, Int32Array, Int64Array, Int8Array, ListArray, PrimitiveArray, RecordBatch,
+    RecordBatchOptions, StringArray, TimestampMillisecondArray, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
@@ -58,8 +58,16 @@ pub fn data_type(ty: PortType) -> DataType {
         PortType::Date => DataType::Date32,
         PortType::Decimal(d) => DataType::Decimal128(d.precision, d.scale as i8),
         PortType::Vector(t) => DataType::List(Arc::new(list_item(t))),
+        // Every reader takes 16 fixed bytes losslessly (a decimal128 cannot
+        // hold every u128 or i128; a decimal256 some readers refuse or read
+        // as a float); the bytes are little-endian, the field's metadata
+        // names the type.
+        PortType::U128 | PortType::I128 => DataType::FixedSizeBinary(WIDE_BYTES),
     }
 }
+
+/// The width of a `u128` or `i128` row in Arrow: 16 little-endian bytes.
+const WIDE_BYTES: i32 = 16;
 
 /// The item field of a list column of element type `t`: `int32`, `int64`
 /// or `float64`, never null (a list holds no `None`; a row may be one).
@@ -118,7 +126,7 @@ pub fn schema_of(names: &[String], types: &[PortType], nullable: &[bool]) -> Sch
         .map(|((name, &ty), &nullable)| {
             let field = Field::new(name, data_type(ty), nullable);
             match ty {
-                PortType::Json => {
+                PortType::Json | PortType::U128 | PortType::I128 => {
                     field.with_metadata(HashMap::from([("polydat.type".to_string(), ty.keyword().to_string())]))
                 }
                 _ => field,
@@ -161,6 +169,19 @@ pub fn column_array(column: Column) -> Result<ArrayRef, String> {
                 Decimal128Array::new(ScalarBuffer::from(units), nulls)
                     .with_precision_and_scale(d.precision, d.scale as i8)
                     .map_err(|e| e.to_string())?,
+            )
+        }
+        ColumnData::Var(v) if ty.is_wide_integer() => {
+            // A `None` row holds no bytes: its 16 bytes are zeros, masked.
+            let mut data = Vec::with_capacity(rows * WIDE_BYTES as usize);
+            for i in 0..rows {
+                match v.row(i) {
+                    row if row.len() == WIDE_BYTES as usize => data.extend_from_slice(row),
+                    _ => data.extend_from_slice(&[0; WIDE_BYTES as usize]),
+                }
+            }
+            Arc::new(
+                FixedSizeBinaryArray::try_new(WIDE_BYTES, Buffer::from_vec(data), nulls).map_err(|e| e.to_string())?,
             )
         }
         ColumnData::Var(v) => {

@@ -158,15 +158,26 @@ pub(crate) fn int_value(obj: &Bound<'_, PyAny>) -> HostResult<Value> {
     if let Ok(v) = obj.extract::<i64>() {
         return Ok(Value::I64(v));
     }
+    // Past 64 bits: an i128 when it is one, else a u128 (a slot of another
+    // type then refuses it, naming its own range).
+    if let Ok(v) = obj.extract::<i128>() {
+        return Ok(Value::i128(v));
+    }
+    if let Ok(v) = obj.extract::<u128>() {
+        return Ok(Value::u128(v));
+    }
     let bits: u64 = obj.call_method0("bit_length").and_then(|b| b.extract()).unwrap_or(0);
+    let shown =
+        if bits <= 256 { obj.str().map(|s| s.to_string()).unwrap_or_default() } else { format!("of {bits} bits") };
     Err(HostError::Unsupported(format!(
-        "an integer of {bits} bits does not fit in 64 bits (u64, or i64 when negative)"
+        "the integer {shown} is outside every integer type: i128 holds -2^127 to 2^127-1, u128 holds 0 to 2^128-1"
     )))
 }
 
 /// A column as a numpy array of its declared dtype (strings, bytes, JSON,
-/// decimals and lists as an object array, a decimal row a
-/// `decimal.Decimal`, a list row a Python list of ints or floats,
+/// decimals, u128, i128 and lists as an object array, a decimal row a
+/// `decimal.Decimal`, a u128 or i128 row a Python int (numpy has no
+/// 128-bit integer dtype), a list row a Python list of ints or floats,
 /// `None` rows as `None`; a timestamp as
 /// `datetime64[ms]`, a date as `datetime64[D]`); a scalar column with `None`
 /// rows is a `numpy.ma.MaskedArray` of its dtype whose mask marks them.
@@ -210,8 +221,9 @@ pub(crate) fn column_to_py(py: Python<'_>, column: Column) -> HostResult<PyObjec
                 }
                 objects.push(match ty {
                     polydat_core::PortType::Bytes => py_bytes(py, v.row(i))?.into_any().unbind(),
-                    polydat_core::PortType::Decimal(d) => {
-                        crate::pyvalue::to_py(py, &polydat_core::Value::decimal_row(v.row(i), d))?
+                    // A decimal row a `decimal.Decimal`, a u128 or i128 row a Python int.
+                    ty if ty.is_sixteen_bytes() => {
+                        crate::pyvalue::to_py(py, &polydat_core::Value::sixteen_bytes_row(v.row(i), ty))?
                     }
                     polydat_core::PortType::Vector(t) => {
                         crate::pyvalue::to_py(py, &polydat_core::vector::from_row(t, v.row(i)))?

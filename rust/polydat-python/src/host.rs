@@ -55,9 +55,13 @@ impl<'py> HostArray<'py> {
             PortType::F64 => HostArray::F64(make(py, rows, dtype)?),
             PortType::F32 => HostArray::F32(make(py, rows, dtype)?),
             PortType::Bool => HostArray::Bool(make(py, rows, dtype)?),
-            PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) | PortType::Vector(_) => {
-                return None
-            }
+            PortType::Str
+            | PortType::Bytes
+            | PortType::Json
+            | PortType::Decimal(_)
+            | PortType::Vector(_)
+            | PortType::U128
+            | PortType::I128 => return None,
         })
     }
 
@@ -76,9 +80,13 @@ impl<'py> HostArray<'py> {
             PortType::F64 => "float64",
             PortType::F32 => "float32",
             PortType::Bool => "bool",
-            PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) | PortType::Vector(_) => {
-                return None
-            }
+            PortType::Str
+            | PortType::Bytes
+            | PortType::Json
+            | PortType::Decimal(_)
+            | PortType::Vector(_)
+            | PortType::U128
+            | PortType::I128 => return None,
         })
     }
 
@@ -123,9 +131,13 @@ impl<'py> HostArray<'py> {
             PortType::F64 => HostArray::F64(take(array, dtype, rows)?),
             PortType::F32 => HostArray::F32(take(array, dtype, rows)?),
             PortType::Bool => HostArray::Bool(take(array, dtype, rows)?),
-            PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) | PortType::Vector(_) => {
-                unreachable!("refused above")
-            }
+            PortType::Str
+            | PortType::Bytes
+            | PortType::Json
+            | PortType::Decimal(_)
+            | PortType::Vector(_)
+            | PortType::U128
+            | PortType::I128 => unreachable!("refused above"),
         })
     }
 

@@ -18,6 +18,8 @@ pub(crate) fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObject> {
         Value::I16(x) => x.into_pyobject(py)?.into_any().unbind(),
         Value::U8(x) => x.into_pyobject(py)?.into_any().unbind(),
         Value::I8(x) => x.into_pyobject(py)?.into_any().unbind(),
+        Value::U128(x) => x.as_u128().into_pyobject(py)?.into_any().unbind(),
+        Value::I128(x) => x.as_i128().into_pyobject(py)?.into_any().unbind(),
         Value::F64(x) => x.into_pyobject(py)?.into_any().unbind(),
         Value::F32(x) => (*x as f64).into_pyobject(py)?.into_any().unbind(),
         Value::Bool(x) => PyBool::new(py, *x).to_owned().into_any().unbind(),

@@ -138,6 +138,10 @@ def value_for(rng: random.Random, type_name: str) -> Any:
         bits, signed = _NARROW_BITS[type_name]
         lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
         return rng.choice((0, 1, lo, hi, rng.randint(lo, hi)))
+    if type_name == "u128":
+        return rng.choice((0, 1, 2**64, 2**127, 2**128 - 1, rng.randrange(2**128)))
+    if type_name == "i128":
+        return rng.choice((0, -1, -(2**127), 2**127 - 1, -(2**64), rng.randrange(-(2**127), 2**127)))
     if type_name == "f64":
         return rng.choice((*_F64, rng.uniform(-1e6, 1e6)))
     if type_name == "f32":

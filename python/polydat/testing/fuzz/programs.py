@@ -42,12 +42,12 @@ from ..catalog import catalog_entries, const_value
 __all__ = ["PORT_TYPES", "FuzzProgram", "Term", "program", "callable_entries", "generated_nodes"]
 
 PORT_TYPES = (
-    "u64", "i64", "u32", "i32", "u16", "i16", "u8", "i8", "f64", "f32", "bool", "str", "bytes", "json", "date", "timestamp",
-    "vec_i32", "vec_i64", "vec_f64",
+    "u64", "i64", "u32", "i32", "u16", "i16", "u8", "i8", "u128", "i128", "f64", "f32", "bool", "str", "bytes", "json",
+    "date", "timestamp", "vec_i32", "vec_i64", "vec_f64",
 )
 """The wire types the generator carries: every type a catalog port has."""
 
-_NUMERIC_FAMILIES = ("u64", "i64", "f64")
+_NUMERIC_FAMILIES = ("u64", "i64", "f64", "u128", "i128")
 _DEFAULTABLE = {"u64", "u32", "f64", "f32", "str", "bool", "timestamp", "vec_i32", "vec_i64", "vec_f64"}
 """Extern types whose declaration takes a literal default."""
 
@@ -359,7 +359,7 @@ class _Writer:
             self.calendar_operator()
             return
         family = rng.choice(_NUMERIC_FAMILIES)
-        if rng.random() < 0.12:
+        if rng.random() < 0.12 and family != "u128":  # `-` of a u128 is an f64, `!` is over u64 only
             unary = "-" if family != "u64" else "!"
             a = self.operand(family)
             self.bind(f"{unary}{a.text}", Term("", family, a.total, a.varying, a.tainted))
@@ -377,7 +377,7 @@ class _Writer:
         else:
             result = "f64" if op == "**" else family
         # integer operators wrap; `/` and `%` by a non-zero divisor never fail
-        total = a.total and b.total and (family != "i64" or op not in ("/", "%"))
+        total = a.total and b.total and (family not in ("i64", "i128") or op not in ("/", "%"))
         self.bind(f"{a.text} {op} {b.text}", Term("", result, total, a.varying or b.varying, a.tainted or b.tainted))
 
     def calendar_operator(self) -> None:

@@ -397,9 +397,13 @@ impl Column {
             PortType::F64 => ColumnData::F64(zeros(rows)?),
             PortType::F32 => ColumnData::F32(zeros(rows)?),
             PortType::Bool => ColumnData::Bool(zeros(rows)?),
-            PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) | PortType::Vector(_) => {
-                ColumnData::Var(VarRows::with_rows(0)?)
-            }
+            PortType::Str
+            | PortType::Bytes
+            | PortType::Json
+            | PortType::Decimal(_)
+            | PortType::Vector(_)
+            | PortType::U128
+            | PortType::I128 => ColumnData::Var(VarRows::with_rows(0)?),
         };
         Some(Column { ty, data, nulls: Vec::new(), picks: None })
     }
@@ -483,8 +487,8 @@ impl Column {
             ColumnData::Var(v) => match self.ty {
                 PortType::Bytes => Value::Bytes(Arc::from(v.row(i))),
                 PortType::Json => Value::Json(Arc::from(v.text(i))),
-                PortType::Decimal(d) => Value::decimal_row(v.row(i), d),
                 PortType::Vector(t) => crate::vector::from_row(t, v.row(i)),
+                ty if ty.is_sixteen_bytes() => Value::sixteen_bytes_row(v.row(i), ty),
                 _ => Value::str(v.text(i)),
             },
         }
@@ -756,7 +760,13 @@ pub fn row_width(ty: PortType) -> Option<u8> {
         PortType::U32 | PortType::I32 | PortType::F32 | PortType::Date => Some(4),
         PortType::U16 | PortType::I16 => Some(2),
         PortType::Bool | PortType::U8 | PortType::I8 => Some(1),
-        PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) | PortType::Vector(_) => None,
+        PortType::Str
+        | PortType::Bytes
+        | PortType::Json
+        | PortType::Decimal(_)
+        | PortType::Vector(_)
+        | PortType::U128
+        | PortType::I128 => None,
     }
 }
 
@@ -800,6 +810,8 @@ fn var_bytes(ty: PortType, value: &Value) -> Option<std::borrow::Cow<'_, [u8]>> 
         (PortType::Decimal(d), Value::Decimal(x)) if x.ty() == d => Some(x.to_bytes().to_vec().into()),
         // A list row is its packed elements, as in a Ref slot.
         (PortType::Vector(t), Value::Vector(u, b)) if t == *u => Some(b[..].into()),
+        // A u128 or i128 row is its 16 little-endian bytes too.
+        (PortType::U128, Value::U128(b)) | (PortType::I128, Value::I128(b)) => Some(b.to_bytes().to_vec().into()),
         _ => None,
     }
 }

@@ -176,8 +176,9 @@ enum CsvCells<'a> {
     Bool(&'a [bool]),
     Text(&'a VarRows),
     Hex(&'a VarRows),
-    /// Decimal rows (16 bytes each) of this type, written as exact text.
-    Decimal(&'a VarRows, crate::types::DecimalType),
+    /// Decimal, u128 or i128 rows of this type (16 little-endian bytes
+    /// each), written as exact text.
+    Sixteen(&'a VarRows, PortType),
     /// List rows (packed elements) of this element type, written as
     /// `[1,2,3]` (see [`list_text`]).
     List(&'a VarRows, VectorType),
@@ -200,8 +201,8 @@ impl<'a> CsvCells<'a> {
             (ColumnData::F32(v), _) => CsvCells::F32(v),
             (ColumnData::Bool(v), _) => CsvCells::Bool(v),
             (ColumnData::Var(v), PortType::Bytes) => CsvCells::Hex(v),
-            (ColumnData::Var(v), PortType::Decimal(d)) => CsvCells::Decimal(v, d),
             (ColumnData::Var(v), PortType::Vector(t)) => CsvCells::List(v, t),
+            (ColumnData::Var(v), ty) if ty.is_sixteen_bytes() => CsvCells::Sixteen(v, ty),
             (ColumnData::Var(v), _) => CsvCells::Text(v),
         }
     }
@@ -247,9 +248,9 @@ impl<'a> CsvCells<'a> {
             CsvCells::Hex(v) if !(single && v.row(i).is_empty()) => hex(v.row(i), out),
             CsvCells::Hex(v) => csv_field(v.row(i), single, out),
             CsvCells::Text(v) => out.csv_text(&v.data, v.offsets.get(i), v.offsets.get(i + 1), single),
-            CsvCells::Decimal(v, d) => {
+            CsvCells::Sixteen(v, ty) => {
                 scratch.text.clear();
-                crate::value::push_display(&mut scratch.text, &Value::decimal_row(v.row(i), d));
+                crate::value::push_display(&mut scratch.text, &Value::sixteen_bytes_row(v.row(i), ty));
                 out.extend(scratch.text.as_bytes())
             }
             CsvCells::List(v, t) => {
@@ -617,8 +618,11 @@ fn json_var(ty: PortType, rows: &VarRows, i: usize, out: &mut Vec<u8>) {
     match ty {
         // A list is a JSON array of its elements.
         PortType::Vector(t) => list_text(t, rows.row(i), ListStyle::Json, &mut ryu::Buffer::new(), out),
-        // A decimal is a JSON number written with its exact digits (901.00).
-        PortType::Decimal(d) => out.extend_from_slice(Value::decimal_row(rows.row(i), d).display_text().as_bytes()),
+        // A decimal is a JSON number written with its exact digits (901.00),
+        // a u128 or i128 with every digit (JSON numbers have no width).
+        ty if ty.is_sixteen_bytes() => {
+            out.extend_from_slice(Value::sixteen_bytes_row(rows.row(i), ty).display_text().as_bytes())
+        }
         PortType::Bytes => {
             out.push(b'"');
             hex(rows.row(i), out);

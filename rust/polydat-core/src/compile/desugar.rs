@@ -466,6 +466,12 @@ pub fn reader_counts(ir: &GraphIr) -> Vec<u32> {
 enum Family {
     U64,
     I64,
+    /// `u128`: its own nodes (`u128_add`, ...); a narrower unsigned
+    /// integer beside one widens into it.
+    U128,
+    /// `i128`: its own nodes (`i128_add`, ...); a narrower integer beside
+    /// one widens into it.
+    I128,
     F64,
     /// Any `decimal(p, s)`: `+ - *` and comparisons only, never mixed with
     /// another family (the `decimal_*` nodes type the result).
@@ -477,6 +483,8 @@ impl Family {
         match self {
             Family::U64 => "u64",
             Family::I64 => "i64",
+            Family::U128 => "u128",
+            Family::I128 => "i128",
             Family::F64 => "f64",
             Family::Decimal => "decimal",
         }
@@ -487,6 +495,8 @@ impl Family {
             U64 => Some(Family::U64),
             I64 => Some(Family::I64),
             F64 => Some(Family::F64),
+            PortType::U128 => Some(Family::U128),
+            PortType::I128 => Some(Family::I128),
             PortType::Decimal(_) => Some(Family::Decimal),
             _ => None,
         }
@@ -544,8 +554,21 @@ fn settle_literal(graph: &mut Graph, lit: &Operand, value: Value, span: Span) ->
 }
 
 /// The family two numeric operand types share: the same one, or f64 when
-/// one is f64; `None` for u64 with i64 (neither is the other's) or a non-number.
+/// one is f64, or a 128-bit one when the other operand's type widens into
+/// it by a class-A adapter (`u64` beside `u128`, `i32` beside `i128`);
+/// `None` for u64 with i64 (neither is the other's), a narrow integer
+/// elsewhere, or a non-number.
 fn family(lt: PortType, rt: PortType) -> Option<Family> {
+    let widens = |from: PortType, to: PortType| {
+        to.is_wide_integer() && from.is_integer() && nodes::convert::auto_adapter(from, to).is_some()
+    };
+    if lt != rt && lt != F64 && rt != F64 && (lt.is_wide_integer() || rt.is_wide_integer()) {
+        return match () {
+            _ if widens(rt, lt) => Family::of(lt),
+            _ if widens(lt, rt) => Family::of(rt),
+            _ => None,
+        };
+    }
     let (l, r) = (Family::of(lt)?, Family::of(rt)?);
     match (l, r) {
         _ if l == r => Some(l),
@@ -699,17 +722,24 @@ fn truthiness(graph: &mut Graph, op: Operator, side: &Operand, span: Span) -> Re
 /// The literal 0 a comparison or negation of `family` reads (a u64 0,
 /// widened by the adapter pass, for f64 as for u64; an i64 0 for i64).
 fn zero_for(graph: &mut Graph, family: Family, span: Span) -> Result<Wire, CompileError> {
-    literal_node(graph, if family == Family::I64 { Value::I64(0) } else { Value::U64(0) }, span)
+    let zero = match family {
+        Family::I64 => Value::I64(0),
+        Family::U128 => Value::u128(0),
+        Family::I128 => Value::i128(0),
+        _ => Value::U64(0),
+    };
+    literal_node(graph, zero, span)
 }
 
-/// Prefix `-`: `0.0 - x` (`0 - x` for an i64).
+/// Prefix `-`: `0.0 - x` (`0 - x` for an i64 or an i128).
 fn negate(graph: &mut Graph, operand: &Operand, span: Span) -> Result<Wire, CompileError> {
     let ty = graph.wire_type(operand.wire);
     match Family::of(ty) {
-        Some(Family::I64) => {
-            let zero = zero_for(graph, Family::I64, span)?;
-            emit(graph, "i64_sub", vec![zero, operand.wire], span)
+        Some(family @ (Family::I64 | Family::I128)) => {
+            let zero = zero_for(graph, family, span)?;
+            emit(graph, &format!("{}_sub", family.prefix()), vec![zero, operand.wire], span)
         }
+
         Some(Family::Decimal) => {
             let zero = literal_node(graph, super::resolve::zero_of(ty), span)?;
             emit(graph, "decimal_sub", vec![zero, operand.wire], span)

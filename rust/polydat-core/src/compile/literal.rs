@@ -81,6 +81,17 @@ pub fn fit(c: &ConstIr, ty: PortType) -> Result<Value, Misfit> {
             Ok(Value::integer_of(ty, i128::from(*b)).expect("0 and 1 fit every integer type"))
         }
         (ConstIr::Bool(_), _) => Err(misfit(format!("a {ty} slot needs a {ty} value"))),
+        (_, PortType::U128 | PortType::I128) => {
+            let Some(v) = integer(c) else {
+                return Err(misfit(match c {
+                    ConstIr::F64(_) => format!("a {ty} constant needs an integer literal"),
+                    _ => format!("write the number without quotes, or convert text with `\"...\" as {ty}`"),
+                }));
+            };
+            crate::wide::AnyInt::Fits(v)
+                .to_type(ty)
+                .ok_or_else(|| misfit(format!("{ty} is unsigned; negative values do not fit")))
+        }
         (_, U64 | U32 | I64 | I32 | U16 | I16 | U8 | I8) => {
             let Some(v) = integer(c) else {
                 return Err(misfit(match c {

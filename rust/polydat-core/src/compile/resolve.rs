@@ -179,6 +179,8 @@ pub fn zero_of(ty: PortType) -> Value {
         PortType::I16 => Value::I16(0),
         PortType::U8 => Value::U8(0),
         PortType::I8 => Value::I8(0),
+        PortType::U128 => Value::u128(0),
+        PortType::I128 => Value::i128(0),
         PortType::F64 => Value::F64(0.0),
         PortType::F32 => Value::F32(0.0),
         PortType::Bool => Value::Bool(false),
@@ -594,7 +596,7 @@ pub(super) fn cast_wire(
     }
     // A float becomes an integer only by a rounding the program names
     // (`round_to_u64`, `floor_to_u64`, ...): `as` never picks one.
-    let rounding = matches!(from, PortType::F64 | PortType::F32) && to.integer_range().is_some();
+    let rounding = matches!(from, PortType::F64 | PortType::F32) && to.is_integer();
     if rounding {
         return Err(CompileError::at(span, format!("cannot cast {from} to {to} with 'as'"))
             .hint(convert::conversion_hint(from, to)));
@@ -604,8 +606,10 @@ pub(super) fn cast_wire(
     }
     match convert::cast_node(from, to) {
         Some(def) => {
-            // A decimal target's precision and scale travel as the node's constant.
-            let consts = if to.decimal().is_some() { vec![Value::str(to.keyword())] } else { Vec::new() };
+            // A decimal target's precision and scale, or the integer type a
+            // 128-bit value narrows to, travel as the node's constant.
+            let names_target = to.decimal().is_some() || crate::nodes::wide::needs_type_constant(def);
+            let consts = if names_target { vec![Value::str(to.keyword())] } else { Vec::new() };
             let node =
                 GraphNode::build(def, consts, vec![wire], vec![from], span).map_err(|e| CompileError::at(span, e))?;
             Ok(graph.push(node))

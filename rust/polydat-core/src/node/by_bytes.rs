@@ -144,8 +144,8 @@ pub trait BytesEval: Send + Sync {
 pub enum ValueRef<'a> {
     /// The absent value.
     None,
-    /// A value with no borrowed part: a scalar, a decimal or a copied list
-    /// (never `Str`, `Json` or `Bytes`).
+    /// A value with no borrowed part: a scalar, a decimal, a 128-bit
+    /// integer or a copied list (never `Str`, `Json` or `Bytes`).
     Scalar(Value),
     /// A string.
     Str(&'a str),
@@ -175,10 +175,10 @@ impl<'a> ValueRef<'a> {
             (PortType::Str, arg) => ValueRef::Str(arg.text()?),
             (PortType::Json, arg) => ValueRef::Json(arg.text()?),
             (PortType::Bytes, arg) => ValueRef::Bytes(arg.bytes()?),
-            // A decimal's Ref slot holds its 16 bytes; the value is a copy.
-            (PortType::Decimal(d), arg) => ValueRef::Scalar(Value::decimal_row(arg.bytes()?, d)),
             // A list's Ref slot holds its packed elements; the value is a copy.
             (PortType::Vector(t), arg) => ValueRef::Scalar(crate::vector::from_row(t, arg.bytes()?)),
+            // A decimal's, u128's or i128's Ref slot holds its 16 bytes; the value is a copy.
+            (ty, arg) if ty.is_sixteen_bytes() => ValueRef::Scalar(Value::sixteen_bytes_row(arg.bytes()?, ty)),
             (ty, Arg::Word(w)) => ValueRef::Scalar(super::slot::slot_to_value(ty, w)),
             (ty, _) => return Err(wrong_arg(&ty.keyword())),
         })

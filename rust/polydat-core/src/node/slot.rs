@@ -185,7 +185,13 @@ pub fn slot_to_value(ty: PortType, s: u64) -> Value {
         PortType::Bool => Value::Bool(s != 0),
         PortType::Timestamp => Value::Timestamp(s as i64),
         PortType::Date => Value::Date(s as i32),
-        PortType::Str | PortType::Bytes | PortType::Json | PortType::Decimal(_) | PortType::Vector(_) => Value::None,
+        PortType::Str
+        | PortType::Bytes
+        | PortType::Json
+        | PortType::Decimal(_)
+        | PortType::Vector(_)
+        | PortType::U128
+        | PortType::I128 => Value::None,
     }
 }
 

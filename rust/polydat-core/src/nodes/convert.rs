@@ -194,7 +194,7 @@ pub const STR_TO_F64_CAST_OP: &str = "__str_to_f64";
 /// (its first sentence and its detail line, both in upstream's words, about
 /// the trimmed text). Upstream's middle paragraph, advice about its host's
 /// scenario `set:` blocks, is left out: this project has no such blocks.
-fn coercion_failure(raw: &str, target: &str, detail: &str) -> String {
+pub(crate) fn coercion_failure(raw: &str, target: &str, detail: &str) -> String {
     format!("value {raw:?} is not {target}.\n\n(coercion detail: {detail})")
 }
 
@@ -394,7 +394,7 @@ cast!(DATE_TO_I64, "__date_to_i64", Date: Days => I64, "Cast date -> i64: days s
 // a float to JSON (a non-finite float fails: JSON has no such number).
 
 /// A value that does not fit the cast's target type.
-fn out_of_range(value: impl std::fmt::Display, target: &str) -> String {
+pub(crate) fn out_of_range(value: impl std::fmt::Display, target: &str) -> String {
     format!("value {value} does not fit in {target}")
 }
 
@@ -562,7 +562,7 @@ reader_cast!(JSON_TO_BOOL, "__json_to_bool", Json => Bool, str_map,
     |s| from_json(s, "a bool", serde_json::Value::as_bool));
 
 /// `bytes` read as the `N` little-endian bytes of a value, or a failure naming the length.
-fn exactly<const N: usize>(b: &[u8], target: &str) -> Result<[u8; N], String> {
+pub(crate) fn exactly<const N: usize>(b: &[u8], target: &str) -> Result<[u8; N], String> {
     <[u8; N]>::try_from(b).map_err(|_| format!("{} bytes cannot be read as {target}, which takes {N}", b.len()))
 }
 
@@ -623,7 +623,7 @@ impl SlotEval for PassThrough {
 /// and never fails; as upstream, every integer widens to f64 (rounding above
 /// 2^53) and a u64 feeds a bool port as a nonzero test.
 pub fn auto_adapter(from: PortType, to: PortType) -> Option<&'static NodeDef> {
-    if let Some(def) = narrow::auto_adapter(from, to) {
+    if let Some(def) = narrow::auto_adapter(from, to).or_else(|| crate::nodes::wide::auto_adapter(from, to)) {
         return Some(def);
     }
     Some(match (from, to) {
@@ -680,7 +680,7 @@ pub fn auto_adapter(from: PortType, to: PortType) -> Option<&'static NodeDef> {
 /// needs a chosen rounding; a conversion only a cast makes is written with
 /// `as`; else there is none.
 pub fn conversion_hint(from: PortType, to: PortType) -> String {
-    let integer = matches!(to, U64 | I64 | U32 | I32);
+    let integer = matches!(to, U64 | I64 | U32 | I32) || to.is_wide_integer();
     if matches!(from, F64 | F32) && integer {
         return "choose how to round: f64_to_u64(x) truncates, or use round_to_u64(x), floor_to_u64(x) or ceil_to_u64(x)"
             .to_string();
@@ -695,56 +695,59 @@ pub fn conversion_hint(from: PortType, to: PortType) -> String {
 /// adapter when there is one, else a strict string parser. Float-to-integer
 /// narrowing has none on purpose (it needs `f64_to_u64`, `round_to_u64`, ...).
 pub fn cast_node(from: PortType, to: PortType) -> Option<&'static NodeDef> {
-    auto_adapter(from, to).or(narrow::cast_node(from, to)).or(match (from, to) {
-        // The target's precision and scale are the node's `type` constant
-        // (`cast_wire` gives it).
-        (U64 | I64 | U32 | I32 | U16 | I16 | U8 | I8 | F64 | F32 | Decimal(_), Decimal(_)) => {
-            Some(&crate::nodes::decimal::TO_DECIMAL)
-        }
-        (Decimal(_), F64) => Some(&crate::nodes::decimal::DECIMAL_TO_F64),
-        (Decimal(_), I64) => Some(&crate::nodes::decimal::DECIMAL_TO_I64),
-        (Str, U64) => Some(&STR_TO_U64_CAST),
-        (Str, F64) => Some(&STR_TO_F64_CAST),
-        (Str, Bool) => Some(&STR_TO_BOOL_CAST),
-        (Str, I64) => Some(&STR_TO_I64_CAST),
-        (Str, U32) => Some(&STR_TO_U32_CAST),
-        (Str, I32) => Some(&STR_TO_I32_CAST),
-        (Str, F32) => Some(&STR_TO_F32_CAST),
-        (Str, Date) => Some(&STR_TO_DATE_CAST),
-        (Str, Timestamp) => Some(&STR_TO_TIMESTAMP_CAST),
-        (U64, I64) => Some(&U64_TO_I64),
-        (U64, U32) => Some(&U64_TO_U32),
-        (U64, I32) => Some(&U64_TO_I32),
-        (I64, U64) => Some(&I64_TO_U64),
-        (I64, U32) => Some(&I64_TO_U32),
-        (I64, I32) => Some(&I64_TO_I32),
-        (U32, I32) => Some(&U32_TO_I32),
-        (I32, U64) => Some(&I32_TO_U64),
-        (I32, U32) => Some(&I32_TO_U32),
-        (F64, F32) => Some(&F64_TO_F32),
-        (F64, Json) => Some(&F64_TO_JSON),
-        (Json, U64) => Some(&JSON_TO_U64),
-        (Json, I64) => Some(&JSON_TO_I64),
-        (Json, F64) => Some(&JSON_TO_F64),
-        (Json, Bool) => Some(&JSON_TO_BOOL),
-        (Bytes, U64) => Some(&BYTES_TO_U64),
-        (Bytes, I64) => Some(&BYTES_TO_I64),
-        (Bytes, U32) => Some(&BYTES_TO_U32),
-        (Bytes, I32) => Some(&BYTES_TO_I32),
-        (Bytes, F64) => Some(&BYTES_TO_F64),
-        (Bytes, F32) => Some(&BYTES_TO_F32),
-        (Bytes, Bool) => Some(&BYTES_TO_BOOL),
-        (U64, Timestamp) => Some(&U64_TO_TIMESTAMP),
-        (I64, Timestamp) => Some(&I64_TO_TIMESTAMP),
-        (Timestamp, I64) => Some(&TIMESTAMP_TO_I64),
-        (Timestamp, Date) => Some(&TIMESTAMP_TO_DATE),
-        (U64, Date) => Some(&U64_TO_DATE),
-        (I32, Date) => Some(&I32_TO_DATE),
-        (Date, I32) => Some(&DATE_TO_I32),
-        (I64, Date) => Some(&I64_TO_DATE),
-        (Date, I64) => Some(&DATE_TO_I64),
-        _ => None,
-    })
+    auto_adapter(from, to).or(narrow::cast_node(from, to)).or(crate::nodes::wide::cast_node(from, to)).or(
+        match (from, to) {
+            // The target's precision and scale are the node's `type` constant
+            // (`cast_wire` gives it).
+            (
+                U64 | I64 | U32 | I32 | U16 | I16 | U8 | I8 | PortType::U128 | PortType::I128 | F64 | F32 | Decimal(_),
+                Decimal(_),
+            ) => Some(&crate::nodes::decimal::TO_DECIMAL),
+            (Decimal(_), F64) => Some(&crate::nodes::decimal::DECIMAL_TO_F64),
+            (Decimal(_), I64) => Some(&crate::nodes::decimal::DECIMAL_TO_I64),
+            (Str, U64) => Some(&STR_TO_U64_CAST),
+            (Str, F64) => Some(&STR_TO_F64_CAST),
+            (Str, Bool) => Some(&STR_TO_BOOL_CAST),
+            (Str, I64) => Some(&STR_TO_I64_CAST),
+            (Str, U32) => Some(&STR_TO_U32_CAST),
+            (Str, I32) => Some(&STR_TO_I32_CAST),
+            (Str, F32) => Some(&STR_TO_F32_CAST),
+            (Str, Date) => Some(&STR_TO_DATE_CAST),
+            (Str, Timestamp) => Some(&STR_TO_TIMESTAMP_CAST),
+            (U64, I64) => Some(&U64_TO_I64),
+            (U64, U32) => Some(&U64_TO_U32),
+            (U64, I32) => Some(&U64_TO_I32),
+            (I64, U64) => Some(&I64_TO_U64),
+            (I64, U32) => Some(&I64_TO_U32),
+            (I64, I32) => Some(&I64_TO_I32),
+            (U32, I32) => Some(&U32_TO_I32),
+            (I32, U64) => Some(&I32_TO_U64),
+            (I32, U32) => Some(&I32_TO_U32),
+            (F64, F32) => Some(&F64_TO_F32),
+            (F64, Json) => Some(&F64_TO_JSON),
+            (Json, U64) => Some(&JSON_TO_U64),
+            (Json, I64) => Some(&JSON_TO_I64),
+            (Json, F64) => Some(&JSON_TO_F64),
+            (Json, Bool) => Some(&JSON_TO_BOOL),
+            (Bytes, U64) => Some(&BYTES_TO_U64),
+            (Bytes, I64) => Some(&BYTES_TO_I64),
+            (Bytes, U32) => Some(&BYTES_TO_U32),
+            (Bytes, I32) => Some(&BYTES_TO_I32),
+            (Bytes, F64) => Some(&BYTES_TO_F64),
+            (Bytes, F32) => Some(&BYTES_TO_F32),
+            (Bytes, Bool) => Some(&BYTES_TO_BOOL),
+            (U64, Timestamp) => Some(&U64_TO_TIMESTAMP),
+            (I64, Timestamp) => Some(&I64_TO_TIMESTAMP),
+            (Timestamp, I64) => Some(&TIMESTAMP_TO_I64),
+            (Timestamp, Date) => Some(&TIMESTAMP_TO_DATE),
+            (U64, Date) => Some(&U64_TO_DATE),
+            (I32, Date) => Some(&I32_TO_DATE),
+            (Date, I32) => Some(&DATE_TO_I32),
+            (I64, Date) => Some(&I64_TO_DATE),
+            (Date, I64) => Some(&DATE_TO_I64),
+            _ => None,
+        },
+    )
 }
 
 /// `trunc_u64`: Truncates toward zero; saturating (negative to 0, past u64::MAX to u64::MAX), NaN gives 0.
@@ -942,6 +945,12 @@ pub fn parse_text(text: &str, ty: PortType) -> Result<Value, String> {
             let (lo, hi) = ty.integer_range().expect("an integer type has a range");
             Value::integer_of(ty, ranged(lo, hi)?).expect("a value in range is a value of the type")
         }
+        PortType::U128 | PortType::I128 => {
+            let range = if ty == PortType::U128 { "0..=2^128-1" } else { "-2^127..=2^127-1" };
+            crate::wide::parse_any_int(t)
+                .and_then(|v| v.to_type(ty))
+                .ok_or_else(|| bad(&format!("a decimal integer in {range}")))?
+        }
         F64 => Value::F64(t.parse::<f64>().map_err(|_| bad("a number"))?),
         F32 => Value::F32(t.parse::<f32>().map_err(|_| bad("a number"))?),
         Bool => Value::Bool(read_bool(t).ok_or_else(|| bad("true, false, 1 or 0"))?),
@@ -1007,7 +1016,24 @@ pub fn boundary_value(value: Value, to: PortType) -> Result<Value, Value> {
     if value.is_none() || value.port_type() == Some(to) {
         return Ok(value);
     }
-    let integer = value.as_integer();
+    if to.is_wide_integer() {
+        // Any integer or bool that fits; a float only when it is whole.
+        let int = match &value {
+            V::F64(x) if x.is_finite() && x.fract() == 0.0 && x.abs() < 2e38 => {
+                Some(crate::wide::AnyInt::Fits(*x as i128))
+            }
+            V::F32(x) if x.is_finite() && x.fract() == 0.0 && x.abs() < 2e38 => {
+                Some(crate::wide::AnyInt::Fits(*x as i128))
+            }
+            other => crate::wide::AnyInt::of(other),
+        };
+        return int.and_then(|i| i.to_type(to)).ok_or(value);
+    }
+    let integer = match &value {
+        V::U128(b) => i128::try_from(b.as_u128()).ok(),
+        V::I128(b) => Some(b.as_i128()),
+        other => other.as_integer(),
+    };
     let int = match &value {
         _ if integer.is_some() => integer,
         V::Bool(b) => Some(*b as i128),
@@ -1023,6 +1049,7 @@ pub fn boundary_value(value: Value, to: PortType) -> Result<Value, Value> {
     };
     let converted = match to {
         U64 | I64 | U32 | I32 | U16 | I16 | U8 | I8 => int.and_then(|i| V::integer_of(to, i)),
+        PortType::U128 | PortType::I128 => unreachable!("handled above"),
         F64 => float.map(V::F64),
         F32 => float.filter(|f| f.is_nan() || (*f as f32) as f64 == *f).map(|f| V::F32(f as f32)),
         Bool => integer.filter(|i| *i == 0 || *i == 1).map(|i| V::Bool(i == 1)),
@@ -1176,7 +1203,14 @@ mod tests {
         assert!(ok("TRUE", Bool).same(&Value::Bool(true)));
         assert!(parse_text("yes", Bool).unwrap_err().contains("true, false, 1 or 0"));
         assert!(ok(" eu west ", Str).same(&Value::str(" eu west ")), "strings keep their spaces");
-        assert_eq!(implicit_conversions().len(), 44 + narrow::ADAPTERS.len(), "with decimal to str");
+        // 24 of the 128-bit integers: into u128 from 4 unsigned types and
+        // bool, into i128 from 8 integer types and bool, and from each of the
+        // two into f64, str, bool, bytes and json.
+        assert_eq!(implicit_conversions().len(), 44 + narrow::ADAPTERS.len() + 24, "with decimal to str");
+        assert!(ok(" 340282366920938463463374607431768211455 ", PortType::U128).same(&Value::u128(u128::MAX)));
+        assert!(ok("-1", PortType::I128).same(&Value::i128(-1)));
+        assert!(parse_text("-1", PortType::U128).unwrap_err().contains("0..=2^128-1"));
+        assert!(parse_text("1e3", PortType::I128).unwrap_err().contains("cannot read \"1e3\" as i128"));
         assert!(ok("255", U8).same(&Value::U8(255)));
         assert!(parse_text("256", U8).unwrap_err().contains("an integer in 0..=255"));
         assert!(ok("-0x80", I8).same(&Value::I8(-128)));

@@ -52,6 +52,10 @@ impl Num {
             Value::F64(x) => Num::Float(*x),
             Value::F32(x) => Num::Float((*x).into()),
             Value::Decimal(d) => Num::Dec(*d),
+            Value::I128(b) => Num::Int(b.as_i128()),
+            Value::U128(b) => {
+                Num::Int(i128::try_from(b.as_u128()).map_err(|_| format!("{} does not fit any decimal", b.as_u128()))?)
+            }
             other => return Err(format!("cannot convert {other} to a decimal")),
         })
     }
@@ -65,6 +69,9 @@ impl Num {
                 Decimal::from_bytes(arg.bytes()?, d)
                     .ok_or_else(|| NodeError::new("internal: a decimal is 16 bytes"))?,
             ),
+            (ty, arg) if ty.is_wide_integer() => {
+                return Num::of_value(&Value::sixteen_bytes_row(arg.bytes()?, ty)).map_err(NodeError::new)
+            }
             // An unsigned integer's word is zero-extended, a signed one's
             // sign-extended: the word is the value as a u64 or as an i64.
             (ty, Arg::Word(w)) if ty.is_signed_integer() => Num::Int((w as i64).into()),

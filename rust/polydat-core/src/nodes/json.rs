@@ -15,8 +15,8 @@ use serde_json::{Map, Value as J};
 /// strings as strings, bytes as base64 text (upstream's convention), JSON
 /// as itself, a timestamp or date as its ISO text, a decimal as its exact
 /// text in a string (`"901.00"`: a JSON number would pass through a float
-/// in most readers), a list as an array of its elements, the absent value
-/// as null.
+/// in most readers) and so is a u128 or an i128 (`"340282366920938463463374607431768211455"`),
+/// a list is an array of its elements, the absent value as null.
 pub fn value_to_json(v: &Value) -> J {
     match v {
         Value::None => J::Null,
@@ -43,6 +43,7 @@ pub fn value_to_json(v: &Value) -> J {
                 .map(|e| value_to_json(&e))
                 .collect(),
         ),
+        Value::U128(_) | Value::I128(_) => J::String(v.display_text()),
     }
 }
 

@@ -45,6 +45,7 @@ pub mod tile;
 pub mod vec_set;
 pub mod vector;
 pub mod weighted;
+pub mod wide;
 
 use crate::node::{Lit, NodeDef, Samples, Testing};
 use serde_json::{json, Value as J};
@@ -62,6 +63,7 @@ const FAMILIES: &[&[NodeDef]] = &[
     bitwise::NODES,
     compare::NODES,
     signed::NODES,
+    wide::NODES,
     lerp::NODES,
     math::NODES,
     probability::NODES,

@@ -177,16 +177,16 @@ impl Slots {
                 let copied = match v {
                     Value::Str(s) | Value::Json(s) => self.scratch.publish_text(&mut self.buf, off, e, s),
                     Value::Bytes(b) => self.scratch.publish_bytes(&mut self.buf, off, e, b),
-                    Value::Decimal(d) => self.scratch.publish_bytes(&mut self.buf, off, e, &d.to_bytes()),
                     Value::Vector(_, b) => self.scratch.publish_bytes(&mut self.buf, off, e, b),
-                    _ => self.scratch.publish_text(&mut self.buf, off, e, ""),
+                    v => match v.sixteen_bytes() {
+                        Some(bytes) => self.scratch.publish_bytes(&mut self.buf, off, e, &bytes),
+                        None => self.scratch.publish_text(&mut self.buf, off, e, ""),
+                    },
                 };
                 // A value that could not be copied in leaves the slot `None`.
                 let held = copied.is_ok()
-                    && matches!(
-                        v,
-                        Value::Str(_) | Value::Json(_) | Value::Bytes(_) | Value::Decimal(_) | Value::Vector(..)
-                    );
+                    && (matches!(v, Value::Str(_) | Value::Json(_) | Value::Bytes(_) | Value::Vector(..))
+                        || v.sixteen_bytes().is_some());
                 self.set_none(slot, !held);
                 copied
             }
@@ -215,9 +215,8 @@ impl Slots {
                 match v {
                     Value::Str(s) | Value::Json(s) => held == s.as_bytes(),
                     Value::Bytes(b) => held == &b[..],
-                    Value::Decimal(d) => held == d.to_bytes(),
                     Value::Vector(_, b) => held == &b[..],
-                    _ => false,
+                    v => v.sixteen_bytes().is_some_and(|bytes| held == bytes),
                 }
             }
         }
@@ -254,8 +253,8 @@ impl Slots {
         Ok(match layout.ty[slot] {
             PortType::Json => Value::Json(text()?),
             PortType::Bytes => Value::Bytes(limit::shared_bytes(self.scratch.view(&self.buf, off, e))?),
-            PortType::Decimal(d) => Value::decimal_row(self.scratch.view(&self.buf, off, e), d),
             PortType::Vector(t) => Value::Vector(t, limit::shared_bytes(self.scratch.view(&self.buf, off, e))?),
+            ty if ty.is_sixteen_bytes() => Value::sixteen_bytes_row(self.scratch.view(&self.buf, off, e), ty),
             _ => Value::Str(text()?),
         })
     }
