@@ -36,7 +36,6 @@
 use super::{Column, ColumnData, NoMemory, VarRows};
 use crate::nodes::datetime::{push_date_text, push_timestamp_text};
 use crate::types::PortType;
-use crate::value::Value;
 
 /// A text encoding of rows: what a text output format is written with
 /// (see [`super::formats`]), a header first and then batch after batch of rows.
@@ -231,11 +230,7 @@ impl<'a> CsvCells<'a> {
             CsvCells::Hex(v) if !(single && v.row(i).is_empty()) => hex(v.row(i), out),
             CsvCells::Hex(v) => csv_field(v.row(i), single, out),
             CsvCells::Text(v) => out.csv_text(&v.data, v.offsets.get(i), v.offsets.get(i + 1), single),
-            CsvCells::Decimal(v, d) => {
-                scratch.text.clear();
-                crate::value::push_display(&mut scratch.text, &Value::decimal_row(v.row(i), d));
-                out.extend(scratch.text.as_bytes())
-            }
+            CsvCells::Decimal(v, d) => out.decimal(v.row(i), d.scale),
         }
     }
 }
@@ -406,6 +401,17 @@ trait Sink {
         }
         self.u64(v.unsigned_abs());
     }
+    /// Appends the exact text of a decimal row (its 16 little-endian bytes
+    /// of units) at `scale` (see [`crate::decimal::write_units_text`]);
+    /// nothing for a row that is not 16 bytes.
+    #[inline]
+    fn decimal(&mut self, row: &[u8], scale: u8) {
+        if let Ok(bytes) = <[u8; 16]>::try_from(row) {
+            let mut text = [0; crate::decimal::DECIMAL_TEXT_BYTES];
+            let len = crate::decimal::write_units_text(i128::from_le_bytes(bytes), scale, &mut text);
+            self.extend(&text[..len]);
+        }
+    }
 }
 
 impl Sink for Vec<u8> {
@@ -562,7 +568,7 @@ fn hex(bytes: &[u8], out: &mut impl Sink) {
 fn json_var(ty: PortType, rows: &VarRows, i: usize, out: &mut Vec<u8>) {
     match ty {
         // A decimal is a JSON number written with its exact digits (901.00).
-        PortType::Decimal(d) => out.extend_from_slice(Value::decimal_row(rows.row(i), d).display_text().as_bytes()),
+        PortType::Decimal(d) => out.decimal(rows.row(i), d.scale),
         PortType::Bytes => {
             out.push(b'"');
             hex(rows.row(i), out);
