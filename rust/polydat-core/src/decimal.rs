@@ -115,8 +115,7 @@ impl Decimal {
 
     /// The integer `n` as a decimal of type `ty`, or why it does not fit.
     pub fn from_int(n: i128, ty: DecimalType) -> Result<Decimal, String> {
-        let units = n
-            .checked_mul(pow10(ty.scale))
+        let units = checked_mul_units(n, pow10(ty.scale))
             .ok_or_else(|| format!("{n} does not fit decimal({},{})", ty.precision, ty.scale))?;
         Decimal::new(units, ty).map_err(|_| format!("{n} does not fit decimal({},{})", ty.precision, ty.scale))
     }
@@ -150,11 +149,23 @@ impl Decimal {
     }
 }
 
+/// `a × b`, `None` on i128 overflow. When both fit an i64 (every decimal
+/// of at most 18 digits) the product is one widening multiply, which cannot
+/// overflow (its magnitude stays below 2^126); otherwise the full checked
+/// 128-bit multiply.
+#[inline]
+pub fn checked_mul_units(a: i128, b: i128) -> Option<i128> {
+    match (i64::try_from(a), i64::try_from(b)) {
+        (Ok(x), Ok(y)) => Some(i128::from(x) * i128::from(y)),
+        _ => a.checked_mul(b),
+    }
+}
+
 /// `units` at scale `from` moved to scale `to` (half away from zero when
 /// digits are dropped); `None` on i128 overflow.
 pub fn rescale_units(units: i128, from: u8, to: u8) -> Option<i128> {
     if to >= from {
-        return units.checked_mul(pow10(to - from));
+        return checked_mul_units(units, pow10(to - from));
     }
     let divisor = pow10(from - to);
     let (q, r) = (units / divisor, units % divisor);
@@ -275,7 +286,7 @@ impl DecimalOp {
                 }
                 .ok_or_else(overflow)?
             }
-            DecimalOp::Mul => a.units().checked_mul(b.units()).ok_or_else(overflow)?,
+            DecimalOp::Mul => checked_mul_units(a.units(), b.units()).ok_or_else(overflow)?,
         };
         Decimal::new(units, out).map_err(|_| overflow())
     }
@@ -360,6 +371,18 @@ mod tests {
                 assert_eq!(std::str::from_utf8(&buf[..len]).unwrap(), reference_text(u, scale), "{u} at scale {scale}");
             }
         }
+    }
+
+    #[test]
+    fn products_are_checked_whether_or_not_the_factors_fit_64_bits() {
+        let big = i128::from(i64::MAX);
+        assert_eq!(checked_mul_units(big, big), Some(big * big));
+        assert_eq!(checked_mul_units(i128::from(i64::MIN), i128::from(i64::MIN)), Some(1i128 << 126));
+        assert_eq!(checked_mul_units(-7, 6), Some(-42));
+        assert_eq!(checked_mul_units(big + 1, 2), Some((big + 1) * 2));
+        assert_eq!(checked_mul_units(pow10(38), pow10(1)), None);
+        assert_eq!(checked_mul_units(i128::MAX, 2), None);
+        assert_eq!(checked_mul_units(i128::MIN, -1), None);
     }
 
     #[test]
