@@ -187,3 +187,30 @@ def test_a_walked_phase_writes_its_declared_types_and_required_fields_to_parquet
         ("r_key", "int64", False), ("name", "string", False), ("r_size", "int32", False),
         ("r_day", "date32[day]", False),
     ]
+
+
+def test_decimals_of_at_most_18_digits_are_stored_in_parquet_as_integers(tmp_path: Path) -> None:
+    import decimal
+    import inspect
+
+    pq = pytest.importorskip("pyarrow.parquet")
+    if "store_decimal_as_integer" not in inspect.signature(pq.ParquetWriter.__init__).parameters:
+        pytest.skip("this pyarrow stores every decimal as a fixed-length byte array")
+    (tmp_path / "w.yaml").write_text(
+        "phases:\n"
+        "  money:\n"
+        "    cycles: 3000\n"
+        "    bindings: |\n"
+        "      small := (cycle as decimal(13, 0)) * 0.01d\n"
+        "      wide := (cycle as decimal(30, 0)) * 0.01d\n"
+        "    emit: [small, wide]\n"
+    )
+    with open(tmp_path / "money.parquet", "wb") as f:
+        Workload.load(tmp_path / "w.yaml").write("money", f, "parquet")
+    meta = pq.ParquetFile(tmp_path / "money.parquet").metadata
+    physical = {meta.schema.column(i).name: meta.schema.column(i).physical_type for i in range(meta.num_columns)}
+    assert physical == {"small": "INT64", "wide": "FIXED_LEN_BYTE_ARRAY"}
+    table = pq.read_table(tmp_path / "money.parquet")
+    assert [table.schema.field(n).type.scale for n in ("small", "wide")] == [2, 2]
+    assert table.column("small").to_pylist()[-2:] == [decimal.Decimal("29.98"), decimal.Decimal("29.99")]
+    assert table.column("small").to_pylist() == table.column("wide").to_pylist()

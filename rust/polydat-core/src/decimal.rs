@@ -115,8 +115,7 @@ impl Decimal {
 
     /// The integer `n` as a decimal of type `ty`, or why it does not fit.
     pub fn from_int(n: i128, ty: DecimalType) -> Result<Decimal, String> {
-        let units = n
-            .checked_mul(pow10(ty.scale))
+        let units = checked_mul_units(n, pow10(ty.scale))
             .ok_or_else(|| format!("{n} does not fit decimal({},{})", ty.precision, ty.scale))?;
         Decimal::new(units, ty).map_err(|_| format!("{n} does not fit decimal({},{})", ty.precision, ty.scale))
     }
@@ -150,35 +149,81 @@ impl Decimal {
     }
 }
 
+/// `a × b`, `None` on i128 overflow. When both fit an i64 (every decimal
+/// of at most 18 digits) the product is one widening multiply, which cannot
+/// overflow (its magnitude stays below 2^126); otherwise the full checked
+/// 128-bit multiply.
+#[inline]
+pub fn checked_mul_units(a: i128, b: i128) -> Option<i128> {
+    match (i64::try_from(a), i64::try_from(b)) {
+        (Ok(x), Ok(y)) => Some(i128::from(x) * i128::from(y)),
+        _ => a.checked_mul(b),
+    }
+}
+
 /// `units` at scale `from` moved to scale `to` (half away from zero when
 /// digits are dropped); `None` on i128 overflow.
 pub fn rescale_units(units: i128, from: u8, to: u8) -> Option<i128> {
     if to >= from {
-        return units.checked_mul(pow10(to - from));
+        return checked_mul_units(units, pow10(to - from));
     }
     let divisor = pow10(from - to);
     let (q, r) = (units / divisor, units % divisor);
     Some(if r.unsigned_abs() * 2 >= divisor as u128 { q + units.signum() } else { q })
 }
 
-/// The text of `units` × 10^-scale: `901.00`, `-0.05`, `12`.
-fn units_text(units: i128, scale: u8) -> String {
-    let digits = units.unsigned_abs().to_string();
-    let sign = if units < 0 { "-" } else { "" };
-    if scale == 0 {
-        return format!("{sign}{digits}");
+/// The most bytes [`write_units_text`] writes: a sign, 39 digits (the
+/// units' 38 and a leading `0` before the point) and the point.
+pub const DECIMAL_TEXT_BYTES: usize = 41;
+
+/// Writes the text of `units` × 10^-scale (`901.00`, `-0.05`, `12`: every
+/// digit of the scale, a `0` before a point with nothing else before it)
+/// into the start of `out`; returns its length. No allocation: the digits
+/// come from an integer formatter (a 64-bit one whenever the units fit).
+pub fn write_units_text(units: i128, scale: u8, out: &mut [u8; DECIMAL_TEXT_BYTES]) -> usize {
+    let mut int = itoa::Buffer::new();
+    let magnitude = units.unsigned_abs();
+    let digits = match u64::try_from(magnitude) {
+        Ok(small) => int.format(small),
+        Err(_) => int.format(magnitude),
     }
-    let scale = scale as usize;
-    let padded =
-        if digits.len() <= scale { format!("{}{digits}", "0".repeat(scale + 1 - digits.len())) } else { digits };
-    let (whole, frac) = padded.split_at(padded.len() - scale);
-    format!("{sign}{whole}.{frac}")
+    .as_bytes();
+    let mut at = 0;
+    let mut put = |bytes: &[u8]| {
+        out[at..at + bytes.len()].copy_from_slice(bytes);
+        at += bytes.len();
+    };
+    if units < 0 {
+        put(b"-");
+    }
+    let scale = usize::from(scale);
+    if scale == 0 {
+        put(digits);
+        return at;
+    }
+    let whole = digits.len().saturating_sub(scale);
+    put(if whole == 0 { b"0" } else { &digits[..whole] });
+    put(b".");
+    for _ in digits.len()..scale {
+        put(b"0");
+    }
+    put(&digits[whole..]);
+    at
+}
+
+/// The text of `units` × 10^-scale (see [`write_units_text`]).
+fn units_text(units: i128, scale: u8) -> String {
+    let mut buf = [0; DECIMAL_TEXT_BYTES];
+    let len = write_units_text(units, scale, &mut buf);
+    String::from_utf8_lossy(&buf[..len]).into_owned()
 }
 
 /// The exact text, every digit of the scale written: `901.00`, never `901.0`.
 impl fmt::Display for Decimal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&units_text(self.units(), self.ty.scale))
+        let mut buf = [0; DECIMAL_TEXT_BYTES];
+        let len = write_units_text(self.units(), self.ty.scale, &mut buf);
+        f.write_str(std::str::from_utf8(&buf[..len]).unwrap_or_default())
     }
 }
 
@@ -241,7 +286,7 @@ impl DecimalOp {
                 }
                 .ok_or_else(overflow)?
             }
-            DecimalOp::Mul => a.units().checked_mul(b.units()).ok_or_else(overflow)?,
+            DecimalOp::Mul => checked_mul_units(a.units(), b.units()).ok_or_else(overflow)?,
         };
         Decimal::new(units, out).map_err(|_| overflow())
     }
@@ -285,6 +330,59 @@ mod tests {
 
     fn ty(p: u8, s: u8) -> DecimalType {
         DecimalType { precision: p, scale: s }
+    }
+
+    /// The text by string arithmetic: the digits, zero-padded to one more
+    /// than the scale, with the point put before the last `scale`.
+    fn reference_text(units: i128, scale: u8) -> String {
+        let digits = units.unsigned_abs().to_string();
+        let sign = if units < 0 { "-" } else { "" };
+        let scale = scale as usize;
+        if scale == 0 {
+            return format!("{sign}{digits}");
+        }
+        let padded = format!("{digits:0>width$}", width = scale + 1);
+        let (whole, frac) = padded.split_at(padded.len() - scale);
+        format!("{sign}{whole}.{frac}")
+    }
+
+    #[test]
+    fn text_is_written_digit_for_digit_at_every_scale_and_size() {
+        let max = pow10(38) - 1;
+        let mut units = vec![0, 1, -1, 5, -5, 99, 100, -100, 12_345, max, -max, i128::from(u64::MAX)];
+        units.extend([
+            i128::from(u64::MAX) + 1,
+            -(i128::from(u64::MAX) + 1),
+            i128::from(i64::MIN),
+            i128::MAX,
+            i128::MIN,
+        ]);
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..2000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let wide = (i128::from(x) << 64 | i128::from(x.rotate_left(17))) % pow10(38);
+            let digits = 1 + (x >> 58) as u8 % 38;
+            units.push(if x & 1 == 0 { wide % pow10(digits) } else { -(wide % pow10(digits)) });
+        }
+        for &u in &units {
+            for scale in 0..=38u8 {
+                let mut buf = [0; DECIMAL_TEXT_BYTES];
+                let len = write_units_text(u, scale, &mut buf);
+                assert_eq!(std::str::from_utf8(&buf[..len]).unwrap(), reference_text(u, scale), "{u} at scale {scale}");
+            }
+        }
+    }
+
+    #[test]
+    fn products_are_checked_whether_or_not_the_factors_fit_64_bits() {
+        let big = i128::from(i64::MAX);
+        assert_eq!(checked_mul_units(big, big), Some(big * big));
+        assert_eq!(checked_mul_units(i128::from(i64::MIN), i128::from(i64::MIN)), Some(1i128 << 126));
+        assert_eq!(checked_mul_units(-7, 6), Some(-42));
+        assert_eq!(checked_mul_units(big + 1, 2), Some((big + 1) * 2));
+        assert_eq!(checked_mul_units(pow10(38), pow10(1)), None);
+        assert_eq!(checked_mul_units(i128::MAX, 2), None);
+        assert_eq!(checked_mul_units(i128::MIN, -1), None);
     }
 
     #[test]

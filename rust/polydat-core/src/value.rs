@@ -248,8 +248,8 @@ impl Value {
             Value::F64(v) => v.to_bits().hash(state),
             Value::F32(v) => v.to_bits().hash(state),
             Value::Bool(v) => v.hash(state),
-            Value::Str(v) | Value::Json(v) => v.hash(state),
-            Value::Bytes(v) => v.hash(state),
+            Value::Str(v) | Value::Json(v) => hash_sample(v.as_bytes(), state),
+            Value::Bytes(v) => hash_sample(v, state),
             Value::Decimal(v) => v.hash(state),
             Value::Vector(t, v) => {
                 t.hash(state);
@@ -298,6 +298,25 @@ pub fn push_list_text(ty: VectorType, out: &mut String, bytes: &[u8]) {
         index += 1;
     }
     out.push(']');
+}
+
+/// Bytes of a long text or byte string that [`Value::hash_same`] reads:
+/// this many at each end (a shorter one is hashed whole).
+const HASH_SAMPLE_END: usize = 256;
+
+/// Feeds `bytes` to `state` as [`Value::hash_same`] does: its length and,
+/// past `2 × HASH_SAMPLE_END` bytes, only its two ends. Equal bytes hash
+/// equally (what a hash key needs; [`Value::same`] still compares every
+/// byte), and a constant of many MiB (a text pool) costs a few hundred
+/// bytes of hashing instead of a pass over all of it.
+fn hash_sample<H: std::hash::Hasher>(bytes: &[u8], state: &mut H) {
+    state.write_usize(bytes.len());
+    if bytes.len() <= 2 * HASH_SAMPLE_END {
+        state.write(bytes);
+    } else {
+        state.write(&bytes[..HASH_SAMPLE_END]);
+        state.write(&bytes[bytes.len() - HASH_SAMPLE_END..]);
+    }
 }
 
 /// Appends `v`'s display text ([`Value::display_text`]) to `out`.
@@ -391,6 +410,31 @@ mod tests {
         assert!(Value::F64(f64::NAN).same(&Value::F64(f64::NAN)));
         assert!(!Value::U64(1).same(&Value::I64(1)));
         assert!(Value::None.same(&Value::None));
+    }
+
+    fn digest(v: &Value) -> u64 {
+        use std::hash::Hasher;
+        let mut state = std::collections::hash_map::DefaultHasher::new();
+        v.hash_same(&mut state);
+        state.finish()
+    }
+
+    #[test]
+    fn long_texts_hash_by_their_ends_and_still_compare_whole() {
+        let text = "furiously regular deposits ".repeat(1000);
+        let mut middle = text.clone().into_bytes();
+        middle[text.len() / 2] = b'X';
+        let (a, b) = (Value::Str(text.as_str().into()), Value::Str(String::from_utf8(middle).unwrap().into()));
+        // Equal values hash equally; the middle is not read...
+        assert_eq!(digest(&a), digest(&Value::Str(text.as_str().into())));
+        assert_eq!(digest(&a), digest(&b));
+        // ...but the two are not the same value,
+        assert!(!a.same(&b));
+        // and the length and both ends are hashed.
+        assert_ne!(digest(&a), digest(&Value::Str(format!("{text}.").into())));
+        assert_ne!(digest(&a), digest(&Value::Str(format!(".{}", &text[1..]).into())));
+        let short = Value::Str("a short text".into());
+        assert_ne!(digest(&short), digest(&Value::Str("a shart text".into())));
     }
 
     #[test]

@@ -248,6 +248,7 @@ impl<'a> CsvCells<'a> {
             CsvCells::Hex(v) if !(single && v.row(i).is_empty()) => hex(v.row(i), out),
             CsvCells::Hex(v) => csv_field(v.row(i), single, out),
             CsvCells::Text(v) => out.csv_text(&v.data, v.offsets.get(i), v.offsets.get(i + 1), single),
+            CsvCells::Sixteen(v, PortType::Decimal(d)) => out.decimal(v.row(i), d.scale),
             CsvCells::Sixteen(v, ty) => {
                 scratch.text.clear();
                 crate::value::push_display(&mut scratch.text, &Value::sixteen_bytes_row(v.row(i), ty));
@@ -429,6 +430,17 @@ trait Sink {
             self.push(b'-');
         }
         self.u64(v.unsigned_abs());
+    }
+    /// Appends the exact text of a decimal row (its 16 little-endian bytes
+    /// of units) at `scale` (see [`crate::decimal::write_units_text`]);
+    /// nothing for a row that is not 16 bytes.
+    #[inline]
+    fn decimal(&mut self, row: &[u8], scale: u8) {
+        if let Ok(bytes) = <[u8; 16]>::try_from(row) {
+            let mut text = [0; crate::decimal::DECIMAL_TEXT_BYTES];
+            let len = crate::decimal::write_units_text(i128::from_le_bytes(bytes), scale, &mut text);
+            self.extend(&text[..len]);
+        }
     }
 }
 
@@ -619,6 +631,7 @@ fn json_var(ty: PortType, rows: &VarRows, i: usize, out: &mut Vec<u8>) {
         // A list is a JSON array of its elements.
         PortType::Vector(t) => list_text(t, rows.row(i), ListStyle::Json, &mut ryu::Buffer::new(), out),
         // A decimal is a JSON number written with its exact digits (901.00),
+        PortType::Decimal(d) => out.decimal(rows.row(i), d.scale),
         // a u128 or i128 with every digit (JSON numbers have no width).
         ty if ty.is_sixteen_bytes() => {
             out.extend_from_slice(Value::sixteen_bytes_row(rows.row(i), ty).display_text().as_bytes())
