@@ -111,6 +111,8 @@ class FuzzComprehension:
     where: Predicate | None
     order: OrderSpec | None
     union: bool = False
+    derived: Predicate | None = None
+    """The predicate of a derivation of the producer (``sub := for rows where ...``)."""
 
     @property
     def continuous(self) -> bool:
@@ -143,6 +145,8 @@ class FuzzComprehension:
             f"rows := for {self.text}\n"
             f"for {self.text} {{\n{body}}}\n"
             f"for rows {{\n{body}}}\n"
+            f"for rows order reverse_lex {{\n    one := 1\n}}\n"
+            + (f"sub := for rows where {self.derived.text}\n" if self.derived else "")
         )
 
 
@@ -417,7 +421,8 @@ class _Writer:
             order = self.order(sampling=True)  # KNOWN_DEFECTS["extrema-over-unbounded-measure"]
         text = ", ".join(axis.text for axis in axes)
         text += (f" where {where.text}" if where else "") + (f" {order.text}" if order else "")
-        return FuzzComprehension(self.seed, text, tuple(types), types, tuple(axes), where, order)
+        derived = self.predicate(types, values) if rng.random() < 0.5 else None
+        return FuzzComprehension(self.seed, text, tuple(types), types, tuple(axes), where, order, derived=derived)
 
     def draw_union(self) -> FuzzComprehension:
         rng = self.rng
@@ -432,11 +437,19 @@ class _Writer:
                 axes = [self.clause([name], types, in_union=True) for name in names]
             rows = _product(axes)
             text = ", ".join(axis.text for axis in axes)
+            member_where = None
             if rng.random() < 0.3:
                 local = {name: [row[i] for row in rows] for i, name in enumerate(names)}
-                where = self.predicate(types, local)
-                rows = [row for row in rows if where.test(dict(zip(names, row)))]
-                text += f" where {where.text}"
+                member_where = self.predicate(types, local)
+                text += f" where {member_where.text}"
+            member_order = None
+            if rng.random() < 0.25:
+                strategy = rng.choice(_LATTICE_ORDERS + ("extrema",))
+                count = rng.randint(1, 6) if rng.random() < 0.5 else None
+                member_order = OrderSpec(strategy, count, None, f"order {strategy}" + (f"/{count}" if count else ""))
+                text += f" {member_order.text}"
+            member = FuzzComprehension(self.seed, text, tuple(names), types, tuple(axes), member_where, member_order)
+            rows = expected_tuples(member) or []
             for i, name in enumerate(names):
                 values[name] += [row[i] for row in rows]
             members.append((f"for {text}", rows))
@@ -446,7 +459,9 @@ class _Writer:
         where = self.predicate(types, values) if rng.random() < 0.3 else None
         order = self.order(sampling=False) if rng.random() < 0.5 else None
         text += (f" where {where.text}" if where else "") + (f" {order.text}" if order else "")
-        return FuzzComprehension(self.seed, text, tuple(names), types, (axis,), where, order, union=True)
+        derived = self.predicate(types, values) if rng.random() < 0.5 else None
+        return FuzzComprehension(self.seed, text, tuple(names), types, (axis,), where, order, union=True,
+                                 derived=derived)
 
 
 def _compare(op: str, left: Callable[[dict[str, Value]], Value], right: Callable[[dict[str, Value]], Value]
@@ -628,6 +643,14 @@ def check_drawn(drawn: FuzzComprehension, engines: Sequence[str] = ENGINES) -> C
                 if produced != result.tuples:
                     fail(f"the producer's traversal {produced!r} differs from the statement's {result.tuples!r}")
                 body = drawn.body()
+                backwards = _rows(kernel.traverse(2))
+                if backwards != result.tuples[::-1]:
+                    fail(f"`for rows order reverse_lex` gave {backwards!r}, not the reverse of {result.tuples!r}")
+                if drawn.derived is not None:
+                    sub = _rows(kernel.for_each(kernel.pull("sub"), "one := 1"))
+                    kept = [row for row in result.tuples if drawn.derived.test(dict(zip(drawn.names, row)))]
+                    if sub != kept:
+                        fail(f"`sub := for rows where {drawn.derived.text}` gave {sub!r}, not {kept!r}")
                 for label, text in (("the comprehension", drawn.text), ("the producer's value", kernel.pull("rows"))):
                     for attempt in range(2):
                         opened = _rows(kernel.for_each(text, body))
