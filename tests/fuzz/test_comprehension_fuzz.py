@@ -115,3 +115,16 @@ def test_extrema_over_an_unbounded_measure_draws_finite_values() -> None:
     for text in ("x in normal(0, 1) order extrema/1", "x in exponential(1) order extrema/1"):
         draws = [c.iteration["x"] for c in kernel.for_each(text, "y := 1")]
         assert draws and all(math.isfinite(x) for x in draws), (text, draws)
+
+
+@pytest.mark.xfail(strict=True, reason=KNOWN_DEFECTS["empty-half-open-interval"])
+def test_an_empty_half_open_interval_is_refused_or_draws_nothing() -> None:
+    import polydat
+
+    kernel = polydat.compile("x := 1").kernel()
+    try:
+        draws = [c.iteration["x"] for c in kernel.for_each("x in 0.0..0.0 order halton/2", "y := 1")]
+    except polydat.CompileError as err:
+        assert "empty" in err.message
+    else:
+        assert draws == [], f"draws {draws} outside the empty interval [0.0, 0.0)"

@@ -37,7 +37,7 @@ import random
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 __all__ = ["ENGINES", "KNOWN_DEFECTS", "check_drawn", "oracle_failures", "FuzzComprehension", "Axis", "Checked", "comprehension", "check", "expected_tuples", "main"]
@@ -55,6 +55,12 @@ KNOWN_DEFECTS = {
         "`x in normal(0, 1) order extrema/1` dispenses -inf and inf: extrema takes an unbounded "
         "measure's support ends as its values (the core's order::sample); the writer puts another "
         "sampling order over such a measure while this stands"
+    ),
+    "empty-half-open-interval": (
+        "`x in 0.0..0.0 order halton/2` dispenses 0.0 twice: the core's continuous axis "
+        "(order::measure) accepts the empty interval [0.0, 0.0) and draws its low end, outside it, "
+        "where `1.0..0.0` is refused as empty; the writer gives an excluded end a wider interval "
+        "while this stands"
     ),
 }
 """Defects the fuzzer found and still steers around, each with the smallest
@@ -77,7 +83,9 @@ class Axis:
     """The clause's values in order, one row per position; ``None`` for a continuous source."""
     text: str
     interval: tuple[float, float] | None = None
-    """Where a continuous source's draws must lie (ends included)."""
+    """Where a continuous source's draws must lie (ends included unless :attr:`open_hi`)."""
+    open_hi: bool = False
+    """The high end of :attr:`interval` is excluded (``lo..hi``)."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +121,8 @@ class FuzzComprehension:
     union: bool = False
     derived: Predicate | None = None
     """The predicate of a derivation of the producer (``sub := for rows where ...``)."""
+    with_known: bool = False
+    """Drawn with the forms of :data:`KNOWN_DEFECTS` (``--with-known``)."""
 
     @property
     def continuous(self) -> bool:
@@ -312,10 +322,12 @@ class _Writer:
         choice = rng.randrange(5)
         if choice == 0:
             lo = self.float_value()
-            hi = lo + rng.choice([0.5, 1.0, 2.5])
+            hi = lo + rng.choice([0.0, 0.5, 1.0, 2.5])
             inclusive = rng.random() < 0.5
+            if hi == lo and not inclusive and self.avoid_known:
+                hi = lo + 1.0  # KNOWN_DEFECTS["empty-half-open-interval"]
             return Axis((name,), None, f"{name} in {self.float_text(lo)}..{'=' if inclusive else ''}{self.float_text(hi)}",
-                        (lo, hi))
+                        (lo, hi), open_hi=not inclusive)
         if choice == 1:
             mean, sd = rng.randint(-3, 3), rng.choice([1, 2, 0.5])
             return Axis((name,), None, f"{name} in normal({mean}, {sd})", (-math.inf, math.inf))
@@ -477,7 +489,8 @@ def _compare(op: str, left: Callable[[dict[str, Value]], Value], right: Callable
 def comprehension(seed: int, *, avoid_known: bool = True) -> FuzzComprehension:
     """The comprehension of ``seed`` (the same text for the same seed);
     ``avoid_known=False`` also writes the forms of :data:`KNOWN_DEFECTS`."""
-    return _Writer(seed, avoid_known).draw()
+    drawn = _Writer(seed, avoid_known).draw()
+    return drawn if avoid_known else replace(drawn, with_known=True)
 
 
 # ---------------------------------------------------------------- the oracle
@@ -555,8 +568,10 @@ def oracle_failures(drawn: FuzzComprehension, got: list[Row]) -> list[str]:
                     (name,) = axis.names
                     value = env[name]
                     lo, hi = axis.interval or (-math.inf, math.inf)
-                    if not (isinstance(value, float) and math.isfinite(value) and lo <= value <= hi):
-                        failures.append(f"draw {name}={value!r} is not a finite value in [{lo}, {hi}]")
+                    inside = lo <= value < hi if axis.open_hi else lo <= value <= hi
+                    if not (isinstance(value, float) and math.isfinite(value) and inside):
+                        bracket = ")" if axis.open_hi else "]"
+                        failures.append(f"draw {name}={value!r} is not a finite value in [{lo}, {hi}{bracket}")
                 elif tuple(env[n] for n in axis.names) not in axis.rows:
                     failures.append(f"{row!r} has a value that {axis.text!r} does not give")
             if drawn.where is not None and not drawn.where.test(env):
@@ -606,7 +621,8 @@ class Checked:
         lines = [f"seed {self.drawn.seed}: {len(self.failures)} failure(s)",
                  f"comprehension: {self.drawn.text}", "program:", self.drawn.program().rstrip()]
         lines += [f"  - {f}" for f in self.failures]
-        lines.append(f"rerun: python -m polydat.testing.fuzz.comprehensions --seed {self.drawn.seed}")
+        known = " --with-known" if self.drawn.with_known else ""
+        lines.append(f"rerun: python -m polydat.testing.fuzz.comprehensions --seed {self.drawn.seed}{known}")
         return "\n".join(lines)
 
 
