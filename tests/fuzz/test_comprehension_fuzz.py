@@ -59,10 +59,10 @@ def test_the_writer_draws_every_form() -> None:
                                                                              "extrema"}
     for form in ("zip_truncate(", "zip_cycle(", ") in (", "..=", " step ", "fib(", "pow2(", "linear_steps(",
                  "normal(", "exponential(", " on 0.0..", "beta(", "uniform01()", "(seed=", " where ", "/", "[for ",
-                 '"', "'", "!(", "&&", "||", " % "):
+                 '"', "'", "!(", "&&", "||", " % ", "{lim}", "{picks}", " picks", "true", ";"):
         assert form in written, form
     assert any(c.union for c in texts) and any(c.continuous for c in texts)
-    assert {t for c in texts for t in c.types.values()} == {"u64", "i64", "f64", "str"}
+    assert {t for c in texts for t in c.types.values()} == {"u64", "i64", "f64", "str", "bool"}
     assert {len(c.axes) for c in texts if not c.union} == {1, 2, 3}
 
 

@@ -67,6 +67,11 @@ KNOWN_DEFECTS = {
 program that shows it (``tests/fuzz/test_comprehension_fuzz.py`` holds them
 as expected failures). ``comprehension(seed, avoid_known=False)`` writes them."""
 
+SCOPE_LIMIT = 4
+"""``const lim`` of every program, read as ``{lim}`` by a range."""
+SCOPE_PICKS = (3, 5, 8)
+"""``extern picks: str = "3,5,8"`` of every program, a list read as ``{picks}`` or ``picks``."""
+
 _MAX_AXIS = 6
 """Most values a discrete clause is written with (its lattice stays small)."""
 
@@ -139,6 +144,8 @@ class FuzzComprehension:
                 lines.append(f"h_{name} := {name} * 3 - 1")
             elif kind == "f64":
                 lines.append(f"h_{name} := {name} * 2.0 + 1.0")
+            elif kind == "bool":
+                lines.append(f"h_{name} := if {name} {{ 1 }} else {{ 0 }}")
             else:
                 lines.append(f'h_{name} := "<{{{name}}}>"')
         lines.append("t := \"" + "/".join("{" + n + "}" for n in self.names) + "\"")
@@ -152,6 +159,8 @@ class FuzzComprehension:
         body = "".join(f"    {line}\n" for line in self.body().splitlines())
         return (
             "input cycle\n"
+            f"const lim := {SCOPE_LIMIT}\n"
+            f'extern picks: str = "{",".join(map(str, SCOPE_PICKS))}"\n'
             f"rows := for {self.text}\n"
             f"for {self.text} {{\n{body}}}\n"
             f"for rows {{\n{body}}}\n"
@@ -172,7 +181,7 @@ class _Writer:
     # --- values of one kind
 
     def kind(self, allow_i64: bool = True) -> str:
-        kinds = ["u64", "u64", "u64", "str", "f64"] + (["i64"] if allow_i64 else [])
+        kinds = ["u64", "u64", "u64", "str", "f64", "bool"] + (["i64"] if allow_i64 else [])
         return self.rng.choice(kinds)
 
     def float_value(self) -> float:
@@ -185,7 +194,15 @@ class _Writer:
         """An integer source: a range (step, ``..=``), a list or a generator."""
         rng = self.rng
         negative = kind == "i64"
-        choice = rng.randrange(4 if not negative else 2)
+        choice = rng.randrange(5 if not negative else 2)
+        if choice == 4:
+            # A name of the enclosing scope (see SCOPE), read when the traversal opens.
+            return rng.choice([
+                ("0..{lim}", list(range(SCOPE_LIMIT))),
+                ("1..={lim} step 2", list(range(1, SCOPE_LIMIT + 1, 2))),
+                ("{picks}", list(SCOPE_PICKS)),
+                ("picks", list(SCOPE_PICKS)),
+            ])
         if choice == 0:
             lo = rng.randint(-5, 0) if negative else rng.randint(0, 6)
             span = rng.randint(0 if not nonempty else 1, _MAX_AXIS)
@@ -249,6 +266,10 @@ class _Writer:
         values = [rng.choice(_WORDS) for _ in range(count)]
         if count == 1:
             return f"'{values[0]}'", values
+        if rng.random() < 0.2:
+            # A double-quoted string is split on commas, semicolons and blanks.
+            separators = [rng.choice([", ", "; ", " ", ",", ";  "]) for _ in values[1:]]
+            return '"' + values[0] + "".join(sep + v for sep, v in zip(separators, values[1:])) + '"', values
         if rng.random() < 0.3:
             values = [v + "-" + rng.choice(_WORDS) for v in values]
             return "[" + ", ".join(f'"{v}"' for v in values) + "]", values
@@ -259,6 +280,9 @@ class _Writer:
             return self.int_source(kind, nonempty=nonempty, lone=lone)
         if kind == "f64":
             return self.float_source(nonempty=nonempty, lone=lone)
+        if kind == "bool":
+            values = [rng_bool for rng_bool in (self.rng.random() < 0.5 for _ in range(self.rng.randint(1, 3)))]
+            return ", ".join("true" if v else "false" for v in values), values
         return self.word_source(lone=lone)
 
     def zip_source(self, kind: str, mode: str, length: int | None) -> tuple[str, list[Value]]:
@@ -273,7 +297,8 @@ class _Writer:
             if kind == "i64" and all(v >= 0 for v in values):
                 values[0] = -1
             texts = [f'"{v}"' if kind == "str" and ("-" in v or rng.random() < 0.3) else
-                     (self.float_text(v) if kind == "f64" else str(v)) for v in values]
+                     (self.float_text(v) if kind == "f64" else str(v).lower() if kind == "bool" else str(v))
+                     for v in values]
             if mode != "strict" and rng.random() < 0.5:
                 return "[" + ", ".join(texts) + "]", values
             return "(" + ", ".join(texts) + ")", values
@@ -345,7 +370,7 @@ class _Writer:
 
     def atom(self, name: str, kind: str, values: list[Value], others: dict[str, str]) -> Predicate:
         rng = self.rng
-        partner = [n for n, k in others.items() if k == kind and n != name and kind != "str"]
+        partner = [n for n, k in others.items() if k == kind and n != name and kind not in ("str", "bool")]
         if partner and rng.random() < 0.3:
             other = rng.choice(partner)
             op = rng.choice(["<", "<=", ">", ">=", "==", "!="])
@@ -356,6 +381,10 @@ class _Writer:
             op = rng.choice(["==", "!="])
             return Predicate(f"{{{name}}} % {modulus} {op} {rest}",
                              _compare(op, lambda t, n=name, m=modulus: t[n] % m, lambda t, r=rest: r))
+        if kind == "bool":
+            op, literal = rng.choice(["==", "!="]), rng.choice(["true", "false"])
+            return Predicate(f"{{{name}}} {op} {literal}",
+                             _compare(op, lambda t, n=name: t[n], lambda t, b=literal == "true": b))
         if kind == "str":
             word = rng.choice(values) if values and rng.random() < 0.7 else rng.choice(_WORDS)
             op = rng.choice(["==", "!="])
