@@ -11,7 +11,9 @@ the writer knows of it: every clause's values in order, the predicate as a
 Python function, the order. Same seed, same text.
 
 :func:`check` opens it on every surface (a ``for`` statement on every
-engine, a producer traversed by a ``for``, ``Kernel.for_each``), and
+engine, a producer traversed by a ``for`` and derived from, ``Kernel.for_each``
+of the text and of the producer's value, with stages appended, and now and
+then a workload phase), and
 compares what they dispense with one another and with an oracle written
 here from the writer's own values: the Cartesian product, zipped and
 united, filtered by the predicate, ranked as the order's documented rule
@@ -659,6 +661,22 @@ def _rows(activations: Any) -> list[Row]:
     return [tuple(a.iteration.values()) for a in activations]
 
 
+WORKLOAD_EVERY = 8
+"""One seed in this many also runs its comprehension as a workload phase's ``for_each``."""
+
+
+def _workload_failures(drawn: FuzzComprehension, tuples: list[Row]) -> list[str]:
+    """A workload phase over the comprehension emits the same tuples as the statement."""
+    from polydat.workload import Workload
+
+    spec = {
+        "params": {"lim": SCOPE_LIMIT, "picks": ",".join(map(str, SCOPE_PICKS))},
+        "phases": {"fuzz": {"for_each": drawn.text, "bindings": "one := 1", "emit": list(drawn.names)}},
+    }
+    rows = [tuple(row[name] for name in drawn.names) for row in Workload.from_dict(spec).table("fuzz").to_pylist()]
+    return [] if rows == tuples else [f"the workload phase emitted {rows!r}, the statement {tuples!r}"]
+
+
 def check(seed: int, engines: Sequence[str] = ENGINES, *, avoid_known: bool = True) -> Checked:
     """Opens the comprehension of ``seed`` on every surface and engine and
     lists every property it breaks (see the module)."""
@@ -701,6 +719,15 @@ def check_drawn(drawn: FuzzComprehension, engines: Sequence[str] = ENGINES) -> C
                         opened = _rows(kernel.for_each(text, body))
                         if opened != result.tuples:
                             fail(f"for_each({label}) opening {attempt + 1} gave {opened!r}, the statement {result.tuples!r}")
+                # Stages written after the comprehension act on what it dispenses.
+                keep = 1 + drawn.seed % 3
+                for stage, want in ((" order reverse_lex", result.tuples[::-1]),
+                                    (f" order lex/{keep}", result.tuples[:keep])):
+                    staged = _rows(kernel.for_each(drawn.text + stage, "one := 1"))
+                    if staged != want:
+                        fail(f"for_each(comprehension + {stage.strip()!r}) gave {staged!r}, not {want!r}")
+                if drawn.seed % WORKLOAD_EVERY == 0:
+                    result.failures += _workload_failures(drawn, result.tuples)
             elif statement != reference:
                 fail(f"engine {engine} gave {statement!r}\n      p1 gave {reference!r}")
         formatted = format_source(source)
