@@ -23,6 +23,9 @@ import pytest
 
 from polydat.testing.fuzz.comprehensions import (
     KNOWN_DEFECTS,
+    Axis,
+    FuzzComprehension,
+    OrderSpec,
     check,
     check_drawn,
     comprehension,
@@ -128,3 +131,19 @@ def test_an_empty_half_open_interval_is_refused_or_draws_nothing() -> None:
         assert "empty" in err.message
     else:
         assert draws == [], f"draws {draws} outside the empty interval [0.0, 0.0)"
+
+
+def _grid(order: str | None, count: int | None, *lengths: int) -> FuzzComprehension:
+    axes = tuple(Axis((f"a{i}",), tuple((v,) for v in range(1, n + 1)), "") for i, n in enumerate(lengths))
+    spec = OrderSpec(order, count, None, "") if order else None
+    return FuzzComprehension(0, "", tuple(a.names[0] for a in axes), {}, axes, None, spec)
+
+
+def test_the_oracle_ranks_the_documented_examples() -> None:
+    """The oracle's rules give the worked examples of docs/language/traversals.md."""
+    assert [r for (r,) in expected_tuples(_grid("shells", None, 5))] == [1, 5, 2, 4, 3]
+    assert expected_tuples(_grid("extrema", 1, 3, 3)) == [(1, 1), (1, 3), (3, 1), (3, 3)]
+    assert expected_tuples(_grid("diagonal", 4, 3, 3)) == [(1, 1), (1, 2), (2, 1), (1, 3)]
+    assert [len(expected_tuples(_grid("extrema", n, 3, 3, 3))) for n in (1, 2, 3, 4)] == [8, 20, 26, 27]
+    assert expected_tuples(_grid("reverse_lex", 2, 2, 2)) == [(2, 2), (2, 1)]
+    assert expected_tuples(_grid("halton", None, 2)) is None

@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-__all__ = ["ENGINES", "KNOWN_DEFECTS", "check_drawn", "oracle_failures", "FuzzComprehension", "Axis", "Checked", "comprehension", "check", "expected_tuples", "main"]
+__all__ = ["ENGINES", "KNOWN_DEFECTS", "check_drawn", "oracle_failures", "OrderSpec", "Predicate", "FuzzComprehension", "Axis", "Checked", "comprehension", "check", "expected_tuples", "main"]
 
 ENGINES = ("p1", "p2", "p3", "mixed")
 """The engines a ``for`` statement over each comprehension runs on."""
@@ -175,6 +175,8 @@ class FuzzComprehension:
 
 
 class _Writer:
+    """Draws one comprehension from a seeded generator, keeping every value it writes."""
+
     def __init__(self, seed: int, avoid_known: bool) -> None:
         self.rng = random.Random(seed)
         self.seed = seed
@@ -193,7 +195,8 @@ class _Writer:
         return repr(float(value))
 
     def int_source(self, kind: str, *, nonempty: bool = False, lone: bool = False) -> tuple[str, list[int]]:
-        """An integer source: a range (step, ``..=``), a list or a generator."""
+        """An integer source: a range (step, ``..=``), a list, a generator or a
+        name of the scope; ``nonempty`` avoids empty ranges, ``lone`` lists of one."""
         rng = self.rng
         negative = kind == "i64"
         choice = rng.randrange(5 if not negative else 2)
@@ -283,7 +286,7 @@ class _Writer:
         if kind == "f64":
             return self.float_source(nonempty=nonempty, lone=lone)
         if kind == "bool":
-            values = [rng_bool for rng_bool in (self.rng.random() < 0.5 for _ in range(self.rng.randint(1, 3)))]
+            values = [self.rng.random() < 0.5 for _ in range(self.rng.randint(1, 3))]
             return ", ".join("true" if v else "false" for v in values), values
         return self.word_source(lone=lone)
 
