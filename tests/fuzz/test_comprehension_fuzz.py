@@ -62,7 +62,7 @@ def test_the_writer_draws_every_form() -> None:
                                                                              "extrema"}
     for form in ("zip_truncate(", "zip_cycle(", ") in (", "..=", " step ", "fib(", "pow2(", "linear_steps(",
                  "normal(", "exponential(", " on 0.0..", "beta(", "uniform01()", "(seed=", " where ", "/", "[for ",
-                 '"', "'", "!(", "&&", "||", " % ", "{lim}", "{picks}", " picks", "true", ";"):
+                 '"', "'", "!(", "&&", "||", " % ", " lim", "} + {", "{lim}", "{picks}", " picks", "true", ";"):
         assert form in written, form
     assert any(c.union for c in texts) and any(c.continuous for c in texts)
     assert {t for c in texts for t in c.types.values()} == {"u64", "i64", "f64", "str", "bool"}

@@ -380,6 +380,17 @@ class _Writer:
             other = rng.choice(partner)
             op = rng.choice(["<", "<=", ">", ">=", "==", "!="])
             return Predicate(f"{{{name}}} {op} {{{other}}}", _compare(op, lambda t, n=name: t[n], lambda t, o=other: t[o]))
+        if partner and rng.random() < 0.2:
+            other = rng.choice(partner)
+            pivot = (self.float_value() if kind == "f64" else rng.randint(0, 12))
+            op = rng.choice(["<", ">=", "!="])
+            text = self.float_text(pivot) if kind == "f64" else str(pivot)
+            return Predicate(f"({{{name}}} + {{{other}}}) {op} {text}",
+                             _compare(op, lambda t, n=name, o=other: t[n] + t[o], lambda t, p=pivot: p))
+        if kind == "u64" and rng.random() < 0.15:
+            # A bare word reads the enclosing scope (`lim` is SCOPE_LIMIT).
+            op = rng.choice(["<", ">=", "=="])
+            return Predicate(f"{{{name}}} {op} lim", _compare(op, lambda t, n=name: t[n], lambda t: SCOPE_LIMIT))
         if kind == "u64" and rng.random() < 0.4:
             modulus = rng.randint(2, 4)
             rest = rng.randrange(modulus)
