@@ -34,7 +34,7 @@ from polydat.testing.fuzz.comprehensions import (
 )
 
 QUICK_SEED = 47_000
-QUICK_COUNT = 250
+QUICK_COUNT = 200
 COVERAGE_SEEDS = 600
 
 
