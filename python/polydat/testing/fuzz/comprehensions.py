@@ -379,32 +379,32 @@ class _Writer:
         if partner and rng.random() < 0.3:
             other = rng.choice(partner)
             op = rng.choice(["<", "<=", ">", ">=", "==", "!="])
-            return Predicate(f"{{{name}}} {op} {{{other}}}", _compare(op, lambda t, n=name: t[n], lambda t, o=other: t[o]))
+            return Predicate(f"{{{name}}} {op} {{{other}}}", _compare(op, _read(name), _read(other)))
         if partner and rng.random() < 0.2:
             other = rng.choice(partner)
             pivot = (self.float_value() if kind == "f64" else rng.randint(0, 12))
             op = rng.choice(["<", ">=", "!="])
             text = self.float_text(pivot) if kind == "f64" else str(pivot)
             return Predicate(f"({{{name}}} + {{{other}}}) {op} {text}",
-                             _compare(op, lambda t, n=name, o=other: t[n] + t[o], lambda t, p=pivot: p))
+                             _compare(op, _sum(name, other), _constant(pivot)))
         if kind == "u64" and rng.random() < 0.15:
             # A bare word reads the enclosing scope (`lim` is SCOPE_LIMIT).
             op = rng.choice(["<", ">=", "=="])
-            return Predicate(f"{{{name}}} {op} lim", _compare(op, lambda t, n=name: t[n], lambda t: SCOPE_LIMIT))
+            return Predicate(f"{{{name}}} {op} lim", _compare(op, _read(name), _constant(SCOPE_LIMIT)))
         if kind == "u64" and rng.random() < 0.4:
             modulus = rng.randint(2, 4)
             rest = rng.randrange(modulus)
             op = rng.choice(["==", "!="])
             return Predicate(f"{{{name}}} % {modulus} {op} {rest}",
-                             _compare(op, lambda t, n=name, m=modulus: t[n] % m, lambda t, r=rest: r))
+                             _compare(op, _modulo(name, modulus), _constant(rest)))
         if kind == "bool":
             op, literal = rng.choice(["==", "!="]), rng.choice(["true", "false"])
             return Predicate(f"{{{name}}} {op} {literal}",
-                             _compare(op, lambda t, n=name: t[n], lambda t, b=literal == "true": b))
+                             _compare(op, _read(name), _constant(literal == "true")))
         if kind == "str":
             word = rng.choice(values) if values and rng.random() < 0.7 else rng.choice(_WORDS)
             op = rng.choice(["==", "!="])
-            return Predicate(f'{{{name}}} {op} "{word}"', _compare(op, lambda t, n=name: t[n], lambda t, w=word: w))
+            return Predicate(f'{{{name}}} {op} "{word}"', _compare(op, _read(name), _constant(word)))
         pivot = rng.choice(values) if values and rng.random() < 0.8 else (self.float_value() if kind == "f64" else rng.randint(0, 9))
         if kind == "f64":
             pivot = float(pivot)
@@ -412,7 +412,7 @@ class _Writer:
         else:
             text = str(pivot)
         op = rng.choice(["<", "<=", ">", ">=", "!="])
-        return Predicate(f"{{{name}}} {op} {text}", _compare(op, lambda t, n=name: t[n], lambda t, p=pivot: p))
+        return Predicate(f"{{{name}}} {op} {text}", _compare(op, _read(name), _constant(pivot)))
 
     def predicate(self, types: dict[str, str], values: dict[str, list[Value]]) -> Predicate:
         rng = self.rng
@@ -519,6 +519,25 @@ class _Writer:
         derived = self.predicate(types, values) if rng.random() < 0.5 else None
         return FuzzComprehension(self.seed, text, tuple(names), types, (axis,), where, order, union=True,
                                  derived=derived)
+
+
+Term = Callable[[dict[str, Value]], Value]
+
+
+def _read(name: str) -> Term:
+    return lambda t: t[name]
+
+
+def _constant(value: Value) -> Term:
+    return lambda t: value
+
+
+def _sum(a: str, b: str) -> Term:
+    return lambda t: t[a] + t[b]
+
+
+def _modulo(name: str, modulus: int) -> Term:
+    return lambda t: t[name] % modulus
 
 
 def _compare(op: str, left: Callable[[dict[str, Value]], Value], right: Callable[[dict[str, Value]], Value]
