@@ -52,19 +52,7 @@ _WORDS = ("load", "verify", "alpha", "red", "green", "west", "east", "tau")
 _LATTICE_ORDERS = ("lex", "reverse_lex", "diagonal", "antidiagonal", "shells")
 _SAMPLING_ORDERS = ("halton", "sobol", "lhs", "shuffle", "extrema")
 _SEEDED_ORDERS = ("lhs", "shuffle")
-KNOWN_DEFECTS = {
-    "extrema-over-unbounded-measure": (
-        "`x in normal(0, 1) order extrema/1` dispenses -inf and inf: extrema takes an unbounded "
-        "measure's support ends as its values (the core's order::sample); the writer puts another "
-        "sampling order over such a measure while this stands"
-    ),
-    "empty-half-open-interval": (
-        "`x in 0.0..0.0 order halton/2` dispenses 0.0 twice: the core's continuous axis "
-        "(order::measure) accepts the empty interval [0.0, 0.0) and draws its low end, outside it, "
-        "where `1.0..0.0` is refused as empty; the writer gives an excluded end a wider interval "
-        "while this stands"
-    ),
-}
+KNOWN_DEFECTS: dict[str, str] = {}
 """Defects the fuzzer found and still steers around, each with the smallest
 program that shows it (``tests/fuzz/test_comprehension_fuzz.py`` holds them
 as expected failures). ``comprehension(seed, avoid_known=False)`` writes them."""
@@ -354,8 +342,8 @@ class _Writer:
             lo = self.float_value()
             hi = lo + rng.choice([0.0, 0.5, 1.0, 2.5])
             inclusive = rng.random() < 0.5
-            if hi == lo and not inclusive and self.avoid_known:
-                hi = lo + 1.0  # KNOWN_DEFECTS["empty-half-open-interval"]
+            if hi == lo and not inclusive:
+                hi = lo + 1.0  # `lo..lo` is refused: an empty interval
             return Axis((name,), None, f"{name} in {self.float_text(lo)}..{'=' if inclusive else ''}{self.float_text(hi)}",
                         (lo, hi), open_hi=not inclusive)
         if choice == 1:
@@ -474,8 +462,8 @@ class _Writer:
         where = self.predicate(types, values) if rng.random() < 0.4 else None
         order = self.order(sampling=True) if continuous else (self.order(sampling=False) if rng.random() < 0.6 else None)
         unbounded = any(a.interval is not None and math.isinf(a.interval[1]) for a in axes)
-        while self.avoid_known and order is not None and order.strategy == "extrema" and unbounded:
-            order = self.order(sampling=True)  # KNOWN_DEFECTS["extrema-over-unbounded-measure"]
+        while order is not None and order.strategy == "extrema" and unbounded:
+            order = self.order(sampling=True)  # extrema over an unbounded measure is refused: no finite ends
         text = ", ".join(axis.text for axis in axes)
         text += (f" where {where.text}" if where else "") + (f" {order.text}" if order else "")
         derived = self.predicate(types, values) if rng.random() < 0.5 else None

@@ -212,9 +212,14 @@ impl ContinuousAxis {
             let interval = on.map_or_else(|| name.support(&params), interval_of);
             ContinuousAxis { interval, measure: Measure::Named(name, params) }
         };
-        let Interval { lo, hi, .. } = axis.interval;
+        let Interval { lo, hi, lo_open, hi_open } = axis.interval;
         if lo.is_nan() || hi.is_nan() || lo > hi {
             return refused(format!("the interval {lo}..{hi} is empty: its low end is above its high end"));
+        }
+        if lo == hi && (lo_open || hi_open) {
+            return refused(format!(
+                "the interval {lo}..{hi} is empty: its high end is excluded (write `{lo}..={hi}` for the one value)"
+            ));
         }
         if let (Measure::Named(name, _), Some(f_lo), Some(f_hi)) = (&axis.measure, axis.cdf(lo), axis.cdf(hi)) {
             if lo < hi && f_hi <= f_lo {
@@ -290,6 +295,12 @@ impl ContinuousAxis {
             }
         };
         iv.inside(x.clamp(iv.lo, iv.hi))
+    }
+
+    /// Whether both ends of the interval are finite (`extrema` takes them
+    /// as values; a measure on an unbounded support has no such end).
+    pub fn is_bounded(&self) -> bool {
+        self.interval.lo.is_finite() && self.interval.hi.is_finite()
     }
 
     /// The value at an end of the interval (the next float inside an open end).
@@ -403,6 +414,8 @@ mod tests {
         assert!(refused("normal", &[0.0, f64::NAN], None).contains("must be finite"));
         assert!(refused("weibull", &[], None).contains("unknown measure 'weibull'"));
         assert!(refused("uniform", &[], Some((1.0, 0.0, false))).contains("is empty"));
+        assert!(refused("uniform", &[], Some((0.0, 0.0, false))).contains("its high end is excluded"));
+        assert!(ContinuousAxis::new("uniform", &[], Some((0.5, 0.5, true))).is_ok(), "0.5..=0.5 holds one value");
         assert!(refused("uniform", &[], Some((0.0, f64::INFINITY, false))).contains("not finite"));
         assert!(refused("exponential", &[1.0], Some((-2.0, -1.0, false))).contains("has no mass on -2..-1"));
         // No arguments: the standard parameters; a Pareto starts at its scale.

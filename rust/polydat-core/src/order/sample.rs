@@ -122,6 +122,14 @@ pub fn sample(
     let discrete = axes.iter().filter(|a| matches!(a, SampleAxis::Discrete(_))).count();
     let empty = axes.iter().any(|a| matches!(a, SampleAxis::Discrete(0)));
     let sequence = strategy != "extrema";
+    if !sequence && axes.iter().any(|a| matches!(a, SampleAxis::Continuous(m) if !m.is_bounded())) {
+        return Err(OrderError::Refused(
+            "extrema takes the two ends of each continuous source, and a measure on an unbounded support has \
+             none: bound it with `on lo..hi` (as in `exponential(1) on 0.0..5.0`), or sample it with halton, \
+             sobol, lhs or shuffle"
+                .into(),
+        ));
+    }
     let mut sample = Sample {
         strategy: strategy.to_string(),
         axes,
