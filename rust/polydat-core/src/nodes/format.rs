@@ -1,6 +1,7 @@
 //! Formatting family: `printf` with Rust-style `{}` placeholders, and the
 //! single-value formatters `format_u64`, `format_f64`, `zero_pad_u64`.
 
+use crate::calendar::push_fill;
 use crate::node::by_bytes::{push_u64, push_u64_padded, text_value, to_text, Arg, BytesEval, Sink, StrPick, ValueRef};
 use crate::node::{
     konst, konst_or, limit, many, wire, wire_any, Args, Lit, NodeDef, NodeError, NodeEval, Outputs, Samples, Testing,
@@ -255,10 +256,10 @@ fn pad_signed(out: &mut String, body: &str, spec: &Spec) {
     if spec.zero {
         let (sign, digits) = body.strip_prefix('-').map_or(("", body), |d| ("-", d));
         out.push_str(sign);
-        out.extend(std::iter::repeat_n('0', fill));
+        push_fill(out, '0', fill);
         out.push_str(digits);
     } else {
-        out.extend(std::iter::repeat_n(' ', fill));
+        push_fill(out, ' ', fill);
         out.push_str(body);
     }
 }
@@ -267,7 +268,7 @@ fn pad_signed(out: &mut String, body: &str, spec: &Spec) {
 /// (Rust's `{:>w$}`, by hand: any width [`parse_spec`] accepts).
 fn pad_text(out: &mut String, body: &str, spec: &Spec) {
     if let Some(w) = spec.width {
-        out.extend(std::iter::repeat_n(' ', w.saturating_sub(body.chars().count())));
+        push_fill(out, ' ', w.saturating_sub(body.chars().count()));
     }
     out.push_str(body);
 }
@@ -316,7 +317,7 @@ fn render_u64(out: &mut String, x: u64, spec: &Spec) {
             let digits = digits.format(x);
             if let Some(width) = spec.width {
                 let fill = if spec.zero { '0' } else { ' ' };
-                out.extend(std::iter::repeat_n(fill, width.saturating_sub(digits.len())));
+                push_fill(out, fill, width.saturating_sub(digits.len()));
             }
             out.push_str(digits);
             return;
