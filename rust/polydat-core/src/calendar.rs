@@ -28,8 +28,35 @@ pub fn timestamp_millis(ms: i64) -> Result<i64, &'static str> {
 pub fn push_u64_padded(out: &mut String, x: u64, width: usize) {
     let mut buf = itoa::Buffer::new();
     let digits = buf.format(x);
-    out.extend(std::iter::repeat_n('0', width.saturating_sub(digits.len())));
+    push_fill(out, '0', width.saturating_sub(digits.len()));
     out.push_str(digits);
+}
+
+/// Appends `n` copies of `fill` (a run of padding): a zero or a space is
+/// copied from a run of them, a slice at a time, not pushed one character
+/// at a time; any other character is pushed `n` times.
+#[inline]
+pub fn push_fill(out: &mut String, fill: char, n: usize) {
+    const ZEROS: &str = "00000000000000000000000000000000";
+    const SPACES: &str = "                                ";
+    let run = match fill {
+        '0' => ZEROS,
+        ' ' => SPACES,
+        other => return out.extend(std::iter::repeat_n(other, n)),
+    };
+    match n {
+        0 => {}
+        1 => out.push(fill),
+        _ => {
+            out.reserve(n);
+            let mut left = n;
+            while left > 0 {
+                let k = left.min(run.len());
+                out.push_str(&run[..k]);
+                left -= k;
+            }
+        }
+    }
 }
 
 /// Days since 1970-01-01 as a proleptic Gregorian (year, month, day).
@@ -77,6 +104,17 @@ fn push_clock(out: &mut String, y: u64, mo: u64, d: u64, h: u64, mi: u64, s: u64
 
 /// Appends `YYYY-MM-DD` of a non-negative year: `format!("{y:04}-{mo:02}-{d:02}")`.
 pub fn push_ymd(out: &mut String, y: u64, mo: u64, d: u64) {
+    if y <= 9999 && mo <= 99 && d <= 99 {
+        // The common case, digit by digit: no formatting buffers.
+        let digit = |v: u64| char::from(b'0' + (v % 10) as u8);
+        out.reserve(10);
+        for c in [digit(y / 1000), digit(y / 100), digit(y / 10), digit(y), '-', digit(mo / 10), digit(mo), '-'] {
+            out.push(c);
+        }
+        out.push(digit(d / 10));
+        out.push(digit(d));
+        return;
+    }
     push_u64_padded(out, y, 4);
     out.push('-');
     push_u64_padded(out, mo, 2);
@@ -227,4 +265,27 @@ pub fn parse_iso_millis(text: &str) -> Option<i64> {
         ms = ms.checked_add(((h * 3600 + mi * 60 + s) * 1000 + milli) as i64)?;
     }
     Some(ms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn padded_digits_and_dates_are_the_formatters_own() {
+        for (x, width) in [(0, 0), (7, 1), (7, 2), (42, 4), (12345, 4), (9, 32), (9, 33), (123, 70)] {
+            let mut out = String::from("<");
+            push_u64_padded(&mut out, x, width);
+            assert_eq!(out, format!("<{x:0width$}"));
+        }
+        for (y, mo, d) in [(1970, 1, 1), (2024, 12, 31), (0, 2, 29), (9999, 9, 9), (10000, 1, 1), (123456, 10, 5)] {
+            let mut out = String::new();
+            push_ymd(&mut out, y, mo, d);
+            assert_eq!(out, format!("{y:04}-{mo:02}-{d:02}"));
+        }
+        let mut out = String::new();
+        push_fill(&mut out, '*', 3);
+        push_fill(&mut out, ' ', 40);
+        assert_eq!(out, format!("***{}", " ".repeat(40)));
+    }
 }

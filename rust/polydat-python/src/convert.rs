@@ -212,6 +212,9 @@ pub(crate) fn column_to_py(py: Python<'_>, column: Column) -> HostResult<PyObjec
             let needed = rows.saturating_mul(64 + size_of::<PyObject>()).saturating_add(v.data.len() * per_byte);
             ensure_memory(needed, &what)?;
             let mut nulls = column.nulls.iter().peekable();
+            // A text column's data is checked as UTF-8 once, not row by row.
+            let texts =
+                matches!(ty, polydat_core::PortType::Str | polydat_core::PortType::Json).then(|| v.texts()).flatten();
             let mut objects: Vec<PyObject> = Vec::new();
             objects.try_reserve_exact(rows).map_err(|_| HostError::out_of_memory(what.as_str()))?;
             for i in 0..rows {
@@ -228,7 +231,7 @@ pub(crate) fn column_to_py(py: Python<'_>, column: Column) -> HostResult<PyObjec
                     polydat_core::PortType::Vector(t) => {
                         crate::pyvalue::to_py(py, &polydat_core::vector::from_row(t, v.row(i)))?
                     }
-                    _ => PyString::new(py, v.text(i)).into_any().unbind(),
+                    _ => PyString::new(py, texts.map_or_else(|| v.text(i), |t| t.get(i))).into_any().unbind(),
                 });
             }
             return Ok(PyArray1::from_vec(py, objects).into_any().unbind());

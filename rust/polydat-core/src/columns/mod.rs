@@ -232,6 +232,22 @@ pub struct VarRows {
     pub data: Vec<u8>,
 }
 
+/// The rows of a [`VarRows`] whose data is UTF-8 ([`VarRows::texts`]).
+#[derive(Clone, Copy, Debug)]
+pub struct RowTexts<'a> {
+    rows: &'a VarRows,
+    all: &'a str,
+}
+
+impl<'a> RowTexts<'a> {
+    /// Row `i`'s text (empty when its bounds split a character, which no
+    /// row of a `str` or `json` column does).
+    #[inline]
+    pub fn get(&self, i: usize) -> &'a str {
+        self.all.get(self.rows.bounds(i)).unwrap_or_default()
+    }
+}
+
 impl VarRows {
     fn with_rows(rows: usize) -> Option<VarRows> {
         let mut offsets = Vec::new();
@@ -253,11 +269,23 @@ impl VarRows {
     /// The bytes of row `i`.
     #[inline]
     pub fn row(&self, i: usize) -> &[u8] {
-        let (start, end) = match &self.offsets {
-            Offsets::Narrow(v) => (v[i] as usize, v[i + 1] as usize),
-            Offsets::Wide(v) => (v[i] as usize, v[i + 1] as usize),
-        };
-        &self.data[start..end]
+        &self.data[self.bounds(i)]
+    }
+
+    /// Where row `i`'s bytes lie in `data`.
+    #[inline]
+    fn bounds(&self, i: usize) -> std::ops::Range<usize> {
+        match &self.offsets {
+            Offsets::Narrow(v) => v[i] as usize..v[i + 1] as usize,
+            Offsets::Wide(v) => v[i] as usize..v[i + 1] as usize,
+        }
+    }
+
+    /// The rows as text, the data checked as UTF-8 once for all of them
+    /// (where [`Self::text`] checks each row it reads); `None` when the
+    /// data is not UTF-8 (no `str` or `json` column's).
+    pub fn texts(&self) -> Option<RowTexts<'_>> {
+        std::str::from_utf8(&self.data).ok().map(|all| RowTexts { rows: self, all })
     }
 
     /// Row `i` as text (the rows of `str` and `json` columns are UTF-8 by

@@ -1,6 +1,7 @@
 //! Formatting family: `printf` with Rust-style `{}` placeholders, and the
 //! single-value formatters `format_u64`, `format_f64`, `zero_pad_u64`.
 
+use crate::calendar::push_fill;
 use crate::node::by_bytes::{push_u64, push_u64_padded, text_value, to_text, Arg, BytesEval, Sink, StrPick, ValueRef};
 use crate::node::{
     konst, konst_or, limit, many, wire, wire_any, Args, Lit, NodeDef, NodeError, NodeEval, Outputs, Samples, Testing,
@@ -255,10 +256,10 @@ fn pad_signed(out: &mut String, body: &str, spec: &Spec) {
     if spec.zero {
         let (sign, digits) = body.strip_prefix('-').map_or(("", body), |d| ("-", d));
         out.push_str(sign);
-        out.extend(std::iter::repeat_n('0', fill));
+        push_fill(out, '0', fill);
         out.push_str(digits);
     } else {
-        out.extend(std::iter::repeat_n(' ', fill));
+        push_fill(out, ' ', fill);
         out.push_str(body);
     }
 }
@@ -267,7 +268,7 @@ fn pad_signed(out: &mut String, body: &str, spec: &Spec) {
 /// (Rust's `{:>w$}`, by hand: any width [`parse_spec`] accepts).
 fn pad_text(out: &mut String, body: &str, spec: &Spec) {
     if let Some(w) = spec.width {
-        out.extend(std::iter::repeat_n(' ', w.saturating_sub(body.chars().count())));
+        push_fill(out, ' ', w.saturating_sub(body.chars().count()));
     }
     out.push_str(body);
 }
@@ -316,7 +317,7 @@ fn render_u64(out: &mut String, x: u64, spec: &Spec) {
             let digits = digits.format(x);
             if let Some(width) = spec.width {
                 let fill = if spec.zero { '0' } else { ' ' };
-                out.extend(std::iter::repeat_n(fill, width.saturating_sub(digits.len())));
+                push_fill(out, fill, width.saturating_sub(digits.len()));
             }
             out.push_str(digits);
             return;
@@ -379,6 +380,7 @@ fn fixed_digits(x: f64, p: usize) -> Option<u64> {
 
 /// An argument as `printf`'s two commonest kinds, read without making a
 /// [`ValueRef`]: a u64, or a string; else `Other` (read through `ValueRef`).
+#[derive(Clone, Copy)]
 enum Quick<'a> {
     U64(u64),
     Str(&'a str),
@@ -492,7 +494,14 @@ struct Printf {
     types: Box<[PortType]>,
     picks: Box<[Option<Arc<dyn StrPick>>]>,
     encodes: Box<[Encode]>,
+    /// The bytes of the format's literal text (what every value holds).
+    literal_len: usize,
+    /// Per placeholder, in order: its width (0 without one).
+    widths: Box<[usize]>,
 }
+
+/// Most placeholders [`Printf::format_bounded`] takes (more go the checked way).
+const BOUNDED_ARGS: usize = 8;
 
 /// A `printf` of `format` whose wire `i` is read as
 /// `picks[i].text(wire)` where `picks[i]` is given — the text the pick's
@@ -517,7 +526,30 @@ impl Printf {
     fn new(format: &str, types: &[PortType]) -> Result<Printf, String> {
         let pieces = parse_format(format)?;
         let wanted = pieces.iter().filter(|p| matches!(p, Piece::Arg(_))).count();
-        Ok(Printf { pieces, wanted, types: types.into(), picks: vec![None; types.len()].into(), encodes: Box::new([]) })
+        let literal_len = pieces
+            .iter()
+            .map(|p| match p {
+                Piece::Text(t) => t.len(),
+                Piece::Char(c) => c.len_utf8(),
+                Piece::Arg(_) => 0,
+            })
+            .sum();
+        let widths = pieces
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Arg(spec) => Some(spec.width.unwrap_or(0)),
+                _ => None,
+            })
+            .collect();
+        Ok(Printf {
+            pieces,
+            wanted,
+            types: types.into(),
+            picks: vec![None; types.len()].into(),
+            encodes: Box::new([]),
+            literal_len,
+            widths,
+        })
     }
 
     /// A tile: `printf` of `format` whose hole `i` is encoded by
@@ -552,6 +584,9 @@ impl Printf {
             return Err(NodeError::new(format!(
                 "printf: format references input #{argc} but only {argc} wire input(s) supplied"
             )));
+        }
+        if self.format_bounded(&quick, s)? {
+            return Ok(());
         }
         let (start, mut next) = (s.len(), 0);
         for p in &self.pieces {
@@ -608,6 +643,51 @@ impl Printf {
 }
 
 impl Printf {
+    /// [`Self::format`]'s quick way, taken when every placeholder's value
+    /// is a u64, a text or a picked word (at most [`BOUNDED_ARGS`] of them,
+    /// no tile encoding): the values are read first, their rendered length
+    /// bounded (a u64 renders in at most 64 digits or its width, a text in
+    /// its bytes plus its width), and when the bound keeps the value within
+    /// the size limit, room for it is made once and the pieces are written
+    /// with no check between them. The text is the checked way's, byte for
+    /// byte. `Ok(false)`: not taken, nothing written.
+    #[inline]
+    fn format_bounded<'a>(&self, quick: &impl Fn(usize) -> Quick<'a>, s: &mut String) -> Result<bool, NodeError> {
+        if self.wanted > BOUNDED_ARGS || !self.encodes.is_empty() {
+            return Ok(false);
+        }
+        let mut values = [Quick::Other; BOUNDED_ARGS];
+        let mut bound = self.literal_len;
+        for (i, (value, &width)) in values.iter_mut().zip(&self.widths[..]).enumerate() {
+            *value = match (quick(i), self.picks.get(i)) {
+                (Quick::U64(x), Some(Some(words))) => Quick::Str(words.text(x)),
+                (value, _) => value,
+            };
+            bound += match *value {
+                Quick::U64(_) => width.max(64),
+                Quick::Str(text) => text.len() + width,
+                Quick::Other => return Ok(false),
+            };
+        }
+        if bound > limit::max_value_bytes() {
+            return Ok(false);
+        }
+        limit::make_room(s, bound)?;
+        let mut values = values.iter();
+        for p in &self.pieces {
+            match p {
+                Piece::Text(t) => s.push_str(t),
+                Piece::Char(c) => s.push(*c),
+                Piece::Arg(spec) => match values.next() {
+                    Some(&Quick::U64(x)) => render_u64(s, x, spec),
+                    Some(&Quick::Str(text)) => pad_text(s, text, spec),
+                    _ => {}
+                },
+            }
+        }
+        Ok(true)
+    }
+
     /// Appends one tile hole under `encode`: a plain string straight from
     /// its text, anything else rendered as `printf` would, then encoded.
     fn encoded<'a>(
@@ -869,6 +949,27 @@ mod tests {
         assert_eq!(printf("a}}b{{", &[]), "a}b{");
         assert_eq!(printf("{}", &[Value::U64(1), Value::U64(2)]), "1", "extra arguments are ignored");
         assert_eq!(printf("{0}|{3}", &[Value::U64(7), Value::U64(8)]), "7|  8", "a bare number is a width");
+    }
+
+    #[test]
+    fn the_quick_way_writes_what_the_checked_way_writes() {
+        // Past BOUNDED_ARGS placeholders a printf takes the checked way: the
+        // same values, padded with empty ones to that many, must print the same.
+        let cases: &[(&str, &[Value])] = &[
+            ("{:05}|{:x}|{:40}|{:>3}", &[Value::U64(42), Value::U64(255), Value::U64(7), Value::str("é")]),
+            ("({}) {}-{:04}", &[Value::U64(212), Value::U64(555), Value::U64(12)]),
+            ("{:045} {:b} {:o} {:X}", &[Value::U64(9), Value::U64(5), Value::U64(8), Value::U64(255)]),
+            ("{}.{}{}@{}", &[Value::str("ann"), Value::str("lee"), Value::U64(0), Value::str("example.com")]),
+        ];
+        for &(fmt, args) in cases {
+            let quick = printf(fmt, args);
+            let wide = format!("{fmt}{}", "{}".repeat(BOUNDED_ARGS + 1 - args.len()));
+            let mut padded = args.to_vec();
+            padded.resize(BOUNDED_ARGS + 1, Value::str(""));
+            assert_eq!(printf(&wide, &padded), quick, "{fmt}");
+        }
+        assert_eq!(printf("{:040}", &[Value::U64(7)]), format!("{:040}", 7));
+        assert_eq!(printf("{:70}", &[Value::str("ab")]), format!("{:>70}", "ab"));
     }
 
     #[test]

@@ -125,17 +125,21 @@ fn has_placeholder(text: &str) -> bool {
 pub fn fill_placeholders(pattern: &str, x: u64, out: &mut String) {
     let mut h = x;
     let mut left = 0u32;
-    for c in pattern.chars() {
-        let (base, span) = match c {
-            '#' => (b'0', 10),
-            '%' => (b'1', 9),
-            '$' => (b'2', 8),
-            '?' => (b'A', 26),
-            c => {
-                out.push(c);
-                continue;
-            }
+    out.reserve(pattern.len());
+    // The placeholders are ASCII, so a byte of one is never inside another
+    // character: the text between them is copied a slice at a time.
+    let mut rest = pattern;
+    while let Some(at) = rest.bytes().position(|b| matches!(b, b'#' | b'%' | b'$' | b'?')) {
+        if at > 0 {
+            out.push_str(&rest[..at]);
+        }
+        let (base, span) = match rest.as_bytes()[at] {
+            b'#' => (b'0', 10),
+            b'%' => (b'1', 9),
+            b'$' => (b'2', 8),
+            _ => (b'A', 26),
         };
+        rest = &rest[at + 1..];
         if left == 0 {
             h = xxh3_u64(h);
             left = 8;
@@ -146,6 +150,7 @@ pub fn fill_placeholders(pattern: &str, x: u64, out: &mut String) {
         h >>= 8;
         left -= 1;
     }
+    out.push_str(rest);
 }
 
 /// `locale_words`: an entry of one of a locale's word lists, placeholders filled.
