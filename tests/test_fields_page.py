@@ -41,7 +41,7 @@ def test_each_sample_gives_the_values_its_comments_say(block: str) -> None:
 
 
 def test_the_page_has_its_samples() -> None:
-    assert len(blocks("polydat")) == 3 and len(blocks("python")) == 1
+    assert len(blocks("polydat")) == 4 and len(blocks("python")) == 1
 
 
 @pytest.mark.parametrize("block", blocks("python"))
