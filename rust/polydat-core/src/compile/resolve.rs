@@ -183,6 +183,7 @@ pub fn zero_of(ty: PortType) -> Value {
         PortType::I128 => Value::i128(0),
         PortType::F64 => Value::F64(0.0),
         PortType::F32 => Value::F32(0.0),
+        PortType::F16 => Value::F16(half::f16::ZERO),
         PortType::Bool => Value::Bool(false),
         PortType::Str => Value::str(""),
         PortType::Bytes => Value::Bytes(Arc::from(&[][..])),
