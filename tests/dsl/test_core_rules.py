@@ -165,7 +165,7 @@ def test_type_spellings_are_the_cores(compile_error) -> None:  # type: ignore[no
     assert corerules.canonical_type("vec_f16") is None
     err = compile_error("input c: bogus")
     assert err.hint == (
-        "types are: u64 i64 u32 i32 u16 i16 u8 i8 u128 i128 f64 f32 bool str bytes json timestamp date"
+        "types are: u64 i64 u32 i32 u16 i16 u8 i8 u128 i128 f64 f32 f16 bool str bytes json timestamp date"
         " vec_i32 vec_i64 vec_f64"
     )
 
