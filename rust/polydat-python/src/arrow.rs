@@ -10,8 +10,9 @@ use arrow_array::types::{ArrowDictionaryKeyType, UInt16Type, UInt32Type, UInt8Ty
 use arrow_array::StructArray;
 use arrow_array::{
     ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array, DictionaryArray, FixedSizeBinaryArray,
-    Float16Array, Float32Array, Float64Array, Int16Array, Int32Array, Int64Array, Int8Array, ListArray, PrimitiveArray, RecordBatch,
-    RecordBatchOptions, StringArray, TimestampMillisecondArray, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
+    Float16Array, Float32Array, Float64Array, Int16Array, Int32Array, Int64Array, Int8Array, ListArray, PrimitiveArray,
+    RecordBatch, RecordBatchOptions, StringArray, TimestampMillisecondArray, UInt16Array, UInt32Array, UInt64Array,
+    UInt8Array,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};

@@ -122,7 +122,10 @@ pub fn fit(c: &ConstIr, ty: PortType) -> Result<Value, Misfit> {
                 return if narrow.to_f64() == x || x.is_nan() {
                     Ok(Value::F16(narrow))
                 } else {
-                    Err(misfit(format!("{} has no exact f16 value; write `{0} as f16` to round it", Value::F64(x).display_text())))
+                    Err(misfit(format!(
+                        "{} has no exact f16 value; write `{0} as f16` to round it",
+                        Value::F64(x).display_text()
+                    )))
                 };
             }
             let narrow = x as f32;

@@ -699,8 +699,11 @@ pub fn conversion_hint(from: PortType, to: PortType) -> String {
 /// adapter when there is one, else a strict string parser. Float-to-integer
 /// narrowing has none on purpose (it needs `f64_to_u64`, `round_to_u64`, ...).
 pub fn cast_node(from: PortType, to: PortType) -> Option<&'static NodeDef> {
-    auto_adapter(from, to).or(narrow::cast_node(from, to)).or(float16::cast_node(from, to)).or(crate::nodes::wide::cast_node(from, to)).or(
-        match (from, to) {
+    auto_adapter(from, to)
+        .or(narrow::cast_node(from, to))
+        .or(float16::cast_node(from, to))
+        .or(crate::nodes::wide::cast_node(from, to))
+        .or(match (from, to) {
             // The target's precision and scale are the node's `type` constant
             // (`cast_wire` gives it).
             (
@@ -750,8 +753,7 @@ pub fn cast_node(from: PortType, to: PortType) -> Option<&'static NodeDef> {
             (I64, Date) => Some(&I64_TO_DATE),
             (Date, I64) => Some(&DATE_TO_I64),
             _ => None,
-        },
-    )
+        })
 }
 
 /// `trunc_u64`: Truncates toward zero; saturating (negative to 0, past u64::MAX to u64::MAX), NaN gives 0.
@@ -957,7 +959,9 @@ pub fn parse_text(text: &str, ty: PortType) -> Result<Value, String> {
         }
         F64 => Value::F64(t.parse::<f64>().map_err(|_| bad("a number"))?),
         F32 => Value::F32(t.parse::<f32>().map_err(|_| bad("a number"))?),
-        PortType::F16 => Value::F16(float16::read_f16(t).map_err(|e| bad(&format!("a number within f16's range ({e})")))?),
+        PortType::F16 => {
+            Value::F16(float16::read_f16(t).map_err(|e| bad(&format!("a number within f16's range ({e})")))?)
+        }
         Bool => Value::Bool(read_bool(t).ok_or_else(|| bad("true, false, 1 or 0"))?),
         Str => Value::str(text),
         Json => Value::Json(text.into()),
@@ -1215,7 +1219,11 @@ mod tests {
         // 24 of the 128-bit integers: into u128 from 4 unsigned types and
         // bool, into i128 from 8 integer types and bool, and from each of the
         // two into f64, str, bool, bytes and json.
-        assert_eq!(implicit_conversions().len(), 44 + narrow::ADAPTERS.len() + float16::ADAPTERS.len() + 24, "with decimal to str");
+        assert_eq!(
+            implicit_conversions().len(),
+            44 + narrow::ADAPTERS.len() + float16::ADAPTERS.len() + 24,
+            "with decimal to str"
+        );
         assert!(ok(" 340282366920938463463374607431768211455 ", PortType::U128).same(&Value::u128(u128::MAX)));
         assert!(ok("-1", PortType::I128).same(&Value::i128(-1)));
         assert!(parse_text("-1", PortType::U128).unwrap_err().contains("0..=2^128-1"));

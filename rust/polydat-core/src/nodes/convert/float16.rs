@@ -120,7 +120,8 @@ mod tests {
 
     #[test]
     fn text_is_the_shortest_that_reads_back() {
-        for (x, text) in [(0.1, "0.1"), (1.0 / 3.0, "0.3333"), (65504.0, "65500"), (6e-8, "0.00000006"), (-2.5, "-2.5")] {
+        for (x, text) in [(0.1, "0.1"), (1.0 / 3.0, "0.3333"), (65504.0, "65500"), (6e-8, "0.00000006"), (-2.5, "-2.5")]
+        {
             let h = narrow_to_f16(x).unwrap();
             let mut out = String::new();
             push_display(&mut out, &Value::F16(h));
