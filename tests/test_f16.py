@@ -199,3 +199,14 @@ def test_hypothesis_draws_f16_values() -> None:
         assert math.isnan(v) or f16(v) == v
 
     check()
+
+
+def test_interpolation_and_if_carry_f16_on_every_engine() -> None:
+    src = (
+        'input cycle: u64\nx := ((cycle as f64) / 3.0) as f16\ng := "v={x}"\n'
+        "c := if cycle % 2 == 0 { x } else { (cycle as u8) as f16 }\n"
+    )
+    for engine in polydat.program.engine_names():
+        got = polydat.compile(src, engine=engine).generate(range(0, 4), ["g", "c"])
+        assert list(got["g"]) == ["v=0", "v=0.3333", "v=0.6665", "v=1"], engine
+        assert got["c"].dtype == np.float16 and list(got["c"]) == [0.0, 1.0, f16(2 / 3), 3.0], engine

@@ -597,7 +597,7 @@ pub(super) fn cast_wire(
     }
     // A float becomes an integer only by a rounding the program names
     // (`round_to_u64`, `floor_to_u64`, ...): `as` never picks one.
-    let rounding = matches!(from, PortType::F64 | PortType::F32) && to.is_integer();
+    let rounding = matches!(from, PortType::F64 | PortType::F32 | PortType::F16) && to.is_integer();
     if rounding {
         return Err(CompileError::at(span, format!("cannot cast {from} to {to} with 'as'"))
             .hint(convert::conversion_hint(from, to)));
