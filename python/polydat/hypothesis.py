@@ -104,6 +104,7 @@ _BY_TYPE: dict[str, Callable[[], st.SearchStrategy[Any]]] = {
     "u64": u64_values,
     "f64": f64_values,
     "f32": lambda: st.floats(width=32),
+    "f16": lambda: st.floats(width=16),
     "str": str_values,
     "bool": st.booleans,
     "bytes": lambda: st.binary(max_size=16),

@@ -161,10 +161,11 @@ def test_type_spellings_are_the_cores(compile_error) -> None:  # type: ignore[no
     assert not hasattr(types, "TYPE_KEYWORDS")
     assert corerules.type_keywords() == dict(core.type_keywords())
     assert corerules.canonical_type("String") == "str" and corerules.canonical_type("Json") == "json"
-    assert corerules.canonical_type("u128") == "u128" and corerules.canonical_type("f16") is None
+    assert corerules.canonical_type("u128") == "u128" and corerules.canonical_type("f16") == "f16"
+    assert corerules.canonical_type("vec_f16") is None
     err = compile_error("input c: bogus")
     assert err.hint == (
-        "types are: u64 i64 u32 i32 u16 i16 u8 i8 u128 i128 f64 f32 bool str bytes json timestamp date"
+        "types are: u64 i64 u32 i32 u16 i16 u8 i8 u128 i128 f64 f32 f16 bool str bytes json timestamp date"
         " vec_i32 vec_i64 vec_f64"
     )
 

@@ -281,5 +281,5 @@ def test_cast_to_unknown_type(compile_error) -> None:  # type: ignore[no-untyped
 
 
 def test_cast_to_unsupported_type(compile_error) -> None:  # type: ignore[no-untyped-def]
-    err = compile_error(PRELUDE + "r := u as f16")
-    assert err.message == "type 'f16' is not supported yet"
+    err = compile_error(PRELUDE + "r := u as vec_f16")
+    assert err.message == "type 'vec_f16' is not supported yet"

@@ -1,7 +1,7 @@
 """Port-type keywords and literal values.
 
 The type spellings are the Rust core's (:func:`corerules.type_keywords`);
-upstream keywords this implementation does not carry (``f16``, ``reg128``,
+upstream keywords this implementation does not carry (``reg128``,
 ``vec_f32``...) are recognised only to give a precise "not supported" message.
 """
 
@@ -16,7 +16,7 @@ U64_MAX = (1 << 64) - 1
 
 #: Upstream keywords this implementation does not support.
 UNSUPPORTED_TYPE_KEYWORDS: frozenset[str] = frozenset(
-    "f16 reg128 reg_i8x16 reg_i16x8 reg_i32x4 reg_i64x2 reg_f16x8 "
+    "reg128 reg_i8x16 reg_i16x8 reg_i32x4 reg_i64x2 reg_f16x8 "
     "reg_f32x4 reg_f64x2 ext Ext handle vec_f32 vec_f16 vec_i16 vec_i8".split()
 )
 

@@ -276,6 +276,8 @@ impl fmt::Display for WriteError {
                     (Some((lo, hi)), _) => write!(f, " ({expected} holds {lo} to {hi})"),
                     (None, PortType::U128) => write!(f, " (u128 holds 0 to {})", u128::MAX),
                     (None, PortType::I128) => write!(f, " (i128 holds {} to {})", i128::MIN, i128::MAX),
+                    // A float is rounded to the nearest f16; only its range refuses.
+                    (None, PortType::F16) => write!(f, " (f16 holds finite values from -65504 to 65504)"),
                     _ => Ok(()),
                 }
             }

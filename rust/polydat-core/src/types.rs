@@ -82,6 +82,8 @@ pub enum PortType {
     F64,
     /// 32-bit IEEE float.
     F32,
+    /// 16-bit IEEE float (binary16), in one slot as its 16 bits.
+    F16,
     /// Boolean.
     Bool,
     /// UTF-8 string (by reference).
@@ -107,7 +109,7 @@ pub enum PortType {
 impl PortType {
     /// Every port type, in declaration order (`decimal` by the one
     /// representative [`PortType::DECIMAL_SAMPLE`], `decimal(15, 2)`).
-    pub const ALL: [PortType; 22] = [
+    pub const ALL: [PortType; 23] = [
         PortType::U64,
         PortType::I64,
         PortType::U32,
@@ -120,6 +122,7 @@ impl PortType {
         PortType::I128,
         PortType::F64,
         PortType::F32,
+        PortType::F16,
         PortType::Bool,
         PortType::Str,
         PortType::Bytes,
@@ -161,6 +164,7 @@ impl PortType {
             PortType::I128 => "i128",
             PortType::F64 => "f64",
             PortType::F32 => "f32",
+            PortType::F16 => "f16",
             PortType::Bool => "bool",
             PortType::Str => "str",
             PortType::Bytes => "bytes",
@@ -182,7 +186,7 @@ impl PortType {
 
     /// Every spelling of a type a program may write, with the type it names:
     /// each keyword, and the `Str`/`String`/`Json` spellings.
-    pub const SPELLINGS: [(&'static str, PortType); 24] = [
+    pub const SPELLINGS: [(&'static str, PortType); 25] = [
         ("u64", PortType::U64),
         ("i64", PortType::I64),
         ("u32", PortType::U32),
@@ -195,6 +199,7 @@ impl PortType {
         ("i128", PortType::I128),
         ("f64", PortType::F64),
         ("f32", PortType::F32),
+        ("f16", PortType::F16),
         ("bool", PortType::Bool),
         ("str", PortType::Str),
         ("Str", PortType::Str),
@@ -283,7 +288,7 @@ impl PortType {
 
     /// True for the numeric scalar types.
     pub fn is_numeric(self) -> bool {
-        self.is_integer() || matches!(self, PortType::F64 | PortType::F32)
+        self.is_integer() || matches!(self, PortType::F64 | PortType::F32 | PortType::F16)
     }
 
     /// The least and the greatest value of a one-slot integer type (`u8`
@@ -392,7 +397,7 @@ mod tests {
         }
         assert_eq!(PortType::from_keyword("String"), Some(PortType::Str));
         assert_eq!(PortType::from_keyword("u128"), Some(PortType::U128));
-        assert_eq!(PortType::from_keyword("f16"), None);
+        assert_eq!(PortType::from_keyword("f16"), Some(PortType::F16));
     }
 
     #[test]

@@ -37,6 +37,8 @@ pub enum Value {
     F64(f64),
     /// An `f32`.
     F32(f32),
+    /// An `f16` (IEEE binary16).
+    F16(half::f16),
     /// A `bool`.
     Bool(bool),
     /// A string.
@@ -73,6 +75,7 @@ impl Value {
             Value::I128(_) => PortType::I128,
             Value::F64(_) => PortType::F64,
             Value::F32(_) => PortType::F32,
+            Value::F16(_) => PortType::F16,
             Value::Bool(_) => PortType::Bool,
             Value::Str(_) => PortType::Str,
             Value::Bytes(_) => PortType::Bytes,
@@ -208,6 +211,7 @@ impl Value {
         match (self, other) {
             (Value::F64(a), Value::F64(b)) => a.to_bits() == b.to_bits(),
             (Value::F32(a), Value::F32(b)) => a.to_bits() == b.to_bits(),
+            (Value::F16(a), Value::F16(b)) => a.to_bits() == b.to_bits(),
             (Value::None, Value::None) => true,
             (Value::U64(a), Value::U64(b)) => a == b,
             (Value::I64(a), Value::I64(b)) => a == b,
@@ -247,6 +251,7 @@ impl Value {
             Value::U128(v) | Value::I128(v) => v.hash(state),
             Value::F64(v) => v.to_bits().hash(state),
             Value::F32(v) => v.to_bits().hash(state),
+            Value::F16(v) => v.to_bits().hash(state),
             Value::Bool(v) => v.hash(state),
             Value::Str(v) | Value::Json(v) => hash_sample(v.as_bytes(), state),
             Value::Bytes(v) => hash_sample(v, state),
@@ -341,6 +346,9 @@ pub fn push_display(out: &mut String, v: &Value) {
         Value::F32(v) => {
             let _ = write!(out, "{v}");
         }
+        Value::F16(v) => {
+            let _ = write!(out, "{}", f16_shortest(*v));
+        }
         Value::Bool(v) => out.push_str(if *v { "true" } else { "false" }),
         Value::Str(s) | Value::Json(s) => out.push_str(s),
         Value::Bytes(b) => push_hex(out, b),
@@ -381,6 +389,7 @@ impl fmt::Display for Value {
             Value::I128(v) => write!(f, "I128({})", v.as_i128()),
             Value::F64(v) => write!(f, "F64({v:?})"),
             Value::F32(v) => write!(f, "F32({v:?})"),
+            Value::F16(v) => write!(f, "F16({v:?})"),
             Value::Bool(v) => write!(f, "Bool({v})"),
             Value::Str(s) => {
                 let shown: String = s.chars().take(40).collect();
@@ -464,4 +473,31 @@ mod tests {
         let long = "x".repeat(50);
         assert!(Value::str(long).to_string().ends_with("…)"));
     }
+}
+
+/// The f64 holding the shortest decimal that reads back (rounding to
+/// nearest, ties to even) to the f16 `x`: its shortest f64 text is the f16's
+/// shortest text (`0.1` for the f16 nearest 0.1, where the f16's exact value
+/// is 0.0999755859375). Non-finite values and zeros are returned as they are.
+pub fn f16_shortest(x: half::f16) -> f64 {
+    let exact = x.to_f64();
+    if !exact.is_finite() || exact == 0.0 {
+        return exact;
+    }
+    // An f16 needs at most 5 significant digits to be told apart.
+    for digits in 1..=5 {
+        let text = format!("{:.*e}", digits - 1, exact);
+        let candidate: f64 = text.parse().expect("formatted float text parses");
+        if f16_nearest(candidate).to_bits() == x.to_bits() {
+            return candidate;
+        }
+    }
+    exact
+}
+
+/// The f16 nearest `x` (IEEE round to nearest, ties to even): past the
+/// largest finite f16 (65504) a value rounds to an infinity, as IEEE
+/// conversion does; NaN stays NaN.
+pub fn f16_nearest(x: f64) -> half::f16 {
+    half::f16::from_f64(x)
 }

@@ -10,8 +10,9 @@ use arrow_array::types::{ArrowDictionaryKeyType, UInt16Type, UInt32Type, UInt8Ty
 use arrow_array::StructArray;
 use arrow_array::{
     ArrayRef, BinaryArray, BooleanArray, Date32Array, Decimal128Array, DictionaryArray, FixedSizeBinaryArray,
-    Float32Array, Float64Array, Int16Array, Int32Array, Int64Array, Int8Array, ListArray, PrimitiveArray, RecordBatch,
-    RecordBatchOptions, StringArray, TimestampMillisecondArray, UInt16Array, UInt32Array, UInt64Array, UInt8Array,
+    Float16Array, Float32Array, Float64Array, Int16Array, Int32Array, Int64Array, Int8Array, ListArray, PrimitiveArray,
+    RecordBatch, RecordBatchOptions, StringArray, TimestampMillisecondArray, UInt16Array, UInt32Array, UInt64Array,
+    UInt8Array,
 };
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
@@ -51,6 +52,7 @@ pub fn data_type(ty: PortType) -> DataType {
         PortType::I8 => DataType::Int8,
         PortType::F64 => DataType::Float64,
         PortType::F32 => DataType::Float32,
+        PortType::F16 => DataType::Float16,
         PortType::Bool => DataType::Boolean,
         PortType::Str | PortType::Json => DataType::Utf8,
         PortType::Bytes => DataType::Binary,
@@ -158,6 +160,7 @@ pub fn column_array(column: Column) -> Result<ArrayRef, String> {
         ColumnData::I8(v) => Arc::new(Int8Array::new(ScalarBuffer::from(v), nulls)),
         ColumnData::F64(v) => Arc::new(Float64Array::new(ScalarBuffer::from(v), nulls)),
         ColumnData::F32(v) => Arc::new(Float32Array::new(ScalarBuffer::from(v), nulls)),
+        ColumnData::F16(v) => Arc::new(Float16Array::new(ScalarBuffer::from(v), nulls)),
         ColumnData::Bool(v) => Arc::new(BooleanArray::new(v.iter().copied().collect(), nulls)),
         ColumnData::Var(v) if ty.vector().is_some() => {
             list_array(&v, ty.vector().expect("a list column"), rows, nulls)?

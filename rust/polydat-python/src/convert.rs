@@ -195,6 +195,7 @@ pub(crate) fn column_to_py(py: Python<'_>, column: Column) -> HostResult<PyObjec
         ColumnData::I8(v) => v.into_pyarray(py).into_any().unbind(),
         ColumnData::F64(v) => v.into_pyarray(py).into_any().unbind(),
         ColumnData::F32(v) => v.into_pyarray(py).into_any().unbind(),
+        ColumnData::F16(v) => v.into_pyarray(py).into_any().unbind(),
         ColumnData::Bool(v) => v.into_pyarray(py).into_any().unbind(),
         ColumnData::Var(ref v) => {
             let what = format!("the {rows} Python objects of a {ty} column");

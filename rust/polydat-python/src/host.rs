@@ -24,6 +24,7 @@ pub enum HostArray<'py> {
     I8(PyReadwriteArray1<'py, i8>),
     F64(PyReadwriteArray1<'py, f64>),
     F32(PyReadwriteArray1<'py, f32>),
+    F16(PyReadwriteArray1<'py, half::f16>),
     Bool(PyReadwriteArray1<'py, bool>),
 }
 
@@ -54,6 +55,7 @@ impl<'py> HostArray<'py> {
             PortType::I8 => HostArray::I8(make(py, rows, dtype)?),
             PortType::F64 => HostArray::F64(make(py, rows, dtype)?),
             PortType::F32 => HostArray::F32(make(py, rows, dtype)?),
+            PortType::F16 => HostArray::F16(make(py, rows, dtype)?),
             PortType::Bool => HostArray::Bool(make(py, rows, dtype)?),
             PortType::Str
             | PortType::Bytes
@@ -79,6 +81,7 @@ impl<'py> HostArray<'py> {
             PortType::I8 => "int8",
             PortType::F64 => "float64",
             PortType::F32 => "float32",
+            PortType::F16 => "float16",
             PortType::Bool => "bool",
             PortType::Str
             | PortType::Bytes
@@ -130,6 +133,7 @@ impl<'py> HostArray<'py> {
             PortType::I8 => HostArray::I8(take(array, dtype, rows)?),
             PortType::F64 => HostArray::F64(take(array, dtype, rows)?),
             PortType::F32 => HostArray::F32(take(array, dtype, rows)?),
+            PortType::F16 => HostArray::F16(take(array, dtype, rows)?),
             PortType::Bool => HostArray::Bool(take(array, dtype, rows)?),
             PortType::Str
             | PortType::Bytes
@@ -154,6 +158,7 @@ impl<'py> HostArray<'py> {
             HostArray::I8(a) => HostRows::I8(a.as_slice_mut()?),
             HostArray::F64(a) => HostRows::F64(a.as_slice_mut()?),
             HostArray::F32(a) => HostRows::F32(a.as_slice_mut()?),
+            HostArray::F16(a) => HostRows::F16(a.as_slice_mut()?),
             HostArray::Bool(a) => HostRows::Bool(a.as_slice_mut()?),
         })
     }
@@ -171,6 +176,7 @@ impl<'py> HostArray<'py> {
             HostArray::I8(a) => a.as_any().clone().unbind(),
             HostArray::F64(a) => a.as_any().clone().unbind(),
             HostArray::F32(a) => a.as_any().clone().unbind(),
+            HostArray::F16(a) => a.as_any().clone().unbind(),
             HostArray::Bool(a) => a.as_any().clone().unbind(),
         }
     }

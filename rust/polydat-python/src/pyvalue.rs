@@ -22,6 +22,7 @@ pub(crate) fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObject> {
         Value::I128(x) => x.as_i128().into_pyobject(py)?.into_any().unbind(),
         Value::F64(x) => x.into_pyobject(py)?.into_any().unbind(),
         Value::F32(x) => (*x as f64).into_pyobject(py)?.into_any().unbind(),
+        Value::F16(x) => x.to_f64().into_pyobject(py)?.into_any().unbind(),
         Value::Bool(x) => PyBool::new(py, *x).to_owned().into_any().unbind(),
         Value::Str(s) | Value::Json(s) => PyString::new(py, s).into_any().unbind(),
         Value::Bytes(b) => PyBytes::new(py, b).into_any().unbind(),

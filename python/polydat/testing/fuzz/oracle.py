@@ -144,6 +144,9 @@ def value_for(rng: random.Random, type_name: str) -> Any:
         return rng.choice((0, -1, -(2**127), 2**127 - 1, -(2**64), rng.randrange(-(2**127), 2**127)))
     if type_name == "f64":
         return rng.choice((*_F64, rng.uniform(-1e6, 1e6)))
+    if type_name == "f16":
+        value = rng.choice((0.0, -0.0, 1.5, -2.5, 65504.0, 6e-8, math.nan, math.inf, rng.uniform(-6e4, 6e4)))
+        return struct.unpack("<e", struct.pack("<e", value))[0]
     if type_name == "f32":
         value = rng.choice((0.0, -0.0, 1.5, -2.5, 3.0e38, math.nan, math.inf, rng.uniform(-1e6, 1e6)))
         return struct.unpack("<f", struct.pack("<f", value))[0]

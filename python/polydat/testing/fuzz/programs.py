@@ -42,8 +42,8 @@ from ..catalog import catalog_entries, const_value
 __all__ = ["PORT_TYPES", "FuzzProgram", "Term", "program", "callable_entries", "generated_nodes"]
 
 PORT_TYPES = (
-    "u64", "i64", "u32", "i32", "u16", "i16", "u8", "i8", "u128", "i128", "f64", "f32", "bool", "str", "bytes", "json",
-    "date", "timestamp", "vec_i32", "vec_i64", "vec_f64",
+    "u64", "i64", "u32", "i32", "u16", "i16", "u8", "i8", "u128", "i128", "f64", "f32", "f16", "bool", "str", "bytes",
+    "json", "date", "timestamp", "vec_i32", "vec_i64", "vec_f64",
 )
 """The wire types the generator carries: every type a catalog port has."""
 
@@ -306,6 +306,12 @@ class _Writer:
             if inner is None:
                 return None
             return Term(f"({inner.text} as f32)", "f32", inner.total, inner.varying, inner.tainted)
+        if depth < 2 and target == "f16" and not total:
+            inner = self.pick("f64", total=total, varying=True) or self.cast_to("f64", total=total, depth=depth + 1)
+            if inner is None:
+                return None
+            # A finite f64 past f16's range (65504) fails the cast: not total.
+            return Term(f"({inner.text} as f16)", "f16", False, inner.varying, inner.tainted)
         if depth < 2:
             base = self.pick("u64", total=total, varying=True) or Term("cycle", "u64", total=True)
             if target in _explicit_conversions().get("u64", ()):

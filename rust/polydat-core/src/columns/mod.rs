@@ -110,6 +110,8 @@ pub enum ColumnData {
     F64(Vec<f64>),
     /// `f32` rows.
     F32(Vec<f32>),
+    /// `f16` rows.
+    F16(Vec<half::f16>),
     /// `bool` rows.
     Bool(Vec<bool>),
     /// `str`, `json` (UTF-8 text) or `bytes` rows, in Arrow's variable-size layout.
@@ -424,6 +426,7 @@ impl Column {
             PortType::I8 => ColumnData::I8(zeros(rows)?),
             PortType::F64 => ColumnData::F64(zeros(rows)?),
             PortType::F32 => ColumnData::F32(zeros(rows)?),
+            PortType::F16 => ColumnData::F16(zeros(rows)?),
             PortType::Bool => ColumnData::Bool(zeros(rows)?),
             PortType::Str
             | PortType::Bytes
@@ -477,6 +480,7 @@ impl Column {
             ColumnData::I8(v) => v.len(),
             ColumnData::F64(v) => v.len(),
             ColumnData::F32(v) => v.len(),
+            ColumnData::F16(v) => v.len(),
             ColumnData::Bool(v) => v.len(),
             ColumnData::Var(v) => v.len(),
         }
@@ -511,6 +515,7 @@ impl Column {
             ColumnData::I8(v) => Value::I8(v[i]),
             ColumnData::F64(v) => Value::F64(v[i]),
             ColumnData::F32(v) => Value::F32(v[i]),
+            ColumnData::F16(v) => Value::F16(v[i]),
             ColumnData::Bool(v) => Value::Bool(v[i]),
             ColumnData::Var(v) => match self.ty {
                 PortType::Bytes => Value::Bytes(Arc::from(v.row(i))),
@@ -553,6 +558,7 @@ impl Column {
         let values = match &self.data {
             ColumnData::U64(_) | ColumnData::I64(_) | ColumnData::F64(_) => rows * 8,
             ColumnData::U32(_) | ColumnData::I32(_) | ColumnData::F32(_) => rows * 4,
+            ColumnData::F16(_) => rows * 2,
             ColumnData::U16(_) | ColumnData::I16(_) => rows * 2,
             ColumnData::U8(_) | ColumnData::I8(_) => rows,
             ColumnData::Bool(_) => rows.div_ceil(8),
@@ -586,6 +592,7 @@ impl Column {
             ColumnData::I8(v) => HostRows::I8(v),
             ColumnData::F64(v) => HostRows::F64(v),
             ColumnData::F32(v) => HostRows::F32(v),
+            ColumnData::F16(v) => HostRows::F16(v),
             ColumnData::Bool(v) => HostRows::Bool(v),
             ColumnData::Var(_) => {
                 let data = counts.iter().enumerate().map(|(t, &n)| {
@@ -692,6 +699,8 @@ pub enum HostRows<'a> {
     F64(&'a mut [f64]),
     /// `f32` rows.
     F32(&'a mut [f32]),
+    /// `f16` rows.
+    F16(&'a mut [half::f16]),
     /// `bool` rows.
     Bool(&'a mut [bool]),
 }
@@ -710,6 +719,7 @@ impl<'a> HostRows<'a> {
             HostRows::I8(r) => r.len(),
             HostRows::F64(r) => r.len(),
             HostRows::F32(r) => r.len(),
+            HostRows::F16(r) => r.len(),
             HostRows::Bool(r) => r.len(),
         }
     }
@@ -733,6 +743,7 @@ impl<'a> HostRows<'a> {
                 | (HostRows::I8(_), PortType::I8)
                 | (HostRows::F64(_), PortType::F64)
                 | (HostRows::F32(_), PortType::F32)
+                | (HostRows::F16(_), PortType::F16)
                 | (HostRows::Bool(_), PortType::Bool)
         )
     }
@@ -760,6 +771,7 @@ impl<'a> HostRows<'a> {
             HostRows::I8(v) => cut(v, counts).into_iter().map(HostRows::I8).map(PartData::Fixed).collect(),
             HostRows::F64(v) => cut(v, counts).into_iter().map(HostRows::F64).map(PartData::Fixed).collect(),
             HostRows::F32(v) => cut(v, counts).into_iter().map(HostRows::F32).map(PartData::Fixed).collect(),
+            HostRows::F16(v) => cut(v, counts).into_iter().map(HostRows::F16).map(PartData::Fixed).collect(),
             HostRows::Bool(v) => cut(v, counts).into_iter().map(HostRows::Bool).map(PartData::Fixed).collect(),
         };
         parts(data.into_iter().map(|d| (d, false)), counts)
@@ -786,7 +798,7 @@ pub fn row_width(ty: PortType) -> Option<u8> {
     match ty {
         PortType::U64 | PortType::I64 | PortType::F64 | PortType::Timestamp => Some(8),
         PortType::U32 | PortType::I32 | PortType::F32 | PortType::Date => Some(4),
-        PortType::U16 | PortType::I16 => Some(2),
+        PortType::U16 | PortType::I16 | PortType::F16 => Some(2),
         PortType::Bool | PortType::U8 | PortType::I8 => Some(1),
         PortType::Str
         | PortType::Bytes
@@ -1099,6 +1111,7 @@ impl ColumnPart<'_> {
             (PartData::Fixed(HostRows::U8(c)), Value::U8(x)) => c.get_mut(at).map(|r| *r = *x),
             (PartData::Fixed(HostRows::I8(c)), Value::I8(x)) => c.get_mut(at).map(|r| *r = *x),
             (PartData::Fixed(HostRows::F32(c)), Value::F32(x)) => c.get_mut(at).map(|r| *r = *x),
+            (PartData::Fixed(HostRows::F16(c)), Value::F16(x)) => c.get_mut(at).map(|r| *r = *x),
             (PartData::Fixed(HostRows::Bool(c)), Value::Bool(x)) => c.get_mut(at).map(|r| *r = *x),
             (PartData::Var(ty, rows), v) => match var_bytes(*ty, v) {
                 Some(bytes) => {
@@ -1134,6 +1147,7 @@ impl ColumnPart<'_> {
             PartData::Fixed(HostRows::I8(c)) => c.get_mut(at).map(|r| *r = i8::from_slot(word)),
             PartData::Fixed(HostRows::F64(c)) => c.get_mut(at).map(|r| *r = f64::from_slot(word)),
             PartData::Fixed(HostRows::F32(c)) => c.get_mut(at).map(|r| *r = f32::from_slot(word)),
+            PartData::Fixed(HostRows::F16(c)) => c.get_mut(at).map(|r| *r = half::f16::from_slot(word)),
             PartData::Fixed(HostRows::Bool(c)) => c.get_mut(at).map(|r| *r = bool::from_slot(word)),
             PartData::Var(..) => return self.push(&crate::node::kit::slot_to_value(ty, word)),
         };
@@ -1164,6 +1178,7 @@ impl ColumnPart<'_> {
             PartData::Fixed(HostRows::U8(c)) => out(c, at, 1),
             PartData::Fixed(HostRows::I8(c)) => out(c, at, 1),
             PartData::Fixed(HostRows::F32(c)) => out(c, at, 4),
+            PartData::Fixed(HostRows::F16(c)) => out(c, at, 2),
             PartData::Fixed(HostRows::Bool(c)) => out(c, at, 1),
             PartData::Var(..) => None,
         }
@@ -1219,6 +1234,7 @@ impl ColumnPart<'_> {
             PartData::Fixed(HostRows::I8(c)) => put(c, at, words, i8::from_slot),
             PartData::Fixed(HostRows::F64(c)) => put(c, at, words, f64::from_slot),
             PartData::Fixed(HostRows::F32(c)) => put(c, at, words, f32::from_slot),
+            PartData::Fixed(HostRows::F16(c)) => put(c, at, words, half::f16::from_slot),
             PartData::Fixed(HostRows::Bool(c)) => put(c, at, words, bool::from_slot),
             PartData::Var(..) => false,
         };

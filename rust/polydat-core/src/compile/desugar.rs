@@ -762,7 +762,7 @@ fn not(graph: &mut Graph, operand: &Operand, span: Span) -> Result<Wire, Compile
             emit(graph, "u64_eq", vec![operand.wire, zero], span)
         }
         ty => {
-            let hint = if matches!(ty, F64 | PortType::F32) {
+            let hint = if matches!(ty, F64 | PortType::F32 | PortType::F16) {
                 conversion_hint(ty, U64)
             } else {
                 "'!' is a bitwise not over u64".to_string()

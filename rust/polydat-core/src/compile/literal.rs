@@ -108,7 +108,7 @@ pub fn fit(c: &ConstIr, ty: PortType) -> Result<Value, Misfit> {
                 Err(misfit(format!("{v} is outside the range of {ty} ({low} to {high})")))
             }
         }
-        (_, F64 | F32) => {
+        (_, F64 | F32 | PortType::F16) => {
             let x = match (integer(c), c) {
                 (Some(v), _) => v as f64,
                 (None, ConstIr::F64(bits)) => f64::from_bits(*bits),
@@ -116,6 +116,17 @@ pub fn fit(c: &ConstIr, ty: PortType) -> Result<Value, Misfit> {
             };
             if ty == F64 {
                 return Ok(Value::F64(x));
+            }
+            if ty == PortType::F16 {
+                let narrow = crate::value::f16_nearest(x);
+                return if narrow.to_f64() == x || x.is_nan() {
+                    Ok(Value::F16(narrow))
+                } else {
+                    Err(misfit(format!(
+                        "{} has no exact f16 value; write `{0} as f16` to round it",
+                        Value::F64(x).display_text()
+                    )))
+                };
             }
             let narrow = x as f32;
             if f64::from(narrow) == x || x.is_nan() {

@@ -183,6 +183,7 @@ pub fn zero_of(ty: PortType) -> Value {
         PortType::I128 => Value::i128(0),
         PortType::F64 => Value::F64(0.0),
         PortType::F32 => Value::F32(0.0),
+        PortType::F16 => Value::F16(half::f16::ZERO),
         PortType::Bool => Value::Bool(false),
         PortType::Str => Value::str(""),
         PortType::Bytes => Value::Bytes(Arc::from(&[][..])),
@@ -596,7 +597,7 @@ pub(super) fn cast_wire(
     }
     // A float becomes an integer only by a rounding the program names
     // (`round_to_u64`, `floor_to_u64`, ...): `as` never picks one.
-    let rounding = matches!(from, PortType::F64 | PortType::F32) && to.is_integer();
+    let rounding = matches!(from, PortType::F64 | PortType::F32 | PortType::F16) && to.is_integer();
     if rounding {
         return Err(CompileError::at(span, format!("cannot cast {from} to {to} with 'as'"))
             .hint(convert::conversion_hint(from, to)));

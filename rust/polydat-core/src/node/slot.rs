@@ -37,6 +37,8 @@ pub trait Scalar: Copy + Send + Sync + 'static {
 pub const CANONICAL_NAN_F64: u64 = 0x7ff8_0000_0000_0000;
 /// The bits of the canonical f32 NaN (see [`Scalar::canonical`]).
 pub const CANONICAL_NAN_F32: u32 = 0x7fc0_0000;
+/// The bits of the canonical f16 NaN (see [`Scalar::canonical`]).
+pub const CANONICAL_NAN_F16: u16 = 0x7e00;
 
 /// `v` under the NaN policy ([`Scalar::canonical`]): float values of a
 /// `Value` canonicalised in place; other variants untouched.
@@ -45,6 +47,7 @@ pub fn canonical_value(v: &mut Value) {
     match v {
         Value::F64(x) => *x = x.canonical(),
         Value::F32(x) => *x = x.canonical(),
+        Value::F16(x) => *x = x.canonical(),
         _ => {}
     }
 }
@@ -109,6 +112,10 @@ scalar!(f64, F64, F64, |a| a.to_bits(), |s| f64::from_bits(s), canonical: |v| {
 scalar!(f32, F32, F32, |a| a.to_bits() as u64, |s| f32::from_bits(s as u32), canonical: |v| {
     let bits = v.to_bits();
     f32::from_bits(if bits & 0x7fff_ffff > 0x7f80_0000 { CANONICAL_NAN_F32 } else { bits })
+});
+scalar!(half::f16, F16, F16, |a| a.to_bits() as u64, |s| half::f16::from_bits(s as u16), canonical: |v| {
+    let bits = v.to_bits();
+    half::f16::from_bits(if bits & 0x7fff > 0x7c00 { CANONICAL_NAN_F16 } else { bits })
 });
 
 /// The bits of an f64 under the NaN policy: any NaN's bits become
@@ -182,6 +189,7 @@ pub fn slot_to_value(ty: PortType, s: u64) -> Value {
         PortType::I8 => Value::I8(s as i8),
         PortType::F64 => Value::F64(f64::from_bits(s)),
         PortType::F32 => Value::F32(f32::from_bits(s as u32)),
+        PortType::F16 => Value::F16(half::f16::from_bits(s as u16)),
         PortType::Bool => Value::Bool(s != 0),
         PortType::Timestamp => Value::Timestamp(s as i64),
         PortType::Date => Value::Date(s as i32),
@@ -209,6 +217,7 @@ pub fn value_to_slot(v: &Value) -> Option<u64> {
         Value::I8(x) => x.to_slot(),
         Value::F64(x) => x.to_slot(),
         Value::F32(x) => x.to_slot(),
+        Value::F16(x) => x.to_slot(),
         Value::Bool(x) => x.to_slot(),
         Value::Timestamp(x) => Millis(*x).to_slot(),
         Value::Date(x) => Days(*x).to_slot(),

@@ -118,7 +118,7 @@ pub const SELECT_ANY: NodeDef = NodeDef {
     // reference runs as a call into the slot form, which shares the chosen
     // wire's bytes.
     lower: Some(|l, c, v| {
-        let inline = c.wire_types.get(1).is_some_and(|t| !t.is_ref() && !matches!(t, F64 | PortType::F32));
+        let inline = c.wire_types.get(1).is_some_and(|t| !t.is_ref() && !matches!(t, F64 | PortType::F32 | PortType::F16));
         inline.then(|| vec![l.select(v[0], v[1], v[2])])
     }),
     testing: Testing { corner_call: Some("select_any(a, b as date, c as date)"), random: false, ..Testing::BASE },

@@ -17,6 +17,7 @@ use crate::types::PortType::{
 use crate::value::push_display;
 use crate::value::Value;
 
+pub mod float16;
 pub mod narrow;
 
 /// A literal in a wire position: an anonymous constant node.
@@ -623,7 +624,10 @@ impl SlotEval for PassThrough {
 /// and never fails; as upstream, every integer widens to f64 (rounding above
 /// 2^53) and a u64 feeds a bool port as a nonzero test.
 pub fn auto_adapter(from: PortType, to: PortType) -> Option<&'static NodeDef> {
-    if let Some(def) = narrow::auto_adapter(from, to).or_else(|| crate::nodes::wide::auto_adapter(from, to)) {
+    if let Some(def) = narrow::auto_adapter(from, to)
+        .or_else(|| float16::auto_adapter(from, to))
+        .or_else(|| crate::nodes::wide::auto_adapter(from, to))
+    {
         return Some(def);
     }
     Some(match (from, to) {
@@ -681,7 +685,7 @@ pub fn auto_adapter(from: PortType, to: PortType) -> Option<&'static NodeDef> {
 /// `as`; else there is none.
 pub fn conversion_hint(from: PortType, to: PortType) -> String {
     let integer = matches!(to, U64 | I64 | U32 | I32) || to.is_wide_integer();
-    if matches!(from, F64 | F32) && integer {
+    if matches!(from, F64 | F32 | PortType::F16) && integer {
         return "choose how to round: f64_to_u64(x) truncates, or use round_to_u64(x), floor_to_u64(x) or ceil_to_u64(x)"
             .to_string();
     }
@@ -695,8 +699,11 @@ pub fn conversion_hint(from: PortType, to: PortType) -> String {
 /// adapter when there is one, else a strict string parser. Float-to-integer
 /// narrowing has none on purpose (it needs `f64_to_u64`, `round_to_u64`, ...).
 pub fn cast_node(from: PortType, to: PortType) -> Option<&'static NodeDef> {
-    auto_adapter(from, to).or(narrow::cast_node(from, to)).or(crate::nodes::wide::cast_node(from, to)).or(
-        match (from, to) {
+    auto_adapter(from, to)
+        .or(narrow::cast_node(from, to))
+        .or(float16::cast_node(from, to))
+        .or(crate::nodes::wide::cast_node(from, to))
+        .or(match (from, to) {
             // The target's precision and scale are the node's `type` constant
             // (`cast_wire` gives it).
             (
@@ -746,8 +753,7 @@ pub fn cast_node(from: PortType, to: PortType) -> Option<&'static NodeDef> {
             (I64, Date) => Some(&I64_TO_DATE),
             (Date, I64) => Some(&DATE_TO_I64),
             _ => None,
-        },
-    )
+        })
 }
 
 /// `trunc_u64`: Truncates toward zero; saturating (negative to 0, past u64::MAX to u64::MAX), NaN gives 0.
@@ -953,6 +959,9 @@ pub fn parse_text(text: &str, ty: PortType) -> Result<Value, String> {
         }
         F64 => Value::F64(t.parse::<f64>().map_err(|_| bad("a number"))?),
         F32 => Value::F32(t.parse::<f32>().map_err(|_| bad("a number"))?),
+        PortType::F16 => {
+            Value::F16(float16::read_f16(t).map_err(|e| bad(&format!("a number within f16's range ({e})")))?)
+        }
         Bool => Value::Bool(read_bool(t).ok_or_else(|| bad("true, false, 1 or 0"))?),
         Str => Value::str(text),
         Json => Value::Json(text.into()),
@@ -1044,6 +1053,7 @@ pub fn boundary_value(value: Value, to: PortType) -> Result<Value, Value> {
     let float = match &value {
         V::F64(x) => Some(*x),
         V::F32(x) => Some(*x as f64),
+        V::F16(x) => Some(x.to_f64()),
         // An integer becomes a float only when the float holds it exactly.
         _ => int.filter(|&i| (i as f64) as i128 == i && (i as f64) != 2f64.powi(64)).map(|i| i as f64),
     };
@@ -1052,6 +1062,9 @@ pub fn boundary_value(value: Value, to: PortType) -> Result<Value, Value> {
         PortType::U128 | PortType::I128 => unreachable!("handled above"),
         F64 => float.map(V::F64),
         F32 => float.filter(|f| f.is_nan() || (*f as f32) as f64 == *f).map(|f| V::F32(f as f32)),
+        // A host float rounds to the nearest f16 (most decimals have no exact
+        // one); a finite value past f16's range is refused, as `as f16` does.
+        PortType::F16 => float.and_then(|f| float16::narrow_to_f16(f).ok()).map(V::F16),
         Bool => integer.filter(|i| *i == 0 || *i == 1).map(|i| V::Bool(i == 1)),
         Json => match &value {
             V::Str(text) if serde_json::from_str::<serde_json::Value>(text).is_ok() => Some(V::Json(text.clone())),
@@ -1206,7 +1219,11 @@ mod tests {
         // 24 of the 128-bit integers: into u128 from 4 unsigned types and
         // bool, into i128 from 8 integer types and bool, and from each of the
         // two into f64, str, bool, bytes and json.
-        assert_eq!(implicit_conversions().len(), 44 + narrow::ADAPTERS.len() + 24, "with decimal to str");
+        assert_eq!(
+            implicit_conversions().len(),
+            44 + narrow::ADAPTERS.len() + float16::ADAPTERS.len() + 24,
+            "with decimal to str"
+        );
         assert!(ok(" 340282366920938463463374607431768211455 ", PortType::U128).same(&Value::u128(u128::MAX)));
         assert!(ok("-1", PortType::I128).same(&Value::i128(-1)));
         assert!(parse_text("-1", PortType::U128).unwrap_err().contains("0..=2^128-1"));

@@ -415,7 +415,7 @@ impl Encode {
             's' => Encode::Escaped,
             'c' => Encode::Csv,
             'v' => match ty {
-                PortType::F64 | PortType::F32 => Encode::Float,
+                PortType::F64 | PortType::F32 | PortType::F16 => Encode::Float,
                 ty if ty.integer_range().is_some() => Encode::Plain,
                 PortType::Bool | PortType::Json => Encode::Plain,
                 _ => Encode::Quoted,

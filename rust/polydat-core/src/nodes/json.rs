@@ -30,6 +30,7 @@ pub fn value_to_json(v: &Value) -> J {
         Value::I8(x) => J::from(*x),
         Value::F64(x) => serde_json::Number::from_f64(*x).map_or(J::Null, J::Number),
         Value::F32(x) => serde_json::Number::from_f64(f64::from(*x)).map_or(J::Null, J::Number),
+        Value::F16(x) => serde_json::Number::from_f64(crate::value::f16_shortest(*x)).map_or(J::Null, J::Number),
         Value::Bool(b) => J::Bool(*b),
         Value::Str(s) => J::String(s.to_string()),
         Value::Bytes(b) => J::String(base64::engine::general_purpose::STANDARD.encode(b)),

@@ -58,6 +58,8 @@ const FAMILIES: &[&[NodeDef]] = &[
     convert::NODES,
     convert::narrow::ADAPTERS,
     convert::narrow::CASTS,
+    convert::float16::ADAPTERS,
+    convert::float16::CASTS,
     diagnostic::NODES,
     arith::NODES,
     bitwise::NODES,

@@ -235,6 +235,7 @@ fn bare_number(value: &ValueRef<'_>, text: &str, out: &mut String) {
     match value {
         ValueRef::Scalar(Value::F64(x)) if !x.is_finite() => out.push_str("null"),
         ValueRef::Scalar(Value::F32(x)) if !x.is_finite() => out.push_str("null"),
+        ValueRef::Scalar(Value::F16(x)) if !x.is_finite() => out.push_str("null"),
         _ => out.push_str(text),
     }
 }

@@ -350,7 +350,7 @@ pub fn cast_node(from: PortType, to: PortType) -> Option<&'static NodeDef> {
 }
 
 /// The node of `nodes` whose one wire takes `from` and whose output is `to`.
-fn converting(nodes: &'static [NodeDef], from: PortType, to: PortType) -> Option<&'static NodeDef> {
+pub(super) fn converting(nodes: &'static [NodeDef], from: PortType, to: PortType) -> Option<&'static NodeDef> {
     nodes.iter().find(|def| def.params[0].ty == Ty::Is(from) && matches!(def.outputs, Outputs::One(t) if t == to))
 }
 
