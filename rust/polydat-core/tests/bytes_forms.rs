@@ -98,6 +98,10 @@ fn corners(ty: PortType) -> Vec<Value> {
         .map(Value::F64)
         .collect(),
         PortType::F32 => [0.0, -0.0, 1.5, f32::NAN, f32::INFINITY, f32::MAX].into_iter().map(Value::F32).collect(),
+        PortType::F16 => [0.0, -0.0, 1.5, 65504.0, f32::NAN, f32::INFINITY]
+            .into_iter()
+            .map(|v| Value::F16(half::f16::from_f32(v)))
+            .collect(),
         PortType::Bool => vec![Value::Bool(false), Value::Bool(true)],
         PortType::Timestamp => {
             [0, -1, 999, 1_700_000_000_123, 951_782_400_000, -62_135_596_800_000, -86_400_001, i64::MIN, i64::MAX]

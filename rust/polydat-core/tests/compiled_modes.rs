@@ -410,6 +410,7 @@ fn value_of(ty: PortType, rng: &mut Rng) -> Value {
         PortType::I128 => Value::i128([0, -1, i128::MIN, i128::MAX, -(i128::from(x) << 70)][(x % 5) as usize]),
         PortType::F64 => Value::F64([0.0, -0.0, 0.5, 1.0, f64::NAN, -3.25, 1e9][(x % 7) as usize]),
         PortType::F32 => Value::F32([0.0f32, 0.5, -2.5][(x % 3) as usize]),
+        PortType::F16 => Value::F16(half::f16::from_f32([0.0f32, 0.5, -2.5][(x % 3) as usize])),
         PortType::Bool => Value::Bool(x & 1 == 0),
         PortType::Str => Value::str(["", "12", "abc", "héllo {}", "4000000000"][(x % 5) as usize]),
         PortType::Bytes => Value::Bytes(vec![1u8, 2, 3][..(x % 4) as usize].into()),
