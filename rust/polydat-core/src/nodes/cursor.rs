@@ -90,18 +90,13 @@ pub fn slice(spec: &str, start: u64, end: u64) -> Result<(u64, u64, f64, f64), S
     Ok((lo, hi, pct(lo), pct(hi)))
 }
 
-/// The slice a cursor's `over` value names within `[start, end)`: a
+/// The slice cursor `name`'s `over` value names within `[start, end)`: a
 /// one-range spec (a `str`, see [`slice`]) as partition 0 of 1, a
 /// partition (`json`, from `partitions(...)` and the other partition
-/// nodes), which must lie within the cursor's range, as it is, or one of
-/// several partitions, picked by `pick` (see the module doc).
-pub fn narrowed(over: &Value, start: u64, end: u64) -> Result<Partition, String> {
-    narrowed_pick("", over, start, end, None)
-}
-
-/// [`narrowed`] for cursor `name`, picking partition `pick` of an `over`
-/// value that makes several.
-pub fn narrowed_pick(name: &str, over: &Value, start: u64, end: u64, pick: Option<u64>) -> Result<Partition, String> {
+/// nodes), which must lie within the cursor's range, as it is, or partition
+/// `pick` of the several a list spec or partition list makes (see the
+/// module doc).
+pub fn narrowed(name: &str, over: &Value, start: u64, end: u64, pick: Option<u64>) -> Result<Partition, String> {
     let choices = match over {
         Value::Json(text) => {
             let parsed = serde_json::from_str::<serde_json::Value>(text).ok();
@@ -155,7 +150,7 @@ pub fn narrowed_pick(name: &str, over: &Value, start: u64, end: u64, pick: Optio
 /// Partition `pick` of `choices`; with no pick, the only one.
 fn pick_partition(name: &str, choices: Vec<Partition>, pick: Option<u64>) -> Result<Partition, String> {
     let n = choices.len();
-    let cursor = if name.is_empty() { "the cursor".to_string() } else { format!("cursor '{name}'") };
+    let cursor = format!("cursor '{name}'");
     if n == 0 {
         return Err(format!("{cursor}: its `over` value resolved to no partitions"));
     }
@@ -225,7 +220,7 @@ pub const CURSOR_SLICE: NodeDef = NodeDef {
                 Value::U64(i) => Some(*i),
                 _ => None,
             };
-            let p = narrowed_pick(&name, over, *start, *end, pick).map_err(NodeError::new)?;
+            let p = narrowed(&name, over, *start, *end, pick).map_err(NodeError::new)?;
             outs[0] = Value::U64(p.start_ord);
             outs[1] = Value::U64(p.end_ord);
             outs[2] = Value::F64(p.start_pct);
@@ -270,11 +265,11 @@ mod tests {
             base_extent: 1000,
         };
         let over = Value::Json(p.to_json().to_string().into());
-        assert_eq!(narrowed(&over, 0, 1000).unwrap(), p);
-        assert!(narrowed(&over, 0, 400).unwrap_err().contains("lies outside the cursor's range 0..400"));
+        assert_eq!(narrowed("q", &over, 0, 1000, None).unwrap(), p);
+        assert!(narrowed("q", &over, 0, 400, None).unwrap_err().contains("lies outside the cursor's range 0..400"));
         let list = Value::Json(serde_json::json!([p.to_json()]).to_string().into());
-        assert_eq!(narrowed(&list, 0, 1000).unwrap(), p, "a list of one needs no pick");
-        let spec = narrowed(&Value::str("25%..75%"), 0, 100).unwrap();
+        assert_eq!(narrowed("q", &list, 0, 1000, None).unwrap(), p, "a list of one needs no pick");
+        let spec = narrowed("q", &Value::str("25%..75%"), 0, 100, None).unwrap();
         assert_eq!((spec.idx, spec.count, spec.start_ord, spec.end_ord, spec.base_extent), (0, 1, 25, 75, 100));
     }
 
@@ -282,13 +277,13 @@ mod tests {
     fn several_partitions_leave_the_pick_to_the_host() {
         // Upstream's example: over "20%,30%,*", partition 1 of [0, 1000000) is [200000, 500000).
         let over = Value::str("20%,30%,*");
-        let p = narrowed_pick("q", &over, 0, 1_000_000, Some(1)).unwrap();
+        let p = narrowed("q", &over, 0, 1_000_000, Some(1)).unwrap();
         assert_eq!((p.idx, p.count, p.start_ord, p.end_ord), (1, 3, 200_000, 500_000));
-        let unset = narrowed_pick("q", &over, 0, 1_000_000, None).unwrap_err();
+        let unset = narrowed("q", &over, 0, 1_000_000, None).unwrap_err();
         assert!(unset.starts_with("cursor 'q' resolves to 3 partitions; pick one by its index, 0..2"), "{unset}");
-        let outside = narrowed_pick("q", &over, 0, 1_000_000, Some(3)).unwrap_err();
+        let outside = narrowed("q", &over, 0, 1_000_000, Some(3)).unwrap_err();
         assert_eq!(outside, "cursor 'q' resolves to 3 partitions; partition 3 is out of range (0..2)");
-        assert_eq!(narrowed_pick("q", &Value::str("*/4"), 0, 100, Some(3)).unwrap().start_ord, 75);
+        assert_eq!(narrowed("q", &Value::str("*/4"), 0, 100, Some(3)).unwrap().start_ord, 75);
         assert!(is_one_range("[25%..75%)") && !is_one_range("*/4") && !is_one_range("20%,30%,*"));
     }
 }
