@@ -22,7 +22,6 @@ from dataclasses import replace
 import pytest
 
 from polydat.testing.fuzz.comprehensions import (
-    KNOWN_DEFECTS,
     Axis,
     FuzzComprehension,
     OrderSpec,

@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-__all__ = ["ENGINES", "KNOWN_DEFECTS", "check_drawn", "oracle_failures", "OrderSpec", "Predicate", "FuzzComprehension", "Axis", "Checked", "comprehension", "check", "expected_tuples", "main"]
+__all__ = ["ENGINES", "check_drawn", "oracle_failures", "OrderSpec", "Predicate", "FuzzComprehension", "Axis", "Checked", "comprehension", "check", "expected_tuples", "main"]
 
 ENGINES = ("p1", "p2", "p3", "mixed")
 """The engines a ``for`` statement over each comprehension runs on."""
@@ -52,11 +52,6 @@ _WORDS = ("load", "verify", "alpha", "red", "green", "west", "east", "tau")
 _LATTICE_ORDERS = ("lex", "reverse_lex", "diagonal", "antidiagonal", "shells")
 _SAMPLING_ORDERS = ("halton", "sobol", "lhs", "shuffle", "extrema")
 _SEEDED_ORDERS = ("lhs", "shuffle")
-KNOWN_DEFECTS: dict[str, str] = {}
-"""Defects the fuzzer found and still steers around, each with the smallest
-program that shows it (``tests/fuzz/test_comprehension_fuzz.py`` holds them
-as expected failures). ``comprehension(seed, avoid_known=False)`` writes them."""
-
 SCOPE_LIMIT = 4
 """``const lim`` of every program, read as ``{lim}`` by a range."""
 SCOPE_PICKS = (3, 5, 8)
@@ -116,8 +111,6 @@ class FuzzComprehension:
     union: bool = False
     derived: Predicate | None = None
     """The predicate of a derivation of the producer (``sub := for rows where ...``)."""
-    with_known: bool = False
-    """Drawn with the forms of :data:`KNOWN_DEFECTS` (``--with-known``)."""
 
     @property
     def continuous(self) -> bool:
@@ -165,10 +158,9 @@ class FuzzComprehension:
 class _Writer:
     """Draws one comprehension from a seeded generator, keeping every value it writes."""
 
-    def __init__(self, seed: int, avoid_known: bool) -> None:
+    def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
         self.seed = seed
-        self.avoid_known = avoid_known
 
     # --- values of one kind
 
@@ -538,11 +530,9 @@ def _compare(op: str, left: Callable[[dict[str, Value]], Value], right: Callable
     return lambda t: fn(left(t), right(t))
 
 
-def comprehension(seed: int, *, avoid_known: bool = True) -> FuzzComprehension:
-    """The comprehension of ``seed`` (the same text for the same seed);
-    ``avoid_known=False`` also writes the forms of :data:`KNOWN_DEFECTS`."""
-    drawn = _Writer(seed, avoid_known).draw()
-    return drawn if avoid_known else replace(drawn, with_known=True)
+def comprehension(seed: int) -> FuzzComprehension:
+    """The comprehension of ``seed`` (the same text for the same seed)."""
+    return _Writer(seed).draw()
 
 
 # ---------------------------------------------------------------- the oracle
@@ -673,8 +663,7 @@ class Checked:
         lines = [f"seed {self.drawn.seed}: {len(self.failures)} failure(s)",
                  f"comprehension: {self.drawn.text}", "program:", self.drawn.program().rstrip()]
         lines += [f"  - {f}" for f in self.failures]
-        known = " --with-known" if self.drawn.with_known else ""
-        lines.append(f"rerun: python -m polydat.testing.fuzz.comprehensions --seed {self.drawn.seed}{known}")
+        lines.append(f"rerun: python -m polydat.testing.fuzz.comprehensions --seed {self.drawn.seed}")
         return "\n".join(lines)
 
 
@@ -698,10 +687,10 @@ def _workload_failures(drawn: FuzzComprehension, tuples: list[Row]) -> list[str]
     return [] if rows == tuples else [f"the workload phase emitted {rows!r}, the statement {tuples!r}"]
 
 
-def check(seed: int, engines: Sequence[str] = ENGINES, *, avoid_known: bool = True) -> Checked:
+def check(seed: int, engines: Sequence[str] = ENGINES) -> Checked:
     """Opens the comprehension of ``seed`` on every surface and engine and
     lists every property it breaks (see the module)."""
-    drawn = comprehension(seed, avoid_known=avoid_known)
+    drawn = comprehension(seed)
     return check_drawn(drawn, engines)
 
 
@@ -773,15 +762,14 @@ def main(argv: list[str] | None = None) -> int:
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--seed", type=int, help="check one seed and print its comprehension and program")
     group.add_argument("--seeds", help="check a range of seeds, START:STOP")
-    parser.add_argument("--with-known", action="store_true", help="also write the forms of KNOWN_DEFECTS")
     args = parser.parse_args(argv)
     if args.seed is not None:
-        result = check(args.seed, avoid_known=not args.with_known)
+        result = check(args.seed)
         print(result.report())
         print("tuples:", result.tuples)
         return 1 if result.failures else 0
     start, _, stop = args.seeds.partition(":")
-    failed = [r for r in (check(s, avoid_known=not args.with_known) for s in range(int(start), int(stop))) if r.failures]
+    failed = [r for r in (check(s) for s in range(int(start), int(stop))) if r.failures]
     for r in failed:
         print(r.report(), end="\n\n")
     print(f"{int(stop) - int(start)} seeds, {len(failed)} failed")
