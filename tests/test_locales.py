@@ -137,6 +137,28 @@ def test_names_addresses_and_emails_are_the_locales(locale: str) -> None:
         assert all(re.fullmatch(r"[a-z]+\.[a-z]+\d+", u) for u in rows["user"])
 
 
+IBAN_COUNTRY = {"de_DE": ("DE", 22), "en_GB": ("GB", 22), "fr_FR": ("FR", 27), "es_ES": ("ES", 24),
+                "it_IT": ("IT", 27), "pt_BR": ("BR", 29)}
+
+
+def iban_remainder(number: str) -> int:
+    """The IBAN read as ISO 13616 checks it (country and check digits moved
+    to the end, letters as two digits), modulo 97: 1 when valid."""
+    return int("".join(str(int(c, 36)) for c in number[4:] + number[:4])) % 97
+
+
+@pytest.mark.parametrize("locale", LOCALES)
+def test_an_iban_is_of_the_locales_country_where_it_has_ibans(locale: str) -> None:
+    rows = polydat.compile(f'pragma locale "{locale}"\ninput key: u64\nnumber := iban(key)').generate(500)
+    numbers = list(rows["number"])
+    assert all(iban_remainder(n) == 1 for n in numbers), numbers[:3]
+    if locale in IBAN_COUNTRY:
+        country, length = IBAN_COUNTRY[locale]
+        assert all(n.startswith(country) and len(n) == length for n in numbers), numbers[:3]
+    else:  # India, Japan and China have no IBANs: the en_US field's SEPA countries
+        assert len({n[:2] for n in numbers}) > 20
+
+
 def test_names_follow_the_lists_weights():
     # zh_CN's surnames carry Faker's weights: 王, 李 and 张 lead.
     rows = generate("zh_CN", rows=20_000)

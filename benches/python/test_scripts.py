@@ -17,6 +17,7 @@ SCRIPTS = {
     "bench_scopes.py": ["--tuples", "50"],
     "compare_builds.py": ["--rounds", "1", "--cycles", "200", "--iters", "1", "--scenarios", "ladder"],
     "compile_scaling.py": ["--sizes", "50", "100", "--repeat", "1"],
+    "bench_faker_port.py": ["--rows", "2000", "--faker-rows", "5", "--repeats", "1"],
     "bench_users.py": ["--rows", "2000", "--library-rows", "20", "--stream-rows", "4096", "--batch-rows", "1024",
                        "--repeats", "1"],
     "generate_throughput.py": ["--rows", "2000", "--repeat", "1"],

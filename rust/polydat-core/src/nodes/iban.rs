@@ -3,8 +3,8 @@
 //!
 //! An IBAN is the country code, two check digits and the country's BBAN
 //! (basic bank account number), whose length and character classes the
-//! IBAN registry fixes per country ([`BBAN_SHAPES`]: the SEPA countries and
-//! the United Kingdom). The check digits make the whole number 1 modulo 97
+//! IBAN registry fixes per country ([`BBAN_SHAPES`]: the SEPA countries, the
+//! United Kingdom and Brazil). The check digits make the whole number 1 modulo 97
 //! when read with the country code and check digits moved to the end and
 //! each letter written as two digits (A = 10, ..., Z = 35). The BBAN's own
 //! national check digits (Belgium's, Portugal's, ...) are not computed: the
@@ -23,6 +23,7 @@ pub const BBAN_SHAPES: &[(&str, &str)] = &[
     ("AT", "5n11n"),
     ("BE", "3n7n2n"),
     ("BG", "4a4n2n8c"),
+    ("BR", "8n5n10n1a1c"),
     ("CH", "5n12c"),
     ("CY", "3n5n16c"),
     ("CZ", "4n6n10n"),
@@ -129,7 +130,7 @@ pub fn iban(x: u64, country: &str) -> Result<String, String> {
 pub const IBAN_FOR: NodeDef = NodeDef {
     name: "iban_for",
     category: "iban",
-    doc: "An IBAN of country (ISO 3166-1 alpha-2: the SEPA countries and GB) with valid ISO 13616 check digits and the country's BBAN length and shape, the BBAN drawn from xxh3 of input; another country fails.",
+    doc: "An IBAN of country (ISO 3166-1 alpha-2: the SEPA countries, GB and BR) with valid ISO 13616 check digits and the country's BBAN length and shape, the BBAN drawn from xxh3 of input; another country fails.",
     params: &[wire("input", U64), wire("country", Str)],
     outputs: Outputs::One(Str),
     build: |_| Ok(scalar_str_map(iban)),
@@ -164,6 +165,7 @@ mod tests {
             ("AT", 20),
             ("BE", 16),
             ("BG", 22),
+            ("BR", 29),
             ("CH", 21),
             ("CY", 28),
             ("CZ", 24),
