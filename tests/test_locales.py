@@ -235,6 +235,7 @@ def test_polydat_fields_shows_each_fields_locales():
     assert field("full_name").locales == ("en_US", *sorted(LOCALES))
     assert field("credit_card").locales == ("en_US",)
     assert "it_IT" not in field("job_title").locales
+    assert field("iban").locales == ("en_US", *sorted(IBAN_COUNTRY))
     assert "    locales: en_US, de_DE," in field("email").render({})
 
 

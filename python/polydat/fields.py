@@ -17,6 +17,8 @@ them.
 
 from __future__ import annotations
 
+import json
+
 import datetime
 import functools
 import os
@@ -165,25 +167,18 @@ def search(keyword: str) -> list[Field]:
 
 def _locales(name: str, targets: str) -> tuple[str, ...]:
     """The locales field ``name`` has values of its own in: en_US, and each
-    other locale whose data ``<locale>.<name>(key)`` picks from (its own
-    module, or the en_US one calling the locale's: ``email`` calls
-    ``username``). ``targets`` binds its outputs."""
+    other locale where ``<locale>.<name>(key)`` computes something else than
+    the en_US field (its own module, or the en_US one calling the locale's:
+    ``email`` calls ``username``). ``targets`` binds its outputs."""
     from .dsl import bind
     from .dsl.modules import DEFAULT_LOCALE, locale_names
 
-    found = [DEFAULT_LOCALE]
-    for locale in locale_names():
-        if locale == DEFAULT_LOCALE:
-            continue
-        bound = bind(f"input key: u64\n{targets} := {locale}.{name}(key)")
-        if any(c.get("str") == locale for node in bound.ir["nodes"] for c in _consts(node)):
-            found.append(locale)
-    return tuple(found)
+    def graph(call: str) -> list[tuple[str, str]]:
+        nodes = bind(f"input key: u64\n{targets} := {call}(key)").ir["nodes"]
+        return [(node["op"], json.dumps(node.get("args"), sort_keys=True)) for node in nodes]
 
-
-def _consts(node: dict[str, Any]) -> list[dict[str, Any]]:
-    """The constant arguments of an IR node (``{"str": ...}``, ...)."""
-    return [a["const"] for a in node.get("args", ()) if isinstance(a, dict) and isinstance(a.get("const"), dict)]
+    en_us = graph(name)
+    return (DEFAULT_LOCALE, *(loc for loc in locale_names() if loc != DEFAULT_LOCALE and graph(f"{loc}.{name}") != en_us))
 
 
 def field(name: str) -> Field | None:
