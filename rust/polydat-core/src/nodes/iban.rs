@@ -64,53 +64,72 @@ fn shape_of(country: &str) -> Option<&'static str> {
     BBAN_SHAPES.binary_search_by(|(code, _)| (*code).cmp(country)).ok().map(|i| BBAN_SHAPES[i].1)
 }
 
-/// The characters of a class: `n`, `a` or `c`.
-fn alphabet(class: u8) -> &'static [u8] {
-    const ALNUM: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-    match class {
-        b'n' => &ALNUM[..10],
-        b'a' => &ALNUM[10..],
-        _ => ALNUM,
-    }
+/// The characters of a class: `n` digits, `a` upper-case letters, `c` both.
+const ALNUM: &[u8; 36] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+/// The character of `ALNUM[OFFSET..OFFSET + RADIX]` that `h`'s lowest
+/// digit in radix `RADIX` names, that digit taken off `h` (a constant radix:
+/// the division is a multiply).
+#[inline(always)]
+fn draw<const RADIX: u64, const OFFSET: usize>(h: &mut u64) -> u8 {
+    let digit = (*h % RADIX) as usize;
+    *h /= RADIX;
+    ALNUM[OFFSET + digit]
 }
 
-/// Appends a BBAN of `shape` drawn from `x`: each character a digit of a
-/// hash chained from `x` in the radix of its class (a fresh hash every ten
-/// characters, so every character is drawn from at least 12 bits).
-fn push_bban(out: &mut String, shape: &str, x: u64) {
+/// The longest IBAN of the table (Malta's, 31 characters).
+const MAX_IBAN: usize = 34;
+
+/// Writes a BBAN of `shape` drawn from `x` into `out` from its start,
+/// returning its length: each character a digit of a hash chained from `x`
+/// in the radix of its class (a fresh hash every ten characters, so every
+/// character is drawn from at least 12 bits).
+fn write_bban(out: &mut [u8], shape: &str, x: u64) -> usize {
     let mut h = xxh3_u64(x);
     let mut drawn = 0;
     let mut count = 0usize;
+    let mut len = 0;
     for byte in shape.bytes() {
         if byte.is_ascii_digit() {
             count = count * 10 + usize::from(byte - b'0');
             continue;
         }
-        let chars = alphabet(byte);
         for _ in 0..count {
             if drawn == 10 {
                 h = xxh3_u64(h);
                 drawn = 0;
             }
-            let radix = chars.len() as u64;
-            out.push(char::from(chars[(h % radix) as usize]));
-            h /= radix;
+            out[len] = match byte {
+                b'n' => draw::<10, 0>(&mut h),
+                b'a' => draw::<26, 10>(&mut h),
+                _ => draw::<36, 0>(&mut h),
+            };
+            len += 1;
             drawn += 1;
         }
         count = 0;
     }
+    len
 }
 
-/// The ISO 13616 check digits of `bban` in `country`: 98 minus the
-/// remainder modulo 97 of `bban`, `country` and `00` with letters as two
-/// digits each.
+/// The ISO 13616 check digits of `bban` in `country` (both digits and
+/// upper-case letters): 98 minus the remainder modulo 97 of `bban`,
+/// `country` and `00` with letters as two digits each.
 pub fn check_digits(country: &str, bban: &str) -> u32 {
-    let mut rest = 0u32;
-    for c in bban.chars().chain(country.chars()).chain("00".chars()) {
-        let value = c.to_digit(36).unwrap_or(0);
-        rest = if value >= 10 { (rest * 100 + value) % 97 } else { (rest * 10 + value) % 97 };
+    // The number is read into a u64 a few digits at a time and reduced
+    // modulo 97 only when the next two digits could overflow it.
+    let mut rest = 0u64;
+    for &c in bban.as_bytes().iter().chain(country.as_bytes()).chain(b"00") {
+        if rest >= 1 << 56 {
+            rest %= 97;
+        }
+        rest = match c {
+            b'0'..=b'9' => rest * 10 + u64::from(c - b'0'),
+            b'A'..=b'Z' => rest * 100 + u64::from(c - b'A' + 10),
+            _ => rest * 10,
+        };
     }
-    98 - rest
+    98 - (rest % 97) as u32
 }
 
 /// An IBAN of `country` drawn from `x` (electronic form: no spaces), or
@@ -120,10 +139,14 @@ pub fn iban(x: u64, country: &str) -> Result<String, String> {
         let known: Vec<&str> = BBAN_SHAPES.iter().map(|(code, _)| *code).collect();
         return Err(format!("iban_for: no IBAN format for country {country:?} (known: {})", known.join(", ")));
     };
-    let mut bban = String::with_capacity(30);
-    push_bban(&mut bban, shape, x);
-    let check = check_digits(country, &bban);
-    Ok(format!("{country}{check:02}{bban}"))
+    let mut number = [0u8; MAX_IBAN];
+    let len = 4 + write_bban(&mut number[4..], shape, x);
+    let bban = std::str::from_utf8(&number[4..len]).map_err(|_| "internal: a BBAN is ASCII".to_string())?;
+    let check = check_digits(country, bban);
+    number[..2].copy_from_slice(country.as_bytes());
+    number[2] = b'0' + (check / 10) as u8;
+    number[3] = b'0' + (check % 10) as u8;
+    std::str::from_utf8(&number[..len]).map(str::to_string).map_err(|_| "internal: an IBAN is ASCII".to_string())
 }
 
 /// `iban_for`: an IBAN of the given country, its BBAN drawn from the input.

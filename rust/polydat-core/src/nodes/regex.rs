@@ -5,10 +5,56 @@ use crate::node::kit::str_map;
 use crate::node::{konst, wire, NodeDef, Outputs, Samples, Testing};
 use crate::types::PortType::{Bool, Str};
 use regex::Regex;
+use regex_syntax::hir::{Class, HirKind};
 
 /// Compiles a node's pattern, failing construction in upstream's words.
 fn compile(pattern: &str) -> Result<Regex, String> {
     Regex::new(pattern).map_err(|e| format!("invalid regex: {e}"))
+}
+
+/// The characters of a pattern that is one character class (`[ ']`, `\\d`,
+/// `[^a-z]`), as `regex`'s own parser reads it: its matches are then single
+/// characters, so replacing them is a walk over the input's characters.
+struct CharClass {
+    /// The class's ASCII members, one bit each.
+    ascii: u128,
+    /// Its ranges, sorted (what the bits do not answer).
+    ranges: Vec<(char, char)>,
+}
+
+impl CharClass {
+    /// The class `pattern` is, if it is one.
+    fn of(pattern: &str) -> Option<CharClass> {
+        let hir = regex_syntax::Parser::new().parse(pattern).ok()?;
+        let HirKind::Class(Class::Unicode(class)) = hir.kind() else {
+            return None;
+        };
+        let ranges: Vec<(char, char)> = class.ranges().iter().map(|r| (r.start(), r.end())).collect();
+        let ascii = (0u8..128)
+            .filter(|&b| ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&char::from(b))))
+            .fold(0u128, |bits, b| bits | 1 << b);
+        Some(CharClass { ascii, ranges })
+    }
+
+    /// Whether `c` is in the class.
+    #[inline]
+    fn contains(&self, c: char) -> bool {
+        match u8::try_from(c) {
+            Ok(b) if b < 128 => self.ascii >> b & 1 == 1,
+            _ => self
+                .ranges
+                .binary_search_by(|&(lo, hi)| {
+                    if hi < c {
+                        std::cmp::Ordering::Less
+                    } else if lo > c {
+                        std::cmp::Ordering::Greater
+                    } else {
+                        std::cmp::Ordering::Equal
+                    }
+                })
+                .is_ok(),
+        }
+    }
 }
 
 /// `regex_replace`: every match of the pattern replaced ($1, ${name} expand capture groups).
@@ -21,6 +67,23 @@ pub const REGEX_REPLACE: NodeDef = NodeDef {
     build: |c| {
         let re = compile(c.str(0))?;
         let with = c.str(1).to_string();
+        // A class whose matches are replaced by plain text (no `$`
+        // expansion): each member is replaced where it stands, as
+        // `replace_all` would, with no search.
+        if let Some(class) = CharClass::of(c.str(0)).filter(|_| !with.contains('$')) {
+            return Ok(str_map(move |s: &str| {
+                let mut out = String::with_capacity(s.len());
+                for ch in s.chars() {
+                    if class.contains(ch) {
+                        out.push_str(&with);
+                    } else {
+                        out.push(ch);
+                    }
+                }
+                crate::node::limit::check(out.len()).map_err(|e| e.message().to_string())?;
+                Ok(out)
+            }));
+        }
         Ok(str_map(move |s: &str| {
             let out = re.replace_all(s, with.as_str()).into_owned();
             crate::node::limit::check(out.len()).map_err(|e| e.message().to_string())?;
@@ -118,6 +181,22 @@ mod tests {
     fn run(def: &NodeDef, consts: &[&str], input: &str) -> Value {
         let consts: Vec<Value> = consts.iter().map(|&c| Value::str(c)).collect();
         eval1(def, &consts, &[Value::str(input)])
+    }
+
+    #[test]
+    fn a_one_class_pattern_replaces_as_the_regex_does() {
+        let inputs = ["d'Artagnan Le Brun", "Ünïcödé 12 ' x\n\ty", "", "ÉéEe 9٣ 🙂", "no match"];
+        for pattern in ["[ ']", r"\d", "[^a-z]", ".", "(?i)[é]", r"\s", "[a-c]", r"\p{Greek}", "[🙂٣]"] {
+            assert!(CharClass::of(pattern).is_some(), "{pattern} is one class");
+            let re = Regex::new(pattern).unwrap();
+            for with in ["", "X", "ab"] {
+                for input in inputs {
+                    let want = re.replace_all(input, with).into_owned();
+                    assert_eq!(run(&REGEX_REPLACE, &[pattern, with], input).as_str(), Some(want.as_str()), "{pattern}");
+                }
+            }
+        }
+        assert!(CharClass::of("ab").is_none() && CharClass::of("[a]+").is_none() && CharClass::of("(").is_none());
     }
 
     #[test]
