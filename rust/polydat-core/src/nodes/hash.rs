@@ -15,10 +15,17 @@ pub fn splitmix64(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// xxh3_64 of the 8 little-endian bytes of `x` (seed 0).
+/// xxh3_64 of the 8 little-endian bytes of `x` (seed 0), computed as XXH3
+/// does for an input of exactly 8 bytes (the same steps as
+/// [`lower_xxh3_u64`]), with no dispatch on the length.
 #[inline]
 pub fn xxh3_u64(x: u64) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(&x.to_le_bytes())
+    let h = x.rotate_left(32) ^ XXH3_BITFLIP_8;
+    let h = h ^ h.rotate_left(49) ^ h.rotate_left(24);
+    let h = h.wrapping_mul(XXH3_RRMXMX);
+    let h = h ^ ((h >> 35) + 8);
+    let h = h.wrapping_mul(XXH3_RRMXMX);
+    h ^ (h >> 28)
 }
 
 /// XXH3's key for 4- to 8-byte inputs with seed 0: secret words 1 and 2 xored.
@@ -162,6 +169,18 @@ pub const NODES: &[NodeDef] = &[HASH, XXHASH3, HASH_RANGE, HASH_INTERVAL];
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn xxh3_u64_is_the_librarys_xxh3_of_eight_bytes() {
+        let mut x = 0x0123_4567_89ab_cdefu64;
+        for edge in [0, 1, u64::MAX, 1 << 63, 0xffff_ffff, 1 << 32] {
+            assert_eq!(xxh3_u64(edge), xxhash_rust::xxh3::xxh3_64(&edge.to_le_bytes()), "{edge:#x}");
+        }
+        for _ in 0..100_000 {
+            x = x.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(0x632b_e59b_d9b4_e019);
+            assert_eq!(xxh3_u64(x), xxhash_rust::xxh3::xxh3_64(&x.to_le_bytes()), "{x:#x}");
+        }
+    }
     use crate::nodes::testing::eval1;
     use crate::value::Value;
 

@@ -26,6 +26,7 @@ pub mod json;
 pub mod lerp;
 pub mod lfsr;
 pub mod locale;
+pub mod luhn;
 pub mod math;
 pub mod network;
 pub mod noise;
@@ -86,6 +87,7 @@ const FAMILIES: &[&[NodeDef]] = &[
     real_data::NODES,
     locale::NODES,
     iban::NODES,
+    luhn::NODES,
     network::NODES,
     pseudo_text::NODES,
     cursor::NODES,
