@@ -83,6 +83,34 @@ def test_overflow_fails_the_row_naming_the_node(engine: str) -> None:
     assert "to_decimal" in str(caught.value)
 
 
+MONEY = "input c: u64\nmoney := ((c as i64 - 5000) as decimal(4, 0)) * 0.01d\nfee := 0.5d * (c as decimal(13, 0))\n"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_money_from_cents_is_one_step_with_the_values_and_failures_of_two(engine: str) -> None:
+    fused = polydat.compile(MONEY, engine=engine)
+    plain = polydat.compile(MONEY, engine=engine, fusion=False)
+    ops = [step["op"] for step in fused.explain_data()["steps"]]
+    assert ops.count("__to_decimal_times") == 2 and "decimal_mul" not in ops, ops
+    rows = range(0, 15000, 2999)
+    table = fused.generate(rows, format="arrow")
+    assert table.schema.field("money").type == pa.decimal128(6, 2)
+    assert table.schema.field("fee").type == pa.decimal128(14, 1)
+    assert table.column("money").to_pylist() == [D("-50.00"), D("-20.01"), D("9.98"), D("39.97"), D("69.96"), D("99.95")]
+    assert table.column("fee").to_pylist() == [D("0.0"), D("1499.5"), D("2999.0"), D("4498.5"), D("5998.0"), D("7497.5")]
+    assert table.equals(plain.generate(rows, format="arrow"))
+    failures = []
+    for program in (fused, plain):
+        with pytest.raises(EvalError) as caught:
+            program.generate(range(14999, 15001), format="arrow")
+        failures.append(str(caught.value))
+    # The failure is the cast's, named as the cast, with its input and row;
+    # the fused step feeds `money` itself, which the message then names.
+    assert failures[0].startswith("10000 does not fit decimal(4,0)\n  ↳ in node `to_decimal` (output money)")
+    assert failures[1].replace("(no declared output)", "(output money)") == failures[0]
+    assert "[0]=I64(10000)" in failures[0] and "c=15000" in failures[0]
+
+
 def test_float_to_decimal_rounds_half_away_from_zero() -> None:
     src = 'input c: u64\nextern x: f64 = 0.0\nd := x as decimal(5, 0)\n'
     program = polydat.compile(src)

@@ -36,38 +36,44 @@ const POW10: [i128; 39] = {
 impl Decimal {
     /// The value `units` × 10^-scale of type `ty`, or why it does not fit
     /// (more than `ty.precision` digits).
+    #[inline]
     pub fn new(units: i128, ty: DecimalType) -> Result<Decimal, String> {
         if units.unsigned_abs() >= pow10(ty.precision) as u128 {
-            return Err(format!("{} does not fit decimal({},{})", units_text(units, ty.scale), ty.precision, ty.scale));
+            return Err(misfit(units, ty));
         }
         Ok(Decimal::from_parts(units, ty))
     }
 
     /// The value without the range check (the caller knows it fits).
+    #[inline]
     fn from_parts(units: i128, ty: DecimalType) -> Decimal {
         let bits = units as u128;
         Decimal { words: [bits as u32, (bits >> 32) as u32, (bits >> 64) as u32, (bits >> 96) as u32], ty }
     }
 
     /// The count of 10^-scale units.
+    #[inline]
     pub fn units(self) -> i128 {
         let [a, b, c, d] = self.words.map(u128::from);
         (a | b << 32 | c << 64 | d << 96) as i128
     }
 
     /// The type's parameters.
+    #[inline]
     pub fn ty(self) -> DecimalType {
         self.ty
     }
 
     /// The 16 little-endian bytes of the units: how a decimal is carried in
     /// a Ref slot and a column row.
+    #[inline]
     pub fn to_bytes(self) -> [u8; 16] {
         self.units().to_le_bytes()
     }
 
     /// The decimal of type `ty` whose units are the 16 little-endian
     /// `bytes` (`None` when there are not 16).
+    #[inline]
     pub fn from_bytes(bytes: &[u8], ty: DecimalType) -> Option<Decimal> {
         let units = i128::from_le_bytes(bytes.try_into().ok()?);
         Some(Decimal::from_parts(units, ty))
@@ -114,10 +120,12 @@ impl Decimal {
     }
 
     /// The integer `n` as a decimal of type `ty`, or why it does not fit.
+    #[inline]
     pub fn from_int(n: i128, ty: DecimalType) -> Result<Decimal, String> {
-        let units = checked_mul_units(n, pow10(ty.scale))
-            .ok_or_else(|| format!("{n} does not fit decimal({},{})", ty.precision, ty.scale))?;
-        Decimal::new(units, ty).map_err(|_| format!("{n} does not fit decimal({},{})", ty.precision, ty.scale))
+        match checked_mul_units(n, pow10(ty.scale)) {
+            Some(units) if units.unsigned_abs() < pow10(ty.precision) as u128 => Ok(Decimal::from_parts(units, ty)),
+            _ => Err(int_misfit(n, ty)),
+        }
     }
 
     /// Parses a literal's digits (`12.34`, `-0.5`, `7`): its type is the
@@ -149,6 +157,22 @@ impl Decimal {
     }
 }
 
+/// Why `units` × 10^-scale is no value of `ty` (more digits than it holds);
+/// kept out of line, off the path of every value that fits.
+#[cold]
+#[inline(never)]
+fn misfit(units: i128, ty: DecimalType) -> String {
+    format!("{} does not fit decimal({},{})", units_text(units, ty.scale), ty.precision, ty.scale)
+}
+
+/// Why the integer `n` is no value of `ty` (more digits than it holds, or
+/// past the i128 range once scaled); out of line, as [`misfit`].
+#[cold]
+#[inline(never)]
+fn int_misfit(n: i128, ty: DecimalType) -> String {
+    format!("{n} does not fit decimal({},{})", ty.precision, ty.scale)
+}
+
 /// `a × b`, `None` on i128 overflow. When both fit an i64 (every decimal
 /// of at most 18 digits) the product is one widening multiply, which cannot
 /// overflow (its magnitude stays below 2^126); otherwise the full checked
@@ -163,6 +187,7 @@ pub fn checked_mul_units(a: i128, b: i128) -> Option<i128> {
 
 /// `units` at scale `from` moved to scale `to` (half away from zero when
 /// digits are dropped); `None` on i128 overflow.
+#[inline]
 pub fn rescale_units(units: i128, from: u8, to: u8) -> Option<i128> {
     if to >= from {
         return checked_mul_units(units, pow10(to - from));
@@ -274,6 +299,7 @@ impl DecimalOp {
 
     /// `a op b` at type `out` (its [`DecimalOp::result_type`]), or why it
     /// has no value there (the result has more digits than `out` holds).
+    #[inline]
     pub fn apply(self, a: Decimal, b: Decimal, out: DecimalType) -> Result<Decimal, String> {
         let overflow = || format!("{a} {} {b} overflows decimal({},{})", self.symbol(), out.precision, out.scale);
         let units = match self {

@@ -160,3 +160,54 @@ fn a_live_reader_never_reads_a_const_capture_on_any_engine() {
         assert_eq!(k.pull(v9).unwrap().as_u64(), captured, "{name}: v9 keeps its capture");
     }
 }
+
+/// Every engine's value or failure (its node and original message) for
+/// each of `xs` written to `x`.
+fn outcomes_on(p: &Arc<Program>, engine: &str, xs: &[u64]) -> Vec<Result<String, (String, String)>> {
+    let mut k = new_kernel(p, EngineKind::parse(engine).unwrap());
+    let o = p.output("out").unwrap();
+    xs.iter()
+        .map(|&x| {
+            k.write_u64(0, x).unwrap();
+            k.pull(o).map(|v| v.display_text()).map_err(|e| (e.node.clone(), e.original.clone()))
+        })
+        .collect()
+}
+
+#[test]
+fn a_decimal_cast_times_a_literal_is_one_step_that_fails_as_the_cast_on_every_engine() {
+    use polydat_core::engine::ENGINE_NAMES;
+    // Money from cents, and a signed amount in both operand orders: the
+    // values (negative ones too) and the cast's overflow on every engine are
+    // those of the two steps.
+    let xs: Vec<u64> = corner_u64()
+        .into_iter()
+        .chain([9_999_999_999_999, 10_000_000_000_000, 99_999, 99_500, 99_001, 99_000])
+        .collect();
+    for src in [
+        "out := decimal_mul(to_decimal(x, \"decimal(13,0)\"), 0.01d)",
+        "out := decimal_mul(0.05d, to_decimal(i64_add(__u64_to_i64(mod(x, 100000)), -99999), \"decimal(4,1)\"))",
+    ] {
+        let (fused, plain) = (build(src, true), build(src, false));
+        assert_eq!(rules_fired(&fused), ["decimal_cast_times_literal"], "{src}");
+        assert_eq!(fused.steps.iter().filter(|s| s.def.name.contains("decimal")).count(), 1, "{src}");
+        let expected = outcomes_on(&plain, "p1", &xs);
+        assert!(expected.iter().any(|o| o.as_ref().is_ok_and(|v| v.starts_with('-') || src.contains("13,0"))));
+        let failures: Vec<_> = expected.iter().filter_map(|o| o.as_ref().err()).collect();
+        assert!(!failures.is_empty(), "{src}: some corner overflows the cast");
+        assert!(failures
+            .iter()
+            .all(|(node, message)| node == "to_decimal" && message.contains("does not fit decimal(")));
+        for engine in ENGINE_NAMES {
+            assert_eq!(outcomes_on(&fused, engine, &xs), expected, "{src} on {engine}");
+            assert_eq!(outcomes_on(&plain, engine, &xs), expected, "{src} unfused on {engine}");
+        }
+    }
+    // A product that could pass 38 digits keeps its two steps (the multiply
+    // could then fail, and must fail as itself).
+    let wide = build("out := decimal_mul(to_decimal(x, \"decimal(37,0)\"), 0.01d)", true);
+    assert!(rules_fired(&wide).is_empty(), "{:?}", wide.events);
+    // Only a literal factor fuses: a product of two casts stays as written.
+    let two = build("out := decimal_mul(to_decimal(x, \"decimal(13,0)\"), to_decimal(x, \"decimal(3,2)\"))", true);
+    assert!(rules_fired(&two).is_empty());
+}

@@ -20,7 +20,7 @@ use super::pass::{Pass, PassContext};
 use crate::error::CompileError;
 use crate::node::{NodeDef, Purity, Ty};
 use crate::nodes::convert::LITERAL_OP;
-use crate::nodes::{arith, format, hash, lerp, real_data, string, weighted};
+use crate::nodes::{arith, decimal, format, hash, lerp, real_data, string, weighted};
 use crate::program::events::{CompileEvent, EventKind};
 use crate::program::explain::literal_text;
 use crate::program::Program;
@@ -277,6 +277,21 @@ pub static CATALOG: &[FusionRule] = &[
             "out := printf(\"{} the {:>6}.\", weighted_strings(hash(x), \"sly:1;bold:3, (quiet):2\"), weighted_strings(x, \"foxes:40,ideas:1\"))",
         ],
     },
+    FusionRule {
+        name: "decimal_cast_times_literal",
+        priority: 60,
+        doc: "decimal_mul(to_decimal(x, T), literal F) or decimal_mul(literal F, to_decimal(x, T)) -> __to_decimal_times(x, T, F) when the digits of T and of F's type sum to at most 38: the multiply cannot overflow, so the one failure left is the conversion's, reported as to_decimal",
+        root: "decimal_mul",
+        matcher: |g, _, n| decimal_cast_times_literal(g, n),
+        replacement: |m| same_holes(&decimal::TO_DECIMAL_TIMES, m),
+        witnesses: &[
+            "out := decimal_mul(to_decimal(x, \"decimal(13,0)\"), 0.01d)",
+            "out := decimal_mul(0.01d, to_decimal(x, \"decimal(20,0)\"))",
+            "out := decimal_mul(to_decimal(i64_add(__u64_to_i64(mod(x, 2000)), -1000), \"decimal(5,1)\"), -2.50d)",
+            "out := decimal_mul(to_decimal(i64_add(__u64_to_i64(mod(x, 100000)), -99999), \"decimal(5,1)\"), 0.001d)",
+            "out := decimal_mul(to_decimal(unit_interval(x), \"decimal(6,3)\"), 12.5d)",
+        ],
+    },
 ];
 
 /// The catalog in run order: priority, then name.
@@ -505,6 +520,29 @@ fn chain(graph: &Graph, n: usize, op: &str) -> Option<Match> {
         interior: vec![inner],
         wires: vec![graph.nodes[inner].wires[0]],
         consts: vec![Value::U64(a), Value::U64(outer)],
+    })
+}
+
+/// `decimal_mul` of a `to_decimal` conversion and a decimal literal (either
+/// order): holes `[x]` (the conversion's input), `[T, F]` (its target type
+/// and the literal's text). The literal node is not consumed.
+fn decimal_cast_times_literal(graph: &Graph, n: usize) -> Option<Match> {
+    let w = &graph.nodes[n].wires;
+    let literal = |wire: Wire| match graph.nodes[producer(graph, wire, LITERAL_OP)?].consts.first()? {
+        Value::Decimal(d) => Some(*d),
+        _ => None,
+    };
+    let (cast, factor) = match (literal(w[0]), literal(w[1])) {
+        (None, Some(f)) => (w[0], f),
+        (Some(f), None) => (w[1], f),
+        _ => return None,
+    };
+    let c = producer(graph, cast, decimal::TO_DECIMAL.name)?;
+    let to = graph.nodes[c].consts.first()?.clone();
+    Some(Match {
+        interior: vec![c],
+        wires: vec![graph.nodes[c].wires[0]],
+        consts: vec![to, Value::str(factor.to_string())],
     })
 }
 

@@ -14,7 +14,7 @@
 //!
 //! Expressions are calls `op(arg, ...)`, names of inputs or earlier bindings,
 //! and literals: integers (`-5` is i64), floats (`2.5`, `1e9`), strings
-//! (`"key"`) and `true`/`false`. Literals land as IR constants, so the
+//! (`"key"`), decimals (`0.01d`, `-2.5d`) and `true`/`false`. Literals land as IR constants, so the
 //! resolver decides (as for the DSL) whether they are construction constants
 //! or anonymous literal nodes. Spans are the 1-based line and column.
 
@@ -240,6 +240,13 @@ fn literal(token: &str) -> Option<ConstIr> {
     }
     if let Some(integer) = token.parse::<i128>().ok().and_then(ConstIr::integer) {
         return Some(integer);
+    }
+    // A decimal literal: digits with an optional point and sign, then `d`.
+    if let Some(digits) = token.strip_suffix('d') {
+        let body = digits.strip_prefix('-').unwrap_or(digits);
+        if body.starts_with(|c: char| c.is_ascii_digit()) && body.chars().all(|c| c.is_ascii_digit() || c == '.') {
+            return Some(ConstIr::Decimal(digits.to_string()));
+        }
     }
     let starts_numeric = token.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+' || c == '.');
     match token.parse::<f64>() {

@@ -10,7 +10,7 @@ use crate::node::kit::value_fn;
 use crate::node::{
     konst, konst_or, wire_any, wire_decimal, Args, BuildCtx, Lit, NodeDef, NodeError, NodeEval, Outputs, Testing,
 };
-use crate::types::{DecimalType, PortType};
+use crate::types::{DecimalType, PortType, DECIMAL_MAX_PRECISION};
 use crate::value::Value;
 use std::cmp::Ordering;
 
@@ -60,28 +60,6 @@ impl Num {
         })
     }
 
-    /// The number a compiled kernel hands over as `arg`, of wire type `ty`:
-    /// a scalar's slot word, or a decimal's 16 bytes.
-    #[inline]
-    fn of_arg(arg: Arg<'_>, ty: PortType) -> Result<Num, NodeError> {
-        Ok(match (ty, arg) {
-            (PortType::Decimal(d), arg) => Num::Dec(
-                Decimal::from_bytes(arg.bytes()?, d)
-                    .ok_or_else(|| NodeError::new("internal: a decimal is 16 bytes"))?,
-            ),
-            (ty, arg) if ty.is_wide_integer() => {
-                return Num::of_value(&Value::sixteen_bytes_row(arg.bytes()?, ty)).map_err(NodeError::new)
-            }
-            // An unsigned integer's word is zero-extended, a signed one's
-            // sign-extended: the word is the value as a u64 or as an i64.
-            (ty, Arg::Word(w)) if ty.is_signed_integer() => Num::Int((w as i64).into()),
-            (ty, Arg::Word(w)) if ty.integer_range().is_some() => Num::Int(w.into()),
-            (PortType::F64, Arg::Word(w)) => Num::Float(f64::from_bits(w)),
-            (PortType::F32, Arg::Word(w)) => Num::Float(f32::from_bits(w as u32).into()),
-            _ => return Err(NodeError::new(format!("internal: a decimal node was given a {} wire", ty.keyword()))),
-        })
-    }
-
     /// The decimal this is (a decimal node's decimal wire).
     #[inline]
     fn dec(self) -> Result<Decimal, String> {
@@ -93,14 +71,77 @@ impl Num {
     }
 }
 
+/// How a compiled kernel's argument of one wire type becomes a [`Num`],
+/// decided once when the node is built rather than on every row.
+#[derive(Clone, Copy, Debug)]
+enum WireRead {
+    /// A decimal of this type: its 16 little-endian bytes.
+    Dec(DecimalType),
+    /// A 128-bit integer of this type: its 16 bytes.
+    Wide(PortType),
+    /// A signed integer: its sign-extended slot word.
+    Signed,
+    /// An unsigned integer: its zero-extended slot word.
+    Unsigned,
+    /// An `f64`: its bits.
+    F64,
+    /// An `f32`: its bits in the word's low half.
+    F32,
+    /// A type no decimal node reads (the build refuses it first).
+    Other(PortType),
+}
+
+impl WireRead {
+    /// The reader of a wire of type `ty`.
+    fn of(ty: PortType) -> WireRead {
+        match ty {
+            PortType::Decimal(d) => WireRead::Dec(d),
+            ty if ty.is_wide_integer() => WireRead::Wide(ty),
+            ty if ty.is_signed_integer() => WireRead::Signed,
+            ty if ty.integer_range().is_some() => WireRead::Unsigned,
+            PortType::F64 => WireRead::F64,
+            PortType::F32 => WireRead::F32,
+            ty => WireRead::Other(ty),
+        }
+    }
+
+    /// The number a compiled kernel hands over as `arg`: a scalar's slot
+    /// word, or a decimal's (or a 128-bit integer's) 16 bytes.
+    #[inline]
+    fn read(self, arg: Arg<'_>) -> Result<Num, NodeError> {
+        Ok(match (self, arg) {
+            (WireRead::Dec(d), arg) => Num::Dec(
+                Decimal::from_bytes(arg.bytes()?, d)
+                    .ok_or_else(|| NodeError::new("internal: a decimal is 16 bytes"))?,
+            ),
+            (WireRead::Wide(ty), arg) => {
+                return Num::of_value(&Value::sixteen_bytes_row(arg.bytes()?, ty)).map_err(NodeError::new)
+            }
+            // The word is the value as an i64 (sign-extended) or as a u64
+            // (zero-extended).
+            (WireRead::Signed, Arg::Word(w)) => Num::Int((w as i64).into()),
+            (WireRead::Unsigned, Arg::Word(w)) => Num::Int(w.into()),
+            (WireRead::F64, Arg::Word(w)) => Num::Float(f64::from_bits(w)),
+            (WireRead::F32, Arg::Word(w)) => Num::Float(f32::from_bits(w as u32).into()),
+            (WireRead::Other(ty), _) => {
+                return Err(NodeError::new(format!("internal: a decimal node was given a {} wire", ty.keyword())))
+            }
+            (read, _) => {
+                return Err(NodeError::new(format!("internal: a decimal node's {read:?} wire is not a slot word")))
+            }
+        })
+    }
+}
+
 /// A decimal-valued node from one rule `f` over its wire values, in both
 /// forms: P1's, a `Value::Decimal`, and the by-bytes form the compiled
 /// engines run, which reads a decimal wire's 16 bytes where they sit and
 /// writes the result's 16 bytes straight into the output's buffer (no
 /// slot-kit decode and encode).
 struct DecimalFn<F> {
-    /// The wire types, in order (at most [`MAX_WIRES`]).
-    wires: Box<[PortType]>,
+    /// How the by-bytes form reads each wire, in wire order (at most
+    /// [`MAX_WIRES`]).
+    reads: Box<[WireRead]>,
     f: F,
 }
 
@@ -110,16 +151,16 @@ where
     F: Fn(&[Num]) -> Result<Decimal, String> + Send + Sync + 'static,
 {
     debug_assert!(wires.len() <= MAX_WIRES, "a decimal node reads at most two wires");
-    Box::new(DecimalFn { wires: wires.into(), f })
+    Box::new(DecimalFn { reads: wires.iter().map(|&t| WireRead::of(t)).collect(), f })
 }
 
 impl<F: Fn(&[Num]) -> Result<Decimal, String> + Send + Sync> NodeEval for DecimalFn<F> {
     fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
         let mut ins = [Num::Int(0); MAX_WIRES];
-        for (i, slot) in ins.iter_mut().enumerate().take(self.wires.len()) {
+        for (i, slot) in ins.iter_mut().enumerate().take(self.reads.len()) {
             *slot = Num::of_value(args.get(i))?;
         }
-        outs[0] = Value::Decimal((self.f)(&ins[..self.wires.len()])?);
+        outs[0] = Value::Decimal((self.f)(&ins[..self.reads.len()])?);
         Ok(())
     }
     fn bytes_form(&self) -> Option<&dyn BytesEval> {
@@ -131,10 +172,10 @@ impl<F: Fn(&[Num]) -> Result<Decimal, String> + Send + Sync> BytesEval for Decim
     #[inline]
     fn eval_bytes(&self, args: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
         let mut ins = [Num::Int(0); MAX_WIRES];
-        for ((slot, &arg), &ty) in ins.iter_mut().zip(args).zip(self.wires.iter()) {
-            *slot = Num::of_arg(arg, ty)?;
+        for ((slot, &arg), read) in ins.iter_mut().zip(args).zip(self.reads.iter()) {
+            *slot = read.read(arg)?;
         }
-        let d = (self.f)(&ins[..self.wires.len()])?;
+        let d = (self.f)(&ins[..self.reads.len()])?;
         out.put(OutRef::Bytes(&d.to_bytes()))
     }
     /// The rule only appends the result's 16 bytes.
@@ -309,6 +350,67 @@ pub const TO_DECIMAL: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
+/// The factor a `__to_decimal_times` constant writes (decimal literal text).
+fn factor_of(consts: &[Value]) -> Result<Decimal, String> {
+    Decimal::parse_literal(consts.get(1).and_then(Value::as_str).unwrap_or(""))
+}
+
+/// The result type of `(value as to) * factor`, when the product can never
+/// have more digits than that type holds (the digits of `to` and of
+/// `factor`'s type sum to at most 38, so the multiply cannot fail); otherwise
+/// why the one step would not mean the two.
+fn times_type(to: DecimalType, factor: Decimal) -> Result<DecimalType, String> {
+    let f = factor.ty();
+    if u32::from(to.precision) + u32::from(f.precision) > u32::from(DECIMAL_MAX_PRECISION) {
+        return Err(format!(
+            "decimal({},{}) times {factor} could pass {DECIMAL_MAX_PRECISION} digits: write the cast and the multiply apart",
+            to.precision, to.scale
+        ));
+    }
+    DecimalOp::Mul.result_type(to, f)
+}
+
+/// The output type of a `__to_decimal_times` node built with `consts`.
+fn times_output(consts: &[Value]) -> Result<DecimalType, String> {
+    times_type(target_type(consts)?, factor_of(consts)?)
+}
+
+/// `__to_decimal_times`: `(value as decimal(p, s)) * factor` in one step.
+/// Fusion makes it from a `to_decimal` whose one reader multiplies it by a
+/// decimal literal (money as `(cents as decimal(13, 0)) * 0.01d`): the
+/// conversion's rule and then the multiply's, with no step, slot or 16-byte
+/// copy between them. It is made only where the product cannot overflow,
+/// so its one failure is the conversion's, reported as `to_decimal`.
+pub const TO_DECIMAL_TIMES: NodeDef = NodeDef {
+    name: "__to_decimal_times",
+    category: "decimal",
+    doc: "(value as the decimal type `type` names) * factor, factor a decimal literal's text: what to_decimal then decimal_mul by that literal give, in one step; the two types' digits sum to at most 38, so only the conversion can fail.",
+    params: &[wire_any("value"), konst("type", PortType::Str), konst("factor", PortType::Str)],
+    outputs: Outputs::Rule(|consts, _| times_output(consts).map_or(PortType::DECIMAL_SAMPLE, PortType::Decimal)),
+    build: |c| {
+        let (to, factor) = (target_type(c.consts)?, factor_of(c.consts)?);
+        let out = times_type(to, factor)?;
+        let from = match c.wire_types.first() {
+            Some(&t) if t.is_numeric() || t.decimal().is_some() => t,
+            other => {
+                return Err(format!(
+                    "converts integers, floats and decimals, not {}",
+                    other.map_or("nothing".into(), |t| t.keyword())
+                ))
+            }
+        };
+        Ok(decimal_fn(&[from], move |ins| DecimalOp::Mul.apply(convert(ins[0], to)?, factor, out)))
+    },
+    reports_as: Some("to_decimal"),
+    testing: Testing {
+        corner_call: Some("__to_decimal_times(a, \"decimal(13,0)\", \"0.01\")"),
+        random: false,
+        fallible: true,
+        ..Testing::BASE
+    },
+    ..NodeDef::BASE
+};
+
 /// `decimal_to_f64`: the nearest f64.
 pub const DECIMAL_TO_F64: NodeDef = NodeDef {
     name: "decimal_to_f64",
@@ -378,6 +480,7 @@ pub const NODES: &[NodeDef] = &[
     DECIMAL_GE,
     DECIMAL_ROUND,
     TO_DECIMAL,
+    TO_DECIMAL_TIMES,
     DECIMAL_TO_F64,
     DECIMAL_TO_I64,
     DECIMAL_TO_STR,
