@@ -680,6 +680,8 @@ impl Printf {
                 Piece::Char(c) => s.push(*c),
                 Piece::Arg(spec) => match values.next() {
                     Some(&Quick::U64(x)) => render_u64(s, x, spec),
+                    // A plain `{}` copies the text as it is (no call to pad it).
+                    Some(&Quick::Str(text)) if spec.width.is_none() => s.push_str(text),
                     Some(&Quick::Str(text)) => pad_text(s, text, spec),
                     _ => {}
                 },

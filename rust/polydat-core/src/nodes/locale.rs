@@ -194,12 +194,7 @@ pub fn fill_placeholders(pattern: &str, x: u64, out: &mut String) {
         if at > 0 {
             out.push_str(&rest[..at]);
         }
-        let (base, span) = match rest.as_bytes()[at] {
-            b'#' => (b'0', 10),
-            b'%' => (b'1', 9),
-            b'$' => (b'2', 8),
-            _ => (b'A', 26),
-        };
+        let kind = rest.as_bytes()[at];
         rest = &rest[at + 1..];
         if left == 0 {
             h = xxh3_u64(h);
@@ -207,7 +202,14 @@ pub fn fill_placeholders(pattern: &str, x: u64, out: &mut String) {
         }
         // Each placeholder takes one byte of the hash (the small bias of a
         // byte mod 10 or 26 is below what a test of the shapes would see).
-        out.push(char::from(base + ((h & 0xff) % span) as u8));
+        // Each arm divides by a constant: no division instruction.
+        let byte = (h & 0xff) as u8;
+        out.push(char::from(match kind {
+            b'#' => b'0' + byte % 10,
+            b'%' => b'1' + byte % 9,
+            b'$' => b'2' + byte % 8,
+            _ => b'A' + byte % 26,
+        }));
         h >>= 8;
         left -= 1;
     }
