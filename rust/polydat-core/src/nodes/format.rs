@@ -336,11 +336,21 @@ pub fn push_fixed(out: &mut String, x: f64, p: usize) {
             if x.is_sign_negative() {
                 out.push('-');
             }
-            let scale = 10u64.pow(p as u32);
-            push_u64(out, q / scale);
+            // The common places divide by a constant (no division instruction).
+            let (whole, fraction) = match p {
+                0 => (q, 0),
+                1 => (q / 10, q % 10),
+                2 => (q / 100, q % 100),
+                3 => (q / 1000, q % 1000),
+                _ => {
+                    let scale = 10u64.pow(p as u32);
+                    (q / scale, q % scale)
+                }
+            };
+            push_u64(out, whole);
             if p > 0 {
                 out.push('.');
-                push_u64_padded(out, q % scale, p);
+                push_u64_padded(out, fraction, p);
             }
         }
         None => {
