@@ -689,6 +689,12 @@ impl Printf {
                 Piece::Text(t) => s.push_str(t),
                 Piece::Char(c) => s.push(*c),
                 Piece::Arg(spec) => match values.next() {
+                    // A decimal with no width is its digits (no call to render it).
+                    Some(&Quick::U64(x))
+                        if spec.width.is_none() && !matches!(spec.conversion, 'x' | 'X' | 'b' | 'o') =>
+                    {
+                        push_u64(s, x)
+                    }
                     Some(&Quick::U64(x)) => render_u64(s, x, spec),
                     // A plain `{}` copies the text as it is (no call to pad it).
                     Some(&Quick::Str(text)) if spec.width.is_none() => s.push_str(text),
