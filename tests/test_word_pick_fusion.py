@@ -159,3 +159,55 @@ def test_a_weighted_pick_with_a_bad_spec_fails_as_itself() -> None:
         polydat.compile('input key: u64\nw := weighted_strings(key, "a:1;b")\nout := "{w}!"')
     assert "expected 'value:weight', got 'b'" in str(err.value)
     assert "weighted_strings" in str(err.value)
+
+
+# A locale's city, region and plain list entries printed into a line, as
+# `full_address` prints its city and region: picked where they are printed.
+# A postcode and a list with placeholders (fr_FR's phone) are filled in,
+# not picked, and stay steps; so does a pick something else reads.
+LOCALE = """
+input key: u64
+row := hash(key ^ 5)
+region := locale_places(row, "ja_JP", "region")
+address := printf("{}, {} {}", locale_places(row, "en_US", "city"), locale_places(row, "en_US", "region"), locale_places(row, "en_US", "postcode"))
+seen := printf("{} / {:>12}", region, locale_places(key, "de_DE", "city"))
+names := printf("{} {} ({})", locale_words(key, "de_DE", "first_female"), locale_words(hash(key), "it_IT", "last"), locale_words(key, "fr_FR", "phone"))
+"""
+
+LOCALE_OUTPUTS = ["region", "address", "seen", "names"]
+
+
+def test_locale_picks_are_picked_where_they_are_printed() -> None:
+    prog = polydat.compile(LOCALE)
+    fired = _fired(prog)
+    assert len(fired) == 3, fired  # address, seen, names
+    entries = ",".join(fired)
+    for entry in ("locale_places(en_US;city)", "locale_places(en_US;region)", "locale_places(ja_JP;region)",
+                  "locale_places(de_DE;city)", "locale_words(de_DE;first_female)", "locale_words(it_IT;last)"):
+        assert entry in entries, (entry, fired)
+    assert "postcode" not in entries and "fr_FR" not in entries, fired
+    ops = [s["op"] for s in prog.explain_data()["steps"]]
+    # Left as steps: `region` (an output too), the postcode and fr_FR's phone.
+    assert ops.count("locale_places") == 2 and ops.count("locale_words") == 1, ops
+    assert _fired(polydat.compile(LOCALE, fusion=False)) == []
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_locale_picks_generate_what_the_unfused_program_does(threads: int) -> None:
+    want = polydat.compile(LOCALE, engine="p1", fusion=False).generate(
+        range(5000), outputs=LOCALE_OUTPUTS, format="arrow")
+    for engine in ("p1", "p2", "p3", "mixed", "auto"):
+        for provenance in ("raw", "pull") if engine in ("p2", "p3") else ("auto",):
+            prog = polydat.compile(LOCALE, engine=engine, provenance=provenance)
+            got = prog.generate(range(5000), outputs=LOCALE_OUTPUTS, format="arrow", threads=threads)
+            assert got.equals(want), f"{engine}/{provenance} x{threads}"
+
+
+def test_locale_picks_agree_on_every_engine_row_by_row() -> None:
+    steps = [pt.Step(write={"key": k}) for k in pt.U64_CORNERS]
+    pt.assert_engines_agree(LOCALE, steps, engines=pt.engines(include_variants=True))
+
+
+def test_a_direct_call_with_an_unknown_locale_pick_is_a_clear_error() -> None:
+    with pytest.raises(polydat.CompileError, match="is not a locale pick printed as it is"):
+        polydat.compile('input key: u64\nout := __printf_words("{}", "locale_places(en_US;postcode)", key)')

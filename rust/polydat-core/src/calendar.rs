@@ -105,15 +105,25 @@ fn push_clock(out: &mut String, y: u64, mo: u64, d: u64, h: u64, mi: u64, s: u64
 /// Appends `YYYY-MM-DD` of a non-negative year: `format!("{y:04}-{mo:02}-{d:02}")`.
 pub fn push_ymd(out: &mut String, y: u64, mo: u64, d: u64) {
     if y <= 9999 && mo <= 99 && d <= 99 {
-        // The common case, digit by digit: no formatting buffers.
-        let digit = |v: u64| char::from(b'0' + (v % 10) as u8);
-        out.reserve(10);
-        for c in [digit(y / 1000), digit(y / 100), digit(y / 10), digit(y), '-', digit(mo / 10), digit(mo), '-'] {
-            out.push(c);
+        // The common case, digit by digit into ten bytes copied at once (an
+        // ASCII run is always text; the check is never expected to fail).
+        let digit = |v: u64| b'0' + (v % 10) as u8;
+        let text = [
+            digit(y / 1000),
+            digit(y / 100),
+            digit(y / 10),
+            digit(y),
+            b'-',
+            digit(mo / 10),
+            digit(mo),
+            b'-',
+            digit(d / 10),
+            digit(d),
+        ];
+        if let Ok(text) = std::str::from_utf8(&text) {
+            out.push_str(text);
+            return;
         }
-        out.push(digit(d / 10));
-        out.push(digit(d));
-        return;
     }
     push_u64_padded(out, y, 4);
     out.push('-');

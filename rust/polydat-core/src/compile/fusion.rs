@@ -20,7 +20,7 @@ use super::pass::{Pass, PassContext};
 use crate::error::CompileError;
 use crate::node::{NodeDef, Purity, Ty};
 use crate::nodes::convert::LITERAL_OP;
-use crate::nodes::{arith, decimal, format, hash, lerp, real_data, string, weighted};
+use crate::nodes::{arith, decimal, format, hash, lerp, locale, real_data, string, weighted};
 use crate::program::events::{CompileEvent, EventKind};
 use crate::program::explain::literal_text;
 use crate::program::Program;
@@ -265,7 +265,7 @@ pub static CATALOG: &[FusionRule] = &[
     FusionRule {
         name: "printf_word_picks",
         priority: 50,
-        doc: "printf(fmt, .., list(x), ..) -> __printf_words(fmt, \"..,list,..\", .., x, ..) for word-list nodes `list` (pure, not volatile, not named by a modified binding such as const), str_lower(list(x)) -> entry str_lower(list), picked from the list in lower case, and weighted_strings(x, spec) -> entry weighted_strings(spec): the word is picked where it is printed; the pick, when something else reads it, stays",
+        doc: "printf(fmt, .., list(x), ..) -> __printf_words(fmt, \"..,list,..\", .., x, ..) for word-list nodes `list` (pure, not volatile, not named by a modified binding such as const), str_lower(list(x)) -> entry str_lower(list), picked from the list in lower case,, weighted_strings(x, spec) -> entry weighted_strings(spec), and locale_places(x, locale, city|region) and locale_words(x, locale, list) of a list without placeholders -> entry locale_places(locale;column) or locale_words(locale;list): the word is picked where it is printed; the pick, when something else reads it, stays",
         root: "printf",
         matcher: word_picks,
         replacement: |m| same_holes(&real_data::PRINTF_WORDS, m),
@@ -275,6 +275,8 @@ pub static CATALOG: &[FusionRule] = &[
             "out := printf(\"{}\", street_suffixes(x))",
             "out := printf(\"{}.{}@{}\", str_lower(first_names_all(hash(x))), str_lower(last_names(x)), city_names(x))",
             "out := printf(\"{} the {:>6}.\", weighted_strings(hash(x), \"sly:1;bold:3, (quiet):2\"), weighted_strings(x, \"foxes:40,ideas:1\"))",
+            "out := printf(\"{}, {:>9} {}\", locale_places(x, \"en_US\", \"city\"), locale_places(x, \"ja_JP\", \"region\"), locale_places(x, \"en_US\", \"postcode\"))",
+            "out := printf(\"{} {} / {}\", locale_words(hash(x), \"de_DE\", \"first_female\"), locale_words(x, \"de_DE\", \"last\"), locale_words(x, \"fr_FR\", \"phone\"))",
         ],
     },
     FusionRule {
@@ -570,7 +572,15 @@ fn word_picks(graph: &Graph, modified: &[bool], n: usize) -> Option<Match> {
         let spec = node.consts.first()?.as_str()?;
         Some((real_data::weighted_entry(spec), node.wires[0]))
     };
-    // A pick, a pick in lower case or a weighted pick: its `words` entry and its input.
+    // A locale's city, region or plain list entry (one with no placeholder
+    // to fill): the pick is printed as it is.
+    let locale_pick = |w: Wire| {
+        let node = usable(w).filter(|n| n.wires.len() == 1)?;
+        let (name, what) = (node.consts.first()?.as_str()?, node.consts.get(1)?.as_str()?);
+        locale::printed_pick(node.def.name, name, what)?;
+        Some((locale::printed_entry(node.def.name, name, what), node.wires[0]))
+    };
+    // A pick, a pick in lower case, a weighted pick or a locale's pick: its `words` entry and its input.
     let pick_of = |w: Wire| match pick(w) {
         Some(pick) => Some((pick.def.name.to_string(), pick.wires[0])),
         None => {
@@ -579,7 +589,7 @@ fn word_picks(graph: &Graph, modified: &[bool], n: usize) -> Option<Match> {
                 let pick = pick(lower.wires[0])?;
                 Some((real_data::lowered_entry(pick.def.name), pick.wires[0]))
             };
-            lowered().or_else(|| weighted(w))
+            lowered().or_else(|| weighted(w)).or_else(|| locale_pick(w))
         }
     };
     let (lists, wires): (Vec<String>, Vec<Wire>) =

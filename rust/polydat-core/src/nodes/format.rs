@@ -336,11 +336,21 @@ pub fn push_fixed(out: &mut String, x: f64, p: usize) {
             if x.is_sign_negative() {
                 out.push('-');
             }
-            let scale = 10u64.pow(p as u32);
-            push_u64(out, q / scale);
+            // The common places divide by a constant (no division instruction).
+            let (whole, fraction) = match p {
+                0 => (q, 0),
+                1 => (q / 10, q % 10),
+                2 => (q / 100, q % 100),
+                3 => (q / 1000, q % 1000),
+                _ => {
+                    let scale = 10u64.pow(p as u32);
+                    (q / scale, q % scale)
+                }
+            };
+            push_u64(out, whole);
             if p > 0 {
                 out.push('.');
-                push_u64_padded(out, q % scale, p);
+                push_u64_padded(out, fraction, p);
             }
         }
         None => {
@@ -679,7 +689,15 @@ impl Printf {
                 Piece::Text(t) => s.push_str(t),
                 Piece::Char(c) => s.push(*c),
                 Piece::Arg(spec) => match values.next() {
+                    // A decimal with no width is its digits (no call to render it).
+                    Some(&Quick::U64(x))
+                        if spec.width.is_none() && !matches!(spec.conversion, 'x' | 'X' | 'b' | 'o') =>
+                    {
+                        push_u64(s, x)
+                    }
                     Some(&Quick::U64(x)) => render_u64(s, x, spec),
+                    // A plain `{}` copies the text as it is (no call to pad it).
+                    Some(&Quick::Str(text)) if spec.width.is_none() => s.push_str(text),
                     Some(&Quick::Str(text)) => pad_text(s, text, spec),
                     _ => {}
                 },

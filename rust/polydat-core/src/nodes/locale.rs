@@ -18,7 +18,7 @@
 //! bits) and gives one of its columns: the same input gives the same row
 //! for every column, so a city, its region and its postcode agree.
 
-use crate::node::by_bytes::{pick, to_text};
+use crate::node::by_bytes::{pick, to_text, StrPick, StrTable};
 use crate::node::{konst, wire, NodeDef, Outputs, Samples, Testing};
 use crate::nodes::hash::xxh3_u64;
 use crate::nodes::real_data::{self as data, weighted, DataFile, Dataset};
@@ -60,8 +60,24 @@ pub const PLACE_COLUMNS: &[&str] = &["city", "region", "postcode"];
 struct Places {
     /// The cities, picked by population; a pick's index is its row.
     cities: Dataset,
-    regions: Vec<Arc<str>>,
+    /// Each row's region, in row order.
+    regions: StrTable,
     postcodes: Vec<Arc<str>>,
+}
+
+/// The region of the row a locale's city pick chooses for an input (the
+/// `region` column of `locale_places`): the same row as the city's.
+struct RegionPick(&'static Places);
+
+impl StrPick for RegionPick {
+    #[inline]
+    fn value(&self, x: u64) -> &Arc<str> {
+        self.0.regions.get(self.0.cities.index(x))
+    }
+    #[inline]
+    fn text(&self, x: u64) -> &str {
+        self.0.regions.text(self.0.cities.index(x))
+    }
 }
 
 /// A locale's data, parsed on first use.
@@ -85,10 +101,11 @@ fn parse(files: &LocaleFiles) -> LocaleData {
         .collect();
     let places = Places {
         cities: weighted(files.places, 0, 3, |_| true),
-        regions: rows.iter().map(|r| Arc::from(r[1].as_str())).collect(),
+        regions: StrTable::new(rows.iter().map(|r| Arc::from(r[1].as_str())).collect()),
         postcodes: rows.iter().map(|r| Arc::from(r[2].as_str())).collect(),
     };
     assert_eq!(places.cities.values().len(), places.regions.len(), "{}: one city per row", files.name);
+    assert_eq!(places.cities.values().len(), places.postcodes.len(), "{}: one postcode per row", files.name);
     LocaleData { lists, places }
 }
 
@@ -118,6 +135,50 @@ fn has_placeholder(text: &str) -> bool {
     text.bytes().any(|b| matches!(b, b'#' | b'%' | b'$' | b'?'))
 }
 
+/// The word list `list` of locale `name` when its entries hold no
+/// placeholder: its value is then the picked entry as it is.
+fn plain_list(name: &str, list: &str) -> Option<&'static Dataset> {
+    let words = locale(name).ok()?.lists.get(list)?;
+    (!words.values().iter().any(|v| has_placeholder(v))).then_some(words)
+}
+
+/// The pick behind `node(x, name, what)` (`node` being `locale_places` or
+/// `locale_words`) when its value is one string of a table, chosen by the
+/// input and printed as it is: a city, a region, or the entry of a list
+/// with no placeholder. `None` for anything else (a postcode or a list
+/// whose entries are filled in, an unknown locale, list or column).
+pub fn printed_pick(node: &str, name: &str, what: &str) -> Option<Arc<dyn StrPick>> {
+    if node == LOCALE_WORDS.name {
+        return plain_list(name, what).map(|words| Arc::new(words) as Arc<dyn StrPick>);
+    }
+    if node != LOCALE_PLACES.name {
+        return None;
+    }
+    let places = &locale(name).ok()?.places;
+    match what {
+        "city" => Some(Arc::new(&places.cities)),
+        "region" => Some(Arc::new(RegionPick(places))),
+        _ => None,
+    }
+}
+
+/// The `words` entry of `__printf_words` for `node(x, name, what)` (see
+/// [`printed_pick`]): `node(name;what)`.
+pub fn printed_entry(node: &str, name: &str, what: &str) -> String {
+    format!("{node}({name};{what})")
+}
+
+/// The pick of a `words` entry [`printed_entry`] wrote, when `entry` is
+/// one: `Some(Err)` for such an entry [`printed_pick`] has no pick for.
+pub fn entry_pick(entry: &str) -> Option<Result<Arc<dyn StrPick>, String>> {
+    let (node, args) = [LOCALE_PLACES.name, LOCALE_WORDS.name].into_iter().find_map(|node| {
+        let args = entry.strip_prefix(node)?.strip_prefix('(')?.strip_suffix(')')?;
+        Some((node, args))
+    })?;
+    let picked = args.split_once(';').and_then(|(name, what)| printed_pick(node, name, what));
+    Some(picked.ok_or_else(|| format!("__printf_words: `{entry}` is not a locale pick printed as it is")))
+}
+
 /// Appends `pattern` to `out` with each placeholder replaced: `#` a digit,
 /// `%` a digit 1..9, `$` a digit 2..9, `?` a letter A..Z. The characters
 /// come from a hash chain started at xxh3(`x`), one hash for each run of
@@ -133,12 +194,7 @@ pub fn fill_placeholders(pattern: &str, x: u64, out: &mut String) {
         if at > 0 {
             out.push_str(&rest[..at]);
         }
-        let (base, span) = match rest.as_bytes()[at] {
-            b'#' => (b'0', 10),
-            b'%' => (b'1', 9),
-            b'$' => (b'2', 8),
-            _ => (b'A', 26),
-        };
+        let kind = rest.as_bytes()[at];
         rest = &rest[at + 1..];
         if left == 0 {
             h = xxh3_u64(h);
@@ -146,7 +202,14 @@ pub fn fill_placeholders(pattern: &str, x: u64, out: &mut String) {
         }
         // Each placeholder takes one byte of the hash (the small bias of a
         // byte mod 10 or 26 is below what a test of the shapes would see).
-        out.push(char::from(base + ((h & 0xff) % span) as u8));
+        // Each arm divides by a constant: no division instruction.
+        let byte = (h & 0xff) as u8;
+        out.push(char::from(match kind {
+            b'#' => b'0' + byte % 10,
+            b'%' => b'1' + byte % 9,
+            b'$' => b'2' + byte % 8,
+            _ => b'A' + byte % 26,
+        }));
         h >>= 8;
         left -= 1;
     }
@@ -168,7 +231,7 @@ pub const LOCALE_WORDS: NodeDef = NodeDef {
             let hint = did_you_mean(list, names.iter().copied()).map(|h| h + " ").unwrap_or_default();
             return Err(format!("locale {name} has no word list '{list}': {hint}its lists are {}", names.join(", ")));
         };
-        if !words.values().iter().any(|v| has_placeholder(v)) {
+        if let Some(words) = plain_list(name, list) {
             return Ok(pick(words));
         }
         Ok(to_text(move |x: u64, out: &mut String| fill_placeholders(words.pick(x), x, out)))
@@ -195,9 +258,7 @@ pub const LOCALE_PLACES: NodeDef = NodeDef {
         let places = &locale(name)?.places;
         match column {
             "city" => Ok(pick(&places.cities)),
-            "region" => Ok(to_text(move |x: u64, out: &mut String| {
-                out.push_str(&places.regions[places.cities.index(x)]);
-            })),
+            "region" => Ok(pick(RegionPick(places))),
             "postcode" => Ok(to_text(move |x: u64, out: &mut String| {
                 fill_placeholders(&places.postcodes[places.cities.index(x)], x, out);
             })),
@@ -267,7 +328,7 @@ mod tests {
                 let region = eval(&LOCALE_PLACES, name, "region", x);
                 let postcode = eval(&LOCALE_PLACES, name, "postcode", x);
                 let row = places.cities.index(x);
-                assert_eq!((city.as_str(), region.as_str()), (&*places.cities.values()[row], &*places.regions[row]));
+                assert_eq!((city.as_str(), region.as_str()), (&*places.cities.values()[row], places.regions.text(row)));
                 let pattern = &places.postcodes[row];
                 assert_eq!(postcode.chars().count(), pattern.chars().count(), "{name}: {postcode} vs {pattern}");
                 for (got, want) in postcode.chars().zip(pattern.chars()) {

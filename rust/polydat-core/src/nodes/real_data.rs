@@ -391,8 +391,12 @@ pub fn weighted_entry(spec: &str) -> String {
 }
 
 /// The pick of one `words` entry of [`PRINTF_WORDS`]: a word list
-/// ([`printed_list`]) or a [`weighted_entry`].
+/// ([`printed_list`]), a [`weighted_entry`] or a locale's pick
+/// ([`crate::nodes::locale::printed_entry`]).
 fn entry_pick(entry: &str) -> Result<Arc<dyn StrPick>, String> {
+    if let Some(pick) = crate::nodes::locale::entry_pick(entry) {
+        return pick;
+    }
     if let Some(spec) = entry.strip_prefix(WEIGHTED_STRINGS.name).and_then(|e| e.strip_prefix('(')?.strip_suffix(')')) {
         return weighted_strings_pick(spec);
     }
@@ -619,7 +623,7 @@ pub const LOREM_PARAGRAPH: NodeDef = NodeDef {
 pub const PRINTF_WORDS: NodeDef = NodeDef {
     name: "__printf_words",
     category: "real_data",
-    doc: "printf(format, parts) whose part i is picked by entry i of `words` (comma-separated: a word-list node's name, weighted_strings(spec) with `;` separators, or empty for a plain part).",
+    doc: "printf(format, parts) whose part i is picked by entry i of `words` (comma-separated: a word-list node's name, weighted_strings(spec) with `;` separators, locale_places(locale;city|region), locale_words(locale;list) for a list without placeholders, or empty for a plain part).",
     params: &[konst("format", Str), konst("words", Str), many(wire_any("parts"))],
     outputs: Outputs::One(Str),
     build: |c| {
