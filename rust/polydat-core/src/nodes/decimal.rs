@@ -321,6 +321,18 @@ fn convert(value: Num, to: DecimalType) -> Result<Decimal, String> {
     }
 }
 
+/// The type of the value a conversion to decimal reads: an integer, a
+/// float or a decimal.
+fn converted_wire(c: &BuildCtx<'_>) -> Result<PortType, String> {
+    match c.wire_types.first() {
+        Some(&t) if t.is_numeric() || t.decimal().is_some() => Ok(t),
+        other => Err(format!(
+            "converts integers, floats and decimals, not {}",
+            other.map_or("nothing".into(), |t| t.keyword())
+        )),
+    }
+}
+
 /// `to_decimal`: what `x as decimal(p, s)` becomes.
 pub const TO_DECIMAL: NodeDef = NodeDef {
     name: "to_decimal",
@@ -330,15 +342,7 @@ pub const TO_DECIMAL: NodeDef = NodeDef {
     outputs: Outputs::Rule(|consts, _| target_type(consts).map_or(PortType::DECIMAL_SAMPLE, PortType::Decimal)),
     build: |c| {
         let to = target_type(c.consts)?;
-        let from = match c.wire_types.first() {
-            Some(&t) if t.is_numeric() || t.decimal().is_some() => t,
-            other => {
-                return Err(format!(
-                    "converts integers, floats and decimals, not {}",
-                    other.map_or("nothing".into(), |t| t.keyword())
-                ))
-            }
-        };
+        let from = converted_wire(c)?;
         Ok(decimal_fn(&[from], move |ins| convert(ins[0], to)))
     },
     testing: Testing {
@@ -390,15 +394,7 @@ pub const TO_DECIMAL_TIMES: NodeDef = NodeDef {
     build: |c| {
         let (to, factor) = (target_type(c.consts)?, factor_of(c.consts)?);
         let out = times_type(to, factor)?;
-        let from = match c.wire_types.first() {
-            Some(&t) if t.is_numeric() || t.decimal().is_some() => t,
-            other => {
-                return Err(format!(
-                    "converts integers, floats and decimals, not {}",
-                    other.map_or("nothing".into(), |t| t.keyword())
-                ))
-            }
-        };
+        let from = converted_wire(c)?;
         Ok(decimal_fn(&[from], move |ins| DecimalOp::Mul.apply(convert(ins[0], to)?, factor, out)))
     },
     reports_as: Some("to_decimal"),
