@@ -49,12 +49,29 @@ p := __pick_text(cycle, "")
 v := select_str(cycle, p, "1")
 """
 
+# `n12`'s second factor is a cast times a decimal literal, fused into one
+# step; at this row the cast fails, and so does `n3`, an earlier output. The
+# fused step is evaluated where the cast was, so `eval` reports the cast's
+# failure either way (the fused step at the multiply's place came after
+# `n3`'s and reported that instead).
+DECIMAL_CAST_TIMES_LITERAL = """input cycle: u64
+input k: u64
+n2 := hash(k)
+n3 := (cycle as i32)
+n4 := n2 ^ cycle
+n7 := n4 <= cycle
+n10 := i128_mod((n2 as i128) * (n2 as i128) - (n7 as i128) * (n7 as i128), (n7 as i128) - (n2 as i128) * (n2 as i128))
+n12 := decimal_mul((n10 as u64) as decimal(20,0), (n2 as decimal(17,0)) * 0.01d)
+"""
+
 CASES = [
     pytest.param(PICK_PAST_ITS_TABLE, {"cycle": 1}, ["v"], id="pick_past_its_table"),
     pytest.param(PICK_PAST_ITS_TABLE, {"cycle": 2**63}, ["v"], id="pick_far_past_its_table"),
     pytest.param(REPEATED_CHECK, {"cycle": 0}, ["x", "a", "b"], id="repeated_check"),
     pytest.param(CONDITION_COPY, {"cycle": 0}, ["x", "y"], id="condition_copy"),
     pytest.param(REPEATED_CASTS, {"cycle": 2**64 - 30, "k": 2**64 - 1}, ["n6", "n4"], id="repeated_casts"),
+    pytest.param(DECIMAL_CAST_TIMES_LITERAL, {"cycle": 15379430367583068063, "k": 4294967296}, ["n12", "n3"],
+                 id="decimal_cast_times_literal"),
 ]
 
 ENGINES = [spec for spec in pt.engines(include_fresh=False, include_registered=False)]

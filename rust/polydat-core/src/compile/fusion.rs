@@ -62,6 +62,11 @@ pub struct FusionRule {
     pub doc: &'static str,
     /// Op of the pattern's root node (a cheap pre-filter for the matcher).
     pub root: &'static str,
+    /// The fused node is evaluated where the earliest of its interior nodes
+    /// was: true for a rule whose root cannot fail once its interior has not
+    /// (the decimal rule's multiply cannot overflow), so a row that fails
+    /// reports the failure it reported unfused, before any node between.
+    pub at_interior: bool,
     /// Recognises the pattern rooted at node `n` (`modified[i]`: a binding
     /// with modifiers, such as `const`, names node `i`).
     pub matcher: fn(&Graph, &[bool], usize) -> Option<Match>,
@@ -89,6 +94,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 10,
         doc: "mod(hash(x), K) -> hash_range(x, K), K != 0 (mod by 0 fails; hash_range(x, 0) is 0)",
         root: "mod",
+        at_interior: false,
         matcher: |g, _, n| {
             let k = const_u64(g, n, 0).filter(|&k| k != 0)?;
             let h = producer(g, g.nodes[n].wires[0], "hash")?;
@@ -107,6 +113,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 20,
         doc: "lerp(unit_interval(hash(x)), a, b) -> hash_interval(x, a, b)",
         root: "lerp",
+        at_interior: false,
         matcher: |g, _, n| {
             let u = producer(g, g.nodes[n].wires[0], "unit_interval")?;
             let h = producer(g, g.nodes[u].wires[0], "hash")?;
@@ -125,6 +132,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 25,
         doc: "scale_range(hash(x), a, b) -> hash_interval(x, a, b) (same formula)",
         root: "scale_range",
+        at_interior: false,
         matcher: |g, _, n| {
             let h = producer(g, g.nodes[n].wires[0], "hash")?;
             let consts = g.nodes[n].consts.clone();
@@ -138,6 +146,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 30,
         doc: "lerp(unit_interval(x), a, b) -> scale_range(x, a, b)",
         root: "lerp",
+        at_interior: false,
         matcher: |g, _, n| {
             let u = producer(g, g.nodes[n].wires[0], "unit_interval")?;
             let consts = g.nodes[n].consts.clone();
@@ -151,6 +160,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 1,
         doc: "u64_add(x, literal K) or u64_add(literal K, x) -> add(x, K)",
         root: "u64_add",
+        at_interior: false,
         matcher: |g, _, n| literal_operand(g, n, true),
         replacement: |m| same_holes(&arith::ADD, m),
         witnesses: &["out := u64_add(x, 5)", "out := u64_add(18446744073709551615, x)"],
@@ -160,6 +170,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 2,
         doc: "u64_sub(x, literal K) -> add(x, 2^64 - K) (both wrap)",
         root: "u64_sub",
+        at_interior: false,
         matcher: |g, _, n| literal_operand(g, n, false),
         replacement: |m| Replacement {
             def: &arith::ADD,
@@ -173,6 +184,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 3,
         doc: "u64_mul(x, literal K) or u64_mul(literal K, x) -> mul(x, K)",
         root: "u64_mul",
+        at_interior: false,
         matcher: |g, _, n| literal_operand(g, n, true),
         replacement: |m| same_holes(&arith::MUL, m),
         witnesses: &["out := u64_mul(x, 3)", "out := u64_mul(0, x)"],
@@ -182,6 +194,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 4,
         doc: "u64_mod(x, literal K) -> mod(x, K), K != 0 (u64_mod by 0 is 0; mod by 0 fails)",
         root: "u64_mod",
+        at_interior: false,
         matcher: |g, _, n| literal_operand(g, n, false).filter(|m| u64_of(&m.consts[0]) != 0),
         replacement: |m| same_holes(&arith::MOD, m),
         witnesses: &["out := u64_mod(x, 10)", "out := u64_mod(x, 4294967296)"],
@@ -191,6 +204,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 5,
         doc: "u64_div(x, literal K) -> div(x, K), K != 0 (u64_div by 0 is 0; div by 0 fails)",
         root: "u64_div",
+        at_interior: false,
         matcher: |g, _, n| literal_operand(g, n, false).filter(|m| u64_of(&m.consts[0]) != 0),
         replacement: |m| same_holes(&arith::DIV, m),
         witnesses: &["out := u64_div(x, 7)", "out := u64_div(x, 1)"],
@@ -200,6 +214,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 40,
         doc: "add(add(x, A), B) -> add(x, A + B) (wrapping addition is associative)",
         root: "add",
+        at_interior: false,
         matcher: |g, _, n| chain(g, n, "add"),
         replacement: |m| Replacement {
             def: &arith::ADD,
@@ -213,6 +228,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 41,
         doc: "mul(mul(x, A), B) -> mul(x, A * B) (wrapping multiplication is associative)",
         root: "mul",
+        at_interior: false,
         matcher: |g, _, n| chain(g, n, "mul"),
         replacement: |m| Replacement {
             def: &arith::MUL,
@@ -226,6 +242,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 42,
         doc: "mod(mod(x, A), B) -> mod(x, B) when B divides A (A, B != 0)",
         root: "mod",
+        at_interior: false,
         matcher: |g, _, n| {
             let m = chain(g, n, "mod")?;
             let (a, b) = (u64_of(&m.consts[0]), u64_of(&m.consts[1]));
@@ -242,6 +259,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 43,
         doc: "printf(outer, .., printf(inner, ys..), ..) -> printf(outer with inner spliced in, .., ys.., ..) when the inner printf fills a plain {} and both take exactly one wire per placeholder: the inner text is written where it is printed",
         root: "printf",
+        at_interior: false,
         matcher: |g, _, n| nested_printf(g, n),
         replacement: |m| same_holes(&format::PRINTF, m),
         witnesses: &[
@@ -255,6 +273,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 44,
         doc: "printf(fmt, .., zero_pad_u64(x, W), ..) -> printf(fmt with {:0W} there, .., x, ..) at a plain {} (W at most 64), when printf takes exactly one wire per placeholder: the digits are written where they are printed",
         root: "printf",
+        at_interior: false,
         matcher: |g, _, n| zero_pad_in_printf(g, n),
         replacement: |m| same_holes(&format::PRINTF, m),
         witnesses: &[
@@ -267,6 +286,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 50,
         doc: "printf(fmt, .., list(x), ..) -> __printf_words(fmt, \"..,list,..\", .., x, ..) for word-list nodes `list` (pure, not volatile, not named by a modified binding such as const), str_lower(list(x)) -> entry str_lower(list), picked from the list in lower case,, weighted_strings(x, spec) -> entry weighted_strings(spec), and locale_places(x, locale, city|region) and locale_words(x, locale, list) of a list without placeholders -> entry locale_places(locale;column) or locale_words(locale;list): the word is picked where it is printed; the pick, when something else reads it, stays",
         root: "printf",
+        at_interior: false,
         matcher: word_picks,
         replacement: |m| same_holes(&real_data::PRINTF_WORDS, m),
         witnesses: &[
@@ -284,6 +304,7 @@ pub static CATALOG: &[FusionRule] = &[
         priority: 60,
         doc: "decimal_mul(to_decimal(x, T), literal F) or decimal_mul(literal F, to_decimal(x, T)) -> __to_decimal_times(x, T, F) when the digits of T and of F's type sum to at most 38: the multiply cannot overflow, so the one failure left is the conversion's, reported as to_decimal",
         root: "decimal_mul",
+        at_interior: true,
         matcher: |g, _, n| decimal_cast_times_literal(g, n),
         replacement: |m| same_holes(&decimal::TO_DECIMAL_TIMES, m),
         witnesses: &[
@@ -309,7 +330,13 @@ pub fn fuse(graph: &mut Graph, supports: fn(&NodeDef) -> bool, events: &mut Vec<
     let rules = rules_in_order();
     let mut readers = Readers::of(graph);
     let mut summary = FusionSummary::default();
-    while summary.iterations < ITERATION_LIMIT {
+    // Per node: the position it is evaluated at (its own, or an interior
+    // node's for a rule evaluated at its interior).
+    let mut anchors: Vec<usize> = (0..graph.nodes.len()).collect();
+    let limit_hit = loop {
+        if summary.iterations >= ITERATION_LIMIT {
+            break true;
+        }
         summary.iterations += 1;
         let mut changed = false;
         for rule in &rules {
@@ -321,7 +348,7 @@ pub fn fuse(graph: &mut Graph, supports: fn(&NodeDef) -> bool, events: &mut Vec<
                 while fired < ITERATION_LIMIT
                     && graph.nodes[n].def.name == rule.root
                     && !readers.dead[n]
-                    && try_rule(graph, rule, n, supports, &mut readers, events)
+                    && try_rule(graph, rule, n, supports, &mut readers, &mut anchors, events)
                 {
                     fired += 1;
                     changed = true;
@@ -330,16 +357,31 @@ pub fn fuse(graph: &mut Graph, supports: fn(&NodeDef) -> bool, events: &mut Vec<
             }
         }
         if !changed {
-            return summary;
+            break false;
         }
+    };
+    place_at_anchors(graph, &anchors);
+    if limit_hit {
+        summary.hit_limit = true;
+        events.push(CompileEvent::new(
+            EventKind::FusionLimitReached,
+            None,
+            format!("fusion stopped after {ITERATION_LIMIT} iterations (limit); the graph may admit more rewrites"),
+        ));
     }
-    summary.hit_limit = true;
-    events.push(CompileEvent::new(
-        EventKind::FusionLimitReached,
-        None,
-        format!("fusion stopped after {ITERATION_LIMIT} iterations (limit); the graph may admit more rewrites"),
-    ));
     summary
+}
+
+/// Moves each node whose anchor is not its own position to just after its
+/// anchor (every other order kept): the topological sort, stable by
+/// position, then evaluates it where its anchor was.
+fn place_at_anchors(graph: &mut Graph, anchors: &[usize]) {
+    if anchors.iter().enumerate().all(|(i, &a)| a == i) {
+        return;
+    }
+    let mut order: Vec<usize> = (0..graph.nodes.len()).collect();
+    order.sort_by_key(|&i| (anchors[i], i));
+    graph.reorder(&order);
 }
 
 /// Applies `rule` at node `n` if it matches and every side condition holds.
@@ -349,6 +391,7 @@ fn try_rule(
     n: usize,
     supports: fn(&NodeDef) -> bool,
     readers: &mut Readers,
+    anchors: &mut [usize],
     events: &mut Vec<CompileEvent>,
 ) -> bool {
     let root = &graph.nodes[n];
@@ -390,6 +433,9 @@ fn try_rule(
     fused.volatile = root.volatile;
     fused.capture = root.capture;
     let before = render(graph, n, &m.interior, &readers.names);
+    if rule.at_interior {
+        anchors[n] = m.interior.iter().map(|&i| anchors[i]).fold(anchors[n], usize::min);
+    }
     let old = std::mem::replace(&mut graph.nodes[n], fused);
     let after = render(graph, n, &[], &readers.names);
     readers.rewired(graph, &old.wires, n);
