@@ -137,22 +137,6 @@ def test_weighted_picks_are_picked_where_they_are_printed() -> None:
     assert ops.count("__printf_words") == 2, ops
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-def test_weighted_picks_generate_what_the_unfused_program_does(threads: int) -> None:
-    want = polydat.compile(WEIGHTED, engine="p1", fusion=False).generate(
-        range(5000), outputs=WEIGHTED_OUTPUTS, format="arrow")
-    for engine in ("p1", "p2", "p3", "mixed", "auto"):
-        for provenance in ("raw", "pull") if engine in ("p2", "p3") else ("auto",):
-            prog = polydat.compile(WEIGHTED, engine=engine, provenance=provenance)
-            got = prog.generate(range(5000), outputs=WEIGHTED_OUTPUTS, format="arrow", threads=threads)
-            assert got.equals(want), f"{engine}/{provenance} x{threads}"
-
-
-def test_weighted_picks_agree_on_every_engine_row_by_row() -> None:
-    steps = [pt.Step(write={"key": k}) for k in pt.U64_CORNERS]
-    pt.assert_engines_agree(WEIGHTED, steps, engines=pt.engines(include_variants=True))
-
-
 def test_a_weighted_pick_with_a_bad_spec_fails_as_itself() -> None:
     # Not fused: the error names the weighted_strings node the user wrote.
     with pytest.raises(polydat.CompileError) as err:
@@ -192,20 +176,26 @@ def test_locale_picks_are_picked_where_they_are_printed() -> None:
     assert _fired(polydat.compile(LOCALE, fusion=False)) == []
 
 
+# The fused programs of this file: a weighted pick's and a locale pick's.
+FUSED_PROGRAMS = [pytest.param("WEIGHTED", id="weighted"), pytest.param("LOCALE", id="locale")]
+
+
 @pytest.mark.parametrize("threads", [1, 2])
-def test_locale_picks_generate_what_the_unfused_program_does(threads: int) -> None:
-    want = polydat.compile(LOCALE, engine="p1", fusion=False).generate(
-        range(5000), outputs=LOCALE_OUTPUTS, format="arrow")
+@pytest.mark.parametrize("name", FUSED_PROGRAMS)
+def test_fused_picks_generate_what_the_unfused_program_does(name: str, threads: int) -> None:
+    source, outputs = globals()[name], globals()[f"{name}_OUTPUTS"]
+    want = polydat.compile(source, engine="p1", fusion=False).generate(range(5000), outputs=outputs, format="arrow")
     for engine in ("p1", "p2", "p3", "mixed", "auto"):
         for provenance in ("raw", "pull") if engine in ("p2", "p3") else ("auto",):
-            prog = polydat.compile(LOCALE, engine=engine, provenance=provenance)
-            got = prog.generate(range(5000), outputs=LOCALE_OUTPUTS, format="arrow", threads=threads)
+            prog = polydat.compile(source, engine=engine, provenance=provenance)
+            got = prog.generate(range(5000), outputs=outputs, format="arrow", threads=threads)
             assert got.equals(want), f"{engine}/{provenance} x{threads}"
 
 
-def test_locale_picks_agree_on_every_engine_row_by_row() -> None:
+@pytest.mark.parametrize("name", FUSED_PROGRAMS)
+def test_fused_picks_agree_on_every_engine_row_by_row(name: str) -> None:
     steps = [pt.Step(write={"key": k}) for k in pt.U64_CORNERS]
-    pt.assert_engines_agree(LOCALE, steps, engines=pt.engines(include_variants=True))
+    pt.assert_engines_agree(globals()[name], steps, engines=pt.engines(include_variants=True))
 
 
 def test_a_direct_call_with_an_unknown_locale_pick_is_a_clear_error() -> None:
