@@ -116,10 +116,15 @@ fn write_bban(out: &mut [u8], shape: &str, x: u64) -> usize {
 /// upper-case letters): 98 minus the remainder modulo 97 of `bban`,
 /// `country` and `00` with letters as two digits each.
 pub fn check_digits(country: &str, bban: &str) -> u32 {
+    check_digits_of(country.as_bytes(), bban.as_bytes())
+}
+
+/// [`check_digits`] over the ASCII bytes of the country and BBAN.
+fn check_digits_of(country: &[u8], bban: &[u8]) -> u32 {
     // The number is read into a u64 a few digits at a time and reduced
     // modulo 97 only when the next two digits could overflow it.
     let mut rest = 0u64;
-    for &c in bban.as_bytes().iter().chain(country.as_bytes()).chain(b"00") {
+    for &c in bban.iter().chain(country).chain(b"00") {
         if rest >= 1 << 56 {
             rest %= 97;
         }
@@ -141,8 +146,7 @@ pub fn iban(x: u64, country: &str) -> Result<String, String> {
     };
     let mut number = [0u8; MAX_IBAN];
     let len = 4 + write_bban(&mut number[4..], shape, x);
-    let bban = std::str::from_utf8(&number[4..len]).map_err(|_| "internal: a BBAN is ASCII".to_string())?;
-    let check = check_digits(country, bban);
+    let check = check_digits_of(country.as_bytes(), &number[4..len]);
     number[..2].copy_from_slice(country.as_bytes());
     number[2] = b'0' + (check / 10) as u8;
     number[3] = b'0' + (check % 10) as u8;

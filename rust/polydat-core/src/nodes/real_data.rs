@@ -462,63 +462,16 @@ pub const FULL_NAMES: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
-/// The bytes each word of [`PaddedWords`] takes.
-const PAD: usize = 16;
-
-/// A word list laid out for fixed-size copies: word `i` zero-padded to
-/// [`PAD`] bytes at `text[PAD * i..]`, its length `lens[i]`. Appending a
-/// word copies [`PAD`] bytes (one move, no call) and cuts to length.
-struct PaddedWords {
-    text: String,
-    lens: Box<[usize]>,
-}
-
-impl PaddedWords {
-    /// The layout of `table`, when every word is at most [`PAD`] bytes.
-    fn of(table: &StrTable) -> Option<PaddedWords> {
-        let mut text = String::with_capacity(table.len() * PAD);
-        let mut lens = Vec::with_capacity(table.len());
-        for i in 0..table.len() {
-            let word = table.text(i);
-            if word.len() > PAD {
-                return None;
-            }
-            text.push_str(word);
-            text.extend(std::iter::repeat_n('\0', PAD - word.len()));
-            lens.push(word.len());
-        }
-        Some(PaddedWords { text, lens: lens.into() })
-    }
-
-    /// Appends word `i` to `s`.
-    #[inline]
-    fn push(&self, s: &mut String, i: usize) {
-        let end = s.len() + self.lens[i];
-        s.push_str(&self.text[PAD * i..PAD * i + PAD]);
-        s.truncate(end);
-    }
-}
-
-/// The lorem words laid out for fixed-size copies (`None` if one is long).
-fn padded_lorem_words() -> Option<&'static PaddedWords> {
-    static PADDED: OnceLock<Option<PaddedWords>> = OnceLock::new();
-    PADDED.get_or_init(|| PaddedWords::of(lorem_words().table())).as_ref()
-}
-
 /// Appends words of lorem text from `x` to `s`: count in [min, max] by x,
 /// word i from xxh3 chained from x.
 fn lorem(s: &mut String, x: u64, min: u64, max: u64) {
     let words = lorem_words();
-    let padded = padded_lorem_words();
     let n = min + x % (max - min + 1);
-    // Room for every word and its padding, made once.
-    s.reserve((n as usize).saturating_mul(PAD + 1).saturating_add(1));
     let mut h = x;
     for i in 0..n {
         h = xxh3_u64(h);
-        let k = words.index(h);
+        let w = words.pick(h);
         if i == 0 {
-            let w = words.table().text(k);
             let mut cs = w.chars();
             if let Some(c) = cs.next() {
                 s.extend(c.to_uppercase());
@@ -526,10 +479,7 @@ fn lorem(s: &mut String, x: u64, min: u64, max: u64) {
             }
         } else {
             s.push(' ');
-            match padded {
-                Some(p) => p.push(s, k),
-                None => s.push_str(words.table().text(k)),
-            }
+            s.push_str(w);
         }
     }
     if n > 0 {
