@@ -122,10 +122,7 @@ impl Decimal {
     /// The integer `n` as a decimal of type `ty`, or why it does not fit.
     #[inline]
     pub fn from_int(n: i128, ty: DecimalType) -> Result<Decimal, String> {
-        match checked_mul_units(n, pow10(ty.scale)) {
-            Some(units) if units.unsigned_abs() < pow10(ty.precision) as u128 => Ok(Decimal::from_parts(units, ty)),
-            _ => Err(int_misfit(n, ty)),
-        }
+        IntToDecimal::new(ty, None)?.apply(n)
     }
 
     /// Parses a literal's digits (`12.34`, `-0.5`, `7`): its type is the
@@ -154,6 +151,69 @@ impl Decimal {
             units = -units;
         }
         Decimal::new(units, ty)
+    }
+}
+
+/// The conversion of integers to one decimal type, optionally times a fixed
+/// decimal (money as `(cents as decimal(13, 0)) * 0.01d`), with its range
+/// check and its scaling worked out once: an integer fits `decimal(p, s)`
+/// when its magnitude is below 10^(p - s), and its units are then the
+/// integer times 10^s (times the factor's units). The factor is taken only
+/// where the product cannot pass 38 digits, so the conversion is the one
+/// thing that can fail.
+#[derive(Clone, Copy, Debug)]
+pub struct IntToDecimal {
+    /// The integers whose magnitude is below this fit `to`.
+    limit: u128,
+    /// The result's units for the integer 1: 10^s times the factor's units.
+    unit: i128,
+    /// The type converted to (what a misfit names).
+    to: DecimalType,
+    /// The result's type: `to`, or the product's type with the factor.
+    out: DecimalType,
+}
+
+impl IntToDecimal {
+    /// The conversion to `to`, then times `factor` when one is given; fails
+    /// when the product's digits could pass 38.
+    pub fn new(to: DecimalType, factor: Option<Decimal>) -> Result<IntToDecimal, String> {
+        let whole = to.precision - to.scale;
+        let (unit, out) = match factor {
+            None => (pow10(to.scale), to),
+            Some(f) => {
+                if u32::from(to.precision) + u32::from(f.ty.precision) > u32::from(DECIMAL_MAX_PRECISION) {
+                    return Err(format!(
+                        "decimal({},{}) times {f} could pass {DECIMAL_MAX_PRECISION} digits: write the cast and the multiply apart",
+                        to.precision, to.scale
+                    ));
+                }
+                // Below 10^(s + p_f) <= 10^38: no overflow.
+                (pow10(to.scale) * f.units(), DecimalOp::Mul.result_type(to, f.ty)?)
+            }
+        };
+        Ok(IntToDecimal { limit: pow10(whole) as u128, unit, to, out })
+    }
+
+    /// The result's type.
+    pub fn out(&self) -> DecimalType {
+        self.out
+    }
+
+    /// The units of `n`'s result, or why `n` does not fit the type converted
+    /// to. The product stays below 10^38 (`n` below 10^(p - s), the unit
+    /// below 10^(s + p_f), p + p_f at most 38), so it needs no check.
+    #[inline]
+    pub fn units(&self, n: i128) -> Result<i128, String> {
+        if n.unsigned_abs() >= self.limit {
+            return Err(int_misfit(n, self.to));
+        }
+        Ok(n * self.unit)
+    }
+
+    /// `n`'s result as a decimal.
+    #[inline]
+    pub fn apply(&self, n: i128) -> Result<Decimal, String> {
+        Ok(Decimal::from_parts(self.units(n)?, self.out))
     }
 }
 
@@ -453,6 +513,21 @@ mod tests {
         assert_eq!(Decimal::from_int(-7, ty(15, 2)).unwrap().to_string(), "-7.00");
         assert!(Decimal::from_int(1_000_000, ty(5, 0)).is_err());
         assert_eq!(d("-7.99").trunc(), -7);
+    }
+
+    #[test]
+    fn integers_fit_below_ten_to_the_whole_digits_and_scale_by_the_factor() {
+        let cents = IntToDecimal::new(ty(13, 0), Some(d("0.01"))).unwrap();
+        assert_eq!(cents.out(), ty(15, 2));
+        assert_eq!(cents.apply(9_999_999_999_999).unwrap().to_string(), "99999999999.99");
+        assert_eq!(cents.apply(-9_999_999_999_999).unwrap().to_string(), "-99999999999.99");
+        assert_eq!(cents.apply(10_000_000_000_000).unwrap_err(), "10000000000000 does not fit decimal(13,0)");
+        assert!(cents.apply(i128::MIN).is_err());
+        let scaled = IntToDecimal::new(ty(5, 2), None).unwrap();
+        assert_eq!(scaled.apply(999).unwrap().to_string(), "999.00");
+        assert!(scaled.apply(1000).is_err());
+        assert!(scaled.apply(-1000).is_err());
+        assert!(IntToDecimal::new(ty(30, 0), Some(d("0.000000001"))).unwrap_err().contains("could pass 38 digits"));
     }
 
     #[test]

@@ -28,7 +28,7 @@
 pub mod formats;
 pub mod text;
 
-use crate::node::by_bytes::{StrTable, SHORT};
+use crate::node::by_bytes::{Sink, StrTable, SHORT};
 use crate::node::kit::Scalar;
 use crate::types::PortType;
 use crate::value::Value;
@@ -391,8 +391,79 @@ impl VarRows {
     }
 }
 
+/// A part's variable-size data moved out of it for a by-bytes form to
+/// append its rows to in place ([`ColumnPart::take_appended`]).
+#[derive(Debug)]
+pub enum Appended {
+    /// A `str` or `json` part's text.
+    Text(String),
+    /// Any other variable-size part's bytes.
+    Bytes(Vec<u8>),
+}
+
+impl Appended {
+    /// Where a by-bytes form appends the next row.
+    #[inline]
+    pub fn sink(&mut self) -> Sink<'_> {
+        match self {
+            Appended::Text(text) => Sink::Text(text),
+            Appended::Bytes(bytes) => Sink::Bytes(bytes),
+        }
+    }
+
+    /// The bytes held.
+    #[inline]
+    fn len(&self) -> usize {
+        match self {
+            Appended::Text(text) => text.len(),
+            Appended::Bytes(bytes) => bytes.len(),
+        }
+    }
+
+    /// The bytes that can be appended without growing.
+    #[inline]
+    fn spare(&self) -> usize {
+        match self {
+            Appended::Text(text) => text.capacity() - text.len(),
+            Appended::Bytes(bytes) => bytes.capacity() - bytes.len(),
+        }
+    }
+
+    /// Makes room for `more` bytes; false when that memory cannot be had.
+    fn try_reserve(&mut self, more: usize) -> bool {
+        match self {
+            Appended::Text(text) => text.try_reserve(more).is_ok(),
+            Appended::Bytes(bytes) => bytes.try_reserve(more).is_ok(),
+        }
+    }
+
+    /// Drops what is held, keeping the room.
+    fn clear(&mut self) {
+        match self {
+            Appended::Text(text) => text.clear(),
+            Appended::Bytes(bytes) => bytes.clear(),
+        }
+    }
+
+    /// Drops what is held and its room.
+    fn release(&mut self) {
+        match self {
+            Appended::Text(text) => *text = String::new(),
+            Appended::Bytes(bytes) => *bytes = Vec::new(),
+        }
+    }
+
+    /// The bytes held.
+    fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Appended::Text(text) => text.into_bytes(),
+            Appended::Bytes(bytes) => bytes,
+        }
+    }
+}
+
 /// The fewest bytes of room a part's text keeps for its next rows while it
-/// is out ([`ColumnPart::end_text_row`]).
+/// is out ([`ColumnPart::end_appended_row`]).
 pub const TEXT_ROOM: usize = 4096;
 
 /// The bytes to reserve for `rows` rows of variable-size data expected at
@@ -996,19 +1067,19 @@ impl ColumnPart<'_> {
     /// Reserves room for `rows` more rows of variable-size data at the
     /// bytes per row of the rows written so far (best effort; nothing for a
     /// scalar part or one with no rows yet). `text` is the part's text when
-    /// it is out ([`Self::take_text`]). A part that reserved nothing up
+    /// it is out ([`Self::take_appended`]). A part that reserved nothing up
     /// front (the first batch of a generator) then grows once, not by
     /// doubling, which copies what it wrote each time.
-    pub fn reserve_rows_like_so_far(&mut self, text: Option<&mut String>, rows: usize) {
+    pub fn reserve_rows_like_so_far(&mut self, out: Option<&mut Appended>, rows: usize) {
         let PartData::Var(_, var) = &mut self.data else { return };
         if self.at == 0 {
             return;
         }
-        let written = text.as_ref().map_or(var.data.len(), |t| t.len());
+        let written = out.as_ref().map_or(var.data.len(), |t| t.len());
         let more = reservation(written as f64 / self.at as f64, rows);
-        let _ = match text {
-            Some(text) => text.try_reserve(more),
-            None => var.data.try_reserve(more),
+        let _ = match out {
+            Some(out) => out.try_reserve(more),
+            None => var.data.try_reserve(more).is_ok(),
         };
     }
 
@@ -1041,16 +1112,22 @@ impl ColumnPart<'_> {
         self.at += 1;
     }
 
-    /// The text of a `str` or `json` part's rows so far, moved out of the
+    /// The variable-size data of the part's rows so far, moved out of the
     /// part so that a by-bytes form can append the next rows to it in place
-    /// ([`crate::node::by_bytes::BytesEval::appends`]); `None` for any other
-    /// part. While the text is out, the part's rows are ended with
-    /// [`Self::end_text_row`] and nothing else is written to it; then
-    /// [`Self::put_text`] gives the text back.
-    pub fn take_text(&mut self) -> Option<String> {
-        let PartData::Var(PortType::Str | PortType::Json, rows) = &mut self.data else { return None };
-        match String::from_utf8(std::mem::take(&mut rows.data)) {
-            Ok(text) => Some(text),
+    /// ([`crate::node::by_bytes::BytesEval::appends`]): the text of a `str`
+    /// or `json` part, the bytes of any other variable-size part (a `bytes`
+    /// part, a decimal's 16-byte rows); `None` for a scalar part. While the
+    /// data is out, the part's rows are ended with [`Self::end_appended_row`]
+    /// and nothing else is written to it; then [`Self::put_appended`] gives
+    /// it back.
+    pub fn take_appended(&mut self) -> Option<Appended> {
+        let PartData::Var(ty, rows) = &mut self.data else { return None };
+        let data = std::mem::take(&mut rows.data);
+        if !matches!(ty, PortType::Str | PortType::Json) {
+            return Some(Appended::Bytes(data));
+        }
+        match String::from_utf8(data) {
+            Ok(text) => Some(Appended::Text(text)),
             Err(e) => {
                 rows.data = e.into_bytes();
                 None
@@ -1058,37 +1135,39 @@ impl ColumnPart<'_> {
         }
     }
 
-    /// Ends the next row of a part whose text is out ([`Self::take_text`]):
-    /// the row is what `text` gained since the previous row ended. Then
-    /// makes sure `text` has room for a few more rows of that length (at
+    /// Ends the next row of a part whose data is out ([`Self::take_appended`]):
+    /// the row is what `data` gained since the previous row ended. Then
+    /// makes sure `data` has room for a few more rows of that length (at
     /// least [`TEXT_ROOM`] bytes), reserved fallibly, so the rows appended
     /// next do not make it grow where running out of memory would abort.
-    /// A part out of memory drops its text (its rows are lost): the rows
+    /// A part out of memory drops its data (its rows are lost): the rows
     /// appended until the loop's next check take one row's room.
     #[inline]
-    pub fn end_text_row(&mut self, text: &mut String) {
+    pub fn end_appended_row(&mut self, data: &mut Appended) {
         if let PartData::Var(_, rows) = &mut self.data {
             self.at += 1;
             if self.no_memory {
-                text.clear();
+                data.clear();
                 return;
             }
-            let row = text.len() - rows.offsets.last();
+            let row = data.len() - rows.offsets.last();
             let want = TEXT_ROOM.max(4 * row);
-            let grown = text.capacity() - text.len() >= want || text.try_reserve(want).is_ok();
-            if !grown || rows.offsets.push(text.len()).is_err() {
+            let grown = data.spare() >= want || data.try_reserve(want);
+            if !grown || rows.offsets.push(data.len()).is_err() {
                 self.no_memory = true;
-                *text = String::new();
+                data.release();
             }
         }
     }
 
-    /// Gives back the text [`Self::take_text`] moved out, without whatever
-    /// was appended after the last row ended (a row that failed midway).
-    pub fn put_text(&mut self, mut text: String) {
+    /// Gives back the data [`Self::take_appended`] moved out, without
+    /// whatever was appended after the last row ended (a row that failed
+    /// midway).
+    pub fn put_appended(&mut self, data: Appended) {
         if let PartData::Var(_, rows) = &mut self.data {
-            text.truncate(rows.offsets.last());
-            rows.data = text.into_bytes();
+            let mut bytes = data.into_bytes();
+            bytes.truncate(rows.offsets.last());
+            rows.data = bytes;
         }
     }
 
@@ -1328,10 +1407,10 @@ mod tests {
         part.reserve_rows_like_so_far(None, 990);
         let PartData::Var(_, rows) = &part.data else { panic!("a str part holds variable-size rows") };
         assert!(rows.data.capacity() >= 50 + 990 * 5, "{}", rows.data.capacity());
-        let mut text = part.take_text().unwrap();
+        let mut text = part.take_appended().unwrap();
         part.reserve_rows_like_so_far(Some(&mut text), 2000);
-        assert!(text.capacity() >= 50 + 2000 * 5, "{}", text.capacity());
-        part.put_text(text);
+        assert!(text.len() + text.spare() >= 50 + 2000 * 5, "{}", text.spare());
+        part.put_appended(text);
     }
 
     #[test]
@@ -1399,14 +1478,17 @@ mod tests {
         let mut parts = column.split(&[4]);
         let mut part = parts.pop().expect("one part");
         part.push(&Value::str("é"));
-        let mut text = part.take_text().expect("a str part's text");
+        let mut out = part.take_appended().expect("a str part's text");
+        let Appended::Text(text) = &mut out else { panic!("a str part gives text") };
         assert_eq!(text, "é");
         text.push_str("bc");
-        part.end_text_row(&mut text);
+        part.end_appended_row(&mut out);
+        let Appended::Text(text) = &mut out else { panic!("a str part gives text") };
         text.push('d');
-        part.end_text_row(&mut text);
+        part.end_appended_row(&mut out);
+        let Appended::Text(text) = &mut out else { panic!("a str part gives text") };
         text.push_str("half");
-        part.put_text(text);
+        part.put_appended(out);
         part.push(&Value::str("z"));
         assert_eq!(part.written(), 4);
         let done = vec![part.done()];
@@ -1414,8 +1496,22 @@ mod tests {
         column.absorb(done).unwrap();
         let rows: Vec<Value> = (0..4).map(|i| column.get(i)).collect();
         assert!(["é", "bc", "d", "z"].iter().zip(&rows).all(|(&want, got)| got.same(&Value::str(want))), "{rows:?}");
-        let mut bytes = Column::new(PortType::Bytes, 1).unwrap();
-        assert!(bytes.split(&[1])[0].take_text().is_none(), "a bytes part has no text");
+        let mut bytes = Column::new(PortType::Bytes, 2).unwrap();
+        let mut parts = bytes.split(&[2]);
+        let mut part = parts.pop().expect("one part");
+        let mut out = part.take_appended().expect("a bytes part's bytes");
+        let Appended::Bytes(data) = &mut out else { panic!("a bytes part gives bytes") };
+        data.extend_from_slice(&[0xff, 0]);
+        part.end_appended_row(&mut out);
+        let Appended::Bytes(data) = &mut out else { panic!("a bytes part gives bytes") };
+        data.push(7);
+        part.put_appended(out);
+        part.push_bytes(Some(&[1, 2]));
+        let done = vec![part.done()];
+        drop(parts);
+        bytes.absorb(done).unwrap();
+        assert!(bytes.get(0).same(&Value::Bytes(vec![0xff, 0].into())), "{:?}", bytes.get(0));
+        assert!(bytes.get(1).same(&Value::Bytes(vec![1, 2].into())), "{:?}", bytes.get(1));
     }
 
     #[test]

@@ -4,13 +4,13 @@
 //! overflow, rounding) is in [`crate::decimal`]; these nodes apply it. A
 //! result with more digits than its type holds fails the row, naming the node.
 
-use crate::decimal::{compare, round_type, Decimal, DecimalOp};
+use crate::decimal::{compare, round_type, Decimal, DecimalOp, IntToDecimal};
 use crate::node::by_bytes::{Arg, BytesEval, OutRef, Sink};
 use crate::node::kit::value_fn;
 use crate::node::{
     konst, konst_or, wire_any, wire_decimal, Args, BuildCtx, Lit, NodeDef, NodeError, NodeEval, Outputs, Testing,
 };
-use crate::types::{DecimalType, PortType, DECIMAL_MAX_PRECISION};
+use crate::types::{DecimalType, PortType};
 use crate::value::Value;
 use std::cmp::Ordering;
 
@@ -184,6 +184,59 @@ impl<F: Fn(&[Num]) -> Result<Decimal, String> + Send + Sync> BytesEval for Decim
     }
 }
 
+/// `to_decimal` and `__to_decimal_times` over a one-slot integer wire: the
+/// conversion's check and scaling decided at build ([`IntToDecimal`]), so
+/// the by-bytes form is a compare, a multiply and a 16-byte append.
+struct IntToDecimalFn {
+    /// True when the wire's slot word is a signed integer (sign-extended).
+    signed: bool,
+    conversion: IntToDecimal,
+}
+
+impl IntToDecimalFn {
+    /// The node over a wire of type `from` converting to `to` (then times
+    /// `factor`), or `None` when `from` is no one-slot integer.
+    fn of(from: PortType, to: DecimalType, factor: Option<Decimal>) -> Result<Option<Box<dyn NodeEval>>, String> {
+        if from.integer_range().is_none() {
+            return Ok(None);
+        }
+        let conversion = IntToDecimal::new(to, factor)?;
+        Ok(Some(Box::new(IntToDecimalFn { signed: from.is_signed_integer(), conversion })))
+    }
+}
+
+impl NodeEval for IntToDecimalFn {
+    fn eval(&self, args: &Args<'_>, outs: &mut [Value]) -> Result<(), NodeError> {
+        let n = args
+            .get(0)
+            .as_integer()
+            .ok_or_else(|| NodeError::new(format!("expected an integer, got {}", args.get(0))))?;
+        outs[0] = Value::Decimal(self.conversion.apply(n)?);
+        Ok(())
+    }
+    fn bytes_form(&self) -> Option<&dyn BytesEval> {
+        Some(self)
+    }
+}
+
+impl BytesEval for IntToDecimalFn {
+    #[inline]
+    fn eval_bytes(&self, args: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        let word = args
+            .first()
+            .copied()
+            .ok_or_else(|| NodeError::new("internal: to_decimal reads one wire"))?
+            .scalar::<u64>()?;
+        // The word is the value as an i64 (sign-extended) or as a u64.
+        let n = if self.signed { i128::from(word as i64) } else { i128::from(word) };
+        out.put(OutRef::Bytes(&self.conversion.units(n)?.to_le_bytes()))
+    }
+    /// The rule only appends the result's 16 bytes.
+    fn appends(&self) -> bool {
+        true
+    }
+}
+
 /// The result type of `op` over two decimal wires, or the representative
 /// when either is not a decimal (the build refuses such a node).
 fn arith_type(op: DecimalOp, types: &[PortType]) -> PortType {
@@ -343,6 +396,9 @@ pub const TO_DECIMAL: NodeDef = NodeDef {
     build: |c| {
         let to = target_type(c.consts)?;
         let from = converted_wire(c)?;
+        if let Some(fast) = IntToDecimalFn::of(from, to, None)? {
+            return Ok(fast);
+        }
         Ok(decimal_fn(&[from], move |ins| convert(ins[0], to)))
     },
     testing: Testing {
@@ -364,14 +420,7 @@ fn factor_of(consts: &[Value]) -> Result<Decimal, String> {
 /// `factor`'s type sum to at most 38, so the multiply cannot fail); otherwise
 /// why the one step would not mean the two.
 fn times_type(to: DecimalType, factor: Decimal) -> Result<DecimalType, String> {
-    let f = factor.ty();
-    if u32::from(to.precision) + u32::from(f.precision) > u32::from(DECIMAL_MAX_PRECISION) {
-        return Err(format!(
-            "decimal({},{}) times {factor} could pass {DECIMAL_MAX_PRECISION} digits: write the cast and the multiply apart",
-            to.precision, to.scale
-        ));
-    }
-    DecimalOp::Mul.result_type(to, f)
+    IntToDecimal::new(to, Some(factor)).map(|c| c.out())
 }
 
 /// The output type of a `__to_decimal_times` node built with `consts`.
@@ -395,6 +444,9 @@ pub const TO_DECIMAL_TIMES: NodeDef = NodeDef {
         let (to, factor) = (target_type(c.consts)?, factor_of(c.consts)?);
         let out = times_type(to, factor)?;
         let from = converted_wire(c)?;
+        if let Some(fast) = IntToDecimalFn::of(from, to, Some(factor))? {
+            return Ok(fast);
+        }
         Ok(decimal_fn(&[from], move |ins| DecimalOp::Mul.apply(convert(ins[0], to)?, factor, out)))
     },
     reports_as: Some("to_decimal"),

@@ -9,7 +9,7 @@ use super::modes::{Mode, SweepPolicy};
 use super::plan::{BlockPlan, Executor, Part, Plan, RowLoop, SharedSweep};
 use super::shape::StepFacts;
 use super::slots::{RefSlotRefused, Slots};
-use crate::columns::{ColumnPart, RowsOut};
+use crate::columns::{Appended, ColumnPart, RowsOut};
 use crate::engine::failure::{self, PassOutcome};
 use crate::engine::kernel::RowRuns;
 use crate::engine::kernel::{adapt_boundary, raw_read_refused, Kernel};
@@ -19,7 +19,7 @@ use crate::engine::rows::fill_each_row_run;
 use crate::engine::rows::fill_row_by_row;
 use crate::engine::scope_init::{init_scope, ScopeInit};
 use crate::error::{EvalError, WriteError};
-use crate::node::by_bytes::{BytesEval, Sink, StrTable};
+use crate::node::by_bytes::{BytesEval, StrTable};
 use crate::node::guard::guarded;
 use crate::node::{Args, NodeError};
 use crate::program::branches::Roots;
@@ -61,11 +61,11 @@ enum ColumnFeed<'a> {
     Word { word: usize, ty: crate::types::PortType },
     /// A by-reference output's pair word and scratch entry.
     Ref { off: usize, e: usize },
-    /// A text output its step writes straight into the column's text (moved
-    /// out of the column for the fill, [`ColumnPart::take_text`]); its pair
-    /// word and scratch entry, which it takes its rows from again once the
-    /// text is given back.
-    Text { text: String, off: usize, e: usize },
+    /// A by-reference output its step appends straight to the column's
+    /// data (moved out of the column for the fill,
+    /// [`ColumnPart::take_appended`]); its pair word and scratch entry, which
+    /// it takes its rows from again once the data is given back.
+    Appended { data: Appended, off: usize, e: usize },
     /// A pick among `table`'s strings ([`crate::node::NodeEval::indexed_table`])
     /// no step reads: the buffer word of its index (its rows are
     /// [`StagedWords`]: the indexes of the strings to copy into the column), and
@@ -80,17 +80,17 @@ impl ColumnFeed<'_> {
     fn staged_word(&self) -> Option<usize> {
         match *self {
             ColumnFeed::Word { word, .. } | ColumnFeed::Table { word, .. } => Some(word),
-            ColumnFeed::Ref { .. } | ColumnFeed::Text { .. } => None,
+            ColumnFeed::Ref { .. } | ColumnFeed::Appended { .. } => None,
         }
     }
 
-    /// Gives a [`ColumnFeed::Text`]'s text back to `column`, and ends a
+    /// Gives a [`ColumnFeed::Appended`]'s data back to `column`, and ends a
     /// [`ColumnFeed::Table`] (its staged rows already stored); either takes its
     /// rows from the scratch from then on.
     fn give_back(&mut self, column: &mut ColumnPart<'_>) {
         match self {
-            ColumnFeed::Text { text, off, e } => {
-                column.put_text(std::mem::take(text));
+            ColumnFeed::Appended { data, off, e } => {
+                column.put_appended(std::mem::replace(data, Appended::Bytes(Vec::new())));
                 *self = ColumnFeed::Ref { off: *off, e: *e };
             }
             ColumnFeed::Table { off, e, .. } => *self = ColumnFeed::Ref { off: *off, e: *e },
@@ -153,7 +153,7 @@ impl StagedWords {
             match feeds[k] {
                 ColumnFeed::Word { ty, .. } => columns[k].extend_words(ty, &block[..rows]),
                 ColumnFeed::Table { table, .. } => columns[k].extend_picked(table, &block[..rows]),
-                ColumnFeed::Ref { .. } | ColumnFeed::Text { .. } => {}
+                ColumnFeed::Ref { .. } | ColumnFeed::Appended { .. } => {}
             }
         }
         self.filled = 0;
@@ -213,8 +213,8 @@ enum FillStep<'a, R> {
     Scalar(&'a R),
     /// A by-bytes step writing its scratch entry.
     Bytes(&'a StepFacts, &'a dyn BytesEval),
-    /// A by-bytes step writing into the text of column `k` ([`ColumnFeed::Text`]).
-    Text(&'a StepFacts, &'a dyn BytesEval, usize),
+    /// A by-bytes step appending to the data of column `k` ([`ColumnFeed::Appended`]).
+    Append(&'a StepFacts, &'a dyn BytesEval, usize),
     /// A pick step whose column takes the index ([`ColumnFeed::Table`]): the row
     /// runs on when the index word is below the table's length (otherwise
     /// the row path reports the pick's failure).
@@ -721,10 +721,10 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                     feeds[k] = ColumnFeed::Table { word, table, off, e };
                     return FillStep::Index(facts, form, word, table.len() as u64);
                 }
-                match columns[k].take_text() {
-                    Some(text) => {
-                        feeds[k] = ColumnFeed::Text { text, off, e };
-                        FillStep::Text(facts, form, k)
+                match columns[k].take_appended() {
+                    Some(data) => {
+                        feeds[k] = ColumnFeed::Appended { data, off, e };
+                        FillStep::Append(facts, form, k)
                     }
                     None => FillStep::Bytes(facts, form),
                 }
@@ -755,8 +755,8 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                     let ran = steps.iter().all(|step| match *step {
                         FillStep::Scalar(run) => X::run_segment(run, &mut state.buf),
                         FillStep::Bytes(facts, form) => state.run_form(facts, form).is_ok(),
-                        FillStep::Text(facts, form, k) => match &mut feeds[k] {
-                            ColumnFeed::Text { text, .. } => state.run_form_into(facts, form, Sink::Text(text)).is_ok(),
+                        FillStep::Append(facts, form, k) => match &mut feeds[k] {
+                            ColumnFeed::Appended { data, .. } => state.run_form_into(facts, form, data.sink()).is_ok(),
                             _ => false,
                         },
                         FillStep::Index(_, _, word, len) => state.buf[word] < len,
@@ -769,7 +769,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                     for &k in &staging.per_row {
                         match &mut feeds[k] {
                             ColumnFeed::Ref { off, e } => columns[k].push_bytes(Some(state.ref_bytes(*off, *e))),
-                            ColumnFeed::Text { text, .. } => columns[k].end_text_row(text),
+                            ColumnFeed::Appended { data, .. } => columns[k].end_appended_row(data),
                             ColumnFeed::Word { .. } | ColumnFeed::Table { .. } => {}
                         }
                     }
@@ -783,8 +783,8 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             if first_chunk && done {
                 // Room for the rest of the rows, at the first chunk's size.
                 for (feed, column) in feeds.iter_mut().zip(columns.iter_mut()) {
-                    let text = if let ColumnFeed::Text { text, .. } = feed { Some(text) } else { None };
-                    column.reserve_rows_like_so_far(text, rows.count - row);
+                    let data = if let ColumnFeed::Appended { data, .. } = feed { Some(data) } else { None };
+                    column.reserve_rows_like_so_far(data, rows.count - row);
                 }
             }
             if !done {
@@ -793,7 +793,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                 give_back(&mut feeds, columns);
                 staged = StagedWords::of(&feeds);
                 for step in steps.iter_mut() {
-                    if let FillStep::Text(facts, form, _) | FillStep::Index(facts, form, ..) = *step {
+                    if let FillStep::Append(facts, form, _) | FillStep::Index(facts, form, ..) = *step {
                         *step = FillStep::Bytes(facts, form);
                     }
                 }
