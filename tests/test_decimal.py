@@ -185,3 +185,15 @@ def test_if_chooses_between_decimals_dates_and_timestamps(engine: str, provenanc
 def test_if_refuses_branches_of_two_kinds() -> None:
     with pytest.raises(CompileError, match="incompatible types date and timestamp"):
         polydat.compile('input c: u64\nx := if c > 1 { "2020-01-01" as date } else { 7 as timestamp }\n')
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_null_rows_of_a_decimal_column_leave_the_others_in_place(engine: str) -> None:
+    """A decimal column whose every row has a value is read as one run of
+    16-byte values; one with null rows, row by row: both give each row its own value."""
+    src = "input c: u64\nfull := (c as decimal(13, 0)) * 0.01d\nsome := maybe(full, 0.5, c)\n"
+    table = polydat.compile(src, engine=engine).generate(8, format="arrow")
+    assert table.column("full").to_pylist() == [D(f"0.0{c}") for c in range(8)]
+    some = table.column("some").to_pylist()
+    assert some.count(None) in range(1, 8)
+    assert all(value is None or value == D(f"0.0{c}") for c, value in enumerate(some))

@@ -166,7 +166,12 @@ pub fn column_array(column: Column) -> Result<ArrayRef, String> {
             list_array(&v, ty.vector().expect("a list column"), rows, nulls)?
         }
         ColumnData::Var(v) if ty.decimal().is_some() => {
-            let units: Vec<i128> = (0..rows).map(|i| v.row(i).try_into().map_or(0, i128::from_le_bytes)).collect();
+            // Each row is 16 bytes, or none for a null row (masked).
+            let unit = |row: &[u8]| row.try_into().map_or(0, i128::from_le_bytes);
+            let units: Vec<i128> = match v.rows_of_width(16) {
+                Some(all) => all.map(unit).collect(),
+                None => (0..rows).map(|i| unit(v.row(i))).collect(),
+            };
             let d = ty.decimal().expect("a decimal column");
             Arc::new(
                 Decimal128Array::new(ScalarBuffer::from(units), nulls)

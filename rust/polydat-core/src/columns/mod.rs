@@ -274,6 +274,14 @@ impl VarRows {
         &self.data[self.bounds(i)]
     }
 
+    /// The rows as consecutive `width`-byte chunks, for a column whose rows
+    /// are never longer than `width` (a decimal's or a 128-bit integer's 16
+    /// bytes, a null row's none): `Some` exactly when every row has `width`
+    /// bytes, so no row is null, read with no offset per row.
+    pub fn rows_of_width(&self, width: usize) -> Option<std::slice::ChunksExact<'_, u8>> {
+        (width > 0 && self.data.len() == self.len() * width).then(|| self.data.chunks_exact(width))
+    }
+
     /// Where row `i`'s bytes lie in `data`.
     #[inline]
     fn bounds(&self, i: usize) -> std::ops::Range<usize> {
@@ -1142,7 +1150,7 @@ impl ColumnPart<'_> {
     /// next do not make it grow where running out of memory would abort.
     /// A part out of memory drops its data (its rows are lost): the rows
     /// appended until the loop's next check take one row's room.
-    #[inline]
+    #[inline(always)]
     pub fn end_appended_row(&mut self, data: &mut Appended) {
         if let PartData::Var(_, rows) = &mut self.data {
             self.at += 1;
@@ -1335,6 +1343,20 @@ mod tests {
 
     fn text_rows(column: &Column) -> Vec<Value> {
         column.to_values()
+    }
+
+    #[test]
+    fn rows_of_one_width_read_as_chunks_unless_a_row_is_null() {
+        let mut rows = VarRows::with_rows(3).unwrap();
+        for row in [[1u8; 16], [2; 16]] {
+            rows.data.extend_from_slice(&row);
+            rows.offsets.push(rows.data.len()).unwrap();
+        }
+        let chunks: Vec<&[u8]> = rows.rows_of_width(16).expect("every row 16 bytes").collect();
+        assert_eq!(chunks, [&[1u8; 16][..], &[2; 16][..]]);
+        rows.offsets.push(rows.data.len()).unwrap();
+        assert!(rows.rows_of_width(16).is_none(), "a null row has no bytes");
+        assert!(VarRows::with_rows(0).unwrap().rows_of_width(0).is_none());
     }
 
     #[test]

@@ -229,7 +229,12 @@ impl BytesEval for IntToDecimalFn {
             .scalar::<u64>()?;
         // The word is the value as an i64 (sign-extended) or as a u64.
         let n = if self.signed { i128::from(word as i64) } else { i128::from(word) };
-        out.put(OutRef::Bytes(&self.conversion.units(n)?.to_le_bytes()))
+        let bytes = self.conversion.units(n)?.to_le_bytes();
+        match out {
+            Sink::Bytes(out) => out.extend_from_slice(&bytes),
+            Sink::Text(_) => return Err(NodeError::new("internal: a decimal was given a text output")),
+        }
+        Ok(())
     }
     /// The rule only appends the result's 16 bytes.
     fn appends(&self) -> bool {
