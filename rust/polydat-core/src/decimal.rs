@@ -266,13 +266,12 @@ pub const DECIMAL_TEXT_BYTES: usize = 41;
 /// into the start of `out`; returns its length. No allocation: the digits
 /// come from an integer formatter (a 64-bit one whenever the units fit).
 pub fn write_units_text(units: i128, scale: u8, out: &mut [u8; DECIMAL_TEXT_BYTES]) -> usize {
-    let mut int = itoa::Buffer::new();
     let magnitude = units.unsigned_abs();
-    let digits = match u64::try_from(magnitude) {
-        Ok(small) => int.format(small),
-        Err(_) => int.format(magnitude),
+    if let (Ok(small), true) = (u64::try_from(magnitude), scale <= 19) {
+        return write_small_units_text(units < 0, small, usize::from(scale), out);
     }
-    .as_bytes();
+    let mut int = itoa::Buffer::new();
+    let digits = int.format(magnitude).as_bytes();
     let mut at = 0;
     let mut put = |bytes: &[u8]| {
         out[at..at + bytes.len()].copy_from_slice(bytes);
@@ -294,6 +293,60 @@ pub fn write_units_text(units: i128, scale: u8, out: &mut [u8; DECIMAL_TEXT_BYTE
     }
     put(&digits[whole..]);
     at
+}
+
+/// "00", "01", .. "99": two digits a step.
+const DIGIT_PAIRS: [u8; 200] = {
+    let mut pairs = [0; 200];
+    let mut i = 0;
+    while i < 100 {
+        pairs[2 * i] = b'0' + (i / 10) as u8;
+        pairs[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    pairs
+};
+
+/// [`write_units_text`] for a magnitude of at most 64 bits and a scale of
+/// at most 19 (every decimal of at most 18 digits): the digits are written
+/// two at a time from the last, right-aligned in a buffer of zeros (the
+/// zeros a small value's text needs before its digits are there already),
+/// then the whole part and the fraction are copied out in blocks of fixed
+/// size, with the point between them.
+#[inline]
+fn write_small_units_text(negative: bool, magnitude: u64, scale: usize, out: &mut [u8; DECIMAL_TEXT_BYTES]) -> usize {
+    /// Where the digits end; the 20 bytes after it keep the fixed-size
+    /// copies inside the buffer.
+    const END: usize = 52;
+    let mut digits = [b'0'; END + 20];
+    let (mut at, mut rest) = (END, magnitude);
+    let mut put_pair = |at: &mut usize, pair: usize| {
+        *at -= 2;
+        digits[*at..*at + 2].copy_from_slice(&DIGIT_PAIRS[2 * pair..2 * pair + 2]);
+    };
+    while rest >= 100 {
+        put_pair(&mut at, (rest % 100) as usize);
+        rest /= 100;
+    }
+    if rest >= 10 {
+        put_pair(&mut at, rest as usize);
+    } else {
+        at -= 1;
+        digits[at] = b'0' + rest as u8;
+    }
+    // At most 20 digits and 19 of scale: `start` is at least END - 20.
+    let split = END - scale;
+    let start = at.min(split - 1);
+    let whole = split - start;
+    let sign = usize::from(negative);
+    out[0] = b'-';
+    out[sign..sign + 20].copy_from_slice(&digits[start..start + 20]);
+    if scale == 0 {
+        return sign + whole;
+    }
+    out[sign + whole] = b'.';
+    out[sign + whole + 1..sign + whole + 20].copy_from_slice(&digits[split..split + 19]);
+    sign + whole + 1 + scale
 }
 
 /// The text of `units` × 10^-scale (see [`write_units_text`]).
