@@ -295,8 +295,10 @@ pub fn write_units_text(units: i128, scale: u8, out: &mut [u8; DECIMAL_TEXT_BYTE
     at
 }
 
-/// "00", "01", .. "99": two digits a step.
-const DIGIT_PAIRS: [u8; 200] = {
+/// `"00" "01" ... "99"`: the two digits of every number below 100, for
+/// writers that put down two digits a step (decimal text, the CSV writer's
+/// integers).
+pub(crate) const DIGIT_PAIRS: [u8; 200] = {
     let mut pairs = [0; 200];
     let mut i = 0;
     while i < 100 {

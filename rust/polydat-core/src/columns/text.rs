@@ -35,6 +35,7 @@
 //! written once, over a [`Sink`] that is either the window or a `Vec`.
 
 use super::{Column, ColumnData, NoMemory, VarRows};
+use crate::decimal::DIGIT_PAIRS;
 use crate::nodes::datetime::{push_date_text, push_timestamp_text};
 use crate::types::{PortType, VectorType};
 use crate::value::Value;
@@ -472,18 +473,6 @@ struct Window<'a> {
     buf: &'a mut [u8],
     at: usize,
 }
-
-/// `"00" "01" ... "99"`: the two digits of every number below 100.
-const DIGIT_PAIRS: [u8; 200] = {
-    let mut pairs = [0; 200];
-    let mut i = 0;
-    while i < 100 {
-        pairs[2 * i] = b'0' + (i / 10) as u8;
-        pairs[2 * i + 1] = b'0' + (i % 10) as u8;
-        i += 1;
-    }
-    pairs
-};
 
 impl Window<'_> {
     /// Appends text bytes `data[start..end]` as a CSV field (see
