@@ -322,7 +322,7 @@ impl Slots {
 
     /// Runs by-bytes step `facts` (no input `None`) with its form `form`,
     /// writing its value to `out` instead of its scratch entry (which keeps
-    /// what it held): `out` is a column's text, which the form
+    /// what it held): `out` is a column's data (its text or its bytes), which the form
     /// [appends](BytesEval::appends) to.
     #[inline]
     pub fn run_form_into(&self, facts: &StepFacts, form: &dyn BytesEval, out: Sink<'_>) -> Result<(), NodeError> {
