@@ -35,7 +35,7 @@
 //! written once, over a [`Sink`] that is either the window or a `Vec`.
 
 use super::{Column, ColumnData, NoMemory, VarRows};
-use crate::decimal::DIGIT_PAIRS;
+use crate::decimal::{DECIMAL_TEXT_BYTES, DIGIT_PAIRS};
 use crate::nodes::datetime::{push_date_text, push_timestamp_text};
 use crate::types::{PortType, VectorType};
 use crate::value::Value;
@@ -84,6 +84,8 @@ pub fn csv_header(names: &[&str], out: &mut Vec<u8>) {
 
 /// The most bytes any scalar cell's text takes, quotes and separator included.
 const SCALAR_TEXT_BOUND: usize = 48;
+// A decimal's text is written in place in its cell's room (`Window::decimal`).
+const _: () = assert!(SCALAR_TEXT_BOUND >= DECIMAL_TEXT_BYTES);
 
 /// The most text bytes a list's element takes per byte it packs, its
 /// separator included: 12 for an i32's 4 bytes (`-2147483648,`), 21 for an
@@ -552,6 +554,16 @@ impl Sink for Window<'_> {
             digits[0] = b'0' + v as u8;
         }
         self.at += n;
+    }
+
+    /// The text written in place: a cell's room in the window (a scalar's
+    /// bound) holds the longest decimal text.
+    #[inline]
+    fn decimal(&mut self, row: &[u8], scale: u8) {
+        let Ok(bytes) = <[u8; 16]>::try_from(row) else { return };
+        let place: &mut [u8; DECIMAL_TEXT_BYTES] =
+            (&mut self.buf[self.at..self.at + DECIMAL_TEXT_BYTES]).try_into().expect("DECIMAL_TEXT_BYTES bytes");
+        self.at += crate::decimal::write_units_text(i128::from_le_bytes(bytes), scale, place);
     }
 }
 
@@ -1028,7 +1040,17 @@ mod tests {
         let dates = column(PortType::Date, &[Value::Date(i32::MIN), Value::Date(i32::MAX), Value::Date(-1)]);
         let bytes =
             column(PortType::Bytes, &[Value::Bytes(vec![255; 40].into()), Value::Bytes(vec![].into()), Value::None]);
-        let columns = [&worst, &floats, &floats32, &stamps, &ints, &words, &dates, &bytes];
+        let decimal = |text: &str| Value::Decimal(crate::decimal::Decimal::parse_literal(text).unwrap());
+        let widest = format!("-0.{}", "9".repeat(38));
+        let decimals = column(
+            PortType::Decimal(crate::types::DecimalType::new(38, 38).unwrap()),
+            &[decimal(&widest), Value::None, decimal(&widest[1..])],
+        );
+        let money = column(
+            PortType::Decimal(crate::types::DecimalType::new(18, 2).unwrap()),
+            &[decimal("-9999999999999999.99"), Value::None, decimal("9999999999999999.99")],
+        );
+        let columns = [&worst, &floats, &floats32, &stamps, &ints, &words, &dates, &bytes, &decimals, &money];
         // Each column alone, then all of them: a CSV chunk is sized exactly
         // to its bound, so a cell writing past it would panic here.
         let sets: Vec<Vec<&Column>> = columns.iter().map(|&c| vec![c]).chain([columns.to_vec()]).collect();
@@ -1044,6 +1066,17 @@ mod tests {
                 assert!(jsonl.len() <= row_bound(&refs, 0, 9), "jsonl row {i}: {}", jsonl.len());
             }
         }
+    }
+
+    #[test]
+    fn decimal_cells_are_written_in_place_every_digit_of_the_scale() {
+        let ty = crate::types::DecimalType::new(18, 2).unwrap();
+        let at = |units: i128| Value::Decimal(crate::decimal::Decimal::new(units, ty).unwrap());
+        let money = column(PortType::Decimal(ty), &[at(-999_999_999_999_999_999), Value::None, at(1230), at(5)]);
+        let ids = column(PortType::U64, &(0..4).map(Value::U64).collect::<Vec<_>>());
+        let mut out = Vec::new();
+        csv_rows(&[&ids, &money], &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "0,-9999999999999999.99\n1,\n2,12.30\n3,0.05\n");
     }
 
     #[test]
