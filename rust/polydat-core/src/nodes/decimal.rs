@@ -72,17 +72,14 @@ impl Num {
 }
 
 /// How a compiled kernel's argument of one wire type becomes a [`Num`],
-/// decided once when the node is built rather than on every row.
+/// decided once when the node is built rather than on every row. A
+/// one-slot integer wire is no decimal node's: [`IntToDecimalFn`] converts it.
 #[derive(Clone, Copy, Debug)]
 enum WireRead {
     /// A decimal of this type: its 16 little-endian bytes.
     Dec(DecimalType),
     /// A 128-bit integer of this type: its 16 bytes.
     Wide(PortType),
-    /// A signed integer: its sign-extended slot word.
-    Signed,
-    /// An unsigned integer: its zero-extended slot word.
-    Unsigned,
     /// An `f64`: its bits.
     F64,
     /// An `f32`: its bits in the word's low half.
@@ -97,8 +94,6 @@ impl WireRead {
         match ty {
             PortType::Decimal(d) => WireRead::Dec(d),
             ty if ty.is_wide_integer() => WireRead::Wide(ty),
-            ty if ty.is_signed_integer() => WireRead::Signed,
-            ty if ty.integer_range().is_some() => WireRead::Unsigned,
             PortType::F64 => WireRead::F64,
             PortType::F32 => WireRead::F32,
             ty => WireRead::Other(ty),
@@ -117,10 +112,6 @@ impl WireRead {
             (WireRead::Wide(ty), arg) => {
                 return Num::of_value(&Value::sixteen_bytes_row(arg.bytes()?, ty)).map_err(NodeError::new)
             }
-            // The word is the value as an i64 (sign-extended) or as a u64
-            // (zero-extended).
-            (WireRead::Signed, Arg::Word(w)) => Num::Int((w as i64).into()),
-            (WireRead::Unsigned, Arg::Word(w)) => Num::Int(w.into()),
             (WireRead::F64, Arg::Word(w)) => Num::Float(f64::from_bits(w)),
             (WireRead::F32, Arg::Word(w)) => Num::Float(f32::from_bits(w as u32).into()),
             (WireRead::Other(ty), _) => {
@@ -194,14 +185,11 @@ struct IntToDecimalFn {
 }
 
 impl IntToDecimalFn {
-    /// The node over a wire of type `from` converting to `to` (then times
-    /// `factor`), or `None` when `from` is no one-slot integer.
-    fn of(from: PortType, to: DecimalType, factor: Option<Decimal>) -> Result<Option<Box<dyn NodeEval>>, String> {
-        if from.integer_range().is_none() {
-            return Ok(None);
-        }
-        let conversion = IntToDecimal::new(to, factor)?;
-        Ok(Some(Box::new(IntToDecimalFn { signed: from.is_signed_integer(), conversion })))
+    /// The node applying `conversion` to a wire of type `from`, or `None`
+    /// when `from` is no one-slot integer.
+    fn of(from: PortType, conversion: IntToDecimal) -> Option<Box<dyn NodeEval>> {
+        from.integer_range()?;
+        Some(Box::new(IntToDecimalFn { signed: from.is_signed_integer(), conversion }))
     }
 }
 
@@ -401,7 +389,7 @@ pub const TO_DECIMAL: NodeDef = NodeDef {
     build: |c| {
         let to = target_type(c.consts)?;
         let from = converted_wire(c)?;
-        if let Some(fast) = IntToDecimalFn::of(from, to, None)? {
+        if let Some(fast) = IntToDecimalFn::of(from, IntToDecimal::new(to, None)?) {
             return Ok(fast);
         }
         Ok(decimal_fn(&[from], move |ins| convert(ins[0], to)))
@@ -420,17 +408,10 @@ fn factor_of(consts: &[Value]) -> Result<Decimal, String> {
     Decimal::parse_literal(consts.get(1).and_then(Value::as_str).unwrap_or(""))
 }
 
-/// The result type of `(value as to) * factor`, when the product can never
-/// have more digits than that type holds (the digits of `to` and of
-/// `factor`'s type sum to at most 38, so the multiply cannot fail); otherwise
-/// why the one step would not mean the two.
-fn times_type(to: DecimalType, factor: Decimal) -> Result<DecimalType, String> {
-    IntToDecimal::new(to, Some(factor)).map(|c| c.out())
-}
-
 /// The output type of a `__to_decimal_times` node built with `consts`.
 fn times_output(consts: &[Value]) -> Result<DecimalType, String> {
-    times_type(target_type(consts)?, factor_of(consts)?)
+    // The product's type, or why one step would not mean the cast and the multiply.
+    IntToDecimal::new(target_type(consts)?, Some(factor_of(consts)?)).map(|c| c.out())
 }
 
 /// `__to_decimal_times`: `(value as decimal(p, s)) * factor` in one step.
@@ -447,11 +428,12 @@ pub const TO_DECIMAL_TIMES: NodeDef = NodeDef {
     outputs: Outputs::Rule(|consts, _| times_output(consts).map_or(PortType::DECIMAL_SAMPLE, PortType::Decimal)),
     build: |c| {
         let (to, factor) = (target_type(c.consts)?, factor_of(c.consts)?);
-        let out = times_type(to, factor)?;
+        let conversion = IntToDecimal::new(to, Some(factor))?;
         let from = converted_wire(c)?;
-        if let Some(fast) = IntToDecimalFn::of(from, to, Some(factor))? {
+        if let Some(fast) = IntToDecimalFn::of(from, conversion) {
             return Ok(fast);
         }
+        let out = conversion.out();
         Ok(decimal_fn(&[from], move |ins| DecimalOp::Mul.apply(convert(ins[0], to)?, factor, out)))
     },
     reports_as: Some("to_decimal"),

@@ -120,12 +120,12 @@ macro_rules! corner_list_b {
 }
 
 /// One question of a list of element type `$suffix` (`"i32"`), the node
-/// `$stem$suffix`: `$answer` computes the `$value` answer from `$args` (the
+/// `$stem$suffix`: `$answer` computes the answer of type `$out` from `$args` (the
 /// list is wire 0; `$node` names the node in its failures); the corner
 /// suite calls it on a corner list followed by `$rest`.
 macro_rules! list_question {
     ($id:ident, $stem:literal, $suffix:literal, $summary:literal, $doc:literal, [$($param:expr),*], $out:ident,
-     $value:ident, |$args:ident, $node:ident| $answer:expr, $rest:expr) => {
+     |$args:ident, $node:ident| $answer:expr, $rest:expr) => {
         #[doc = concat!("`", $stem, $suffix, "`: ", $summary)]
         pub const $id: NodeDef = NodeDef {
             name: concat!($stem, $suffix),
@@ -136,7 +136,7 @@ macro_rules! list_question {
             build: |_| {
                 Ok(value_fn(|$args, outs| {
                     let $node = concat!($stem, $suffix);
-                    outs[0] = Value::$value($answer);
+                    outs[0] = Value::$out($answer);
                     Ok(())
                 }))
             },
@@ -157,37 +157,37 @@ macro_rules! list_questions {
      $count_below:ident, $intersect:ident, $set_eq:ident) => {
         list_question!($len, "vec_len_", $suffix, "how many elements the list holds.",
             "How many elements the list holds.",
-            [wire("v", Vector($ty))], U64, U64, |args, node| len(&elements(args, 0, node)?), "");
+            [wire("v", Vector($ty))], U64, |args, node| len(&elements(args, 0, node)?), "");
         list_question!($at, "vec_at_", $suffix, "the element at an index, 0 past the end.",
             "The element at index i (from 0), as an i64; 0 past the end (compare i with the list's length first when a 0 element must be told apart).",
-            [wire("v", Vector($ty)), wire("i", U64)], I64, I64,
+            [wire("v", Vector($ty)), wire("i", U64)], I64,
             |args, node| at(&elements(args, 0, node)?, index(args, 1)), ", mod(b, 6)");
         list_question!($max, "vec_max_", $suffix, "the largest element, 0 for an empty list.",
             "The largest element, as an i64; 0 for an empty list.",
-            [wire("v", Vector($ty))], I64, I64, |args, node| max(&elements(args, 0, node)?), "");
+            [wire("v", Vector($ty))], I64, |args, node| max(&elements(args, 0, node)?), "");
         list_question!($min, "vec_min_", $suffix, "the smallest element, 0 for an empty list.",
             "The smallest element, as an i64; 0 for an empty list.",
-            [wire("v", Vector($ty))], I64, I64, |args, node| min(&elements(args, 0, node)?), "");
+            [wire("v", Vector($ty))], I64, |args, node| min(&elements(args, 0, node)?), "");
         list_question!($contains, "vec_contains_", $suffix, "1 when a value is an element.",
             "1 when x is an element of the list, else 0.",
-            [wire("v", Vector($ty)), wire("x", I64)], U64, U64,
+            [wire("v", Vector($ty)), wire("x", I64)], U64,
             |args, node| contains(&elements(args, 0, node)?, integer(args, 1)), ", mod(b, 100) as i64");
         list_question!($position, "vec_position_", $suffix, "the index of a value, the length when absent.",
             "The index of the first element equal to x; the list's length (past the end) when x is absent. Over a sorted list of ordinals it is a record's rank.",
-            [wire("v", Vector($ty)), wire("x", I64)], U64, U64,
+            [wire("v", Vector($ty)), wire("x", I64)], U64,
             |args, node| position(&elements(args, 0, node)?, integer(args, 1)), ", mod(c, 7) as i64");
         list_question!($count_below, "vec_count_below_", $suffix, "how many elements are less than a value.",
             "How many elements are less than x: a record's rank among the matching ones, the list unsorted or not holding x.",
-            [wire("v", Vector($ty)), wire("x", I64)], U64, U64,
+            [wire("v", Vector($ty)), wire("x", I64)], U64,
             |args, node| count_below(&elements(args, 0, node)?, integer(args, 1)), ", mod(b, 100) as i64");
         list_question!($intersect, "vec_intersect_count_", $suffix, "how many distinct values two lists share.",
             "How many distinct values appear in both lists (a repeated value counts once).",
-            [wire("a", Vector($ty)), wire("b", Vector($ty))], U64, U64,
+            [wire("a", Vector($ty)), wire("b", Vector($ty))], U64,
             |args, node| intersect_count(&elements(args, 0, node)?, &elements(args, 1, node)?),
             concat!(", ", corner_list_b!($suffix)));
         list_question!($set_eq, "vec_set_eq_", $suffix, "1 when two lists hold the same set of values.",
             "1 when both lists hold the same set of values, whatever their order or repetition, else 0.",
-            [wire("a", Vector($ty)), wire("b", Vector($ty))], U64, U64,
+            [wire("a", Vector($ty)), wire("b", Vector($ty))], U64,
             |args, node| set_eq(&elements(args, 0, node)?, &elements(args, 1, node)?),
             concat!(", ", corner_list_b!($suffix)));
     };
