@@ -462,29 +462,91 @@ pub const FULL_NAMES: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
-/// Appends words of lorem text from `x` to `s`: count in [min, max] by x,
-/// word i from xxh3 chained from x.
-fn lorem(s: &mut String, x: u64, min: u64, max: u64) {
-    let words = lorem_words();
-    let n = min + x % (max - min + 1);
+/// The lorem words as blocks of [`BLOCK`] bytes, so a sentence is written
+/// with one fixed-size copy a word (no length-dependent copy, no check
+/// per word) into a buffer, and handed to the text a buffer at a time.
+struct LoremBlocks {
+    /// Per word: a space and the word, padded with spaces.
+    spaced: Box<[[u8; BLOCK]]>,
+    /// Per word: the word with its first letter in upper case, padded.
+    capital: Box<[[u8; BLOCK]]>,
+    /// Per word: its length in bytes (the space not counted).
+    lens: Box<[u8]>,
+    /// The number of words, for `x mod len` without a division instruction.
+    count: StrengthReducedU64,
+}
+
+/// Bytes of a word's block: the longest word (14 bytes) and its space fit.
+const BLOCK: usize = 16;
+
+/// The bundled lorem words as blocks, made on first use. Each is ASCII and
+/// shorter than [`BLOCK`] (a test holds the list to that).
+fn lorem_blocks() -> &'static LoremBlocks {
+    static BLOCKS: OnceLock<LoremBlocks> = OnceLock::new();
+    BLOCKS.get_or_init(|| {
+        let words = lorem_words().values();
+        // Padded with spaces; a word past its room is cut (the test of the
+        // list keeps every word within it).
+        let block = |text: &[u8]| {
+            let mut b = [b' '; BLOCK];
+            let len = text.len().min(BLOCK);
+            b[..len].copy_from_slice(&text[..len]);
+            b
+        };
+        let capital = |w: &str| {
+            let mut b = block(w.as_bytes());
+            b[0] = b[0].to_ascii_uppercase();
+            b
+        };
+        LoremBlocks {
+            spaced: words.iter().map(|w| block(format!(" {w}").as_bytes())).collect(),
+            capital: words.iter().map(|w| capital(w)).collect(),
+            lens: words.iter().map(|w| w.len().min(BLOCK - 1) as u8).collect(),
+            count: StrengthReducedU64::new(words.len() as u64),
+        }
+    })
+}
+
+/// Bytes of the buffer a sentence is written through: a flush leaves room
+/// for one more block and the period.
+const SENTENCE_BUFFER: usize = 256;
+
+/// Appends words of lorem text from `x` to `s`: count in [min, min + span)
+/// by x, word i from xxh3 chained from x; the first capitalized, the
+/// sentence ended by a period.
+fn lorem(s: &mut String, x: u64, min: u64, span: StrengthReducedU64) {
+    let words = lorem_blocks();
+    let n = min + x % span;
     let mut h = x;
+    let mut buf = [0u8; SENTENCE_BUFFER];
+    let mut at = 0;
     for i in 0..n {
         h = xxh3_u64(h);
-        let w = words.pick(h);
+        let w = (h % words.count) as usize;
+        if at > SENTENCE_BUFFER - BLOCK - 1 {
+            push_ascii(s, &buf[..at]);
+            at = 0;
+        }
+        let len = usize::from(words.lens[w]);
         if i == 0 {
-            let mut cs = w.chars();
-            if let Some(c) = cs.next() {
-                s.extend(c.to_uppercase());
-                s.push_str(cs.as_str());
-            }
+            buf[at..at + BLOCK].copy_from_slice(&words.capital[w]);
+            at += len;
         } else {
-            s.push(' ');
-            s.push_str(w);
+            buf[at..at + BLOCK].copy_from_slice(&words.spaced[w]);
+            at += len + 1;
         }
     }
     if n > 0 {
-        s.push('.');
+        buf[at] = b'.';
+        at += 1;
     }
+    push_ascii(s, &buf[..at]);
+}
+
+/// Appends `bytes`, ASCII text (blocks of the word list), to `s`.
+#[inline]
+fn push_ascii(s: &mut String, bytes: &[u8]) {
+    s.push_str(std::str::from_utf8(bytes).unwrap_or_default());
 }
 
 /// A lorem ipsum text of about 93 KB (the size of upstream's bundled one):
@@ -500,7 +562,7 @@ pub fn lorem_text() -> &'static str {
             if i > 0 {
                 text.push(if i % 8 == 0 { '\n' } else { ' ' });
             }
-            lorem(&mut text, i, 4, 12);
+            lorem(&mut text, i, 4, StrengthReducedU64::new(9));
             i += 1;
         }
         text
@@ -527,7 +589,8 @@ pub const LOREM_SENTENCE: NodeDef = NodeDef {
     outputs: Outputs::One(Str),
     build: |c| {
         let (min, max) = word_bounds(c, "words")?;
-        Ok(to_text(move |x: u64, out: &mut String| lorem(out, x, min, max)))
+        let span = StrengthReducedU64::new(max - min + 1);
+        Ok(to_text(move |x: u64, out: &mut String| lorem(out, x, min, span)))
     },
     testing: Testing {
         samples: &[("min_words", Samples::U64(&[4, 0, 1])), ("max_words", Samples::U64(&[12, 20]))],
@@ -545,8 +608,9 @@ pub const LOREM_PARAGRAPH: NodeDef = NodeDef {
     outputs: Outputs::One(Str),
     build: |c| {
         let (min, max) = word_bounds(c, "sentences")?;
+        let (span, words) = (StrengthReducedU64::new(max - min + 1), StrengthReducedU64::new(9));
         Ok(to_text(move |x: u64, out: &mut String| {
-            let n = min + x % (max - min + 1);
+            let n = min + x % span;
             let base = xxh3_u64(x ^ 0x5851_f42d_4c95_7f2d);
             for i in 0..n {
                 if i > 0 {
@@ -554,7 +618,7 @@ pub const LOREM_PARAGRAPH: NodeDef = NodeDef {
                 }
                 // Each sentence from its own hash (a chain would make the
                 // next sentence this one shifted by a word).
-                lorem(out, xxh3_u64(base.wrapping_add(i)), 4, 12);
+                lorem(out, xxh3_u64(base.wrapping_add(i)), 4, words);
             }
         }))
     },
@@ -782,6 +846,46 @@ mod tests {
         assert!((share("IN") + share("CN") - 0.36).abs() < 0.03, "{} {}", share("IN"), share("CN"));
         assert!(share("US") > 0.035 && share("US") < 0.05, "{}", share("US"));
         assert_eq!((share("BV"), share("AQ"), share("HM")), (0.0, 0.0, 0.0));
+    }
+
+    /// Lorem text as the words' own strings give it: word by word, the
+    /// first capitalized, a period at the end (what the blocks must write).
+    fn lorem_by_words(x: u64, min: u64, max: u64) -> String {
+        let (words, mut s) = (lorem_words(), String::new());
+        let n = min + x % (max - min + 1);
+        let mut h = x;
+        for i in 0..n {
+            h = xxh3_u64(h);
+            let w = words.pick(h);
+            match i {
+                0 => s.extend(w.chars().next().map(|c| c.to_ascii_uppercase()).into_iter().chain(w.chars().skip(1))),
+                _ => s.extend([" ", w]),
+            }
+        }
+        if n > 0 {
+            s.push('.');
+        }
+        s
+    }
+
+    #[test]
+    fn lorem_words_fit_their_blocks() {
+        let words = lorem_words().values();
+        assert!(words.iter().all(|w| w.is_ascii() && w.len() < BLOCK && !w.is_empty()));
+    }
+
+    #[test]
+    fn lorem_blocks_write_the_words_text() {
+        // Sentence lengths around the buffer's flush, and past it many times.
+        for (min, max) in [(4, 12), (0, 3), (1, 1), (30, 40), (200, 260)] {
+            let span = StrengthReducedU64::new(max - min + 1);
+            for x in 0..300u64 {
+                let x = splitmix64(x);
+                let mut s = String::from("kept ");
+                lorem(&mut s, x, min, span);
+                assert_eq!(s, format!("kept {}", lorem_by_words(x, min, max)), "x={x} min={min} max={max}");
+            }
+        }
     }
 
     #[test]
