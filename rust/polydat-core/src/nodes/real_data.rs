@@ -889,6 +889,22 @@ mod tests {
     }
 
     #[test]
+    fn paragraphs_are_their_sentences() {
+        // Sentence i of a paragraph is lorem(xxh3(base + i), 4, 12), one
+        // space between sentences: counts below, at and past the default.
+        for (min, max) in [(3, 6), (0, 2), (4, 4), (5, 13)] {
+            for x in 0..200u64 {
+                let x = splitmix64(x);
+                let got = eval1(&LOREM_PARAGRAPH, &[Value::U64(min), Value::U64(max)], &[Value::U64(x)]);
+                let base = xxh3_u64(x ^ 0x5851_f42d_4c95_7f2d);
+                let sentences: Vec<String> =
+                    (0..min + x % (max - min + 1)).map(|i| lorem_by_words(xxh3_u64(base.wrapping_add(i)), 4, 12)).collect();
+                assert_eq!(got.as_str(), Some(sentences.join(" ").as_str()), "x={x} min={min} max={max}");
+            }
+        }
+    }
+
+    #[test]
     fn paragraph_sentences_are_independent() {
         // Each sentence is drawn from its own hash: the next one is not
         // this one shifted by a word (its first words this one's second and third).
