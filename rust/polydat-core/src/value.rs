@@ -361,14 +361,24 @@ pub fn push_display(out: &mut String, v: &Value) {
     }
 }
 
-/// Appends `bytes` as lower-case hex, two digits a byte.
+/// Appends `bytes` as lower-case hex, two digits a byte (written through
+/// a buffer a run of bytes at a time, not a character at a time).
 pub fn push_hex(out: &mut String, bytes: &[u8]) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    out.reserve(bytes.len() * 2);
-    for &b in bytes {
-        out.push(DIGITS[(b >> 4) as usize] as char);
-        out.push(DIGITS[(b & 15) as usize] as char);
+    let mut buf = [0u8; 128];
+    for run in bytes.chunks(buf.len() / 2) {
+        for (pair, &b) in buf.chunks_exact_mut(2).zip(run) {
+            pair.copy_from_slice(&hex_pair(b));
+        }
+        // Hex digits are ASCII.
+        out.push_str(std::str::from_utf8(&buf[..2 * run.len()]).unwrap_or_default());
     }
+}
+
+/// The two lower-case hex digits of `b`, the high one first.
+#[inline]
+pub fn hex_pair(b: u8) -> [u8; 2] {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    [DIGITS[usize::from(b >> 4)], DIGITS[usize::from(b & 15)]]
 }
 
 /// The attribution form used in error messages: `U64(5)`, `F64(1.5)`,
@@ -412,6 +422,17 @@ impl fmt::Display for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_is_two_digits_a_byte_past_a_run() {
+        let bytes: Vec<u8> = (0..=255u8).chain(0..=255).collect();
+        for len in [0, 1, 63, 64, 65, 512] {
+            let mut s = String::from("kept ");
+            push_hex(&mut s, &bytes[..len]);
+            let want: String = bytes[..len].iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(s, format!("kept {want}"));
+        }
+    }
 
     #[test]
     fn same_is_bit_exact() {

@@ -10,10 +10,14 @@
 //! national check digits (Belgium's, Portugal's, ...) are not computed: the
 //! BBAN is drawn at random in its shape.
 
+use crate::node::by_bytes::OutRef;
+use crate::node::kit::Out;
 use crate::node::kit_text::scalar_str_map;
-use crate::node::{wire, NodeDef, Outputs, Testing};
+use crate::node::{limit, wire, NodeDef, NodeError, Outputs, Testing};
 use crate::nodes::hash::xxh3_u64;
-use crate::types::PortType::{Str, U64};
+use crate::types::PortType::{self, Str, U64};
+use crate::value::Value;
+use std::sync::OnceLock;
 
 /// Per country (ISO 3166-1 alpha-2, sorted), the shape of its BBAN as the
 /// IBAN registry writes it: runs of a count and a class, `n` digits, `a`
@@ -59,9 +63,48 @@ pub const BBAN_SHAPES: &[(&str, &str)] = &[
     ("VA", "3n15n"),
 ];
 
-/// The BBAN shape of `country`, if the registry table has it.
-fn shape_of(country: &str) -> Option<&'static str> {
-    BBAN_SHAPES.binary_search_by(|(code, _)| (*code).cmp(country)).ok().map(|i| BBAN_SHAPES[i].1)
+/// A BBAN shape spelled out: the class (`n`, `a` or `c`) of each character.
+struct Classes {
+    classes: [u8; MAX_IBAN - 4],
+    len: usize,
+}
+
+impl Classes {
+    /// The classes of `shape` (runs of a count and a class).
+    fn of(shape: &str) -> Classes {
+        let (mut classes, mut len, mut count) = ([b'n'; MAX_IBAN - 4], 0, 0usize);
+        for byte in shape.bytes() {
+            if byte.is_ascii_digit() {
+                count = count * 10 + usize::from(byte - b'0');
+                continue;
+            }
+            let end = (len + count).min(classes.len());
+            classes[len..end].fill(byte);
+            len = end;
+            count = 0;
+        }
+        Classes { classes, len }
+    }
+
+    /// The classes of `country`'s BBAN: a country code of two upper-case
+    /// letters is looked up by its letters (the shapes are spelled out on
+    /// first use), not searched for.
+    fn of_country(country: &str) -> Option<&'static Classes> {
+        static BY_CODE: OnceLock<Vec<Option<Classes>>> = OnceLock::new();
+        let &[first, second] = country.as_bytes() else { return None };
+        if !first.is_ascii_uppercase() || !second.is_ascii_uppercase() {
+            return None;
+        }
+        let by_code = BY_CODE.get_or_init(|| {
+            let mut by_code: Vec<Option<Classes>> = (0..26 * 26).map(|_| None).collect();
+            for (code, shape) in BBAN_SHAPES {
+                let code = code.as_bytes();
+                by_code[usize::from(code[0] - b'A') * 26 + usize::from(code[1] - b'A')] = Some(Classes::of(shape));
+            }
+            by_code
+        });
+        by_code[usize::from(first - b'A') * 26 + usize::from(second - b'A')].as_ref()
+    }
 }
 
 /// The characters of a class: `n` digits, `a` upper-case letters, `c` both.
@@ -84,32 +127,22 @@ const MAX_IBAN: usize = 34;
 /// returning its length: each character a digit of a hash chained from `x`
 /// in the radix of its class (a fresh hash every ten characters, so every
 /// character is drawn from at least 12 bits).
-fn write_bban(out: &mut [u8], shape: &str, x: u64) -> usize {
+fn write_bban(out: &mut [u8], shape: &Classes, x: u64) -> usize {
     let mut h = xxh3_u64(x);
     let mut drawn = 0;
-    let mut count = 0usize;
-    let mut len = 0;
-    for byte in shape.bytes() {
-        if byte.is_ascii_digit() {
-            count = count * 10 + usize::from(byte - b'0');
-            continue;
+    for (char, &class) in out.iter_mut().zip(&shape.classes[..shape.len]) {
+        if drawn == 10 {
+            h = xxh3_u64(h);
+            drawn = 0;
         }
-        for _ in 0..count {
-            if drawn == 10 {
-                h = xxh3_u64(h);
-                drawn = 0;
-            }
-            out[len] = match byte {
-                b'n' => draw::<10, 0>(&mut h),
-                b'a' => draw::<26, 10>(&mut h),
-                _ => draw::<36, 0>(&mut h),
-            };
-            len += 1;
-            drawn += 1;
-        }
-        count = 0;
+        *char = match class {
+            b'n' => draw::<10, 0>(&mut h),
+            b'a' => draw::<26, 10>(&mut h),
+            _ => draw::<36, 0>(&mut h),
+        };
+        drawn += 1;
     }
-    len
+    shape.len
 }
 
 /// The ISO 13616 check digits of `bban` in `country` (both digits and
@@ -137,10 +170,35 @@ fn check_digits_of(country: &[u8], bban: &[u8]) -> u32 {
     98 - (rest % 97) as u32
 }
 
+/// An IBAN's characters, written in place (no allocation per value).
+#[derive(Debug)]
+pub struct IbanText {
+    number: [u8; MAX_IBAN],
+    len: usize,
+}
+
+impl IbanText {
+    /// The IBAN as text.
+    pub fn as_str(&self) -> &str {
+        // Country codes, digits and upper-case letters are ASCII.
+        std::str::from_utf8(&self.number[..self.len]).unwrap_or_default()
+    }
+}
+
+impl Out for IbanText {
+    const TYPE: PortType = Str;
+    fn into_out(self) -> Result<Value, NodeError> {
+        limit::shared_str(self.as_str()).map(Value::Str)
+    }
+    fn out_ref(&self) -> OutRef<'_> {
+        OutRef::Text(self.as_str())
+    }
+}
+
 /// An IBAN of `country` drawn from `x` (electronic form: no spaces), or
 /// the failure naming the countries known.
-pub fn iban(x: u64, country: &str) -> Result<String, String> {
-    let Some(shape) = shape_of(country) else {
+pub fn iban(x: u64, country: &str) -> Result<IbanText, String> {
+    let Some(shape) = Classes::of_country(country) else {
         let known: Vec<&str> = BBAN_SHAPES.iter().map(|(code, _)| *code).collect();
         return Err(format!("iban_for: no IBAN format for country {country:?} (known: {})", known.join(", ")));
     };
@@ -150,7 +208,7 @@ pub fn iban(x: u64, country: &str) -> Result<String, String> {
     number[..2].copy_from_slice(country.as_bytes());
     number[2] = b'0' + (check / 10) as u8;
     number[3] = b'0' + (check % 10) as u8;
-    std::str::from_utf8(&number[..len]).map(str::to_string).map_err(|_| "internal: an IBAN is ASCII".to_string())
+    Ok(IbanText { number, len })
 }
 
 /// `iban_for`: an IBAN of the given country, its BBAN drawn from the input.
@@ -231,19 +289,19 @@ mod tests {
         assert!(BBAN_SHAPES.windows(2).all(|w| w[0].0 < w[1].0), "sorted for the binary search");
         for (country, length) in lengths {
             for x in [0u64, 1, 42, u64::MAX] {
-                let number = iban(x, country).unwrap();
+                let number = iban(x, country).unwrap().as_str().to_string();
                 assert_eq!(number.len(), length, "{number}");
                 assert!(number.starts_with(country));
                 assert_eq!(remainder(&number), 1, "{number}");
                 assert!(number.chars().all(|c| c.is_ascii_digit() || c.is_ascii_uppercase()));
             }
         }
-        let gb = iban(7, "GB").unwrap();
+        let gb = iban(7, "GB").unwrap().as_str().to_string();
         assert!(
             gb[4..8].chars().all(|c| c.is_ascii_uppercase()) && gb[8..].chars().all(|c| c.is_ascii_digit()),
             "{gb}"
         );
-        assert_ne!(iban(1, "DE").unwrap(), iban(2, "DE").unwrap());
+        assert_ne!(iban(1, "DE").unwrap().as_str(), iban(2, "DE").unwrap().as_str());
         // The worked example of the IBAN registry: GB82 WEST 1234 5698 7654 32.
         assert_eq!(check_digits("GB", "WEST12345698765432"), 82);
     }
@@ -252,5 +310,21 @@ mod tests {
     fn an_unknown_country_fails_naming_the_known_ones() {
         let e = iban(0, "US").unwrap_err();
         assert!(e.starts_with("iban_for: no IBAN format for country \"US\" (known: AD, AT, BE,"), "{e}");
+        // Codes of another case, length or alphabet are looked up as unknown.
+        for code in ["de", "De", "DEU", "D", "", "1E", "DÉ", "É"] {
+            let e = iban(0, code).unwrap_err();
+            assert!(e.starts_with(&format!("iban_for: no IBAN format for country {code:?}")), "{e}");
+        }
+    }
+
+    #[test]
+    fn shapes_spell_out_their_runs() {
+        let fr = Classes::of("5n5n11c2n");
+        assert_eq!(std::str::from_utf8(&fr.classes[..fr.len]), Ok("nnnnnnnnnncccccccccccnn"));
+        // Every country's spelled-out shape is its IBAN's length less four.
+        for (code, shape) in BBAN_SHAPES {
+            let runs: usize = shape.split(char::is_alphabetic).filter_map(|n| n.parse::<usize>().ok()).sum();
+            assert_eq!(Classes::of_country(code).map(|c| c.len), Some(runs), "{code}");
+        }
     }
 }

@@ -20,19 +20,17 @@ const DIGITS_PER_HASH: u32 = 19;
 /// The Luhn check digit of `digits` (ASCII digits, the check digit not
 /// among them).
 pub fn luhn_check_digit(digits: &[u8]) -> u8 {
-    let sum: u32 = digits
-        .iter()
-        .rev()
-        .enumerate()
-        .map(|(i, &d)| {
-            let v = u32::from(d - b'0');
-            match i % 2 {
-                0 if v > 4 => 2 * v - 9,
-                0 => 2 * v,
-                _ => v,
-            }
-        })
-        .sum();
+    /// A digit doubled, its two digits summed when above 9.
+    const DOUBLED: [u32; 10] = [0, 2, 4, 6, 8, 1, 3, 5, 7, 9];
+    let digit = |d: u8| usize::from(d.wrapping_sub(b'0')).min(9);
+    let mut from_right = digits.iter().rev();
+    let mut sum = 0;
+    while let Some(&doubled) = from_right.next() {
+        sum += DOUBLED[digit(doubled)];
+        if let Some(&kept) = from_right.next() {
+            sum += digit(kept) as u32;
+        }
+    }
     ((10 - sum % 10) % 10) as u8
 }
 
@@ -53,7 +51,8 @@ fn push_luhn_number(out: &mut String, x: u64, prefix: &[u8], length: usize) {
         left -= 1;
     }
     digits[length - 1] = b'0' + luhn_check_digit(&digits[..length - 1]);
-    out.extend(digits[..length].iter().map(|&d| char::from(d)));
+    // Digits are ASCII.
+    out.push_str(std::str::from_utf8(&digits[..length]).unwrap_or_default());
 }
 
 /// `luhn_number`: a number of `length` digits starting with `prefix`, the
@@ -135,6 +134,22 @@ mod tests {
         assert!(number("4", 16, 12345).starts_with("454321000000000"));
         // Past 19 digits a fresh hash gives more.
         assert_ne!(&number("", 40, 7)[19..39], "00000000000000000000");
+    }
+
+    #[test]
+    fn check_digits_make_every_length_valid() {
+        // Odd and even lengths: the doubled digits start from the right.
+        let mut h = 1u64;
+        for len in 0..40 {
+            for _ in 0..25 {
+                let digits: String = (0..len).map(|_| {
+                    h = xxh3_u64(h);
+                    char::from(b'0' + (h % 10) as u8)
+                }).collect();
+                let check = char::from(b'0' + luhn_check_digit(digits.as_bytes()));
+                assert!(valid(&format!("{digits}{check}")), "{digits}{check}");
+            }
+        }
     }
 
     #[test]

@@ -209,12 +209,18 @@ fn push_uuid(s: &mut String, x: u64) {
     b[8..].copy_from_slice(&h2.to_le_bytes());
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
-    for (i, byte) in b.iter().enumerate() {
+    // Written into its 36 bytes, the dashes in place, then copied once.
+    let mut text = [b'-'; 36];
+    let mut at = 0;
+    for (i, &byte) in b.iter().enumerate() {
         if matches!(i, 4 | 6 | 8 | 10) {
-            s.push('-');
+            at += 1;
         }
-        crate::value::push_hex(s, std::slice::from_ref(byte));
+        text[at..at + 2].copy_from_slice(&crate::value::hex_pair(byte));
+        at += 2;
     }
+    // Hex digits and dashes are ASCII.
+    s.push_str(std::str::from_utf8(&text).unwrap_or_default());
 }
 
 /// `hashed_uuid`: A deterministic version-4 UUID string built from two chained xxh3 hashes of x.
