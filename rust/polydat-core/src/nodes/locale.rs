@@ -184,18 +184,25 @@ pub fn entry_pick(entry: &str) -> Option<Result<Arc<dyn StrPick>, String>> {
 /// come from a hash chain started at xxh3(`x`), one hash for each run of
 /// up to eight placeholders.
 pub fn fill_placeholders(pattern: &str, x: u64, out: &mut String) {
+    // The placeholders are ASCII, so a byte of one is never inside another
+    // character, and an ASCII byte in its place keeps the text UTF-8: the
+    // pattern is copied, filled in place and copied out once.
+    let mut buf = [0u8; 64];
+    let mut long = Vec::new();
+    let filled = match buf.get_mut(..pattern.len()) {
+        Some(short) => short,
+        None => {
+            long.extend_from_slice(pattern.as_bytes());
+            &mut long[..]
+        }
+    };
+    filled.copy_from_slice(pattern.as_bytes());
     let mut h = x;
     let mut left = 0u32;
-    out.reserve(pattern.len());
-    // The placeholders are ASCII, so a byte of one is never inside another
-    // character: the text between them is copied a slice at a time.
-    let mut rest = pattern;
-    while let Some(at) = rest.bytes().position(|b| matches!(b, b'#' | b'%' | b'$' | b'?')) {
-        if at > 0 {
-            out.push_str(&rest[..at]);
+    for byte in filled.iter_mut() {
+        if !matches!(*byte, b'#' | b'%' | b'$' | b'?') {
+            continue;
         }
-        let kind = rest.as_bytes()[at];
-        rest = &rest[at + 1..];
         if left == 0 {
             h = xxh3_u64(h);
             left = 8;
@@ -203,17 +210,17 @@ pub fn fill_placeholders(pattern: &str, x: u64, out: &mut String) {
         // Each placeholder takes one byte of the hash (the small bias of a
         // byte mod 10 or 26 is below what a test of the shapes would see).
         // Each arm divides by a constant: no division instruction.
-        let byte = (h & 0xff) as u8;
-        out.push(char::from(match kind {
-            b'#' => b'0' + byte % 10,
-            b'%' => b'1' + byte % 9,
-            b'$' => b'2' + byte % 8,
-            _ => b'A' + byte % 26,
-        }));
+        let drawn = (h & 0xff) as u8;
+        *byte = match *byte {
+            b'#' => b'0' + drawn % 10,
+            b'%' => b'1' + drawn % 9,
+            b'$' => b'2' + drawn % 8,
+            _ => b'A' + drawn % 26,
+        };
         h >>= 8;
         left -= 1;
     }
-    out.push_str(rest);
+    out.push_str(std::str::from_utf8(filled).unwrap_or_default());
 }
 
 /// `locale_words`: an entry of one of a locale's word lists, placeholders filled.
@@ -351,6 +358,45 @@ mod tests {
             let b = out.as_bytes();
             assert!(b[1].is_ascii_digit() && (b'1'..=b'9').contains(&b[2]) && (b'2'..=b'9').contains(&b[3]), "{out}");
             assert!(b[6].is_ascii_uppercase() && b[7].is_ascii_uppercase() && b[9..].iter().all(u8::is_ascii_digit));
+        }
+    }
+
+    /// Placeholders filled a character at a time, as the text's own
+    /// characters give them (what the in-place fill must write).
+    fn fill_by_chars(pattern: &str, x: u64) -> String {
+        let (mut h, mut left, mut out) = (x, 0u32, String::new());
+        for c in pattern.chars() {
+            if !matches!(c, '#' | '%' | '$' | '?') {
+                out.push(c);
+                continue;
+            }
+            if left == 0 {
+                h = xxh3_u64(h);
+                left = 8;
+            }
+            let drawn = (h & 0xff) as u8;
+            out.push(char::from(match c {
+                '#' => b'0' + drawn % 10,
+                '%' => b'1' + drawn % 9,
+                '$' => b'2' + drawn % 8,
+                _ => b'A' + drawn % 26,
+            }));
+            h >>= 8;
+            left -= 1;
+        }
+        out
+    }
+
+    #[test]
+    fn placeholders_fill_in_place_as_character_by_character() {
+        let long = "+49 (0#) ####-####, Straße ?? ".repeat(5);
+        let patterns = ["", "#", "no placeholder", "Müller-# ü?", "(#%$) ??-#########", "##########", long.as_str()];
+        for pattern in patterns {
+            for x in 0..300u64 {
+                let mut out = String::from("kept ");
+                fill_placeholders(pattern, x, &mut out);
+                assert_eq!(out, format!("kept {}", fill_by_chars(pattern, x)), "{pattern:?} x={x}");
+            }
         }
     }
 
