@@ -142,10 +142,12 @@ mod tests {
         let mut h = 1u64;
         for len in 0..40 {
             for _ in 0..25 {
-                let digits: String = (0..len).map(|_| {
-                    h = xxh3_u64(h);
-                    char::from(b'0' + (h % 10) as u8)
-                }).collect();
+                let digits: String = (0..len)
+                    .map(|_| {
+                        h = xxh3_u64(h);
+                        char::from(b'0' + (h % 10) as u8)
+                    })
+                    .collect();
                 let check = char::from(b'0' + luhn_check_digit(digits.as_bytes()));
                 assert!(valid(&format!("{digits}{check}")), "{digits}{check}");
             }

@@ -897,8 +897,9 @@ mod tests {
                 let x = splitmix64(x);
                 let got = eval1(&LOREM_PARAGRAPH, &[Value::U64(min), Value::U64(max)], &[Value::U64(x)]);
                 let base = xxh3_u64(x ^ 0x5851_f42d_4c95_7f2d);
-                let sentences: Vec<String> =
-                    (0..min + x % (max - min + 1)).map(|i| lorem_by_words(xxh3_u64(base.wrapping_add(i)), 4, 12)).collect();
+                let sentences: Vec<String> = (0..min + x % (max - min + 1))
+                    .map(|i| lorem_by_words(xxh3_u64(base.wrapping_add(i)), 4, 12))
+                    .collect();
                 assert_eq!(got.as_str(), Some(sentences.join(" ").as_str()), "x={x} min={min} max={max}");
             }
         }
