@@ -176,8 +176,82 @@ def test_locale_picks_are_picked_where_they_are_printed() -> None:
     assert _fired(polydat.compile(LOCALE, fusion=False)) == []
 
 
-# The fused programs of this file: a weighted pick's and a locale pick's.
-FUSED_PROGRAMS = [pytest.param("WEIGHTED", id="weighted"), pytest.param("LOCALE", id="locale")]
+# Text maps over picks (an email's lowered, stripped names; an `if`
+# between two lists, as a locale's first name is), made once on the lists
+# when the program is built: read elsewhere too, nested in a sentence,
+# a capture group's replacement holding an entry's separators.
+MAPPED = """
+input key: u64
+h := hash(key ^ 5)
+given := if hash(key ^ 9) % 2 == 0 { locale_words(h, "de_DE", "first_female") } else { locale_words(h, "de_DE", "first_male") }
+strip(name: str) -> (text: str) := {
+    text := regex_replace(str_lower(name), "[ ']", "")
+}
+login := printf("{}.{}@{}", strip(given), strip(locale_words(key, "fr_FR", "last")), str_upper(city_names(key)))
+shout := str_upper(locale_places(hash(key), "ja_JP", "city"))
+swapped := regex_replace(street_names(key), "(\\w+) (\\w+)", "$2, $1;%(")
+seen := str_lower(last_names(key))
+again := "{seen}/{str_lower(first_names_all(seen_key))}"
+seen_key := hash(key)
+"""
+
+MAPPED_OUTPUTS = ["given", "login", "shout", "swapped", "seen", "again"]
+
+
+def test_text_maps_over_picks_are_applied_to_the_lists() -> None:
+    prog = polydat.compile(MAPPED)
+    rules = [e["message"].split(":")[0] for e in prog.events if e["kind"] == "FusionApplied"]
+    for rule in ("select_of_picks", "str_lower_of_pick", "str_upper_of_pick", "regex_replace_of_pick"):
+        assert rule in rules, (rule, rules)
+    ops = [s["op"] for s in prog.explain_data()["steps"]]
+    # No map is left to run at each row, nor a pick under one.
+    for op in ("str_lower", "str_upper", "regex_replace", "select_str", "locale_words", "last_names"):
+        assert op not in ops, (op, ops)
+    # `given` (an output) is a choice between two lists, and `login` makes
+    # the same choice between the two lists mapped at build.
+    assert ops.count("__pick_either") == 2 and "__pick_entry" in ops, ops
+    # A lowered or raised pick is printed in place; one through
+    # `regex_replace` (which checks the size limit at each row) is a step.
+    assert "str_upper(city_names)" in ",".join(_fired(prog))
+    messages = ",".join(e["message"] for e in prog.events)
+    assert 'regex_replace(str_lower(locale_words(fr_FR;last));[ \'];)' in messages, messages
+
+
+def test_a_choice_whose_branch_can_fail_is_not_fused() -> None:
+    # The branch not taken is not evaluated: its division by zero must not
+    # fail the row, so the two picks stay under the select.
+    source = """
+input key: u64
+out := if key % 2 == 0 { last_names(100 / (key % 3)) } else { first_names_all(key) }
+"""
+    prog = polydat.compile(source)
+    assert not any(e["message"].startswith("select_of_picks") for e in prog.events)
+    want = polydat.compile(source, fusion=False).generate(range(1, 40, 2), format="arrow")
+    assert prog.generate(range(1, 40, 2), format="arrow").equals(want)
+
+
+def test_the_size_limit_fails_a_mapped_pick_as_the_map() -> None:
+    # regex_replace checks its text against the limit, str_lower does not:
+    # the fused pick fails the rows the maps fail, and only those.
+    source = 'input key: u64\nout := str_lower(regex_replace(last_names(key), "^(...).*", "$1$1"))'
+    before = polydat.max_value_bytes()
+    try:
+        polydat.set_max_value_bytes(5)
+        for fusion in (True, False):
+            for engine in ("p1", "p2", "p3"):
+                prog = polydat.compile(source, engine=engine, fusion=fusion)
+                with pytest.raises(polydat.PolydatError, match="exceeds the limit of 5 bytes"):
+                    prog.generate(range(100))
+        polydat.set_max_value_bytes(6)
+        want = polydat.compile(source, fusion=False).generate(range(2000), format="arrow")
+        assert polydat.compile(source).generate(range(2000), format="arrow").equals(want)
+    finally:
+        polydat.set_max_value_bytes(before)
+
+
+# The fused programs of this file: a weighted pick's, a locale pick's and mapped picks'.
+FUSED_PROGRAMS = [pytest.param("WEIGHTED", id="weighted"), pytest.param("LOCALE", id="locale"),
+                  pytest.param("MAPPED", id="mapped")]
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -199,5 +273,5 @@ def test_fused_picks_agree_on_every_engine_row_by_row(name: str) -> None:
 
 
 def test_a_direct_call_with_an_unknown_locale_pick_is_a_clear_error() -> None:
-    with pytest.raises(polydat.CompileError, match="is not a locale pick printed as it is"):
+    with pytest.raises(polydat.CompileError, match="is not a word-list node or a locale pick printed as it is"):
         polydat.compile('input key: u64\nout := __printf_words("{}", "locale_places(en_US;postcode)", key)')

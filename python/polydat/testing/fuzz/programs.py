@@ -65,6 +65,8 @@ _BUILT_BY_SYNTAX = {
     "__const_capture": "a const binding",
     "__tile": "a tile declaration",
     "__printf_words": "an interpolated string over word-list calls, fused",
+    "__pick_entry": "a text map over a word-list call, fused",
+    "__pick_either": "an if between two word-list calls, fused",
 }
 """Internal nodes the generator reaches through syntax rather than a call."""
 

@@ -20,7 +20,8 @@ use super::pass::{Pass, PassContext};
 use crate::error::CompileError;
 use crate::node::{NodeDef, Purity, Ty};
 use crate::nodes::convert::LITERAL_OP;
-use crate::nodes::{arith, decimal, format, hash, lerp, locale, real_data, string, weighted};
+use crate::nodes::entries::{self, PICK_EITHER, PICK_ENTRY, PRINTF_WORDS};
+use crate::nodes::{arith, bitwise, compare, decimal, format, hash, lerp, locale, real_data, regex, string, weighted};
 use crate::program::events::{CompileEvent, EventKind};
 use crate::program::explain::literal_text;
 use crate::program::Program;
@@ -282,13 +283,64 @@ pub static CATALOG: &[FusionRule] = &[
         ],
     },
     FusionRule {
+        name: "select_of_picks",
+        priority: 45,
+        doc: "select_str(c, pick_a(a), pick_b(b)) -> __pick_either(c, a, b, entry_a, entry_b) for picks a pick entry names (a word list, a locale's list or city, weighted_strings, or a list mapped at build), when a and b are made by nodes that cannot fail or be None (hash, hash_range, u64_xor, literals, inputs): the branch not taken made no pick and now makes none either",
+        root: compare::SELECT_STR.name,
+        at_interior: false,
+        matcher: select_of_picks,
+        replacement: |m| same_holes(&PICK_EITHER, m),
+        witnesses: &[
+            "out := select_str(mod(hash(x), 2), locale_words(hash(x), \"de_DE\", \"first_female\"), locale_words(hash(u64_xor(x, 7)), \"de_DE\", \"first_male\"))",
+            "out := select_str(x, first_names_all(x), str_lower(last_names(hash(x))))",
+        ],
+    },
+    FusionRule {
+        name: "str_lower_of_pick",
+        priority: 46,
+        doc: "str_lower(pick(x)) -> __pick_entry(x, \"str_lower(entry)\") for a pick of a list (a word list, a locale's city or list without placeholders, or such a list mapped): the list is mapped once, when the node is built; str_lower(__pick_either(..)) maps both of its entries",
+        root: string::STR_LOWER.name,
+        at_interior: false,
+        matcher: text_map_of_pick,
+        replacement: mapped_pick,
+        witnesses: &[
+            "out := str_lower(last_names(hash(x)))",
+            "out := str_lower(locale_words(x, \"de_DE\", \"last\"))",
+            "out := str_lower(select_str(mod(x, 3), locale_places(x, \"fr_FR\", \"city\"), first_names_male(x)))",
+        ],
+    },
+    FusionRule {
+        name: "str_upper_of_pick",
+        priority: 46,
+        doc: "str_upper(pick(x)) -> __pick_entry(x, \"str_upper(entry)\"), as str_lower_of_pick",
+        root: string::STR_UPPER.name,
+        at_interior: false,
+        matcher: text_map_of_pick,
+        replacement: mapped_pick,
+        witnesses: &["out := str_upper(locale_words(hash(x), \"de_DE\", \"first_female\"))", "out := str_upper(city_names(x))"],
+    },
+    FusionRule {
+        name: "regex_replace_of_pick",
+        priority: 46,
+        doc: "regex_replace(pick(x), pattern, replacement) -> __pick_entry(x, \"regex_replace(entry;pattern;replacement)\"), as str_lower_of_pick (a pattern that does not compile leaves the node to fail as itself)",
+        root: regex::REGEX_REPLACE.name,
+        at_interior: false,
+        matcher: text_map_of_pick,
+        replacement: mapped_pick,
+        witnesses: &[
+            "out := regex_replace(str_lower(locale_words(hash(x), \"de_DE\", \"last\")), \"[ ']\", \"\")",
+            "out := regex_replace(street_names(x), \"(\\\\w+) (\\\\w+)\", \"$2, $1;%(\")",
+            "out := printf(\"{}.{}@x\", regex_replace(str_lower(select_str(hash_range(x, 2), locale_words(hash(x), \"fr_FR\", \"first_female\"), locale_words(hash(x), \"fr_FR\", \"first_male\"))), \"[ ']\", \"\"), regex_replace(str_lower(locale_words(x, \"fr_FR\", \"last\")), \"[ ']\", \"\"))",
+        ],
+    },
+    FusionRule {
         name: "printf_word_picks",
         priority: 50,
-        doc: "printf(fmt, .., list(x), ..) -> __printf_words(fmt, \"..,list,..\", .., x, ..) for word-list nodes `list` (pure, not volatile, not named by a modified binding such as const), str_lower(list(x)) -> entry str_lower(list), picked from the list in lower case,, weighted_strings(x, spec) -> entry weighted_strings(spec), and locale_places(x, locale, city|region) and locale_words(x, locale, list) of a list without placeholders -> entry locale_places(locale;column) or locale_words(locale;list): the word is picked where it is printed; the pick, when something else reads it, stays",
+        doc: "printf(fmt, .., pick(x), ..) -> __printf_words(fmt, \"..,entry,..\", .., x, ..) for a pick a pick entry names: a word-list node (pure, not volatile, not named by a modified binding such as const), weighted_strings(x, spec), a locale's city, region or list without placeholders (locale_places, locale_words), or a __pick_entry (a list mapped at build): the word is picked where it is printed; the pick, when something else reads it, stays",
         root: "printf",
         at_interior: false,
         matcher: word_picks,
-        replacement: |m| same_holes(&real_data::PRINTF_WORDS, m),
+        replacement: |m| same_holes(&PRINTF_WORDS, m),
         witnesses: &[
             "out := printf(\"{} {}\", first_names_all(hash(x)), last_names(x))",
             "out := printf(\"{:>12}|{}|{:<4}|{:05}\", city_names(x), x, state_codes(hash(x)), x)",
@@ -594,58 +646,143 @@ fn decimal_cast_times_literal(graph: &Graph, n: usize) -> Option<Match> {
     })
 }
 
-/// `printf`'s wires with each word-list pick (or pick in lower case,
-/// `str_lower(list(x))`) replaced by the pick's own input, and the list
-/// entries (empty for a wire kept), when at least one wire is such a pick. A pick is taken when it is pure and not volatile,
-/// and no `const` (or other modified) binding names it: that binding's
-/// value is not the pick's value now. The picks are not swallowed: one
-/// that something else reads stays.
+/// The pick entry ([`entries`]) of the pick behind wire `w`, and the
+/// pick's input, when the node is a pick one names: pure, not volatile, not
+/// a capture and not named by a modified binding (that binding's value is
+/// not the pick's value now).
+fn pick_entry(graph: &Graph, modified: &[bool], w: Wire) -> Option<(String, Wire)> {
+    let Wire::Node(p, 0) = w else { return None };
+    let node = Some(&graph.nodes[p as usize])
+        .filter(|n| !modified[p as usize] && n.def.purity == Purity::Pure && !n.volatile && !n.capture)?;
+    let name = node.def.name;
+    let text = |i: usize| node.consts.get(i)?.as_str();
+    let entry = if real_data::word_list(name).is_some() {
+        name.to_string()
+    } else if name == weighted::WEIGHTED_STRINGS.name {
+        // A spec that does not build leaves the fused node unbuilt, so the
+        // rule does not fire and the pick fails as itself.
+        entries::weighted_entry(text(0)?)
+    } else if name == PICK_ENTRY.name {
+        text(0)?.to_string()
+    } else if name == locale::LOCALE_WORDS.name || name == locale::LOCALE_PLACES.name {
+        // A locale's city, region or plain list entry (one with no
+        // placeholder to fill): the pick is printed as it is.
+        let (locale_name, what) = (text(0)?, text(1)?);
+        locale::printed_pick(name, locale_name, what)?;
+        entries::locale_entry(name, locale_name, what)
+    } else {
+        return None;
+    };
+    (node.wires.len() == 1).then(|| (entry, node.wires[0]))
+}
+
+/// The entries of the picks behind wire `w` seen through text maps
+/// (`str_lower`, `str_upper`, `regex_replace`, at most `depth` of them),
+/// and the wires they read: a pick's entry ([`pick_entry`]) and its input,
+/// or a [`PICK_EITHER`]'s two entries and its three wires, each entry with
+/// the maps applied ([`entries::mapped_entry`]). The maps are not
+/// swallowed: one that something else reads stays.
+fn mapped_picks(graph: &Graph, modified: &[bool], w: Wire, depth: usize) -> Option<(Vec<String>, Vec<Wire>)> {
+    if let Some((entry, x)) = pick_entry(graph, modified, w) {
+        return Some((vec![entry], vec![x]));
+    }
+    let Wire::Node(p, 0) = w else { return None };
+    let node = Some(&graph.nodes[p as usize])
+        .filter(|n| !modified[p as usize] && n.def.purity == Purity::Pure && !n.volatile && !n.capture)?;
+    if node.def.name == PICK_EITHER.name {
+        let entries = node.consts.iter().map(|e| e.as_str().map(str::to_string)).collect::<Option<_>>()?;
+        return Some((entries, node.wires.clone()));
+    }
+    let &[inner] = &node.wires[..] else { return None };
+    let (entries, wires) = mapped_picks(graph, modified, inner, depth.checked_sub(1)?)?;
+    let entries =
+        entries.iter().map(|e| entries::mapped_entry(node.def.name, &node.consts, e)).collect::<Option<_>>()?;
+    Some((entries, wires))
+}
+
+/// Text maps a chain may hold before it is left alone.
+const MAP_DEPTH: usize = 8;
+
+/// The one pick behind wire `w` through text maps ([`mapped_picks`]): its
+/// entry and its input.
+fn single_pick(graph: &Graph, modified: &[bool], w: Wire) -> Option<(String, Wire)> {
+    match mapped_picks(graph, modified, w, MAP_DEPTH)? {
+        (mut entries, wires) if entries.len() == 1 && wires.len() == 1 => Some((entries.pop()?, wires[0])),
+        _ => None,
+    }
+}
+
+/// `printf`'s wires with each pick an entry names (through text maps)
+/// replaced by the pick's own input, and the entries (empty for a wire
+/// kept), when at least one wire is such a pick. The picks are not
+/// swallowed: one that something else reads stays.
 fn word_picks(graph: &Graph, modified: &[bool], n: usize) -> Option<Match> {
     let node = &graph.nodes[n];
-    // The node behind `w` when it is pure, not volatile, not a capture and
-    // not named by a modified binding.
-    let usable = |w: Wire| match w {
-        Wire::Node(p, 0) if !modified[p as usize] => {
-            Some(&graph.nodes[p as usize]).filter(|p| p.def.purity == Purity::Pure && !p.volatile && !p.capture)
-        }
-        _ => None,
-    };
-    let pick = |w: Wire| usable(w).filter(|p| real_data::word_list(p.def.name).is_some());
-    // A weighted pick (one whose spec does not build leaves the fused node
-    // unbuilt, so the rule does not fire and the pick fails as itself).
-    let weighted = |w: Wire| {
-        let node = usable(w).filter(|n| n.def.name == weighted::WEIGHTED_STRINGS.name)?;
-        let spec = node.consts.first()?.as_str()?;
-        Some((real_data::weighted_entry(spec), node.wires[0]))
-    };
-    // A locale's city, region or plain list entry (one with no placeholder
-    // to fill): the pick is printed as it is.
-    let locale_pick = |w: Wire| {
-        let node = usable(w).filter(|n| n.wires.len() == 1)?;
-        let (name, what) = (node.consts.first()?.as_str()?, node.consts.get(1)?.as_str()?);
-        locale::printed_pick(node.def.name, name, what)?;
-        Some((locale::printed_entry(node.def.name, name, what), node.wires[0]))
-    };
-    // A pick, a pick in lower case, a weighted pick or a locale's pick: its `words` entry and its input.
-    let pick_of = |w: Wire| match pick(w) {
-        Some(pick) => Some((pick.def.name.to_string(), pick.wires[0])),
-        None => {
-            let lowered = || {
-                let lower = usable(w).filter(|n| n.def.name == string::STR_LOWER.name)?;
-                let pick = pick(lower.wires[0])?;
-                Some((real_data::lowered_entry(pick.def.name), pick.wires[0]))
-            };
-            lowered().or_else(|| weighted(w)).or_else(|| locale_pick(w))
-        }
-    };
-    let (lists, wires): (Vec<String>, Vec<Wire>) =
-        node.wires.iter().map(|&w| pick_of(w).unwrap_or_else(|| (String::new(), w))).unzip();
+    let (lists, wires): (Vec<String>, Vec<Wire>) = node
+        .wires
+        .iter()
+        // A pick checking the size limit at each row is left to its own node.
+        .map(|&w| {
+            single_pick(graph, modified, w)
+                .filter(|(entry, _)| !entries::checks_limit(entry))
+                .unwrap_or_else(|| (String::new(), w))
+        })
+        .unzip();
     let format = node.consts.first()?.clone();
     lists.iter().any(|l| !l.is_empty()).then(|| Match {
         interior: Vec::new(),
         wires,
         consts: vec![format, Value::str(lists.join(","))],
     })
+}
+
+/// `select_str(c, pick_a(a), pick_b(b))` over two picks entries name
+/// (through text maps), as `[c, a, b]` and the two entries, when `a` and `b`
+/// come from nodes that can neither fail nor be `None` ([`never_fails`]):
+/// the fused node reads both, where the select read only the branch it took.
+fn select_of_picks(graph: &Graph, modified: &[bool], n: usize) -> Option<Match> {
+    let node = &graph.nodes[n];
+    let [cond, a, b] = node.wires[..] else { return None };
+    let (entry_a, a) = single_pick(graph, modified, a)?;
+    let (entry_b, b) = single_pick(graph, modified, b)?;
+    (never_fails(graph, a, 8) && never_fails(graph, b, 8)).then(|| Match {
+        interior: Vec::new(),
+        wires: vec![cond, a, b],
+        consts: vec![Value::str(entry_a), Value::str(entry_b)],
+    })
+}
+
+/// Whether wire `w` comes from an input or a cone of at most `depth` nodes
+/// that can neither fail nor make `None`: literals, `hash`, `hash_range`
+/// and `u64_xor`.
+fn never_fails(graph: &Graph, w: Wire, depth: usize) -> bool {
+    match w {
+        Wire::Input(_) => true,
+        Wire::Node(p, _) => {
+            let node = &graph.nodes[p as usize];
+            let name = node.def.name;
+            depth > 0
+                && [LITERAL_OP, hash::HASH.name, hash::HASH_RANGE.name, bitwise::U64_XOR.name].contains(&name)
+                && node.wires.iter().all(|&w| never_fails(graph, w, depth - 1))
+        }
+    }
+}
+
+/// A text map (`str_lower`, `str_upper`, `regex_replace` with its
+/// constants) over a pick of a list or a [`PICK_EITHER`] of two, through
+/// other maps ([`mapped_picks`]): the pick's input (or the choice's three
+/// wires) and the entries with every map applied. Its node is then made
+/// from the mapped lists ([`mapped_pick`]); an entry that cannot be mapped
+/// (a region, a weighted spec, a pattern that does not compile) leaves it
+/// unbuilt, and the map stays.
+fn text_map_of_pick(graph: &Graph, modified: &[bool], n: usize) -> Option<Match> {
+    let (entries, wires) = mapped_picks(graph, modified, Wire::Node(n as u32, 0), MAP_DEPTH)?;
+    Some(Match { interior: Vec::new(), wires, consts: entries.into_iter().map(Value::str).collect() })
+}
+
+/// [`PICK_ENTRY`] over one wire, or [`PICK_EITHER`] over a choice's three.
+fn mapped_pick(m: &Match) -> Replacement {
+    same_holes(if m.wires.len() == 3 { &PICK_EITHER } else { &PICK_ENTRY }, m)
 }
 
 /// `printf(fmt, ..)` whose first wire from `zero_pad_u64(x, W)` (W at most

@@ -65,7 +65,7 @@ impl<'a> Arg<'a> {
 }
 
 #[cold]
-fn wrong_arg(want: &str) -> NodeError {
+pub(crate) fn wrong_arg(want: &str) -> NodeError {
     NodeError::new(format!("internal: a by-bytes step expected a {want} argument"))
 }
 

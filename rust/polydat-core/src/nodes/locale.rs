@@ -142,41 +142,30 @@ fn plain_list(name: &str, list: &str) -> Option<&'static Dataset> {
     (!words.values().iter().any(|v| has_placeholder(v))).then_some(words)
 }
 
-/// The pick behind `node(x, name, what)` (`node` being `locale_places` or
-/// `locale_words`) when its value is one string of a table, chosen by the
-/// input and printed as it is: a city, a region, or the entry of a list
-/// with no placeholder. `None` for anything else (a postcode or a list
+/// The list behind `node(x, name, what)` (`node` being `locale_places` or
+/// `locale_words`) when its value is one of the list's strings, picked by
+/// the input and printed as it is: a city, or the entry of a list with no
+/// placeholder. `None` for anything else (a region, a postcode, a list
 /// whose entries are filled in, an unknown locale, list or column).
-pub fn printed_pick(node: &str, name: &str, what: &str) -> Option<Arc<dyn StrPick>> {
-    if node == LOCALE_WORDS.name {
-        return plain_list(name, what).map(|words| Arc::new(words) as Arc<dyn StrPick>);
-    }
-    if node != LOCALE_PLACES.name {
-        return None;
-    }
-    let places = &locale(name).ok()?.places;
-    match what {
-        "city" => Some(Arc::new(&places.cities)),
-        "region" => Some(Arc::new(RegionPick(places))),
+pub fn printed_list(node: &str, name: &str, what: &str) -> Option<&'static Dataset> {
+    match (node, what) {
+        (n, _) if n == LOCALE_WORDS.name => plain_list(name, what),
+        (n, "city") if n == LOCALE_PLACES.name => Some(&locale(name).ok()?.places.cities),
         _ => None,
     }
 }
 
-/// The `words` entry of `__printf_words` for `node(x, name, what)` (see
-/// [`printed_pick`]): `node(name;what)`.
-pub fn printed_entry(node: &str, name: &str, what: &str) -> String {
-    format!("{node}({name};{what})")
-}
-
-/// The pick of a `words` entry [`printed_entry`] wrote, when `entry` is
-/// one: `Some(Err)` for such an entry [`printed_pick`] has no pick for.
-pub fn entry_pick(entry: &str) -> Option<Result<Arc<dyn StrPick>, String>> {
-    let (node, args) = [LOCALE_PLACES.name, LOCALE_WORDS.name].into_iter().find_map(|node| {
-        let args = entry.strip_prefix(node)?.strip_prefix('(')?.strip_suffix(')')?;
-        Some((node, args))
-    })?;
-    let picked = args.split_once(';').and_then(|(name, what)| printed_pick(node, name, what));
-    Some(picked.ok_or_else(|| format!("__printf_words: `{entry}` is not a locale pick printed as it is")))
+/// The pick behind `node(x, name, what)` when its value is one string of a
+/// table, chosen by the input and printed as it is: a [`printed_list`]'s,
+/// or a region (the region of the row the city pick chooses).
+pub fn printed_pick(node: &str, name: &str, what: &str) -> Option<Arc<dyn StrPick>> {
+    if let Some(list) = printed_list(node, name, what) {
+        return Some(Arc::new(list));
+    }
+    match (node, what) {
+        (n, "region") if n == LOCALE_PLACES.name => Some(Arc::new(RegionPick(&locale(name).ok()?.places))),
+        _ => None,
+    }
 }
 
 /// Appends `pattern` to `out` with each placeholder replaced: `#` a digit,

@@ -18,6 +18,7 @@ pub mod diagnostic;
 pub mod dist;
 pub mod distinct;
 pub mod emit;
+pub mod entries;
 pub mod fixed;
 pub mod format;
 pub mod hash;
@@ -85,6 +86,7 @@ const FAMILIES: &[&[NodeDef]] = &[
     json::NODES,
     regex::NODES,
     real_data::NODES,
+    entries::NODES,
     locale::NODES,
     iban::NODES,
     luhn::NODES,

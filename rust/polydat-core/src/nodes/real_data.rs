@@ -12,11 +12,9 @@
 //! [`data_files_json`] describes them (what `polydat data` prints).
 
 use crate::node::by_bytes::{pick, to_text, StrPick, StrTable};
-use crate::node::{konst, konst_or, many, wire, wire_any, Lit, NodeDef, NodeEval, Outputs, Samples, Testing};
-use crate::nodes::format::printf_over_picks;
+use crate::node::{konst, konst_or, wire, Lit, NodeDef, NodeEval, Outputs, Samples, Testing};
 use crate::nodes::hash::xxh3_u64;
-use crate::nodes::string::{push_lower, STR_LOWER};
-use crate::nodes::weighted::{weighted_strings_pick, AliasPicks, AliasTable, WEIGHTED_STRINGS};
+use crate::nodes::weighted::{AliasPicks, AliasTable};
 use crate::types::PortType::{Str, U64};
 use std::sync::{Arc, OnceLock};
 use strength_reduce::StrengthReducedU64;
@@ -27,8 +25,6 @@ pub struct Dataset {
     table: Option<AliasPicks>,
     /// The number of values, for `x mod len` without a division instruction.
     len: StrengthReducedU64,
-    /// The same list in lower case ([`Dataset::lowered`]), made on first use.
-    lowered: OnceLock<Box<Dataset>>,
 }
 
 impl Dataset {
@@ -60,23 +56,13 @@ impl Dataset {
         &self.values
     }
 
-    /// The list with every value as `str_lower` maps it, picked the same
-    /// way: its pick for `x` is this list's pick for `x` in lower case.
-    pub fn lowered(&self) -> &Dataset {
-        self.lowered.get_or_init(|| {
-            let values = self
-                .values()
-                .iter()
-                .map(|v| {
-                    let mut lower = String::new();
-                    push_lower(&mut lower, v);
-                    Arc::from(lower)
-                })
-                .collect();
-            let values = StrTable::new(values);
-            let table = self.table.as_ref().map(|t| t.over(&values));
-            Box::new(Dataset { values, table, len: self.len, lowered: OnceLock::new() })
-        })
+    /// The list with every value mapped by `f`, picked the same way: its
+    /// pick for `x` is `f` of this list's pick for `x` (a text map applied
+    /// to the list once, not to each picked word).
+    pub fn mapped(&self, f: impl Fn(&str) -> String) -> Dataset {
+        let values = StrTable::new(self.values().iter().map(|v| Arc::from(f(v))).collect());
+        let table = self.table.as_ref().map(|t| t.over(&values));
+        Dataset { values, table, len: self.len }
     }
 }
 
@@ -184,7 +170,7 @@ fn uniform(file: DataFile, col: usize) -> Dataset {
     let values: Vec<Arc<str>> = rows(file.text).filter_map(|r| r.get(col).map(|v| Arc::from(v.trim()))).collect();
     assert!(!values.is_empty(), "a bundled list is empty");
     let len = StrengthReducedU64::new(values.len() as u64);
-    Dataset { values: StrTable::new(values), table: None, len, lowered: OnceLock::new() }
+    Dataset { values: StrTable::new(values), table: None, len }
 }
 
 /// A weighted list: values from column `col`, weights from column `w`, rows
@@ -201,7 +187,7 @@ pub(crate) fn weighted(file: DataFile, col: usize, w: usize, keep: impl Fn(&[Str
     let table = AliasTable::from_weights(&weights).expect("a bundled weighted list has positive weights");
     let len = StrengthReducedU64::new(values.len() as u64);
     let values = StrTable::new(values);
-    Dataset { table: Some(AliasPicks::new(table, &values)), values, len, lowered: OnceLock::new() }
+    Dataset { table: Some(AliasPicks::new(table, &values)), values, len }
 }
 
 macro_rules! dataset {
@@ -361,49 +347,10 @@ word_lists!(
 
 /// The list the word-list node `name` picks from (`None`: `name` is no
 /// such node). Two nodes with one name pick the same way, so a pick may be
-/// made wherever its text is wanted (fusion does, see [`PRINTF_WORDS`]).
+/// made wherever its text is wanted (fusion does, see
+/// [`crate::nodes::entries::PRINTF_WORDS`]).
 pub fn word_list(name: &str) -> Option<&'static Dataset> {
     WORD_LISTS.iter().find(|(n, _, _)| *n == name).map(|(_, list, _)| list())
-}
-
-/// What [`PRINTF_WORDS`] prints for a `words` entry: the word list `name`,
-/// or for [`lowered_entry`]`(name)` the list in lower case ([`Dataset::lowered`]).
-pub fn printed_list(entry: &str) -> Option<&'static Dataset> {
-    let lowered = entry.strip_prefix(STR_LOWER.name).and_then(|e| e.strip_prefix('(')?.strip_suffix(')'));
-    match lowered {
-        Some(name) => word_list(name).map(Dataset::lowered),
-        None => word_list(entry),
-    }
-}
-
-/// The `words` entry of [`PRINTF_WORDS`] for list `name` printed in lower
-/// case: `str_lower(name)`.
-pub fn lowered_entry(name: &str) -> String {
-    format!("{}({name})", STR_LOWER.name)
-}
-
-/// The `words` entry of [`PRINTF_WORDS`] for a `weighted_strings` node
-/// over `spec`: `weighted_strings(spec)`, with the spec's `,` separators
-/// written as `;` (the same entries: no value holds either), so the entry
-/// holds no `,`.
-pub fn weighted_entry(spec: &str) -> String {
-    format!("{}({})", WEIGHTED_STRINGS.name, spec.replace(',', ";"))
-}
-
-/// The pick of one `words` entry of [`PRINTF_WORDS`]: a word list
-/// ([`printed_list`]), a [`weighted_entry`] or a locale's pick
-/// ([`crate::nodes::locale::printed_entry`]).
-fn entry_pick(entry: &str) -> Result<Arc<dyn StrPick>, String> {
-    if let Some(pick) = crate::nodes::locale::entry_pick(entry) {
-        return pick;
-    }
-    if let Some(spec) = entry.strip_prefix(WEIGHTED_STRINGS.name).and_then(|e| e.strip_prefix('(')?.strip_suffix(')')) {
-        return weighted_strings_pick(spec);
-    }
-    match printed_list(entry) {
-        Some(list) => Ok(Arc::new(list)),
-        None => Err(format!("__printf_words: `{entry}` is not a word-list node")),
-    }
 }
 
 /// The nodes that pick from a data file besides its word-list nodes.
@@ -629,32 +576,6 @@ pub const LOREM_PARAGRAPH: NodeDef = NodeDef {
     ..NodeDef::BASE
 };
 
-/// `__printf_words`: `printf` whose word-list arguments are picked in place.
-/// Fusion makes it from `printf(format, .., list(x), ..)` for word-list
-/// nodes `list` and for `weighted_strings(x, spec)`: the wire is `x`, and
-/// the word is copied once, into the formatted text, with no step or slot
-/// of its own.
-pub const PRINTF_WORDS: NodeDef = NodeDef {
-    name: "__printf_words",
-    category: "real_data",
-    doc: "printf(format, parts) whose part i is picked by entry i of `words` (comma-separated: a word-list node's name, weighted_strings(spec) with `;` separators, locale_places(locale;city|region), locale_words(locale;list) for a list without placeholders, or empty for a plain part).",
-    params: &[konst("format", Str), konst("words", Str), many(wire_any("parts"))],
-    outputs: Outputs::One(Str),
-    build: |c| {
-        let picks = c
-            .str(1)
-            .split(',')
-            .map(|entry| match entry {
-                "" => Ok(None),
-                entry => entry_pick(entry).map(Some),
-            })
-            .collect::<Result<Vec<_>, String>>()?;
-        printf_over_picks(c.str(0), c.wire_types, picks)
-    },
-    reports_as: Some("printf"),
-    ..NodeDef::BASE
-};
-
 /// `hashed_lorem_extract`: a stretch of the bundled lorem ipsum text.
 pub const HASHED_LOREM_EXTRACT: NodeDef = NodeDef {
     name: "hashed_lorem_extract",
@@ -711,7 +632,6 @@ pub const NODES: &[NodeDef] = &[
     USER_AGENTS_NODE,
     LOREM_SENTENCE,
     LOREM_PARAGRAPH,
-    PRINTF_WORDS,
 ];
 
 #[cfg(test)]

@@ -57,6 +57,35 @@ impl CharClass {
     }
 }
 
+/// A text map: the text it makes of a text.
+pub type Replacer = Box<dyn Fn(&str) -> String + Send + Sync>;
+
+/// `regex_replace`'s rule: the text with every match of `pattern` replaced
+/// by `with` (`$1` and `${name}` expand capture groups), or the failure of
+/// a pattern that does not compile. The node applies it to each row; a
+/// fused pick applies it once to each word of a list.
+pub fn replacer(pattern: &str, with: &str) -> Result<Replacer, String> {
+    let re = compile(pattern)?;
+    let with = with.to_string();
+    // A class whose matches are replaced by plain text (no `$` expansion):
+    // each member is replaced where it stands, as `replace_all` would, with
+    // no search.
+    if let Some(class) = CharClass::of(pattern).filter(|_| !with.contains('$')) {
+        return Ok(Box::new(move |s: &str| {
+            let mut out = String::with_capacity(s.len());
+            for ch in s.chars() {
+                if class.contains(ch) {
+                    out.push_str(&with);
+                } else {
+                    out.push(ch);
+                }
+            }
+            out
+        }));
+    }
+    Ok(Box::new(move |s: &str| re.replace_all(s, with.as_str()).into_owned()))
+}
+
 /// `regex_replace`: every match of the pattern replaced ($1, ${name} expand capture groups).
 pub const REGEX_REPLACE: NodeDef = NodeDef {
     name: "regex_replace",
@@ -65,27 +94,9 @@ pub const REGEX_REPLACE: NodeDef = NodeDef {
     params: &[wire("input", Str), konst("pattern", Str), konst("replacement", Str)],
     outputs: Outputs::One(Str),
     build: |c| {
-        let re = compile(c.str(0))?;
-        let with = c.str(1).to_string();
-        // A class whose matches are replaced by plain text (no `$`
-        // expansion): each member is replaced where it stands, as
-        // `replace_all` would, with no search.
-        if let Some(class) = CharClass::of(c.str(0)).filter(|_| !with.contains('$')) {
-            return Ok(str_map(move |s: &str| {
-                let mut out = String::with_capacity(s.len());
-                for ch in s.chars() {
-                    if class.contains(ch) {
-                        out.push_str(&with);
-                    } else {
-                        out.push(ch);
-                    }
-                }
-                crate::node::limit::check(out.len()).map_err(|e| e.message().to_string())?;
-                Ok(out)
-            }));
-        }
+        let replace = replacer(c.str(0), c.str(1))?;
         Ok(str_map(move |s: &str| {
-            let out = re.replace_all(s, with.as_str()).into_owned();
+            let out = replace(s);
             crate::node::limit::check(out.len()).map_err(|e| e.message().to_string())?;
             Ok(out)
         }))

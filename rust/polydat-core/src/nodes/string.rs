@@ -81,6 +81,11 @@ pub fn push_lower(out: &mut String, s: &str) {
     map_case(out, s, str::make_ascii_lowercase, str::to_lowercase);
 }
 
+/// Appends `s` in upper case (`str_upper`'s mapping: full Unicode).
+pub fn push_upper(out: &mut String, s: &str) {
+    map_case(out, s, str::make_ascii_uppercase, str::to_uppercase);
+}
+
 /// `str_concat`: The display text of every input, joined with nothing between.
 pub const STR_CONCAT: NodeDef = NodeDef {
     name: "str_concat",
@@ -99,7 +104,7 @@ pub const STR_UPPER: NodeDef = NodeDef {
     doc: "The string in upper case (full Unicode mapping).",
     params: &[wire("input", Str)],
     outputs: Outputs::One(Str),
-    build: |_| Ok(str_text(|s, out| map_case(out, s, str::make_ascii_uppercase, str::to_uppercase))),
+    build: |_| Ok(str_text(|s, out| push_upper(out, s))),
     ..NodeDef::BASE
 };
 
