@@ -508,6 +508,41 @@ struct Printf {
     literal_len: usize,
     /// Per placeholder, in order: its width (0 without one).
     widths: Box<[usize]>,
+    /// The by-bytes form's quickest way, when every placeholder is a plain
+    /// `{}` over a u64, a text or a picked word (see [`Plain`]).
+    plain: Option<Plain>,
+}
+
+/// A `printf` whose placeholders are all plain `{}` (no width, precision
+/// or radix), each over a u64 (written in decimal), a text or a picked
+/// word (copied as it is), and at most [`BOUNDED_ARGS`] of them: the
+/// literal text around the placeholders and what each reads, resolved when
+/// the node is built, so a row only reads its values and copies.
+struct Plain {
+    /// The literal before each placeholder, and the one after the last.
+    literals: Box<[Box<str>]>,
+    holes: Box<[Hole]>,
+}
+
+/// Appends a literal of [`Plain`]: none, one ASCII byte (with no copy
+/// call), or a copy.
+#[inline]
+fn push_literal(s: &mut String, literal: &str) {
+    match literal.as_bytes() {
+        [] => {}
+        &[b] if b.is_ascii() => s.push(char::from(b)),
+        _ => s.push_str(literal),
+    }
+}
+
+/// What a plain placeholder reads.
+enum Hole {
+    /// A u64 wire, written in decimal.
+    Number,
+    /// A text wire, copied.
+    Text,
+    /// A u64 wire picking a word, copied.
+    Pick(Arc<dyn StrPick>),
 }
 
 /// Most placeholders [`Printf::format_bounded`] takes (more go the checked way).
@@ -528,6 +563,7 @@ pub fn printf_over_picks(
     }
     let mut printf = Printf::new(format, wire_types)?;
     printf.picks = picks.into();
+    printf.plain = printf.plain_plan();
     Ok(Box::new(printf))
 }
 
@@ -551,7 +587,7 @@ impl Printf {
                 _ => None,
             })
             .collect();
-        Ok(Printf {
+        let mut printf = Printf {
             pieces,
             wanted,
             types: types.into(),
@@ -559,7 +595,79 @@ impl Printf {
             encodes: Box::new([]),
             literal_len,
             widths,
-        })
+            plain: None,
+        };
+        printf.plain = printf.plain_plan();
+        Ok(printf)
+    }
+
+    /// The [`Plain`] way of this printf, when it has one.
+    fn plain_plan(&self) -> Option<Plain> {
+        if self.wanted > BOUNDED_ARGS || self.types.len() < self.wanted || !self.encodes.is_empty() {
+            return None;
+        }
+        let mut literals = vec![String::new()];
+        for piece in &self.pieces {
+            match piece {
+                Piece::Text(t) => literals.last_mut()?.push_str(t),
+                Piece::Char(c) => literals.last_mut()?.push(*c),
+                Piece::Arg(spec) if *spec == Spec::default() => literals.push(String::new()),
+                Piece::Arg(_) => return None,
+            }
+        }
+        let holes = (0..self.wanted)
+            .map(|i| match (self.types[i], self.picks.get(i)) {
+                (U64, Some(Some(pick))) => Some(Hole::Pick(pick.clone())),
+                (U64, _) => Some(Hole::Number),
+                (PortType::Str, _) => Some(Hole::Text),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        Some(Plain { literals: literals.into_iter().map(String::into_boxed_str).collect(), holes })
+    }
+
+    /// [`Plain`]'s way: the values read and their length bounded (a u64
+    /// in at most 20 digits), room made once, the pieces copied. The text is
+    /// the checked way's, byte for byte. `Ok(false)`: not taken (a value of
+    /// another kind, or past the size limit), nothing written.
+    #[inline]
+    fn format_plain(plain: &Plain, literal_len: usize, ins: &[Arg<'_>], s: &mut String) -> Result<bool, NodeError> {
+        let mut texts = [""; BOUNDED_ARGS];
+        let mut numbers = [0u64; BOUNDED_ARGS];
+        let mut bound = literal_len;
+        for (i, hole) in plain.holes.iter().enumerate() {
+            match (hole, ins.get(i)) {
+                (Hole::Number, Some(&Arg::Word(x))) => {
+                    numbers[i] = x;
+                    bound += 20;
+                }
+                (Hole::Text, Some(&Arg::Text(t))) => {
+                    texts[i] = t;
+                    bound += t.len();
+                }
+                (Hole::Pick(pick), Some(&Arg::Word(x))) => {
+                    let t = pick.text(x);
+                    texts[i] = t;
+                    bound += t.len();
+                }
+                _ => return Ok(false),
+            }
+        }
+        if bound > limit::max_value_bytes() {
+            return Ok(false);
+        }
+        limit::make_room(s, bound)?;
+        for (i, (literal, hole)) in plain.literals.iter().zip(plain.holes.iter()).enumerate() {
+            push_literal(s, literal);
+            match hole {
+                Hole::Number => push_u64(s, numbers[i]),
+                _ => s.push_str(texts[i]),
+            }
+        }
+        if let Some(last) = plain.literals.get(plain.holes.len()) {
+            push_literal(s, last);
+        }
+        Ok(true)
     }
 
     /// A tile: `printf` of `format` whose hole `i` is encoded by
@@ -576,6 +684,7 @@ impl Printf {
             ));
         }
         printf.encodes = codes.iter().zip(types).map(|(&c, &t)| Encode::of(c, t)).collect::<Result<_, _>>()?;
+        printf.plain = printf.plain_plan();
         Ok(printf)
     }
 
@@ -765,6 +874,12 @@ impl NodeEval for Printf {
 
 impl BytesEval for Printf {
     fn eval_bytes(&self, ins: &[Arg<'_>], out: Sink<'_>) -> Result<(), NodeError> {
+        let s = out.text()?;
+        if let Some(plain) = &self.plain {
+            if Printf::format_plain(plain, self.literal_len, ins, s)? {
+                return Ok(());
+            }
+        }
         let arg = |i: usize| match self.types.get(i) {
             Some(&ty) => ValueRef::from_arg(ins[i], ty),
             None => Err(NodeError::new("internal: printf has no type for a wire")),
@@ -774,7 +889,7 @@ impl BytesEval for Printf {
             (Some(PortType::Str), Arg::Text(t)) => Quick::Str(t),
             _ => Quick::Other,
         };
-        self.format(ins.len(), quick, arg, out.text()?)
+        self.format(ins.len(), quick, arg, s)
     }
     fn appends(&self) -> bool {
         true
@@ -988,6 +1103,43 @@ mod tests {
         }
         assert_eq!(printf("{:040}", &[Value::U64(7)]), format!("{:040}", 7));
         assert_eq!(printf("{:70}", &[Value::str("ab")]), format!("{:>70}", "ab"));
+    }
+
+    /// The by-bytes form's plain way (every placeholder a plain `{}`)
+    /// writes what P1's way writes, after earlier text too, and is taken
+    /// only where it applies.
+    #[test]
+    fn the_plain_way_writes_what_the_checked_way_writes() {
+        use crate::node::by_bytes::Arg;
+        let cases: &[(&str, &[Value])] = &[
+            ("{}.{}{}@{}", &[Value::str("ann"), Value::str("lée"), Value::U64(0), Value::str("example.com")]),
+            ("{}", &[Value::U64(u64::MAX)]),
+            ("<{}>{{}}", &[Value::U64(7), Value::U64(8)]),
+            ("{}{}", &[Value::str(""), Value::U64(10)]),
+            ("a}}b{{", &[]),
+            ("{} {} {}, {}, {} {}", &[1, 2, 3, 4, 5, 6].map(|i| Value::str("x".repeat(i)))),
+            ("{:5}|{}", &[Value::U64(3), Value::str("spec")]),
+        ];
+        for &(fmt, args) in cases {
+            let types: Vec<PortType> =
+                args.iter().map(|v| if v.as_u64().is_some() { U64 } else { PortType::Str }).collect();
+            let ins: Vec<Arg<'_>> =
+                args.iter().map(|v| v.as_u64().map_or_else(|| Arg::Text(v.as_str().unwrap()), Arg::Word)).collect();
+            let built = Printf::new(fmt, &types).unwrap();
+            assert_eq!(built.plain.is_some(), !fmt.contains(':'), "{fmt}");
+            let (alone, after, _) =
+                crate::nodes::testing::bytes_twice(&PRINTF, &[Value::str(fmt)], &types, &ins, "earlier ");
+            assert_eq!(alone, printf(fmt, args), "{fmt}");
+            assert_eq!(after.unwrap(), alone, "{fmt}");
+        }
+        // A tile encodes its holes: it has no plain way.
+        assert!(Printf::tile("{}|{}", "qc", &[PortType::Str, U64]).unwrap().plain.is_none());
+        // A picked word is copied as the pick gives it.
+        let words: Arc<dyn StrPick> = Arc::new(crate::nodes::real_data::last_names());
+        let fused = printf_over_picks("{}-{}", &[U64, U64], vec![Some(words.clone()), None]).unwrap();
+        let mut text = String::new();
+        fused.bytes_form().unwrap().eval_bytes(&[Arg::Word(5), Arg::Word(5)], Sink::Text(&mut text)).unwrap();
+        assert_eq!(text, format!("{}-5", words.text(5)));
     }
 
     #[test]
