@@ -646,14 +646,21 @@ fn decimal_cast_times_literal(graph: &Graph, n: usize) -> Option<Match> {
     })
 }
 
+/// The node behind wire `w` (its first output) when a rewrite may read
+/// through it: pure, not volatile, not a capture and not named by a
+/// modified binding (that binding's value is not the node's value now).
+fn usable_node<'g>(graph: &'g Graph, modified: &[bool], w: Wire) -> Option<&'g GraphNode> {
+    let Wire::Node(p, 0) = w else { return None };
+    let node = &graph.nodes[p as usize];
+    (!modified[p as usize] && node.def.purity == Purity::Pure && !node.volatile && !node.capture).then_some(node)
+}
+
 /// The pick entry ([`entries`]) of the pick behind wire `w`, and the
 /// pick's input, when the node is a pick one names: pure, not volatile, not
 /// a capture and not named by a modified binding (that binding's value is
 /// not the pick's value now).
 fn pick_entry(graph: &Graph, modified: &[bool], w: Wire) -> Option<(String, Wire)> {
-    let Wire::Node(p, 0) = w else { return None };
-    let node = Some(&graph.nodes[p as usize])
-        .filter(|n| !modified[p as usize] && n.def.purity == Purity::Pure && !n.volatile && !n.capture)?;
+    let node = usable_node(graph, modified, w)?;
     let name = node.def.name;
     let text = |i: usize| node.consts.get(i)?.as_str();
     let entry = if real_data::word_list(name).is_some() {
@@ -686,9 +693,7 @@ fn mapped_picks(graph: &Graph, modified: &[bool], w: Wire, depth: usize) -> Opti
     if let Some((entry, x)) = pick_entry(graph, modified, w) {
         return Some((vec![entry], vec![x]));
     }
-    let Wire::Node(p, 0) = w else { return None };
-    let node = Some(&graph.nodes[p as usize])
-        .filter(|n| !modified[p as usize] && n.def.purity == Purity::Pure && !n.volatile && !n.capture)?;
+    let node = usable_node(graph, modified, w)?;
     if node.def.name == PICK_EITHER.name {
         let entries = node.consts.iter().map(|e| e.as_str().map(str::to_string)).collect::<Option<_>>()?;
         return Some((entries, node.wires.clone()));

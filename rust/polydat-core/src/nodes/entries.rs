@@ -157,6 +157,12 @@ fn entry_list(entry: &str) -> Option<Result<List, String>> {
             return locale::printed_list(node, name, what).map(|list| Ok(List::Bundled(list)));
         }
     }
+    // A map made before is taken as it is (no pattern compiled again).
+    static MAPPED: OnceLock<Mutex<HashMap<String, Arc<Mapped>>>> = OnceLock::new();
+    let cache = MAPPED.get_or_init(Default::default);
+    if let Some(list) = cache.lock().ok().and_then(|c| c.get(entry).cloned()) {
+        return Some(Ok(List::Mapped(list)));
+    }
     let (inner, map, checks): (&str, TextMap, bool) = if let Some(inner) = call(entry, STR_LOWER.name) {
         (inner, Box::new(|s| with_pushed(s, push_lower)), false)
     } else if let Some(inner) = call(entry, STR_UPPER.name) {
@@ -174,11 +180,6 @@ fn entry_list(entry: &str) -> Option<Result<List, String>> {
     } else {
         return None;
     };
-    static MAPPED: OnceLock<Mutex<HashMap<String, Arc<Mapped>>>> = OnceLock::new();
-    let cache = MAPPED.get_or_init(Default::default);
-    if let Some(list) = cache.lock().ok().and_then(|c| c.get(entry).cloned()) {
-        return Some(Ok(List::Mapped(list)));
-    }
     let inner = match entry_list(inner) {
         Some(Ok(list)) => list,
         Some(Err(e)) => return Some(Err(e)),
