@@ -1,6 +1,7 @@
-//! The text writers over one batch of TPC-H-`lineitem`-shaped columns
-//! (65,536 rows: keys, hundredths as `f64`, dates, short and sentence-long
-//! texts): CSV and JSON Lines, bytes per second of text written.
+//! The text writers over one batch of TPC-H-`lineitem`-shaped columns as
+//! `examples/tpch` writes them (65,536 rows: `i64` keys, `decimal(15, 2)`
+//! amounts, dates, short texts and comments, some holding a comma): CSV
+//! and JSON Lines, bytes per second of text written.
 //!
 //!     cargo bench -p polydat-core --bench text
 
@@ -9,7 +10,8 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use polydat_core::columns::text::{csv_rows, jsonl_rows};
 use polydat_core::columns::Column;
-use polydat_core::types::PortType;
+use polydat_core::decimal::Decimal;
+use polydat_core::types::{DecimalType, PortType};
 use polydat_core::value::Value;
 
 const ROWS: usize = 65_536;
@@ -32,10 +34,32 @@ fn column(ty: PortType, value: impl Fn(u64) -> Value) -> Column {
 }
 
 fn lineitem() -> Vec<Column> {
-    const WORDS: [&str; 8] = ["furiously", "regular", "ideas", "sleep", "blithely", "final", "deposits", "pinto beans"];
-    let word = |i: u64, salt: u64| WORDS[(mix(i, salt) % 8) as usize];
-    let key = |salt: u64| column(PortType::U64, move |i| Value::U64(mix(i, salt) % 6_000_000));
-    let cents = |salt: u64, most: u64| column(PortType::F64, move |i| Value::F64((mix(i, salt) % most) as f64 / 100.0));
+    const WORDS: [&str; 16] = [
+        "furiously",
+        "regular,",
+        "ideas",
+        "sleep",
+        "blithely",
+        "final",
+        "deposits",
+        "beans",
+        "quickly",
+        "even",
+        "accounts",
+        "haggle",
+        "slyly",
+        "bold",
+        "packages",
+        "nag",
+    ];
+    let word = |i: u64, salt: u64| WORDS[(mix(i, salt) % 16) as usize];
+    let key = |salt: u64| column(PortType::I64, move |i| Value::I64((mix(i, salt) % 6_000_000) as i64));
+    let money = DecimalType { precision: 15, scale: 2 };
+    let cents = |salt: u64, most: u64| {
+        column(PortType::Decimal(money), move |i| {
+            Value::Decimal(Decimal::new(i128::from(mix(i, salt) % most), money).expect("in range"))
+        })
+    };
     let day = |salt: u64| column(PortType::Date, move |i| Value::Date(8035 + (mix(i, salt) % 2500) as i32));
     let pick = |salt: u64, of: &'static [&'static str]| {
         column(PortType::Str, move |i| Value::str(of[(mix(i, salt) % of.len() as u64) as usize]))
@@ -44,7 +68,7 @@ fn lineitem() -> Vec<Column> {
         key(1),
         key(2),
         key(3),
-        column(PortType::U64, |i| Value::U64(1 + i % 7)),
+        column(PortType::I32, |i| Value::I32(1 + (i % 7) as i32)),
         cents(4, 5000),
         cents(5, 10_000_000),
         cents(6, 11),

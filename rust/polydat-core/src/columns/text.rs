@@ -125,7 +125,7 @@ pub fn csv_rows(columns: &[&Column], out: &mut Vec<u8>) -> Result<(), NoMemory> 
     let single = columns.len() == 1;
     // Each column's rule with its cursor over null rows, side by side (kept
     // in one list: in two, the row loop ran 9% slower on the text bench).
-    let mut cells: Vec<(CsvCells<'_>, Cells<'_>)> = columns.iter().map(|c| (CsvCells::new(c), Cells::new(c))).collect();
+    let mut cells: Vec<CsvColumn<'_>> = columns.iter().map(|c| CsvColumn::new(c)).collect();
     let nulls = columns.iter().any(|c| !c.nulls.is_empty());
     let mut scratch =
         CellScratch { floats: ryu::Buffer::new(), text: String::new(), list: Vec::new(), dates: Vec::new() };
@@ -140,17 +140,17 @@ pub fn csv_rows(columns: &[&Column], out: &mut Vec<u8>) -> Result<(), NoMemory> 
         }
         let mut window = Window { buf: &mut chunk, at: 0 };
         for i in start..end {
-            for (c, (cell, null_rows)) in cells.iter_mut().enumerate() {
+            for (c, column) in cells.iter_mut().enumerate() {
                 if c > 0 {
                     window.push(b',');
                 }
-                if nulls && null_rows.null(i) {
+                if nulls && column.nulls.null(i) {
                     if single {
                         window.extend(b"\"\"");
                     }
                     continue;
                 }
-                cell.write(i, single, &mut scratch, &mut window);
+                column.cells.write(i, single, &mut scratch, &mut window);
             }
             window.push(b'\n');
         }
@@ -160,6 +160,64 @@ pub fn csv_rows(columns: &[&Column], out: &mut Vec<u8>) -> Result<(), NoMemory> 
         start = end;
     }
     Ok(())
+}
+
+/// A column as the CSV writer walks it: its rule and its cursor over null rows.
+struct CsvColumn<'a> {
+    cells: CsvCells<'a>,
+    nulls: Cells<'a>,
+}
+
+impl<'a> CsvColumn<'a> {
+    fn new(column: &'a Column) -> CsvColumn<'a> {
+        CsvColumn { cells: CsvCells::new(column), nulls: Cells::new(column) }
+    }
+}
+
+/// Where the next bytes CSV quotes a field for lie in a text column's
+/// data, at or past the rows written so far (`usize::MAX`: none). Each is
+/// found with SIMD, a stretch of rows at a time, so a row before it is
+/// copied as it is, with no test of its own.
+struct QuoteCursor {
+    /// The next `,`, `"` or `\n`.
+    marks: usize,
+    /// The next `\r` (searched for on its own: `memchr3` takes three bytes).
+    returns: usize,
+}
+
+impl QuoteCursor {
+    fn new(data: &[u8]) -> QuoteCursor {
+        QuoteCursor { marks: next_mark(data, 0), returns: next_return(data, 0) }
+    }
+
+    /// Where the next byte to quote for is.
+    #[inline]
+    fn next(&self) -> usize {
+        self.marks.min(self.returns)
+    }
+
+    /// Moves on to the bytes to quote for at or past `end` (the end of a
+    /// row just written), searching again for what lay before it.
+    fn pass(&mut self, data: &[u8], end: usize) {
+        if self.marks < end {
+            self.marks = next_mark(data, end);
+        }
+        if self.returns < end {
+            self.returns = next_return(data, end);
+        }
+    }
+}
+
+/// Where the first `,`, `"` or `\n` at or past `from` in `data` is (`usize::MAX`: none).
+fn next_mark(data: &[u8], from: usize) -> usize {
+    let [delimiter, quote, newline, _] = CSV_QUOTED;
+    data.get(from..).and_then(|rest| memchr::memchr3(delimiter, quote, newline, rest)).map_or(usize::MAX, |k| from + k)
+}
+
+/// Where the first `\r` at or past `from` in `data` is (`usize::MAX`: none).
+fn next_return(data: &[u8], from: usize) -> usize {
+    let [.., carriage_return] = CSV_QUOTED;
+    data.get(from..).and_then(|rest| memchr::memchr(carriage_return, rest)).map_or(usize::MAX, |k| from + k)
 }
 
 /// One column's rows as CSV writes them, its type's rule chosen once.
@@ -178,7 +236,8 @@ enum CsvCells<'a> {
     F32(&'a [f32]),
     F16(&'a [half::f16]),
     Bool(&'a [bool]),
-    Text(&'a VarRows),
+    /// Text rows, with where the next bytes to quote for are.
+    Text(&'a VarRows, QuoteCursor),
     Hex(&'a VarRows),
     /// Decimal, u128 or i128 rows of this type (16 little-endian bytes
     /// each), written as exact text.
@@ -208,7 +267,7 @@ impl<'a> CsvCells<'a> {
             (ColumnData::Var(v), PortType::Bytes) => CsvCells::Hex(v),
             (ColumnData::Var(v), PortType::Vector(t)) => CsvCells::List(v, t),
             (ColumnData::Var(v), ty) if ty.is_sixteen_bytes() => CsvCells::Sixteen(v, ty),
-            (ColumnData::Var(v), _) => CsvCells::Text(v),
+            (ColumnData::Var(v), _) => CsvCells::Text(v, QuoteCursor::new(&v.data)),
         }
     }
 
@@ -217,7 +276,7 @@ impl<'a> CsvCells<'a> {
     fn bound(&self, start: usize, end: usize) -> usize {
         let rows = end - start;
         match self {
-            CsvCells::Text(v) | CsvCells::Hex(v) => {
+            CsvCells::Text(v, _) | CsvCells::Hex(v) => {
                 let bytes = v.offsets.get(end) - v.offsets.get(start);
                 2 * bytes + 3 * rows
             }
@@ -231,7 +290,7 @@ impl<'a> CsvCells<'a> {
 
     /// Writes row `i` (not null) into `out`.
     #[inline]
-    fn write(&self, i: usize, single: bool, scratch: &mut CellScratch, out: &mut Window<'_>) {
+    fn write(&mut self, i: usize, single: bool, scratch: &mut CellScratch, out: &mut Window<'_>) {
         match *self {
             CsvCells::U64(v) => out.u64(v[i]),
             CsvCells::I64(v) => out.i64(v[i]),
@@ -253,7 +312,17 @@ impl<'a> CsvCells<'a> {
             CsvCells::Bool(v) => out.extend(if v[i] { b"True" } else { b"False" }),
             CsvCells::Hex(v) if !(single && v.row(i).is_empty()) => hex(v.row(i), out),
             CsvCells::Hex(v) => csv_field(v.row(i), single, out),
-            CsvCells::Text(v) => out.csv_text(&v.data, v.offsets.get(i), v.offsets.get(i + 1), single),
+            CsvCells::Text(v, ref mut quotes) => {
+                let (start, end) = (v.offsets.get(i), v.offsets.get(i + 1));
+                // A row before the next byte to quote for, and (with other
+                // columns) never a row of one empty field: as it is.
+                if !single && end <= quotes.next() {
+                    out.text_as_is(&v.data, start, end);
+                } else {
+                    out.csv_text(&v.data, start, end, single);
+                    quotes.pass(&v.data, end);
+                }
+            }
             CsvCells::Sixteen(v, PortType::Decimal(d)) => out.decimal(v.row(i), d.scale),
             CsvCells::Sixteen(v, ty) => {
                 scratch.text.clear();
@@ -310,8 +379,8 @@ impl CellScratch {
 /// byte a doubled quote), its quotes and separator; a newline per row; and
 /// one [`WINDOW`] more, as a block copied at a text's start may reach that
 /// far past everything written so far.
-fn csv_chunk_bound(cells: &[(CsvCells<'_>, Cells<'_>)], start: usize, end: usize) -> usize {
-    cells.iter().map(|(cell, _)| cell.bound(start, end)).sum::<usize>() + 4 * (end - start) + WINDOW
+fn csv_chunk_bound(cells: &[CsvColumn<'_>], start: usize, end: usize) -> usize {
+    cells.iter().map(|column| column.cells.bound(start, end)).sum::<usize>() + 4 * (end - start) + WINDOW
 }
 
 /// Appends the JSON Lines rows of `columns` (named `names`) to `out`;
@@ -485,13 +554,27 @@ impl Window<'_> {
         let len = end - start;
         if let Some(block) = data.get(start..start + WINDOW) {
             let block: &[u8; WINDOW] = block.try_into().expect("a block is WINDOW bytes");
-            if len <= WINDOW && (len > 0 || !single) && !needs_quotes(block, len) {
+            if len <= WINDOW && (len > 0 || !single) && !block_needs_quotes(block, len) {
                 self.buf[self.at..self.at + WINDOW].copy_from_slice(block);
                 self.at += len;
                 return;
             }
         }
         csv_field(&data[start..end], single, self);
+    }
+
+    /// Appends text bytes `data[start..end]` known to need no quotes as
+    /// they are: at most [`WINDOW`] of them with a whole block after their
+    /// start, as that block.
+    #[inline]
+    fn text_as_is(&mut self, data: &[u8], start: usize, end: usize) {
+        match data.get(start..start + WINDOW) {
+            Some(block) if end - start <= WINDOW => {
+                self.buf[self.at..self.at + WINDOW].copy_from_slice(block);
+                self.at += end - start;
+            }
+            _ => self.extend(&data[start..end]),
+        }
     }
 }
 
@@ -500,10 +583,15 @@ impl Window<'_> {
 /// polars and DuckDB alike).
 const CSV_QUOTED: [u8; 4] = [b',', b'"', b'\n', b'\r'];
 
+/// True when `bytes` hold a byte of [`CSV_QUOTED`] (searched with SIMD).
+fn needs_quotes(bytes: &[u8]) -> bool {
+    next_mark(bytes, 0) != usize::MAX || next_return(bytes, 0) != usize::MAX
+}
+
 /// True when the first `len` bytes of `block` hold a byte of [`CSV_QUOTED`],
 /// tested eight bytes at a time.
 #[inline]
-fn needs_quotes(block: &[u8; WINDOW], len: usize) -> bool {
+fn block_needs_quotes(block: &[u8; WINDOW], len: usize) -> bool {
     /// 0x80 in each byte of `word` equal to `byte`, 0 in every other.
     fn equal_bytes(word: u64, byte: u8) -> u64 {
         const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
@@ -577,8 +665,7 @@ fn csv_field(bytes: &[u8], single: bool, out: &mut impl Sink) {
         out.extend(b"\"\"");
         return;
     }
-    let [delimiter, quote, newline, carriage_return] = CSV_QUOTED;
-    if memchr::memchr3(delimiter, quote, newline, bytes).is_none() && memchr::memchr(carriage_return, bytes).is_none() {
+    if !needs_quotes(bytes) {
         out.extend(bytes);
         return;
     }
@@ -1061,7 +1148,7 @@ mod tests {
                 let (mut csv, mut jsonl) = (Vec::new(), Vec::new());
                 csv_rows(&refs, &mut csv).unwrap();
                 jsonl_rows(&vec!["key"; refs.len()], &refs, &mut jsonl).unwrap();
-                let cells: Vec<_> = refs.iter().map(|c| (CsvCells::new(c), Cells::new(c))).collect();
+                let cells: Vec<_> = refs.iter().map(|c| CsvColumn::new(c)).collect();
                 assert!(csv.len() <= csv_chunk_bound(&cells, 0, 1), "csv row {i}: {}", csv.len());
                 assert!(jsonl.len() <= row_bound(&refs, 0, 9), "jsonl row {i}: {}", jsonl.len());
             }
@@ -1099,6 +1186,48 @@ mod tests {
         for (i, v) in values.iter().enumerate() {
             expected.extend_from_slice(format!("{i},").as_bytes());
             csv_field(v.as_str().unwrap().as_bytes(), false, &mut expected);
+            expected.push(b'\n');
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(expected).unwrap());
+    }
+
+    #[test]
+    fn texts_between_bytes_to_quote_are_copied_as_they_are_and_no_others() {
+        // Texts of lengths around the block size over three chunks, with
+        // rows to quote (a comma, a quote, line breaks, two in a row, one
+        // right after a `None`), empty rows and `None` rows.
+        let rows = 2 * CSV_CHUNK_ROWS + 50;
+        let texts: Vec<Option<String>> = (0..rows)
+            .map(|i| match i {
+                3 => Some("a, b".to_string()),
+                260 => Some("say \"hi\"".to_string()),
+                261 => Some("two\nlines".to_string()),
+                300 => Some("x".repeat(40) + "\r"),
+                400 | 500 => None,
+                401 => Some(",".to_string()),
+                _ if i % 97 == 5 => Some(String::new()),
+                _ => Some("x".repeat(i % 45)),
+            })
+            .collect();
+        let values: Vec<Value> = texts.iter().map(|t| t.as_deref().map_or(Value::None, Value::str)).collect();
+        let text = column(PortType::Str, &values);
+        assert_eq!(text.nulls, [400, 500]);
+        let ids = column(PortType::U64, &(0..rows as u64).map(Value::U64).collect::<Vec<_>>());
+        let mut out = Vec::new();
+        csv_rows(&[&ids, &text, &ids], &mut out).unwrap();
+        let mut expected = Vec::new();
+        for (i, t) in texts.iter().enumerate() {
+            expected.extend_from_slice(format!("{i},").as_bytes());
+            csv_field(t.as_deref().unwrap_or_default().as_bytes(), false, &mut expected);
+            expected.extend_from_slice(format!(",{i}\n").as_bytes());
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(expected).unwrap());
+        // One column: an empty row is `""`, a `None` row too.
+        let mut out = Vec::new();
+        csv_rows(&[&text], &mut out).unwrap();
+        let mut expected = Vec::new();
+        for t in &texts {
+            csv_field(t.as_deref().unwrap_or_default().as_bytes(), true, &mut expected);
             expected.push(b'\n');
         }
         assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(expected).unwrap());

@@ -313,17 +313,21 @@ fn render_u64(out: &mut String, x: u64, spec: &Spec) {
         'o' => write!(out, "{x:o}"),
         _ => {
             // Decimal, the common case: the fill goes first, nothing moves.
-            let mut digits = itoa::Buffer::new();
-            let digits = digits.format(x);
-            if let Some(width) = spec.width {
-                let fill = if spec.zero { '0' } else { ' ' };
-                push_fill(out, fill, width.saturating_sub(digits.len()));
-            }
-            out.push_str(digits);
+            push_u64_filled(out, x, spec.width.unwrap_or(0), if spec.zero { '0' } else { ' ' });
             return;
         }
     };
     pad_numeric(out, start, spec);
+}
+
+/// Appends `x` in decimal, right-aligned in a field of `width` filled
+/// with `fill` (the fill first: nothing moves).
+#[inline]
+fn push_u64_filled(out: &mut String, x: u64, width: usize, fill: char) {
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(x);
+    push_fill(out, fill, width.saturating_sub(digits.len()));
+    out.push_str(digits);
 }
 
 /// Appends `x` with `p` decimal places, exactly as `format!("{x:.p$}")`
@@ -539,6 +543,9 @@ fn push_literal(s: &mut String, literal: &str) {
 enum Hole {
     /// A u64 wire, written in decimal.
     Number,
+    /// A u64 wire, written in decimal right-aligned in a field of
+    /// `width` (at most [`PADDED_WIDTH`]) filled with `fill` (`{:05}`, `{:8}`).
+    Padded { width: usize, fill: char },
     /// A text wire, copied.
     Text,
     /// A u64 wire picking a word, copied.
@@ -547,6 +554,10 @@ enum Hole {
 
 /// Most placeholders [`Printf::format_bounded`] takes (more go the checked way).
 const BOUNDED_ARGS: usize = 8;
+
+/// The widest field a [`Hole::Padded`] placeholder has (wider ones go the
+/// general way).
+const PADDED_WIDTH: usize = 64;
 
 /// A `printf` of `format` whose wire `i` is read as
 /// `picks[i].text(wire)` where `picks[i]` is given — the text the pick's
@@ -607,19 +618,29 @@ impl Printf {
             return None;
         }
         let mut literals = vec![String::new()];
+        let mut specs = Vec::new();
         for piece in &self.pieces {
             match piece {
                 Piece::Text(t) => literals.last_mut()?.push_str(t),
                 Piece::Char(c) => literals.last_mut()?.push(*c),
-                Piece::Arg(spec) if *spec == Spec::default() => literals.push(String::new()),
-                Piece::Arg(_) => return None,
+                Piece::Arg(spec) => {
+                    specs.push(*spec);
+                    literals.push(String::new());
+                }
             }
         }
-        let holes = (0..self.wanted)
-            .map(|i| match (self.types[i], self.picks.get(i)) {
-                (U64, Some(Some(pick))) => Some(Hole::Pick(pick.clone())),
-                (U64, _) => Some(Hole::Number),
-                (PortType::Str, _) => Some(Hole::Text),
+        let holes = specs
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| match (self.types[i], self.picks.get(i), spec.width) {
+                _ if spec.precision.is_some() || spec.conversion != 'd' => None,
+                (U64, Some(Some(_)), Some(_)) => None,
+                (U64, Some(Some(pick)), None) if !spec.zero => Some(Hole::Pick(pick.clone())),
+                (U64, _, None) if !spec.zero => Some(Hole::Number),
+                (U64, _, Some(width)) if width <= PADDED_WIDTH => {
+                    Some(Hole::Padded { width, fill: if spec.zero { '0' } else { ' ' } })
+                }
+                (PortType::Str, _, None) if !spec.zero => Some(Hole::Text),
                 _ => None,
             })
             .collect::<Option<_>>()?;
@@ -641,6 +662,10 @@ impl Printf {
                     numbers[i] = x;
                     bound += 20;
                 }
+                (&Hole::Padded { width, .. }, Some(&Arg::Word(x))) => {
+                    numbers[i] = x;
+                    bound += width.max(20);
+                }
                 (Hole::Text, Some(&Arg::Text(t))) => {
                     texts[i] = t;
                     bound += t.len();
@@ -659,8 +684,9 @@ impl Printf {
         limit::make_room(s, bound)?;
         for (i, (literal, hole)) in plain.literals.iter().zip(plain.holes.iter()).enumerate() {
             push_literal(s, literal);
-            match hole {
+            match *hole {
                 Hole::Number => push_u64(s, numbers[i]),
+                Hole::Padded { width, fill } => push_u64_filled(s, numbers[i], width, fill),
                 _ => s.push_str(texts[i]),
             }
         }
@@ -1111,22 +1137,30 @@ mod tests {
     #[test]
     fn the_plain_way_writes_what_the_checked_way_writes() {
         use crate::node::by_bytes::Arg;
-        let cases: &[(&str, &[Value])] = &[
-            ("{}.{}{}@{}", &[Value::str("ann"), Value::str("lée"), Value::U64(0), Value::str("example.com")]),
-            ("{}", &[Value::U64(u64::MAX)]),
-            ("<{}>{{}}", &[Value::U64(7), Value::U64(8)]),
-            ("{}{}", &[Value::str(""), Value::U64(10)]),
-            ("a}}b{{", &[]),
-            ("{} {} {}, {}, {} {}", &[1, 2, 3, 4, 5, 6].map(|i| Value::str("x".repeat(i)))),
-            ("{:5}|{}", &[Value::U64(3), Value::str("spec")]),
+        // (format, arguments, whether it has a plain way)
+        let cases: &[(&str, &[Value], bool)] = &[
+            ("{}.{}{}@{}", &[Value::str("ann"), Value::str("lée"), Value::U64(0), Value::str("example.com")], true),
+            ("{}", &[Value::U64(u64::MAX)], true),
+            ("<{}>{{}}", &[Value::U64(7), Value::U64(8)], true),
+            ("{}{}", &[Value::str(""), Value::U64(10)], true),
+            ("a}}b{{", &[], true),
+            ("{} {} {}, {}, {} {}", &[1, 2, 3, 4, 5, 6].map(|i| Value::str("x".repeat(i))), true),
+            ("{:5}|{}", &[Value::U64(3), Value::str("spec")], true),
+            ("({}) {}-{:04}", &[Value::U64(212), Value::U64(555), Value::U64(7)], true),
+            ("{:04}|{:3}", &[Value::U64(123_456), Value::U64(1_000)], true),
+            ("{:020}|{:64}", &[Value::U64(u64::MAX), Value::U64(0)], true),
+            ("{:65}", &[Value::U64(1)], false),
+            ("{:5}", &[Value::str("text")], false),
+            ("{:.2}|{:x}", &[Value::U64(1), Value::U64(255)], false),
+            ("{:08x}", &[Value::U64(255)], false),
         ];
-        for &(fmt, args) in cases {
+        for &(fmt, args, plain) in cases {
             let types: Vec<PortType> =
                 args.iter().map(|v| if v.as_u64().is_some() { U64 } else { PortType::Str }).collect();
             let ins: Vec<Arg<'_>> =
                 args.iter().map(|v| v.as_u64().map_or_else(|| Arg::Text(v.as_str().unwrap()), Arg::Word)).collect();
             let built = Printf::new(fmt, &types).unwrap();
-            assert_eq!(built.plain.is_some(), !fmt.contains(':'), "{fmt}");
+            assert_eq!(built.plain.is_some(), plain, "{fmt}");
             let (alone, after, _) =
                 crate::nodes::testing::bytes_twice(&PRINTF, &[Value::str(fmt)], &types, &ins, "earlier ");
             assert_eq!(alone, printf(fmt, args), "{fmt}");
