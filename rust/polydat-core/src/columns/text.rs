@@ -314,9 +314,9 @@ impl<'a> CsvCells<'a> {
             CsvCells::Hex(v) => csv_field(v.row(i), single, out),
             CsvCells::Text(v, ref mut quotes) => {
                 let (start, end) = (v.offsets.get(i), v.offsets.get(i + 1));
-                // A row before the next byte to quote for, and (with other
-                // columns) never a row of one empty field: as it is.
-                if !single && end <= quotes.next() {
+                // A row before the next byte to quote for, and not a row
+                // of one empty field (`""`): as it is.
+                if end <= quotes.next() && (start < end || !single) {
                     out.text_as_is(&v.data, start, end);
                 } else {
                     out.csv_text(&v.data, start, end, single);
@@ -555,9 +555,7 @@ impl Window<'_> {
         if let Some(block) = data.get(start..start + WINDOW) {
             let block: &[u8; WINDOW] = block.try_into().expect("a block is WINDOW bytes");
             if len <= WINDOW && (len > 0 || !single) && !block_needs_quotes(block, len) {
-                self.buf[self.at..self.at + WINDOW].copy_from_slice(block);
-                self.at += len;
-                return;
+                return self.text_as_is(data, start, end);
             }
         }
         csv_field(&data[start..end], single, self);

@@ -512,14 +512,15 @@ struct Printf {
     literal_len: usize,
     /// Per placeholder, in order: its width (0 without one).
     widths: Box<[usize]>,
-    /// The by-bytes form's quickest way, when every placeholder is a plain
-    /// `{}` over a u64, a text or a picked word (see [`Plain`]).
+    /// The by-bytes form's quickest way, when every placeholder is a `{}`
+    /// over a u64 (with a width or not), a text or a picked word (see [`Plain`]).
     plain: Option<Plain>,
 }
 
-/// A `printf` whose placeholders are all plain `{}` (no width, precision
-/// or radix), each over a u64 (written in decimal), a text or a picked
-/// word (copied as it is), and at most [`BOUNDED_ARGS`] of them: the
+/// A `printf` whose placeholders have no precision or radix, each over a
+/// u64 (written in decimal, in a field of at most [`PADDED_WIDTH`] when it
+/// has a width), a text or a picked word (copied as it is; neither with a
+/// width), and at most [`BOUNDED_ARGS`] of them: the
 /// literal text around the placeholders and what each reads, resolved when
 /// the node is built, so a row only reads its values and copies.
 struct Plain {
@@ -632,16 +633,20 @@ impl Printf {
         let holes = specs
             .iter()
             .enumerate()
-            .map(|(i, spec)| match (self.types[i], self.picks.get(i), spec.width) {
-                _ if spec.precision.is_some() || spec.conversion != 'd' => None,
-                (U64, Some(Some(_)), Some(_)) => None,
-                (U64, Some(Some(pick)), None) if !spec.zero => Some(Hole::Pick(pick.clone())),
-                (U64, _, None) if !spec.zero => Some(Hole::Number),
-                (U64, _, Some(width)) if width <= PADDED_WIDTH => {
-                    Some(Hole::Padded { width, fill: if spec.zero { '0' } else { ' ' } })
+            .map(|(i, spec)| {
+                if spec.precision.is_some() || spec.conversion != 'd' {
+                    return None;
                 }
-                (PortType::Str, _, None) if !spec.zero => Some(Hole::Text),
-                _ => None,
+                // A zero fill comes with a width (see `parse_spec`).
+                match (self.types[i], self.picks.get(i).cloned().flatten(), spec.width) {
+                    (U64, Some(pick), None) => Some(Hole::Pick(pick)),
+                    (U64, None, None) => Some(Hole::Number),
+                    (U64, None, Some(width)) if width <= PADDED_WIDTH => {
+                        Some(Hole::Padded { width, fill: if spec.zero { '0' } else { ' ' } })
+                    }
+                    (PortType::Str, _, None) => Some(Hole::Text),
+                    _ => None,
+                }
             })
             .collect::<Option<_>>()?;
         Some(Plain { literals: literals.into_iter().map(String::into_boxed_str).collect(), holes })
@@ -1131,9 +1136,8 @@ mod tests {
         assert_eq!(printf("{:70}", &[Value::str("ab")]), format!("{:>70}", "ab"));
     }
 
-    /// The by-bytes form's plain way (every placeholder a plain `{}`)
-    /// writes what P1's way writes, after earlier text too, and is taken
-    /// only where it applies.
+    /// The by-bytes form's plain way (see [`Plain`]) writes what P1's way
+    /// writes, after earlier text too, and is taken only where it applies.
     #[test]
     fn the_plain_way_writes_what_the_checked_way_writes() {
         use crate::node::by_bytes::Arg;
