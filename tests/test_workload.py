@@ -290,6 +290,45 @@ def test_one_level_phases_run_in_the_core_as_their_scopes_do(tmp_path: Path, mon
     assert {r["ordinal"] for r in rows} < {str(i) for i in range(37)}, "parents with no rows are counted"
 
 
+
+TEXT_RUNS = """
+params: {parents: 600}
+phases:
+  lines:
+    for_each:
+      - each: "k in 0..{parents}"
+        bindings: |
+          n := mod(hash(k ^ 7), 9)
+    cycles: "{n}"
+    bindings: |
+      name := "{mod(hash(k), 1000)}-{cycle}"
+      both := "{name}/{k}"
+      gap := maybe(k * 16 + cycle, 0.004, k * 16 + cycle)
+    emit: [k, name, both, gap]
+"""
+
+
+def test_text_steps_run_a_chunk_at_a_time_over_parents_runs_as_row_by_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each parent is a run of rows that starts by setting its inputs; the
+    # text steps run a chunk of rows at a time, and a chunk with an absent
+    # `gap` midway is taken back and run again from the run it started in.
+    path = tmp_path / "runs.yaml"
+    path.write_text(TEXT_RUNS)
+    w = Workload.load(path)
+    assert w.chain().native(w.phases[0]) is not None, "the phase runs in the core"
+    native = {engine: _texts(path, 1, engine=engine) for engine in ("auto", "mixed", "p3")}
+    with monkeypatch.context() as m:
+        _walked(m)
+        walked = _texts(path, 1, engine="p1")
+    rows = list(csv.DictReader(io.StringIO(walked["lines"].decode())))
+    gaps = [i for i, r in enumerate(rows) if r["gap"] == ""]
+    assert len(rows) > 2048 and gaps and all(i % 1024 > 1 for i in gaps), (len(rows), gaps)
+    assert all(r["both"] == f"{r['name']}/{r['k']}" for r in rows)
+    for engine, texts in native.items():
+        assert texts == walked, engine
+
 ONE_TO_MANY_PARENTS = """
 params: {users: 120, max_orders: 6}
 phases:

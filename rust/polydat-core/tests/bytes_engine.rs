@@ -170,3 +170,43 @@ fn generate_matches_p1_and_fails_at_the_same_row() {
         }
     }
 }
+
+/// Text steps that append to their columns run a chunk of rows at a time
+/// in the sweep path (over scalar words, and over texts other steps made);
+/// a row that leaves the sweep (here one whose `maybe` is absent, in the
+/// middle of a chunk) takes the whole chunk back and runs it again with
+/// every step in its row, so every column keeps P1's rows, in order, once each.
+#[test]
+fn text_steps_run_a_chunk_at_a_time_and_a_chunk_left_midway_is_taken_back_whole() {
+    let p = program(
+        r#"input cycle: u64
+h := hash(cycle)
+n := mod(h, 1000)
+money := format_f64(unit_interval(h), 2)
+pad := zero_pad_u64(n, 6)
+id := printf("{}-{}", n, cycle)
+day := to_date(mod(h, 253402300799999))
+both := printf("{}/{}", pad, money)
+sometimes := maybe(n, 0.001, cycle)
+"#,
+    );
+    let names = ["money", "pad", "id", "day", "both", "sometimes"];
+    let outs: Vec<usize> = names.map(|o| p.output(o).unwrap()).into();
+    let rows = RowPlan::range(0, 0, 5000, 1);
+    let want = generate(&p, EngineKind::P1, &rows, &outs, 1).unwrap();
+    // The rows that leave the sweep (which starts at the second row, in
+    // chunks of 1024), none at a chunk's edge.
+    assert!(!want[5].nulls.is_empty(), "no absent row");
+    assert!(want[5].nulls.iter().all(|&r| r % 1024 > 1), "{:?}", want[5].nulls);
+    for kind in compiled() {
+        for threads in [1, 2] {
+            let got = generate(&p, kind, &rows, &outs, threads).unwrap();
+            for (c, (a, b)) in want.iter().zip(&got).enumerate() {
+                assert_eq!(a.len(), b.len(), "{} x{threads}: {}'s rows", kind.name(), names[c]);
+                assert_eq!(a.nulls, b.nulls, "{} x{threads}: {}'s nulls", kind.name(), names[c]);
+                let same = a.to_values().iter().zip(b.to_values()).all(|(x, y)| x.same(&y));
+                assert!(same, "{} x{threads}: {}", kind.name(), names[c]);
+            }
+        }
+    }
+}

@@ -165,6 +165,14 @@ impl Offsets {
         self.get(self.len() - 1)
     }
 
+    /// Keeps the first `len` offsets.
+    fn truncate(&mut self, len: usize) {
+        match self {
+            Offsets::Narrow(v) => v.truncate(len),
+            Offsets::Wide(v) => v.truncate(len),
+        }
+    }
+
     /// Room for `more` offsets, when memory allows (best effort).
     fn try_reserve(&mut self, more: usize) {
         let _ = match self {
@@ -450,6 +458,14 @@ impl Appended {
         match self {
             Appended::Text(text) => text.clear(),
             Appended::Bytes(bytes) => bytes.clear(),
+        }
+    }
+
+    /// Keeps the first `len` bytes (a row boundary).
+    fn truncate(&mut self, len: usize) {
+        match self {
+            Appended::Text(text) => text.truncate(len),
+            Appended::Bytes(bytes) => bytes.truncate(len),
         }
     }
 
@@ -1165,6 +1181,33 @@ impl ColumnPart<'_> {
                 self.no_memory = true;
                 data.release();
             }
+        }
+    }
+
+    /// Takes back the variable-size rows of the part past its first `rows`
+    /// (at most the rows written): `data` is the part's data when it is out
+    /// ([`Self::take_appended`]), which also loses whatever was appended
+    /// after its last row ended. A scalar part is left as it is.
+    pub fn take_back_rows(&mut self, data: Option<&mut Appended>, rows: usize) {
+        let PartData::Var(_, var) = &mut self.data else { return };
+        let dropped = self.at.saturating_sub(rows);
+        self.at -= dropped;
+        let end_row = self.first + self.at;
+        if let Some(kept) = self.nulls.iter().position(|&r| r >= end_row) {
+            self.nulls.truncate(kept);
+        }
+        if let PickState::Tracking(picks) = &mut self.picks {
+            picks.indices.truncate(self.at);
+        }
+        if self.no_memory {
+            return;
+        }
+        // Each row written since pushed one offset.
+        var.offsets.truncate(var.offsets.len() - dropped);
+        let end = var.offsets.last();
+        match data {
+            Some(data) => data.truncate(end),
+            None => var.data.truncate(end),
         }
     }
 

@@ -25,10 +25,12 @@ use crate::node::{Args, NodeError};
 use crate::program::branches::Roots;
 use crate::program::Program;
 use crate::value::Value;
+use deferred::Deferred;
 pub use row_read::CompiledRows;
 use row_read::KeptRowRead;
 use std::sync::Arc;
 
+mod deferred;
 mod row_read;
 
 /// Rows per call of a native row loop: a stop request is seen between calls.
@@ -119,8 +121,9 @@ struct StagedWords {
 }
 
 impl StagedWords {
-    /// The staging of `feeds` (again after a feed is given back).
-    fn of(feeds: &[ColumnFeed<'_>]) -> StagedWords {
+    /// The staging of `feeds` (again after a feed is given back), the
+    /// columns of `deferred` steps left out (their rows are not made in the row).
+    fn of(feeds: &[ColumnFeed<'_>], deferred: &[Deferred<'_>]) -> StagedWords {
         let (mut words, mut columns, mut per_row) = (Vec::new(), Vec::new(), Vec::new());
         for (k, feed) in feeds.iter().enumerate() {
             match feed.staged_word() {
@@ -128,6 +131,7 @@ impl StagedWords {
                     words.push(word);
                     columns.push(k);
                 }
+                None if deferred.iter().any(|d| d.column() == k) => {}
                 None => per_row.push(k),
             }
         }
@@ -204,6 +208,29 @@ impl RowWords<'_> {
         buf[word] = cycle;
         self.last = cycle;
     }
+
+    /// Where the source stands: the next row's run and its place in it, and
+    /// the coordinate last started ([`Self::rewind`] comes back to it).
+    fn mark(&self) -> (usize, usize, u64) {
+        match &self.runs {
+            Some(c) => (c.run, c.at, self.last),
+            None => (0, 0, self.last),
+        }
+    }
+
+    /// Comes back to `mark` ([`Self::mark`]): a run already started has its
+    /// words written into `buf` again, as a run's later rows find them.
+    fn rewind(&mut self, (run, at, last): (usize, usize, u64), buf: &mut [u64]) {
+        self.last = last;
+        if let Some(c) = &mut self.runs {
+            (c.run, c.at) = (run, at);
+            if at > 0 {
+                for (&w, &v) in c.words.iter().zip(c.fill.values_of(run)) {
+                    buf[w] = v;
+                }
+            }
+        }
+    }
 }
 
 /// One part of a sweep as `generate`'s sweep path runs it, the by-bytes
@@ -219,6 +246,9 @@ enum FillStep<'a, R> {
     /// runs on when the index word is below the table's length (otherwise
     /// the row path reports the pick's failure).
     Index(&'a StepFacts, &'a dyn BytesEval, usize, u64),
+    /// An [`FillStep::Append`] step run after its chunk's rows: the row
+    /// keeps its inputs (`deferred[j]`, see [`Deferred`]).
+    Defer(usize),
     /// Step `s`, run by its node's rule ([`Part::Rule`]).
     Rule(usize),
     /// A by-bytes step with no by-bytes form (a bug): the row fails, and
@@ -733,7 +763,21 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
         let give_back = |feeds: &mut [ColumnFeed], columns: &mut [ColumnPart<'_>]| {
             feeds.iter_mut().zip(columns.iter_mut()).for_each(|(feed, column)| feed.give_back(column));
         };
-        let mut staged = StagedWords::of(&feeds);
+        // Text steps that append run a chunk at a time ([`Deferred`]); a
+        // chunk that fails is then taken back whole, and run again with
+        // every step in its row.
+        let mut deferred: Vec<Deferred<'_>> = Vec::new();
+        for step in steps.iter_mut() {
+            if let FillStep::Append(facts, form, k) = *step {
+                if let Some(d) = Deferred::of(facts, form, k, layout) {
+                    *step = FillStep::Defer(deferred.len());
+                    deferred.push(d);
+                }
+            }
+        }
+        let mut staged = StagedWords::of(&feeds, &deferred);
+        // Each column's rows as a chunk starts (to take the chunk back to).
+        let mut written: Vec<usize> = Vec::with_capacity(columns.len());
         let mut row = 0;
         while row < rows.count {
             if let Err(stopped) = rows.check(columns) {
@@ -746,9 +790,13 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
             // the row that failed.
             let end = rows.count.min(row + STOP_CHECK_ROWS);
             let first_chunk = row == 0;
+            let (chunk_start, mark) = (row, source.mark());
+            written.clear();
+            written.extend(columns.iter().map(|c| c.written()));
             let state = &mut self.slots;
             let source = &mut source;
             let staging = &mut staged;
+            let deferred = &mut deferred;
             let pass = || {
                 while row < end {
                     source.start(row, &mut state.buf, word);
@@ -759,6 +807,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                             ColumnFeed::Appended { data, .. } => state.run_form_into(facts, form, data.sink()).is_ok(),
                             _ => false,
                         },
+                        FillStep::Defer(j) => deferred[j].keep(row - chunk_start, state),
                         FillStep::Index(_, _, word, len) => state.buf[word] < len,
                         FillStep::Rule(s) => run_rule_part::<X>(&plan, state, s),
                         FillStep::Fails => false,
@@ -776,9 +825,27 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                     staging.gather(&state.buf);
                     row += 1;
                 }
-                true
+                deferred.iter().all(|d| d.run(end - chunk_start, &mut feeds, columns))
             };
             let done = matches!(guarded(pass), Ok(true));
+            if !done && !deferred.is_empty() {
+                // Take the chunk back whole and run it again with every
+                // step in its row, which finds the failed row as ever.
+                for (k, feed) in feeds.iter_mut().enumerate() {
+                    let data = if let ColumnFeed::Appended { data, .. } = feed { Some(data) } else { None };
+                    columns[k].take_back_rows(data, written[k]);
+                }
+                source.rewind(mark, &mut self.slots.buf);
+                row = chunk_start;
+                for step in steps.iter_mut() {
+                    if let FillStep::Defer(j) = *step {
+                        *step = deferred[j].step();
+                    }
+                }
+                deferred.clear();
+                staged = StagedWords::of(&feeds, deferred);
+                continue;
+            }
             staged.store(&feeds, columns);
             if first_chunk && done {
                 // Room for the rest of the rows, at the first chunk's size.
@@ -791,7 +858,7 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                 // The row path writes to the columns: every text goes back
                 // first (without the failed row's part), and stays there.
                 give_back(&mut feeds, columns);
-                staged = StagedWords::of(&feeds);
+                staged = StagedWords::of(&feeds, deferred);
                 for step in steps.iter_mut() {
                     if let FillStep::Append(facts, form, _) | FillStep::Index(facts, form, ..) = *step {
                         *step = FillStep::Bytes(facts, form);

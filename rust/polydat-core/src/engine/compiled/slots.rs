@@ -329,6 +329,13 @@ impl Slots {
         eval_form(form, &facts.io.ins, &self.scratch.peers(), &self.buf, out)
     }
 
+    /// The text of the text Ref slot whose pair is at `off` and entry is
+    /// `e` (`None` for a bytes entry).
+    #[inline]
+    pub fn ref_text(&self, off: usize, e: usize) -> Option<&str> {
+        self.scratch.view_text(&self.buf, off, e)
+    }
+
     /// The bytes of the Ref slot whose pair is at `off` and entry is `e`.
     #[inline]
     pub fn ref_bytes(&self, off: usize, e: usize) -> &[u8] {
