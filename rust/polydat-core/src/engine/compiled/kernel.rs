@@ -209,28 +209,35 @@ impl RowWords<'_> {
         self.last = cycle;
     }
 
-    /// Where the source stands: the next row's run and its place in it, and
-    /// the coordinate last started ([`Self::rewind`] comes back to it).
-    fn mark(&self) -> (usize, usize, u64) {
-        match &self.runs {
-            Some(c) => (c.run, c.at, self.last),
-            None => (0, 0, self.last),
-        }
+    /// Where the source stands ([`Self::rewind`] comes back to it).
+    fn mark(&self) -> RowMark {
+        let (run, at) = self.runs.as_ref().map_or((0, 0), |c| (c.run, c.at));
+        RowMark { run, at, last: self.last }
     }
 
     /// Comes back to `mark` ([`Self::mark`]): a run already started has its
     /// words written into `buf` again, as a run's later rows find them.
-    fn rewind(&mut self, (run, at, last): (usize, usize, u64), buf: &mut [u64]) {
-        self.last = last;
+    fn rewind(&mut self, mark: RowMark, buf: &mut [u64]) {
+        self.last = mark.last;
         if let Some(c) = &mut self.runs {
-            (c.run, c.at) = (run, at);
-            if at > 0 {
-                for (&w, &v) in c.words.iter().zip(c.fill.values_of(run)) {
+            (c.run, c.at) = (mark.run, mark.at);
+            if mark.at > 0 {
+                for (&w, &v) in c.words.iter().zip(c.fill.values_of(mark.run)) {
                     buf[w] = v;
                 }
             }
         }
     }
+}
+
+/// Where a [`RowWords`] stands, to come back to when a chunk is run again.
+#[derive(Clone, Copy)]
+struct RowMark {
+    /// The run of the next row, and that row's place in it (for runs).
+    run: usize,
+    at: usize,
+    /// The coordinate's value at the row last started.
+    last: u64,
 }
 
 /// One part of a sweep as `generate`'s sweep path runs it, the by-bytes
@@ -246,7 +253,7 @@ enum FillStep<'a, R> {
     /// runs on when the index word is below the table's length (otherwise
     /// the row path reports the pick's failure).
     Index(&'a StepFacts, &'a dyn BytesEval, usize, u64),
-    /// An [`FillStep::Append`] step run after its chunk's rows: the row
+    /// A [`FillStep::Append`] step run after its chunk's rows: the row
     /// keeps its inputs (`deferred[j]`, see [`Deferred`]).
     Defer(usize),
     /// Step `s`, run by its node's rule ([`Part::Rule`]).
@@ -825,7 +832,10 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                     staging.gather(&state.buf);
                     row += 1;
                 }
-                deferred.iter().all(|d| d.run(end - chunk_start, &mut feeds, columns))
+                deferred.iter().all(|d| match &mut feeds[d.column()] {
+                    ColumnFeed::Appended { data, .. } => d.run(end - chunk_start, data, &mut columns[d.column()]),
+                    _ => false,
+                })
             };
             let done = matches!(guarded(pass), Ok(true));
             if !done && !deferred.is_empty() {
@@ -839,7 +849,8 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
                 row = chunk_start;
                 for step in steps.iter_mut() {
                     if let FillStep::Defer(j) = *step {
-                        *step = deferred[j].step();
+                        let (facts, form) = deferred[j].step();
+                        *step = FillStep::Append(facts, form, deferred[j].column());
                     }
                 }
                 deferred.clear();

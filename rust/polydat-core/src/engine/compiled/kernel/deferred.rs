@@ -10,8 +10,7 @@
 //! values are the same: a sweep's steps are pure, and a column takes its
 //! rows in order whichever step wrote them.
 
-use super::{ColumnFeed, FillStep};
-use crate::columns::ColumnPart;
+use crate::columns::{Appended, ColumnPart};
 use crate::engine::compiled::layout::{Layout, NO_ENTRY};
 use crate::engine::compiled::shape::StepFacts;
 use crate::engine::compiled::slots::Slots;
@@ -78,9 +77,9 @@ impl<'a> Deferred<'a> {
         self.column
     }
 
-    /// The step as it runs within its row ([`FillStep::Append`]).
-    pub(super) fn step<R>(&self) -> FillStep<'a, R> {
-        FillStep::Append(self.facts, self.form, self.column)
+    /// The step and its form, to run within its row again.
+    pub(super) fn step(&self) -> (&'a StepFacts, &'a dyn BytesEval) {
+        (self.facts, self.form)
     }
 
     /// Keeps the inputs of row `row` of the chunk (below
@@ -110,11 +109,11 @@ impl<'a> Deferred<'a> {
     }
 
     /// Runs the step over the chunk's first `rows` rows, appending each to
-    /// its column; false at the first row that fails (its column then
-    /// holds the rows before it, and what the failed row appended).
-    pub(super) fn run(&self, rows: usize, feeds: &mut [ColumnFeed<'_>], columns: &mut [ColumnPart<'_>]) -> bool {
-        let ColumnFeed::Appended { data, .. } = &mut feeds[self.column] else { return false };
-        let column = &mut columns[self.column];
+    /// `data`, the data of its column `column` moved out of it
+    /// ([`ColumnPart::take_appended`]); false at the first row that fails
+    /// (the column then holds the rows before it, and `data` what the
+    /// failed row appended).
+    pub(super) fn run(&self, rows: usize, data: &mut Appended, column: &mut ColumnPart<'_>) -> bool {
         let width = self.ins.len();
         let mut args = [Arg::Word(0); MOST_INPUTS];
         let mut text_start = 0;
