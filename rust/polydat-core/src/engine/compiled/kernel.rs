@@ -705,10 +705,13 @@ impl<M: Mode, X: Executor> CompiledKernel<M, X> {
     /// one output's cone sweep) run with no per-row
     /// bookkeeping, and every column takes its row from the buffer and the
     /// scratch — or, for a text output no step reads whose form appends,
-    /// its step writes the row straight into the column. A row whose sweep
-    /// fails is redone through the row path (from then on every row goes
-    /// through the scratch), so a failure is reported exactly as P1 reports
-    /// it. Afterwards the kernel holds the last row's coordinate, every step stale.
+    /// its step writes the row straight into the column, a chunk of rows at
+    /// a time once the chunk's rows have run ([`Deferred`]). A row whose
+    /// sweep fails is redone through the row path (from then on every row
+    /// goes through the scratch), so a failure is reported exactly as P1
+    /// reports it; a chunk with deferred steps is first taken back whole
+    /// and run again with every step in its row, which finds that row.
+    /// Afterwards the kernel holds the last row's coordinate, every step stale.
     fn fill_swept(
         &mut self,
         parts: &[Part<X::Segment>],
