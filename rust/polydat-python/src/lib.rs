@@ -33,8 +33,9 @@ use pyo3::prelude::*;
 /// large freed block back to the kernel, so every `generate` of many rows
 /// faulted its whole output in again, page by page (about 21,000 page
 /// faults for 400,000 rows of the users record). `polydat/__init__.py` sets
-/// the size of the address space it reserves at a time
-/// (`MIMALLOC_ARENA_RESERVE`) unless the user has.
+/// the address space it reserves at a time (`MIMALLOC_ARENA_RESERVE`) and
+/// how long it keeps freed memory (`MIMALLOC_PURGE_DELAY`) unless the user
+/// has.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
